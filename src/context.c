@@ -1,0 +1,99 @@
+/* context.c: options, contexts (device, thread pool, bin layout, per-thread
+ * workspaces) and the names of enums. */
+#include <stdlib.h>
+#include <string.h>
+#include "bins.h"
+#include "context.h"
+#include "internal.h"
+#include "scratch.h"
+
+void hsp_options_init(hsp_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->device = "auto";
+    o->grow = HSP_GROW_REALLOC;
+}
+
+/* Check the options a context is made from. */
+static hsp_status check_options(const hsp_options *o)
+{
+    if (o->threads < 0 || o->threads > 4096)
+        return hsp_fail(HSP_ERR_ARG, "threads = %d: give 0 (one per core) to 4096", o->threads);
+    if (o->grow != HSP_GROW_REALLOC && o->grow != HSP_GROW_COPY)
+        return hsp_fail(HSP_ERR_ARG, "unknown grow mode %d", (int)o->grow);
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++)
+        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] > HSP_METHOD_DENSE)
+            return hsp_fail(HSP_ERR_ARG, "unknown method %d for group %d", (int)o->method[g],
+                            g + 3);
+    if (o->grow_start < 0 || o->grow_start > (1 << 24))
+        return hsp_fail(HSP_ERR_ARG, "grow_start = %lld: give 0 (256) to 2^24",
+                        (long long)o->grow_start);
+    if (o->mem_limit < 0 || o->local_mem < 0)
+        return hsp_fail(HSP_ERR_ARG, "mem_limit and local_mem must not be negative");
+    return HSP_OK;
+}
+
+hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
+{
+    hsp_options defaults;
+    if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_context_create: out is NULL");
+    *out = NULL;
+    if (!o) hsp_options_init(&defaults), o = &defaults;
+    hsp_status s = check_options(o);
+    if (s != HSP_OK) return s;
+    hsp_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
+    ctx->options = *o;
+    if (!ctx->options.device) ctx->options.device = "auto";
+    if (!ctx->options.grow_start) ctx->options.grow_start = 256;
+    int nthreads = o->threads ? o->threads : hsp_cpu_count();
+    s = hsp_pool_create(nthreads, &ctx->pool);
+    if (s == HSP_OK) s = hsp_device_open(ctx->options.device, ctx->pool, &ctx->device);
+    if (s == HSP_OK)
+        s = hsp_bins_layout(o->wavefront ? o->wavefront : ctx->device->wavefront,
+                            o->local_mem ? o->local_mem : ctx->device->local_mem, &ctx->bins);
+    if (s == HSP_OK && !(ctx->scratch = calloc((size_t)nthreads, sizeof *ctx->scratch)))
+        s = hsp_fail(HSP_ERR_NOMEM, "no memory for thread workspaces");
+    if (s != HSP_OK) {
+        hsp_context_free(ctx);
+        return s;
+    }
+    ctx->options.device = ctx->device->name;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++)
+        ctx->method[g] = o->method[g] ? o->method[g] : ctx->device->default_method[g];
+    *out = ctx;
+    return HSP_OK;
+}
+
+void hsp_context_free(hsp_context *ctx)
+{
+    if (!ctx) return;
+    if (ctx->scratch)
+        for (int t = 0; t < hsp_pool_size(ctx->pool); t++) hsp_scratch_free(&ctx->scratch[t]);
+    free(ctx->scratch);
+    if (ctx->device) ctx->device->destroy(ctx->device);
+    hsp_pool_free(ctx->pool);
+    free(ctx);
+}
+
+const hsp_bins *hsp_context_bins(const hsp_context *ctx)
+{
+    return &ctx->bins;
+}
+
+const char *hsp_grow_name(hsp_grow g)
+{
+    return g == HSP_GROW_COPY ? "copy" : g == HSP_GROW_REALLOC ? "realloc" : "?";
+}
+
+const char *hsp_method_name(hsp_method m)
+{
+    static const char *names[] = {"default", "heap", "esc", "merge", "hash", "dense"};
+    return m >= HSP_METHOD_DEFAULT && m <= HSP_METHOD_DENSE ? names[m] : "?";
+}
+
+const char *hsp_group_name(int group)
+{
+    static const char *names[] = {"empty", "single", "short", "medium", "long"};
+    return group >= 0 && group < HSP_NGROUPS ? names[group] : "?";
+}

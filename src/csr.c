@@ -1,0 +1,116 @@
+/* csr.c: creating, freeing, checking and converting CSR matrices. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
+                          hsp_precision precision, hsp_csr **out)
+{
+    if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_csr_create: out is NULL");
+    *out = NULL;
+    if (nrows < 0 || ncols < 0 || nnz < 0)
+        return hsp_fail(HSP_ERR_ARG, "hsp_csr_create: negative size %d x %d, nnz %lld",
+                        nrows, ncols, (long long)nnz);
+    if (precision != HSP_FLOAT && precision != HSP_DOUBLE)
+        return hsp_fail(HSP_ERR_ARG, "hsp_csr_create: unknown precision %d", (int)precision);
+    if ((uint64_t)nnz > SIZE_MAX / sizeof(double))
+        return hsp_fail(HSP_ERR_OVERFLOW, "hsp_csr_create: %lld entries do not fit in memory",
+                        (long long)nnz);
+    hsp_csr *A = calloc(1, sizeof *A);
+    if (!A) return hsp_fail(HSP_ERR_NOMEM, "hsp_csr_create: no memory for the header");
+    A->nrows = nrows, A->ncols = ncols, A->nnz = nnz, A->precision = precision;
+    A->rowptr = calloc((size_t)nrows + 1, sizeof *A->rowptr);
+    A->colidx = malloc((size_t)(nnz ? nnz : 1) * sizeof *A->colidx);
+    A->values = malloc((size_t)(nnz ? nnz : 1) * hsp_value_size(precision));
+    if (!A->rowptr || !A->colidx || !A->values) {
+        hsp_csr_free(A);
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_csr_create: no memory for %lld entries",
+                        (long long)nnz);
+    }
+    A->rowptr[nrows] = nnz;
+    *out = A;
+    return HSP_OK;
+}
+
+void hsp_csr_free(hsp_csr *A)
+{
+    if (!A) return;
+    free(A->rowptr);
+    free(A->colidx);
+    free(A->values);
+    free(A);
+}
+
+double hsp_csr_value(const hsp_csr *A, int64_t k)
+{
+    return A->precision == HSP_DOUBLE ? ((const double *)A->values)[k]
+                                      : (double)((const float *)A->values)[k];
+}
+
+/* Check the header fields and arrays before looking at any entry. */
+static hsp_status check_header(const hsp_csr *A)
+{
+    if (!A) return hsp_fail(HSP_ERR_ARG, "matrix is NULL");
+    if (A->nrows < 0 || A->ncols < 0 || A->nnz < 0)
+        return hsp_fail(HSP_ERR_INVALID_CSR, "negative size %d x %d, nnz %lld", A->nrows,
+                        A->ncols, (long long)A->nnz);
+    if (A->precision != HSP_FLOAT && A->precision != HSP_DOUBLE)
+        return hsp_fail(HSP_ERR_INVALID_CSR, "unknown precision %d", (int)A->precision);
+    if (!A->rowptr || (A->nnz > 0 && (!A->colidx || !A->values)))
+        return hsp_fail(HSP_ERR_INVALID_CSR, "missing rowptr, colidx or values array");
+    if (A->rowptr[0] != 0)
+        return hsp_fail(HSP_ERR_INVALID_CSR, "rowptr[0] is %lld, not 0",
+                        (long long)A->rowptr[0]);
+    if (A->rowptr[A->nrows] != A->nnz)
+        return hsp_fail(HSP_ERR_INVALID_CSR, "rowptr[%d] is %lld, not nnz %lld", A->nrows,
+                        (long long)A->rowptr[A->nrows], (long long)A->nnz);
+    return HSP_OK;
+}
+
+hsp_status hsp_csr_check(const hsp_csr *A)
+{
+    hsp_status s = check_header(A);
+    if (s != HSP_OK) return s;
+    for (int32_t i = 0; i < A->nrows; i++) {
+        int64_t begin = A->rowptr[i], end = A->rowptr[i + 1];
+        if (end < begin || end > A->nnz)
+            return hsp_fail(HSP_ERR_INVALID_CSR,
+                            "row %d: row pointers %lld..%lld are not monotone within nnz %lld",
+                            i, (long long)begin, (long long)end, (long long)A->nnz);
+        for (int64_t p = begin; p < end; p++) {
+            int32_t j = A->colidx[p];
+            if (j < 0 || j >= A->ncols)
+                return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: column %d out of range [0, %d)",
+                                i, j, A->ncols);
+            if (p > begin && j == A->colidx[p - 1])
+                return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: duplicate column %d", i, j);
+            if (p > begin && j < A->colidx[p - 1])
+                return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: column %d after column %d (unsorted)",
+                                i, j, A->colidx[p - 1]);
+        }
+    }
+    return HSP_OK;
+}
+
+hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision, hsp_csr **out)
+{
+    if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_csr_convert: out is NULL");
+    *out = NULL;
+    hsp_status s = check_header(A);
+    if (s != HSP_OK) return s;
+    hsp_csr *B;
+    s = hsp_csr_create(A->nrows, A->ncols, A->nnz, precision, &B);
+    if (s != HSP_OK) return s;
+    memcpy(B->rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof *A->rowptr);
+    memcpy(B->colidx, A->colidx, (size_t)A->nnz * sizeof *A->colidx);
+    if (precision == A->precision)
+        memcpy(B->values, A->values, (size_t)A->nnz * hsp_value_size(precision));
+    else if (precision == HSP_DOUBLE)
+        for (int64_t k = 0; k < A->nnz; k++)
+            ((double *)B->values)[k] = ((const float *)A->values)[k];
+    else
+        for (int64_t k = 0; k < A->nnz; k++)
+            ((float *)B->values)[k] = (float)((const double *)A->values)[k];
+    *out = B;
+    return HSP_OK;
+}

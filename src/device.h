@@ -1,0 +1,34 @@
+/* device.h: the device interface.  A device computes the rows of bins 2 and
+ * up (groups short, medium and long) while CPU threads do bins 0 and 1.  It
+ * reports the wavefront width and local memory that shape the bin layout, and
+ * whether its buffers may be grown by a host realloc. */
+#ifndef HSP_DEVICE_H
+#define HSP_DEVICE_H
+
+#include "hspgemm.h"
+#include "pool.h"
+
+struct hsp_job;
+typedef struct hsp_device hsp_device;
+
+struct hsp_device {
+    const char *name;           /* "cpu" */
+    char description[64];       /* shown in stats, e.g. "cpu (2 threads)" */
+    int wavefront;              /* threads that run in lock step */
+    int64_t local_mem;          /* bytes of fast memory per work-group */
+    int host_realloc;           /* buffers can grow by host realloc */
+    hsp_method default_method[HSP_NMETHODGROUPS];
+    /* Queue bin b of the job; returns at once or after the work. */
+    hsp_status (*launch_bin)(hsp_device *dev, struct hsp_job *job, int bin);
+    /* Wait for every queued bin; the first error of any row is returned. */
+    hsp_status (*wait)(hsp_device *dev, struct hsp_job *job);
+    void (*destroy)(hsp_device *dev);
+    void *state;
+};
+
+/* Open the device called name ("auto" or "cpu"); the cpu device runs on pool. */
+hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out);
+/* The cpu device. */
+hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out);
+
+#endif

@@ -1,0 +1,178 @@
+/* hspgemm.h: the public interface of libhspgemm, sparse matrix-matrix
+ * multiplication C = A*B in CSR, split between CPU threads and a device.
+ *
+ * Every function that can fail returns an hsp_status; hsp_strerror() names the
+ * status and hsp_errmsg() gives the detail of the calling thread's last error
+ * (which row, which line).  On failure no output is produced and the caller's
+ * inputs are untouched. */
+#ifndef HSPGEMM_H
+#define HSPGEMM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    HSP_OK = 0,
+    HSP_ERR_ARG,          /* a bad argument (NULL, unknown name, out of range) */
+    HSP_ERR_NOMEM,        /* allocation failed or the memory limit was reached */
+    HSP_ERR_SHAPE,        /* ncols(A) != nrows(B) */
+    HSP_ERR_INVALID_CSR,  /* unsorted, duplicate or out-of-range entries */
+    HSP_ERR_OVERFLOW,     /* a count (nnz, flops, bytes) would not fit its type */
+    HSP_ERR_IO,           /* a file could not be opened, read or written */
+    HSP_ERR_PARSE,        /* a malformed Matrix Market file */
+    HSP_ERR_DEVICE,       /* the device is unavailable or failed */
+    HSP_ERR_UNSUPPORTED   /* a valid request this build cannot do */
+} hsp_status;
+
+/* The name of a status, e.g. "invalid CSR matrix". */
+const char *hsp_strerror(hsp_status status);
+/* The detailed message of this thread's last error, "" if none. */
+const char *hsp_errmsg(void);
+
+/* ---- CSR matrices ------------------------------------------------------ */
+
+typedef enum { HSP_FLOAT = 0, HSP_DOUBLE = 1 } hsp_precision;
+
+/* A CSR matrix: row i holds entries rowptr[i] .. rowptr[i+1]-1 of colidx and
+ * values.  Valid means: rowptr[0] == 0, rowptr monotone, rowptr[nrows] == nnz,
+ * column indices in [0, ncols) and strictly increasing within each row.
+ * Explicit zeros are entries like any other.  A struct filled by the caller
+ * over its own arrays may be passed as an input; only matrices made by the
+ * library (hsp_csr_create and every function returning hsp_csr **) may be
+ * given to hsp_csr_free. */
+typedef struct {
+    int32_t nrows, ncols;
+    int64_t nnz;
+    hsp_precision precision;
+    int64_t *rowptr; /* nrows + 1 */
+    int32_t *colidx; /* nnz */
+    void *values;    /* nnz floats or doubles, after precision */
+} hsp_csr;
+
+/* Allocate an nrows x ncols matrix with room for nnz entries; rowptr is zeroed
+ * but for rowptr[nrows] = nnz, the entries are left for the caller to fill. */
+hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
+                          hsp_precision precision, hsp_csr **out);
+void hsp_csr_free(hsp_csr *A);
+/* Check that A is a valid CSR matrix; the error message names the row. */
+hsp_status hsp_csr_check(const hsp_csr *A);
+/* Build a valid CSR matrix from nnz triplets in any order; duplicates are
+ * summed.  rows/cols are 0-based; values is nnz entries of precision, or NULL
+ * for a pattern (all ones). */
+hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
+                                 const int32_t *rows, const int32_t *cols,
+                                 const void *values, hsp_precision precision,
+                                 hsp_csr **out);
+/* A deep copy of A in the given precision. */
+hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision,
+                           hsp_csr **out);
+/* Value k of A as a double, whatever its precision. */
+double hsp_csr_value(const hsp_csr *A, int64_t k);
+
+/* ---- Matrix Market files ----------------------------------------------- */
+
+/* Read a coordinate Matrix Market file (real, integer or pattern; general,
+ * symmetric or skew-symmetric) into precision.  Duplicates are summed.  A parse
+ * error's message names the file and line.  progress != 0 shows a progress line
+ * on stderr when reading takes more than a second. */
+hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
+                       hsp_csr **out);
+/* Write A as a general real coordinate Matrix Market file. */
+hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
+
+/* ---- Generated matrices ------------------------------------------------ */
+
+/* Make a matrix from a spec "KIND:ARG[,ARG]", deterministic for a seed:
+ *   poisson2d5:N  poisson2d9:N  poisson3d7:N  poisson3d27:N   (grid side N)
+ *   rmat:SCALE,EDGEFACTOR   (2^SCALE rows, Graph500 probabilities)
+ *   random:N,PER_ROW        (N x N, PER_ROW random columns a row)
+ *   band:N,HALFWIDTH        (N x N, |i-j| <= HALFWIDTH) */
+hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision,
+                        hsp_csr **out);
+
+/* ---- Contexts and multiplication ---------------------------------------- */
+
+/* How a long row's buffer grows when it overflows: realloc in place, or
+ * allocate a new buffer, copy and free the old one (dump and relaunch). */
+typedef enum { HSP_GROW_REALLOC = 0, HSP_GROW_COPY = 1 } hsp_grow;
+
+/* Per-row methods for the device's bin groups.  HSP_METHOD_DEFAULT lets the
+ * device choose what measures fastest there; the paper's methods are heap
+ * (group 3), ESC (group 4) and merge (group 5). */
+typedef enum {
+    HSP_METHOD_DEFAULT = 0,
+    HSP_METHOD_HEAP,  /* k-way merge of the row's B rows with a heap */
+    HSP_METHOD_ESC,   /* expand, sort, compress */
+    HSP_METHOD_MERGE, /* merge each B row into the sorted result so far */
+    HSP_METHOD_HASH,  /* hash-table accumulator, then sort */
+    HSP_METHOD_DENSE  /* dense accumulator over the columns, then sort */
+} hsp_method;
+
+enum { HSP_NGROUPS = 5, HSP_NMETHODGROUPS = 3, HSP_MAX_BINS = 72 };
+
+typedef struct {
+    const char *device;   /* "auto" (default) or "cpu" */
+    int threads;          /* CPU threads; 0 = one per core */
+    hsp_grow grow;        /* default HSP_GROW_REALLOC */
+    hsp_method method[HSP_NMETHODGROUPS]; /* for groups 3, 4, 5 */
+    int wavefront;        /* 0 = the device's; else 2..64, a power of two */
+    int64_t local_mem;    /* bytes; 0 = the device's */
+    int64_t grow_start;   /* first buffer of a group-5 row; 0 = 256 entries */
+    int64_t mem_limit;    /* bytes of temporary + output memory; 0 = none */
+} hsp_options;
+
+/* Fill o with the defaults above. */
+void hsp_options_init(hsp_options *o);
+
+typedef struct hsp_context hsp_context;
+
+/* Create a context: opens the device and starts the thread pool, which every
+ * multiply on this context reuses.  A context serves one call at a time. */
+hsp_status hsp_context_create(const hsp_options *o, hsp_context **out);
+void hsp_context_free(hsp_context *ctx);
+
+/* The bin layout of a context: bin b holds rows whose upper bound u satisfies
+ * lo[b] <= u <= hi[b] (hi = INT64_MAX for the last bin); group[b] is 0..4. */
+typedef struct {
+    int nbins;
+    int64_t lo[HSP_MAX_BINS], hi[HSP_MAX_BINS];
+    int group[HSP_MAX_BINS];
+} hsp_bins;
+const hsp_bins *hsp_context_bins(const hsp_context *ctx);
+
+/* Figures of one multiplication. */
+typedef struct {
+    double ms_stage[4];   /* upper bound, binning, compute, arrange */
+    double ms_total;
+    int64_t flops;        /* 2 * sum of upper bounds */
+    int64_t nnz_c;
+    int64_t rows_group[HSP_NGROUPS], flops_group[HSP_NGROUPS];
+    int64_t rows_bin[HSP_MAX_BINS];
+    int64_t grow_events;  /* group-5 buffer growths */
+    int64_t grow_bytes_copied; /* bytes copied by grow=copy */
+    int64_t grow_moves;   /* grow=realloc calls that returned a new address */
+    int64_t peak_temp_bytes; /* peak of temporary memory (C~, buffers) */
+    int threads;
+    hsp_grow grow;
+    hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */
+    char device[64];
+} hsp_stats;
+
+/* C = A*B.  A and B must be valid CSR of one precision; C has that precision,
+ * sorted rows, duplicates summed and explicit zeros (from cancellation) kept.
+ * stats may be NULL. */
+hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
+                        hsp_csr **C, hsp_stats *stats);
+
+/* Names used by the CLI and in stats: "realloc", "heap", ... */
+const char *hsp_grow_name(hsp_grow g);
+const char *hsp_method_name(hsp_method m);
+const char *hsp_group_name(int group);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

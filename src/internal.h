@@ -1,0 +1,49 @@
+/* internal.h: helpers shared by the library's source files (not installed). */
+#ifndef HSP_INTERNAL_H
+#define HSP_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hspgemm.h"
+
+/* Record status and a printf-style detail as this thread's last error and
+ * return status, so that callers can write: return hsp_fail(HSP_ERR_ARG, ...). */
+hsp_status hsp_fail(hsp_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Clear this thread's last error. */
+void hsp_clear_error(void);
+
+/* Bytes per value of a precision. */
+static inline size_t hsp_value_size(hsp_precision p)
+{
+    return p == HSP_DOUBLE ? sizeof(double) : sizeof(float);
+}
+
+/* a*b and a+b into *out; return nonzero on int64 overflow. */
+static inline int hsp_mul_overflows(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
+/* Monotonic wall clock in milliseconds. */
+double hsp_now_ms(void);
+
+/* A progress line on stderr, shown only when stderr is a terminal, enabled,
+ * and the work has run for more than a second; updates at most 10 times a
+ * second.  hsp_progress_done erases the line. */
+typedef struct {
+    const char *label;
+    double start_ms, last_ms;
+    int64_t total;
+    int enabled, shown;
+} hsp_progress;
+void hsp_progress_start(hsp_progress *p, const char *label, int64_t total,
+                        int enabled);
+void hsp_progress_update(hsp_progress *p, int64_t done);
+void hsp_progress_done(hsp_progress *p);
+
+#endif

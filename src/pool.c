@@ -1,0 +1,153 @@
+/* pool.c: the thread pool.  Workers sleep on a condition variable between
+ * runs; a generation counter tells them a new run has been posted. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "internal.h"
+#include "pool.h"
+
+struct hsp_pool {
+    int nthreads;
+    pthread_t *threads;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    uint64_t generation;
+    int pending, stop;
+    hsp_pool_fn fn;
+    void *arg;
+};
+
+typedef struct {
+    hsp_pool *pool;
+    int tid;
+} worker_arg;
+
+/* A worker: wait for a new generation, run the posted function, report. */
+static void *worker_main(void *p)
+{
+    worker_arg *w = p;
+    hsp_pool *pool = w->pool;
+    int tid = w->tid;
+    uint64_t seen = 0;
+    free(w);
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (pool->generation == seen && !pool->stop)
+            pthread_cond_wait(&pool->wake, &pool->lock);
+        if (pool->stop) break;
+        seen = pool->generation;
+        pthread_mutex_unlock(&pool->lock);
+        pool->fn(pool->arg, tid);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->pending == 0) pthread_cond_signal(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+int hsp_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Ask every worker to stop and join those started. */
+static void stop_workers(hsp_pool *pool, int started)
+{
+    pthread_mutex_lock(&pool->lock);
+    pool->stop = 1;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    for (int t = 0; t < started; t++) pthread_join(pool->threads[t], NULL);
+}
+
+hsp_status hsp_pool_create(int nthreads, hsp_pool **out)
+{
+    *out = NULL;
+    if (nthreads < 1 || nthreads > 4096)
+        return hsp_fail(HSP_ERR_ARG, "thread count %d outside 1..4096", nthreads);
+    hsp_pool *pool = calloc(1, sizeof *pool);
+    if (!pool) return hsp_fail(HSP_ERR_NOMEM, "no memory for the thread pool");
+    pool->nthreads = nthreads;
+    pool->threads = calloc((size_t)nthreads, sizeof *pool->threads);
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->wake, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    for (int t = 0; pool->threads && t < nthreads - 1; t++) {
+        worker_arg *w = malloc(sizeof *w);
+        if (w) *w = (worker_arg){pool, t + 1};
+        if (!w || pthread_create(&pool->threads[t], NULL, worker_main, w) != 0) {
+            free(w);
+            stop_workers(pool, t);
+            hsp_pool_free(pool);
+            return hsp_fail(HSP_ERR_NOMEM, "could not start thread %d of %d", t + 2, nthreads);
+        }
+    }
+    if (!pool->threads) {
+        hsp_pool_free(pool);
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for the thread pool");
+    }
+    *out = pool;
+    return HSP_OK;
+}
+
+void hsp_pool_free(hsp_pool *pool)
+{
+    if (!pool) return;
+    if (!pool->stop && pool->threads) stop_workers(pool, pool->nthreads - 1);
+    pthread_mutex_destroy(&pool->lock);
+    pthread_cond_destroy(&pool->wake);
+    pthread_cond_destroy(&pool->done);
+    free(pool->threads);
+    free(pool);
+}
+
+int hsp_pool_size(const hsp_pool *pool)
+{
+    return pool->nthreads;
+}
+
+void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg)
+{
+    if (pool->nthreads == 1) {
+        fn(arg, 0);
+        return;
+    }
+    pthread_mutex_lock(&pool->lock);
+    pool->fn = fn;
+    pool->arg = arg;
+    pool->pending = pool->nthreads - 1;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    fn(arg, 0);
+    pthread_mutex_lock(&pool->lock);
+    while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+typedef struct {
+    atomic_llong next;
+    int64_t nchunks;
+    hsp_chunk_fn fn;
+    void *arg;
+} chunk_run;
+
+/* Each thread takes the next chunk until none is left. */
+static void run_chunks(void *p, int tid)
+{
+    chunk_run *run = p;
+    for (;;) {
+        int64_t c = atomic_fetch_add(&run->next, 1);
+        if (c >= run->nchunks) break;
+        run->fn(run->arg, tid, c);
+    }
+}
+
+void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg)
+{
+    chunk_run run = {.nchunks = nchunks, .fn = fn, .arg = arg};
+    atomic_init(&run.next, 0);
+    hsp_pool_run(pool, run_chunks, &run);
+}

@@ -1,0 +1,25 @@
+/* pool.h: a fixed pool of POSIX threads, created once per context and reused
+ * for every parallel step of every multiplication. */
+#ifndef HSP_POOL_H
+#define HSP_POOL_H
+
+#include <stdint.h>
+#include "hspgemm.h"
+
+typedef struct hsp_pool hsp_pool;
+typedef void (*hsp_pool_fn)(void *arg, int tid);
+typedef void (*hsp_chunk_fn)(void *arg, int tid, int64_t chunk);
+
+/* Start nthreads - 1 workers; the caller is thread 0 of every run. */
+hsp_status hsp_pool_create(int nthreads, hsp_pool **out);
+void hsp_pool_free(hsp_pool *pool);
+int hsp_pool_size(const hsp_pool *pool);
+/* Call fn(arg, tid) once on each thread, tid = 0 .. size-1, and wait. */
+void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg);
+/* Call fn(arg, tid, c) for c = 0 .. nchunks-1, each chunk taken by whichever
+ * thread is free next (dynamic scheduling), and wait. */
+void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg);
+/* The number of online CPU cores. */
+int hsp_cpu_count(void);
+
+#endif

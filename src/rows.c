@@ -1,0 +1,49 @@
+/* rows.c: the precision dispatch for rows and the sort of column indices. */
+#include "rows.h"
+
+void hsp_rows_single(hsp_job *job, int64_t first, int64_t last)
+{
+    if (job->A->precision == HSP_DOUBLE) hsp_rows_single_d(job, first, last);
+    else hsp_rows_single_f(job, first, last);
+}
+
+hsp_status hsp_rows_compute(hsp_job *job, hsp_scratch *s, int64_t first, int64_t last)
+{
+    return job->A->precision == HSP_DOUBLE ? hsp_rows_compute_d(job, s, first, last)
+                                           : hsp_rows_compute_f(job, s, first, last);
+}
+
+/* Insertion sort: fastest for the short runs left by the quicksort. */
+static void insertion_sort(int32_t *a, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        int32_t x = a[i];
+        int64_t j = i;
+        for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+void hsp_sort_columns(int32_t *a, int64_t n)
+{
+    while (n > 24) { /* quicksort with a median of three; recurse on the smaller side */
+        int32_t x = a[0], y = a[n / 2], z = a[n - 1];
+        int32_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        int64_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i >= j) break;
+            int32_t t = a[i];
+            a[i++] = a[j], a[j--] = t;
+        }
+        if (j + 1 < n - j - 1) {
+            hsp_sort_columns(a, j + 1);
+            a += j + 1, n -= j + 1;
+        } else {
+            hsp_sort_columns(a + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    insertion_sort(a, n);
+}

@@ -1,0 +1,344 @@
+/* rows_impl.h: the per-row methods, written once and compiled per value type:
+ * the including file defines VT (float or double) and RF(name), which gives
+ * each function its precision's suffix.
+ *
+ * Every method computes row i of C = A*B into an output (o) with sorted
+ * columns, duplicates summed.  Short and medium rows write into their u slots
+ * of C~, which always suffice; long rows write into a growable buffer, which
+ * grows (realloc or copy) the moment it is full. */
+#include <string.h>
+#include "rows.h"
+
+/* The operands of a job, typed. */
+typedef struct {
+    const int64_t *arp, *brp;
+    const int32_t *acol, *bcol;
+    const VT *aval, *bval;
+    int32_t ncols;
+} RF(operands);
+
+/* Where a row's entries go; buf is NULL for rows that cannot overflow. */
+typedef struct {
+    int32_t *col;
+    VT *val;
+    int64_t cap;
+    hsp_growbuf *buf;
+} RF(out);
+
+/* An entry of a row being sorted or merged. */
+typedef struct {
+    int32_t col;
+    VT val;
+} RF(pair);
+
+/* A cursor of the heap method: the next entry of one row of B. */
+typedef struct {
+    int32_t col;
+    int64_t pos, end;
+    VT a;
+} RF(cursor);
+
+typedef hsp_status (*RF(method_fn))(hsp_job *, const RF(operands) *, hsp_scratch *,
+                                     int32_t, RF(out) *, int64_t *);
+
+/* Make room for need entries in o, keeping its first used ones. */
+static inline hsp_status RF(room)(hsp_job *job, RF(out) *o, int64_t need, int64_t used)
+{
+    if (need <= o->cap) return HSP_OK;
+    hsp_status s = hsp_job_grow(job, o->buf, need, used);
+    o->col = o->buf->col, o->val = o->buf->val, o->cap = o->buf->cap;
+    return s;
+}
+
+/* Sort pairs by column (quicksort, insertion sort for short runs). */
+static void RF(sort_pairs)(RF(pair) *a, int64_t n)
+{
+    while (n > 24) {
+        int32_t pivot = a[n / 2].col;
+        int64_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i].col < pivot) i++;
+            while (a[j].col > pivot) j--;
+            if (i >= j) break;
+            RF(pair) t = a[i];
+            a[i++] = a[j], a[j--] = t;
+        }
+        if (j + 1 < n - j - 1) {
+            RF(sort_pairs)(a, j + 1);
+            a += j + 1, n -= j + 1;
+        } else {
+            RF(sort_pairs)(a + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (int64_t i = 1; i < n; i++) {
+        RF(pair) x = a[i];
+        int64_t j = i;
+        for (; j > 0 && a[j - 1].col > x.col; j--) a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* ---- heap: a k-way merge of the row's B rows ------------------------------- */
+
+/* Restore the heap below position k. */
+static inline void RF(sift_down)(RF(cursor) *h, int64_t n, int64_t k)
+{
+    RF(cursor) x = h[k];
+    for (;;) {
+        int64_t c = 2 * k + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[c + 1].col < h[c].col) c++;
+        if (h[c].col >= x.col) break;
+        h[k] = h[c];
+        k = c;
+    }
+    h[k] = x;
+}
+
+static hsp_status RF(row_heap)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                               RF(out) *o, int64_t *len_out)
+{
+    int64_t n = 0, len = 0, na = op->arp[i + 1] - op->arp[i];
+    hsp_status st = hsp_scratch_need(&s->buf[0], &s->buf_bytes[0], (size_t)na * sizeof(RF(cursor)));
+    if (st != HSP_OK) return st;
+    RF(cursor) *h = s->buf[0];
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        if (op->brp[k] < op->brp[k + 1])
+            h[n++] = (RF(cursor)){op->bcol[op->brp[k]], op->brp[k], op->brp[k + 1], op->aval[p]};
+    }
+    for (int64_t k = n / 2 - 1; k >= 0; k--) RF(sift_down)(h, n, k);
+    while (n > 0) {
+        int32_t c = h[0].col;
+        VT v = h[0].a * op->bval[h[0].pos];
+        if (len > 0 && o->col[len - 1] == c) {
+            o->val[len - 1] += v;
+        } else {
+            if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) return st;
+            o->col[len] = c, o->val[len++] = v;
+        }
+        if (++h[0].pos < h[0].end) h[0].col = op->bcol[h[0].pos];
+        else h[0] = h[--n];
+        RF(sift_down)(h, n, 0);
+    }
+    *len_out = len;
+    return HSP_OK;
+}
+
+/* ---- ESC: expand, sort, compress --------------------------------------------- */
+
+static hsp_status RF(row_esc)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                              RF(out) *o, int64_t *len_out)
+{
+    int64_t n = job->ub[i], t = 0, len = 0;
+    hsp_status st = hsp_scratch_need(&s->buf[0], &s->buf_bytes[0], (size_t)n * sizeof(RF(pair)));
+    if (st != HSP_OK) return st;
+    RF(pair) *e = s->buf[0];
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        for (int64_t q = op->brp[k]; q < op->brp[k + 1]; q++)
+            e[t++] = (RF(pair)){op->bcol[q], op->aval[p] * op->bval[q]};
+    }
+    RF(sort_pairs)(e, n);
+    for (t = 0; t < n; t++) {
+        if (len > 0 && o->col[len - 1] == e[t].col) {
+            o->val[len - 1] += e[t].val;
+            continue;
+        }
+        if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) return st;
+        o->col[len] = e[t].col, o->val[len++] = e[t].val;
+    }
+    *len_out = len;
+    return HSP_OK;
+}
+
+/* ---- merge: each B row merged into the sorted result so far ---------------- */
+
+/* Merge o[0..len) with a*B_k into e; return the merged length. */
+static int64_t RF(merge_into)(const RF(operands) *op, const RF(out) *o, int64_t len, int32_t k,
+                              VT a, RF(pair) *e)
+{
+    int64_t x = 0, q = op->brp[k], end = op->brp[k + 1], n = 0;
+    while (x < len && q < end) {
+        int32_t cx = o->col[x], cq = op->bcol[q];
+        if (cx < cq) e[n++] = (RF(pair)){cx, o->val[x++]};
+        else if (cq < cx) e[n++] = (RF(pair)){cq, a * op->bval[q++]};
+        else e[n++] = (RF(pair)){cx, o->val[x++] + a * op->bval[q++]};
+    }
+    for (; x < len; x++) e[n++] = (RF(pair)){o->col[x], o->val[x]};
+    for (; q < end; q++) e[n++] = (RF(pair)){op->bcol[q], a * op->bval[q]};
+    return n;
+}
+
+static hsp_status RF(row_merge)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                                RF(out) *o, int64_t *len_out)
+{
+    int64_t len = 0;
+    hsp_status st = HSP_OK;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1] && st == HSP_OK; p++) {
+        int32_t k = op->acol[p];
+        int64_t r = op->brp[k + 1] - op->brp[k];
+        if (r == 0) continue;
+        st = hsp_scratch_need(&s->buf[0], &s->buf_bytes[0], (size_t)(len + r) * sizeof(RF(pair)));
+        if (st != HSP_OK) break;
+        RF(pair) *e = s->buf[0];
+        int64_t n = RF(merge_into)(op, o, len, k, op->aval[p], e);
+        if ((st = RF(room)(job, o, n, len)) != HSP_OK) break;
+        for (int64_t t = 0; t < n; t++) o->col[t] = e[t].col, o->val[t] = e[t].val;
+        len = n;
+    }
+    *len_out = len;
+    return st;
+}
+
+/* ---- hash: open addressing on the columns, then sort ------------------------- */
+
+static hsp_status RF(row_hash)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                               RF(out) *o, int64_t *len_out)
+{
+    int64_t u = job->ub[i], len = 0;
+    hsp_status st = hsp_scratch_hash(s, u < op->ncols ? u : op->ncols);
+    if (st != HSP_OK) return st;
+    int32_t *key = s->hkey;
+    VT *sum = s->hval;
+    uint32_t mask = (uint32_t)s->hcap - 1;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        VT a = op->aval[p];
+        for (int64_t q = op->brp[k]; q < op->brp[k + 1]; q++) {
+            int32_t c = op->bcol[q];
+            uint32_t h = ((uint32_t)c * 2654435761u) & mask;
+            while (key[h] != c && key[h] != -1) h = (h + 1) & mask;
+            if (key[h] == c) {
+                sum[h] += a * op->bval[q];
+                continue;
+            }
+            if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) return st;
+            key[h] = c, sum[h] = a * op->bval[q];
+            o->col[len++] = c;
+        }
+    }
+    hsp_sort_columns(o->col, len);
+    for (int64_t t = 0; t < len; t++) { /* read the sums; mark the slots */
+        uint32_t h = ((uint32_t)o->col[t] * 2654435761u) & mask;
+        while (key[h] != o->col[t]) h = (h + 1) & mask;
+        o->val[t] = sum[h];
+        key[h] = -2 - key[h]; /* still full, no longer a match */
+    }
+    for (int64_t t = 0; t < len; t++) { /* empty the slots */
+        uint32_t h = ((uint32_t)o->col[t] * 2654435761u) & mask;
+        while (key[h] != -2 - o->col[t]) h = (h + 1) & mask;
+        key[h] = -1;
+    }
+    *len_out = len;
+    return HSP_OK;
+}
+
+/* ---- dense: an accumulator over all columns, then sort or scan ------------------- */
+
+static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                                RF(out) *o, int64_t *len_out)
+{
+    int64_t len = 0;
+    hsp_status st = hsp_scratch_dense(s, op->ncols, sizeof(VT));
+    if (st != HSP_OK) return st;
+    if (++s->stamp == 0) {
+        memset(s->mark, 0, (size_t)s->acc_len * sizeof *s->mark);
+        s->stamp = 1;
+    }
+    VT *acc = s->acc;
+    uint32_t *mark = s->mark, stamp = s->stamp;
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        VT a = op->aval[p];
+        for (int64_t q = op->brp[k]; q < op->brp[k + 1]; q++) {
+            int32_t c = op->bcol[q];
+            if (mark[c] == stamp) {
+                acc[c] += a * op->bval[q];
+                continue;
+            }
+            if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) return st;
+            mark[c] = stamp, acc[c] = a * op->bval[q];
+            o->col[len++] = c;
+            lo = c < lo ? c : lo, hi = c > hi ? c : hi;
+        }
+    }
+    if (len > 0 && hi - lo < 8 * len) { /* few gaps: scanning beats sorting */
+        int64_t t = 0;
+        for (int32_t c = lo; c <= hi; c++)
+            if (mark[c] == stamp) o->col[t++] = c;
+    } else {
+        hsp_sort_columns(o->col, len);
+    }
+    for (int64_t t = 0; t < len; t++) o->val[t] = acc[o->col[t]];
+    *len_out = len;
+    return HSP_OK;
+}
+
+/* ---- rows of a chunk ---------------------------------------------------------------- */
+
+static RF(operands) RF(operands_of)(const hsp_job *job)
+{
+    return (RF(operands)){job->A->rowptr, job->B->rowptr, job->A->colidx, job->B->colidx,
+                          job->A->values, job->B->values, job->B->ncols};
+}
+
+void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
+{
+    RF(operands) op = RF(operands_of)(job);
+    VT *tval = job->tmp_val;
+    for (int64_t k = first; k < last; k++) {
+        int32_t i = job->bin_rows[k];
+        int64_t slot = job->slot[i];
+        for (int64_t p = op.arp[i]; p < op.arp[i + 1]; p++) {
+            int64_t q = op.brp[op.acol[p]];
+            if (q == op.brp[op.acol[p] + 1]) continue;
+            job->tmp_col[slot] = op.bcol[q];
+            tval[slot] = op.aval[p] * op.bval[q];
+            break;
+        }
+        job->C->rowptr[i + 1] = 1;
+    }
+}
+
+static const RF(method_fn) RF(methods)[] = {
+    [HSP_METHOD_HEAP] = RF(row_heap),   [HSP_METHOD_ESC] = RF(row_esc),
+    [HSP_METHOD_MERGE] = RF(row_merge), [HSP_METHOD_HASH] = RF(row_hash),
+    [HSP_METHOD_DENSE] = RF(row_dense),
+};
+
+/* A long row: its own growable buffer, kept in the arena when done. */
+static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                               RF(method_fn) method, int64_t *len)
+{
+    hsp_growbuf buf;
+    hsp_status st = hsp_job_grow_start(job, &buf);
+    if (st != HSP_OK) return st;
+    RF(out) o = {buf.col, buf.val, buf.cap, &buf};
+    st = method(job, op, s, i, &o, len);
+    if (st == HSP_OK) return hsp_job_keep_long(job, s, job->slot[i], &buf, *len);
+    hsp_job_drop_long(job, &buf);
+    return st;
+}
+
+hsp_status RF(hsp_rows_compute)(hsp_job *job, hsp_scratch *s, int64_t first, int64_t last)
+{
+    RF(operands) op = RF(operands_of)(job);
+    const hsp_method *method = job->ctx->method;
+    for (int64_t k = first; k < last; k++) {
+        int32_t i = job->bin_rows[k];
+        int64_t u = job->ub[i], len = 0;
+        hsp_status st;
+        if (u > job->medium_max) {
+            st = RF(long_row)(job, &op, s, i, RF(methods)[method[2]], &len);
+        } else {
+            RF(out) o = {job->tmp_col + job->slot[i], (VT *)job->tmp_val + job->slot[i], u, NULL};
+            st = RF(methods)[method[u > job->short_max]](job, &op, s, i, &o, &len);
+        }
+        if (st != HSP_OK) return st;
+        job->C->rowptr[i + 1] = len;
+    }
+    return HSP_OK;
+}

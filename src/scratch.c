@@ -1,0 +1,100 @@
+/* scratch.c: per-thread workspaces and long-row arenas. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "scratch.h"
+
+enum { ARENA_BLOCK = 1 << 20 };
+
+struct hsp_arena_block {
+    hsp_arena_block *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes)
+{
+    if (bytes <= *have) return HSP_OK;
+    size_t want = bytes + bytes / 2;
+    void *q = malloc(want);
+    if (!q) return hsp_fail(HSP_ERR_NOMEM, "no memory for a workspace of %zu bytes", want);
+    free(*p);
+    *p = q;
+    *have = want;
+    return HSP_OK;
+}
+
+hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n, size_t vsize)
+{
+    if (n <= s->acc_len) return HSP_OK;
+    free(s->acc);
+    free(s->mark);
+    s->acc = malloc((size_t)n * vsize);
+    s->mark = calloc((size_t)n, sizeof *s->mark);
+    s->stamp = 0;
+    s->acc_len = (s->acc && s->mark) ? n : 0;
+    return s->acc_len ? HSP_OK
+                      : hsp_fail(HSP_ERR_NOMEM, "no memory for a dense accumulator of %lld columns",
+                                 (long long)n);
+}
+
+hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n)
+{
+    int64_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (cap <= s->hcap) return HSP_OK;
+    free(s->hkey);
+    free(s->hval);
+    s->hkey = malloc((size_t)cap * sizeof *s->hkey);
+    s->hval = malloc((size_t)cap * sizeof(double));
+    if (!s->hkey || !s->hval) {
+        free(s->hkey), free(s->hval);
+        s->hkey = NULL, s->hval = NULL;
+        s->hcap = 0;
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for a hash table of %lld entries", (long long)cap);
+    }
+    memset(s->hkey, 0xff, (size_t)cap * sizeof *s->hkey);
+    s->hcap = cap;
+    return HSP_OK;
+}
+
+void *hsp_arena_alloc(hsp_scratch *s, size_t bytes, size_t *grown)
+{
+    bytes = (bytes + 15) & ~(size_t)15;
+    *grown = 0;
+    hsp_arena_block *b = s->arena;
+    if (!b || b->size - b->used < bytes) {
+        size_t size = bytes > ARENA_BLOCK ? bytes : ARENA_BLOCK;
+        b = malloc(sizeof *b + size);
+        if (!b) return NULL;
+        b->next = s->arena, b->size = size, b->used = 0;
+        s->arena = b;
+        *grown = sizeof *b + size;
+    }
+    void *p = b->data + b->used;
+    b->used += bytes;
+    return p;
+}
+
+void hsp_arena_free(hsp_scratch *s)
+{
+    while (s->arena) {
+        hsp_arena_block *next = s->arena->next;
+        free(s->arena);
+        s->arena = next;
+    }
+}
+
+int64_t hsp_scratch_bytes(const hsp_scratch *s)
+{
+    return s->acc_len * (int64_t)(sizeof(double) + sizeof(uint32_t)) +
+           s->hcap * (int64_t)(sizeof(int32_t) + sizeof(double)) + (int64_t)(s->buf_bytes[0] + s->buf_bytes[1]);
+}
+
+void hsp_scratch_free(hsp_scratch *s)
+{
+    hsp_arena_free(s);
+    free(s->acc), free(s->mark), free(s->hkey), free(s->hval);
+    free(s->buf[0]), free(s->buf[1]);
+    memset(s, 0, sizeof *s);
+}

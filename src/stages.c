@@ -1,0 +1,405 @@
+/* stages.c: the four stages of a multiplication on the thread pool:
+ * 1 upper bounds, 2 binning and C~, 3 compute (bins 0-1 here, the rest on the
+ * device), 4 arrange C from C~. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "rows.h"
+#include "scratch.h"
+#include "stages.h"
+
+/* ---- job helpers ---------------------------------------------------------- */
+
+hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes)
+{
+    int64_t limit = job->ctx->options.mem_limit;
+    int64_t now = atomic_fetch_add(&job->temp_bytes, bytes) + bytes;
+    if (limit > 0 && now > limit) {
+        atomic_fetch_sub(&job->temp_bytes, bytes);
+        return hsp_fail(HSP_ERR_NOMEM, "memory limit of %lld bytes reached (%lld needed)",
+                        (long long)limit, (long long)now);
+    }
+    int64_t peak = atomic_load(&job->peak_temp_bytes);
+    while (now > peak && !atomic_compare_exchange_weak(&job->peak_temp_bytes, &peak, now)) {
+    }
+    return HSP_OK;
+}
+
+void hsp_job_release(hsp_job *job, int64_t bytes)
+{
+    atomic_fetch_sub(&job->temp_bytes, bytes);
+}
+
+void hsp_job_error(hsp_job *job, hsp_status s)
+{
+    int ok = HSP_OK;
+    atomic_compare_exchange_strong(&job->status, &ok, (int)s);
+}
+
+/* Reserve and allocate bytes of tracked temporary memory. */
+static void *job_alloc(hsp_job *job, int64_t bytes, const char *what)
+{
+    if (hsp_job_reserve(job, bytes) != HSP_OK) return NULL;
+    void *p = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (!p) {
+        hsp_job_release(job, bytes);
+        hsp_fail(HSP_ERR_NOMEM, "no memory for %s (%lld bytes)", what, (long long)bytes);
+    }
+    return p;
+}
+
+/* Bytes of n entries (a column index and a value each). */
+static int64_t entry_bytes(const hsp_job *job, int64_t n)
+{
+    return n * (int64_t)(sizeof(int32_t) + job->vsize);
+}
+
+hsp_status hsp_job_grow_start(hsp_job *job, hsp_growbuf *buf)
+{
+    int64_t n = job->ctx->options.grow_start;
+    hsp_status s = hsp_job_reserve(job, entry_bytes(job, n));
+    if (s != HSP_OK) return s;
+    buf->col = malloc((size_t)n * sizeof(int32_t));
+    buf->val = malloc((size_t)n * job->vsize);
+    buf->cap = n;
+    if (buf->col && buf->val) return HSP_OK;
+    free(buf->col), free(buf->val);
+    buf->col = NULL, buf->val = NULL, buf->cap = 0;
+    hsp_job_release(job, entry_bytes(job, n));
+    return hsp_fail(HSP_ERR_NOMEM, "no memory for a long row buffer");
+}
+
+/* Move n elements of size bytes from *p into a new block of cap elements. */
+static int copy_grow(void **p, int64_t n, int64_t cap, size_t size, atomic_llong *copied)
+{
+    void *q = malloc((size_t)cap * size);
+    if (!q) return 0;
+    memcpy(q, *p, (size_t)n * size);
+    free(*p);
+    *p = q;
+    atomic_fetch_add(copied, n * (int64_t)size);
+    return 1;
+}
+
+/* Grow *p to cap elements with realloc; count a move when the address changes. */
+static int realloc_grow(void **p, int64_t cap, size_t size, atomic_llong *moves)
+{
+    void *q = realloc(*p, (size_t)cap * size);
+    if (!q) return 0;
+    if (q != *p) atomic_fetch_add(moves, 1);
+    *p = q;
+    return 1;
+}
+
+hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t used)
+{
+    int64_t cap = buf->cap;
+    while (cap < need) cap *= 2;
+    hsp_status s = hsp_job_reserve(job, entry_bytes(job, cap - buf->cap));
+    if (s != HSP_OK) return s;
+    void *col = buf->col;
+    int ok;
+    if (job->ctx->options.grow == HSP_GROW_COPY)
+        ok = copy_grow(&col, used, cap, sizeof(int32_t), &job->grow_bytes_copied) &&
+             copy_grow(&buf->val, used, cap, job->vsize, &job->grow_bytes_copied);
+    else
+        ok = realloc_grow(&col, cap, sizeof(int32_t), &job->grow_moves) &&
+             realloc_grow(&buf->val, cap, job->vsize, &job->grow_moves);
+    buf->col = col;
+    if (!ok) {
+        hsp_job_release(job, entry_bytes(job, cap - buf->cap));
+        return hsp_fail(HSP_ERR_NOMEM, "no memory to grow a long row to %lld entries",
+                        (long long)cap);
+    }
+    atomic_fetch_add(&job->grow_events, 1);
+    buf->cap = cap;
+    return HSP_OK;
+}
+
+hsp_status hsp_job_keep_long(hsp_job *job, hsp_scratch *s, int64_t k, hsp_growbuf *buf,
+                             int64_t len)
+{
+    size_t colbytes = (size_t)len * sizeof(int32_t), valbytes = (size_t)len * job->vsize;
+    size_t grown = 0;
+    unsigned char *p = hsp_arena_alloc(s, colbytes + 16 + valbytes, &grown);
+    hsp_status st = p ? hsp_job_reserve(job, (int64_t)grown)
+                      : hsp_fail(HSP_ERR_NOMEM, "no memory to keep a long row");
+    if (st == HSP_OK) {
+        job->longrow[k].col = memcpy(p, buf->col, colbytes);
+        job->longrow[k].val = memcpy(p + ((colbytes + 15) & ~(size_t)15), buf->val, valbytes);
+    }
+    hsp_job_drop_long(job, buf);
+    return st;
+}
+
+void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
+{
+    free(buf->col), free(buf->val);
+    hsp_job_release(job, entry_bytes(job, buf->cap));
+    buf->col = NULL, buf->val = NULL, buf->cap = 0;
+}
+
+int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut)
+{
+    int64_t total = prefix ? prefix[n] - prefix[0] : n;
+    if (parts > n && n > 0) parts = n;
+    if (parts < 1) parts = 1;
+    cut[0] = 0;
+    for (int64_t p = 1; p < parts; p++) {
+        int64_t target = total / parts * p + total % parts * p / parts, lo = cut[p - 1], hi = n;
+        if (!prefix) {
+            cut[p] = target;
+            continue;
+        }
+        while (lo < hi) { /* first row whose prefix reaches the target */
+            int64_t mid = lo + (hi - lo) / 2;
+            if (prefix[mid] - prefix[0] < target) lo = mid + 1;
+            else hi = mid;
+        }
+        cut[p] = lo;
+    }
+    cut[parts] = n;
+    return parts;
+}
+
+/* ---- stage 1: upper bounds -------------------------------------------------- */
+
+typedef struct {
+    hsp_job *job;
+    int64_t *cut;
+    int64_t *part_flops;
+} part_run;
+
+/* u_i = sum of nnz(B_k) over the entries k of row i of A. */
+static void bound_part(void *arg, int tid, int64_t part)
+{
+    part_run *r = arg;
+    const hsp_csr *A = r->job->A, *B = r->job->B;
+    int64_t sum = 0;
+    (void)tid;
+    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
+        int64_t u = 0;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+            u += B->rowptr[A->colidx[p] + 1] - B->rowptr[A->colidx[p]];
+        r->job->ub[i] = u;
+        sum += u;
+    }
+    r->part_flops[part] = sum;
+}
+
+/* Parts for a parallel loop over rows: a few per thread. */
+static int64_t part_count(const hsp_job *job)
+{
+    return 4 * (int64_t)hsp_pool_size(job->ctx->pool);
+}
+
+hsp_status hsp_stage_bound(hsp_job *job)
+{
+    int64_t m = job->A->nrows, nparts = part_count(job), total = 0;
+    int64_t cut[nparts + 1], part_flops[nparts];
+    job->ub = job_alloc(job, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
+    if (!job->ub) return HSP_ERR_NOMEM;
+    nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
+    part_run r = {job, cut, part_flops};
+    hsp_pool_chunks(job->ctx->pool, nparts, bound_part, &r);
+    for (int64_t p = 0; p < nparts; p++)
+        if (hsp_add_overflows(total, part_flops[p], &total))
+            return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
+    if (hsp_mul_overflows(total, 2, &job->stats->flops))
+        return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
+    return HSP_OK;
+}
+
+/* ---- stage 2: binning and C~ -------------------------------------------------- */
+
+typedef struct {
+    hsp_job *job;
+    int64_t *cut;
+    int64_t (*count)[HSP_MAX_BINS]; /* rows of each bin in each part, then offsets */
+    int64_t *slots;                 /* C~ slots of each part, then offsets */
+} bin_run;
+
+/* Count the rows of each bin and the C~ slots of a part. */
+static void bin_count_part(void *arg, int tid, int64_t part)
+{
+    bin_run *r = arg;
+    hsp_job *job = r->job;
+    int64_t slots = 0;
+    (void)tid;
+    memset(r->count[part], 0, sizeof r->count[part]);
+    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
+        int64_t u = job->ub[i];
+        r->count[part][hsp_bins_find(&job->ctx->bins, u)]++;
+        if (u <= job->medium_max) slots += u;
+    }
+    r->slots[part] = slots;
+}
+
+/* Place the rows of a part in their bins and give them their C~ slots. */
+static void bin_place_part(void *arg, int tid, int64_t part)
+{
+    bin_run *r = arg;
+    hsp_job *job = r->job;
+    int64_t *next = r->count[part], slot = r->slots[part];
+    int longbin = job->ctx->bins.nbins - 1;
+    (void)tid;
+    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
+        int64_t u = job->ub[i];
+        int b = hsp_bins_find(&job->ctx->bins, u);
+        int64_t pos = next[b]++;
+        job->bin_rows[pos] = (int32_t)i;
+        if (u <= job->medium_max) {
+            job->slot[i] = slot;
+            slot += u;
+        } else {
+            job->slot[i] = pos - job->bin_start[longbin];
+        }
+    }
+}
+
+/* Turn per-part counts into offsets: bin by bin, part by part. */
+static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total_slots)
+{
+    int nbins = job->ctx->bins.nbins;
+    int64_t pos = 0, slots = 0;
+    for (int b = 0; b < nbins; b++) {
+        job->bin_start[b] = pos;
+        job->stats->rows_bin[b] = 0;
+        for (int64_t p = 0; p < nparts; p++) {
+            int64_t c = r->count[p][b];
+            r->count[p][b] = pos;
+            pos += c;
+            job->stats->rows_bin[b] += c;
+        }
+    }
+    job->bin_start[nbins] = pos;
+    for (int64_t p = 0; p < nparts; p++) {
+        int64_t c = r->slots[p];
+        r->slots[p] = slots;
+        slots += c;
+    }
+    *total_slots = slots;
+}
+
+hsp_status hsp_stage_bin(hsp_job *job)
+{
+    int64_t m = job->A->nrows, nparts = part_count(job), total_slots;
+    int64_t cut[nparts + 1], slots[nparts];
+    int64_t (*count)[HSP_MAX_BINS] = malloc((size_t)nparts * sizeof *count);
+    job->bin_rows = job_alloc(job, (m + 1) * (int64_t)sizeof(int32_t), "bins");
+    job->slot = job_alloc(job, (m + 1) * (int64_t)sizeof(int64_t), "C~ offsets");
+    if (!count || !job->bin_rows || !job->slot) {
+        free(count);
+        return count ? HSP_ERR_NOMEM : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
+    }
+    nparts = hsp_split_weighted(NULL, m, nparts, cut);
+    bin_run r = {job, cut, count, slots};
+    hsp_pool_chunks(job->ctx->pool, nparts, bin_count_part, &r);
+    bin_offsets(job, &r, nparts, &total_slots);
+    hsp_pool_chunks(job->ctx->pool, nparts, bin_place_part, &r);
+    free(count);
+    int64_t nlong = job->bin_start[job->ctx->bins.nbins] - job->bin_start[job->ctx->bins.nbins - 1];
+    job->tmp_col = job_alloc(job, total_slots * (int64_t)sizeof(int32_t), "C~ columns");
+    job->tmp_val = job->tmp_col ? job_alloc(job, total_slots * (int64_t)job->vsize, "C~ values") : NULL;
+    job->longrow = job->tmp_val ? job_alloc(job, nlong * (int64_t)sizeof(hsp_longrow), "long rows") : NULL;
+    return job->longrow ? HSP_OK : HSP_ERR_NOMEM;
+}
+
+/* ---- stage 3: compute ------------------------------------------------------------ */
+
+typedef struct {
+    hsp_job *job;
+    int64_t first, rows_per_chunk, nrows;
+} single_run;
+
+/* Rows of bin 1 (one product each) on CPU threads. */
+static void single_chunk(void *arg, int tid, int64_t chunk)
+{
+    single_run *r = arg;
+    int64_t first = r->first + chunk * r->rows_per_chunk;
+    int64_t last = first + r->rows_per_chunk;
+    if (last > r->first + r->nrows) last = r->first + r->nrows;
+    (void)tid;
+    hsp_rows_single(r->job, first, last);
+}
+
+hsp_status hsp_stage_compute(hsp_job *job)
+{
+    hsp_device *dev = job->ctx->device;
+    int nbins = job->ctx->bins.nbins;
+    for (int b = 2; b < nbins; b++) {
+        if (job->bin_start[b + 1] == job->bin_start[b]) continue;
+        hsp_status s = dev->launch_bin(dev, job, b);
+        if (s != HSP_OK) return s;
+    }
+    for (int64_t k = job->bin_start[0]; k < job->bin_start[1]; k++)
+        job->C->rowptr[job->bin_rows[k] + 1] = 0;
+    single_run r = {job, job->bin_start[1], 4096, job->bin_start[2] - job->bin_start[1]};
+    hsp_pool_chunks(job->ctx->pool, (r.nrows + r.rows_per_chunk - 1) / r.rows_per_chunk,
+                    single_chunk, &r);
+    hsp_status s = dev->wait(dev, job);
+    return s != HSP_OK ? s : (hsp_status)atomic_load(&job->status);
+}
+
+/* ---- stage 4: arrange -------------------------------------------------------------- */
+
+typedef struct {
+    hsp_job *job;
+    int64_t *cut;
+} arrange_run;
+
+/* Copy the rows of a part from C~ (or their long-row arena) into C. */
+static void arrange_part(void *arg, int tid, int64_t part)
+{
+    arrange_run *r = arg;
+    hsp_job *job = r->job;
+    hsp_csr *C = job->C;
+    size_t vs = job->vsize;
+    (void)tid;
+    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
+        int64_t dst = C->rowptr[i], len = C->rowptr[i + 1] - dst;
+        const int32_t *col;
+        const unsigned char *val;
+        if (len == 0) continue;
+        if (job->ub[i] <= job->medium_max) {
+            col = job->tmp_col + job->slot[i];
+            val = (const unsigned char *)job->tmp_val + (size_t)job->slot[i] * vs;
+        } else {
+            col = job->longrow[job->slot[i]].col;
+            val = job->longrow[job->slot[i]].val;
+        }
+        memcpy(C->colidx + dst, col, (size_t)len * sizeof *col);
+        memcpy((unsigned char *)C->values + (size_t)dst * vs, val, (size_t)len * vs);
+    }
+}
+
+hsp_status hsp_stage_arrange(hsp_job *job)
+{
+    hsp_csr *C = job->C;
+    int64_t m = C->nrows, nparts = part_count(job);
+    int64_t cut[nparts + 1];
+    for (int64_t i = 0; i < m; i++) C->rowptr[i + 1] += C->rowptr[i];
+    C->nnz = C->rowptr[m];
+    job->stats->nnz_c = C->nnz;
+    if ((uint64_t)C->nnz > SIZE_MAX / 16)
+        return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
+                        (long long)C->nnz);
+    hsp_status s = hsp_job_reserve(job, entry_bytes(job, C->nnz));
+    if (s != HSP_OK) return s;
+    C->colidx = malloc((size_t)(C->nnz ? C->nnz : 1) * sizeof *C->colidx);
+    C->values = malloc((size_t)(C->nnz ? C->nnz : 1) * job->vsize);
+    if (!C->colidx || !C->values)
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
+    nparts = hsp_split_weighted(C->rowptr, m, nparts, cut);
+    arrange_run r = {job, cut};
+    hsp_pool_chunks(job->ctx->pool, nparts, arrange_part, &r);
+    return HSP_OK;
+}
+
+void hsp_job_cleanup(hsp_job *job)
+{
+    int nthreads = hsp_pool_size(job->ctx->pool);
+    for (int t = 0; t < nthreads; t++) hsp_arena_free(&job->ctx->scratch[t]);
+    free(job->ub), free(job->bin_rows), free(job->slot);
+    free(job->tmp_col), free(job->tmp_val), free(job->longrow);
+}

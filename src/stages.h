@@ -1,0 +1,75 @@
+/* stages.h: one multiplication in flight (a job) and the four stages. */
+#ifndef HSP_STAGES_H
+#define HSP_STAGES_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include "bins.h"
+#include "context.h"
+
+/* A long row's buffer while it is computed: starts at grow_start entries and
+ * grows on overflow (by realloc or allocate + copy + free). */
+typedef struct {
+    int32_t *col;
+    void *val;
+    int64_t cap;
+} hsp_growbuf;
+
+/* A finished long row of C~: its entries, in its thread's arena. */
+typedef struct {
+    int32_t *col;
+    void *val;
+} hsp_longrow;
+
+typedef struct hsp_job {
+    hsp_context *ctx;
+    const hsp_csr *A, *B;
+    size_t vsize;           /* bytes of one value */
+    int64_t *ub;            /* upper bound u_i of each row of C */
+    int32_t *bin_rows;      /* the rows, ordered by bin */
+    int64_t bin_start[HSP_MAX_BINS + 1]; /* bin b is bin_rows[bin_start[b] ..] */
+    int64_t short_max;      /* rows with u up to this are short */
+    int64_t medium_max;     /* rows with u above this are long */
+    int64_t *slot;          /* C~ offset of a row, or its long-buffer number */
+    int32_t *tmp_col;       /* C~ for single, short and medium rows */
+    void *tmp_val;
+    hsp_longrow *longrow;   /* one per long row, in bin order */
+    hsp_csr *C;             /* rowptr[i + 1] holds the count of row i until stage 4 */
+    atomic_int status;      /* the first error of any thread */
+    atomic_llong grow_events, grow_bytes_copied, grow_moves;
+    atomic_llong temp_bytes, peak_temp_bytes;
+    hsp_stats *stats;
+} hsp_job;
+
+/* Account for bytes of temporary memory; fails past the context's limit. */
+hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes);
+void hsp_job_release(hsp_job *job, int64_t bytes);
+/* Record the first error of a worker thread. */
+void hsp_job_error(hsp_job *job, hsp_status s);
+/* Give a long row its first buffer of grow_start entries. */
+hsp_status hsp_job_grow_start(hsp_job *job, hsp_growbuf *buf);
+/* Grow a long row's buffer, doubling until it holds need entries, keeping its
+ * first used entries, by realloc or by allocate + copy + free (the context's
+ * grow mode); one grow event per call. */
+hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t used);
+/* Free a long row's buffer. */
+void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf);
+/* Keep a finished long row: copy its len entries into the thread's arena as
+ * row number k of the long group, and free its buffer. */
+hsp_status hsp_job_keep_long(hsp_job *job, struct hsp_scratch *s, int64_t k,
+                             hsp_growbuf *buf, int64_t len);
+
+/* Stage 1: upper bounds and flops.  Stage 2: bins and C~.  Stage 3: bins 0-1
+ * on CPU threads, the rest on the device.  Stage 4: C from C~. */
+hsp_status hsp_stage_bound(hsp_job *job);
+hsp_status hsp_stage_bin(hsp_job *job);
+hsp_status hsp_stage_compute(hsp_job *job);
+hsp_status hsp_stage_arrange(hsp_job *job);
+/* Free what the stages allocated (not C). */
+void hsp_job_cleanup(hsp_job *job);
+
+/* Split n items, of weight given by a prefix array, into parts of about equal
+ * weight for the pool: part p is [cut[p], cut[p + 1]).  Returns the parts. */
+int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut);
+
+#endif

@@ -1,0 +1,154 @@
+/* ref.c: the reference product (dense-accumulator Gustavson, written for
+ * clarity, not speed) and random test matrices. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ref.h"
+
+hsp_csr *ref_multiply(const hsp_csr *A, const hsp_csr *B, double **mag)
+{
+    int32_t m = A->nrows, n = B->ncols;
+    double *acc = calloc((size_t)n + 1, sizeof *acc);
+    double *absacc = calloc((size_t)n + 1, sizeof *absacc);
+    char *seen = calloc((size_t)n + 1, 1);
+    int64_t cap = 16, nnz = 0;
+    int32_t *rows = malloc(cap * sizeof *rows), *cols = malloc(cap * sizeof *cols);
+    double *vals = malloc(cap * sizeof *vals), *mags = malloc(cap * sizeof *mags);
+    hsp_csr *C = NULL;
+    if (!acc || !absacc || !seen || !rows || !cols || !vals || !mags) goto done;
+    for (int32_t i = 0; i < m; i++) {
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+            int32_t k = A->colidx[p];
+            double a = hsp_csr_value(A, p);
+            for (int64_t q = B->rowptr[k]; q < B->rowptr[k + 1]; q++) {
+                int32_t j = B->colidx[q];
+                double prod = a * hsp_csr_value(B, q);
+                acc[j] += prod;
+                absacc[j] += fabs(prod);
+                seen[j] = 1;
+            }
+        }
+        for (int32_t j = 0; j < n; j++) {
+            if (!seen[j]) continue;
+            if (nnz == cap) {
+                cap *= 2;
+                rows = realloc(rows, cap * sizeof *rows);
+                cols = realloc(cols, cap * sizeof *cols);
+                vals = realloc(vals, cap * sizeof *vals);
+                mags = realloc(mags, cap * sizeof *mags);
+                if (!rows || !cols || !vals || !mags) goto done;
+            }
+            rows[nnz] = i, cols[nnz] = j, vals[nnz] = acc[j], mags[nnz] = absacc[j];
+            nnz++;
+            acc[j] = absacc[j] = 0, seen[j] = 0;
+        }
+    }
+    if (hsp_csr_from_triplets(m, n, nnz, rows, cols, vals, HSP_DOUBLE, &C) != HSP_OK)
+        C = NULL;
+    if (C && mag) {
+        *mag = mags; /* triplets were already in row-major sorted order */
+        mags = NULL;
+    }
+done:
+    free(acc), free(absacc), free(seen), free(rows), free(cols), free(vals), free(mags);
+    return C;
+}
+
+int ref_compare(const hsp_csr *C, const hsp_csr *ref, const double *mag,
+                char *why, size_t whylen)
+{
+    double eps = C->precision == HSP_DOUBLE ? 1.2e-16 : 6.0e-8;
+    if (C->nrows != ref->nrows || C->ncols != ref->ncols) {
+        snprintf(why, whylen, "shape %dx%d, expected %dx%d", C->nrows, C->ncols,
+                 ref->nrows, ref->ncols);
+        return 0;
+    }
+    if (C->nnz != ref->nnz) {
+        snprintf(why, whylen, "nnz %lld, expected %lld", (long long)C->nnz,
+                 (long long)ref->nnz);
+        return 0;
+    }
+    for (int32_t i = 0; i < C->nrows; i++) {
+        if (C->rowptr[i + 1] != ref->rowptr[i + 1]) {
+            snprintf(why, whylen, "row %d ends at %lld, expected %lld", i,
+                     (long long)C->rowptr[i + 1], (long long)ref->rowptr[i + 1]);
+            return 0;
+        }
+        for (int64_t p = ref->rowptr[i]; p < ref->rowptr[i + 1]; p++) {
+            double c = hsp_csr_value(C, p), r = hsp_csr_value(ref, p);
+            int64_t terms = ref->rowptr[i + 1] - ref->rowptr[i] + 64;
+            if (C->colidx[p] != ref->colidx[p]) {
+                snprintf(why, whylen, "row %d entry %lld: column %d, expected %d", i,
+                         (long long)(p - ref->rowptr[i]), C->colidx[p], ref->colidx[p]);
+                return 0;
+            }
+            if (!(fabs(c - r) <= 4.0 * eps * (double)terms * mag[p] + 1e-300)) {
+                snprintf(why, whylen, "row %d column %d: value %.17g, expected %.17g", i,
+                         C->colidx[p], c, r);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+int ref_identical(const hsp_csr *A, const hsp_csr *B)
+{
+    size_t vsize = A->precision == HSP_DOUBLE ? sizeof(double) : sizeof(float);
+    return A->nrows == B->nrows && A->ncols == B->ncols && A->nnz == B->nnz &&
+           A->precision == B->precision &&
+           !memcmp(A->rowptr, B->rowptr, ((size_t)A->nrows + 1) * sizeof *A->rowptr) &&
+           !memcmp(A->colidx, B->colidx, (size_t)A->nnz * sizeof *A->colidx) &&
+           !memcmp(A->values, B->values, (size_t)A->nnz * vsize);
+}
+
+/* splitmix64: a small, good, seedable generator for test data. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow,
+                    hsp_precision precision, uint64_t seed)
+{
+    uint64_t state = seed;
+    int64_t cap = 0;
+    int32_t *len = malloc(((size_t)nrows + 1) * sizeof *len);
+    if (maxrow > ncols) maxrow = ncols;
+    if (minrow > maxrow) minrow = maxrow;
+    for (int32_t i = 0; i < nrows; i++) {
+        len[i] = minrow + (int32_t)(next_random(&state) % (uint64_t)(maxrow - minrow + 1));
+        cap += len[i];
+    }
+    int32_t *rows = malloc((cap + 1) * sizeof *rows), *cols = malloc((cap + 1) * sizeof *cols);
+    double *vals = malloc((cap + 1) * sizeof *vals);
+    char *used = calloc((size_t)ncols + 1, 1);
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < nrows; i++) {
+        int64_t first = nnz;
+        for (int32_t t = 0; t < len[i]; t++) {
+            int32_t j = (int32_t)(next_random(&state) % (uint64_t)ncols);
+            while (used[j]) j = (j + 1) % ncols; /* distinct columns */
+            used[j] = 1;
+            rows[nnz] = i, cols[nnz] = j;
+            vals[nnz++] = (double)(next_random(&state) >> 11) * 0x1.0p-52 - 1.0;
+        }
+        for (int64_t p = first; p < nnz; p++) used[cols[p]] = 0;
+    }
+    hsp_csr *A = NULL;
+    double *typed = vals;
+    float *fvals = NULL;
+    if (precision == HSP_FLOAT) {
+        fvals = malloc((cap + 1) * sizeof *fvals);
+        for (int64_t p = 0; p < nnz; p++) fvals[p] = (float)vals[p];
+        typed = (double *)(void *)fvals;
+    }
+    if (hsp_csr_from_triplets(nrows, ncols, nnz, rows, cols, typed, precision, &A) != HSP_OK)
+        A = NULL;
+    free(len), free(rows), free(cols), free(vals), free(used), free(fvals);
+    return A;
+}

@@ -1,0 +1,30 @@
+/* ref.h: the reference product the tests check every product against, and
+ * helpers to make test matrices. */
+#ifndef HSP_REF_H
+#define HSP_REF_H
+
+#include <stddef.h>
+#include "hspgemm.h"
+
+/* C = A*B by a plain dense-accumulator Gustavson product, in double.  A column
+ * is present in a row of C when at least one product lands on it (so explicit
+ * zeros are kept).  *mag gets, per entry of C, the sum of |a_ik * b_kj|, which
+ * bounds the rounding error.  Returns NULL on allocation failure. */
+hsp_csr *ref_multiply(const hsp_csr *A, const hsp_csr *B, double **mag);
+
+/* Compare C with the reference: same shape and pattern, and each value within
+ * a rounding bound of C's precision.  Returns 1 when equal; otherwise 0 with
+ * the first difference written to why. */
+int ref_compare(const hsp_csr *C, const hsp_csr *ref, const double *mag,
+                char *why, size_t whylen);
+
+/* 1 when A and B are the same matrix bit for bit (shape, pattern, values). */
+int ref_identical(const hsp_csr *A, const hsp_csr *B);
+
+/* A random nrows x ncols matrix with, per row, a length drawn from
+ * [minrow, maxrow] (capped at ncols), distinct sorted columns and values in
+ * [-1, 1).  Deterministic for seed. */
+hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow,
+                    hsp_precision precision, uint64_t seed);
+
+#endif

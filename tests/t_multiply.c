@@ -1,0 +1,317 @@
+/* t_multiply.c: every product checked against the reference, over many random
+ * shapes, every bin, every method, both grow modes, both precisions and
+ * several thread counts; bad operands give clear errors and touch nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ref.h"
+#include "tap.h"
+
+/* A context with one method for all device groups (DEFAULT = the device's). */
+static hsp_context *make_context(int threads, hsp_grow grow, hsp_method method)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.device = "cpu";
+    o.threads = threads;
+    o.grow = grow;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++) o.method[g] = method;
+    if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("context: %s", hsp_errmsg());
+    return ctx;
+}
+
+/* Multiply and check against the reference; return C (or NULL) for more checks. */
+static hsp_csr *check_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
+                              hsp_stats *st, const char *what)
+{
+    hsp_csr *C = NULL;
+    hsp_status s = hsp_multiply(ctx, A, B, &C, st);
+    if (!tap_ok(s == HSP_OK, "%s: multiply succeeds", what)) {
+        tap_diag("%s: %s", hsp_strerror(s), hsp_errmsg());
+        return NULL;
+    }
+    double *mag = NULL;
+    hsp_csr *R = ref_multiply(A, B, &mag);
+    char why[256] = "";
+    int valid = hsp_csr_check(C) == HSP_OK;
+    int same = valid && R && ref_compare(C, R, mag, why, sizeof why);
+    if (!tap_ok(same, "%s: matches the reference (nnz %lld)", what, (long long)C->nnz))
+        tap_diag("%s", valid ? why : hsp_errmsg());
+    hsp_csr_free(R);
+    free(mag);
+    return C;
+}
+
+/* B with row k holding min(k, ncols) entries (for rows of any upper bound),
+ * and A with row i a single entry pointing at row len[i] of B. */
+static void bin_operands(const int32_t *len, int32_t nrows, int32_t maxlen, hsp_precision prec,
+                         hsp_csr **A, hsp_csr **B)
+{
+    int32_t ncols = maxlen + 1;
+    hsp_csr_create(maxlen + 1, ncols, (int64_t)(maxlen + 1) * maxlen / 2 + maxlen, prec, B);
+    int64_t nnz = 0;
+    for (int32_t k = 0; k <= maxlen; k++) {
+        for (int32_t t = 0; t < k; t++) {
+            (*B)->colidx[nnz] = (int32_t)(((int64_t)t * 7 + k) % ncols);
+            if (prec == HSP_DOUBLE) ((double *)(*B)->values)[nnz] = 1.0 + t;
+            else ((float *)(*B)->values)[nnz] = 1.0f + (float)t;
+            nnz++;
+        }
+        (*B)->rowptr[k + 1] = nnz;
+    }
+    (*B)->nnz = nnz;
+    for (int32_t k = 0; k <= maxlen; k++) { /* sort each row's columns */
+        int32_t *c = (*B)->colidx + (*B)->rowptr[k];
+        int64_t n = (*B)->rowptr[k + 1] - (*B)->rowptr[k];
+        for (int64_t x = 1; x < n; x++)
+            for (int64_t y = x; y > 0 && c[y - 1] > c[y]; y--) {
+                int32_t t = c[y];
+                c[y] = c[y - 1], c[y - 1] = t;
+            }
+    }
+    hsp_csr_create(nrows, maxlen + 1, nrows, prec, A);
+    for (int32_t i = 0; i < nrows; i++) {
+        (*A)->colidx[i] = len[i];
+        (*A)->rowptr[i + 1] = i + 1;
+        if (prec == HSP_DOUBLE) ((double *)(*A)->values)[i] = 0.5;
+        else ((float *)(*A)->values)[i] = 0.5f;
+    }
+}
+
+/* Rows landing in every bin, each method, both grow modes: bins all used, and
+ * the two grow modes give bit-identical results. */
+static void test_every_bin(void)
+{
+    const int32_t maxlen = 3000;
+    int32_t len[700];
+    int32_t n = 0;
+    for (int32_t u = 0; u <= 600; u++) len[n++] = u;
+    len[n++] = 1000, len[n++] = 2000, len[n++] = maxlen;
+    for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+        hsp_csr *A, *B;
+        bin_operands(len, n, maxlen, prec, &A, &B);
+        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_DENSE; m++) {
+            hsp_csr *C[2] = {NULL, NULL};
+            for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
+                hsp_context *ctx = make_context(2, g, m);
+                hsp_stats st;
+                char what[128];
+                snprintf(what, sizeof what, "every bin, %s, %s, %s",
+                         prec == HSP_DOUBLE ? "double" : "float", hsp_method_name(m),
+                         hsp_grow_name(g));
+                C[g] = check_product(ctx, A, B, &st, what);
+                int used = 1;
+                const hsp_bins *bins = hsp_context_bins(ctx);
+                for (int b = 0; b < bins->nbins; b++) used &= st.rows_bin[b] > 0;
+                tap_ok(bins->nbins == 38 && used, "%s: all 38 bins used", what);
+                tap_ok(st.grow_events >= 3 * 2, "%s: long rows grew (%lld events)", what,
+                       (long long)st.grow_events);
+                if (g == HSP_GROW_COPY && m != HSP_METHOD_MERGE) /* merge grows when empty */
+                    tap_ok(st.grow_bytes_copied > 0, "%s: growth copied %lld bytes", what,
+                           (long long)st.grow_bytes_copied);
+                hsp_context_free(ctx);
+            }
+            tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]),
+                   "every bin, %s: realloc and copy give identical C", hsp_method_name(m));
+            hsp_csr_free(C[0]), hsp_csr_free(C[1]);
+        }
+        hsp_csr_free(A), hsp_csr_free(B);
+    }
+}
+
+/* Long rows of many B rows each: every method grows them several times with
+ * live entries, and both grow modes agree bit for bit. */
+static void test_long_rows(void)
+{
+    hsp_csr *A = ref_random(6, 60, 40, 60, HSP_DOUBLE, 31);
+    hsp_csr *B = ref_random(60, 5000, 80, 120, HSP_DOUBLE, 32);
+    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_DENSE; m++) {
+        hsp_csr *C[2] = {NULL, NULL};
+        hsp_stats st[2];
+        for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
+            hsp_context *ctx = make_context(2, g, m);
+            char what[128];
+            snprintf(what, sizeof what, "long rows, %s, %s", hsp_method_name(m), hsp_grow_name(g));
+            C[g] = check_product(ctx, A, B, &st[g], what);
+            tap_ok(st[g].grow_events >= 6 * 3, "%s: %lld grow events", what,
+                   (long long)st[g].grow_events);
+            hsp_context_free(ctx);
+        }
+        tap_ok(st[1].grow_bytes_copied > 0 && st[0].grow_bytes_copied == 0,
+               "long rows, %s: copy copied %lld bytes, realloc none", hsp_method_name(m),
+               (long long)st[1].grow_bytes_copied);
+        tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]),
+               "long rows, %s: realloc and copy give identical C", hsp_method_name(m));
+        hsp_csr_free(C[0]), hsp_csr_free(C[1]);
+    }
+    hsp_csr_free(A), hsp_csr_free(B);
+}
+
+/* Random shapes: empty, tall, wide, square; row lengths from 0 to long. */
+static void test_random_shapes(void)
+{
+    static const int32_t shape[][5] = {
+        /* m, k, n, min row, max row */
+        {0, 0, 0, 0, 0},    {0, 5, 7, 0, 3},     {5, 0, 7, 0, 0},      {4, 6, 0, 0, 3},
+        {1, 1, 1, 1, 1},    {30, 20, 10, 0, 4},  {10, 40, 300, 0, 40}, {200, 200, 200, 0, 8},
+        {50, 1000, 1000, 20, 60}, {300, 50, 2000, 0, 50}, {64, 64, 5000, 1, 64},
+        {1000, 1000, 1000, 0, 2},
+    };
+    uint64_t seed = 1;
+    for (size_t s = 0; s < sizeof shape / sizeof shape[0]; s++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            const int32_t *d = shape[s];
+            hsp_precision prec = (s + (size_t)threads) % 2 ? HSP_DOUBLE : HSP_FLOAT;
+            hsp_method m = (hsp_method)((s + (size_t)threads) % 6);
+            hsp_csr *A = ref_random(d[0], d[1], d[3], d[4], prec, seed++);
+            hsp_csr *B = ref_random(d[1], d[2], d[3], d[4] * 4, prec, seed++);
+            hsp_context *ctx = make_context(threads, seed % 2 ? HSP_GROW_COPY : HSP_GROW_REALLOC, m);
+            char what[128];
+            snprintf(what, sizeof what, "random %dx%d * %dx%d, %d threads, %s", d[0], d[1], d[1],
+                     d[2], threads, hsp_method_name(m));
+            hsp_stats st;
+            hsp_csr_free(check_product(ctx, A, B, &st, what));
+            hsp_context_free(ctx);
+            hsp_csr_free(A), hsp_csr_free(B);
+        }
+    }
+}
+
+/* Cancellation: explicit zeros in C are kept as entries. */
+static void test_explicit_zeros(void)
+{
+    int32_t ar[] = {0, 0}, ac[] = {0, 1}, br[] = {0, 1}, bc[] = {0, 0};
+    double av[] = {1, 1}, bv[] = {2, -2};
+    hsp_csr *A, *B, *C = NULL;
+    hsp_csr_from_triplets(1, 2, 2, ar, ac, av, HSP_DOUBLE, &A);
+    hsp_csr_from_triplets(2, 1, 2, br, bc, bv, HSP_DOUBLE, &B);
+    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_DENSE; m++) {
+        hsp_context *ctx = make_context(1, HSP_GROW_REALLOC, m);
+        hsp_multiply(ctx, A, B, &C, NULL);
+        tap_ok(C && C->nnz == 1 && ((double *)C->values)[0] == 0.0,
+               "%s: a cancelled entry stays as an explicit zero", hsp_method_name(m));
+        hsp_csr_free(C);
+        hsp_context_free(ctx);
+    }
+    hsp_csr_free(A), hsp_csr_free(B);
+}
+
+/* Expect status s from multiplying, with a message containing text, and
+ * the operands unchanged. */
+static void expect_error(hsp_context *ctx, hsp_csr *A, hsp_csr *B, hsp_status want,
+                         const char *text, const char *what)
+{
+    hsp_csr *A0 = NULL, *B0 = NULL, *C = (hsp_csr *)&C;
+    hsp_csr_convert(A, A->precision, &A0);
+    hsp_csr_convert(B, B->precision, &B0);
+    hsp_status s = hsp_multiply(ctx, A, B, &C, NULL);
+    tap_ok(s == want && C == NULL, "%s: %s", what, hsp_strerror(want));
+    tap_ok(strstr(hsp_errmsg(), text) != NULL, "%s: message '%s' says '%s'", what, hsp_errmsg(),
+           text);
+    tap_ok(ref_identical(A, A0) && ref_identical(B, B0), "%s: operands untouched", what);
+    hsp_csr_free(A0), hsp_csr_free(B0);
+}
+
+static void test_errors(void)
+{
+    hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);
+    hsp_csr *A = ref_random(20, 30, 1, 5, HSP_DOUBLE, 7), *B = ref_random(20, 10, 1, 5, HSP_DOUBLE, 8);
+    expect_error(ctx, A, B, HSP_ERR_SHAPE, "ncols(A) != nrows(B)", "shape mismatch");
+    hsp_csr *Bf = ref_random(30, 10, 1, 5, HSP_FLOAT, 9);
+    expect_error(ctx, A, Bf, HSP_ERR_ARG, "convert", "precision mismatch");
+    hsp_csr *B2 = ref_random(30, 10, 2, 5, HSP_DOUBLE, 10);
+    int32_t t = B2->colidx[B2->rowptr[3]];
+    B2->colidx[B2->rowptr[3]] = B2->colidx[B2->rowptr[3] + 1];
+    B2->colidx[B2->rowptr[3] + 1] = t;
+    expect_error(ctx, A, B2, HSP_ERR_INVALID_CSR, "B: row 3", "unsorted row");
+    B2->colidx[B2->rowptr[3] + 1] = B2->colidx[B2->rowptr[3]];
+    expect_error(ctx, A, B2, HSP_ERR_INVALID_CSR, "duplicate column", "duplicate column");
+    B2->colidx[B2->rowptr[3] + 1] = 10;
+    expect_error(ctx, A, B2, HSP_ERR_INVALID_CSR, "out of range", "column out of range");
+    B2->colidx[B2->rowptr[3] + 1] = t;
+    A->rowptr[5] = A->rowptr[6] + 1;
+    expect_error(ctx, A, B2, HSP_ERR_INVALID_CSR, "A: row", "row pointers not monotone");
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(Bf), hsp_csr_free(B2);
+    hsp_context_free(ctx);
+
+    hsp_options o;
+    hsp_options_init(&o);
+    o.mem_limit = 4096;
+    hsp_context_create(&o, &ctx);
+    A = ref_random(200, 200, 5, 20, HSP_DOUBLE, 11);
+    expect_error(ctx, A, A, HSP_ERR_NOMEM, "memory limit", "memory limit reached");
+    hsp_csr_free(A);
+    hsp_context_free(ctx);
+}
+
+/* Options that are out of range are refused with a message. */
+static void test_bad_options(void)
+{
+    static const struct {
+        const char *device;
+        int threads, wavefront;
+        int64_t local_mem;
+        hsp_status want;
+        const char *text;
+    } bad[] = {
+        {"gpu9", 0, 0, 0, HSP_ERR_ARG, "unknown device"},
+        {"opencl", 0, 0, 0, HSP_ERR_UNSUPPORTED, "not built"},
+        {"cpu", -1, 0, 0, HSP_ERR_ARG, "threads"},
+        {"cpu", 0, 48, 0, HSP_ERR_ARG, "wavefront"},
+        {"cpu", 0, 32, 100, HSP_ERR_ARG, "local memory"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        hsp_options o;
+        hsp_context *ctx = (hsp_context *)&o;
+        hsp_options_init(&o);
+        o.device = bad[k].device, o.threads = bad[k].threads;
+        o.wavefront = bad[k].wavefront, o.local_mem = bad[k].local_mem;
+        hsp_status s = hsp_context_create(&o, &ctx);
+        tap_ok(s == bad[k].want && ctx == NULL && strstr(hsp_errmsg(), bad[k].text),
+               "bad option %zu refused: %s", k, hsp_errmsg());
+    }
+}
+
+/* A wavefront of 64 and 64 KiB of local memory: 70 bins, products still right. */
+static void test_wide_layout(void)
+{
+    hsp_options o;
+    hsp_context *ctx;
+    hsp_options_init(&o);
+    o.wavefront = 64, o.local_mem = 64 << 10, o.threads = 2;
+    hsp_context_create(&o, &ctx);
+    const hsp_bins *bins = hsp_context_bins(ctx);
+    tap_ok(bins->nbins == 70 && bins->hi[64] == 64 && bins->hi[68] == 1024 && bins->lo[69] == 1025,
+           "wavefront 64: 70 bins, medium up to 1024");
+    hsp_csr *A = ref_random(300, 300, 0, 40, HSP_DOUBLE, 21);
+    hsp_csr_free(check_product(ctx, A, A, NULL, "wavefront 64 layout"));
+    hsp_csr_free(A);
+    hsp_context_free(ctx);
+}
+
+/* The default layout is the paper's 38 bins. */
+static void test_default_layout(void)
+{
+    hsp_context *ctx = make_context(1, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);
+    const hsp_bins *b = hsp_context_bins(ctx);
+    int ok = b->nbins == 38 && b->hi[0] == 0 && b->hi[1] == 1 && b->lo[32] == 32 &&
+             b->lo[33] == 33 && b->hi[33] == 64 && b->hi[36] == 512 && b->lo[37] == 513;
+    for (int k = 2; k <= 32; k++) ok &= b->group[k] == 2;
+    tap_ok(ok && b->group[0] == 0 && b->group[1] == 1 && b->group[33] == 3 && b->group[37] == 4,
+           "default layout: the paper's 38 bins in 5 groups");
+    hsp_context_free(ctx);
+}
+
+int main(void)
+{
+    test_default_layout();
+    test_wide_layout();
+    test_every_bin();
+    test_long_rows();
+    test_random_shapes();
+    test_explicit_zeros();
+    test_errors();
+    test_bad_options();
+    return tap_done();
+}
