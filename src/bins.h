@@ -17,7 +17,7 @@ enum { HSP_GROUP_EMPTY, HSP_GROUP_SINGLE, HSP_GROUP_SHORT, HSP_GROUP_MEDIUM,
  * for a wavefront outside 2..64 or not a power of two, or too little local
  * memory for a row of 2W entries. */
 hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, hsp_bins *bins);
-/* The bin of a row with upper bound u (binary search over the ranges). */
+/* The bin of a row with upper bound u. */
 int hsp_bins_find(const hsp_bins *bins, int64_t u);
 /* The largest upper bound of a group's rows (short: the wavefront; medium:
  * the largest row that gets u slots in C~). */

@@ -71,6 +71,7 @@ void hsp_context_free(hsp_context *ctx)
     if (ctx->scratch)
         for (int t = 0; t < hsp_pool_size(ctx->pool); t++) hsp_scratch_free(&ctx->scratch[t]);
     free(ctx->scratch);
+    for (int k = 0; k < WS_COUNT; k++) free(ctx->ws.block[k]);
     if (ctx->device) ctx->device->destroy(ctx->device);
     hsp_pool_free(ctx->pool);
     free(ctx);

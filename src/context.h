@@ -5,6 +5,14 @@
 #include "device.h"
 #include "pool.h"
 
+/* The arrays of a job, kept between multiplies so that each call does not
+ * fault in (and have the kernel zero) fresh pages for C~. */
+enum { WS_BOUND, WS_BINS, WS_SLOT, WS_TMPCOL, WS_TMPVAL, WS_LONG, WS_COUNT };
+typedef struct {
+    void *block[WS_COUNT];
+    size_t bytes[WS_COUNT];
+} hsp_workspace;
+
 struct hsp_context {
     hsp_options options;
     hsp_pool *pool;
@@ -12,6 +20,7 @@ struct hsp_context {
     hsp_bins bins;
     hsp_method method[HSP_NMETHODGROUPS]; /* resolved: never DEFAULT */
     struct hsp_scratch *scratch;          /* one per thread */
+    hsp_workspace ws;
 };
 
 #endif

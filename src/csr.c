@@ -20,8 +20,8 @@ hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
     if (!A) return hsp_fail(HSP_ERR_NOMEM, "hsp_csr_create: no memory for the header");
     A->nrows = nrows, A->ncols = ncols, A->nnz = nnz, A->precision = precision;
     A->rowptr = calloc((size_t)nrows + 1, sizeof *A->rowptr);
-    A->colidx = malloc((size_t)(nnz ? nnz : 1) * sizeof *A->colidx);
-    A->values = malloc((size_t)(nnz ? nnz : 1) * hsp_value_size(precision));
+    A->colidx = hsp_alloc((size_t)nnz * sizeof *A->colidx);
+    A->values = hsp_alloc((size_t)nnz * hsp_value_size(precision));
     if (!A->rowptr || !A->colidx || !A->values) {
         hsp_csr_free(A);
         return hsp_fail(HSP_ERR_NOMEM, "hsp_csr_create: no memory for %lld entries",

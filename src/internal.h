@@ -29,6 +29,10 @@ static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
     return __builtin_add_overflow(a, b, out);
 }
 
+/* malloc for arrays that may be large (huge pages where possible); free()
+ * releases the block. */
+void *hsp_alloc(size_t bytes);
+
 /* Monotonic wall clock in milliseconds. */
 double hsp_now_ms(void);
 

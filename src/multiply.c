@@ -20,7 +20,7 @@ static hsp_status check_operand(const hsp_csr *M, const char *name)
 static hsp_status check_operands(const hsp_csr *A, const hsp_csr *B)
 {
     hsp_status s = check_operand(A, "A");
-    if (s != HSP_OK || (s = check_operand(B, "B")) != HSP_OK) return s;
+    if (s != HSP_OK || (B != A && (s = check_operand(B, "B")) != HSP_OK)) return s;
     if (A->ncols != B->nrows)
         return hsp_fail(HSP_ERR_SHAPE, "A is %d x %d but B is %d x %d: ncols(A) != nrows(B)",
                         A->nrows, A->ncols, B->nrows, B->ncols);
@@ -49,12 +49,7 @@ static hsp_status start_result(hsp_job *job)
 static void finish_stats(hsp_job *job, hsp_stats *st)
 {
     const hsp_bins *bins = &job->ctx->bins;
-    for (int b = 0; b < bins->nbins; b++) {
-        int g = bins->group[b];
-        st->rows_group[g] += st->rows_bin[b];
-        for (int64_t k = job->bin_start[b]; k < job->bin_start[b + 1]; k++)
-            st->flops_group[g] += 2 * job->ub[job->bin_rows[k]];
-    }
+    for (int b = 0; b < bins->nbins; b++) st->rows_group[bins->group[b]] += st->rows_bin[b];
     int64_t scratch = 0;
     for (int t = 0; t < hsp_pool_size(job->ctx->pool); t++)
         scratch += hsp_scratch_bytes(&job->ctx->scratch[t]);

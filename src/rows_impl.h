@@ -309,18 +309,15 @@ static const RF(method_fn) RF(methods)[] = {
     [HSP_METHOD_DENSE] = RF(row_dense),
 };
 
-/* A long row: its own growable buffer, kept in the arena when done. */
+/* A long row: into its own buffer, which starts at grow_start entries. */
 static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
                                RF(method_fn) method, int64_t *len)
 {
-    hsp_growbuf buf;
-    hsp_status st = hsp_job_grow_start(job, &buf);
+    hsp_growbuf *buf = &job->longbuf[job->slot[i]];
+    hsp_status st = hsp_job_grow_start(job, buf);
     if (st != HSP_OK) return st;
-    RF(out) o = {buf.col, buf.val, buf.cap, &buf};
-    st = method(job, op, s, i, &o, len);
-    if (st == HSP_OK) return hsp_job_keep_long(job, s, job->slot[i], &buf, *len);
-    hsp_job_drop_long(job, &buf);
-    return st;
+    RF(out) o = {buf->col, buf->val, buf->cap, buf};
+    return method(job, op, s, i, &o, len);
 }
 
 hsp_status RF(hsp_rows_compute)(hsp_job *job, hsp_scratch *s, int64_t first, int64_t last)

@@ -1,16 +1,8 @@
-/* scratch.c: per-thread workspaces and long-row arenas. */
+/* scratch.c: per-thread workspaces. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "scratch.h"
-
-enum { ARENA_BLOCK = 1 << 20 };
-
-struct hsp_arena_block {
-    hsp_arena_block *next;
-    size_t size, used;
-    _Alignas(16) unsigned char data[];
-};
 
 hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes)
 {
@@ -58,33 +50,6 @@ hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n)
     return HSP_OK;
 }
 
-void *hsp_arena_alloc(hsp_scratch *s, size_t bytes, size_t *grown)
-{
-    bytes = (bytes + 15) & ~(size_t)15;
-    *grown = 0;
-    hsp_arena_block *b = s->arena;
-    if (!b || b->size - b->used < bytes) {
-        size_t size = bytes > ARENA_BLOCK ? bytes : ARENA_BLOCK;
-        b = malloc(sizeof *b + size);
-        if (!b) return NULL;
-        b->next = s->arena, b->size = size, b->used = 0;
-        s->arena = b;
-        *grown = sizeof *b + size;
-    }
-    void *p = b->data + b->used;
-    b->used += bytes;
-    return p;
-}
-
-void hsp_arena_free(hsp_scratch *s)
-{
-    while (s->arena) {
-        hsp_arena_block *next = s->arena->next;
-        free(s->arena);
-        s->arena = next;
-    }
-}
-
 int64_t hsp_scratch_bytes(const hsp_scratch *s)
 {
     return s->acc_len * (int64_t)(sizeof(double) + sizeof(uint32_t)) +
@@ -93,7 +58,6 @@ int64_t hsp_scratch_bytes(const hsp_scratch *s)
 
 void hsp_scratch_free(hsp_scratch *s)
 {
-    hsp_arena_free(s);
     free(s->acc), free(s->mark), free(s->hkey), free(s->hval);
     free(s->buf[0]), free(s->buf[1]);
     memset(s, 0, sizeof *s);

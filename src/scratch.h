@@ -1,13 +1,10 @@
-/* scratch.h: per-thread workspaces, kept by the context between multiplies,
- * and the arena where a thread keeps its finished long rows during a job. */
+/* scratch.h: per-thread workspaces, kept by the context between multiplies. */
 #ifndef HSP_SCRATCH_H
 #define HSP_SCRATCH_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "hspgemm.h"
-
-typedef struct hsp_arena_block hsp_arena_block;
 
 typedef struct hsp_scratch {
     void *acc;          /* dense accumulator: one value per column of B */
@@ -19,7 +16,6 @@ typedef struct hsp_scratch {
     int64_t hcap;       /* a power of two */
     void *buf[2];       /* general buffers (heap, ESC, merge) */
     size_t buf_bytes[2];
-    hsp_arena_block *arena;
 } hsp_scratch;
 
 /* Make *p hold at least bytes (contents are not kept). */
@@ -28,12 +24,7 @@ hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes);
 hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n, size_t vsize);
 /* Make the hash table hold at least n keys at load 1/2, all empty. */
 hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n);
-/* bytes from the arena, 16-byte aligned; *grown gets bytes newly taken from
- * the system; NULL when out of memory. */
-void *hsp_arena_alloc(hsp_scratch *s, size_t bytes, size_t *grown);
-/* Free the arena (after a job). */
-void hsp_arena_free(hsp_scratch *s);
-/* Bytes the workspaces hold (not the arena). */
+/* Bytes the workspaces hold. */
 int64_t hsp_scratch_bytes(const hsp_scratch *s);
 void hsp_scratch_free(hsp_scratch *s);
 

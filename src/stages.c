@@ -36,16 +36,22 @@ void hsp_job_error(hsp_job *job, hsp_status s)
     atomic_compare_exchange_strong(&job->status, &ok, (int)s);
 }
 
-/* Reserve and allocate bytes of tracked temporary memory. */
-static void *job_alloc(hsp_job *job, int64_t bytes, const char *what)
+/* Reserve bytes of temporary memory and take them from workspace array k of
+ * the context, which grows when too small. */
+static void *job_alloc(hsp_job *job, int k, int64_t bytes, const char *what)
 {
+    hsp_workspace *ws = &job->ctx->ws;
     if (hsp_job_reserve(job, bytes) != HSP_OK) return NULL;
-    void *p = malloc(bytes > 0 ? (size_t)bytes : 1);
-    if (!p) {
+    if ((size_t)bytes <= ws->bytes[k] && ws->block[k]) return ws->block[k];
+    free(ws->block[k]);
+    ws->bytes[k] = 0;
+    if (!(ws->block[k] = hsp_alloc((size_t)bytes))) {
         hsp_job_release(job, bytes);
         hsp_fail(HSP_ERR_NOMEM, "no memory for %s (%lld bytes)", what, (long long)bytes);
+        return NULL;
     }
-    return p;
+    ws->bytes[k] = (size_t)bytes;
+    return ws->block[k];
 }
 
 /* Bytes of n entries (a column index and a value each). */
@@ -116,24 +122,9 @@ hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t us
     return HSP_OK;
 }
 
-hsp_status hsp_job_keep_long(hsp_job *job, hsp_scratch *s, int64_t k, hsp_growbuf *buf,
-                             int64_t len)
-{
-    size_t colbytes = (size_t)len * sizeof(int32_t), valbytes = (size_t)len * job->vsize;
-    size_t grown = 0;
-    unsigned char *p = hsp_arena_alloc(s, colbytes + 16 + valbytes, &grown);
-    hsp_status st = p ? hsp_job_reserve(job, (int64_t)grown)
-                      : hsp_fail(HSP_ERR_NOMEM, "no memory to keep a long row");
-    if (st == HSP_OK) {
-        job->longrow[k].col = memcpy(p, buf->col, colbytes);
-        job->longrow[k].val = memcpy(p + ((colbytes + 15) & ~(size_t)15), buf->val, valbytes);
-    }
-    hsp_job_drop_long(job, buf);
-    return st;
-}
-
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
 {
+    if (!buf->col && !buf->val) return;
     free(buf->col), free(buf->val);
     hsp_job_release(job, entry_bytes(job, buf->cap));
     buf->col = NULL, buf->val = NULL, buf->cap = 0;
@@ -197,7 +188,7 @@ hsp_status hsp_stage_bound(hsp_job *job)
 {
     int64_t m = job->A->nrows, nparts = part_count(job), total = 0;
     int64_t cut[nparts + 1], part_flops[nparts];
-    job->ub = job_alloc(job, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
+    job->ub = job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
     nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
     part_run r = {job, cut, part_flops};
@@ -216,6 +207,7 @@ typedef struct {
     hsp_job *job;
     int64_t *cut;
     int64_t (*count)[HSP_MAX_BINS]; /* rows of each bin in each part, then offsets */
+    int64_t (*flops)[HSP_NGROUPS];  /* flops of each group in each part */
     int64_t *slots;                 /* C~ slots of each part, then offsets */
 } bin_run;
 
@@ -227,9 +219,12 @@ static void bin_count_part(void *arg, int tid, int64_t part)
     int64_t slots = 0;
     (void)tid;
     memset(r->count[part], 0, sizeof r->count[part]);
+    memset(r->flops[part], 0, sizeof r->flops[part]);
     for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
         int64_t u = job->ub[i];
-        r->count[part][hsp_bins_find(&job->ctx->bins, u)]++;
+        int b = hsp_bins_find(&job->ctx->bins, u);
+        r->count[part][b]++;
+        r->flops[part][job->ctx->bins.group[b]] += 2 * u;
         if (u <= job->medium_max) slots += u;
     }
     r->slots[part] = slots;
@@ -275,6 +270,7 @@ static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total
     job->bin_start[nbins] = pos;
     for (int64_t p = 0; p < nparts; p++) {
         int64_t c = r->slots[p];
+        for (int g = 0; g < HSP_NGROUPS; g++) job->stats->flops_group[g] += r->flops[p][g];
         r->slots[p] = slots;
         slots += c;
     }
@@ -284,25 +280,28 @@ static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total
 hsp_status hsp_stage_bin(hsp_job *job)
 {
     int64_t m = job->A->nrows, nparts = part_count(job), total_slots;
-    int64_t cut[nparts + 1], slots[nparts];
+    int64_t cut[nparts + 1], slots[nparts], flops[nparts][HSP_NGROUPS];
     int64_t (*count)[HSP_MAX_BINS] = malloc((size_t)nparts * sizeof *count);
-    job->bin_rows = job_alloc(job, (m + 1) * (int64_t)sizeof(int32_t), "bins");
-    job->slot = job_alloc(job, (m + 1) * (int64_t)sizeof(int64_t), "C~ offsets");
+    job->bin_rows = job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
+    job->slot = job_alloc(job, WS_SLOT, (m + 1) * (int64_t)sizeof(int64_t), "C~ offsets");
     if (!count || !job->bin_rows || !job->slot) {
         free(count);
         return count ? HSP_ERR_NOMEM : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
     }
     nparts = hsp_split_weighted(NULL, m, nparts, cut);
-    bin_run r = {job, cut, count, slots};
+    bin_run r = {job, cut, count, flops, slots};
     hsp_pool_chunks(job->ctx->pool, nparts, bin_count_part, &r);
     bin_offsets(job, &r, nparts, &total_slots);
     hsp_pool_chunks(job->ctx->pool, nparts, bin_place_part, &r);
     free(count);
     int64_t nlong = job->bin_start[job->ctx->bins.nbins] - job->bin_start[job->ctx->bins.nbins - 1];
-    job->tmp_col = job_alloc(job, total_slots * (int64_t)sizeof(int32_t), "C~ columns");
-    job->tmp_val = job->tmp_col ? job_alloc(job, total_slots * (int64_t)job->vsize, "C~ values") : NULL;
-    job->longrow = job->tmp_val ? job_alloc(job, nlong * (int64_t)sizeof(hsp_longrow), "long rows") : NULL;
-    return job->longrow ? HSP_OK : HSP_ERR_NOMEM;
+    job->tmp_col = job_alloc(job, WS_TMPCOL, total_slots * (int64_t)sizeof(int32_t), "C~ columns");
+    job->tmp_val = job->tmp_col ? job_alloc(job, WS_TMPVAL, total_slots * (int64_t)job->vsize, "C~ values") : NULL;
+    job->longbuf = job->tmp_val ? job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows") : NULL;
+    if (!job->longbuf) return HSP_ERR_NOMEM;
+    memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
+    job->nlong = nlong;
+    return HSP_OK;
 }
 
 /* ---- stage 3: compute ------------------------------------------------------------ */
@@ -348,7 +347,8 @@ typedef struct {
     int64_t *cut;
 } arrange_run;
 
-/* Copy the rows of a part from C~ (or their long-row arena) into C. */
+/* Copy the rows of a part from C~ (or their long-row buffers, then freed)
+ * into C. */
 static void arrange_part(void *arg, int tid, int64_t part)
 {
     arrange_run *r = arg;
@@ -358,18 +358,12 @@ static void arrange_part(void *arg, int tid, int64_t part)
     (void)tid;
     for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
         int64_t dst = C->rowptr[i], len = C->rowptr[i + 1] - dst;
-        const int32_t *col;
-        const unsigned char *val;
-        if (len == 0) continue;
-        if (job->ub[i] <= job->medium_max) {
-            col = job->tmp_col + job->slot[i];
-            val = (const unsigned char *)job->tmp_val + (size_t)job->slot[i] * vs;
-        } else {
-            col = job->longrow[job->slot[i]].col;
-            val = job->longrow[job->slot[i]].val;
-        }
+        hsp_growbuf *buf = job->ub[i] > job->medium_max ? &job->longbuf[job->slot[i]] : NULL;
+        const int32_t *col = buf ? buf->col : job->tmp_col + job->slot[i];
+        const void *val = buf ? buf->val : (const unsigned char *)job->tmp_val + (size_t)job->slot[i] * vs;
         memcpy(C->colidx + dst, col, (size_t)len * sizeof *col);
         memcpy((unsigned char *)C->values + (size_t)dst * vs, val, (size_t)len * vs);
+        if (buf) hsp_job_drop_long(job, buf);
     }
 }
 
@@ -386,8 +380,8 @@ hsp_status hsp_stage_arrange(hsp_job *job)
                         (long long)C->nnz);
     hsp_status s = hsp_job_reserve(job, entry_bytes(job, C->nnz));
     if (s != HSP_OK) return s;
-    C->colidx = malloc((size_t)(C->nnz ? C->nnz : 1) * sizeof *C->colidx);
-    C->values = malloc((size_t)(C->nnz ? C->nnz : 1) * job->vsize);
+    C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
+    C->values = hsp_alloc((size_t)C->nnz * job->vsize);
     if (!C->colidx || !C->values)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
     nparts = hsp_split_weighted(C->rowptr, m, nparts, cut);
@@ -398,8 +392,5 @@ hsp_status hsp_stage_arrange(hsp_job *job)
 
 void hsp_job_cleanup(hsp_job *job)
 {
-    int nthreads = hsp_pool_size(job->ctx->pool);
-    for (int t = 0; t < nthreads; t++) hsp_arena_free(&job->ctx->scratch[t]);
-    free(job->ub), free(job->bin_rows), free(job->slot);
-    free(job->tmp_col), free(job->tmp_val), free(job->longrow);
+    for (int64_t k = 0; k < job->nlong; k++) hsp_job_drop_long(job, &job->longbuf[k]);
 }

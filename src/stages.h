@@ -15,12 +15,6 @@ typedef struct {
     int64_t cap;
 } hsp_growbuf;
 
-/* A finished long row of C~: its entries, in its thread's arena. */
-typedef struct {
-    int32_t *col;
-    void *val;
-} hsp_longrow;
-
 typedef struct hsp_job {
     hsp_context *ctx;
     const hsp_csr *A, *B;
@@ -33,7 +27,8 @@ typedef struct hsp_job {
     int64_t *slot;          /* C~ offset of a row, or its long-buffer number */
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
     void *tmp_val;
-    hsp_longrow *longrow;   /* one per long row, in bin order */
+    hsp_growbuf *longbuf;   /* one per long row, in bin order; freed by stage 4 */
+    int64_t nlong;
     hsp_csr *C;             /* rowptr[i + 1] holds the count of row i until stage 4 */
     atomic_int status;      /* the first error of any thread */
     atomic_llong grow_events, grow_bytes_copied, grow_moves;
@@ -52,12 +47,9 @@ hsp_status hsp_job_grow_start(hsp_job *job, hsp_growbuf *buf);
  * first used entries, by realloc or by allocate + copy + free (the context's
  * grow mode); one grow event per call. */
 hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t used);
-/* Free a long row's buffer. */
+/* Free a long row's buffer (if any). */
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf);
-/* Keep a finished long row: copy its len entries into the thread's arena as
- * row number k of the long group, and free its buffer. */
-hsp_status hsp_job_keep_long(hsp_job *job, struct hsp_scratch *s, int64_t k,
-                             hsp_growbuf *buf, int64_t len);
+
 
 /* Stage 1: upper bounds and flops.  Stage 2: bins and C~.  Stage 3: bins 0-1
  * on CPU threads, the rest on the device.  Stage 4: C from C~. */
@@ -65,7 +57,7 @@ hsp_status hsp_stage_bound(hsp_job *job);
 hsp_status hsp_stage_bin(hsp_job *job);
 hsp_status hsp_stage_compute(hsp_job *job);
 hsp_status hsp_stage_arrange(hsp_job *job);
-/* Free what the stages allocated (not C). */
+/* Free what the stages allocated and did not free (not C). */
 void hsp_job_cleanup(hsp_job *job);
 
 /* Split n items, of weight given by a prefix array, into parts of about equal

@@ -1,0 +1,34 @@
+/* main.c: the hspgemm command: dispatch to a subcommand. */
+#include <string.h>
+#include "cli.h"
+
+static const char usage[] =
+    "usage: hspgemm COMMAND [OPTIONS] [ARGS]\n"
+    "Sparse matrix-matrix products C = A*B in CSR on CPU threads and devices.\n\n"
+    "commands:\n"
+    "  multiply A B -o C   C = A*B\n"
+    "  square A -o C       C = A*A\n"
+    "  gen KIND ARGS -o A  write a generated matrix\n"
+    "  info A              shape, row lengths and the bins of A*A\n"
+    "  bench               time a suite of matrices against peer libraries\n"
+    "  help                this text\n\n"
+    "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
+    "'hspgemm COMMAND --help' describes a command's options.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+        !strcmp(argv[1], "-h")) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    argc -= 1, argv += 1;
+    if (!strcmp(cmd, "multiply")) return cmd_multiply(argc, argv, 0);
+    if (!strcmp(cmd, "square")) return cmd_multiply(argc, argv, 1);
+    if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
+    if (!strcmp(cmd, "info")) return cmd_info(argc, argv);
+    if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
+    fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
+    return 2;
+}

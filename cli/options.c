@@ -1,0 +1,177 @@
+/* options.c: parsing the command line shared by the subcommands, loading
+ * operands, and small helpers. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+/* A whole decimal number in [lo, hi] from text; 0 on success. */
+static int parse_int(const char *text, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* A method name, or -1. */
+static int parse_method(const char *name, size_t len)
+{
+    for (int m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_DENSE; m++)
+        if (strlen(hsp_method_name((hsp_method)m)) == len &&
+            !strncmp(name, hsp_method_name((hsp_method)m), len))
+            return m;
+    return -1;
+}
+
+/* --methods=default | paper | SHORT,MEDIUM,LONG. */
+static int parse_methods(const char *v, hsp_method *method)
+{
+    static const hsp_method paper[HSP_NMETHODGROUPS] = {HSP_METHOD_HEAP, HSP_METHOD_ESC,
+                                                         HSP_METHOD_MERGE};
+    if (!strcmp(v, "paper")) return memcpy(method, paper, sizeof paper), 0;
+    if (!strcmp(v, "default")) return memset(method, 0, sizeof paper), 0;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++) {
+        const char *end = strchr(v, ',');
+        size_t len = end ? (size_t)(end - v) : strlen(v);
+        int m = parse_method(v, len);
+        if (m < 0 || (g < HSP_NMETHODGROUPS - 1 && !end) || (g == HSP_NMETHODGROUPS - 1 && end))
+            return -1;
+        method[g] = (hsp_method)m;
+        v = end ? end + 1 : v;
+    }
+    return 0;
+}
+
+/* Is name in the comma-separated list? */
+static int allowed_option(const char *allowed, const char *name, size_t len)
+{
+    for (const char *p = allowed; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && !strncmp(p, name, len)) return 1;
+        p = end ? end + 1 : p + n;
+    }
+    return 0;
+}
+
+/* Apply option name=value to a; returns an error message or NULL. */
+static const char *apply_option(cli_args *a, const char *name, const char *v)
+{
+    int64_t n;
+    if (!strcmp(name, "o") || !strcmp(name, "output")) a->output = v;
+    else if (!strcmp(name, "device")) a->lib.device = v;
+    else if (!strcmp(name, "csv")) a->csv = v;
+    else if (!strcmp(name, "suite")) a->suite = v;
+    else if (!strcmp(name, "peers")) a->peers = v;
+    else if (!strcmp(name, "quiet")) a->quiet = 1;
+    else if (!strcmp(name, "threads")) {
+        if (parse_int(v, 0, 4096, &n)) return "--threads takes 0 (one per core) to 4096";
+        a->lib.threads = (int)n;
+    } else if (!strcmp(name, "grow")) {
+        if (strcmp(v, "realloc") && strcmp(v, "copy")) return "--grow takes realloc or copy";
+        a->lib.grow = strcmp(v, "copy") ? HSP_GROW_REALLOC : HSP_GROW_COPY;
+    } else if (!strcmp(name, "precision")) {
+        if (strcmp(v, "float") && strcmp(v, "double")) return "--precision takes float or double";
+        a->precision = strcmp(v, "float") ? HSP_DOUBLE : HSP_FLOAT;
+    } else if (!strcmp(name, "stats")) {
+        if (strcmp(v, "table") && strcmp(v, "json")) return "--stats takes table or json";
+        a->stats = strcmp(v, "json") ? 1 : 2;
+    } else if (!strcmp(name, "repeat")) {
+        if (parse_int(v, 1, 1000000, &n)) return "--repeat takes a count from 1";
+        a->repeat = (int)n;
+    } else if (!strcmp(name, "seed")) {
+        if (parse_int(v, 0, INT64_MAX, &n)) return "--seed takes a number from 0";
+        a->seed = (uint64_t)n;
+    } else if (!strcmp(name, "methods")) {
+        if (parse_methods(v, a->lib.method))
+            return "--methods takes default, paper, or SHORT,MEDIUM,LONG from "
+                   "heap, esc, merge, hash, dense";
+    } else if (!strcmp(name, "wavefront")) {
+        if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
+        a->lib.wavefront = (int)n;
+    } else if (!strcmp(name, "local-mem")) {
+        if (parse_int(v, 1, INT64_MAX, &n)) return "--local-mem takes a byte count";
+        a->lib.local_mem = n;
+    } else if (!strcmp(name, "grow-start")) {
+        if (parse_int(v, 1, 1 << 24, &n)) return "--grow-start takes 1 to 2^24 entries";
+        a->lib.grow_start = n;
+    } else if (!strcmp(name, "mem-limit")) {
+        if (parse_int(v, 1, INT64_MAX, &n)) return "--mem-limit takes a byte count";
+        a->lib.mem_limit = n;
+    } else if (!strcmp(name, "gen")) {
+        if (a->noperands == CLI_MAX_OPERANDS) return "too many matrices";
+        a->operand_is_gen[a->noperands] = 1;
+        a->operand[a->noperands++] = v;
+    } else return "unknown option";
+    return NULL;
+}
+
+/* Options that take no value. */
+static int is_flag(const char *name)
+{
+    return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help");
+}
+
+int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)
+{
+    memset(a, 0, sizeof *a);
+    hsp_options_init(&a->lib);
+    a->precision = HSP_DOUBLE, a->seed = 1;
+    for (int k = 1; k < argc; k++) {
+        const char *arg = argv[k], *value = NULL, *err = NULL;
+        char name[64];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) return fputs(usage, stdout), 1;
+        if (arg[0] != '-' || !arg[1]) {
+            if (a->noperands == CLI_MAX_OPERANDS) err = "too many matrices";
+            else a->operand[a->noperands++] = arg;
+        } else {
+            const char *n0 = arg + (arg[1] == '-' ? 2 : 1), *eq = strchr(n0, '=');
+            size_t len = eq ? (size_t)(eq - n0) : strlen(n0);
+            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), n0);
+            if (!allowed_option(allowed, n0, len)) err = "unknown option";
+            else if (eq) value = eq + 1;
+            else if (!strcmp(name, "stats")) value = "table";
+            else if (is_flag(name)) value = "";
+            else if (k + 1 < argc) value = argv[++k];
+            else err = "needs a value";
+            if (!err) err = apply_option(a, name, value);
+        }
+        if (err) {
+            fprintf(stderr, "hspgemm: %s: %s\n%s", arg, err, usage);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+hsp_csr *cli_load(const cli_args *a, int k)
+{
+    hsp_csr *M = NULL;
+    hsp_status s = a->operand_is_gen[k]
+                       ? hsp_generate(a->operand[k], a->seed + (uint64_t)k, a->precision, &M)
+                       : hsp_mm_read(a->operand[k], a->precision, !a->quiet, &M);
+    if (s != HSP_OK) cli_error(a->operand[k], s);
+    return M;
+}
+
+int cli_error(const char *what, hsp_status s)
+{
+    fprintf(stderr, "hspgemm: %s: %s: %s\n", what, hsp_strerror(s), hsp_errmsg());
+    return 1;
+}
+
+static int compare_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+void cli_median_min(double *x, int n, double *median, double *min)
+{
+    qsort(x, (size_t)n, sizeof *x, compare_double);
+    *min = x[0];
+    *median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}

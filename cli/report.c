@@ -1,0 +1,95 @@
+/* report.c: timing repeated multiplies and printing their figures as a
+ * table or as one line of JSON. */
+#include <stdlib.h>
+#include <sys/time.h>
+#include <time.h>
+#include "cli.h"
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat,
+                             int progress, hsp_csr **C, cli_result *r)
+{
+    double *ms = malloc((size_t)repeat * sizeof *ms), start = now_ms();
+    if (!ms) return HSP_ERR_NOMEM;
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < repeat && s == HSP_OK; k++) {
+        hsp_csr *out = NULL;
+        double t0 = now_ms();
+        s = hsp_multiply(ctx, A, B, &out, &r->stats);
+        ms[k] = now_ms() - t0;
+        if (C && k == repeat - 1) *C = out;
+        else hsp_csr_free(out);
+        if (progress && now_ms() - start > 1000.0)
+            fprintf(stderr, "\rmultiply: run %d of %d", k + 1, repeat);
+    }
+    if (progress && now_ms() - start > 1000.0) fprintf(stderr, "\r\033[K");
+    if (s == HSP_OK) cli_median_min(ms, repeat, &r->ms_median, &r->ms_min);
+    r->runs = repeat;
+    r->nrows = A->nrows, r->ncols = B->ncols, r->nnz_a = A->nnz, r->nnz_b = B->nnz;
+    r->precision = A->precision;
+    free(ms);
+    return s;
+}
+
+static double gflops(const cli_result *r)
+{
+    return r->ms_median > 0 ? (double)r->stats.flops / (r->ms_median * 1e6) : 0.0;
+}
+
+void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
+{
+    static const char *stage[4] = {"1 upper bound", "2 binning", "3 compute", "4 arrange"};
+    const hsp_stats *st = &r->stats;
+    const hsp_bins *bins = hsp_context_bins(ctx);
+    fprintf(f, "C = A*B: %lld x %lld, nnz(A) %lld, nnz(B) %lld, nnz(C) %lld, %s\n",
+            (long long)r->nrows, (long long)r->ncols, (long long)r->nnz_a, (long long)r->nnz_b,
+            (long long)st->nnz_c, r->precision == HSP_DOUBLE ? "double" : "float");
+    fprintf(f, "device %s, %d threads, grow=%s, methods short=%s medium=%s long=%s\n",
+            st->device, st->threads, hsp_grow_name(st->grow), hsp_method_name(st->method[0]),
+            hsp_method_name(st->method[1]), hsp_method_name(st->method[2]));
+    fprintf(f, "\n%-16s %10s\n", "stage (last run)", "ms");
+    for (int k = 0; k < 4; k++) fprintf(f, "%-16s %10.3f\n", stage[k], st->ms_stage[k]);
+    fprintf(f, "%-16s %10.3f\n", "total", st->ms_total);
+    fprintf(f, "\n%-8s %6s %12s %14s %7s\n", "group", "bins", "rows", "flops", "flops%");
+    for (int g = 0; g < HSP_NGROUPS; g++) {
+        int nb = 0;
+        for (int b = 0; b < bins->nbins; b++) nb += bins->group[b] == g;
+        fprintf(f, "%-8s %6d %12lld %14lld %6.1f%%\n", hsp_group_name(g), nb,
+                (long long)st->rows_group[g], (long long)st->flops_group[g],
+                st->flops ? 100.0 * (double)st->flops_group[g] / (double)st->flops : 0.0);
+    }
+    fprintf(f, "\ngrow events %lld, bytes copied by growth %lld, realloc moves %lld\n",
+            (long long)st->grow_events, (long long)st->grow_bytes_copied,
+            (long long)st->grow_moves);
+    fprintf(f, "peak temporary memory %.1f MiB\n", (double)st->peak_temp_bytes / 1048576.0);
+    fprintf(f, "flops %lld; %d run%s: median %.3f ms, min %.3f ms, %.3f GFlop/s\n",
+            (long long)st->flops, r->runs, r->runs > 1 ? "s" : "", r->ms_median, r->ms_min,
+            gflops(r));
+}
+
+void cli_report_json(FILE *f, const cli_result *r)
+{
+    const hsp_stats *st = &r->stats;
+    fprintf(f,
+            "{\"ms_median\":%.4f,\"ms_min\":%.4f,\"runs\":%d,\"gflops\":%.4f,\"nnz_c\":%lld,"
+            "\"flops\":%lld,\"device\":\"%s\",\"grow\":\"%s\",\"grow_events\":%lld,"
+            "\"grow_bytes_copied\":%lld,\"grow_moves\":%lld,\"threads\":%d,"
+            "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
+            "\"cols\":%lld,\"nnz_a\":%lld,\"nnz_b\":%lld,\"peak_temp_bytes\":%lld,"
+            "\"ms_stage\":[%.4f,%.4f,%.4f,%.4f]}\n",
+            r->ms_median, r->ms_min, r->runs, gflops(r), (long long)st->nnz_c,
+            (long long)st->flops, st->device, hsp_grow_name(st->grow),
+            (long long)st->grow_events, (long long)st->grow_bytes_copied,
+            (long long)st->grow_moves, st->threads,
+            r->precision == HSP_DOUBLE ? "double" : "float", hsp_method_name(st->method[0]),
+            hsp_method_name(st->method[1]), hsp_method_name(st->method[2]), (long long)r->nrows,
+            (long long)r->ncols, (long long)r->nnz_a, (long long)r->nnz_b,
+            (long long)st->peak_temp_bytes, st->ms_stage[0], st->ms_stage[1], st->ms_stage[2],
+            st->ms_stage[3]);
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# t_cli.sh: the command-line contract of hspgemm, as TAP.
+hsp="${top_builddir:-.}/hspgemm"
+data="${top_srcdir:-.}/tests/data"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+
+# ok CONDITION-STATUS NAME: print a TAP line.
+ok() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+# run CMD...: run, keeping stdout, stderr and the status.
+run() {
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+has() { grep -q -- "$1" "$2"; echo $?; }
+
+run "$hsp" --help
+ok $rc "--help exits 0"
+run "$hsp" frobnicate
+[ $rc -eq 2 ]; ok $? "an unknown command exits 2"
+ok "$(has "unknown command 'frobnicate'" "$tmp/err")" "and names the command"
+
+run "$hsp" gen poisson2d5 12 -o "$tmp/a.mtx"
+ok $rc "gen writes a matrix"
+run "$hsp" gen rmat:7,4 --seed=3 -o "$tmp/r.mtx"
+ok $rc "gen takes KIND:ARGS"
+run "$hsp" square "$tmp/a.mtx" -o "$tmp/c1.mtx"
+ok $rc "square A from a file"
+run "$hsp" square --gen=poisson2d5:12 -o "$tmp/c2.mtx"
+ok $rc "square --gen"
+cmp -s "$tmp/c1.mtx" "$tmp/c2.mtx"; ok $? "the file and the generator give the same C"
+run "$hsp" multiply "$tmp/a.mtx" "$tmp/a.mtx" -o "$tmp/c3.mtx" --threads=1 --grow=copy
+cmp -s "$tmp/c1.mtx" "$tmp/c3.mtx"; ok $? "multiply A A equals square A, other threads and grow"
+run "$hsp" multiply "$tmp/r.mtx" --gen=rmat:7,4 --methods=paper --precision=float
+ok $rc "multiply a file by a generated matrix, paper methods, float"
+
+run "$hsp" square --gen=poisson3d27:6 --stats=json --repeat=3
+ok $rc "--stats=json runs"
+[ "$(wc -l <"$tmp/out")" -eq 1 ]; ok $? "--stats=json prints one line"
+for key in ms_median ms_min gflops nnz_c flops device grow grow_events threads; do
+    ok "$(has "\"$key\":" "$tmp/out")" "--stats=json has $key"
+done
+ok "$(has '"runs":3' "$tmp/out")" "--repeat=3 gives 3 runs"
+run "$hsp" square --gen=poisson3d27:6 --stats
+ok "$(has "grow events" "$tmp/out")" "--stats prints the table"
+ok "$(has "3 compute" "$tmp/out")" "the table has the stages"
+
+run "$hsp" info "$tmp/a.mtx"
+ok "$(has "bins of A\*A" "$tmp/out")" "info prints the bins of A*A"
+ok "$(has "144 x 144" "$tmp/out")" "info prints the shape"
+
+run "$hsp" square "$tmp/missing.mtx"
+[ $rc -eq 1 ]; ok $? "a missing file exits 1"
+ok "$(has "missing.mtx" "$tmp/err")" "and names the file"
+run "$hsp" multiply "$tmp/a.mtx" --gen=poisson2d5:5
+[ $rc -eq 1 ]; ok $? "a shape mismatch exits 1"
+ok "$(has "shape mismatch" "$tmp/err")" "and says so"
+run "$hsp" square "$tmp/a.mtx" --grow=sideways
+[ $rc -eq 2 ]; ok $? "a bad option value exits 2"
+ok "$(has "realloc or copy" "$tmp/err")" "and says what it takes"
+run "$hsp" square --gen=cube:3
+[ $rc -eq 1 ]; ok $? "an unknown generator exits 1"
+run "$hsp" square --gen=poisson2d5:10 --device=cuda
+[ $rc -eq 1 ]; ok $? "an unknown device exits 1"
+ok "$(has "unknown device" "$tmp/err")" "and says so"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1.0\n' >"$tmp/bad.mtx"
+run "$hsp" square "$tmp/bad.mtx"
+[ $rc -eq 1 ]; ok $? "a malformed file exits 1"
+ok "$(has "bad.mtx:3" "$tmp/err")" "and names its line"
+
+run "$hsp" bench --suite=quick --peers=none --repeat=1 --csv="$tmp/b.csv"
+ok $rc "bench --suite=quick runs"
+[ "$(wc -l <"$tmp/b.csv")" -eq 4 ]; ok $? "bench writes a CSV row per matrix"
+ok "$(has "poisson3d27:8" "$tmp/out")" "bench prints the table"
+
+echo "1..$n"
+exit $fail
