@@ -314,10 +314,11 @@ static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch
                                RF(method_fn) method, int64_t *len)
 {
     hsp_growbuf *buf = &job->longbuf[job->slot[i]];
-    hsp_status st = hsp_job_grow_start(job, buf);
+    hsp_status st = hsp_job_grow_start(job, s, buf);
     if (st != HSP_OK) return st;
     RF(out) o = {buf->col, buf->val, buf->cap, buf};
-    return method(job, op, s, i, &o, len);
+    st = method(job, op, s, i, &o, len);
+    return st == HSP_OK ? hsp_job_finish_long(job, s, buf, *len) : st;
 }
 
 hsp_status RF(hsp_rows_compute)(hsp_job *job, hsp_scratch *s, int64_t first, int64_t last)

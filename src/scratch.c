@@ -4,6 +4,14 @@
 #include "internal.h"
 #include "scratch.h"
 
+enum { ARENA_BLOCK = 1 << 20 };
+
+struct hsp_arena_block {
+    hsp_arena_block *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
 hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes)
 {
     if (bytes <= *have) return HSP_OK;
@@ -50,6 +58,28 @@ hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n)
     return HSP_OK;
 }
 
+void *hsp_arena_alloc(hsp_scratch *s, size_t bytes)
+{
+    bytes = (bytes + 15) & ~(size_t)15;
+    hsp_arena_block **at = &s->arena;
+    while (*at && (*at)->size - (*at)->used < bytes) at = &(*at)->next;
+    if (!*at) {
+        size_t size = bytes > ARENA_BLOCK ? bytes : ARENA_BLOCK;
+        hsp_arena_block *b = malloc(sizeof *b + size);
+        if (!b) return NULL;
+        b->next = NULL, b->size = size, b->used = 0;
+        *at = b;
+    }
+    void *p = (*at)->data + (*at)->used;
+    (*at)->used += bytes;
+    return p;
+}
+
+void hsp_arena_reset(hsp_scratch *s)
+{
+    for (hsp_arena_block *b = s->arena; b; b = b->next) b->used = 0;
+}
+
 int64_t hsp_scratch_bytes(const hsp_scratch *s)
 {
     return s->acc_len * (int64_t)(sizeof(double) + sizeof(uint32_t)) +
@@ -60,5 +90,11 @@ void hsp_scratch_free(hsp_scratch *s)
 {
     free(s->acc), free(s->mark), free(s->hkey), free(s->hval);
     free(s->buf[0]), free(s->buf[1]);
+    free(s->spare_col), free(s->spare_val);
+    while (s->arena) {
+        hsp_arena_block *next = s->arena->next;
+        free(s->arena);
+        s->arena = next;
+    }
     memset(s, 0, sizeof *s);
 }

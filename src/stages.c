@@ -60,19 +60,37 @@ static int64_t entry_bytes(const hsp_job *job, int64_t n)
     return n * (int64_t)(sizeof(int32_t) + job->vsize);
 }
 
-hsp_status hsp_job_grow_start(hsp_job *job, hsp_growbuf *buf)
+hsp_status hsp_job_grow_start(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf)
 {
     int64_t n = job->ctx->options.grow_start;
-    hsp_status s = hsp_job_reserve(job, entry_bytes(job, n));
-    if (s != HSP_OK) return s;
+    buf->cap = n;
+    if (s->spare_col) { /* the buffer of the thread's last row that did not grow */
+        buf->col = s->spare_col, buf->val = s->spare_val;
+        s->spare_col = NULL, s->spare_val = NULL;
+        return HSP_OK;
+    }
+    hsp_status st = hsp_job_reserve(job, entry_bytes(job, n));
+    if (st != HSP_OK) return buf->cap = 0, st;
     buf->col = malloc((size_t)n * sizeof(int32_t));
     buf->val = malloc((size_t)n * job->vsize);
-    buf->cap = n;
     if (buf->col && buf->val) return HSP_OK;
-    free(buf->col), free(buf->val);
-    buf->col = NULL, buf->val = NULL, buf->cap = 0;
-    hsp_job_release(job, entry_bytes(job, n));
+    hsp_job_drop_long(job, buf);
     return hsp_fail(HSP_ERR_NOMEM, "no memory for a long row buffer");
+}
+
+hsp_status hsp_job_finish_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, int64_t len)
+{
+    if (buf->cap != job->ctx->options.grow_start) return HSP_OK; /* grown: keep it */
+    size_t colbytes = ((size_t)len * sizeof(int32_t) + 15) & ~(size_t)15;
+    unsigned char *p = hsp_arena_alloc(s, colbytes + (size_t)len * job->vsize);
+    if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory to keep a long row");
+    hsp_status st = hsp_job_reserve(job, entry_bytes(job, len));
+    if (st != HSP_OK) return st;
+    memcpy(p, buf->col, (size_t)len * sizeof(int32_t));
+    memcpy(p + colbytes, buf->val, (size_t)len * job->vsize);
+    s->spare_col = buf->col, s->spare_val = buf->val;
+    buf->col = (int32_t *)(void *)p, buf->val = p + colbytes, buf->cap = 0;
+    return HSP_OK;
 }
 
 /* Move n elements of size bytes from *p into a new block of cap elements. */
@@ -124,7 +142,7 @@ hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t us
 
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
 {
-    if (!buf->col && !buf->val) return;
+    if (buf->cap == 0) return; /* none, or in an arena */
     free(buf->col), free(buf->val);
     hsp_job_release(job, entry_bytes(job, buf->cap));
     buf->col = NULL, buf->val = NULL, buf->cap = 0;
@@ -393,4 +411,10 @@ hsp_status hsp_stage_arrange(hsp_job *job)
 void hsp_job_cleanup(hsp_job *job)
 {
     for (int64_t k = 0; k < job->nlong; k++) hsp_job_drop_long(job, &job->longbuf[k]);
+    for (int t = 0; t < hsp_pool_size(job->ctx->pool); t++) {
+        hsp_scratch *s = &job->ctx->scratch[t];
+        free(s->spare_col), free(s->spare_val);
+        s->spare_col = NULL, s->spare_val = NULL;
+        hsp_arena_reset(s);
+    }
 }

@@ -7,8 +7,9 @@
 #include "bins.h"
 #include "context.h"
 
-/* A long row's buffer while it is computed: starts at grow_start entries and
- * grows on overflow (by realloc or allocate + copy + free). */
+/* A long row's buffer: starts at grow_start entries and grows on overflow
+ * (by realloc or allocate + copy + free); cap 0 when the row lies in an
+ * arena (see hsp_job_finish_long) or has no buffer. */
 typedef struct {
     int32_t *col;
     void *val;
@@ -41,8 +42,14 @@ hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes);
 void hsp_job_release(hsp_job *job, int64_t bytes);
 /* Record the first error of a worker thread. */
 void hsp_job_error(hsp_job *job, hsp_status s);
-/* Give a long row its first buffer of grow_start entries. */
-hsp_status hsp_job_grow_start(hsp_job *job, hsp_growbuf *buf);
+/* Give a long row its first buffer of grow_start entries (the thread's spare
+ * one when it has one). */
+hsp_status hsp_job_grow_start(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *buf);
+/* A long row of len entries is done.  One that never grew is copied into the
+ * thread's arena and its buffer kept as the thread's spare, so that short
+ * long rows cost no allocation; one that grew keeps its buffer. */
+hsp_status hsp_job_finish_long(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *buf,
+                               int64_t len);
 /* Grow a long row's buffer, doubling until it holds need entries, keeping its
  * first used entries, by realloc or by allocate + copy + free (the context's
  * grow mode); one grow event per call. */
