@@ -32,7 +32,7 @@ static const char *const suite_paper[] = {"poisson2d5:1024", "poisson2d9:1024", 
                                           "poisson3d27:101", NULL};
 static const char *const suite_quick[] = {"poisson2d5:30", "poisson3d27:8", "rmat:9,8", NULL};
 
-enum { NPEERS = 2 };
+enum { NPEERS = 2, CMD_LEN = 8192 };
 static const char *const peer_name[NPEERS] = {"graphblas", "scipy"};
 static const char *const peer_file[NPEERS] = {"peer_graphblas", "peer_scipy.py"};
 
@@ -121,7 +121,7 @@ static int run_peer(const char *cmd, double *ms, int64_t *nnz)
 }
 
 /* The command lines of the peers that are present and wanted. */
-static void peer_commands(const cli_args *a, char cmd[NPEERS][PATH_MAX + 512])
+static void peer_commands(const cli_args *a, char cmd[NPEERS][CMD_LEN])
 {
     for (int k = 0; k < NPEERS; k++) {
         char path[PATH_MAX];
@@ -156,10 +156,10 @@ static hsp_status time_ours(const cli_args *a, hsp_grow g, const hsp_csr *A, cli
 }
 
 /* Run the peers on A, written once to a temporary file. */
-static void time_peers(const char *name, const hsp_csr *A, char cmd[NPEERS][PATH_MAX + 512],
+static void time_peers(const char *name, const hsp_csr *A, char cmd[NPEERS][CMD_LEN],
                        bench_row *row)
 {
-    char dir[] = "/tmp/hspgemm-bench-XXXXXX", path[64], full[PATH_MAX + 600];
+    char dir[] = "/tmp/hspgemm-bench-XXXXXX", path[64], *full;
     int any = 0;
     for (int k = 0; k < NPEERS; k++) any |= cmd[k][0] != '\0';
     if (!any || !mkdtemp(dir)) return;
@@ -169,18 +169,19 @@ static void time_peers(const char *name, const hsp_csr *A, char cmd[NPEERS][PATH
         for (int k = 0; k < NPEERS; k++) {
             if (!cmd[k][0]) continue;
             status_line("bench: %s: %s", name, peer_name[k]);
-            snprintf(full, sizeof full, "%s '%s'", cmd[k], path);
+            if (asprintf(&full, "%s '%s'", cmd[k], path) < 0) continue;
             if (run_peer(full, &row->peer_ms[k], &row->peer_nnz[k]) != 0) {
                 fprintf(stderr, "\nhspgemm: bench: %s failed on %s\n", peer_name[k], name);
                 row->peer_ms[k] = 0;
             }
+            free(full);
         }
     unlink(path);
     rmdir(dir);
 }
 
 /* Generate, time ours in both grow modes (copy only with long rows), and the peers. */
-static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][PATH_MAX + 512],
+static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][CMD_LEN],
                         bench_row *row)
 {
     hsp_csr *A = NULL;
@@ -289,7 +290,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (!a.repeat) a.repeat = 3;
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    char cmd[NPEERS][PATH_MAX + 512];
+    char cmd[NPEERS][CMD_LEN];
     peer_commands(&a, cmd);
     bench_row rows[16];
     int n = 0;

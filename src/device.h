@@ -13,7 +13,7 @@ typedef struct hsp_device hsp_device;
 
 struct hsp_device {
     const char *name;           /* "cpu" */
-    char description[64];       /* shown in stats, e.g. "cpu (2 threads)" */
+    char description[64];       /* shown in stats, e.g. "cpu" */
     int wavefront;              /* threads that run in lock step */
     int64_t local_mem;          /* bytes of fast memory per work-group */
     int host_realloc;           /* buffers can grow by host realloc */

@@ -110,7 +110,7 @@ hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out)
     }
     st->pool = pool;
     dev->name = "cpu";
-    snprintf(dev->description, sizeof dev->description, "cpu (%d threads)", hsp_pool_size(pool));
+    snprintf(dev->description, sizeof dev->description, "cpu");
     dev->wavefront = 32;       /* the paper's layout: 38 bins */
     dev->local_mem = 48 << 10; /* a core's L1 data cache is of this order */
     dev->host_realloc = 1;

@@ -235,7 +235,18 @@ static hsp_status RF(row_hash)(hsp_job *job, const RF(operands) *op, hsp_scratch
     return HSP_OK;
 }
 
-/* ---- dense: an accumulator over all columns, then sort or scan ------------------- */
+/* ---- dense: an accumulator over all columns, then a bitmap scan or a sort ---- */
+
+/* The row's columns in order from the bitmap, whose words lo..hi it clears. */
+static int64_t RF(scan_bits)(uint64_t *bits, int32_t lo, int32_t hi, int32_t *col)
+{
+    int64_t t = 0;
+    for (int32_t w = lo / 64; w <= hi / 64; w++) {
+        for (uint64_t x = bits[w]; x; x &= x - 1) col[t++] = w * 64 + __builtin_ctzll(x);
+        bits[w] = 0;
+    }
+    return t;
+}
 
 static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
                                 RF(out) *o, int64_t *len_out)
@@ -243,38 +254,37 @@ static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratc
     int64_t len = 0;
     hsp_status st = hsp_scratch_dense(s, op->ncols, sizeof(VT));
     if (st != HSP_OK) return st;
-    if (++s->stamp == 0) {
-        memset(s->mark, 0, (size_t)s->acc_len * sizeof *s->mark);
-        s->stamp = 1;
-    }
-    VT *acc = s->acc;
-    uint32_t *mark = s->mark, stamp = s->stamp;
+    VT *restrict acc = s->acc;
+    uint64_t *restrict bits = s->bits;
+    const int32_t *restrict bcol = op->bcol;
+    const VT *restrict bval = op->bval;
     int32_t lo = INT32_MAX, hi = -1;
-    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1] && st == HSP_OK; p++) {
         int32_t k = op->acol[p];
         VT a = op->aval[p];
         for (int64_t q = op->brp[k]; q < op->brp[k + 1]; q++) {
-            int32_t c = op->bcol[q];
-            if (mark[c] == stamp) {
-                acc[c] += a * op->bval[q];
+            int32_t c = bcol[q];
+            uint64_t bit = (uint64_t)1 << (c & 63);
+            if (bits[c / 64] & bit) {
+                acc[c] += a * bval[q];
                 continue;
             }
-            if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) return st;
-            mark[c] = stamp, acc[c] = a * op->bval[q];
+            if (len == o->cap && (st = RF(room)(job, o, len + 1, len)) != HSP_OK) break;
+            bits[c / 64] |= bit;
+            acc[c] = a * bval[q];
             o->col[len++] = c;
             lo = c < lo ? c : lo, hi = c > hi ? c : hi;
         }
     }
-    if (len > 0 && hi - lo < 8 * len) { /* few gaps: scanning beats sorting */
-        int64_t t = 0;
-        for (int32_t c = lo; c <= hi; c++)
-            if (mark[c] == stamp) o->col[t++] = c;
+    if (st == HSP_OK && hi / 64 - lo / 64 < 2 * len) { /* few words: the bitmap is the order */
+        RF(scan_bits)(bits, lo, hi, o->col);
     } else {
+        for (int64_t t = 0; t < len; t++) bits[o->col[t] / 64] = 0;
         hsp_sort_columns(o->col, len);
     }
     for (int64_t t = 0; t < len; t++) o->val[t] = acc[o->col[t]];
     *len_out = len;
-    return HSP_OK;
+    return st;
 }
 
 /* ---- rows of a chunk ---------------------------------------------------------------- */

@@ -28,11 +28,10 @@ hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n, size_t vsize)
 {
     if (n <= s->acc_len) return HSP_OK;
     free(s->acc);
-    free(s->mark);
+    free(s->bits);
     s->acc = malloc((size_t)n * vsize);
-    s->mark = calloc((size_t)n, sizeof *s->mark);
-    s->stamp = 0;
-    s->acc_len = (s->acc && s->mark) ? n : 0;
+    s->bits = calloc((size_t)(n + 63) / 64, sizeof *s->bits);
+    s->acc_len = (s->acc && s->bits) ? n : 0;
     return s->acc_len ? HSP_OK
                       : hsp_fail(HSP_ERR_NOMEM, "no memory for a dense accumulator of %lld columns",
                                  (long long)n);
@@ -82,13 +81,13 @@ void hsp_arena_reset(hsp_scratch *s)
 
 int64_t hsp_scratch_bytes(const hsp_scratch *s)
 {
-    return s->acc_len * (int64_t)(sizeof(double) + sizeof(uint32_t)) +
+    return s->acc_len * (int64_t)sizeof(double) + (s->acc_len + 63) / 64 * 8 +
            s->hcap * (int64_t)(sizeof(int32_t) + sizeof(double)) + (int64_t)(s->buf_bytes[0] + s->buf_bytes[1]);
 }
 
 void hsp_scratch_free(hsp_scratch *s)
 {
-    free(s->acc), free(s->mark), free(s->hkey), free(s->hval);
+    free(s->acc), free(s->bits), free(s->hkey), free(s->hval);
     free(s->buf[0]), free(s->buf[1]);
     free(s->spare_col), free(s->spare_val);
     while (s->arena) {

@@ -10,9 +10,8 @@ typedef struct hsp_arena_block hsp_arena_block;
 
 typedef struct hsp_scratch {
     void *acc;          /* dense accumulator: one value per column of B */
-    uint32_t *mark;     /* mark[j] == stamp when column j is in the row */
+    uint64_t *bits;     /* bit j set while column j is in the row */
     int64_t acc_len;
-    uint32_t stamp;
     int32_t *hkey;      /* hash table: column or -1 */
     void *hval;         /* hash table: the column's sum (8 bytes an entry) */
     int64_t hcap;       /* a power of two */

@@ -1,0 +1,250 @@
+/* gen.c: generated test matrices, deterministic for a seed: Poisson stencils
+ * on 2D and 3D grids, R-MAT graphs, uniformly random rows and bands. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+enum { MAX_ARGS = 2 };
+
+/* splitmix64: small, fast and good enough for test matrices. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A uniform double in [0, 1). */
+static double uniform(uint64_t *state)
+{
+    return (double)(next_random(state) >> 11) * 0x1.0p-53;
+}
+
+/* Store value v as entry k of A. */
+static void set_value(hsp_csr *A, int64_t k, double v)
+{
+    if (A->precision == HSP_DOUBLE) ((double *)A->values)[k] = v;
+    else ((float *)A->values)[k] = (float)v;
+}
+
+/* Check that rows x per_row entries fit, and allocate. */
+static hsp_status make_matrix(int64_t rows, int64_t cols, int64_t max_nnz, hsp_precision p,
+                              hsp_csr **out)
+{
+    if (rows > INT32_MAX || cols > INT32_MAX)
+        return hsp_fail(HSP_ERR_OVERFLOW, "%lld x %lld is over the 2^31-1 rows or columns of hsp_csr",
+                        (long long)rows, (long long)cols);
+    return hsp_csr_create((int32_t)rows, (int32_t)cols, max_nnz, p, out);
+}
+
+/* The 2D or 3D grid Laplacian: 5/9-point (dim 2) or 7/27-point (dim 3); full
+ * takes all neighbours of the 3^dim box, else only the face neighbours. */
+static hsp_status stencil(int dim, int full, const int64_t *arg, uint64_t seed, hsp_precision p,
+                          hsp_csr **out)
+{
+    int64_t n = arg[0], n3 = dim == 3 ? n : 1, rows = n * n * n3;
+    int per_row = full ? (dim == 3 ? 27 : 9) : 2 * dim + 1;
+    (void)seed;
+    if (n > 50000 || rows > INT32_MAX)
+        return hsp_fail(HSP_ERR_OVERFLOW, "a grid of side %lld has too many rows", (long long)n);
+    hsp_status s = make_matrix(rows, rows, rows * per_row, p, out);
+    if (s != HSP_OK) return s;
+    hsp_csr *A = *out;
+    int64_t k = 0;
+    for (int64_t z = 0; z < n3; z++)
+        for (int64_t y = 0; y < n; y++)
+            for (int64_t x = 0; x < n; x++) {
+                for (int64_t dz = -(dim == 3); dz <= (dim == 3); dz++)
+                    for (int64_t dy = -1; dy <= 1; dy++)
+                        for (int64_t dx = -1; dx <= 1; dx++) {
+                            int64_t X = x + dx, Y = y + dy, Z = z + dz;
+                            int far = (dx != 0) + (dy != 0) + (dz != 0);
+                            if (X < 0 || Y < 0 || Z < 0 || X >= n || Y >= n || Z >= n3) continue;
+                            if (!full && far > 1) continue;
+                            A->colidx[k] = (int32_t)((Z * n + Y) * n + X);
+                            set_value(A, k++, far ? -1.0 : per_row - 1.0);
+                        }
+                A->rowptr[(z * n + y) * n + x + 1] = k;
+            }
+    A->nnz = k;
+    return HSP_OK;
+}
+
+static hsp_status poisson2d5(const int64_t *a, uint64_t s, hsp_precision p, hsp_csr **o)
+{
+    return stencil(2, 0, a, s, p, o);
+}
+static hsp_status poisson2d9(const int64_t *a, uint64_t s, hsp_precision p, hsp_csr **o)
+{
+    return stencil(2, 1, a, s, p, o);
+}
+static hsp_status poisson3d7(const int64_t *a, uint64_t s, hsp_precision p, hsp_csr **o)
+{
+    return stencil(3, 0, a, s, p, o);
+}
+static hsp_status poisson3d27(const int64_t *a, uint64_t s, hsp_precision p, hsp_csr **o)
+{
+    return stencil(3, 1, a, s, p, o);
+}
+
+/* band:N,HALFWIDTH: every |i - j| <= HALFWIDTH, values in [0.5, 1.5). */
+static hsp_status band(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_csr **out)
+{
+    int64_t n = arg[0], w = arg[1] < arg[0] ? arg[1] : arg[0] - 1, nnz;
+    if (hsp_mul_overflows(n, 2 * w + 1, &nnz) || nnz > ((int64_t)1 << 40))
+        return hsp_fail(HSP_ERR_OVERFLOW, "band:%lld,%lld has too many entries", (long long)n,
+                        (long long)arg[1]);
+    hsp_status s = make_matrix(n, n, nnz, p, out);
+    if (s != HSP_OK) return s;
+    hsp_csr *A = *out;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t j = i - w < 0 ? 0 : i - w; j <= i + w && j < n; j++) {
+            A->colidx[k] = (int32_t)j;
+            set_value(A, k++, 0.5 + uniform(&seed));
+        }
+        A->rowptr[i + 1] = k;
+    }
+    A->nnz = k;
+    return HSP_OK;
+}
+
+/* Build from triplets with values in [0.5, 1.5), summing duplicates. */
+static hsp_status from_triplets(int64_t n, int64_t count, int32_t *r, int32_t *c, uint64_t *seed,
+                                hsp_precision p, hsp_csr **out)
+{
+    double *v = malloc((size_t)(count ? count : 1) * sizeof *v);
+    if (!v) return hsp_fail(HSP_ERR_NOMEM, "no memory for %lld generated entries", (long long)count);
+    for (int64_t k = 0; k < count; k++) v[k] = 0.5 + uniform(seed);
+    hsp_csr *D = NULL;
+    hsp_status s = hsp_csr_from_triplets((int32_t)n, (int32_t)n, count, r, c, v, HSP_DOUBLE, &D);
+    free(v);
+    if (s == HSP_OK && p == HSP_FLOAT) {
+        s = hsp_csr_convert(D, HSP_FLOAT, out);
+        hsp_csr_free(D);
+    } else if (s == HSP_OK) {
+        *out = D;
+    }
+    return s;
+}
+
+/* Space for count triplets. */
+static hsp_status triplet_arrays(int64_t count, int32_t **r, int32_t **c)
+{
+    *r = malloc((size_t)(count ? count : 1) * sizeof **r);
+    *c = malloc((size_t)(count ? count : 1) * sizeof **c);
+    if (*r && *c) return HSP_OK;
+    free(*r), free(*c);
+    return hsp_fail(HSP_ERR_NOMEM, "no memory for %lld generated entries", (long long)count);
+}
+
+/* rmat:SCALE,EDGEFACTOR: R-MAT with the Graph500 probabilities. */
+static hsp_status rmat(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_csr **out)
+{
+    int64_t scale = arg[0], n = (int64_t)1 << (scale > 30 ? 30 : scale), count;
+    if (scale < 1 || scale > 30 || hsp_mul_overflows(n, arg[1], &count) || count > INT32_MAX)
+        return hsp_fail(HSP_ERR_OVERFLOW, "rmat:%lld,%lld: SCALE must be 1..30 and the edges "
+                        "fewer than 2^31", (long long)scale, (long long)arg[1]);
+    int32_t *r, *c;
+    hsp_status s = triplet_arrays(count, &r, &c);
+    if (s != HSP_OK) return s;
+    for (int64_t e = 0; e < count; e++) {
+        int64_t i = 0, j = 0;
+        for (int64_t bit = n >> 1; bit; bit >>= 1) {
+            double x = uniform(&seed); /* a = .57, b = .19, c = .19, d = .05 */
+            if (x >= 0.57 && x < 0.76) j |= bit;
+            else if (x >= 0.76 && x < 0.95) i |= bit;
+            else if (x >= 0.95) i |= bit, j |= bit;
+        }
+        r[e] = (int32_t)i, c[e] = (int32_t)j;
+    }
+    s = from_triplets(n, count, r, c, &seed, p, out);
+    free(r), free(c);
+    return s;
+}
+
+/* random:N,PER_ROW: each row has min(PER_ROW, N) distinct random columns. */
+static hsp_status random_rows(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_csr **out)
+{
+    int64_t n = arg[0], per = arg[1] < arg[0] ? arg[1] : arg[0], count;
+    if (hsp_mul_overflows(n, per, &count) || count > INT32_MAX || n > INT32_MAX)
+        return hsp_fail(HSP_ERR_OVERFLOW, "random:%lld,%lld has too many entries", (long long)n,
+                        (long long)arg[1]);
+    int32_t *r, *c;
+    char *used = calloc((size_t)n, 1);
+    hsp_status s = used ? triplet_arrays(count, &r, &c)
+                        : hsp_fail(HSP_ERR_NOMEM, "no memory for %lld columns", (long long)n);
+    if (s != HSP_OK) return free(used), s;
+    for (int64_t i = 0, k = 0; i < n; i++) {
+        int64_t first = k;
+        for (int64_t t = 0; t < per; t++) {
+            int64_t j = (int64_t)(next_random(&seed) % (uint64_t)n);
+            while (used[j]) j = j + 1 == n ? 0 : j + 1; /* distinct */
+            used[j] = 1;
+            r[k] = (int32_t)i, c[k++] = (int32_t)j;
+        }
+        for (int64_t t = first; t < k; t++) used[c[t]] = 0;
+    }
+    free(used);
+    s = from_triplets(n, count, r, c, &seed, p, out);
+    free(r), free(c);
+    return s;
+}
+
+typedef hsp_status (*builder)(const int64_t *, uint64_t, hsp_precision, hsp_csr **);
+
+static const struct {
+    const char *name;
+    int nargs;
+    const char *args;
+    builder build;
+} kinds[] = {
+    {"poisson2d5", 1, "N", poisson2d5},   {"poisson2d9", 1, "N", poisson2d9},
+    {"poisson3d7", 1, "N", poisson3d7},   {"poisson3d27", 1, "N", poisson3d27},
+    {"rmat", 2, "SCALE,EDGEFACTOR", rmat}, {"random", 2, "N,PER_ROW", random_rows},
+    {"band", 2, "N,HALFWIDTH", band},
+};
+enum { NKINDS = sizeof kinds / sizeof kinds[0] };
+
+/* Parse "A[,B]" after the colon into arg; returns the count or -1. */
+static int parse_args(const char *text, int64_t *arg)
+{
+    int n = 0;
+    while (n < MAX_ARGS) {
+        char *end;
+        if (!isdigit((unsigned char)*text)) return -1;
+        errno = 0;
+        long long v = strtoll(text, &end, 10);
+        if (errno || v < 1) return -1;
+        arg[n++] = v;
+        if (*end == '\0') return n;
+        if (*end != ',') return -1;
+        text = end + 1;
+    }
+    return -1;
+}
+
+hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision, hsp_csr **out)
+{
+    if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_generate: out is NULL");
+    *out = NULL;
+    if (!spec) return hsp_fail(HSP_ERR_ARG, "hsp_generate: spec is NULL");
+    if (precision != HSP_FLOAT && precision != HSP_DOUBLE)
+        return hsp_fail(HSP_ERR_ARG, "hsp_generate: unknown precision %d", (int)precision);
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    for (int k = 0; k < NKINDS; k++) {
+        if (strlen(kinds[k].name) != len || strncmp(spec, kinds[k].name, len)) continue;
+        int64_t arg[MAX_ARGS];
+        if (!colon || parse_args(colon + 1, arg) != kinds[k].nargs)
+            return hsp_fail(HSP_ERR_ARG, "'%s': %s takes %d positive whole number%s: %s:%s", spec,
+                            kinds[k].name, kinds[k].nargs, kinds[k].nargs > 1 ? "s" : "",
+                            kinds[k].name, kinds[k].args);
+        return kinds[k].build(arg, seed, precision, out);
+    }
+    return hsp_fail(HSP_ERR_ARG, "'%s': unknown generator (poisson2d5, poisson2d9, poisson3d7, "
+                    "poisson3d27, rmat, random, band)", spec);
+}

@@ -1,0 +1,128 @@
+/* t_mmio.c: Matrix Market round trips, the field and symmetry variants, and
+ * malformed files, each with its status and the line it names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ref.h"
+#include "tap.h"
+
+static char path_buf[4096];
+
+/* The path of a file in tests/data. */
+static const char *data(const char *name)
+{
+    const char *top = getenv("top_srcdir");
+    snprintf(path_buf, sizeof path_buf, "%s/tests/data/%s", top ? top : ".", name);
+    return path_buf;
+}
+
+/* Is A exactly the dense m x n matrix want (row-major)? */
+static int equals_dense(const hsp_csr *A, int m, int n, const double *want)
+{
+    if (!A || A->nrows != m || A->ncols != n) return 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double v = 0;
+            int present = 0;
+            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+                if (A->colidx[p] == j) v = hsp_csr_value(A, p), present = 1;
+            if (v != want[i * n + j] || (present && want[i * n + j] == 0)) return 0;
+        }
+    return hsp_csr_check(A) == HSP_OK;
+}
+
+static void test_variants(void)
+{
+    static const double general[] = {1.5, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, -1};
+    static const double sym[] = {2, -1, 0, -1, 0, -1, 0, -1, 2};
+    static const double skew[] = {0, -1, -1, 1, 0, 0, 1, 0, 0};
+    hsp_csr *A = NULL;
+    hsp_mm_read(data("general_dup.mtx"), HSP_DOUBLE, 0, &A);
+    tap_ok(equals_dense(A, 3, 4, general), "general: comments, blank lines, duplicates summed");
+    hsp_csr_free(A);
+    hsp_mm_read(data("sym_int.mtx"), HSP_FLOAT, 0, &A);
+    tap_ok(equals_dense(A, 3, 3, sym), "integer symmetric, read as float, mirrored");
+    hsp_csr_free(A);
+    hsp_mm_read(data("skew_pattern.mtx"), HSP_DOUBLE, 0, &A);
+    tap_ok(equals_dense(A, 3, 3, skew), "pattern skew-symmetric, lower-case banner words");
+    hsp_csr_free(A);
+    hsp_status s = hsp_mm_read(data("empty.mtx"), HSP_DOUBLE, 0, &A);
+    tap_ok(s == HSP_OK && A->nrows == 0 && A->nnz == 0, "an empty 0 x 0 matrix");
+    hsp_csr_free(A);
+}
+
+/* Write A to a temporary file and read it back. */
+static hsp_csr *round_trip(const hsp_csr *A)
+{
+    char path[] = "/tmp/hspgemm-t_mmio-XXXXXX";
+    int fd = mkstemp(path);
+    hsp_csr *B = NULL;
+    if (fd < 0) return NULL;
+    close(fd);
+    if (hsp_mm_write(path, A) == HSP_OK) hsp_mm_read(path, A->precision, 0, &B);
+    unlink(path);
+    return B;
+}
+
+static void test_round_trips(void)
+{
+    for (hsp_precision p = HSP_FLOAT; p <= HSP_DOUBLE; p++) {
+        hsp_csr *A = ref_random(300, 200, 0, 30, p, 40 + p), *B = round_trip(A);
+        tap_ok(B && ref_identical(A, B), "%s random 300 x 200: exact round trip",
+               p == HSP_DOUBLE ? "double" : "float");
+        hsp_csr_free(A), hsp_csr_free(B);
+    }
+    hsp_csr *A = NULL, *B;
+    hsp_csr_create(4, 6, 0, HSP_DOUBLE, &A);
+    B = round_trip(A);
+    tap_ok(B && ref_identical(A, B), "an empty 4 x 6 matrix round trips");
+    hsp_csr_free(A), hsp_csr_free(B);
+    A = ref_random(3, 3, 1, 3, HSP_DOUBLE, 9);
+    A->colidx[0] = 7;
+    tap_ok(hsp_mm_write("/tmp/hspgemm-never.mtx", A) == HSP_ERR_INVALID_CSR,
+           "writing an invalid matrix is refused");
+    A->colidx[0] = 0;
+    hsp_status s = hsp_mm_write("/nonexistent-dir/x.mtx", A);
+    tap_ok(s == HSP_ERR_IO && strstr(hsp_errmsg(), "/nonexistent-dir/x.mtx"),
+           "an unwritable path: %s", hsp_errmsg());
+    hsp_csr_free(A);
+}
+
+static void test_malformed(void)
+{
+    static const struct {
+        const char *file, *text;
+        hsp_status want;
+    } bad[] = {
+        {"bad_banner.mtx", ":1: no %%MatrixMarket banner", HSP_ERR_PARSE},
+        {"bad_array.mtx", ":1: format 'array'", HSP_ERR_UNSUPPORTED},
+        {"bad_complex.mtx", ":1: field 'complex'", HSP_ERR_UNSUPPORTED},
+        {"bad_size.mtx", ":3: the size line", HSP_ERR_PARSE},
+        {"bad_negative.mtx", ":2: negative size", HSP_ERR_PARSE},
+        {"bad_index.mtx", ":3: index (3, 1) outside", HSP_ERR_PARSE},
+        {"bad_missing_value.mtx", ":4: missing or malformed value", HSP_ERR_PARSE},
+        {"bad_value.mtx", ":3: missing or malformed value", HSP_ERR_PARSE},
+        {"bad_trailing.mtx", ":3: unexpected text 'extra'", HSP_ERR_PARSE},
+        {"bad_short.mtx", "ends after 2 of 3 entries", HSP_ERR_PARSE},
+        {"bad_long.mtx", ":4: more entries than the 1 declared", HSP_ERR_PARSE},
+        {"bad_skew_diagonal.mtx", ":3: a skew-symmetric matrix has no diagonal", HSP_ERR_PARSE},
+        {"bad_empty.mtx", ":1: empty file", HSP_ERR_PARSE},
+        {"no_such_file.mtx", "No such file", HSP_ERR_IO},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        hsp_csr *A = (hsp_csr *)&A;
+        hsp_status s = hsp_mm_read(data(bad[k].file), HSP_DOUBLE, 0, &A);
+        tap_ok(s == bad[k].want && A == NULL && strstr(hsp_errmsg(), bad[k].text) &&
+                   strstr(hsp_errmsg(), bad[k].file),
+               "%s: %s", bad[k].file, hsp_errmsg());
+    }
+}
+
+int main(void)
+{
+    test_variants();
+    test_round_trips();
+    test_malformed();
+    return tap_done();
+}
