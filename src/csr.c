@@ -47,8 +47,7 @@ double hsp_csr_value(const hsp_csr *A, int64_t k)
                                       : (double)((const float *)A->values)[k];
 }
 
-/* Check the header fields and arrays before looking at any entry. */
-static hsp_status check_header(const hsp_csr *A)
+hsp_status hsp_csr_check_header(const hsp_csr *A)
 {
     if (!A) return hsp_fail(HSP_ERR_ARG, "matrix is NULL");
     if (A->nrows < 0 || A->ncols < 0 || A->nnz < 0)
@@ -67,13 +66,11 @@ static hsp_status check_header(const hsp_csr *A)
     return HSP_OK;
 }
 
-hsp_status hsp_csr_check(const hsp_csr *A)
+hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last)
 {
-    hsp_status s = check_header(A);
-    if (s != HSP_OK) return s;
-    for (int32_t i = 0; i < A->nrows; i++) {
+    for (int32_t i = first; i < last; i++) {
         int64_t begin = A->rowptr[i], end = A->rowptr[i + 1];
-        if (end < begin || end > A->nnz)
+        if (begin < 0 || end < begin || end > A->nnz)
             return hsp_fail(HSP_ERR_INVALID_CSR,
                             "row %d: row pointers %lld..%lld are not monotone within nnz %lld",
                             i, (long long)begin, (long long)end, (long long)A->nnz);
@@ -92,11 +89,17 @@ hsp_status hsp_csr_check(const hsp_csr *A)
     return HSP_OK;
 }
 
+hsp_status hsp_csr_check(const hsp_csr *A)
+{
+    hsp_status s = hsp_csr_check_header(A);
+    return s != HSP_OK ? s : hsp_csr_check_rows(A, 0, A->nrows);
+}
+
 hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision, hsp_csr **out)
 {
     if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_csr_convert: out is NULL");
     *out = NULL;
-    hsp_status s = check_header(A);
+    hsp_status s = hsp_csr_check_header(A);
     if (s != HSP_OK) return s;
     hsp_csr *B;
     s = hsp_csr_create(A->nrows, A->ncols, A->nnz, precision, &B);

@@ -33,6 +33,12 @@ static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
  * releases the block. */
 void *hsp_alloc(size_t bytes);
 
+/* The two halves of hsp_csr_check: the header (sizes, arrays, rowptr[0] and
+ * rowptr[nrows]), and the rows first..last-1, each checked on its own so that
+ * threads can share the work. */
+hsp_status hsp_csr_check_header(const hsp_csr *A);
+hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last);
+
 /* Monotonic wall clock in milliseconds. */
 double hsp_now_ms(void);
 

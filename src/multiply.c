@@ -6,21 +6,40 @@
 #include "scratch.h"
 #include "stages.h"
 
-/* Check one operand, naming it in the message. */
-static hsp_status check_operand(const hsp_csr *M, const char *name)
+enum { CHECK_PARTS = 16, MSG = 512 };
+
+/* The row checks of A and B, split into parts for the pool. */
+typedef struct {
+    const hsp_csr *M[2];
+    hsp_status status[2 * CHECK_PARTS];
+    char msg[2 * CHECK_PARTS][MSG];
+} check_run;
+
+/* Check part c: rows of A for c < CHECK_PARTS, else rows of B. */
+static void check_part(void *arg, int tid, int64_t c)
 {
-    char why[512];
-    hsp_status s = hsp_csr_check(M);
-    if (s == HSP_OK) return s;
-    snprintf(why, sizeof why, "%s", hsp_errmsg());
-    return hsp_fail(s, "%s: %s", name, why);
+    check_run *r = arg;
+    const hsp_csr *M = r->M[c / CHECK_PARTS];
+    int64_t part = c % CHECK_PARTS, n = M->nrows;
+    (void)tid;
+    r->status[c] = hsp_csr_check_rows(M, (int32_t)(n * part / CHECK_PARTS),
+                                      (int32_t)(n * (part + 1) / CHECK_PARTS));
+    if (r->status[c] != HSP_OK) snprintf(r->msg[c], MSG, "%s", hsp_errmsg());
 }
 
-/* Check the operands: valid CSR, one precision, matching shapes. */
-static hsp_status check_operands(const hsp_csr *A, const hsp_csr *B)
+/* Check the operands: valid CSR (rows checked on the pool), one precision,
+ * matching shapes.  The message names the operand and its first bad row. */
+static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B)
 {
-    hsp_status s = check_operand(A, "A");
-    if (s != HSP_OK || (B != A && (s = check_operand(B, "B")) != HSP_OK)) return s;
+    const char *name[2] = {"A", "B"};
+    const hsp_csr *M[2] = {A, B};
+    for (int k = 0; k < 2; k++) {
+        char why[MSG];
+        hsp_status s = hsp_csr_check_header(M[k]);
+        if (s == HSP_OK) continue;
+        snprintf(why, sizeof why, "%s", hsp_errmsg());
+        return hsp_fail(s, "%s: %s", name[k], why);
+    }
     if (A->ncols != B->nrows)
         return hsp_fail(HSP_ERR_SHAPE, "A is %d x %d but B is %d x %d: ncols(A) != nrows(B)",
                         A->nrows, A->ncols, B->nrows, B->ncols);
@@ -28,7 +47,15 @@ static hsp_status check_operands(const hsp_csr *A, const hsp_csr *B)
         return hsp_fail(HSP_ERR_ARG, "A is %s but B is %s: convert one with hsp_csr_convert",
                         A->precision == HSP_DOUBLE ? "double" : "float",
                         B->precision == HSP_DOUBLE ? "double" : "float");
-    return HSP_OK;
+    check_run *r = malloc(sizeof *r);
+    if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory to check the operands");
+    r->M[0] = A, r->M[1] = B;
+    hsp_pool_chunks(ctx->pool, B == A ? CHECK_PARTS : 2 * CHECK_PARTS, check_part, r);
+    hsp_status s = HSP_OK;
+    for (int c = 0; c < (B == A ? 1 : 2) * CHECK_PARTS && s == HSP_OK; c++)
+        if ((s = r->status[c]) != HSP_OK) hsp_fail(s, "%s: %s", name[c / CHECK_PARTS], r->msg[c]);
+    free(r);
+    return s;
 }
 
 /* The header and row pointers of C; the entries come in stage 4. */
@@ -79,7 +106,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     hsp_stats local;
     if (!ctx || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx or C is NULL");
     *C = NULL;
-    hsp_status s = check_operands(A, B);
+    hsp_status s = check_operands(ctx, A, B);
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);

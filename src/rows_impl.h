@@ -38,9 +38,6 @@ typedef struct {
     VT a;
 } RF(cursor);
 
-typedef hsp_status (*RF(method_fn))(hsp_job *, const RF(operands) *, hsp_scratch *,
-                                     int32_t, RF(out) *, int64_t *);
-
 /* Make room for need entries in o, keeping its first used ones. */
 static inline hsp_status RF(room)(hsp_job *job, RF(out) *o, int64_t need, int64_t used)
 {
@@ -237,52 +234,69 @@ static hsp_status RF(row_hash)(hsp_job *job, const RF(operands) *op, hsp_scratch
 
 /* ---- dense: an accumulator over all columns, then a bitmap scan or a sort ---- */
 
-/* The row's columns in order from the bitmap, whose words lo..hi it clears. */
-static int64_t RF(scan_bits)(uint64_t *bits, int32_t lo, int32_t hi, int32_t *col)
+/* Emit the row in column order from the two-level bitmap (bits: a bit per
+ * column; top: a bit per word of bits), clearing both: the cost is one step
+ * per word of top in [lo, hi], per nonzero word of bits, and per entry. */
+static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32_t lo,
+                          int32_t hi, const VT *restrict acc, int32_t *restrict col,
+                          VT *restrict val)
 {
     int64_t t = 0;
-    for (int32_t w = lo / 64; w <= hi / 64; w++) {
-        for (uint64_t x = bits[w]; x; x &= x - 1) col[t++] = w * 64 + __builtin_ctzll(x);
-        bits[w] = 0;
+    for (int32_t tw = lo >> 12; tw <= hi >> 12; tw++) {
+        for (uint64_t y = top[tw]; y; y &= y - 1) {
+            int32_t w = tw * 64 + __builtin_ctzll(y);
+            for (uint64_t x = bits[w]; x; x &= x - 1) {
+                int32_t c = w * 64 + __builtin_ctzll(x);
+                col[t] = c, val[t++] = acc[c];
+            }
+            bits[w] = 0;
+        }
+        top[tw] = 0;
     }
-    return t;
 }
 
 static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
                                 RF(out) *o, int64_t *len_out)
 {
-    int64_t len = 0;
-    hsp_status st = hsp_scratch_dense(s, op->ncols, sizeof(VT));
+    hsp_status st = op->ncols > s->acc_len ? hsp_scratch_dense(s, op->ncols, sizeof(VT)) : HSP_OK;
     if (st != HSP_OK) return st;
     VT *restrict acc = s->acc;
-    uint64_t *restrict bits = s->bits;
+    uint64_t *restrict bits = s->bits, *restrict top = s->top;
+    const int64_t *restrict brp = op->brp;
     const int32_t *restrict bcol = op->bcol;
     const VT *restrict bval = op->bval;
+    int32_t *restrict col = o->col;
+    int64_t len = 0, cap = o->cap, end = op->arp[i + 1];
     int32_t lo = INT32_MAX, hi = -1;
-    for (int64_t p = op->arp[i]; p < op->arp[i + 1] && st == HSP_OK; p++) {
+    for (int64_t p = op->arp[i]; p < end && st == HSP_OK; p++) {
         int32_t k = op->acol[p];
         VT a = op->aval[p];
-        for (int64_t q = op->brp[k]; q < op->brp[k + 1]; q++) {
+        for (int64_t q = brp[k]; q < brp[k + 1]; q++) {
             int32_t c = bcol[q];
             uint64_t bit = (uint64_t)1 << (c & 63);
-            if (bits[c / 64] & bit) {
+            if (bits[c >> 6] & bit) {
                 acc[c] += a * bval[q];
                 continue;
             }
-            if (len == o->cap && (st = RF(room)(job, o, len + 1, len)) != HSP_OK) break;
-            bits[c / 64] |= bit;
+            if (len == cap) { /* only long rows grow */
+                if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) break;
+                col = o->col, cap = o->cap;
+            }
+            bits[c >> 6] |= bit;
+            top[c >> 12] |= (uint64_t)1 << ((c >> 6) & 63);
             acc[c] = a * bval[q];
-            o->col[len++] = c;
+            col[len++] = c;
             lo = c < lo ? c : lo, hi = c > hi ? c : hi;
         }
     }
-    if (st == HSP_OK && hi / 64 - lo / 64 < 2 * len) { /* few words: the bitmap is the order */
-        RF(scan_bits)(bits, lo, hi, o->col);
-    } else {
-        for (int64_t t = 0; t < len; t++) bits[o->col[t] / 64] = 0;
-        hsp_sort_columns(o->col, len);
+    VT *restrict val = o->val;
+    if (st == HSP_OK && (hi >> 12) - (lo >> 12) < 2 * len) { /* the bitmap gives the order */
+        RF(scan_bits)(bits, top, lo, hi, acc, col, val);
+    } else { /* a wide, sparse row: sort */
+        for (int64_t t = 0; t < len; t++) bits[col[t] >> 6] = 0, top[col[t] >> 12] = 0;
+        hsp_sort_columns(col, len);
+        for (int64_t t = 0; t < len; t++) val[t] = acc[col[t]];
     }
-    for (int64_t t = 0; t < len; t++) o->val[t] = acc[o->col[t]];
     *len_out = len;
     return st;
 }
@@ -313,21 +327,28 @@ void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
     }
 }
 
-static const RF(method_fn) RF(methods)[] = {
-    [HSP_METHOD_HEAP] = RF(row_heap),   [HSP_METHOD_ESC] = RF(row_esc),
-    [HSP_METHOD_MERGE] = RF(row_merge), [HSP_METHOD_HASH] = RF(row_hash),
-    [HSP_METHOD_DENSE] = RF(row_dense),
-};
+/* Row i by method m (a switch, so that the compiler can inline the methods). */
+static inline hsp_status RF(row)(hsp_method m, hsp_job *job, const RF(operands) *op,
+                                 hsp_scratch *s, int32_t i, RF(out) *o, int64_t *len)
+{
+    switch (m) {
+    case HSP_METHOD_HEAP: return RF(row_heap)(job, op, s, i, o, len);
+    case HSP_METHOD_ESC: return RF(row_esc)(job, op, s, i, o, len);
+    case HSP_METHOD_MERGE: return RF(row_merge)(job, op, s, i, o, len);
+    case HSP_METHOD_HASH: return RF(row_hash)(job, op, s, i, o, len);
+    default: return RF(row_dense)(job, op, s, i, o, len);
+    }
+}
 
 /* A long row: into its own buffer, which starts at grow_start entries. */
 static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
-                               RF(method_fn) method, int64_t *len)
+                               hsp_method method, int64_t *len)
 {
     hsp_growbuf *buf = &job->longbuf[job->slot[i]];
     hsp_status st = hsp_job_grow_start(job, s, buf);
     if (st != HSP_OK) return st;
     RF(out) o = {buf->col, buf->val, buf->cap, buf};
-    st = method(job, op, s, i, &o, len);
+    st = RF(row)(method, job, op, s, i, &o, len);
     return st == HSP_OK ? hsp_job_finish_long(job, s, buf, *len) : st;
 }
 
@@ -340,10 +361,10 @@ hsp_status RF(hsp_rows_compute)(hsp_job *job, hsp_scratch *s, int64_t first, int
         int64_t u = job->ub[i], len = 0;
         hsp_status st;
         if (u > job->medium_max) {
-            st = RF(long_row)(job, &op, s, i, RF(methods)[method[2]], &len);
+            st = RF(long_row)(job, &op, s, i, method[2], &len);
         } else {
             RF(out) o = {job->tmp_col + job->slot[i], (VT *)job->tmp_val + job->slot[i], u, NULL};
-            st = RF(methods)[method[u > job->short_max]](job, &op, s, i, &o, &len);
+            st = RF(row)(method[u > job->short_max], job, &op, s, i, &o, &len);
         }
         if (st != HSP_OK) return st;
         job->C->rowptr[i + 1] = len;

@@ -29,9 +29,11 @@ hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n, size_t vsize)
     if (n <= s->acc_len) return HSP_OK;
     free(s->acc);
     free(s->bits);
+    free(s->top);
     s->acc = malloc((size_t)n * vsize);
     s->bits = calloc((size_t)(n + 63) / 64, sizeof *s->bits);
-    s->acc_len = (s->acc && s->bits) ? n : 0;
+    s->top = calloc((size_t)(n + 4095) / 4096, sizeof *s->top);
+    s->acc_len = (s->acc && s->bits && s->top) ? n : 0;
     return s->acc_len ? HSP_OK
                       : hsp_fail(HSP_ERR_NOMEM, "no memory for a dense accumulator of %lld columns",
                                  (long long)n);
@@ -87,7 +89,7 @@ int64_t hsp_scratch_bytes(const hsp_scratch *s)
 
 void hsp_scratch_free(hsp_scratch *s)
 {
-    free(s->acc), free(s->bits), free(s->hkey), free(s->hval);
+    free(s->acc), free(s->bits), free(s->top), free(s->hkey), free(s->hval);
     free(s->buf[0]), free(s->buf[1]);
     free(s->spare_col), free(s->spare_val);
     while (s->arena) {

@@ -11,6 +11,7 @@ typedef struct hsp_arena_block hsp_arena_block;
 typedef struct hsp_scratch {
     void *acc;          /* dense accumulator: one value per column of B */
     uint64_t *bits;     /* bit j set while column j is in the row */
+    uint64_t *top;      /* bit w set while word w of bits is not zero */
     int64_t acc_len;
     int32_t *hkey;      /* hash table: column or -1 */
     void *hval;         /* hash table: the column's sum (8 bytes an entry) */
