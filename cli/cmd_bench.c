@@ -14,7 +14,7 @@ static const char usage_bench[] =
     "                     [--peers=graphblas,scipy|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
-    "each peer found, and prints the median time of N runs (default 3) after a warm-up,\n"
+    "each peer found, and prints the median time of N runs (default 5) after a warm-up,\n"
     "GFlop/s, nnz(C), the speedup over each peer, and, for matrices with long rows,\n"
     "grow=realloc against grow=copy.  Writes the table as CSV (default bench.csv).\n"
     "suites:\n"
@@ -288,7 +288,7 @@ int cmd_bench(int argc, char **argv)
                         "given: bench takes --gen=SPEC\n", a.suite ? a.suite : "");
         return 2;
     }
-    if (!a.repeat) a.repeat = 3;
+    if (!a.repeat) a.repeat = 5;
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     char cmd[NPEERS][CMD_LEN];
     peer_commands(&a, cmd);

@@ -19,7 +19,7 @@ static int parse_int(const char *text, int64_t lo, int64_t hi, int64_t *out)
 /* A method name, or -1. */
 static int parse_method(const char *name, size_t len)
 {
-    for (int m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_DENSE; m++)
+    for (int m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++)
         if (strlen(hsp_method_name((hsp_method)m)) == len &&
             !strncmp(name, hsp_method_name((hsp_method)m), len))
             return m;
@@ -88,7 +88,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "methods")) {
         if (parse_methods(v, a->lib.method))
             return "--methods takes default, paper, or SHORT,MEDIUM,LONG from "
-                   "heap, esc, merge, hash, dense";
+                   "heap, esc, merge, hash, dense, auto";
     } else if (!strcmp(name, "wavefront")) {
         if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
         a->lib.wavefront = (int)n;

@@ -1,8 +1,8 @@
 /* report.c: timing repeated multiplies and printing their figures as a
  * table or as one line of JSON. */
 #include <stdlib.h>
-#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 #include "cli.h"
 
 static double now_ms(void)
@@ -17,6 +17,7 @@ hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
 {
     double *ms = malloc((size_t)repeat * sizeof *ms), start = now_ms();
     if (!ms) return HSP_ERR_NOMEM;
+    progress = progress && isatty(STDERR_FILENO);
     hsp_status s = HSP_OK;
     for (int k = 0; k < repeat && s == HSP_OK; k++) {
         hsp_csr *out = NULL;

@@ -38,10 +38,14 @@ hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, hsp_bins *bins)
 
 int hsp_bins_find(const hsp_bins *bins, int64_t u)
 {
-    int b = 0;
     if (u >= 0 && u < bins->nbins && bins->lo[u] == u) return (int)u; /* one bin per u */
-    while (u > bins->hi[b]) b++;
-    return b;
+    int lo = 0, hi = bins->nbins - 1;
+    while (lo < hi) { /* the first bin whose range reaches u */
+        int mid = (lo + hi) / 2;
+        if (u > bins->hi[mid]) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 int64_t hsp_bins_group_max(const hsp_bins *bins, int group)

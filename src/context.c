@@ -22,7 +22,7 @@ static hsp_status check_options(const hsp_options *o)
     if (o->grow != HSP_GROW_REALLOC && o->grow != HSP_GROW_COPY)
         return hsp_fail(HSP_ERR_ARG, "unknown grow mode %d", (int)o->grow);
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
-        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] > HSP_METHOD_DENSE)
+        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] > HSP_METHOD_AUTO)
             return hsp_fail(HSP_ERR_ARG, "unknown method %d for group %d", (int)o->method[g],
                             g + 3);
     if (o->grow_start < 0 || o->grow_start > (1 << 24))
@@ -89,8 +89,8 @@ const char *hsp_grow_name(hsp_grow g)
 
 const char *hsp_method_name(hsp_method m)
 {
-    static const char *names[] = {"default", "heap", "esc", "merge", "hash", "dense"};
-    return m >= HSP_METHOD_DEFAULT && m <= HSP_METHOD_DENSE ? names[m] : "?";
+    static const char *names[] = {"default", "heap", "esc", "merge", "hash", "dense", "auto"};
+    return m >= HSP_METHOD_DEFAULT && m <= HSP_METHOD_AUTO ? names[m] : "?";
 }
 
 const char *hsp_group_name(int group)

@@ -114,8 +114,8 @@ hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out)
     dev->wavefront = 32;       /* the paper's layout: 38 bins */
     dev->local_mem = 48 << 10; /* a core's L1 data cache is of this order */
     dev->host_realloc = 1;
-    dev->default_method[0] = HSP_METHOD_DENSE;
-    dev->default_method[1] = HSP_METHOD_DENSE;
+    dev->default_method[0] = HSP_METHOD_AUTO; /* the note on issue 2 gives the figures */
+    dev->default_method[1] = HSP_METHOD_AUTO;
     dev->default_method[2] = HSP_METHOD_DENSE;
     dev->launch_bin = cpu_launch_bin;
     dev->wait = cpu_wait;

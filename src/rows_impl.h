@@ -152,37 +152,54 @@ static hsp_status RF(row_esc)(hsp_job *job, const RF(operands) *op, hsp_scratch 
 
 /* ---- merge: each B row merged into the sorted result so far ---------------- */
 
-/* Merge o[0..len) with a*B_k into e; return the merged length. */
-static int64_t RF(merge_into)(const RF(operands) *op, const RF(out) *o, int64_t len, int32_t k,
-                              VT a, RF(pair) *e)
+/* Merge x (xn entries) with a times a row of B (bn entries) into y; return
+ * the merged length. */
+static int64_t RF(merge_step)(const int32_t *restrict xc, const VT *restrict xv, int64_t xn,
+                              const int32_t *restrict bc, const VT *restrict bv, int64_t bn, VT a,
+                              int32_t *restrict yc, VT *restrict yv)
 {
-    int64_t x = 0, q = op->brp[k], end = op->brp[k + 1], n = 0;
-    while (x < len && q < end) {
-        int32_t cx = o->col[x], cq = op->bcol[q];
-        if (cx < cq) e[n++] = (RF(pair)){cx, o->val[x++]};
-        else if (cq < cx) e[n++] = (RF(pair)){cq, a * op->bval[q++]};
-        else e[n++] = (RF(pair)){cx, o->val[x++] + a * op->bval[q++]};
+    int64_t x = 0, q = 0, n = 0;
+    while (x < xn && q < bn) {
+        int32_t cx = xc[x], cq = bc[q];
+        if (cx < cq) yc[n] = cx, yv[n++] = xv[x++];
+        else if (cq < cx) yc[n] = cq, yv[n++] = a * bv[q++];
+        else yc[n] = cx, yv[n++] = xv[x++] + a * bv[q++];
     }
-    for (; x < len; x++) e[n++] = (RF(pair)){o->col[x], o->val[x]};
-    for (; q < end; q++) e[n++] = (RF(pair)){op->bcol[q], a * op->bval[q]};
+    for (; x < xn; x++) yc[n] = xc[x], yv[n++] = xv[x];
+    for (; q < bn; q++) yc[n] = bc[q], yv[n++] = a * bv[q];
     return n;
 }
 
 static hsp_status RF(row_merge)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
                                 RF(out) *o, int64_t *len_out)
 {
-    int64_t len = 0;
-    hsp_status st = HSP_OK;
+    int64_t len = 0, u = job->ub[i], nb = 0;
+    hsp_status st = hsp_scratch_need(&s->buf[0], &s->buf_bytes[0], (size_t)u * sizeof(int32_t));
+    if (st == HSP_OK)
+        st = hsp_scratch_need(&s->buf[1], &s->buf_bytes[1], (size_t)u * sizeof(VT));
+    if (st != HSP_OK) return st;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++)
+        nb += op->brp[op->acol[p] + 1] > op->brp[op->acol[p]];
+    /* Rows that cannot grow merge back and forth between o and the scratch,
+     * starting where the last merge ends in o; a long row keeps its result
+     * in its buffer between merges, which grows when the result outgrows it. */
+    int in_o = o->buf || nb % 2 == 0;
+    int32_t *col[2] = {s->buf[0], o->col};
+    VT *val[2] = {s->buf[1], o->val};
     for (int64_t p = op->arp[i]; p < op->arp[i + 1] && st == HSP_OK; p++) {
         int32_t k = op->acol[p];
-        int64_t r = op->brp[k + 1] - op->brp[k];
+        int64_t b0 = op->brp[k], r = op->brp[k + 1] - b0;
         if (r == 0) continue;
-        st = hsp_scratch_need(&s->buf[0], &s->buf_bytes[0], (size_t)(len + r) * sizeof(RF(pair)));
-        if (st != HSP_OK) break;
-        RF(pair) *e = s->buf[0];
-        int64_t n = RF(merge_into)(op, o, len, k, op->aval[p], e);
-        if ((st = RF(room)(job, o, n, len)) != HSP_OK) break;
-        for (int64_t t = 0; t < n; t++) o->col[t] = e[t].col, o->val[t] = e[t].val;
+        int to = o->buf ? 0 : !in_o;
+        int64_t n = RF(merge_step)(col[in_o], val[in_o], len, op->bcol + b0, op->bval + b0, r,
+                                   op->aval[p], col[to], val[to]);
+        if (o->buf) { /* copy back into the growing buffer */
+            if ((st = RF(room)(job, o, n, len)) != HSP_OK) break;
+            col[1] = o->col, val[1] = o->val;
+            memcpy(o->col, col[0], (size_t)n * sizeof(int32_t));
+            memcpy(o->val, val[0], (size_t)n * sizeof(VT));
+        }
+        in_o = o->buf ? 1 : to;
         len = n;
     }
     *len_out = len;
@@ -255,8 +272,10 @@ static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32
     }
 }
 
-static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
-                                RF(out) *o, int64_t *len_out)
+/* growable is a constant where this is inlined: rows that cannot outgrow
+ * their slots (short and medium) get a loop without the room check. */
+static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s,
+                                   int32_t i, RF(out) *o, int64_t *len_out, const int growable)
 {
     hsp_status st = op->ncols > s->acc_len ? hsp_scratch_dense(s, op->ncols, sizeof(VT)) : HSP_OK;
     if (st != HSP_OK) return st;
@@ -278,7 +297,7 @@ static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratc
                 acc[c] += a * bval[q];
                 continue;
             }
-            if (len == cap) { /* only long rows grow */
+            if (growable && len == cap) {
                 if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) break;
                 col = o->col, cap = o->cap;
             }
@@ -299,6 +318,12 @@ static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratc
     }
     *len_out = len;
     return st;
+}
+
+static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                                RF(out) *o, int64_t *len_out)
+{
+    return o->buf ? RF(dense)(job, op, s, i, o, len_out, 1) : RF(dense)(job, op, s, i, o, len_out, 0);
 }
 
 /* ---- rows of a chunk ---------------------------------------------------------------- */
@@ -327,10 +352,25 @@ void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
     }
 }
 
+/* Does row i's product fall in a narrow band of columns (span < 4 u)?  The
+ * span is bounded from the first and last columns of the row's B rows. */
+static int RF(narrow)(const hsp_job *job, const RF(operands) *op, int32_t i)
+{
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        if (op->brp[k] == op->brp[k + 1]) continue;
+        lo = op->bcol[op->brp[k]] < lo ? op->bcol[op->brp[k]] : lo;
+        hi = op->bcol[op->brp[k + 1] - 1] > hi ? op->bcol[op->brp[k + 1] - 1] : hi;
+    }
+    return (int64_t)hi - lo < 4 * job->ub[i];
+}
+
 /* Row i by method m (a switch, so that the compiler can inline the methods). */
 static inline hsp_status RF(row)(hsp_method m, hsp_job *job, const RF(operands) *op,
                                  hsp_scratch *s, int32_t i, RF(out) *o, int64_t *len)
 {
+    if (m == HSP_METHOD_AUTO) m = RF(narrow)(job, op, i) ? HSP_METHOD_MERGE : HSP_METHOD_DENSE;
     switch (m) {
     case HSP_METHOD_HEAP: return RF(row_heap)(job, op, s, i, o, len);
     case HSP_METHOD_ESC: return RF(row_esc)(job, op, s, i, o, len);

@@ -91,7 +91,7 @@ static void test_every_bin(void)
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
         hsp_csr *A, *B;
         bin_operands(len, n, maxlen, prec, &A, &B);
-        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_DENSE; m++) {
+        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
             hsp_csr *C[2] = {NULL, NULL};
             for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
                 hsp_context *ctx = make_context(2, g, m);
@@ -126,7 +126,7 @@ static void test_long_rows(void)
 {
     hsp_csr *A = ref_random(6, 60, 40, 60, HSP_DOUBLE, 31);
     hsp_csr *B = ref_random(60, 5000, 80, 120, HSP_DOUBLE, 32);
-    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_DENSE; m++) {
+    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_AUTO; m++) {
         hsp_csr *C[2] = {NULL, NULL};
         hsp_stats st[2];
         for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
@@ -163,7 +163,7 @@ static void test_random_shapes(void)
         for (int threads = 1; threads <= 3; threads++) {
             const int32_t *d = shape[s];
             hsp_precision prec = (s + (size_t)threads) % 2 ? HSP_DOUBLE : HSP_FLOAT;
-            hsp_method m = (hsp_method)((s + (size_t)threads) % 6);
+            hsp_method m = (hsp_method)((s + (size_t)threads) % (HSP_METHOD_AUTO + 1));
             hsp_csr *A = ref_random(d[0], d[1], d[3], d[4], prec, seed++);
             hsp_csr *B = ref_random(d[1], d[2], d[3], d[4] * 4, prec, seed++);
             hsp_context *ctx = make_context(threads, seed % 2 ? HSP_GROW_COPY : HSP_GROW_REALLOC, m);
@@ -186,7 +186,7 @@ static void test_explicit_zeros(void)
     hsp_csr *A, *B, *C = NULL;
     hsp_csr_from_triplets(1, 2, 2, ar, ac, av, HSP_DOUBLE, &A);
     hsp_csr_from_triplets(2, 1, 2, br, bc, bv, HSP_DOUBLE, &B);
-    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_DENSE; m++) {
+    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_AUTO; m++) {
         hsp_context *ctx = make_context(1, HSP_GROW_REALLOC, m);
         hsp_multiply(ctx, A, B, &C, NULL);
         tap_ok(C && C->nnz == 1 && ((double *)C->values)[0] == 0.0,
