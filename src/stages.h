@@ -37,6 +37,12 @@ typedef struct hsp_job {
     hsp_stats *stats;
 } hsp_job;
 
+/* Bytes of n entries of C (a column index and a value each). */
+static inline int64_t hsp_entry_bytes(const hsp_job *job, int64_t n)
+{
+    return n * (int64_t)(sizeof(int32_t) + job->vsize);
+}
+
 /* Account for bytes of temporary memory; fails past the context's limit. */
 hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes);
 void hsp_job_release(hsp_job *job, int64_t bytes);

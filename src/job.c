@@ -1,0 +1,123 @@
+/* job.c: the memory of a multiplication in flight: accounting against the
+ * context's limit, the first error of any thread, and the buffers of long rows
+ * (start, growth by realloc or copy, keeping, freeing). */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "scratch.h"
+#include "stages.h"
+
+hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes)
+{
+    int64_t limit = job->ctx->options.mem_limit;
+    int64_t now = atomic_fetch_add(&job->temp_bytes, bytes) + bytes;
+    if (limit > 0 && now > limit) {
+        atomic_fetch_sub(&job->temp_bytes, bytes);
+        return hsp_fail(HSP_ERR_NOMEM, "memory limit of %lld bytes reached (%lld needed)",
+                        (long long)limit, (long long)now);
+    }
+    int64_t peak = atomic_load(&job->peak_temp_bytes);
+    while (now > peak && !atomic_compare_exchange_weak(&job->peak_temp_bytes, &peak, now)) {
+    }
+    return HSP_OK;
+}
+
+void hsp_job_release(hsp_job *job, int64_t bytes)
+{
+    atomic_fetch_sub(&job->temp_bytes, bytes);
+}
+
+void hsp_job_error(hsp_job *job, hsp_status s)
+{
+    int ok = HSP_OK;
+    atomic_compare_exchange_strong(&job->status, &ok, (int)s);
+}
+
+
+hsp_status hsp_job_grow_start(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf)
+{
+    int64_t n = job->ctx->options.grow_start;
+    buf->cap = n;
+    if (s->spare_col) { /* the buffer of the thread's last row that did not grow */
+        buf->col = s->spare_col, buf->val = s->spare_val;
+        s->spare_col = NULL, s->spare_val = NULL;
+        return HSP_OK;
+    }
+    hsp_status st = hsp_job_reserve(job, hsp_entry_bytes(job, n));
+    if (st != HSP_OK) return buf->cap = 0, st;
+    buf->col = malloc((size_t)n * sizeof(int32_t));
+    buf->val = malloc((size_t)n * job->vsize);
+    if (buf->col && buf->val) return HSP_OK;
+    hsp_job_drop_long(job, buf);
+    return hsp_fail(HSP_ERR_NOMEM, "no memory for a long row buffer");
+}
+
+hsp_status hsp_job_finish_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, int64_t len)
+{
+    if (buf->cap != job->ctx->options.grow_start) return HSP_OK; /* grown: keep it */
+    size_t colbytes = ((size_t)len * sizeof(int32_t) + 15) & ~(size_t)15;
+    unsigned char *p = hsp_arena_alloc(s, colbytes + (size_t)len * job->vsize);
+    if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory to keep a long row");
+    hsp_status st = hsp_job_reserve(job, hsp_entry_bytes(job, len));
+    if (st != HSP_OK) return st;
+    memcpy(p, buf->col, (size_t)len * sizeof(int32_t));
+    memcpy(p + colbytes, buf->val, (size_t)len * job->vsize);
+    s->spare_col = buf->col, s->spare_val = buf->val;
+    buf->col = (int32_t *)(void *)p, buf->val = p + colbytes, buf->cap = 0;
+    return HSP_OK;
+}
+
+/* Move n elements of size bytes from *p into a new block of cap elements. */
+static int copy_grow(void **p, int64_t n, int64_t cap, size_t size, atomic_llong *copied)
+{
+    void *q = malloc((size_t)cap * size);
+    if (!q) return 0;
+    memcpy(q, *p, (size_t)n * size);
+    free(*p);
+    *p = q;
+    atomic_fetch_add(copied, n * (int64_t)size);
+    return 1;
+}
+
+/* Grow *p to cap elements with realloc; count a move when the address changes. */
+static int realloc_grow(void **p, int64_t cap, size_t size, atomic_llong *moves)
+{
+    void *q = realloc(*p, (size_t)cap * size);
+    if (!q) return 0;
+    if (q != *p) atomic_fetch_add(moves, 1);
+    *p = q;
+    return 1;
+}
+
+hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t used)
+{
+    int64_t cap = buf->cap;
+    while (cap < need) cap *= 2;
+    hsp_status s = hsp_job_reserve(job, hsp_entry_bytes(job, cap - buf->cap));
+    if (s != HSP_OK) return s;
+    void *col = buf->col;
+    int ok;
+    if (job->ctx->options.grow == HSP_GROW_COPY)
+        ok = copy_grow(&col, used, cap, sizeof(int32_t), &job->grow_bytes_copied) &&
+             copy_grow(&buf->val, used, cap, job->vsize, &job->grow_bytes_copied);
+    else
+        ok = realloc_grow(&col, cap, sizeof(int32_t), &job->grow_moves) &&
+             realloc_grow(&buf->val, cap, job->vsize, &job->grow_moves);
+    buf->col = col;
+    if (!ok) {
+        hsp_job_release(job, hsp_entry_bytes(job, cap - buf->cap));
+        return hsp_fail(HSP_ERR_NOMEM, "no memory to grow a long row to %lld entries",
+                        (long long)cap);
+    }
+    atomic_fetch_add(&job->grow_events, 1);
+    buf->cap = cap;
+    return HSP_OK;
+}
+
+void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
+{
+    if (buf->cap == 0) return; /* none, or in an arena */
+    free(buf->col), free(buf->val);
+    hsp_job_release(job, hsp_entry_bytes(job, buf->cap));
+    buf->col = NULL, buf->val = NULL, buf->cap = 0;
+}
