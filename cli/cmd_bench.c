@@ -203,11 +203,18 @@ static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][CM
     return s == HSP_OK ? 0 : cli_error(spec, s);
 }
 
-/* Print the table; return the geometric mean speedup over the faster peer. */
+/* Print the table and the geometric mean speedup over the faster peer. */
 static void print_table(const bench_row *rows, int n)
 {
     double logsum = 0;
     int counted = 0;
+    if (n > 0)
+        printf("hspgemm: device %s, %d threads, %s, grow=realloc (copy ms: grow=copy), methods "
+               "%s,%s,%s\n", rows[0].ours.stats.device, rows[0].ours.stats.threads,
+               rows[0].ours.precision == HSP_DOUBLE ? "double" : "float",
+               hsp_method_name(rows[0].ours.stats.method[0]),
+               hsp_method_name(rows[0].ours.stats.method[1]),
+               hsp_method_name(rows[0].ours.stats.method[2]));
     printf("%-17s %9s %10s %10s %6s %9s %7s %9s %7s %9s %7s %7s\n", "matrix", "nnz(A)", "nnz(C)",
            "ms", "GF/s", "copy ms", "re/co", "graphblas", "x", "scipy", "x", "check");
     for (int r = 0; r < n; r++) {
