@@ -251,6 +251,19 @@ static hsp_status RF(row_hash)(hsp_job *job, const RF(operands) *op, hsp_scratch
 
 /* ---- dense: an accumulator over all columns, then a bitmap scan or a sort ---- */
 
+/* The least and greatest column of row i of C (lo > hi when it is empty): the
+ * ends of the row's B rows, which are sorted. */
+static void RF(col_range)(const RF(operands) *op, int32_t i, int32_t *lo, int32_t *hi)
+{
+    *lo = INT32_MAX, *hi = -1;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        if (op->brp[k] == op->brp[k + 1]) continue;
+        *lo = op->bcol[op->brp[k]] < *lo ? op->bcol[op->brp[k]] : *lo;
+        *hi = op->bcol[op->brp[k + 1] - 1] > *hi ? op->bcol[op->brp[k + 1] - 1] : *hi;
+    }
+}
+
 /* Emit the row in column order from the two-level bitmap (bits: a bit per
  * column; top: a bit per word of bits), clearing both: the cost is one step
  * per word of top in [lo, hi], per nonzero word of bits, and per entry. */
@@ -286,7 +299,8 @@ static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scr
     const VT *restrict bval = op->bval;
     int32_t *restrict col = o->col;
     int64_t len = 0, cap = o->cap, end = op->arp[i + 1];
-    int32_t lo = INT32_MAX, hi = -1;
+    int32_t lo, hi;
+    RF(col_range)(op, i, &lo, &hi);
     for (int64_t p = op->arp[i]; p < end && st == HSP_OK; p++) {
         int32_t k = op->acol[p];
         VT a = op->aval[p];
@@ -305,7 +319,6 @@ static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scr
             top[c >> 12] |= (uint64_t)1 << ((c >> 6) & 63);
             acc[c] = a * bval[q];
             col[len++] = c;
-            lo = c < lo ? c : lo, hi = c > hi ? c : hi;
         }
     }
     VT *restrict val = o->val;
@@ -352,17 +365,11 @@ void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
     }
 }
 
-/* Does row i's product fall in a narrow band of columns (span < 4 u)?  The
- * span is bounded from the first and last columns of the row's B rows. */
+/* Does row i's product fall in a narrow band of columns (span < 4 u)? */
 static int RF(narrow)(const hsp_job *job, const RF(operands) *op, int32_t i)
 {
-    int32_t lo = INT32_MAX, hi = -1;
-    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
-        int32_t k = op->acol[p];
-        if (op->brp[k] == op->brp[k + 1]) continue;
-        lo = op->bcol[op->brp[k]] < lo ? op->bcol[op->brp[k]] : lo;
-        hi = op->bcol[op->brp[k + 1] - 1] > hi ? op->bcol[op->brp[k + 1] - 1] : hi;
-    }
+    int32_t lo, hi;
+    RF(col_range)(op, i, &lo, &hi);
     return (int64_t)hi - lo < 4 * job->ub[i];
 }
 
