@@ -1,5 +1,6 @@
 /* report.c: timing repeated multiplies and printing their figures as a
  * table or as one line of JSON. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,15 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
                 (long long)st->rows_group[g], (long long)st->flops_group[g],
                 st->flops ? 100.0 * (double)st->flops_group[g] / (double)st->flops : 0.0);
     }
+    fprintf(f, "\nnon-empty bins (bin:u range:rows):");
+    for (int b = 0, n = 0; b < bins->nbins; b++) {
+        if (!st->rows_bin[b]) continue;
+        if (n++ % 4 == 0) fprintf(f, "\n ");
+        if (bins->lo[b] == bins->hi[b]) fprintf(f, " %2d:%lld:%lld", b, (long long)bins->lo[b], (long long)st->rows_bin[b]);
+        else if (bins->hi[b] == INT64_MAX) fprintf(f, " %2d:>%lld:%lld", b, (long long)bins->lo[b] - 1, (long long)st->rows_bin[b]);
+        else fprintf(f, " %2d:%lld-%lld:%lld", b, (long long)bins->lo[b], (long long)bins->hi[b], (long long)st->rows_bin[b]);
+    }
+    fprintf(f, "\n");
     fprintf(f, "\ngrow events %lld, bytes copied by growth %lld, realloc moves %lld\n",
             (long long)st->grow_events, (long long)st->grow_bytes_copied,
             (long long)st->grow_moves);
