@@ -63,7 +63,6 @@ hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t us
 /* Free a long row's buffer (if any). */
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf);
 
-
 /* Stage 1: upper bounds and flops.  Stage 2: bins and C~.  Stage 3: bins 0-1
  * on CPU threads, the rest on the device.  Stage 4: C from C~. */
 hsp_status hsp_stage_bound(hsp_job *job);
