@@ -119,15 +119,8 @@ static hsp_status from_triplets(int64_t n, int64_t count, int32_t *r, int32_t *c
     double *v = malloc((size_t)(count ? count : 1) * sizeof *v);
     if (!v) return hsp_fail(HSP_ERR_NOMEM, "no memory for %lld generated entries", (long long)count);
     for (int64_t k = 0; k < count; k++) v[k] = 0.5 + uniform(seed);
-    hsp_csr *D = NULL;
-    hsp_status s = hsp_csr_from_triplets((int32_t)n, (int32_t)n, count, r, c, v, HSP_DOUBLE, &D);
+    hsp_status s = hsp_csr_from_double_triplets((int32_t)n, (int32_t)n, count, r, c, v, p, out);
     free(v);
-    if (s == HSP_OK && p == HSP_FLOAT) {
-        s = hsp_csr_convert(D, HSP_FLOAT, out);
-        hsp_csr_free(D);
-    } else if (s == HSP_OK) {
-        *out = D;
-    }
     return s;
 }
 

@@ -39,6 +39,13 @@ void *hsp_alloc(size_t bytes);
 hsp_status hsp_csr_check_header(const hsp_csr *A);
 hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last);
 
+/* hsp_csr_from_triplets for values given in double (duplicates summed in
+ * double), the result in precision. */
+hsp_status hsp_csr_from_double_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
+                                        const int32_t *rows, const int32_t *cols,
+                                        const double *values, hsp_precision precision,
+                                        hsp_csr **out);
+
 /* Monotonic wall clock in milliseconds. */
 double hsp_now_ms(void);
 

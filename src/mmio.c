@@ -250,17 +250,10 @@ hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress, 
     hsp_progress_done(&r.progress);
     fclose(r.f);
     free(r.buf);
-    hsp_csr *D = NULL;
     if (s == HSP_OK)
-        s = hsp_csr_from_triplets((int32_t)t.rows, (int32_t)t.cols, t.count, t.r, t.c, t.v,
-                                  HSP_DOUBLE, &D);
+        s = hsp_csr_from_double_triplets((int32_t)t.rows, (int32_t)t.cols, t.count, t.r, t.c,
+                                         t.v, precision, out);
     free(t.r), free(t.c), free(t.v);
-    if (s == HSP_OK && precision == HSP_FLOAT) {
-        s = hsp_csr_convert(D, HSP_FLOAT, out);
-        hsp_csr_free(D);
-    } else if (s == HSP_OK) {
-        *out = D;
-    }
     return s;
 }
 

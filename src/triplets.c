@@ -110,3 +110,16 @@ hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
     *out = A;
     return HSP_OK;
 }
+
+hsp_status hsp_csr_from_double_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
+                                        const int32_t *rows, const int32_t *cols,
+                                        const double *values, hsp_precision precision,
+                                        hsp_csr **out)
+{
+    hsp_csr *D = NULL;
+    hsp_status s = hsp_csr_from_triplets(nrows, ncols, nnz, rows, cols, values, HSP_DOUBLE, &D);
+    if (s != HSP_OK || precision == HSP_DOUBLE) return *out = D, s;
+    s = hsp_csr_convert(D, precision, out);
+    hsp_csr_free(D);
+    return s;
+}
