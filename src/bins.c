@@ -27,6 +27,7 @@ hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, hsp_bins *bins)
                         "local memory of %lld bytes holds no row of %d entries (%d bytes each)",
                         (long long)local_mem, 2 * w, ENTRY_BYTES);
     bins->nbins = 0;
+    bins->width = w;
     add_bin(bins, 0, 0, HSP_GROUP_EMPTY);
     add_bin(bins, 1, 1, HSP_GROUP_SINGLE);
     for (int u = 2; u <= w; u++) add_bin(bins, u, u, HSP_GROUP_SHORT);
@@ -38,14 +39,10 @@ hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, hsp_bins *bins)
 
 int hsp_bins_find(const hsp_bins *bins, int64_t u)
 {
-    if (u >= 0 && u < bins->nbins && bins->lo[u] == u) return (int)u; /* one bin per u */
-    int lo = 0, hi = bins->nbins - 1;
-    while (lo < hi) { /* the first bin whose range reaches u */
-        int mid = (lo + hi) / 2;
-        if (u > bins->hi[mid]) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
+    if (u <= bins->width) return (int)u; /* one bin per u */
+    /* bin W + j holds (W 2^(j-1), W 2^j]; the last bin holds the rest */
+    int b = bins->width + 64 - __builtin_clzll((uint64_t)(u - 1) / (uint64_t)bins->width);
+    return b < bins->nbins - 1 ? b : bins->nbins - 1;
 }
 
 int64_t hsp_bins_group_max(const hsp_bins *bins, int group)

@@ -140,6 +140,7 @@ void hsp_context_free(hsp_context *ctx);
  * lo[b] <= u <= hi[b] (hi = INT64_MAX for the last bin); group[b] is 0..4. */
 typedef struct {
     int nbins;
+    int width; /* the wavefront W: bins 0..W hold one u each */
     int64_t lo[HSP_MAX_BINS], hi[HSP_MAX_BINS];
     int group[HSP_MAX_BINS];
 } hsp_bins;

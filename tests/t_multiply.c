@@ -286,6 +286,17 @@ static void test_wide_layout(void)
            "wavefront 64: 70 bins, medium up to 1024");
     hsp_csr *A = ref_random(300, 300, 0, 40, HSP_DOUBLE, 21);
     hsp_csr_free(check_product(ctx, A, A, NULL, "wavefront 64 layout"));
+    hsp_context_free(ctx);
+    o.wavefront = 32, o.local_mem = 128 * 12; /* room for rows of 128 entries */
+    hsp_context_create(&o, &ctx);
+    bins = hsp_context_bins(ctx);
+    tap_ok(bins->nbins == 36 && bins->hi[34] == 128 && bins->lo[35] == 129,
+           "1.5 KiB of local memory: medium rows up to 128, 36 bins");
+    hsp_stats st;
+    hsp_csr_free(check_product(ctx, A, A, &st, "small local memory layout"));
+    int64_t rows = 0;
+    for (int b = 0; b < bins->nbins; b++) rows += st.rows_bin[b];
+    tap_ok(rows == A->nrows && st.rows_bin[35] > 0, "every row binned, long rows above 128");
     hsp_csr_free(A);
     hsp_context_free(ctx);
 }
