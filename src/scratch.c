@@ -4,7 +4,7 @@
 #include "internal.h"
 #include "scratch.h"
 
-enum { ARENA_BLOCK = 1 << 20 };
+enum { ARENA_BLOCK = 8 << 20 };
 
 struct hsp_arena_block {
     hsp_arena_block *next;
@@ -62,15 +62,16 @@ hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n)
 void *hsp_arena_alloc(hsp_scratch *s, size_t bytes)
 {
     bytes = (bytes + 15) & ~(size_t)15;
-    hsp_arena_block **at = &s->arena;
-    while (*at && (*at)->size - (*at)->used < bytes) at = &(*at)->next;
+    hsp_arena_block **at = s->arena_at ? s->arena_at : &s->arena;
+    while (*at && (*at)->size - (*at)->used < bytes) at = &(*at)->next; /* kept blocks */
     if (!*at) {
         size_t size = bytes > ARENA_BLOCK ? bytes : ARENA_BLOCK;
-        hsp_arena_block *b = malloc(sizeof *b + size);
+        hsp_arena_block *b = hsp_alloc(sizeof *b + size);
         if (!b) return NULL;
         b->next = NULL, b->size = size, b->used = 0;
         *at = b;
     }
+    s->arena_at = at; /* blocks before it are full: the next call starts here */
     void *p = (*at)->data + (*at)->used;
     (*at)->used += bytes;
     return p;
@@ -79,6 +80,7 @@ void *hsp_arena_alloc(hsp_scratch *s, size_t bytes)
 void hsp_arena_reset(hsp_scratch *s)
 {
     for (hsp_arena_block *b = s->arena; b; b = b->next) b->used = 0;
+    s->arena_at = NULL;
 }
 
 int64_t hsp_scratch_bytes(const hsp_scratch *s)

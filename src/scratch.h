@@ -18,7 +18,8 @@ typedef struct hsp_scratch {
     int64_t hcap;       /* a power of two */
     void *buf[2];       /* general buffers (heap, ESC, merge) */
     size_t buf_bytes[2];
-    hsp_arena_block *arena; /* blocks kept between jobs */
+    hsp_arena_block *arena;     /* blocks kept between jobs */
+    hsp_arena_block **arena_at; /* the link to the block now being filled */
     int32_t *spare_col;     /* a long row's first buffer, free for the next row */
     void *spare_val;
 } hsp_scratch;
