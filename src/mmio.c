@@ -153,6 +153,9 @@ static hsp_status parse_size(reader *r, const banner *b, triplets *t)
     if (t->rows > INT32_MAX || t->cols > INT32_MAX || declared > INT64_MAX / 2)
         return hsp_fail(HSP_ERR_OVERFLOW, "%s:%lld: %lld x %lld is over 2^31-1 rows or columns",
                         r->path, (long long)r->line, (long long)t->rows, (long long)t->cols);
+    if ((b->symmetric || b->skew) && t->rows != t->cols)
+        return hsp_fail(HSP_ERR_PARSE, "%s:%lld: a symmetric matrix must be square, not %lld x %lld",
+                        r->path, (long long)r->line, (long long)t->rows, (long long)t->cols);
     if (b->symmetric || b->skew) t->cap = 2 * declared;
     else t->cap = declared;
     t->count = declared; /* entries still to read */

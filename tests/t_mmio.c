@@ -108,6 +108,7 @@ static void test_malformed(void)
         {"bad_long.mtx", ":4: more entries than the 1 declared", HSP_ERR_PARSE},
         {"bad_skew_diagonal.mtx", ":3: a skew-symmetric matrix has no diagonal", HSP_ERR_PARSE},
         {"bad_empty.mtx", ":1: empty file", HSP_ERR_PARSE},
+        {"bad_sym_shape.mtx", ":2: a symmetric matrix must be square", HSP_ERR_PARSE},
         {"no_such_file.mtx", "No such file", HSP_ERR_IO},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
