@@ -59,8 +59,15 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
         return s;
     }
     ctx->options.device = ctx->device->name;
-    for (int g = 0; g < HSP_NMETHODGROUPS; g++)
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++) {
         ctx->method[g] = o->method[g] ? o->method[g] : ctx->device->default_method[g];
+        if (!(ctx->device->methods[g] & 1u << ctx->method[g])) {
+            s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
+                         hsp_method_name(ctx->method[g]), hsp_group_name(g + 2), ctx->device->description);
+            hsp_context_free(ctx);
+            return s;
+        }
+    }
     *out = ctx;
     return HSP_OK;
 }

@@ -12,21 +12,30 @@ struct hsp_job;
 typedef struct hsp_device hsp_device;
 
 struct hsp_device {
-    const char *name;           /* "cpu" */
+    const char *name;           /* "cpu", "opencl" */
     char description[64];       /* shown in stats, e.g. "cpu" */
     int wavefront;              /* threads that run in lock step */
     int64_t local_mem;          /* bytes of fast memory per work-group */
     int host_realloc;           /* buffers can grow by host realloc */
+    int async;                  /* launched bins run while the CPU threads work */
     hsp_method default_method[HSP_NMETHODGROUPS];
+    unsigned methods[HSP_NMETHODGROUPS]; /* bit m: method m can run on the group */
+    /* Stage 1 on the device (fills job->ub), or NULL for the CPU threads. */
+    hsp_status (*bound)(hsp_device *dev, struct hsp_job *job);
     /* Queue bin b of the job; returns at once or after the work. */
     hsp_status (*launch_bin)(hsp_device *dev, struct hsp_job *job, int bin);
     /* Wait for every queued bin; the first error of any row is returned. */
     hsp_status (*wait)(hsp_device *dev, struct hsp_job *job);
+    /* Stage 4 on the device for the rows of bins 2 and up (C's row pointers
+     * are set and its arrays allocated), or NULL for the CPU threads. */
+    hsp_status (*arrange)(hsp_device *dev, struct hsp_job *job);
     void (*destroy)(hsp_device *dev);
     void *state;
 };
 
-/* Open the device called name ("auto" or "cpu"); the cpu device runs on pool. */
+/* Open the device called name: "auto" (a GPU through OpenCL when there is
+ * one, else cpu), "cpu", or "opencl[:N][,nosvm][,nofp64]"; the cpu device runs
+ * on pool. */
 hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out);
 /* The cpu device. */
 hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out);

@@ -116,7 +116,10 @@ typedef enum {
 enum { HSP_NGROUPS = 5, HSP_NMETHODGROUPS = 3, HSP_MAX_BINS = 72 };
 
 typedef struct {
-    const char *device;   /* "auto" (default) or "cpu" */
+    const char *device;   /* "auto" (default: a GPU through OpenCL if there is
+                             one, else cpu), "cpu", or "opencl[:N]" with
+                             ",nosvm" (use buffers) and ",nofp64" (no double)
+                             to hold the device to less than it offers */
     int threads;          /* CPU threads; 0 = one per core */
     hsp_grow grow;        /* default HSP_GROW_REALLOC */
     hsp_method method[HSP_NMETHODGROUPS]; /* for groups 3, 4, 5 */
@@ -150,6 +153,9 @@ const hsp_bins *hsp_context_bins(const hsp_context *ctx);
 typedef struct {
     double ms_stage[4];   /* upper bound, binning, compute, arrange */
     double ms_total;
+    double ms_device;     /* stage 3: from the first launch until the device's bins are done */
+    double ms_host;       /* stage 3: the CPU threads on bins 0-1, meanwhile */
+    double ms_overlap;    /* stage 3: time both sides worked at once */
     int64_t flops;        /* 2 * sum of upper bounds */
     int64_t nnz_c;
     int64_t rows_group[HSP_NGROUPS], flops_group[HSP_NGROUPS];
@@ -158,8 +164,9 @@ typedef struct {
     int64_t grow_bytes_copied; /* bytes copied by grow=copy */
     int64_t grow_moves;   /* grow=realloc calls that returned a new address */
     int64_t peak_temp_bytes; /* peak of temporary memory (C~, buffers) */
+    int64_t peak_device_bytes; /* peak of device memory held (opencl device) */
     int threads;
-    hsp_grow grow;
+    hsp_grow grow;        /* the grow mode that ran (copy where realloc cannot) */
     hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */
     char device[64];
 } hsp_stats;

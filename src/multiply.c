@@ -119,7 +119,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     if (s == HSP_OK) finish_stats(&job, st);
     hsp_job_cleanup(&job);
     st->threads = hsp_pool_size(ctx->pool);
-    st->grow = ctx->options.grow;
+    st->grow = ctx->device->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
     memcpy(st->method, ctx->method, sizeof st->method);
     memcpy(st->device, ctx->device->description, sizeof st->device);
     if (s != HSP_OK) {

@@ -82,15 +82,28 @@ static int64_t part_count(const hsp_job *job)
     return 4 * (int64_t)hsp_pool_size(job->ctx->pool);
 }
 
+/* Sum the upper bounds of a part (computed by the device). */
+static void sum_part(void *arg, int tid, int64_t part)
+{
+    part_run *r = arg;
+    int64_t sum = 0;
+    (void)tid;
+    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) sum += r->job->ub[i];
+    r->part_flops[part] = sum;
+}
+
 hsp_status hsp_stage_bound(hsp_job *job)
 {
     int64_t m = job->A->nrows, nparts = part_count(job), total = 0;
     int64_t cut[nparts + 1], part_flops[nparts];
+    hsp_device *dev = job->ctx->device;
     job->ub = job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
+    hsp_status s = dev->bound ? dev->bound(dev, job) : HSP_OK;
+    if (s != HSP_OK) return s;
     nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
     part_run r = {job, cut, part_flops};
-    hsp_pool_chunks(job->ctx->pool, nparts, bound_part, &r);
+    hsp_pool_chunks(job->ctx->pool, nparts, dev->bound ? sum_part : bound_part, &r);
     for (int64_t p = 0; p < nparts; p++)
         if (hsp_add_overflows(total, part_flops[p], &total))
             return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
@@ -198,7 +211,7 @@ hsp_status hsp_stage_bin(hsp_job *job)
     job->longbuf = job->tmp_val ? job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows") : NULL;
     if (!job->longbuf) return HSP_ERR_NOMEM;
     memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
-    job->nlong = nlong;
+    job->nlong = nlong, job->nslots = total_slots;
     return HSP_OK;
 }
 
@@ -224,6 +237,7 @@ hsp_status hsp_stage_compute(hsp_job *job)
 {
     hsp_device *dev = job->ctx->device;
     int nbins = job->ctx->bins.nbins;
+    double t0 = hsp_now_ms();
     for (int b = 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
         hsp_status s = dev->launch_bin(dev, job, b);
@@ -234,7 +248,10 @@ hsp_status hsp_stage_compute(hsp_job *job)
     single_run r = {job, job->bin_start[1], 4096, job->bin_start[2] - job->bin_start[1]};
     hsp_pool_chunks(job->ctx->pool, (r.nrows + r.rows_per_chunk - 1) / r.rows_per_chunk,
                     single_chunk, &r);
+    job->stats->ms_host = hsp_now_ms() - t0;
     hsp_status s = dev->wait(dev, job);
+    job->stats->ms_device = hsp_now_ms() - t0;
+    job->stats->ms_overlap = dev->async ? job->stats->ms_host : 0; /* the device began first */
     return s != HSP_OK ? s : (hsp_status)atomic_load(&job->status);
 }
 
@@ -243,6 +260,7 @@ hsp_status hsp_stage_compute(hsp_job *job)
 typedef struct {
     hsp_job *job;
     int64_t *cut;
+    const int32_t *rows; /* the rows to arrange, or NULL for all */
 } arrange_run;
 
 /* Copy the rows of a part from C~ (or their long-row buffers, then freed)
@@ -254,7 +272,8 @@ static void arrange_part(void *arg, int tid, int64_t part)
     hsp_csr *C = job->C;
     size_t vs = job->vsize;
     (void)tid;
-    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
+    for (int64_t k = r->cut[part]; k < r->cut[part + 1]; k++) {
+        int64_t i = r->rows ? r->rows[k] : k;
         int64_t dst = C->rowptr[i], len = C->rowptr[i + 1] - dst;
         hsp_growbuf *buf = job->ub[i] > job->medium_max ? &job->longbuf[job->slot[i]] : NULL;
         const int32_t *col = buf ? buf->col : job->tmp_col + job->slot[i];
@@ -282,8 +301,15 @@ hsp_status hsp_stage_arrange(hsp_job *job)
     C->values = hsp_alloc((size_t)C->nnz * job->vsize);
     if (!C->colidx || !C->values)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
-    nparts = hsp_split_weighted(C->rowptr, m, nparts, cut);
-    arrange_run r = {job, cut};
+    hsp_device *dev = job->ctx->device;
+    arrange_run r = {job, cut, NULL};
+    if (dev->arrange) { /* the device's rows there, bin 1's here */
+        if ((s = dev->arrange(dev, job)) != HSP_OK) return s;
+        r.rows = job->bin_rows + job->bin_start[1];
+        nparts = hsp_split_weighted(NULL, job->bin_start[2] - job->bin_start[1], nparts, cut);
+    } else {
+        nparts = hsp_split_weighted(C->rowptr, m, nparts, cut);
+    }
     hsp_pool_chunks(job->ctx->pool, nparts, arrange_part, &r);
     return HSP_OK;
 }

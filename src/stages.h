@@ -26,6 +26,7 @@ typedef struct hsp_job {
     int64_t short_max;      /* rows with u up to this are short */
     int64_t medium_max;     /* rows with u above this are long */
     int64_t *slot;          /* C~ offset of a row, or its long-buffer number */
+    int64_t nslots;         /* entries of C~ */
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
     void *tmp_val;
     hsp_growbuf *longbuf;   /* one per long row, in bin order; freed by stage 4 */

@@ -1,0 +1,366 @@
+/* peer_cusparse.c: the NVIDIA cuSPARSE peer of `hspgemm bench`: times C = A*B
+ * with the generic SpGEMM API (work estimation, compute, copy) on GPU 0, once
+ * from host CSR to host CSR (transfers included) and once with A and B already
+ * on the device, and prints one JSON line. */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#endif
+#define DISABLE_CUSPARSE_DEPRECATED /* else gcc warns about the header's own deprecated types */
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "hspgemm.h"
+
+static const char usage[] =
+    "usage: peer_cusparse [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
+    "Times C = A*B (B = A when absent) with cuSPARSE SpGEMM on GPU 0 after one warm-up: from\n"
+    "host CSR to host CSR (uploads, product, download, frees) and with A and B already on the\n"
+    "device (product only).  --threads is accepted and ignored (the work runs on the GPU).\n"
+    "Prints {\"peer\":\"cusparse\",...,\"ms_median\":...,\"ms_min\":...,\"ms_device_median\":...,\n"
+    "\"ms_device_min\":...,\"nnz_c\":...,\"peak_device_bytes\":...}.\n";
+
+/* A CSR matrix with 32-bit row offsets, its arrays on the host or on the device. */
+typedef struct {
+    int32_t nrows, ncols;
+    int64_t nnz;
+    int32_t *rowptr, *colidx;
+    void *values;
+} csr32;
+
+/* What every product shares: the handle, the value type and alpha = 1, beta = 0 in it. */
+typedef struct {
+    cusparseHandle_t handle;
+    cudaDataType type;
+    size_t vsize;
+    const void *one, *zero;
+} gemm;
+
+/* The descriptors of one product. */
+typedef struct {
+    cusparseSpMatDescr_t a, b, c;
+    cusparseSpGEMMDescr_t s;
+} spgemm_descr;
+
+#define MAX_LIVE 16
+static struct {
+    void *p;
+    size_t bytes;
+} live[MAX_LIVE];                     /* the device allocations held now */
+static size_t live_bytes, peak_bytes; /* their sum, and its largest value */
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "peer_cusparse: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    return 1;
+}
+
+/* Exit with a message when a CUDA runtime call failed. */
+static void cuda_ok(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) exit(fail(what, cudaGetErrorString(e)));
+}
+
+/* Exit with a message when a cuSPARSE call failed. */
+static void sparse_ok(cusparseStatus_t s, const char *what)
+{
+    if (s != CUSPARSE_STATUS_SUCCESS) exit(fail(what, cusparseGetErrorString(s)));
+}
+
+/* cudaMalloc (at least one byte, so a buffer is never NULL) that counts the bytes held. */
+static void *dev_alloc(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    int k = 0;
+    while (k < MAX_LIVE && live[k].p) k++;
+    if (k == MAX_LIVE) exit(fail(what, "too many device allocations"));
+    bytes = bytes ? bytes : 1;
+    cuda_ok(cudaMalloc(&p, bytes), what);
+    live[k].p = p, live[k].bytes = bytes;
+    live_bytes += bytes;
+    if (live_bytes > peak_bytes) peak_bytes = live_bytes;
+    return p;
+}
+
+/* cudaFree of a dev_alloc'd pointer; NULL is ignored. */
+static void dev_free(void *p)
+{
+    if (!p) return;
+    for (int k = 0; k < MAX_LIVE; k++)
+        if (live[k].p == p) {
+            live_bytes -= live[k].bytes, live[k].p = NULL;
+            break;
+        }
+    cuda_ok(cudaFree(p), "cudaFree");
+}
+
+/* Copy bytes from the host to the device, when there are any. */
+static void to_device(void *d, const void *h, size_t bytes, const char *what)
+{
+    if (bytes) cuda_ok(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), what);
+}
+
+/* Copy bytes from the device to the host, when there are any. */
+static void to_host(void *h, const void *d, size_t bytes, const char *what)
+{
+    if (bytes) cuda_ok(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost), what);
+}
+
+/* A device copy of the host matrix h. */
+static csr32 upload(const csr32 *h, size_t vsize)
+{
+    csr32 d = *h;
+    size_t nr = ((size_t)h->nrows + 1) * sizeof(int32_t), nz = (size_t)h->nnz;
+    d.rowptr = dev_alloc(nr, "cudaMalloc(rowptr)");
+    d.colidx = dev_alloc(nz * sizeof(int32_t), "cudaMalloc(colidx)");
+    d.values = dev_alloc(nz * vsize, "cudaMalloc(values)");
+    to_device(d.rowptr, h->rowptr, nr, "cudaMemcpy(rowptr) to the device");
+    to_device(d.colidx, h->colidx, nz * sizeof(int32_t), "cudaMemcpy(colidx) to the device");
+    to_device(d.values, h->values, nz * vsize, "cudaMemcpy(values) to the device");
+    return d;
+}
+
+/* Copy the device matrix d into the host arrays of h, which has room for it. */
+static void download(const csr32 *d, csr32 *h, size_t vsize)
+{
+    size_t nz = (size_t)d->nnz;
+    to_host(h->rowptr, d->rowptr, ((size_t)d->nrows + 1) * sizeof(int32_t), "cudaMemcpy(rowptr) to the host");
+    to_host(h->colidx, d->colidx, nz * sizeof(int32_t), "cudaMemcpy(colidx) to the host");
+    to_host(h->values, d->values, nz * vsize, "cudaMemcpy(values) to the host");
+}
+
+/* Free the device arrays of d. */
+static void free_device(csr32 *d)
+{
+    dev_free(d->rowptr), dev_free(d->colidx), dev_free(d->values);
+    d->rowptr = d->colidx = NULL, d->values = NULL;
+}
+
+/* A cuSPARSE descriptor over the device matrix d (32-bit offsets and columns). */
+static cusparseSpMatDescr_t describe(const csr32 *d, cudaDataType type)
+{
+    cusparseSpMatDescr_t m;
+    sparse_ok(cusparseCreateCsr(&m, d->nrows, d->ncols, d->nnz, d->rowptr, d->colidx, d->values,
+                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type),
+              "cusparseCreateCsr");
+    return m;
+}
+
+/* Work estimation (compute = 0) or compute (1): ask the buffer size, allocate it, run; the buffer. */
+static void *phase(const gemm *g, const spgemm_descr *x, int compute, const char *what)
+{
+    const cusparseOperation_t n = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    size_t size = 0;
+    void *buf = NULL;
+    for (int pass = 0; pass < 2; pass++) { /* pass 0 asks the size: buf is NULL */
+        cusparseStatus_t s =
+            compute ? cusparseSpGEMM_compute(g->handle, n, n, g->one, x->a, x->b, g->zero, x->c, g->type,
+                                             CUSPARSE_SPGEMM_DEFAULT, x->s, &size, buf)
+                    : cusparseSpGEMM_workEstimation(g->handle, n, n, g->one, x->a, x->b, g->zero, x->c,
+                                                    g->type, CUSPARSE_SPGEMM_DEFAULT, x->s, &size, buf);
+        sparse_ok(s, what);
+        if (!pass) buf = dev_alloc(size, what);
+    }
+    return buf;
+}
+
+/* C = A*B on the device; C's arrays and the two work buffers (in buf) are left to the caller. */
+static csr32 multiply(const gemm *g, const csr32 *A, const csr32 *B, void *buf[2])
+{
+    csr32 C = {A->nrows, B->ncols, 0, NULL, NULL, NULL};
+    C.rowptr = dev_alloc(((size_t)C.nrows + 1) * sizeof(int32_t), "cudaMalloc(C rowptr)");
+    spgemm_descr x = {describe(A, g->type), describe(B, g->type), describe(&C, g->type), NULL};
+    sparse_ok(cusparseSpGEMM_createDescr(&x.s), "cusparseSpGEMM_createDescr");
+    buf[0] = phase(g, &x, 0, "cusparseSpGEMM_workEstimation");
+    buf[1] = phase(g, &x, 1, "cusparseSpGEMM_compute");
+    int64_t rows, cols, nnz;
+    sparse_ok(cusparseSpMatGetSize(x.c, &rows, &cols, &nnz), "cusparseSpMatGetSize");
+    if (nnz > INT32_MAX) exit(fail("C", "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
+    C.nnz = nnz;
+    C.colidx = dev_alloc((size_t)nnz * sizeof(int32_t), "cudaMalloc(C colidx)");
+    C.values = dev_alloc((size_t)nnz * g->vsize, "cudaMalloc(C values)");
+    sparse_ok(cusparseCsrSetPointers(x.c, C.rowptr, C.colidx, C.values), "cusparseCsrSetPointers");
+    const cusparseOperation_t n = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    sparse_ok(cusparseSpGEMM_copy(g->handle, n, n, g->one, x.a, x.b, g->zero, x.c, g->type,
+                                  CUSPARSE_SPGEMM_DEFAULT, x.s),
+              "cusparseSpGEMM_copy");
+    sparse_ok(cusparseSpGEMM_destroyDescr(x.s), "cusparseSpGEMM_destroyDescr");
+    sparse_ok(cusparseDestroySpMat(x.a), "cusparseDestroySpMat");
+    sparse_ok(cusparseDestroySpMat(x.b), "cusparseDestroySpMat");
+    sparse_ok(cusparseDestroySpMat(x.c), "cusparseDestroySpMat");
+    return C;
+}
+
+/* Wait for the GPU, then read the clock. */
+static double synced_ms(void)
+{
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    return now_ms();
+}
+
+/* One product with A and B already on the device, transfers excluded; its time, nnz(C) in *nnz. */
+static double time_device(const gemm *g, const csr32 *A, const csr32 *B, int64_t *nnz)
+{
+    void *buf[2];
+    double t0 = synced_ms();
+    csr32 C = multiply(g, A, B, buf);
+    double ms = synced_ms() - t0;
+    *nnz = C.nnz;
+    dev_free(buf[0]), dev_free(buf[1]);
+    free_device(&C);
+    return ms;
+}
+
+/* One product from host CSR to host CSR: upload (A once when B is A), multiply, download into
+ * hC (sized by an earlier product), free; its time. */
+static double time_host(const gemm *g, const csr32 *hA, const csr32 *hB, csr32 *hC)
+{
+    void *buf[2];
+    double t0 = synced_ms();
+    csr32 A = upload(hA, g->vsize), B = hB == hA ? A : upload(hB, g->vsize);
+    csr32 C = multiply(g, &A, &B, buf);
+    if (C.nnz != hC->nnz) exit(fail("C", "nnz(C) differs between runs"));
+    download(&C, hC, g->vsize);
+    dev_free(buf[0]), dev_free(buf[1]);
+    free_device(&C);
+    if (hB != hA) free_device(&B);
+    free_device(&A);
+    return synced_ms() - t0;
+}
+
+/* The device-only runs into ms[0..repeat) after a warm-up, A and B uploaded once; nnz(C). */
+static int64_t run_device(const gemm *g, const csr32 *hA, const csr32 *hB, int repeat, double *ms)
+{
+    csr32 A = upload(hA, g->vsize), B = hB == hA ? A : upload(hB, g->vsize);
+    int64_t nnz = 0;
+    for (int k = 0; k <= repeat; k++) { /* run 0 is the warm-up */
+        double t = time_device(g, &A, &B, &nnz);
+        if (k) ms[k - 1] = t;
+    }
+    if (hB != hA) free_device(&B);
+    free_device(&A);
+    return nnz;
+}
+
+/* The host-to-host runs into ms[0..repeat) after a warm-up. */
+static void run_host(const gemm *g, const csr32 *hA, const csr32 *hB, csr32 *hC, int repeat, double *ms)
+{
+    for (int k = 0; k <= repeat; k++) { /* run 0 is the warm-up */
+        double t = time_host(g, hA, hB, hC);
+        if (k) ms[k - 1] = t;
+    }
+}
+
+/* M with its row offsets narrowed to 32 bits; colidx and values are M's own (only rowptr is owned). */
+static csr32 narrow(const hsp_csr *M, const char *name)
+{
+    if (M->nnz > INT32_MAX) exit(fail(name, "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
+    csr32 h = {M->nrows, M->ncols, M->nnz, malloc(((size_t)M->nrows + 1) * sizeof(int32_t)), M->colidx,
+               M->values};
+    if (!h.rowptr) exit(fail("out of memory", NULL));
+    for (int64_t i = 0; i <= M->nrows; i++) h.rowptr[i] = (int32_t)M->rowptr[i];
+    return h;
+}
+
+/* Host arrays with room for an nrows x ncols C of nnz entries. */
+static csr32 host_result(int32_t nrows, int32_t ncols, int64_t nnz, size_t vsize)
+{
+    csr32 h = {nrows, ncols, nnz, malloc(((size_t)nrows + 1) * sizeof(int32_t)),
+               malloc((size_t)nnz * sizeof(int32_t) + 1), malloc((size_t)nnz * vsize + 1)};
+    if (!h.rowptr || !h.colidx || !h.values) exit(fail("out of memory", NULL));
+    return h;
+}
+
+static int compare_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Sort n times; their median. */
+static double median(double *ms, int n)
+{
+    qsort(ms, (size_t)n, sizeof *ms, compare_double);
+    return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
+/* Options: --threads=N (ignored) --repeat=R --precision=P and one or two files. */
+static int parse(int argc, char **argv, int *threads, int *repeat, hsp_precision *p, const char **file)
+{
+    int nfiles = 0;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (!strcmp(a, "--help")) return fputs(usage, stdout), -1;
+        if (!strncmp(a, "--threads=", 10)) *threads = atoi(a + 10);
+        else if (!strncmp(a, "--repeat=", 9)) *repeat = atoi(a + 9);
+        else if (!strcmp(a, "--precision=float")) *p = HSP_FLOAT;
+        else if (!strcmp(a, "--precision=double")) *p = HSP_DOUBLE;
+        else if (a[0] != '-' && nfiles < 2) file[nfiles++] = a;
+        else return fprintf(stderr, "peer_cusparse: bad argument '%s'\n%s", a, usage), -2;
+    }
+    if (!nfiles || *threads < 1 || *repeat < 1 || *repeat > 1000)
+        return fprintf(stderr, "%s", usage), -2;
+    if (nfiles == 1) file[1] = file[0];
+    return 0;
+}
+
+/* There is a CUDA device to run on, or exit with a message. */
+static void require_gpu(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) exit(fail("no usable CUDA GPU", cudaGetErrorString(e)));
+    if (n < 1) exit(fail("no CUDA GPU found", NULL));
+}
+
+int main(int argc, char **argv)
+{
+    int threads = 1, repeat = 3, rc, version = 0;
+    hsp_precision prec = HSP_DOUBLE;
+    const char *file[2];
+    if ((rc = parse(argc, argv, &threads, &repeat, &prec, file))) return rc == -1 ? 0 : 2;
+    hsp_csr *A = NULL, *B = NULL;
+    hsp_status s = hsp_mm_read(file[0], prec, 0, &A);
+    if (s == HSP_OK) s = file[1] == file[0] ? HSP_OK : hsp_mm_read(file[1], prec, 0, &B);
+    if (s != HSP_OK) return fail(hsp_strerror(s), hsp_errmsg());
+    if (!B) B = A;
+    if (A->ncols != B->nrows) return fail("shape mismatch", NULL);
+    require_gpu();
+    static const double d1 = 1, d0 = 0;
+    static const float f1 = 1, f0 = 0;
+    int dbl = prec == HSP_DOUBLE;
+    gemm g = {NULL, dbl ? CUDA_R_64F : CUDA_R_32F, dbl ? sizeof(double) : sizeof(float),
+              dbl ? (const void *)&d1 : (const void *)&f1, dbl ? (const void *)&d0 : (const void *)&f0};
+    sparse_ok(cusparseCreate(&g.handle), "cusparseCreate");
+    sparse_ok(cusparseGetVersion(g.handle, &version), "cusparseGetVersion");
+    csr32 hA = narrow(A, "A"), hB = B != A ? narrow(B, "B") : hA;
+    const csr32 *pB = B != A ? &hB : &hA;
+    double *ms = malloc(2 * (size_t)repeat * sizeof *ms), *dev_ms = ms + repeat;
+    if (!ms) return fail("out of memory", NULL);
+    int64_t nnz_c = run_device(&g, &hA, pB, repeat, dev_ms);
+    csr32 hC = host_result(A->nrows, B->ncols, nnz_c, g.vsize);
+    run_host(&g, &hA, pB, &hC, repeat, ms);
+    double ms_median = median(ms, repeat), dev_median = median(dev_ms, repeat);
+    printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\","
+           "\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_device_median\":%.4f,"
+           "\"ms_device_min\":%.4f,\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n",
+           version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", repeat,
+           ms_median, ms[0], dev_median, dev_ms[0], (long long)nnz_c, peak_bytes);
+    free(hC.rowptr), free(hC.colidx), free(hC.values), free(ms);
+    if (B != A) free(hB.rowptr);
+    free(hA.rowptr);
+    sparse_ok(cusparseDestroy(g.handle), "cusparseDestroy");
+    if (B != A) hsp_csr_free(B);
+    hsp_csr_free(A);
+    return 0;
+}

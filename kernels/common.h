@@ -1,0 +1,46 @@
+/* common.h: what every kernel shares.  Built with -DHSP_DOUBLE for double
+ * values (float otherwise).  Matrices are CSR with long row pointers and int
+ * column indices, as in the library's hspgemm.h. */
+#ifdef HSP_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double VT;
+#else
+typedef float VT;
+#endif
+
+/* The state of a long row between launches of the merge kernel; the host
+ * keeps the same layout (src/opencl.h).  The row owns pool entries
+ * [off, off + 2 hcap) (two halves); its result so far, len entries, lies at roff.  A row
+ * that stopped because its next merge needs more than hcap entries sets need;
+ * the host grows it and relaunches from A entry next. */
+typedef struct {
+    long off, hcap, roff, len, next, need;
+} hsp_longrow;
+
+/* Inclusive sum over the work-group of each item's x, in scan (one int per
+ * item); returns the exclusive sum for this item, and the total in *total. */
+int group_scan(int x, __local int *scan, int *total)
+{
+    int lid = get_local_id(0), n = get_local_size(0);
+    scan[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int d = 1; d < n; d <<= 1) {
+        int add = lid >= d ? scan[lid - d] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *total = scan[n - 1];
+    int excl = scan[lid] - x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return excl;
+}
+
+/* The arguments every row kernel takes: A and B, the rows to compute (entries
+ * first .. first + nrows - 1 of rows), each row's C~ offset (slot), C~, and
+ * the count of entries of each row of C (cnt, indexed by row). */
+#define HSP_ROW_ARGS                                                                      \
+    __global const long *arp, __global const int *acol, __global const VT *aval,        \
+    __global const long *brp, __global const int *bcol, __global const VT *bval,        \
+    __global const int *rows, long first, long nrows, __global const long *slot,        \
+    __global int *tcol, __global VT *tval, __global long *cnt

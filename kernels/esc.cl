@@ -1,0 +1,67 @@
+/* esc.cl: expand, sort, compress for medium rows: one work-group per row.
+ * The row's u products are expanded into local memory (padded to n2, a power
+ * of two, with INT_MAX columns), sorted by column with a bitonic network and
+ * compressed: each column's products summed in sorted order. */
+
+/* Expand the products of row i into lcol/lval and pad them to n2. */
+void esc_expand(__global const long *arp, __global const int *acol, __global const VT *aval,
+                __global const long *brp, __global const int *bcol, __global const VT *bval,
+                int i, int n2, __local int *lcol, __local VT *lval)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0), at = 0;
+    for (long p = arp[i]; p < arp[i + 1]; p++) {
+        long b = acol[p], b0 = brp[b];
+        int nb = (int)(brp[b + 1] - b0);
+        VT a = aval[p];
+        for (int j = lid; j < nb; j += lsz) lcol[at + j] = bcol[b0 + j], lval[at + j] = a * bval[b0 + j];
+        at += nb;
+    }
+    for (int j = at + lid; j < n2; j += lsz) lcol[j] = INT_MAX, lval[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Sort the n2 entries by column: a bitonic network, n2 / 2 compare-exchanges
+ * a step shared by the work-group. */
+void esc_sort(int n2, __local int *lcol, __local VT *lval)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0);
+    for (int k = 2; k <= n2; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int p = lid; p < n2 / 2; p += lsz) {
+                int x = 2 * j * (p / j) + p % j, y = x + j;
+                int up = (x & k) == 0;
+                if ((lcol[x] > lcol[y]) == up) {
+                    int c = lcol[x];
+                    VT v = lval[x];
+                    lcol[x] = lcol[y], lval[x] = lval[y];
+                    lcol[y] = c, lval[y] = v;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+}
+
+/* Does a run of equal columns start at x? */
+int esc_starts(__local const int *lcol, int x)
+{
+    return lcol[x] != INT_MAX && (x == 0 || lcol[x - 1] != lcol[x]);
+}
+
+__kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lscan)
+{
+    long k = first + get_group_id(0);
+    int i = rows[k], lid = get_local_id(0), lsz = get_local_size(0);
+    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lcol, lval);
+    esc_sort(n2, lcol, lval);
+    int per = (n2 + lsz - 1) / lsz, x0 = min(n2, lid * per), x1 = min(n2, x0 + per), runs = 0, total;
+    for (int x = x0; x < x1; x++) runs += esc_starts(lcol, x);
+    long out = slot[i] + group_scan(runs, lscan, &total);
+    for (int x = x0; x < x1; x++) {
+        if (!esc_starts(lcol, x)) continue;
+        VT sum = lval[x];
+        for (int y = x + 1; y < n2 && lcol[y] == lcol[x]; y++) sum += lval[y];
+        tcol[out] = lcol[x], tval[out++] = sum;
+    }
+    if (lid == 0) cnt[i] = total;
+}

@@ -1,0 +1,78 @@
+/* opencl.c: the OpenCL devices of the system (through the ICD loader) and
+ * what each offers, and OpenCL errors in words. */
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+#include "opencl.h"
+
+const char *ocl_error(cl_int err)
+{
+    switch (err) {
+    case CL_DEVICE_NOT_FOUND: return "device not found";
+    case CL_OUT_OF_RESOURCES: return "out of resources";
+    case CL_OUT_OF_HOST_MEMORY: return "out of host memory";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "device memory allocation failed";
+    case CL_BUILD_PROGRAM_FAILURE: return "kernel build failed";
+    case CL_INVALID_VALUE: return "invalid value";
+    case CL_INVALID_KERNEL_ARGS: return "kernel arguments not set";
+    case CL_INVALID_WORK_GROUP_SIZE: return "invalid work-group size";
+    case CL_INVALID_BUFFER_SIZE: return "invalid buffer size";
+    case CL_INVALID_ARG_SIZE: return "invalid argument size";
+    case CL_PLATFORM_NOT_FOUND_KHR: return "no OpenCL platform (is an ICD, e.g. pocl-opencl-icd, installed?)";
+    default: return "OpenCL error";
+    }
+}
+
+/* Fill info from device id of platform p. */
+static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
+{
+    cl_device_type type = 0;
+    cl_ulong local = 0;
+    cl_device_svm_capabilities svm = 0;
+    cl_device_fp_config fp64 = 0;
+    memset(info, 0, sizeof *info);
+    info->platform = p, info->id = id;
+    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof info->platform_name - 1, info->platform_name, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_group, &info->max_group, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
+    if (clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) != CL_SUCCESS) svm = 0;
+    info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    info->local_mem = (int64_t)local;
+    info->fp64 = fp64 != 0;
+    info->svm = svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM   ? OCL_SVM_SYSTEM
+                : svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER ? OCL_SVM_BUFFER
+                                                        : OCL_SVM_NONE;
+}
+
+hsp_status ocl_devices(ocl_info *list, int max, int *count)
+{
+    cl_platform_id plat[16];
+    cl_uint nplat = 0;
+    *count = 0;
+    cl_int err = clGetPlatformIDs(16, plat, &nplat);
+    if (err == CL_PLATFORM_NOT_FOUND_KHR || nplat == 0) return HSP_OK;
+    if (err != CL_SUCCESS) return hsp_fail(HSP_ERR_DEVICE, "OpenCL: listing platforms: %s (%d)", ocl_error(err), err);
+    for (cl_uint p = 0; p < nplat && p < 16; p++) {
+        cl_device_id ids[64];
+        cl_uint n = 0;
+        if (clGetDeviceIDs(plat[p], CL_DEVICE_TYPE_ALL, 64, ids, &n) != CL_SUCCESS) continue;
+        for (cl_uint d = 0; d < n && d < 64; d++) {
+            if (*count < max) describe(plat[p], ids[d], &list[*count]);
+            ++*count;
+        }
+    }
+    return HSP_OK;
+}
+
+int ocl_first_gpu(void)
+{
+    ocl_info list[32];
+    int n = 0;
+    if (ocl_devices(list, 32, &n) != HSP_OK) return -1;
+    for (int d = 0; d < n && d < 32; d++)
+        if (list[d].is_gpu) return d;
+    return -1;
+}
