@@ -56,5 +56,6 @@ int cmd_multiply(int argc, char **argv, int square);
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
 
 #endif

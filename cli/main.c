@@ -11,6 +11,7 @@ static const char usage[] =
     "  gen KIND ARGS -o A  write a generated matrix\n"
     "  info A              shape, row lengths and the bins of A*A\n"
     "  bench               time a suite of matrices against peer libraries\n"
+    "  devices             the devices --device= takes\n"
     "  help                this text\n\n"
     "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
     "'hspgemm COMMAND --help' describes a command's options.\n";
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
     if (!strcmp(cmd, "info")) return cmd_info(argc, argv);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
+    if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
     fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
 }

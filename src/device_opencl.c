@@ -283,21 +283,6 @@ static hsp_status open_state(ocl_state *st, const ocl_info *info, int nosvm, int
     return s == HSP_OK && st->fp64 ? ocl_build(st, 1, &st->k[1]) : s;
 }
 
-/* The wavefront the bins follow: the kernels' preferred work-group multiple,
- * at least 32 (CPU platforms report small SIMD widths) and at most 64. */
-static int wavefront(ocl_state *st)
-{
-    size_t w = 32;
-    clGetKernelWorkGroupInfo(st->k[0].esc, st->id, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-                             sizeof w, &w, NULL);
-    return w >= 64 ? 64 : 32;
-}
-
-static const char *svm_name(int svm)
-{
-    return svm == OCL_SVM_SYSTEM ? "system SVM" : svm == OCL_SVM_BUFFER ? "buffer SVM" : "buffers";
-}
-
 hsp_status hsp_device_opencl_open(const char *spec, hsp_device **out)
 {
     ocl_info list[32];
@@ -323,8 +308,8 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_device **out)
     }
     dev->name = "opencl";
     snprintf(dev->description, sizeof dev->description, "opencl:%d %.30s (%.10s)", index % 1000,
-             list[index].name, svm_name(st->svm));
-    dev->wavefront = wavefront(st);
+             list[index].name, ocl_svm_name(st->svm));
+    dev->wavefront = list[index].wavefront;
     dev->local_mem = st->local_mem < (64 << 10) ? st->local_mem : 64 << 10;
     dev->host_realloc = st->svm == OCL_SVM_SYSTEM;
     dev->async = 1;

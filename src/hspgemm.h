@@ -93,6 +93,22 @@ hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
 hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision,
                         hsp_csr **out);
 
+/* ---- Devices -------------------------------------------------------------- */
+
+typedef struct {
+    char name[32];         /* what hsp_options.device takes: "cpu", "opencl:0" */
+    char description[128]; /* model and platform */
+    int is_gpu;
+    int wavefront;         /* W of the bin layout */
+    int64_t local_mem;     /* bytes of local memory per work-group */
+    int fp64;              /* double precision */
+    char memory[32];       /* "host", "system SVM", "buffer SVM" or "buffers" */
+} hsp_device_info;
+
+/* The devices of every back end built in: cpu first, then each OpenCL
+ * device.  Up to max go into list; *count is how many there are. */
+hsp_status hsp_devices(hsp_device_info *list, int max, int *count);
+
 /* ---- Contexts and multiplication ---------------------------------------- */
 
 /* How a long row's buffer grows when it overflows: realloc in place, or

@@ -23,6 +23,29 @@ const char *ocl_error(cl_int err)
     }
 }
 
+/* The lanes that run in lock step: NVIDIA's warp, AMD's wavefront, or the
+ * preferred work-group multiple; at least 32 (CPU platforms report their
+ * SIMD width) and at most 64, the widths the bin layouts are made for. */
+static int wavefront(cl_device_id id)
+{
+    const cl_device_info what[] = {0x4003 /* CL_DEVICE_WARP_SIZE_NV */,
+                                   0x4043 /* CL_DEVICE_WAVEFRONT_WIDTH_AMD */,
+                                   CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE};
+    for (int k = 0; k < 3; k++) {
+        cl_uint w32 = 0;
+        size_t w = 0;
+        if (k < 2 && clGetDeviceInfo(id, what[k], sizeof w32, &w32, NULL) == CL_SUCCESS) w = w32;
+        if (k == 2 && clGetDeviceInfo(id, what[k], sizeof w, &w, NULL) != CL_SUCCESS) w = 0;
+        if (w) return w >= 64 ? 64 : 32;
+    }
+    return 32;
+}
+
+const char *ocl_svm_name(int svm)
+{
+    return svm == OCL_SVM_SYSTEM ? "system SVM" : svm == OCL_SVM_BUFFER ? "buffer SVM" : "buffers";
+}
+
 /* Fill info from device id of platform p. */
 static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
 {
@@ -42,6 +65,7 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
     info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
     info->local_mem = (int64_t)local;
     info->fp64 = fp64 != 0;
+    info->wavefront = wavefront(id);
     info->svm = svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM   ? OCL_SVM_SYSTEM
                 : svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER ? OCL_SVM_BUFFER
                                                         : OCL_SVM_NONE;

@@ -67,7 +67,7 @@ typedef struct {
     cl_platform_id platform;
     cl_device_id id;
     char name[128], platform_name[64];
-    int is_gpu, fp64, svm;
+    int is_gpu, fp64, svm, wavefront;
     int64_t local_mem;
     size_t max_group;
 } ocl_info;
@@ -109,5 +109,7 @@ hsp_status ocl_launch_rows(ocl_state *st, struct hsp_job *job, int bin, int rows
 hsp_status hsp_device_opencl_open(const char *spec, hsp_device **out);
 /* The index of the first GPU, or -1. */
 int ocl_first_gpu(void);
+/* The name of an OCL_SVM_* mode. */
+const char *ocl_svm_name(int svm);
 
 #endif

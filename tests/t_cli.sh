@@ -73,6 +73,13 @@ run "$hsp" square "$tmp/bad.mtx"
 [ $rc -eq 1 ]; ok $? "a malformed file exits 1"
 ok "$(has "bad.mtx:3" "$tmp/err")" "and names its line"
 
+run "$hsp" devices
+ok $rc "devices runs"
+ok "$(has "^cpu .*host" "$tmp/out")" "devices lists cpu first"
+ok "$(has "\[auto\]" "$tmp/out")" "devices marks what auto picks"
+run "$hsp" devices extra
+[ $rc -eq 2 ]; ok $? "devices with an argument exits 2"
+
 run "$hsp" bench --suite=quick --peers=none --repeat=1 --csv="$tmp/b.csv"
 ok $rc "bench --suite=quick runs"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ]; ok $? "bench writes a CSV row per matrix"

@@ -1,0 +1,42 @@
+/* devices.c: the list of devices of every back end built in. */
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+#include "pool.h"
+#ifdef HSP_HAVE_OPENCL
+#include "opencl.h"
+#endif
+
+/* The cpu device's entry. */
+static void cpu_info(hsp_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "cpu");
+    snprintf(d->description, sizeof d->description, "CPU threads (%d cores)", hsp_cpu_count());
+    d->wavefront = 32, d->local_mem = 48 << 10, d->fp64 = 1;
+    snprintf(d->memory, sizeof d->memory, "host");
+}
+
+hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
+{
+    if (!count || (max > 0 && !list)) return hsp_fail(HSP_ERR_ARG, "hsp_devices: list or count is NULL");
+    *count = 1;
+    if (max > 0) cpu_info(&list[0]);
+#ifdef HSP_HAVE_OPENCL
+    ocl_info cl[32];
+    int n = 0;
+    hsp_status s = ocl_devices(cl, 32, &n);
+    if (s != HSP_OK) return s;
+    for (int k = 0; k < n && k < 32; k++, ++*count) {
+        if (*count >= max) continue;
+        hsp_device_info *d = &list[*count];
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "opencl:%d", k);
+        snprintf(d->description, sizeof d->description, "%.80s (%.40s)", cl[k].name, cl[k].platform_name);
+        d->is_gpu = cl[k].is_gpu, d->wavefront = cl[k].wavefront, d->fp64 = cl[k].fp64;
+        d->local_mem = cl[k].local_mem;
+        snprintf(d->memory, sizeof d->memory, "%s", ocl_svm_name(cl[k].svm));
+    }
+#endif
+    return HSP_OK;
+}

@@ -1,0 +1,202 @@
+/* t_opencl.c: what is particular to the opencl device (on PoCL in CI): a
+ * device without double, the kernel binary cache, rows that overflow many
+ * times, the memory and grow mode it reports, the methods it refuses, the
+ * device list and what auto picks.  The multiply suite itself runs on it
+ * through t_multiply_opencl.sh and t_multiply_nosvm.sh. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ref.h"
+#include "tap.h"
+
+/* A context on device, grow mode and grow_start; NULL (and a diagnostic) on failure. */
+static hsp_context *open_device(const char *device, hsp_grow grow, int64_t grow_start)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.device = device, o.grow = grow, o.grow_start = grow_start, o.threads = 2;
+    if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("%s: %s", device, hsp_errmsg());
+    return ctx;
+}
+
+/* Does C = A*B on ctx match the reference? */
+static int product_ok(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_stats *st, hsp_csr **out)
+{
+    hsp_csr *C = NULL, *R;
+    double *mag = NULL;
+    char why[256] = "";
+    if (!ctx || hsp_multiply(ctx, A, B, &C, st) != HSP_OK) {
+        tap_diag("multiply: %s", hsp_errmsg());
+        return 0;
+    }
+    R = ref_multiply(A, B, &mag);
+    int ok = R && ref_compare(C, R, mag, why, sizeof why);
+    if (!ok) tap_diag("%s", why);
+    hsp_csr_free(R);
+    free(mag);
+    if (out) *out = C;
+    else hsp_csr_free(C);
+    return ok;
+}
+
+static void test_no_double(void)
+{
+    hsp_context *ctx = open_device("opencl,nofp64", HSP_GROW_COPY, 0);
+    hsp_csr *Ad = ref_random(50, 50, 0, 10, HSP_DOUBLE, 3), *Af = NULL, *A0 = NULL, *C = (hsp_csr *)&C;
+    hsp_csr_convert(Ad, HSP_FLOAT, &Af);
+    hsp_csr_convert(Ad, HSP_DOUBLE, &A0);
+    tap_ok(product_ok(ctx, Af, Af, NULL, NULL), "no double: float products still run");
+    hsp_status s = ctx ? hsp_multiply(ctx, Ad, Ad, &C, NULL) : HSP_ERR_ARG;
+    tap_ok(s == HSP_ERR_UNSUPPORTED && C == NULL && strstr(hsp_errmsg(), "no double precision"),
+           "no double: a double product is refused: %s", hsp_errmsg());
+    tap_ok(ref_identical(Ad, A0), "no double: operand untouched");
+    hsp_csr_free(Ad), hsp_csr_free(Af), hsp_csr_free(A0);
+    hsp_context_free(ctx);
+}
+
+/* The number of kernel binaries in dir. */
+static int cached_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += strncmp(e->d_name, "kernels-", 8) == 0;
+    if (d) closedir(d);
+    return n;
+}
+
+/* Overwrite every cached binary in dir with junk. */
+static void spoil_cache(const char *dir)
+{
+    DIR *d = opendir(dir);
+    char path[1024];
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, "kernels-", 8)) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "wb");
+        if (f) fputs("not a binary", f), fclose(f);
+    }
+    if (d) closedir(d);
+}
+
+static void test_cache(void)
+{
+    char dir[] = "/tmp/hspgemm-cache-XXXXXX";
+    const char *old = getenv("HSPGEMM_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    if (!tap_ok(mkdtemp(dir) != NULL, "cache: a fresh directory")) return;
+    setenv("HSPGEMM_CACHE_DIR", dir, 1);
+    hsp_csr *A = ref_random(100, 100, 0, 30, HSP_DOUBLE, 5);
+    hsp_context *ctx = open_device("opencl", HSP_GROW_REALLOC, 0);
+    int built = cached_files(dir);
+    tap_ok(built >= 1, "cache: the built kernels were stored (%d files)", built);
+    hsp_context_free(ctx);
+    ctx = open_device("opencl", HSP_GROW_REALLOC, 0);
+    tap_ok(product_ok(ctx, A, A, NULL, NULL) && cached_files(dir) == built,
+           "cache: a second context loads them and computes right");
+    hsp_context_free(ctx);
+    spoil_cache(dir);
+    ctx = open_device("opencl", HSP_GROW_REALLOC, 0);
+    tap_ok(product_ok(ctx, A, A, NULL, NULL), "cache: a spoilt binary is rebuilt from source");
+    hsp_context_free(ctx);
+    hsp_csr_free(A);
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) tap_diag("could not remove %s", dir);
+    if (saved) setenv("HSPGEMM_CACHE_DIR", saved, 1);
+    else unsetenv("HSPGEMM_CACHE_DIR");
+    free(saved);
+}
+
+/* One long row merging 40 B rows of 30 new columns each: with a first
+ * buffer of 16 entries it stops and is relaunched again and again. */
+static void test_many_overflows(const char *device)
+{
+    hsp_csr *A = ref_random(1, 40, 40, 40, HSP_DOUBLE, 9);
+    hsp_csr *B = ref_random(40, 40 * 30, 30, 30, HSP_DOUBLE, 10);
+    hsp_csr *C[2] = {NULL, NULL};
+    for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
+        hsp_context *ctx = open_device(device, g, 16);
+        hsp_stats st;
+        int ok = product_ok(ctx, A, B, &st, &C[g]);
+        tap_ok(ok && st.grow_events >= 5, "%s, %s: one row relaunched %lld times, C right", device,
+               hsp_grow_name(g), (long long)st.grow_events);
+        hsp_context_free(ctx);
+    }
+    tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]), "%s: both grow modes give identical C", device);
+    hsp_csr_free(C[0]), hsp_csr_free(C[1]), hsp_csr_free(A), hsp_csr_free(B);
+}
+
+static void test_reports(void)
+{
+    hsp_csr *A = ref_random(400, 400, 0, 40, HSP_FLOAT, 12);
+    for (int nosvm = 0; nosvm <= 1; nosvm++) {
+        hsp_context *ctx = open_device(nosvm ? "opencl,nosvm" : "opencl", HSP_GROW_REALLOC, 0);
+        hsp_stats st;
+        tap_ok(product_ok(ctx, A, A, &st, NULL), "reports: product right");
+        int sys = strstr(st.device, "system SVM") != NULL;
+        tap_ok(!strncmp(st.device, "opencl:", 7) && (strstr(st.device, nosvm ? "(buffers)" : "SVM")),
+               "reports: device '%s'", st.device);
+        tap_ok(st.grow == (sys ? HSP_GROW_REALLOC : HSP_GROW_COPY),
+               "reports: grow mode that ran is %s", hsp_grow_name(st.grow));
+        tap_ok(st.ms_device > 0 && st.ms_host >= 0 && st.ms_overlap <= st.ms_device,
+               "reports: device %.3f ms, host %.3f ms, overlap %.3f ms", st.ms_device, st.ms_host,
+               st.ms_overlap);
+        tap_ok(sys || st.peak_device_bytes > 0, "reports: peak device memory %lld bytes",
+               (long long)st.peak_device_bytes);
+        hsp_context_free(ctx);
+    }
+    hsp_csr_free(A);
+}
+
+static void test_methods_refused(void)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.device = "opencl";
+    o.method[2] = HSP_METHOD_DENSE;
+    hsp_status s = hsp_context_create(&o, &ctx);
+    tap_ok(s == HSP_ERR_UNSUPPORTED && !ctx && strstr(hsp_errmsg(), "dense cannot run on the long rows"),
+           "methods: dense refused for long rows: %s", hsp_errmsg());
+    o.method[2] = HSP_METHOD_DEFAULT, o.method[1] = HSP_METHOD_HEAP;
+    s = hsp_context_create(&o, &ctx);
+    tap_ok(s == HSP_ERR_UNSUPPORTED && !ctx, "methods: heap refused for medium rows: %s", hsp_errmsg());
+}
+
+static void test_device_list(void)
+{
+    hsp_device_info list[40];
+    int count = 0, gpu = 0;
+    hsp_status s = hsp_devices(list, 40, &count);
+    tap_ok(s == HSP_OK && count >= 2 && !strcmp(list[0].name, "cpu") && !strcmp(list[1].name, "opencl:0"),
+           "devices: cpu then opencl:0 (%d devices)", count);
+    for (int k = 1; k < count && k < 40; k++) {
+        gpu |= list[k].is_gpu;
+        tap_ok(list[k].wavefront >= 32 && list[k].local_mem > 0 && list[k].memory[0],
+               "devices: %s: W %d, %lld bytes local, %s, %s", list[k].name, list[k].wavefront,
+               (long long)list[k].local_mem, list[k].memory, list[k].description);
+    }
+    hsp_context *ctx = open_device("auto", HSP_GROW_REALLOC, 0);
+    hsp_stats st;
+    hsp_csr *A = ref_random(30, 30, 0, 5, HSP_DOUBLE, 2);
+    product_ok(ctx, A, A, &st, NULL);
+    tap_ok(gpu ? !strncmp(st.device, "opencl", 6) : !strcmp(st.device, "cpu"),
+           "auto picks %s (a GPU is %s)", st.device, gpu ? "present" : "absent");
+    hsp_csr_free(A);
+    hsp_context_free(ctx);
+}
+
+int main(void)
+{
+    test_device_list();
+    test_no_double();
+    test_cache();
+    test_many_overflows("opencl");
+    test_many_overflows("opencl,nosvm");
+    test_reports();
+    test_methods_refused();
+    return tap_done();
+}
