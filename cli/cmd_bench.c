@@ -1,6 +1,6 @@
 /* cmd_bench.c: `hspgemm bench`: square a suite of generated matrices with
- * hspgemm and with the peer programs of bench/ (GraphBLAS, scipy) in the same
- * run, and print and save the times and speedups. */
+ * hspgemm and with the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE)
+ * in the same run, and print and save the times and speedups. */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,12 +11,15 @@
 
 static const char usage_bench[] =
     "usage: hspgemm bench [--suite=default|paper|quick] [--repeat=N] [--threads=N]\n"
-    "                     [--peers=graphblas,scipy|none] [--csv=FILE] [--precision=P]\n"
+    "                     [--peers=graphblas,scipy,cusparse|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer found, and prints the median time of N runs (default 5) after a warm-up,\n"
     "GFlop/s, nnz(C), the speedup over each peer, and, for matrices with long rows,\n"
     "grow=realloc against grow=copy.  Writes the table as CSV (default bench.csv).\n"
+    "Times are host to host: operands in host memory, C back in host memory.  The\n"
+    "cuSPARSE peer (built when CUDA is found) also reports its time with the operands\n"
+    "already on the GPU (cusp-dev) and its peak GPU memory, shown beside hspgemm's.\n"
     "suites:\n"
     "  default  regular and irregular matrices of 0.4M+ nonzeros (a few minutes)\n"
     "  paper    the paper's AMG problems: poisson2d5:1024, poisson2d9:1024,\n"
@@ -32,9 +35,9 @@ static const char *const suite_paper[] = {"poisson2d5:1024", "poisson2d9:1024", 
                                           "poisson3d27:101", NULL};
 static const char *const suite_quick[] = {"poisson2d5:30", "poisson3d27:8", "rmat:9,8", NULL};
 
-enum { NPEERS = 2, CMD_LEN = 8192 };
-static const char *const peer_name[NPEERS] = {"graphblas", "scipy"};
-static const char *const peer_file[NPEERS] = {"peer_graphblas", "peer_scipy.py"};
+enum { NPEERS = 3, CUSPARSE = 2, CMD_LEN = 8192 };
+static const char *const peer_name[NPEERS] = {"graphblas", "scipy", "cusparse"};
+static const char *const peer_file[NPEERS] = {"peer_graphblas", "peer_scipy.py", "peer_cusparse"};
 
 /* One row of the table. */
 typedef struct {
@@ -43,6 +46,8 @@ typedef struct {
     int has_copy;
     double peer_ms[NPEERS]; /* 0 when the peer did not run */
     int64_t peer_nnz[NPEERS];
+    double peer_dev_ms[NPEERS]; /* operands on the device already (cuSPARSE), or -1 */
+    double peer_peak[NPEERS];   /* peak device bytes (cuSPARSE), or -1 */
 } bench_row;
 
 /* A status line on stderr when it is a terminal. */
@@ -107,17 +112,19 @@ static double json_number(const char *line, const char *key)
     return p ? strtod(p + strlen(pattern), NULL) : -1.0;
 }
 
-/* Run a peer command; fill its median time and nnz(C); 0 on success. */
-static int run_peer(const char *cmd, double *ms, int64_t *nnz)
+/* Run peer k's command; fill its figures in row; 0 on success. */
+static int run_peer(const char *cmd, int k, bench_row *row)
 {
     char line[1024] = "";
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
     int got = fgets(line, sizeof line, p) != NULL;
     int rc = pclose(p);
-    *ms = json_number(line, "ms_median");
-    *nnz = (int64_t)json_number(line, "nnz_c");
-    return got && rc == 0 && *ms >= 0 ? 0 : -1;
+    row->peer_ms[k] = json_number(line, "ms_median");
+    row->peer_nnz[k] = (int64_t)json_number(line, "nnz_c");
+    row->peer_dev_ms[k] = json_number(line, "ms_device_median");
+    row->peer_peak[k] = json_number(line, "peak_device_bytes");
+    return got && rc == 0 && row->peer_ms[k] >= 0 ? 0 : -1;
 }
 
 /* The command lines of the peers that are present and wanted. */
@@ -170,7 +177,7 @@ static void time_peers(const char *name, const hsp_csr *A, char cmd[NPEERS][CMD_
             if (!cmd[k][0]) continue;
             status_line("bench: %s: %s", name, peer_name[k]);
             if (asprintf(&full, "%s '%s'", cmd[k], path) < 0) continue;
-            if (run_peer(full, &row->peer_ms[k], &row->peer_nnz[k]) != 0) {
+            if (run_peer(full, k, row) != 0) {
                 fprintf(stderr, "\nhspgemm: bench: %s failed on %s\n", peer_name[k], name);
                 row->peer_ms[k] = 0;
             }
@@ -203,45 +210,85 @@ static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][CM
     return s == HSP_OK ? 0 : cli_error(spec, s);
 }
 
+/* Did peer k run on any row? */
+static int peer_ran(const bench_row *rows, int n, int k)
+{
+    for (int r = 0; r < n; r++)
+        if (rows[r].peer_ms[k] > 0) return 1;
+    return 0;
+}
+
+/* Geometric mean of peer k's ms over ours (device-only ms when dev), over
+ * the rows where it ran; 0 when none. */
+static double geomean_over(const bench_row *rows, int n, int k, int dev)
+{
+    double logsum = 0;
+    int counted = 0;
+    for (int r = 0; r < n; r++) {
+        double peer = dev ? rows[r].peer_dev_ms[k] : rows[r].peer_ms[k];
+        if (peer > 0) logsum += log(peer / rows[r].ours.ms_median), counted++;
+    }
+    return counted ? exp(logsum / counted) : 0.0;
+}
+
+/* The cuSPARSE columns of a row: device-only ms and peak memory of both. */
+static void print_cusparse(const bench_row *b)
+{
+    if (b->peer_ms[CUSPARSE] <= 0) {
+        printf(" %9s %7s %9s %9s", "-", "-", "-", "-");
+        return;
+    }
+    printf(" %9.2f %6.2fx %9.1f %9.1f", b->peer_dev_ms[CUSPARSE], b->peer_dev_ms[CUSPARSE] / b->ours.ms_median,
+           (double)b->ours.stats.peak_device_bytes / (1 << 20), b->peer_peak[CUSPARSE] / (1 << 20));
+}
+
 /* Print the table and the geometric mean speedup over the faster peer. */
 static void print_table(const bench_row *rows, int n)
 {
     double logsum = 0;
-    int counted = 0;
+    int counted = 0, cusp = peer_ran(rows, n, CUSPARSE);
     if (n > 0)
-        printf("hspgemm: device %s, %d threads, %s, grow=realloc (copy ms: grow=copy), methods "
+        printf("hspgemm: device %s, %d threads, %s, grow=%s (copy ms: grow=copy), methods "
                "%s,%s,%s\n", rows[0].ours.stats.device, rows[0].ours.stats.threads,
                rows[0].ours.precision == HSP_DOUBLE ? "double" : "float",
-               hsp_method_name(rows[0].ours.stats.method[0]),
+               hsp_grow_name(rows[0].ours.stats.grow), hsp_method_name(rows[0].ours.stats.method[0]),
                hsp_method_name(rows[0].ours.stats.method[1]),
                hsp_method_name(rows[0].ours.stats.method[2]));
-    printf("%-17s %9s %10s %10s %6s %9s %7s %9s %7s %9s %7s %7s\n", "matrix", "nnz(A)", "nnz(C)",
-           "ms", "GF/s", "copy ms", "re/co", "graphblas", "x", "scipy", "x", "check");
+    printf("%-17s %9s %10s %10s %6s %9s %7s", "matrix", "nnz(A)", "nnz(C)", "ms", "GF/s", "copy ms", "re/co");
+    for (int k = 0; k < NPEERS; k++)
+        if (k != CUSPARSE || cusp) printf(" %9s %7s", peer_name[k], "x");
+    if (cusp) printf(" %9s %7s %9s %9s", "cusp-dev", "x", "MiB ours", "MiB cusp");
+    printf(" %7s\n", "check");
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
         double best = 0;
         int check = 1;
-        printf("%-17s %9lld %10lld %10.2f %6.2f ", b->name, (long long)b->ours.nnz_a,
+        printf("%-17s %9lld %10lld %10.2f %6.2f", b->name, (long long)b->ours.nnz_a,
                (long long)st->nnz_c, b->ours.ms_median,
                (double)st->flops / (b->ours.ms_median * 1e6));
-        if (b->has_copy) printf("%9.2f %7.2f ", b->copy.ms_median, b->ours.ms_median / b->copy.ms_median);
-        else printf("%9s %7s ", "-", "-");
+        if (b->has_copy) printf(" %9.2f %7.2f", b->copy.ms_median, b->ours.ms_median / b->copy.ms_median);
+        else printf(" %9s %7s", "-", "-");
         for (int k = 0; k < NPEERS; k++) {
+            if (k == CUSPARSE && !cusp) continue;
             if (b->peer_ms[k] <= 0) {
-                printf("%9s %7s ", "-", "-");
+                printf(" %9s %7s", "-", "-");
                 continue;
             }
-            printf("%9.2f %6.2fx ", b->peer_ms[k], b->peer_ms[k] / b->ours.ms_median);
+            printf(" %9.2f %6.2fx", b->peer_ms[k], b->peer_ms[k] / b->ours.ms_median);
             if (best == 0 || b->peer_ms[k] < best) best = b->peer_ms[k];
             check &= b->peer_nnz[k] == st->nnz_c;
         }
-        printf("%7s\n", check ? "ok" : "nnz!=");
+        if (cusp) print_cusparse(b);
+        printf(" %7s\n", check ? "ok" : "nnz!=");
         if (best > 0) logsum += log(best / b->ours.ms_median), counted++;
     }
     if (counted)
         printf("geomean speedup over the faster peer: %.2fx (%d matrices)\n", exp(logsum / counted),
                counted);
+    if (cusp)
+        printf("geomean speedup over cuSPARSE: %.2fx host to host, %.2fx against its device-only time\n",
+               geomean_over(rows, n, CUSPARSE, 0), geomean_over(rows, n, CUSPARSE, 1));
     printf("ms: median of the runs; re/co: ms with grow=realloc / ms with grow=copy;"
            " x: peer ms / hspgemm ms\n");
 }
@@ -255,15 +302,18 @@ static int write_csv(const char *path, const bench_row *rows, int n)
         return 1;
     }
     fprintf(f, "matrix,rows,nnz_a,nnz_c,flops,threads,device,grow,ms,gflops,copy_ms,"
-               "graphblas_ms,scipy_ms\n");
+               "graphblas_ms,scipy_ms,cusparse_ms,cusparse_device_ms,peak_device_bytes,"
+               "cusparse_peak_device_bytes\n");
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
-        fprintf(f, "%s,%lld,%lld,%lld,%lld,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n", b->name,
+        fprintf(f, "%s,%lld,%lld,%lld,%lld,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f\n", b->name,
                 (long long)b->ours.nrows, (long long)b->ours.nnz_a, (long long)st->nnz_c,
                 (long long)st->flops, st->threads, st->device, hsp_grow_name(st->grow),
                 b->ours.ms_median, (double)st->flops / (b->ours.ms_median * 1e6),
-                b->has_copy ? b->copy.ms_median : 0.0, b->peer_ms[0], b->peer_ms[1]);
+                b->has_copy ? b->copy.ms_median : 0.0, b->peer_ms[0], b->peer_ms[1], b->peer_ms[2],
+                b->peer_dev_ms[2] > 0 ? b->peer_dev_ms[2] : 0.0, (long long)st->peak_device_bytes,
+                b->peer_peak[2] > 0 ? b->peer_peak[2] : 0.0);
     }
     return fclose(f) != 0;
 }
