@@ -221,21 +221,35 @@ static double time_device(const gemm *g, const csr32 *A, const csr32 *B, int64_t
     return ms;
 }
 
-/* One product from host CSR to host CSR: upload (A once when B is A), multiply, download into
- * hC (sized by an earlier product), free; its time. */
-static double time_host(const gemm *g, const csr32 *hA, const csr32 *hB, csr32 *hC)
+/* Host arrays with room for an nrows x ncols C of nnz entries. */
+static csr32 host_result(int32_t nrows, int32_t ncols, int64_t nnz, size_t vsize)
+{
+    csr32 h = {nrows, ncols, nnz, malloc(((size_t)nrows + 1) * sizeof(int32_t)),
+               malloc((size_t)nnz * sizeof(int32_t) + 1), malloc((size_t)nnz * vsize + 1)};
+    if (!h.rowptr || !h.colidx || !h.values) exit(fail("out of memory", NULL));
+    return h;
+}
+
+/* One product from host CSR to host CSR: upload (A once when B is A), multiply, allocate the
+ * host arrays of C and download into them (as a library returning a new C must), free the
+ * device memory; its time.  C's host arrays are freed after the clock stops. */
+static double time_host(const gemm *g, const csr32 *hA, const csr32 *hB, int64_t nnz_c)
 {
     void *buf[2];
     double t0 = synced_ms();
     csr32 A = upload(hA, g->vsize), B = hB == hA ? A : upload(hB, g->vsize);
     csr32 C = multiply(g, &A, &B, buf);
-    if (C.nnz != hC->nnz) exit(fail("C", "nnz(C) differs between runs"));
-    download(&C, hC, g->vsize);
+    if (C.nnz != nnz_c) exit(fail("C", "nnz(C) differs between runs"));
+    csr32 hC = host_result(C.nrows, C.ncols, C.nnz, g->vsize);
+    if (!hC.rowptr || !hC.colidx || !hC.values) exit(fail("out of memory", "host C"));
+    download(&C, &hC, g->vsize);
     dev_free(buf[0]), dev_free(buf[1]);
     free_device(&C);
     if (hB != hA) free_device(&B);
     free_device(&A);
-    return synced_ms() - t0;
+    double ms = synced_ms() - t0;
+    free(hC.rowptr), free(hC.colidx), free(hC.values);
+    return ms;
 }
 
 /* The device-only runs into ms[0..repeat) after a warm-up, A and B uploaded once; nnz(C). */
@@ -253,10 +267,10 @@ static int64_t run_device(const gemm *g, const csr32 *hA, const csr32 *hB, int r
 }
 
 /* The host-to-host runs into ms[0..repeat) after a warm-up. */
-static void run_host(const gemm *g, const csr32 *hA, const csr32 *hB, csr32 *hC, int repeat, double *ms)
+static void run_host(const gemm *g, const csr32 *hA, const csr32 *hB, int64_t nnz_c, int repeat, double *ms)
 {
     for (int k = 0; k <= repeat; k++) { /* run 0 is the warm-up */
-        double t = time_host(g, hA, hB, hC);
+        double t = time_host(g, hA, hB, nnz_c);
         if (k) ms[k - 1] = t;
     }
 }
@@ -272,14 +286,6 @@ static csr32 narrow(const hsp_csr *M, const char *name)
     return h;
 }
 
-/* Host arrays with room for an nrows x ncols C of nnz entries. */
-static csr32 host_result(int32_t nrows, int32_t ncols, int64_t nnz, size_t vsize)
-{
-    csr32 h = {nrows, ncols, nnz, malloc(((size_t)nrows + 1) * sizeof(int32_t)),
-               malloc((size_t)nnz * sizeof(int32_t) + 1), malloc((size_t)nnz * vsize + 1)};
-    if (!h.rowptr || !h.colidx || !h.values) exit(fail("out of memory", NULL));
-    return h;
-}
 
 static int compare_double(const void *x, const void *y)
 {
@@ -348,15 +354,14 @@ int main(int argc, char **argv)
     double *ms = malloc(2 * (size_t)repeat * sizeof *ms), *dev_ms = ms + repeat;
     if (!ms) return fail("out of memory", NULL);
     int64_t nnz_c = run_device(&g, &hA, pB, repeat, dev_ms);
-    csr32 hC = host_result(A->nrows, B->ncols, nnz_c, g.vsize);
-    run_host(&g, &hA, pB, &hC, repeat, ms);
+    run_host(&g, &hA, pB, nnz_c, repeat, ms);
     double ms_median = median(ms, repeat), dev_median = median(dev_ms, repeat);
     printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\","
            "\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_device_median\":%.4f,"
            "\"ms_device_min\":%.4f,\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n",
            version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", repeat,
            ms_median, ms[0], dev_median, dev_ms[0], (long long)nnz_c, peak_bytes);
-    free(hC.rowptr), free(hC.colidx), free(hC.values), free(ms);
+    free(ms);
     if (B != A) free(hB.rowptr);
     free(hA.rowptr);
     sparse_ok(cusparseDestroy(g.handle), "cusparseDestroy");

@@ -1,4 +1,5 @@
-/* esc.cl: expand, sort, compress for medium rows: one work-group per row.
+/* esc.cl: expand, sort, compress for medium rows, and for long rows whose
+ * products fit in local memory: one work-group per row.
  * The row's u products are expanded into local memory (padded to n2, a power
  * of two, with INT_MAX columns), sorted by column with a bitonic network and
  * compressed: each column's products summed in sorted order. */
@@ -48,7 +49,10 @@ int esc_starts(__local const int *lcol, int x)
     return lcol[x] != INT_MAX && (x == 0 || lcol[x - 1] != lcol[x]);
 }
 
-__kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lscan)
+/* Rows of up to n2 products: one work-group each.  Long rows (islong) write
+ * their result at the start of their pool region and record it in lrows. */
+__kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lscan,
+                      int islong, __global int *pcol, __global VT *pval, __global hsp_longrow *lrows)
 {
     long k = first + get_group_id(0);
     int i = rows[k], lid = get_local_id(0), lsz = get_local_size(0);
@@ -56,12 +60,20 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
     esc_sort(n2, lcol, lval);
     int per = (n2 + lsz - 1) / lsz, x0 = min(n2, lid * per), x1 = min(n2, x0 + per), runs = 0, total;
     for (int x = x0; x < x1; x++) runs += esc_starts(lcol, x);
-    long out = slot[i] + group_scan(runs, lscan, &total);
+    long base = islong ? lrows[slot[i]].off : slot[i];
+    __global int *oc = (islong ? pcol : tcol) + base;
+    __global VT *ov = (islong ? pval : tval) + base;
+    int out = group_scan(runs, lscan, &total);
     for (int x = x0; x < x1; x++) {
         if (!esc_starts(lcol, x)) continue;
         VT sum = lval[x];
         for (int y = x + 1; y < n2 && lcol[y] == lcol[x]; y++) sum += lval[y];
-        tcol[out] = lcol[x], tval[out++] = sum;
+        oc[out] = lcol[x], ov[out++] = sum;
     }
-    if (lid == 0) cnt[i] = total;
+    if (lid) return;
+    cnt[i] = total;
+    if (islong) {
+        __global hsp_longrow *st = &lrows[slot[i]];
+        st->roff = st->off, st->len = total, st->next = arp[i + 1] - arp[i], st->need = 0;
+    }
 }

@@ -10,9 +10,9 @@ hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out)
 {
     *out = NULL;
 #ifdef HSP_HAVE_OPENCL
-    if (name && !strcmp(name, "auto") && ocl_first_gpu() >= 0) return hsp_device_opencl_open("opencl", out);
+    if (name && !strcmp(name, "auto") && ocl_first_gpu() >= 0) return hsp_device_opencl_open("opencl", pool, out);
     if (name && !strncmp(name, "opencl", 6) && (!name[6] || name[6] == ':' || name[6] == ','))
-        return hsp_device_opencl_open(name, out);
+        return hsp_device_opencl_open(name, pool, out);
 #define DEVICES "auto, cpu, opencl[:N]"
 #else
     if (name && !strncmp(name, "opencl", 6))

@@ -48,9 +48,10 @@ static int64_t pow2_at_least(int64_t n)
 }
 
 /* Set the local-memory and method arguments of the ESC kernel for rows of
- * up to hi products; *size is its work-group size. */
-static hsp_status esc_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t hi, size_t *size)
+ * up to hi products (long ones when islong); *size is its work-group size. */
+static hsp_status esc_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t hi, cl_int islong, size_t *size)
 {
+    static const int pool[] = {OA_PCOL, OA_PVAL, OA_LROWS};
     cl_int n2 = (cl_int)pow2_at_least(hi), err = CL_SUCCESS;
     *size = group_size(st, k, (size_t)(n2 / 2 < 256 ? n2 / 2 : 256));
     size_t need = (size_t)n2 * (sizeof(int32_t) + job->vsize) + *size * sizeof(int32_t);
@@ -61,15 +62,17 @@ static hsp_status esc_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t hi,
     set_arg(k, 14, (size_t)n2 * sizeof(int32_t), NULL, &err);
     set_arg(k, 15, (size_t)n2 * job->vsize, NULL, &err);
     set_arg(k, 16, *size * sizeof(int32_t), NULL, &err);
-    return err == CL_SUCCESS ? HSP_OK : arg_error(err);
+    set_arg(k, 17, sizeof islong, &islong, &err);
+    if (err != CL_SUCCESS) return arg_error(err);
+    return set_arrays(st, k, 18, pool, 3);
 }
 
-/* Set the arguments of the merge kernel for rows of up to hi products (hi < 0:
- * long rows); *size is its work-group size. */
-static hsp_status merge_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t hi, size_t *size)
+/* Set the arguments of the merge kernel for rows of up to hi products (long
+ * rows when islong); *size is its work-group size. */
+static hsp_status merge_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t hi, cl_int islong, size_t *size)
 {
     static const int pool[] = {OA_PCOL, OA_PVAL, OA_LROWS};
-    cl_int islong = hi < 0, err = CL_SUCCESS;
+    cl_int err = CL_SUCCESS;
     *size = group_size(st, k, 256);
     cl_long lcap = (st->local_mem - (cl_long)(*size * sizeof(int32_t)) - 256) /
                    (cl_long)(2 * (sizeof(int32_t) + job->vsize));
@@ -87,22 +90,20 @@ static hsp_status merge_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t h
     return set_arrays(st, k, 14, pool, 3);
 }
 
-hsp_status ocl_launch_rows(ocl_state *st, hsp_job *job, int bin, int rows, int64_t first, int64_t nrows)
+hsp_status ocl_launch_rows(ocl_state *st, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
+                           int64_t first, int64_t nrows)
 {
     static const int operands[] = {OA_ARP, OA_ACOL, OA_AVAL, OA_BRP, OA_BCOL, OA_BVAL};
     static const int outputs[] = {OA_SLOT, OA_TCOL, OA_TVAL, OA_CNT};
-    const hsp_bins *bins = &job->ctx->bins;
     ocl_kernels *ks = &st->k[job->A->precision == HSP_DOUBLE];
-    int group = bins->group[bin];
-    hsp_method m = job->ctx->method[group - HSP_GROUP_SHORT];
-    int64_t hi = group == HSP_GROUP_LONG ? -1 : bins->hi[bin];
     cl_kernel k = m == HSP_METHOD_HEAP ? ks->heap[hi] : m == HSP_METHOD_ESC ? ks->esc : ks->merge;
     size_t size = group_size(st, k, 64), groups = (size_t)nrows;
     cl_long first_l = first, nrows_l = nrows;
     cl_int err = CL_SUCCESS;
-    hsp_status s = m == HSP_METHOD_ESC     ? esc_args(st, job, k, hi, &size)
-                   : m == HSP_METHOD_MERGE ? merge_args(st, job, k, hi, &size)
+    hsp_status s = m == HSP_METHOD_ESC     ? esc_args(st, job, k, hi, islong, &size)
+                   : m == HSP_METHOD_MERGE ? merge_args(st, job, k, hi, islong, &size)
                                            : HSP_OK;
+    if (!nrows) return HSP_OK;
     if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
     if (s == HSP_OK) s = set_arrays(st, k, 0, operands, 6);
     if (s == HSP_OK) s = ocl_arg(st, k, 6, rows);
@@ -131,9 +132,10 @@ static hsp_status ocl_bound(hsp_device *dev, hsp_job *job)
     hsp_status s = ocl_upload(st, OA_ARP, A->rowptr, (m + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = ocl_upload(st, OA_ACOL, A->colidx, (size_t)A->nnz * sizeof(int32_t));
     if (s == HSP_OK) s = ocl_upload(st, OA_AVAL, A->values, (size_t)A->nnz * vs);
-    if (s == HSP_OK) s = ocl_upload(st, OA_BRP, B->rowptr, ((size_t)B->nrows + 1) * sizeof(int64_t));
-    if (s == HSP_OK) s = ocl_upload(st, OA_BCOL, B->colidx, (size_t)B->nnz * sizeof(int32_t));
-    if (s == HSP_OK) s = ocl_upload(st, OA_BVAL, B->values, (size_t)B->nnz * vs);
+    st->b_is_a = B == A; /* A*A: one copy */
+    if (s == HSP_OK && !st->b_is_a) s = ocl_upload(st, OA_BRP, B->rowptr, ((size_t)B->nrows + 1) * sizeof(int64_t));
+    if (s == HSP_OK && !st->b_is_a) s = ocl_upload(st, OA_BCOL, B->colidx, (size_t)B->nnz * sizeof(int32_t));
+    if (s == HSP_OK && !st->b_is_a) s = ocl_upload(st, OA_BVAL, B->values, (size_t)B->nnz * vs);
     if (s == HSP_OK) s = ocl_upload(st, OA_UB, job->ub, m * sizeof(int64_t));
     cl_kernel k = st->k[dbl].bound;
     cl_long m_l = (cl_long)m;
@@ -147,7 +149,18 @@ static hsp_status ocl_bound(hsp_device *dev, hsp_job *job)
     return s == HSP_OK ? ocl_download(st, OA_UB, job->ub, m * sizeof(int64_t)) : s;
 }
 
-/* Before the first bin of a job: rows, slots, C~, counts and long rows. */
+/* The most products of a long row that ESC takes in local memory (method
+ * auto), at most 4096; 0 when long rows all merge. */
+static int64_t esc_limit(ocl_state *st, hsp_job *job)
+{
+    int64_t n2 = 1;
+    if (job->ctx->method[HSP_GROUP_LONG - HSP_GROUP_SHORT] != HSP_METHOD_AUTO) return 0;
+    while (n2 < 4096 && 2 * n2 * (int64_t)(sizeof(int32_t) + job->vsize) + 256 * 4 <= st->local_mem) n2 *= 2;
+    return n2 > job->medium_max ? n2 : 0;
+}
+
+/* Before the first bin of a job: rows, slots, C~, counts and long rows (or
+ * stand-ins for the pool arguments when there are none). */
 static hsp_status start_compute(ocl_state *st, hsp_job *job)
 {
     size_t m = (size_t)job->A->nrows;
@@ -162,8 +175,40 @@ static hsp_status start_compute(ocl_state *st, hsp_job *job)
                                     (size_t)job->nslots * job->vsize);
     if (s == HSP_OK) s = ocl_upload(st, OA_CNT, st->svm == OCL_SVM_SYSTEM ? counts : NULL,
                                     m * sizeof(int64_t));
-    if (s == HSP_OK && job->nlong) s = ocl_long_start(st, job);
+    if (s == HSP_OK && job->nlong) s = ocl_long_start(st, job, esc_limit(st, job));
+    for (int a = OA_PCOL; s == HSP_OK && !job->nlong && a <= OA_LROWS; a++) s = ocl_reserve(st, a, 1);
     st->started = 1;
+    return s;
+}
+
+/* The long bin with method auto: rows whose products fit in local memory by
+ * ESC, one launch per power of two, the rest by merge (OA_LONGROWS holds
+ * them in that order). */
+static hsp_status launch_long_auto(ocl_state *st, hsp_job *job, int bin)
+{
+    int64_t first = job->bin_start[bin], n = job->bin_start[bin + 1] - first, limit = esc_limit(st, job);
+    int64_t start[14] = {0}; /* rows of ESC class c (n2 = 2^c) start at start[c]; merge at [13] */
+    int32_t *rows = realloc(st->longrows, (size_t)(n ? n : 1) * sizeof *rows);
+    if (!rows) return hsp_fail(HSP_ERR_NOMEM, "no memory for %lld long rows", (long long)n);
+    st->longrows = rows;
+    for (int pass = 0; pass < 2; pass++) { /* count, then place */
+        for (int64_t k = 0; k < n; k++) {
+            int64_t u = job->ub[job->bin_rows[first + k]];
+            int c = u <= limit ? 64 - __builtin_clzll((unsigned long long)u - 1) : 13;
+            if (pass) rows[start[c]++] = job->bin_rows[first + k];
+            else start[c]++;
+        }
+        for (int c = 0, at = 0; !pass && c < 14; c++) {
+            int64_t count = start[c];
+            start[c] = at, at += (int)count;
+        }
+    }
+    hsp_status s = ocl_upload(st, OA_LONGROWS, rows, (size_t)n * sizeof *rows);
+    for (int c = 0, at = 0; c < 14 && s == HSP_OK; c++) { /* start[c] is now the end of class c */
+        s = c < 13 ? ocl_launch_rows(st, job, HSP_METHOD_ESC, (int64_t)1 << c, 1, OA_LONGROWS, at, start[c] - at)
+                   : ocl_launch_rows(st, job, HSP_METHOD_MERGE, -1, 1, OA_LONGROWS, at, start[c] - at);
+        at = (int)start[c];
+    }
     return s;
 }
 
@@ -172,7 +217,12 @@ static hsp_status ocl_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     ocl_state *st = dev->state;
     hsp_status s = st->started ? HSP_OK : start_compute(st, job);
     int64_t first = job->bin_start[bin];
-    return s == HSP_OK ? ocl_launch_rows(st, job, bin, OA_ROWS, first, job->bin_start[bin + 1] - first) : s;
+    int group = job->ctx->bins.group[bin];
+    hsp_method m = job->ctx->method[group - HSP_GROUP_SHORT];
+    if (s != HSP_OK) return s;
+    if (group == HSP_GROUP_LONG && m == HSP_METHOD_AUTO) return launch_long_auto(st, job, bin);
+    return ocl_launch_rows(st, job, m, group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin],
+                           group == HSP_GROUP_LONG, OA_ROWS, first, job->bin_start[bin + 1] - first);
 }
 
 /* Wait for the queue; finish long rows; the counts of the device's rows. */
@@ -232,11 +282,12 @@ static void ocl_destroy(hsp_device *dev)
     ocl_state *st = dev->state;
     if (st) {
         if (st->queue) clFinish(st->queue);
+        ocl_stage_free(st);
         for (int a = 0; a < OA_COUNT; a++) ocl_release(st, a);
         for (int d = 0; d < 2; d++) ocl_kernels_free(&st->k[d]);
         if (st->queue) clReleaseCommandQueue(st->queue);
         if (st->context) clReleaseContext(st->context);
-        free(st->lrows), free(st->relaunch), free(st->counts);
+        free(st->lrows), free(st->relaunch), free(st->counts), free(st->longrows);
         free(st);
     }
     free(dev);
@@ -283,7 +334,7 @@ static hsp_status open_state(ocl_state *st, const ocl_info *info, int nosvm, int
     return s == HSP_OK && st->fp64 ? ocl_build(st, 1, &st->k[1]) : s;
 }
 
-hsp_status hsp_device_opencl_open(const char *spec, hsp_device **out)
+hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device **out)
 {
     ocl_info list[32];
     int index, nosvm, nofp64, count;
@@ -302,6 +353,7 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_device **out)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the opencl device");
     }
     dev->state = st, dev->destroy = ocl_destroy;
+    st->pool = pool;
     if ((s = open_state(st, &list[index], nosvm, nofp64)) != HSP_OK) {
         ocl_destroy(dev);
         return s;
@@ -315,10 +367,10 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_device **out)
     dev->async = 1;
     dev->default_method[0] = HSP_METHOD_HEAP;
     dev->default_method[1] = HSP_METHOD_ESC;
-    dev->default_method[2] = HSP_METHOD_MERGE;
+    dev->default_method[2] = HSP_METHOD_AUTO;
     dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | 1u << HSP_METHOD_MERGE;
     dev->methods[1] = 1u << HSP_METHOD_ESC | 1u << HSP_METHOD_MERGE;
-    dev->methods[2] = 1u << HSP_METHOD_MERGE;
+    dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
     dev->bound = ocl_bound;
     dev->launch_bin = ocl_launch_bin;
     dev->wait = ocl_wait;

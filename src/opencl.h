@@ -11,6 +11,7 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 #include "device.h"
+#include "pool.h"
 
 enum { OCL_SVM_NONE, OCL_SVM_BUFFER, OCL_SVM_SYSTEM };
 enum { OCL_HEAP_MAX = 64 }; /* heap kernels exist for u = 2 .. 64 */
@@ -37,7 +38,7 @@ typedef struct {
 
 /* The arrays of a job on the device. */
 enum { OA_ARP, OA_ACOL, OA_AVAL, OA_BRP, OA_BCOL, OA_BVAL, OA_UB, OA_ROWS, OA_SLOT,
-       OA_TCOL, OA_TVAL, OA_CNT, OA_PCOL, OA_PVAL, OA_LROWS, OA_RELAUNCH, OA_CRP,
+       OA_TCOL, OA_TVAL, OA_CNT, OA_PCOL, OA_PVAL, OA_LROWS, OA_RELAUNCH, OA_LONGROWS, OA_CRP,
        OA_CCOL, OA_CVAL, OA_COUNT };
 
 typedef struct {
@@ -51,13 +52,21 @@ typedef struct {
     int64_t local_mem;       /* the device's local memory, bytes */
     ocl_kernels k[2];        /* float, double */
     ocl_array a[OA_COUNT];
+    int b_is_a;              /* B is A: the B arrays are A's */
     int64_t device_bytes, peak_device_bytes;
+    /* buffers-only transfers go through two pinned staging blocks, copied
+     * to and from by the CPU threads while the other block is in flight */
+    hsp_pool *pool;
+    cl_mem stage_mem[2];
+    void *stage_ptr[2];
+    cl_event stage_ev[2];
     /* the job in flight */
     struct hsp_job *job;
     int started, nbins_queued;
     int64_t pool_used, pool_cap; /* entries of the long-row pool */
     ocl_longrow *lrows;      /* host copy of the long rows' state */
     int32_t *relaunch;       /* rows to launch again */
+    int32_t *longrows;       /* long rows ordered by kernel (method auto) */
     int64_t *counts;         /* row counts read back (buffer and SVM buffer) */
     double ms_kernels;
 } ocl_state;
@@ -96,17 +105,22 @@ hsp_status ocl_grow(ocl_state *st, int which, size_t bytes, size_t keep, int use
 /* Set scalar or array arguments; launch a 1-D grid of groups x size. */
 hsp_status ocl_launch(ocl_state *st, cl_kernel k, size_t groups, size_t size);
 
-/* Long rows: give each its first buffer; after the queue ran, grow and
- * relaunch the rows that stopped until all are done. */
-hsp_status ocl_long_start(ocl_state *st, struct hsp_job *job);
+/* Long rows: give each its first buffer (room for all u products where u is
+ * at most esc_max, for ESC); after the queue ran, grow and relaunch the rows
+ * that stopped until all are done. */
+hsp_status ocl_long_start(ocl_state *st, struct hsp_job *job, int64_t esc_max);
 hsp_status ocl_long_finish(ocl_state *st, struct hsp_job *job);
-/* Set the arguments of a row kernel and launch it over rows
- * [first, first + nrows) of the rows array `rows` (OA_ROWS or OA_RELAUNCH). */
-hsp_status ocl_launch_rows(ocl_state *st, struct hsp_job *job, int bin, int rows,
-                           int64_t first, int64_t nrows);
+/* Launch method m's kernel over rows [first, first + nrows) of the array
+ * `rows` (OA_ROWS, OA_LONGROWS or OA_RELAUNCH), rows of up to hi products
+ * (hi < 0: any), long rows (results in the pool) when islong. */
+hsp_status ocl_launch_rows(ocl_state *st, struct hsp_job *job, hsp_method m, int64_t hi, int islong,
+                           int rows, int64_t first, int64_t nrows);
 
-/* Open "opencl[:N][,nosvm][,nofp64]". */
-hsp_status hsp_device_opencl_open(const char *spec, hsp_device **out);
+/* Free the staging blocks. */
+void ocl_stage_free(ocl_state *st);
+
+/* Open "opencl[:N][,nosvm][,nofp64]"; pool copies to and from staging. */
+hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device **out);
 /* The index of the first GPU, or -1. */
 int ocl_first_gpu(void);
 /* The name of an OCL_SVM_* mode. */

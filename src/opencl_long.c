@@ -46,17 +46,20 @@ static hsp_status host_tables(ocl_state *st, int64_t n)
     return l && r ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for %lld long rows", (long long)n);
 }
 
-hsp_status ocl_long_start(ocl_state *st, hsp_job *job)
+hsp_status ocl_long_start(ocl_state *st, hsp_job *job, int64_t esc_max)
 {
-    int64_t n = job->nlong, h = job->ctx->options.grow_start;
-    st->pool_used = 2 * h * n;
-    st->pool_cap = 0;
+    int64_t n = job->nlong, first = job->bin_start[job->ctx->bins.nbins - 1], off = 0;
     hsp_status s = host_tables(st, n);
-    if (s == HSP_OK) s = pool_room(st, job, st->pool_used, 0);
     if (s != HSP_OK) return s;
-    for (int64_t k = 0; k < n; k++)
-        st->lrows[k] = (ocl_longrow){.off = 2 * h * k, .hcap = h, .roff = 2 * h * k};
-    return ocl_upload(st, OA_LROWS, st->lrows, (size_t)n * sizeof *st->lrows);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t u = job->ub[job->bin_rows[first + k]], h = job->ctx->options.grow_start;
+        if (u <= esc_max && 2 * h < u) h = (u + 1) / 2;
+        st->lrows[k] = (ocl_longrow){.off = off, .hcap = h, .roff = off};
+        off += 2 * h;
+    }
+    st->pool_used = off, st->pool_cap = 0;
+    s = pool_room(st, job, st->pool_used, 0);
+    return s == HSP_OK ? ocl_upload(st, OA_LROWS, st->lrows, (size_t)n * sizeof *st->lrows) : s;
 }
 
 /* Give each stopped row a region large enough for its next merge; returns
@@ -79,7 +82,6 @@ static int64_t regrow(ocl_state *st, hsp_job *job)
 hsp_status ocl_long_finish(ocl_state *st, hsp_job *job)
 {
     size_t table = (size_t)job->nlong * sizeof *st->lrows;
-    int longbin = job->ctx->bins.nbins - 1;
     for (;;) {
         hsp_status s = ocl_download(st, OA_LROWS, st->lrows, table);
         if (s != HSP_OK) return s;
@@ -89,7 +91,7 @@ hsp_status ocl_long_finish(ocl_state *st, hsp_job *job)
         s = pool_room(st, job, st->pool_used, used);
         if (s == HSP_OK) s = ocl_upload(st, OA_LROWS, st->lrows, table);
         if (s == HSP_OK) s = ocl_upload(st, OA_RELAUNCH, st->relaunch, (size_t)n * sizeof(int32_t));
-        if (s == HSP_OK) s = ocl_launch_rows(st, job, longbin, OA_RELAUNCH, 0, n);
+        if (s == HSP_OK) s = ocl_launch_rows(st, job, HSP_METHOD_MERGE, -1, 1, OA_RELAUNCH, 0, n);
         if (s != HSP_OK) return s;
     }
 }
