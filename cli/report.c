@@ -58,6 +58,8 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
     fprintf(f, "\n%-16s %10s\n", "stage (last run)", "ms");
     for (int k = 0; k < 4; k++) fprintf(f, "%-16s %10.3f\n", stage[k], st->ms_stage[k]);
     fprintf(f, "%-16s %10.3f\n", "total", st->ms_total);
+    fprintf(f, "stage 3: device %.3f ms, CPU threads (bins 0-1) %.3f ms, both at once %.3f ms\n",
+            st->ms_device, st->ms_host, st->ms_overlap);
     fprintf(f, "\n%-8s %6s %12s %14s %7s\n", "group", "bins", "rows", "flops", "flops%");
     for (int g = 0; g < HSP_NGROUPS; g++) {
         int nb = 0;
@@ -78,7 +80,8 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
     fprintf(f, "\ngrow events %lld, bytes copied by growth %lld, realloc moves %lld\n",
             (long long)st->grow_events, (long long)st->grow_bytes_copied,
             (long long)st->grow_moves);
-    fprintf(f, "peak temporary memory %.1f MiB\n", (double)st->peak_temp_bytes / 1048576.0);
+    fprintf(f, "peak temporary memory %.1f MiB, peak device memory %.1f MiB\n",
+            (double)st->peak_temp_bytes / 1048576.0, (double)st->peak_device_bytes / 1048576.0);
     fprintf(f, "flops %lld; %d run%s: median %.3f ms, min %.3f ms, %.3f GFlop/s\n",
             (long long)st->flops, r->runs, r->runs > 1 ? "s" : "", r->ms_median, r->ms_min,
             gflops(r));
@@ -93,7 +96,8 @@ void cli_report_json(FILE *f, const cli_result *r)
             "\"grow_bytes_copied\":%lld,\"grow_moves\":%lld,\"threads\":%d,"
             "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
             "\"cols\":%lld,\"nnz_a\":%lld,\"nnz_b\":%lld,\"peak_temp_bytes\":%lld,"
-            "\"ms_stage\":[%.4f,%.4f,%.4f,%.4f]}\n",
+            "\"peak_device_bytes\":%lld,\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
+            "\"ms_host\":%.4f,\"ms_overlap\":%.4f}\n",
             r->ms_median, r->ms_min, r->runs, gflops(r), (long long)st->nnz_c,
             (long long)st->flops, st->device, hsp_grow_name(st->grow),
             (long long)st->grow_events, (long long)st->grow_bytes_copied,
@@ -101,6 +105,7 @@ void cli_report_json(FILE *f, const cli_result *r)
             r->precision == HSP_DOUBLE ? "double" : "float", hsp_method_name(st->method[0]),
             hsp_method_name(st->method[1]), hsp_method_name(st->method[2]), (long long)r->nrows,
             (long long)r->ncols, (long long)r->nnz_a, (long long)r->nnz_b,
-            (long long)st->peak_temp_bytes, st->ms_stage[0], st->ms_stage[1], st->ms_stage[2],
-            st->ms_stage[3]);
+            (long long)st->peak_temp_bytes, (long long)st->peak_device_bytes, st->ms_stage[0],
+            st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], st->ms_device, st->ms_host,
+            st->ms_overlap);
 }
