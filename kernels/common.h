@@ -10,9 +10,10 @@ typedef float VT;
 
 /* The state of a long row between launches of the merge kernel; the host
  * keeps the same layout (src/opencl.h).  The row owns pool entries
- * [off, off + 2 hcap) (two halves); its result so far, len entries, lies at roff.  A row
- * that stopped because its next merge needs more than hcap entries sets need;
- * the host grows it and relaunches from A entry next. */
+ * [off, off + 2 hcap) (two halves); its result so far, len entries, lies at
+ * roff, and holds its first `next` products.  A row that stopped because its
+ * next merge needs more than hcap entries sets need; the host grows it and
+ * launches it again, to go on from product next. */
 typedef struct {
     long off, hcap, roff, len, next, need;
 } hsp_longrow;

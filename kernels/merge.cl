@@ -1,119 +1,155 @@
-/* merge.cl: the merge method for long rows (and, on request, medium ones):
- * one work-group per row merges the row's B rows, one after the other, into
- * the sorted result so far.  Each merge is a merge path: every work-item
- * takes an equal share of the merged sequence, found by binary search, and
- * equal columns of the result and the B row are summed into one entry.
+/* merge.cl: the merge method for long rows: one work-group per row merges
+ * the row's products into its sorted result, a batch at a time.  A batch is
+ * the next n2 products of the row (whole or partial B rows), sorted by rank
+ * and compressed in local memory; it is then merged into the result by merge
+ * path: every work-item takes an equal share of the merged sequence, found by
+ * binary search, and equal columns of the result and the batch are summed
+ * into one entry.  (Merging B row by B row, as the paper does, costs a pass
+ * over the result per B row: rows of many short B rows then take a pass per
+ * product or so.)
  *
- * The result lives in local memory while it fits (two buffers of lcap
- * entries, ping-pong), then in the row's pool buffer (two halves, ping-pong).
- * A long row whose next merge would not fit in half its buffer stops: its
- * result is dumped to the pool, its place recorded in its hsp_longrow
- * (checkpoint), and the host grows the buffer and launches the row again. */
+ * The result lives in the row's pool buffer (two halves, ping-pong).  A row
+ * whose next merge would not fit in half its buffer stops, recording the
+ * product it stopped at in its hsp_longrow (checkpoint); the host grows the
+ * buffer and launches the row again.  No barrier sits under a branch, and
+ * the batch sort is one step rather than a bitonic network's nested ones:
+ * both keep the kernel quick to build for CPU platforms (PoCL). */
 
-/* MERGE_FUNCS(NAME, RS, OS) defines NAME, merging a result in address space
- * RS with a B row (global, scaled by a) into a result in address space OS. */
-#define MERGE_FUNCS(NAME, RS, OS)                                                      \
-    /* How many result entries come among the first d of the merged sequence. */       \
-    long NAME##_split(RS const int *rc, long r, __global const int *bc, long nb, long d) \
-    {                                                                                  \
-        long lo = max(0L, d - nb), hi = min(d, r);                                     \
-        while (lo < hi) {                                                              \
-            long mid = (lo + hi) / 2;                                                  \
-            if (rc[mid] <= bc[d - 1 - mid]) lo = mid + 1;                              \
-            else hi = mid;                                                             \
-        }                                                                              \
-        return lo;                                                                     \
-    }                                                                                  \
-    /* Merge; returns the length of the new result (in every work-item). */          \
-    long NAME(RS const int *rc, RS const VT *rv, long r, __global const int *bc,        \
-              __global const VT *bv, VT a, long nb, OS int *oc, OS VT *ov,              \
-              __local int *lscan)                                                       \
-    {                                                                                  \
-        long n = r + nb, per = (n + get_local_size(0) - 1) / get_local_size(0);        \
-        long d0 = min(n, (long)get_local_id(0) * per), d1 = min(n, d0 + per);          \
-        long i0 = NAME##_split(rc, r, bc, nb, d0), j0 = d0 - i0, i = i0, j = j0;       \
-        int emit = 0, total;                                                           \
-        for (long d = d0; d < d1; d++) {                                               \
-            if (j >= nb || (i < r && rc[i] <= bc[j])) emit++, i++;                     \
-            else emit += !(i > 0 && rc[i - 1] == bc[j]), j++;                          \
-        }                                                                              \
-        long o = group_scan(emit, lscan, &total);                                      \
-        i = i0, j = j0;                                                                \
-        for (long d = d0; d < d1; d++) {                                               \
-            if (j >= nb || (i < r && rc[i] <= bc[j])) {                                \
-                VT v = rv[i];                                                          \
-                if (j < nb && bc[j] == rc[i]) v += a * bv[j];                          \
-                oc[o] = rc[i], ov[o++] = v, i++;                                       \
-            } else {                                                                   \
-                if (!(i > 0 && rc[i - 1] == bc[j])) oc[o] = bc[j], ov[o++] = a * bv[j]; \
-                j++;                                                                   \
-            }                                                                          \
-        }                                                                              \
-        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                           \
-        return total;                                                                  \
+/* How many result entries come among the first d of the merged sequence of
+ * the result (r entries) and the batch (nb). */
+long merge_split(__global const int *rc, long r, __local const int *bc, long nb, long d)
+{
+    long lo = max(0L, d - nb), hi = min(d, r);
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (rc[mid] <= bc[d - 1 - mid]) lo = mid + 1;
+        else hi = mid;
     }
-
-MERGE_FUNCS(merge_ll, __local, __local)
-MERGE_FUNCS(merge_lg, __local, __global)
-MERGE_FUNCS(merge_gg, __global, __global)
-
-/* Copy n entries between local memory and global memory, by the work-group. */
-void copy_to_global(__local const int *c, __local const VT *v, long n, __global int *oc,
-                    __global VT *ov)
-{
-    for (long x = get_local_id(0); x < n; x += get_local_size(0)) oc[x] = c[x], ov[x] = v[x];
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    return lo;
 }
 
-void copy_to_local(__global const int *c, __global const VT *v, long n, __local int *oc,
-                   __local VT *ov)
+/* Merge the result rc/rv (r entries) with the batch bc/bv (nb) into oc/ov;
+ * returns the new result's length (in every work-item). */
+long merge_path(__global const int *rc, __global const VT *rv, long r, __local const int *bc,
+                __local const VT *bv, long nb, __global int *oc, __global VT *ov, __local int *lscan)
 {
-    for (long x = get_local_id(0); x < n; x += get_local_size(0)) oc[x] = c[x], ov[x] = v[x];
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-}
-
-/* Leave a long row: its result (in local memory when roff < 0) goes to the
- * pool and its state to st; need > 0 asks the host for a larger buffer. */
-void merge_leave(__global hsp_longrow *st, __local const int *lc, __local const VT *lv,
-                 long r, long roff, long next, long need, __global int *pcol, __global VT *pval)
-{
-    if (roff < 0) copy_to_global(lc, lv, r, pcol + st->off, pval + st->off), roff = st->off;
-    if (get_local_id(0) == 0) st->roff = roff, st->len = r, st->next = next, st->need = need;
-}
-
-__kernel void hsp_merge(HSP_ROW_ARGS, int islong, __global int *pcol, __global VT *pval,
-                        __global hsp_longrow *lrows, long lcap, __local int *lc0,
-                        __local VT *lv0, __local int *lc1, __local VT *lv1, __local int *lscan)
-{
-    int i = rows[first + get_group_id(0)], cur = 0;
-    long p = arp[i], r = 0, roff = -1; /* roff < 0: the result is in local memory */
-    __global hsp_longrow *st = islong ? &lrows[slot[i]] : 0;
-    if (islong) {
-        p += st->next, r = st->len, roff = st->roff;
-        if (r <= lcap) copy_to_local(pcol + roff, pval + roff, r, lc0, lv0), roff = -1;
+    long n = r + nb, per = (n + get_local_size(0) - 1) / get_local_size(0);
+    long d0 = min(n, (long)get_local_id(0) * per), d1 = min(n, d0 + per);
+    long i0 = merge_split(rc, r, bc, nb, d0), j0 = d0 - i0, i = i0, j = j0;
+    int emit = 0, total;
+    for (long d = d0; d < d1; d++) { /* count this share's entries */
+        if (j >= nb || (i < r && rc[i] <= bc[j])) emit++, i++;
+        else emit += !(i > 0 && rc[i - 1] == bc[j]), j++;
     }
-    for (; p < arp[i + 1]; p++) {
-        long b0 = brp[acol[p]], nb = brp[acol[p] + 1] - b0;
-        __local int *lc = cur ? lc1 : lc0, *oc = cur ? lc0 : lc1;
-        __local VT *lv = cur ? lv1 : lv0, *ov = cur ? lv0 : lv1;
-        if (nb == 0) continue;
-        if (islong && r + nb > st->hcap) {
-            merge_leave(st, lc, lv, r, roff, p - arp[i], r + nb, pcol, pval);
-            return;
+    long o = group_scan(emit, lscan, &total);
+    i = i0, j = j0;
+    for (long d = d0; d < d1; d++) { /* write them */
+        if (j >= nb || (i < r && rc[i] <= bc[j])) {
+            VT v = rv[i];
+            if (j < nb && bc[j] == rc[i]) v += bv[j];
+            oc[o] = rc[i], ov[o++] = v, i++;
+        } else {
+            if (!(i > 0 && rc[i - 1] == bc[j])) oc[o] = bc[j], ov[o++] = bv[j];
+            j++;
         }
-        if (roff < 0 && r + nb <= lcap) {
-            r = merge_ll(lc, lv, r, bcol + b0, bval + b0, aval[p], nb, oc, ov, lscan);
-            cur ^= 1;
-            continue;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    return total;
+}
+
+/* The most batch entries one work-item compresses (the host keeps
+ * n2 <= MERGE_PER * work-group size). */
+#define MERGE_PER 16
+
+/* Where the row's products stand: A entry p, product off of its B row. */
+typedef struct {
+    long p, off;
+} cursor;
+
+/* The cursor at product `skip` of the row whose A entries are p .. end - 1. */
+cursor batch_seek(__global const long *brp, __global const int *acol, long p, long end, long skip)
+{
+    for (; p < end && skip >= brp[acol[p] + 1] - brp[acol[p]]; p++) skip -= brp[acol[p] + 1] - brp[acol[p]];
+    return (cursor){p, skip};
+}
+
+/* Expand up to n2 products from cursor *at (A entries below end) into bc/bv;
+ * returns how many, and moves *at on. */
+int batch_expand(__global const long *brp, __global const int *acol, __global const VT *aval,
+                 __global const int *bcol, __global const VT *bval, long end, cursor *at, int n2,
+                 __local int *bc, __local VT *bv)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0), f = 0;
+    while (f < n2 && at->p < end) {
+        long b0 = brp[acol[at->p]], nb = brp[acol[at->p] + 1] - b0;
+        int k = (int)min(nb - at->off, (long)(n2 - f));
+        VT a = aval[at->p];
+        for (int j = lid; j < k; j += lsz) bc[f + j] = bcol[b0 + at->off + j], bv[f + j] = a * bval[b0 + at->off + j];
+        f += k, at->off += k;
+        if (at->off == nb) at->p++, at->off = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return f;
+}
+
+/* Sort the m products of bc/bv by column into sc/sv: each goes to its rank
+ * (ties by position, so the sort is stable).  O(m^2) comparisons in all, but
+ * a single step: a bitonic network's nested steps made this kernel very slow
+ * to build for CPU platforms. */
+void batch_sort(int m, __local const int *bc, __local const VT *bv, __local int *sc, __local VT *sv)
+{
+    for (int x = get_local_id(0); x < m; x += get_local_size(0)) {
+        int key = bc[x], rank = 0;
+        for (int y = 0; y < m; y++) rank += bc[y] < key || (bc[y] == key && y < x);
+        sc[rank] = key, sv[rank] = bv[x];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Compress the sorted batch of m entries in place: each column once, its
+ * products summed in sorted order; returns the number of columns. */
+int batch_compress(int m, __local int *bc, __local VT *bv, __local int *lscan)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0), per = (m + lsz - 1) / lsz;
+    int x0 = min(m, lid * per), x1 = min(m, x0 + per), runs = 0, total, pc[MERGE_PER];
+    VT pv[MERGE_PER];
+    for (int x = x0; x < x1; x++) {
+        if (x > 0 && bc[x - 1] == bc[x]) continue;
+        VT sum = bv[x];
+        for (int y = x + 1; y < m && bc[y] == bc[x]; y++) sum += bv[y];
+        pc[runs] = bc[x], pv[runs++] = sum;
+    }
+    int out = group_scan(runs, lscan, &total); /* its barriers keep reads before writes */
+    for (int t = 0; t < runs; t++) bc[out + t] = pc[t], bv[out + t] = pv[t];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* Long rows, from their checkpoint on; bc/bv hold 2 n2 entries (the batch
+ * expanded, then sorted). */
+__kernel void hsp_merge(HSP_ROW_ARGS, __global int *pcol, __global VT *pval, __global hsp_longrow *lrows,
+                        int n2, __local int *bc, __local VT *bv, __local int *lscan)
+{
+    int i = rows[first + get_group_id(0)];
+    __global hsp_longrow *st = &lrows[slot[i]];
+    long r = st->len, roff = st->roff, done = st->next, need = 0;
+    cursor at = batch_seek(brp, acol, arp[i], arp[i + 1], done);
+    __local int *sc = bc + n2;
+    __local VT *sv = bv + n2;
+    while (at.p < arp[i + 1]) {
+        cursor next = at;
+        int filled = batch_expand(brp, acol, aval, bcol, bval, arp[i + 1], &next, n2, bc, bv);
+        batch_sort(filled, bc, bv, sc, sv);
+        long s = batch_compress(filled, sc, sv, lscan);
+        if (r + s > st->hcap) { /* the same in every work-item */
+            need = r + s;
+            break;
         }
         long out = roff >= st->off && roff < st->off + st->hcap ? st->off + st->hcap : st->off;
-        if (roff < 0) r = merge_lg(lc, lv, r, bcol + b0, bval + b0, aval[p], nb, pcol + out, pval + out, lscan);
-        else r = merge_gg(pcol + roff, pval + roff, r, bcol + b0, bval + b0, aval[p], nb, pcol + out, pval + out, lscan);
-        roff = out;
+        r = merge_path(pcol + roff, pval + roff, r, sc, sv, s, pcol + out, pval + out, lscan);
+        roff = out, at = next, done += filled;
     }
-    __local int *lc = cur ? lc1 : lc0;
-    __local VT *lv = cur ? lv1 : lv0;
-    if (islong) merge_leave(st, lc, lv, r, roff, arp[i + 1] - arp[i], 0, pcol, pval);
-    else copy_to_global(lc, lv, r, tcol + slot[i], tval + slot[i]);
-    if (get_local_id(0) == 0) cnt[i] = r;
+    if (get_local_id(0)) return;
+    st->roff = roff, st->len = r, st->next = done, st->need = need;
+    if (!need) cnt[i] = r;
 }

@@ -67,27 +67,25 @@ static hsp_status esc_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t hi,
     return set_arrays(st, k, 18, pool, 3);
 }
 
-/* Set the arguments of the merge kernel for rows of up to hi products (long
- * rows when islong); *size is its work-group size. */
-static hsp_status merge_args(ocl_state *st, hsp_job *job, cl_kernel k, int64_t hi, cl_int islong, size_t *size)
+/* Set the arguments of the merge kernel (long rows); *size is its
+ * work-group size.  Its batch of n2 products, a power of two of at most 1024
+ * (its sort is quadratic) and 16 a work-item, fits twice in local memory. */
+static hsp_status merge_args(ocl_state *st, hsp_job *job, cl_kernel k, size_t *size)
 {
     static const int pool[] = {OA_PCOL, OA_PVAL, OA_LROWS};
-    cl_int err = CL_SUCCESS;
+    int64_t entry = (int64_t)(sizeof(int32_t) + job->vsize);
+    cl_int err = CL_SUCCESS, n2 = 2;
     *size = group_size(st, k, 256);
-    cl_long lcap = (st->local_mem - (cl_long)(*size * sizeof(int32_t)) - 256) /
-                   (cl_long)(2 * (sizeof(int32_t) + job->vsize));
-    if (!islong && lcap < hi)
-        return hsp_fail(HSP_ERR_UNSUPPORTED, "merge rows of %lld products need more local memory "
-                        "than the device has", (long long)hi);
-    set_arg(k, 13, sizeof islong, &islong, &err);
-    set_arg(k, 17, sizeof lcap, &lcap, &err);
-    for (int j = 0; j < 2; j++) {
-        set_arg(k, 18 + 2 * j, (size_t)lcap * sizeof(int32_t), NULL, &err);
-        set_arg(k, 19 + 2 * j, (size_t)lcap * job->vsize, NULL, &err);
-    }
-    set_arg(k, 22, *size * sizeof(int32_t), NULL, &err);
+    size_t scan = *size * sizeof(int32_t);
+    while (2 * n2 <= 1024 && 2 * n2 <= 16 * (cl_int)*size &&
+           4 * n2 * entry + (int64_t)scan + 256 <= st->local_mem)
+        n2 *= 2;
+    set_arg(k, 16, sizeof n2, &n2, &err);
+    set_arg(k, 17, 2 * (size_t)n2 * sizeof(int32_t), NULL, &err);
+    set_arg(k, 18, 2 * (size_t)n2 * job->vsize, NULL, &err);
+    set_arg(k, 19, scan, NULL, &err);
     if (err != CL_SUCCESS) return arg_error(err);
-    return set_arrays(st, k, 14, pool, 3);
+    return set_arrays(st, k, 13, pool, 3);
 }
 
 hsp_status ocl_launch_rows(ocl_state *st, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
@@ -101,7 +99,7 @@ hsp_status ocl_launch_rows(ocl_state *st, hsp_job *job, hsp_method m, int64_t hi
     cl_long first_l = first, nrows_l = nrows;
     cl_int err = CL_SUCCESS;
     hsp_status s = m == HSP_METHOD_ESC     ? esc_args(st, job, k, hi, islong, &size)
-                   : m == HSP_METHOD_MERGE ? merge_args(st, job, k, hi, islong, &size)
+                   : m == HSP_METHOD_MERGE ? merge_args(st, job, k, &size)
                                            : HSP_OK;
     if (!nrows) return HSP_OK;
     if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
@@ -368,8 +366,8 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device *
     dev->default_method[0] = HSP_METHOD_HEAP;
     dev->default_method[1] = HSP_METHOD_ESC;
     dev->default_method[2] = HSP_METHOD_AUTO;
-    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | 1u << HSP_METHOD_MERGE;
-    dev->methods[1] = 1u << HSP_METHOD_ESC | 1u << HSP_METHOD_MERGE;
+    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC;
+    dev->methods[1] = 1u << HSP_METHOD_ESC;
     dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
     dev->bound = ocl_bound;
     dev->launch_bin = ocl_launch_bin;
