@@ -141,11 +141,12 @@ static void test_every_bin(void)
                 for (int b = 0; b < bins->nbins; b++) used &= st.rows_bin[b] > 0;
                 tap_ok(bins->nbins == 38 && used, "%s: all 38 bins used", what);
                 /* opencl's auto takes long rows whose products fit in local memory by
-                 * ESC: those of 1000 and 2000 products (48 KiB or more) never grow;
-                 * the one of 3000 may merge and grow */
+                 * ESC, without growth (t_opencl checks that); how many do depends on
+                 * the device's local memory */
                 int in_local = !strncmp(device_name(), "opencl", 6) && st.method[2] == HSP_METHOD_AUTO;
-                tap_ok(in_local ? st.grow_events <= 1 : st.grow_events >= 3,
-                       "%s: long rows grew (%lld events)", what, (long long)st.grow_events);
+                if (!in_local)
+                    tap_ok(st.grow_events >= 3, "%s: long rows grew (%lld events)", what,
+                           (long long)st.grow_events);
                 if (st.grow == HSP_GROW_COPY && st.method[2] != HSP_METHOD_MERGE && !in_local)
                     tap_ok(st.grow_bytes_copied > 0, "%s: growth copied %lld bytes", what,
                            (long long)st.grow_bytes_copied);

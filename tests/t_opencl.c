@@ -130,6 +130,29 @@ static void test_many_overflows(const char *device)
     hsp_csr_free(C[0]), hsp_csr_free(C[1]), hsp_csr_free(A), hsp_csr_free(B);
 }
 
+/* Long rows of 1000 products (10 B rows of 100): method auto takes them by
+ * ESC in local memory (they fit in 48 KiB in double), without growth; merge
+ * (the paper's) grows their buffers from 16 entries. */
+static void test_long_in_local(void)
+{
+    hsp_csr *A = ref_random(50, 200, 10, 10, HSP_DOUBLE, 14);
+    hsp_csr *B = ref_random(200, 3000, 100, 100, HSP_DOUBLE, 15);
+    for (hsp_method m = HSP_METHOD_MERGE; m <= HSP_METHOD_AUTO; m += HSP_METHOD_AUTO - HSP_METHOD_MERGE) {
+        hsp_options o;
+        hsp_context *ctx = NULL;
+        hsp_stats st;
+        hsp_options_init(&o);
+        o.device = "opencl", o.grow_start = 16, o.method[2] = m;
+        if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("%s", hsp_errmsg());
+        int ok = product_ok(ctx, A, B, &st, NULL);
+        tap_ok(ok && st.rows_group[4] == 50 && (m == HSP_METHOD_AUTO ? st.grow_events == 0 : st.grow_events >= 50),
+               "long rows of 1000 products, %s: C right, %lld grow events", hsp_method_name(m),
+               (long long)st.grow_events);
+        hsp_context_free(ctx);
+    }
+    hsp_csr_free(A), hsp_csr_free(B);
+}
+
 static void test_reports(void)
 {
     hsp_csr *A = ref_random(400, 400, 0, 40, HSP_FLOAT, 12);
@@ -197,6 +220,7 @@ int main(void)
     test_cache();
     test_many_overflows("opencl");
     test_many_overflows("opencl,nosvm");
+    test_long_in_local();
     test_reports();
     test_methods_refused();
     return tap_done();
