@@ -2,9 +2,6 @@
  * with the generic SpGEMM API (work estimation, compute, copy) on GPU 0, once
  * from host CSR to host CSR (transfers included) and once with A and B already
  * on the device, and prints one JSON line. */
-#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
-#endif
 #define DISABLE_CUSPARSE_DEPRECATED /* else gcc warns about the header's own deprecated types */
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -12,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "hspgemm.h"
+#include "peer.h"
 
 static const char usage[] =
     "usage: peer_cusparse [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
@@ -52,29 +49,18 @@ static struct {
 } live[MAX_LIVE];                     /* the device allocations held now */
 static size_t live_bytes, peak_bytes; /* their sum, and its largest value */
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
-static int fail(const char *what, const char *detail)
-{
-    fprintf(stderr, "peer_cusparse: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    return 1;
-}
 
 /* Exit with a message when a CUDA runtime call failed. */
 static void cuda_ok(cudaError_t e, const char *what)
 {
-    if (e != cudaSuccess) exit(fail(what, cudaGetErrorString(e)));
+    if (e != cudaSuccess) exit(peer_fail(what, cudaGetErrorString(e)));
 }
 
 /* Exit with a message when a cuSPARSE call failed. */
 static void sparse_ok(cusparseStatus_t s, const char *what)
 {
-    if (s != CUSPARSE_STATUS_SUCCESS) exit(fail(what, cusparseGetErrorString(s)));
+    if (s != CUSPARSE_STATUS_SUCCESS) exit(peer_fail(what, cusparseGetErrorString(s)));
 }
 
 /* cudaMalloc (at least one byte, so a buffer is never NULL) that counts the bytes held. */
@@ -83,7 +69,7 @@ static void *dev_alloc(size_t bytes, const char *what)
     void *p = NULL;
     int k = 0;
     while (k < MAX_LIVE && live[k].p) k++;
-    if (k == MAX_LIVE) exit(fail(what, "too many device allocations"));
+    if (k == MAX_LIVE) exit(peer_fail(what, "too many device allocations"));
     bytes = bytes ? bytes : 1;
     cuda_ok(cudaMalloc(&p, bytes), what);
     live[k].p = p, live[k].bytes = bytes;
@@ -185,7 +171,7 @@ static csr32 multiply(const gemm *g, const csr32 *A, const csr32 *B, void *buf[2
     buf[1] = phase(g, &x, 1, "cusparseSpGEMM_compute");
     int64_t rows, cols, nnz;
     sparse_ok(cusparseSpMatGetSize(x.c, &rows, &cols, &nnz), "cusparseSpMatGetSize");
-    if (nnz > INT32_MAX) exit(fail("C", "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
+    if (nnz > INT32_MAX) exit(peer_fail("C", "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
     C.nnz = nnz;
     C.colidx = dev_alloc((size_t)nnz * sizeof(int32_t), "cudaMalloc(C colidx)");
     C.values = dev_alloc((size_t)nnz * g->vsize, "cudaMalloc(C values)");
@@ -205,7 +191,7 @@ static csr32 multiply(const gemm *g, const csr32 *A, const csr32 *B, void *buf[2
 static double synced_ms(void)
 {
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    return now_ms();
+    return peer_now_ms();
 }
 
 /* One product with A and B already on the device, transfers excluded; its time, nnz(C) in *nnz. */
@@ -226,7 +212,7 @@ static csr32 host_result(int32_t nrows, int32_t ncols, int64_t nnz, size_t vsize
 {
     csr32 h = {nrows, ncols, nnz, malloc(((size_t)nrows + 1) * sizeof(int32_t)),
                malloc((size_t)nnz * sizeof(int32_t) + 1), malloc((size_t)nnz * vsize + 1)};
-    if (!h.rowptr || !h.colidx || !h.values) exit(fail("out of memory", NULL));
+    if (!h.rowptr || !h.colidx || !h.values) exit(peer_fail("out of memory", NULL));
     return h;
 }
 
@@ -239,9 +225,9 @@ static double time_host(const gemm *g, const csr32 *hA, const csr32 *hB, int64_t
     double t0 = synced_ms();
     csr32 A = upload(hA, g->vsize), B = hB == hA ? A : upload(hB, g->vsize);
     csr32 C = multiply(g, &A, &B, buf);
-    if (C.nnz != nnz_c) exit(fail("C", "nnz(C) differs between runs"));
+    if (C.nnz != nnz_c) exit(peer_fail("C", "nnz(C) differs between runs"));
     csr32 hC = host_result(C.nrows, C.ncols, C.nnz, g->vsize);
-    if (!hC.rowptr || !hC.colidx || !hC.values) exit(fail("out of memory", "host C"));
+    if (!hC.rowptr || !hC.colidx || !hC.values) exit(peer_fail("out of memory", "host C"));
     download(&C, &hC, g->vsize);
     dev_free(buf[0]), dev_free(buf[1]);
     free_device(&C);
@@ -278,69 +264,36 @@ static void run_host(const gemm *g, const csr32 *hA, const csr32 *hB, int64_t nn
 /* M with its row offsets narrowed to 32 bits; colidx and values are M's own (only rowptr is owned). */
 static csr32 narrow(const hsp_csr *M, const char *name)
 {
-    if (M->nnz > INT32_MAX) exit(fail(name, "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
+    if (M->nnz > INT32_MAX) exit(peer_fail(name, "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
     csr32 h = {M->nrows, M->ncols, M->nnz, malloc(((size_t)M->nrows + 1) * sizeof(int32_t)), M->colidx,
                M->values};
-    if (!h.rowptr) exit(fail("out of memory", NULL));
+    if (!h.rowptr) exit(peer_fail("out of memory", NULL));
     for (int64_t i = 0; i <= M->nrows; i++) h.rowptr[i] = (int32_t)M->rowptr[i];
     return h;
 }
 
 
-static int compare_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
-/* Sort n times; their median. */
-static double median(double *ms, int n)
-{
-    qsort(ms, (size_t)n, sizeof *ms, compare_double);
-    return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
-}
 
-/* Options: --threads=N (ignored) --repeat=R --precision=P and one or two files. */
-static int parse(int argc, char **argv, int *threads, int *repeat, hsp_precision *p, const char **file)
-{
-    int nfiles = 0;
-    for (int k = 1; k < argc; k++) {
-        const char *a = argv[k];
-        if (!strcmp(a, "--help")) return fputs(usage, stdout), -1;
-        if (!strncmp(a, "--threads=", 10)) *threads = atoi(a + 10);
-        else if (!strncmp(a, "--repeat=", 9)) *repeat = atoi(a + 9);
-        else if (!strcmp(a, "--precision=float")) *p = HSP_FLOAT;
-        else if (!strcmp(a, "--precision=double")) *p = HSP_DOUBLE;
-        else if (a[0] != '-' && nfiles < 2) file[nfiles++] = a;
-        else return fprintf(stderr, "peer_cusparse: bad argument '%s'\n%s", a, usage), -2;
-    }
-    if (!nfiles || *threads < 1 || *repeat < 1 || *repeat > 1000)
-        return fprintf(stderr, "%s", usage), -2;
-    if (nfiles == 1) file[1] = file[0];
-    return 0;
-}
 
 /* There is a CUDA device to run on, or exit with a message. */
 static void require_gpu(void)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) exit(fail("no usable CUDA GPU", cudaGetErrorString(e)));
-    if (n < 1) exit(fail("no CUDA GPU found", NULL));
+    if (e != cudaSuccess) exit(peer_fail("no usable CUDA GPU", cudaGetErrorString(e)));
+    if (n < 1) exit(peer_fail("no CUDA GPU found", NULL));
 }
 
 int main(int argc, char **argv)
 {
-    int threads = 1, repeat = 3, rc, version = 0;
-    hsp_precision prec = HSP_DOUBLE;
-    const char *file[2];
-    if ((rc = parse(argc, argv, &threads, &repeat, &prec, file))) return rc == -1 ? 0 : 2;
-    hsp_csr *A = NULL, *B = NULL;
-    hsp_status s = hsp_mm_read(file[0], prec, 0, &A);
-    if (s == HSP_OK) s = file[1] == file[0] ? HSP_OK : hsp_mm_read(file[1], prec, 0, &B);
-    if (s != HSP_OK) return fail(hsp_strerror(s), hsp_errmsg());
-    if (!B) B = A;
-    if (A->ncols != B->nrows) return fail("shape mismatch", NULL);
+    peer_args args = {"peer_cusparse", usage, 1, 3, HSP_DOUBLE, {NULL, NULL}};
+    int rc, version = 0;
+    if ((rc = peer_parse(argc, argv, &args))) return rc == -1 ? 0 : 2;
+    int repeat = args.repeat;
+    hsp_precision prec = args.precision;
+    hsp_csr *A, *B;
+    if (peer_read(&args, &A, &B)) return 1;
     require_gpu();
     static const double d1 = 1, d0 = 0;
     static const float f1 = 1, f0 = 0;
@@ -352,10 +305,10 @@ int main(int argc, char **argv)
     csr32 hA = narrow(A, "A"), hB = B != A ? narrow(B, "B") : hA;
     const csr32 *pB = B != A ? &hB : &hA;
     double *ms = malloc(2 * (size_t)repeat * sizeof *ms), *dev_ms = ms + repeat;
-    if (!ms) return fail("out of memory", NULL);
+    if (!ms) return peer_fail("out of memory", NULL);
     int64_t nnz_c = run_device(&g, &hA, pB, repeat, dev_ms);
     run_host(&g, &hA, pB, nnz_c, repeat, ms);
-    double ms_median = median(ms, repeat), dev_median = median(dev_ms, repeat);
+    double ms_median = peer_median(ms, repeat), dev_median = peer_median(dev_ms, repeat);
     printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\","
            "\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_device_median\":%.4f,"
            "\"ms_device_min\":%.4f,\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n",
