@@ -307,7 +307,7 @@ static int write_csv(const char *path, const bench_row *rows, int n)
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
-        fprintf(f, "%s,%lld,%lld,%lld,%lld,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f\n", b->name,
+        fprintf(f, "\"%s\",%lld,%lld,%lld,%lld,%d,\"%s\",%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f\n", b->name,
                 (long long)b->ours.nrows, (long long)b->ours.nnz_a, (long long)st->nnz_c,
                 (long long)st->flops, st->threads, st->device, hsp_grow_name(st->grow),
                 b->ours.ms_median, (double)st->flops / (b->ours.ms_median * 1e6),

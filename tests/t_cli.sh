@@ -83,6 +83,7 @@ run "$hsp" devices extra
 run "$hsp" bench --suite=quick --peers=none --repeat=1 --csv="$tmp/b.csv"
 ok $rc "bench --suite=quick runs"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ]; ok $? "bench writes a CSV row per matrix"
+ok "$(has '^"rmat:9,8",' "$tmp/b.csv")" "bench quotes a matrix name with a comma in the CSV"
 ok "$(has "poisson3d27:8" "$tmp/out")" "bench prints the table"
 
 echo "1..$n"
