@@ -1,0 +1,16 @@
+/* code_objects.h: the AMDGPU code objects of the hsa device, built from
+ * kernels/ at build time (one per target and precision) and embedded in the
+ * library. */
+#ifndef HSP_CODE_OBJECTS_H
+#define HSP_CODE_OBJECTS_H
+
+typedef struct {
+    const char *target;                /* "gfx90c", ... */
+    int dbl;                           /* built with double values */
+    const unsigned char *start, *end;  /* the ELF image */
+} hsp_code_object;
+
+extern const hsp_code_object hsp_code_objects[];
+extern const int hsp_ncode_objects;
+
+#endif
