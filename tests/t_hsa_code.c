@@ -17,14 +17,17 @@ static const struct {
                 {"hsp_arrange", 13}, {"hsp_heap_2", ROW_ARGS}, {"hsp_heap_33", ROW_ARGS},
                 {"hsp_heap_64", ROW_ARGS}};
 
-/* The string of key in map node, or "" (into buf). */
+/* The string of key in map node, or "" (into buf).  comgr copies as many
+ * bytes as asked, so the size is asked first. */
 static const char *string_at(amd_comgr_metadata_node_t node, const char *key, char *buf, size_t len)
 {
     amd_comgr_metadata_node_t value;
-    size_t size = len;
+    size_t size = 0;
     buf[0] = '\0';
     if (amd_comgr_metadata_lookup(node, key, &value) != AMD_COMGR_STATUS_SUCCESS) return buf;
-    if (amd_comgr_get_metadata_string(value, &size, buf) != AMD_COMGR_STATUS_SUCCESS) buf[0] = '\0';
+    if (amd_comgr_get_metadata_string(value, &size, NULL) != AMD_COMGR_STATUS_SUCCESS || size > len ||
+        amd_comgr_get_metadata_string(value, &size, buf) != AMD_COMGR_STATUS_SUCCESS)
+        buf[0] = '\0';
     amd_comgr_destroy_metadata(value);
     return buf;
 }
@@ -74,11 +77,12 @@ static void check_object(const hsp_code_object *co)
     amd_comgr_data_t data;
     amd_comgr_metadata_node_t meta, kernels;
     char isa[256] = "", what[64];
-    size_t size = sizeof isa, n = 0;
+    size_t size = 0, n = 0;
     snprintf(what, sizeof what, "%s %s", co->target, co->dbl ? "double" : "float");
     int ok = amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &data) == AMD_COMGR_STATUS_SUCCESS &&
              amd_comgr_set_data(data, (size_t)(co->end - co->start), (const char *)co->start) == AMD_COMGR_STATUS_SUCCESS;
-    ok = ok && amd_comgr_get_data_isa_name(data, &size, isa) == AMD_COMGR_STATUS_SUCCESS;
+    ok = ok && amd_comgr_get_data_isa_name(data, &size, NULL) == AMD_COMGR_STATUS_SUCCESS && size <= sizeof isa &&
+         amd_comgr_get_data_isa_name(data, &size, isa) == AMD_COMGR_STATUS_SUCCESS;
     tap_ok(ok && strstr(isa, "amdgcn-amd-amdhsa") && strstr(isa, co->target), "%s: an executable for %s",
            what, isa);
     ok = ok && amd_comgr_get_data_metadata(data, &meta) == AMD_COMGR_STATUS_SUCCESS;
