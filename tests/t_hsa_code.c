@@ -1,102 +1,102 @@
 /* t_hsa_code.c: every embedded AMDGPU code object, read through comgr, is an
  * executable for its target holding every kernel with its argument list and
- * a kernel descriptor, in both precisions. */
+ * kernel descriptor, in both precisions; kernel arguments pack by the
+ * layout its metadata gives. */
 #include <amd_comgr.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "code_objects.h"
+#include "kernel_info.h"
 #include "tap.h"
 
-/* The explicit arguments of each kernel (in kernels/); the hidden ones come after. */
+/* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
 enum { ROW_ARGS = 13 };
 static const struct {
     const char *name;
-    size_t args;
+    int args;
 } expected[] = {{"hsp_bound", 5}, {"hsp_esc", ROW_ARGS + 8}, {"hsp_merge", ROW_ARGS + 7},
                 {"hsp_arrange", 13}, {"hsp_heap_2", ROW_ARGS}, {"hsp_heap_33", ROW_ARGS},
                 {"hsp_heap_64", ROW_ARGS}};
 
-/* The string of key in map node, or "" (into buf).  comgr copies as many
- * bytes as asked, so the size is asked first. */
-static const char *string_at(amd_comgr_metadata_node_t node, const char *key, char *buf, size_t len)
-{
-    amd_comgr_metadata_node_t value;
-    size_t size = 0;
-    buf[0] = '\0';
-    if (amd_comgr_metadata_lookup(node, key, &value) != AMD_COMGR_STATUS_SUCCESS) return buf;
-    if (amd_comgr_get_metadata_string(value, &size, NULL) != AMD_COMGR_STATUS_SUCCESS || size > len ||
-        amd_comgr_get_metadata_string(value, &size, buf) != AMD_COMGR_STATUS_SUCCESS)
-        buf[0] = '\0';
-    amd_comgr_destroy_metadata(value);
-    return buf;
-}
-
-/* The number of arguments of kernel node that are not hidden ones. */
-static size_t explicit_args(amd_comgr_metadata_node_t kernel)
-{
-    amd_comgr_metadata_node_t args, arg;
-    size_t n = 0, count = 0;
-    char kind[64];
-    if (amd_comgr_metadata_lookup(kernel, ".args", &args) != AMD_COMGR_STATUS_SUCCESS) return 0;
-    amd_comgr_get_metadata_list_size(args, &n);
-    for (size_t k = 0; k < n; k++) {
-        if (amd_comgr_index_list_metadata(args, k, &arg) != AMD_COMGR_STATUS_SUCCESS) continue;
-        count += strncmp(string_at(arg, ".value_kind", kind, sizeof kind), "hidden_", 7) != 0;
-        amd_comgr_destroy_metadata(arg);
-    }
-    amd_comgr_destroy_metadata(args);
-    return count;
-}
-
-/* Find kernel name among the kernels node; its explicit arguments in *args
- * and whether its descriptor symbol is name.kd; 0 when absent. */
-static int find_kernel(amd_comgr_metadata_node_t kernels, const char *name, size_t *args, int *kd)
-{
-    size_t n = 0;
-    char buf[128], want[128];
-    amd_comgr_get_metadata_list_size(kernels, &n);
-    for (size_t k = 0; k < n; k++) {
-        amd_comgr_metadata_node_t kernel;
-        if (amd_comgr_index_list_metadata(kernels, k, &kernel) != AMD_COMGR_STATUS_SUCCESS) continue;
-        int found = !strcmp(string_at(kernel, ".name", buf, sizeof buf), name);
-        if (found) {
-            snprintf(want, sizeof want, "%s.kd", name);
-            *kd = !strcmp(string_at(kernel, ".symbol", buf, sizeof buf), want);
-            *args = explicit_args(kernel);
-        }
-        amd_comgr_destroy_metadata(kernel);
-        if (found) return 1;
-    }
-    return 0;
-}
-
-/* Check one code object. */
-static void check_object(const hsp_code_object *co)
+/* Is co an executable for its target? */
+static int isa_matches(const hsp_code_object *co, char *isa, size_t len)
 {
     amd_comgr_data_t data;
-    amd_comgr_metadata_node_t meta, kernels;
-    char isa[256] = "", what[64];
-    size_t size = 0, n = 0;
-    snprintf(what, sizeof what, "%s %s", co->target, co->dbl ? "double" : "float");
-    int ok = amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &data) == AMD_COMGR_STATUS_SUCCESS &&
-             amd_comgr_set_data(data, (size_t)(co->end - co->start), (const char *)co->start) == AMD_COMGR_STATUS_SUCCESS;
-    ok = ok && amd_comgr_get_data_isa_name(data, &size, NULL) == AMD_COMGR_STATUS_SUCCESS && size <= sizeof isa &&
+    size_t size = 0;
+    int ok = amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &data) == AMD_COMGR_STATUS_SUCCESS;
+    if (!ok) return 0;
+    ok = amd_comgr_set_data(data, (size_t)(co->end - co->start), (const char *)co->start) == AMD_COMGR_STATUS_SUCCESS &&
+         amd_comgr_get_data_isa_name(data, &size, NULL) == AMD_COMGR_STATUS_SUCCESS && size <= len &&
          amd_comgr_get_data_isa_name(data, &size, isa) == AMD_COMGR_STATUS_SUCCESS;
-    tap_ok(ok && strstr(isa, "amdgcn-amd-amdhsa") && strstr(isa, co->target), "%s: an executable for %s",
-           what, isa);
-    ok = ok && amd_comgr_get_data_metadata(data, &meta) == AMD_COMGR_STATUS_SUCCESS;
-    ok = ok && amd_comgr_metadata_lookup(meta, "amdhsa.kernels", &kernels) == AMD_COMGR_STATUS_SUCCESS;
-    if (ok) amd_comgr_get_metadata_list_size(kernels, &n);
-    tap_ok(ok && n == 4 + 63, "%s: %zu kernels (bound, esc, merge, arrange, heap 2..64)", what, n);
-    for (size_t k = 0; ok && k < sizeof expected / sizeof expected[0]; k++) {
-        size_t args = 0;
-        int kd = 0, found = find_kernel(kernels, expected[k].name, &args, &kd);
-        tap_ok(found && kd && args == expected[k].args, "%s: %s with %zu arguments and its descriptor",
-               what, expected[k].name, args);
-    }
-    if (ok) amd_comgr_destroy_metadata(kernels), amd_comgr_destroy_metadata(meta);
     amd_comgr_release_data(data);
+    return ok && strstr(isa, "amdgcn-amd-amdhsa") && strstr(isa, co->target);
+}
+
+static void check_object(const hsp_code_object *co)
+{
+    char isa[256] = "", what[64], kd[72];
+    int n = 0;
+    snprintf(what, sizeof what, "%s %s", co->target, co->dbl ? "double" : "float");
+    tap_ok(isa_matches(co, isa, sizeof isa), "%s: an executable for %s", what, isa);
+    tap_ok(hsp_code_object_kernels(co, &n) == HSP_OK && n == 4 + 63,
+           "%s: %d kernels (bound, esc, merge, arrange, heap 2..64)", what, n);
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++) {
+        hsp_kernel_info info;
+        hsp_status s = hsp_kernel_info_read(co, expected[k].name, &info);
+        snprintf(kd, sizeof kd, "%s.kd", expected[k].name);
+        tap_ok(s == HSP_OK && !strcmp(info.symbol, kd) && info.nexplicit == expected[k].args &&
+                   info.kernarg_size >= 8u * (unsigned)expected[k].args / 2 && info.max_group_size >= 64,
+               "%s: %s with %d arguments, %u bytes of them, descriptor %s", what, expected[k].name,
+               info.nexplicit, info.kernarg_size, info.symbol);
+    }
+}
+
+/* Pack hsp_esc's 21 arguments: 15 buffers, 3 values, 3 local blocks. */
+static void test_pack(const hsp_code_object *co)
+{
+    hsp_kernel_info k;
+    hsp_kernarg_value v[ROW_ARGS + 8];
+    uint64_t ptr[8];
+    int64_t first = 7, nrows = 9;
+    int32_t n2 = 512, islong = 1;
+    uint32_t local[3] = {512 * 4, 512 * 8, 256 * 4}, group = 0;
+    unsigned char buf[512];
+    if (!tap_ok(hsp_kernel_info_read(co, "hsp_esc", &k) == HSP_OK && k.kernarg_size <= sizeof buf,
+                "pack: hsp_esc's layout read"))
+        return;
+    for (int j = 0; j < 8; j++) ptr[j] = 0x100000000ull * (uint64_t)(j + 1) + 0x40;
+    for (int j = 0; j < ROW_ARGS + 8; j++) v[j] = (hsp_kernarg_value){&ptr[j % 8], 8};
+    v[7] = (hsp_kernarg_value){&first, 8}, v[8] = (hsp_kernarg_value){&nrows, 8};
+    v[13] = (hsp_kernarg_value){&n2, 4}, v[17] = (hsp_kernarg_value){&islong, 4};
+    for (int j = 0; j < 3; j++) v[14 + j] = (hsp_kernarg_value){NULL, local[j]};
+    memset(buf, 0xee, sizeof buf);
+    int ok = hsp_kernarg_pack(&k, v, ROW_ARGS + 8, buf, &group) == HSP_OK;
+    tap_ok(ok && group == k.group_fixed + local[0] + local[1] + local[2],
+           "pack: group segment %u bytes = static %u + the three local blocks", group, k.group_fixed);
+    int at_offsets = ok, x = 0;
+    uint32_t expect_local = k.group_fixed;
+    unsigned char used[512] = {0};
+    for (int j = 0; j < k.nargs && at_offsets; j++) {
+        const hsp_karg *a = &k.arg[j];
+        memset(used + a->offset, a->kind == HSP_KARG_HIDDEN ? 0 : 1, a->size);
+        if (a->kind == HSP_KARG_HIDDEN) continue;
+        if (a->kind == HSP_KARG_LOCAL) {
+            uint32_t off;
+            memcpy(&off, buf + a->offset, 4);
+            at_offsets = off == expect_local && off % a->pointee_align == 0;
+            expect_local += (uint32_t)v[x].size;
+        } else {
+            at_offsets = !memcmp(buf + a->offset, v[x].data, v[x].size);
+        }
+        x++;
+    }
+    tap_ok(at_offsets, "pack: every argument at its metadata offset, local blocks at aligned offsets");
+    int zero = ok;
+    for (uint32_t b = 0; b < k.kernarg_size; b++) zero &= used[b] || buf[b] == 0;
+    tap_ok(zero, "pack: padding and hidden arguments are zero");
+    v[13].size = 8;
+    tap_ok(hsp_kernarg_pack(&k, v, ROW_ARGS + 8, buf, &group) == HSP_ERR_ARG &&
+               strstr(hsp_errmsg(), "argument 13"), "pack: a value of the wrong size is refused: %s", hsp_errmsg());
+    tap_ok(hsp_kernarg_pack(&k, v, ROW_ARGS, buf, &group) == HSP_ERR_ARG, "pack: too few values refused");
 }
 
 int main(void)
@@ -104,5 +104,6 @@ int main(void)
     tap_ok(hsp_ncode_objects >= 2 && hsp_ncode_objects % 2 == 0, "%d code objects: float and double per target",
            hsp_ncode_objects);
     for (int k = 0; k < hsp_ncode_objects; k++) check_object(&hsp_code_objects[k]);
+    if (hsp_ncode_objects) test_pack(&hsp_code_objects[0]);
     return tap_done();
 }
