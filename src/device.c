@@ -21,8 +21,12 @@ hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out)
 #define DEVICES "auto, cpu"
 #endif
     if (!name || !strcmp(name, "auto") || !strcmp(name, "cpu")) return hsp_device_cpu_open(pool, out);
+#ifdef HSP_HAVE_HSA
+    if (!strncmp(name, "hsa", 3) && (!name[3] || name[3] == ':')) return hsp_device_hsa_open(name, out);
+#else
     if (!strcmp(name, "hsa"))
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device 'hsa' is not built into this version of hspgemm "
                         "(devices: " DEVICES ")");
+#endif
     return hsp_fail(HSP_ERR_ARG, "unknown device '%s' (devices: " DEVICES ")", name);
 }

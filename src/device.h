@@ -37,6 +37,8 @@ struct hsp_device {
  * one, else cpu), "cpu", or "opencl[:N][,nosvm][,nofp64]"; the cpu device runs
  * on pool. */
 hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out);
+/* The hsa device: "hsa[:N]". */
+hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out);
 /* The cpu device. */
 hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out);
 

@@ -6,6 +6,9 @@
 #ifdef HSP_HAVE_OPENCL
 #include "opencl.h"
 #endif
+#ifdef HSP_HAVE_HSA
+#include "agents.h"
+#endif
 
 /* The cpu device's entry. */
 static void cpu_info(hsp_device_info *d)
@@ -36,6 +39,23 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
         d->is_gpu = cl[k].is_gpu, d->wavefront = cl[k].wavefront, d->fp64 = cl[k].fp64;
         d->local_mem = cl[k].local_mem;
         snprintf(d->memory, sizeof d->memory, "%s", ocl_svm_name(cl[k].svm));
+    }
+#endif
+#ifdef HSP_HAVE_HSA
+    hsp_hsa_agent gpu[16];
+    char why[256];
+    int ngpu = 0;
+    hsp_status h = hsp_hsa_agents(gpu, 16, &ngpu, why, sizeof why);
+    if (h != HSP_OK) return h;
+    for (int k = 0; k < ngpu && k < 16; k++, ++*count) {
+        if (*count >= max) continue;
+        hsp_device_info *d = &list[*count];
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "hsa:%d", k);
+        snprintf(d->description, sizeof d->description, "%.40s %.40s (HSA; dispatch not built yet)",
+                 gpu[k].name, gpu[k].product);
+        d->is_gpu = 1, d->wavefront = gpu[k].wavefront, d->local_mem = gpu[k].local_mem, d->fp64 = 1;
+        snprintf(d->memory, sizeof d->memory, "%s", gpu[k].svm_default ? "system SVM" : gpu[k].svm ? "SVM (opt-in)" : "fine-grained");
     }
 #endif
     return HSP_OK;

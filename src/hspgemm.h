@@ -96,7 +96,7 @@ hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision
 /* ---- Devices -------------------------------------------------------------- */
 
 typedef struct {
-    char name[32];         /* what hsp_options.device takes: "cpu", "opencl:0" */
+    char name[32];         /* what hsp_options.device takes: "cpu", "opencl:0", "hsa:0" */
     char description[128]; /* model and platform */
     int is_gpu;
     int wavefront;         /* W of the bin layout */
@@ -106,7 +106,8 @@ typedef struct {
 } hsp_device_info;
 
 /* The devices of every back end built in: cpu first, then each OpenCL
- * device.  Up to max go into list; *count is how many there are. */
+ * device, then each HSA GPU agent.  Up to max go into list; *count is how
+ * many there are. */
 hsp_status hsp_devices(hsp_device_info *list, int max, int *count);
 
 /* ---- Contexts and multiplication ---------------------------------------- */

@@ -1,10 +1,12 @@
 /* t_hsa_code.c: every embedded AMDGPU code object, read through comgr, is an
  * executable for its target holding every kernel with its argument list and
  * kernel descriptor, in both precisions; kernel arguments pack by the
- * layout its metadata gives. */
+ * layout its metadata gives; without an AMD GPU, --device=hsa says why. */
 #include <amd_comgr.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include "agents.h"
 #include "kernel_info.h"
 #include "tap.h"
 
@@ -99,11 +101,33 @@ static void test_pack(const hsp_code_object *co)
     tap_ok(hsp_kernarg_pack(&k, v, ROW_ARGS, buf, &group) == HSP_ERR_ARG, "pack: too few values refused");
 }
 
+/* No /dev/kfd (every machine here): the hsa device is refused, saying why,
+ * and finds no agent; with one, it is refused as not yet able to dispatch. */
+static void test_no_gpu(void)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_hsa_agent list[16];
+    int count = 0, kfd = access("/dev/kfd", F_OK) == 0;
+    hsp_options_init(&o);
+    o.device = "hsa";
+    hsp_status s = hsp_context_create(&o, &ctx);
+    tap_ok(!ctx && (kfd ? s != HSP_OK : s == HSP_ERR_DEVICE && strstr(hsp_errmsg(), "/dev/kfd")),
+           "--device=hsa %s: %s", kfd ? "with /dev/kfd" : "without /dev/kfd", hsp_errmsg());
+    o.device = "hsa:x";
+    tap_ok(hsp_context_create(&o, &ctx) == HSP_ERR_ARG && !ctx, "a bad hsa index: %s", hsp_errmsg());
+    /* (hsp_devices would load PoCL, whose LLVM clashes with comgr's here) */
+    char why[256] = "";
+    tap_ok(hsp_hsa_agents(list, 16, &count, why, sizeof why) == HSP_OK && (kfd || (count == 0 && strstr(why, "/dev/kfd"))),
+           "%d HSA agents: %s", count, why);
+}
+
 int main(void)
 {
     tap_ok(hsp_ncode_objects >= 2 && hsp_ncode_objects % 2 == 0, "%d code objects: float and double per target",
            hsp_ncode_objects);
     for (int k = 0; k < hsp_ncode_objects; k++) check_object(&hsp_code_objects[k]);
     if (hsp_ncode_objects) test_pack(&hsp_code_objects[0]);
+    test_no_gpu();
     return tap_done();
 }

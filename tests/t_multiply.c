@@ -309,7 +309,11 @@ static void test_bad_options(void)
 #else
         {"opencl", 0, 0, 0, HSP_ERR_UNSUPPORTED, "built without OpenCL"},
 #endif
+#ifdef HSP_HAVE_HSA
+        {"hsa:99", 0, 0, 0, HSP_ERR_ARG, "no HSA GPU 99"},
+#else
         {"hsa", 0, 0, 0, HSP_ERR_UNSUPPORTED, "not built"},
+#endif
         {"cpu", -1, 0, 0, HSP_ERR_ARG, "threads"},
         {"cpu", 0, 48, 0, HSP_ERR_ARG, "wavefront"},
         {"cpu", 0, 32, 100, HSP_ERR_ARG, "local memory"},

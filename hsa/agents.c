@@ -1,0 +1,73 @@
+/* agents.c: finding AMD GPU agents through the HSA runtime.  /dev/kfd is
+ * checked first: without it hsa_init fails with a misleading "out of
+ * resources". */
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "agents.h"
+#include "internal.h"
+
+typedef struct {
+    hsp_hsa_agent *list;
+    int max, count;
+} agent_walk;
+
+/* The group segment size of an agent's pools (called per pool). */
+static hsa_status_t group_pool(hsa_amd_memory_pool_t pool, void *data)
+{
+    hsa_amd_segment_t segment;
+    size_t size = 0;
+    if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment) == HSA_STATUS_SUCCESS &&
+        segment == HSA_AMD_SEGMENT_GROUP &&
+        hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size) == HSA_STATUS_SUCCESS)
+        *(int64_t *)data = (int64_t)size;
+    return HSA_STATUS_SUCCESS;
+}
+
+/* Record a GPU agent (called per agent). */
+static hsa_status_t add_agent(hsa_agent_t agent, void *data)
+{
+    agent_walk *w = data;
+    hsa_device_type_t type;
+    uint32_t wave = 0;
+    if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS || type != HSA_DEVICE_TYPE_GPU)
+        return HSA_STATUS_SUCCESS;
+    if (w->count < w->max) {
+        hsp_hsa_agent *a = &w->list[w->count];
+        bool svm = false, by_default = false;
+        memset(a, 0, sizeof *a);
+        hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, a->name);
+        hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_PRODUCT_NAME, a->product);
+        hsa_agent_get_info(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE, &wave);
+        hsa_amd_agent_iterate_memory_pools(agent, group_pool, &a->local_mem);
+        hsa_system_get_info((hsa_system_info_t)HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED, &svm);
+        hsa_system_get_info((hsa_system_info_t)HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT, &by_default);
+        a->wavefront = (int)wave, a->svm = svm, a->svm_default = by_default;
+    }
+    w->count++;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsp_status hsp_hsa_agents(hsp_hsa_agent *list, int max, int *count, char *why, size_t len)
+{
+    static int started; /* hsa_init once for the process */
+    agent_walk w = {list, max, 0};
+    *count = 0;
+    if (access("/dev/kfd", R_OK | W_OK) != 0) {
+        snprintf(why, len, "no AMD GPU: /dev/kfd is missing or not accessible (the amdgpu driver's "
+                           "compute interface; see README, 'Running on an AMD APU')");
+        return HSP_OK;
+    }
+    if (!started && hsa_init() != HSA_STATUS_SUCCESS) {
+        snprintf(why, len, "the HSA runtime did not start (hsa_init failed) although /dev/kfd exists");
+        return HSP_OK;
+    }
+    started = 1;
+    if (hsa_iterate_agents(add_agent, &w) != HSA_STATUS_SUCCESS)
+        return hsp_fail(HSP_ERR_DEVICE, "HSA: listing agents failed");
+    *count = w.count;
+    if (!w.count) snprintf(why, len, "the HSA runtime sees no GPU agent");
+    return HSP_OK;
+}
