@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "agents.h"
+#include "aql.h"
 #include "kernel_info.h"
 #include "tap.h"
 
@@ -101,6 +102,39 @@ static void test_pack(const hsp_code_object *co)
     tap_ok(hsp_kernarg_pack(&k, v, ROW_ARGS, buf, &group) == HSP_ERR_ARG, "pack: too few values refused");
 }
 
+/* A dispatch packet for hsp_esc and a barrier-AND, built without a GPU. */
+static void test_packets(const hsp_code_object *co)
+{
+    hsp_kernel_info k;
+    hsa_kernel_dispatch_packet_t d;
+    hsa_barrier_and_packet_t b;
+    hsa_signal_t done = {0x1234}, deps[2] = {{0x10}, {0x20}};
+    char kernarg[256];
+    if (!tap_ok(hsp_kernel_info_read(co, "hsp_esc", &k) == HSP_OK, "packets: hsp_esc's layout read")) return;
+    memset(&d, 0xff, sizeof d);
+    hsp_aql_dispatch(&d, &k, 0xabc000, kernarg, 100, 256, 7168, done);
+    tap_ok(d.header == 0xffff && d.setup == 0xffff, "packets: header and setup untouched until published");
+    hsp_aql_publish(&d, hsp_aql_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1), 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    tap_ok((d.header & 0xff) == HSA_PACKET_TYPE_KERNEL_DISPATCH && (d.header >> 8 & 1) == 1 &&
+               (d.header >> 9 & 3) == HSA_FENCE_SCOPE_SYSTEM && (d.header >> 11 & 3) == HSA_FENCE_SCOPE_SYSTEM &&
+               d.setup == 1,
+           "packets: dispatch header 0x%04x (type 2, barrier, system acquire and release), 1 dimension", d.header);
+    tap_ok(d.workgroup_size_x == 256 && d.workgroup_size_y == 1 && d.workgroup_size_z == 1 &&
+               d.grid_size_x == 25600 && d.grid_size_y == 1 && d.grid_size_z == 1,
+           "packets: 100 groups of 256: grid 25600 x 1 x 1");
+    tap_ok(d.group_segment_size == 7168 && d.private_segment_size == k.private_fixed &&
+               d.kernel_object == 0xabc000 && d.kernarg_address == kernarg && d.completion_signal.handle == 0x1234 &&
+               d.reserved0 == 0 && d.reserved2 == 0,
+           "packets: segments, kernel object, arguments, signal; reserved fields zero");
+    memset(&b, 0xff, sizeof b);
+    hsp_aql_barrier(&b, deps, 2, done);
+    hsp_aql_publish(&b, hsp_aql_header(HSA_PACKET_TYPE_BARRIER_AND, 1), 0);
+    tap_ok((b.header & 0xff) == HSA_PACKET_TYPE_BARRIER_AND && b.dep_signal[0].handle == 0x10 &&
+               b.dep_signal[1].handle == 0x20 && b.dep_signal[2].handle == 0 && b.dep_signal[4].handle == 0 &&
+               b.completion_signal.handle == 0x1234 && b.reserved0 == 0,
+           "packets: barrier-AND on two signals, the rest none");
+}
+
 /* No /dev/kfd (every machine here): the hsa device is refused, saying why,
  * and finds no agent; with one, it is refused as not yet able to dispatch. */
 static void test_no_gpu(void)
@@ -128,6 +162,7 @@ int main(void)
            hsp_ncode_objects);
     for (int k = 0; k < hsp_ncode_objects; k++) check_object(&hsp_code_objects[k]);
     if (hsp_ncode_objects) test_pack(&hsp_code_objects[0]);
+    if (hsp_ncode_objects) test_packets(&hsp_code_objects[0]);
     test_no_gpu();
     return tap_done();
 }
