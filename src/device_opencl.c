@@ -98,10 +98,10 @@ hsp_status ocl_launch_rows(ocl_state *st, hsp_job *job, hsp_method m, int64_t hi
     size_t size = group_size(st, k, 64), groups = (size_t)nrows;
     cl_long first_l = first, nrows_l = nrows;
     cl_int err = CL_SUCCESS;
+    if (!nrows) return HSP_OK;
     hsp_status s = m == HSP_METHOD_ESC     ? esc_args(st, job, k, hi, islong, &size)
                    : m == HSP_METHOD_MERGE ? merge_args(st, job, k, &size)
                                            : HSP_OK;
-    if (!nrows) return HSP_OK;
     if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
     if (s == HSP_OK) s = set_arrays(st, k, 0, operands, 6);
     if (s == HSP_OK) s = ocl_arg(st, k, 6, rows);
@@ -124,7 +124,7 @@ static hsp_status ocl_bound(hsp_device *dev, hsp_job *job)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (cl_khr_fp64): "
                         "use float or another device", dev->description);
     clFinish(st->queue);
-    st->job = job, st->started = 0, st->ms_kernels = 0;
+    st->started = 0;
     st->peak_device_bytes = st->device_bytes;
     size_t m = (size_t)A->nrows, vs = job->vsize;
     hsp_status s = ocl_upload(st, OA_ARP, A->rowptr, (m + 1) * sizeof(int64_t));
@@ -248,13 +248,7 @@ static hsp_status ocl_arrange(hsp_device *dev, hsp_job *job)
     cl_kernel k = st->k[C->precision == HSP_DOUBLE].arrange;
     cl_long nnz = C->nnz, m = C->nrows, medium = job->medium_max;
     cl_int err = CL_SUCCESS;
-    if (!st->started || !nnz) return HSP_OK;
-    if (!job->nlong) { /* the kernel takes the pool arguments all the same */
-        hsp_status s = ocl_reserve(st, OA_PCOL, 1);
-        if (s == HSP_OK) s = ocl_reserve(st, OA_PVAL, 1);
-        if (s == HSP_OK) s = ocl_reserve(st, OA_LROWS, 1);
-        if (s != HSP_OK) return s;
-    }
+    if (!st->started || !nnz) return HSP_OK; /* started: the pool arguments exist */
     hsp_status s = ocl_upload(st, OA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
     int sys = st->svm == OCL_SVM_SYSTEM;
     if (s == HSP_OK) s = ocl_upload(st, OA_CCOL, sys ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
@@ -319,7 +313,7 @@ bad:
 static hsp_status open_state(ocl_state *st, const ocl_info *info, int nosvm, int nofp64)
 {
     cl_int err;
-    st->platform = info->platform, st->id = info->id;
+    st->id = info->id;
     st->svm = nosvm ? OCL_SVM_NONE : info->svm;
     st->fp64 = info->fp64 && !nofp64;
     st->max_group = info->max_group;
@@ -343,7 +337,8 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device *
         return hsp_fail(HSP_ERR_ARG, "no OpenCL device %d: there are %d (see `hspgemm devices`)", index, count);
     if (count == 0)
         return hsp_fail(HSP_ERR_DEVICE, "no OpenCL device found (install an ICD, e.g. pocl-opencl-icd)");
-    if (index < 0) index = ocl_first_gpu() >= 0 ? ocl_first_gpu() : 0;
+    int gpu = ocl_first_gpu_of(list, count < 32 ? count : 32);
+    if (index < 0) index = gpu >= 0 ? gpu : 0;
     hsp_device *dev = calloc(1, sizeof *dev);
     ocl_state *st = calloc(1, sizeof *st);
     if (!dev || !st) {

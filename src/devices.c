@@ -10,11 +10,21 @@
 #include "agents.h"
 #endif
 
+/* Entry at of list (cleared and named prefix:k, or prefix alone when k < 0),
+ * or NULL past max. */
+static hsp_device_info *entry(hsp_device_info *list, int max, int at, const char *prefix, int k)
+{
+    if (at >= max) return NULL;
+    hsp_device_info *d = &list[at];
+    memset(d, 0, sizeof *d);
+    if (k < 0) snprintf(d->name, sizeof d->name, "%s", prefix);
+    else snprintf(d->name, sizeof d->name, "%s:%d", prefix, k);
+    return d;
+}
+
 /* The cpu device's entry. */
 static void cpu_info(hsp_device_info *d)
 {
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "cpu");
     snprintf(d->description, sizeof d->description, "CPU threads (%d cores)", hsp_cpu_count());
     d->wavefront = 32, d->local_mem = 48 << 10, d->fp64 = 1;
     snprintf(d->memory, sizeof d->memory, "host");
@@ -24,17 +34,15 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
 {
     if (!count || (max > 0 && !list)) return hsp_fail(HSP_ERR_ARG, "hsp_devices: list or count is NULL");
     *count = 1;
-    if (max > 0) cpu_info(&list[0]);
+    hsp_device_info *d = entry(list, max, 0, "cpu", -1);
+    if (d) cpu_info(d);
 #ifdef HSP_HAVE_OPENCL
     ocl_info cl[32];
     int n = 0;
     hsp_status s = ocl_devices(cl, 32, &n);
     if (s != HSP_OK) return s;
     for (int k = 0; k < n && k < 32; k++, ++*count) {
-        if (*count >= max) continue;
-        hsp_device_info *d = &list[*count];
-        memset(d, 0, sizeof *d);
-        snprintf(d->name, sizeof d->name, "opencl:%d", k);
+        if (!(d = entry(list, max, *count, "opencl", k))) continue;
         snprintf(d->description, sizeof d->description, "%.80s (%.40s)", cl[k].name, cl[k].platform_name);
         d->is_gpu = cl[k].is_gpu, d->wavefront = cl[k].wavefront, d->fp64 = cl[k].fp64;
         d->local_mem = cl[k].local_mem;
@@ -48,10 +56,7 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
     hsp_status h = hsp_hsa_agents(gpu, 16, &ngpu, why, sizeof why);
     if (h != HSP_OK) return h;
     for (int k = 0; k < ngpu && k < 16; k++, ++*count) {
-        if (*count >= max) continue;
-        hsp_device_info *d = &list[*count];
-        memset(d, 0, sizeof *d);
-        snprintf(d->name, sizeof d->name, "hsa:%d", k);
+        if (!(d = entry(list, max, *count, "hsa", k))) continue;
         snprintf(d->description, sizeof d->description, "%.40s %.40s (HSA; dispatch not built yet)",
                  gpu[k].name, gpu[k].product);
         d->is_gpu = 1, d->wavefront = gpu[k].wavefront, d->local_mem = gpu[k].local_mem, d->fp64 = 1;

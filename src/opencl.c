@@ -91,12 +91,17 @@ hsp_status ocl_devices(ocl_info *list, int max, int *count)
     return HSP_OK;
 }
 
+int ocl_first_gpu_of(const ocl_info *list, int count)
+{
+    for (int d = 0; d < count; d++)
+        if (list[d].is_gpu) return d;
+    return -1;
+}
+
 int ocl_first_gpu(void)
 {
     ocl_info list[32];
     int n = 0;
     if (ocl_devices(list, 32, &n) != HSP_OK) return -1;
-    for (int d = 0; d < n && d < 32; d++)
-        if (list[d].is_gpu) return d;
-    return -1;
+    return ocl_first_gpu_of(list, n < 32 ? n : 32);
 }

@@ -42,7 +42,6 @@ enum { OA_ARP, OA_ACOL, OA_AVAL, OA_BRP, OA_BCOL, OA_BVAL, OA_UB, OA_ROWS, OA_SL
        OA_CCOL, OA_CVAL, OA_COUNT };
 
 typedef struct {
-    cl_platform_id platform;
     cl_device_id id;
     cl_context context;
     cl_command_queue queue;
@@ -61,14 +60,12 @@ typedef struct {
     void *stage_ptr[2];
     cl_event stage_ev[2];
     /* the job in flight */
-    struct hsp_job *job;
-    int started, nbins_queued;
+    int started;             /* its rows, slots and C~ are on the device */
     int64_t pool_used, pool_cap; /* entries of the long-row pool */
     ocl_longrow *lrows;      /* host copy of the long rows' state */
     int32_t *relaunch;       /* rows to launch again */
     int32_t *longrows;       /* long rows ordered by kernel (method auto) */
     int64_t *counts;         /* row counts read back (buffer and SVM buffer) */
-    double ms_kernels;
 } ocl_state;
 
 /* What an OpenCL device offers, for the device list and for choosing. */
@@ -121,8 +118,10 @@ void ocl_stage_free(ocl_state *st);
 
 /* Open "opencl[:N][,nosvm][,nofp64]"; pool copies to and from staging. */
 hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device **out);
-/* The index of the first GPU, or -1. */
+/* The index of the first GPU of the system, or of list (count entries); -1
+ * when there is none. */
 int ocl_first_gpu(void);
+int ocl_first_gpu_of(const ocl_info *list, int count);
 /* The name of an OCL_SVM_* mode. */
 const char *ocl_svm_name(int svm);
 
