@@ -142,24 +142,17 @@ hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
         if (s != HSP_OK) return s;
         if (cached) store_cached(st, k->program, path);
     }
-    hsp_status s = get_kernel(k->program, "hsp_bound", &k->bound);
-    if (s == HSP_OK) s = get_kernel(k->program, "hsp_esc", &k->esc);
-    if (s == HSP_OK) s = get_kernel(k->program, "hsp_merge", &k->merge);
-    if (s == HSP_OK) s = get_kernel(k->program, "hsp_arrange", &k->arrange);
-    for (int u = 2; u <= OCL_HEAP_MAX && s == HSP_OK; u++) {
-        snprintf(name, sizeof name, "hsp_heap_%d", u);
-        s = get_kernel(k->program, name, &k->heap[u]);
-    }
+    hsp_status s = HSP_OK;
+    for (int j = 0; j < GK_COUNT && s == HSP_OK; j++)
+        if (j < GK_HEAP || j >= GK_HEAP + 2) /* heap kernels start at u = 2 */
+            s = get_kernel(k->program, gpu_kernel_name(j, name), &k->kernel[j]);
     return s;
 }
 
 void ocl_kernels_free(ocl_kernels *k)
 {
-    cl_kernel *all[] = {&k->bound, &k->esc, &k->merge, &k->arrange};
-    for (int j = 0; j < 4; j++)
-        if (*all[j]) clReleaseKernel(*all[j]);
-    for (int u = 0; u <= OCL_HEAP_MAX; u++)
-        if (k->heap[u]) clReleaseKernel(k->heap[u]);
+    for (int j = 0; j < GK_COUNT; j++)
+        if (k->kernel[j]) clReleaseKernel(k->kernel[j]);
     if (k->program) clReleaseProgram(k->program);
     memset(k, 0, sizeof *k);
 }

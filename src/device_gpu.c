@@ -1,0 +1,289 @@
+/* device_gpu.c: the stages of a GPU device, over any back end (gpu.h).
+ * Stage 1 runs the bound kernel; stage 3 queues one kernel launch per
+ * non-empty bin (heap, ESC or merge, as the context's methods say) while the
+ * CPU threads do bins 0-1; stage 4 copies the device's rows into C with the
+ * arrange kernel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+#include "internal.h"
+#include "stages.h"
+
+const char *gpu_kernel_name(int kernel, char *buf)
+{
+    static const char *names[] = {"hsp_bound", "hsp_esc", "hsp_merge", "hsp_arrange"};
+    if (kernel < GK_HEAP) return names[kernel];
+    snprintf(buf, 24, "hsp_heap_%d", kernel - GK_HEAP);
+    return buf;
+}
+
+/* Argument builders: an array, a value, a local block. */
+static gpu_arg arr(gpu *g, int which)
+{
+    return (gpu_arg){GPU_ARG_ARRAY, gpu_array_of(g, which), NULL, 0};
+}
+
+static gpu_arg val(const void *data, size_t size)
+{
+    return (gpu_arg){GPU_ARG_VALUE, NULL, data, size};
+}
+
+static gpu_arg local(size_t size)
+{
+    return (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, size};
+}
+
+/* The work-group size for a kernel: want, or less where it allows less. */
+static size_t group_size(gpu *g, int dbl, int kernel, size_t want)
+{
+    size_t most = g->ops->group_limit(g, dbl, kernel);
+    if (want > most) want = most;
+    return want > 0 ? want : 1;
+}
+
+/* The smallest power of two >= n. */
+static int64_t pow2_at_least(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+/* The arguments every row kernel takes first (kernels/common.h's
+ * HSP_ROW_ARGS): operands, the rows to do, and where results go. */
+enum { ROW_ARGS = 13, MAX_ARGS = ROW_ARGS + 8 };
+static void row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
+{
+    static const int operands[] = {GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL};
+    static const int outputs[] = {GA_SLOT, GA_TCOL, GA_TVAL, GA_CNT};
+    for (int j = 0; j < 6; j++) a[j] = arr(g, operands[j]);
+    a[6] = arr(g, rows), a[7] = val(first, sizeof *first), a[8] = val(nrows, sizeof *nrows);
+    for (int j = 0; j < 4; j++) a[9 + j] = arr(g, outputs[j]);
+}
+
+/* The ESC kernel's own arguments (after the row arguments) for rows of up
+ * to hi products (long ones when islong); *size is its work-group size, *n2
+ * and *islong hold the values the arguments point to. */
+static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t *n2, int32_t *islong, size_t *size)
+{
+    *n2 = (int32_t)pow2_at_least(hi);
+    *size = group_size(g, job->vsize == 8, GK_ESC, (size_t)(*n2 / 2 < 256 ? *n2 / 2 : 256));
+    size_t need = (size_t)*n2 * (sizeof(int32_t) + job->vsize) + *size * sizeof(int32_t);
+    if ((int64_t)need > g->local_mem)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "ESC rows of %lld products need %zu bytes of local memory; "
+                        "the device has %lld", (long long)hi, need, (long long)g->local_mem);
+    a[0] = val(n2, sizeof *n2);
+    a[1] = local((size_t)*n2 * sizeof(int32_t));
+    a[2] = local((size_t)*n2 * job->vsize);
+    a[3] = local(*size * sizeof(int32_t));
+    a[4] = val(islong, sizeof *islong);
+    a[5] = arr(g, GA_PCOL), a[6] = arr(g, GA_PVAL), a[7] = arr(g, GA_LROWS);
+    return HSP_OK;
+}
+
+/* The merge kernel's own arguments (long rows); *size is its work-group
+ * size.  Its batch of *n2 products, a power of two of at most 1024 (its sort
+ * is quadratic) and 16 a work-item, fits twice in local memory. */
+static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *size)
+{
+    int64_t entry = (int64_t)(sizeof(int32_t) + job->vsize);
+    *size = group_size(g, job->vsize == 8, GK_MERGE, 256);
+    size_t scan = *size * sizeof(int32_t);
+    *n2 = 2;
+    while (2 * *n2 <= 1024 && 2 * *n2 <= 16 * (int32_t)*size && 4 * *n2 * entry + (int64_t)scan + 256 <= g->local_mem)
+        *n2 *= 2;
+    a[0] = arr(g, GA_PCOL), a[1] = arr(g, GA_PVAL), a[2] = arr(g, GA_LROWS);
+    a[3] = val(n2, sizeof *n2);
+    a[4] = local(2 * (size_t)*n2 * sizeof(int32_t));
+    a[5] = local(2 * (size_t)*n2 * job->vsize);
+    a[6] = local(scan);
+}
+
+hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
+                           int64_t first, int64_t nrows)
+{
+    int dbl = job->vsize == 8;
+    int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
+    gpu_arg a[MAX_ARGS];
+    int32_t n2 = 0, islong32 = islong;
+    size_t size = group_size(g, dbl, kernel, 64), groups = (size_t)nrows;
+    int nargs = ROW_ARGS;
+    hsp_status s = HSP_OK;
+    if (!nrows) return HSP_OK;
+    row_args(g, a, rows, &first, &nrows);
+    if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
+    if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;
+    if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
+    return s == HSP_OK ? g->ops->launch(g, dbl, kernel, a, nargs, groups, size) : s;
+}
+
+/* ---- the stages ------------------------------------------------------------------ */
+
+/* Stage 1: A and B to the device, the bound kernel, u back to job->ub. */
+static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
+{
+    gpu *g = dev->state;
+    const hsp_csr *A = job->A, *B = job->B;
+    int dbl = A->precision == HSP_DOUBLE;
+    if (dbl && !g->fp64)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
+                        dev->description, g->no_fp64);
+    hsp_status s = g->ops->finish(g);
+    g->started = 0;
+    g->peak_device_bytes = g->device_bytes;
+    size_t m = (size_t)A->nrows, vs = job->vsize;
+    if (s == HSP_OK) s = gpu_upload(g, GA_ARP, A->rowptr, (m + 1) * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_ACOL, A->colidx, (size_t)A->nnz * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_AVAL, A->values, (size_t)A->nnz * vs);
+    g->b_is_a = B == A; /* A*A: one copy */
+    if (s == HSP_OK && !g->b_is_a) s = gpu_upload(g, GA_BRP, B->rowptr, ((size_t)B->nrows + 1) * sizeof(int64_t));
+    if (s == HSP_OK && !g->b_is_a) s = gpu_upload(g, GA_BCOL, B->colidx, (size_t)B->nnz * sizeof(int32_t));
+    if (s == HSP_OK && !g->b_is_a) s = gpu_upload(g, GA_BVAL, B->values, (size_t)B->nnz * vs);
+    if (s == HSP_OK) s = gpu_upload(g, GA_UB, job->ub, m * sizeof(int64_t));
+    int64_t m64 = (int64_t)m;
+    gpu_arg a[] = {val(&m64, sizeof m64), arr(g, GA_ARP), arr(g, GA_ACOL), arr(g, GA_BRP), arr(g, GA_UB)};
+    size_t size = group_size(g, dbl, GK_BOUND, 256);
+    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_BOUND, a, 5, (m + size - 1) / size, size);
+    return s == HSP_OK ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s;
+}
+
+/* The most products of a long row that ESC takes in local memory (method
+ * auto), at most 4096; 0 when long rows all merge. */
+static int64_t esc_limit(gpu *g, hsp_job *job)
+{
+    int64_t n2 = 1;
+    if (job->ctx->method[HSP_GROUP_LONG - HSP_GROUP_SHORT] != HSP_METHOD_AUTO) return 0;
+    while (n2 < 4096 && 2 * n2 * (int64_t)(sizeof(int32_t) + job->vsize) + 256 * 4 <= g->local_mem) n2 *= 2;
+    return n2 > job->medium_max ? n2 : 0;
+}
+
+/* Before the first bin of a job: rows, slots, C~, counts and long rows (or
+ * stand-ins for the pool arguments when there are none). */
+static hsp_status start_compute(gpu *g, hsp_job *job)
+{
+    size_t m = (size_t)job->A->nrows;
+    int64_t *counts = realloc(g->counts, (m ? m : 1) * sizeof *counts);
+    if (!counts) return hsp_fail(HSP_ERR_NOMEM, "no memory for the row counts");
+    g->counts = counts;
+    hsp_status s = gpu_upload(g, GA_ROWS, job->bin_rows, m * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_SLOT, job->slot, m * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_TCOL, g->host_arrays ? job->tmp_col : NULL, (size_t)job->nslots * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_TVAL, g->host_arrays ? job->tmp_val : NULL, (size_t)job->nslots * job->vsize);
+    if (s == HSP_OK) s = gpu_upload(g, GA_CNT, g->host_arrays ? counts : NULL, m * sizeof(int64_t));
+    if (s == HSP_OK && job->nlong) s = gpu_long_start(g, job, esc_limit(g, job));
+    for (int a = GA_PCOL; s == HSP_OK && !job->nlong && a <= GA_LROWS; a++) s = gpu_reserve(g, a, 1);
+    g->started = 1;
+    return s;
+}
+
+/* The long bin with method auto: rows whose products fit in local memory by
+ * ESC, one launch per power of two, the rest by merge (GA_LONGROWS holds
+ * them in that order). */
+static hsp_status launch_long_auto(gpu *g, hsp_job *job, int bin)
+{
+    int64_t first = job->bin_start[bin], n = job->bin_start[bin + 1] - first, limit = esc_limit(g, job);
+    int64_t start[14] = {0}; /* rows of ESC class c (n2 = 2^c) start at start[c]; merge at [13] */
+    int32_t *rows = realloc(g->longrows, (size_t)(n ? n : 1) * sizeof *rows);
+    if (!rows) return hsp_fail(HSP_ERR_NOMEM, "no memory for %lld long rows", (long long)n);
+    g->longrows = rows;
+    for (int pass = 0; pass < 2; pass++) { /* count, then place */
+        for (int64_t k = 0; k < n; k++) {
+            int64_t u = job->ub[job->bin_rows[first + k]];
+            int c = u <= limit ? 64 - __builtin_clzll((unsigned long long)u - 1) : 13;
+            if (pass) rows[start[c]++] = job->bin_rows[first + k];
+            else start[c]++;
+        }
+        for (int c = 0, at = 0; !pass && c < 14; c++) {
+            int64_t count = start[c];
+            start[c] = at, at += (int)count;
+        }
+    }
+    hsp_status s = gpu_upload(g, GA_LONGROWS, rows, (size_t)n * sizeof *rows);
+    for (int c = 0, at = 0; c < 14 && s == HSP_OK; c++) { /* start[c] is now the end of class c */
+        s = c < 13 ? gpu_launch_rows(g, job, HSP_METHOD_ESC, (int64_t)1 << c, 1, GA_LONGROWS, at, start[c] - at)
+                   : gpu_launch_rows(g, job, HSP_METHOD_MERGE, -1, 1, GA_LONGROWS, at, start[c] - at);
+        at = (int)start[c];
+    }
+    return s;
+}
+
+static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
+{
+    gpu *g = dev->state;
+    hsp_status s = g->started ? HSP_OK : start_compute(g, job);
+    int64_t first = job->bin_start[bin];
+    int group = job->ctx->bins.group[bin];
+    hsp_method m = job->ctx->method[group - HSP_GROUP_SHORT];
+    if (s != HSP_OK) return s;
+    if (group == HSP_GROUP_LONG && m == HSP_METHOD_AUTO) return launch_long_auto(g, job, bin);
+    return gpu_launch_rows(g, job, m, group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin],
+                           group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
+}
+
+/* Wait for the queue; finish long rows; the counts of the device's rows. */
+static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
+{
+    gpu *g = dev->state;
+    if (!g->started) return HSP_OK;
+    hsp_status s = g->ops->finish(g);
+    if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
+    if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));
+    for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
+        job->C->rowptr[job->bin_rows[k] + 1] = g->counts[job->bin_rows[k]];
+    return s;
+}
+
+/* Stage 4: the rows of bins 2 and up into C (the host does bins 0-1). */
+static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
+{
+    gpu *g = dev->state;
+    hsp_csr *C = job->C;
+    int dbl = C->precision == HSP_DOUBLE;
+    int64_t nnz = C->nnz, m = C->nrows, medium = job->medium_max;
+    if (!g->started || !nnz) return HSP_OK; /* started: the pool arguments exist */
+    hsp_status s = gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
+    gpu_arg a[] = {val(&nnz, sizeof nnz), val(&m, sizeof m), arr(g, GA_CRP), arr(g, GA_UB), arr(g, GA_SLOT),
+                   val(&medium, sizeof medium), arr(g, GA_TCOL), arr(g, GA_TVAL), arr(g, GA_PCOL),
+                   arr(g, GA_PVAL), arr(g, GA_LROWS), arr(g, GA_CCOL), arr(g, GA_CVAL)};
+    size_t size = group_size(g, dbl, GK_ARRANGE, 256);
+    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 13, ((size_t)nnz + size - 1) / size, size);
+    if (s == HSP_OK) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_download(g, GA_CVAL, C->values, (size_t)nnz * job->vsize);
+    job->stats->peak_device_bytes = g->peak_device_bytes;
+    return s;
+}
+
+static void gpu_destroy(hsp_device *dev)
+{
+    gpu *g = dev->state;
+    if (g) {
+        g->ops->finish(g);
+        for (int a = 0; a < GA_COUNT; a++) gpu_release(g, a);
+        g->ops->close(g);
+        free(g->lrows), free(g->relaunch), free(g->counts), free(g->longrows);
+        free(g);
+    }
+    free(dev);
+}
+
+void gpu_device_init(hsp_device *dev, gpu *g)
+{
+    dev->state = g;
+    dev->local_mem = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10;
+    dev->host_realloc = g->host_arrays;
+    dev->async = 1;
+    dev->default_method[0] = HSP_METHOD_HEAP;
+    dev->default_method[1] = HSP_METHOD_ESC;
+    dev->default_method[2] = HSP_METHOD_AUTO;
+    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC;
+    dev->methods[1] = 1u << HSP_METHOD_ESC;
+    dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
+    dev->bound = gpu_bound;
+    dev->launch_bin = gpu_launch_bin;
+    dev->wait = gpu_wait;
+    dev->arrange = gpu_arrange;
+    dev->destroy = gpu_destroy;
+}

@@ -1,0 +1,117 @@
+/* gpu.h: a GPU device over a back end (private to the library).  The stages
+ * of a job on a GPU (device_gpu.c), its arrays (gpu_mem.c) and its long rows
+ * (gpu_long.c) are written once, over what a back end offers: memory,
+ * transfers, kernel launches and a queue.  OpenCL (src/opencl*.c) and the HSA
+ * runtime (hsa/) are the back ends. */
+#ifndef HSP_GPU_H
+#define HSP_GPU_H
+
+#include "device.h"
+
+struct hsp_job;
+
+/* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
+enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_HEAP, GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
+
+/* The kernel's name in kernels/ ("hsp_heap_17"); buf holds at least 24 bytes. */
+const char *gpu_kernel_name(int kernel, char *buf);
+
+/* The arrays of a job on the device. */
+enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SLOT,
+       GA_TCOL, GA_TVAL, GA_CNT, GA_PCOL, GA_PVAL, GA_LROWS, GA_RELAUNCH, GA_LONGROWS, GA_CRP,
+       GA_CCOL, GA_CVAL, GA_COUNT };
+
+/* An array the kernels use: host-visible memory at ptr (SVM, a fine-grained
+ * pool, or a host array used in place when owned is 0), or a back-end handle
+ * mem that only transfers reach. */
+typedef struct {
+    void *ptr, *mem;
+    size_t bytes;
+    int owned;
+} gpu_array;
+
+/* A kernel argument: an array, a value of size bytes at data, or a block of
+ * size bytes of local memory. */
+typedef enum { GPU_ARG_ARRAY, GPU_ARG_VALUE, GPU_ARG_LOCAL } gpu_arg_kind;
+typedef struct {
+    gpu_arg_kind kind;
+    const gpu_array *array;
+    const void *data;
+    size_t size;
+} gpu_arg;
+
+/* A long row's state, laid out as kernels/common.h's hsp_longrow. */
+typedef struct {
+    int64_t off, hcap, roff, len, next, need;
+} gpu_longrow;
+
+typedef struct gpu gpu;
+
+/* What a back end does.  Arrays: alloc fills ptr or mem (bytes > 0); write
+ * and read move data of arrays without ptr; copy copies the first bytes of
+ * src to dst (arrays without ptr); map_host makes host memory used in place
+ * reachable by the device (NULL when it always is).  Kernels: the largest
+ * work-group of a kernel; launch a 1-D grid of groups x size (args in the
+ * kernel's order); finish waits for all launched work and transfers. */
+typedef struct {
+    hsp_status (*alloc)(gpu *g, gpu_array *x, size_t bytes);
+    void (*free)(gpu *g, gpu_array *x);
+    hsp_status (*write)(gpu *g, gpu_array *x, const void *host, size_t bytes);
+    hsp_status (*read)(gpu *g, gpu_array *x, void *host, size_t bytes);
+    hsp_status (*copy)(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
+    hsp_status (*map_host)(gpu *g, void *host, size_t bytes);
+    size_t (*group_limit)(gpu *g, int dbl, int kernel);
+    hsp_status (*launch)(gpu *g, int dbl, int kernel, const gpu_arg *args, int nargs, size_t groups,
+                         size_t size);
+    hsp_status (*finish)(gpu *g);
+    void (*close)(gpu *g);
+} gpu_ops;
+
+struct gpu {
+    const gpu_ops *ops;
+    void *backend;           /* the back end's own state */
+    int host_arrays;         /* host arrays are used in place; the pool may realloc */
+    int fp64;                /* double kernels exist */
+    const char *no_fp64;     /* why not, for the message */
+    int64_t local_mem;       /* local memory of a work-group, bytes */
+    gpu_array a[GA_COUNT];
+    int64_t device_bytes, peak_device_bytes;
+    /* the job in flight */
+    int started;             /* its rows, slots and C~ are on the device */
+    int b_is_a;              /* B is A: the B arrays are A's */
+    int64_t pool_used, pool_cap; /* entries of the long-row pool */
+    gpu_longrow *lrows;      /* host copy of the long rows' state */
+    int32_t *relaunch;       /* rows to launch again */
+    int32_t *longrows;       /* long rows ordered by kernel (method auto) */
+    int64_t *counts;         /* row counts read back */
+};
+
+/* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);
+ * host data in (a copy, or the host array itself when host_arrays; room
+ * only when host is NULL); data back; release.  gpu_grow grows array which
+ * to bytes keeping its first keep bytes, by realloc (host arrays and
+ * use_realloc) or allocate + copy; it counts the bytes copied and moves. */
+hsp_status gpu_reserve(gpu *g, int which, size_t bytes);
+hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes);
+hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes);
+void gpu_release(gpu *g, int which);
+hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_realloc, int64_t *copied, int *moved);
+/* The array an argument means (B's are A's when B is A). */
+const gpu_array *gpu_array_of(gpu *g, int which);
+
+/* Long rows (gpu_long.c): give each its first region of the pool (room for
+ * all u products where u is at most esc_max, for ESC); after the queue ran,
+ * grow and relaunch the rows that stopped until all are done. */
+hsp_status gpu_long_start(gpu *g, struct hsp_job *job, int64_t esc_max);
+hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
+/* Launch method m's kernel over rows [first, first + nrows) of the array
+ * `rows` (GA_ROWS, GA_LONGROWS or GA_RELAUNCH), rows of up to hi products
+ * (hi < 0: any), long rows (results in the pool) when islong. */
+hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
+                           int64_t first, int64_t nrows);
+
+/* Make dev a GPU device over g (its stages, methods and destroy); g is
+ * closed by dev->destroy. */
+void gpu_device_init(hsp_device *dev, gpu *g);
+
+#endif

@@ -1,0 +1,97 @@
+/* gpu_long.c: long rows on a GPU device.  Every long row owns a
+ * region of one pool (two halves of grow_start entries to begin with).  The
+ * merge kernel stops a row whose result would outgrow half its region and
+ * records where it stopped; the host then gives the row a region twice as
+ * large (or more) at the pool's end, growing the pool by realloc (host
+ * arrays, grow=realloc) or by allocate + copy, and launches those rows again. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "gpu.h"
+#include "stages.h"
+
+/* Room for entries pool entries (column and value), by growth when
+ * keep > 0 entries are in use. */
+static hsp_status pool_room(gpu *g, hsp_job *job, int64_t entries, int64_t keep)
+{
+    if (entries <= g->pool_cap) return HSP_OK;
+    int64_t cap = entries > 2 * g->pool_cap ? entries : 2 * g->pool_cap;
+    hsp_status s = hsp_job_reserve(job, hsp_entry_bytes(job, cap - g->pool_cap));
+    if (s != HSP_OK) return s;
+    if (!keep) {
+        s = gpu_reserve(g, GA_PCOL, (size_t)cap * sizeof(int32_t));
+        if (s == HSP_OK) s = gpu_reserve(g, GA_PVAL, (size_t)cap * job->vsize);
+    } else {
+        int use_realloc = job->ctx->options.grow == HSP_GROW_REALLOC, moved[2] = {0, 0};
+        int64_t copied = 0;
+        s = gpu_grow(g, GA_PCOL, (size_t)cap * sizeof(int32_t), (size_t)keep * sizeof(int32_t),
+                     use_realloc, &copied, &moved[0]);
+        if (s == HSP_OK)
+            s = gpu_grow(g, GA_PVAL, (size_t)cap * job->vsize, (size_t)keep * job->vsize, use_realloc,
+                         &copied, &moved[1]);
+        atomic_fetch_add(&job->grow_bytes_copied, copied);
+        atomic_fetch_add(&job->grow_moves, moved[0] + moved[1]);
+    }
+    if (s == HSP_OK) g->pool_cap = cap;
+    return s;
+}
+
+/* A long-row table of n entries on the host. */
+static hsp_status host_tables(gpu *g, int64_t n)
+{
+    gpu_longrow *l = realloc(g->lrows, (size_t)(n ? n : 1) * sizeof *l);
+    if (l) g->lrows = l;
+    int32_t *r = l ? realloc(g->relaunch, (size_t)(n ? n : 1) * sizeof *r) : NULL;
+    if (r) g->relaunch = r;
+    return l && r ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for %lld long rows", (long long)n);
+}
+
+hsp_status gpu_long_start(gpu *g, hsp_job *job, int64_t esc_max)
+{
+    int64_t n = job->nlong, first = job->bin_start[job->ctx->bins.nbins - 1], off = 0;
+    hsp_status s = host_tables(g, n);
+    if (s != HSP_OK) return s;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t u = job->ub[job->bin_rows[first + k]], h = job->ctx->options.grow_start;
+        if (u <= esc_max && 2 * h < u) h = (u + 1) / 2;
+        g->lrows[k] = (gpu_longrow){.off = off, .hcap = h, .roff = off};
+        off += 2 * h;
+    }
+    g->pool_used = off, g->pool_cap = 0;
+    s = pool_room(g, job, g->pool_used, 0);
+    return s == HSP_OK ? gpu_upload(g, GA_LROWS, g->lrows, (size_t)n * sizeof *g->lrows) : s;
+}
+
+/* Give each stopped row a region large enough for its next merge; returns
+ * the number of such rows, listed in g->relaunch. */
+static int64_t regrow(gpu *g, hsp_job *job)
+{
+    int64_t count = 0, first = job->bin_start[job->ctx->bins.nbins - 1];
+    for (int64_t k = 0; k < job->nlong; k++) {
+        gpu_longrow *l = &g->lrows[k];
+        if (!l->need) continue;
+        int64_t h = 2 * l->hcap;
+        while (h < l->need) h *= 2;
+        l->off = g->pool_used, l->hcap = h, l->need = 0;
+        g->pool_used += 2 * h;
+        g->relaunch[count++] = job->bin_rows[first + k];
+    }
+    return count;
+}
+
+hsp_status gpu_long_finish(gpu *g, hsp_job *job)
+{
+    size_t table = (size_t)job->nlong * sizeof *g->lrows;
+    for (;;) {
+        hsp_status s = gpu_download(g, GA_LROWS, g->lrows, table);
+        if (s != HSP_OK) return s;
+        int64_t used = g->pool_used, n = regrow(g, job);
+        if (!n) return HSP_OK;
+        atomic_fetch_add(&job->grow_events, n);
+        s = pool_room(g, job, g->pool_used, used);
+        if (s == HSP_OK) s = gpu_upload(g, GA_LROWS, g->lrows, table);
+        if (s == HSP_OK) s = gpu_upload(g, GA_RELAUNCH, g->relaunch, (size_t)n * sizeof(int32_t));
+        if (s == HSP_OK) s = gpu_launch_rows(g, job, HSP_METHOD_MERGE, -1, 1, GA_RELAUNCH, 0, n);
+        if (s != HSP_OK) return s;
+    }
+}
