@@ -1,7 +1,8 @@
 /* t_hsa_code.c: every embedded AMDGPU code object, read through comgr, is an
  * executable for its target holding every kernel with its argument list and
  * kernel descriptor, in both precisions; kernel arguments pack by the
- * layout its metadata gives; without an AMD GPU, --device=hsa says why. */
+ * layout its metadata gives; agents' ISA names find their code object;
+ * without an AMD GPU, --device=hsa says why. */
 #include <amd_comgr.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,6 +103,44 @@ static void test_pack(const hsp_code_object *co)
     tap_ok(hsp_kernarg_pack(&k, v, ROW_ARGS, buf, &group) == HSP_ERR_ARG, "pack: too few values refused");
 }
 
+/* The object that ISA name target with features (":xnack-", ...) matches in
+ * precision dbl. */
+static const hsp_code_object *match(const char *target, int length, const char *features, int dbl)
+{
+    char name[128];
+    snprintf(name, sizeof name, "amdgcn-amd-amdhsa--%.*s%s", length, target, features);
+    return hsp_code_object_match(name, dbl);
+}
+
+/* ISA names as HSA gives them find the object of their processor and
+ * precision, with or without target features; no other processor does, not
+ * even one the target's name begins or ends. */
+static void test_match(void)
+{
+    static const char *const features[] = {"", ":xnack-", ":xnack+", ":sramecc+:xnack+", ":sramecc-"};
+    enum { NFEATURES = sizeof features / sizeof features[0] };
+    int found = 0, wrong = 0;
+    for (int c = 0; c < hsp_ncode_objects; c++) {
+        const hsp_code_object *co = &hsp_code_objects[c];
+        int len = (int)strlen(co->target);
+        for (int f = 0; f < NFEATURES; f++) found += match(co->target, len, features[f], co->dbl) == co;
+        wrong += match(co->target, len - 1, "", co->dbl) || match(co->target, len - 1, ":xnack-", co->dbl);
+        wrong += match(co->target, len, "0", co->dbl) || match(co->target, len, "0:xnack-", co->dbl);
+    }
+    tap_ok(found == NFEATURES * hsp_ncode_objects && !wrong,
+           "match: each of the %d objects by its ISA name with %d feature sets; none by its name one shorter or "
+           "longer (%d)", hsp_ncode_objects, NFEATURES, wrong);
+    const char *target = hsp_code_objects[0].target;
+    char pal[96];
+    snprintf(pal, sizeof pal, "amdgcn-amd-amdpal--%s", target);
+    const hsp_code_object *f = match(target, 64, ":xnack-", 0), *d = match(target, 64, ":xnack-", 1);
+    tap_ok(f && d && !f->dbl && d->dbl && !strcmp(f->target, target) && !strcmp(d->target, target),
+           "match: %s in float and in double", target);
+    tap_ok(!match("gfx1100", 64, "", 0) && !match("", 0, "", 1) && !hsp_code_object_match(target, 0) &&
+               !hsp_code_object_match(pal, 0) && !hsp_code_object_match("", 0),
+           "match: none for gfx1100 (not built), no processor, %s alone, %s or an empty name", target, pal);
+}
+
 /* A dispatch packet for hsp_esc and a barrier-AND, built without a GPU. */
 static void test_packets(const hsp_code_object *co)
 {
@@ -161,6 +200,7 @@ int main(void)
     tap_ok(hsp_ncode_objects >= 2 && hsp_ncode_objects % 2 == 0, "%d code objects: float and double per target",
            hsp_ncode_objects);
     for (int k = 0; k < hsp_ncode_objects; k++) check_object(&hsp_code_objects[k]);
+    test_match();
     if (hsp_ncode_objects) test_pack(&hsp_code_objects[0]);
     if (hsp_ncode_objects) test_packets(&hsp_code_objects[0]);
     test_no_gpu();
