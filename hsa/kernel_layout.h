@@ -13,7 +13,8 @@
 
 /* How an argument is passed: the metadata's .value_kind, upper-cased.  The
  * explicit kinds come first; every kind from HSP_KARG_HIDDEN_NONE on is a
- * hidden argument, which the packing zeroes. */
+ * hidden argument, which the packing fills (the code-object-v5 dispatch
+ * shape) or zeroes (the rest). */
 typedef enum {
     HSP_KARG_GLOBAL_BUFFER,
     HSP_KARG_BY_VALUE,
@@ -28,6 +29,16 @@ typedef enum {
     HSP_KARG_HIDDEN_COMPLETION_ACTION,
     HSP_KARG_HIDDEN_MULTIGRID_SYNC_ARG,
     HSP_KARG_HIDDEN_HEAP_V1,
+    HSP_KARG_HIDDEN_BLOCK_COUNT_X, /* work-groups per axis, u32 */
+    HSP_KARG_HIDDEN_BLOCK_COUNT_Y,
+    HSP_KARG_HIDDEN_BLOCK_COUNT_Z,
+    HSP_KARG_HIDDEN_GROUP_SIZE_X, /* work-items per group and axis, u16 */
+    HSP_KARG_HIDDEN_GROUP_SIZE_Y,
+    HSP_KARG_HIDDEN_GROUP_SIZE_Z,
+    HSP_KARG_HIDDEN_REMAINDER_X, /* work-items in the last, partial group, u16 */
+    HSP_KARG_HIDDEN_REMAINDER_Y,
+    HSP_KARG_HIDDEN_REMAINDER_Z,
+    HSP_KARG_HIDDEN_GRID_DIMS, /* dimensions of the grid, u16 */
     HSP_KARG_NKINDS
 } hsp_karg_kind;
 
@@ -77,12 +88,13 @@ typedef struct {
     size_t size;
 } hsp_kernarg_value;
 
-/* Pack the nvalues explicit arguments into buf (k->kernarg_size bytes):
- * each at its offset, hidden arguments and padding zero, local arguments
- * given their offsets in the group segment after the static part; the whole
- * group segment size goes to *group_size.  HSP_ERR_ARG when the values do
- * not match the layout. */
-hsp_status hsp_kernarg_pack(const hsp_kernel_info *k, const hsp_kernarg_value *values, int nvalues,
-                            void *buf, uint32_t *group_size);
+/* Pack the nvalues explicit arguments into buf (k->kernarg_size bytes) for a
+ * 1-D dispatch of groups work-groups of size work-items: each at its offset,
+ * local arguments given their offsets in the group segment after the static
+ * part, the v5 hidden arguments filled with the dispatch shape, the other
+ * hidden arguments and padding zero; the whole group segment size goes to
+ * *group_size.  HSP_ERR_ARG when the values do not match the layout. */
+hsp_status hsp_kernarg_pack(const hsp_kernel_info *k, const hsp_kernarg_value *values, int nvalues, uint32_t groups,
+                            uint16_t size, void *buf, uint32_t *group_size);
 
 #endif

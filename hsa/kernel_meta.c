@@ -19,6 +19,16 @@ static const char *const kind_names[HSP_KARG_NKINDS] = {
     [HSP_KARG_HIDDEN_COMPLETION_ACTION] = "hidden_completion_action",
     [HSP_KARG_HIDDEN_MULTIGRID_SYNC_ARG] = "hidden_multigrid_sync_arg",
     [HSP_KARG_HIDDEN_HEAP_V1] = "hidden_heap_v1",
+    [HSP_KARG_HIDDEN_BLOCK_COUNT_X] = "hidden_block_count_x",
+    [HSP_KARG_HIDDEN_BLOCK_COUNT_Y] = "hidden_block_count_y",
+    [HSP_KARG_HIDDEN_BLOCK_COUNT_Z] = "hidden_block_count_z",
+    [HSP_KARG_HIDDEN_GROUP_SIZE_X] = "hidden_group_size_x",
+    [HSP_KARG_HIDDEN_GROUP_SIZE_Y] = "hidden_group_size_y",
+    [HSP_KARG_HIDDEN_GROUP_SIZE_Z] = "hidden_group_size_z",
+    [HSP_KARG_HIDDEN_REMAINDER_X] = "hidden_remainder_x",
+    [HSP_KARG_HIDDEN_REMAINDER_Y] = "hidden_remainder_y",
+    [HSP_KARG_HIDDEN_REMAINDER_Z] = "hidden_remainder_z",
+    [HSP_KARG_HIDDEN_GRID_DIMS] = "hidden_grid_dims",
 };
 
 const char *hsp_karg_kind_name(hsp_karg_kind kind)

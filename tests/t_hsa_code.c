@@ -1,9 +1,9 @@
 /* t_hsa_code.c: every embedded AMDGPU code object, read through comgr, is an
  * executable for its target; the kernel layouts embedded at build time equal
  * what comgr reads from it now, kernel by kernel; kernel arguments pack by a
- * layout (hidden arguments zero); an unknown argument kind stops the build
- * tool; agents' ISA names find their code object; without an AMD GPU,
- * --device=hsa says why. */
+ * layout (the v5 hidden arguments filled with the dispatch shape, the rest
+ * zero); an unknown argument kind stops the build tool; agents' ISA names
+ * find their code object; without an AMD GPU, --device=hsa says why. */
 #include <amd_comgr.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,7 +175,7 @@ static void test_pack(const hsp_code_object *co)
     v[13] = (hsp_kernarg_value){&n2, 4}, v[17] = (hsp_kernarg_value){&islong, 4};
     for (int j = 0; j < 3; j++) v[14 + j] = (hsp_kernarg_value){NULL, local[j]};
     memset(buf, 0xee, sizeof buf);
-    int ok = hsp_kernarg_pack(k, v, ROW_ARGS + 8, buf, &group) == HSP_OK;
+    int ok = hsp_kernarg_pack(k, v, ROW_ARGS + 8, 100, 256, buf, &group) == HSP_OK;
     tap_ok(ok && group == k->group_fixed + local[0] + local[1] + local[2],
            "pack: group segment %u bytes = static %u + the three local blocks", group, k->group_fixed);
     int at_offsets = ok, x = 0;
@@ -200,9 +200,9 @@ static void test_pack(const hsp_code_object *co)
     for (uint32_t b = 0; b < k->kernarg_size; b++) zero &= used[b] || buf[b] == 0;
     tap_ok(zero, "pack: padding is zero");
     v[13].size = 8;
-    tap_ok(hsp_kernarg_pack(k, v, ROW_ARGS + 8, buf, &group) == HSP_ERR_ARG &&
+    tap_ok(hsp_kernarg_pack(k, v, ROW_ARGS + 8, 100, 256, buf, &group) == HSP_ERR_ARG &&
                strstr(hsp_errmsg(), "argument 13"), "pack: a value of the wrong size is refused: %s", hsp_errmsg());
-    tap_ok(hsp_kernarg_pack(k, v, ROW_ARGS, buf, &group) == HSP_ERR_ARG, "pack: too few values refused");
+    tap_ok(hsp_kernarg_pack(k, v, ROW_ARGS, 100, 256, buf, &group) == HSP_ERR_ARG, "pack: too few values refused");
 }
 
 /* hsp_bound's hidden arguments (v4: global offsets, hidden_none) pack zero. */
@@ -215,12 +215,59 @@ static void test_pack_v4_hidden(const hsp_code_object *co)
     uint32_t group;
     if (!tap_ok(k && k->nexplicit == 5 && k->kernarg_size <= sizeof buf, "pack v4: hsp_bound's layout found")) return;
     memset(buf, 0xee, sizeof buf);
-    int zero = hsp_kernarg_pack(k, v, 5, buf, &group) == HSP_OK, hidden = 0;
+    int zero = hsp_kernarg_pack(k, v, 5, 100, 256, buf, &group) == HSP_OK, hidden = 0;
     for (int j = 0; j < k->nargs; j++)
         if (hsp_karg_hidden(k->arg[j].kind))
             for (uint32_t b = 0; b < k->arg[j].size; b++) hidden++, zero &= buf[k->arg[j].offset + b] == 0;
     tap_ok(zero && hidden > 0, "pack v4: hsp_bound's %d hidden arguments (%d bytes) zero", k->nargs - k->nexplicit,
            hidden);
+}
+
+/* A code-object-v5 layout (our objects are v4): a buffer and a value, then
+ * hidden arguments where v5 puts them after explicit ones ending at 16. */
+static const hsp_karg v5_args[] = {
+    {HSP_KARG_GLOBAL_BUFFER, 0, 8, 0}, {HSP_KARG_BY_VALUE, 8, 4, 0}, {HSP_KARG_HIDDEN_BLOCK_COUNT_X, 16, 4, 0},
+    {HSP_KARG_HIDDEN_BLOCK_COUNT_Y, 20, 4, 0}, {HSP_KARG_HIDDEN_BLOCK_COUNT_Z, 24, 4, 0},
+    {HSP_KARG_HIDDEN_GROUP_SIZE_X, 28, 2, 0}, {HSP_KARG_HIDDEN_GROUP_SIZE_Y, 30, 2, 0},
+    {HSP_KARG_HIDDEN_GROUP_SIZE_Z, 32, 2, 0}, {HSP_KARG_HIDDEN_REMAINDER_X, 34, 2, 0},
+    {HSP_KARG_HIDDEN_REMAINDER_Y, 36, 2, 0}, {HSP_KARG_HIDDEN_REMAINDER_Z, 38, 2, 0},
+    {HSP_KARG_HIDDEN_GLOBAL_OFFSET_X, 56, 8, 0}, {HSP_KARG_HIDDEN_GLOBAL_OFFSET_Y, 64, 8, 0},
+    {HSP_KARG_HIDDEN_GLOBAL_OFFSET_Z, 72, 8, 0}, {HSP_KARG_HIDDEN_GRID_DIMS, 80, 2, 0},
+    {HSP_KARG_HIDDEN_PRINTF_BUFFER, 88, 8, 0}, {HSP_KARG_HIDDEN_HOSTCALL_BUFFER, 96, 8, 0},
+    {HSP_KARG_HIDDEN_MULTIGRID_SYNC_ARG, 104, 8, 0}, {HSP_KARG_HIDDEN_HEAP_V1, 112, 8, 0},
+    {HSP_KARG_HIDDEN_DEFAULT_QUEUE, 120, 8, 0}, {HSP_KARG_HIDDEN_COMPLETION_ACTION, 128, 8, 0},
+    {HSP_KARG_HIDDEN_NONE, 136, 8, 0},
+};
+
+/* The little-endian number of size bytes at p. */
+static uint32_t load(const unsigned char *p, int size)
+{
+    uint32_t x = 0;
+    for (int b = size - 1; b >= 0; b--) x = x << 8 | p[b];
+    return x;
+}
+
+/* Packing fills the v5 dispatch shape (x given, y and z 1, no remainders, one
+ * dimension) at its widths, and zeroes every other hidden argument. */
+static void test_pack_v5(void)
+{
+    const hsp_kernel_info k = {"v5", "v5.kd", 144, 8, 0, 0, 1024, 64, sizeof v5_args / sizeof v5_args[0], 2, v5_args};
+    uint64_t ptr = 0x7f0012345678;
+    int32_t count = -3;
+    hsp_kernarg_value v[2] = {{&ptr, 8}, {&count, 4}};
+    unsigned char buf[144];
+    uint32_t group = 1;
+    memset(buf, 0xee, sizeof buf);
+    int ok = hsp_kernarg_pack(&k, v, 2, 100000, 1000, buf, &group) == HSP_OK && group == 0;
+    tap_ok(ok && !memcmp(buf, &ptr, 8) && !memcmp(buf + 8, &count, 4), "pack v5: the explicit arguments in place");
+    tap_ok(ok && load(buf + 16, 4) == 100000 && load(buf + 20, 4) == 1 && load(buf + 24, 4) == 1,
+           "pack v5: block counts %u, %u, %u (u32)", load(buf + 16, 4), load(buf + 20, 4), load(buf + 24, 4));
+    tap_ok(ok && load(buf + 28, 2) == 1000 && load(buf + 30, 2) == 1 && load(buf + 32, 2) == 1,
+           "pack v5: group sizes %u, %u, %u (u16)", load(buf + 28, 2), load(buf + 30, 2), load(buf + 32, 2));
+    tap_ok(ok && load(buf + 80, 2) == 1, "pack v5: grid dims %u", load(buf + 80, 2));
+    int zero = ok;
+    for (int b = 12; b < 144; b++) zero &= (b >= 16 && b < 34) || (b >= 80 && b < 82) || buf[b] == 0;
+    tap_ok(zero, "pack v5: remainders, global offsets, service pointers, hidden_none and padding zero");
 }
 
 /* The code object image of co with its first "hidden_none" renamed
@@ -385,6 +432,7 @@ int main(void)
     for (int k = 0; k < hsp_ncode_objects; k++) check_object(&hsp_code_objects[k]);
     test_shared_args();
     test_match();
+    test_pack_v5();
     if (hsp_ncode_objects) {
         test_find(&hsp_code_objects[0]);
         test_pack(&hsp_code_objects[0]);
