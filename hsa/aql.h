@@ -7,7 +7,7 @@
 #define HSP_AQL_H
 
 #include <hsa/hsa.h>
-#include "kernel_info.h"
+#include "kernel_layout.h"
 
 /* The header of a packet of type (HSA_PACKET_TYPE_*): acquire and release
  * fences at system scope (the CPU threads share the buffers), and the

@@ -13,4 +13,11 @@ typedef struct {
 extern const hsp_code_object hsp_code_objects[];
 extern const int hsp_ncode_objects;
 
+/* The code object for an agent of ISA isa_name (as HSA_ISA_INFO_NAME gives it,
+ * "amdgcn-amd-amdhsa--gfx1035" or with target features, "...--gfx90c:xnack-")
+ * in double (dbl) or float, or NULL.  The objects are built for the plain
+ * processor (features "any"), so any features match; the processor must
+ * match exactly. */
+const hsp_code_object *hsp_code_object_match(const char *isa_name, int dbl);
+
 #endif
