@@ -5,10 +5,22 @@
 static const char usage_devices[] =
     "usage: hspgemm devices\n"
     "Lists the devices --device= takes: cpu, then every OpenCL device of every platform,\n"
-    "with the wavefront width and local memory its bins are laid out for, double\n"
-    "precision, and the memory it shares with the host (system SVM: the host's own\n"
-    "arrays, long rows grow by realloc; buffer SVM or buffers: grow by copy).\n"
-    "--device=auto takes the first GPU, else cpu.\n";
+    "then every AMD GPU the HSA runtime sees, with the wavefront width and local memory\n"
+    "its bins are laid out for, double precision, and the memory it shares with the host\n"
+    "(system SVM, svm, svm mapped: the host's own arrays, long rows grow by realloc;\n"
+    "buffer SVM, buffers, fine-grained pool: grow by copy).\n"
+    "--device=auto takes the first usable hsa device, else the first GPU, else cpu.\n";
+
+/* The entry device auto takes: the first usable hsa agent, else the first
+ * GPU, else cpu (entry 0). */
+static int auto_entry(const hsp_device_info *list, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (list[k].usable && !strncmp(list[k].name, "hsa", 3)) return k;
+    for (int k = 0; k < n; k++)
+        if (list[k].usable && list[k].is_gpu) return k;
+    return 0;
+}
 
 int cmd_devices(int argc, char **argv)
 {
@@ -20,11 +32,10 @@ int cmd_devices(int argc, char **argv)
         return 2;
     }
     hsp_device_info list[33];
-    int count = 0, autodev = 0;
+    int count = 0;
     hsp_status s = hsp_devices(list, 33, &count);
     if (s != HSP_OK) return cli_error("devices", s);
-    for (int k = count < 33 ? count - 1 : 32; k > 0; k--)
-        if (list[k].is_gpu) autodev = k;
+    int autodev = auto_entry(list, count < 33 ? count : 33);
     printf("%-10s %-4s %4s %10s %-5s %-11s %s\n", "device", "gpu", "W", "local mem", "fp64",
            "memory", "description");
     for (int k = 0; k < count && k < 33; k++)

@@ -55,6 +55,7 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
     fprintf(f, "device %s, %d threads, grow=%s, methods short=%s medium=%s long=%s\n",
             st->device, st->threads, hsp_grow_name(st->grow), hsp_method_name(st->method[0]),
             hsp_method_name(st->method[1]), hsp_method_name(st->method[2]));
+    if (st->device_note[0]) fprintf(f, "(%s)\n", st->device_note);
     fprintf(f, "\n%-16s %10s\n", "stage (last run)", "ms");
     for (int k = 0; k < 4; k++) fprintf(f, "%-16s %10.3f\n", stage[k], st->ms_stage[k]);
     fprintf(f, "%-16s %10.3f\n", "total", st->ms_total);
@@ -87,6 +88,17 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
             gflops(r));
 }
 
+/* s as a JSON string, quotes and control characters escaped. */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", (unsigned char)*s);
+        else fputc(*s, f);
+    fputc('"', f);
+}
+
 void cli_report_json(FILE *f, const cli_result *r)
 {
     const hsp_stats *st = &r->stats;
@@ -97,7 +109,7 @@ void cli_report_json(FILE *f, const cli_result *r)
             "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
             "\"cols\":%lld,\"nnz_a\":%lld,\"nnz_b\":%lld,\"peak_temp_bytes\":%lld,"
             "\"peak_device_bytes\":%lld,\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
-            "\"ms_host\":%.4f,\"ms_overlap\":%.4f}\n",
+            "\"ms_host\":%.4f,\"ms_overlap\":%.4f,\"device_note\":",
             r->ms_median, r->ms_min, r->runs, gflops(r), (long long)st->nnz_c,
             (long long)st->flops, st->device, hsp_grow_name(st->grow),
             (long long)st->grow_events, (long long)st->grow_bytes_copied,
@@ -108,4 +120,6 @@ void cli_report_json(FILE *f, const cli_result *r)
             (long long)st->peak_temp_bytes, (long long)st->peak_device_bytes, st->ms_stage[0],
             st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], st->ms_device, st->ms_host,
             st->ms_overlap);
+    json_string(f, st->device_note);
+    fputs("}\n", f);
 }

@@ -12,6 +12,7 @@
 typedef struct {
     hsp_hsa_agent *list;
     int max, count;
+    uint64_t cpu;
 } agent_walk;
 
 /* The group segment size of an agent's pools (called per pool). */
@@ -26,19 +27,32 @@ static hsa_status_t group_pool(hsa_amd_memory_pool_t pool, void *data)
     return HSA_STATUS_SUCCESS;
 }
 
-/* Record a GPU agent (called per agent). */
+/* Copy the name of the agent's first ISA to data (called per ISA). */
+static hsa_status_t first_isa(hsa_isa_t isa, void *data)
+{
+    uint32_t len = 0;
+    if (hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME_LENGTH, &len) == HSA_STATUS_SUCCESS && len < 64)
+        hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME, data);
+    return HSA_STATUS_INFO_BREAK;
+}
+
+/* Record a GPU agent, or note the CPU agent (called per agent). */
 static hsa_status_t add_agent(hsa_agent_t agent, void *data)
 {
     agent_walk *w = data;
     hsa_device_type_t type;
     uint32_t wave = 0;
-    if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS || type != HSA_DEVICE_TYPE_GPU)
-        return HSA_STATUS_SUCCESS;
+    if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS) return HSA_STATUS_SUCCESS;
+    if (type == HSA_DEVICE_TYPE_CPU && !w->cpu) w->cpu = agent.handle;
+    if (type != HSA_DEVICE_TYPE_GPU) return HSA_STATUS_SUCCESS;
     if (w->count < w->max) {
         hsp_hsa_agent *a = &w->list[w->count];
         bool svm = false, by_default = false;
         memset(a, 0, sizeof *a);
+        a->handle = agent.handle;
         hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, a->name);
+        hsa_agent_iterate_isas(agent, first_isa, a->isa);
+        hsa_agent_get_info(agent, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE, &a->max_group);
         hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_PRODUCT_NAME, a->product);
         hsa_agent_get_info(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE, &wave);
         hsa_amd_agent_iterate_memory_pools(agent, group_pool, &a->local_mem);
@@ -53,7 +67,7 @@ static hsa_status_t add_agent(hsa_agent_t agent, void *data)
 hsp_status hsp_hsa_agents(hsp_hsa_agent *list, int max, int *count, char *why, size_t len)
 {
     static int started; /* hsa_init once for the process */
-    agent_walk w = {list, max, 0};
+    agent_walk w = {list, max, 0, 0};
     *count = 0;
     if (access("/dev/kfd", R_OK | W_OK) != 0) {
         snprintf(why, len, "no AMD GPU: /dev/kfd is missing or not accessible (the amdgpu driver's "
@@ -67,6 +81,7 @@ hsp_status hsp_hsa_agents(hsp_hsa_agent *list, int max, int *count, char *why, s
     started = 1;
     if (hsa_iterate_agents(add_agent, &w) != HSA_STATUS_SUCCESS)
         return hsp_fail(HSP_ERR_DEVICE, "HSA: listing agents failed");
+    for (int k = 0; k < w.count && k < max; k++) list[k].cpu = w.cpu;
     *count = w.count;
     if (!w.count) snprintf(why, len, "the HSA runtime sees no GPU agent");
     return HSP_OK;

@@ -6,7 +6,10 @@
 #include "hspgemm.h"
 
 typedef struct {
-    char name[64];        /* the ISA, e.g. "gfx1035" */
+    uint64_t handle, cpu; /* the agent, and the CPU agent beside it (hsa_agent_t) */
+    char name[64];        /* the processor, e.g. "gfx1035" */
+    char isa[64];         /* its ISA, e.g. "amdgcn-amd-amdhsa--gfx1035" */
+    uint32_t max_group;   /* largest work-group */
     char product[64];     /* marketing name */
     int wavefront;
     int64_t local_mem;    /* bytes of group segment */

@@ -1,4 +1,4 @@
-/* aql.c: AQL kernel-dispatch and barrier-AND packets (see aql.h). */
+/* aql.c: AQL kernel-dispatch packets (see aql.h). */
 #include <stdatomic.h>
 #include <string.h>
 #include "aql.h"
@@ -20,13 +20,6 @@ void hsp_aql_dispatch(hsa_kernel_dispatch_packet_t *p, const hsp_kernel_info *k,
     p->group_segment_size = group_size;
     p->kernel_object = kernel_object;
     p->kernarg_address = kernarg;
-    p->completion_signal = done;
-}
-
-void hsp_aql_barrier(hsa_barrier_and_packet_t *p, const hsa_signal_t *deps, int n, hsa_signal_t done)
-{
-    memset((unsigned char *)p + 4, 0, sizeof *p - 4);
-    for (int j = 0; j < n && j < 5; j++) p->dep_signal[j] = deps[j];
     p->completion_signal = done;
 }
 

@@ -1,8 +1,8 @@
-/* aql.h: AQL packets for the hsa device's queue: a kernel dispatch over a
- * 1-D grid, and a barrier-AND that waits on up to five signals (between
- * dependent bins).  A packet is filled with its header left invalid; the
- * header goes in last, by hsp_aql_publish, so the GPU never reads half a
- * packet. */
+/* aql.h: AQL kernel-dispatch packets for the hsa device's queue, over a
+ * 1-D grid.  A dependent dispatch sets the packet's barrier bit (it waits for
+ * every packet before it); with one queue no barrier-AND packet is needed.
+ * A packet is filled with its header left invalid; the header goes in last,
+ * by hsp_aql_publish, so the GPU never reads half a packet. */
 #ifndef HSP_AQL_H
 #define HSP_AQL_H
 
@@ -20,8 +20,6 @@ uint16_t hsp_aql_header(hsa_packet_type_t type, int barrier);
 void hsp_aql_dispatch(hsa_kernel_dispatch_packet_t *p, const hsp_kernel_info *k, uint64_t kernel_object,
                       void *kernarg, uint32_t groups, uint16_t size, uint32_t group_size, hsa_signal_t done);
 
-/* Fill a barrier-AND on n (<= 5) signals; completion on done. */
-void hsp_aql_barrier(hsa_barrier_and_packet_t *p, const hsa_signal_t *deps, int n, hsa_signal_t done);
 
 /* Write the packet's header and setup words at once, with release order. */
 void hsp_aql_publish(void *packet, uint16_t header, uint16_t setup);

@@ -1,33 +1,107 @@
-/* device_hsa.c: opening the hsa device.  It finds the GPU agents; kernel
- * dispatch (code object loading, kernel arguments, AQL packets) is not built
- * yet, so a machine with an AMD GPU gets a clear "not supported" and the
- * other devices remain. */
+/* device_hsa.c: opening the hsa device, "hsa[:N][,nosvm]": GPU agent N,
+ * the embedded code object for its ISA (float and double), the memory mode
+ * its system's SVM allows (nosvm: the fine-grained pool), one queue; then
+ * gpu.h's stages run on it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "agents.h"
-#include "device.h"
+#include "hsa_gpu.h"
 #include "internal.h"
+
+/* Parse "hsa[:N][,nosvm]"; *index is 0 when N is absent. */
+static hsp_status parse_spec(const char *spec, int *index, int *nosvm)
+{
+    const char *p = spec + 3;
+    char *end;
+    *index = 0, *nosvm = 0;
+    if (*p == ':') {
+        long n = strtol(p + 1, &end, 10);
+        if (end == p + 1 || n < 0 || n > 1000) goto bad;
+        *index = (int)n, p = end;
+    }
+    if (!strcmp(p, ",nosvm")) *nosvm = 1, p += strlen(p);
+    if (!*p) return HSP_OK;
+bad:
+    return hsp_fail(HSP_ERR_ARG, "bad device '%s': give hsa[:N][,nosvm] (N from `hspgemm devices`)", spec);
+}
+
+/* The targets this build has code objects for, space-separated, in buf. */
+static const char *built_targets(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < hsp_ncode_objects; k++)
+        if (!hsp_code_objects[k].dbl && at < len)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? " " : "", hsp_code_objects[k].target);
+    return buf;
+}
+
+static void hsa_close(gpu *g)
+{
+    hsa_state *st = g->backend;
+    hsa_queue_close(st);
+    hsa_unload(st);
+    free(st);
+}
+
+static const gpu_ops hsa_ops = {hsa_alloc, hsa_free, NULL, NULL, NULL, hsa_map_host,
+                                hsa_group_limit, hsa_launch, hsa_finish, hsa_close};
+
+/* Pools, both executables and the queue for agent a into st. */
+static hsp_status open_state(hsa_state *st, const hsp_hsa_agent *a, const hsp_code_object *co[2], int nosvm)
+{
+    st->agent.handle = a->handle, st->cpu.handle = a->cpu;
+    st->mode = hsa_choose_memory(a->svm, a->svm_default, nosvm);
+    st->max_group = a->max_group ? a->max_group : 256;
+    st->group_mem = a->local_mem;
+    hsp_status s = hsa_find_pools(st);
+    for (int d = 0; d < 2 && s == HSP_OK; d++) s = hsa_load(st, co[d], d);
+    return s == HSP_OK ? hsa_queue_open(st) : s;
+}
+
+/* The code objects (float, double) for agent a, or why there are none. */
+static hsp_status match(const hsp_hsa_agent *a, const hsp_code_object *co[2])
+{
+    char targets[256];
+    co[0] = hsp_code_object_match(a->isa, 0), co[1] = hsp_code_object_match(a->isa, 1);
+    if (co[0] && co[1]) return HSP_OK;
+    return hsp_fail(HSP_ERR_UNSUPPORTED, "device 'hsa': no code object for %s (%s); this build has %s "
+                    "(configure --with-amdgpu-targets=... to add it)", a->name, a->isa,
+                    built_targets(targets, sizeof targets));
+}
 
 hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
 {
     hsp_hsa_agent list[16];
-    char why[256] = "", *end;
-    int count = 0, index = 0;
+    const hsp_code_object *co[2];
+    char why[256] = "";
+    int count = 0, index, nosvm;
     *out = NULL;
-    if (spec[3] == ':') {
-        long n = strtol(spec + 4, &end, 10);
-        if (end == spec + 4 || *end || n < 0 || n > 1000)
-            return hsp_fail(HSP_ERR_ARG, "bad device '%s': give hsa[:N]", spec);
-        index = (int)n;
-    } else if (spec[3]) {
-        return hsp_fail(HSP_ERR_ARG, "bad device '%s': give hsa[:N]", spec);
-    }
-    hsp_status s = hsp_hsa_agents(list, 16, &count, why, sizeof why);
+    hsp_status s = parse_spec(spec, &index, &nosvm);
+    if (s == HSP_OK) s = hsp_hsa_agents(list, 16, &count, why, sizeof why);
     if (s != HSP_OK) return s;
     if (index > 0 && index >= count)
         return hsp_fail(HSP_ERR_ARG, "no HSA GPU %d: there are %d%s%s", index, count, *why ? ": " : "", why);
     if (!count) return hsp_fail(HSP_ERR_DEVICE, "device 'hsa': %s", why);
-    return hsp_fail(HSP_ERR_UNSUPPORTED, "device 'hsa': found %s (%s), but this version cannot dispatch "
-                    "kernels on it yet; use --device=opencl (AMD's OpenCL) or --device=cpu",
-                    list[index].name, list[index].product);
+    if ((s = match(&list[index], co)) != HSP_OK) return s;
+    hsp_device *dev;
+    if ((s = gpu_device_new(&hsa_ops, sizeof(hsa_state), "hsa", &dev)) != HSP_OK) return s;
+    gpu *g = dev->state;
+    hsa_state *st = g->backend;
+    s = open_state(st, &list[index], co, nosvm);
+    g->host_arrays = st->mode != HSA_MEM_POOL;
+    g->fp64 = 1;
+    g->local_mem = st->group_mem;
+    if (s != HSP_OK) {
+        dev->destroy(dev);
+        return s;
+    }
+    dev->name = "hsa";
+    snprintf(dev->description, sizeof dev->description, "hsa:%d %.20s %.20s (%s)", index % 1000, list[index].name,
+             list[index].product, hsa_memory_name(st->mode));
+    dev->wavefront = list[index].wavefront;
+    gpu_device_init(dev);
+    *out = dev;
+    return HSP_OK;
 }

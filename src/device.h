@@ -14,6 +14,7 @@ typedef struct hsp_device hsp_device;
 struct hsp_device {
     const char *name;           /* "cpu", "opencl" */
     char description[64];       /* shown in stats, e.g. "cpu" */
+    char note[256];             /* what "auto" passed over and why, or "" */
     int wavefront;              /* threads that run in lock step */
     int64_t local_mem;          /* bytes of fast memory per work-group */
     int host_realloc;           /* buffers can grow by host realloc */
@@ -33,11 +34,11 @@ struct hsp_device {
     void *state;
 };
 
-/* Open the device called name: "auto" (a GPU through OpenCL when there is
- * one, else cpu), "cpu", or "opencl[:N][,nosvm][,nofp64]"; the cpu device runs
- * on pool. */
+/* Open the device called name: "auto" (the hsa device, else a GPU through
+ * OpenCL, else cpu), "cpu", "opencl[:N][,nosvm][,nofp64]" or
+ * "hsa[:N][,nosvm]"; the cpu device runs on pool. */
 hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out);
-/* The hsa device: "hsa[:N]". */
+/* The hsa device: "hsa[:N][,nosvm]". */
 hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out);
 /* The cpu device. */
 hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out);

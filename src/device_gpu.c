@@ -3,20 +3,10 @@
  * non-empty bin (heap, ESC or merge, as the context's methods say) while the
  * CPU threads do bins 0-1; stage 4 copies the device's rows into C with the
  * arrange kernel. */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "gpu.h"
 #include "internal.h"
 #include "stages.h"
-
-const char *gpu_kernel_name(int kernel, char *buf)
-{
-    static const char *names[] = {"hsp_bound", "hsp_esc", "hsp_merge", "hsp_arrange"};
-    if (kernel < GK_HEAP) return names[kernel];
-    snprintf(buf, 24, "hsp_heap_%d", kernel - GK_HEAP);
-    return buf;
-}
 
 /* Argument builders: an array, a value, a local block. */
 static gpu_arg arr(gpu *g, int which)
@@ -52,7 +42,7 @@ static int64_t pow2_at_least(int64_t n)
 
 /* The arguments every row kernel takes first (kernels/common.h's
  * HSP_ROW_ARGS): operands, the rows to do, and where results go. */
-enum { ROW_ARGS = 13, MAX_ARGS = ROW_ARGS + 8 };
+enum { ROW_ARGS = 13 };
 static void row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
 {
     static const int operands[] = {GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL};
@@ -105,7 +95,7 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
 {
     int dbl = job->vsize == 8;
     int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
-    gpu_arg a[MAX_ARGS];
+    gpu_arg a[GPU_ARGS_MAX];
     int32_t n2 = 0, islong32 = islong;
     size_t size = group_size(g, dbl, kernel, 64), groups = (size_t)nrows;
     int nargs = ROW_ARGS;
@@ -216,9 +206,12 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     int group = job->ctx->bins.group[bin];
     hsp_method m = job->ctx->method[group - HSP_GROUP_SHORT];
     if (s != HSP_OK) return s;
-    if (group == HSP_GROUP_LONG && m == HSP_METHOD_AUTO) return launch_long_auto(g, job, bin);
-    return gpu_launch_rows(g, job, m, group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin],
-                           group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
+    g->overlap = 1; /* bins hold distinct rows */
+    if (group == HSP_GROUP_LONG && m == HSP_METHOD_AUTO) s = launch_long_auto(g, job, bin);
+    else s = gpu_launch_rows(g, job, m, group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin],
+                             group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
+    g->overlap = 0;
+    return s;
 }
 
 /* Wait for the queue; finish long rows; the counts of the device's rows. */
@@ -269,9 +262,24 @@ static void gpu_destroy(hsp_device *dev)
     free(dev);
 }
 
-void gpu_device_init(hsp_device *dev, gpu *g)
+hsp_status gpu_device_new(const gpu_ops *ops, size_t state_bytes, const char *name, hsp_device **dev)
 {
-    dev->state = g;
+    gpu *g = calloc(1, sizeof *g);
+    void *backend = calloc(1, state_bytes);
+    *dev = calloc(1, sizeof **dev);
+    if (!*dev || !g || !backend) {
+        free(*dev), free(g), free(backend);
+        *dev = NULL;
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for the %s device", name);
+    }
+    g->ops = ops, g->backend = backend;
+    (*dev)->state = g, (*dev)->destroy = gpu_destroy;
+    return HSP_OK;
+}
+
+void gpu_device_init(hsp_device *dev)
+{
+    gpu *g = dev->state;
     dev->local_mem = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10;
     dev->host_realloc = g->host_arrays;
     dev->async = 1;
@@ -285,5 +293,4 @@ void gpu_device_init(hsp_device *dev, gpu *g)
     dev->launch_bin = gpu_launch_bin;
     dev->wait = gpu_wait;
     dev->arrange = gpu_arrange;
-    dev->destroy = gpu_destroy;
 }

@@ -123,17 +123,12 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device *
         return hsp_fail(HSP_ERR_DEVICE, "no OpenCL device found (install an ICD, e.g. pocl-opencl-icd)");
     int first_gpu = ocl_first_gpu_of(list, count < 32 ? count : 32);
     if (index < 0) index = first_gpu >= 0 ? first_gpu : 0;
-    hsp_device *dev = calloc(1, sizeof *dev);
-    gpu *g = calloc(1, sizeof *g);
-    ocl_state *st = calloc(1, sizeof *st);
-    if (!dev || !g || !st) {
-        free(dev), free(g), free(st);
-        return hsp_fail(HSP_ERR_NOMEM, "no memory for the opencl device");
-    }
-    g->ops = &ocl_ops, g->backend = st;
+    hsp_device *dev;
+    if ((s = gpu_device_new(&ocl_ops, sizeof(ocl_state), "opencl", &dev)) != HSP_OK) return s;
+    gpu *g = dev->state;
+    ocl_state *st = g->backend;
     st->pool = pool;
     s = open_state(g, st, &list[index], nosvm, nofp64);
-    gpu_device_init(dev, g);
     if (s != HSP_OK) {
         dev->destroy(dev);
         return s;
@@ -142,6 +137,7 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device *
     snprintf(dev->description, sizeof dev->description, "opencl:%d %.30s (%.10s)", index % 1000,
              list[index].name, ocl_svm_name(st->svm));
     dev->wavefront = list[index].wavefront;
+    gpu_device_init(dev);
     *out = dev;
     return HSP_OK;
 }

@@ -8,6 +8,7 @@
 #endif
 #ifdef HSP_HAVE_HSA
 #include "agents.h"
+#include "hsa_gpu.h"
 #endif
 
 /* Entry at of list (cleared and named prefix:k, or prefix alone when k < 0),
@@ -28,6 +29,7 @@ static void cpu_info(hsp_device_info *d)
     snprintf(d->description, sizeof d->description, "CPU threads (%d cores)", hsp_cpu_count());
     d->wavefront = 32, d->local_mem = 48 << 10, d->fp64 = 1;
     snprintf(d->memory, sizeof d->memory, "host");
+    d->usable = 1;
 }
 
 hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
@@ -45,7 +47,7 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
         if (!(d = entry(list, max, *count, "opencl", k))) continue;
         snprintf(d->description, sizeof d->description, "%.80s (%.40s)", cl[k].name, cl[k].platform_name);
         d->is_gpu = cl[k].is_gpu, d->wavefront = cl[k].wavefront, d->fp64 = cl[k].fp64;
-        d->local_mem = cl[k].local_mem;
+        d->local_mem = cl[k].local_mem, d->usable = 1;
         snprintf(d->memory, sizeof d->memory, "%s", ocl_svm_name(cl[k].svm));
     }
 #endif
@@ -57,10 +59,11 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
     if (h != HSP_OK) return h;
     for (int k = 0; k < ngpu && k < 16; k++, ++*count) {
         if (!(d = entry(list, max, *count, "hsa", k))) continue;
-        snprintf(d->description, sizeof d->description, "%.40s %.40s (HSA; dispatch not built yet)",
-                 gpu[k].name, gpu[k].product);
+        d->usable = hsp_code_object_match(gpu[k].isa, 0) != NULL;
+        snprintf(d->description, sizeof d->description, "%.40s %.40s (HSA%s)", gpu[k].name, gpu[k].product,
+                 d->usable ? "" : "; no code object for it in this build");
         d->is_gpu = 1, d->wavefront = gpu[k].wavefront, d->local_mem = gpu[k].local_mem, d->fp64 = 1;
-        snprintf(d->memory, sizeof d->memory, "%s", gpu[k].svm_default ? "system SVM" : gpu[k].svm ? "SVM (opt-in)" : "fine-grained");
+        snprintf(d->memory, sizeof d->memory, "%s", hsa_memory_name(hsa_choose_memory(gpu[k].svm, gpu[k].svm_default, 0)));
     }
 #endif
     return HSP_OK;

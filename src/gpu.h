@@ -13,6 +13,11 @@ struct hsp_job;
 /* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
 enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_HEAP, GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
+/* Does kernel number j exist (heap kernels start at u = 2)? */
+static inline int gpu_kernel_exists(int j)
+{
+    return j < GK_HEAP || j >= GK_HEAP + 2;
+}
 /* The kernel's name in kernels/ ("hsp_heap_17"); buf holds at least 24 bytes. */
 const char *gpu_kernel_name(int kernel, char *buf);
 
@@ -33,6 +38,7 @@ typedef struct {
 /* A kernel argument: an array, a value of size bytes at data, or a block of
  * size bytes of local memory. */
 typedef enum { GPU_ARG_ARRAY, GPU_ARG_VALUE, GPU_ARG_LOCAL } gpu_arg_kind;
+enum { GPU_ARGS_MAX = 21 }; /* the most a kernel takes (ESC) */
 typedef struct {
     gpu_arg_kind kind;
     const gpu_array *array;
@@ -77,6 +83,7 @@ struct gpu {
     gpu_array a[GA_COUNT];
     int64_t device_bytes, peak_device_bytes;
     /* the job in flight */
+    int overlap;             /* launches now may run at once (stage 3's bins) */
     int started;             /* its rows, slots and C~ are on the device */
     int b_is_a;              /* B is A: the B arrays are A's */
     int64_t pool_used, pool_cap; /* entries of the long-row pool */
@@ -110,8 +117,11 @@ hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
 hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
                            int64_t first, int64_t nrows);
 
-/* Make dev a GPU device over g (its stages, methods and destroy); g is
- * closed by dev->destroy. */
-void gpu_device_init(hsp_device *dev, gpu *g);
+/* A new device over a back end: ops, a zeroed state of state_bytes at
+ * g->backend (g is dev->state); dev->destroy closes it.  name is for the
+ * message when memory is short. */
+hsp_status gpu_device_new(const gpu_ops *ops, size_t state_bytes, const char *name, hsp_device **dev);
+/* Once the back end is open: the device's stages, methods and limits. */
+void gpu_device_init(hsp_device *dev);
 
 #endif

@@ -102,12 +102,16 @@ typedef struct {
     int wavefront;         /* W of the bin layout */
     int64_t local_mem;     /* bytes of local memory per work-group */
     int fp64;              /* double precision */
-    char memory[32];       /* "host", "system SVM", "buffer SVM" or "buffers" */
+    char memory[32];       /* "host", "system SVM", "buffer SVM", "buffers"; hsa:
+                              "svm", "svm mapped", "fine-grained pool" */
+    int usable;            /* it can run here (an HSA agent needs a code object
+                              for its ISA in this build) */
 } hsp_device_info;
 
 /* The devices of every back end built in: cpu first, then each OpenCL
  * device, then each HSA GPU agent.  Up to max go into list; *count is how
- * many there are. */
+ * many there are.  Device "auto" takes the first usable HSA agent, else the
+ * first OpenCL GPU, else cpu. */
 hsp_status hsp_devices(hsp_device_info *list, int max, int *count);
 
 /* ---- Contexts and multiplication ---------------------------------------- */
@@ -133,10 +137,12 @@ typedef enum {
 enum { HSP_NGROUPS = 5, HSP_NMETHODGROUPS = 3, HSP_MAX_BINS = 72 };
 
 typedef struct {
-    const char *device;   /* "auto" (default: a GPU through OpenCL if there is
-                             one, else cpu), "cpu", or "opencl[:N]" with
-                             ",nosvm" (use buffers) and ",nofp64" (no double)
-                             to hold the device to less than it offers */
+    const char *device;   /* "auto" (default: the hsa device if it opens, else
+                             a GPU through OpenCL if there is one, else cpu;
+                             stats' device_note says what it passed over),
+                             "cpu", "opencl[:N]" with ",nosvm" (use buffers)
+                             and ",nofp64" (no double), or "hsa[:N]" with
+                             ",nosvm" (copy through a fine-grained pool) */
     int threads;          /* CPU threads; 0 = one per core */
     hsp_grow grow;        /* default HSP_GROW_REALLOC */
     hsp_method method[HSP_NMETHODGROUPS]; /* for groups 3, 4, 5 */
@@ -186,6 +192,7 @@ typedef struct {
     hsp_grow grow;        /* the grow mode that ran (copy where realloc cannot) */
     hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */
     char device[64];
+    char device_note[256]; /* what device "auto" passed over and why, or "" */
 } hsp_stats;
 
 /* C = A*B.  A and B must be valid CSR of one precision; C has that precision,

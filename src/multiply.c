@@ -122,6 +122,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     st->grow = ctx->device->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
     memcpy(st->method, ctx->method, sizeof st->method);
     memcpy(st->device, ctx->device->description, sizeof st->device);
+    memcpy(st->device_note, ctx->device->note, sizeof st->device_note);
     if (s != HSP_OK) {
         hsp_csr_free(job.C);
         return s;

@@ -144,8 +144,7 @@ hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
     }
     hsp_status s = HSP_OK;
     for (int j = 0; j < GK_COUNT && s == HSP_OK; j++)
-        if (j < GK_HEAP || j >= GK_HEAP + 2) /* heap kernels start at u = 2 */
-            s = get_kernel(k->program, gpu_kernel_name(j, name), &k->kernel[j]);
+        if (gpu_kernel_exists(j)) s = get_kernel(k->program, gpu_kernel_name(j, name), &k->kernel[j]);
     return s;
 }
 

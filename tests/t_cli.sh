@@ -80,6 +80,26 @@ ok "$(has "\[auto\]" "$tmp/out")" "devices marks what auto picks"
 run "$hsp" devices extra
 [ $rc -eq 2 ]; ok $? "devices with an argument exits 2"
 
+# hsa without an AMD GPU (every machine here): refused saying why, and auto
+# passes over it and says so; built without hsa, it is refused as such.
+run "$hsp" square --gen=poisson2d5:10 --device=hsa
+[ $rc -eq 1 ]; ok $? "--device=hsa without a usable AMD GPU exits 1"
+built=yes
+if grep -q "not built" "$tmp/err"; then
+    built=no note='"device_note":""'
+elif [ ! -e /dev/kfd ]; then
+    ok "$(has "no AMD GPU: /dev/kfd" "$tmp/err")" "and says /dev/kfd is missing"
+    note='"device_note":"auto passed over hsa: device .hsa.: no AMD GPU'
+else
+    note='"device_note":"auto passed over hsa'
+fi
+run "$hsp" square --gen=poisson2d5:10 --stats=json
+ok $rc "auto runs"
+ok "$(has "$note" "$tmp/out")" "auto's stats say what it passed over"
+run "$hsp" square --gen=poisson2d5:10 --device=hsa,fast
+[ $rc -eq 1 ]; ok $? "a bad hsa option is refused"
+[ $built = no ] || [ "$(has "give hsa.:N.\[,nosvm\]" "$tmp/err")" -eq 0 ]; ok $? "and says what hsa takes"
+
 run "$hsp" bench --suite=quick --peers=none --repeat=1 --csv="$tmp/b.csv"
 ok $rc "bench --suite=quick runs"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ]; ok $? "bench writes a CSV row per matrix"

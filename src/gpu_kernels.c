@@ -1,0 +1,12 @@
+/* gpu_kernels.c: the kernels of kernels/ by gpu.h's numbers, for the back
+ * ends to find them by name. */
+#include <stdio.h>
+#include "gpu.h"
+
+const char *gpu_kernel_name(int kernel, char *buf)
+{
+    static const char *names[] = {"hsp_bound", "hsp_esc", "hsp_merge", "hsp_arrange"};
+    if (kernel < GK_HEAP) return names[kernel];
+    snprintf(buf, 24, "hsp_heap_%d", kernel - GK_HEAP);
+    return buf;
+}

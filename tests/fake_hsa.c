@@ -1,0 +1,288 @@
+/* fake_hsa.c: the stand-in runtime of fake_hsa.h.  Agents, pools, signals
+ * and symbols are small integers or plain memory; only what the hsa device
+ * calls exists. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fake_hsa.h"
+#include "kernel_layout.h"
+
+fake_hsa_state fake_hsa;
+
+enum { POOL_FINE = 1, POOL_KERNARG = 2, POOL_COARSE = 3 };
+
+static struct {
+    hsa_queue_t queue;
+    uint64_t write, read;
+    void (*callback)(hsa_status_t, hsa_queue_t *, void *);
+    void *data;
+} fake_queue;
+
+static char symbol_names[1024][80];
+
+void fake_hsa_reset(void)
+{
+    memset(&fake_hsa, 0, sizeof fake_hsa);
+    fake_hsa.queue_max = 4096;
+}
+
+void fake_hsa_fail_queue(hsa_status_t status)
+{
+    fake_queue.callback(status, &fake_queue.queue, fake_queue.data);
+}
+
+int fake_hsa_pending(void)
+{
+    return (int)(fake_queue.write - fake_queue.read);
+}
+
+/* ---- the packet processor ------------------------------------------------------- */
+
+/* The kernel-argument bytes of the kernel whose descriptor is object. */
+static size_t kernarg_bytes(uint64_t object)
+{
+    const hsp_kernel_info *k = hsp_kernel_find(fake_hsa.co, symbol_names[object - 0x10001]);
+    size_t n = k ? k->kernarg_size : 0;
+    return n < FAKE_KERNARG_MAX ? n : FAKE_KERNARG_MAX;
+}
+
+/* Process the next packet if one is published; returns whether it did. */
+static int process_one(void)
+{
+    hsa_kernel_dispatch_packet_t *p =
+        (hsa_kernel_dispatch_packet_t *)fake_queue.queue.base_address + fake_queue.read % fake_queue.queue.size;
+    uint16_t header = atomic_load((_Atomic uint16_t *)&p->header);
+    if (fake_queue.read == fake_queue.write || (header & 0xff) == HSA_PACKET_TYPE_INVALID) return 0;
+    if (fake_hsa.nlog < FAKE_LOG_MAX) {
+        int n = fake_hsa.nlog++;
+        fake_hsa.log[n] = *p, fake_hsa.header[n] = header;
+        memcpy(fake_hsa.kernarg[n], p->kernarg_address, kernarg_bytes(p->kernel_object));
+    }
+    atomic_store((_Atomic uint16_t *)&p->header, (uint16_t)HSA_PACKET_TYPE_INVALID);
+    fake_queue.read++;
+    if (p->completion_signal.handle) --*(int64_t *)p->completion_signal.handle;
+    return 1;
+}
+
+hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
+                              void (*callback)(hsa_status_t, hsa_queue_t *, void *), void *data,
+                              uint32_t private_size, uint32_t group_size, hsa_queue_t **queue)
+{
+    (void)agent, (void)type, (void)private_size, (void)group_size;
+    if (size > fake_hsa.queue_max || (size & (size - 1))) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    memset(&fake_queue, 0, sizeof fake_queue);
+    hsa_kernel_dispatch_packet_t *ring = calloc(size, sizeof *ring);
+    for (uint32_t k = 0; k < size; k++) ring[k].header = HSA_PACKET_TYPE_INVALID;
+    fake_queue.queue.base_address = ring, fake_queue.queue.size = size;
+    fake_queue.callback = callback, fake_queue.data = data;
+    *queue = &fake_queue.queue;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_queue_destroy(hsa_queue_t *queue)
+{
+    free(queue->base_address);
+    queue->base_address = NULL;
+    return HSA_STATUS_SUCCESS;
+}
+
+uint64_t hsa_queue_add_write_index_scacq_screl(const hsa_queue_t *queue, uint64_t value)
+{
+    (void)queue;
+    uint64_t old = fake_queue.write;
+    fake_queue.write += value;
+    return old;
+}
+
+uint64_t hsa_queue_load_read_index_scacquire(const hsa_queue_t *queue)
+{
+    (void)queue;
+    if (fake_queue.write - fake_queue.read > fake_queue.queue.size) process_one(); /* full: the GPU moves on */
+    return fake_queue.read;
+}
+
+/* ---- signals: a handle is the address of its value ---------------------------- */
+
+hsa_status_t hsa_signal_create(hsa_signal_value_t initial, uint32_t num_consumers, const hsa_agent_t *consumers,
+                               hsa_signal_t *signal)
+{
+    (void)num_consumers, (void)consumers;
+    int64_t *value = malloc(sizeof *value);
+    *value = initial;
+    signal->handle = (uint64_t)(uintptr_t)value;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_signal_destroy(hsa_signal_t signal)
+{
+    free((void *)(uintptr_t)signal.handle);
+    return HSA_STATUS_SUCCESS;
+}
+
+void hsa_signal_add_screlease(hsa_signal_t signal, hsa_signal_value_t value)
+{
+    *(int64_t *)(uintptr_t)signal.handle += value;
+}
+
+void hsa_signal_store_screlease(hsa_signal_t signal, hsa_signal_value_t value)
+{
+    (void)signal, (void)value; /* the doorbell */
+    fake_hsa.doorbells++;
+}
+
+hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal, hsa_signal_condition_t condition,
+                                             hsa_signal_value_t compare, uint64_t timeout, hsa_wait_state_t state)
+{
+    (void)condition, (void)compare, (void)timeout, (void)state;
+    while (process_one()) {
+    }
+    return *(int64_t *)(uintptr_t)signal.handle;
+}
+
+/* ---- system, agents and memory ---------------------------------------------- */
+
+hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void *value)
+{
+    if (attribute != HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    *(uint64_t *)value = 1000000000;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void *value)
+{
+    (void)agent;
+    if (attribute == HSA_AGENT_INFO_QUEUE_MAX_SIZE) *(uint32_t *)value = fake_hsa.queue_max;
+    else if (attribute == HSA_AGENT_INFO_PROFILE) *(hsa_profile_t *)value = HSA_PROFILE_BASE;
+    else return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t agent,
+                                                hsa_status_t (*callback)(hsa_amd_memory_pool_t, void *), void *data)
+{
+    (void)agent;
+    for (uint64_t id = POOL_COARSE; id >= POOL_FINE; id--) /* coarse first: it must be passed over */
+        if (id != POOL_KERNARG || !fake_hsa.no_kernarg_pool) callback((hsa_amd_memory_pool_t){id}, data);
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t pool, hsa_amd_memory_pool_info_t attribute,
+                                          void *value)
+{
+    if (attribute == HSA_AMD_MEMORY_POOL_INFO_SEGMENT) *(hsa_amd_segment_t *)value = HSA_AMD_SEGMENT_GLOBAL;
+    else if (attribute == HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED) *(bool *)value = true;
+    else if (attribute == HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS)
+        *(uint32_t *)value = pool.handle == POOL_FINE      ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED
+                             : pool.handle == POOL_KERNARG ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT |
+                                                                 HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED
+                                                           : HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED;
+    else return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t pool, size_t size, uint32_t flags, void **ptr)
+{
+    (void)pool, (void)flags;
+    *ptr = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+    memset(*ptr, 0, size);
+    return *ptr ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+}
+
+hsa_status_t hsa_amd_memory_pool_free(void *ptr)
+{
+    free(ptr);
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t *agents, const uint32_t *flags,
+                                         const void *ptr)
+{
+    (void)agents, (void)flags;
+    return num_agents && ptr ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
+}
+
+hsa_status_t hsa_amd_svm_attributes_set(void *ptr, size_t size, hsa_amd_svm_attribute_pair_t *list, size_t count)
+{
+    fake_hsa.svm_calls++;
+    fake_hsa.svm_ptr = ptr, fake_hsa.svm_bytes = size;
+    if (count) fake_hsa.svm_attr = list[0];
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_status_string(hsa_status_t status, const char **text)
+{
+    *text = status == HSA_STATUS_ERROR_EXCEPTION ? "HSA_STATUS_ERROR_EXCEPTION: a kernel faulted (fake)" : NULL;
+    return *text ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
+}
+
+/* ---- code objects and executables ---------------------------------------------- */
+
+hsa_status_t hsa_code_object_reader_create_from_memory(const void *code_object, size_t size,
+                                                       hsa_code_object_reader_t *reader)
+{
+    reader->handle = code_object && size ? 1 : 0;
+    return reader->handle ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
+}
+
+hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t reader)
+{
+    (void)reader;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_executable_create_alt(hsa_profile_t profile, hsa_default_float_rounding_mode_t mode,
+                                       const char *options, hsa_executable_t *executable)
+{
+    (void)profile, (void)mode, (void)options;
+    executable->handle = 1;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
+                                                   hsa_code_object_reader_t reader, const char *options,
+                                                   hsa_loaded_code_object_t *loaded)
+{
+    (void)executable, (void)agent, (void)options, (void)loaded;
+    return reader.handle ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+}
+
+hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char *options)
+{
+    (void)executable, (void)options;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_executable_destroy(hsa_executable_t executable)
+{
+    (void)executable;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable, const char *name,
+                                               const hsa_agent_t *agent, hsa_executable_symbol_t *symbol)
+{
+    size_t len = strlen(name);
+    (void)executable, (void)agent;
+    if (len < 4 || strcmp(name + len - 3, ".kd") || len >= 80) {
+        fake_hsa.bad_symbol_names++;
+        return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
+    }
+    int n = fake_hsa.symbols++ % 1024;
+    memcpy(symbol_names[n], name, len - 3);
+    symbol_names[n][len - 3] = '\0';
+    symbol->handle = (uint64_t)n + 1;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t symbol, hsa_executable_symbol_info_t attribute,
+                                            void *value)
+{
+    const char *name = symbol_names[symbol.handle - 1];
+    const hsp_kernel_info *k = hsp_kernel_find(fake_hsa.co, name);
+    if (!k) return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
+    if (attribute == HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT) *(uint64_t *)value = 0x10000 + symbol.handle;
+    else if (attribute == HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE)
+        *(uint32_t *)value = k->kernarg_size + (fake_hsa.misreport && !strcmp(name, fake_hsa.misreport) ? 8 : 0);
+    else return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    return HSA_STATUS_SUCCESS;
+}
