@@ -47,7 +47,7 @@ static hsa_status_t add_agent(hsa_agent_t agent, void *data)
     if (type != HSA_DEVICE_TYPE_GPU) return HSA_STATUS_SUCCESS;
     if (w->count < w->max) {
         hsp_hsa_agent *a = &w->list[w->count];
-        bool svm = false, by_default = false;
+        bool svm = false, by_default = false, shared = false;
         memset(a, 0, sizeof *a);
         a->handle = agent.handle;
         hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, a->name);
@@ -58,7 +58,8 @@ static hsa_status_t add_agent(hsa_agent_t agent, void *data)
         hsa_amd_agent_iterate_memory_pools(agent, group_pool, &a->local_mem);
         hsa_system_get_info((hsa_system_info_t)HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED, &svm);
         hsa_system_get_info((hsa_system_info_t)HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT, &by_default);
-        a->wavefront = (int)wave, a->svm = svm, a->svm_default = by_default;
+        hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS, &shared);
+        a->wavefront = (int)wave, a->svm = svm, a->svm_default = by_default, a->shared = shared;
     }
     w->count++;
     return HSA_STATUS_SUCCESS;

@@ -14,6 +14,8 @@ typedef struct {
     int wavefront;
     int64_t local_mem;    /* bytes of group segment */
     int svm, svm_default; /* SVM supported; host memory GPU-accessible by default */
+    int shared;           /* the host reaches the GPU's own memory directly (an APU,
+                             whose memory is the host's; or a large-BAR card) */
 } hsp_hsa_agent;
 
 /* The GPU agents, up to max into list, their number in *count.  Where no AMD

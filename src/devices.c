@@ -60,7 +60,8 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
     for (int k = 0; k < ngpu && k < 16; k++, ++*count) {
         if (!(d = entry(list, max, *count, "hsa", k))) continue;
         d->usable = hsp_code_object_match(gpu[k].isa, 0) != NULL;
-        snprintf(d->description, sizeof d->description, "%.40s %.40s (HSA%s)", gpu[k].name, gpu[k].product,
+        snprintf(d->description, sizeof d->description, "%.20s %.30s (HSA, %s%s)", gpu[k].name, gpu[k].product,
+                 gpu[k].shared ? "memory shared with the host" : "own memory",
                  d->usable ? "" : "; no code object for it in this build");
         d->is_gpu = 1, d->wavefront = gpu[k].wavefront, d->local_mem = gpu[k].local_mem, d->fp64 = 1;
         snprintf(d->memory, sizeof d->memory, "%s", hsa_memory_name(hsa_choose_memory(gpu[k].svm, gpu[k].svm_default, 0)));
