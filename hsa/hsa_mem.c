@@ -82,6 +82,7 @@ hsp_status hsa_map_host(gpu *g, void *host, size_t bytes)
     hsa_amd_svm_attribute_pair_t access = {HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE, st->agent.handle};
     hsa_status_t e = hsa_amd_svm_attributes_set(host, bytes, &access, 1);
     return e == HSA_STATUS_SUCCESS ? HSP_OK
-                                   : hsp_fail(HSP_ERR_DEVICE, "HSA: making %zu bytes of host memory GPU-accessible: %s",
-                                              bytes, hsa_error(e));
+                                   : hsp_fail(HSP_ERR_DEVICE, "HSA: making %zu bytes of host memory GPU-accessible: %s "
+                                              "(HSA_XNACK=1 may make it so by default; --device=hsa,nosvm copies "
+                                              "instead)", bytes, hsa_error(e));
 }

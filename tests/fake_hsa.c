@@ -206,7 +206,7 @@ hsa_status_t hsa_amd_svm_attributes_set(void *ptr, size_t size, hsa_amd_svm_attr
     fake_hsa.svm_calls++;
     fake_hsa.svm_ptr = ptr, fake_hsa.svm_bytes = size;
     if (count) fake_hsa.svm_attr = list[0];
-    return HSA_STATUS_SUCCESS;
+    return fake_hsa.svm_fails ? HSA_STATUS_ERROR_INVALID_ARGUMENT : HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t hsa_status_string(hsa_status_t status, const char **text)

@@ -21,6 +21,7 @@ typedef struct {
     int no_kernarg_pool;           /* the CPU agent lacks a kernel-argument pool */
     const hsp_code_object *co;     /* symbols are looked up in its layouts */
     const char *misreport;         /* a kernel whose argument size the runtime misreports */
+    int svm_fails;                 /* hsa_amd_svm_attributes_set fails */
     /* seen by the test */
     int symbols;                   /* symbols looked up, each "name.kd" */
     int bad_symbol_names;          /* lookups of names not ending in ".kd" */

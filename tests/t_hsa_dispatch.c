@@ -221,6 +221,11 @@ static void test_memory(void)
     tap_ok(ok && fake_hsa.svm_ptr == g.a[GA_PCOL].ptr && fake_hsa.svm_bytes == 1 << 20,
            "svm mapped: the pool grows by realloc (moved: %d) and the new range is made accessible", moved);
     gpu_release(&g, GA_PCOL), gpu_release(&g, GA_BVAL);
+    fake_hsa.svm_fails = 1;
+    tap_ok(gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_ERR_DEVICE && strstr(hsp_errmsg(), "hsa,nosvm") &&
+               !g.a[GA_BVAL].ptr,
+           "svm mapped: a range the runtime will not map is an error that says what to do: %s", hsp_errmsg());
+    fake_hsa.svm_fails = 0;
     st.mode = HSA_MEM_SVM;
     int calls = fake_hsa.svm_calls;
     tap_ok(gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_OK && fake_hsa.svm_calls == calls,
