@@ -290,7 +290,7 @@ static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32
 static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s,
                                    int32_t i, RF(out) *o, int64_t *len_out, const int growable)
 {
-    hsp_status st = op->ncols > s->acc_len ? hsp_scratch_dense(s, op->ncols, sizeof(VT)) : HSP_OK;
+    hsp_status st = op->ncols > s->acc_len ? hsp_scratch_dense(s, op->ncols) : HSP_OK;
     if (st != HSP_OK) return st;
     VT *restrict acc = s->acc;
     uint64_t *restrict bits = s->bits, *restrict top = s->top;

@@ -24,13 +24,13 @@ hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes)
     return HSP_OK;
 }
 
-hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n, size_t vsize)
+hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n)
 {
     if (n <= s->acc_len) return HSP_OK;
     free(s->acc);
     free(s->bits);
     free(s->top);
-    s->acc = malloc((size_t)n * vsize);
+    s->acc = malloc((size_t)n * sizeof(double)); /* either precision: a context serves both */
     s->bits = calloc((size_t)(n + 63) / 64, sizeof *s->bits);
     s->top = calloc((size_t)(n + 4095) / 4096, sizeof *s->top);
     s->acc_len = (s->acc && s->bits && s->top) ? n : 0;

@@ -26,8 +26,8 @@ typedef struct hsp_scratch {
 
 /* Make *p hold at least bytes (contents are not kept). */
 hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes);
-/* Make the dense accumulator cover n columns of vsize-byte values. */
-hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n, size_t vsize);
+/* Make the dense accumulator cover n columns of values of either precision. */
+hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n);
 /* Make the hash table hold at least n keys at load 1/2, all empty. */
 hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n);
 /* bytes from the thread's arena (16-byte aligned), which holds the long rows
