@@ -201,6 +201,90 @@ typedef struct {
 hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
                         hsp_csr **C, hsp_stats *stats);
 
+/* ---- Galerkin products and symbolic reuse ------------------------------------ */
+
+/* AT = A^T (rows sorted); A must be valid. */
+hsp_status hsp_transpose(const hsp_csr *A, hsp_csr **AT);
+
+/* A plan: what a product keeps so that a later product of operands with the
+ * same patterns (new values) computes C's values only, into the same C: no
+ * bounds, binning, allocation or sorting (AMG re-setup when coefficients
+ * change).  Made by hsp_multiply_plan or hsp_rap, freed by hsp_plan_free. */
+typedef struct hsp_plan hsp_plan;
+void hsp_plan_free(hsp_plan *plan);
+
+/* C = A*B as hsp_multiply does it, and a plan for products of A's and B's
+ * patterns. */
+hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
+                             hsp_plan **plan, hsp_stats *stats);
+/* C's values anew from A and B, whose patterns (and C's) must be the plan's:
+ * HSP_ERR_ARG naming the operand and the first row that differs, else C's
+ * values are overwritten.  Runs on the context's CPU threads. */
+hsp_status hsp_multiply_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B,
+                              hsp_csr *C);
+
+/* The order of a Galerkin product's two products. */
+typedef enum {
+    HSP_RAP_R_AP = 0, /* R*(A*P) */
+    HSP_RAP_RA_P = 1  /* (R*A)*P */
+} hsp_rap_order;
+
+/* C = R*A*P in the given order; R NULL means P^T, formed once.  plan, if not
+ * NULL, gets a plan for hsp_rap_reuse; stats, if not NULL, two hsp_stats:
+ * the first and the second product. */
+hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
+                   hsp_rap_order order, hsp_csr **C, hsp_plan **plan, hsp_stats *stats);
+/* C's values anew from R, A and P of the plan's patterns (R NULL exactly when
+ * it was NULL for hsp_rap); errors as hsp_multiply_reuse. */
+hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A,
+                         const hsp_csr *P, hsp_csr *C);
+
+/* ---- Algebraic multigrid setup: smoothed aggregation ------------------------- */
+
+typedef struct {
+    double theta;        /* strength: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|); default 0 */
+    double omega;        /* smoother weight: P = (I - omega / rho D^-1 A) T, rho a bound of the
+                            spectral radius of D^-1 A (Gershgorin); default 4/3 */
+    int max_levels;      /* at most this many levels, the finest included; default 10 */
+    int32_t coarse_size; /* stop at a level of at most this many rows; default 1000 */
+    hsp_rap_order order; /* of the Galerkin products; default R*(A*P) */
+} hsp_amg_options;
+
+/* Fill o with the defaults above. */
+void hsp_amg_options_init(hsp_amg_options *o);
+
+enum { HSP_AMG_MAX_LEVELS = 32 };
+
+/* One level: its operator, and (but on the coarsest) the prolongation P from
+ * the next level's space and the restriction R = P^T to it; the figures of
+ * making them. */
+typedef struct {
+    const hsp_csr *A;    /* level 0: the caller's matrix */
+    hsp_csr *P, *R;
+    int32_t naggregates;
+    double ms_aggregate; /* strength of connection, aggregation, tentative T */
+    double ms_smooth;    /* A*T and P = (I - w D^-1 A) T */
+    double ms_transpose; /* R = P^T */
+    double ms_rap[2];    /* the two products of the next level's A = R*A*P */
+} hsp_amg_level;
+
+typedef struct hsp_amg_state hsp_amg_state;
+typedef struct {
+    int nlevels;
+    hsp_amg_level level[HSP_AMG_MAX_LEVELS];
+    double ms_total;
+    hsp_amg_state *state; /* what hsp_amg_resetup reuses */
+} hsp_amg;
+
+/* Build the hierarchy of A (square, with no zero on its diagonal), the
+ * products on the context's device. */
+hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out);
+/* The hierarchy's values anew for A of the same pattern and new values, the
+ * aggregates and patterns kept: every product computes values only.  A must
+ * stay valid while amg is used (it becomes level 0). */
+hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
+void hsp_amg_free(hsp_amg *amg);
+
 /* Names used by the CLI and in stats: "realloc", "heap", ... */
 const char *hsp_grow_name(hsp_grow g);
 const char *hsp_method_name(hsp_method m);

@@ -1,0 +1,17 @@
+/* aggregate.h: strength, aggregation and the tentative prolongator of
+ * smoothed aggregation (private). */
+#ifndef HSP_AGGREGATE_H
+#define HSP_AGGREGATE_H
+
+#include "hspgemm.h"
+
+/* where[i]: the entry of A's diagonal in row i; HSP_ERR_ARG naming a row
+ * without a nonzero one. */
+hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where);
+/* agg[i]: the aggregate of node i (0 .. *naggregates - 1), over the strong
+ * connections of A (|a_ij| > theta sqrt(|a_ii a_jj|)). */
+hsp_status hsp_aggregate(const hsp_csr *A, const int64_t *diag, double theta, int32_t *agg, int32_t *naggregates);
+/* T: n x naggregates, T(i, agg[i]) = 1 / sqrt(size of the aggregate). */
+hsp_status hsp_tentative(const int32_t *agg, int32_t n, int32_t naggregates, hsp_precision precision, hsp_csr **T);
+
+#endif

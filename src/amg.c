@@ -1,0 +1,196 @@
+/* amg.c: the setup of a smoothed-aggregation AMG hierarchy.  Per level: the
+ * CPU aggregates (aggregate.c) and builds the tentative T; the device
+ * computes A*T, from which P = T - (omega / rho) D^-1 A T is made in place;
+ * R = P^T; the next level's A = R*A*P by two products.  Every product keeps a
+ * plan, so that a re-setup with new values computes values only. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate.h"
+#include "internal.h"
+#include "plan.h"
+#include "transpose.h"
+
+/* What a level keeps for hsp_amg_resetup. */
+typedef struct {
+    int64_t *diag;    /* where A's diagonal is, per row */
+    int32_t *agg;     /* the aggregate of each row */
+    hsp_csr *T;       /* the tentative prolongator */
+    int64_t *t_entry; /* where T's entry of each row is in P */
+    hsp_plan *smooth; /* A*T into P */
+    int64_t *r_where; /* where each entry of P is in R */
+    hsp_plan *rap;    /* R*A*P into the next A */
+} level_state;
+
+struct hsp_amg_state {
+    hsp_amg_options options;
+    level_state level[HSP_AMG_MAX_LEVELS];
+};
+
+void hsp_amg_options_init(hsp_amg_options *o)
+{
+    o->theta = 0, o->omega = 4.0 / 3.0, o->max_levels = 10, o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
+}
+
+void hsp_amg_free(hsp_amg *amg)
+{
+    if (!amg) return;
+    for (int l = 0; l < amg->nlevels; l++) {
+        hsp_amg_level *v = &amg->level[l];
+        if (l > 0) hsp_csr_free((hsp_csr *)v->A);
+        hsp_csr_free(v->P), hsp_csr_free(v->R);
+        if (!amg->state) continue;
+        level_state *s = &amg->state->level[l];
+        free(s->diag), free(s->agg), free(s->t_entry), free(s->r_where);
+        hsp_csr_free(s->T), hsp_plan_free(s->smooth), hsp_plan_free(s->rap);
+    }
+    free(amg->state);
+    free(amg);
+}
+
+/* Value k of M set to v, whatever its precision. */
+static void set_value(hsp_csr *M, int64_t k, double v)
+{
+    if (M->precision == HSP_DOUBLE) ((double *)M->values)[k] = v;
+    else ((float *)M->values)[k] = (float)v;
+}
+
+/* A bound of the spectral radius of D^-1 A: max_i sum_j |a_ij| / |a_ii|. */
+static double radius_bound(const hsp_csr *A, const int64_t *diag)
+{
+    double most = 0;
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double sum = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) sum += fabs(hsp_csr_value(A, k));
+        sum /= fabs(hsp_csr_value(A, diag[i]));
+        if (sum > most) most = sum;
+    }
+    return most;
+}
+
+/* Where T's entry of each row (column agg[i]) is in P, whose pattern is
+ * A*T's and so holds it (a_ii is nonzero). */
+static void find_t_entries(const hsp_csr *P, const int32_t *agg, int64_t *t_entry)
+{
+    for (int32_t i = 0; i < P->nrows; i++) {
+        int64_t lo = P->rowptr[i], hi = P->rowptr[i + 1] - 1;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (P->colidx[mid] < agg[i]) lo = mid + 1;
+            else hi = mid;
+        }
+        t_entry[i] = lo;
+    }
+}
+
+/* P = T - (omega / rho) D^-1 (A*T), in place over A*T's values. */
+static void smooth_in_place(const hsp_csr *A, const level_state *s, double omega, hsp_csr *P)
+{
+    double w = omega / radius_bound(A, s->diag);
+    for (int32_t i = 0; i < P->nrows; i++) {
+        double scale = -w / hsp_csr_value(A, s->diag[i]);
+        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++) set_value(P, k, scale * hsp_csr_value(P, k));
+        set_value(P, s->t_entry[i], hsp_csr_value(P, s->t_entry[i]) + hsp_csr_value(s->T, i));
+    }
+}
+
+/* Aggregates and T of level l (its A given); *naggs 0 when it does not
+ * coarsen. */
+static hsp_status aggregate_level(const hsp_csr *A, const hsp_amg_options *o, level_state *s, int32_t *naggs)
+{
+    s->diag = malloc(((size_t)A->nrows + 1) * sizeof *s->diag);
+    s->agg = malloc(((size_t)A->nrows + 1) * sizeof *s->agg);
+    if (!s->diag || !s->agg) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d rows", A->nrows);
+    hsp_status st = hsp_diagonal(A, s->diag);
+    if (st == HSP_OK) st = hsp_aggregate(A, s->diag, o->theta, s->agg, naggs);
+    if (st == HSP_OK && *naggs >= A->nrows) *naggs = 0; /* nothing to gain */
+    return st == HSP_OK && *naggs ? hsp_tentative(s->agg, A->nrows, *naggs, A->precision, &s->T) : st;
+}
+
+/* The products of level l: P, R and the next level's A. */
+static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
+{
+    hsp_amg_level *v = &amg->level[l];
+    level_state *s = &amg->state->level[l];
+    const hsp_amg_options *o = &amg->state->options;
+    hsp_stats st[2];
+    hsp_csr *next = NULL;
+    double t = hsp_now_ms();
+    hsp_status e = hsp_multiply_plan(ctx, v->A, s->T, &v->P, &s->smooth, NULL);
+    s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
+    if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
+    if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), smooth_in_place(v->A, s, o->omega, v->P);
+    v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
+    if (e == HSP_OK) e = hsp_transpose_keep(v->P, &v->R, &s->r_where);
+    v->ms_transpose = hsp_now_ms() - t;
+    if (e == HSP_OK) e = hsp_rap(ctx, v->R, v->A, v->P, o->order, &next, &s->rap, st);
+    if (e != HSP_OK) return e;
+    v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
+    amg->level[l + 1].A = next;
+    amg->nlevels = l + 2;
+    return HSP_OK;
+}
+
+static hsp_status check_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
+{
+    if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: an argument is NULL");
+    *out = NULL;
+    if (A->nrows != A->ncols) return hsp_fail(HSP_ERR_SHAPE, "hsp_amg_setup: A is %d x %d, not square", A->nrows, A->ncols);
+    if (!(o->theta >= 0) || !(o->omega > 0) || o->max_levels < 1 || o->max_levels > HSP_AMG_MAX_LEVELS ||
+        o->coarse_size < 1)
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: theta must be >= 0, omega > 0, levels 1..%d, coarse size >= 1",
+                        HSP_AMG_MAX_LEVELS);
+    return hsp_csr_check(A);
+}
+
+hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
+{
+    hsp_status e = check_setup(ctx, A, o, out);
+    if (e != HSP_OK) return e;
+    hsp_amg *amg = calloc(1, sizeof *amg);
+    if (amg) amg->state = calloc(1, sizeof *amg->state);
+    if (!amg || !amg->state) {
+        hsp_amg_free(amg);
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for an AMG hierarchy");
+    }
+    double start = hsp_now_ms();
+    amg->state->options = *o;
+    amg->level[0].A = A, amg->nlevels = 1;
+    for (int l = 0; e == HSP_OK && l + 1 < o->max_levels && amg->level[l].A->nrows > o->coarse_size; l++) {
+        double t = hsp_now_ms();
+        e = aggregate_level(amg->level[l].A, o, &amg->state->level[l], &amg->level[l].naggregates);
+        amg->level[l].ms_aggregate = hsp_now_ms() - t;
+        if (e != HSP_OK || !amg->level[l].naggregates) break;
+        e = build_level(ctx, amg, l);
+    }
+    amg->ms_total = hsp_now_ms() - start;
+    if (e != HSP_OK) {
+        hsp_amg_free(amg);
+        return e;
+    }
+    *out = amg;
+    return HSP_OK;
+}
+
+hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
+{
+    if (!ctx || !amg || !A) return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: an argument is NULL");
+    hsp_status e = amg->nlevels > 1 ? hsp_pattern_check(&amg->state->level[0].smooth->a, A, "A") : hsp_csr_check(A);
+    double start = hsp_now_ms();
+    if (e == HSP_OK) amg->level[0].A = A;
+    for (int l = 0; e == HSP_OK && l + 1 < amg->nlevels; l++) {
+        hsp_amg_level *v = &amg->level[l];
+        level_state *s = &amg->state->level[l];
+        double t = hsp_now_ms();
+        e = hsp_diagonal(v->A, s->diag);
+        if (e == HSP_OK) e = hsp_multiply_reuse(ctx, s->smooth, v->A, s->T, v->P);
+        if (e == HSP_OK) smooth_in_place(v->A, s, amg->state->options.omega, v->P);
+        v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
+        if (e == HSP_OK) hsp_transpose_values(v->P, s->r_where, v->R);
+        v->ms_transpose = hsp_now_ms() - t, t = hsp_now_ms();
+        if (e == HSP_OK) e = hsp_rap_reuse(ctx, s->rap, v->R, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
+        v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0;
+    }
+    amg->ms_total = hsp_now_ms() - start;
+    return e;
+}

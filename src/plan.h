@@ -1,0 +1,39 @@
+/* plan.h: symbolic reuse (private).  A plan keeps the patterns of a
+ * product's operands and result; a later product whose operands have the same
+ * patterns computes C's values only, row by row into C's known pattern. */
+#ifndef HSP_PLAN_H
+#define HSP_PLAN_H
+
+#include "hspgemm.h"
+
+/* A copy of a matrix's pattern. */
+typedef struct {
+    int32_t nrows, ncols;
+    int64_t nnz;
+    int64_t *rowptr;
+    int32_t *colidx;
+} hsp_pattern;
+
+typedef enum { HSP_PLAN_MULTIPLY, HSP_PLAN_RAP } hsp_plan_kind;
+
+struct hsp_plan {
+    hsp_plan_kind kind;
+    /* a product C = A*B */
+    hsp_pattern a, b, c;
+    int b_is_a;
+    int64_t *flops;          /* prefix of the products per row of C */
+    int32_t *pos;            /* per thread: a column's place in the row of C */
+    int nthreads;
+    /* a Galerkin product, as two products */
+    hsp_rap_order order;
+    hsp_csr *rt;             /* R = P^T, when the plan formed it */
+    int64_t *rt_where;       /* where each entry of P went in rt */
+    hsp_csr *mid;            /* A*P or R*A */
+    hsp_plan *first, *second;
+};
+
+/* Is M's pattern p's?  HSP_ERR_ARG naming the operand and the first row
+ * that differs when not. */
+hsp_status hsp_pattern_check(const hsp_pattern *p, const hsp_csr *M, const char *name);
+
+#endif

@@ -1,0 +1,86 @@
+/* rap.c: Galerkin products C = R*A*P as two products, R*(A*P) or (R*A)*P,
+ * with R = P^T formed once when not given; with a plan, the values of a later
+ * product of the same patterns are computed alone (AMG re-setup). */
+#include <stdlib.h>
+#include "internal.h"
+#include "plan.h"
+#include "transpose.h"
+
+/* The two products of an order: first X*Y into mid, then the second. */
+static void operands(hsp_rap_order order, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, const hsp_csr *mid,
+                     const hsp_csr *op[4])
+{
+    op[0] = order == HSP_RAP_R_AP ? A : R, op[1] = order == HSP_RAP_R_AP ? P : A;
+    op[2] = order == HSP_RAP_R_AP ? R : mid, op[3] = order == HSP_RAP_R_AP ? mid : P;
+}
+
+/* One product, with a plan when plan is not NULL. */
+static hsp_status product(hsp_context *ctx, const hsp_csr *X, const hsp_csr *Y, hsp_csr **Z, hsp_plan **plan,
+                          hsp_stats *stats)
+{
+    return plan ? hsp_multiply_plan(ctx, X, Y, Z, plan, stats) : hsp_multiply(ctx, X, Y, Z, stats);
+}
+
+static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order, const void *C)
+{
+    if (!ctx || !A || !P || !C) return hsp_fail(HSP_ERR_ARG, "hsp_rap: ctx, A, P or C is NULL");
+    if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P) return hsp_fail(HSP_ERR_ARG, "hsp_rap: unknown order %d", (int)order);
+    return HSP_OK;
+}
+
+hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
+                   hsp_csr **C, hsp_plan **plan, hsp_stats *stats)
+{
+    hsp_status s = check_args(ctx, A, P, order, C);
+    if (s != HSP_OK) return s;
+    *C = NULL;
+    if (plan) *plan = NULL;
+    hsp_plan *p = calloc(1, sizeof *p);
+    if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a Galerkin product");
+    p->kind = HSP_PLAN_RAP, p->order = order;
+    if (!R && (s = hsp_csr_check(P)) == HSP_OK) s = hsp_transpose_keep(P, &p->rt, plan ? &p->rt_where : NULL);
+    const hsp_csr *op[4];
+    operands(order, R ? R : p->rt, A, P, NULL, op);
+    if (s == HSP_OK) s = product(ctx, op[0], op[1], &p->mid, plan ? &p->first : NULL, stats);
+    operands(order, R ? R : p->rt, A, P, p->mid, op);
+    if (s == HSP_OK) s = product(ctx, op[2], op[3], C, plan ? &p->second : NULL, stats ? stats + 1 : NULL);
+    if (s == HSP_OK && plan) *plan = p;
+    else hsp_plan_free(p);
+    return s;
+}
+
+/* The pattern sub-plan q keeps of its operand `second` (B) or first (A). */
+static const hsp_pattern *kept(const hsp_plan *q, int second)
+{
+    return second && !q->b_is_a ? &q->b : &q->a;
+}
+
+/* Are R (when given), A and P of the plan's patterns?  The error names them. */
+static hsp_status check_patterns(const hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P)
+{
+    int r_ap = plan->order == HSP_RAP_R_AP;
+    hsp_status s = hsp_pattern_check(kept(plan->first, !r_ap), A, "A");
+    if (s == HSP_OK) s = hsp_pattern_check(r_ap ? kept(plan->first, 1) : kept(plan->second, 1), P, "P");
+    if (s == HSP_OK && R) s = hsp_pattern_check(r_ap ? kept(plan->second, 0) : kept(plan->first, 0), R, "R");
+    return s;
+}
+
+hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
+                         hsp_csr *C)
+{
+    hsp_status s = check_args(ctx, A, P, HSP_RAP_R_AP, C);
+    if (s == HSP_OK && (!plan || plan->kind != HSP_PLAN_RAP))
+        s = hsp_fail(HSP_ERR_ARG, "hsp_rap_reuse: %s", plan ? "the plan is of a single product; use hsp_multiply_reuse"
+                                                            : "plan is NULL");
+    if (s == HSP_OK && !R != !!plan->rt)
+        s = hsp_fail(HSP_ERR_ARG, "hsp_rap_reuse: the plan was made with %s", plan->rt ? "R = P^T (pass R = NULL)"
+                                                                                 : "R given (pass it)");
+    if (s != HSP_OK) return s;
+    if ((s = check_patterns(plan, R, A, P)) != HSP_OK) return s;
+    if (plan->rt) hsp_transpose_values(P, plan->rt_where, plan->rt);
+    const hsp_csr *op[4];
+    operands(plan->order, R ? R : plan->rt, A, P, plan->mid, op);
+    if (s == HSP_OK) s = hsp_multiply_reuse(ctx, plan->first, op[0], op[1], plan->mid);
+    if (s == HSP_OK) s = hsp_multiply_reuse(ctx, plan->second, op[2], op[3], C);
+    return s;
+}

@@ -1,0 +1,247 @@
+/* t_amg.c: smoothed-aggregation hierarchies of Poisson problems: the
+ * coarsening ratio, symmetric coarse operators, R = P^T, each coarse A equal
+ * to the reference R*A*P, a V-cycle that reduces the residual by a stated
+ * factor (so the hierarchy is usable), re-setup with new values as a fresh
+ * setup, and clear errors. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ref.h"
+#include "tap.h"
+
+static hsp_context *ctx;
+
+/* y = A x. */
+static void spmv(const hsp_csr *A, const double *x, double *y)
+{
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double s = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += hsp_csr_value(A, k) * x[A->colidx[k]];
+        y[i] = s;
+    }
+}
+
+static double diagonal(const hsp_csr *A, int32_t i)
+{
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+        if (A->colidx[k] == i) return hsp_csr_value(A, k);
+    return 0;
+}
+
+/* r = b - A x; returns ||r||. */
+static double residual(const hsp_csr *A, const double *b, const double *x, double *r)
+{
+    double s = 0;
+    spmv(A, x, r);
+    for (int32_t i = 0; i < A->nrows; i++) r[i] = b[i] - r[i], s += r[i] * r[i];
+    return sqrt(s);
+}
+
+/* sweeps of damped Jacobi (weight 2/3) on A x = b. */
+static void jacobi(const hsp_csr *A, const double *b, double *x, double *r, int sweeps)
+{
+    for (int s = 0; s < sweeps; s++) {
+        residual(A, b, x, r);
+        for (int32_t i = 0; i < A->nrows; i++) x[i] += 2.0 / 3.0 * r[i] / diagonal(A, i);
+    }
+}
+
+/* A x = b by Gaussian elimination with partial pivoting (the coarsest level). */
+static void dense_solve(const hsp_csr *A, const double *b, double *x)
+{
+    int n = A->nrows;
+    double *M = calloc((size_t)n * (n + 1), sizeof *M);
+    for (int i = 0; i < n; i++) {
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) M[i * (n + 1) + A->colidx[k]] = hsp_csr_value(A, k);
+        M[i * (n + 1) + n] = b[i];
+    }
+    for (int c = 0; c < n; c++) {
+        int p = c;
+        for (int i = c + 1; i < n; i++)
+            if (fabs(M[i * (n + 1) + c]) > fabs(M[p * (n + 1) + c])) p = i;
+        for (int j = 0; j <= n; j++) {
+            double t = M[c * (n + 1) + j];
+            M[c * (n + 1) + j] = M[p * (n + 1) + j], M[p * (n + 1) + j] = t;
+        }
+        for (int i = c + 1; i < n; i++) {
+            double f = M[i * (n + 1) + c] / M[c * (n + 1) + c];
+            for (int j = c; j <= n; j++) M[i * (n + 1) + j] -= f * M[c * (n + 1) + j];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = M[i * (n + 1) + n];
+        for (int j = i + 1; j < n; j++) s -= M[i * (n + 1) + j] * x[j];
+        x[i] = s / M[i * (n + 1) + i];
+    }
+    free(M);
+}
+
+/* One V(2,2) cycle on level l for A_l x = b. */
+static void vcycle(const hsp_amg *amg, int l, const double *b, double *x)
+{
+    const hsp_amg_level *v = &amg->level[l];
+    if (l == amg->nlevels - 1) {
+        dense_solve(v->A, b, x);
+        return;
+    }
+    int32_t n = v->A->nrows, nc = v->P->ncols;
+    double *r = malloc((size_t)n * sizeof *r), *e = malloc((size_t)n * sizeof *e);
+    double *bc = malloc((size_t)nc * sizeof *bc), *xc = calloc((size_t)nc, sizeof *xc);
+    jacobi(v->A, b, x, r, 2);
+    residual(v->A, b, x, r);
+    spmv(v->R, r, bc);
+    vcycle(amg, l + 1, bc, xc);
+    spmv(v->P, xc, e);
+    for (int32_t i = 0; i < n; i++) x[i] += e[i];
+    jacobi(v->A, b, x, r, 2);
+    free(r), free(e), free(bc), free(xc);
+}
+
+/* The mean residual reduction per V-cycle over cycles cycles, from x = 0. */
+static double convergence(const hsp_amg *amg, int cycles)
+{
+    const hsp_csr *A = amg->level[0].A;
+    double *b = malloc((size_t)A->nrows * sizeof *b), *x = calloc((size_t)A->nrows, sizeof *x);
+    double *r = malloc((size_t)A->nrows * sizeof *r);
+    srand(5);
+    for (int32_t i = 0; i < A->nrows; i++) b[i] = rand() / (double)RAND_MAX - 0.5;
+    double r0 = residual(A, b, x, r);
+    for (int c = 0; c < cycles; c++) vcycle(amg, 0, b, x);
+    double factor = pow(residual(A, b, x, r) / r0, 1.0 / cycles);
+    free(b), free(x), free(r);
+    return factor;
+}
+
+/* Is A symmetric, to rounding? */
+static int symmetric(const hsp_csr *A)
+{
+    hsp_csr *T = NULL;
+    double big = 0;
+    int ok = hsp_transpose(A, &T) == HSP_OK && T->nnz == A->nnz;
+    for (int64_t k = 0; k < A->nnz; k++) big = fmax(big, fabs(hsp_csr_value(A, k)));
+    for (int64_t k = 0; ok && k < A->nnz; k++)
+        ok = T->colidx[k] == A->colidx[k] && fabs(hsp_csr_value(T, k) - hsp_csr_value(A, k)) <= 1e-12 * big;
+    hsp_csr_free(T);
+    return ok;
+}
+
+/* Is each coarse A the reference R*A*P, and R = P^T exactly? */
+static int coarse_ok(const hsp_amg *amg, char *why, size_t len)
+{
+    for (int l = 0; l + 1 < amg->nlevels; l++) {
+        const hsp_amg_level *v = &amg->level[l];
+        hsp_csr *PT = NULL, *AP = ref_multiply(v->A, v->P, NULL), *ref = ref_multiply(v->R, AP, NULL);
+        int ok = hsp_transpose(v->P, &PT) == HSP_OK && ref_identical(PT, v->R) && ref->nnz == amg->level[l + 1].A->nnz;
+        for (int64_t k = 0; ok && k < ref->nnz; k++)
+            ok = fabs(hsp_csr_value(ref, k) - hsp_csr_value(amg->level[l + 1].A, k)) <= 1e-10 * (1 + fabs(hsp_csr_value(ref, k)));
+        hsp_csr_free(PT), hsp_csr_free(AP), hsp_csr_free(ref);
+        if (!ok) {
+            snprintf(why, len, "level %d", l + 1);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void test_poisson(const char *spec, hsp_rap_order order, double ratio_lo, double ratio_hi, double bound)
+{
+    hsp_csr *A = NULL;
+    hsp_amg *amg = NULL;
+    hsp_amg_options o;
+    char why[64] = "";
+    hsp_amg_options_init(&o);
+    o.coarse_size = 50, o.order = order;
+    hsp_generate(spec, 1, HSP_DOUBLE, &A);
+    hsp_status s = hsp_amg_setup(ctx, A, &o, &amg);
+    if (!tap_ok(s == HSP_OK && amg->nlevels >= 3, "%s: %d levels %s", spec, amg ? amg->nlevels : 0, hsp_errmsg())) {
+        hsp_csr_free(A);
+        return;
+    }
+    int ratios = 1, sym = 1;
+    for (int l = 0; l + 1 < amg->nlevels; l++) {
+        double ratio = (double)amg->level[l + 1].A->nrows / amg->level[l].A->nrows;
+        ratios &= ratio >= ratio_lo && ratio <= ratio_hi;
+        sym &= symmetric(amg->level[l + 1].A);
+        tap_diag("%s level %d: %d rows, %lld entries, ratio %.3f", spec, l + 1, amg->level[l + 1].A->nrows,
+                 (long long)amg->level[l + 1].A->nnz, ratio);
+    }
+    tap_ok(ratios, "%s: every level has %.3f..%.3f of the rows before it", spec, ratio_lo, ratio_hi);
+    tap_ok(sym, "%s: every coarse operator is symmetric", spec);
+    tap_ok(coarse_ok(amg, why, sizeof why), "%s, %s: R = P^T and each coarse A is the reference R*A*P %s", spec,
+           order ? "(R*A)*P" : "R*(A*P)", why);
+    double factor = convergence(amg, 10);
+    tap_ok(factor < bound, "%s: V(2,2) cycles reduce the residual by %.3f each (bound %.2f)", spec, factor, bound);
+    hsp_amg_free(amg), hsp_csr_free(A);
+}
+
+/* Re-setup with new values: 2A gives coarse operators 2x; a perturbed A gives
+ * what a fresh setup gives. */
+static void test_resetup(void)
+{
+    hsp_csr *A = NULL, *B = NULL;
+    hsp_amg *amg = NULL, *fresh = NULL;
+    hsp_amg_options o;
+    hsp_amg_options_init(&o);
+    o.coarse_size = 50;
+    hsp_generate("poisson2d9:40", 1, HSP_DOUBLE, &A);
+    hsp_csr_convert(A, HSP_DOUBLE, &B);
+    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK;
+    hsp_csr *old = NULL;
+    hsp_csr_convert(amg->level[amg->nlevels - 1].A, HSP_DOUBLE, &old);
+    for (int64_t k = 0; k < B->nnz; k++) ((double *)B->values)[k] *= 2;
+    ok = ok && hsp_amg_resetup(ctx, amg, B) == HSP_OK;
+    const hsp_csr *last = amg->level[amg->nlevels - 1].A;
+    for (int64_t k = 0; ok && k < last->nnz; k++)
+        ok = fabs(hsp_csr_value(last, k) - 2 * hsp_csr_value(old, k)) <= 1e-12 * (1 + fabs(hsp_csr_value(old, k)));
+    tap_ok(ok, "re-setup with 2A: the coarsest operator doubles (P does not change)");
+    srand(3);
+    for (int32_t i = 0; i < B->nrows; i++)
+        for (int64_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++)
+            if (B->colidx[k] == i) ((double *)B->values)[k] *= 1 + 0.2 * rand() / RAND_MAX;
+    ok = hsp_amg_resetup(ctx, amg, B) == HSP_OK && hsp_amg_setup(ctx, B, &o, &fresh) == HSP_OK &&
+         fresh->nlevels == amg->nlevels;
+    for (int l = 1; ok && l < amg->nlevels; l++)
+        for (int64_t k = 0; ok && k < fresh->level[l].A->nnz; k++)
+            ok = amg->level[l].A->colidx[k] == fresh->level[l].A->colidx[k] &&
+                 fabs(hsp_csr_value(amg->level[l].A, k) - hsp_csr_value(fresh->level[l].A, k)) <=
+                     1e-10 * (1 + fabs(hsp_csr_value(fresh->level[l].A, k)));
+    tap_ok(ok, "re-setup with a perturbed diagonal: every level as a fresh setup");
+    hsp_csr *C = ref_random(B->nrows, B->ncols, 1, 5, HSP_DOUBLE, 4);
+    tap_ok(hsp_amg_resetup(ctx, amg, C) == HSP_ERR_ARG, "re-setup with another pattern is refused: %s", hsp_errmsg());
+    hsp_amg_free(amg), hsp_amg_free(fresh), hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(old);
+}
+
+static void test_errors(void)
+{
+    hsp_amg_options o;
+    hsp_amg *amg = NULL;
+    hsp_csr *A = ref_random(30, 20, 1, 4, HSP_DOUBLE, 1), *Z = NULL;
+    hsp_amg_options_init(&o);
+    tap_ok(hsp_amg_setup(ctx, A, &o, &amg) == HSP_ERR_SHAPE && !amg, "a 30x20 matrix: %s", hsp_errmsg());
+    hsp_generate("poisson2d5:40", 1, HSP_DOUBLE, &Z);
+    for (int64_t k = Z->rowptr[7]; k < Z->rowptr[8]; k++)
+        if (Z->colidx[k] == 7) ((double *)Z->values)[k] = 0;
+    o.coarse_size = 10;
+    tap_ok(hsp_amg_setup(ctx, Z, &o, &amg) == HSP_ERR_ARG && strstr(hsp_errmsg(), "row 7"),
+           "a zero on the diagonal: %s", hsp_errmsg());
+    o.theta = -1;
+    tap_ok(hsp_amg_setup(ctx, Z, &o, &amg) == HSP_ERR_ARG, "theta < 0: %s", hsp_errmsg());
+    hsp_csr_free(A), hsp_csr_free(Z);
+}
+
+int main(void)
+{
+    hsp_options o;
+    hsp_options_init(&o);
+    const char *d = getenv("HSPGEMM_TEST_DEVICE");
+    o.device = d && *d ? d : "cpu";
+    if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "context on %s", o.device)) return tap_done();
+    test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1.0 / 12, 1.0 / 3, 0.5);
+    test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1.0 / 12, 1.0 / 3, 0.5);
+    test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1.0 / 30, 1.0 / 3, 0.5);
+    test_resetup();
+    test_errors();
+    hsp_context_free(ctx);
+    return tap_done();
+}

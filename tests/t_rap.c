@@ -1,0 +1,168 @@
+/* t_rap.c: the transpose, Galerkin products R*A*P in both orders against the
+ * reference (random and Poisson operands, both precisions, R given or P^T),
+ * and plans: a reuse with new values gives what a fresh product gives, and
+ * operands of another pattern are refused with the caller's C untouched. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ref.h"
+#include "tap.h"
+
+static hsp_context *ctx;
+
+/* |M| in double: the entries' magnitudes, for the rounding bound. */
+static hsp_csr *absolute(const hsp_csr *M)
+{
+    hsp_csr *X = NULL;
+    hsp_csr_convert(M, HSP_DOUBLE, &X);
+    for (int64_t k = 0; X && k < X->nnz; k++) ((double *)X->values)[k] = fabs(((double *)X->values)[k]);
+    return X;
+}
+
+/* Is C = R*A*P (within rounding)?  why gets the first difference. */
+static int rap_matches(const hsp_csr *C, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, char *why, size_t len)
+{
+    hsp_csr *AP = ref_multiply(A, P, NULL), *ref = AP ? ref_multiply(R, AP, NULL) : NULL;
+    hsp_csr *aR = absolute(R), *aA = absolute(A), *aP = absolute(P);
+    hsp_csr *aAP = ref_multiply(aA, aP, NULL), *mag = aAP ? ref_multiply(aR, aAP, NULL) : NULL;
+    int ok = ref && mag && ref_compare(C, ref, mag->values, why, len);
+    hsp_csr_free(AP), hsp_csr_free(ref), hsp_csr_free(aR), hsp_csr_free(aA), hsp_csr_free(aP);
+    hsp_csr_free(aAP), hsp_csr_free(mag);
+    return ok;
+}
+
+static void test_transpose(void)
+{
+    static const int32_t shapes[][4] = {{0, 0, 0, 0}, {5, 0, 0, 0}, {0, 7, 0, 0}, {40, 13, 0, 5}, {13, 40, 1, 1},
+                                        {200, 200, 0, 30}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        hsp_csr *A = ref_random(shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], HSP_DOUBLE, 100 + k);
+        hsp_csr *T = NULL, *TT = NULL;
+        int ok = hsp_transpose(A, &T) == HSP_OK && hsp_csr_check(T) == HSP_OK && T->nrows == A->ncols &&
+                 hsp_transpose(T, &TT) == HSP_OK && ref_identical(TT, A);
+        for (int32_t i = 0; ok && i < A->nrows; i++) /* entry (i, j) of A is entry (j, i) of T */
+            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+                int32_t j = A->colidx[p];
+                int64_t q = T->rowptr[j];
+                while (q < T->rowptr[j + 1] && T->colidx[q] != i) q++;
+                ok = q < T->rowptr[j + 1] && hsp_csr_value(T, q) == hsp_csr_value(A, p);
+            }
+        tap_ok(ok, "transpose %dx%d (%lld entries): valid, entries moved, twice gives A", A->nrows, A->ncols,
+               (long long)A->nnz);
+        hsp_csr_free(A), hsp_csr_free(T), hsp_csr_free(TT);
+    }
+}
+
+/* R*A*P in both orders, with R given and with R = P^T. */
+static void check_rap(const char *what, const hsp_csr *A, const hsp_csr *P)
+{
+    hsp_csr *R = NULL;
+    hsp_transpose(P, &R);
+    for (int order = 0; order < 2; order++) {
+        hsp_csr *C = NULL, *C2 = NULL;
+        char why[256] = "";
+        hsp_stats st[2];
+        int ok = hsp_rap(ctx, NULL, A, P, (hsp_rap_order)order, &C, NULL, st) == HSP_OK &&
+                 rap_matches(C, R, A, P, why, sizeof why);
+        tap_ok(ok, "%s, %s, R = P^T: %dx%d, %lld entries %s", what, order ? "(R*A)*P" : "R*(A*P)", C ? C->nrows : -1,
+               C ? C->ncols : -1, C ? (long long)C->nnz : -1LL, why);
+        ok = hsp_rap(ctx, R, A, P, (hsp_rap_order)order, &C2, NULL, NULL) == HSP_OK && ref_identical(C, C2);
+        tap_ok(ok, "%s, %s: R given gives the same C", what, order ? "(R*A)*P" : "R*(A*P)");
+        hsp_csr_free(C), hsp_csr_free(C2);
+    }
+    hsp_csr_free(R);
+}
+
+static void test_rap(void)
+{
+    for (int dbl = 0; dbl < 2; dbl++) {
+        hsp_precision p = dbl ? HSP_DOUBLE : HSP_FLOAT;
+        char what[64];
+        hsp_csr *A = ref_random(300, 300, 0, 40, p, 7), *P = ref_random(300, 60, 1, 4, p, 8);
+        snprintf(what, sizeof what, "random 300x300 by 300x60, %s", dbl ? "double" : "float");
+        check_rap(what, A, P);
+        hsp_csr_free(A), hsp_csr_free(P);
+        hsp_generate("poisson2d9:24", 1, p, &A);
+        P = ref_random(576, 64, 1, 3, p, 9);
+        snprintf(what, sizeof what, "poisson2d9:24 by 576x64, %s", dbl ? "double" : "float");
+        check_rap(what, A, P);
+        hsp_csr_free(A), hsp_csr_free(P);
+    }
+    hsp_csr *A = ref_random(30, 30, 1, 5, HSP_DOUBLE, 1), *P = ref_random(20, 5, 1, 2, HSP_DOUBLE, 2), *C = NULL;
+    tap_ok(hsp_rap(ctx, NULL, A, P, HSP_RAP_R_AP, &C, NULL, NULL) == HSP_ERR_SHAPE && !C,
+           "P of 20 rows for A of 30 columns: %s", hsp_errmsg());
+    tap_ok(hsp_rap(ctx, NULL, A, A, (hsp_rap_order)7, &C, NULL, NULL) == HSP_ERR_ARG, "an unknown order: %s",
+           hsp_errmsg());
+    hsp_csr_free(A), hsp_csr_free(P);
+}
+
+/* New values on the same pattern: each value times a factor in [0.5, 1.5). */
+static void new_values(hsp_csr *M, unsigned seed)
+{
+    srand(seed);
+    for (int64_t k = 0; k < M->nnz; k++) {
+        double f = 0.5 + rand() / (RAND_MAX + 1.0);
+        if (M->precision == HSP_DOUBLE) ((double *)M->values)[k] *= f;
+        else ((float *)M->values)[k] *= (float)f;
+    }
+}
+
+static void test_reuse(void)
+{
+    hsp_csr *A = NULL, *P = ref_random(400, 50, 1, 3, HSP_DOUBLE, 11), *R = NULL, *C = NULL, *fresh = NULL;
+    hsp_plan *plan = NULL;
+    char why[256] = "";
+    hsp_generate("poisson2d5:20", 1, HSP_DOUBLE, &A);
+    hsp_transpose(P, &R);
+    for (int order = 0; order < 2; order++) {
+        const char *name = order ? "(R*A)*P" : "R*(A*P)";
+        int ok = hsp_rap(ctx, NULL, A, P, (hsp_rap_order)order, &C, &plan, NULL) == HSP_OK;
+        new_values(A, 3 + order), new_values(P, 5 + order), hsp_csr_free(R), hsp_transpose(P, &R);
+        ok = ok && hsp_rap_reuse(ctx, plan, NULL, A, P, C) == HSP_OK;
+        ok = ok && hsp_rap(ctx, NULL, A, P, (hsp_rap_order)order, &fresh, NULL, NULL) == HSP_OK;
+        tap_ok(ok && rap_matches(C, R, A, P, why, sizeof why) && rap_matches(fresh, R, A, P, why, sizeof why),
+               "reuse %s with new values of A and P: C as a fresh product, both as the reference %s", name, why);
+        hsp_csr *B = ref_random(400, 400, 1, 6, HSP_DOUBLE, 12), *before = NULL;
+        hsp_csr_convert(C, HSP_DOUBLE, &before);
+        tap_ok(hsp_rap_reuse(ctx, plan, NULL, B, P, C) == HSP_ERR_ARG && strstr(hsp_errmsg(), "A ") == hsp_errmsg() &&
+                   ref_identical(C, before),
+               "reuse %s: an A of another pattern is refused, C untouched: %s", name, hsp_errmsg());
+        tap_ok(hsp_rap_reuse(ctx, plan, R, A, P, C) == HSP_ERR_ARG, "reuse %s: R given to a plan made with R = P^T: %s",
+               name, hsp_errmsg());
+        hsp_csr_free(B), hsp_csr_free(before), hsp_csr_free(C), hsp_csr_free(fresh), hsp_plan_free(plan);
+        C = fresh = NULL, plan = NULL;
+    }
+    int ok = hsp_multiply_plan(ctx, A, A, &C, &plan, NULL) == HSP_OK;
+    new_values(A, 9);
+    double *mag = NULL;
+    hsp_csr *ref = ref_multiply(A, A, &mag);
+    ok = ok && hsp_multiply_reuse(ctx, plan, A, A, C) == HSP_OK && ref_compare(C, ref, mag, why, sizeof why);
+    tap_ok(ok, "multiply reuse A*A with new values: as the reference %s", why);
+    hsp_csr *moved = NULL, *before = NULL;
+    hsp_csr_convert(A, HSP_DOUBLE, &moved), hsp_csr_convert(C, HSP_DOUBLE, &before);
+    moved->colidx[moved->rowptr[1] - 1]++; /* row 0's last column one to the right: same counts */
+    tap_ok(hsp_multiply_reuse(ctx, plan, moved, moved, C) == HSP_ERR_ARG && strstr(hsp_errmsg(), "in row 0") &&
+               ref_identical(C, before),
+           "multiply reuse: one column moved is found, C untouched: %s", hsp_errmsg());
+    hsp_csr_free(moved), hsp_csr_free(before);
+    tap_ok(hsp_rap_reuse(ctx, plan, NULL, A, P, C) == HSP_ERR_ARG, "a product's plan given to hsp_rap_reuse: %s",
+           hsp_errmsg());
+    tap_ok(hsp_multiply_reuse(ctx, plan, A, P, C) == HSP_ERR_ARG, "a plan for A*A given A*P: %s", hsp_errmsg());
+    hsp_csr_free(ref), free(mag), hsp_csr_free(C), hsp_plan_free(plan);
+    hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(R);
+}
+
+int main(void)
+{
+    hsp_options o;
+    hsp_options_init(&o);
+    const char *d = getenv("HSPGEMM_TEST_DEVICE");
+    o.device = d && *d ? d : "cpu";
+    if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "context on %s", o.device)) return tap_done();
+    test_transpose();
+    test_rap();
+    test_reuse();
+    hsp_context_free(ctx);
+    return tap_done();
+}
