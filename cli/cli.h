@@ -19,6 +19,9 @@ typedef struct {
     const char *csv;      /* bench: --csv=FILE */
     const char *suite;    /* bench: --suite=NAME */
     const char *peers;    /* bench: --peers=LIST */
+    hsp_amg_options amg;  /* rap, amg-setup: --order, --theta, --omega, --levels, --coarse */
+    const char *write_levels; /* amg-setup: --write-levels DIR */
+    int resetup;          /* amg-setup: --resetup */
     int stats;            /* 0 none, 1 table, 2 json */
     int repeat;           /* 0 when not given */
     int quiet;
@@ -33,6 +36,8 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
 hsp_csr *cli_load(const cli_args *a, int k);
 /* Print "hspgemm: what: status: detail" to stderr and return 1. */
 int cli_error(const char *what, hsp_status s);
+/* Milliseconds of a monotonic clock. */
+double cli_now_ms(void);
 /* Median and minimum of n doubles (sorts them). */
 void cli_median_min(double *x, int n, double *median, double *min);
 
@@ -57,5 +62,9 @@ int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_rap(int argc, char **argv);
+int cmd_amg_setup(int argc, char **argv);
+/* "r-ap" or "ra-p". */
+const char *cli_order_name(hsp_rap_order order);
 
 #endif

@@ -10,6 +10,8 @@ static const char usage[] =
     "  square A -o C       C = A*A\n"
     "  gen KIND ARGS -o A  write a generated matrix\n"
     "  info A              shape, row lengths and the bins of A*A\n"
+    "  rap [R] A P -o C    C = R*A*P, a Galerkin product (R = P^T when not given)\n"
+    "  amg-setup A         build a smoothed-aggregation AMG hierarchy of A\n"
     "  bench               time a suite of matrices against peer libraries\n"
     "  devices             the devices --device= takes\n"
     "  help                this text\n\n"
@@ -30,6 +32,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
     if (!strcmp(cmd, "info")) return cmd_info(argc, argv);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
+    if (!strcmp(cmd, "rap")) return cmd_rap(argc, argv);
+    if (!strcmp(cmd, "amg-setup")) return cmd_amg_setup(argc, argv);
     if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
     fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
     return 2;

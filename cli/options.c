@@ -16,6 +16,46 @@ static int parse_int(const char *text, int64_t lo, int64_t hi, int64_t *out)
     return 0;
 }
 
+/* A finite number in [lo, hi] from text; 0 on success. */
+static int parse_double(const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+const char *cli_order_name(hsp_rap_order order)
+{
+    return order == HSP_RAP_RA_P ? "ra-p" : "r-ap";
+}
+
+/* The options of rap and amg-setup; returns an error message, NULL when
+ * applied, or "" when name is none of them. */
+static const char *apply_amg_option(cli_args *a, const char *name, const char *v)
+{
+    int64_t n;
+    if (!strcmp(name, "write-levels")) a->write_levels = v;
+    else if (!strcmp(name, "resetup")) a->resetup = 1;
+    else if (!strcmp(name, "order")) {
+        if (strcmp(v, "r-ap") && strcmp(v, "ra-p")) return "--order takes r-ap (R*(A*P)) or ra-p ((R*A)*P)";
+        a->amg.order = strcmp(v, "ra-p") ? HSP_RAP_R_AP : HSP_RAP_RA_P;
+    } else if (!strcmp(name, "theta")) {
+        if (parse_double(v, 0, 1e300, &a->amg.theta)) return "--theta takes a number >= 0";
+    } else if (!strcmp(name, "omega")) {
+        if (parse_double(v, 1e-300, 1e300, &a->amg.omega)) return "--omega takes a number > 0";
+    } else if (!strcmp(name, "levels")) {
+        if (parse_int(v, 1, HSP_AMG_MAX_LEVELS, &n)) return "--levels takes 1 to 32";
+        a->amg.max_levels = (int)n;
+    } else if (!strcmp(name, "coarse")) {
+        if (parse_int(v, 1, INT32_MAX, &n)) return "--coarse takes a row count from 1";
+        a->amg.coarse_size = (int32_t)n;
+    } else return "";
+    return NULL;
+}
+
 /* A method name, or -1. */
 static int parse_method(const char *name, size_t len)
 {
@@ -105,20 +145,24 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
         if (a->noperands == CLI_MAX_OPERANDS) return "too many matrices";
         a->operand_is_gen[a->noperands] = 1;
         a->operand[a->noperands++] = v;
-    } else return "unknown option";
+    } else {
+        const char *err = apply_amg_option(a, name, v);
+        return err && !*err ? "unknown option" : err;
+    }
     return NULL;
 }
 
 /* Options that take no value. */
 static int is_flag(const char *name)
 {
-    return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help");
+    return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") || !strcmp(name, "resetup");
 }
 
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)
 {
     memset(a, 0, sizeof *a);
     hsp_options_init(&a->lib);
+    hsp_amg_options_init(&a->amg);
     a->precision = HSP_DOUBLE, a->seed = 1;
     for (int k = 1; k < argc; k++) {
         const char *arg = argv[k], *value = NULL, *err = NULL;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "cli.h"
 
-static double now_ms(void)
+double cli_now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -16,21 +16,21 @@ static double now_ms(void)
 hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat,
                              int progress, hsp_csr **C, cli_result *r)
 {
-    double *ms = malloc((size_t)repeat * sizeof *ms), start = now_ms();
+    double *ms = malloc((size_t)repeat * sizeof *ms), start = cli_now_ms();
     if (!ms) return HSP_ERR_NOMEM;
     progress = progress && isatty(STDERR_FILENO);
     hsp_status s = HSP_OK;
     for (int k = 0; k < repeat && s == HSP_OK; k++) {
         hsp_csr *out = NULL;
-        double t0 = now_ms();
+        double t0 = cli_now_ms();
         s = hsp_multiply(ctx, A, B, &out, &r->stats);
-        ms[k] = now_ms() - t0;
+        ms[k] = cli_now_ms() - t0;
         if (C && k == repeat - 1) *C = out;
         else hsp_csr_free(out);
-        if (progress && now_ms() - start > 1000.0)
+        if (progress && cli_now_ms() - start > 1000.0)
             fprintf(stderr, "\rmultiply: run %d of %d", k + 1, repeat);
     }
-    if (progress && now_ms() - start > 1000.0) fprintf(stderr, "\r\033[K");
+    if (progress && cli_now_ms() - start > 1000.0) fprintf(stderr, "\r\033[K");
     if (s == HSP_OK) cli_median_min(ms, repeat, &r->ms_median, &r->ms_min);
     r->runs = repeat;
     r->nrows = A->nrows, r->ncols = B->ncols, r->nnz_a = A->nnz, r->nnz_b = B->nnz;

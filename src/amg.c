@@ -116,7 +116,8 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     hsp_stats st[2];
     hsp_csr *next = NULL;
     double t = hsp_now_ms();
-    hsp_status e = hsp_multiply_plan(ctx, v->A, s->T, &v->P, &s->smooth, NULL);
+    hsp_status e = hsp_multiply_plan(ctx, v->A, s->T, &v->P, &s->smooth, st);
+    if (e == HSP_OK) memcpy(amg->device, st[0].device, sizeof amg->device);
     s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
     if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), smooth_in_place(v->A, s, o->omega, v->P);

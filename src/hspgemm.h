@@ -273,6 +273,7 @@ typedef struct {
     int nlevels;
     hsp_amg_level level[HSP_AMG_MAX_LEVELS];
     double ms_total;
+    char device[64];      /* the device that ran the products */
     hsp_amg_state *state; /* what hsp_amg_resetup reuses */
 } hsp_amg;
 

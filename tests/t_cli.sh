@@ -100,6 +100,31 @@ run "$hsp" square --gen=poisson2d5:10 --device=hsa,fast
 [ $rc -eq 1 ]; ok $? "a bad hsa option is refused"
 [ $built = no ] || [ "$(has "give hsa.:N.\[,nosvm\]" "$tmp/err")" -eq 0 ]; ok $? "and says what hsa takes"
 
+# Galerkin products and AMG set-up
+run "$hsp" rap "$tmp/a.mtx" --gen=random:144,2 -o "$tmp/c.mtx"
+ok $rc "rap A P (R = P^T) runs"
+ok "$(has "^%%MatrixMarket" "$tmp/c.mtx")" "and writes C"
+run "$hsp" rap --gen=random:144,2 "$tmp/a.mtx" --gen=random:144,2 --order=ra-p --stats=json
+ok $rc "rap R A P in the order (R*A)*P runs"
+ok "$(has '"order":"ra-p".*"ms_products":\[' "$tmp/out")" "and its JSON gives the order and each product's time"
+run "$hsp" rap "$tmp/a.mtx"
+[ $rc -eq 2 ]; ok $? "rap with one matrix exits 2"
+run "$hsp" rap "$tmp/a.mtx" "$tmp/a.mtx" --order=backwards
+[ $rc -eq 2 ]; ok $? "rap with a bad order exits 2"
+run "$hsp" rap "$tmp/a.mtx" --gen=random:10,2
+[ $rc -eq 1 ]; ok $? "rap with P of the wrong height exits 1"
+ok "$(has "shape mismatch" "$tmp/err")" "and says so"
+run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resetup --write-levels="$tmp/levels"
+ok $rc "amg-setup runs"
+ok "$(has "^    1 " "$tmp/out")" "amg-setup prints a table of levels"
+ok "$(has "faster" "$tmp/out")" "amg-setup --resetup compares the two times"
+[ -s "$tmp/levels/A1.mtx" ] && [ -s "$tmp/levels/P0.mtx" ]; ok $? "amg-setup --write-levels writes A and P of each level"
+run "$hsp" amg-setup --gen=random:100,3 --coarse=10
+[ $rc -eq 1 ]; ok $? "amg-setup of a matrix without a full diagonal exits 1"
+ok "$(has "diagonal" "$tmp/err")" "and says why"
+run "$hsp" amg-setup --gen=poisson2d5:10 --theta=-1
+[ $rc -eq 2 ]; ok $? "amg-setup with a negative theta exits 2"
+
 run "$hsp" bench --suite=quick --peers=none --repeat=1 --csv="$tmp/b.csv"
 ok $rc "bench --suite=quick runs"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ]; ok $? "bench writes a CSV row per matrix"
