@@ -57,6 +57,26 @@ hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
 void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r);
 void cli_report_json(FILE *f, const cli_result *r);
 
+/* The bench peers (peers.c): what each reported (ms 0 when it did not run;
+ * dev_ms and peak -1 when it does not report them). */
+enum { CLI_NPEERS = 3, CLI_CUSPARSE = 2, CLI_CMD_LEN = 8192 };
+extern const char *const cli_peer_name[CLI_NPEERS];
+typedef struct {
+    double ms, dev_ms, peak;
+    int64_t nnz;
+} cli_peer_result;
+/* The command lines of the peers that are present and wanted ("" if not). */
+void cli_peer_commands(const cli_args *a, char cmd[CLI_NPEERS][CLI_CMD_LEN]);
+/* Write the n (<= 3) matrices M to a temporary directory and run each peer
+ * command with the options extra and their files; results into result. */
+void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char *extra,
+                   char cmd[CLI_NPEERS][CLI_CMD_LEN], cli_peer_result result[CLI_NPEERS]);
+/* A status line on stderr when it is a terminal ("" clears it). */
+void cli_status_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* bench --suite=galerkin|galerkin-paper, or the given --gen problems. */
+int cli_bench_galerkin(cli_args *a, const char *const *given);
+
 int cmd_multiply(int argc, char **argv, int square);
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -131,5 +131,10 @@ ok $rc "bench --suite=quick runs"
 ok "$(has '^"rmat:9,8",' "$tmp/b.csv")" "bench quotes a matrix name with a comma in the CSV"
 ok "$(has "poisson3d27:8" "$tmp/out")" "bench prints the table"
 
+run "$hsp" bench --suite=galerkin --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=none --csv="$tmp/g.csv"
+ok $rc "bench --suite=galerkin runs"
+[ "$(grep -c r-ap "$tmp/g.csv")" -ge 2 ] && [ "$(grep -c ra-p "$tmp/g.csv")" -ge 2 ]
+ok $? "it times every level in both orders"
+
 echo "1..$n"
 exit $fail
