@@ -1,4 +1,4 @@
-/* peer.c: the command line, clock, median and errors of the bench peers. */
+/* peer.c: the command line, factors, clock, median and errors of the bench peers. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +8,20 @@
 
 static const char *peer_name = "peer";
 
+/* Print "NAME: message 'arg'" (arg may be NULL) and the usage on stderr; returns -2. */
+static int bad_usage(const peer_args *a, const char *message, const char *arg)
+{
+    fprintf(stderr, "%s: %s", a->name, message);
+    if (arg) fprintf(stderr, " '%s'", arg);
+    fprintf(stderr, "\n%s", a->usage);
+    return -2;
+}
+
 int peer_parse(int argc, char **argv, peer_args *a)
 {
     int nfiles = 0;
     peer_name = a->name;
+    a->order = PEER_AB;
     for (int k = 1; k < argc; k++) {
         const char *s = argv[k];
         if (!strcmp(s, "--help")) return fputs(a->usage, stdout), -1;
@@ -19,23 +29,70 @@ int peer_parse(int argc, char **argv, peer_args *a)
         else if (!strncmp(s, "--repeat=", 9)) a->repeat = atoi(s + 9);
         else if (!strcmp(s, "--precision=float")) a->precision = HSP_FLOAT;
         else if (!strcmp(s, "--precision=double")) a->precision = HSP_DOUBLE;
-        else if (s[0] != '-' && nfiles < 2) a->file[nfiles++] = s;
-        else return fprintf(stderr, "%s: bad argument '%s'\n%s", a->name, s, a->usage), -2;
+        else if (!strcmp(s, "--rap=r-ap")) a->order = PEER_R_AP;
+        else if (!strcmp(s, "--rap=ra-p")) a->order = PEER_RA_P;
+        else if (s[0] != '-' && nfiles < 3) a->file[nfiles++] = s;
+        else return bad_usage(a, s[0] == '-' ? "bad argument" : "too many files at", s);
     }
+    a->nfactors = a->order == PEER_AB ? 2 : 3;
+    if (a->order != PEER_AB && nfiles != 3) return bad_usage(a, "--rap takes three files, R.mtx A.mtx P.mtx", NULL);
+    if (a->order == PEER_AB && nfiles == 3) return bad_usage(a, "three files need --rap=r-ap or --rap=ra-p", NULL);
     if (!nfiles || a->threads < 1 || a->repeat < 1 || a->repeat > 1000)
         return fprintf(stderr, "%s", a->usage), -2;
     if (nfiles == 1) a->file[1] = a->file[0];
     return 0;
 }
 
-int peer_read(const peer_args *a, hsp_csr **A, hsp_csr **B)
+const char *peer_factor_name(const peer_args *a, int k)
 {
-    hsp_status s = hsp_mm_read(a->file[0], a->precision, 0, A);
-    *B = *A;
-    if (s == HSP_OK && a->file[1] != a->file[0]) s = hsp_mm_read(a->file[1], a->precision, 0, B);
-    if (s != HSP_OK) return peer_fail(hsp_strerror(s), hsp_errmsg());
-    if ((*A)->ncols != (*B)->nrows) return peer_fail("shape mismatch", NULL);
+    static const char *const name[2][3] = {{"A", "B"}, {"R", "A", "P"}};
+    return name[a->order != PEER_AB][k];
+}
+
+/* Fail unless the columns of factor k-1 match the rows of factor k, naming both shapes. */
+static int check_shapes(const peer_args *a, hsp_csr **M, int k)
+{
+    char detail[160];
+    if (M[k - 1]->ncols == M[k]->nrows) return 0;
+    snprintf(detail, sizeof detail, "%s is %d x %d but %s is %d x %d", peer_factor_name(a, k - 1),
+             (int)M[k - 1]->nrows, (int)M[k - 1]->ncols, peer_factor_name(a, k), (int)M[k]->nrows,
+             (int)M[k]->ncols);
+    return peer_fail("shape mismatch", detail);
+}
+
+int peer_shared(hsp_csr **M, int k)
+{
+    return k && M[k] == M[k - 1];
+}
+
+/* Free the first n factors of M, each once (last first: M[k] is compared before M[k-1] is freed). */
+static void free_first(hsp_csr **M, int n)
+{
+    for (int k = n - 1; k >= 0; k--)
+        if (!peer_shared(M, k)) hsp_csr_free(M[k]);
+}
+
+int peer_read(const peer_args *a, hsp_csr **M)
+{
+    for (int k = 0; k < a->nfactors; k++) {
+        hsp_status s = HSP_OK;
+        if (k && a->file[k] == a->file[k - 1]) M[k] = M[k - 1];
+        else s = hsp_mm_read(a->file[k], a->precision, 0, &M[k]);
+        if (s != HSP_OK) return peer_fail(hsp_strerror(s), hsp_errmsg()), free_first(M, k), 1;
+    }
+    for (int k = 1; k < a->nfactors; k++)
+        if (check_shapes(a, M, k)) return free_first(M, a->nfactors), 1;
     return 0;
+}
+
+void peer_free(const peer_args *a, hsp_csr **M)
+{
+    free_first(M, a->nfactors);
+}
+
+const char *peer_order_json(const peer_args *a)
+{
+    return a->order == PEER_R_AP ? ",\"order\":\"r-ap\"" : a->order == PEER_RA_P ? ",\"order\":\"ra-p\"" : "";
 }
 
 double peer_now_ms(void)

@@ -1,23 +1,40 @@
-/* peer.h: what the bench peers share: their command line, the clock, the
- * median of the timed runs, and error messages. */
+/* peer.h: what the bench peers share: their command line, reading the factors,
+ * the clock, the median of the timed runs, and error messages. */
 #ifndef HSP_PEER_H
 #define HSP_PEER_H
 
 #include "hspgemm.h"
 
-/* [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx] */
+/* The product timed: C = A*B, or the Galerkin product C = R*A*P as R*(A*P) or (R*A)*P. */
+typedef enum { PEER_AB, PEER_R_AP, PEER_RA_P } peer_order;
+
+/* [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]
+ * [--threads=N] [--repeat=R] [--precision=float|double] --rap=r-ap|ra-p R.mtx A.mtx P.mtx */
 typedef struct {
     const char *name, *usage; /* set by the peer before peer_parse */
     int threads, repeat;      /* defaults set by the peer */
     hsp_precision precision;
-    const char *file[2];      /* file[1] is file[0] when B is not given */
+    peer_order order;         /* PEER_AB unless --rap is given */
+    int nfactors;             /* 2 (A, B) or 3 (R, A, P) */
+    const char *file[3];      /* the factors' files; file[1] is file[0] when B is not given */
 } peer_args;
 
 /* Parse argv into a: 0 when parsed, -1 after --help (usage on stdout), -2 on
  * bad usage (usage on stderr). */
 int peer_parse(int argc, char **argv, peer_args *a);
-/* Read A and B (B is A when one file is given); 1 after an error message. */
-int peer_read(const peer_args *a, hsp_csr **A, hsp_csr **B);
+/* The name of factor k in messages: A, B or R, A, P. */
+const char *peer_factor_name(const peer_args *a, int k);
+/* Read the a->nfactors factors into M, checking that their shapes chain; a factor
+ * whose file is that of the one before it (B when one file is given) is the same
+ * matrix, read once.  1 after an error message, with nothing left allocated. */
+int peer_read(const peer_args *a, hsp_csr **M);
+/* Whether factor k is the factor before it, read once (B when one file is given): to convert,
+ * upload and free once. */
+int peer_shared(hsp_csr **M, int k);
+/* Free the factors peer_read gave, each once. */
+void peer_free(const peer_args *a, hsp_csr **M);
+/* The JSON member ,"order":"r-ap" or ,"order":"ra-p" of a Galerkin product; "" for A*B. */
+const char *peer_order_json(const peer_args *a);
 /* Milliseconds of a monotonic clock. */
 double peer_now_ms(void);
 /* Sort the n times; their median (ms[0] is then the least). */

@@ -1,7 +1,8 @@
-/* peer_cusparse.c: the NVIDIA cuSPARSE peer of `hspgemm bench`: times C = A*B
- * with the generic SpGEMM API (work estimation, compute, copy) on GPU 0, once
- * from host CSR to host CSR (transfers included) and once with A and B already
- * on the device, and prints one JSON line. */
+/* peer_cusparse.c: the NVIDIA cuSPARSE peer of `hspgemm bench`: times C = A*B,
+ * or the Galerkin product C = R*A*P as two products, with the generic SpGEMM API
+ * (work estimation, compute, copy) on GPU 0, once from host CSR to host CSR
+ * (transfers included) and once with the factors already on the device, and
+ * prints one JSON line. */
 #define DISABLE_CUSPARSE_DEPRECATED /* else gcc warns about the header's own deprecated types */
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -14,11 +15,13 @@
 
 static const char usage[] =
     "usage: peer_cusparse [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
-    "Times C = A*B (B = A when absent) with cuSPARSE SpGEMM on GPU 0 after one warm-up: from\n"
-    "host CSR to host CSR (uploads, product, download, frees) and with A and B already on the\n"
-    "device (product only).  --threads is accepted and ignored (the work runs on the GPU).\n"
-    "Prints {\"peer\":\"cusparse\",...,\"ms_median\":...,\"ms_min\":...,\"ms_device_median\":...,\n"
-    "\"ms_device_min\":...,\"nnz_c\":...,\"peak_device_bytes\":...}.\n";
+    "       peer_cusparse [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx\n"
+    "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
+    "cuSPARSE SpGEMM on GPU 0 after one warm-up: from host CSR to host CSR (uploads, products,\n"
+    "download, frees) and with the factors already on the device (products only).  --threads is\n"
+    "accepted and ignored (the work runs on the GPU).  Prints {\"peer\":\"cusparse\",...,\n"
+    "\"ms_median\":...,\"ms_min\":...,\"ms_device_median\":...,\"ms_device_min\":...,\"nnz_c\":...,\n"
+    "\"peak_device_bytes\":...} (and \"order\" with --rap).\n";
 
 /* A CSR matrix with 32-bit row offsets, its arrays on the host or on the device. */
 typedef struct {
@@ -28,12 +31,15 @@ typedef struct {
     void *values;
 } csr32;
 
-/* What every product shares: the handle, the value type and alpha = 1, beta = 0 in it. */
+/* What every product shares: the handle, the value type and alpha = 1, beta = 0 in it; the
+ * number of factors of C and the order they are multiplied in. */
 typedef struct {
     cusparseHandle_t handle;
     cudaDataType type;
     size_t vsize;
     const void *one, *zero;
+    int nfactors;
+    peer_order order;
 } gemm;
 
 /* The descriptors of one product. */
@@ -42,14 +48,12 @@ typedef struct {
     cusparseSpGEMMDescr_t s;
 } spgemm_descr;
 
-#define MAX_LIVE 16
+#define MAX_LIVE 32 /* R*A*P from the host holds 17 at most: 3 factors, T, C, C's work buffers */
 static struct {
     void *p;
     size_t bytes;
 } live[MAX_LIVE];                     /* the device allocations held now */
 static size_t live_bytes, peak_bytes; /* their sum, and its largest value */
-
-
 
 /* Exit with a message when a CUDA runtime call failed. */
 static void cuda_ok(cudaError_t e, const char *what)
@@ -132,6 +136,25 @@ static void free_device(csr32 *d)
     d->rowptr = d->colidx = NULL, d->values = NULL;
 }
 
+/* Whether factor k is the one before it, sharing its arrays (B = A when one file is given). */
+static int shared(const csr32 *f, int k)
+{
+    return k && f[k].rowptr == f[k - 1].rowptr;
+}
+
+/* Device copies in d of the g->nfactors host factors h, a shared factor uploaded once. */
+static void upload_factors(const gemm *g, const csr32 *h, csr32 *d)
+{
+    for (int k = 0; k < g->nfactors; k++) d[k] = shared(h, k) ? d[k - 1] : upload(&h[k], g->vsize);
+}
+
+/* Free the device factors d, each once (last first: d[k] is compared before d[k-1] is freed). */
+static void free_factors(const gemm *g, csr32 *d)
+{
+    for (int k = g->nfactors - 1; k >= 0; k--)
+        if (!shared(d, k)) free_device(&d[k]);
+}
+
 /* A cuSPARSE descriptor over the device matrix d (32-bit offsets and columns). */
 static cusparseSpMatDescr_t describe(const csr32 *d, cudaDataType type)
 {
@@ -160,8 +183,9 @@ static void *phase(const gemm *g, const spgemm_descr *x, int compute, const char
     return buf;
 }
 
-/* C = A*B on the device; C's arrays and the two work buffers (in buf) are left to the caller. */
-static csr32 multiply(const gemm *g, const csr32 *A, const csr32 *B, void *buf[2])
+/* C = A*B on the device, named in messages; C's arrays and the two work buffers (in buf) are left
+ * to the caller. */
+static csr32 multiply(const gemm *g, const csr32 *A, const csr32 *B, const char *name, void *buf[2])
 {
     csr32 C = {A->nrows, B->ncols, 0, NULL, NULL, NULL};
     C.rowptr = dev_alloc(((size_t)C.nrows + 1) * sizeof(int32_t), "cudaMalloc(C rowptr)");
@@ -171,7 +195,7 @@ static csr32 multiply(const gemm *g, const csr32 *A, const csr32 *B, void *buf[2
     buf[1] = phase(g, &x, 1, "cusparseSpGEMM_compute");
     int64_t rows, cols, nnz;
     sparse_ok(cusparseSpMatGetSize(x.c, &rows, &cols, &nnz), "cusparseSpMatGetSize");
-    if (nnz > INT32_MAX) exit(peer_fail("C", "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
+    if (nnz > INT32_MAX) exit(peer_fail(name, "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
     C.nnz = nnz;
     C.colidx = dev_alloc((size_t)nnz * sizeof(int32_t), "cudaMalloc(C colidx)");
     C.values = dev_alloc((size_t)nnz * g->vsize, "cudaMalloc(C values)");
@@ -187,6 +211,20 @@ static csr32 multiply(const gemm *g, const csr32 *A, const csr32 *B, void *buf[2
     return C;
 }
 
+/* C = the product of the device factors f: A*B, or R*A*P as R*(A*P) or (R*A)*P after g->order.
+ * The intermediate and its work buffers are freed once the second product is done with them;
+ * C's arrays and work buffers (in buf) are left to the caller. */
+static csr32 product(const gemm *g, const csr32 *f, void *buf[2])
+{
+    if (g->order == PEER_AB) return multiply(g, &f[0], &f[1], "C", buf);
+    int r_ap = g->order == PEER_R_AP;
+    csr32 T = multiply(g, &f[r_ap], &f[r_ap + 1], r_ap ? "A*P" : "R*A", buf);
+    dev_free(buf[0]), dev_free(buf[1]);
+    csr32 C = r_ap ? multiply(g, &f[0], &T, "C", buf) : multiply(g, &T, &f[2], "C", buf);
+    free_device(&T);
+    return C;
+}
+
 /* Wait for the GPU, then read the clock. */
 static double synced_ms(void)
 {
@@ -194,12 +232,12 @@ static double synced_ms(void)
     return peer_now_ms();
 }
 
-/* One product with A and B already on the device, transfers excluded; its time, nnz(C) in *nnz. */
-static double time_device(const gemm *g, const csr32 *A, const csr32 *B, int64_t *nnz)
+/* One product with the factors f already on the device, transfers excluded; its time, nnz(C) in *nnz. */
+static double time_device(const gemm *g, const csr32 *f, int64_t *nnz)
 {
     void *buf[2];
     double t0 = synced_ms();
-    csr32 C = multiply(g, A, B, buf);
+    csr32 C = product(g, f, buf);
     double ms = synced_ms() - t0;
     *nnz = C.nnz;
     dev_free(buf[0]), dev_free(buf[1]);
@@ -216,47 +254,47 @@ static csr32 host_result(int32_t nrows, int32_t ncols, int64_t nnz, size_t vsize
     return h;
 }
 
-/* One product from host CSR to host CSR: upload (A once when B is A), multiply, allocate the
- * host arrays of C and download into them (as a library returning a new C must), free the
- * device memory; its time.  C's host arrays are freed after the clock stops. */
-static double time_host(const gemm *g, const csr32 *hA, const csr32 *hB, int64_t nnz_c)
+/* One product from host CSR to host CSR: upload the factors h (A once when B is A), multiply,
+ * allocate the host arrays of C and download into them (as a library returning a new C must),
+ * free the device memory; its time.  C's host arrays are freed after the clock stops. */
+static double time_host(const gemm *g, const csr32 *h, int64_t nnz_c)
 {
     void *buf[2];
+    csr32 f[3];
     double t0 = synced_ms();
-    csr32 A = upload(hA, g->vsize), B = hB == hA ? A : upload(hB, g->vsize);
-    csr32 C = multiply(g, &A, &B, buf);
+    upload_factors(g, h, f);
+    csr32 C = product(g, f, buf);
     if (C.nnz != nnz_c) exit(peer_fail("C", "nnz(C) differs between runs"));
     csr32 hC = host_result(C.nrows, C.ncols, C.nnz, g->vsize);
     if (!hC.rowptr || !hC.colidx || !hC.values) exit(peer_fail("out of memory", "host C"));
     download(&C, &hC, g->vsize);
     dev_free(buf[0]), dev_free(buf[1]);
     free_device(&C);
-    if (hB != hA) free_device(&B);
-    free_device(&A);
+    free_factors(g, f);
     double ms = synced_ms() - t0;
     free(hC.rowptr), free(hC.colidx), free(hC.values);
     return ms;
 }
 
-/* The device-only runs into ms[0..repeat) after a warm-up, A and B uploaded once; nnz(C). */
-static int64_t run_device(const gemm *g, const csr32 *hA, const csr32 *hB, int repeat, double *ms)
+/* The device-only runs into ms[0..repeat) after a warm-up, the host factors h uploaded once; nnz(C). */
+static int64_t run_device(const gemm *g, const csr32 *h, int repeat, double *ms)
 {
-    csr32 A = upload(hA, g->vsize), B = hB == hA ? A : upload(hB, g->vsize);
+    csr32 f[3];
+    upload_factors(g, h, f);
     int64_t nnz = 0;
     for (int k = 0; k <= repeat; k++) { /* run 0 is the warm-up */
-        double t = time_device(g, &A, &B, &nnz);
+        double t = time_device(g, f, &nnz);
         if (k) ms[k - 1] = t;
     }
-    if (hB != hA) free_device(&B);
-    free_device(&A);
+    free_factors(g, f);
     return nnz;
 }
 
 /* The host-to-host runs into ms[0..repeat) after a warm-up. */
-static void run_host(const gemm *g, const csr32 *hA, const csr32 *hB, int64_t nnz_c, int repeat, double *ms)
+static void run_host(const gemm *g, const csr32 *h, int64_t nnz_c, int repeat, double *ms)
 {
     for (int k = 0; k <= repeat; k++) { /* run 0 is the warm-up */
-        double t = time_host(g, hA, hB, nnz_c);
+        double t = time_host(g, h, nnz_c);
         if (k) ms[k - 1] = t;
     }
 }
@@ -272,10 +310,6 @@ static csr32 narrow(const hsp_csr *M, const char *name)
     return h;
 }
 
-
-
-
-
 /* There is a CUDA device to run on, or exit with a message. */
 static void require_gpu(void)
 {
@@ -287,38 +321,38 @@ static void require_gpu(void)
 
 int main(int argc, char **argv)
 {
-    peer_args args = {"peer_cusparse", usage, 1, 3, HSP_DOUBLE, {NULL, NULL}};
+    peer_args args = {.name = "peer_cusparse", .usage = usage, .threads = 1, .repeat = 3, .precision = HSP_DOUBLE};
     int rc, version = 0;
     if ((rc = peer_parse(argc, argv, &args))) return rc == -1 ? 0 : 2;
-    int repeat = args.repeat;
+    int repeat = args.repeat, n = args.nfactors;
     hsp_precision prec = args.precision;
-    hsp_csr *A, *B;
-    if (peer_read(&args, &A, &B)) return 1;
+    hsp_csr *M[3];
+    if (peer_read(&args, M)) return 1;
     require_gpu();
     static const double d1 = 1, d0 = 0;
     static const float f1 = 1, f0 = 0;
     int dbl = prec == HSP_DOUBLE;
     gemm g = {NULL, dbl ? CUDA_R_64F : CUDA_R_32F, dbl ? sizeof(double) : sizeof(float),
-              dbl ? (const void *)&d1 : (const void *)&f1, dbl ? (const void *)&d0 : (const void *)&f0};
+              dbl ? (const void *)&d1 : (const void *)&f1, dbl ? (const void *)&d0 : (const void *)&f0,
+              n, args.order};
     sparse_ok(cusparseCreate(&g.handle), "cusparseCreate");
     sparse_ok(cusparseGetVersion(g.handle, &version), "cusparseGetVersion");
-    csr32 hA = narrow(A, "A"), hB = B != A ? narrow(B, "B") : hA;
-    const csr32 *pB = B != A ? &hB : &hA;
+    csr32 h[3];
+    for (int k = 0; k < n; k++) h[k] = peer_shared(M, k) ? h[k - 1] : narrow(M[k], peer_factor_name(&args, k));
     double *ms = malloc(2 * (size_t)repeat * sizeof *ms), *dev_ms = ms + repeat;
     if (!ms) return peer_fail("out of memory", NULL);
-    int64_t nnz_c = run_device(&g, &hA, pB, repeat, dev_ms);
-    run_host(&g, &hA, pB, nnz_c, repeat, ms);
+    int64_t nnz_c = run_device(&g, h, repeat, dev_ms);
+    run_host(&g, h, nnz_c, repeat, ms);
     double ms_median = peer_median(ms, repeat), dev_median = peer_median(dev_ms, repeat);
-    printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\","
+    printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\"%s,"
            "\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_device_median\":%.4f,"
            "\"ms_device_min\":%.4f,\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n",
-           version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", repeat,
-           ms_median, ms[0], dev_median, dev_ms[0], (long long)nnz_c, peak_bytes);
+           version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", peer_order_json(&args),
+           repeat, ms_median, ms[0], dev_median, dev_ms[0], (long long)nnz_c, peak_bytes);
     free(ms);
-    if (B != A) free(hB.rowptr);
-    free(hA.rowptr);
+    for (int k = 0; k < n; k++)
+        if (!peer_shared(M, k)) free(h[k].rowptr);
     sparse_ok(cusparseDestroy(g.handle), "cusparseDestroy");
-    if (B != A) hsp_csr_free(B);
-    hsp_csr_free(A);
+    peer_free(&args, M);
     return 0;
 }

@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""peer_scipy.py: the scipy peer of `hspgemm bench`: times C = A @ B on CSR
-matrices (single-threaded; the result's column indices are left unsorted, as
-scipy leaves them) and prints one JSON line."""
+"""peer_scipy.py: the scipy peer of `hspgemm bench`: times C = A @ B, or the
+Galerkin product C = R @ A @ P as two products, on CSR matrices (single-threaded;
+the result's column indices are left unsorted, as scipy leaves them) and prints
+one JSON line."""
 import json
 import statistics
 import sys
 import time
 
 USAGE = """usage: peer_scipy.py [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]
-Times C = A @ B (B = A when absent) after one warm-up and prints
-{"peer":"scipy",...,"ms_median":...,"ms_min":...,"nnz_c":...}; --threads is ignored
-(scipy's sparse product runs on one thread)."""
+       peer_scipy.py [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx
+Times C = A @ B (B = A when absent), or C = R @ A @ P as R @ (A @ P) (r-ap) or
+(R @ A) @ P (ra-p), after one warm-up and prints
+{"peer":"scipy",...,"ms_median":...,"ms_min":...,"nnz_c":...} (and "order" with --rap);
+--threads is ignored (scipy's sparse product runs on one thread)."""
+
+# The product of the factors in each order: A*B, or R*A*P as two products.
+PRODUCT = {None: lambda A, B: A @ B,
+           "r-ap": lambda R, A, P: R @ (A @ P),
+           "ra-p": lambda R, A, P: (R @ A) @ P}
 
 
 def parse(argv):
     """Options and files from the command line."""
-    opts = {"repeat": 3, "dtype": "float64", "files": []}
+    opts = {"repeat": 3, "dtype": "float64", "order": None, "files": []}
     for a in argv:
         if a == "--help":
             print(USAGE)
@@ -26,13 +34,40 @@ def parse(argv):
             opts["repeat"] = int(a.split("=", 1)[1])
         elif a in ("--precision=float", "--precision=double"):
             opts["dtype"] = "float32" if a.endswith("float") else "float64"
-        elif not a.startswith("-") and len(opts["files"]) < 2:
+        elif a in ("--rap=r-ap", "--rap=ra-p"):
+            opts["order"] = a.split("=", 1)[1]
+        elif not a.startswith("-") and len(opts["files"]) < 3:
             opts["files"].append(a)
         else:
-            sys.exit("peer_scipy: bad argument '%s'\n%s" % (a, USAGE))
-    if not opts["files"] or opts["repeat"] < 1:
+            what = "bad argument" if a.startswith("-") else "too many files at"
+            sys.exit("peer_scipy: %s '%s'\n%s" % (what, a, USAGE))
+    nfiles = len(opts["files"])
+    if opts["order"] and nfiles != 3:
+        sys.exit("peer_scipy: --rap takes three files, R.mtx A.mtx P.mtx\n" + USAGE)
+    if not opts["order"] and nfiles == 3:
+        sys.exit("peer_scipy: three files need --rap=r-ap or --rap=ra-p\n" + USAGE)
+    if not nfiles or opts["repeat"] < 1:
         sys.exit(USAGE)
     return opts
+
+
+def read_factors(opts, mmread):
+    """The factors in CSR (B is A when one file is given); exits when a file cannot be read or
+    their shapes do not chain."""
+    M = []
+    for f in opts["files"]:
+        try:
+            M.append(mmread(f).tocsr().astype(opts["dtype"]))
+        except (OSError, ValueError) as e:
+            sys.exit("peer_scipy: %s: %s" % (f, e))
+    if len(M) == 1:
+        M.append(M[0])
+    names = "RAP" if opts["order"] else "AB"
+    for k in range(1, len(M)):
+        if M[k - 1].shape[1] != M[k].shape[0]:
+            sys.exit("peer_scipy: shape mismatch: %s is %d x %d but %s is %d x %d"
+                     % (names[k - 1], *M[k - 1].shape, names[k], *M[k].shape))
+    return M
 
 
 def main():
@@ -43,19 +78,20 @@ def main():
     except ImportError:
         print("peer_scipy: scipy is not installed", file=sys.stderr)
         sys.exit(2)
-    files = opts["files"]
-    A = scipy.io.mmread(files[0]).tocsr().astype(opts["dtype"])
-    B = A if len(files) == 1 else scipy.io.mmread(files[1]).tocsr().astype(opts["dtype"])
+    M = read_factors(opts, scipy.io.mmread)
+    product = PRODUCT[opts["order"]]
     ms = []
     for run in range(opts["repeat"] + 1):  # run 0 is the warm-up
         t0 = time.perf_counter()
-        C = A @ B
+        C = product(*M)
         ms.append((time.perf_counter() - t0) * 1e3)
     ms = ms[1:]
-    print(json.dumps({"peer": "scipy", "version": scipy.__version__, "threads": 1,
-                      "precision": "double" if opts["dtype"] == "float64" else "float",
-                      "runs": opts["repeat"], "ms_median": statistics.median(ms),
-                      "ms_min": min(ms), "nnz_c": int(C.nnz)}, separators=(",", ":")))
+    line = {"peer": "scipy", "version": scipy.__version__, "threads": 1,
+            "precision": "double" if opts["dtype"] == "float64" else "float"}
+    if opts["order"]:
+        line["order"] = opts["order"]
+    line.update({"runs": opts["repeat"], "ms_median": statistics.median(ms), "ms_min": min(ms), "nnz_c": int(C.nnz)})
+    print(json.dumps(line, separators=(",", ":")))
 
 
 if __name__ == "__main__":
