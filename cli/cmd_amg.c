@@ -42,10 +42,10 @@ static void print_levels(const hsp_amg *amg, const char *title)
                    v->ms_transpose, v->ms_rap[0], v->ms_rap[1]);
         printf("\n");
         products += v->ms_smooth + v->ms_rap[0] + v->ms_rap[1];
-        cpu += v->ms_aggregate + v->ms_transpose;
+        cpu += v->ms_aggregate;
     }
-    printf("total %.2f ms: products (with forming P) %.2f ms, aggregation and transposes %.2f ms\n", amg->ms_total,
-           products, cpu);
+    printf("total %.2f ms: products (with forming P) %.2f ms, aggregation %.2f ms (P^T: beside A*P in order r-ap)\n",
+           amg->ms_total, products, cpu);
 }
 
 /* A0.mtx, P0.mtx, ... into dir. */

@@ -1,15 +1,15 @@
 /* amg.c: the setup of a smoothed-aggregation AMG hierarchy.  Per level: the
  * CPU aggregates (aggregate.c) and builds the tentative T; the device
  * computes A*T, from which P = T - (omega / rho) D^-1 A T is made in place;
- * R = P^T; the next level's A = R*A*P by two products.  Every product keeps a
- * plan, so that a re-setup with new values computes values only. */
+ * the next level's A = R*A*P by two products, R = P^T formed by hsp_rap (for
+ * R*(A*P) on a CPU thread while the device computes A*P).  Every product
+ * keeps a plan, so that a re-setup with new values computes values only. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate.h"
 #include "internal.h"
 #include "plan.h"
-#include "transpose.h"
 
 /* What a level keeps for hsp_amg_resetup. */
 typedef struct {
@@ -18,8 +18,7 @@ typedef struct {
     hsp_csr *T;       /* the tentative prolongator */
     int64_t *t_entry; /* where T's entry of each row is in P */
     hsp_plan *smooth; /* A*T into P */
-    int64_t *r_where; /* where each entry of P is in R */
-    hsp_plan *rap;    /* R*A*P into the next A */
+    hsp_plan *rap;    /* R*A*P into the next A; it holds R */
 } level_state;
 
 struct hsp_amg_state {
@@ -38,10 +37,10 @@ void hsp_amg_free(hsp_amg *amg)
     for (int l = 0; l < amg->nlevels; l++) {
         hsp_amg_level *v = &amg->level[l];
         if (l > 0) hsp_csr_free((hsp_csr *)v->A);
-        hsp_csr_free(v->P), hsp_csr_free(v->R);
+        hsp_csr_free(v->P);
         if (!amg->state) continue;
         level_state *s = &amg->state->level[l];
-        free(s->diag), free(s->agg), free(s->t_entry), free(s->r_where);
+        free(s->diag), free(s->agg), free(s->t_entry);
         hsp_csr_free(s->T), hsp_plan_free(s->smooth), hsp_plan_free(s->rap);
     }
     free(amg->state);
@@ -121,11 +120,10 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
     if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), smooth_in_place(v->A, s, o->omega, v->P);
-    v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
-    if (e == HSP_OK) e = hsp_transpose_keep(v->P, &v->R, &s->r_where);
-    v->ms_transpose = hsp_now_ms() - t;
-    if (e == HSP_OK) e = hsp_rap(ctx, v->R, v->A, v->P, o->order, &next, &s->rap, st);
+    v->ms_smooth = hsp_now_ms() - t;
+    if (e == HSP_OK) e = hsp_rap(ctx, NULL, v->A, v->P, o->order, &next, &s->rap, st);
     if (e != HSP_OK) return e;
+    v->R = s->rap->rt, v->ms_transpose = s->rap->ms_transpose;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
     amg->level[l + 1].A = next;
     amg->nlevels = l + 2;
@@ -187,10 +185,8 @@ hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
         if (e == HSP_OK) e = hsp_multiply_reuse(ctx, s->smooth, v->A, s->T, v->P);
         if (e == HSP_OK) smooth_in_place(v->A, s, amg->state->options.omega, v->P);
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
-        if (e == HSP_OK) hsp_transpose_values(v->P, s->r_where, v->R);
-        v->ms_transpose = hsp_now_ms() - t, t = hsp_now_ms();
-        if (e == HSP_OK) e = hsp_rap_reuse(ctx, s->rap, v->R, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
-        v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0;
+        if (e == HSP_OK) e = hsp_rap_reuse(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
+        v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
     }
     amg->ms_total = hsp_now_ms() - start;
     return e;

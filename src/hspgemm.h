@@ -256,15 +256,16 @@ void hsp_amg_options_init(hsp_amg_options *o);
 enum { HSP_AMG_MAX_LEVELS = 32 };
 
 /* One level: its operator, and (but on the coarsest) the prolongation P from
- * the next level's space and the restriction R = P^T to it; the figures of
- * making them. */
+ * the next level's space and the restriction R = P^T to it (all owned by the
+ * hierarchy but level 0's A); the figures of making them. */
 typedef struct {
     const hsp_csr *A;    /* level 0: the caller's matrix */
-    hsp_csr *P, *R;
+    hsp_csr *P;
+    const hsp_csr *R;
     int32_t naggregates;
     double ms_aggregate; /* strength of connection, aggregation, tentative T */
     double ms_smooth;    /* A*T and P = (I - w D^-1 A) T */
-    double ms_transpose; /* R = P^T */
+    double ms_transpose; /* R = P^T, on a CPU thread beside A*P in the order R*(A*P) */
     double ms_rap[2];    /* the two products of the next level's A = R*A*P */
 } hsp_amg_level;
 

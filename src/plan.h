@@ -27,6 +27,7 @@ struct hsp_plan {
     /* a Galerkin product, as two products */
     hsp_rap_order order;
     hsp_csr *rt;             /* R = P^T, when the plan formed it */
+    double ms_transpose;     /* forming it (beside A*P in the order R*(A*P)) */
     int64_t *rt_where;       /* where each entry of P went in rt */
     hsp_csr *mid;            /* A*P or R*A */
     hsp_plan *first, *second;

@@ -1,6 +1,9 @@
 /* rap.c: Galerkin products C = R*A*P as two products, R*(A*P) or (R*A)*P,
- * with R = P^T formed once when not given; with a plan, the values of a later
- * product of the same patterns are computed alone (AMG re-setup). */
+ * with R = P^T formed once when not given (for R*(A*P) on a thread of its
+ * own while A*P runs); with a plan, the values of a later product of the
+ * same patterns are computed alone (AMG re-setup). */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "internal.h"
 #include "plan.h"
@@ -28,6 +31,33 @@ static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
     return HSP_OK;
 }
 
+/* Forming R = P^T for a plan, on a thread of its own or not. */
+typedef struct {
+    const hsp_csr *P;
+    hsp_plan *plan;
+    int keep_where;
+    hsp_status status;
+    char error[256];
+} transpose_job;
+
+static void *transpose_run(void *arg)
+{
+    transpose_job *t = arg;
+    double start = hsp_now_ms();
+    t->status = hsp_transpose_keep(t->P, &t->plan->rt, t->keep_where ? &t->plan->rt_where : NULL);
+    t->plan->ms_transpose = hsp_now_ms() - start;
+    if (t->status != HSP_OK) snprintf(t->error, sizeof t->error, "%s", hsp_errmsg()); /* errors are per thread */
+    return NULL;
+}
+
+/* Wait for the transpose started on thread (if started); its status. */
+static hsp_status transpose_join(pthread_t *thread, int started, transpose_job *t)
+{
+    if (!started) return HSP_OK;
+    pthread_join(*thread, NULL);
+    return t->status == HSP_OK ? HSP_OK : hsp_fail(t->status, "%s", t->error);
+}
+
 hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
                    hsp_csr **C, hsp_plan **plan, hsp_stats *stats)
 {
@@ -38,10 +68,18 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     hsp_plan *p = calloc(1, sizeof *p);
     if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a Galerkin product");
     p->kind = HSP_PLAN_RAP, p->order = order;
-    if (!R && (s = hsp_csr_check(P)) == HSP_OK) s = hsp_transpose_keep(P, &p->rt, plan ? &p->rt_where : NULL);
+    transpose_job t = {P, p, plan != NULL, HSP_OK, ""};
+    pthread_t thread;
+    int started = 0;
+    if (!R && (s = hsp_csr_check(P)) == HSP_OK) { /* R*(A*P) needs R only for the second product */
+        started = order == HSP_RAP_R_AP && pthread_create(&thread, NULL, transpose_run, &t) == 0;
+        if (!started) transpose_run(&t), s = t.status; /* here: its message is this thread's */
+    }
     const hsp_csr *op[4];
     operands(order, R ? R : p->rt, A, P, NULL, op);
     if (s == HSP_OK) s = product(ctx, op[0], op[1], &p->mid, plan ? &p->first : NULL, stats);
+    hsp_status joined = transpose_join(&thread, started, &t);
+    if (s == HSP_OK) s = joined;
     operands(order, R ? R : p->rt, A, P, p->mid, op);
     if (s == HSP_OK) s = product(ctx, op[2], op[3], C, plan ? &p->second : NULL, stats ? stats + 1 : NULL);
     if (s == HSP_OK && plan) *plan = p;
