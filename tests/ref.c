@@ -152,3 +152,19 @@ hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow
     free(len), free(rows), free(cols), free(vals), free(used), free(fvals);
     return A;
 }
+
+const char *ref_device(void)
+{
+    const char *d = getenv("HSPGEMM_TEST_DEVICE");
+    return d && *d ? d : "cpu";
+}
+
+hsp_context *ref_context(void)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.device = ref_device();
+    hsp_context_create(&o, &ctx);
+    return ctx;
+}

@@ -21,6 +21,12 @@ int ref_compare(const hsp_csr *C, const hsp_csr *ref, const double *mag,
 /* 1 when A and B are the same matrix bit for bit (shape, pattern, values). */
 int ref_identical(const hsp_csr *A, const hsp_csr *B);
 
+/* The device under test: $HSPGEMM_TEST_DEVICE, default cpu. */
+const char *ref_device(void);
+/* A context on the device under test (default options), or NULL (the
+ * reason in hsp_errmsg()). */
+hsp_context *ref_context(void);
+
 /* A random nrows x ncols matrix with, per row, a length drawn from
  * [minrow, maxrow] (capped at ncols), distinct sorted columns and values in
  * [-1, 1).  Deterministic for seed. */

@@ -232,11 +232,7 @@ static void test_errors(void)
 
 int main(void)
 {
-    hsp_options o;
-    hsp_options_init(&o);
-    const char *d = getenv("HSPGEMM_TEST_DEVICE");
-    o.device = d && *d ? d : "cpu";
-    if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "context on %s", o.device)) return tap_done();
+    if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
     test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1.0 / 30, 1.0 / 3, 0.5);

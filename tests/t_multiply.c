@@ -9,20 +9,13 @@
 #include "ref.h"
 #include "tap.h"
 
-/* The device under test. */
-static const char *device_name(void)
-{
-    const char *d = getenv("HSPGEMM_TEST_DEVICE");
-    return d && *d ? d : "cpu";
-}
-
 /* Options for the device under test with method for every group that can run
  * it (the device's default elsewhere); *runs says whether any group does. */
 static void test_options(hsp_options *o, int threads, hsp_grow grow, hsp_method method, int *runs)
 {
     hsp_context *ctx = NULL;
     hsp_options_init(o);
-    o->device = device_name(), o->threads = threads, o->grow = grow;
+    o->device = ref_device(), o->threads = threads, o->grow = grow;
     *runs = method == HSP_METHOD_DEFAULT;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++) {
         o->method[g] = method;
@@ -143,7 +136,7 @@ static void test_every_bin(void)
                 /* opencl's auto takes long rows whose products fit in local memory by
                  * ESC, without growth (t_opencl checks that); how many do depends on
                  * the device's local memory */
-                int in_local = !strncmp(device_name(), "opencl", 6) && st.method[2] == HSP_METHOD_AUTO;
+                int in_local = !strncmp(ref_device(), "opencl", 6) && st.method[2] == HSP_METHOD_AUTO;
                 if (!in_local)
                     tap_ok(st.grow_events >= 3, "%s: long rows grew (%lld events)", what,
                            (long long)st.grow_events);
@@ -283,7 +276,7 @@ static void test_errors(void)
 
     hsp_options o;
     hsp_options_init(&o);
-    o.device = device_name();
+    o.device = ref_device();
     o.mem_limit = 4096;
     hsp_context_create(&o, &ctx);
     A = ref_random(200, 200, 5, 20, HSP_DOUBLE, 11);
@@ -336,7 +329,7 @@ static void test_wide_layout(void)
     hsp_options o;
     hsp_context *ctx;
     hsp_options_init(&o);
-    o.device = device_name();
+    o.device = ref_device();
     o.wavefront = 64, o.local_mem = 64 << 10, o.threads = 2;
     hsp_context_create(&o, &ctx);
     const hsp_bins *bins = hsp_context_bins(ctx);

@@ -155,11 +155,7 @@ static void test_reuse(void)
 
 int main(void)
 {
-    hsp_options o;
-    hsp_options_init(&o);
-    const char *d = getenv("HSPGEMM_TEST_DEVICE");
-    o.device = d && *d ? d : "cpu";
-    if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "context on %s", o.device)) return tap_done();
+    if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
     test_transpose();
     test_rap();
     test_reuse();
