@@ -21,11 +21,12 @@ static const char usage_amg[] =
     "  --resetup             then rebuild with the same patterns and new values (A's, each\n"
     "                        times 1.01), computing values only, and print both times\n"
     "  --write-levels=DIR    write A0.mtx, P0.mtx, A1.mtx, ... into DIR (made if missing)\n"
-    "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --seed=N, --quiet\n"
+    "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --small-nnz=N,\n"
+    "  --seed=N, --quiet\n"
     "                        as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
-                              "methods,grow,seed,quiet,gen";
+                              "methods,grow,seed,quiet,gen,small-nnz";
 
 /* The table of levels. */
 static void print_levels(const hsp_amg *amg, const char *title)

@@ -20,10 +20,12 @@ static const char usage_multiply[] =
     "  --wavefront=N, --local-mem=BYTES   override the device's bin layout\n"
     "  --grow-start=N        first buffer of a long row, entries (default 256)\n"
     "  --mem-limit=BYTES     fail rather than use more temporary + output memory\n"
+    "  --small-nnz=N         with a GPU device, products whose A and B hold at most N\n"
+    "                        entries run on the CPU threads alone (default 262144; -1: none)\n"
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,quiet,gen";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,quiet,gen";
 
 /* Multiply with the parsed options and report. */
 static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)

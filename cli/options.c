@@ -138,6 +138,9 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "grow-start")) {
         if (parse_int(v, 1, 1 << 24, &n)) return "--grow-start takes 1 to 2^24 entries";
         a->lib.grow_start = n;
+    } else if (!strcmp(name, "small-nnz")) {
+        if (parse_int(v, -1, INT64_MAX, &n)) return "--small-nnz takes -1 (none), 0 (the default) or an entry count";
+        a->lib.small_nnz = n;
     } else if (!strcmp(name, "mem-limit")) {
         if (parse_int(v, 1, INT64_MAX, &n)) return "--mem-limit takes a byte count";
         a->lib.mem_limit = n;

@@ -1,5 +1,6 @@
 /* context.c: options, contexts (device, thread pool, bin layout, per-thread
  * workspaces) and the names of enums. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bins.h"
@@ -30,6 +31,7 @@ static hsp_status check_options(const hsp_options *o)
                         (long long)o->grow_start);
     if (o->mem_limit < 0 || o->local_mem < 0)
         return hsp_fail(HSP_ERR_ARG, "mem_limit and local_mem must not be negative");
+    if (o->small_nnz < -1) return hsp_fail(HSP_ERR_ARG, "small_nnz = %lld: give -1, 0 or a count", (long long)o->small_nnz);
     return HSP_OK;
 }
 
@@ -59,7 +61,16 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
         return s;
     }
     ctx->options.device = ctx->device->name;
+    if (!ctx->options.small_nnz) ctx->options.small_nnz = 1 << 18;
+    if (ctx->device->async && ctx->options.small_nnz > 0) {
+        if ((s = hsp_device_cpu_open(ctx->pool, &ctx->cpu)) != HSP_OK) {
+            hsp_context_free(ctx);
+            return s;
+        }
+        snprintf(ctx->cpu->description, sizeof ctx->cpu->description, "cpu (a small product)");
+    }
     for (int g = 0; g < HSP_NMETHODGROUPS; g++) {
+        if (ctx->cpu) ctx->cpu_method[g] = o->method[g] ? o->method[g] : ctx->cpu->default_method[g];
         ctx->method[g] = o->method[g] ? o->method[g] : ctx->device->default_method[g];
         if (!(ctx->device->methods[g] & 1u << ctx->method[g])) {
             s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
@@ -80,6 +91,7 @@ void hsp_context_free(hsp_context *ctx)
     free(ctx->scratch);
     for (int k = 0; k < WS_COUNT; k++) free(ctx->ws.block[k]);
     if (ctx->device) ctx->device->destroy(ctx->device);
+    if (ctx->cpu) ctx->cpu->destroy(ctx->cpu);
     hsp_pool_free(ctx->pool);
     free(ctx);
 }

@@ -19,6 +19,8 @@ struct hsp_context {
     hsp_device *device;
     hsp_bins bins;
     hsp_method method[HSP_NMETHODGROUPS]; /* resolved: never DEFAULT */
+    hsp_device *cpu;                      /* with a GPU device: for small products */
+    hsp_method cpu_method[HSP_NMETHODGROUPS];
     struct hsp_scratch *scratch;          /* one per thread */
     hsp_workspace ws;
 };

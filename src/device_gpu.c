@@ -143,7 +143,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
 static int64_t esc_limit(gpu *g, hsp_job *job)
 {
     int64_t n2 = 1;
-    if (job->ctx->method[HSP_GROUP_LONG - HSP_GROUP_SHORT] != HSP_METHOD_AUTO) return 0;
+    if (job->method[HSP_GROUP_LONG - HSP_GROUP_SHORT] != HSP_METHOD_AUTO) return 0;
     while (n2 < 4096 && 2 * n2 * (int64_t)(sizeof(int32_t) + job->vsize) + 256 * 4 <= g->local_mem) n2 *= 2;
     return n2 > job->medium_max ? n2 : 0;
 }
@@ -204,7 +204,7 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     hsp_status s = g->started ? HSP_OK : start_compute(g, job);
     int64_t first = job->bin_start[bin];
     int group = job->ctx->bins.group[bin];
-    hsp_method m = job->ctx->method[group - HSP_GROUP_SHORT];
+    hsp_method m = job->method[group - HSP_GROUP_SHORT];
     if (s != HSP_OK) return s;
     g->overlap = 1; /* bins hold distinct rows */
     if (group == HSP_GROUP_LONG && m == HSP_METHOD_AUTO) s = launch_long_auto(g, job, bin);

@@ -110,7 +110,9 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
-    hsp_job job = {.ctx = ctx, .A = A, .B = B, .vsize = hsp_value_size(A->precision),
+    int small = ctx->cpu && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
+    hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : ctx->device, .method = small ? ctx->cpu_method : ctx->method,
+                   .A = A, .B = B, .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
     double t0 = hsp_now_ms();
@@ -119,9 +121,9 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     if (s == HSP_OK) finish_stats(&job, st);
     hsp_job_cleanup(&job);
     st->threads = hsp_pool_size(ctx->pool);
-    st->grow = ctx->device->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
-    memcpy(st->method, ctx->method, sizeof st->method);
-    memcpy(st->device, ctx->device->description, sizeof st->device);
+    st->grow = job.dev->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
+    memcpy(st->method, job.method, sizeof st->method);
+    memcpy(st->device, job.dev->description, sizeof st->device);
     memcpy(st->device_note, ctx->device->note, sizeof st->device_note);
     if (s != HSP_OK) {
         hsp_csr_free(job.C);

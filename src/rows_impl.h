@@ -402,7 +402,7 @@ static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch
 hsp_status RF(hsp_rows_compute)(hsp_job *job, hsp_scratch *s, int64_t first, int64_t last)
 {
     RF(operands) op = RF(operands_of)(job);
-    const hsp_method *method = job->ctx->method;
+    const hsp_method *method = job->method;
     for (int64_t k = first; k < last; k++) {
         int32_t i = job->bin_rows[k];
         int64_t u = job->ub[i], len = 0;

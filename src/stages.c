@@ -96,7 +96,7 @@ hsp_status hsp_stage_bound(hsp_job *job)
 {
     int64_t m = job->A->nrows, nparts = part_count(job), total = 0;
     int64_t cut[nparts + 1], part_flops[nparts];
-    hsp_device *dev = job->ctx->device;
+    hsp_device *dev = job->dev;
     job->ub = job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
     hsp_status s = dev->bound ? dev->bound(dev, job) : HSP_OK;
@@ -235,7 +235,7 @@ static void single_chunk(void *arg, int tid, int64_t chunk)
 
 hsp_status hsp_stage_compute(hsp_job *job)
 {
-    hsp_device *dev = job->ctx->device;
+    hsp_device *dev = job->dev;
     int nbins = job->ctx->bins.nbins;
     double t0 = hsp_now_ms();
     for (int b = 2; b < nbins; b++) {
@@ -301,7 +301,7 @@ hsp_status hsp_stage_arrange(hsp_job *job)
     C->values = hsp_alloc((size_t)C->nnz * job->vsize);
     if (!C->colidx || !C->values)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
-    hsp_device *dev = job->ctx->device;
+    hsp_device *dev = job->dev;
     arrange_run r = {job, cut, NULL};
     if (dev->arrange) { /* the device's rows there, bin 1's here */
         if ((s = dev->arrange(dev, job)) != HSP_OK) return s;

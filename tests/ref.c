@@ -164,7 +164,7 @@ hsp_context *ref_context(void)
     hsp_options o;
     hsp_context *ctx = NULL;
     hsp_options_init(&o);
-    o.device = ref_device();
+    o.device = ref_device(), o.small_nnz = -1; /* every product on the device under test */
     hsp_context_create(&o, &ctx);
     return ctx;
 }

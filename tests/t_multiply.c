@@ -16,6 +16,7 @@ static void test_options(hsp_options *o, int threads, hsp_grow grow, hsp_method 
     hsp_context *ctx = NULL;
     hsp_options_init(o);
     o->device = ref_device(), o->threads = threads, o->grow = grow;
+    o->small_nnz = -1; /* every product on the device under test */
     *runs = method == HSP_METHOD_DEFAULT;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++) {
         o->method[g] = method;
@@ -276,7 +277,7 @@ static void test_errors(void)
 
     hsp_options o;
     hsp_options_init(&o);
-    o.device = ref_device();
+    o.device = ref_device(), o.small_nnz = -1;
     o.mem_limit = 4096;
     hsp_context_create(&o, &ctx);
     A = ref_random(200, 200, 5, 20, HSP_DOUBLE, 11);
@@ -329,7 +330,7 @@ static void test_wide_layout(void)
     hsp_options o;
     hsp_context *ctx;
     hsp_options_init(&o);
-    o.device = ref_device();
+    o.device = ref_device(), o.small_nnz = -1;
     o.wavefront = 64, o.local_mem = 64 << 10, o.threads = 2;
     hsp_context_create(&o, &ctx);
     const hsp_bins *bins = hsp_context_bins(ctx);

@@ -17,7 +17,7 @@ static hsp_context *open_device(const char *device, hsp_grow grow, int64_t grow_
     hsp_options o;
     hsp_context *ctx = NULL;
     hsp_options_init(&o);
-    o.device = device, o.grow = grow, o.grow_start = grow_start, o.threads = 2;
+    o.device = device, o.grow = grow, o.grow_start = grow_start, o.threads = 2, o.small_nnz = -1;
     if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("%s: %s", device, hsp_errmsg());
     return ctx;
 }
@@ -142,7 +142,7 @@ static void test_long_in_local(void)
         hsp_context *ctx = NULL;
         hsp_stats st;
         hsp_options_init(&o);
-        o.device = "opencl", o.grow_start = 16, o.method[2] = m;
+        o.device = "opencl", o.grow_start = 16, o.method[2] = m, o.small_nnz = -1;
         if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("%s", hsp_errmsg());
         int ok = product_ok(ctx, A, B, &st, NULL);
         tap_ok(ok && st.rows_group[4] == 50 && (m == HSP_METHOD_AUTO ? st.grow_events == 0 : st.grow_events >= 50),
@@ -213,6 +213,34 @@ static void test_device_list(void)
     hsp_context_free(ctx);
 }
 
+/* Small products run on the CPU threads (small_nnz), larger ones on the
+ * device; both give the reference product. */
+static void test_small(void)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_csr *A = NULL, *C = NULL, *ref;
+    hsp_stats st;
+    double *mag = NULL;
+    char why[128] = "";
+    hsp_generate("poisson2d5:20", 1, HSP_DOUBLE, &A);
+    ref = ref_multiply(A, A, &mag);
+    for (int k = 0; k < 2; k++) {
+        hsp_options_init(&o);
+        o.device = "opencl", o.small_nnz = k ? 1000 : 0; /* default 2^18 entries; then fewer than A's 1920 */
+        int ok = hsp_context_create(&o, &ctx) == HSP_OK && hsp_multiply(ctx, A, A, &C, &st) == HSP_OK &&
+                 ref_compare(C, ref, mag, why, sizeof why);
+        tap_ok(ok && !strncmp(st.device, k ? "opencl" : "cpu (a small product)", k ? 6 : 21),
+               "small_nnz %s: A*A of %lld entries ran on %s %s", k ? "1000" : "default", (long long)A->nnz, st.device,
+               why);
+        hsp_csr_free(C), hsp_context_free(ctx);
+        C = NULL, ctx = NULL;
+    }
+    o.small_nnz = -2;
+    tap_ok(hsp_context_create(&o, &ctx) == HSP_ERR_ARG, "small_nnz -2 refused: %s", hsp_errmsg());
+    hsp_csr_free(A), hsp_csr_free(ref), free(mag);
+}
+
 int main(void)
 {
     test_device_list();
@@ -223,5 +251,6 @@ int main(void)
     test_long_in_local();
     test_reports();
     test_methods_refused();
+    test_small();
     return tap_done();
 }
