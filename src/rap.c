@@ -76,7 +76,7 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
         if (!started) transpose_run(&t), s = t.status; /* here: its message is this thread's */
     }
     const hsp_csr *op[4];
-    operands(order, R ? R : p->rt, A, P, NULL, op);
+    operands(order, R ? R : started ? NULL : p->rt, A, P, NULL, op); /* R is the thread's until joined */
     if (s == HSP_OK) s = product(ctx, op[0], op[1], &p->mid, plan ? &p->first : NULL, stats);
     hsp_status joined = transpose_join(&thread, started, &t);
     if (s == HSP_OK) s = joined;
