@@ -287,7 +287,9 @@ typedef struct {
 hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out);
 /* The hierarchy's values anew for A of the same pattern and new values, the
  * aggregates and patterns kept: every product computes values only.  A must
- * stay valid while amg is used (it becomes level 0). */
+ * stay valid while amg is used (it becomes level 0).  Another pattern is
+ * refused before anything changes; a later error (a zero on a diagonal)
+ * leaves the levels partly updated: set up again or free the hierarchy. */
 hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
 void hsp_amg_free(hsp_amg *amg);
 
