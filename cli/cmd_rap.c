@@ -62,9 +62,11 @@ static void report(const cli_args *a, const rap_result *r)
                cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->ms_median, r->ms_min,
                r->ms_product[0], r->ms_product[1], device);
     else
-        printf("C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s", a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P",
-               r->rows, r->cols, (long long)r->nnz_c, r->ms_median, a->repeat, a->stats ? "" : "\n");
-    if (a->stats == 1) printf("; %s %.3f ms, then %.3f ms (last run), device %s\n", first, r->ms_product[0], r->ms_product[1], device);
+        printf("C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
+               a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
+               r->ms_median, a->repeat, a->stats ? "" : "\n");
+    if (a->stats == 1)
+        printf("; %s %.3f ms, then %.3f ms (last run), device %s\n", first, r->ms_product[0], r->ms_product[1], device);
 }
 
 int cmd_rap(int argc, char **argv)

@@ -39,10 +39,12 @@ hsp_status hsa_load(hsa_state *st, const hsp_code_object *co, int dbl)
 {
     hsa_profile_t profile = HSA_PROFILE_BASE;
     hsa_agent_get_info(st->agent, HSA_AGENT_INFO_PROFILE, &profile);
-    hsa_status_t e = hsa_code_object_reader_create_from_memory(co->start, (size_t)(co->end - co->start), &st->reader[dbl]);
+    hsa_status_t e =
+        hsa_code_object_reader_create_from_memory(co->start, (size_t)(co->end - co->start), &st->reader[dbl]);
     if (e == HSA_STATUS_SUCCESS)
         e = hsa_executable_create_alt(profile, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &st->exec[dbl]);
-    if (e == HSA_STATUS_SUCCESS) e = hsa_executable_load_agent_code_object(st->exec[dbl], st->agent, st->reader[dbl], NULL, NULL);
+    if (e == HSA_STATUS_SUCCESS)
+        e = hsa_executable_load_agent_code_object(st->exec[dbl], st->agent, st->reader[dbl], NULL, NULL);
     if (e == HSA_STATUS_SUCCESS) e = hsa_executable_freeze(st->exec[dbl], NULL);
     if (e != HSA_STATUS_SUCCESS)
         return hsp_fail(HSP_ERR_DEVICE, "HSA: loading the %s %s code object: %s", co->target,

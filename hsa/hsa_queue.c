@@ -113,7 +113,8 @@ hsp_status hsa_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, int narg
     uint32_t group_size;
     if (!groups) return HSP_OK;
     if (size > UINT16_MAX || groups > UINT32_MAX / size)
-        return hsp_fail(HSP_ERR_UNSUPPORTED, "kernel %s: a grid of %zu x %zu is too large", k->layout->name, groups, size);
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "kernel %s: a grid of %zu x %zu is too large", k->layout->name, groups,
+                        size);
     hsp_status s = pack(g, k, args, nargs, groups, size, &block, &group_size);
     if (s != HSP_OK) return s;
     int barrier = !(g->overlap && st->overlapped);

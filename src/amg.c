@@ -134,7 +134,8 @@ static hsp_status check_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_
 {
     if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: an argument is NULL");
     *out = NULL;
-    if (A->nrows != A->ncols) return hsp_fail(HSP_ERR_SHAPE, "hsp_amg_setup: A is %d x %d, not square", A->nrows, A->ncols);
+    if (A->nrows != A->ncols)
+        return hsp_fail(HSP_ERR_SHAPE, "hsp_amg_setup: A is %d x %d, not square", A->nrows, A->ncols);
     if (!(o->theta >= 0) || !(o->omega > 0) || o->max_levels < 1 || o->max_levels > HSP_AMG_MAX_LEVELS ||
         o->coarse_size < 1)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: theta must be >= 0, omega > 0, levels 1..%d, coarse size >= 1",

@@ -31,7 +31,8 @@ static hsp_status check_options(const hsp_options *o)
                         (long long)o->grow_start);
     if (o->mem_limit < 0 || o->local_mem < 0)
         return hsp_fail(HSP_ERR_ARG, "mem_limit and local_mem must not be negative");
-    if (o->small_nnz < -1) return hsp_fail(HSP_ERR_ARG, "small_nnz = %lld: give -1, 0 or a count", (long long)o->small_nnz);
+    if (o->small_nnz < -1)
+        return hsp_fail(HSP_ERR_ARG, "small_nnz = %lld: give -1, 0 or a count", (long long)o->small_nnz);
     return HSP_OK;
 }
 

@@ -158,7 +158,8 @@ static hsp_status start_compute(gpu *g, hsp_job *job)
     g->counts = counts;
     hsp_status s = gpu_upload(g, GA_ROWS, job->bin_rows, m * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_SLOT, job->slot, m * sizeof(int64_t));
-    if (s == HSP_OK) s = gpu_upload(g, GA_TCOL, g->host_arrays ? job->tmp_col : NULL, (size_t)job->nslots * sizeof(int32_t));
+    if (s == HSP_OK)
+        s = gpu_upload(g, GA_TCOL, g->host_arrays ? job->tmp_col : NULL, (size_t)job->nslots * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_TVAL, g->host_arrays ? job->tmp_val : NULL, (size_t)job->nslots * job->vsize);
     if (s == HSP_OK) s = gpu_upload(g, GA_CNT, g->host_arrays ? counts : NULL, m * sizeof(int64_t));
     if (s == HSP_OK && job->nlong) s = gpu_long_start(g, job, esc_limit(g, job));

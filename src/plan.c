@@ -113,7 +113,8 @@ static hsp_status row_flops(const hsp_csr *A, const hsp_csr *B, int64_t **out)
     f[0] = 0;
     for (int32_t i = 0; i < A->nrows; i++) {
         int64_t u = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) u += B->rowptr[A->colidx[k] + 1] - B->rowptr[A->colidx[k]];
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            u += B->rowptr[A->colidx[k] + 1] - B->rowptr[A->colidx[k]];
         f[i + 1] = f[i] + u;
     }
     *out = f;

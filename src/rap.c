@@ -27,7 +27,8 @@ static hsp_status product(hsp_context *ctx, const hsp_csr *X, const hsp_csr *Y, 
 static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order, const void *C)
 {
     if (!ctx || !A || !P || !C) return hsp_fail(HSP_ERR_ARG, "hsp_rap: ctx, A, P or C is NULL");
-    if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P) return hsp_fail(HSP_ERR_ARG, "hsp_rap: unknown order %d", (int)order);
+    if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
+        return hsp_fail(HSP_ERR_ARG, "hsp_rap: unknown order %d", (int)order);
     return HSP_OK;
 }
 

@@ -134,7 +134,8 @@ static int coarse_ok(const hsp_amg *amg, char *why, size_t len)
         hsp_csr *PT = NULL, *AP = ref_multiply(v->A, v->P, NULL), *ref = ref_multiply(v->R, AP, NULL);
         int ok = hsp_transpose(v->P, &PT) == HSP_OK && ref_identical(PT, v->R) && ref->nnz == amg->level[l + 1].A->nnz;
         for (int64_t k = 0; ok && k < ref->nnz; k++)
-            ok = fabs(hsp_csr_value(ref, k) - hsp_csr_value(amg->level[l + 1].A, k)) <= 1e-10 * (1 + fabs(hsp_csr_value(ref, k)));
+            ok = fabs(hsp_csr_value(ref, k) - hsp_csr_value(amg->level[l + 1].A, k)) <=
+                 1e-10 * (1 + fabs(hsp_csr_value(ref, k)));
         hsp_csr_free(PT), hsp_csr_free(AP), hsp_csr_free(ref);
         if (!ok) {
             snprintf(why, len, "level %d", l + 1);

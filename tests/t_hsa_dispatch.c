@@ -89,7 +89,8 @@ static void test_dispatch(void)
     const hsp_kernel_info *k = st.kernel[0][GK_BOUND].layout;
     fake_hsa.nlog = 0;
     hsp_status s = launch_bound(1234, 5, 256);
-    tap_ok(s == HSP_OK && fake_hsa_pending() == 1 && fake_hsa.doorbells == 1, "dispatch: one packet queued, doorbell rung");
+    tap_ok(s == HSP_OK && fake_hsa_pending() == 1 && fake_hsa.doorbells == 1,
+           "dispatch: one packet queued, doorbell rung");
     tap_ok(hsa_finish(&g) == HSP_OK && fake_hsa.nlog == 1 && *(int64_t *)(uintptr_t)st.done.handle == 0,
            "dispatch: finish waits until the completion signal is back at 0");
     hsa_kernel_dispatch_packet_t *p = &fake_hsa.log[0];
