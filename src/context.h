@@ -20,6 +20,9 @@ struct hsp_context {
     hsp_bins bins;
     hsp_method method[HSP_NMETHODGROUPS]; /* resolved: never DEFAULT */
     hsp_device *cpu;                      /* with a GPU device: for small products */
+    int resident;                         /* HSP_RESIDENT_*: the next product's operand is the
+                                             last product's C, unchanged (set by hsp_rap) */
+    int last_on_device;                   /* the last product ran on the device */
     hsp_method cpu_method[HSP_NMETHODGROUPS];
     struct hsp_scratch *scratch;          /* one per thread */
     hsp_workspace ws;

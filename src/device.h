@@ -11,6 +11,10 @@
 struct hsp_job;
 typedef struct hsp_device hsp_device;
 
+/* Which operand of a product is the previous product's C, unchanged, so
+ * that a device still holding it need not receive it again. */
+enum { HSP_RESIDENT_NONE, HSP_RESIDENT_A, HSP_RESIDENT_B };
+
 struct hsp_device {
     const char *name;           /* "cpu", "opencl" */
     char description[64];       /* shown in stats, e.g. "cpu" */

@@ -110,6 +110,19 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
 
 /* ---- the stages ------------------------------------------------------------------ */
 
+/* Operand M (first: A's arrays, else B's) is the last product's C, which
+ * the device still holds: take over its arrays instead of copying it again. */
+static int take_resident(gpu *g, const hsp_csr *M, int first)
+{
+    if (!g->last_c || g->last_c != M->colidx) return 0;
+    for (int k = 0; k < 3; k++) { /* rowptr, colidx, values: GA_ARP.. or GA_BRP.. and GA_CRP.. */
+        gpu_array t = g->a[(first ? GA_ARP : GA_BRP) + k];
+        g->a[(first ? GA_ARP : GA_BRP) + k] = g->a[GA_CRP + k];
+        g->a[GA_CRP + k] = t;
+    }
+    return 1;
+}
+
 /* Stage 1: A and B to the device, the bound kernel, u back to job->ub. */
 static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
 {
@@ -123,13 +136,17 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     g->started = 0;
     g->peak_device_bytes = g->device_bytes;
     size_t m = (size_t)A->nrows, vs = job->vsize;
-    if (s == HSP_OK) s = gpu_upload(g, GA_ARP, A->rowptr, (m + 1) * sizeof(int64_t));
-    if (s == HSP_OK) s = gpu_upload(g, GA_ACOL, A->colidx, (size_t)A->nnz * sizeof(int32_t));
-    if (s == HSP_OK) s = gpu_upload(g, GA_AVAL, A->values, (size_t)A->nnz * vs);
+    int a_held = job->resident == HSP_RESIDENT_A && take_resident(g, A, 1);
+    int b_held = job->resident == HSP_RESIDENT_B && B != A && take_resident(g, B, 0);
+    g->last_c = NULL; /* this job's C replaces it */
+    if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_ARP, A->rowptr, (m + 1) * sizeof(int64_t));
+    if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_ACOL, A->colidx, (size_t)A->nnz * sizeof(int32_t));
+    if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_AVAL, A->values, (size_t)A->nnz * vs);
     g->b_is_a = B == A; /* A*A: one copy */
-    if (s == HSP_OK && !g->b_is_a) s = gpu_upload(g, GA_BRP, B->rowptr, ((size_t)B->nrows + 1) * sizeof(int64_t));
-    if (s == HSP_OK && !g->b_is_a) s = gpu_upload(g, GA_BCOL, B->colidx, (size_t)B->nnz * sizeof(int32_t));
-    if (s == HSP_OK && !g->b_is_a) s = gpu_upload(g, GA_BVAL, B->values, (size_t)B->nnz * vs);
+    int b_sent = g->b_is_a || b_held;
+    if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BRP, B->rowptr, ((size_t)B->nrows + 1) * sizeof(int64_t));
+    if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BCOL, B->colidx, (size_t)B->nnz * sizeof(int32_t));
+    if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BVAL, B->values, (size_t)B->nnz * vs);
     if (s == HSP_OK) s = gpu_upload(g, GA_UB, job->ub, m * sizeof(int64_t));
     int64_t m64 = (int64_t)m;
     gpu_arg a[] = {val(&m64, sizeof m64), arr(g, GA_ARP), arr(g, GA_ACOL), arr(g, GA_BRP), arr(g, GA_UB)};
@@ -246,6 +263,9 @@ static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 13, ((size_t)nnz + size - 1) / size, size);
     if (s == HSP_OK) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_download(g, GA_CVAL, C->values, (size_t)nnz * job->vsize);
+    /* the device holds all of C but bin 1's rows, which the host writes; with
+     * host arrays in place it holds nothing of its own */
+    if (s == HSP_OK && !g->host_arrays && job->bin_start[2] == job->bin_start[1]) g->last_c = C->colidx;
     job->stats->peak_device_bytes = g->peak_device_bytes;
     return s;
 }

@@ -91,6 +91,8 @@ struct gpu {
     int32_t *relaunch;       /* rows to launch again */
     int32_t *longrows;       /* long rows ordered by kernel (method auto) */
     int64_t *counts;         /* row counts read back */
+    const void *last_c;      /* the colidx of the last C whose arrays GA_CRP, GA_CCOL
+                                and GA_CVAL still hold (buffers, buffer SVM), or NULL */
 };
 
 /* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);

@@ -112,6 +112,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     memset(st, 0, sizeof *st);
     int small = ctx->cpu && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
     hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : ctx->device, .method = small ? ctx->cpu_method : ctx->method,
+                   .resident = ctx->last_on_device && !small ? ctx->resident : HSP_RESIDENT_NONE,
                    .A = A, .B = B, .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
@@ -125,6 +126,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     memcpy(st->method, job.method, sizeof st->method);
     memcpy(st->device, job.dev->description, sizeof st->device);
     memcpy(st->device_note, ctx->device->note, sizeof st->device_note);
+    ctx->last_on_device = s == HSP_OK && !small;
     if (s != HSP_OK) {
         hsp_csr_free(job.C);
         return s;

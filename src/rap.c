@@ -1,10 +1,12 @@
 /* rap.c: Galerkin products C = R*A*P as two products, R*(A*P) or (R*A)*P,
  * with R = P^T formed once when not given (for R*(A*P) on a thread of its
- * own while A*P runs); with a plan, the values of a later product of the
- * same patterns are computed alone (AMG re-setup). */
+ * own while A*P runs); a GPU device keeps the intermediate product for the
+ * second instead of receiving it again; with a plan, the values of a later
+ * product of the same patterns are computed alone (AMG re-setup). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "context.h"
 #include "internal.h"
 #include "plan.h"
 #include "transpose.h"
@@ -82,7 +84,9 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     hsp_status joined = transpose_join(&thread, started, &t);
     if (s == HSP_OK) s = joined;
     operands(order, R ? R : p->rt, A, P, p->mid, op);
+    ctx->resident = order == HSP_RAP_R_AP ? HSP_RESIDENT_B : HSP_RESIDENT_A; /* mid, as the device left it */
     if (s == HSP_OK) s = product(ctx, op[2], op[3], C, plan ? &p->second : NULL, stats ? stats + 1 : NULL);
+    ctx->resident = HSP_RESIDENT_NONE;
     if (s == HSP_OK && plan) *plan = p;
     else hsp_plan_free(p);
     return s;

@@ -20,6 +20,7 @@ typedef struct hsp_job {
     hsp_context *ctx;
     hsp_device *dev;        /* the context's device, or its cpu device for a small product */
     const hsp_method *method; /* the methods for dev, per group 3..5 */
+    int resident;           /* HSP_RESIDENT_*: an operand is the previous product's C */
     const hsp_csr *A, *B;
     size_t vsize;           /* bytes of one value */
     int64_t *ub;            /* upper bound u_i of each row of C */
