@@ -100,8 +100,7 @@ hsp_status hsp_tentative(const int32_t *agg, int32_t n, int32_t naggregates, hsp
     for (int32_t i = 0; i < n; i++) {
         double v = 1 / sqrt((double)size[agg[i]]); /* the constant vector, normalized per aggregate */
         (*T)->rowptr[i + 1] = i + 1, (*T)->colidx[i] = agg[i];
-        if (precision == HSP_DOUBLE) ((double *)(*T)->values)[i] = v;
-        else ((float *)(*T)->values)[i] = (float)v;
+        hsp_csr_set_value(*T, i, v);
     }
     free(size);
     return HSP_OK;

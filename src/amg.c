@@ -47,13 +47,6 @@ void hsp_amg_free(hsp_amg *amg)
     free(amg);
 }
 
-/* Value k of M set to v, whatever its precision. */
-static void set_value(hsp_csr *M, int64_t k, double v)
-{
-    if (M->precision == HSP_DOUBLE) ((double *)M->values)[k] = v;
-    else ((float *)M->values)[k] = (float)v;
-}
-
 /* A bound of the spectral radius of D^-1 A: max_i sum_j |a_ij| / |a_ii|. */
 static double radius_bound(const hsp_csr *A, const int64_t *diag)
 {
@@ -88,8 +81,9 @@ static void smooth_in_place(const hsp_csr *A, const level_state *s, double omega
     double w = omega / radius_bound(A, s->diag);
     for (int32_t i = 0; i < P->nrows; i++) {
         double scale = -w / hsp_csr_value(A, s->diag[i]);
-        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++) set_value(P, k, scale * hsp_csr_value(P, k));
-        set_value(P, s->t_entry[i], hsp_csr_value(P, s->t_entry[i]) + hsp_csr_value(s->T, i));
+        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
+            hsp_csr_set_value(P, k, scale * hsp_csr_value(P, k));
+        hsp_csr_set_value(P, s->t_entry[i], hsp_csr_value(P, s->t_entry[i]) + hsp_csr_value(s->T, i));
     }
 }
 

@@ -47,6 +47,12 @@ double hsp_csr_value(const hsp_csr *A, int64_t k)
                                       : (double)((const float *)A->values)[k];
 }
 
+void hsp_csr_set_value(hsp_csr *A, int64_t k, double v)
+{
+    if (A->precision == HSP_DOUBLE) ((double *)A->values)[k] = v;
+    else ((float *)A->values)[k] = (float)v;
+}
+
 hsp_status hsp_csr_check_header(const hsp_csr *A)
 {
     if (!A) return hsp_fail(HSP_ERR_ARG, "matrix is NULL");

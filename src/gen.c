@@ -23,13 +23,6 @@ static double uniform(uint64_t *state)
     return (double)(next_random(state) >> 11) * 0x1.0p-53;
 }
 
-/* Store value v as entry k of A. */
-static void set_value(hsp_csr *A, int64_t k, double v)
-{
-    if (A->precision == HSP_DOUBLE) ((double *)A->values)[k] = v;
-    else ((float *)A->values)[k] = (float)v;
-}
-
 /* Check that rows x per_row entries fit, and allocate. */
 static hsp_status make_matrix(int64_t rows, int64_t cols, int64_t max_nnz, hsp_precision p,
                               hsp_csr **out)
@@ -65,7 +58,7 @@ static hsp_status stencil(int dim, int full, const int64_t *arg, uint64_t seed, 
                             if (X < 0 || Y < 0 || Z < 0 || X >= n || Y >= n || Z >= n3) continue;
                             if (!full && far > 1) continue;
                             A->colidx[k] = (int32_t)((Z * n + Y) * n + X);
-                            set_value(A, k++, far ? -1.0 : per_row - 1.0);
+                            hsp_csr_set_value(A, k++, far ? -1.0 : per_row - 1.0);
                         }
                 A->rowptr[(z * n + y) * n + x + 1] = k;
             }
@@ -104,7 +97,7 @@ static hsp_status band(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_c
     for (int64_t i = 0; i < n; i++) {
         for (int64_t j = i - w < 0 ? 0 : i - w; j <= i + w && j < n; j++) {
             A->colidx[k] = (int32_t)j;
-            set_value(A, k++, 0.5 + uniform(&seed));
+            hsp_csr_set_value(A, k++, 0.5 + uniform(&seed));
         }
         A->rowptr[i + 1] = k;
     }

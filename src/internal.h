@@ -33,6 +33,9 @@ static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
  * releases the block. */
 void *hsp_alloc(size_t bytes);
 
+/* Store v as value k of A, whatever its precision (hsp_csr_value's twin). */
+void hsp_csr_set_value(hsp_csr *A, int64_t k, double v);
+
 /* The two halves of hsp_csr_check: the header (sizes, arrays, rowptr[0] and
  * rowptr[nrows]), and the rows first..last-1, each checked on its own so that
  * threads can share the work. */
