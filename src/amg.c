@@ -169,6 +169,9 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
 hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
 {
     if (!ctx || !amg || !A) return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: an argument is NULL");
+    if (A->precision != amg->level[0].A->precision)
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: A has another precision than the hierarchy");
+    /* the one check of the caller's data: every other matrix is the hierarchy's own */
     hsp_status e = amg->nlevels > 1 ? hsp_pattern_check(&amg->state->level[0].smooth->a, A, "A") : hsp_csr_check(A);
     double start = hsp_now_ms();
     if (e == HSP_OK) amg->level[0].A = A;
@@ -177,10 +180,10 @@ hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
         level_state *s = &amg->state->level[l];
         double t = hsp_now_ms();
         e = hsp_diagonal(v->A, s->diag);
-        if (e == HSP_OK) e = hsp_multiply_reuse(ctx, s->smooth, v->A, s->T, v->P);
+        if (e == HSP_OK) e = hsp_plan_numeric(ctx, s->smooth, v->A, s->T, v->P);
         if (e == HSP_OK) smooth_in_place(v->A, s, amg->state->options.omega, v->P);
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
-        if (e == HSP_OK) e = hsp_rap_reuse(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
+        if (e == HSP_OK) e = hsp_rap_numeric(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
         v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
     }
     amg->ms_total = hsp_now_ms() - start;

@@ -83,9 +83,7 @@ static void numeric_part(void *arg, int tid, int64_t part)
     else numeric_rows_f(r, pos, first, last);
 }
 
-/* C's values from A and B (patterns checked), on the pool in parts of about
- * equal products. */
-static hsp_status numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)
+hsp_status hsp_plan_numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)
 {
     int threads = hsp_pool_size(ctx->pool);
     int64_t parts = (int64_t)threads * PARTS_PER_THREAD;
@@ -166,5 +164,5 @@ hsp_status hsp_multiply_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A
     hsp_status s = hsp_pattern_check(&plan->a, A, "A");
     if (s == HSP_OK && !plan->b_is_a) s = hsp_pattern_check(&plan->b, B, "B");
     if (s == HSP_OK) s = hsp_pattern_check(&plan->c, C, "C");
-    return s == HSP_OK ? numeric(ctx, plan, A, B, C) : s;
+    return s == HSP_OK ? hsp_plan_numeric(ctx, plan, A, B, C) : s;
 }

@@ -36,5 +36,13 @@ struct hsp_plan {
 /* Is M's pattern p's?  HSP_ERR_ARG naming the operand and the first row
  * that differs when not. */
 hsp_status hsp_pattern_check(const hsp_pattern *p, const hsp_csr *M, const char *name);
+/* C's values from A and B of one precision, whose patterns (and C's) the
+ * caller has found to be the plan's: on the pool, in parts of about equal
+ * products. */
+hsp_status hsp_plan_numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C);
+/* The same for a Galerkin plan: R (NULL: the plan's P^T, refreshed from P),
+ * A, P and C checked by the caller; the intermediate is the plan's. */
+hsp_status hsp_rap_numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
+                           hsp_csr *C);
 
 #endif

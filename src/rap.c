@@ -98,14 +98,29 @@ static const hsp_pattern *kept(const hsp_plan *q, int second)
     return second && !q->b_is_a ? &q->b : &q->a;
 }
 
-/* Are R (when given), A and P of the plan's patterns?  The error names them. */
-static hsp_status check_patterns(const hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P)
+/* Are R (when given), A, P and C of one precision and the plan's patterns?
+ * The error names them. */
+static hsp_status check_operands(const hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
+                                 const hsp_csr *C)
 {
     int r_ap = plan->order == HSP_RAP_R_AP;
+    if (A->precision != C->precision || P->precision != C->precision || (R && R->precision != C->precision))
+        return hsp_fail(HSP_ERR_ARG, "hsp_rap_reuse: R, A, P and C must have one precision");
     hsp_status s = hsp_pattern_check(kept(plan->first, !r_ap), A, "A");
     if (s == HSP_OK) s = hsp_pattern_check(r_ap ? kept(plan->first, 1) : kept(plan->second, 1), P, "P");
     if (s == HSP_OK && R) s = hsp_pattern_check(r_ap ? kept(plan->second, 0) : kept(plan->first, 0), R, "R");
+    if (s == HSP_OK) s = hsp_pattern_check(&plan->second->c, C, "C");
     return s;
+}
+
+hsp_status hsp_rap_numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
+                           hsp_csr *C)
+{
+    const hsp_csr *op[4];
+    if (plan->rt) hsp_transpose_values(P, plan->rt_where, plan->rt);
+    operands(plan->order, R ? R : plan->rt, A, P, plan->mid, op);
+    hsp_status s = hsp_plan_numeric(ctx, plan->first, op[0], op[1], plan->mid);
+    return s == HSP_OK ? hsp_plan_numeric(ctx, plan->second, op[2], op[3], C) : s;
 }
 
 hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
@@ -118,12 +133,6 @@ hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, con
     if (s == HSP_OK && !R != !!plan->rt)
         s = hsp_fail(HSP_ERR_ARG, "hsp_rap_reuse: the plan was made with %s", plan->rt ? "R = P^T (pass R = NULL)"
                                                                                  : "R given (pass it)");
-    if (s != HSP_OK) return s;
-    if ((s = check_patterns(plan, R, A, P)) != HSP_OK) return s;
-    if (plan->rt) hsp_transpose_values(P, plan->rt_where, plan->rt);
-    const hsp_csr *op[4];
-    operands(plan->order, R ? R : plan->rt, A, P, plan->mid, op);
-    if (s == HSP_OK) s = hsp_multiply_reuse(ctx, plan->first, op[0], op[1], plan->mid);
-    if (s == HSP_OK) s = hsp_multiply_reuse(ctx, plan->second, op[2], op[3], C);
-    return s;
+    if (s == HSP_OK) s = check_operands(plan, R, A, P, C);
+    return s == HSP_OK ? hsp_rap_numeric(ctx, plan, R, A, P, C) : s;
 }
