@@ -2,8 +2,6 @@
  * Galerkin products of smoothed-aggregation hierarchies of the paper's
  * Poisson problems, per level and in both orders, timed with hspgemm and with
  * each peer's two-product RAP on the same R, A and P in the same run. */
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
@@ -22,28 +20,6 @@ typedef struct {
     double ms;
     cli_peer_result peer[CLI_NPEERS];
 } rap_row;
-
-/* The median ms of a->repeat products after a warm-up; nnz(C) to *nnz, the
- * device's description to device. */
-static hsp_status time_rap(hsp_context *ctx, const cli_args *a, const hsp_amg_level *v, hsp_rap_order order,
-                           double *ms, int64_t *nnz, char *device)
-{
-    double *t = malloc((size_t)(a->repeat + 1) * sizeof *t), min;
-    hsp_stats st[2];
-    hsp_status s = t ? HSP_OK : HSP_ERR_NOMEM;
-    for (int k = 0; k <= a->repeat && s == HSP_OK; k++) {
-        hsp_csr *C = NULL;
-        double t0 = cli_now_ms();
-        s = hsp_rap(ctx, v->R, v->A, v->P, order, &C, NULL, st);
-        t[k] = cli_now_ms() - t0;
-        if (C) *nnz = C->nnz;
-        hsp_csr_free(C);
-    }
-    if (s == HSP_OK) cli_median_min(t + 1, a->repeat, ms, &min);
-    if (s == HSP_OK) memcpy(device, st[0].device, sizeof st[0].device);
-    free(t);
-    return s;
-}
 
 /* The rows of one problem: each level of its hierarchy, both orders. */
 static int bench_problem(hsp_context *ctx, const cli_args *a, const char *spec, char cmd[CLI_NPEERS][CLI_CMD_LEN],
@@ -64,8 +40,11 @@ static int bench_problem(hsp_context *ctx, const cli_args *a, const char *spec, 
             r->problem = spec, r->level = l, r->order = (hsp_rap_order)order;
             r->rows = v->A->nrows, r->nnz_a = v->A->nnz;
             snprintf(what, sizeof what, "%s level %d %s", spec, l, cli_order_name(r->order));
+            cli_rap_result ours;
             cli_status_line("bench: %s: hspgemm", what);
-            s = time_rap(ctx, a, v, r->order, &r->ms, &r->nnz_c, device);
+            s = cli_time_rap(ctx, v->R, v->A, v->P, r->order, 1, a->repeat, NULL, &ours);
+            r->ms = ours.ms_median, r->nnz_c = ours.nnz_c;
+            memcpy(device, ours.device, sizeof ours.device);
             snprintf(extra, sizeof extra, "--rap=%s", cli_order_name(r->order));
             if (s == HSP_OK) cli_run_peers(what, M, 3, extra, cmd, r->peer);
         }

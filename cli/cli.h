@@ -55,6 +55,19 @@ typedef struct {
 hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat,
                              int progress, hsp_csr **C, cli_result *r);
 void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r);
+
+/* Timings of repeated Galerkin products, with the last run's figures. */
+typedef struct {
+    double ms_median, ms_min, ms_product[2];
+    int64_t nnz_c;
+    int32_t rows, cols;
+    char device[64];
+} cli_rap_result;
+
+/* C = R*A*P in order, once untimed when warm_up, then repeat times timed;
+ * C of the last run goes to *C when C is not NULL. */
+hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
+                        int warm_up, int repeat, hsp_csr **C, cli_rap_result *r);
 void cli_report_json(FILE *f, const cli_result *r);
 
 /* The bench peers (peers.c): what each reported (ms 0 when it did not run;

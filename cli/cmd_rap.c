@@ -1,6 +1,4 @@
 /* cmd_rap.c: `hspgemm rap [R] A P`: the Galerkin product C = R*A*P. */
-#include <stdlib.h>
-#include <string.h>
 #include "cli.h"
 
 static const char usage_rap[] =
@@ -22,37 +20,7 @@ static const char usage_rap[] =
 static const char allowed[] = "o,output,order,device,threads,precision,methods,grow,stats,repeat,seed,quiet,gen,"
                               "small-nnz";
 
-typedef struct {
-    double ms_median, ms_min, ms_product[2];
-    int64_t nnz_c;
-    int32_t rows, cols;
-    char device[64];
-} rap_result;
-
-/* C = R*A*P repeat times; the last C to *C when C is not NULL. */
-static hsp_status time_rap(hsp_context *ctx, const cli_args *a, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
-                           hsp_csr **C, rap_result *r)
-{
-    double *ms = malloc((size_t)a->repeat * sizeof *ms);
-    hsp_stats st[2];
-    hsp_status s = ms ? HSP_OK : HSP_ERR_NOMEM;
-    for (int k = 0; k < a->repeat && s == HSP_OK; k++) {
-        hsp_csr *out = NULL;
-        double t0 = cli_now_ms();
-        s = hsp_rap(ctx, R, A, P, a->amg.order, &out, NULL, st);
-        ms[k] = cli_now_ms() - t0;
-        if (s == HSP_OK) r->nnz_c = out->nnz, r->rows = out->nrows, r->cols = out->ncols;
-        if (C && k == a->repeat - 1) *C = out;
-        else hsp_csr_free(out);
-    }
-    if (s == HSP_OK) cli_median_min(ms, a->repeat, &r->ms_median, &r->ms_min);
-    r->ms_product[0] = st[0].ms_total, r->ms_product[1] = st[1].ms_total;
-    if (s == HSP_OK) memcpy(r->device, st[0].device, sizeof r->device);
-    free(ms);
-    return s;
-}
-
-static void report(const cli_args *a, const rap_result *r)
+static void report(const cli_args *a, const cli_rap_result *r)
 {
     const char *device = r->device;
     const char *first = a->amg.order == HSP_RAP_R_AP ? "A*P" : "R*A";
@@ -83,12 +51,13 @@ int cmd_rap(int argc, char **argv)
     for (int k = 0; k < a.noperands && (k == 0 || M[k - 1]); k++) M[k] = cli_load(&a, k);
     hsp_csr *R = a.noperands == 3 ? M[0] : NULL, *A = M[a.noperands - 2], *P = M[a.noperands - 1], *C = NULL;
     hsp_context *ctx = NULL;
-    rap_result r = {0};
+    cli_rap_result r = {0};
     hsp_status s = HSP_ERR_IO;
     if (A && P) {
         s = hsp_context_create(&a.lib, &ctx);
         if (s != HSP_OK) cli_error("context", s);
-        else if ((s = time_rap(ctx, &a, R, A, P, a.output ? &C : NULL, &r)) != HSP_OK) cli_error("rap", s);
+        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.output ? &C : NULL, &r)) != HSP_OK)
+            cli_error("rap", s);
     }
     if (s == HSP_OK) report(&a, &r);
     if (s == HSP_OK && a.output && (s = hsp_mm_write(a.output, C)) != HSP_OK) cli_error(a.output, s);

@@ -2,6 +2,7 @@
  * table or as one line of JSON. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
@@ -35,6 +36,30 @@ hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
     r->runs = repeat;
     r->nrows = A->nrows, r->ncols = B->ncols, r->nnz_a = A->nnz, r->nnz_b = B->nnz;
     r->precision = A->precision;
+    free(ms);
+    return s;
+}
+
+hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
+                        int warm_up, int repeat, hsp_csr **C, cli_rap_result *r)
+{
+    double *ms = malloc((size_t)(repeat + 1) * sizeof *ms);
+    hsp_stats st[2];
+    hsp_status s = ms ? HSP_OK : HSP_ERR_NOMEM;
+    for (int k = warm_up ? -1 : 0; k < repeat && s == HSP_OK; k++) {
+        hsp_csr *out = NULL;
+        double t0 = cli_now_ms();
+        s = hsp_rap(ctx, R, A, P, order, &out, NULL, st);
+        if (k >= 0) ms[k] = cli_now_ms() - t0;
+        if (s == HSP_OK) r->nnz_c = out->nnz, r->rows = out->nrows, r->cols = out->ncols;
+        if (C && k == repeat - 1) *C = out;
+        else hsp_csr_free(out);
+    }
+    if (s == HSP_OK) {
+        cli_median_min(ms, repeat, &r->ms_median, &r->ms_min);
+        r->ms_product[0] = st[0].ms_total, r->ms_product[1] = st[1].ms_total;
+        memcpy(r->device, st[0].device, sizeof r->device);
+    }
     free(ms);
     return s;
 }
