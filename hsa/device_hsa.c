@@ -9,23 +9,6 @@
 #include "hsa_gpu.h"
 #include "internal.h"
 
-/* Parse "hsa[:N][,nosvm]"; *index is 0 when N is absent. */
-static hsp_status parse_spec(const char *spec, int *index, int *nosvm)
-{
-    const char *p = spec + 3;
-    char *end;
-    *index = 0, *nosvm = 0;
-    if (*p == ':') {
-        long n = strtol(p + 1, &end, 10);
-        if (end == p + 1 || n < 0 || n > 1000) goto bad;
-        *index = (int)n, p = end;
-    }
-    if (!strcmp(p, ",nosvm")) *nosvm = 1, p += strlen(p);
-    if (!*p) return HSP_OK;
-bad:
-    return hsp_fail(HSP_ERR_ARG, "bad device '%s': give hsa[:N][,nosvm] (N from `hspgemm devices`)", spec);
-}
-
 /* The targets this build has code objects for, space-separated, in buf. */
 static const char *built_targets(char *buf, size_t len)
 {
@@ -76,9 +59,12 @@ hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
     hsp_hsa_agent list[16];
     const hsp_code_object *co[2];
     char why[256] = "";
-    int count = 0, index, nosvm;
+    static const char *const flags[] = {"nosvm"};
+    int count = 0, index;
+    unsigned nosvm;
     *out = NULL;
-    hsp_status s = parse_spec(spec, &index, &nosvm);
+    hsp_status s = hsp_device_spec(spec, "hsa", flags, 1, &index, &nosvm);
+    if (index < 0) index = 0;
     if (s == HSP_OK) s = hsp_hsa_agents(list, 16, &count, why, sizeof why);
     if (s != HSP_OK) return s;
     if (index > 0 && index >= count)

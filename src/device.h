@@ -42,6 +42,11 @@ struct hsp_device {
  * OpenCL, else cpu), "cpu", "opencl[:N][,nosvm][,nofp64]" or
  * "hsa[:N][,nosvm]"; the cpu device runs on pool. */
 hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out);
+/* Parse "prefix[:N][,flag]..." (the name has prefix): *index is N or -1,
+ * bit j of *set says flag j (of nflags) was given; HSP_ERR_ARG saying what
+ * the device takes otherwise. */
+hsp_status hsp_device_spec(const char *spec, const char *prefix, const char *const *flags, int nflags, int *index,
+                           unsigned *set);
 /* The hsa device: "hsa[:N][,nosvm]". */
 hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out);
 /* The cpu device. */

@@ -67,30 +67,6 @@ static void ocl_close(gpu *g)
 static const gpu_ops ocl_ops = {ocl_alloc, ocl_free,   ocl_write,  ocl_read,  ocl_copy,
                                 NULL,      ocl_group_limit, ocl_launch, ocl_finish, ocl_close};
 
-/* Parse "opencl[:N][,nosvm][,nofp64]"; *index is -1 when N is absent. */
-static hsp_status parse_spec(const char *spec, int *index, int *nosvm, int *nofp64)
-{
-    const char *p = spec + strlen("opencl");
-    char *end;
-    *index = -1, *nosvm = 0, *nofp64 = 0;
-    if (*p == ':') {
-        long n = strtol(p + 1, &end, 10);
-        if (end == p + 1 || n < 0 || n > 1000) goto bad;
-        *index = (int)n, p = end;
-    }
-    while (*p == ',') {
-        size_t len = strcspn(p + 1, ",");
-        if (len == 5 && !strncmp(p + 1, "nosvm", 5)) *nosvm = 1;
-        else if (len == 6 && !strncmp(p + 1, "nofp64", 6)) *nofp64 = 1;
-        else goto bad;
-        p += 1 + len;
-    }
-    if (!*p) return HSP_OK;
-bad:
-    return hsp_fail(HSP_ERR_ARG, "bad device '%s': give opencl[:N][,nosvm][,nofp64] "
-                    "(N from `hspgemm devices`)", spec);
-}
-
 /* Context, queue and kernels for device info into g and st. */
 static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int nosvm, int nofp64)
 {
@@ -113,8 +89,10 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
 hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device **out)
 {
     ocl_info list[32];
-    int index, nosvm, nofp64, count;
-    hsp_status s = parse_spec(spec, &index, &nosvm, &nofp64);
+    static const char *const flags[] = {"nosvm", "nofp64"};
+    int index, count;
+    unsigned set;
+    hsp_status s = hsp_device_spec(spec, "opencl", flags, 2, &index, &set);
     if (s == HSP_OK) s = ocl_devices(list, 32, &count);
     if (s != HSP_OK) return s;
     if (index >= count || index >= 32)
@@ -128,7 +106,7 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device *
     gpu *g = dev->state;
     ocl_state *st = g->backend;
     st->pool = pool;
-    s = open_state(g, st, &list[index], nosvm, nofp64);
+    s = open_state(g, st, &list[index], set & 1, set >> 1 & 1);
     if (s != HSP_OK) {
         dev->destroy(dev);
         return s;
