@@ -108,6 +108,8 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
             (long long)st->grow_moves);
     fprintf(f, "peak temporary memory %.1f MiB, peak device memory %.1f MiB\n",
             (double)st->peak_temp_bytes / 1048576.0, (double)st->peak_device_bytes / 1048576.0);
+    fprintf(f, "copied to the device %.1f MiB, back to the host %.1f MiB\n",
+            (double)st->bytes_to_device / 1048576.0, (double)st->bytes_to_host / 1048576.0);
     fprintf(f, "flops %lld; %d run%s: median %.3f ms, min %.3f ms, %.3f GFlop/s\n",
             (long long)st->flops, r->runs, r->runs > 1 ? "s" : "", r->ms_median, r->ms_min,
             gflops(r));
@@ -133,7 +135,7 @@ void cli_report_json(FILE *f, const cli_result *r)
             "\"grow_bytes_copied\":%lld,\"grow_moves\":%lld,\"threads\":%d,"
             "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
             "\"cols\":%lld,\"nnz_a\":%lld,\"nnz_b\":%lld,\"peak_temp_bytes\":%lld,"
-            "\"peak_device_bytes\":%lld,\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
+            "\"peak_device_bytes\":%lld,\"bytes_to_device\":%lld,\"bytes_to_host\":%lld,\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
             "\"ms_host\":%.4f,\"ms_overlap\":%.4f,\"device_note\":",
             r->ms_median, r->ms_min, r->runs, gflops(r), (long long)st->nnz_c,
             (long long)st->flops, st->device, hsp_grow_name(st->grow),
@@ -142,7 +144,8 @@ void cli_report_json(FILE *f, const cli_result *r)
             r->precision == HSP_DOUBLE ? "double" : "float", hsp_method_name(st->method[0]),
             hsp_method_name(st->method[1]), hsp_method_name(st->method[2]), (long long)r->nrows,
             (long long)r->ncols, (long long)r->nnz_a, (long long)r->nnz_b,
-            (long long)st->peak_temp_bytes, (long long)st->peak_device_bytes, st->ms_stage[0],
+            (long long)st->peak_temp_bytes, (long long)st->peak_device_bytes, (long long)st->bytes_to_device,
+            (long long)st->bytes_to_host, st->ms_stage[0],
             st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], st->ms_device, st->ms_host,
             st->ms_overlap);
     json_string(f, st->device_note);

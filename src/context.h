@@ -23,6 +23,8 @@ struct hsp_context {
     int resident;                         /* HSP_RESIDENT_*: the next product's operand is the
                                              last product's C, unchanged (set by hsp_rap) */
     int last_on_device;                   /* the last product ran on the device */
+    int keep;                             /* the next product's C is only for the product after
+                                             it: the device may keep it (set by hsp_rap) */
     hsp_method cpu_method[HSP_NMETHODGROUPS];
     struct hsp_scratch *scratch;          /* one per thread */
     hsp_workspace ws;

@@ -34,6 +34,10 @@ struct hsp_device {
     /* Stage 4 on the device for the rows of bins 2 and up (C's row pointers
      * are set and its arrays allocated), or NULL for the CPU threads. */
     hsp_status (*arrange)(hsp_device *dev, struct hsp_job *job);
+    /* The C a job kept on the device (job->keep), whose host colidx and
+     * values are not yet filled: read them in (unless drop); either way the
+     * device forgets it.  NULL when the device keeps nothing. */
+    hsp_status (*fetch)(hsp_device *dev, int drop);
     void (*destroy)(hsp_device *dev);
     void *state;
 };

@@ -114,13 +114,25 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
  * the device still holds: take over its arrays instead of copying it again. */
 static int take_resident(gpu *g, const hsp_csr *M, int first)
 {
+    int base = first ? GA_ARP : GA_BRP;
     if (!g->last_c || g->last_c != M->colidx) return 0;
-    for (int k = 0; k < 3; k++) { /* rowptr, colidx, values: GA_ARP.. or GA_BRP.. and GA_CRP.. */
-        gpu_array t = g->a[(first ? GA_ARP : GA_BRP) + k];
-        g->a[(first ? GA_ARP : GA_BRP) + k] = g->a[GA_CRP + k];
+    for (int k = 0; k < 3; k++) { /* rowptr, colidx, values */
+        gpu_array t = g->a[base + k];
+        g->a[base + k] = g->a[GA_CRP + k];
         g->a[GA_CRP + k] = t;
     }
+    if (g->kept) g->kept_at = base;
     return 1;
+}
+
+static hsp_status gpu_fetch(hsp_device *dev, int drop)
+{
+    gpu *g = dev->state;
+    hsp_csr *C = g->kept;
+    g->kept = NULL;
+    if (!C || drop) return HSP_OK;
+    hsp_status s = gpu_download(g, g->kept_at + 1, C->colidx, (size_t)C->nnz * sizeof(int32_t));
+    return s == HSP_OK ? gpu_download(g, g->kept_at + 2, C->values, (size_t)C->nnz * hsp_value_size(C->precision)) : s;
 }
 
 /* Stage 1: A and B to the device, the bound kernel, u back to job->ub. */
@@ -135,6 +147,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     hsp_status s = g->ops->finish(g);
     g->started = 0;
     g->peak_device_bytes = g->device_bytes;
+    g->moved[0] = g->moved[1] = 0;
     size_t m = (size_t)A->nrows, vs = job->vsize;
     int a_held = job->resident == HSP_RESIDENT_A && take_resident(g, A, 1);
     int b_held = job->resident == HSP_RESIDENT_B && B != A && take_resident(g, B, 0);
@@ -245,14 +258,12 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
     return s;
 }
 
-/* Stage 4: the rows of bins 2 and up into C (the host does bins 0-1). */
-static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
+/* The device's rows into C (the pool arguments exist: the job started). */
+static hsp_status arrange_rows(gpu *g, hsp_job *job)
 {
-    gpu *g = dev->state;
     hsp_csr *C = job->C;
     int dbl = C->precision == HSP_DOUBLE;
     int64_t nnz = C->nnz, m = C->nrows, medium = job->medium_max;
-    if (!g->started || !nnz) return HSP_OK; /* started: the pool arguments exist */
     hsp_status s = gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
@@ -261,12 +272,24 @@ static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
                    arr(g, GA_PVAL), arr(g, GA_LROWS), arr(g, GA_CCOL), arr(g, GA_CVAL)};
     size_t size = group_size(g, dbl, GK_ARRANGE, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 13, ((size_t)nnz + size - 1) / size, size);
-    if (s == HSP_OK) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
-    if (s == HSP_OK) s = gpu_download(g, GA_CVAL, C->values, (size_t)nnz * job->vsize);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
-    if (s == HSP_OK && !g->host_arrays && job->bin_start[2] == job->bin_start[1]) g->last_c = C->colidx;
+    int whole = !g->host_arrays && job->bin_start[2] == job->bin_start[1], keep = whole && job->keep;
+    g->kept = s == HSP_OK && keep ? C : NULL, g->kept_at = GA_CRP; /* an operand this job took over is done with */
+    if (s == HSP_OK && !keep) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
+    if (s == HSP_OK && !keep) s = gpu_download(g, GA_CVAL, C->values, (size_t)nnz * job->vsize);
+    if (s == HSP_OK && whole) g->last_c = C->colidx;
+    return s;
+}
+
+/* Stage 4: the rows of bins 2 and up into C (the host does bins 0-1); the
+ * job's memory and transfer figures. */
+static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
+{
+    gpu *g = dev->state;
+    hsp_status s = g->started && job->C->nnz ? arrange_rows(g, job) : HSP_OK;
     job->stats->peak_device_bytes = g->peak_device_bytes;
+    job->stats->bytes_to_device = g->moved[0], job->stats->bytes_to_host = g->moved[1];
     return s;
 }
 
@@ -314,4 +337,5 @@ void gpu_device_init(hsp_device *dev)
     dev->launch_bin = gpu_launch_bin;
     dev->wait = gpu_wait;
     dev->arrange = gpu_arrange;
+    dev->fetch = gpu_fetch;
 }

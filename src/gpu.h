@@ -82,6 +82,7 @@ struct gpu {
     int64_t local_mem;       /* local memory of a work-group, bytes */
     gpu_array a[GA_COUNT];
     int64_t device_bytes, peak_device_bytes;
+    int64_t moved[2];        /* bytes copied to the device and back since the job began */
     /* the job in flight */
     int overlap;             /* launches now may run at once (stage 3's bins) */
     int started;             /* its rows, slots and C~ are on the device */
@@ -93,6 +94,10 @@ struct gpu {
     int64_t *counts;         /* row counts read back */
     const void *last_c;      /* the colidx of the last C whose arrays GA_CRP, GA_CCOL
                                 and GA_CVAL still hold (buffers, buffer SVM), or NULL */
+    hsp_csr *kept;           /* that C when its host colidx and values were not filled
+                                (job->keep), or NULL */
+    int kept_at;             /* where its arrays are now: GA_CRP, or GA_ARP or GA_BRP
+                                once a job took them over */
 };
 
 /* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);

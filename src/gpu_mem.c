@@ -70,6 +70,7 @@ hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes)
     }
     hsp_status s = gpu_reserve(g, which, bytes);
     if (s != HSP_OK || !bytes || !host) return s;
+    g->moved[0] += (int64_t)bytes;
     if (x->ptr) {
         memcpy(x->ptr, host, bytes);
         return HSP_OK;
@@ -81,6 +82,7 @@ hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes)
 {
     gpu_array *x = &g->a[which];
     if (!bytes) return HSP_OK;
+    if (x->ptr != host) g->moved[1] += (int64_t)bytes;
     if (!x->ptr) return g->ops->read(g, x, host, bytes);
     hsp_status s = g->ops->finish(g);
     if (s == HSP_OK && x->ptr != host) memcpy(host, x->ptr, bytes);

@@ -192,6 +192,8 @@ typedef struct {
     int64_t grow_moves;   /* grow=realloc calls that returned a new address */
     int64_t peak_temp_bytes; /* peak of temporary memory (C~, buffers) */
     int64_t peak_device_bytes; /* peak of device memory held (opencl device) */
+    int64_t bytes_to_device, bytes_to_host; /* copied between host and device memory
+                                               (none where the device uses host arrays) */
     int threads;
     hsp_grow grow;        /* the grow mode that ran (copy where realloc cannot) */
     hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */

@@ -11,6 +11,7 @@ enum { CHECK_PARTS = 16, MSG = 512 };
 /* The row checks of A and B, split into parts for the pool. */
 typedef struct {
     const hsp_csr *M[2];
+    int64_t first; /* the first part checked */
     hsp_status status[2 * CHECK_PARTS];
     char msg[2 * CHECK_PARTS][MSG];
 } check_run;
@@ -19,6 +20,7 @@ typedef struct {
 static void check_part(void *arg, int tid, int64_t c)
 {
     check_run *r = arg;
+    c += r->first;
     const hsp_csr *M = r->M[c / CHECK_PARTS];
     int64_t part = c % CHECK_PARTS, n = M->nrows;
     (void)tid;
@@ -27,9 +29,11 @@ static void check_part(void *arg, int tid, int64_t c)
     if (r->status[c] != HSP_OK) snprintf(r->msg[c], MSG, "%s", hsp_errmsg());
 }
 
-/* Check the operands: valid CSR (rows checked on the pool), one precision,
- * matching shapes.  The message names the operand and its first bad row. */
-static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B)
+/* Check the operands: valid CSR (rows checked on the pool, except those of
+ * the resident operand, the last product's C, which the device may hold
+ * alone), one precision, matching shapes.  The message names the operand and
+ * its first bad row. */
+static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int resident)
 {
     const char *name[2] = {"A", "B"};
     const hsp_csr *M[2] = {A, B};
@@ -50,9 +54,11 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
     check_run *r = malloc(sizeof *r);
     if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory to check the operands");
     r->M[0] = A, r->M[1] = B;
-    hsp_pool_chunks(ctx->pool, B == A ? CHECK_PARTS : 2 * CHECK_PARTS, check_part, r);
+    r->first = resident == HSP_RESIDENT_A ? CHECK_PARTS : 0;
+    int64_t last = B == A || resident == HSP_RESIDENT_B ? CHECK_PARTS : 2 * CHECK_PARTS;
+    hsp_pool_chunks(ctx->pool, last - r->first, check_part, r);
     hsp_status s = HSP_OK;
-    for (int c = 0; c < (B == A ? 1 : 2) * CHECK_PARTS && s == HSP_OK; c++)
+    for (int64_t c = r->first; c < last && s == HSP_OK; c++)
         if ((s = r->status[c]) != HSP_OK) hsp_fail(s, "%s: %s", name[c / CHECK_PARTS], r->msg[c]);
     free(r);
     return s;
@@ -106,13 +112,16 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     hsp_stats local;
     if (!ctx || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx or C is NULL");
     *C = NULL;
-    hsp_status s = check_operands(ctx, A, B);
+    int small = ctx->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
+    int resident = ctx->last_on_device && !small ? ctx->resident : HSP_RESIDENT_NONE;
+    hsp_device *dev = ctx->device;
+    hsp_status s = resident || !dev->fetch ? HSP_OK : dev->fetch(dev, 0); /* a C it kept comes back */
+    if (s == HSP_OK) s = check_operands(ctx, A, B, resident);
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
-    int small = ctx->cpu && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
-    hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : ctx->device, .method = small ? ctx->cpu_method : ctx->method,
-                   .resident = ctx->last_on_device && !small ? ctx->resident : HSP_RESIDENT_NONE,
+    hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev, .method = small ? ctx->cpu_method : ctx->method,
+                   .resident = resident, .keep = ctx->keep && !small,
                    .A = A, .B = B, .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
@@ -125,7 +134,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     st->grow = job.dev->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
     memcpy(st->method, job.method, sizeof st->method);
     memcpy(st->device, job.dev->description, sizeof st->device);
-    memcpy(st->device_note, ctx->device->note, sizeof st->device_note);
+    memcpy(st->device_note, dev->note, sizeof st->device_note);
     ctx->last_on_device = s == HSP_OK && !small;
     if (s != HSP_OK) {
         hsp_csr_free(job.C);

@@ -80,13 +80,16 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     }
     const hsp_csr *op[4];
     operands(order, R ? R : started ? NULL : p->rt, A, P, NULL, op); /* R is the thread's until joined */
+    ctx->keep = !plan; /* mid is for the second product alone: the device need not send it back */
     if (s == HSP_OK) s = product(ctx, op[0], op[1], &p->mid, plan ? &p->first : NULL, stats);
+    ctx->keep = 0;
     hsp_status joined = transpose_join(&thread, started, &t);
     if (s == HSP_OK) s = joined;
     operands(order, R ? R : p->rt, A, P, p->mid, op);
     ctx->resident = order == HSP_RAP_R_AP ? HSP_RESIDENT_B : HSP_RESIDENT_A; /* mid, as the device left it */
     if (s == HSP_OK) s = product(ctx, op[2], op[3], C, plan ? &p->second : NULL, stats ? stats + 1 : NULL);
     ctx->resident = HSP_RESIDENT_NONE;
+    if (ctx->device->fetch) ctx->device->fetch(ctx->device, 1); /* mid, if still kept, is freed here */
     if (s == HSP_OK && plan) *plan = p;
     else hsp_plan_free(p);
     return s;

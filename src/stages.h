@@ -21,6 +21,8 @@ typedef struct hsp_job {
     hsp_device *dev;        /* the context's device, or its cpu device for a small product */
     const hsp_method *method; /* the methods for dev, per group 3..5 */
     int resident;           /* HSP_RESIDENT_*: an operand is the previous product's C */
+    int keep;               /* C is the next job's operand: the device may keep its
+                               entries without sending them back (dev->fetch) */
     const hsp_csr *A, *B;
     size_t vsize;           /* bytes of one value */
     int64_t *ub;            /* upper bound u_i of each row of C */

@@ -54,6 +54,19 @@ static void test_transpose(void)
     }
 }
 
+/* On a device that copies operands (not the cpu device, not host arrays in
+ * place): the intermediate of a product without a plan stays there unless
+ * the host wrote rows of it (bin 1, group 1); with a plan it comes back. */
+static void check_transfers(const char *what, const hsp_stats *first, hsp_precision p, int planned)
+{
+    if (!first->bytes_to_device) return;
+    int stays = !planned && first->rows_group[1] == 0 && first->nnz_c > 0;
+    long long mid = (long long)first->nnz_c * (long long)(sizeof(int32_t) + (p == HSP_DOUBLE ? 8 : 4));
+    tap_ok(stays ? first->bytes_to_host < mid : first->bytes_to_host >= mid,
+           "%s: the intermediate's %lld bytes %s (%lld bytes back)", what, mid,
+           stays ? "stay on the device" : "come back", (long long)first->bytes_to_host);
+}
+
 /* R*A*P in both orders, with R given and with R = P^T. */
 static void check_rap(const char *what, const hsp_csr *A, const hsp_csr *P)
 {
@@ -67,6 +80,7 @@ static void check_rap(const char *what, const hsp_csr *A, const hsp_csr *P)
                  rap_matches(C, R, A, P, why, sizeof why);
         tap_ok(ok, "%s, %s, R = P^T: %dx%d, %lld entries %s", what, order ? "(R*A)*P" : "R*(A*P)", C ? C->nrows : -1,
                C ? C->ncols : -1, C ? (long long)C->nnz : -1LL, why);
+        if (ok) check_transfers(what, &st[0], A->precision, 0);
         ok = hsp_rap(ctx, R, A, P, (hsp_rap_order)order, &C2, NULL, NULL) == HSP_OK && ref_identical(C, C2);
         tap_ok(ok, "%s, %s: R given gives the same C", what, order ? "(R*A)*P" : "R*(A*P)");
         hsp_csr_free(C), hsp_csr_free(C2);
@@ -117,7 +131,9 @@ static void test_reuse(void)
     hsp_transpose(P, &R);
     for (int order = 0; order < 2; order++) {
         const char *name = order ? "(R*A)*P" : "R*(A*P)";
-        int ok = hsp_rap(ctx, NULL, A, P, (hsp_rap_order)order, &C, &plan, NULL) == HSP_OK;
+        hsp_stats st[2];
+        int ok = hsp_rap(ctx, NULL, A, P, (hsp_rap_order)order, &C, &plan, st) == HSP_OK;
+        if (ok) check_transfers(name, &st[0], HSP_DOUBLE, 1);
         new_values(A, 3 + order), new_values(P, 5 + order), hsp_csr_free(R), hsp_transpose(P, &R);
         ok = ok && hsp_rap_reuse(ctx, plan, NULL, A, P, C) == HSP_OK;
         ok = ok && hsp_rap(ctx, NULL, A, P, (hsp_rap_order)order, &fresh, NULL, NULL) == HSP_OK;
@@ -153,12 +169,76 @@ static void test_reuse(void)
     hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(R);
 }
 
+/* A matrix of n rows from its rows' entries: row i has count[i] entries at
+ * columns col[i][..], values 1 + (i + k) / 7. */
+static hsp_csr *rows_of(int32_t n, int32_t ncols, const int *count, const int32_t (*col)[2])
+{
+    int32_t r[128], c[128];
+    double v[128];
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < n; i++)
+        for (int k = 0; k < count[i]; k++, nnz++) r[nnz] = i, c[nnz] = col[i][k], v[nnz] = 1 + (i + k) / 7.0;
+    hsp_csr *M = NULL;
+    hsp_csr_from_triplets(n, ncols, nnz, r, c, v, HSP_DOUBLE, &M);
+    return M;
+}
+
+/* The intermediate a device keeps is fetched when the host needs it: for
+ * bin 1's rows of the second product (an intermediate row of one entry
+ * times a row of one entry), and for a second product small enough for the
+ * CPU threads. */
+static void test_kept(void)
+{
+    enum { N = 32 };
+    int count[3][N];
+    int32_t col[3][N][2];
+    for (int32_t i = 0; i < N; i++) { /* A: rows of two; P: row i at column i/2; R: row j at 2j, 2j+1 */
+        count[0][i] = 2, col[0][i][0] = i, col[0][i][1] = (i + 1) % N;
+        count[1][i] = 1, col[1][i][0] = i / 2;
+        count[2][i] = i < N / 2 ? 2 : 0, col[2][i][0] = 2 * i, col[2][i][1] = 2 * i + 1;
+    }
+    count[2][0] = 1; /* R*(A*P): (A*P)'s row 0 is one entry (P's rows 0 and 1 meet), so is R's */
+    hsp_csr *A = rows_of(N, N, count[0], col[0]), *P = rows_of(N, N / 2, count[1], col[1]);
+    hsp_csr *R = rows_of(N / 2, N, count[2], col[2]), *C = NULL;
+    char why[256] = "";
+    hsp_stats st[2];
+    int ok = hsp_rap(ctx, R, A, P, HSP_RAP_R_AP, &C, NULL, st) == HSP_OK && rap_matches(C, R, A, P, why, sizeof why);
+    tap_ok(ok && st[1].rows_group[1] == 1, "R*(A*P) with a row of one product in the second: as the reference %s", why);
+    hsp_csr_free(A), hsp_csr_free(R), hsp_csr_free(C);
+    count[0][0] = count[0][1] = 1, col[0][0][0] = col[0][1][0] = 5; /* A's rows 0 and 1: column 5 alone */
+    count[2][0] = 2, col[2][0][0] = 0, col[2][0][1] = 1;            /* R's row 0 meets them: (R*A)'s row 0 */
+    A = rows_of(N, N, count[0], col[0]), R = rows_of(N / 2, N, count[2], col[2]), C = NULL;
+    ok = hsp_rap(ctx, R, A, P, HSP_RAP_RA_P, &C, NULL, st) == HSP_OK && rap_matches(C, R, A, P, why, sizeof why);
+    tap_ok(ok && st[1].rows_group[1] == 1, "(R*A)*P with a row of one product in the second: as the reference %s", why);
+    hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(R), hsp_csr_free(C);
+
+    hsp_options o;
+    hsp_context *small = NULL;
+    hsp_options_init(&o);
+    o.device = ref_device(), o.small_nnz = 3000; /* A*P and R*A above, the second products below */
+    hsp_generate("poisson2d9:24", 1, HSP_DOUBLE, &A);
+    P = ref_random(576, 2, 1, 1, HSP_DOUBLE, 13);
+    hsp_transpose(P, &R);
+    for (int order = 0; order < 2; order++) {
+        C = NULL;
+        ok = hsp_context_create(&o, &small) == HSP_OK &&
+             hsp_rap(small, NULL, A, P, (hsp_rap_order)order, &C, NULL, st) == HSP_OK &&
+             rap_matches(C, R, A, P, why, sizeof why);
+        int placed = !strcmp(ref_device(), "cpu") || (strstr(st[1].device, "small") && !strstr(st[0].device, "small"));
+        tap_ok(ok && placed, "%s, the second product alone on the CPU threads (%s): as the reference %s",
+               order ? "(R*A)*P" : "R*(A*P)", st[1].device, why);
+        hsp_csr_free(C), hsp_context_free(small);
+    }
+    hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(R);
+}
+
 int main(void)
 {
     if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
     test_transpose();
     test_rap();
     test_reuse();
+    test_kept();
     hsp_context_free(ctx);
     return tap_done();
 }
