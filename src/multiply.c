@@ -30,9 +30,9 @@ static void check_part(void *arg, int tid, int64_t c)
 }
 
 /* Check the operands: valid CSR (rows checked on the pool, except those of
- * the resident operand, the last product's C, which the device may hold
- * alone), one precision, matching shapes.  The message names the operand and
- * its first bad row. */
+ * the operand that is the last product's C: ours, and maybe held by the
+ * device alone), one precision, matching shapes.  The message names the
+ * operand and its first bad row. */
 static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int resident)
 {
     const char *name[2] = {"A", "B"};
@@ -116,7 +116,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     int resident = ctx->last_on_device && !small ? ctx->resident : HSP_RESIDENT_NONE;
     hsp_device *dev = ctx->device;
     hsp_status s = resident || !dev->fetch ? HSP_OK : dev->fetch(dev, 0); /* a C it kept comes back */
-    if (s == HSP_OK) s = check_operands(ctx, A, B, resident);
+    if (s == HSP_OK) s = check_operands(ctx, A, B, ctx->resident);
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);

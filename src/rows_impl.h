@@ -286,9 +286,10 @@ static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32
 }
 
 /* growable is a constant where this is inlined: rows that cannot outgrow
- * their slots (short and medium) get a loop without the room check. */
-static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s,
-                                   int32_t i, RF(out) *o, int64_t *len_out, const int growable)
+ * their slots (short and medium) get a loop without the room check.  lo and
+ * hi are the row's column range (col_range). */
+static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+                                   int32_t lo, int32_t hi, RF(out) *o, int64_t *len_out, const int growable)
 {
     hsp_status st = op->ncols > s->acc_len ? hsp_scratch_dense(s, op->ncols) : HSP_OK;
     if (st != HSP_OK) return st;
@@ -299,8 +300,6 @@ static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scr
     const VT *restrict bval = op->bval;
     int32_t *restrict col = o->col;
     int64_t len = 0, cap = o->cap, end = op->arp[i + 1];
-    int32_t lo, hi;
-    RF(col_range)(op, i, &lo, &hi);
     for (int64_t p = op->arp[i]; p < end && st == HSP_OK; p++) {
         int32_t k = op->acol[p];
         VT a = op->aval[p];
@@ -334,9 +333,9 @@ static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scr
 }
 
 static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
-                                RF(out) *o, int64_t *len_out)
+                                int32_t lo, int32_t hi, RF(out) *o, int64_t *len_out)
 {
-    return o->buf ? RF(dense)(job, op, s, i, o, len_out, 1) : RF(dense)(job, op, s, i, o, len_out, 0);
+    return o->buf ? RF(dense)(job, op, s, i, lo, hi, o, len_out, 1) : RF(dense)(job, op, s, i, lo, hi, o, len_out, 0);
 }
 
 /* ---- rows of a chunk ---------------------------------------------------------------- */
@@ -365,25 +364,21 @@ void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
     }
 }
 
-/* Does row i's product fall in a narrow band of columns (span < 4 u)? */
-static int RF(narrow)(const hsp_job *job, const RF(operands) *op, int32_t i)
-{
-    int32_t lo, hi;
-    RF(col_range)(op, i, &lo, &hi);
-    return (int64_t)hi - lo < 4 * job->ub[i];
-}
-
-/* Row i by method m (a switch, so that the compiler can inline the methods). */
+/* Row i by method m (a switch, so that the compiler can inline the
+ * methods); auto merges a row whose product falls in a narrow band of
+ * columns (span < 4 u) and accumulates any other densely. */
 static inline hsp_status RF(row)(hsp_method m, hsp_job *job, const RF(operands) *op,
                                  hsp_scratch *s, int32_t i, RF(out) *o, int64_t *len)
 {
-    if (m == HSP_METHOD_AUTO) m = RF(narrow)(job, op, i) ? HSP_METHOD_MERGE : HSP_METHOD_DENSE;
+    int32_t lo = 0, hi = -1;
+    if (m == HSP_METHOD_AUTO || m == HSP_METHOD_DENSE) RF(col_range)(op, i, &lo, &hi);
+    if (m == HSP_METHOD_AUTO) m = (int64_t)hi - lo < 4 * job->ub[i] ? HSP_METHOD_MERGE : HSP_METHOD_DENSE;
     switch (m) {
     case HSP_METHOD_HEAP: return RF(row_heap)(job, op, s, i, o, len);
     case HSP_METHOD_ESC: return RF(row_esc)(job, op, s, i, o, len);
     case HSP_METHOD_MERGE: return RF(row_merge)(job, op, s, i, o, len);
     case HSP_METHOD_HASH: return RF(row_hash)(job, op, s, i, o, len);
-    default: return RF(row_dense)(job, op, s, i, o, len);
+    default: return RF(row_dense)(job, op, s, i, lo, hi, o, len);
     }
 }
 

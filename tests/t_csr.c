@@ -43,6 +43,18 @@ static void test_check(void)
     tap_ok(hsp_csr_check(A) == HSP_ERR_INVALID_CSR && strstr(hsp_errmsg(), "row 2: duplicate column 1"),
            "check finds a duplicate: %s", hsp_errmsg());
     A->colidx[3] = keep;
+    static const int32_t rows[][4] = {{-3, 2, 5, 6}, {1, 12, 13, 14}, {1, 2, 3, 10}, {0, 11, 2, 3}};
+    static const char *const found[] = {"column -3 out of range", "column 12 out of range", "column 10 out of range",
+                                        "column 11 out of range"};
+    hsp_csr *R = NULL;
+    for (int k = 0; k < 4 && hsp_csr_create(1, 10, 4, HSP_DOUBLE, &R) == HSP_OK; k++) {
+        memcpy(R->colidx, rows[k], sizeof rows[k]);
+        memset(R->values, 0, 4 * sizeof(double));
+        tap_ok(hsp_csr_check(R) == HSP_ERR_INVALID_CSR && strstr(hsp_errmsg(), found[k]),
+               "check finds the first bad column of {%d, %d, %d, %d} in 10 columns: %s", rows[k][0], rows[k][1],
+               rows[k][2], rows[k][3], hsp_errmsg());
+        hsp_csr_free(R);
+    }
     tap_ok(hsp_csr_check(NULL) == HSP_ERR_ARG, "check refuses NULL");
     hsp_csr_free(A);
 }
