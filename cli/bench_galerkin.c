@@ -18,12 +18,13 @@ typedef struct {
     int32_t rows;
     int64_t nnz_a, nnz_c;
     double ms;
+    char device[2][64]; /* where each product ran */
     cli_peer_result peer[CLI_NPEERS];
 } rap_row;
 
 /* The rows of one problem: each level of its hierarchy, both orders. */
 static int bench_problem(hsp_context *ctx, const cli_args *a, const char *spec, char cmd[CLI_NPEERS][CLI_CMD_LEN],
-                         rap_row *rows, int max, int *n, char *device)
+                         rap_row *rows, int max, int *n)
 {
     hsp_csr *A = NULL;
     hsp_amg *amg = NULL;
@@ -44,7 +45,7 @@ static int bench_problem(hsp_context *ctx, const cli_args *a, const char *spec, 
             cli_status_line("bench: %s: hspgemm", what);
             s = cli_time_rap(ctx, v->R, v->A, v->P, r->order, 1, a->repeat, NULL, &ours);
             r->ms = ours.ms_median, r->nnz_c = ours.nnz_c;
-            memcpy(device, ours.device, sizeof ours.device);
+            memcpy(r->device, ours.device, sizeof ours.device);
             snprintf(extra, sizeof extra, "--rap=%s", cli_order_name(r->order));
             if (s == HSP_OK) cli_run_peers(what, M, 3, extra, cmd, r->peer);
         }
@@ -111,16 +112,18 @@ static void print_totals(const rap_row *rows, int n, const char *const *specs)
         }
 }
 
-static int write_csv(const char *path, const rap_row *rows, int n, const char *device)
+static int write_csv(const char *path, const rap_row *rows, int n)
 {
     FILE *f = fopen(path, "w");
     if (!f) return perror(path), 1;
-    fprintf(f, "problem,level,order,rows,nnz_a,nnz_c,device,ms,graphblas_ms,scipy_ms,cusparse_ms,cusparse_device_ms\n");
+    fprintf(f, "problem,level,order,rows,nnz_a,nnz_c,device,ms,graphblas_ms,scipy_ms,cusparse_ms,cusparse_device_ms,"
+               "second_device\n");
     for (int r = 0; r < n; r++) {
         const rap_row *b = &rows[r];
-        fprintf(f, "\"%s\",%d,%s,%d,%lld,%lld,\"%s\",%.4f,%.4f,%.4f,%.4f,%.4f\n", b->problem, b->level,
-                cli_order_name(b->order), b->rows, (long long)b->nnz_a, (long long)b->nnz_c, device, b->ms,
-                b->peer[0].ms, b->peer[1].ms, b->peer[2].ms, b->peer[2].dev_ms > 0 ? b->peer[2].dev_ms : 0.0);
+        fprintf(f, "\"%s\",%d,%s,%d,%lld,%lld,\"%s\",%.4f,%.4f,%.4f,%.4f,%.4f,\"%s\"\n", b->problem, b->level,
+                cli_order_name(b->order), b->rows, (long long)b->nnz_a, (long long)b->nnz_c, b->device[0], b->ms,
+                b->peer[0].ms, b->peer[1].ms, b->peer[2].ms, b->peer[2].dev_ms > 0 ? b->peer[2].dev_ms : 0.0,
+                b->device[1]);
     }
     return fclose(f) != 0;
 }
@@ -131,21 +134,20 @@ int cli_bench_galerkin(cli_args *a, const char *const *given)
     char cmd[CLI_NPEERS][CLI_CMD_LEN];
     hsp_context *ctx = NULL;
     rap_row rows[256];
-    char device[64] = "";
     int n = 0, rc = 0;
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
     cli_peer_commands(a, cmd);
-    for (int p = 0; specs[p] && rc == 0; p++) rc = bench_problem(ctx, a, specs[p], cmd, rows, 256, &n, device);
+    for (int p = 0; specs[p] && rc == 0; p++) rc = bench_problem(ctx, a, specs[p], cmd, rows, 256, &n);
     hsp_context_free(ctx);
     if (rc) return rc;
-    printf("hspgemm Galerkin products: device %s, %d threads, %s, smoothed aggregation (theta %g, omega %g)\n",
-           device, a->lib.threads, a->precision == HSP_DOUBLE ? "double" : "float", a->amg.theta, a->amg.omega);
+    printf("hspgemm Galerkin products: device %s (each product's in the CSV), %d threads, %s, smoothed aggregation "
+           "(theta %g, omega %g)\n", n ? rows[0].device[0] : "-", a->lib.threads, a->precision == HSP_DOUBLE ? "double" : "float", a->amg.theta, a->amg.omega);
     print_rows(rows, n);
     print_totals(rows, n, specs);
     printf("ms: median of %d runs of both products, host to host; x: peer ms / hspgemm ms\n", a->repeat);
     const char *csv = a->csv ? a->csv : "bench-galerkin.csv";
-    if (write_csv(csv, rows, n, device)) return 1;
+    if (write_csv(csv, rows, n)) return 1;
     printf("wrote %s\n", csv);
     return 0;
 }

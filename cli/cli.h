@@ -61,7 +61,7 @@ typedef struct {
     double ms_median, ms_min, ms_product[2];
     int64_t nnz_c;
     int32_t rows, cols;
-    char device[64];
+    char device[2][64]; /* where each product ran */
 } cli_rap_result;
 
 /* C = R*A*P in order, once untimed when warm_up, then repeat times timed;

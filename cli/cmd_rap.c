@@ -1,4 +1,5 @@
 /* cmd_rap.c: `hspgemm rap [R] A P`: the Galerkin product C = R*A*P. */
+#include <string.h>
 #include "cli.h"
 
 static const char usage_rap[] =
@@ -22,19 +23,20 @@ static const char allowed[] = "o,output,order,device,threads,precision,methods,g
 
 static void report(const cli_args *a, const cli_rap_result *r)
 {
-    const char *device = r->device;
+    const char *device = r->device[0], *second = r->device[1];
     const char *first = a->amg.order == HSP_RAP_R_AP ? "A*P" : "R*A";
     if (a->stats == 2)
         printf("{\"order\":\"%s\",\"rows\":%d,\"cols\":%d,\"nnz_c\":%lld,\"ms_median\":%.4f,\"ms_min\":%.4f,"
-               "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\"}\n",
+               "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\"}\n",
                cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->ms_median, r->ms_min,
-               r->ms_product[0], r->ms_product[1], device);
+               r->ms_product[0], r->ms_product[1], device, second);
     else
         printf("C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
                a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
                r->ms_median, a->repeat, a->stats ? "" : "\n");
     if (a->stats == 1)
-        printf("; %s %.3f ms, then %.3f ms (last run), device %s\n", first, r->ms_product[0], r->ms_product[1], device);
+        printf("; %s %.3f ms, then %.3f ms (last run), device %s%s%s\n", first, r->ms_product[0], r->ms_product[1],
+               device, strcmp(device, second) ? ", then " : "", strcmp(device, second) ? second : "");
 }
 
 int cmd_rap(int argc, char **argv)

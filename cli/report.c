@@ -58,7 +58,8 @@ hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, co
     if (s == HSP_OK) {
         cli_median_min(ms, repeat, &r->ms_median, &r->ms_min);
         r->ms_product[0] = st[0].ms_total, r->ms_product[1] = st[1].ms_total;
-        memcpy(r->device, st[0].device, sizeof r->device);
+        memcpy(r->device[0], st[0].device, sizeof r->device[0]);
+        memcpy(r->device[1], st[1].device, sizeof r->device[1]);
     }
     free(ms);
     return s;
