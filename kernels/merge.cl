@@ -1,19 +1,17 @@
 /* merge.cl: the merge method for long rows: one work-group per row merges
  * the row's products into its sorted result, a batch at a time.  A batch is
- * the next n2 products of the row (whole or partial B rows), sorted by rank
- * and compressed in local memory; it is then merged into the result by merge
- * path: every work-item takes an equal share of the merged sequence, found by
- * binary search, and equal columns of the result and the batch are summed
- * into one entry.  (Merging B row by B row, as the paper does, costs a pass
- * over the result per B row: rows of many short B rows then take a pass per
- * product or so.)
+ * the next n2 products of the row (whole or partial B rows), sorted by the
+ * bitonic network of esc.cl and compressed in place in local memory; it is
+ * then merged into the result by merge path: every work-item takes an equal
+ * share of the merged sequence, found by binary search, and equal columns of
+ * the result and the batch are summed into one entry.  (Merging B row by B
+ * row, as the paper does, costs a pass over the result per B row: rows of
+ * many short B rows then take a pass per product or so.)
  *
  * The result lives in the row's pool buffer (two halves, ping-pong).  A row
  * whose next merge would not fit in half its buffer stops, recording the
  * product it stopped at in its hsp_longrow (checkpoint); the host grows the
- * buffer and launches the row again.  No barrier sits under a branch, and
- * the batch sort is one step rather than a bitonic network's nested ones:
- * both keep the kernel quick to build for CPU platforms (PoCL). */
+ * buffer and launches the row again.  No barrier sits under a branch. */
 
 /* How many result entries come among the first d of the merged sequence of
  * the result (r entries) and the batch (nb). */
@@ -73,8 +71,9 @@ cursor batch_seek(__global const long *brp, __global const int *acol, long p, lo
     return (cursor){p, skip};
 }
 
-/* Expand up to n2 products from cursor *at (A entries below end) into bc/bv;
- * returns how many, and moves *at on. */
+/* Expand up to n2 products from cursor *at (A entries below end) into bc/bv,
+ * padded to n2 with INT_MAX columns for the sort; returns how many, and
+ * moves *at on. */
 int batch_expand(__global const long *brp, __global const int *acol, __global const VT *aval,
                  __global const int *bcol, __global const VT *bval, long end, cursor *at, int n2,
                  __local int *bc, __local VT *bv)
@@ -88,22 +87,9 @@ int batch_expand(__global const long *brp, __global const int *acol, __global co
         f += k, at->off += k;
         if (at->off == nb) at->p++, at->off = 0;
     }
+    for (int j = f + lid; j < n2; j += lsz) bc[j] = INT_MAX, bv[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     return f;
-}
-
-/* Sort the m products of bc/bv by column into sc/sv: each goes to its rank
- * (ties by position, so the sort is stable).  O(m^2) comparisons in all, but
- * a single step: a bitonic network's nested steps made this kernel very slow
- * to build for CPU platforms. */
-void batch_sort(int m, __local const int *bc, __local const VT *bv, __local int *sc, __local VT *sv)
-{
-    for (int x = get_local_id(0); x < m; x += get_local_size(0)) {
-        int key = bc[x], rank = 0;
-        for (int y = 0; y < m; y++) rank += bc[y] < key || (bc[y] == key && y < x);
-        sc[rank] = key, sv[rank] = bv[x];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /* Compress the sorted batch of m entries in place: each column once, its
@@ -125,8 +111,8 @@ int batch_compress(int m, __local int *bc, __local VT *bv, __local int *lscan)
     return total;
 }
 
-/* Long rows, from their checkpoint on; bc/bv hold 2 n2 entries (the batch
- * expanded, then sorted). */
+/* Long rows, from their checkpoint on; bc/bv hold the batch's n2 entries (n2
+ * a power of two). */
 __kernel void hsp_merge(HSP_ROW_ARGS, __global int *pcol, __global VT *pval, __global hsp_longrow *lrows,
                         int n2, __local int *bc, __local VT *bv, __local int *lscan)
 {
@@ -134,19 +120,17 @@ __kernel void hsp_merge(HSP_ROW_ARGS, __global int *pcol, __global VT *pval, __g
     __global hsp_longrow *st = &lrows[slot[i]];
     long r = st->len, roff = st->roff, done = st->next, need = 0;
     cursor at = batch_seek(brp, acol, arp[i], arp[i + 1], done);
-    __local int *sc = bc + n2;
-    __local VT *sv = bv + n2;
     while (at.p < arp[i + 1]) {
         cursor next = at;
         int filled = batch_expand(brp, acol, aval, bcol, bval, arp[i + 1], &next, n2, bc, bv);
-        batch_sort(filled, bc, bv, sc, sv);
-        long s = batch_compress(filled, sc, sv, lscan);
+        esc_sort(n2, bc, bv);
+        long s = batch_compress(filled, bc, bv, lscan);
         if (r + s > st->hcap) { /* the same in every work-item */
             need = r + s;
             break;
         }
         long out = roff >= st->off && roff < st->off + st->hcap ? st->off + st->hcap : st->off;
-        r = merge_path(pcol + roff, pval + roff, r, sc, sv, s, pcol + out, pval + out, lscan);
+        r = merge_path(pcol + roff, pval + roff, r, bc, bv, s, pcol + out, pval + out, lscan);
         roff = out, at = next, done += filled;
     }
     if (get_local_id(0)) return;

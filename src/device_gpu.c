@@ -73,20 +73,20 @@ static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t
 }
 
 /* The merge kernel's own arguments (long rows); *size is its work-group
- * size.  Its batch of *n2 products, a power of two of at most 1024 (its sort
- * is quadratic) and 16 a work-item, fits twice in local memory. */
+ * size.  Its batch of *n2 products, a power of two of at most 4096 and 16 a
+ * work-item, fits in local memory. */
 static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *size)
 {
     int64_t entry = (int64_t)(sizeof(int32_t) + job->vsize);
     *size = group_size(g, job->vsize == 8, GK_MERGE, 256);
     size_t scan = *size * sizeof(int32_t);
     *n2 = 2;
-    while (2 * *n2 <= 1024 && 2 * *n2 <= 16 * (int32_t)*size && 4 * *n2 * entry + (int64_t)scan + 256 <= g->local_mem)
+    while (2 * *n2 <= 4096 && 2 * *n2 <= 16 * (int32_t)*size && 2 * *n2 * entry + (int64_t)scan + 256 <= g->local_mem)
         *n2 *= 2;
     a[0] = arr(g, GA_PCOL), a[1] = arr(g, GA_PVAL), a[2] = arr(g, GA_LROWS);
     a[3] = val(n2, sizeof *n2);
-    a[4] = local(2 * (size_t)*n2 * sizeof(int32_t));
-    a[5] = local(2 * (size_t)*n2 * job->vsize);
+    a[4] = local((size_t)*n2 * sizeof(int32_t));
+    a[5] = local((size_t)*n2 * job->vsize);
     a[6] = local(scan);
 }
 

@@ -154,12 +154,13 @@ static void test_every_bin(void)
     }
 }
 
-/* Long rows of many B rows each: every method grows them several times with
- * live entries, and both grow modes agree bit for bit. */
+/* Long rows of many B rows each (about 10000 products: three merge batches
+ * on a GPU): every method grows each at least twice (the second time with
+ * live entries), and both grow modes agree bit for bit. */
 static void test_long_rows(void)
 {
-    hsp_csr *A = ref_random(6, 60, 40, 60, HSP_DOUBLE, 31);
-    hsp_csr *B = ref_random(60, 5000, 80, 120, HSP_DOUBLE, 32);
+    hsp_csr *A = ref_random(6, 150, 90, 120, HSP_DOUBLE, 31);
+    hsp_csr *B = ref_random(150, 20000, 80, 120, HSP_DOUBLE, 32);
     for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_AUTO; m++) {
         hsp_csr *C[2] = {NULL, NULL};
         hsp_stats st[2];
@@ -169,7 +170,7 @@ static void test_long_rows(void)
             char what[128];
             snprintf(what, sizeof what, "long rows, %s, %s", hsp_method_name(m), hsp_grow_name(g));
             C[g] = check_product(ctx, A, B, &st[g], what);
-            tap_ok(st[g].grow_events >= 6 * 3, "%s: %lld grow events", what,
+            tap_ok(st[g].grow_events >= 6 * 2, "%s: %lld grow events (two a row or more)", what,
                    (long long)st[g].grow_events);
             hsp_context_free(ctx);
         }

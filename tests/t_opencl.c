@@ -110,13 +110,14 @@ static void test_cache(void)
     free(saved);
 }
 
-/* One long row merging 40 B rows of 150 columns each (6000 products, more
- * than ESC takes in local memory): with a first buffer of 16 entries it stops
- * and is relaunched again and again. */
+/* One long row merging 80 B rows of 150 columns each (12000 products, more
+ * than ESC takes in local memory, and three merge batches of 4096 or more):
+ * with a first buffer of 16 entries it stops and is relaunched again and
+ * again. */
 static void test_many_overflows(const char *device)
 {
-    hsp_csr *A = ref_random(1, 40, 40, 40, HSP_DOUBLE, 9);
-    hsp_csr *B = ref_random(40, 40 * 150, 150, 150, HSP_DOUBLE, 10);
+    hsp_csr *A = ref_random(1, 80, 80, 80, HSP_DOUBLE, 9);
+    hsp_csr *B = ref_random(80, 80 * 150, 150, 150, HSP_DOUBLE, 10);
     hsp_csr *C[2] = {NULL, NULL};
     for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
         hsp_context *ctx = open_device(device, g, 16);
