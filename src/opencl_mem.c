@@ -26,10 +26,12 @@ static void copy_part(void *arg, int tid, int64_t k)
     memcpy(r->dst + at, r->src + at, n);
 }
 
-/* memcpy on the CPU threads (which also fault in fresh pages of dst at once). */
+/* memcpy on the CPU threads (which also fault in fresh pages of dst at once),
+ * in four parts a thread, so that a thread the system holds back delays
+ * little of it. */
 static void pool_copy(ocl_state *st, void *dst, const void *src, size_t bytes)
 {
-    size_t parts = (size_t)hsp_pool_size(st->pool);
+    size_t parts = 4 * (size_t)hsp_pool_size(st->pool);
     copy_run r = {dst, src, bytes, (bytes + parts - 1) / parts};
     hsp_pool_chunks(st->pool, (int64_t)((bytes + r.part - 1) / r.part), copy_part, &r);
 }
