@@ -28,10 +28,10 @@ static const char usage_amg[] =
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
                               "methods,grow,seed,quiet,gen,small-nnz";
 
-/* The table of levels. */
-static void print_levels(const hsp_amg *amg, const char *title)
+/* The table of levels; order says where R = P^T was formed. */
+static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *title)
 {
-    double products = 0, cpu = 0;
+    double products = 0, cpu = 0, transpose = 0;
     printf("%s\n%5s %10s %11s %7s %10s %9s %9s %9s %9s %9s\n", title, "level", "rows", "nnz", "nnz/row",
            "aggregates", "aggr ms", "A*T ms", "P^T ms", "RAP1 ms", "RAP2 ms");
     for (int l = 0; l < amg->nlevels; l++) {
@@ -43,10 +43,11 @@ static void print_levels(const hsp_amg *amg, const char *title)
                    v->ms_transpose, v->ms_rap[0], v->ms_rap[1]);
         printf("\n");
         products += v->ms_smooth + v->ms_rap[0] + v->ms_rap[1];
-        cpu += v->ms_aggregate;
+        cpu += v->ms_aggregate, transpose += v->ms_transpose;
     }
-    printf("total %.2f ms: products (with forming P) %.2f ms, aggregation %.2f ms (P^T: beside A*P in order r-ap)\n",
-           amg->ms_total, products, cpu);
+    printf("total %.2f ms: products (with forming P) %.2f ms, aggregation %.2f ms, ", amg->ms_total, products, cpu);
+    if (order == HSP_RAP_R_AP) printf("P^T on a thread beside A*P\n");
+    else printf("P^T %.2f ms before R*A\n", transpose);
 }
 
 /* A0.mtx, P0.mtx, ... into dir. */
@@ -70,7 +71,7 @@ static int write_levels(const hsp_amg *amg, const char *dir)
 }
 
 /* Set-up again with A's values times 1.01, values only. */
-static int resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A, double first_ms)
+static int resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A, hsp_rap_order order, double first_ms)
 {
     hsp_csr *B = NULL;
     hsp_status s = hsp_csr_convert(A, A->precision, &B);
@@ -79,7 +80,7 @@ static int resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A, double firs
         else ((float *)B->values)[k] *= 1.01f;
     if (s == HSP_OK) s = hsp_amg_resetup(ctx, amg, B);
     if (s == HSP_OK) {
-        print_levels(amg, "\nre-setup, values only (A's values times 1.01; RAP1 holds both products):");
+        print_levels(amg, order, "\nre-setup, values only (A's values times 1.01; RAP1 holds both products):");
         printf("re-setup %.2f ms, setup %.2f ms: %.2fx faster\n", amg->ms_total, first_ms,
                amg->ms_total > 0 ? first_ms / amg->ms_total : 0.0);
     }
@@ -107,9 +108,9 @@ int cmd_amg_setup(int argc, char **argv)
     if (amg) {
         printf("smoothed aggregation, theta %g, omega %g, order %s, %s\n", a.amg.theta, a.amg.omega,
                cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products");
-        print_levels(amg, "");
+        print_levels(amg, a.amg.order, "");
         double first_ms = amg->ms_total;
-        if (a.resetup) rc = resetup(ctx, amg, A, first_ms);
+        if (a.resetup) rc = resetup(ctx, amg, A, a.amg.order, first_ms);
         if (!rc && a.write_levels) rc = write_levels(amg, a.write_levels);
     }
     hsp_amg_free(amg), hsp_context_free(ctx), hsp_csr_free(A);
