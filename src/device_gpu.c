@@ -53,25 +53,19 @@ static void row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const i
 }
 
 /* The ESC kernel's own arguments (after the row arguments) for rows of up
- * to hi products (long ones when islong); *size is its work-group size, a
- * power of two of at most 256, shared by *nr rows of n2 / 2 work-items each
- * when rows are that short; *n2 and *islong hold the values the arguments
- * point to. */
-static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t *n2, int32_t *islong, size_t *size,
-                           int64_t *nr)
+ * to hi products (long ones when islong); *size is its work-group size, *n2
+ * and *islong hold the values the arguments point to. */
+static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t *n2, int32_t *islong, size_t *size)
 {
     *n2 = (int32_t)pow2_at_least(hi);
-    size_t most = group_size(g, job->vsize == 8, GK_ESC, 256), half = *n2 > 1 ? (size_t)*n2 / 2 : 1;
-    for (*size = 1; 2 * *size <= most; *size *= 2) {}
-    *nr = half < *size ? (int64_t)(*size / half) : 1;
-    size_t entries = (size_t)*nr * (size_t)*n2;
-    size_t need = entries * (sizeof(int32_t) + job->vsize) + *size * sizeof(int32_t);
+    *size = group_size(g, job->vsize == 8, GK_ESC, (size_t)(*n2 / 2 < 256 ? *n2 / 2 : 256));
+    size_t need = (size_t)*n2 * (sizeof(int32_t) + job->vsize) + *size * sizeof(int32_t);
     if ((int64_t)need > g->local_mem)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "ESC rows of %lld products need %zu bytes of local memory; "
                         "the device has %lld", (long long)hi, need, (long long)g->local_mem);
     a[0] = val(n2, sizeof *n2);
-    a[1] = local(entries * sizeof(int32_t));
-    a[2] = local(entries * job->vsize);
+    a[1] = local((size_t)*n2 * sizeof(int32_t));
+    a[2] = local((size_t)*n2 * job->vsize);
     a[3] = local(*size * sizeof(int32_t));
     a[4] = val(islong, sizeof *islong);
     a[5] = arr(g, GA_PCOL), a[6] = arr(g, GA_PVAL), a[7] = arr(g, GA_LROWS);
@@ -104,13 +98,11 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
     gpu_arg a[GPU_ARGS_MAX];
     int32_t n2 = 0, islong32 = islong;
     size_t size = group_size(g, dbl, kernel, 64), groups = (size_t)nrows;
-    int64_t nr = 1; /* rows a work-group (ESC) */
     int nargs = ROW_ARGS;
     hsp_status s = HSP_OK;
     if (!nrows) return HSP_OK;
     row_args(g, a, rows, &first, &nrows);
-    if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size, &nr), nargs += 8;
-    if (m == HSP_METHOD_ESC) groups = (size_t)((nrows + nr - 1) / nr);
+    if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
     if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;
     if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
     return s == HSP_OK ? g->ops->launch(g, dbl, kernel, a, nargs, groups, size) : s;
