@@ -37,6 +37,7 @@ static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
 /* Forming R = P^T for a plan, on a thread of its own or not. */
 typedef struct {
     const hsp_csr *P;
+    hsp_pool *pool; /* the context's threads, when the product does not run meanwhile */
     hsp_plan *plan;
     int keep_where;
     hsp_status status;
@@ -47,7 +48,7 @@ static void *transpose_run(void *arg)
 {
     transpose_job *t = arg;
     double start = hsp_now_ms();
-    t->status = hsp_transpose_keep(t->P, &t->plan->rt, t->keep_where ? &t->plan->rt_where : NULL);
+    t->status = hsp_transpose_keep(t->P, t->pool, &t->plan->rt, t->keep_where ? &t->plan->rt_where : NULL);
     t->plan->ms_transpose = hsp_now_ms() - start;
     if (t->status != HSP_OK) snprintf(t->error, sizeof t->error, "%s", hsp_errmsg()); /* errors are per thread */
     return NULL;
@@ -71,12 +72,12 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     hsp_plan *p = calloc(1, sizeof *p);
     if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a Galerkin product");
     p->kind = HSP_PLAN_RAP, p->order = order;
-    transpose_job t = {P, p, plan != NULL, HSP_OK, ""};
+    transpose_job t = {P, NULL, p, plan != NULL, HSP_OK, ""};
     pthread_t thread;
     int started = 0;
     if (!R && (s = hsp_csr_check(P)) == HSP_OK) { /* R*(A*P) needs R only for the second product */
         started = order == HSP_RAP_R_AP && pthread_create(&thread, NULL, transpose_run, &t) == 0;
-        if (!started) transpose_run(&t), s = t.status; /* here: its message is this thread's */
+        if (!started) t.pool = ctx->pool, transpose_run(&t), s = t.status; /* here: its message is this thread's */
     }
     const hsp_csr *op[4];
     operands(order, R ? R : started ? NULL : p->rt, A, P, NULL, op); /* R is the thread's until joined */

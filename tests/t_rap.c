@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pool.h"
 #include "ref.h"
 #include "tap.h"
+#include "transpose.h"
 
 static hsp_context *ctx;
 
@@ -65,6 +67,25 @@ static void check_transfers(const char *what, const hsp_stats *first, hsp_precis
     tap_ok(stays ? first->bytes_to_host < mid : first->bytes_to_host >= mid,
            "%s: the intermediate's %lld bytes %s (%lld bytes back)", what, mid,
            stays ? "stay on the device" : "come back", (long long)first->bytes_to_host);
+}
+
+/* The transpose on a pool of threads (as hsp_rap forms R when the product
+ * does not run meanwhile) equals the one-thread transpose, places and all. */
+static void test_transpose_pool(void)
+{
+    hsp_pool *pool = NULL;
+    if (!tap_ok(hsp_pool_create(3, &pool) == HSP_OK, "a pool of 3 threads")) return;
+    for (int k = 0; k < 4; k++) {
+        int32_t rows = k == 0 ? 2 : 500 * k, cols = k == 3 ? 7 : 300;
+        hsp_csr *A = ref_random(rows, cols, 0, k == 3 ? 7 : 20, HSP_DOUBLE, 40 + k), *T1 = NULL, *T3 = NULL;
+        int64_t *w1 = NULL, *w3 = NULL;
+        int ok = hsp_transpose_keep(A, NULL, &T1, &w1) == HSP_OK && hsp_transpose_keep(A, pool, &T3, &w3) == HSP_OK &&
+                 ref_identical(T1, T3) && !memcmp(w1, w3, (size_t)A->nnz * sizeof *w1);
+        tap_ok(ok, "transpose of %dx%d (%lld entries) on 3 threads: as on one, places and all", rows, cols,
+               (long long)A->nnz);
+        hsp_csr_free(A), hsp_csr_free(T1), hsp_csr_free(T3), free(w1), free(w3);
+    }
+    hsp_pool_free(pool);
 }
 
 /* R*A*P in both orders, with R given and with R = P^T. */
@@ -236,6 +257,7 @@ int main(void)
 {
     if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
     test_transpose();
+    test_transpose_pool();
     test_rap();
     test_reuse();
     test_kept();
