@@ -142,7 +142,9 @@ int cli_bench_galerkin(cli_args *a, const char *const *given)
     hsp_context_free(ctx);
     if (rc) return rc;
     printf("hspgemm Galerkin products: device %s (each product's in the CSV), %d threads, %s, smoothed aggregation "
-           "(theta %g, omega %g)\n", n ? rows[0].device[0] : "-", a->lib.threads, a->precision == HSP_DOUBLE ? "double" : "float", a->amg.theta, a->amg.omega);
+           "(theta %g, omega %g)\n",
+           n ? rows[0].device[0] : "-", a->lib.threads, a->precision == HSP_DOUBLE ? "double" : "float", a->amg.theta,
+           a->amg.omega);
     print_rows(rows, n);
     print_totals(rows, n, specs);
     printf("ms: median of %d runs of both products, host to host; x: peer ms / hspgemm ms\n", a->repeat);

@@ -136,7 +136,8 @@ void cli_report_json(FILE *f, const cli_result *r)
             "\"grow_bytes_copied\":%lld,\"grow_moves\":%lld,\"threads\":%d,"
             "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
             "\"cols\":%lld,\"nnz_a\":%lld,\"nnz_b\":%lld,\"peak_temp_bytes\":%lld,"
-            "\"peak_device_bytes\":%lld,\"bytes_to_device\":%lld,\"bytes_to_host\":%lld,\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
+            "\"peak_device_bytes\":%lld,\"bytes_to_device\":%lld,\"bytes_to_host\":%lld,"
+            "\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
             "\"ms_host\":%.4f,\"ms_overlap\":%.4f,\"device_note\":",
             r->ms_median, r->ms_min, r->runs, gflops(r), (long long)st->nnz_c,
             (long long)st->flops, st->device, hsp_grow_name(st->grow),

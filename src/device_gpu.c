@@ -125,6 +125,7 @@ static int take_resident(gpu *g, const hsp_csr *M, int first)
     return 1;
 }
 
+/* The C a job kept: its entries read from wherever its arrays now are (dev->fetch). */
 static hsp_status gpu_fetch(hsp_device *dev, int drop)
 {
     gpu *g = dev->state;
@@ -160,7 +161,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BRP, B->rowptr, ((size_t)B->nrows + 1) * sizeof(int64_t));
     if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BCOL, B->colidx, (size_t)B->nnz * sizeof(int32_t));
     if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BVAL, B->values, (size_t)B->nnz * vs);
-    if (s == HSP_OK) s = gpu_upload(g, GA_UB, g->host_arrays ? job->ub : NULL, m * sizeof(int64_t)); /* room: the kernel fills it */
+    if (s == HSP_OK) s = gpu_upload(g, GA_UB, g->host_arrays ? job->ub : NULL, m * sizeof(int64_t)); /* kernel fills */
     int64_t m64 = (int64_t)m;
     gpu_arg a[] = {val(&m64, sizeof m64), arr(g, GA_ARP), arr(g, GA_ACOL), arr(g, GA_BRP), arr(g, GA_UB)};
     size_t size = group_size(g, dbl, GK_BOUND, 256);

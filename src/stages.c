@@ -238,10 +238,10 @@ hsp_status hsp_stage_compute(hsp_job *job)
     hsp_device *dev = job->dev;
     int nbins = job->ctx->bins.nbins;
     double t0 = hsp_now_ms();
-    hsp_status kept = HSP_OK;
-    if (job->resident && dev->fetch && job->bin_start[2] > job->bin_start[1])
-        kept = dev->fetch(dev, 0); /* bin 1's rows read the resident operand here */
-    if (kept != HSP_OK) return kept;
+    if (job->resident && dev->fetch && job->bin_start[2] > job->bin_start[1]) { /* bin 1 reads the operand here */
+        hsp_status s = dev->fetch(dev, 0);
+        if (s != HSP_OK) return s;
+    }
     for (int b = 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
         hsp_status s = dev->launch_bin(dev, job, b);

@@ -61,23 +61,26 @@ static void place_part(void *arg, int tid, int64_t p)
         }
 }
 
-void hsp_transpose_values(const hsp_csr *A, const int64_t *where, hsp_csr *AT)
+/* Values k0 .. k1 - 1 of A to their places in AT. */
+static void scatter_values(const hsp_csr *A, const int64_t *where, hsp_csr *AT, int64_t k0, int64_t k1)
 {
     size_t vs = hsp_value_size(A->precision);
     const unsigned char *from = A->values;
     unsigned char *to = AT->values;
-    for (int64_t k = 0; k < A->nnz; k++) memcpy(to + (size_t)where[k] * vs, from + (size_t)k * vs, vs);
+    for (int64_t k = k0; k < k1; k++) memcpy(to + (size_t)where[k] * vs, from + (size_t)k * vs, vs);
+}
+
+void hsp_transpose_values(const hsp_csr *A, const int64_t *where, hsp_csr *AT)
+{
+    scatter_values(A, where, AT, 0, A->nnz);
 }
 
 /* Part p's values into T. */
 static void values_part(void *arg, int tid, int64_t p)
 {
     transpose_run *r = arg;
-    size_t vs = hsp_value_size(r->A->precision);
     (void)tid;
-    for (int64_t k = r->A->rowptr[r->cut[p]]; k < r->A->rowptr[r->cut[p + 1]]; k++)
-        memcpy((unsigned char *)r->T->values + (size_t)r->at[k] * vs,
-               (const unsigned char *)r->A->values + (size_t)k * vs, vs);
+    scatter_values(r->A, r->at, r->T, r->A->rowptr[r->cut[p]], r->A->rowptr[r->cut[p + 1]]);
 }
 
 /* Run fn over the parts, on pool or here. */
