@@ -4,9 +4,11 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "agents.h"
+#include "kfd_topology.h"
 #include "internal.h"
 
 typedef struct {
@@ -84,6 +86,7 @@ hsp_status hsp_hsa_agents(hsp_hsa_agent *list, int max, int *count, char *why, s
         return hsp_fail(HSP_ERR_DEVICE, "HSA: listing agents failed");
     for (int k = 0; k < w.count && k < max; k++) list[k].cpu = w.cpu;
     *count = w.count;
-    if (!w.count) snprintf(why, len, "the HSA runtime sees no GPU agent");
+    if (!w.count && !hsp_kfd_no_agent_advice(HSP_KFD_TOPOLOGY_ROOT, getenv("HSA_OVERRIDE_GFX_VERSION"), why, len))
+        snprintf(why, len, "the HSA runtime sees no GPU agent");
     return HSP_OK;
 }
