@@ -28,8 +28,8 @@ const hsp_kernel_info *hsp_kernel_find(const hsp_code_object *co, const char *na
 
 /* The value of a hidden argument in a 1-D dispatch of groups work-groups of
  * size work-items: the v5 shape (y and z one group of one item, no partial
- * group, one dimension); zero for the rest (no global offset, and none of the
- * services whose pointers they would hold is used). */
+ * group, one dimension); zero for the global offsets and hidden_none (the
+ * pointers from the runtime are refused before). */
 static uint32_t hidden_value(hsp_karg_kind kind, uint32_t groups, uint16_t size)
 {
     switch (kind) {
@@ -62,6 +62,9 @@ hsp_status hsp_kernarg_pack(const hsp_kernel_info *k, const hsp_kernarg_value *v
     memset(out, 0, k->kernarg_size); /* padding, and the hidden arguments passed zero */
     for (int j = 0; j < k->nargs; j++) {
         const hsp_karg *a = &k->arg[j];
+        if (hsp_karg_needs_runtime(a->kind))
+            return hsp_fail(HSP_ERR_UNSUPPORTED, "kernel %s has an argument of kind '%s', which needs a pointer from "
+                            "the runtime that the hsa device does not provide", k->name, hsp_karg_kind_name(a->kind));
         if (hsp_karg_hidden(a->kind)) {
             store(out + a->offset, hidden_value(a->kind, groups, size), a->size);
             continue;

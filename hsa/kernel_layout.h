@@ -14,7 +14,8 @@
 /* How an argument is passed: the metadata's .value_kind, upper-cased.  The
  * explicit kinds come first; every kind from HSP_KARG_HIDDEN_NONE on is a
  * hidden argument, which the packing fills (the code-object-v5 dispatch
- * shape) or zeroes (the rest). */
+ * shape), zeroes (global offsets, hidden_none) or, for the pointers from the
+ * runtime (printf buffer to heap), refuses. */
 typedef enum {
     HSP_KARG_GLOBAL_BUFFER,
     HSP_KARG_BY_VALUE,
@@ -23,7 +24,7 @@ typedef enum {
     HSP_KARG_HIDDEN_GLOBAL_OFFSET_X,
     HSP_KARG_HIDDEN_GLOBAL_OFFSET_Y,
     HSP_KARG_HIDDEN_GLOBAL_OFFSET_Z,
-    HSP_KARG_HIDDEN_PRINTF_BUFFER,
+    HSP_KARG_HIDDEN_PRINTF_BUFFER, /* from here to heap_v1: pointers from the runtime */
     HSP_KARG_HIDDEN_HOSTCALL_BUFFER,
     HSP_KARG_HIDDEN_DEFAULT_QUEUE,
     HSP_KARG_HIDDEN_COMPLETION_ACTION,
@@ -46,6 +47,45 @@ typedef enum {
 static inline int hsp_karg_hidden(hsp_karg_kind kind)
 {
     return kind >= HSP_KARG_HIDDEN_NONE;
+}
+
+/* Does an argument of kind need a pointer from the runtime (a printf or
+ * hostcall buffer, a device queue, a completion action, a multi-grid sync
+ * argument, a heap), which the hsa device does not provide? */
+static inline int hsp_karg_needs_runtime(hsp_karg_kind kind)
+{
+    return kind >= HSP_KARG_HIDDEN_PRINTF_BUFFER && kind <= HSP_KARG_HIDDEN_HEAP_V1;
+}
+
+/* The metadata's name of an argument kind ("global_buffer", "hidden_none"). */
+static inline const char *hsp_karg_kind_name(hsp_karg_kind kind)
+{
+    static const char *const names[HSP_KARG_NKINDS] = {
+        [HSP_KARG_GLOBAL_BUFFER] = "global_buffer",
+        [HSP_KARG_BY_VALUE] = "by_value",
+        [HSP_KARG_DYNAMIC_SHARED_POINTER] = "dynamic_shared_pointer",
+        [HSP_KARG_HIDDEN_NONE] = "hidden_none",
+        [HSP_KARG_HIDDEN_GLOBAL_OFFSET_X] = "hidden_global_offset_x",
+        [HSP_KARG_HIDDEN_GLOBAL_OFFSET_Y] = "hidden_global_offset_y",
+        [HSP_KARG_HIDDEN_GLOBAL_OFFSET_Z] = "hidden_global_offset_z",
+        [HSP_KARG_HIDDEN_PRINTF_BUFFER] = "hidden_printf_buffer",
+        [HSP_KARG_HIDDEN_HOSTCALL_BUFFER] = "hidden_hostcall_buffer",
+        [HSP_KARG_HIDDEN_DEFAULT_QUEUE] = "hidden_default_queue",
+        [HSP_KARG_HIDDEN_COMPLETION_ACTION] = "hidden_completion_action",
+        [HSP_KARG_HIDDEN_MULTIGRID_SYNC_ARG] = "hidden_multigrid_sync_arg",
+        [HSP_KARG_HIDDEN_HEAP_V1] = "hidden_heap_v1",
+        [HSP_KARG_HIDDEN_BLOCK_COUNT_X] = "hidden_block_count_x",
+        [HSP_KARG_HIDDEN_BLOCK_COUNT_Y] = "hidden_block_count_y",
+        [HSP_KARG_HIDDEN_BLOCK_COUNT_Z] = "hidden_block_count_z",
+        [HSP_KARG_HIDDEN_GROUP_SIZE_X] = "hidden_group_size_x",
+        [HSP_KARG_HIDDEN_GROUP_SIZE_Y] = "hidden_group_size_y",
+        [HSP_KARG_HIDDEN_GROUP_SIZE_Z] = "hidden_group_size_z",
+        [HSP_KARG_HIDDEN_REMAINDER_X] = "hidden_remainder_x",
+        [HSP_KARG_HIDDEN_REMAINDER_Y] = "hidden_remainder_y",
+        [HSP_KARG_HIDDEN_REMAINDER_Z] = "hidden_remainder_z",
+        [HSP_KARG_HIDDEN_GRID_DIMS] = "hidden_grid_dims",
+    };
+    return names[kind];
 }
 
 typedef struct {
@@ -91,9 +131,12 @@ typedef struct {
 /* Pack the nvalues explicit arguments into buf (k->kernarg_size bytes) for a
  * 1-D dispatch of groups work-groups of size work-items: each at its offset,
  * local arguments given their offsets in the group segment after the static
- * part, the v5 hidden arguments filled with the dispatch shape, the other
- * hidden arguments and padding zero; the whole group segment size goes to
- * *group_size.  HSP_ERR_ARG when the values do not match the layout. */
+ * part, the v5 hidden arguments filled with the dispatch shape, the global
+ * offsets, hidden_none and padding zero; the whole group segment size goes to
+ * *group_size.  HSP_ERR_ARG when the values do not match the layout;
+ * HSP_ERR_UNSUPPORTED, naming the kernel and the kind, when the layout has an
+ * argument that needs a pointer from the runtime (hsp_karg_needs_runtime),
+ * rather than pass it a null pointer that would fault on the GPU. */
 hsp_status hsp_kernarg_pack(const hsp_kernel_info *k, const hsp_kernarg_value *values, int nvalues, uint32_t groups,
                             uint16_t size, void *buf, uint32_t *group_size);
 

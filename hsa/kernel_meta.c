@@ -5,42 +5,11 @@
 #include "internal.h"
 #include "kernel_meta.h"
 
-static const char *const kind_names[HSP_KARG_NKINDS] = {
-    [HSP_KARG_GLOBAL_BUFFER] = "global_buffer",
-    [HSP_KARG_BY_VALUE] = "by_value",
-    [HSP_KARG_DYNAMIC_SHARED_POINTER] = "dynamic_shared_pointer",
-    [HSP_KARG_HIDDEN_NONE] = "hidden_none",
-    [HSP_KARG_HIDDEN_GLOBAL_OFFSET_X] = "hidden_global_offset_x",
-    [HSP_KARG_HIDDEN_GLOBAL_OFFSET_Y] = "hidden_global_offset_y",
-    [HSP_KARG_HIDDEN_GLOBAL_OFFSET_Z] = "hidden_global_offset_z",
-    [HSP_KARG_HIDDEN_PRINTF_BUFFER] = "hidden_printf_buffer",
-    [HSP_KARG_HIDDEN_HOSTCALL_BUFFER] = "hidden_hostcall_buffer",
-    [HSP_KARG_HIDDEN_DEFAULT_QUEUE] = "hidden_default_queue",
-    [HSP_KARG_HIDDEN_COMPLETION_ACTION] = "hidden_completion_action",
-    [HSP_KARG_HIDDEN_MULTIGRID_SYNC_ARG] = "hidden_multigrid_sync_arg",
-    [HSP_KARG_HIDDEN_HEAP_V1] = "hidden_heap_v1",
-    [HSP_KARG_HIDDEN_BLOCK_COUNT_X] = "hidden_block_count_x",
-    [HSP_KARG_HIDDEN_BLOCK_COUNT_Y] = "hidden_block_count_y",
-    [HSP_KARG_HIDDEN_BLOCK_COUNT_Z] = "hidden_block_count_z",
-    [HSP_KARG_HIDDEN_GROUP_SIZE_X] = "hidden_group_size_x",
-    [HSP_KARG_HIDDEN_GROUP_SIZE_Y] = "hidden_group_size_y",
-    [HSP_KARG_HIDDEN_GROUP_SIZE_Z] = "hidden_group_size_z",
-    [HSP_KARG_HIDDEN_REMAINDER_X] = "hidden_remainder_x",
-    [HSP_KARG_HIDDEN_REMAINDER_Y] = "hidden_remainder_y",
-    [HSP_KARG_HIDDEN_REMAINDER_Z] = "hidden_remainder_z",
-    [HSP_KARG_HIDDEN_GRID_DIMS] = "hidden_grid_dims",
-};
-
-const char *hsp_karg_kind_name(hsp_karg_kind kind)
-{
-    return kind_names[kind];
-}
-
 /* The kind the metadata calls name; HSP_KARG_NKINDS when there is none. */
 static hsp_karg_kind kind_named(const char *name)
 {
     int k = 0;
-    while (k < HSP_KARG_NKINDS && strcmp(kind_names[k], name)) k++;
+    while (k < HSP_KARG_NKINDS && strcmp(hsp_karg_kind_name((hsp_karg_kind)k), name)) k++;
     return (hsp_karg_kind)k;
 }
 
@@ -81,8 +50,9 @@ static hsp_status kernels_of(const void *image, size_t size, const char *target,
     return hsp_fail(HSP_ERR_DEVICE, "code object for %s: no kernel metadata", target);
 }
 
-/* Argument node of kernel k into a: refused when of a kind we cannot pack or
- * outside the kernarg segment. */
+/* Argument node of kernel k into a: refused when of a kind we cannot pack
+ * (unknown, or needing a pointer from the runtime) or outside the kernarg
+ * segment. */
 static hsp_status read_arg(amd_comgr_metadata_node_t node, const char *target, const hsp_kernel_meta *k, hsp_karg *a)
 {
     char kind[64];
@@ -93,6 +63,10 @@ static hsp_status read_arg(amd_comgr_metadata_node_t node, const char *target, c
     if (a->kind == HSP_KARG_NKINDS)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "code object for %s: kernel %s has an argument of kind '%s', which "
                         "hsp_kernarg_pack does not know how to fill", target, k->name, kind);
+    if (hsp_karg_needs_runtime(a->kind))
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "code object for %s: kernel %s has an argument of kind '%s', which "
+                        "needs a pointer from the runtime that the hsa device does not provide", target, k->name,
+                        kind);
     if (a->offset + a->size > k->info.kernarg_size)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "code object for %s: kernel %s has a %s argument at %u (%u bytes) "
                         "past its %u bytes of kernel arguments", target, k->name, kind, a->offset, a->size,

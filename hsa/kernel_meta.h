@@ -21,11 +21,10 @@ typedef struct {
 /* The layouts of all kernels in the code object image (size bytes, built for
  * target), in metadata order: *count of them in a new array *kernels (to
  * free).  HSP_ERR_UNSUPPORTED for an argument kind that hsp_karg_kind lacks,
- * naming the kernel and the kind, so that no argument is packed blindly. */
+ * or one that needs a pointer from the runtime (hsp_karg_needs_runtime),
+ * naming the target, the kernel and the kind, so that no argument is packed
+ * blindly. */
 hsp_status hsp_kernel_meta_read(const void *image, size_t size, const char *target, hsp_kernel_meta **kernels,
                                 int *count);
-
-/* The metadata's name of an argument kind ("global_buffer", "hidden_none"). */
-const char *hsp_karg_kind_name(hsp_karg_kind kind);
 
 #endif

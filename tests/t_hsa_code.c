@@ -2,8 +2,10 @@
  * executable for its target; the kernel layouts embedded at build time equal
  * what comgr reads from it now, kernel by kernel; kernel arguments pack by a
  * layout (the v5 hidden arguments filled with the dispatch shape, the rest
- * zero); an unknown argument kind stops the build tool; agents' ISA names
- * find their code object; without an AMD GPU, --device=hsa says why. */
+ * zero, those needing a pointer from the runtime refused); an unknown
+ * argument kind, or one needing a pointer from the runtime, stops the build
+ * tool; agents' ISA names find their code object; without an AMD GPU,
+ * --device=hsa says why. */
 #include <amd_comgr.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +226,8 @@ static void test_pack_v4_hidden(const hsp_code_object *co)
 }
 
 /* A code-object-v5 layout (our objects are v4): a buffer and a value, then
- * hidden arguments where v5 puts them after explicit ones ending at 16. */
+ * hidden arguments where v5 puts them after explicit ones ending at 16; the
+ * pointers from the runtime (88 to 136), which packing refuses, left out. */
 static const hsp_karg v5_args[] = {
     {HSP_KARG_GLOBAL_BUFFER, 0, 8, 0}, {HSP_KARG_BY_VALUE, 8, 4, 0}, {HSP_KARG_HIDDEN_BLOCK_COUNT_X, 16, 4, 0},
     {HSP_KARG_HIDDEN_BLOCK_COUNT_Y, 20, 4, 0}, {HSP_KARG_HIDDEN_BLOCK_COUNT_Z, 24, 4, 0},
@@ -233,9 +236,6 @@ static const hsp_karg v5_args[] = {
     {HSP_KARG_HIDDEN_REMAINDER_Y, 36, 2, 0}, {HSP_KARG_HIDDEN_REMAINDER_Z, 38, 2, 0},
     {HSP_KARG_HIDDEN_GLOBAL_OFFSET_X, 56, 8, 0}, {HSP_KARG_HIDDEN_GLOBAL_OFFSET_Y, 64, 8, 0},
     {HSP_KARG_HIDDEN_GLOBAL_OFFSET_Z, 72, 8, 0}, {HSP_KARG_HIDDEN_GRID_DIMS, 80, 2, 0},
-    {HSP_KARG_HIDDEN_PRINTF_BUFFER, 88, 8, 0}, {HSP_KARG_HIDDEN_HOSTCALL_BUFFER, 96, 8, 0},
-    {HSP_KARG_HIDDEN_MULTIGRID_SYNC_ARG, 104, 8, 0}, {HSP_KARG_HIDDEN_HEAP_V1, 112, 8, 0},
-    {HSP_KARG_HIDDEN_DEFAULT_QUEUE, 120, 8, 0}, {HSP_KARG_HIDDEN_COMPLETION_ACTION, 128, 8, 0},
     {HSP_KARG_HIDDEN_NONE, 136, 8, 0},
 };
 
@@ -248,7 +248,7 @@ static uint32_t load(const unsigned char *p, int size)
 }
 
 /* Packing fills the v5 dispatch shape (x given, y and z 1, no remainders, one
- * dimension) at its widths, and zeroes every other hidden argument. */
+ * dimension) at its widths, and zeroes the global offsets and hidden_none. */
 static void test_pack_v5(void)
 {
     const hsp_kernel_info k = {"v5", "v5.kd", 144, 8, 0, 0, 1024, 64, sizeof v5_args / sizeof v5_args[0], 2, v5_args};
@@ -267,18 +267,51 @@ static void test_pack_v5(void)
     tap_ok(ok && load(buf + 80, 2) == 1, "pack v5: grid dims %u", load(buf + 80, 2));
     int zero = ok;
     for (int b = 12; b < 144; b++) zero &= (b >= 16 && b < 34) || (b >= 80 && b < 82) || buf[b] == 0;
-    tap_ok(zero, "pack v5: remainders, global offsets, service pointers, hidden_none and padding zero");
+    tap_ok(zero, "pack v5: remainders, global offsets, hidden_none and padding zero");
 }
 
-/* The code object image of co with its first "hidden_none" renamed
- * "hidden_nope" (same length, so the metadata stays well formed). */
-static unsigned char *unknown_kind_image(const hsp_code_object *co, size_t *size)
+/* The hidden arguments that need a pointer from the runtime, by kind and name. */
+static const struct {
+    hsp_karg_kind kind;
+    const char *name;
+} runtime_kinds[] = {
+    {HSP_KARG_HIDDEN_PRINTF_BUFFER, "hidden_printf_buffer"},
+    {HSP_KARG_HIDDEN_HOSTCALL_BUFFER, "hidden_hostcall_buffer"},
+    {HSP_KARG_HIDDEN_DEFAULT_QUEUE, "hidden_default_queue"},
+    {HSP_KARG_HIDDEN_COMPLETION_ACTION, "hidden_completion_action"},
+    {HSP_KARG_HIDDEN_MULTIGRID_SYNC_ARG, "hidden_multigrid_sync_arg"},
+    {HSP_KARG_HIDDEN_HEAP_V1, "hidden_heap_v1"},
+};
+
+/* Packing refuses a layout with a hidden argument that needs a pointer from
+ * the runtime (a buffer, then one such argument), naming the kernel and kind. */
+static void test_pack_runtime_kinds(void)
 {
+    uint64_t ptr = 0x7f0012345678;
+    hsp_kernarg_value v[1] = {{&ptr, 8}};
+    unsigned char buf[16];
+    uint32_t group = 0;
+    for (size_t r = 0; r < sizeof runtime_kinds / sizeof runtime_kinds[0]; r++) {
+        const hsp_karg args[] = {{HSP_KARG_GLOBAL_BUFFER, 0, 8, 0}, {runtime_kinds[r].kind, 8, 8, 0}};
+        const hsp_kernel_info k = {"needy", "needy.kd", 16, 8, 0, 0, 1024, 64, 2, 1, args};
+        hsp_status s = hsp_kernarg_pack(&k, v, 1, 100, 256, buf, &group);
+        tap_ok(s == HSP_ERR_UNSUPPORTED && strstr(hsp_errmsg(), "kernel needy") &&
+                   strstr(hsp_errmsg(), runtime_kinds[r].name),
+               "pack: %s refused: %s", runtime_kinds[r].name, s == HSP_OK ? "packed" : hsp_errmsg());
+    }
+}
+
+/* The code object image of co with the first from in its metadata renamed
+ * to, a string of the same length (msgpack gives a string's length before
+ * it, so the metadata stays well formed); NULL when there is no from. */
+static unsigned char *renamed_image(const hsp_code_object *co, const char *from, const char *to, size_t *size)
+{
+    size_t len = strlen(from);
+    unsigned char *image, *at;
     *size = (size_t)(co->end - co->start);
-    unsigned char *image = malloc(*size), *at;
-    if (!image) return NULL;
+    if (strlen(to) != len || !(image = malloc(*size))) return NULL;
     memcpy(image, co->start, *size);
-    if ((at = memmem(image, *size, "hidden_none", 11))) memcpy(at, "hidden_nope", 11);
+    if ((at = memmem(image, *size, from, len))) memcpy(at, to, len);
     return at ? image : (free(image), NULL);
 }
 
@@ -313,24 +346,39 @@ static int run_tool(const hsp_code_object *co, const unsigned char *image, size_
     return status;
 }
 
-/* An argument kind the packing does not know fails the reading, and so the
- * build tool, naming the kernel and the kind. */
-static void test_unknown_kind(const hsp_code_object *co)
+/* Is msg a refusal naming target, a kernel of ours, kind (quoted) and why? */
+static int names_refusal(const char *msg, const char *target, const char *kind, const char *why)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "'%s'", kind);
+    return strstr(msg, target) && strstr(msg, "kernel hsp_") && strstr(msg, quoted) && strstr(msg, why);
+}
+
+/* With the first from in co's metadata renamed kind, the reading fails, and so
+ * the build tool, naming the target, the kernel, the kind and why. */
+static void check_kind_refused(const hsp_code_object *co, const char *from, const char *kind, const char *why)
 {
     hsp_kernel_meta *read = NULL;
     int n = 0;
     char out[1024] = "";
     size_t size;
-    unsigned char *image = unknown_kind_image(co, &size);
-    if (!tap_ok(image != NULL, "unknown kind: an image with hidden_nope")) return;
+    unsigned char *image = renamed_image(co, from, kind, &size);
+    if (!tap_ok(image != NULL, "%s: an image with %s for %s", kind, kind, from)) return;
     hsp_status s = hsp_kernel_meta_read(image, size, co->target, &read, &n);
-    tap_ok(s == HSP_ERR_UNSUPPORTED && !read && strstr(hsp_errmsg(), "kernel hsp_") &&
-               strstr(hsp_errmsg(), "'hidden_nope'") && strstr(hsp_errmsg(), co->target),
-           "unknown kind refused: %s", hsp_errmsg());
+    tap_ok(s == HSP_ERR_UNSUPPORTED && !read && names_refusal(hsp_errmsg(), co->target, kind, why), "%s refused: %s",
+           kind, s == HSP_OK ? "read" : hsp_errmsg());
     int status = run_tool(co, image, size, out, sizeof out);
-    tap_ok(status != 0 && status != -1 && strstr(out, "kernel hsp_") && strstr(out, "'hidden_nope'"),
-           "hsa/layouts fails (status %d): %.*s", status, (int)strcspn(out, "\n"), out);
+    tap_ok(status != 0 && status != -1 && names_refusal(out, co->target, kind, why),
+           "hsa/layouts fails on %s (status %d): %.*s", kind, status, (int)strcspn(out, "\n"), out);
     free(image);
+}
+
+/* An argument kind the packing does not know, or one that needs a pointer
+ * from the runtime, stops the reading and the build tool. */
+static void test_refused_kinds(const hsp_code_object *co)
+{
+    check_kind_refused(co, "hidden_none", "hidden_nope", "does not know how to fill");
+    check_kind_refused(co, "hidden_global_offset_x", "hidden_hostcall_buffer", "the hsa device does not provide");
 }
 
 /* The object that ISA name target with features (":xnack-", ...) matches in
@@ -425,11 +473,12 @@ int main(void)
     test_shared_args();
     test_match();
     test_pack_v5();
+    test_pack_runtime_kinds();
     if (hsp_ncode_objects) {
         test_find(&hsp_code_objects[0]);
         test_pack(&hsp_code_objects[0]);
         test_pack_v4_hidden(&hsp_code_objects[0]);
-        test_unknown_kind(&hsp_code_objects[0]);
+        test_refused_kinds(&hsp_code_objects[0]);
         test_packets(&hsp_code_objects[0]);
     }
     test_no_gpu();
