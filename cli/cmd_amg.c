@@ -22,11 +22,11 @@ static const char usage_amg[] =
     "                        times 1.01), computing values only, and print both times\n"
     "  --write-levels=DIR    write A0.mtx, P0.mtx, A1.mtx, ... into DIR (made if missing)\n"
     "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --small-nnz=N,\n"
-    "  --seed=N, --quiet\n"
+    "  --device-timeout=S, --seed=N, --quiet\n"
     "                        as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
-                              "methods,grow,seed,quiet,gen,small-nnz";
+                              "methods,grow,seed,quiet,gen,small-nnz,device-timeout";
 
 /* The table of levels; order says where R = P^T was formed. */
 static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *title)

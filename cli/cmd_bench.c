@@ -13,7 +13,8 @@ static const char usage_bench[] =
     "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper] [--repeat=N]\n"
     "                     [--threads=N]\n"
     "                     [--peers=graphblas,scipy,cusparse|none] [--csv=FILE] [--precision=P]\n"
-    "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--gen=SPEC ...]\n"
+    "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
+    "                     [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer found, and prints the median time of N runs (default 5) after a warm-up,\n"
     "GFlop/s, nnz(C), the speedup over each peer, and, for matrices with long rows,\n"
@@ -216,7 +217,7 @@ int cmd_bench(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,levels,"
-                       "small-nnz",
+                       "small-nnz,device-timeout",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));

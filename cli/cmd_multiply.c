@@ -22,10 +22,12 @@ static const char usage_multiply[] =
     "  --mem-limit=BYTES     fail rather than use more temporary + output memory\n"
     "  --small-nnz=N         with a GPU device, products whose A and B hold at most N\n"
     "                        entries run on the CPU threads alone (default 262144; -1: none)\n"
+    "  --device-timeout=S    the hsa device fails a product whose GPU work takes more than S\n"
+    "                        seconds (default: $HSPGEMM_DEVICE_TIMEOUT, else 600)\n"
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,quiet,gen";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen";
 
 /* Multiply with the parsed options and report. */
 static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)

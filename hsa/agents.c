@@ -1,6 +1,7 @@
 /* agents.c: finding AMD GPU agents through the HSA runtime.  /dev/kfd is
  * checked first: without it hsa_init fails with a misleading "out of
- * resources". */
+ * resources".  The agents' handles hold while the runtime is held: the
+ * listing holds it for itself, a device that uses them holds it first. */
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "agents.h"
+#include "hsa_gpu.h"
 #include "kfd_topology.h"
 #include "internal.h"
 
@@ -67,23 +69,28 @@ static hsa_status_t add_agent(hsa_agent_t agent, void *data)
     return HSA_STATUS_SUCCESS;
 }
 
-hsp_status hsp_hsa_agents(hsp_hsa_agent *list, int max, int *count, char *why, size_t len)
+int hsp_hsa_hold(char *why, size_t len)
 {
-    static int started; /* hsa_init once for the process */
-    agent_walk w = {list, max, 0, 0};
-    *count = 0;
     if (access("/dev/kfd", R_OK | W_OK) != 0) {
         snprintf(why, len, "no AMD GPU: /dev/kfd is missing or not accessible (the amdgpu driver's "
                            "compute interface; see README, 'Running on an AMD APU')");
-        return HSP_OK;
+        return 0;
     }
-    if (!started && hsa_init() != HSA_STATUS_SUCCESS) {
+    if (hsa_runtime_hold() != HSA_STATUS_SUCCESS) {
         snprintf(why, len, "the HSA runtime did not start (hsa_init failed) although /dev/kfd exists");
-        return HSP_OK;
+        return 0;
     }
-    started = 1;
-    if (hsa_iterate_agents(add_agent, &w) != HSA_STATUS_SUCCESS)
-        return hsp_fail(HSP_ERR_DEVICE, "HSA: listing agents failed");
+    return 1;
+}
+
+hsp_status hsp_hsa_agents(hsp_hsa_agent *list, int max, int *count, char *why, size_t len)
+{
+    agent_walk w = {list, max, 0, 0};
+    *count = 0;
+    if (!hsp_hsa_hold(why, len)) return HSP_OK;
+    hsa_status_t e = hsa_iterate_agents(add_agent, &w);
+    hsa_runtime_release();
+    if (e != HSA_STATUS_SUCCESS) return hsp_fail(HSP_ERR_DEVICE, "HSA: listing agents failed");
     for (int k = 0; k < w.count && k < max; k++) list[k].cpu = w.cpu;
     *count = w.count;
     if (!w.count && !hsp_kfd_no_agent_advice(HSP_KFD_TOPOLOGY_ROOT, getenv("HSA_OVERRIDE_GFX_VERSION"), why, len))

@@ -2,6 +2,7 @@
 #ifndef HSP_AGENTS_H
 #define HSP_AGENTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "hspgemm.h"
 
@@ -18,6 +19,9 @@ typedef struct {
                              whose memory is the host's; or a large-BAR card) */
 } hsp_hsa_agent;
 
+/* Hold the HSA runtime (hsa_runtime_hold), checking /dev/kfd first: 1, to be
+ * paired with hsa_runtime_release; or 0 with why (len bytes) it cannot. */
+int hsp_hsa_hold(char *why, size_t len);
 /* The GPU agents, up to max into list, their number in *count.  Where no AMD
  * GPU driver is present (no /dev/kfd) there are none and the runtime is not
  * started; why goes into why (len bytes). */

@@ -3,11 +3,11 @@
 #include <string.h>
 #include "aql.h"
 
-uint16_t hsp_aql_header(hsa_packet_type_t type, int barrier)
+uint16_t hsp_aql_header(hsa_packet_type_t type, int barrier, hsa_fence_scope_t acquire, hsa_fence_scope_t release)
 {
     return (uint16_t)(type << HSA_PACKET_HEADER_TYPE | (barrier ? 1 : 0) << HSA_PACKET_HEADER_BARRIER |
-                      HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE |
-                      HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+                      acquire << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE |
+                      release << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
 }
 
 void hsp_aql_dispatch(hsa_kernel_dispatch_packet_t *p, const hsp_kernel_info *k, uint64_t kernel_object,
@@ -20,6 +20,12 @@ void hsp_aql_dispatch(hsa_kernel_dispatch_packet_t *p, const hsp_kernel_info *k,
     p->group_segment_size = group_size;
     p->kernel_object = kernel_object;
     p->kernarg_address = kernarg;
+    p->completion_signal = done;
+}
+
+void hsp_aql_barrier(hsa_barrier_and_packet_t *p, hsa_signal_t done)
+{
+    memset((unsigned char *)p + 4, 0, sizeof *p - 4);
     p->completion_signal = done;
 }
 

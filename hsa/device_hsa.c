@@ -1,7 +1,8 @@
-/* device_hsa.c: opening the hsa device, "hsa[:N][,nosvm]": GPU agent N,
- * the embedded code object for its ISA (float and double), the memory mode
- * its system's SVM allows (nosvm: the fine-grained pool), one queue; then
- * gpu.h's stages run on it. */
+/* device_hsa.c: opening the hsa device, "hsa[:N][,nosvm|,svm]": GPU agent
+ * N, the embedded code object for its ISA (float and double), the memory mode
+ * its system's SVM allows (nosvm: a pool; svm: host ranges registered even
+ * without XNACK), one queue; then gpu.h's stages run on it.  The device holds
+ * the HSA runtime from before it lists the agents until it is closed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +21,21 @@ static const char *built_targets(char *buf, size_t len)
     return buf;
 }
 
-static void hsa_close(gpu *g)
-{
-    hsa_state *st = g->backend;
-    hsa_queue_close(st);
-    hsa_unload(st);
-    free(st);
-}
-
-static const gpu_ops hsa_ops = {hsa_alloc, hsa_free, NULL, NULL, NULL, hsa_map_host,
+static const gpu_ops hsa_ops = {hsa_alloc, hsa_free, NULL, NULL, NULL, hsa_map_host, hsa_unmap_host,
                                 hsa_group_limit, hsa_launch, hsa_finish, hsa_close};
 
-/* Pools, both executables and the queue for agent a into st. */
-static hsp_status open_state(hsa_state *st, const hsp_hsa_agent *a, const hsp_code_object *co[2], int nosvm)
+/* Pools, both executables and the queue for agent a into st; faults on the
+ * agent reach st from then on. */
+static hsp_status open_state(hsa_state *st, const hsp_hsa_agent *a, const hsp_code_object *co[2], hsa_mem_want want)
 {
     st->agent.handle = a->handle, st->cpu.handle = a->cpu;
-    st->mode = hsa_choose_memory(a->svm, a->svm_default, nosvm);
+    st->mode = hsa_choose_memory(a->svm, a->svm_default, want);
+    st->shared = a->shared;
     st->max_group = a->max_group ? a->max_group : 256;
     st->group_mem = a->local_mem;
-    hsp_status s = hsa_find_pools(st);
+    hsp_status s = hsa_runtime_watch(st);
+    st->watched = s == HSP_OK;
+    if (s == HSP_OK) s = hsa_find_pools(st);
     for (int d = 0; d < 2 && s == HSP_OK; d++) s = hsa_load(st, co[d], d);
     return s == HSP_OK ? hsa_queue_open(st) : s;
 }
@@ -54,28 +51,53 @@ static hsp_status match(const hsp_hsa_agent *a, const hsp_code_object *co[2])
                     built_targets(targets, sizeof targets));
 }
 
-hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
+/* Agent index among count of them and its code objects into a and co, or
+ * why not (why: what the runtime said when there are none). */
+static hsp_status pick_agent(int index, const hsp_hsa_agent *list, int count, const char *why, hsp_hsa_agent *a,
+                             const hsp_code_object *co[2])
 {
-    hsp_hsa_agent list[16];
-    const hsp_code_object *co[2];
-    char why[256] = "";
-    static const char *const flags[] = {"nosvm"};
-    int count = 0, index;
-    unsigned nosvm;
-    *out = NULL;
-    hsp_status s = hsp_device_spec(spec, "hsa", flags, 1, &index, &nosvm);
-    if (index < 0) index = 0;
-    if (s == HSP_OK) s = hsp_hsa_agents(list, 16, &count, why, sizeof why);
-    if (s != HSP_OK) return s;
     if (index > 0 && index >= count)
         return hsp_fail(HSP_ERR_ARG, "no HSA GPU %d: there are %d%s%s", index, count, *why ? ": " : "", why);
     if (!count) return hsp_fail(HSP_ERR_DEVICE, "device 'hsa': %s", why);
-    if ((s = match(&list[index], co)) != HSP_OK) return s;
+    *a = list[index];
+    return match(a, co);
+}
+
+/* Agent index of the runtime, held by the caller when *held, and its code
+ * objects into a and co, or why not. */
+static hsp_status find_agent(int index, int *held, hsp_hsa_agent *a, const hsp_code_object *co[2])
+{
+    hsp_hsa_agent list[16];
+    char why[256] = "";
+    int count = 0;
+    hsp_status s = (*held = hsp_hsa_hold(why, sizeof why)) ? hsp_hsa_agents(list, 16, &count, why, sizeof why) : HSP_OK;
+    return s == HSP_OK ? pick_agent(index, list, count, why, a, co) : s;
+}
+
+hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
+{
+    hsp_hsa_agent agent;
+    const hsp_code_object *co[2];
+    static const char *const flags[] = {"nosvm", "svm"};
+    int index;
+    unsigned set;
+    *out = NULL;
+    hsp_status s = hsp_device_spec(spec, "hsa", flags, 2, &index, &set);
+    if (s != HSP_OK) return s;
+    if (set == 3) return hsp_fail(HSP_ERR_ARG, "device '%s': nosvm and svm contradict each other", spec);
+    if (index < 0) index = 0;
     hsp_device *dev;
-    if ((s = gpu_device_new(&hsa_ops, sizeof(hsa_state), "hsa", &dev)) != HSP_OK) return s;
+    int held;
+    s = find_agent(index, &held, &agent, co);
+    if (s == HSP_OK) s = gpu_device_new(&hsa_ops, sizeof(hsa_state), "hsa", &dev);
+    if (s != HSP_OK) {
+        if (held) hsa_runtime_release();
+        return s;
+    }
     gpu *g = dev->state;
     hsa_state *st = g->backend;
-    s = open_state(st, &list[index], co, nosvm);
+    st->held = 1;
+    s = open_state(st, &agent, co, set & 1 ? HSA_WANT_POOL : set & 2 ? HSA_WANT_SVM : HSA_WANT_DEFAULT);
     g->host_arrays = st->mode != HSA_MEM_POOL;
     g->fp64 = 1;
     g->local_mem = st->group_mem;
@@ -84,9 +106,9 @@ hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
         return s;
     }
     dev->name = "hsa";
-    snprintf(dev->description, sizeof dev->description, "hsa:%d %.20s %.20s (%s)", index % 1000, list[index].name,
-             list[index].product, hsa_memory_name(st->mode));
-    dev->wavefront = list[index].wavefront;
+    snprintf(dev->description, sizeof dev->description, "hsa:%d %.20s %.20s (%s)", index % 1000,
+             agent.name, agent.product, hsa_memory_name(st->mode));
+    dev->wavefront = agent.wavefront;
     gpu_device_init(dev);
     *out = dev;
     return HSP_OK;

@@ -1,31 +1,44 @@
-/* hsa_mem.c: memory of the hsa device.  Where the system's SVM makes host
- * memory GPU-accessible by default (XNACK on), host arrays are used in place
- * and the long-row pool grows by realloc (gpu_mem.c); where SVM needs each
- * range made accessible, that is done for every host array used and after
- * every realloc; without SVM, arrays come from the CPU agent's fine-grained
- * pool, which both sides read and write, and grow by allocate + copy. */
+/* hsa_mem.c: memory of the hsa device.  Where host memory is GPU-accessible
+ * by default (XNACK on), host arrays are used in place and the long-row pool
+ * grows by realloc (gpu_mem.c).  Without XNACK the default is a pool: with
+ * XNACK off, any CPU-side change to a registered host range (free, realloc,
+ * a heap trim) stops all of the process's queues until the driver restores
+ * them, while the CPU threads allocate during stage 3; mode svm mapped
+ * (registering every host array) is there only when asked for.
+ *
+ * Job arrays are coarse-grained: fine-grained memory is uncached in the GPU's
+ * L2 on GFX 9.3 and 10.3, and the kernels read B and the row pointers many
+ * times.  Host ranges are registered coarse-grained, each once (a table of
+ * ranges: a product's own until the next product, the device's arrays until
+ * freed); pool arrays come from a coarse-grained pool the host can reach.
+ * Kernel arguments stay fine-grained.  Coherence is then the dispatches'
+ * business: system-scope fences where host and GPU hand data over
+ * (hsa_queue.c). */
+#include <stdlib.h>
 #include <string.h>
 #include "hsa_gpu.h"
 #include "internal.h"
 
-hsa_mem_mode hsa_choose_memory(int svm, int by_default, int nosvm)
+hsa_mem_mode hsa_choose_memory(int svm, int by_default, hsa_mem_want want)
 {
-    if (nosvm || !svm) return HSA_MEM_POOL;
-    return by_default ? HSA_MEM_SVM : HSA_MEM_SVM_MAPPED;
+    if (want == HSA_WANT_POOL || !svm) return HSA_MEM_POOL;
+    if (by_default) return HSA_MEM_SVM;
+    return want == HSA_WANT_SVM ? HSA_MEM_SVM_MAPPED : HSA_MEM_POOL;
 }
 
 const char *hsa_memory_name(hsa_mem_mode mode)
 {
-    return mode == HSA_MEM_SVM ? "svm" : mode == HSA_MEM_SVM_MAPPED ? "svm mapped" : "fine-grained pool";
+    return mode == HSA_MEM_SVM ? "svm" : mode == HSA_MEM_SVM_MAPPED ? "svm mapped" : "pool";
 }
 
+/* The pools of one agent that the device may use. */
 typedef struct {
-    hsa_amd_memory_pool_t *fine, *kernarg;
-    int found_fine, found_kernarg;
+    hsa_amd_memory_pool_t coarse, fine, kernarg;
+    int found_coarse, found_fine, found_kernarg;
 } pool_walk;
 
-/* Note the CPU agent's global pools that may be allocated from: the
- * kernel-argument pool, and a fine-grained one besides it (per pool). */
+/* Note an agent's global pools that may be allocated from, by kind (called
+ * per pool): the first kernel-argument, coarse-grained and fine-grained one. */
 static hsa_status_t note_pool(hsa_amd_memory_pool_t pool, void *data)
 {
     pool_walk *w = data;
@@ -39,31 +52,39 @@ static hsa_status_t note_pool(hsa_amd_memory_pool_t pool, void *data)
     hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
     if (!alloc) return HSA_STATUS_SUCCESS;
     if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) && !w->found_kernarg)
-        *w->kernarg = pool, w->found_kernarg = 1;
+        w->kernarg = pool, w->found_kernarg = 1;
+    else if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && !w->found_coarse)
+        w->coarse = pool, w->found_coarse = 1;
     else if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) && !w->found_fine)
-        *w->fine = pool, w->found_fine = 1;
+        w->fine = pool, w->found_fine = 1;
     return HSA_STATUS_SUCCESS;
 }
 
 hsp_status hsa_find_pools(hsa_state *st)
 {
-    pool_walk w = {&st->fine, &st->kernarg_pool, 0, 0};
-    hsa_status_t e = hsa_amd_agent_iterate_memory_pools(st->cpu, note_pool, &w);
+    pool_walk cpu = {0}, gpu = {0};
+    hsa_status_t e = hsa_amd_agent_iterate_memory_pools(st->cpu, note_pool, &cpu);
+    if (e == HSA_STATUS_SUCCESS) e = hsa_amd_agent_iterate_memory_pools(st->agent, note_pool, &gpu);
     if (e != HSA_STATUS_SUCCESS) return hsp_fail(HSP_ERR_DEVICE, "HSA: listing memory pools: %s", hsa_error(e));
-    if (!w.found_kernarg) return hsp_fail(HSP_ERR_DEVICE, "HSA: the CPU agent has no kernel-argument pool");
-    if (!w.found_fine) st->fine = st->kernarg_pool; /* fine-grained as well */
+    if (!cpu.found_kernarg) return hsp_fail(HSP_ERR_DEVICE, "HSA: the CPU agent has no kernel-argument pool");
+    st->kernarg_pool = cpu.kernarg;
+    st->arrays_local = st->shared && gpu.found_coarse; /* an APU's own memory, which the host reaches */
+    st->arrays_coarse = st->arrays_local || cpu.found_coarse;
+    st->arrays = st->arrays_local ? gpu.coarse : cpu.found_coarse ? cpu.coarse : cpu.found_fine ? cpu.fine : cpu.kernarg;
     return HSP_OK;
 }
 
 hsp_status hsa_alloc(gpu *g, gpu_array *x, size_t bytes)
 {
     hsa_state *st = g->backend;
+    hsa_agent_t both[2] = {st->agent, st->cpu};
     void *p = NULL;
-    hsa_status_t e = hsa_amd_memory_pool_allocate(st->fine, bytes, 0, &p);
-    if (e == HSA_STATUS_SUCCESS) e = hsa_amd_agents_allow_access(1, &st->agent, NULL, p);
+    hsa_status_t e = hsa_amd_memory_pool_allocate(st->arrays, bytes, 0, &p);
+    if (e == HSA_STATUS_SUCCESS) e = hsa_amd_agents_allow_access(st->arrays_local ? 2 : 1, both, NULL, p);
     if (e != HSA_STATUS_SUCCESS) {
         if (p) hsa_amd_memory_pool_free(p);
-        return hsp_fail(HSP_ERR_NOMEM, "HSA: no fine-grained memory for %zu bytes: %s", bytes, hsa_error(e));
+        return hsp_fail(HSP_ERR_NOMEM, "HSA: no %s memory for %zu bytes: %s",
+                        st->arrays_coarse ? "coarse-grained" : "fine-grained", bytes, hsa_error(e));
     }
     x->ptr = p;
     return HSP_OK;
@@ -75,14 +96,76 @@ void hsa_free(gpu *g, gpu_array *x)
     if (x->ptr) hsa_amd_memory_pool_free(x->ptr);
 }
 
-hsp_status hsa_map_host(gpu *g, void *host, size_t bytes)
+/* ---- registered host ranges ----------------------------------------------------- */
+
+/* Is [start, end) inside a registered range? */
+static int registered(const hsa_state *st, uintptr_t start, uintptr_t end)
+{
+    for (int k = 0; k < st->nranges; k++)
+        if (st->ranges[k].start <= start && end <= st->ranges[k].end) return 1;
+    return 0;
+}
+
+/* Note [start, end) as registered. */
+static hsp_status note_range(hsa_state *st, uintptr_t start, uintptr_t end, int owned)
+{
+    if (st->nranges == st->cap_ranges) {
+        int cap = st->cap_ranges ? 2 * st->cap_ranges : 32;
+        hsa_range *r = realloc(st->ranges, (size_t)cap * sizeof *r);
+        if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory for the table of host ranges");
+        st->ranges = r, st->cap_ranges = cap;
+    }
+    st->ranges[st->nranges++] = (hsa_range){start, end, owned};
+    return HSP_OK;
+}
+
+/* Drop the ranges for which drop(range, key) holds. */
+static void drop_ranges(hsa_state *st, int (*drop)(const hsa_range *r, uintptr_t key), uintptr_t key)
+{
+    int kept = 0;
+    for (int k = 0; k < st->nranges; k++)
+        if (!drop(&st->ranges[k], key)) st->ranges[kept++] = st->ranges[k];
+    st->nranges = kept;
+}
+
+static int not_owned(const hsa_range *r, uintptr_t key)
+{
+    (void)key;
+    return !r->owned;
+}
+
+static int starts_at(const hsa_range *r, uintptr_t key)
+{
+    return r->start == key;
+}
+
+void hsa_forget_ranges(hsa_state *st)
+{
+    drop_ranges(st, not_owned, 0);
+}
+
+void hsa_unmap_host(gpu *g, void *host)
+{
+    drop_ranges(g->backend, starts_at, (uintptr_t)host);
+}
+
+/* What to do when a host range cannot be registered, for the mode's message. */
+static const char *map_advice(hsa_mem_mode mode)
+{
+    return mode == HSA_MEM_SVM_MAPPED ? "the device's default memory (without ,svm) copies through a pool instead"
+                                      : "--device=hsa,nosvm copies through a pool instead";
+}
+
+hsp_status hsa_map_host(gpu *g, void *host, size_t bytes, int owned)
 {
     hsa_state *st = g->backend;
-    if (st->mode != HSA_MEM_SVM_MAPPED) return HSP_OK;
-    hsa_amd_svm_attribute_pair_t access = {HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE, st->agent.handle};
-    hsa_status_t e = hsa_amd_svm_attributes_set(host, bytes, &access, 1);
-    return e == HSA_STATUS_SUCCESS ? HSP_OK
-                                   : hsp_fail(HSP_ERR_DEVICE, "HSA: making %zu bytes of host memory GPU-accessible: %s "
-                                              "(HSA_XNACK=1 may make it so by default; --device=hsa,nosvm copies "
-                                              "instead)", bytes, hsa_error(e));
+    uintptr_t start = (uintptr_t)host, end = start + bytes;
+    if (st->mode == HSA_MEM_POOL || registered(st, start, end)) return HSP_OK;
+    hsa_amd_svm_attribute_pair_t attrs[2] = {{HSA_AMD_SVM_ATTRIB_GLOBAL_FLAG, HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED},
+                                             {HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE, st->agent.handle}};
+    hsa_status_t e = hsa_amd_svm_attributes_set(host, bytes, attrs, 2);
+    if (e != HSA_STATUS_SUCCESS)
+        return hsp_fail(HSP_ERR_DEVICE, "HSA: registering %zu bytes of host memory for the GPU: %s (%s)", bytes,
+                        hsa_error(e), map_advice(st->mode));
+    return note_range(st, start, end, owned);
 }

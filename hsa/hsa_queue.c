@@ -2,10 +2,19 @@
  * launch packs its arguments by the kernel's layout into a block of
  * kernel-argument memory and writes a dispatch packet.  A dispatch waits for
  * all before it (the packet's barrier bit) unless it is one of stage 3's
- * bins, which hold distinct rows and may run at once.  Every dispatch counts
+ * bins, which hold distinct rows and may run at once.  Every packet counts
  * up one completion signal, which the packet processor counts down: the
- * queue is idle when it reads 0. */
+ * queue is idle when it reads 0.
+ *
+ * Fences: a dispatch acquires at system scope when the host wrote memory the
+ * GPU reads since the last one, else at agent scope, and releases at agent
+ * scope; finish ends the work with a barrier-AND packet whose system-scope
+ * release hands the results to the host.  Every wait has a deadline
+ * (g->timeout_s) and stops at a GPU memory fault or a queue error: the device
+ * is then lost (gpu.h), and nothing the GPU was given is freed. */
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include "aql.h"
 #include "hsa_gpu.h"
 #include "internal.h"
@@ -52,9 +61,9 @@ hsp_status hsa_queue_open(hsa_state *st)
 
 void hsa_queue_close(hsa_state *st)
 {
-    if (st->kernargs) hsa_amd_memory_pool_free(st->kernargs);
+    if (st->queue) hsa_queue_destroy(st->queue); /* first: nothing runs on what follows */
     if (st->done.handle) hsa_signal_destroy(st->done);
-    if (st->queue) hsa_queue_destroy(st->queue);
+    if (st->kernargs) hsa_amd_memory_pool_free(st->kernargs);
     st->kernargs = NULL, st->done.handle = 0, st->queue = NULL;
 }
 
@@ -65,21 +74,110 @@ size_t hsa_group_limit(gpu *g, int dbl, int kernel)
     return most && most < st->max_group ? most : st->max_group;
 }
 
-static hsp_status queue_status(hsa_state *st)
+/* ---- lost devices ------------------------------------------------------------------ */
+
+/* Mark the device lost for the reason given (printf-style): the error. */
+static hsp_status lose(gpu *g, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->lost_why, sizeof g->lost_why, fmt, ap);
+    va_end(ap);
+    g->lost = 1;
+    return hsp_fail(HSP_ERR_DEVICE, "HSA: %s; the hsa device is unusable now, and the memory it was given is kept "
+                    "(not freed) since the GPU may still write there", g->lost_why);
+}
+
+/* The first cause named by a memory fault's reason bits. */
+static const char *fault_cause(uint32_t reason)
+{
+    return reason & HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT ? "page not present"
+           : reason & HSA_AMD_MEMORY_FAULT_READ_ONLY      ? "write to a read-only page"
+           : reason & HSA_AMD_MEMORY_FAULT_NX             ? "execution of a no-execute page"
+           : reason & HSA_AMD_MEMORY_FAULT_HOST_ONLY      ? "a host-only page"
+           : reason & (HSA_AMD_MEMORY_FAULT_DRAMECC | HSA_AMD_MEMORY_FAULT_SRAMECC) ? "an ECC error"
+           : reason & HSA_AMD_MEMORY_FAULT_HANG           ? "a GPU reset after a hang"
+                                                          : "cause unknown";
+}
+
+/* HSP_OK while nothing went wrong; else the error (losing the device at the
+ * first memory fault or queue error). */
+static hsp_status health(gpu *g)
+{
+    hsa_state *st = g->backend;
+    if (g->lost) return hsp_fail(HSP_ERR_DEVICE, "HSA: the hsa device is unusable: %s", g->lost_why);
+    if (atomic_load(&st->faulted))
+        return lose(g, "a GPU memory fault at address 0x%llx (%s)", (unsigned long long)atomic_load(&st->fault_address),
+                    fault_cause(atomic_load(&st->fault_reason)));
     int e = atomic_load(&st->queue_error);
-    return e ? hsp_fail(HSP_ERR_DEVICE, "HSA: the queue failed: %s", hsa_error((hsa_status_t)e)) : HSP_OK;
+    return e ? lose(g, "the queue failed: %s", hsa_error((hsa_status_t)e)) : HSP_OK;
+}
+
+/* The error for a wait that began at start (ms) if the deadline passed. */
+static hsp_status deadline(gpu *g, double start, const char *what)
+{
+    if (hsp_now_ms() - start <= 1000 * g->timeout_s) return HSP_OK;
+    return lose(g, "%s took longer than %g s (the deadline: hsp_options.device_timeout, --device-timeout, "
+                "HSPGEMM_DEVICE_TIMEOUT)", what, g->timeout_s);
+}
+
+/* ---- packets ---------------------------------------------------------------------- */
+
+/* The next packet slot of the queue, waiting while the queue is full. */
+static hsp_status next_packet(gpu *g, void **packet, uint64_t *index)
+{
+    hsa_state *st = g->backend;
+    double start = hsp_now_ms();
+    hsp_status s = HSP_OK;
+    *index = hsa_queue_add_write_index_scacq_screl(st->queue, 1);
+    while (s == HSP_OK && *index - hsa_queue_load_read_index_scacquire(st->queue) >= st->queue->size) {
+        s = health(g);
+        if (s == HSP_OK) s = deadline(g, start, "waiting for room in the queue");
+        sched_yield();
+    }
+    *packet = (hsa_kernel_dispatch_packet_t *)st->queue->base_address + *index % st->queue->size;
+    return s;
+}
+
+/* Publish the packet at index with header, and ring the doorbell. */
+static void publish(hsa_state *st, void *packet, uint64_t index, uint16_t header, uint16_t setup)
+{
+    hsa_signal_add_screlease(st->done, 1);
+    hsp_aql_publish(packet, header, setup);
+    hsa_signal_store_screlease(st->queue->doorbell_signal, (hsa_signal_value_t)index);
+}
+
+/* Queue a barrier-AND packet that releases all earlier work to the host. */
+static hsp_status release_to_host(gpu *g)
+{
+    hsa_state *st = g->backend;
+    void *p;
+    uint64_t index;
+    hsp_status s = next_packet(g, &p, &index);
+    if (s != HSP_OK) return s;
+    hsp_aql_barrier(p, st->done);
+    publish(st, p, index, hsp_aql_header(HSA_PACKET_TYPE_BARRIER_AND, 1, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_SYSTEM),
+            0);
+    st->unreleased = 0;
+    return HSP_OK;
 }
 
 hsp_status hsa_finish(gpu *g)
 {
     hsa_state *st = g->backend;
-    if (!st->queue || !st->done.handle) return HSP_OK;
-    while (hsa_signal_wait_scacquire(st->done, HSA_SIGNAL_CONDITION_EQ, 0, st->ticks_per_s / 10,
-                                     HSA_WAIT_STATE_BLOCKED) != 0)
-        if (atomic_load(&st->queue_error)) break;
+    double start = hsp_now_ms();
+    hsp_status s = health(g);
+    if (s != HSP_OK || !st->queue || !st->done.handle) return s;
+    if (st->unreleased && (s = release_to_host(g)) != HSP_OK) return s;
+    for (;;) {
+        hsa_signal_value_t left = hsa_signal_wait_scacquire(st->done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                                            st->ticks_per_s / 10, HSA_WAIT_STATE_BLOCKED);
+        if ((s = health(g)) != HSP_OK) return s; /* a fault, even where the dispatch then completed */
+        if (left == 0) break;
+        if ((s = deadline(g, start, "waiting for the GPU to finish")) != HSP_OK) return s;
+    }
     st->next_slot = 0, st->overlapped = 0;
-    return queue_status(st);
+    return HSP_OK;
 }
 
 /* Pack the arguments of kernel k into the next kernel-argument block (after
@@ -109,25 +207,22 @@ hsp_status hsa_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, int narg
 {
     hsa_state *st = g->backend;
     const hsa_kernel *k = &st->kernel[dbl][kernel];
-    void *block;
+    void *block, *p;
     uint32_t group_size;
+    uint64_t index;
     if (!groups) return HSP_OK;
     if (size > UINT16_MAX || groups > UINT32_MAX / size)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "kernel %s: a grid of %zu x %zu is too large", k->layout->name, groups,
                         size);
-    hsp_status s = pack(g, k, args, nargs, groups, size, &block, &group_size);
+    hsp_status s = health(g);
+    if (s == HSP_OK) s = pack(g, k, args, nargs, groups, size, &block, &group_size);
+    if (s == HSP_OK) s = next_packet(g, &p, &index);
     if (s != HSP_OK) return s;
     int barrier = !(g->overlap && st->overlapped);
-    st->overlapped = g->overlap;
-    uint64_t index = hsa_queue_add_write_index_scacq_screl(st->queue, 1);
-    while (index - hsa_queue_load_read_index_scacquire(st->queue) >= st->queue->size) { /* the queue is full */
-        if ((s = queue_status(st)) != HSP_OK) return s;
-        sched_yield();
-    }
-    hsa_kernel_dispatch_packet_t *p = (hsa_kernel_dispatch_packet_t *)st->queue->base_address + index % st->queue->size;
+    hsa_fence_scope_t acquire = g->host_wrote ? HSA_FENCE_SCOPE_SYSTEM : HSA_FENCE_SCOPE_AGENT;
+    st->overlapped = g->overlap, g->host_wrote = 0, st->unreleased = 1;
     hsp_aql_dispatch(p, k->layout, k->object, block, (uint32_t)groups, (uint16_t)size, group_size, st->done);
-    hsa_signal_add_screlease(st->done, 1);
-    hsp_aql_publish(p, hsp_aql_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, barrier), 1);
-    hsa_signal_store_screlease(st->queue->doorbell_signal, (hsa_signal_value_t)index);
+    publish(st, p, index, hsp_aql_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, barrier, acquire, HSA_FENCE_SCOPE_AGENT),
+            1);
     return HSP_OK;
 }

@@ -33,6 +33,25 @@ static hsp_status check_options(const hsp_options *o)
         return hsp_fail(HSP_ERR_ARG, "mem_limit and local_mem must not be negative");
     if (o->small_nnz < -1)
         return hsp_fail(HSP_ERR_ARG, "small_nnz = %lld: give -1, 0 or a count", (long long)o->small_nnz);
+    if (!(o->device_timeout >= 0 && o->device_timeout <= 1e9))
+        return hsp_fail(HSP_ERR_ARG, "device_timeout = %g: give 0 (the default) or seconds up to 1e9",
+                        o->device_timeout);
+    return HSP_OK;
+}
+
+/* The device timeout into *seconds when the options give none:
+ * HSPGEMM_DEVICE_TIMEOUT where set (an error unless it is seconds), else
+ * HSP_DEVICE_TIMEOUT. */
+static hsp_status default_timeout(double *seconds)
+{
+    const char *text = getenv("HSPGEMM_DEVICE_TIMEOUT");
+    char *end;
+    *seconds = HSP_DEVICE_TIMEOUT;
+    if (!text) return HSP_OK;
+    double t = strtod(text, &end);
+    if (end == text || *end || !(t > 0 && t <= 1e9))
+        return hsp_fail(HSP_ERR_ARG, "HSPGEMM_DEVICE_TIMEOUT='%s': give seconds, more than 0", text);
+    *seconds = t;
     return HSP_OK;
 }
 
@@ -42,13 +61,16 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
     if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_context_create: out is NULL");
     *out = NULL;
     if (!o) hsp_options_init(&defaults), o = &defaults;
+    double timeout = o->device_timeout;
     hsp_status s = check_options(o);
+    if (s == HSP_OK && !timeout) s = default_timeout(&timeout);
     if (s != HSP_OK) return s;
     hsp_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
     ctx->options = *o;
     if (!ctx->options.device) ctx->options.device = "auto";
     if (!ctx->options.grow_start) ctx->options.grow_start = 256;
+    ctx->options.device_timeout = timeout;
     int nthreads = o->threads ? o->threads : hsp_cpu_count();
     s = hsp_pool_create(nthreads, &ctx->pool);
     if (s == HSP_OK) s = hsp_device_open(ctx->options.device, ctx->pool, &ctx->device);
@@ -90,7 +112,7 @@ void hsp_context_free(hsp_context *ctx)
     if (ctx->scratch)
         for (int t = 0; t < hsp_pool_size(ctx->pool); t++) hsp_scratch_free(&ctx->scratch[t]);
     free(ctx->scratch);
-    for (int k = 0; k < WS_COUNT; k++) free(ctx->ws.block[k]);
+    for (int k = 0; k < WS_COUNT && !(ctx->device && ctx->device->lost); k++) free(ctx->ws.block[k]);
     if (ctx->device) ctx->device->destroy(ctx->device);
     if (ctx->cpu) ctx->cpu->destroy(ctx->cpu);
     hsp_pool_free(ctx->pool);

@@ -23,6 +23,8 @@ struct hsp_device {
     int64_t local_mem;          /* bytes of fast memory per work-group */
     int host_realloc;           /* buffers can grow by host realloc */
     int async;                  /* launched bins run while the CPU threads work */
+    int lost;                   /* after a failure the device may still write memory it
+                                   was given (arrays of the job, C): none of it is freed */
     hsp_method default_method[HSP_NMETHODGROUPS];
     unsigned methods[HSP_NMETHODGROUPS]; /* bit m: method m can run on the group */
     /* Stage 1 on the device (fills job->ub), or NULL for the CPU threads. */

@@ -125,6 +125,13 @@ static int take_resident(gpu *g, const hsp_csr *M, int first)
     return 1;
 }
 
+/* s, once the device has noted whether its back end lost the GPU. */
+static hsp_status noted(hsp_device *dev, hsp_status s)
+{
+    dev->lost = ((gpu *)dev->state)->lost;
+    return s;
+}
+
 /* The C a job kept: its entries read from wherever its arrays now are (dev->fetch). */
 static hsp_status gpu_fetch(hsp_device *dev, int drop)
 {
@@ -133,7 +140,8 @@ static hsp_status gpu_fetch(hsp_device *dev, int drop)
     g->kept = NULL;
     if (!C || drop) return HSP_OK;
     hsp_status s = gpu_download(g, g->kept_at + 1, C->colidx, (size_t)C->nnz * sizeof(int32_t));
-    return s == HSP_OK ? gpu_download(g, g->kept_at + 2, C->values, (size_t)C->nnz * hsp_value_size(C->precision)) : s;
+    s = s == HSP_OK ? gpu_download(g, g->kept_at + 2, C->values, (size_t)C->nnz * hsp_value_size(C->precision)) : s;
+    return noted(dev, s);
 }
 
 /* Stage 1: A and B to the device, the bound kernel, u back to job->ub. */
@@ -145,6 +153,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     if (dbl && !g->fp64)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
                         dev->description, g->no_fp64);
+    g->timeout_s = job->ctx->options.device_timeout;
     hsp_status s = g->ops->finish(g);
     g->started = 0;
     g->peak_device_bytes = g->device_bytes;
@@ -166,7 +175,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     gpu_arg a[] = {val(&m64, sizeof m64), arr(g, GA_ARP), arr(g, GA_ACOL), arr(g, GA_BRP), arr(g, GA_UB)};
     size_t size = group_size(g, dbl, GK_BOUND, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_BOUND, a, 5, (m + size - 1) / size, size);
-    return s == HSP_OK ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s;
+    return noted(dev, s == HSP_OK ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
 }
 
 /* The most products of a long row that ESC takes in local memory (method
@@ -243,7 +252,7 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     else s = gpu_launch_rows(g, job, m, group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin],
                              group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
     g->overlap = 0;
-    return s;
+    return noted(dev, s);
 }
 
 /* Wait for the queue; finish long rows; the counts of the device's rows. */
@@ -256,7 +265,7 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));
     for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = g->counts[job->bin_rows[k]];
-    return s;
+    return noted(dev, s);
 }
 
 /* The device's rows into C (the pool arguments exist: the job started). */
@@ -291,18 +300,21 @@ static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
     hsp_status s = g->started && job->C->nnz ? arrange_rows(g, job) : HSP_OK;
     job->stats->peak_device_bytes = g->peak_device_bytes;
     job->stats->bytes_to_device = g->moved[0], job->stats->bytes_to_host = g->moved[1];
-    return s;
+    return noted(dev, s);
 }
 
+/* Close the device; a lost one keeps every array and table the GPU was given. */
 static void gpu_destroy(hsp_device *dev)
 {
     gpu *g = dev->state;
     if (g) {
-        g->ops->finish(g);
-        for (int a = 0; a < GA_COUNT; a++) gpu_release(g, a);
+        if (!g->lost) g->ops->finish(g); /* which may lose it */
+        for (int a = 0; a < GA_COUNT && !g->lost; a++) gpu_release(g, a);
         g->ops->close(g);
-        free(g->lrows), free(g->relaunch), free(g->counts), free(g->longrows);
-        free(g);
+        if (!g->lost) {
+            free(g->lrows), free(g->relaunch), free(g->counts), free(g->longrows);
+            free(g);
+        }
     }
     free(dev);
 }
@@ -317,7 +329,7 @@ hsp_status gpu_device_new(const gpu_ops *ops, size_t state_bytes, const char *na
         *dev = NULL;
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the %s device", name);
     }
-    g->ops = ops, g->backend = backend;
+    g->ops = ops, g->backend = backend, g->timeout_s = HSP_DEVICE_TIMEOUT;
     (*dev)->state = g, (*dev)->destroy = gpu_destroy;
     return HSP_OK;
 }

@@ -65,7 +65,7 @@ static void ocl_close(gpu *g)
 }
 
 static const gpu_ops ocl_ops = {ocl_alloc, ocl_free,   ocl_write,  ocl_read,  ocl_copy,
-                                NULL,      ocl_group_limit, ocl_launch, ocl_finish, ocl_close};
+                                NULL,      NULL,       ocl_group_limit, ocl_launch, ocl_finish, ocl_close};
 
 /* Context, queue and kernels for device info into g and st. */
 static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int nosvm, int nofp64)

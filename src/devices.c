@@ -65,7 +65,7 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
                  d->usable ? "" : "; no code object for it in this build");
         d->is_gpu = 1, d->wavefront = gpu[k].wavefront, d->local_mem = gpu[k].local_mem, d->fp64 = 1;
         snprintf(d->memory, sizeof d->memory, "%s",
-                 hsa_memory_name(hsa_choose_memory(gpu[k].svm, gpu[k].svm_default, 0)));
+                 hsa_memory_name(hsa_choose_memory(gpu[k].svm, gpu[k].svm_default, HSA_WANT_DEFAULT)));
     }
 #endif
     return HSP_OK;

@@ -56,16 +56,19 @@ typedef struct gpu gpu;
 /* What a back end does.  Arrays: alloc fills ptr or mem (bytes > 0); write
  * and read move data of arrays without ptr; copy copies the first bytes of
  * src to dst (arrays without ptr); map_host makes host memory used in place
- * reachable by the device (NULL when it always is).  Kernels: the largest
- * work-group of a kernel; launch a 1-D grid of groups x size (args in the
- * kernel's order); finish waits for all launched work and transfers. */
+ * reachable by the device (owned: an array of the device's own, kept between
+ * products) and unmap_host forgets such an array before it is freed or
+ * reallocated (both NULL when host memory is always reachable).  Kernels: the
+ * largest work-group of a kernel; launch a 1-D grid of groups x size (args in
+ * the kernel's order); finish waits for all launched work and transfers. */
 typedef struct {
     hsp_status (*alloc)(gpu *g, gpu_array *x, size_t bytes);
     void (*free)(gpu *g, gpu_array *x);
     hsp_status (*write)(gpu *g, gpu_array *x, const void *host, size_t bytes);
     hsp_status (*read)(gpu *g, gpu_array *x, void *host, size_t bytes);
     hsp_status (*copy)(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
-    hsp_status (*map_host)(gpu *g, void *host, size_t bytes);
+    hsp_status (*map_host)(gpu *g, void *host, size_t bytes, int owned);
+    void (*unmap_host)(gpu *g, void *host);
     size_t (*group_limit)(gpu *g, int dbl, int kernel);
     hsp_status (*launch)(gpu *g, int dbl, int kernel, const gpu_arg *args, int nargs, size_t groups,
                          size_t size);
@@ -83,6 +86,12 @@ struct gpu {
     gpu_array a[GA_COUNT];
     int64_t device_bytes, peak_device_bytes;
     int64_t moved[2];        /* bytes copied to the device and back since the job began */
+    int host_wrote;          /* the host wrote memory the device reads since the last launch */
+    double timeout_s;        /* the longest wait for the device (hsp_options.device_timeout) */
+    int lost;                /* the back end cannot trust the GPU any more (a fault, a wait
+                                past the deadline): every call fails, and nothing the GPU
+                                was given is freed, since it may still write there */
+    char lost_why[160];
     /* the job in flight */
     int overlap;             /* launches now may run at once (stage 3's bins) */
     int started;             /* its rows, slots and C~ are on the device */

@@ -24,7 +24,7 @@ static hsp_status alloc_array(gpu *g, gpu_array *x, size_t bytes)
     if (bytes < MIN_BYTES) bytes = MIN_BYTES;
     if (g->host_arrays) x->ptr = hsp_alloc(bytes);
     hsp_status s = g->host_arrays ? HSP_OK : g->ops->alloc(g, x, bytes);
-    if (s == HSP_OK && g->host_arrays && x->ptr && g->ops->map_host) s = g->ops->map_host(g, x->ptr, bytes);
+    if (s == HSP_OK && g->host_arrays && x->ptr && g->ops->map_host) s = g->ops->map_host(g, x->ptr, bytes, 1);
     if (s == HSP_OK && !x->ptr && !x->mem) s = hsp_fail(HSP_ERR_NOMEM, "no memory for %zu bytes", bytes);
     if (s != HSP_OK) {
         if (g->host_arrays) free(x->ptr);
@@ -39,6 +39,7 @@ static hsp_status alloc_array(gpu *g, gpu_array *x, size_t bytes)
 static void free_array(gpu *g, gpu_array *x)
 {
     if (x->owned) {
+        if (g->host_arrays && g->ops->unmap_host) g->ops->unmap_host(g, x->ptr);
         if (g->host_arrays) free(x->ptr);
         else g->ops->free(g, x);
         count_bytes(g, -(int64_t)x->bytes);
@@ -64,13 +65,15 @@ hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes)
     gpu_array *x = &g->a[which];
     if (g->host_arrays && host && bytes) { /* the host array itself */
         free_array(g, x);
-        hsp_status s = g->ops->map_host ? g->ops->map_host(g, (void *)host, bytes) : HSP_OK;
+        hsp_status s = g->ops->map_host ? g->ops->map_host(g, (void *)host, bytes, 0) : HSP_OK;
+        g->host_wrote = 1;
         if (s == HSP_OK) x->ptr = (void *)host, x->bytes = bytes;
         return s;
     }
     hsp_status s = gpu_reserve(g, which, bytes);
     if (s != HSP_OK || !bytes || !host) return s;
     g->moved[0] += (int64_t)bytes;
+    g->host_wrote = 1;
     if (x->ptr) {
         memcpy(x->ptr, host, bytes);
         return HSP_OK;
@@ -99,13 +102,15 @@ hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_reallo
 {
     gpu_array *x = &g->a[which], old = *x;
     *moved = 0;
+    g->host_wrote = 1;
     if (use_realloc && g->host_arrays && x->owned) {
+        if (g->ops->unmap_host) g->ops->unmap_host(g, x->ptr);
         void *p = realloc(x->ptr, bytes);
         if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory to grow the long-row pool to %zu bytes", bytes);
         *moved = p != x->ptr;
         count_bytes(g, (int64_t)(bytes - x->bytes));
         x->ptr = p, x->bytes = bytes;
-        return g->ops->map_host ? g->ops->map_host(g, p, bytes) : HSP_OK;
+        return g->ops->map_host ? g->ops->map_host(g, p, bytes, 1) : HSP_OK;
     }
     hsp_status s = alloc_array(g, x, bytes);
     if (s != HSP_OK) {

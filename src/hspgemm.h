@@ -103,7 +103,7 @@ typedef struct {
     int64_t local_mem;     /* bytes of local memory per work-group */
     int fp64;              /* double precision */
     char memory[32];       /* "host", "system SVM", "buffer SVM", "buffers"; hsa:
-                              "svm", "svm mapped", "fine-grained pool" */
+                              "svm", "svm mapped", "pool" */
     int usable;            /* it can run here (an HSA agent needs a code object
                               for its ISA in this build) */
 } hsp_device_info;
@@ -142,7 +142,8 @@ typedef struct {
                              stats' device_note says what it passed over),
                              "cpu", "opencl[:N]" with ",nosvm" (use buffers)
                              and ",nofp64" (no double), or "hsa[:N]" with
-                             ",nosvm" (copy through a fine-grained pool) */
+                             ",nosvm" (copy through a pool) or ",svm" (host
+                             arrays registered range by range without XNACK) */
     int threads;          /* CPU threads; 0 = one per core */
     hsp_grow grow;        /* default HSP_GROW_REALLOC */
     hsp_method method[HSP_NMETHODGROUPS]; /* for groups 3, 4, 5 */
@@ -154,6 +155,10 @@ typedef struct {
                              this many entries together run on the CPU threads
                              alone (a GPU's fixed costs outweigh them); 0 = 2^18,
                              -1 = every product on the device */
+    double device_timeout; /* seconds a wait for the hsa device may last before
+                             the product fails and the device is given up
+                             (a kernel that never ends); 0 = the environment's
+                             HSPGEMM_DEVICE_TIMEOUT, else 600 */
 } hsp_options;
 
 /* Fill o with the defaults above. */

@@ -52,6 +52,10 @@ hsp_status hsp_csr_from_double_triplets(int32_t nrows, int32_t ncols, int64_t nn
 /* Monotonic wall clock in milliseconds. */
 double hsp_now_ms(void);
 
+/* The longest wait for a device, in seconds, where neither
+ * hsp_options.device_timeout nor HSPGEMM_DEVICE_TIMEOUT says otherwise. */
+#define HSP_DEVICE_TIMEOUT 600.0
+
 /* A progress line on stderr, shown only when stderr is a terminal, enabled,
  * and the work has run for more than a second; updates at most 10 times a
  * second.  hsp_progress_done erases the line. */

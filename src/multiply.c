@@ -137,7 +137,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     memcpy(st->device_note, dev->note, sizeof st->device_note);
     ctx->last_on_device = s == HSP_OK && !small;
     if (s != HSP_OK) {
-        hsp_csr_free(job.C);
+        if (!job.dev->lost) hsp_csr_free(job.C); /* else the GPU may still write it */
         return s;
     }
     *C = job.C;

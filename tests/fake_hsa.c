@@ -1,15 +1,17 @@
 /* fake_hsa.c: the stand-in runtime of fake_hsa.h.  Agents, pools, signals
  * and symbols are small integers or plain memory; only what the hsa device
  * calls exists. */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "fake_hsa.h"
 #include "kernel_layout.h"
 
 fake_hsa_state fake_hsa;
 
-enum { POOL_FINE = 1, POOL_KERNARG = 2, POOL_COARSE = 3 };
+enum { HANDLERS_MAX = 8, ALLOCS_MAX = 256 };
 
 static struct {
     hsa_queue_t queue;
@@ -20,10 +22,62 @@ static struct {
 
 static char symbol_names[1024][80];
 
+static struct {
+    hsa_amd_system_event_callback_t callback;
+    void *data;
+} handler[HANDLERS_MAX];
+
+static struct {
+    void *ptr;
+    uint64_t pool;
+} allocs[ALLOCS_MAX]; /* live allocations, by pool */
+
 void fake_hsa_reset(void)
 {
+    int inits = fake_hsa.inits, handlers = fake_hsa.handlers; /* the runtime lives on */
     memset(&fake_hsa, 0, sizeof fake_hsa);
+    memset(allocs, 0, sizeof allocs);
+    fake_hsa.inits = inits, fake_hsa.handlers = handlers;
     fake_hsa.queue_max = 4096;
+}
+
+/* ---- the runtime and its system events ----------------------------------------- */
+
+hsa_status_t hsa_init(void)
+{
+    int inits = fake_hsa.inits;
+    sched_yield(); /* a start takes time: callers that race show it */
+    fake_hsa.inits = inits + 1;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_shut_down(void)
+{
+    if (!fake_hsa.inits) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+    if (--fake_hsa.inits == 0) memset(handler, 0, sizeof handler), fake_hsa.handlers = 0;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback, void *data)
+{
+    if (!fake_hsa.inits) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+    if (fake_hsa.handlers == HANDLERS_MAX) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    handler[fake_hsa.handlers].callback = callback, handler[fake_hsa.handlers++].data = data;
+    return HSA_STATUS_SUCCESS;
+}
+
+int fake_hsa_memory_fault(uint64_t agent, uint64_t address, uint32_t reason)
+{
+    hsa_amd_event_t event = {.event_type = HSA_AMD_GPU_MEMORY_FAULT_EVENT};
+    int claimed = 0;
+    event.memory_fault.agent.handle = agent;
+    event.memory_fault.virtual_address = address;
+    event.memory_fault.fault_reason_mask = reason;
+    for (int k = 0; k < fake_hsa.handlers; k++)
+        claimed |= handler[k].callback(&event, handler[k].data) == HSA_STATUS_SUCCESS;
+    fake_hsa.aborts += !claimed;
+    fake_hsa.hang = 1;
+    return claimed;
 }
 
 void fake_hsa_fail_queue(hsa_status_t status)
@@ -52,11 +106,12 @@ static int process_one(void)
     hsa_kernel_dispatch_packet_t *p =
         (hsa_kernel_dispatch_packet_t *)fake_queue.queue.base_address + fake_queue.read % fake_queue.queue.size;
     uint16_t header = atomic_load((_Atomic uint16_t *)&p->header);
-    if (fake_queue.read == fake_queue.write || (header & 0xff) == HSA_PACKET_TYPE_INVALID) return 0;
+    if (fake_hsa.hang || fake_queue.read == fake_queue.write || (header & 0xff) == HSA_PACKET_TYPE_INVALID) return 0;
     if (fake_hsa.nlog < FAKE_LOG_MAX) {
         int n = fake_hsa.nlog++;
         fake_hsa.log[n] = *p, fake_hsa.header[n] = header;
-        memcpy(fake_hsa.kernarg[n], p->kernarg_address, kernarg_bytes(p->kernel_object));
+        if ((header & 0xff) == HSA_PACKET_TYPE_KERNEL_DISPATCH)
+            memcpy(fake_hsa.kernarg[n], p->kernarg_address, kernarg_bytes(p->kernel_object));
     }
     atomic_store((_Atomic uint16_t *)&p->header, (uint16_t)HSA_PACKET_TYPE_INVALID);
     fake_queue.read++;
@@ -75,6 +130,7 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32
     for (uint32_t k = 0; k < size; k++) ring[k].header = HSA_PACKET_TYPE_INVALID;
     fake_queue.queue.base_address = ring, fake_queue.queue.size = size;
     fake_queue.callback = callback, fake_queue.data = data;
+    fake_hsa.queues++;
     *queue = &fake_queue.queue;
     return HSA_STATUS_SUCCESS;
 }
@@ -83,6 +139,7 @@ hsa_status_t hsa_queue_destroy(hsa_queue_t *queue)
 {
     free(queue->base_address);
     queue->base_address = NULL;
+    fake_hsa.queues--;
     return HSA_STATUS_SUCCESS;
 }
 
@@ -115,6 +172,7 @@ hsa_status_t hsa_signal_create(hsa_signal_value_t initial, uint32_t num_consumer
 
 hsa_status_t hsa_signal_destroy(hsa_signal_t signal)
 {
+    fake_hsa.freed_under_queue += fake_hsa.queues > 0;
     free((void *)(uintptr_t)signal.handle);
     return HSA_STATUS_SUCCESS;
 }
@@ -134,8 +192,9 @@ hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal, hsa_signal_con
                                              hsa_signal_value_t compare, uint64_t timeout, hsa_wait_state_t state)
 {
     (void)condition, (void)compare, (void)timeout, (void)state;
-    while (process_one()) {
-    }
+    int done = 0;
+    while (process_one()) done++;
+    if (!done && *(int64_t *)(uintptr_t)signal.handle) nanosleep(&(struct timespec){0, 1000000}, NULL);
     return *(int64_t *)(uintptr_t)signal.handle;
 }
 
@@ -160,9 +219,10 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, v
 hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t agent,
                                                 hsa_status_t (*callback)(hsa_amd_memory_pool_t, void *), void *data)
 {
-    (void)agent;
-    for (uint64_t id = POOL_COARSE; id >= POOL_FINE; id--) /* coarse first: it must be passed over */
-        if (id != POOL_KERNARG || !fake_hsa.no_kernarg_pool) callback((hsa_amd_memory_pool_t){id}, data);
+    if (agent.handle == FAKE_GPU_AGENT) return callback((hsa_amd_memory_pool_t){FAKE_POOL_GPU_COARSE}, data);
+    if (fake_hsa.dgpu) callback((hsa_amd_memory_pool_t){FAKE_POOL_CPU_COARSE}, data);
+    callback((hsa_amd_memory_pool_t){FAKE_POOL_FINE}, data);
+    if (!fake_hsa.no_kernarg_pool) callback((hsa_amd_memory_pool_t){FAKE_POOL_KERNARG}, data);
     return HSA_STATUS_SUCCESS;
 }
 
@@ -172,24 +232,35 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t pool, hsa_amd_me
     if (attribute == HSA_AMD_MEMORY_POOL_INFO_SEGMENT) *(hsa_amd_segment_t *)value = HSA_AMD_SEGMENT_GLOBAL;
     else if (attribute == HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED) *(bool *)value = true;
     else if (attribute == HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS)
-        *(uint32_t *)value = pool.handle == POOL_FINE      ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED
-                             : pool.handle == POOL_KERNARG ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT |
-                                                                 HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED
-                                                           : HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED;
+        *(uint32_t *)value = pool.handle == FAKE_POOL_FINE      ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED
+                             : pool.handle == FAKE_POOL_KERNARG ? HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT |
+                                                                      HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED
+                                                                : HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED;
     else return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t pool, size_t size, uint32_t flags, void **ptr)
 {
-    (void)pool, (void)flags;
-    *ptr = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+    (void)flags;
+    int k = 0;
+    while (k < ALLOCS_MAX && allocs[k].ptr) k++;
+    *ptr = k < ALLOCS_MAX ? aligned_alloc(4096, (size + 4095) / 4096 * 4096) : NULL;
+    if (!*ptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     memset(*ptr, 0, size);
-    return *ptr ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    allocs[k].ptr = *ptr, allocs[k].pool = pool.handle;
+    fake_hsa.last_pool = pool.handle;
+    return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t hsa_amd_memory_pool_free(void *ptr)
 {
+    for (int k = 0; k < ALLOCS_MAX; k++)
+        if (allocs[k].ptr == ptr) {
+            fake_hsa.freed_under_queue += allocs[k].pool == FAKE_POOL_KERNARG && fake_hsa.queues > 0;
+            allocs[k].ptr = NULL;
+        }
+    fake_hsa.pool_frees++;
     free(ptr);
     return HSA_STATUS_SUCCESS;
 }
@@ -198,6 +269,7 @@ hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t 
                                          const void *ptr)
 {
     (void)agents, (void)flags;
+    fake_hsa.last_access_agents = (int)num_agents;
     return num_agents && ptr ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }
 
@@ -205,7 +277,8 @@ hsa_status_t hsa_amd_svm_attributes_set(void *ptr, size_t size, hsa_amd_svm_attr
 {
     fake_hsa.svm_calls++;
     fake_hsa.svm_ptr = ptr, fake_hsa.svm_bytes = size;
-    if (count) fake_hsa.svm_attr = list[0];
+    fake_hsa.svm_nattrs = count < FAKE_ATTRS_MAX ? (int)count : FAKE_ATTRS_MAX;
+    memcpy(fake_hsa.svm_attrs, list, (size_t)fake_hsa.svm_nattrs * sizeof *list);
     return fake_hsa.svm_fails ? HSA_STATUS_ERROR_INVALID_ARGUMENT : HSA_STATUS_SUCCESS;
 }
 

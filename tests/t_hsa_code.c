@@ -430,11 +430,12 @@ static void test_packets(const hsp_code_object *co)
     memset(&d, 0xff, sizeof d);
     hsp_aql_dispatch(&d, k, 0xabc000, kernarg, 100, 256, 7168, done);
     tap_ok(d.header == 0xffff && d.setup == 0xffff, "packets: header and setup untouched until published");
-    hsp_aql_publish(&d, hsp_aql_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1), 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    hsp_aql_publish(&d, hsp_aql_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_AGENT),
+                    1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
     tap_ok((d.header & 0xff) == HSA_PACKET_TYPE_KERNEL_DISPATCH && (d.header >> 8 & 1) == 1 &&
-               (d.header >> 9 & 3) == HSA_FENCE_SCOPE_SYSTEM && (d.header >> 11 & 3) == HSA_FENCE_SCOPE_SYSTEM &&
+               (d.header >> 9 & 3) == HSA_FENCE_SCOPE_SYSTEM && (d.header >> 11 & 3) == HSA_FENCE_SCOPE_AGENT &&
                d.setup == 1,
-           "packets: dispatch header 0x%04x (type 2, barrier, system acquire and release), 1 dimension", d.header);
+           "packets: dispatch header 0x%04x (type 2, barrier, system acquire, agent release), 1 dimension", d.header);
     tap_ok(d.workgroup_size_x == 256 && d.workgroup_size_y == 1 && d.workgroup_size_z == 1 &&
                d.grid_size_x == 25600 && d.grid_size_y == 1 && d.grid_size_z == 1,
            "packets: 100 groups of 256: grid 25600 x 1 x 1");

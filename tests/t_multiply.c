@@ -325,6 +325,31 @@ static void test_bad_options(void)
     }
 }
 
+/* The device timeout: negative refused; from the environment when the options
+ * give none, where a value that is no number of seconds is refused. */
+static void test_device_timeout(void)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.device = "cpu", o.device_timeout = -1;
+    tap_ok(hsp_context_create(&o, &ctx) == HSP_ERR_ARG && !ctx && strstr(hsp_errmsg(), "device_timeout"),
+           "device timeout: -1 s refused: %s", hsp_errmsg());
+    o.device_timeout = 0;
+    setenv("HSPGEMM_DEVICE_TIMEOUT", "ten", 1);
+    tap_ok(hsp_context_create(&o, &ctx) == HSP_ERR_ARG && !ctx && strstr(hsp_errmsg(), "HSPGEMM_DEVICE_TIMEOUT='ten'"),
+           "device timeout: HSPGEMM_DEVICE_TIMEOUT=ten refused: %s", hsp_errmsg());
+    o.device_timeout = 30;
+    int ok = hsp_context_create(&o, &ctx) == HSP_OK;
+    hsp_context_free(ctx);
+    setenv("HSPGEMM_DEVICE_TIMEOUT", "2.5", 1);
+    o.device_timeout = 0;
+    ok &= hsp_context_create(&o, &ctx) == HSP_OK;
+    hsp_context_free(ctx);
+    unsetenv("HSPGEMM_DEVICE_TIMEOUT");
+    tap_ok(ok, "device timeout: the option overrides the environment; 2.5 s from the environment taken");
+}
+
 /* A wavefront of 64 and 64 KiB of local memory: 70 bins, products still right. */
 static void test_wide_layout(void)
 {
@@ -377,5 +402,6 @@ int main(void)
     test_explicit_zeros();
     test_errors();
     test_bad_options();
+    test_device_timeout();
     return tap_done();
 }
