@@ -86,8 +86,7 @@ void hsa_runtime_unwatch(hsa_state *st);
  * mode the job arrays' (st->shared: the agent's own coarse-grained pool, else
  * the CPU agent's coarse-grained one, else its fine-grained one). */
 hsp_status hsa_find_pools(hsa_state *st);
-/* Forget the registered host ranges of a product (not the device's own). */
-void hsa_forget_ranges(hsa_state *st);
+
 /* Load the code object of co for the agent into executable dbl, and look
  * up every kernel's descriptor. */
 hsp_status hsa_load(hsa_state *st, const hsp_code_object *co, int dbl);
@@ -100,6 +99,8 @@ void hsa_queue_close(hsa_state *st);
 hsp_status hsa_alloc(gpu *g, gpu_array *x, size_t bytes);
 void hsa_free(gpu *g, gpu_array *x);
 hsp_status hsa_map_host(gpu *g, void *host, size_t bytes, int owned);
+/* Forget the registered range that starts at host, or (host NULL) every
+ * range but those of the device's own arrays. */
 void hsa_unmap_host(gpu *g, void *host);
 size_t hsa_group_limit(gpu *g, int dbl, int kernel);
 hsp_status hsa_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, int nargs, size_t groups, size_t size);

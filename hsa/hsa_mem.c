@@ -139,14 +139,10 @@ static int starts_at(const hsa_range *r, uintptr_t key)
     return r->start == key;
 }
 
-void hsa_forget_ranges(hsa_state *st)
-{
-    drop_ranges(st, not_owned, 0);
-}
-
 void hsa_unmap_host(gpu *g, void *host)
 {
-    drop_ranges(g->backend, starts_at, (uintptr_t)host);
+    if (host) drop_ranges(g->backend, starts_at, (uintptr_t)host);
+    else drop_ranges(g->backend, not_owned, 0);
 }
 
 /* What to do when a host range cannot be registered, for the mode's message. */

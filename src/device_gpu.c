@@ -155,6 +155,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
                         dev->description, g->no_fp64);
     g->timeout_s = job->ctx->options.device_timeout;
     hsp_status s = g->ops->finish(g);
+    if (g->ops->unmap_host) g->ops->unmap_host(g, NULL); /* the last product's arrays may be gone */
     g->started = 0;
     g->peak_device_bytes = g->device_bytes;
     g->moved[0] = g->moved[1] = 0;

@@ -58,7 +58,8 @@ typedef struct gpu gpu;
  * src to dst (arrays without ptr); map_host makes host memory used in place
  * reachable by the device (owned: an array of the device's own, kept between
  * products) and unmap_host forgets such an array before it is freed or
- * reallocated (both NULL when host memory is always reachable).  Kernels: the
+ * reallocated, or (host NULL) the last product's arrays before the next
+ * product (both NULL when host memory is always reachable).  Kernels: the
  * largest work-group of a kernel; launch a 1-D grid of groups x size (args in
  * the kernel's order); finish waits for all launched work and transfers. */
 typedef struct {

@@ -335,12 +335,12 @@ static void test_memory(void)
            "svm mapped: a host array is used in place, registered coarse-grained and accessible to the agent");
     ok = gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_OK && gpu_upload(&g, GA_AVAL, host + 10, 80) == HSP_OK;
     tap_ok(ok && fake_hsa.svm_calls == 1, "registration: the same range again, and a part of it, are not registered again");
-    hsa_forget_ranges(st);
+    hsa_unmap_host(&g, NULL);
     ok = gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_OK;
     tap_ok(ok && fake_hsa.svm_calls == 2, "registration: a product's ranges are forgotten before the next product");
     copied = 0;
     ok = gpu_reserve(&g, GA_PCOL, 4096) == HSP_OK && fake_hsa.svm_calls == 3;
-    hsa_forget_ranges(st);
+    hsa_unmap_host(&g, NULL);
     ok &= gpu_upload(&g, GA_AVAL, g.a[GA_PCOL].ptr, 100) == HSP_OK && fake_hsa.svm_calls == 3;
     tap_ok(ok, "registration: the device's own arrays stay registered from product to product");
     ok = gpu_grow(&g, GA_PCOL, 1 << 20, 4096, 1, &copied, &moved) == HSP_OK && copied == 0;
@@ -353,7 +353,7 @@ static void test_memory(void)
     tap_ok(ok && st->nranges == 1 && !st->ranges[0].owned,
            "registration: a freed array of the device's own is forgotten, a product's range kept (%d left)",
            st->nranges);
-    hsa_forget_ranges(st);
+    hsa_unmap_host(&g, NULL);
     fake_hsa.svm_fails = 1;
     tap_ok(gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_ERR_DEVICE && strstr(hsp_errmsg(), "pool") &&
                !g.a[GA_BVAL].ptr,
