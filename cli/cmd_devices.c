@@ -8,7 +8,8 @@ static const char usage_devices[] =
     "then every AMD GPU the HSA runtime sees, with the wavefront width and local memory\n"
     "its bins are laid out for, double precision, and the memory it shares with the host\n"
     "(system SVM, svm, svm mapped: the host's own arrays, long rows grow by realloc;\n"
-    "buffer SVM, buffers, fine-grained pool: grow by copy).\n"
+    "buffer SVM, buffers, pool: grow by copy); under an hsa device in a pool, what\n"
+    "host arrays in place would take on it (XNACK).\n"
     "--device=auto takes the first usable hsa device, else the first GPU, else cpu.\n";
 
 /* The entry device auto takes: the first usable hsa agent, else the first
@@ -38,9 +39,11 @@ int cmd_devices(int argc, char **argv)
     int autodev = auto_entry(list, count < 33 ? count : 33);
     printf("%-10s %-4s %4s %10s %-5s %-11s %s\n", "device", "gpu", "W", "local mem", "fp64",
            "memory", "description");
-    for (int k = 0; k < count && k < 33; k++)
+    for (int k = 0; k < count && k < 33; k++) {
         printf("%-10s %-4s %4d %9lldK %-5s %-11s %s%s\n", list[k].name, list[k].is_gpu ? "yes" : "no",
                list[k].wavefront, (long long)(list[k].local_mem >> 10), list[k].fp64 ? "yes" : "no",
                list[k].memory, list[k].description, k == autodev ? "  [auto]" : "");
+        if (*list[k].note) printf("%-10s %s\n", "", list[k].note);
+    }
     return 0;
 }

@@ -30,7 +30,7 @@ static hsp_status open_state(hsa_state *st, const hsp_hsa_agent *a, const hsp_co
 {
     st->agent.handle = a->handle, st->cpu.handle = a->cpu;
     st->mode = hsa_choose_memory(a->svm, a->svm_default, want);
-    st->shared = a->shared;
+    st->shared = a->shared, st->xnack_hint = hsa_xnack_hint(a->name);
     st->max_group = a->max_group ? a->max_group : 256;
     st->group_mem = a->local_mem;
     hsp_status s = hsa_runtime_watch(st);

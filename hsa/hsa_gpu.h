@@ -30,6 +30,9 @@ typedef enum { HSA_WANT_DEFAULT, HSA_WANT_POOL, HSA_WANT_SVM } hsa_mem_want;
 hsa_mem_mode hsa_choose_memory(int svm, int by_default, hsa_mem_want want);
 /* The name of a mode, for the device description and stats. */
 const char *hsa_memory_name(hsa_mem_mode mode);
+/* How host arrays come to be used in place (mode svm) on a GPU of this
+ * processor ("gfx90c"): XNACK, where it has it, and what it takes. */
+const char *hsa_xnack_hint(const char *processor);
 
 /* A host range registered with the runtime (hsa_amd_svm_attributes_set). */
 typedef struct {
@@ -47,6 +50,7 @@ typedef struct {
     hsa_agent_t agent, cpu;
     hsa_mem_mode mode;
     int shared;                     /* the host reaches the agent's own memory */
+    const char *xnack_hint;         /* hsa_xnack_hint of its processor */
     hsa_amd_memory_pool_t arrays, kernarg_pool; /* job arrays (pool mode); kernel arguments */
     int arrays_coarse;              /* the arrays' pool is coarse-grained */
     int arrays_local;               /* it is the agent's own (the CPU is allowed in too) */

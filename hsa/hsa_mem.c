@@ -31,6 +31,17 @@ const char *hsa_memory_name(hsa_mem_mode mode)
     return mode == HSA_MEM_SVM ? "svm" : mode == HSA_MEM_SVM_MAPPED ? "svm mapped" : "pool";
 }
 
+const char *hsa_xnack_hint(const char *processor)
+{
+    if (!strncmp(processor, "gfx103", 6) || !strncmp(processor, "gfx11", 5))
+        return "this GPU has no XNACK (HSA_XNACK=1 does nothing here): host arrays are used in place only when "
+               "registered range by range (--device=hsa:N,svm)";
+    if (!strcmp(processor, "gfx90c"))
+        return "host arrays in place need XNACK: set HSA_XNACK=1 and boot with the amdgpu driver's retry faults on "
+               "(kernel parameter amdgpu.noretry=0)";
+    return "host arrays in place need XNACK: set HSA_XNACK=1 where the GPU supports it";
+}
+
 /* The pools of one agent that the device may use. */
 typedef struct {
     hsa_amd_memory_pool_t coarse, fine, kernarg;
@@ -148,8 +159,8 @@ void hsa_unmap_host(gpu *g, void *host)
 /* What to do when a host range cannot be registered, for the mode's message. */
 static const char *map_advice(hsa_mem_mode mode)
 {
-    return mode == HSA_MEM_SVM_MAPPED ? "the device's default memory (without ,svm) copies through a pool instead"
-                                      : "--device=hsa,nosvm copies through a pool instead";
+    return mode == HSA_MEM_SVM_MAPPED ? "without ,svm the device copies through a pool instead"
+                                      : "--device=hsa:N,nosvm copies through a pool instead";
 }
 
 hsp_status hsa_map_host(gpu *g, void *host, size_t bytes, int owned)
@@ -161,7 +172,7 @@ hsp_status hsa_map_host(gpu *g, void *host, size_t bytes, int owned)
                                              {HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE, st->agent.handle}};
     hsa_status_t e = hsa_amd_svm_attributes_set(host, bytes, attrs, 2);
     if (e != HSA_STATUS_SUCCESS)
-        return hsp_fail(HSP_ERR_DEVICE, "HSA: registering %zu bytes of host memory for the GPU: %s (%s)", bytes,
-                        hsa_error(e), map_advice(st->mode));
+        return hsp_fail(HSP_ERR_DEVICE, "HSA: registering %zu bytes of host memory for the GPU: %s (%s; %s)", bytes,
+                        hsa_error(e), map_advice(st->mode), st->xnack_hint ? st->xnack_hint : "");
     return note_range(st, start, end, owned);
 }

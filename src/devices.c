@@ -64,8 +64,9 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
                  gpu[k].shared ? "memory shared with the host" : "own memory",
                  d->usable ? "" : "; no code object for it in this build");
         d->is_gpu = 1, d->wavefront = gpu[k].wavefront, d->local_mem = gpu[k].local_mem, d->fp64 = 1;
-        snprintf(d->memory, sizeof d->memory, "%s",
-                 hsa_memory_name(hsa_choose_memory(gpu[k].svm, gpu[k].svm_default, HSA_WANT_DEFAULT)));
+        hsa_mem_mode mode = hsa_choose_memory(gpu[k].svm, gpu[k].svm_default, HSA_WANT_DEFAULT);
+        snprintf(d->memory, sizeof d->memory, "%s", hsa_memory_name(mode));
+        if (mode == HSA_MEM_POOL) snprintf(d->note, sizeof d->note, "%s", hsa_xnack_hint(gpu[k].name));
     }
 #endif
     return HSP_OK;

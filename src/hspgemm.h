@@ -106,6 +106,8 @@ typedef struct {
                               "svm", "svm mapped", "pool" */
     int usable;            /* it can run here (an HSA agent needs a code object
                               for its ISA in this build) */
+    char note[192];        /* what to know about it, or "" (hsa without host
+                              arrays in place: what XNACK takes on this GPU) */
 } hsp_device_info;
 
 /* The devices of every back end built in: cpu first, then each OpenCL

@@ -44,6 +44,7 @@ static int open_state(void)
     memset(&g, 0, sizeof g);
     g.ops = &ops, g.backend = st, g.timeout_s = 10;
     st->agent.handle = FAKE_GPU_AGENT, st->cpu.handle = FAKE_CPU_AGENT, st->shared = 1;
+    st->xnack_hint = hsa_xnack_hint("gfx1035");
     st->max_group = 1024, st->group_mem = 64 << 10, st->mode = HSA_MEM_POOL;
     int ok = hsa_runtime_hold() == HSA_STATUS_SUCCESS && hsa_runtime_watch(st) == HSP_OK;
     st->held = st->watched = ok;
@@ -307,6 +308,18 @@ static int registered_coarse(void)
            a[1].attribute == HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE && a[1].value == st->agent.handle;
 }
 
+/* What host arrays in place take, per processor. */
+static void test_xnack_hints(void)
+{
+    tap_ok(strstr(hsa_xnack_hint("gfx1035"), "no XNACK") && strstr(hsa_xnack_hint("gfx1033"), "hsa:N,svm") &&
+               strstr(hsa_xnack_hint("gfx1036"), "no XNACK") && strstr(hsa_xnack_hint("gfx1103"), "no XNACK"),
+           "xnack: RDNA2 and RDNA3 APUs have none; HSA_XNACK=1 does nothing there");
+    tap_ok(strstr(hsa_xnack_hint("gfx90c"), "HSA_XNACK=1") && strstr(hsa_xnack_hint("gfx90c"), "amdgpu.noretry=0"),
+           "xnack: gfx90c needs HSA_XNACK=1 and amdgpu.noretry=0");
+    tap_ok(strstr(hsa_xnack_hint("gfx1010"), "HSA_XNACK=1") && !strstr(hsa_xnack_hint("gfx1010"), "noretry"),
+           "xnack: other GPUs: HSA_XNACK=1 where supported");
+}
+
 /* The GPU arrays of gpu_mem.c over this memory. */
 static void test_memory(void)
 {
@@ -356,7 +369,7 @@ static void test_memory(void)
     hsa_unmap_host(&g, NULL);
     fake_hsa.svm_fails = 1;
     tap_ok(gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_ERR_DEVICE && strstr(hsp_errmsg(), "pool") &&
-               !g.a[GA_BVAL].ptr,
+               strstr(hsp_errmsg(), "no XNACK") && !g.a[GA_BVAL].ptr,
            "svm mapped: a range the runtime will not register is an error that says what to do: %s", hsp_errmsg());
     fake_hsa.svm_fails = 0;
     st->mode = HSA_MEM_SVM;
@@ -454,6 +467,7 @@ int main(void)
     test_barriers();
     test_local();
     test_many();
+    test_xnack_hints();
     test_memory();
     test_close();
     test_fault();
