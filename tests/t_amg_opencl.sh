@@ -1,5 +1,6 @@
 #!/bin/sh
 # t_amg_opencl.sh: the AMG hierarchies on the opencl device with plain
-# buffers, where the second product of each level takes the intermediate the
-# device holds.
-HSPGEMM_TEST_DEVICE=opencl,nosvm exec "${top_builddir:-.}/tests/t_amg"
+# buffers (PoCL), where the second product of each level takes the
+# intermediate the device holds.
+. "${top_srcdir:-.}/tests/opencl_device.sh"
+run_on "buffer SVM" "nosvm" t_amg

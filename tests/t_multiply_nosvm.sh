@@ -1,4 +1,5 @@
 #!/bin/sh
 # t_multiply_nosvm.sh: the whole multiply suite on the opencl device held to
 # plain buffers and explicit transfers (a device without SVM).
-HSPGEMM_TEST_DEVICE=opencl,nosvm exec "${top_builddir:-.}/tests/t_multiply"
+. "${top_srcdir:-.}/tests/opencl_device.sh"
+run_on "buffer SVM" "nosvm" t_multiply

@@ -2,7 +2,7 @@
  * device without double, the kernel binary cache, rows that overflow many
  * times, the memory and grow mode it reports, the methods it refuses, the
  * device list and what auto picks.  The multiply suite itself runs on it
- * through t_multiply_opencl.sh and t_multiply_nosvm.sh. */
+ * through t_multiply_opencl.sh and t_multiply_nosvm.sh; t_opencl_pocl.sh runs this on PoCL. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,15 @@
 #include <unistd.h>
 #include "ref.h"
 #include "tap.h"
+
+/* The device under test ($HSPGEMM_TEST_DEVICE, else "opencl") with flags
+ * (",nosvm", or "") into name (64 bytes). */
+static const char *device(char *name, const char *flags)
+{
+    const char *d = getenv("HSPGEMM_TEST_DEVICE");
+    snprintf(name, 64, "%s%s", d && *d ? d : "opencl", flags);
+    return name;
+}
 
 /* A context on device, grow mode and grow_start; NULL (and a diagnostic) on failure. */
 static hsp_context *open_device(const char *device, hsp_grow grow, int64_t grow_start)
@@ -44,7 +53,8 @@ static int product_ok(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_
 
 static void test_no_double(void)
 {
-    hsp_context *ctx = open_device("opencl,nofp64", HSP_GROW_COPY, 0);
+    char dev[64];
+    hsp_context *ctx = open_device(device(dev, ",nofp64"), HSP_GROW_COPY, 0);
     hsp_csr *Ad = ref_random(50, 50, 0, 10, HSP_DOUBLE, 3), *Af = NULL, *A0 = NULL, *C = (hsp_csr *)&C;
     hsp_csr_convert(Ad, HSP_FLOAT, &Af);
     hsp_csr_convert(Ad, HSP_DOUBLE, &A0);
@@ -83,22 +93,23 @@ static void spoil_cache(const char *dir)
 
 static void test_cache(void)
 {
+    char dev[64];
     char dir[] = "/tmp/hspgemm-cache-XXXXXX";
     const char *old = getenv("HSPGEMM_CACHE_DIR");
     char *saved = old ? strdup(old) : NULL;
     if (!tap_ok(mkdtemp(dir) != NULL, "cache: a fresh directory")) return;
     setenv("HSPGEMM_CACHE_DIR", dir, 1);
     hsp_csr *A = ref_random(100, 100, 0, 30, HSP_DOUBLE, 5);
-    hsp_context *ctx = open_device("opencl", HSP_GROW_REALLOC, 0);
+    hsp_context *ctx = open_device(device(dev, ""), HSP_GROW_REALLOC, 0);
     int built = cached_files(dir);
     tap_ok(built >= 1, "cache: the built kernels were stored (%d files)", built);
     hsp_context_free(ctx);
-    ctx = open_device("opencl", HSP_GROW_REALLOC, 0);
+    ctx = open_device(device(dev, ""), HSP_GROW_REALLOC, 0);
     tap_ok(product_ok(ctx, A, A, NULL, NULL) && cached_files(dir) == built,
            "cache: a second context loads them and computes right");
     hsp_context_free(ctx);
     spoil_cache(dir);
-    ctx = open_device("opencl", HSP_GROW_REALLOC, 0);
+    ctx = open_device(device(dev, ""), HSP_GROW_REALLOC, 0);
     tap_ok(product_ok(ctx, A, A, NULL, NULL), "cache: a spoilt binary is rebuilt from source");
     hsp_context_free(ctx);
     hsp_csr_free(A);
@@ -114,20 +125,22 @@ static void test_cache(void)
  * than ESC takes in local memory, and three merge batches of 4096 or more):
  * with a first buffer of 16 entries it stops and is relaunched again and
  * again. */
-static void test_many_overflows(const char *device)
+static void test_many_overflows(const char *flags)
 {
+    char dev[64];
+    const char *name = device(dev, flags);
     hsp_csr *A = ref_random(1, 80, 80, 80, HSP_DOUBLE, 9);
     hsp_csr *B = ref_random(80, 80 * 150, 150, 150, HSP_DOUBLE, 10);
     hsp_csr *C[2] = {NULL, NULL};
     for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
-        hsp_context *ctx = open_device(device, g, 16);
+        hsp_context *ctx = open_device(name, g, 16);
         hsp_stats st;
         int ok = product_ok(ctx, A, B, &st, &C[g]);
-        tap_ok(ok && st.grow_events >= 3, "%s, %s: one row relaunched %lld times, C right", device,
+        tap_ok(ok && st.grow_events >= 3, "%s, %s: one row relaunched %lld times, C right", name,
                hsp_grow_name(g), (long long)st.grow_events);
         hsp_context_free(ctx);
     }
-    tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]), "%s: both grow modes give identical C", device);
+    tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]), "%s: both grow modes give identical C", name);
     hsp_csr_free(C[0]), hsp_csr_free(C[1]), hsp_csr_free(A), hsp_csr_free(B);
 }
 
@@ -136,6 +149,7 @@ static void test_many_overflows(const char *device)
  * (the paper's) grows their buffers from 16 entries. */
 static void test_long_in_local(void)
 {
+    char dev[64];
     hsp_csr *A = ref_random(50, 200, 10, 10, HSP_DOUBLE, 14);
     hsp_csr *B = ref_random(200, 3000, 100, 100, HSP_DOUBLE, 15);
     for (hsp_method m = HSP_METHOD_MERGE; m <= HSP_METHOD_AUTO; m += HSP_METHOD_AUTO - HSP_METHOD_MERGE) {
@@ -143,7 +157,7 @@ static void test_long_in_local(void)
         hsp_context *ctx = NULL;
         hsp_stats st;
         hsp_options_init(&o);
-        o.device = "opencl", o.grow_start = 16, o.method[2] = m, o.small_nnz = -1;
+        o.device = device(dev, ""), o.grow_start = 16, o.method[2] = m, o.small_nnz = -1;
         if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("%s", hsp_errmsg());
         int ok = product_ok(ctx, A, B, &st, NULL);
         tap_ok(ok && st.rows_group[4] == 50 && (m == HSP_METHOD_AUTO ? st.grow_events == 0 : st.grow_events >= 50),
@@ -156,9 +170,10 @@ static void test_long_in_local(void)
 
 static void test_reports(void)
 {
+    char dev[64];
     hsp_csr *A = ref_random(400, 400, 0, 40, HSP_FLOAT, 12);
     for (int nosvm = 0; nosvm <= 1; nosvm++) {
-        hsp_context *ctx = open_device(nosvm ? "opencl,nosvm" : "opencl", HSP_GROW_REALLOC, 0);
+        hsp_context *ctx = open_device(device(dev, nosvm ? ",nosvm" : ""), HSP_GROW_REALLOC, 0);
         hsp_stats st;
         tap_ok(product_ok(ctx, A, A, &st, NULL), "reports: product right");
         int sys = strstr(st.device, "system SVM") != NULL;
@@ -178,10 +193,11 @@ static void test_reports(void)
 
 static void test_methods_refused(void)
 {
+    char dev[64];
     hsp_options o;
     hsp_context *ctx = NULL;
     hsp_options_init(&o);
-    o.device = "opencl";
+    o.device = device(dev, "");
     o.method[2] = HSP_METHOD_DENSE;
     hsp_status s = hsp_context_create(&o, &ctx);
     tap_ok(s == HSP_ERR_UNSUPPORTED && !ctx && strstr(hsp_errmsg(), "dense cannot run on the long rows"),
@@ -218,6 +234,7 @@ static void test_device_list(void)
  * device; both give the reference product. */
 static void test_small(void)
 {
+    char dev[64];
     hsp_options o;
     hsp_context *ctx = NULL;
     hsp_csr *A = NULL, *C = NULL, *ref;
@@ -228,7 +245,7 @@ static void test_small(void)
     ref = ref_multiply(A, A, &mag);
     for (int k = 0; k < 2; k++) {
         hsp_options_init(&o);
-        o.device = "opencl", o.small_nnz = k ? 1000 : 0; /* default 2^18 entries; then fewer than A's 1920 */
+        o.device = device(dev, ""), o.small_nnz = k ? 1000 : 0; /* default 2^18 entries; then fewer than A's 1920 */
         int ok = hsp_context_create(&o, &ctx) == HSP_OK && hsp_multiply(ctx, A, A, &C, &st) == HSP_OK &&
                  ref_compare(C, ref, mag, why, sizeof why);
         tap_ok(ok && !strncmp(st.device, k ? "opencl" : "cpu (a small product)", k ? 6 : 21),
@@ -247,8 +264,8 @@ int main(void)
     test_device_list();
     test_no_double();
     test_cache();
-    test_many_overflows("opencl");
-    test_many_overflows("opencl,nosvm");
+    test_many_overflows("");
+    test_many_overflows(",nosvm");
     test_long_in_local();
     test_reports();
     test_methods_refused();
