@@ -89,6 +89,9 @@ void cli_status_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 
 /* bench --suite=galerkin|galerkin-paper, or the given --gen problems. */
 int cli_bench_galerkin(cli_args *a, const char *const *given);
+/* bench --suite=realloc (bench_realloc.c): grow=realloc against grow=copy on
+ * the matrices given (files or --gen), else its own. */
+int cli_bench_realloc(cli_args *a);
 
 int cmd_multiply(int argc, char **argv, int square);
 int cmd_gen(int argc, char **argv);

@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const char usage_bench[] =
-    "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper] [--repeat=N]\n"
+    "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc] [--repeat=N]\n"
     "                     [--threads=N]\n"
     "                     [--peers=graphblas,scipy,cusparse|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
@@ -33,6 +33,12 @@ static const char usage_bench[] =
     "           level in both orders, against each peer's two products on the same R, A, P\n"
     "           (peers run with --rap); CSV default bench-galerkin.csv\n"
     "  galerkin-paper  the same for the paper's sizes: 1024^2 and 101^3 (minutes, GiBs)\n"
+    "  realloc  grow=realloc against grow=copy (the paper's section 5.6): rmat:13,8,\n"
+    "           rmat:14,8, rmat:14,16, rmat:15,4, rmat:15,8 (or the matrices given, files\n"
+    "           or --gen), each squared in float and double, the modes alternating run by\n"
+    "           run, every product on the device (default: the first with system SVM, else\n"
+    "           auto); the mean and largest speedup per precision beside the paper's;\n"
+    "           CSV default bench-realloc.csv\n"
     "Peers run from bench/ in the build tree, $HSPGEMM_PEER_DIR, or the install's\n"
     "libexec directory; scipy runs under $HSPGEMM_PYTHON, python3 or /usr/bin/python3.\n";
 
@@ -221,15 +227,18 @@ int cmd_bench(int argc, char **argv)
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
+    int realloc_suite = a.suite && !strcmp(a.suite, "realloc");
     const char *const *specs = suite_specs(&a);
-    if ((!specs && !galerkin) || (a.noperands && !a.operand_is_gen[0])) {
-        fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, galerkin, galerkin-paper) "
-                        "or a file given: bench takes --gen=SPEC\n", a.suite ? a.suite : "");
+    if ((!specs && !galerkin && !realloc_suite) || (a.noperands && !a.operand_is_gen[0] && !realloc_suite)) {
+        fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, galerkin, galerkin-paper, realloc) "
+                        "or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n",
+                a.suite ? a.suite : "");
         return 2;
     }
     if (!a.repeat) a.repeat = 5;
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL);
+    if (realloc_suite) return cli_bench_realloc(&a);
     char cmd[NPEERS][CLI_CMD_LEN];
     cli_peer_commands(&a, cmd);
     bench_row rows[16];

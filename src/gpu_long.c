@@ -2,8 +2,13 @@
  * region of one pool (two halves of grow_start entries to begin with).  The
  * merge kernel stops a row whose result would outgrow half its region and
  * records where it stopped; the host then gives the row a region twice as
- * large (or more) at the pool's end, growing the pool by realloc (host
- * arrays, grow=realloc) or by allocate + copy, and launches those rows again. */
+ * large (or more) and launches those rows again, which carry their result so
+ * far into it.  The pool grows by realloc (host arrays, grow=realloc): the
+ * new regions at its end, nothing copied unless realloc moves the block.
+ * Otherwise it grows as a device without re-allocatable memory must, at its
+ * best: a new pool holding each long row's result so far, copied, and the new
+ * regions after them; the old pool, with its dead regions, freed.  (A pool the
+ * host cannot reach is copied whole, by one copy on the device.) */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -62,8 +67,8 @@ hsp_status gpu_long_start(gpu *g, hsp_job *job, int64_t esc_max)
     return s == HSP_OK ? gpu_upload(g, GA_LROWS, g->lrows, (size_t)n * sizeof *g->lrows) : s;
 }
 
-/* Give each stopped row a region large enough for its next merge; returns
- * the number of such rows, listed in g->relaunch. */
+/* Give each stopped row a region large enough for its next merge at the
+ * pool's end; returns the number of such rows, listed in g->relaunch. */
 static int64_t regrow(gpu *g, hsp_job *job)
 {
     int64_t count = 0, first = job->bin_start[job->ctx->bins.nbins - 1];
@@ -79,6 +84,45 @@ static int64_t regrow(gpu *g, hsp_job *job)
     return count;
 }
 
+/* Grow the pool without realloc where the host reaches it: a new pool of
+ * each long row's result so far (copied) and, after them, the regions regrow
+ * gave from entry used on; the old pool, dead regions and all, freed. */
+static hsp_status compact(gpu *g, hsp_job *job, int64_t used)
+{
+    gpu_array old[2] = {g->a[GA_PCOL], g->a[GA_PVAL]};
+    size_t size[2] = {sizeof(int32_t), job->vsize};
+    int64_t live = 0, at = 0;
+    for (int64_t k = 0; k < job->nlong; k++) live += g->lrows[k].len;
+    int64_t cap = live + g->pool_used - used;
+    hsp_status s = cap > g->pool_cap ? hsp_job_reserve(job, hsp_entry_bytes(job, cap - g->pool_cap)) : HSP_OK;
+    memset(&g->a[GA_PCOL], 0, 2 * sizeof old[0]); /* room for the new pool */
+    for (int a = 0; a < 2 && s == HSP_OK; a++) s = gpu_reserve(g, GA_PCOL + a, (size_t)cap * size[a]);
+    if (s != HSP_OK) {
+        gpu_release(g, GA_PCOL), gpu_release(g, GA_PVAL);
+        g->a[GA_PCOL] = old[0], g->a[GA_PVAL] = old[1];
+        return s;
+    }
+    for (int64_t k = 0; k < job->nlong; k++) {
+        gpu_longrow *l = &g->lrows[k];
+        for (int a = 0; a < 2; a++)
+            memcpy((char *)g->a[GA_PCOL + a].ptr + at * size[a], (char *)old[a].ptr + l->roff * size[a],
+                   (size_t)l->len * size[a]);
+        l->roff = at, at += l->len;
+        if (l->off >= used) l->off += live - used; /* a new region */
+    }
+    for (int a = 0; a < 2; a++) { /* free the old pool */
+        gpu_array fresh = g->a[GA_PCOL + a];
+        g->a[GA_PCOL + a] = old[a];
+        gpu_release(g, GA_PCOL + a);
+        g->a[GA_PCOL + a] = fresh;
+    }
+    if (cap < g->pool_cap) hsp_job_release(job, hsp_entry_bytes(job, g->pool_cap - cap));
+    g->pool_used = g->pool_cap = cap;
+    atomic_fetch_add(&job->grow_bytes_copied, live * (int64_t)(size[0] + size[1]));
+    g->host_wrote = 1;
+    return HSP_OK;
+}
+
 hsp_status gpu_long_finish(gpu *g, hsp_job *job)
 {
     size_t table = (size_t)job->nlong * sizeof *g->lrows;
@@ -88,7 +132,8 @@ hsp_status gpu_long_finish(gpu *g, hsp_job *job)
         int64_t used = g->pool_used, n = regrow(g, job);
         if (!n) return HSP_OK;
         atomic_fetch_add(&job->grow_events, n);
-        s = pool_room(g, job, g->pool_used, used);
+        int in_place = g->host_arrays && job->ctx->options.grow == HSP_GROW_REALLOC;
+        s = !in_place && g->a[GA_PCOL].ptr ? compact(g, job, used) : pool_room(g, job, g->pool_used, used);
         if (s == HSP_OK) s = gpu_upload(g, GA_LROWS, g->lrows, table);
         if (s == HSP_OK) s = gpu_upload(g, GA_RELAUNCH, g->relaunch, (size_t)n * sizeof(int32_t));
         if (s == HSP_OK) s = gpu_launch_rows(g, job, HSP_METHOD_MERGE, -1, 1, GA_RELAUNCH, 0, n);
