@@ -1,6 +1,7 @@
 /* job.c: the memory of a multiplication in flight: accounting against the
  * context's limit, the first error of any thread, and the buffers of long rows
- * (start, growth by realloc or copy, keeping, freeing). */
+ * (start, growth in place in a region, by realloc or by copy, keeping,
+ * freeing). */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -34,10 +35,24 @@ void hsp_job_error(hsp_job *job, hsp_status s)
 }
 
 
+/* Do n entries fit from the top of region r? */
+static int region_fits(const hsp_region *r, int64_t n, size_t vsize)
+{
+    return r->top[0] + (size_t)n * sizeof(int32_t) <= r->reserved && r->top[1] + (size_t)n * vsize <= r->reserved;
+}
+
 hsp_status hsp_job_grow_start(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf)
 {
     int64_t n = job->ctx->options.grow_start;
-    buf->cap = n;
+    hsp_region *r = job->ctx->options.grow == HSP_GROW_REALLOC ? hsp_region_get(s) : NULL;
+    buf->cap = n, buf->region = NULL;
+    if (r && region_fits(r, n, job->vsize)) { /* at the region's top, to grow in place */
+        hsp_status st = hsp_job_reserve(job, hsp_entry_bytes(job, n));
+        if (st != HSP_OK) return buf->cap = 0, st;
+        buf->col = (int32_t *)(void *)(r->base[0] + r->top[0]), buf->val = r->base[1] + r->top[1];
+        buf->region = r;
+        return HSP_OK;
+    }
     if (s->spare_col) { /* the buffer of the thread's last row that did not grow */
         buf->col = s->spare_col, buf->val = s->spare_val;
         s->spare_col = NULL, s->spare_val = NULL;
@@ -54,6 +69,14 @@ hsp_status hsp_job_grow_start(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf)
 
 hsp_status hsp_job_finish_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, int64_t len)
 {
+    if (buf->region) { /* it stays; the region's top moves past it */
+        hsp_region *r = buf->region;
+        r->top[0] += ((size_t)len * sizeof(int32_t) + 15) & ~(size_t)15;
+        r->top[1] += ((size_t)len * job->vsize + 15) & ~(size_t)15;
+        hsp_job_release(job, hsp_entry_bytes(job, buf->cap - len));
+        buf->cap = 0, buf->region = NULL;
+        return HSP_OK;
+    }
     if (buf->cap != job->ctx->options.grow_start) return HSP_OK; /* grown: keep it */
     size_t colbytes = ((size_t)len * sizeof(int32_t) + 15) & ~(size_t)15;
     unsigned char *p = hsp_arena_alloc(s, colbytes + (size_t)len * job->vsize);
@@ -89,6 +112,20 @@ static int realloc_grow(void **p, int64_t cap, size_t size, atomic_llong *moves)
     return 1;
 }
 
+/* Move a row that outgrew its region to blocks of its own of cap entries,
+ * with its first used entries (a realloc that moved). */
+static int leave_region(hsp_job *job, hsp_growbuf *buf, int64_t cap, int64_t used)
+{
+    int32_t *col = malloc((size_t)cap * sizeof(int32_t));
+    void *val = malloc((size_t)cap * job->vsize);
+    if (!col || !val) return free(col), free(val), 0;
+    memcpy(col, buf->col, (size_t)used * sizeof(int32_t));
+    memcpy(val, buf->val, (size_t)used * job->vsize);
+    buf->col = col, buf->val = val, buf->region = NULL;
+    atomic_fetch_add(&job->grow_moves, 2);
+    return 1;
+}
+
 hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t used)
 {
     int64_t cap = buf->cap;
@@ -97,7 +134,10 @@ hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t us
     if (s != HSP_OK) return s;
     void *col = buf->col;
     int ok;
-    if (job->ctx->options.grow == HSP_GROW_COPY)
+    if (buf->region) {
+        ok = region_fits(buf->region, cap, job->vsize) || leave_region(job, buf, cap, used);
+        col = buf->col;
+    } else if (job->ctx->options.grow == HSP_GROW_COPY)
         ok = copy_grow(&col, used, cap, sizeof(int32_t), &job->grow_bytes_copied) &&
              copy_grow(&buf->val, used, cap, job->vsize, &job->grow_bytes_copied);
     else
@@ -116,8 +156,8 @@ hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t us
 
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
 {
-    if (buf->cap == 0) return; /* none, or in an arena */
-    free(buf->col), free(buf->val);
+    if (buf->cap == 0) return; /* none, or in an arena or a region */
+    if (!buf->region) free(buf->col), free(buf->val); /* one unfinished at a region's top has no block */
     hsp_job_release(job, hsp_entry_bytes(job, buf->cap));
-    buf->col = NULL, buf->val = NULL, buf->cap = 0;
+    buf->col = NULL, buf->val = NULL, buf->cap = 0, buf->region = NULL;
 }

@@ -1,10 +1,16 @@
 /* scratch.c: per-thread workspaces. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "internal.h"
 #include "scratch.h"
 
 enum { ARENA_BLOCK = 8 << 20 };
+/* A region's ranges: the machine's memory, at most 64 GiB (address space
+ * only: pages come as rows touch them); the bytes a reset leaves resident. */
+#define REGION_MAX ((size_t)64 << 30)
+#define REGION_KEEP ((size_t)64 << 20)
 
 struct hsp_arena_block {
     hsp_arena_block *next;
@@ -77,10 +83,42 @@ void *hsp_arena_alloc(hsp_scratch *s, size_t bytes)
     return p;
 }
 
+/* Bytes of each range of a region: the machine's memory, at most REGION_MAX. */
+static size_t region_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t memory = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : REGION_MAX;
+    return memory < REGION_MAX ? memory : REGION_MAX;
+}
+
+hsp_region *hsp_region_get(hsp_scratch *s)
+{
+    hsp_region *r = &s->region;
+    if (r->base[0]) return r;
+    size_t bytes = region_bytes();
+    for (int k = 0; k < 2; k++) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        r->base[k] = p == MAP_FAILED ? NULL : p;
+    }
+    if (r->base[0] && r->base[1]) {
+        r->reserved = bytes, r->top[0] = r->top[1] = 0;
+        return r;
+    }
+    for (int k = 0; k < 2; k++)
+        if (r->base[k]) munmap(r->base[k], bytes);
+    memset(r, 0, sizeof *r);
+    return NULL;
+}
+
 void hsp_arena_reset(hsp_scratch *s)
 {
     for (hsp_arena_block *b = s->arena; b; b = b->next) b->used = 0;
     s->arena_at = NULL;
+    for (int k = 0; k < 2; k++) { /* give back what a large job touched beyond REGION_KEEP */
+        if (s->region.top[k] > REGION_KEEP)
+            madvise(s->region.base[k] + REGION_KEEP, s->region.top[k] - REGION_KEEP, MADV_DONTNEED);
+        s->region.top[k] = 0;
+    }
 }
 
 int64_t hsp_scratch_bytes(const hsp_scratch *s)
@@ -99,5 +137,7 @@ void hsp_scratch_free(hsp_scratch *s)
         free(s->arena);
         s->arena = next;
     }
+    for (int k = 0; k < 2; k++)
+        if (s->region.base[k]) munmap(s->region.base[k], s->region.reserved);
     memset(s, 0, sizeof *s);
 }

@@ -8,6 +8,16 @@
 
 typedef struct hsp_arena_block hsp_arena_block;
 
+/* Address space a thread's long rows grow in with grow=realloc, one range for
+ * columns and one for values: the row in progress lies at the top and grows
+ * in place (nothing copied, nothing moved); a finished row stays where it is
+ * and the top moves past it.  Reserved on first use, emptied for each job. */
+typedef struct hsp_region {
+    unsigned char *base[2]; /* columns, values; NULL until reserved */
+    size_t reserved;        /* bytes of each range */
+    size_t top[2];          /* bytes the finished rows hold */
+} hsp_region;
+
 typedef struct hsp_scratch {
     void *acc;          /* dense accumulator: one value per column of B */
     uint64_t *bits;     /* bit j set while column j is in the row */
@@ -22,6 +32,7 @@ typedef struct hsp_scratch {
     hsp_arena_block **arena_at; /* the link to the block now being filled */
     int32_t *spare_col;     /* a long row's first buffer, free for the next row */
     void *spare_val;
+    hsp_region region;      /* where its long rows grow in place (grow=realloc) */
 } hsp_scratch;
 
 /* Make *p hold at least bytes (contents are not kept). */
@@ -33,8 +44,11 @@ hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n);
 /* bytes from the thread's arena (16-byte aligned), which holds the long rows
  * that never grew; NULL when out of memory. */
 void *hsp_arena_alloc(hsp_scratch *s, size_t bytes);
-/* Empty the arena for the next job, keeping its blocks. */
+/* Empty the arena for the next job, keeping its blocks, and the region. */
 void hsp_arena_reset(hsp_scratch *s);
+/* The thread's region, reserved now if it is not yet; NULL where the system
+ * will not reserve the address space (then rows grow by realloc of blocks). */
+hsp_region *hsp_region_get(hsp_scratch *s);
 /* Bytes the workspaces hold. */
 int64_t hsp_scratch_bytes(const hsp_scratch *s);
 void hsp_scratch_free(hsp_scratch *s);

@@ -8,12 +8,14 @@
 #include "context.h"
 
 /* A long row's buffer: starts at grow_start entries and grows on overflow
- * (by realloc or allocate + copy + free); cap 0 when the row lies in an
- * arena (see hsp_job_finish_long) or has no buffer. */
+ * (in place at the top of its thread's region, by realloc, or by allocate +
+ * copy + free); cap 0 when the row is done and lies in an arena or a region
+ * (see hsp_job_finish_long) or has no buffer. */
 typedef struct {
     int32_t *col;
     void *val;
     int64_t cap;
+    struct hsp_region *region; /* the region whose top it lies at, or NULL */
 } hsp_growbuf;
 
 typedef struct hsp_job {
@@ -54,17 +56,20 @@ hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes);
 void hsp_job_release(hsp_job *job, int64_t bytes);
 /* Record the first error of a worker thread. */
 void hsp_job_error(hsp_job *job, hsp_status s);
-/* Give a long row its first buffer of grow_start entries (the thread's spare
- * one when it has one). */
+/* Give a long row its first buffer of grow_start entries: with grow=realloc at
+ * the top of the thread's region (where the system reserves one), else the
+ * thread's spare one when it has one, or a new one. */
 hsp_status hsp_job_grow_start(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *buf);
-/* A long row of len entries is done.  One that never grew is copied into the
- * thread's arena and its buffer kept as the thread's spare, so that short
- * long rows cost no allocation; one that grew keeps its buffer. */
+/* A long row of len entries is done.  One in a region stays there (the top
+ * moves past it); one that never grew is copied into the thread's arena and
+ * its buffer kept as the thread's spare, so that short long rows cost no
+ * allocation; one that grew keeps its buffer. */
 hsp_status hsp_job_finish_long(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *buf,
                                int64_t len);
 /* Grow a long row's buffer, doubling until it holds need entries, keeping its
- * first used entries, by realloc or by allocate + copy + free (the context's
- * grow mode); one grow event per call. */
+ * first used entries, by realloc (in place in a region; a row that outgrows
+ * its region moves to a block of its own) or by allocate + copy + free (the
+ * context's grow mode); one grow event per call. */
 hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t used);
 /* Free a long row's buffer (if any). */
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf);

@@ -186,6 +186,10 @@ static void test_long_rows(void)
                hsp_grow_name(st[0].grow));
         tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]),
                "long rows, %s: realloc and copy give identical C", hsp_method_name(m));
+        if (!strcmp(st[0].device, "cpu"))
+            tap_ok(st[0].grow_moves == 0 && st[1].grow_moves == 0 && st[1].grow_bytes_copied > 0,
+                   "long rows, %s, cpu: realloc grew every row in place (%lld moves), copy copied",
+                   hsp_method_name(m), (long long)st[0].grow_moves);
         if (strstr(st[0].device, "system SVM")) /* as on an APU */
             tap_ok(realloc_ran && !st[0].bytes_to_device && !st[0].bytes_to_host && !st[1].bytes_to_device &&
                        !st[1].bytes_to_host,
