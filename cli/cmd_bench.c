@@ -222,8 +222,8 @@ int cmd_bench(int argc, char **argv)
 {
     cli_args a;
     int rc = cli_parse(argc, argv,
-                       "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,levels,"
-                       "small-nnz,device-timeout",
+                       "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,"
+                       "levels,small-nnz,device-timeout",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));

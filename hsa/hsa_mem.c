@@ -81,7 +81,10 @@ hsp_status hsa_find_pools(hsa_state *st)
     st->kernarg_pool = cpu.kernarg;
     st->arrays_local = st->shared && gpu.found_coarse; /* an APU's own memory, which the host reaches */
     st->arrays_coarse = st->arrays_local || cpu.found_coarse;
-    st->arrays = st->arrays_local ? gpu.coarse : cpu.found_coarse ? cpu.coarse : cpu.found_fine ? cpu.fine : cpu.kernarg;
+    st->arrays = st->arrays_local ? gpu.coarse
+                 : cpu.found_coarse ? cpu.coarse
+                 : cpu.found_fine   ? cpu.fine
+                                    : cpu.kernarg;
     return HSP_OK;
 }
 

@@ -430,8 +430,8 @@ static void test_packets(const hsp_code_object *co)
     memset(&d, 0xff, sizeof d);
     hsp_aql_dispatch(&d, k, 0xabc000, kernarg, 100, 256, 7168, done);
     tap_ok(d.header == 0xffff && d.setup == 0xffff, "packets: header and setup untouched until published");
-    hsp_aql_publish(&d, hsp_aql_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_AGENT),
-                    1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    uint16_t header = hsp_aql_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, 1, HSA_FENCE_SCOPE_SYSTEM, HSA_FENCE_SCOPE_AGENT);
+    hsp_aql_publish(&d, header, 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
     tap_ok((d.header & 0xff) == HSA_PACKET_TYPE_KERNEL_DISPATCH && (d.header >> 8 & 1) == 1 &&
                (d.header >> 9 & 3) == HSA_FENCE_SCOPE_SYSTEM && (d.header >> 11 & 3) == HSA_FENCE_SCOPE_AGENT &&
                d.setup == 1,

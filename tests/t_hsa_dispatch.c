@@ -347,7 +347,8 @@ static void test_memory(void)
                registered_coarse(),
            "svm mapped: a host array is used in place, registered coarse-grained and accessible to the agent");
     ok = gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_OK && gpu_upload(&g, GA_AVAL, host + 10, 80) == HSP_OK;
-    tap_ok(ok && fake_hsa.svm_calls == 1, "registration: the same range again, and a part of it, are not registered again");
+    tap_ok(ok && fake_hsa.svm_calls == 1,
+           "registration: the same range again, and a part of it, are not registered again");
     hsa_unmap_host(&g, NULL);
     ok = gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_OK;
     tap_ok(ok && fake_hsa.svm_calls == 2, "registration: a product's ranges are forgotten before the next product");
