@@ -5,7 +5,6 @@
  * modes alternating run by run on contexts made once, on the device given
  * (default: the first with system SVM, where the kernels use host arrays and
  * growth is a host realloc, as on an APU; else auto). */
-#include <math.h>
 #include <string.h>
 #include "cli.h"
 
@@ -58,9 +57,9 @@ static int bench_matrix(const cli_args *a, int k, const char *spec, hsp_context 
         one.precision = (hsp_precision)p;
         rows[p].name = spec, rows[p].precision = (hsp_precision)p;
         cli_status_line("bench: %s, %s: realloc and copy", spec, p ? "double" : "float");
-        hsp_csr *A = NULL;
-        hsp_status s = a->noperands ? HSP_OK : hsp_generate(spec, a->seed, one.precision, &A);
-        if (a->noperands && !(A = cli_load(&one, k))) return 1; /* it said why */
+        hsp_csr *A = a->noperands ? cli_load(&one, k) : NULL;
+        if (a->noperands && !A) return 1; /* cli_load said why */
+        hsp_status s = A ? HSP_OK : hsp_generate(spec, a->seed, one.precision, &A);
         if (s == HSP_OK) s = time_modes(ctx[p], A, a->repeat, &rows[p]);
         hsp_csr_free(A);
         cli_status_line("%s", "");
@@ -143,10 +142,8 @@ int cli_bench_realloc(cli_args *a)
     int n = 0, rc = 0;
     hsp_status s = make_contexts(a, pick_device(a->lib.device, name), ctx);
     if (s != HSP_OK) rc = cli_error("context", s);
-    const char *const *specs = suite_realloc;
-    int count = a->noperands;
-    for (int k = 0; !rc && (a->noperands ? k < count : specs[k] != NULL); k++, n += 2)
-        rc = bench_matrix(a, k, a->noperands ? a->operand[k] : specs[k], ctx, &rows[n]);
+    for (int k = 0; !rc && (a->noperands ? k < a->noperands : suite_realloc[k] != NULL); k++, n += 2)
+        rc = bench_matrix(a, k, a->noperands ? a->operand[k] : suite_realloc[k], ctx, &rows[n]);
     for (int p = 0; p < 2; p++) hsp_context_free(ctx[p][0]), hsp_context_free(ctx[p][1]);
     if (rc || !n) return rc;
     print_table(rows, n);

@@ -120,6 +120,11 @@ hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes);
 hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes);
 void gpu_release(gpu *g, int which);
 hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_realloc, int64_t *copied, int *moved);
+/* An array of the device's own of bytes in x (a host array where host arrays
+ * are used in place); freeing one (or nothing, when x holds no array of its
+ * own) leaves x empty. */
+hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes);
+void gpu_array_free(gpu *g, gpu_array *x);
 /* The array an argument means (B's are A's when B is A). */
 const gpu_array *gpu_array_of(gpu *g, int which);
 

@@ -89,33 +89,26 @@ static int64_t regrow(gpu *g, hsp_job *job)
  * gave from entry used on; the old pool, dead regions and all, freed. */
 static hsp_status compact(gpu *g, hsp_job *job, int64_t used)
 {
-    gpu_array old[2] = {g->a[GA_PCOL], g->a[GA_PVAL]};
+    gpu_array fresh[2] = {{0}}, *old = &g->a[GA_PCOL]; /* columns, values */
     size_t size[2] = {sizeof(int32_t), job->vsize};
     int64_t live = 0, at = 0;
     for (int64_t k = 0; k < job->nlong; k++) live += g->lrows[k].len;
     int64_t cap = live + g->pool_used - used;
     hsp_status s = cap > g->pool_cap ? hsp_job_reserve(job, hsp_entry_bytes(job, cap - g->pool_cap)) : HSP_OK;
-    memset(&g->a[GA_PCOL], 0, 2 * sizeof old[0]); /* room for the new pool */
-    for (int a = 0; a < 2 && s == HSP_OK; a++) s = gpu_reserve(g, GA_PCOL + a, (size_t)cap * size[a]);
+    for (int a = 0; a < 2 && s == HSP_OK; a++) s = gpu_array_new(g, &fresh[a], (size_t)cap * size[a]);
     if (s != HSP_OK) {
-        gpu_release(g, GA_PCOL), gpu_release(g, GA_PVAL);
-        g->a[GA_PCOL] = old[0], g->a[GA_PVAL] = old[1];
+        gpu_array_free(g, &fresh[0]), gpu_array_free(g, &fresh[1]);
         return s;
     }
     for (int64_t k = 0; k < job->nlong; k++) {
         gpu_longrow *l = &g->lrows[k];
         for (int a = 0; a < 2; a++)
-            memcpy((char *)g->a[GA_PCOL + a].ptr + at * size[a], (char *)old[a].ptr + l->roff * size[a],
+            memcpy((char *)fresh[a].ptr + at * size[a], (char *)old[a].ptr + l->roff * size[a],
                    (size_t)l->len * size[a]);
         l->roff = at, at += l->len;
         if (l->off >= used) l->off += live - used; /* a new region */
     }
-    for (int a = 0; a < 2; a++) { /* free the old pool */
-        gpu_array fresh = g->a[GA_PCOL + a];
-        g->a[GA_PCOL + a] = old[a];
-        gpu_release(g, GA_PCOL + a);
-        g->a[GA_PCOL + a] = fresh;
-    }
+    for (int a = 0; a < 2; a++) gpu_array_free(g, &old[a]), old[a] = fresh[a];
     if (cap < g->pool_cap) hsp_job_release(job, hsp_entry_bytes(job, g->pool_cap - cap));
     g->pool_used = g->pool_cap = cap;
     atomic_fetch_add(&job->grow_bytes_copied, live * (int64_t)(size[0] + size[1]));

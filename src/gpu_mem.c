@@ -17,8 +17,7 @@ static void count_bytes(gpu *g, int64_t delta)
     if (g->device_bytes > g->peak_device_bytes) g->peak_device_bytes = g->device_bytes;
 }
 
-/* A new owned array of bytes in x. */
-static hsp_status alloc_array(gpu *g, gpu_array *x, size_t bytes)
+hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes)
 {
     memset(x, 0, sizeof *x);
     if (bytes < MIN_BYTES) bytes = MIN_BYTES;
@@ -36,7 +35,7 @@ static hsp_status alloc_array(gpu *g, gpu_array *x, size_t bytes)
     return HSP_OK;
 }
 
-static void free_array(gpu *g, gpu_array *x)
+void gpu_array_free(gpu *g, gpu_array *x)
 {
     if (x->owned) {
         if (g->host_arrays && g->ops->unmap_host) g->ops->unmap_host(g, x->ptr);
@@ -49,22 +48,22 @@ static void free_array(gpu *g, gpu_array *x)
 
 void gpu_release(gpu *g, int which)
 {
-    free_array(g, &g->a[which]);
+    gpu_array_free(g, &g->a[which]);
 }
 
 hsp_status gpu_reserve(gpu *g, int which, size_t bytes)
 {
     gpu_array *x = &g->a[which];
     if (x->owned && bytes <= x->bytes) return HSP_OK;
-    free_array(g, x);
-    return alloc_array(g, x, bytes);
+    gpu_array_free(g, x);
+    return gpu_array_new(g, x, bytes);
 }
 
 hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes)
 {
     gpu_array *x = &g->a[which];
     if (g->host_arrays && host && bytes) { /* the host array itself */
-        free_array(g, x);
+        gpu_array_free(g, x);
         hsp_status s = g->ops->map_host ? g->ops->map_host(g, (void *)host, bytes, 0) : HSP_OK;
         g->host_wrote = 1;
         if (s == HSP_OK) x->ptr = (void *)host, x->bytes = bytes;
@@ -112,14 +111,14 @@ hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_reallo
         x->ptr = p, x->bytes = bytes;
         return g->ops->map_host ? g->ops->map_host(g, p, bytes, 1) : HSP_OK;
     }
-    hsp_status s = alloc_array(g, x, bytes);
+    hsp_status s = gpu_array_new(g, x, bytes);
     if (s != HSP_OK) {
         *x = old;
         return s;
     }
     if (keep && x->ptr) memcpy(x->ptr, old.ptr, keep);
     else if (keep) s = g->ops->copy(g, x, &old, keep);
-    free_array(g, &old);
+    gpu_array_free(g, &old);
     *copied += (int64_t)keep;
     return s;
 }

@@ -35,6 +35,12 @@ void hsp_job_error(hsp_job *job, hsp_status s)
 }
 
 
+/* bytes rounded up to a multiple of 16 (the alignment of kept rows). */
+static size_t align16(size_t bytes)
+{
+    return (bytes + 15) & ~(size_t)15;
+}
+
 /* Do n entries fit from the top of region r? */
 static int region_fits(const hsp_region *r, int64_t n, size_t vsize)
 {
@@ -71,14 +77,14 @@ hsp_status hsp_job_finish_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, i
 {
     if (buf->region) { /* it stays; the region's top moves past it */
         hsp_region *r = buf->region;
-        r->top[0] += ((size_t)len * sizeof(int32_t) + 15) & ~(size_t)15;
-        r->top[1] += ((size_t)len * job->vsize + 15) & ~(size_t)15;
+        r->top[0] += align16((size_t)len * sizeof(int32_t));
+        r->top[1] += align16((size_t)len * job->vsize);
         hsp_job_release(job, hsp_entry_bytes(job, buf->cap - len));
         buf->cap = 0, buf->region = NULL;
         return HSP_OK;
     }
     if (buf->cap != job->ctx->options.grow_start) return HSP_OK; /* grown: keep it */
-    size_t colbytes = ((size_t)len * sizeof(int32_t) + 15) & ~(size_t)15;
+    size_t colbytes = align16((size_t)len * sizeof(int32_t));
     unsigned char *p = hsp_arena_alloc(s, colbytes + (size_t)len * job->vsize);
     if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory to keep a long row");
     hsp_status st = hsp_job_reserve(job, hsp_entry_bytes(job, len));

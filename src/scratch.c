@@ -94,7 +94,7 @@ static size_t region_bytes(void)
 hsp_region *hsp_region_get(hsp_scratch *s)
 {
     hsp_region *r = &s->region;
-    if (r->base[0]) return r;
+    if (r->base[0] || r->refused) return r->base[0] ? r : NULL;
     size_t bytes = region_bytes();
     for (int k = 0; k < 2; k++) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -107,6 +107,7 @@ hsp_region *hsp_region_get(hsp_scratch *s)
     for (int k = 0; k < 2; k++)
         if (r->base[k]) munmap(r->base[k], bytes);
     memset(r, 0, sizeof *r);
+    r->refused = 1;
     return NULL;
 }
 

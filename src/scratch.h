@@ -16,6 +16,7 @@ typedef struct hsp_region {
     unsigned char *base[2]; /* columns, values; NULL until reserved */
     size_t reserved;        /* bytes of each range */
     size_t top[2];          /* bytes the finished rows hold */
+    int refused;            /* the system would not reserve it: not asked again */
 } hsp_region;
 
 typedef struct hsp_scratch {
