@@ -6,9 +6,10 @@
  * far into it.  The pool grows by realloc (host arrays, grow=realloc): the
  * new regions at its end, nothing copied unless realloc moves the block.
  * Otherwise it grows as a device without re-allocatable memory must, at its
- * best: a new pool holding each long row's result so far, copied, and the new
- * regions after them; the old pool, with its dead regions, freed.  (A pool the
- * host cannot reach is copied whole, by one copy on the device.) */
+ * best: when the new regions do not fit, a new pool twice as large holding
+ * each long row's result so far, copied, and the new regions after them; the
+ * old pool, with its dead regions, freed.  (A pool the host cannot reach is
+ * copied whole, by one copy on the device.) */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -84,17 +85,18 @@ static int64_t regrow(gpu *g, hsp_job *job)
     return count;
 }
 
-/* Grow the pool without realloc where the host reaches it: a new pool of
- * each long row's result so far (copied) and, after them, the regions regrow
- * gave from entry used on; the old pool, dead regions and all, freed. */
+/* Grow the pool without realloc where the host reaches it: a new pool, twice
+ * as large or more, of each long row's result so far (copied) and, after
+ * them, the regions regrow gave from entry used on; the old pool, dead
+ * regions and all, freed. */
 static hsp_status compact(gpu *g, hsp_job *job, int64_t used)
 {
     gpu_array fresh[2] = {{0}}, *old = &g->a[GA_PCOL]; /* columns, values */
     size_t size[2] = {sizeof(int32_t), job->vsize};
     int64_t live = 0, at = 0;
     for (int64_t k = 0; k < job->nlong; k++) live += g->lrows[k].len;
-    int64_t cap = live + g->pool_used - used;
-    hsp_status s = cap > g->pool_cap ? hsp_job_reserve(job, hsp_entry_bytes(job, cap - g->pool_cap)) : HSP_OK;
+    int64_t need = live + g->pool_used - used, cap = need > 2 * g->pool_cap ? need : 2 * g->pool_cap;
+    hsp_status s = hsp_job_reserve(job, hsp_entry_bytes(job, cap - g->pool_cap));
     for (int a = 0; a < 2 && s == HSP_OK; a++) s = gpu_array_new(g, &fresh[a], (size_t)cap * size[a]);
     if (s != HSP_OK) {
         gpu_array_free(g, &fresh[0]), gpu_array_free(g, &fresh[1]);
@@ -109,8 +111,7 @@ static hsp_status compact(gpu *g, hsp_job *job, int64_t used)
         if (l->off >= used) l->off += live - used; /* a new region */
     }
     for (int a = 0; a < 2; a++) gpu_array_free(g, &old[a]), old[a] = fresh[a];
-    if (cap < g->pool_cap) hsp_job_release(job, hsp_entry_bytes(job, g->pool_cap - cap));
-    g->pool_used = g->pool_cap = cap;
+    g->pool_used = need, g->pool_cap = cap;
     atomic_fetch_add(&job->grow_bytes_copied, live * (int64_t)(size[0] + size[1]));
     g->host_wrote = 1;
     return HSP_OK;
@@ -126,7 +127,8 @@ hsp_status gpu_long_finish(gpu *g, hsp_job *job)
         if (!n) return HSP_OK;
         atomic_fetch_add(&job->grow_events, n);
         int in_place = g->host_arrays && job->ctx->options.grow == HSP_GROW_REALLOC;
-        s = !in_place && g->a[GA_PCOL].ptr ? compact(g, job, used) : pool_room(g, job, g->pool_used, used);
+        int full = g->pool_used > g->pool_cap; /* the new regions do not fit: the pool must grow */
+        s = full && !in_place && g->a[GA_PCOL].ptr ? compact(g, job, used) : pool_room(g, job, g->pool_used, used);
         if (s == HSP_OK) s = gpu_upload(g, GA_LROWS, g->lrows, table);
         if (s == HSP_OK) s = gpu_upload(g, GA_RELAUNCH, g->relaunch, (size_t)n * sizeof(int32_t));
         if (s == HSP_OK) s = gpu_launch_rows(g, job, HSP_METHOD_MERGE, -1, 1, GA_RELAUNCH, 0, n);
