@@ -75,13 +75,14 @@ static void print_table(const realloc_row *rows, int n)
     double sum[2] = {0, 0}, most[2] = {0, 0};
     int counted[2] = {0, 0};
     printf("hspgemm: device %s, %d threads\n", rows[0].mode[0].stats.device, rows[0].mode[0].stats.threads);
-    printf("%-14s %-6s %10s %6s %7s %10s %10s %7s %12s %6s\n", "matrix", "prec", "nnz(C)", "long", "grows",
+    printf("%-18s %-6s %10s %6s %7s %10s %10s %7s %12s %6s\n", "matrix", "prec", "nnz(C)", "long", "grows",
            "ms realloc", "ms copy", "speedup", "copied MiB", "moves");
     for (int r = 0; r < n; r++) {
         const hsp_stats *re = &rows[r].mode[0].stats, *co = &rows[r].mode[1].stats;
         double speedup = rows[r].mode[1].ms_median / rows[r].mode[0].ms_median;
         int p = rows[r].precision;
-        printf("%-14s %-6s %10lld %6lld %7lld %10.2f %10.2f %6.2fx %12.1f %6lld%s\n", rows[r].name,
+        const char *slash = strrchr(rows[r].name, '/'), *name = slash ? slash + 1 : rows[r].name; /* a file's name */
+        printf("%-18s %-6s %10lld %6lld %7lld %10.2f %10.2f %6.2fx %12.1f %6lld%s\n", name,
                p ? "double" : "float", (long long)re->nnz_c, (long long)re->rows_group[4], (long long)re->grow_events,
                rows[r].mode[0].ms_median, rows[r].mode[1].ms_median, speedup,
                (double)co->grow_bytes_copied / (1 << 20), (long long)re->grow_moves,

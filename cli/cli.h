@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "hspgemm.h"
 
-enum { CLI_MAX_OPERANDS = 3 };
+enum { CLI_MAX_OPERANDS = 64 }; /* matrices on one command line: a bench takes a list */
 
 /* Options common to the subcommands. */
 typedef struct {

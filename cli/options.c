@@ -147,7 +147,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
         if (parse_int(v, 1, INT64_MAX, &n)) return "--mem-limit takes a byte count";
         a->lib.mem_limit = n;
     } else if (!strcmp(name, "gen")) {
-        if (a->noperands == CLI_MAX_OPERANDS) return "too many matrices";
+        if (a->noperands == CLI_MAX_OPERANDS) return "too many matrices (at most 64)";
         a->operand_is_gen[a->noperands] = 1;
         a->operand[a->noperands++] = v;
     } else {
@@ -174,7 +174,7 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
         char name[64];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) return fputs(usage, stdout), 1;
         if (arg[0] != '-' || !arg[1]) {
-            if (a->noperands == CLI_MAX_OPERANDS) err = "too many matrices";
+            if (a->noperands == CLI_MAX_OPERANDS) err = "too many matrices (at most 64)";
             else a->operand[a->noperands++] = arg;
         } else {
             const char *n0 = arg + (arg[1] == '-' ? 2 : 1), *eq = strchr(n0, '=');

@@ -136,5 +136,16 @@ ok $rc "bench --suite=galerkin runs"
 [ "$(grep -c r-ap "$tmp/g.csv")" -ge 2 ] && [ "$(grep -c ra-p "$tmp/g.csv")" -ge 2 ]
 ok $? "it times every level in both orders"
 
+run "$hsp" bench --suite=realloc --device=cpu --repeat=1 --gen=rmat:10,16 "$data/sym_int.mtx" --csv="$tmp/r.csv"
+ok $rc "bench --suite=realloc runs on a generated matrix and a file"
+[ "$(wc -l <"$tmp/r.csv")" -eq 5 ]; ok $? "it writes a CSV row per matrix and precision"
+# columns (the name "rmat:10,16" counts as two): 8 grow_events, 12 bytes copied by copy, 13 by realloc, 14 moves
+awk -F, '/^"rmat/ && !($8 > 0 && $12 > 0 && $13 == 0 && $14 == 0) { bad = 1 } END { exit bad }' "$tmp/r.csv"
+ok $? "rmat's long rows grow; copy copies, the cpu device's realloc neither copies nor moves"
+ok "$(has "^sym_int.mtx  *float" "$tmp/out")" "the table names a file by its name"
+set -- $(i=0; while [ $i -lt 65 ]; do echo "$data/sym_int.mtx"; i=$((i + 1)); done)
+run "$hsp" bench --suite=realloc --device=cpu "$@"
+[ $rc -eq 2 ] && [ "$(has "at most 64" "$tmp/err")" -eq 0 ]; ok $? "65 matrices are refused, naming the limit"
+
 echo "1..$n"
 exit $fail
