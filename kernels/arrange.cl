@@ -1,8 +1,9 @@
 /* arrange.cl: stage 4, the copy of C~ into C: one work-item per entry of C,
- * which finds its row by binary search in C's row pointers.  Rows of one
- * product or none (u <= 1) are the host's and skipped; long rows come from
- * the pool, the others from C~. */
-__kernel void hsp_arrange(long nnz, long m, __global const long *crp, __global const long *ub,
+ * which finds its row by binary search in C's row pointers.  Rows of at most
+ * host_max products are the host's and skipped (1: rows of one product or
+ * none; 0 when the device computed those of one product too); long rows come
+ * from the pool, the others from C~. */
+__kernel void hsp_arrange(long nnz, long m, long host_max, __global const long *crp, __global const long *ub,
                           __global const long *slot, long medium_max, __global const int *tcol,
                           __global const VT *tval, __global const int *pcol,
                           __global const VT *pval, __global const hsp_longrow *lrows,
@@ -16,7 +17,7 @@ __kernel void hsp_arrange(long nnz, long m, __global const long *crp, __global c
         else hi = mid - 1;
     }
     long u = ub[lo], at = e - crp[lo];
-    if (u <= 1) return;
+    if (u <= host_max) return;
     if (u <= medium_max) {
         ccol[e] = tcol[slot[lo] + at], cval[e] = tval[slot[lo] + at];
     } else {

@@ -40,6 +40,13 @@ struct hsp_device {
      * values are not yet filled: read them in (unless drop); either way the
      * device forgets it.  NULL when the device keeps nothing. */
     hsp_status (*fetch)(hsp_device *dev, int drop);
+    /* Resident matrices (hspgemm.h), NULL where the device uses host arrays
+     * in place: hold copies M's three arrays into arrays of the device's own,
+     * *held; home reads the entries back into M's colidx and values; drop
+     * frees them.  A job's held operands and its held C: hsp_job. */
+    hsp_status (*hold)(hsp_device *dev, const hsp_csr *M, void **held);
+    hsp_status (*home)(hsp_device *dev, void *held, hsp_csr *M);
+    void (*drop)(hsp_device *dev, void *held);
     void (*destroy)(hsp_device *dev);
     void *state;
 };

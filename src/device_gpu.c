@@ -4,6 +4,7 @@
  * CPU threads do bins 0-1; stage 4 copies the device's rows into C with the
  * arrange kernel. */
 #include <stdlib.h>
+#include <string.h>
 #include "gpu.h"
 #include "internal.h"
 #include "stages.h"
@@ -160,8 +161,9 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     g->peak_device_bytes = g->device_bytes;
     g->moved[0] = g->moved[1] = 0;
     size_t m = (size_t)A->nrows, vs = job->vsize;
-    int a_held = job->resident == HSP_RESIDENT_A && take_resident(g, A, 1);
-    int b_held = job->resident == HSP_RESIDENT_B && B != A && take_resident(g, B, 0);
+    for (int k = 0; k < 2; k++) g->held[k] = job->held[k] ? ((gpu_held *)job->held[k])->a : NULL;
+    int a_held = job->held[0] || (job->resident == HSP_RESIDENT_A && take_resident(g, A, 1));
+    int b_held = job->held[1] || (job->resident == HSP_RESIDENT_B && B != A && take_resident(g, B, 0));
     g->last_c = NULL; /* this job's C replaces it */
     if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_ARP, A->rowptr, (m + 1) * sizeof(int64_t));
     if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_ACOL, A->colidx, (size_t)A->nnz * sizeof(int32_t));
@@ -246,12 +248,12 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     hsp_status s = g->started ? HSP_OK : start_compute(g, job);
     int64_t first = job->bin_start[bin];
     int group = job->ctx->bins.group[bin];
-    hsp_method m = job->method[group - HSP_GROUP_SHORT];
+    hsp_method m = job->method[group > HSP_GROUP_SHORT ? group - HSP_GROUP_SHORT : 0]; /* bin 1: as short rows */
+    int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin];
     if (s != HSP_OK) return s;
     g->overlap = 1; /* bins hold distinct rows */
     if (group == HSP_GROUP_LONG && m == HSP_METHOD_AUTO) s = launch_long_auto(g, job, bin);
-    else s = gpu_launch_rows(g, job, m, group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin],
-                             group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
+    else s = gpu_launch_rows(g, job, m, hi, group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
     g->overlap = 0;
     return noted(dev, s);
 }
@@ -264,9 +266,22 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
     hsp_status s = g->ops->finish(g);
     if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));
-    for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
+    for (int64_t k = job->bin_start[job->bin1_device ? 1 : 2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins];
+         k++)
         job->C->rowptr[job->bin_rows[k] + 1] = g->counts[job->bin_rows[k]];
     return noted(dev, s);
+}
+
+/* C's arrays, as the arrange kernel left them, become a resident matrix's
+ * (job->held_c); the job's next C gets arrays of its own. */
+static hsp_status hold_result(gpu *g, hsp_job *job)
+{
+    gpu_held *h = malloc(sizeof *h);
+    if (!h) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
+    for (int k = 0; k < 3; k++) h->a[k] = g->a[GA_CRP + k], memset(&g->a[GA_CRP + k], 0, sizeof g->a[0]);
+    job->held_c = h;
+    g->last_c = NULL;
+    return HSP_OK;
 }
 
 /* The device's rows into C (the pool arguments exist: the job started). */
@@ -274,17 +289,18 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
 {
     hsp_csr *C = job->C;
     int dbl = C->precision == HSP_DOUBLE;
-    int64_t nnz = C->nnz, m = C->nrows, medium = job->medium_max;
+    int64_t nnz = C->nnz, m = C->nrows, medium = job->medium_max, host_max = job->bin1_device ? 0 : 1;
     hsp_status s = gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
-    gpu_arg a[] = {val(&nnz, sizeof nnz), val(&m, sizeof m), arr(g, GA_CRP), arr(g, GA_UB), arr(g, GA_SLOT),
-                   val(&medium, sizeof medium), arr(g, GA_TCOL), arr(g, GA_TVAL), arr(g, GA_PCOL),
-                   arr(g, GA_PVAL), arr(g, GA_LROWS), arr(g, GA_CCOL), arr(g, GA_CVAL)};
+    gpu_arg a[] = {val(&nnz, sizeof nnz), val(&m, sizeof m), val(&host_max, sizeof host_max), arr(g, GA_CRP),
+                   arr(g, GA_UB), arr(g, GA_SLOT), val(&medium, sizeof medium), arr(g, GA_TCOL), arr(g, GA_TVAL),
+                   arr(g, GA_PCOL), arr(g, GA_PVAL), arr(g, GA_LROWS), arr(g, GA_CCOL), arr(g, GA_CVAL)};
     size_t size = group_size(g, dbl, GK_ARRANGE, 256);
-    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 13, ((size_t)nnz + size - 1) / size, size);
+    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
+    if (s == HSP_OK && job->hold_c) return hold_result(g, job);
     int whole = !g->host_arrays && job->bin_start[2] == job->bin_start[1], keep = whole && job->keep;
     g->kept = s == HSP_OK && keep ? C : NULL, g->kept_at = GA_CRP; /* an operand this job took over is done with */
     if (s == HSP_OK && !keep) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
@@ -301,6 +317,45 @@ static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
     hsp_status s = g->started && job->C->nnz ? arrange_rows(g, job) : HSP_OK;
     job->stats->peak_device_bytes = g->peak_device_bytes;
     job->stats->bytes_to_device = g->moved[0], job->stats->bytes_to_host = g->moved[1];
+    return noted(dev, s);
+}
+
+/* A resident matrix's arrays freed (those of a lost device are left to it). */
+static void gpu_drop(hsp_device *dev, void *held)
+{
+    gpu *g = dev->state;
+    gpu_held *h = held;
+    if (!h || g->lost) return;
+    g->ops->finish(g); /* a product may still read them */
+    for (int k = 0; k < 3; k++) gpu_array_free(g, &h->a[k]);
+    free(h);
+}
+
+/* M's row pointers, columns and values into arrays of the device's own. */
+static hsp_status gpu_hold(hsp_device *dev, const hsp_csr *M, void **held)
+{
+    gpu *g = dev->state;
+    size_t bytes[3] = {((size_t)M->nrows + 1) * sizeof(int64_t), (size_t)M->nnz * sizeof(int32_t),
+                       (size_t)M->nnz * hsp_value_size(M->precision)};
+    const void *host[3] = {M->rowptr, M->colidx, M->values};
+    gpu_held *h = calloc(1, sizeof *h);
+    hsp_status s = h ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
+    for (int k = 0; k < 3 && s == HSP_OK; k++) {
+        s = gpu_array_new(g, &h->a[k], bytes[k]);
+        if (s == HSP_OK) s = gpu_array_write(g, &h->a[k], host[k], bytes[k]);
+    }
+    if (s != HSP_OK) gpu_drop(dev, h), h = NULL;
+    *held = h;
+    return noted(dev, s);
+}
+
+/* A resident matrix's columns and values into M's host arrays. */
+static hsp_status gpu_home(hsp_device *dev, void *held, hsp_csr *M)
+{
+    gpu *g = dev->state;
+    gpu_held *h = held;
+    hsp_status s = gpu_array_read(g, &h->a[1], M->colidx, (size_t)M->nnz * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_array_read(g, &h->a[2], M->values, (size_t)M->nnz * hsp_value_size(M->precision));
     return noted(dev, s);
 }
 
@@ -352,4 +407,5 @@ void gpu_device_init(hsp_device *dev)
     dev->wait = gpu_wait;
     dev->arrange = gpu_arrange;
     dev->fetch = gpu_fetch;
+    if (!g->host_arrays) dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop;
 }

@@ -46,6 +46,11 @@ typedef struct {
     size_t size;
 } gpu_arg;
 
+/* A resident matrix's entries on the device: row pointers, columns, values. */
+typedef struct {
+    gpu_array a[3];
+} gpu_held;
+
 /* A long row's state, laid out as kernels/common.h's hsp_longrow. */
 typedef struct {
     int64_t off, hcap, roff, len, next, need;
@@ -97,6 +102,8 @@ struct gpu {
     int overlap;             /* launches now may run at once (stage 3's bins) */
     int started;             /* its rows, slots and C~ are on the device */
     int b_is_a;              /* B is A: the B arrays are A's */
+    const gpu_array *held[2]; /* A's and B's three arrays where the job's operand is a
+                                resident matrix (gpu_held), else NULL */
     int64_t pool_used, pool_cap; /* entries of the long-row pool */
     gpu_longrow *lrows;      /* host copy of the long rows' state */
     int32_t *relaunch;       /* rows to launch again */
@@ -120,6 +127,9 @@ hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes);
 hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes);
 void gpu_release(gpu *g, int which);
 hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_realloc, int64_t *copied, int *moved);
+/* The first bytes of array x from host, or to host. */
+hsp_status gpu_array_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
+hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes);
 /* An array of the device's own of bytes in x (a host array where host arrays
  * are used in place); freeing one (or nothing, when x holds no array of its
  * own) leaves x empty. */

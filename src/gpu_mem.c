@@ -70,7 +70,12 @@ hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes)
         return s;
     }
     hsp_status s = gpu_reserve(g, which, bytes);
-    if (s != HSP_OK || !bytes || !host) return s;
+    return s != HSP_OK || !host ? s : gpu_array_write(g, x, host, bytes);
+}
+
+hsp_status gpu_array_write(gpu *g, gpu_array *x, const void *host, size_t bytes)
+{
+    if (!bytes) return HSP_OK;
     g->moved[0] += (int64_t)bytes;
     g->host_wrote = 1;
     if (x->ptr) {
@@ -82,7 +87,11 @@ hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes)
 
 hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes)
 {
-    gpu_array *x = &g->a[which];
+    return gpu_array_read(g, &g->a[which], host, bytes);
+}
+
+hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes)
+{
     if (!bytes) return HSP_OK;
     if (x->ptr != host) g->moved[1] += (int64_t)bytes;
     if (!x->ptr) return g->ops->read(g, x, host, bytes);
@@ -94,6 +103,8 @@ hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes)
 const gpu_array *gpu_array_of(gpu *g, int which)
 {
     if (g->b_is_a && which >= GA_BRP && which <= GA_BVAL) which -= GA_BRP - GA_ARP;
+    if (which >= GA_ARP && which <= GA_AVAL && g->held[0]) return &g->held[0][which - GA_ARP];
+    if (which >= GA_BRP && which <= GA_BVAL && g->held[1]) return &g->held[1][which - GA_BRP];
     return &g->a[which];
 }
 

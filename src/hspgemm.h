@@ -202,6 +202,9 @@ typedef struct {
     int64_t bytes_to_device, bytes_to_host; /* copied between host and device memory
                                                (none where the device uses host arrays) */
     int threads;
+    int resident;         /* operands and C stayed on the device (hsp_multiply_resident):
+                             the bytes above are the product's own transfers (row counts,
+                             bins), not its matrices' */
     hsp_grow grow;        /* the grow mode that ran (copy where realloc cannot) */
     hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */
     char device[64];
@@ -213,6 +216,33 @@ typedef struct {
  * stats may be NULL. */
 hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
                         hsp_csr **C, hsp_stats *stats);
+
+/* ---- Matrices resident on the device ------------------------------------------ */
+
+/* A CSR matrix held by a context's device, so that a chain of products
+ * (C = A*B, then C*D, ...) keeps its operands and results there and brings a
+ * matrix home only when asked.  On a device that uses host arrays in place
+ * (cpu, an OpenCL device with system SVM, an APU through hsa) it is host
+ * arrays, and placing and bringing home copy nothing.  A resident matrix
+ * belongs to its context: use it there alone and free it before the context. */
+typedef struct hsp_resident hsp_resident;
+
+/* Place A (valid CSR, checked here) on ctx's device: a copy of A there where
+ * the device has memory of its own; else A itself, which must then stay
+ * alive and unchanged until M is freed. */
+hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M);
+/* C = A*B as hsp_multiply computes it, of resident operands into a resident
+ * C: nothing of A, B or C crosses to or from the host (the product moves only
+ * its row counts and bins).  stats as for hsp_multiply. */
+hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B,
+                                 hsp_resident **C, hsp_stats *stats);
+/* M on the host, read back from the device at the first call (where host
+ * arrays are used in place: M's own arrays, nothing copied).  *host belongs
+ * to M and stays valid until M is freed. */
+hsp_status hsp_resident_host(hsp_resident *M, const hsp_csr **host);
+/* M's shape and entry count, which the host always knows. */
+void hsp_resident_shape(const hsp_resident *M, int32_t *nrows, int32_t *ncols, int64_t *nnz);
+void hsp_resident_free(hsp_resident *M);
 
 /* ---- Galerkin products and symbolic reuse ------------------------------------ */
 

@@ -31,13 +31,14 @@ static void check_part(void *arg, int tid, int64_t c)
 
 /* Check the operands: valid CSR (rows checked on the pool, except those of
  * the operand that is the last product's C: ours, and maybe held by the
- * device alone), one precision, matching shapes.  The message names the
- * operand and its first bad row. */
-static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int resident)
+ * device alone; none when placed: resident matrices were checked then), one
+ * precision, matching shapes.  The message names the operand and its first
+ * bad row. */
+static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int resident, int placed)
 {
     const char *name[2] = {"A", "B"};
     const hsp_csr *M[2] = {A, B};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2 && !placed; k++) {
         char why[MSG];
         hsp_status s = hsp_csr_check_header(M[k]);
         if (s == HSP_OK) continue;
@@ -51,6 +52,7 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
         return hsp_fail(HSP_ERR_ARG, "A is %s but B is %s: convert one with hsp_csr_convert",
                         A->precision == HSP_DOUBLE ? "double" : "float",
                         B->precision == HSP_DOUBLE ? "double" : "float");
+    if (placed) return HSP_OK;
     check_run *r = malloc(sizeof *r);
     if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory to check the operands");
     r->M[0] = A, r->M[1] = B;
@@ -106,23 +108,25 @@ static hsp_status run_stages(hsp_job *job, hsp_stats *st)
     return s;
 }
 
-hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
-                        hsp_stats *stats)
+hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed, void *const held[2],
+                       int hold_c, hsp_csr **C, void **held_c, hsp_stats *stats)
 {
     hsp_stats local;
     if (!ctx || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx or C is NULL");
     *C = NULL;
-    int small = ctx->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
+    int on_device = held[0] || held[1] || hold_c; /* entries only the device has */
+    int small = !on_device && ctx->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
     int resident = ctx->last_on_device && !small ? ctx->resident : HSP_RESIDENT_NONE;
     hsp_device *dev = ctx->device;
     hsp_status s = resident || !dev->fetch ? HSP_OK : dev->fetch(dev, 0); /* a C it kept comes back */
-    if (s == HSP_OK) s = check_operands(ctx, A, B, ctx->resident);
+    if (s == HSP_OK) s = check_operands(ctx, A, B, ctx->resident, placed);
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev, .method = small ? ctx->cpu_method : ctx->method,
-                   .resident = resident, .keep = ctx->keep && !small,
-                   .A = A, .B = B, .vsize = hsp_value_size(A->precision),
+                   .resident = resident, .keep = ctx->keep && !small, .A = A, .B = B,
+                   .held = {held[0], held[1]}, .hold_c = hold_c, .bin1_device = on_device,
+                   .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
     double t0 = hsp_now_ms();
@@ -132,14 +136,24 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     hsp_job_cleanup(&job);
     st->threads = hsp_pool_size(ctx->pool);
     st->grow = job.dev->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
+    st->resident = placed;
     memcpy(st->method, job.method, sizeof st->method);
     memcpy(st->device, job.dev->description, sizeof st->device);
     memcpy(st->device_note, dev->note, sizeof st->device_note);
     ctx->last_on_device = s == HSP_OK && !small;
     if (s != HSP_OK) {
         if (!job.dev->lost) hsp_csr_free(job.C); /* else the GPU may still write it */
+        if (job.held_c && !job.dev->lost) dev->drop(dev, job.held_c);
         return s;
     }
     *C = job.C;
+    if (held_c) *held_c = job.held_c;
     return HSP_OK;
+}
+
+hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
+                        hsp_stats *stats)
+{
+    void *const on_host[2] = {NULL, NULL};
+    return hsp_product(ctx, A, B, 0, on_host, 0, C, NULL, stats);
 }

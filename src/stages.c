@@ -242,14 +242,14 @@ hsp_status hsp_stage_compute(hsp_job *job)
         hsp_status s = dev->fetch(dev, 0);
         if (s != HSP_OK) return s;
     }
-    for (int b = 2; b < nbins; b++) {
+    for (int b = job->bin1_device ? 1 : 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
         hsp_status s = dev->launch_bin(dev, job, b);
         if (s != HSP_OK) return s;
     }
     for (int64_t k = job->bin_start[0]; k < job->bin_start[1]; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = 0;
-    single_run r = {job, job->bin_start[1], 4096, job->bin_start[2] - job->bin_start[1]};
+    single_run r = {job, job->bin_start[1], 4096, job->bin1_device ? 0 : job->bin_start[2] - job->bin_start[1]};
     hsp_pool_chunks(job->ctx->pool, (r.nrows + r.rows_per_chunk - 1) / r.rows_per_chunk,
                     single_chunk, &r);
     job->stats->ms_host = hsp_now_ms() - t0;
@@ -299,18 +299,20 @@ hsp_status hsp_stage_arrange(hsp_job *job)
     if ((uint64_t)C->nnz > SIZE_MAX / 16)
         return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
                         (long long)C->nnz);
-    hsp_status s = hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));
+    hsp_status s = job->hold_c ? HSP_OK : hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));
     if (s != HSP_OK) return s;
-    C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
-    C->values = hsp_alloc((size_t)C->nnz * job->vsize);
-    if (!C->colidx || !C->values)
-        return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
+    if (!job->hold_c) { /* a C the device holds has its entries there alone */
+        C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
+        C->values = hsp_alloc((size_t)C->nnz * job->vsize);
+        if (!C->colidx || !C->values)
+            return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
+    }
     hsp_device *dev = job->dev;
     arrange_run r = {job, cut, NULL};
-    if (dev->arrange) { /* the device's rows there, bin 1's here */
+    if (dev->arrange) { /* the device's rows there, bin 1's here unless the device did them */
         if ((s = dev->arrange(dev, job)) != HSP_OK) return s;
         r.rows = job->bin_rows + job->bin_start[1];
-        nparts = hsp_split_weighted(NULL, job->bin_start[2] - job->bin_start[1], nparts, cut);
+        nparts = hsp_split_weighted(NULL, job->bin1_device ? 0 : job->bin_start[2] - job->bin_start[1], nparts, cut);
     } else {
         nparts = hsp_split_weighted(C->rowptr, m, nparts, cut);
     }

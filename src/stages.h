@@ -26,6 +26,12 @@ typedef struct hsp_job {
     int keep;               /* C is the next job's operand: the device may keep its
                                entries without sending them back (dev->fetch) */
     const hsp_csr *A, *B;
+    void *held[2];          /* A's and B's entries as the device holds them (dev->hold),
+                               or NULL: on the host */
+    int hold_c;             /* C stays on the device: held_c gets its arrays, and the
+                               host's C only its row pointers */
+    void *held_c;
+    int bin1_device;        /* the device does bin 1 as well (operands or C not on the host) */
     size_t vsize;           /* bytes of one value */
     int64_t *ub;            /* upper bound u_i of each row of C */
     int32_t *bin_rows;      /* the rows, ordered by bin */
@@ -76,6 +82,14 @@ void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf);
 
 /* Stage 1: upper bounds and flops.  Stage 2: bins and C~.  Stage 3: bins 0-1
  * on CPU threads, the rest on the device.  Stage 4: C from C~. */
+/* C = A*B on the context's device, or on its CPU threads when small.  With
+ * placed, A and B are resident matrices (checked when placed; never small),
+ * whose entries the device holds where held[k] is not NULL (the host's A or B
+ * then has row pointers only); with hold_c, C's entries stay on the device
+ * (*held_c) and the host's C gets row pointers only. */
+hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed, void *const held[2],
+                       int hold_c, hsp_csr **C, void **held_c, hsp_stats *stats);
+
 hsp_status hsp_stage_bound(hsp_job *job);
 hsp_status hsp_stage_bin(hsp_job *job);
 hsp_status hsp_stage_compute(hsp_job *job);

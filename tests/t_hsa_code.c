@@ -24,7 +24,7 @@ static const struct {
     const char *name;
     int args;
 } expected[] = {{"hsp_bound", 5}, {"hsp_esc", ROW_ARGS + 8}, {"hsp_merge", ROW_ARGS + 7},
-                {"hsp_arrange", 13}, {"hsp_heap_2", ROW_ARGS}, {"hsp_heap_33", ROW_ARGS},
+                {"hsp_arrange", 14}, {"hsp_heap_2", ROW_ARGS}, {"hsp_heap_33", ROW_ARGS},
                 {"hsp_heap_64", ROW_ARGS}};
 
 /* Is co an executable for its target? */

@@ -1,0 +1,119 @@
+/* resident.c: matrices resident on a context's device.  The host always
+ * keeps a resident matrix's shape and row pointers (stages 1, 2 and 4 split
+ * their work by them); its columns and values are the device's (dev->hold)
+ * where the device has memory of its own, else host arrays: the caller's
+ * matrix, placed, or a product's C. */
+#include <stdlib.h>
+#include <string.h>
+#include "context.h"
+#include "internal.h"
+#include "stages.h"
+
+struct hsp_resident {
+    hsp_context *ctx;
+    hsp_csr *host;   /* shape and row pointers; the entries too when home */
+    int borrowed;    /* host is the caller's matrix (placed where host arrays are used in place) */
+    void *held;      /* the device's arrays, or NULL: the entries are host's */
+    int home;        /* host's colidx and values hold the entries */
+};
+
+/* A resident matrix over host; NULL (and host freed unless borrowed) when
+ * there is no memory for it. */
+static hsp_resident *resident_new(hsp_context *ctx, hsp_csr *host, int borrowed, void *held)
+{
+    hsp_resident *M = calloc(1, sizeof *M);
+    if (!M) {
+        if (ctx->device->drop) ctx->device->drop(ctx->device, held);
+        if (!borrowed) hsp_csr_free(host);
+        hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
+        return NULL;
+    }
+    *M = (hsp_resident){ctx, host, borrowed, held, !held};
+    return M;
+}
+
+/* A's header and row pointers, without its entries. */
+static hsp_status host_header(const hsp_csr *A, hsp_csr **out)
+{
+    hsp_csr *H = calloc(1, sizeof *H);
+    if (H) H->rowptr = malloc(((size_t)A->nrows + 1) * sizeof *H->rowptr);
+    if (!H || !H->rowptr) {
+        free(H);
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for the row pointers of a resident matrix");
+    }
+    H->nrows = A->nrows, H->ncols = A->ncols, H->nnz = A->nnz, H->precision = A->precision;
+    memcpy(H->rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof *H->rowptr);
+    *out = H;
+    return HSP_OK;
+}
+
+hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
+{
+    if (!ctx || !M) return hsp_fail(HSP_ERR_ARG, "hsp_place: ctx or M is NULL");
+    *M = NULL;
+    hsp_status s = hsp_csr_check(A);
+    if (s != HSP_OK) return s;
+    hsp_device *dev = ctx->device;
+    if (!dev->hold) return (*M = resident_new(ctx, (hsp_csr *)A, 1, NULL)) ? HSP_OK : HSP_ERR_NOMEM;
+    hsp_csr *H = NULL;
+    void *held = NULL;
+    s = host_header(A, &H);
+    if (s == HSP_OK) s = dev->hold(dev, A, &held);
+    if (s != HSP_OK) {
+        hsp_csr_free(H);
+        return s;
+    }
+    return (*M = resident_new(ctx, H, 0, held)) ? HSP_OK : HSP_ERR_NOMEM;
+}
+
+hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B,
+                                 hsp_resident **C, hsp_stats *stats)
+{
+    if (!ctx || !A || !B || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_resident: an argument is NULL");
+    *C = NULL;
+    if (A->ctx != ctx || B->ctx != ctx)
+        return hsp_fail(HSP_ERR_ARG, "hsp_multiply_resident: %s was placed on another context",
+                        A->ctx != ctx ? "A" : "B");
+    void *const held[2] = {A->held, B->held};
+    int hold_c = ctx->device->hold != NULL;
+    hsp_csr *H = NULL;
+    void *held_c = NULL;
+    hsp_status s = hsp_product(ctx, A->host, B->host, 1, held, hold_c, &H, &held_c, stats);
+    if (s != HSP_OK) return s;
+    return (*C = resident_new(ctx, H, 0, held_c)) ? HSP_OK : HSP_ERR_NOMEM;
+}
+
+hsp_status hsp_resident_host(hsp_resident *M, const hsp_csr **host)
+{
+    if (!M || !host) return hsp_fail(HSP_ERR_ARG, "hsp_resident_host: M or host is NULL");
+    *host = NULL;
+    hsp_csr *H = M->host;
+    if (!M->home) {
+        hsp_device *dev = M->ctx->device;
+        if (!H->colidx) H->colidx = hsp_alloc((size_t)H->nnz * sizeof *H->colidx);
+        if (!H->values) H->values = hsp_alloc((size_t)H->nnz * hsp_value_size(H->precision));
+        if (!H->colidx || !H->values)
+            return hsp_fail(HSP_ERR_NOMEM, "no memory to bring a matrix of %lld entries home", (long long)H->nnz);
+        hsp_status s = dev->home(dev, M->held, H);
+        if (s != HSP_OK) return s;
+        M->home = 1;
+    }
+    *host = H;
+    return HSP_OK;
+}
+
+void hsp_resident_shape(const hsp_resident *M, int32_t *nrows, int32_t *ncols, int64_t *nnz)
+{
+    if (nrows) *nrows = M ? M->host->nrows : 0;
+    if (ncols) *ncols = M ? M->host->ncols : 0;
+    if (nnz) *nnz = M ? M->host->nnz : 0;
+}
+
+void hsp_resident_free(hsp_resident *M)
+{
+    if (!M) return;
+    hsp_device *dev = M->ctx->device;
+    if (M->held && dev->drop) dev->drop(dev, M->held);
+    if (!M->borrowed) hsp_csr_free(M->host);
+    free(M);
+}
