@@ -36,10 +36,10 @@ static hsp_status time_modes(hsp_context *ctx[2], const hsp_csr *A, int repeat, 
 {
     double ms[2][repeat];
     hsp_status s = HSP_OK;
-    for (int g = 0; g < 2 && s == HSP_OK; g++) s = cli_time_multiply(ctx[g], A, A, 1, 0, NULL, &row->mode[g]);
+    for (int g = 0; g < 2 && s == HSP_OK; g++) s = cli_time_multiply(ctx[g], A, A, 1, 0, 0, NULL, &row->mode[g]);
     for (int k = 0; k < repeat && s == HSP_OK; k++)
         for (int g = 0; g < 2 && s == HSP_OK; g++) {
-            s = cli_time_multiply(ctx[g], A, A, 1, 0, NULL, &row->mode[g]);
+            s = cli_time_multiply(ctx[g], A, A, 1, 0, 0, NULL, &row->mode[g]);
             ms[g][k] = row->mode[g].ms_median;
         }
     for (int g = 0; g < 2 && s == HSP_OK; g++) {

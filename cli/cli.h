@@ -25,6 +25,7 @@ typedef struct {
     int stats;            /* 0 none, 1 table, 2 json */
     int repeat;           /* 0 when not given */
     int quiet;
+    int resident;         /* --resident: operands placed on the device before the timing, C left there */
     uint64_t seed;
 } cli_args;
 
@@ -41,19 +42,24 @@ double cli_now_ms(void);
 /* Median and minimum of n doubles (sorts them). */
 void cli_median_min(double *x, int n, double *median, double *min);
 
-/* Timings of repeated multiplies and the stats of the last. */
+/* Timings of repeated multiplies and the stats of the last; resident ones
+ * (hsp_multiply_resident) also time placing the operands and bringing the
+ * last C home, outside the multiplies' times. */
 typedef struct {
     double ms_median, ms_min;
     int runs;
+    int resident;
+    double ms_place, ms_home;
     hsp_stats stats;
     int64_t nrows, ncols, nnz_a, nnz_b;
     hsp_precision precision;
 } cli_result;
 
-/* Multiply A*B repeat times on ctx, timing each call; C of the last run goes
- * to *C when C is not NULL. */
-hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat,
-                             int progress, hsp_csr **C, cli_result *r);
+/* Multiply A*B repeat times on ctx, timing each call (resident: operands
+ * placed first, each C left on the device, the last brought home); C of the
+ * last run goes to *C when C is not NULL. */
+hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat, int progress,
+                             int resident, hsp_csr **C, cli_result *r);
 void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r);
 
 /* Timings of repeated Galerkin products, with the last run's figures. */

@@ -14,7 +14,7 @@ static const char usage_bench[] =
     "                     [--threads=N]\n"
     "                     [--peers=graphblas,scipy,cusparse|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
-    "                     [--gen=SPEC ...]\n"
+    "                     [--resident] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer found, and prints the median time of N runs (default 5) after a warm-up,\n"
     "GFlop/s, nnz(C), the speedup over each peer, and, for matrices with long rows,\n"
@@ -22,6 +22,8 @@ static const char usage_bench[] =
     "Times are host to host: operands in host memory, C back in host memory.  The\n"
     "cuSPARSE peer (built when CUDA is found) also reports its time with the operands\n"
     "already on the GPU (cusp-dev) and its peak GPU memory, shown beside hspgemm's.\n"
+    "With --resident hspgemm's operands are placed on the device before the timing and C\n"
+    "stays there (hsp_multiply_resident): its times are then device-only, like cusp-dev.\n"
     "suites:\n"
     "  default  regular and irregular matrices of 0.4M+ nonzeros (a few minutes)\n"
     "  paper    the paper's AMG problems: poisson2d5:1024, poisson2d9:1024,\n"
@@ -66,8 +68,8 @@ static hsp_status time_ours(const cli_args *a, hsp_grow g, const hsp_csr *A, cli
     hsp_context *ctx = NULL;
     o.grow = g;
     hsp_status s = hsp_context_create(&o, &ctx);
-    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, 1, 0, NULL, r);
-    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, a->repeat, 0, NULL, r);
+    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, NULL, r);
+    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, a->repeat, 0, a->resident, NULL, r);
     hsp_context_free(ctx);
     return s;
 }
@@ -134,11 +136,12 @@ static void print_table(const bench_row *rows, int n)
     int counted = 0, cusp = peer_ran(rows, n, CUSPARSE);
     if (n > 0)
         printf("hspgemm: device %s, %d threads, %s, grow=%s (copy ms: grow=copy), methods "
-               "%s,%s,%s\n", rows[0].ours.stats.device, rows[0].ours.stats.threads,
+               "%s,%s,%s, %s\n", rows[0].ours.stats.device, rows[0].ours.stats.threads,
                rows[0].ours.precision == HSP_DOUBLE ? "double" : "float",
                hsp_grow_name(rows[0].ours.stats.grow), hsp_method_name(rows[0].ours.stats.method[0]),
                hsp_method_name(rows[0].ours.stats.method[1]),
-               hsp_method_name(rows[0].ours.stats.method[2]));
+               hsp_method_name(rows[0].ours.stats.method[2]),
+               rows[0].ours.resident ? "resident (device-only times)" : "host to host");
     printf("%-17s %9s %10s %10s %6s %9s %7s", "matrix", "nnz(A)", "nnz(C)", "ms", "GF/s", "copy ms", "re/co");
     for (int k = 0; k < NPEERS; k++)
         if (k != CUSPARSE || cusp) printf(" %9s %7s", cli_peer_name[k], "x");
@@ -172,8 +175,9 @@ static void print_table(const bench_row *rows, int n)
         printf("geomean speedup over the faster peer: %.2fx (%d matrices)\n", exp(logsum / counted),
                counted);
     if (cusp)
-        printf("geomean speedup over cuSPARSE: %.2fx host to host, %.2fx against its device-only time\n",
-               geomean_over(rows, n, CUSPARSE, 0), geomean_over(rows, n, CUSPARSE, 1));
+        printf("geomean speedup over cuSPARSE: %.2fx against its host-to-host time, %.2fx against its device-only "
+               "time (ours %s)\n", geomean_over(rows, n, CUSPARSE, 0), geomean_over(rows, n, CUSPARSE, 1),
+               n && rows[0].ours.resident ? "resident" : "host to host");
     printf("ms: median of the runs; re/co: ms with grow=realloc / ms with grow=copy;"
            " x: peer ms / hspgemm ms\n");
 }
@@ -186,15 +190,15 @@ static int write_csv(const char *path, const bench_row *rows, int n)
         perror(path);
         return 1;
     }
-    fprintf(f, "matrix,rows,nnz_a,nnz_c,flops,threads,device,grow,ms,gflops,copy_ms,"
+    fprintf(f, "matrix,rows,nnz_a,nnz_c,flops,threads,device,grow,resident,ms,gflops,copy_ms,"
                "graphblas_ms,scipy_ms,cusparse_ms,cusparse_device_ms,peak_device_bytes,"
                "cusparse_peak_device_bytes\n");
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
-        fprintf(f, "\"%s\",%lld,%lld,%lld,%lld,%d,\"%s\",%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f\n", b->name,
+        fprintf(f, "\"%s\",%lld,%lld,%lld,%lld,%d,\"%s\",%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f\n", b->name,
                 (long long)b->ours.nrows, (long long)b->ours.nnz_a, (long long)st->nnz_c,
-                (long long)st->flops, st->threads, st->device, hsp_grow_name(st->grow),
+                (long long)st->flops, st->threads, st->device, hsp_grow_name(st->grow), b->ours.resident,
                 b->ours.ms_median, (double)st->flops / (b->ours.ms_median * 1e6),
                 b->has_copy ? b->copy.ms_median : 0.0, b->peer[0].ms, b->peer[1].ms, b->peer[2].ms,
                 b->peer[2].dev_ms > 0 ? b->peer[2].dev_ms : 0.0, (long long)st->peak_device_bytes,
@@ -223,7 +227,7 @@ int cmd_bench(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout",
+                       "levels,small-nnz,device-timeout,resident",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
@@ -241,9 +245,9 @@ int cmd_bench(int argc, char **argv)
     if (realloc_suite) return cli_bench_realloc(&a);
     char cmd[NPEERS][CLI_CMD_LEN];
     cli_peer_commands(&a, cmd);
-    bench_row rows[16];
+    bench_row rows[CLI_MAX_OPERANDS];
     int n = 0;
-    for (; specs[n] && n < 16 && rc == 0; n++) rc = bench_matrix(&a, specs[n], cmd, &rows[n]);
+    for (; specs[n] && n < CLI_MAX_OPERANDS && rc == 0; n++) rc = bench_matrix(&a, specs[n], cmd, &rows[n]);
     if (rc) return rc;
     print_table(rows, n);
     const char *csv = a.csv ? a.csv : "bench.csv";

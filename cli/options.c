@@ -107,6 +107,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     else if (!strcmp(name, "suite")) a->suite = v;
     else if (!strcmp(name, "peers")) a->peers = v;
     else if (!strcmp(name, "quiet")) a->quiet = 1;
+    else if (!strcmp(name, "resident")) a->resident = 1;
     else if (!strcmp(name, "threads")) {
         if (parse_int(v, 0, 4096, &n)) return "--threads takes 0 (one per core) to 4096";
         a->lib.threads = (int)n;
@@ -160,7 +161,8 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
 /* Options that take no value. */
 static int is_flag(const char *name)
 {
-    return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") || !strcmp(name, "resetup");
+    return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") || !strcmp(name, "resetup") ||
+           !strcmp(name, "resident");
 }
 
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)
