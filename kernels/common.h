@@ -18,24 +18,28 @@ typedef struct {
     long off, hcap, roff, len, next, need;
 } hsp_longrow;
 
-/* Inclusive sum over the work-group of each item's x, in scan (one int per
- * item); returns the exclusive sum for this item, and the total in *total. */
-int group_scan(int x, __local int *scan, int *total)
-{
-    int lid = get_local_id(0), n = get_local_size(0);
-    scan[lid] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int d = 1; d < n; d <<= 1) {
-        int add = lid >= d ? scan[lid - d] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        scan[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
+/* Inclusive sum over the work-group of each item's x, in scan (one T per
+ * item); returns the exclusive sum for this item, and the total in *total.
+ * group_scan for int, group_scan_long for long. */
+#define GROUP_SCAN(NAME, T)                                          \
+    T NAME(T x, __local T *scan, T *total)                           \
+    {                                                                \
+        int lid = get_local_id(0), n = get_local_size(0);            \
+        scan[lid] = x;                                               \
+        barrier(CLK_LOCAL_MEM_FENCE);                                \
+        for (int d = 1; d < n; d <<= 1) {                            \
+            T add = lid >= d ? scan[lid - d] : 0;                    \
+            barrier(CLK_LOCAL_MEM_FENCE);                            \
+            scan[lid] += add;                                        \
+            barrier(CLK_LOCAL_MEM_FENCE);                            \
+        }                                                            \
+        *total = scan[n - 1];                                        \
+        T excl = scan[lid] - x;                                      \
+        barrier(CLK_LOCAL_MEM_FENCE);                                \
+        return excl;                                                 \
     }
-    *total = scan[n - 1];
-    int excl = scan[lid] - x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return excl;
-}
+GROUP_SCAN(group_scan, int)
+GROUP_SCAN(group_scan_long, long)
 
 /* The arguments every row kernel takes: A and B, the rows to compute (entries
  * first .. first + nrows - 1 of rows), each row's C~ offset (slot), C~, and

@@ -27,8 +27,11 @@ struct hsp_device {
                                    was given (arrays of the job, C): none of it is freed */
     hsp_method default_method[HSP_NMETHODGROUPS];
     unsigned methods[HSP_NMETHODGROUPS]; /* bit m: method m can run on the group */
-    /* Stage 1 on the device (fills job->ub), or NULL for the CPU threads. */
+    /* Stage 1 on the device (fills job->ub, but for a job->all_device), or
+     * NULL for the CPU threads. */
     hsp_status (*bound)(hsp_device *dev, struct hsp_job *job);
+    /* Stage 2 on the device, for a job->all_device (a device with hold has it). */
+    hsp_status (*bin)(hsp_device *dev, struct hsp_job *job);
     /* Queue bin b of the job; returns at once or after the work. */
     hsp_status (*launch_bin)(hsp_device *dev, struct hsp_job *job, int bin);
     /* Wait for every queued bin; the first error of any row is returned. */
@@ -42,8 +45,7 @@ struct hsp_device {
     hsp_status (*fetch)(hsp_device *dev, int drop);
     /* Resident matrices (hspgemm.h), NULL where the device uses host arrays
      * in place: hold copies M's three arrays into arrays of the device's own,
-     * *held; home reads the entries back into M's colidx and values; drop
-     * frees them.  A job's held operands and its held C: hsp_job. */
+     * *held; home reads the three back into M's; drop frees them.  A job's held operands and its held C: hsp_job. */
     hsp_status (*hold)(hsp_device *dev, const hsp_csr *M, void **held);
     hsp_status (*home)(hsp_device *dev, void *held, hsp_csr *M);
     void (*drop)(hsp_device *dev, void *held);

@@ -9,22 +9,6 @@
 #include "internal.h"
 #include "stages.h"
 
-/* Argument builders: an array, a value, a local block. */
-static gpu_arg arr(gpu *g, int which)
-{
-    return (gpu_arg){GPU_ARG_ARRAY, gpu_array_of(g, which), NULL, 0};
-}
-
-static gpu_arg val(const void *data, size_t size)
-{
-    return (gpu_arg){GPU_ARG_VALUE, NULL, data, size};
-}
-
-static gpu_arg local(size_t size)
-{
-    return (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, size};
-}
-
 /* The work-group size for a kernel: want, or less where it allows less. */
 static size_t group_size(gpu *g, int dbl, int kernel, size_t want)
 {
@@ -48,9 +32,9 @@ static void row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const i
 {
     static const int operands[] = {GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL};
     static const int outputs[] = {GA_SLOT, GA_TCOL, GA_TVAL, GA_CNT};
-    for (int j = 0; j < 6; j++) a[j] = arr(g, operands[j]);
-    a[6] = arr(g, rows), a[7] = val(first, sizeof *first), a[8] = val(nrows, sizeof *nrows);
-    for (int j = 0; j < 4; j++) a[9 + j] = arr(g, outputs[j]);
+    for (int j = 0; j < 6; j++) a[j] = gpu_arr(g, operands[j]);
+    a[6] = gpu_arr(g, rows), a[7] = gpu_val(first, sizeof *first), a[8] = gpu_val(nrows, sizeof *nrows);
+    for (int j = 0; j < 4; j++) a[9 + j] = gpu_arr(g, outputs[j]);
 }
 
 /* The ESC kernel's own arguments (after the row arguments) for rows of up
@@ -64,12 +48,12 @@ static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t
     if ((int64_t)need > g->local_mem)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "ESC rows of %lld products need %zu bytes of local memory; "
                         "the device has %lld", (long long)hi, need, (long long)g->local_mem);
-    a[0] = val(n2, sizeof *n2);
-    a[1] = local((size_t)*n2 * sizeof(int32_t));
-    a[2] = local((size_t)*n2 * job->vsize);
-    a[3] = local(*size * sizeof(int32_t));
-    a[4] = val(islong, sizeof *islong);
-    a[5] = arr(g, GA_PCOL), a[6] = arr(g, GA_PVAL), a[7] = arr(g, GA_LROWS);
+    a[0] = gpu_val(n2, sizeof *n2);
+    a[1] = gpu_local((size_t)*n2 * sizeof(int32_t));
+    a[2] = gpu_local((size_t)*n2 * job->vsize);
+    a[3] = gpu_local(*size * sizeof(int32_t));
+    a[4] = gpu_val(islong, sizeof *islong);
+    a[5] = gpu_arr(g, GA_PCOL), a[6] = gpu_arr(g, GA_PVAL), a[7] = gpu_arr(g, GA_LROWS);
     return HSP_OK;
 }
 
@@ -84,11 +68,11 @@ static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *si
     *n2 = 2;
     while (2 * *n2 <= 4096 && 2 * *n2 <= 16 * (int32_t)*size && 2 * *n2 * entry + (int64_t)scan + 256 <= g->local_mem)
         *n2 *= 2;
-    a[0] = arr(g, GA_PCOL), a[1] = arr(g, GA_PVAL), a[2] = arr(g, GA_LROWS);
-    a[3] = val(n2, sizeof *n2);
-    a[4] = local((size_t)*n2 * sizeof(int32_t));
-    a[5] = local((size_t)*n2 * job->vsize);
-    a[6] = local(scan);
+    a[0] = gpu_arr(g, GA_PCOL), a[1] = gpu_arr(g, GA_PVAL), a[2] = gpu_arr(g, GA_LROWS);
+    a[3] = gpu_val(n2, sizeof *n2);
+    a[4] = gpu_local((size_t)*n2 * sizeof(int32_t));
+    a[5] = gpu_local((size_t)*n2 * job->vsize);
+    a[6] = gpu_local(scan);
 }
 
 hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
@@ -175,10 +159,10 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BVAL, B->values, (size_t)B->nnz * vs);
     if (s == HSP_OK) s = gpu_upload(g, GA_UB, g->host_arrays ? job->ub : NULL, m * sizeof(int64_t)); /* kernel fills */
     int64_t m64 = (int64_t)m;
-    gpu_arg a[] = {val(&m64, sizeof m64), arr(g, GA_ARP), arr(g, GA_ACOL), arr(g, GA_BRP), arr(g, GA_UB)};
+    gpu_arg a[] = {gpu_val(&m64, sizeof m64), gpu_arr(g, GA_ARP), gpu_arr(g, GA_ACOL), gpu_arr(g, GA_BRP), gpu_arr(g, GA_UB)};
     size_t size = group_size(g, dbl, GK_BOUND, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_BOUND, a, 5, (m + size - 1) / size, size);
-    return noted(dev, s == HSP_OK ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
+    return noted(dev, s == HSP_OK && !job->all_device ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
 }
 
 /* The most products of a long row that ESC takes in local memory (method
@@ -199,8 +183,9 @@ static hsp_status start_compute(gpu *g, hsp_job *job)
     int64_t *counts = realloc(g->counts, (m ? m : 1) * sizeof *counts);
     if (!counts) return hsp_fail(HSP_ERR_NOMEM, "no memory for the row counts");
     g->counts = counts;
-    hsp_status s = gpu_upload(g, GA_ROWS, job->bin_rows, m * sizeof(int32_t));
-    if (s == HSP_OK) s = gpu_upload(g, GA_SLOT, job->slot, m * sizeof(int64_t));
+    hsp_status s = HSP_OK;
+    if (!job->all_device) s = gpu_upload(g, GA_ROWS, job->bin_rows, m * sizeof(int32_t)); /* else there */
+    if (s == HSP_OK && !job->all_device) s = gpu_upload(g, GA_SLOT, job->slot, m * sizeof(int64_t));
     if (s == HSP_OK)
         s = gpu_upload(g, GA_TCOL, g->host_arrays ? job->tmp_col : NULL, (size_t)job->nslots * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_TVAL, g->host_arrays ? job->tmp_val : NULL, (size_t)job->nslots * job->vsize);
@@ -265,9 +250,9 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
     if (!g->started) return HSP_OK;
     hsp_status s = g->ops->finish(g);
     if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
+    if (job->all_device) return noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));
-    for (int64_t k = job->bin_start[job->bin1_device ? 1 : 2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins];
-         k++)
+    for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = g->counts[job->bin_rows[k]];
     return noted(dev, s);
 }
@@ -289,13 +274,13 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
 {
     hsp_csr *C = job->C;
     int dbl = C->precision == HSP_DOUBLE;
-    int64_t nnz = C->nnz, m = C->nrows, medium = job->medium_max, host_max = job->bin1_device ? 0 : 1;
-    hsp_status s = gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
+    int64_t nnz = C->nnz, m = C->nrows, medium = job->medium_max, host_max = job->all_device ? 0 : 1;
+    hsp_status s = job->all_device ? HSP_OK : gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
-    gpu_arg a[] = {val(&nnz, sizeof nnz), val(&m, sizeof m), val(&host_max, sizeof host_max), arr(g, GA_CRP),
-                   arr(g, GA_UB), arr(g, GA_SLOT), val(&medium, sizeof medium), arr(g, GA_TCOL), arr(g, GA_TVAL),
-                   arr(g, GA_PCOL), arr(g, GA_PVAL), arr(g, GA_LROWS), arr(g, GA_CCOL), arr(g, GA_CVAL)};
+    gpu_arg a[] = {gpu_val(&nnz, sizeof nnz), gpu_val(&m, sizeof m), gpu_val(&host_max, sizeof host_max), gpu_arr(g, GA_CRP),
+                   gpu_arr(g, GA_UB), gpu_arr(g, GA_SLOT), gpu_val(&medium, sizeof medium), gpu_arr(g, GA_TCOL), gpu_arr(g, GA_TVAL),
+                   gpu_arr(g, GA_PCOL), gpu_arr(g, GA_PVAL), gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL)};
     size_t size = group_size(g, dbl, GK_ARRANGE, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
     /* the device holds all of C but bin 1's rows, which the host writes; with
@@ -349,14 +334,21 @@ static hsp_status gpu_hold(hsp_device *dev, const hsp_csr *M, void **held)
     return noted(dev, s);
 }
 
-/* A resident matrix's columns and values into M's host arrays. */
+/* A resident matrix's arrays into M's host arrays. */
 static hsp_status gpu_home(hsp_device *dev, void *held, hsp_csr *M)
 {
     gpu *g = dev->state;
     gpu_held *h = held;
-    hsp_status s = gpu_array_read(g, &h->a[1], M->colidx, (size_t)M->nnz * sizeof(int32_t));
+    hsp_status s = gpu_array_read(g, &h->a[0], M->rowptr, ((size_t)M->nrows + 1) * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_array_read(g, &h->a[1], M->colidx, (size_t)M->nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_array_read(g, &h->a[2], M->values, (size_t)M->nnz * hsp_value_size(M->precision));
     return noted(dev, s);
+}
+
+/* Stage 2 on the device (gpu_bins.c). */
+static hsp_status gpu_bin(hsp_device *dev, hsp_job *job)
+{
+    return noted(dev, gpu_bin_rows(dev->state, job));
 }
 
 /* Close the device; a lost one keeps every array and table the GPU was given. */
@@ -407,5 +399,5 @@ void gpu_device_init(hsp_device *dev)
     dev->wait = gpu_wait;
     dev->arrange = gpu_arrange;
     dev->fetch = gpu_fetch;
-    if (!g->host_arrays) dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop;
+    if (!g->host_arrays) dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
 }

@@ -38,10 +38,13 @@ static hsp_status ocl_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, i
     cl_kernel k = kernel_of(g, dbl, kernel);
     size_t global = groups * size;
     char name[24];
+    cl_event event = NULL;
     cl_int err = CL_SUCCESS;
     if (!groups) return HSP_OK;
     for (int j = 0; j < nargs && err == CL_SUCCESS; j++) err = set_arg(st, k, (cl_uint)j, &args[j]);
-    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(st->queue, k, 1, NULL, &global, &size, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(st->queue, k, 1, NULL, &global, &size, 0, NULL, st->profile ? &event : NULL);
+    if (err == CL_SUCCESS && st->profile) ocl_profile_add(st->profile, kernel, event);
     return err == CL_SUCCESS ? HSP_OK
                              : hsp_fail(HSP_ERR_DEVICE, "OpenCL: launching %s (%zu x %zu): %s (%d)",
                                         gpu_kernel_name(kernel, name), groups, size, ocl_error(err), err);
@@ -51,12 +54,14 @@ static hsp_status ocl_finish(gpu *g)
 {
     ocl_state *st = g->backend;
     cl_int err = st->queue ? clFinish(st->queue) : CL_SUCCESS;
+    ocl_profile_collect(st->profile);
     return err == CL_SUCCESS ? HSP_OK : hsp_fail(HSP_ERR_DEVICE, "OpenCL: kernels failed: %s (%d)", ocl_error(err), err);
 }
 
 static void ocl_close(gpu *g)
 {
     ocl_state *st = g->backend;
+    ocl_profile_print(st->profile, st->name);
     ocl_stage_free(st);
     for (int d = 0; d < 2; d++) ocl_kernels_free(&st->k[d]);
     if (st->queue) clReleaseCommandQueue(st->queue);
@@ -79,7 +84,11 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
     g->no_fp64 = "cl_khr_fp64";
     g->local_mem = info->local_mem;
     st->context = clCreateContext(NULL, 1, &st->id, NULL, NULL, &err);
-    if (err == CL_SUCCESS) st->queue = clCreateCommandQueueWithProperties(st->context, st->id, NULL, &err);
+    st->profile = ocl_profile_new();
+    snprintf(st->name, sizeof st->name, "%s", info->name);
+    cl_queue_properties timed[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    if (err == CL_SUCCESS)
+        st->queue = clCreateCommandQueueWithProperties(st->context, st->id, st->profile ? timed : NULL, &err);
     if (err != CL_SUCCESS)
         return hsp_fail(HSP_ERR_DEVICE, "OpenCL: opening %s: %s (%d)", info->name, ocl_error(err), err);
     hsp_status s = ocl_build(st, 0, &st->k[0]);

@@ -11,7 +11,8 @@
 struct hsp_job;
 
 /* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
-enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_HEAP, GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
+enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_ROW_SUMS, GK_ROW_SCAN, GK_HEAP,
+       GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
 static inline int gpu_kernel_exists(int j)
@@ -24,7 +25,9 @@ const char *gpu_kernel_name(int kernel, char *buf);
 /* The arrays of a job on the device. */
 enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SLOT,
        GA_TCOL, GA_TVAL, GA_CNT, GA_PCOL, GA_PVAL, GA_LROWS, GA_RELAUNCH, GA_LONGROWS, GA_CRP,
-       GA_CCOL, GA_CVAL, GA_COUNT };
+       GA_CCOL, GA_CVAL,
+       /* stages 2 and 4 on the device (gpu_bins.c) */
+       GA_BIN_HI, GA_BIN_GROUP, GA_PART_COUNT, GA_PART_U, GA_PART_BASE, GA_PART_SUM, GA_LONG_U, GA_COUNT };
 
 /* An array the kernels use: host-visible memory at ptr (SVM, a fine-grained
  * pool, or a host array used in place when owned is 0), or a back-end handle
@@ -137,6 +140,27 @@ hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes);
 void gpu_array_free(gpu *g, gpu_array *x);
 /* The array an argument means (B's are A's when B is A). */
 const gpu_array *gpu_array_of(gpu *g, int which);
+
+/* Argument builders: an array of the job (gpu_array_of), a value, a block
+ * of local memory. */
+static inline gpu_arg gpu_arr(gpu *g, int which)
+{
+    return (gpu_arg){GPU_ARG_ARRAY, gpu_array_of(g, which), NULL, 0};
+}
+static inline gpu_arg gpu_val(const void *data, size_t size)
+{
+    return (gpu_arg){GPU_ARG_VALUE, NULL, data, size};
+}
+static inline gpu_arg gpu_local(size_t size)
+{
+    return (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, size};
+}
+
+/* The row work of stages 2 and 4 on the device (gpu_bins.c), for a
+ * job->all_device: bins, C~ slots and the long rows (fetched to job->bin_rows
+ * and job->ub); C's row pointers in GA_CRP from the row counts, and nnz(C). */
+hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job);
+hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
 
 /* Long rows (gpu_long.c): give each its first region of the pool (room for
  * all u products where u is at most esc_max, for ESC); after the queue ran,

@@ -70,8 +70,8 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
 static hsp_status start_result(hsp_job *job)
 {
     hsp_csr *C = calloc(1, sizeof *C);
-    if (C) C->rowptr = calloc((size_t)job->A->nrows + 1, sizeof *C->rowptr);
-    if (!C || !C->rowptr) {
+    if (C && !job->all_device) C->rowptr = calloc((size_t)job->A->nrows + 1, sizeof *C->rowptr);
+    if (!C || (!C->rowptr && !job->all_device)) {
         free(C);
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the row pointers of C");
     }
@@ -125,7 +125,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     memset(st, 0, sizeof *st);
     hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev, .method = small ? ctx->cpu_method : ctx->method,
                    .resident = resident, .keep = ctx->keep && !small, .A = A, .B = B,
-                   .held = {held[0], held[1]}, .hold_c = hold_c, .bin1_device = on_device,
+                   .held = {held[0], held[1]}, .hold_c = hold_c, .all_device = on_device,
                    .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};

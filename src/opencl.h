@@ -35,6 +35,8 @@ typedef struct {
     cl_mem stage_mem[2];
     void *stage_ptr[2];
     cl_event stage_ev[2];
+    struct ocl_profile *profile; /* kernel times (HSPGEMM_PROFILE), or NULL */
+    char name[64];               /* the device's, for the profile */
 } ocl_state;
 
 /* What an OpenCL device offers, for the device list and for choosing. */
@@ -63,6 +65,15 @@ hsp_status ocl_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
 hsp_status ocl_read(gpu *g, gpu_array *x, void *host, size_t bytes);
 hsp_status ocl_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
 void ocl_stage_free(ocl_state *st);
+
+/* Kernel times (opencl_profile.c): a profile when HSPGEMM_PROFILE asks for
+ * one, else NULL; a launch's event to add; the times printed to stderr and
+ * the profile freed.  Collect waits for the pending launches. */
+typedef struct ocl_profile ocl_profile;
+ocl_profile *ocl_profile_new(void);
+void ocl_profile_add(ocl_profile *p, int kernel, cl_event event);
+void ocl_profile_collect(ocl_profile *p);
+void ocl_profile_print(ocl_profile *p, const char *device);
 
 /* Open "opencl[:N][,nosvm][,nofp64]"; pool copies to and from staging. */
 hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device **out);

@@ -1,8 +1,7 @@
-/* resident.c: matrices resident on a context's device.  The host always
- * keeps a resident matrix's shape and row pointers (stages 1, 2 and 4 split
- * their work by them); its columns and values are the device's (dev->hold)
- * where the device has memory of its own, else host arrays: the caller's
- * matrix, placed, or a product's C. */
+/* resident.c: matrices resident on a context's device.  The host keeps a
+ * resident matrix's shape (and the row pointers of one it placed); its arrays
+ * are the device's (dev->hold) where the device has memory of its own, else
+ * host arrays: the caller's matrix, placed, or a product's C. */
 #include <stdlib.h>
 #include <string.h>
 #include "context.h"
@@ -11,7 +10,7 @@
 
 struct hsp_resident {
     hsp_context *ctx;
-    hsp_csr *host;   /* shape and row pointers; the entries too when home */
+    hsp_csr *host;   /* shape (row pointers: placed, or home); the entries too when home */
     int borrowed;    /* host is the caller's matrix (placed where host arrays are used in place) */
     void *held;      /* the device's arrays, or NULL: the entries are host's */
     int home;        /* host's colidx and values hold the entries */
@@ -32,7 +31,8 @@ static hsp_resident *resident_new(hsp_context *ctx, hsp_csr *host, int borrowed,
     return M;
 }
 
-/* A's header and row pointers, without its entries. */
+/* A's header and row pointers, without its entries (those of a resident C
+ * come home with them). */
 static hsp_status host_header(const hsp_csr *A, hsp_csr **out)
 {
     hsp_csr *H = calloc(1, sizeof *H);
@@ -45,6 +45,15 @@ static hsp_status host_header(const hsp_csr *A, hsp_csr **out)
     memcpy(H->rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof *H->rowptr);
     *out = H;
     return HSP_OK;
+}
+
+/* H, of no entries, on the host: zero row pointers and empty arrays. */
+static hsp_status empty_entries(hsp_csr *H)
+{
+    free(H->rowptr), free(H->colidx), free(H->values);
+    H->rowptr = calloc((size_t)H->nrows + 1, sizeof *H->rowptr);
+    H->colidx = malloc(sizeof *H->colidx), H->values = malloc(sizeof(double));
+    return H->rowptr && H->colidx && H->values ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for an empty C");
 }
 
 hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
@@ -79,7 +88,11 @@ hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const 
     hsp_csr *H = NULL;
     void *held_c = NULL;
     hsp_status s = hsp_product(ctx, A->host, B->host, 1, held, hold_c, &H, &held_c, stats);
-    if (s != HSP_OK) return s;
+    if (s == HSP_OK && hold_c && !held_c) s = empty_entries(H); /* no product: the device made no C */
+    if (s != HSP_OK) {
+        hsp_csr_free(H);
+        return s;
+    }
     return (*C = resident_new(ctx, H, 0, held_c)) ? HSP_OK : HSP_ERR_NOMEM;
 }
 
@@ -90,9 +103,10 @@ hsp_status hsp_resident_host(hsp_resident *M, const hsp_csr **host)
     hsp_csr *H = M->host;
     if (!M->home) {
         hsp_device *dev = M->ctx->device;
+        if (!H->rowptr) H->rowptr = malloc(((size_t)H->nrows + 1) * sizeof *H->rowptr);
         if (!H->colidx) H->colidx = hsp_alloc((size_t)H->nnz * sizeof *H->colidx);
         if (!H->values) H->values = hsp_alloc((size_t)H->nnz * hsp_value_size(H->precision));
-        if (!H->colidx || !H->values)
+        if (!H->rowptr || !H->colidx || !H->values)
             return hsp_fail(HSP_ERR_NOMEM, "no memory to bring a matrix of %lld entries home", (long long)H->nnz);
         hsp_status s = dev->home(dev, M->held, H);
         if (s != HSP_OK) return s;

@@ -100,7 +100,7 @@ hsp_status hsp_stage_bound(hsp_job *job)
     job->ub = job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
     hsp_status s = dev->bound ? dev->bound(dev, job) : HSP_OK;
-    if (s != HSP_OK) return s;
+    if (s != HSP_OK || job->all_device) return s; /* the device sums u in stage 2 */
     nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
     part_run r = {job, cut, part_flops};
     hsp_pool_chunks(job->ctx->pool, nparts, dev->bound ? sum_part : bound_part, &r);
@@ -188,12 +188,24 @@ static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total
     *total_slots = slots;
 }
 
+/* Stage 2 on the device; here only the long rows' buffers (empty). */
+static hsp_status bin_on_device(hsp_job *job)
+{
+    hsp_status s = job->dev->bin(job->dev, job);
+    if (s != HSP_OK) return s;
+    job->longbuf = job_alloc(job, WS_LONG, job->nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
+    if (!job->longbuf) return HSP_ERR_NOMEM;
+    memset(job->longbuf, 0, (size_t)job->nlong * sizeof(hsp_growbuf));
+    return HSP_OK;
+}
+
 hsp_status hsp_stage_bin(hsp_job *job)
 {
     int64_t m = job->A->nrows, nparts = part_count(job), total_slots;
     int64_t cut[nparts + 1], slots[nparts], flops[nparts][HSP_NGROUPS];
-    int64_t (*count)[HSP_MAX_BINS] = malloc((size_t)nparts * sizeof *count);
     job->bin_rows = job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
+    if (job->all_device) return job->bin_rows ? bin_on_device(job) : HSP_ERR_NOMEM;
+    int64_t (*count)[HSP_MAX_BINS] = malloc((size_t)nparts * sizeof *count);
     job->slot = job_alloc(job, WS_SLOT, (m + 1) * (int64_t)sizeof(int64_t), "C~ offsets");
     if (!count || !job->bin_rows || !job->slot) {
         free(count);
@@ -242,14 +254,14 @@ hsp_status hsp_stage_compute(hsp_job *job)
         hsp_status s = dev->fetch(dev, 0);
         if (s != HSP_OK) return s;
     }
-    for (int b = job->bin1_device ? 1 : 2; b < nbins; b++) {
+    for (int b = job->all_device ? 1 : 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
         hsp_status s = dev->launch_bin(dev, job, b);
         if (s != HSP_OK) return s;
     }
-    for (int64_t k = job->bin_start[0]; k < job->bin_start[1]; k++)
+    for (int64_t k = job->bin_start[0]; k < job->bin_start[1] && !job->all_device; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = 0;
-    single_run r = {job, job->bin_start[1], 4096, job->bin1_device ? 0 : job->bin_start[2] - job->bin_start[1]};
+    single_run r = {job, job->bin_start[1], 4096, job->all_device ? 0 : job->bin_start[2] - job->bin_start[1]};
     hsp_pool_chunks(job->ctx->pool, (r.nrows + r.rows_per_chunk - 1) / r.rows_per_chunk,
                     single_chunk, &r);
     job->stats->ms_host = hsp_now_ms() - t0;
@@ -293,8 +305,8 @@ hsp_status hsp_stage_arrange(hsp_job *job)
     hsp_csr *C = job->C;
     int64_t m = C->nrows, nparts = part_count(job);
     int64_t cut[nparts + 1];
-    for (int64_t i = 0; i < m; i++) C->rowptr[i + 1] += C->rowptr[i];
-    C->nnz = C->rowptr[m];
+    for (int64_t i = 0; i < m && !job->all_device; i++) C->rowptr[i + 1] += C->rowptr[i];
+    if (!job->all_device) C->nnz = C->rowptr[m]; /* else the device's row pointers gave it */
     job->stats->nnz_c = C->nnz;
     if ((uint64_t)C->nnz > SIZE_MAX / 16)
         return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
@@ -312,7 +324,7 @@ hsp_status hsp_stage_arrange(hsp_job *job)
     if (dev->arrange) { /* the device's rows there, bin 1's here unless the device did them */
         if ((s = dev->arrange(dev, job)) != HSP_OK) return s;
         r.rows = job->bin_rows + job->bin_start[1];
-        nparts = hsp_split_weighted(NULL, job->bin1_device ? 0 : job->bin_start[2] - job->bin_start[1], nparts, cut);
+        nparts = hsp_split_weighted(NULL, job->all_device ? 0 : job->bin_start[2] - job->bin_start[1], nparts, cut);
     } else {
         nparts = hsp_split_weighted(C->rowptr, m, nparts, cut);
     }

@@ -31,7 +31,9 @@ typedef struct hsp_job {
     int hold_c;             /* C stays on the device: held_c gets its arrays, and the
                                host's C only its row pointers */
     void *held_c;
-    int bin1_device;        /* the device does bin 1 as well (operands or C not on the host) */
+    int all_device;         /* operands or C are the device's alone: it does every row (bin 1
+                               too) and the row work of stages 2 and 4 (dev->bin), C's row
+                               pointers stay there, and the host gets u of long rows only */
     size_t vsize;           /* bytes of one value */
     int64_t *ub;            /* upper bound u_i of each row of C */
     int32_t *bin_rows;      /* the rows, ordered by bin */

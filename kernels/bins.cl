@@ -1,0 +1,118 @@
+/* bins.cl: the row work of stages 2 and 4 on a device with memory of its
+ * own, so that a resident product moves no array of a row each: a work-group
+ * takes SPAN_ROWS rows a work-item (rows first + k n + t, k = 0..7, for n
+ * items), and the host turns the small per-work-group results into offsets.
+ * Stage 2: hsp_bin_count counts each work-group's rows per bin and sums their
+ * u per bin group; hsp_bin_place puts the rows in their bins (any order
+ * within a bin) and gives the rows up to medium_max their C~ slots, in row
+ * order.  Stage 4: hsp_row_sums sums each work-group's row counts and
+ * hsp_row_scan writes C's row pointers from them. */
+#define SPAN_ROWS 8
+
+/* The bin of a row of upper bound u: the first whose hi is at least u. */
+int bin_of(long u, int nbins, __global const long *hi)
+{
+    int lo = 0, top = nbins - 1;
+    while (lo < top) {
+        int mid = (lo + top) / 2;
+        if (u <= hi[mid]) top = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Row k of this work-item's SPAN_ROWS, or -1 past the last row. */
+long span_row(long m, int k)
+{
+    long i = get_group_id(0) * SPAN_ROWS * (long)get_local_size(0) + k * (long)get_local_size(0) + get_local_id(0);
+    return i < m ? i : -1;
+}
+
+/* The sum of each item's x over the work-group, in sum (one long a item). */
+long group_sum(long x, __local long *sum)
+{
+    long total;
+    group_scan_long(x, sum, &total);
+    return total;
+}
+
+/* part_count[g][b]: the work-group's rows in bin b; part_u[g][c]: the sum of
+ * their u over the bins of group c (5 groups). */
+__kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global const long *hi,
+                            __global const int *group, __global int *part_count, __global long *part_u,
+                            __local int *lcount, __local long *lsum)
+{
+    int t = get_local_id(0), n = get_local_size(0);
+    long g = get_group_id(0), u_of[5] = {0, 0, 0, 0, 0};
+    for (int b = t; b < nbins; b += n) lcount[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < SPAN_ROWS; k++) {
+        long i = span_row(m, k);
+        if (i < 0) break;
+        int b = bin_of(ub[i], nbins, hi);
+        atomic_inc(&lcount[b]);
+        u_of[group[b]] += ub[i];
+    }
+    for (int c = 0; c < 5; c++) {
+        long total = group_sum(u_of[c], lsum);
+        if (t == 0) part_u[g * 5 + c] = total;
+    }
+    for (int b = t; b < nbins; b += n) part_count[g * nbins + b] = lcount[b];
+}
+
+/* Rows into bins from base[g][b] on (where this work-group's rows of bin b
+ * begin in rows), C~ slots from slot_base[g] on; a long row's slot is its
+ * place k in the long bin (which begins at long_start), and long_row[k] and
+ * long_u[k] get the row and its u; rows without products get count 0. */
+__kernel void hsp_bin_place(long m, __global const long *ub, int nbins, __global const long *hi, long medium_max,
+                            __global const int *base, __global const long *slot_base, long long_start,
+                            __global int *rows, __global long *slot, __global long *cnt, __global int *long_row,
+                            __global long *long_u, __local int *lnext, __local long *lscan)
+{
+    int t = get_local_id(0), n = get_local_size(0);
+    long g = get_group_id(0), at = slot_base[g];
+    for (int b = t; b < nbins; b += n) lnext[b] = base[g * nbins + b];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < SPAN_ROWS; k++) {
+        long i = span_row(m, k), u = i >= 0 ? ub[i] : 0, total;
+        long before = group_scan_long(i >= 0 && u <= medium_max ? u : 0, lscan, &total);
+        if (i >= 0) {
+            int pos = atomic_inc(&lnext[bin_of(u, nbins, hi)]);
+            rows[pos] = (int)i;
+            if (u <= medium_max) {
+                slot[i] = at + before;
+            } else {
+                slot[i] = pos - long_start;
+                long_row[pos - long_start] = (int)i, long_u[pos - long_start] = u;
+            }
+            if (u == 0) cnt[i] = 0;
+        }
+        at += total;
+    }
+}
+
+/* part[g]: the sum of the work-group's row counts. */
+__kernel void hsp_row_sums(long m, __global const long *cnt, __global long *part, __local long *lsum)
+{
+    long x = 0;
+    for (int k = 0; k < SPAN_ROWS; k++) {
+        long i = span_row(m, k);
+        if (i >= 0) x += cnt[i];
+    }
+    long total = group_sum(x, lsum);
+    if (get_local_id(0) == 0) part[get_group_id(0)] = total;
+}
+
+/* crp[i + 1] = base[g] + the counts of the work-group's rows up to i; crp[0] = 0. */
+__kernel void hsp_row_scan(long m, __global const long *cnt, __global const long *base, __global long *crp,
+                           __local long *lscan)
+{
+    long at = base[get_group_id(0)], total;
+    if (get_global_id(0) == 0) crp[0] = 0;
+    for (int k = 0; k < SPAN_ROWS; k++) {
+        long i = span_row(m, k);
+        long before = group_scan_long(i >= 0 ? cnt[i] : 0, lscan, &total);
+        if (i >= 0) crp[i + 1] = at + before + cnt[i];
+        at += total;
+    }
+}

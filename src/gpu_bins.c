@@ -1,0 +1,156 @@
+/* gpu_bins.c: the row work of stages 2 and 4 on a GPU with memory of its
+ * own (kernels/bins.cl), for products whose rows all go to the device: u
+ * stays there, and what crosses is a few numbers per work-group of 8 x 256
+ * rows (the rows of each bin, sums of u, sums of the row counts) and the long
+ * rows.  The host turns those numbers into offsets, so no kernel needs a
+ * global atomic or a multi-level scan. */
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+#include "internal.h"
+#include "stages.h"
+
+enum { SPAN_ROWS = 8, GROUP_SIZE = 256, NGROUPS_U = 5 };
+
+/* Work-groups of GROUP_SIZE items over m rows; *size is the work-group size
+ * the kernel allows (a power of two). */
+static int64_t span_groups(gpu *g, int dbl, int kernel, int64_t m, size_t *size)
+{
+    size_t most = g->ops->group_limit(g, dbl, kernel);
+    *size = GROUP_SIZE;
+    while (*size > most) *size /= 2;
+    int64_t span = SPAN_ROWS * (int64_t)*size;
+    return (m + span - 1) / span;
+}
+
+/* Host memory for n items of bytes each (of a job, freed by the caller). */
+static void *host_array(int64_t n, size_t bytes)
+{
+    void *p = malloc((size_t)(n ? n : 1) * bytes);
+    if (!p) hsp_fail(HSP_ERR_NOMEM, "no memory for %lld per-work-group figures", (long long)n);
+    return p;
+}
+
+/* From each work-group's rows per bin (count[g][b]) and u per bin group:
+ * the job's bins, figures and C~ size, where each group's rows of each bin
+ * begin (base[g][b]) and its first C~ slot (slot_base[g]). */
+static hsp_status offsets(hsp_job *job, int64_t ngroups, const int32_t *count, const int64_t *u, int32_t *base,
+                          int64_t *slot_base)
+{
+    const hsp_bins *bins = &job->ctx->bins;
+    int nb = bins->nbins;
+    int64_t pos = 0, slots = 0, flops = 0;
+    for (int b = 0; b < nb; b++) {
+        job->bin_start[b] = pos;
+        for (int64_t g = 0; g < ngroups; g++) base[g * nb + b] = (int32_t)pos, pos += count[g * nb + b];
+        job->stats->rows_bin[b] = pos - job->bin_start[b];
+    }
+    job->bin_start[nb] = pos;
+    for (int64_t g = 0; g < ngroups; g++) {
+        slot_base[g] = slots;
+        for (int c = 0; c < NGROUPS_U; c++) {
+            int64_t x = u[g * NGROUPS_U + c];
+            if (hsp_add_overflows(flops, x, &flops) || (c <= HSP_GROUP_MEDIUM && hsp_add_overflows(slots, x, &slots)))
+                return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
+            job->stats->flops_group[c] += 2 * x;
+        }
+    }
+    if (hsp_mul_overflows(flops, 2, &job->stats->flops))
+        return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
+    job->nslots = slots;
+    job->nlong = job->bin_start[nb] - job->bin_start[nb - 1];
+    return HSP_OK;
+}
+
+/* Count the rows of each bin and the u of each bin group, per work-group. */
+static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, size_t size)
+{
+    const hsp_bins *bins = &job->ctx->bins;
+    int32_t nb = bins->nbins, group[HSP_MAX_BINS];
+    for (int b = 0; b < nb; b++) group[b] = bins->group[b];
+    hsp_status s = gpu_upload(g, GA_BIN_HI, bins->hi, (size_t)nb * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_BIN_GROUP, group, (size_t)nb * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_PART_COUNT, (size_t)(ngroups * nb) * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_PART_U, (size_t)(ngroups * NGROUPS_U) * sizeof(int64_t));
+    gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI), gpu_arr(g, GA_BIN_GROUP),
+                   gpu_arr(g, GA_PART_COUNT), gpu_arr(g, GA_PART_U), gpu_local(HSP_MAX_BINS * sizeof(int32_t)),
+                   gpu_local(size * sizeof(int64_t))};
+    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_COUNT, a, 9, (size_t)ngroups, size) : s;
+}
+
+/* Place the rows in their bins, from base and slot_base on the device. */
+static hsp_status place_rows(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, size_t size)
+{
+    int32_t nb = job->ctx->bins.nbins;
+    int64_t medium = job->medium_max, long_start = job->bin_start[nb - 1];
+    hsp_status s = gpu_reserve(g, GA_ROWS, (size_t)m * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_SLOT, (size_t)m * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_CNT, (size_t)m * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_LONGROWS, (size_t)job->nlong * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_LONG_U, (size_t)job->nlong * sizeof(int64_t));
+    gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI), gpu_val(&medium, sizeof medium),
+                   gpu_arr(g, GA_PART_BASE), gpu_arr(g, GA_PART_SUM), gpu_val(&long_start, sizeof long_start), gpu_arr(g, GA_ROWS),
+                   gpu_arr(g, GA_SLOT), gpu_arr(g, GA_CNT), gpu_arr(g, GA_LONGROWS), gpu_arr(g, GA_LONG_U),
+                   gpu_local(HSP_MAX_BINS * sizeof(int32_t)), gpu_local(size * sizeof(int64_t))};
+    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_PLACE, a, 15, (size_t)ngroups, size) : s;
+}
+
+/* The long rows and their u on the host (job->bin_rows, job->ub), for the
+ * long-row pool; the long-row buffers the CPU would use stay empty. */
+static hsp_status fetch_long_rows(gpu *g, hsp_job *job)
+{
+    int64_t first = job->bin_start[job->ctx->bins.nbins - 1], n = job->nlong;
+    int64_t *u = host_array(n, sizeof *u);
+    if (!u) return HSP_ERR_NOMEM;
+    hsp_status s = gpu_download(g, GA_LONG_U, u, (size_t)n * sizeof *u);
+    if (s == HSP_OK) s = gpu_download(g, GA_LONGROWS, job->bin_rows + first, (size_t)n * sizeof(int32_t));
+    for (int64_t k = 0; s == HSP_OK && k < n; k++) job->ub[job->bin_rows[first + k]] = u[k];
+    free(u);
+    return s;
+}
+
+hsp_status gpu_bin_rows(gpu *g, hsp_job *job)
+{
+    int64_t m = job->A->nrows, nb = job->ctx->bins.nbins;
+    size_t size;
+    int64_t ngroups = span_groups(g, job->vsize == 8, GK_BIN_PLACE, m, &size);
+    int32_t *count = host_array(ngroups * nb, sizeof *count), *base = host_array(ngroups * nb, sizeof *base);
+    int64_t *u = host_array(ngroups * NGROUPS_U, sizeof *u), *slot_base = host_array(ngroups, sizeof *slot_base);
+    hsp_status s = count && base && u && slot_base ? HSP_OK : HSP_ERR_NOMEM;
+    if (s == HSP_OK && m) s = count_bins(g, job, m, ngroups, size);
+    if (s == HSP_OK) s = gpu_download(g, GA_PART_COUNT, count, (size_t)(ngroups * nb) * sizeof *count);
+    if (s == HSP_OK) s = gpu_download(g, GA_PART_U, u, (size_t)(ngroups * NGROUPS_U) * sizeof *u);
+    if (s == HSP_OK) s = offsets(job, ngroups, count, u, base, slot_base);
+    if (s == HSP_OK) s = gpu_upload(g, GA_PART_BASE, base, (size_t)(ngroups * nb) * sizeof *base);
+    if (s == HSP_OK) s = gpu_upload(g, GA_PART_SUM, slot_base, (size_t)ngroups * sizeof *slot_base);
+    if (s == HSP_OK && m) s = place_rows(g, job, m, ngroups, size);
+    if (s == HSP_OK) s = fetch_long_rows(g, job);
+    free(count), free(base), free(u), free(slot_base);
+    return s;
+}
+
+hsp_status gpu_row_pointers(gpu *g, hsp_job *job)
+{
+    int64_t m = job->A->nrows, total = 0;
+    size_t size;
+    int64_t ngroups = span_groups(g, job->vsize == 8, GK_ROW_SCAN, m, &size);
+    int64_t *part = host_array(ngroups, sizeof *part);
+    hsp_status s = part ? gpu_reserve(g, GA_PART_SUM, (size_t)ngroups * sizeof *part) : HSP_ERR_NOMEM;
+    if (s == HSP_OK) s = gpu_reserve(g, GA_CRP, ((size_t)m + 1) * sizeof(int64_t));
+    gpu_arg sums[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_CNT), gpu_arr(g, GA_PART_SUM), gpu_local(size * sizeof(int64_t))};
+    if (s == HSP_OK && m) s = g->ops->launch(g, job->vsize == 8, GK_ROW_SUMS, sums, 4, (size_t)ngroups, size);
+    if (s == HSP_OK) s = gpu_download(g, GA_PART_SUM, part, (size_t)ngroups * sizeof *part);
+    for (int64_t k = 0; s == HSP_OK && k < ngroups; k++) { /* each group's first row pointer */
+        int64_t x = part[k];
+        part[k] = total;
+        if (hsp_add_overflows(total, x, &total)) s = hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) overflows 64 bits");
+    }
+    if (s == HSP_OK) s = gpu_upload(g, GA_PART_SUM, part, (size_t)ngroups * sizeof *part);
+    gpu_arg scan[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_CNT), gpu_arr(g, GA_PART_SUM), gpu_arr(g, GA_CRP),
+                      gpu_local(size * sizeof(int64_t))};
+    if (s == HSP_OK && m) s = g->ops->launch(g, job->vsize == 8, GK_ROW_SCAN, scan, 5, (size_t)ngroups, size);
+    else if (s == HSP_OK) s = gpu_upload(g, GA_CRP, &total, sizeof total); /* no rows: crp[0] = 0 */
+    job->C->nnz = total;
+    free(part);
+    return s;
+}
