@@ -15,12 +15,14 @@ static void add_bin(hsp_bins *bins, int64_t lo, int64_t hi, int g)
     bins->nbins++;
 }
 
-hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, hsp_bins *bins)
+hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, int64_t medium_max, hsp_bins *bins)
 {
     int w = wavefront;
     if (w < 2 || w > 64 || (w & (w - 1)))
         return hsp_fail(HSP_ERR_ARG, "wavefront %d is not a power of two in 2..64", w);
     int64_t top = 16 * (int64_t)w;
+    while (top < medium_max) top *= 2;
+    if (top > medium_max && medium_max > 16 * (int64_t)w) top /= 2;
     while (top > w && top * ENTRY_BYTES > local_mem) top /= 2;
     if (top < 2 * (int64_t)w)
         return hsp_fail(HSP_ERR_ARG,

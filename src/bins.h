@@ -11,12 +11,12 @@ enum { HSP_GROUP_EMPTY, HSP_GROUP_SINGLE, HSP_GROUP_SHORT, HSP_GROUP_MEDIUM,
        HSP_GROUP_LONG };
 
 /* Lay out the bins: {0}, {1}, {2}..{W} one bin each, then doubling ranges
- * (W, 2W], (2W, 4W], ... up to the largest power of two no greater than 16 W
- * whose rows of double entries (12 bytes) fit in local_mem, then the rest.
- * With W = 32 and 48 KiB this is the paper's 38 bins.  Returns HSP_ERR_ARG
- * for a wavefront outside 2..64 or not a power of two, or too little local
- * memory for a row of 2W entries. */
-hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, hsp_bins *bins);
+ * (W, 2W], (2W, 4W], ... up to the largest power of two no greater than
+ * medium_max (0: 16 W) whose rows of double entries (12 bytes) fit in
+ * local_mem, then the rest.  With W = 32, 48 KiB and medium_max 0 this is the
+ * paper's 38 bins.  Returns HSP_ERR_ARG for a wavefront outside 2..64 or not
+ * a power of two, or too little local memory for a row of 2W entries. */
+hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, int64_t medium_max, hsp_bins *bins);
 /* The bin of a row with upper bound u. */
 int hsp_bins_find(const hsp_bins *bins, int64_t u);
 /* The largest upper bound of a group's rows (short: the wavefront; medium:

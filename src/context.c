@@ -76,7 +76,8 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
     if (s == HSP_OK) s = hsp_device_open(ctx->options.device, ctx->pool, &ctx->device);
     if (s == HSP_OK)
         s = hsp_bins_layout(o->wavefront ? o->wavefront : ctx->device->wavefront,
-                            o->local_mem ? o->local_mem : ctx->device->local_mem, &ctx->bins);
+                            o->local_mem ? o->local_mem : ctx->device->local_mem,
+                            o->wavefront || o->local_mem ? 0 : ctx->device->medium_max, &ctx->bins);
     if (s == HSP_OK && !(ctx->scratch = calloc((size_t)nthreads, sizeof *ctx->scratch)))
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for thread workspaces");
     if (s != HSP_OK) {

@@ -21,6 +21,8 @@ struct hsp_device {
     char note[256];             /* what "auto" passed over and why, or "" */
     int wavefront;              /* threads that run in lock step */
     int64_t local_mem;          /* bytes of fast memory per work-group */
+    int64_t medium_max;         /* the largest u of the medium group (rows whose products a
+                                   work-group sorts in local memory); 0: the paper's 16 W */
     int host_realloc;           /* buffers can grow by host realloc */
     int async;                  /* launched bins run while the CPU threads work */
     int lost;                   /* after a failure the device may still write memory it

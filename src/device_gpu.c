@@ -386,6 +386,10 @@ void gpu_device_init(hsp_device *dev)
 {
     gpu *g = dev->state;
     dev->local_mem = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10;
+    /* medium rows up to what ESC sorts in local memory in double, at most
+     * 4096 products (its largest batch) */
+    for (dev->medium_max = 4096; dev->medium_max > 1; dev->medium_max /= 2)
+        if (dev->medium_max * (int64_t)(sizeof(int32_t) + sizeof(double)) + 256 * 4 <= dev->local_mem) break;
     dev->host_realloc = g->host_arrays;
     dev->async = 1;
     dev->default_method[0] = HSP_METHOD_HEAP;

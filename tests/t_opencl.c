@@ -144,9 +144,10 @@ static void test_many_overflows(const char *flags)
     hsp_csr_free(C[0]), hsp_csr_free(C[1]), hsp_csr_free(A), hsp_csr_free(B);
 }
 
-/* Long rows of 1000 products (10 B rows of 100): method auto takes them by
- * ESC in local memory (they fit in 48 KiB in double), without growth; merge
- * (the paper's) grows their buffers from 16 entries. */
+/* Long rows of 1000 products (10 B rows of 100), long in the paper's layout
+ * (local memory given as 48 KiB: medium rows up to 512): method auto takes
+ * them by ESC in the device's local memory, without growth; merge (the
+ * paper's) grows their buffers from 16 entries. */
 static void test_long_in_local(void)
 {
     char dev[64];
@@ -157,7 +158,7 @@ static void test_long_in_local(void)
         hsp_context *ctx = NULL;
         hsp_stats st;
         hsp_options_init(&o);
-        o.device = device(dev, ""), o.grow_start = 16, o.method[2] = m, o.small_nnz = -1;
+        o.device = device(dev, ""), o.grow_start = 16, o.method[2] = m, o.small_nnz = -1, o.local_mem = 48 << 10;
         if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("%s", hsp_errmsg());
         int ok = product_ok(ctx, A, B, &st, NULL);
         tap_ok(ok && st.rows_group[4] == 50 && (m == HSP_METHOD_AUTO ? st.grow_events == 0 : st.grow_events >= 50),
