@@ -43,7 +43,7 @@ static int bench_problem(hsp_context *ctx, const cli_args *a, const char *spec, 
             snprintf(what, sizeof what, "%s level %d %s", spec, l, cli_order_name(r->order));
             cli_rap_result ours;
             cli_status_line("bench: %s: hspgemm", what);
-            s = cli_time_rap(ctx, v->R, v->A, v->P, r->order, 1, a->repeat, NULL, &ours);
+            s = cli_time_rap(ctx, v->R, v->A, v->P, r->order, 1, a->repeat, a->resident, NULL, &ours);
             r->ms = ours.ms_median, r->nnz_c = ours.nnz_c;
             memcpy(r->device, ours.device, sizeof ours.device);
             snprintf(extra, sizeof extra, "--rap=%s", cli_order_name(r->order));

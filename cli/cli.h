@@ -70,10 +70,11 @@ typedef struct {
     char device[2][64]; /* where each product ran */
 } cli_rap_result;
 
-/* C = R*A*P in order, once untimed when warm_up, then repeat times timed;
- * C of the last run goes to *C when C is not NULL. */
+/* C = R*A*P in order, once untimed when warm_up, then repeat times timed
+ * (resident: R or P^T, A and P placed first, hsp_rap_resident); C of one
+ * more run, untimed, goes to *C when C is not NULL. */
 hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
-                        int warm_up, int repeat, hsp_csr **C, cli_rap_result *r);
+                        int warm_up, int repeat, int resident, hsp_csr **C, cli_rap_result *r);
 void cli_report_json(FILE *f, const cli_result *r);
 
 /* The bench peers (peers.c): what each reported (ms 0 when it did not run;

@@ -16,11 +16,13 @@ static const char usage_rap[] =
     "                        as for 'hspgemm multiply'\n"
     "  --stats[=table|json]  the time of each product; json: one line on stdout\n"
     "  --repeat=N            compute C N times; times are median and minimum\n"
+    "  --resident            place R (or P^T), A and P on the device first; both products stay\n"
+    "                        there (hsp_rap_resident): the times are the device's alone\n"
     "  --seed=N              seed of generated matrices (default 1)\n"
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,order,device,threads,precision,methods,grow,stats,repeat,seed,quiet,gen,"
-                              "small-nnz,device-timeout";
+                              "small-nnz,device-timeout,resident";
 
 static void report(const cli_args *a, const cli_rap_result *r)
 {
@@ -28,9 +30,9 @@ static void report(const cli_args *a, const cli_rap_result *r)
     const char *first = a->amg.order == HSP_RAP_R_AP ? "A*P" : "R*A";
     if (a->stats == 2)
         printf("{\"order\":\"%s\",\"rows\":%d,\"cols\":%d,\"nnz_c\":%lld,\"ms_median\":%.4f,\"ms_min\":%.4f,"
-               "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\"}\n",
+               "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\",\"resident\":%s}\n",
                cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->ms_median, r->ms_min,
-               r->ms_product[0], r->ms_product[1], device, second);
+               r->ms_product[0], r->ms_product[1], device, second, a->resident ? "true" : "false");
     else
         printf("C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
                a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
@@ -59,7 +61,7 @@ int cmd_rap(int argc, char **argv)
     if (A && P) {
         s = hsp_context_create(&a.lib, &ctx);
         if (s != HSP_OK) cli_error("context", s);
-        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.output ? &C : NULL, &r)) != HSP_OK)
+        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident, a.output ? &C : NULL, &r)) != HSP_OK)
             cli_error("rap", s);
     }
     if (s == HSP_OK) report(&a, &r);

@@ -281,6 +281,11 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
  * it was NULL for hsp_rap); errors as hsp_multiply_reuse. */
 hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A,
                          const hsp_csr *P, hsp_csr *C);
+/* C = R*A*P of resident matrices (R given: e.g. P^T from hsp_transpose,
+ * placed) in the order given, both products resident: the intermediate never
+ * leaves the device.  stats, if not NULL, gets two hsp_stats. */
+hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A, const hsp_resident *P,
+                            hsp_rap_order order, hsp_resident **C, hsp_stats *stats);
 
 /* ---- Algebraic multigrid setup: smoothed aggregation ------------------------- */
 

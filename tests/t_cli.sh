@@ -104,6 +104,15 @@ run "$hsp" square --gen=poisson2d5:10 --device=hsa,fast
 run "$hsp" rap "$tmp/a.mtx" --gen=random:144,2 -o "$tmp/c.mtx"
 ok $rc "rap A P (R = P^T) runs"
 ok "$(has "^%%MatrixMarket" "$tmp/c.mtx")" "and writes C"
+run "$hsp" rap "$tmp/a.mtx" --gen=random:144,2 -o "$tmp/c2.mtx" --resident --stats=json
+ok $rc "rap --resident runs"
+cmp -s "$tmp/c.mtx" "$tmp/c2.mtx"; ok $? "and writes the same C"
+ok "$(has '"resident":true' "$tmp/out")" "its JSON says resident"
+run "$hsp" square "$tmp/a.mtx" -o "$tmp/s1.mtx"
+run "$hsp" square "$tmp/a.mtx" -o "$tmp/s2.mtx" --resident --stats=json
+ok $rc "square --resident runs"
+cmp -s "$tmp/s1.mtx" "$tmp/s2.mtx"; ok $? "and writes the same C as square"
+ok "$(has '"resident":true,"ms_place":[0-9.]*,"ms_home":[0-9.]*' "$tmp/out")" "its JSON gives the times of placing and home"
 run "$hsp" rap --gen=random:144,2 "$tmp/a.mtx" --gen=random:144,2 --order=ra-p --stats=json
 ok $rc "rap R A P in the order (R*A)*P runs"
 ok "$(has '"order":"ra-p".*"ms_products":\[' "$tmp/out")" "and its JSON gives the order and each product's time"

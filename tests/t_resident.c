@@ -120,6 +120,28 @@ static void test_chain(hsp_precision p)
     hsp_csr_free(A), hsp_csr_free(AA), hsp_csr_free(AAA);
 }
 
+/* R*A*P resident in both orders, R = P^T placed: the reference's C. */
+static void test_rap(hsp_precision p)
+{
+    hsp_csr *A = ref_random(600, 600, 0, 9, p, 31), *P = ref_random(600, 150, 1, 3, p, 32), *R = NULL;
+    hsp_csr *AP = ref_multiply(A, P, NULL);
+    hsp_resident *rR = NULL, *rA = NULL, *rP = NULL;
+    int placed = hsp_transpose(P, &R) == HSP_OK && hsp_place(ctx, R, &rR) == HSP_OK && hsp_place(ctx, A, &rA) == HSP_OK &&
+                 hsp_place(ctx, P, &rP) == HSP_OK;
+    for (int order = 0; order < 2; order++) {
+        hsp_resident *rC = NULL;
+        hsp_stats st[2];
+        char why[256] = "";
+        int ok = placed && AP && hsp_rap_resident(ctx, rR, rA, rP, (hsp_rap_order)order, &rC, st) == HSP_OK &&
+                 st[0].resident && st[1].resident && home_matches(rC, R, AP, why, sizeof why);
+        tap_ok(ok, "%s R*A*P resident, %s: equals the reference %s", p ? "double" : "float", order ? "(RA)P" : "R(AP)",
+               *why ? why : hsp_errmsg());
+        hsp_resident_free(rC);
+    }
+    hsp_resident_free(rR), hsp_resident_free(rA), hsp_resident_free(rP);
+    hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(R), hsp_csr_free(AP);
+}
+
 /* Where the device uses host arrays in place, a placed matrix is the
  * caller's, brought home without a copy. */
 static void test_in_place(void)
@@ -174,6 +196,8 @@ int main(void)
     test_shapes();
     test_chain(HSP_FLOAT);
     test_chain(HSP_DOUBLE);
+    test_rap(HSP_FLOAT);
+    test_rap(HSP_DOUBLE);
     test_in_place();
     test_errors();
     hsp_context_free(ctx);
