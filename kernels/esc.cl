@@ -77,3 +77,49 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
         st->roff = st->off, st->len = total, st->next = arp[i + 1] - arp[i], st->need = 0;
     }
 }
+
+/* Short and medium rows of up to n2 <= 2 x the work-group's size products,
+ * several a work-group: row r of the group owns entries [r n2, (r + 1) n2)
+ * of the local arrays (two per work-item) and the n2 / 2 work-items over
+ * them (items).  The bitonic network sorts each row's entries on its own (its last
+ * stage ascending everywhere); a scan over the work-group, less its value at
+ * the row's first work-item, places each run. */
+__kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lscan)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0), items = n2 / 2, r = lid / items, sub = lid % items;
+    long k = first + get_group_id(0) * (2 * lsz / n2) + r;
+    int i = k < first + nrows ? rows[k] : -1, at = r * n2, len = 0;
+    for (long p = i >= 0 ? arp[i] : 0; i >= 0 && p < arp[i + 1]; p++) {
+        long b = acol[p], b0 = brp[b];
+        int nb = (int)(brp[b + 1] - b0);
+        for (int j = sub; j < nb; j += items)
+            lcol[at + len + j] = bcol[b0 + j], lval[at + len + j] = aval[p] * bval[b0 + j];
+        len += nb;
+    }
+    for (int j = len + sub; j < n2; j += items) lcol[at + j] = INT_MAX, lval[at + j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 2; s <= n2; s <<= 1)
+        for (int j = s >> 1; j > 0; j >>= 1) {
+            int x = 2 * j * (lid / j) + lid % j, y = x + j, up = s == n2 || (x & s) == 0;
+            if ((lcol[x] > lcol[y]) == up) {
+                int c = lcol[x];
+                VT v = lval[x];
+                lcol[x] = lcol[y], lval[x] = lval[y];
+                lcol[y] = c, lval[y] = v;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    int x0 = 2 * lid, runs = 0, total;
+    for (int x = x0; x < x0 + 2; x++) runs += lcol[x] != INT_MAX && (x % n2 == 0 || lcol[x - 1] != lcol[x]);
+    int out = group_scan(runs, lscan, &total), first_item = r * items; /* lscan: inclusive sums */
+    int before = first_item ? lscan[first_item - 1] : 0;
+    if (i < 0) return;
+    out -= before;
+    for (int x = x0; x < x0 + 2; x++) {
+        if (lcol[x] == INT_MAX || (x % n2 && lcol[x - 1] == lcol[x])) continue;
+        VT sum = lval[x];
+        for (int y = x + 1; y < at + n2 && lcol[y] == lcol[x]; y++) sum += lval[y];
+        tcol[slot[i] + out] = lcol[x], tval[slot[i] + out++] = sum;
+    }
+    if (sub == 0) cnt[i] = lscan[first_item + items - 1] - before;
+}

@@ -75,6 +75,24 @@ static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *si
     a[6] = gpu_local(scan);
 }
 
+/* ESC for rows of up to hi products (not long), several a work-group where
+ * twice the work-group holds a row's n2 entries (esc.cl's hsp_esc_rows);
+ * 0 when it does not. */
+static hsp_status esc_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows, int *done)
+{
+    int dbl = job->vsize == 8;
+    int32_t n2 = (int32_t)pow2_at_least(hi < 2 ? 2 : hi);
+    size_t size = group_size(g, dbl, GK_ESC_ROWS, 128);
+    *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
+    if (!*done) return HSP_OK;
+    gpu_arg a[GPU_ARGS_MAX];
+    row_args(g, a, rows, &first, &nrows);
+    a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
+    a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));
+    size_t per_group = 2 * size / (size_t)n2;
+    return g->ops->launch(g, dbl, GK_ESC_ROWS, a, ROW_ARGS + 4, ((size_t)nrows + per_group - 1) / per_group, size);
+}
+
 hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
                            int64_t first, int64_t nrows)
 {
@@ -86,6 +104,11 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
     int nargs = ROW_ARGS;
     hsp_status s = HSP_OK;
     if (!nrows) return HSP_OK;
+    if (m == HSP_METHOD_ESC && !islong) { /* several rows a work-group, where they fit */
+        int done = 0;
+        s = esc_rows(g, job, hi, rows, first, nrows, &done);
+        if (done || s != HSP_OK) return s;
+    }
     row_args(g, a, rows, &first, &nrows);
     if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
     if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;

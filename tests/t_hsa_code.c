@@ -16,7 +16,8 @@
 #include "kernel_meta.h"
 #include "tap.h"
 
-enum { NKERNELS = 8 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, row_scan, heap 2..64 */
+enum { NKERNELS = 9 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, row_scan, esc_rows,
+                               heap 2..64 */
 
 /* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
 enum { ROW_ARGS = 13 };
@@ -25,7 +26,7 @@ static const struct {
     int args;
 } expected[] = {{"hsp_bound", 5}, {"hsp_esc", ROW_ARGS + 8}, {"hsp_merge", ROW_ARGS + 7},
                 {"hsp_arrange", 14}, {"hsp_bin_count", 9}, {"hsp_bin_place", 15}, {"hsp_row_sums", 4},
-                {"hsp_row_scan", 5}, {"hsp_heap_2", ROW_ARGS}, {"hsp_heap_33", ROW_ARGS},
+                {"hsp_row_scan", 5}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_heap_2", ROW_ARGS}, {"hsp_heap_33", ROW_ARGS},
                 {"hsp_heap_64", ROW_ARGS}};
 
 /* Is co an executable for its target? */
