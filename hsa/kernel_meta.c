@@ -111,6 +111,7 @@ static hsp_status read_kernel(amd_comgr_metadata_node_t node, const char *target
     info->private_fixed = meta_number(node, ".private_segment_fixed_size");
     info->max_group_size = meta_number(node, ".max_flat_workgroup_size");
     info->wavefront = meta_number(node, ".wavefront_size");
+    k->vgpr_count = (int)meta_number(node, ".vgpr_count");
     info->arg = k->arg;
     if (!k->name[0] || !k->symbol[0])
         return hsp_fail(HSP_ERR_UNSUPPORTED, "code object for %s: a kernel with no name or symbol, or one over %zu "

@@ -16,6 +16,7 @@ typedef struct {
     hsp_kernel_info info;
     char name[64], symbol[72];
     hsp_karg arg[HSP_KARG_MAX];
+    int vgpr_count; /* vector registers a work-item takes (what the tests check, not the layout) */
 } hsp_kernel_meta;
 
 /* The layouts of all kernels in the code object image (size bytes, built for

@@ -43,18 +43,19 @@ __kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global
                             __local int *lcount, __local long *lsum)
 {
     int t = get_local_id(0), n = get_local_size(0);
-    long g = get_group_id(0), u_of[5] = {0, 0, 0, 0, 0};
+    long g = get_group_id(0);
     for (int b = t; b < nbins; b += n) lcount[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int k = 0; k < SPAN_ROWS; k++) {
-        long i = span_row(m, k);
-        if (i < 0) break;
-        int b = bin_of(ub[i], nbins, hi);
-        atomic_inc(&lcount[b]);
-        u_of[group[b]] += ub[i];
-    }
-    for (int c = 0; c < 5; c++) {
-        long total = group_sum(u_of[c], lsum);
+    for (int c = 0; c < 5; c++) { /* a pass per group: no private array (scratch memory on AMD GPUs) */
+        long u_of = 0;
+        for (int k = 0; k < SPAN_ROWS; k++) {
+            long i = span_row(m, k);
+            if (i < 0) break;
+            int b = bin_of(ub[i], nbins, hi);
+            if (c == 0) atomic_inc(&lcount[b]);
+            if (group[b] == c) u_of += ub[i];
+        }
+        long total = group_sum(u_of, lsum);
         if (t == 0) part_u[g * 5 + c] = total;
     }
     for (int b = t; b < nbins; b += n) part_count[g * nbins + b] = lcount[b];

@@ -122,6 +122,30 @@ static void check_expected(const hsp_code_object *co, const char *what)
     }
 }
 
+/* The kernels a product runs by default (methods esc, esc, auto; bins on the
+ * device for resident products): none takes scratch memory (on an APU,
+ * system memory) and each at most 64 VGPRs, for at least 4 waves a SIMD on
+ * gfx90c (256 VGPRs a lane).  hsp_merge (the long rows that do not fit in
+ * local memory) takes more: a TODO, reported as an expected failure. */
+static void check_resources(const hsp_code_object *co, const char *what)
+{
+    static const char *const kernels[] = {"hsp_bound",     "hsp_esc",       "hsp_esc_rows", "hsp_arrange",
+                                          "hsp_bin_count", "hsp_bin_place", "hsp_row_sums", "hsp_row_scan",
+                                          "hsp_merge"};
+    hsp_kernel_meta *read = NULL;
+    int nread = 0;
+    hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);
+    for (size_t j = 0; j < sizeof kernels / sizeof kernels[0]; j++) {
+        const hsp_kernel_meta *k = NULL;
+        for (int x = 0; s == HSP_OK && x < nread && !k; x++) k = strcmp(read[x].name, kernels[j]) ? NULL : &read[x];
+        int ok = k && k->info.private_fixed == 0 && k->vgpr_count > 0 && k->vgpr_count <= 64;
+        tap_todo(ok, strcmp(kernels[j], "hsp_merge") ? NULL : "the merge kernel's registers",
+                 "%s: %s takes no scratch and at most 64 VGPRs: %u bytes, %d VGPRs", what, kernels[j],
+                 k ? k->info.private_fixed : 0, k ? k->vgpr_count : -1);
+    }
+    free(read);
+}
+
 static void check_object(const hsp_code_object *co)
 {
     char isa[256] = "", what[64];
@@ -130,6 +154,7 @@ static void check_object(const hsp_code_object *co)
     check_table(co, what);
     check_sane(co, what);
     check_expected(co, what);
+    check_resources(co, what);
 }
 
 /* Kernels with equal argument lists, over all code objects, share one array. */
