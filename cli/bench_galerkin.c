@@ -54,21 +54,24 @@ static int bench_problem(hsp_context *ctx, const cli_args *a, const char *spec, 
     return s == HSP_OK ? 0 : cli_error(spec, s);
 }
 
-/* A problem's total over its levels in one order: ours, and each peer's
- * (0 when a peer missed a level). */
-static void totals(const rap_row *rows, int n, const char *problem, int order, double *ours, double peer[CLI_NPEERS])
+/* A problem's total over its levels in one order: ours, each peer's, and
+ * cuSPARSE's device-only time (peer[CLI_NPEERS]); 0 when a peer missed a level. */
+static void totals(const rap_row *rows, int n, const char *problem, int order, double *ours,
+                   double peer[CLI_NPEERS + 1])
 {
-    int missing[CLI_NPEERS] = {0};
+    int missing[CLI_NPEERS + 1] = {0};
     *ours = 0;
-    for (int k = 0; k < CLI_NPEERS; k++) peer[k] = 0;
+    for (int k = 0; k <= CLI_NPEERS; k++) peer[k] = 0;
     for (int r = 0; r < n; r++) {
         if (rows[r].problem != problem || (int)rows[r].order != order) continue;
         *ours += rows[r].ms;
-        for (int k = 0; k < CLI_NPEERS; k++)
-            if (rows[r].peer[k].ms > 0) peer[k] += rows[r].peer[k].ms;
+        for (int k = 0; k <= CLI_NPEERS; k++) {
+            double ms = k < CLI_NPEERS ? rows[r].peer[k].ms : rows[r].peer[CLI_CUSPARSE].dev_ms;
+            if (ms > 0) peer[k] += ms;
             else missing[k] = 1;
+        }
     }
-    for (int k = 0; k < CLI_NPEERS; k++)
+    for (int k = 0; k <= CLI_NPEERS; k++)
         if (missing[k]) peer[k] = 0;
 }
 
@@ -98,14 +101,14 @@ static void print_totals(const rap_row *rows, int n, const char *const *specs)
 {
     printf("\nall levels of a problem (ms, and peer ms / hspgemm ms):\n%-16s %5s %9s", "problem", "order", "hspgemm");
     for (int k = 0; k < CLI_NPEERS; k++) printf(" %9s %7s", cli_peer_name[k], "x");
-    printf("\n");
+    printf(" %9s %7s\n", "cusp-dev", "x");
     for (int p = 0; specs[p]; p++)
         for (int order = 0; order < 2; order++) {
-            double ours, peer[CLI_NPEERS];
+            double ours, peer[CLI_NPEERS + 1];
             totals(rows, n, specs[p], order, &ours, peer);
             if (ours <= 0) continue;
             printf("%-16s %5s %9.2f", specs[p], cli_order_name((hsp_rap_order)order), ours);
-            for (int k = 0; k < CLI_NPEERS; k++)
+            for (int k = 0; k <= CLI_NPEERS; k++)
                 if (peer[k] > 0) printf(" %9.2f %6.2fx", peer[k], peer[k] / ours);
                 else printf(" %9s %7s", "-", "-");
             printf("\n");
@@ -147,7 +150,9 @@ int cli_bench_galerkin(cli_args *a, const char *const *given)
            a->amg.omega);
     print_rows(rows, n);
     print_totals(rows, n, specs);
-    printf("ms: median of %d runs of both products, host to host; x: peer ms / hspgemm ms\n", a->repeat);
+    printf("ms: median of %d runs of both products, %s; cusp-dev: cuSPARSE's two products with R, A and P on the "
+           "GPU; x: peer ms / hspgemm ms\n",
+           a->repeat, a->resident ? "resident (R, A and P placed before the timing)" : "host to host");
     const char *csv = a->csv ? a->csv : "bench-galerkin.csv";
     if (write_csv(csv, rows, n)) return 1;
     printf("wrote %s\n", csv);
