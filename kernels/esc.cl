@@ -1,36 +1,40 @@
 /* esc.cl: expand, sort, compress for medium rows, and for long rows whose
- * products fit in local memory: one work-group per row.
+ * products fit in local memory: one work-group per row (hsp_esc), or several
+ * rows of up to 256 products a work-group (hsp_esc_rows).
  * The row's u products are expanded into local memory (padded to n2, a power
  * of two, with INT_MAX columns), sorted by column with a bitonic network and
  * compressed: each column's products summed in sorted order. */
 
-/* Expand the products of row i into lcol/lval and pad them to n2. */
+/* Expand the products of row i (none when i < 0) into lcol/lval and pad
+ * them to n2, by work-items lane = 0 .. lanes - 1; then a barrier, which the
+ * whole work-group reaches. */
 void esc_expand(__global const long *arp, __global const int *acol, __global const VT *aval,
                 __global const long *brp, __global const int *bcol, __global const VT *bval,
-                int i, int n2, __local int *lcol, __local VT *lval)
+                int i, int n2, int lane, int lanes, __local int *lcol, __local VT *lval)
 {
-    int lid = get_local_id(0), lsz = get_local_size(0), at = 0;
-    for (long p = arp[i]; p < arp[i + 1]; p++) {
+    int at = 0;
+    for (long p = i >= 0 ? arp[i] : 0; i >= 0 && p < arp[i + 1]; p++) {
         long b = acol[p], b0 = brp[b];
         int nb = (int)(brp[b + 1] - b0);
         VT a = aval[p];
-        for (int j = lid; j < nb; j += lsz) lcol[at + j] = bcol[b0 + j], lval[at + j] = a * bval[b0 + j];
+        for (int j = lane; j < nb; j += lanes) lcol[at + j] = bcol[b0 + j], lval[at + j] = a * bval[b0 + j];
         at += nb;
     }
-    for (int j = at + lid; j < n2; j += lsz) lcol[j] = INT_MAX, lval[j] = 0;
+    for (int j = at + lane; j < n2; j += lanes) lcol[j] = INT_MAX, lval[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Sort the n2 entries by column: a bitonic network, n2 / 2 compare-exchanges
- * a step shared by the work-group. */
-void esc_sort(int n2, __local int *lcol, __local VT *lval)
+/* Sort each aligned segment of seg entries of the n entries by column: a
+ * bitonic network (its last stage ascending everywhere), n / 2
+ * compare-exchanges a step shared by the work-group. */
+void esc_sort(int n, int seg, __local int *lcol, __local VT *lval)
 {
     int lid = get_local_id(0), lsz = get_local_size(0);
-    for (int k = 2; k <= n2; k <<= 1) {
+    for (int k = 2; k <= seg; k <<= 1) {
         for (int j = k >> 1; j > 0; j >>= 1) {
-            for (int p = lid; p < n2 / 2; p += lsz) {
+            for (int p = lid; p < n / 2; p += lsz) {
                 int x = 2 * j * (p / j) + p % j, y = x + j;
-                int up = (x & k) == 0;
+                int up = k == seg || (x & k) == 0;
                 if ((lcol[x] > lcol[y]) == up) {
                     int c = lcol[x];
                     VT v = lval[x];
@@ -43,10 +47,18 @@ void esc_sort(int n2, __local int *lcol, __local VT *lval)
     }
 }
 
-/* Does a run of equal columns start at x? */
-int esc_starts(__local const int *lcol, int x)
+/* Does a run of equal columns start at x, in segments of seg entries? */
+int esc_starts(__local const int *lcol, int x, int seg)
 {
-    return lcol[x] != INT_MAX && (x == 0 || lcol[x - 1] != lcol[x]);
+    return lcol[x] != INT_MAX && (x % seg == 0 || lcol[x - 1] != lcol[x]);
+}
+
+/* The sum of the values of the run that starts at x and ends by end. */
+VT esc_run_sum(__local const int *lcol, __local const VT *lval, int x, int end)
+{
+    VT sum = lval[x];
+    for (int y = x + 1; y < end && lcol[y] == lcol[x]; y++) sum += lval[y];
+    return sum;
 }
 
 /* Rows of up to n2 products: one work-group each.  Long rows (islong) write
@@ -56,20 +68,16 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
 {
     long k = first + get_group_id(0);
     int i = rows[k], lid = get_local_id(0), lsz = get_local_size(0);
-    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lcol, lval);
-    esc_sort(n2, lcol, lval);
+    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid, lsz, lcol, lval);
+    esc_sort(n2, n2, lcol, lval);
     int per = (n2 + lsz - 1) / lsz, x0 = min(n2, lid * per), x1 = min(n2, x0 + per), runs = 0, total;
-    for (int x = x0; x < x1; x++) runs += esc_starts(lcol, x);
+    for (int x = x0; x < x1; x++) runs += esc_starts(lcol, x, n2);
     long base = islong ? lrows[slot[i]].off : slot[i];
     __global int *oc = (islong ? pcol : tcol) + base;
     __global VT *ov = (islong ? pval : tval) + base;
     int out = group_scan(runs, lscan, &total);
-    for (int x = x0; x < x1; x++) {
-        if (!esc_starts(lcol, x)) continue;
-        VT sum = lval[x];
-        for (int y = x + 1; y < n2 && lcol[y] == lcol[x]; y++) sum += lval[y];
-        oc[out] = lcol[x], ov[out++] = sum;
-    }
+    for (int x = x0; x < x1; x++)
+        if (esc_starts(lcol, x, n2)) oc[out] = lcol[x], ov[out++] = esc_run_sum(lcol, lval, x, n2);
     if (lid) return;
     cnt[i] = total;
     if (islong) {
@@ -81,45 +89,24 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
 /* Short and medium rows of up to n2 <= 2 x the work-group's size products,
  * several a work-group: row r of the group owns entries [r n2, (r + 1) n2)
  * of the local arrays (two per work-item) and the n2 / 2 work-items over
- * them (items).  The bitonic network sorts each row's entries on its own (its last
- * stage ascending everywhere); a scan over the work-group, less its value at
- * the row's first work-item, places each run. */
+ * them (items).  The bitonic network sorts each row's segment on its own; a
+ * scan over the work-group, less its value at the row's first work-item,
+ * places each run. */
 __kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lscan)
 {
-    int lid = get_local_id(0), lsz = get_local_size(0), items = n2 / 2, r = lid / items, sub = lid % items;
+    int lid = get_local_id(0), lsz = get_local_size(0), items = n2 / 2, r = lid / items, at = r * n2;
     long k = first + get_group_id(0) * (2 * lsz / n2) + r;
-    int i = k < first + nrows ? rows[k] : -1, at = r * n2, len = 0;
-    for (long p = i >= 0 ? arp[i] : 0; i >= 0 && p < arp[i + 1]; p++) {
-        long b = acol[p], b0 = brp[b];
-        int nb = (int)(brp[b + 1] - b0);
-        for (int j = sub; j < nb; j += items)
-            lcol[at + len + j] = bcol[b0 + j], lval[at + len + j] = aval[p] * bval[b0 + j];
-        len += nb;
-    }
-    for (int j = len + sub; j < n2; j += items) lcol[at + j] = INT_MAX, lval[at + j] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 2; s <= n2; s <<= 1)
-        for (int j = s >> 1; j > 0; j >>= 1) {
-            int x = 2 * j * (lid / j) + lid % j, y = x + j, up = s == n2 || (x & s) == 0;
-            if ((lcol[x] > lcol[y]) == up) {
-                int c = lcol[x];
-                VT v = lval[x];
-                lcol[x] = lcol[y], lval[x] = lval[y];
-                lcol[y] = c, lval[y] = v;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+    int i = k < first + nrows ? rows[k] : -1;
+    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid % items, items, lcol + at, lval + at);
+    esc_sort(2 * lsz, n2, lcol, lval);
     int x0 = 2 * lid, runs = 0, total;
-    for (int x = x0; x < x0 + 2; x++) runs += lcol[x] != INT_MAX && (x % n2 == 0 || lcol[x - 1] != lcol[x]);
+    for (int x = x0; x < x0 + 2; x++) runs += esc_starts(lcol, x, n2);
     int out = group_scan(runs, lscan, &total), first_item = r * items; /* lscan: inclusive sums */
     int before = first_item ? lscan[first_item - 1] : 0;
     if (i < 0) return;
     out -= before;
-    for (int x = x0; x < x0 + 2; x++) {
-        if (lcol[x] == INT_MAX || (x % n2 && lcol[x - 1] == lcol[x])) continue;
-        VT sum = lval[x];
-        for (int y = x + 1; y < at + n2 && lcol[y] == lcol[x]; y++) sum += lval[y];
-        tcol[slot[i] + out] = lcol[x], tval[slot[i] + out++] = sum;
-    }
-    if (sub == 0) cnt[i] = lscan[first_item + items - 1] - before;
+    for (int x = x0; x < x0 + 2; x++)
+        if (esc_starts(lcol, x, n2))
+            tcol[slot[i] + out] = lcol[x], tval[slot[i] + out++] = esc_run_sum(lcol, lval, x, at + n2);
+    if (lid == first_item) cnt[i] = lscan[first_item + items - 1] - before;
 }
