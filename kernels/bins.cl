@@ -46,17 +46,21 @@ __kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global
     long g = get_group_id(0);
     for (int b = t; b < nbins; b += n) lcount[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int c = 0; c < 5; c++) { /* a pass per group: no private array (scratch memory on AMD GPUs) */
-        long u_of = 0;
-        for (int k = 0; k < SPAN_ROWS; k++) {
-            long i = span_row(m, k);
-            if (i < 0) break;
-            int b = bin_of(ub[i], nbins, hi);
-            if (c == 0) atomic_inc(&lcount[b]);
-            if (group[b] == c) u_of += ub[i];
-        }
-        long total = group_sum(u_of, lsum);
-        if (t == 0) part_u[g * 5 + c] = total;
+    long u0 = 0, u1 = 0, u2 = 0, u3 = 0, u4 = 0; /* per group: no private array (scratch on AMD GPUs) */
+    for (int k = 0; k < SPAN_ROWS; k++) {
+        long i = span_row(m, k);
+        if (i < 0) break;
+        long u = ub[i];
+        int b = bin_of(u, nbins, hi), c = group[b];
+        atomic_inc(&lcount[b]);
+        u0 += c == 0 ? u : 0, u1 += c == 1 ? u : 0, u2 += c == 2 ? u : 0, u3 += c == 3 ? u : 0;
+        u4 += c == 4 ? u : 0;
+    }
+    long s0 = group_sum(u0, lsum), s1 = group_sum(u1, lsum), s2 = group_sum(u2, lsum), s3 = group_sum(u3, lsum);
+    long s4 = group_sum(u4, lsum);
+    if (t == 0) {
+        part_u[g * 5] = s0, part_u[g * 5 + 1] = s1, part_u[g * 5 + 2] = s2;
+        part_u[g * 5 + 3] = s3, part_u[g * 5 + 4] = s4;
     }
     for (int b = t; b < nbins; b += n) part_count[g * nbins + b] = lcount[b];
 }
