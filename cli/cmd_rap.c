@@ -61,7 +61,8 @@ int cmd_rap(int argc, char **argv)
     if (A && P) {
         s = hsp_context_create(&a.lib, &ctx);
         if (s != HSP_OK) cli_error("context", s);
-        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident, a.output ? &C : NULL, &r)) != HSP_OK)
+        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident, a.output ? &C : NULL, &r)) !=
+                 HSP_OK)
             cli_error("rap", s);
     }
     if (s == HSP_OK) report(&a, &r);

@@ -101,7 +101,7 @@ static hsp_status rap_once(hsp_context *ctx, const hsp_csr *const op[3], hsp_res
     if (s == HSP_OK && out) r->nnz_c = out->nnz, r->rows = out->nrows, r->cols = out->ncols;
     if (s == HSP_OK && rC && C) s = hsp_resident_host(rC, &home);
     if (s == HSP_OK && home) s = hsp_csr_convert(home, home->precision, &out);
-    if (C) *C = s == HSP_OK ? out : NULL, out = s == HSP_OK ? NULL : out;
+    if (s == HSP_OK && C) *C = out, out = NULL;
     hsp_csr_free(out), hsp_resident_free(rC);
     return s;
 }

@@ -182,7 +182,8 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     if (s == HSP_OK && !b_sent) s = gpu_upload(g, GA_BVAL, B->values, (size_t)B->nnz * vs);
     if (s == HSP_OK) s = gpu_upload(g, GA_UB, g->host_arrays ? job->ub : NULL, m * sizeof(int64_t)); /* kernel fills */
     int64_t m64 = (int64_t)m;
-    gpu_arg a[] = {gpu_val(&m64, sizeof m64), gpu_arr(g, GA_ARP), gpu_arr(g, GA_ACOL), gpu_arr(g, GA_BRP), gpu_arr(g, GA_UB)};
+    gpu_arg a[] = {gpu_val(&m64, sizeof m64), gpu_arr(g, GA_ARP), gpu_arr(g, GA_ACOL), gpu_arr(g, GA_BRP),
+                   gpu_arr(g, GA_UB)};
     size_t size = group_size(g, dbl, GK_BOUND, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_BOUND, a, 5, (m + size - 1) / size, size);
     return noted(dev, s == HSP_OK && !job->all_device ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
@@ -301,9 +302,10 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
     hsp_status s = job->all_device ? HSP_OK : gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
-    gpu_arg a[] = {gpu_val(&nnz, sizeof nnz), gpu_val(&m, sizeof m), gpu_val(&host_max, sizeof host_max), gpu_arr(g, GA_CRP),
-                   gpu_arr(g, GA_UB), gpu_arr(g, GA_SLOT), gpu_val(&medium, sizeof medium), gpu_arr(g, GA_TCOL), gpu_arr(g, GA_TVAL),
-                   gpu_arr(g, GA_PCOL), gpu_arr(g, GA_PVAL), gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL)};
+    gpu_arg a[] = {gpu_val(&nnz, sizeof nnz), gpu_val(&m, sizeof m), gpu_val(&host_max, sizeof host_max),
+                   gpu_arr(g, GA_CRP), gpu_arr(g, GA_UB), gpu_arr(g, GA_SLOT), gpu_val(&medium, sizeof medium),
+                   gpu_arr(g, GA_TCOL), gpu_arr(g, GA_TVAL), gpu_arr(g, GA_PCOL), gpu_arr(g, GA_PVAL),
+                   gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL)};
     size_t size = group_size(g, dbl, GK_ARRANGE, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
     /* the device holds all of C but bin 1's rows, which the host writes; with

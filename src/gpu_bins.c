@@ -72,7 +72,8 @@ static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, s
     if (s == HSP_OK) s = gpu_upload(g, GA_BIN_GROUP, group, (size_t)nb * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_reserve(g, GA_PART_COUNT, (size_t)(ngroups * nb) * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_reserve(g, GA_PART_U, (size_t)(ngroups * NGROUPS_U) * sizeof(int64_t));
-    gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI), gpu_arr(g, GA_BIN_GROUP),
+    gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI),
+                   gpu_arr(g, GA_BIN_GROUP),
                    gpu_arr(g, GA_PART_COUNT), gpu_arr(g, GA_PART_U), gpu_local(HSP_MAX_BINS * sizeof(int32_t)),
                    gpu_local(size * sizeof(int64_t))};
     return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_COUNT, a, 9, (size_t)ngroups, size) : s;
@@ -88,8 +89,9 @@ static hsp_status place_rows(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, s
     if (s == HSP_OK) s = gpu_reserve(g, GA_CNT, (size_t)m * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_reserve(g, GA_LONGROWS, (size_t)job->nlong * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_reserve(g, GA_LONG_U, (size_t)job->nlong * sizeof(int64_t));
-    gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI), gpu_val(&medium, sizeof medium),
-                   gpu_arr(g, GA_PART_BASE), gpu_arr(g, GA_PART_SUM), gpu_val(&long_start, sizeof long_start), gpu_arr(g, GA_ROWS),
+    gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI),
+                   gpu_val(&medium, sizeof medium), gpu_arr(g, GA_PART_BASE), gpu_arr(g, GA_PART_SUM),
+                   gpu_val(&long_start, sizeof long_start), gpu_arr(g, GA_ROWS),
                    gpu_arr(g, GA_SLOT), gpu_arr(g, GA_CNT), gpu_arr(g, GA_LONGROWS), gpu_arr(g, GA_LONG_U),
                    gpu_local(HSP_MAX_BINS * sizeof(int32_t)), gpu_local(size * sizeof(int64_t))};
     return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_PLACE, a, 15, (size_t)ngroups, size) : s;
@@ -137,7 +139,8 @@ hsp_status gpu_row_pointers(gpu *g, hsp_job *job)
     int64_t *part = host_array(ngroups, sizeof *part);
     hsp_status s = part ? gpu_reserve(g, GA_PART_SUM, (size_t)ngroups * sizeof *part) : HSP_ERR_NOMEM;
     if (s == HSP_OK) s = gpu_reserve(g, GA_CRP, ((size_t)m + 1) * sizeof(int64_t));
-    gpu_arg sums[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_CNT), gpu_arr(g, GA_PART_SUM), gpu_local(size * sizeof(int64_t))};
+    gpu_arg sums[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_CNT), gpu_arr(g, GA_PART_SUM),
+                      gpu_local(size * sizeof(int64_t))};
     if (s == HSP_OK && m) s = g->ops->launch(g, job->vsize == 8, GK_ROW_SUMS, sums, 4, (size_t)ngroups, size);
     if (s == HSP_OK) s = gpu_download(g, GA_PART_SUM, part, (size_t)ngroups * sizeof *part);
     for (int64_t k = 0; s == HSP_OK && k < ngroups; k++) { /* each group's first row pointer */

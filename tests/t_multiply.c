@@ -402,7 +402,8 @@ static void test_default_layout(void)
     int ok = b->hi[0] == 0 && b->hi[1] == 1 && b->lo[w] == w && b->lo[w + 1] == w + 1 && b->hi[w + 1] == 2 * w &&
              top >= 16 * w && !(top & (top - 1)) && (!cpu || top == 16 * w);
     for (int k = 2; k <= w; k++) ok &= b->group[k] == 2;
-    for (int k = w + 1; k < last; k++) ok &= b->group[k] == 3 && b->lo[k] == b->hi[k - 1] + 1 && b->hi[k] == 2 * b->hi[k - 1];
+    for (int k = w + 1; k < last; k++)
+        ok &= b->group[k] == 3 && b->lo[k] == b->hi[k - 1] + 1 && b->hi[k] == 2 * b->hi[k - 1];
     tap_ok(ok && b->group[0] == 0 && b->group[1] == 1 && b->group[last] == 4 && (!cpu || w != 32 || b->nbins == 38),
            "default layout: %d bins in 5 groups for W = %d, medium rows up to %lld (the paper's 38 bins on cpu)",
            b->nbins, w, (long long)top);

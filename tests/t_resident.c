@@ -126,8 +126,8 @@ static void test_rap(hsp_precision p)
     hsp_csr *A = ref_random(600, 600, 0, 9, p, 31), *P = ref_random(600, 150, 1, 3, p, 32), *R = NULL;
     hsp_csr *AP = ref_multiply(A, P, NULL);
     hsp_resident *rR = NULL, *rA = NULL, *rP = NULL;
-    int placed = hsp_transpose(P, &R) == HSP_OK && hsp_place(ctx, R, &rR) == HSP_OK && hsp_place(ctx, A, &rA) == HSP_OK &&
-                 hsp_place(ctx, P, &rP) == HSP_OK;
+    int placed = hsp_transpose(P, &R) == HSP_OK && hsp_place(ctx, R, &rR) == HSP_OK &&
+                 hsp_place(ctx, A, &rA) == HSP_OK && hsp_place(ctx, P, &rP) == HSP_OK;
     for (int order = 0; order < 2; order++) {
         hsp_resident *rC = NULL;
         hsp_stats st[2];
