@@ -130,6 +130,8 @@ static hsp_status make_contexts(const cli_args *a, const char *device, hsp_conte
         for (int g = 0; g < 2 && s == HSP_OK; g++) {
             hsp_options o = a->lib;
             o.device = device, o.grow = (hsp_grow)g, o.small_nnz = -1; /* every product on the device */
+            if (o.method[2] == HSP_METHOD_DEFAULT && strcmp(device, "cpu"))
+                o.method[2] = HSP_METHOD_MERGE; /* a GPU's long rows grow by merge alone */
             s = hsp_context_create(&o, &ctx[p][g]);
         }
     return s;

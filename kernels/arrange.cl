@@ -20,7 +20,7 @@ __kernel void hsp_arrange(long nnz, long m, long host_max, __global const long *
     if (u <= host_max) return;
     if (u <= medium_max) {
         ccol[e] = tcol[slot[lo] + at], cval[e] = tval[slot[lo] + at];
-    } else {
+    } else if (lrows[slot[lo]].roff >= 0) { /* else dense: hsp_dense writes it */
         long src = lrows[slot[lo]].roff + at;
         ccol[e] = pcol[src], cval[e] = pval[src];
     }

@@ -9,8 +9,7 @@
 #include "internal.h"
 #include "stages.h"
 
-/* The work-group size for a kernel: want, or less where it allows less. */
-static size_t group_size(gpu *g, int dbl, int kernel, size_t want)
+size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want)
 {
     size_t most = g->ops->group_limit(g, dbl, kernel);
     if (want > most) want = most;
@@ -25,10 +24,7 @@ static int64_t pow2_at_least(int64_t n)
     return p;
 }
 
-/* The arguments every row kernel takes first (kernels/common.h's
- * HSP_ROW_ARGS): operands, the rows to do, and where results go. */
-enum { ROW_ARGS = 13 };
-static void row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
+void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
 {
     static const int operands[] = {GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL};
     static const int outputs[] = {GA_SLOT, GA_TCOL, GA_TVAL, GA_CNT};
@@ -43,7 +39,7 @@ static void row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const i
 static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t *n2, int32_t *islong, size_t *size)
 {
     *n2 = (int32_t)pow2_at_least(hi);
-    *size = group_size(g, job->vsize == 8, GK_ESC, (size_t)(*n2 / 2 < 256 ? *n2 / 2 : 256));
+    *size = gpu_group_size(g, job->vsize == 8, GK_ESC, (size_t)(*n2 / 2 < 256 ? *n2 / 2 : 256));
     size_t need = (size_t)*n2 * (sizeof(int32_t) + job->vsize) + *size * sizeof(int32_t);
     if ((int64_t)need > g->local_mem)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "ESC rows of %lld products need %zu bytes of local memory; "
@@ -63,7 +59,7 @@ static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t
 static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *size)
 {
     int64_t entry = (int64_t)(sizeof(int32_t) + job->vsize);
-    *size = group_size(g, job->vsize == 8, GK_MERGE, 256);
+    *size = gpu_group_size(g, job->vsize == 8, GK_MERGE, 256);
     size_t scan = *size * sizeof(int32_t);
     *n2 = 2;
     while (2 * *n2 <= 4096 && 2 * *n2 <= 16 * (int32_t)*size && 2 * *n2 * entry + (int64_t)scan + 256 <= g->local_mem)
@@ -82,11 +78,11 @@ static hsp_status esc_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t f
 {
     int dbl = job->vsize == 8;
     int32_t n2 = (int32_t)pow2_at_least(hi < 2 ? 2 : hi);
-    size_t size = group_size(g, dbl, GK_ESC_ROWS, 128);
+    size_t size = gpu_group_size(g, dbl, GK_ESC_ROWS, 128);
     *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
     if (!*done) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
-    row_args(g, a, rows, &first, &nrows);
+    gpu_row_args(g, a, rows, &first, &nrows);
     a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
     a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));
     size_t per_group = 2 * size / (size_t)n2;
@@ -100,7 +96,7 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
     int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
     gpu_arg a[GPU_ARGS_MAX];
     int32_t n2 = 0, islong32 = islong;
-    size_t size = group_size(g, dbl, kernel, 64), groups = (size_t)nrows;
+    size_t size = gpu_group_size(g, dbl, kernel, 64), groups = (size_t)nrows;
     int nargs = ROW_ARGS;
     hsp_status s = HSP_OK;
     if (!nrows) return HSP_OK;
@@ -109,7 +105,7 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
         s = esc_rows(g, job, hi, rows, first, nrows, &done);
         if (done || s != HSP_OK) return s;
     }
-    row_args(g, a, rows, &first, &nrows);
+    gpu_row_args(g, a, rows, &first, &nrows);
     if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
     if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;
     if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
@@ -184,19 +180,36 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     int64_t m64 = (int64_t)m;
     gpu_arg a[] = {gpu_val(&m64, sizeof m64), gpu_arr(g, GA_ARP), gpu_arr(g, GA_ACOL), gpu_arr(g, GA_BRP),
                    gpu_arr(g, GA_UB)};
-    size_t size = group_size(g, dbl, GK_BOUND, 256);
+    size_t size = gpu_group_size(g, dbl, GK_BOUND, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_BOUND, a, 5, (m + size - 1) / size, size);
     return noted(dev, s == HSP_OK && !job->all_device ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
 }
 
+/* The long rows' method. */
+static hsp_method long_method(const hsp_job *job)
+{
+    return job->method[HSP_GROUP_LONG - HSP_GROUP_SHORT];
+}
+
 /* The most products of a long row that ESC takes in local memory (method
- * auto), at most 4096; 0 when long rows all merge. */
+ * auto), at most 4096; 0 when no long row goes by ESC. */
 static int64_t esc_limit(gpu *g, hsp_job *job)
 {
     int64_t n2 = 1;
-    if (job->method[HSP_GROUP_LONG - HSP_GROUP_SHORT] != HSP_METHOD_AUTO) return 0;
+    if (long_method(job) != HSP_METHOD_AUTO) return 0;
     while (n2 < 4096 && 2 * n2 * (int64_t)(sizeof(int32_t) + job->vsize) + 256 * 4 <= g->local_mem) n2 *= 2;
     return n2 > job->medium_max ? n2 : 0;
+}
+
+/* Do the long rows that ESC does not take go dense (methods auto and
+ * dense, where the device and the windows allow), not merge? */
+static int long_dense(gpu *g, hsp_job *job)
+{
+    hsp_method m = long_method(job);
+    int64_t limit = esc_limit(g, job), n = 0, first = job->bin_start[job->ctx->bins.nbins - 1];
+    if (m != HSP_METHOD_AUTO && m != HSP_METHOD_DENSE) return 0;
+    for (int64_t k = 0; k < job->nlong; k++) n += job->ub[job->bin_rows[first + k]] > limit;
+    return gpu_dense_fits(g, job, n);
 }
 
 /* Before the first bin of a job: rows, slots, C~, counts and long rows (or
@@ -214,16 +227,17 @@ static hsp_status start_compute(gpu *g, hsp_job *job)
         s = gpu_upload(g, GA_TCOL, g->host_arrays ? job->tmp_col : NULL, (size_t)job->nslots * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_TVAL, g->host_arrays ? job->tmp_val : NULL, (size_t)job->nslots * job->vsize);
     if (s == HSP_OK) s = gpu_upload(g, GA_CNT, g->host_arrays ? counts : NULL, m * sizeof(int64_t));
-    if (s == HSP_OK && job->nlong) s = gpu_long_start(g, job, esc_limit(g, job));
+    g->long_dense = job->nlong && long_dense(g, job), g->dense_rows = 0;
+    if (s == HSP_OK && job->nlong) s = gpu_long_start(g, job, esc_limit(g, job), g->long_dense);
     for (int a = GA_PCOL; s == HSP_OK && !job->nlong && a <= GA_LROWS; a++) s = gpu_reserve(g, a, 1);
     g->started = 1;
     return s;
 }
 
-/* The long bin with method auto: rows whose products fit in local memory by
- * ESC, one launch per power of two, the rest by merge (GA_LONGROWS holds
- * them in that order). */
-static hsp_status launch_long_auto(gpu *g, hsp_job *job, int bin)
+/* The long bin with methods auto and dense: rows whose products fit in
+ * local memory by ESC (auto), one launch per power of two, the rest dense or
+ * by merge (GA_LONGROWS holds them in that order). */
+static hsp_status launch_long(gpu *g, hsp_job *job, int bin)
 {
     int64_t first = job->bin_start[bin], n = job->bin_start[bin + 1] - first, limit = esc_limit(g, job);
     int64_t start[14] = {0}; /* rows of ESC class c (n2 = 2^c) start at start[c]; merge at [13] */
@@ -244,8 +258,9 @@ static hsp_status launch_long_auto(gpu *g, hsp_job *job, int bin)
     }
     hsp_status s = gpu_upload(g, GA_LONGROWS, rows, (size_t)n * sizeof *rows);
     for (int c = 0, at = 0; c < 14 && s == HSP_OK; c++) { /* start[c] is now the end of class c */
-        s = c < 13 ? gpu_launch_rows(g, job, HSP_METHOD_ESC, (int64_t)1 << c, 1, GA_LONGROWS, at, start[c] - at)
-                   : gpu_launch_rows(g, job, HSP_METHOD_MERGE, -1, 1, GA_LONGROWS, at, start[c] - at);
+        if (c < 13) s = gpu_launch_rows(g, job, HSP_METHOD_ESC, (int64_t)1 << c, 1, GA_LONGROWS, at, start[c] - at);
+        else if (g->long_dense) s = gpu_dense_count(g, job, at, start[c] - at);
+        else s = gpu_launch_rows(g, job, HSP_METHOD_MERGE, -1, 1, GA_LONGROWS, at, start[c] - at);
         at = (int)start[c];
     }
     return s;
@@ -261,7 +276,7 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin];
     if (s != HSP_OK) return s;
     g->overlap = 1; /* bins hold distinct rows */
-    if (group == HSP_GROUP_LONG && m == HSP_METHOD_AUTO) s = launch_long_auto(g, job, bin);
+    if (group == HSP_GROUP_LONG && (m == HSP_METHOD_AUTO || m == HSP_METHOD_DENSE)) s = launch_long(g, job, bin);
     else s = gpu_launch_rows(g, job, m, hi, group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
     g->overlap = 0;
     return noted(dev, s);
@@ -306,8 +321,9 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
                    gpu_arr(g, GA_CRP), gpu_arr(g, GA_UB), gpu_arr(g, GA_SLOT), gpu_val(&medium, sizeof medium),
                    gpu_arr(g, GA_TCOL), gpu_arr(g, GA_TVAL), gpu_arr(g, GA_PCOL), gpu_arr(g, GA_PVAL),
                    gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL)};
-    size_t size = group_size(g, dbl, GK_ARRANGE, 256);
+    size_t size = gpu_group_size(g, dbl, GK_ARRANGE, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
+    if (s == HSP_OK) s = gpu_dense_sums(g, job);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
     if (s == HSP_OK && job->hold_c) return hold_result(g, job);
@@ -422,7 +438,7 @@ void gpu_device_init(hsp_device *dev)
     dev->default_method[2] = HSP_METHOD_AUTO;
     dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC;
     dev->methods[1] = 1u << HSP_METHOD_ESC;
-    dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
+    dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO | (g->dense[0] ? 1u << HSP_METHOD_DENSE : 0);
     dev->bound = gpu_bound;
     dev->launch_bin = gpu_launch_bin;
     dev->wait = gpu_wait;

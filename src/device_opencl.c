@@ -92,7 +92,10 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
     if (err != CL_SUCCESS)
         return hsp_fail(HSP_ERR_DEVICE, "OpenCL: opening %s: %s (%d)", info->name, ocl_error(err), err);
     hsp_status s = ocl_build(st, 0, &st->k[0]);
-    return s == HSP_OK && g->fp64 ? ocl_build(st, 1, &st->k[1]) : s;
+    if (s == HSP_OK && g->fp64) s = ocl_build(st, 1, &st->k[1]);
+    for (int dbl = 0; dbl < 2; dbl++)
+        g->dense[dbl] = st->k[dbl].kernel[GK_DENSE_COUNT] && st->k[dbl].kernel[GK_DENSE];
+    return s;
 }
 
 hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device **out)

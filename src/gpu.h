@@ -12,7 +12,7 @@ struct hsp_job;
 
 /* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
 enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_ROW_SUMS, GK_ROW_SCAN, GK_ESC_ROWS,
-       GK_HEAP,
+       GK_DENSE_COUNT, GK_DENSE, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -28,7 +28,9 @@ enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SL
        GA_TCOL, GA_TVAL, GA_CNT, GA_PCOL, GA_PVAL, GA_LROWS, GA_RELAUNCH, GA_LONGROWS, GA_CRP,
        GA_CCOL, GA_CVAL,
        /* stages 2 and 4 on the device (gpu_bins.c) */
-       GA_BIN_HI, GA_BIN_GROUP, GA_PART_COUNT, GA_PART_U, GA_PART_BASE, GA_PART_SUM, GA_LONG_U, GA_COUNT };
+       GA_BIN_HI, GA_BIN_GROUP, GA_PART_COUNT, GA_PART_U, GA_PART_BASE, GA_PART_SUM, GA_LONG_U,
+       /* long rows by the dense method (gpu_dense.c): their entries up to each window */
+       GA_WEND, GA_COUNT };
 
 /* An array the kernels use: host-visible memory at ptr (SVM, a fine-grained
  * pool, or a host array used in place when owned is 0), or a back-end handle
@@ -42,7 +44,7 @@ typedef struct {
 /* A kernel argument: an array, a value of size bytes at data, or a block of
  * size bytes of local memory. */
 typedef enum { GPU_ARG_ARRAY, GPU_ARG_VALUE, GPU_ARG_LOCAL } gpu_arg_kind;
-enum { GPU_ARGS_MAX = 21 }; /* the most a kernel takes (ESC) */
+enum { GPU_ARGS_MAX = 23 }; /* the most a kernel takes (dense) */
 typedef struct {
     gpu_arg_kind kind;
     const gpu_array *array;
@@ -91,6 +93,8 @@ struct gpu {
     void *backend;           /* the back end's own state */
     int host_arrays;         /* host arrays are used in place; the pool may realloc */
     int fp64;                /* double kernels exist */
+    int dense[2];            /* the dense kernels exist, in float and in double (where
+                                the device has 64-bit atomics) */
     const char *no_fp64;     /* why not, for the message */
     int64_t local_mem;       /* local memory of a work-group, bytes */
     gpu_array a[GA_COUNT];
@@ -111,7 +115,10 @@ struct gpu {
     int64_t pool_used, pool_cap; /* entries of the long-row pool */
     gpu_longrow *lrows;      /* host copy of the long rows' state */
     int32_t *relaunch;       /* rows to launch again */
-    int32_t *longrows;       /* long rows ordered by kernel (method auto) */
+    int32_t *longrows;       /* long rows ordered by kernel (methods auto, dense) */
+    int long_dense;          /* long rows that ESC does not take go dense, not merge */
+    int64_t dense_first, dense_rows; /* those rows: entries of GA_LONGROWS */
+    int32_t dense_w, dense_bw; /* their windows' columns, and the count's bitmap's */
     int64_t *counts;         /* row counts read back */
     const void *last_c;      /* the colidx of the last C whose arrays GA_CRP, GA_CCOL
                                 and GA_CVAL still hold (buffers, buffer SVM), or NULL */
@@ -164,15 +171,30 @@ hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job);
 hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
 
 /* Long rows (gpu_long.c): give each its first region of the pool (room for
- * all u products where u is at most esc_max, for ESC); after the queue ran,
+ * all u products where u is at most esc_max, for ESC; none for the others
+ * when they go dense, which write C itself); after the queue ran,
  * grow and relaunch the rows that stopped until all are done. */
-hsp_status gpu_long_start(gpu *g, struct hsp_job *job, int64_t esc_max);
+hsp_status gpu_long_start(gpu *g, struct hsp_job *job, int64_t esc_max, int dense);
 hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
 /* Launch method m's kernel over rows [first, first + nrows) of the array
  * `rows` (GA_ROWS, GA_LONGROWS or GA_RELAUNCH), rows of up to hi products
  * (hi < 0: any), long rows (results in the pool) when islong. */
 hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
                            int64_t first, int64_t nrows);
+
+/* The work-group size for a kernel: want, or less where it allows less. */
+size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
+/* The arguments every row kernel takes first (kernels/common.h's
+ * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows. */
+enum { ROW_ARGS = 13 };
+void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows);
+
+/* Long rows by the dense method (gpu_dense.c): can the job take n long rows
+ * so; count rows [first, first + n) of GA_LONGROWS (stage 3, their counts
+ * into the row counts); their entries into C (stage 4, C's arrays made). */
+int gpu_dense_fits(gpu *g, struct hsp_job *job, int64_t n);
+hsp_status gpu_dense_count(gpu *g, struct hsp_job *job, int64_t first, int64_t n);
+hsp_status gpu_dense_sums(gpu *g, struct hsp_job *job);
 
 /* A new device over a back end: ops, a zeroed state of state_bytes at
  * g->backend (g is dev->state); dev->destroy closes it.  name is for the

@@ -52,7 +52,7 @@ static hsp_status host_tables(gpu *g, int64_t n)
     return l && r ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for %lld long rows", (long long)n);
 }
 
-hsp_status gpu_long_start(gpu *g, hsp_job *job, int64_t esc_max)
+hsp_status gpu_long_start(gpu *g, hsp_job *job, int64_t esc_max, int dense)
 {
     int64_t n = job->nlong, first = job->bin_start[job->ctx->bins.nbins - 1], off = 0;
     hsp_status s = host_tables(g, n);
@@ -60,11 +60,12 @@ hsp_status gpu_long_start(gpu *g, hsp_job *job, int64_t esc_max)
     for (int64_t k = 0; k < n; k++) {
         int64_t u = job->ub[job->bin_rows[first + k]], h = job->ctx->options.grow_start;
         if (u <= esc_max && 2 * h < u) h = (u + 1) / 2;
+        if (u > esc_max && dense) h = 0;
         g->lrows[k] = (gpu_longrow){.off = off, .hcap = h, .roff = off};
         off += 2 * h;
     }
     g->pool_used = off, g->pool_cap = 0;
-    s = pool_room(g, job, g->pool_used, 0);
+    s = pool_room(g, job, off ? off : 1, 0); /* the kernels take the pool as an argument */
     return s == HSP_OK ? gpu_upload(g, GA_LROWS, g->lrows, (size_t)n * sizeof *g->lrows) : s;
 }
 

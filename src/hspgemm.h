@@ -131,9 +131,13 @@ typedef enum {
     HSP_METHOD_ESC,   /* expand, sort, compress */
     HSP_METHOD_MERGE, /* merge each B row into the sorted result so far */
     HSP_METHOD_HASH,  /* hash-table accumulator, then sort */
-    HSP_METHOD_DENSE, /* dense accumulator over the columns, then sort */
+    HSP_METHOD_DENSE, /* dense accumulator over the columns (on a GPU, over
+                         windows of columns, each row counted first) */
     HSP_METHOD_AUTO   /* per row: merge where the row's B rows lie in a narrow
-                         band of columns (span < 4 u), dense elsewhere */
+                         band of columns (span < 4 u), dense elsewhere; a GPU's
+                         long rows: ESC where their products fit in local
+                         memory, dense elsewhere (merge without 64-bit atomics
+                         in double) */
 } hsp_method;
 
 enum { HSP_NGROUPS = 5, HSP_NMETHODGROUPS = 3, HSP_MAX_BINS = 72 };

@@ -98,8 +98,18 @@ static void bin_operands(const int32_t *len, int32_t nrows, int32_t maxlen, hsp_
     }
 }
 
+/* Do the long rows of a product that ran as st says grow their buffers?  On
+ * an opencl device only by merge: auto takes them by ESC in local memory or
+ * dense, and dense counts each row's entries before it sums them (t_opencl
+ * checks both). */
+static int long_rows_grow(const hsp_stats *st)
+{
+    return strncmp(ref_device(), "opencl", 6) || st->method[2] == HSP_METHOD_MERGE;
+}
+
 /* Rows landing in every bin, each method, both grow modes: bins all used, and
- * the two grow modes give bit-identical results.  Rows of each u up to 600,
+ * the two grow modes give bit-identical results where the rows grew (dense
+ * sums, without growth, may add in another order each run).  Rows of each u up to 600,
  * and of the device's long bin: three from its first u, and 1000, 2000, 3000. */
 static void test_every_bin(void)
 {
@@ -116,10 +126,10 @@ static void test_every_bin(void)
         bin_operands(len, n, maxlen, prec, &A, &B);
         for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
             hsp_csr *C[2] = {NULL, NULL};
+            hsp_stats st;
             if (!method_runs(m)) continue;
             for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
                 hsp_context *ctx = make_context(2, g, m);
-                hsp_stats st;
                 char what[128];
                 snprintf(what, sizeof what, "every bin, %s, %s, %s",
                          prec == HSP_DOUBLE ? "double" : "float", hsp_method_name(m),
@@ -134,20 +144,20 @@ static void test_every_bin(void)
                                !st.bytes_to_device && !st.bytes_to_host,
                            "%s, system SVM: the CPU threads did bins 0-1 (%.2f ms) while the device worked, "
                            "host arrays in place", what, st.ms_host);
-                /* opencl's auto takes long rows whose products fit in local memory by
-                 * ESC, without growth (t_opencl checks that); how many do depends on
-                 * the device's local memory */
-                int in_local = !strncmp(ref_device(), "opencl", 6) && st.method[2] == HSP_METHOD_AUTO;
-                if (!in_local)
+                if (long_rows_grow(&st))
                     tap_ok(st.grow_events >= 3, "%s: long rows grew (%lld events)", what,
                            (long long)st.grow_events);
-                if (st.grow == HSP_GROW_COPY && st.method[2] != HSP_METHOD_MERGE && !in_local)
+                else
+                    tap_ok(st.grow_events == 0 && st.grow_bytes_copied == 0,
+                           "%s: long rows sized without growth (%lld events)", what, (long long)st.grow_events);
+                if (st.grow == HSP_GROW_COPY && st.method[2] != HSP_METHOD_MERGE && long_rows_grow(&st))
                     tap_ok(st.grow_bytes_copied > 0, "%s: growth copied %lld bytes", what,
                            (long long)st.grow_bytes_copied);
                 hsp_context_free(ctx);
             }
-            tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]),
-                   "every bin, %s: realloc and copy give identical C", hsp_method_name(m));
+            if (long_rows_grow(&st))
+                tap_ok(C[0] && C[1] && ref_identical(C[0], C[1]),
+                       "every bin, %s: realloc and copy give identical C", hsp_method_name(m));
             hsp_csr_free(C[0]), hsp_csr_free(C[1]);
         }
         hsp_csr_free(A), hsp_csr_free(B);
@@ -155,8 +165,9 @@ static void test_every_bin(void)
 }
 
 /* Long rows of many B rows each (about 10000 products: three merge batches
- * on a GPU): every method grows each at least twice (the second time with
- * live entries), and both grow modes agree bit for bit. */
+ * on a GPU): every method that grows grows each at least twice (the second
+ * time with live entries), and both grow modes agree bit for bit; dense on a
+ * GPU neither grows nor copies. */
 static void test_long_rows(void)
 {
     hsp_csr *A = ref_random(6, 150, 90, 120, HSP_DOUBLE, 31);
@@ -170,9 +181,17 @@ static void test_long_rows(void)
             char what[128];
             snprintf(what, sizeof what, "long rows, %s, %s", hsp_method_name(m), hsp_grow_name(g));
             C[g] = check_product(ctx, A, B, &st[g], what);
-            tap_ok(st[g].grow_events >= 6 * 2, "%s: %lld grow events (two a row or more)", what,
-                   (long long)st[g].grow_events);
+            if (long_rows_grow(&st[g]))
+                tap_ok(st[g].grow_events >= 6 * 2, "%s: %lld grow events (two a row or more)", what,
+                       (long long)st[g].grow_events);
+            else
+                tap_ok(st[g].grow_events == 0 && st[g].grow_bytes_copied == 0,
+                       "%s: no growth, nothing copied (%lld events)", what, (long long)st[g].grow_events);
             hsp_context_free(ctx);
+        }
+        if (!long_rows_grow(&st[0])) {
+            hsp_csr_free(C[0]), hsp_csr_free(C[1]);
+            continue;
         }
         /* where the device cannot realloc, both runs copy (and say so) */
         int realloc_ran = st[0].grow == HSP_GROW_REALLOC;
@@ -245,6 +264,33 @@ static void test_explicit_zeros(void)
         hsp_context_free(ctx);
     }
     hsp_csr_free(A), hsp_csr_free(B);
+}
+
+/* Long rows over 600000 columns (many windows of the dense method, and
+ * several of its count's bitmaps), both precisions; and a long row whose
+ * products cancel in pairs: every entry an explicit zero. */
+static void test_wide_long_rows(void)
+{
+    for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+        hsp_csr *A = ref_random(4, 300, 60, 300, prec, 41), *B = ref_random(300, 600000, 40, 40, prec, 42);
+        hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);
+        hsp_csr_free(check_product(ctx, A, B, NULL, prec == HSP_DOUBLE ? "wide long rows, double"
+                                                                        : "wide long rows, float"));
+        hsp_context_free(ctx), hsp_csr_free(A), hsp_csr_free(B);
+    }
+    enum { N = 3000 };
+    static int32_t br[2 * N], bc[2 * N], ac[2] = {0, 1}, ar[2] = {0, 0};
+    static double bv[2 * N], av[2] = {1, 1};
+    for (int j = 0; j < 2 * N; j++) br[j] = j / N, bc[j] = 200 * (j % N), bv[j] = (j < N ? 1 : -1) * (0.5 + j % N % 7);
+    hsp_csr *A, *B, *C = NULL;
+    hsp_csr_from_triplets(1, 2, 2, ar, ac, av, HSP_DOUBLE, &A);
+    hsp_csr_from_triplets(2, 600000, 2 * N, br, bc, bv, HSP_DOUBLE, &B);
+    hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);
+    hsp_multiply(ctx, A, B, &C, NULL);
+    int zeros = C && C->nnz == N;
+    for (int64_t e = 0; zeros && e < N; e++) zeros = ((double *)C->values)[e] == 0 && C->colidx[e] == 200 * e;
+    tap_ok(zeros, "a long row of %d columns, each two products that cancel: %d explicit zeros", N, N);
+    hsp_csr_free(C), hsp_context_free(ctx), hsp_csr_free(A), hsp_csr_free(B);
 }
 
 /* Expect status s from multiplying, with a message containing text, and
@@ -418,6 +464,7 @@ int main(void)
     test_long_rows();
     test_random_shapes();
     test_explicit_zeros();
+    test_wide_long_rows();
     test_errors();
     test_bad_options();
     test_device_timeout();

@@ -5,34 +5,17 @@
 
 static int tests_run, tests_failed;
 
-/* One test line; a failure counts unless todo names work still to do. */
-static int tap_line(int cond, const char *todo, const char *fmt, va_list ap)
-{
-    tests_run++;
-    if (!cond && !todo) tests_failed++;
-    printf("%s %d - ", cond ? "ok" : "not ok", tests_run);
-    vprintf(fmt, ap);
-    if (todo) printf(" # TODO %s", todo);
-    printf("\n");
-    fflush(stdout);
-    return cond;
-}
-
 int tap_ok(int cond, const char *fmt, ...)
 {
     va_list ap;
+    tests_run++;
+    if (!cond) tests_failed++;
+    printf("%s %d - ", cond ? "ok" : "not ok", tests_run);
     va_start(ap, fmt);
-    cond = tap_line(cond, NULL, fmt, ap);
+    vprintf(fmt, ap);
     va_end(ap);
-    return cond;
-}
-
-int tap_todo(int cond, const char *todo, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cond = tap_line(cond, todo, fmt, ap);
-    va_end(ap);
+    printf("\n");
+    fflush(stdout);
     return cond;
 }
 

@@ -4,9 +4,6 @@
 
 /* Print "ok N - name" or "not ok N - name"; return cond. */
 int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* tap_ok for a test of work still to do (todo says what): "# TODO todo"
- * follows, and a failure is expected, not counted (automake: XFAIL). */
-int tap_todo(int cond, const char *todo, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Print a "# ..." diagnostic line. */
 void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the plan "1..N" for the tests run so far; return the exit status
