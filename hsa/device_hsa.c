@@ -100,7 +100,7 @@ hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
     s = open_state(st, &agent, co, set & 1 ? HSA_WANT_POOL : set & 2 ? HSA_WANT_SVM : HSA_WANT_DEFAULT);
     g->host_arrays = st->mode != HSA_MEM_POOL;
     g->fp64 = 1;
-    g->dense[0] = g->dense[1] = 1; /* AMDGPU has 64-bit atomics in local memory */
+    g->local_add[0] = g->local_add[1] = 1; /* AMDGPU has 64-bit atomics in local memory */
     g->local_mem = st->group_mem;
     if (s != HSP_OK) {
         dev->destroy(dev);

@@ -8,6 +8,33 @@ typedef double VT;
 typedef float VT;
 #endif
 
+/* local_add(p, v): *p += v against the work-group's other work-items, by
+ * compare-and-swap; in double only where the device has 64-bit atomics
+ * (HSP_LOCAL_ADD is defined where local_add exists; the kernels that need it
+ * are left out elsewhere). */
+#if !defined(HSP_DOUBLE) || defined(cl_khr_int64_base_atomics)
+#define HSP_LOCAL_ADD 1
+#ifdef HSP_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+void local_add(volatile __local VT *p, VT v)
+{
+#ifdef HSP_DOUBLE
+    long seen, old = as_long(*p);
+    do {
+        seen = old;
+        old = atom_cmpxchg((volatile __local long *)p, seen, as_long(as_double(seen) + v));
+    } while (old != seen);
+#else
+    int seen, old = as_int(*p);
+    do {
+        seen = old;
+        old = atomic_cmpxchg((volatile __local int *)p, seen, as_int(as_float(seen) + v));
+    } while (old != seen);
+#endif
+}
+#endif
+
 /* The state of a long row between launches of the merge kernel; the host
  * keeps the same layout (src/opencl.h).  The row owns pool entries
  * [off, off + 2 hcap) (two halves); its result so far, len entries, lies at

@@ -13,13 +13,10 @@
  * then a scan of their counts, so that every work-item takes an equal share
  * of the chunk's products however long each B row is.
  *
- * Sums use compare-and-swap in local memory: the order in which a column's
- * products are added may vary from run to run.  In double this needs 64-bit
- * atomics; a device without them has no dense kernels (the host then merges). */
-#if !defined(HSP_DOUBLE) || defined(cl_khr_int64_base_atomics)
-#ifdef HSP_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#endif
+ * Sums use local_add (common.h): the order in which a column's products are
+ * added may vary from run to run, and a device without 64-bit atomics has no
+ * dense kernels in double (the host then merges). */
+#ifdef HSP_LOCAL_ADD
 
 /* The first index in [lo, hi) of sorted cols whose column is >= c. */
 long lower_bound(__global const int *cols, long lo, long hi, int c)
@@ -62,24 +59,6 @@ int chunk_product(int t, __local const int *lscan, __local const long *llo, long
     }
     *q = llo[lo] + t - (lo ? lscan[lo - 1] : 0);
     return lo;
-}
-
-/* *p += v against the work-group's other work-items. */
-void local_add(volatile __local VT *p, VT v)
-{
-#ifdef HSP_DOUBLE
-    long seen, old = as_long(*p);
-    do {
-        seen = old;
-        old = atom_cmpxchg((volatile __local long *)p, seen, as_long(as_double(seen) + v));
-    } while (old != seen);
-#else
-    int seen, old = as_int(*p);
-    do {
-        seen = old;
-        old = atomic_cmpxchg((volatile __local int *)p, seen, as_int(as_float(seen) + v));
-    } while (old != seen);
-#endif
 }
 
 /* Long rows first .. first + nrows - 1 of rows, a work-group each: bw / 32

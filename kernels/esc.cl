@@ -5,22 +5,42 @@
  * of two, with INT_MAX columns), sorted by column with a bitonic network and
  * compressed: each column's products summed in sorted order. */
 
+/* A walk over the products of a row in order: product t is entry b0 + t -
+ * base of B, in A entry p's B row of nb entries (p = end past the row). */
+typedef struct {
+    long p, end, base, b0, nb;
+} row_walk;
+
+/* The walk of row i (an empty one when i < 0), at its first product. */
+row_walk walk_start(__global const long *arp, __global const int *acol, __global const long *brp, int i)
+{
+    row_walk w = {i >= 0 ? arp[i] : 0, i >= 0 ? arp[i + 1] : 0, 0, 0, 0};
+    if (w.p < w.end) w.b0 = brp[acol[w.p]], w.nb = brp[acol[w.p] + 1] - w.b0;
+    return w;
+}
+
+/* The B entry of product t (t never less than the last asked for), or -1
+ * past the row's products. */
+long walk_to(row_walk *w, __global const int *acol, __global const long *brp, long t)
+{
+    while (w->p < w->end && t >= w->base + w->nb) {
+        w->base += w->nb;
+        if (++w->p < w->end) w->b0 = brp[acol[w->p]], w->nb = brp[acol[w->p] + 1] - w->b0;
+    }
+    return w->p < w->end ? w->b0 + t - w->base : -1;
+}
+
 /* Expand the products of row i (none when i < 0) into lcol/lval and pad
- * them to n2, by work-items lane = 0 .. lanes - 1; then a barrier, which the
- * whole work-group reaches. */
+ * them to n2, product t by work-item t % lanes (lane); then a barrier, which
+ * the whole work-group reaches. */
 void esc_expand(__global const long *arp, __global const int *acol, __global const VT *aval,
                 __global const long *brp, __global const int *bcol, __global const VT *bval,
                 int i, int n2, int lane, int lanes, __local int *lcol, __local VT *lval)
 {
-    int at = 0;
-    for (long p = i >= 0 ? arp[i] : 0; i >= 0 && p < arp[i + 1]; p++) {
-        long b = acol[p], b0 = brp[b];
-        int nb = (int)(brp[b + 1] - b0);
-        VT a = aval[p];
-        for (int j = lane; j < nb; j += lanes) lcol[at + j] = bcol[b0 + j], lval[at + j] = a * bval[b0 + j];
-        at += nb;
-    }
-    for (int j = at + lane; j < n2; j += lanes) lcol[j] = INT_MAX, lval[j] = 0;
+    row_walk w = walk_start(arp, acol, brp, i);
+    int t = lane;
+    for (long q; (q = walk_to(&w, acol, brp, t)) >= 0; t += lanes) lcol[t] = bcol[q], lval[t] = aval[w.p] * bval[q];
+    for (; t < n2; t += lanes) lcol[t] = INT_MAX, lval[t] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 

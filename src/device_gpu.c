@@ -71,14 +71,16 @@ static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *si
     a[6] = gpu_local(scan);
 }
 
-/* ESC for rows of up to hi products (not long), several a work-group where
- * twice the work-group holds a row's n2 entries (esc.cl's hsp_esc_rows);
- * 0 when it does not. */
-static hsp_status esc_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows, int *done)
+/* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS) for rows of up to hi
+ * products (not long), several a work-group where twice the work-group
+ * holds a row's n2 entries (esc.cl's hsp_esc_rows, hash.cl's hsp_hash_rows,
+ * which take the same arguments); *done is 0 when it does not. */
+static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, int rows, int64_t first,
+                                 int64_t nrows, int *done)
 {
     int dbl = job->vsize == 8;
     int32_t n2 = (int32_t)pow2_at_least(hi < 2 ? 2 : hi);
-    size_t size = gpu_group_size(g, dbl, GK_ESC_ROWS, 128);
+    size_t size = gpu_group_size(g, dbl, kernel, 128);
     *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
     if (!*done) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
@@ -86,25 +88,28 @@ static hsp_status esc_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t f
     a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
     a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));
     size_t per_group = 2 * size / (size_t)n2;
-    return g->ops->launch(g, dbl, GK_ESC_ROWS, a, ROW_ARGS + 4, ((size_t)nrows + per_group - 1) / per_group, size);
+    return g->ops->launch(g, dbl, kernel, a, ROW_ARGS + 4, ((size_t)nrows + per_group - 1) / per_group, size);
 }
 
 hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
                            int64_t first, int64_t nrows)
 {
     int dbl = job->vsize == 8;
-    int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
     gpu_arg a[GPU_ARGS_MAX];
     int32_t n2 = 0, islong32 = islong;
-    size_t size = gpu_group_size(g, dbl, kernel, 64), groups = (size_t)nrows;
+    size_t size = 0, groups = (size_t)nrows;
     int nargs = ROW_ARGS;
     hsp_status s = HSP_OK;
     if (!nrows) return HSP_OK;
-    if (m == HSP_METHOD_ESC && !islong) { /* several rows a work-group, where they fit */
+    if (m == HSP_METHOD_HASH && !g->local_add[dbl]) m = HSP_METHOD_ESC; /* hash needs local_add */
+    if ((m == HSP_METHOD_ESC || m == HSP_METHOD_HASH) && !islong) { /* several rows a work-group, where they fit */
         int done = 0;
-        s = esc_rows(g, job, hi, rows, first, nrows, &done);
+        s = rows_in_groups(g, job, m == HSP_METHOD_HASH ? GK_HASH_ROWS : GK_ESC_ROWS, hi, rows, first, nrows, &done);
         if (done || s != HSP_OK) return s;
+        m = HSP_METHOD_ESC; /* rows of more than 256 products: one a work-group */
     }
+    int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
+    size = gpu_group_size(g, dbl, kernel, 64);
     gpu_row_args(g, a, rows, &first, &nrows);
     if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
     if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;
@@ -433,12 +438,14 @@ void gpu_device_init(hsp_device *dev)
         if (dev->medium_max * (int64_t)(sizeof(int32_t) + sizeof(double)) + 256 * 4 <= dev->local_mem) break;
     dev->host_realloc = g->host_arrays;
     dev->async = 1;
-    dev->default_method[0] = HSP_METHOD_ESC; /* several rows a work-group: faster than heap on the H100 */
-    dev->default_method[1] = HSP_METHOD_ESC;
+    /* several rows a work-group, by hash where the device adds in local
+     * memory: the fastest on the H100 (README) */
+    dev->default_method[0] = dev->default_method[1] = g->local_add[1] ? HSP_METHOD_HASH : HSP_METHOD_ESC;
     dev->default_method[2] = HSP_METHOD_AUTO;
-    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC;
-    dev->methods[1] = 1u << HSP_METHOD_ESC;
-    dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO | (g->dense[0] ? 1u << HSP_METHOD_DENSE : 0);
+    unsigned hash = g->local_add[0] ? 1u << HSP_METHOD_HASH : 0;
+    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | hash;
+    dev->methods[1] = 1u << HSP_METHOD_ESC | hash;
+    dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO | (g->local_add[0] ? 1u << HSP_METHOD_DENSE : 0);
     dev->bound = gpu_bound;
     dev->launch_bin = gpu_launch_bin;
     dev->wait = gpu_wait;

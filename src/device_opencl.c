@@ -94,7 +94,8 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
     hsp_status s = ocl_build(st, 0, &st->k[0]);
     if (s == HSP_OK && g->fp64) s = ocl_build(st, 1, &st->k[1]);
     for (int dbl = 0; dbl < 2; dbl++)
-        g->dense[dbl] = st->k[dbl].kernel[GK_DENSE_COUNT] && st->k[dbl].kernel[GK_DENSE];
+        g->local_add[dbl] = st->k[dbl].kernel[GK_DENSE_COUNT] && st->k[dbl].kernel[GK_DENSE] &&
+                            st->k[dbl].kernel[GK_HASH_ROWS];
     return s;
 }
 

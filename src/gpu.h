@@ -12,7 +12,7 @@ struct hsp_job;
 
 /* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
 enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_ROW_SUMS, GK_ROW_SCAN, GK_ESC_ROWS,
-       GK_DENSE_COUNT, GK_DENSE, GK_HEAP,
+       GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -93,8 +93,9 @@ struct gpu {
     void *backend;           /* the back end's own state */
     int host_arrays;         /* host arrays are used in place; the pool may realloc */
     int fp64;                /* double kernels exist */
-    int dense[2];            /* the dense kernels exist, in float and in double (where
-                                the device has 64-bit atomics) */
+    int local_add[2];        /* the kernels that add in local memory by compare-and-swap
+                                (dense, hash) exist, in float and in double (where the
+                                device has 64-bit atomics) */
     const char *no_fp64;     /* why not, for the message */
     int64_t local_mem;       /* local memory of a work-group, bytes */
     gpu_array a[GA_COUNT];

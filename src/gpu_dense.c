@@ -46,7 +46,7 @@ static int64_t window_count(const hsp_job *job, int32_t w)
 int gpu_dense_fits(gpu *g, hsp_job *job, int64_t n)
 {
     int dbl = job->vsize == 8;
-    if (!g->dense[dbl]) return 0;
+    if (!g->local_add[dbl]) return 0;
     dense_windows(g, job->vsize, dense_group(g, dbl), &g->dense_w, &g->dense_bw);
     return g->dense_w > 0 && n * window_count(job, g->dense_w) <= DENSE_MAX_PAIRS;
 }
