@@ -74,7 +74,7 @@ static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *si
 /* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS) for rows of up to hi
  * products (not long), several a work-group where twice the work-group
  * holds a row's n2 entries (esc.cl's hsp_esc_rows, hash.cl's hsp_hash_rows,
- * which take the same arguments); *done is 0 when it does not. */
+ * which takes the same arguments and three more); *done is 0 when it does not. */
 static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, int rows, int64_t first,
                                  int64_t nrows, int *done)
 {
@@ -87,8 +87,11 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, i
     gpu_row_args(g, a, rows, &first, &nrows);
     a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
     a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));
+    a[ROW_ARGS + 4] = gpu_local(size * sizeof(int64_t)), a[ROW_ARGS + 5] = gpu_local(size * sizeof(int32_t));
+    a[ROW_ARGS + 6] = gpu_local(size * job->vsize); /* hash: each row's A entries */
     size_t per_group = 2 * size / (size_t)n2;
-    return g->ops->launch(g, dbl, kernel, a, ROW_ARGS + 4, ((size_t)nrows + per_group - 1) / per_group, size);
+    int nargs = ROW_ARGS + (kernel == GK_HASH_ROWS ? 7 : 4);
+    return g->ops->launch(g, dbl, kernel, a, nargs, ((size_t)nrows + per_group - 1) / per_group, size);
 }
 
 hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,

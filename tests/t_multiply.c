@@ -293,6 +293,28 @@ static void test_wide_long_rows(void)
     hsp_csr_free(C), hsp_context_free(ctx), hsp_csr_free(A), hsp_csr_free(B);
 }
 
+/* Rows of 100 A entries whose B rows are nearly all empty: few products
+ * from many A entries (more A entries than a row's work-items in the GPU
+ * kernels that stage them), every method. */
+static void test_mostly_empty_b_rows(void)
+{
+    hsp_csr *A = ref_random(50, 200, 100, 100, HSP_DOUBLE, 51), *B = ref_random(200, 300, 0, 3, HSP_DOUBLE, 52);
+    for (int32_t b = 0; b < 200; b++) /* keep every 40th B row */
+        if (b % 40) B->rowptr[b + 1] = B->rowptr[b];
+        else B->rowptr[b + 1] = B->rowptr[b] + 1;
+    B->nnz = B->rowptr[200];
+    for (int32_t b = 0; b < 5; b++) B->colidx[b] = 7 * b, ((double *)B->values)[b] = b + 1;
+    for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
+        char what[96];
+        if (!method_runs(m)) continue;
+        hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, m);
+        snprintf(what, sizeof what, "rows of 100 A entries over mostly empty B rows, %s", hsp_method_name(m));
+        hsp_csr_free(check_product(ctx, A, B, NULL, what));
+        hsp_context_free(ctx);
+    }
+    hsp_csr_free(A), hsp_csr_free(B);
+}
+
 /* Expect status s from multiplying, with a message containing text, and
  * the operands unchanged. */
 static void expect_error(hsp_context *ctx, hsp_csr *A, hsp_csr *B, hsp_status want,
@@ -465,6 +487,7 @@ int main(void)
     test_random_shapes();
     test_explicit_zeros();
     test_wide_long_rows();
+    test_mostly_empty_b_rows();
     test_errors();
     test_bad_options();
     test_device_timeout();
