@@ -1,13 +1,15 @@
-/* hash.cl: the hash method for short and medium rows of up to 256 products,
- * several rows a work-group as in hsp_esc_rows: row r of the group owns
- * entries [r n2, (r + 1) n2) of the local arrays (a power of two at least
- * its u, two a work-item) and the n2 / 2 work-items over them.  Each product
- * goes into the row's hash table of columns (open addressing, linear
- * probing), its value added by local_add; then each column found gets its
- * place in the row by counting the row's smaller columns.  Fewer barriers
- * than ESC's sort, but a column's products are added in an order that may
- * vary from run to run; without local_add (double without 64-bit atomics)
- * the host takes ESC. */
+/* hash.cl: the hash method for short and medium rows.  Each product goes
+ * into its row's hash table of columns in local memory (open addressing,
+ * linear probing), its value added by local_add.  hsp_hash_rows takes rows of
+ * up to 256 products, several a work-group as in hsp_esc_rows: row r of the
+ * group owns entries [r n2, (r + 1) n2) of the local arrays (a power of two
+ * at least its u, two a work-item) and the n2 / 2 work-items over them; each
+ * column found then takes its place in the row by counting the row's smaller
+ * columns.  hsp_hash takes larger medium rows, one a work-group, and sorts
+ * the columns found with ESC's bitonic network (fewer than its u in general).
+ * Fewer barriers than ESC, but a column's products are added in an order
+ * that may vary from run to run; without local_add (double without 64-bit
+ * atomics) the host takes ESC. */
 #ifdef HSP_LOCAL_ADD
 
 /* Add v to column c of the table keys/vals of mask + 1 slots (bits = log2 of
@@ -23,24 +25,46 @@ void hash_add(__local int *keys, __local VT *vals, int mask, int bits, int c, VT
     local_add(&vals[h], v);
 }
 
-/* Add row i's products t = lane, lane + items, ... to its table, from its k
- * A entries staged in local memory: B row starts lb0, lengths lnb, values la. */
-void hash_staged(__global const int *bcol, __global const VT *bval, int k, __local const long *lb0,
-                 __local const int *lnb, __local const VT *la, int lane, int items, __local int *keys,
-                 __local VT *vals, int n2)
+/* Stage row i's A entries (B row start, length, value) into lb0, lnb and
+ * la, entry j by work-item lane j, where the row has at most items of them;
+ * returns how many it has (0 when i < 0).  The caller's barrier follows. */
+long hash_stage(__global const long *arp, __global const int *acol, __global const VT *aval,
+                __global const long *brp, int i, int lane, int items, __local long *lb0, __local int *lnb,
+                __local VT *la)
+{
+    long p0 = i >= 0 ? arp[i] : 0, na = i >= 0 ? arp[i + 1] - p0 : 0;
+    if (na <= items && lane < na) {
+        long b = acol[p0 + lane];
+        lb0[lane] = brp[b], lnb[lane] = (int)(brp[b + 1] - brp[b]), la[lane] = aval[p0 + lane];
+    }
+    return na;
+}
+
+/* Add row i's products t = lane, lane + items, ... to the table keys/vals of
+ * n2 slots: from its na A entries staged by hash_stage, or walked in global
+ * memory where it has more A entries than work-items. */
+void hash_row(__global const long *arp, __global const int *acol, __global const VT *aval,
+              __global const long *brp, __global const int *bcol, __global const VT *bval, int i, long na,
+              int lane, int items, __local const long *lb0, __local const int *lnb, __local const VT *la,
+              __local int *keys, __local VT *vals, int n2)
 {
     int j = 0, base = 0, bits = 31 - clz(n2);
+    if (na > items) {
+        row_walk w = walk_start(arp, acol, brp, i);
+        long q;
+        for (int t = lane; (q = walk_to(&w, acol, brp, t)) >= 0; t += items)
+            hash_add(keys, vals, n2 - 1, bits, bcol[q], aval[w.p] * bval[q]);
+        return;
+    }
     for (int t = lane;; t += items) {
-        while (j < k && t >= base + lnb[j]) base += lnb[j++];
-        if (j >= k) return;
+        while (j < na && t >= base + lnb[j]) base += lnb[j++];
+        if (j >= na) return;
         long q = lb0[j] + t - base;
         hash_add(keys, vals, n2 - 1, bits, bcol[q], la[j] * bval[q]);
     }
 }
 
-/* lb0, lnb and la: a row's A entries (B row start, length, value), one a
- * work-item, where the row has no more A entries than work-items (else its
- * products are walked in global memory). */
+/* lb0, lnb and la: each row's A entries, one a work-item (hash_stage). */
 __kernel void hsp_hash_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lcount,
                             __local long *lb0, __local int *lnb, __local VT *la)
 {
@@ -48,23 +72,12 @@ __kernel void hsp_hash_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT 
     int at = r * n2, first_item = r * items, c[2];
     long k = first + get_group_id(0) * (2 * lsz / n2) + r;
     int i = k < first + nrows ? rows[k] : -1;
-    long p0 = i >= 0 ? arp[i] : 0, na = i >= 0 ? arp[i + 1] - p0 : 0;
     for (int e = 0; e < 2; e++) lcol[2 * lid + e] = -1, lval[2 * lid + e] = 0;
     if (!lane) lcount[r] = 0;
-    if (na <= items && lane < na) {
-        long b = acol[p0 + lane];
-        lb0[lid] = brp[b], lnb[lid] = (int)(brp[b + 1] - brp[b]), la[lid] = aval[p0 + lane];
-    }
+    long na = hash_stage(arp, acol, aval, brp, i, lane, items, lb0 + first_item, lnb + first_item, la + first_item);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (na <= items) {
-        hash_staged(bcol, bval, (int)na, lb0 + first_item, lnb + first_item, la + first_item, lane, items,
-                    lcol + at, lval + at, n2);
-    } else {
-        row_walk w = walk_start(arp, acol, brp, i);
-        long q;
-        for (int t = lane; (q = walk_to(&w, acol, brp, t)) >= 0; t += items)
-            hash_add(lcol + at, lval + at, n2 - 1, 31 - clz(n2), bcol[q], aval[w.p] * bval[q]);
-    }
+    hash_row(arp, acol, aval, brp, bcol, bval, i, na, lane, items, lb0 + first_item, lnb + first_item,
+             la + first_item, lcol + at, lval + at, n2);
     barrier(CLK_LOCAL_MEM_FENCE);
     VT v[2];
     for (int e = 0; e < 2; e++) c[e] = lcol[2 * lid + e], v[e] = lval[2 * lid + e];
@@ -81,5 +94,42 @@ __kernel void hsp_hash_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT 
         tcol[slot[i] + rank] = c[e], tval[slot[i] + rank] = v[e];
     }
     if (!lane) cnt[i] = d;
+}
+
+/* The most table slots a work-item reads back in hsp_hash (the host keeps
+ * n2 <= HASH_PER x the work-group's size). */
+#define HASH_PER 8
+
+/* Medium rows of up to n2 products, one a work-group: the row's table of n2
+ * slots; its columns then packed at the start, sorted by esc.cl's bitonic
+ * network over the next power of two, and written out. */
+__kernel void hsp_hash(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lcount,
+                       __local long *lb0, __local int *lnb, __local VT *la)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0), per = n2 / lsz, i = rows[first + get_group_id(0)];
+    int c[HASH_PER], d, p2 = 1;
+    VT v[HASH_PER];
+    for (int x = lid; x < n2; x += lsz) lcol[x] = -1, lval[x] = 0;
+    if (!lid) *lcount = 0;
+    long na = hash_stage(arp, acol, aval, brp, i, lid, lsz, lb0, lnb, la);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    hash_row(arp, acol, aval, brp, bcol, bval, i, na, lid, lsz, lb0, lnb, la, lcol, lval, n2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = 0; e < HASH_PER; e++)
+        if (e < per) c[e] = lcol[lid * per + e], v[e] = lval[lid * per + e];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = 0; e < HASH_PER; e++)
+        if (e < per && c[e] >= 0) {
+            int at = atomic_inc(lcount);
+            lcol[at] = c[e], lval[at] = v[e];
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    d = *lcount;
+    while (p2 < d) p2 <<= 1;
+    for (int x = d + lid; x < p2; x += lsz) lcol[x] = INT_MAX;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    esc_sort(p2, p2, lcol, lval);
+    for (int x = lid; x < d; x += lsz) tcol[slot[i] + x] = lcol[x], tval[slot[i] + x] = lval[x];
+    if (!lid) cnt[i] = d;
 }
 #endif

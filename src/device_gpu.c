@@ -71,6 +71,26 @@ static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *si
     a[6] = gpu_local(scan);
 }
 
+/* Hash for medium rows of up to hi products, one a work-group (hash.cl's
+ * hsp_hash), where a work-group of 256 or fewer holds the table, eight
+ * slots a work-item, in local memory; *done is 0 when it does not. */
+static hsp_status hash_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows, int *done)
+{
+    int dbl = job->vsize == 8;
+    int32_t n2 = (int32_t)pow2_at_least(hi);
+    size_t size = gpu_group_size(g, dbl, GK_HASH, 256);
+    size_t need = (size_t)n2 * (sizeof(int32_t) + job->vsize) + size * (2 * sizeof(int64_t) + job->vsize);
+    *done = (size_t)n2 <= 8 * size && (size_t)n2 >= size && !(size & (size - 1)) && (int64_t)need <= g->local_mem;
+    if (!*done) return HSP_OK;
+    gpu_arg a[GPU_ARGS_MAX];
+    gpu_row_args(g, a, rows, &first, &nrows);
+    a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local((size_t)n2 * sizeof(int32_t));
+    a[ROW_ARGS + 2] = gpu_local((size_t)n2 * job->vsize), a[ROW_ARGS + 3] = gpu_local(sizeof(int32_t));
+    a[ROW_ARGS + 4] = gpu_local(size * sizeof(int64_t)), a[ROW_ARGS + 5] = gpu_local(size * sizeof(int32_t));
+    a[ROW_ARGS + 6] = gpu_local(size * job->vsize);
+    return g->ops->launch(g, dbl, GK_HASH, a, ROW_ARGS + 7, (size_t)nrows, size);
+}
+
 /* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS) for rows of up to hi
  * products (not long), several a work-group where twice the work-group
  * holds a row's n2 entries (esc.cl's hsp_esc_rows, hash.cl's hsp_hash_rows,
@@ -108,8 +128,9 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
     if ((m == HSP_METHOD_ESC || m == HSP_METHOD_HASH) && !islong) { /* several rows a work-group, where they fit */
         int done = 0;
         s = rows_in_groups(g, job, m == HSP_METHOD_HASH ? GK_HASH_ROWS : GK_ESC_ROWS, hi, rows, first, nrows, &done);
+        if (!done && s == HSP_OK && m == HSP_METHOD_HASH) s = hash_rows(g, job, hi, rows, first, nrows, &done);
         if (done || s != HSP_OK) return s;
-        m = HSP_METHOD_ESC; /* rows of more than 256 products: one a work-group */
+        m = HSP_METHOD_ESC; /* rows too large for the hash kernels: ESC, one a work-group */
     }
     int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
     size = gpu_group_size(g, dbl, kernel, 64);

@@ -93,9 +93,10 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
         return hsp_fail(HSP_ERR_DEVICE, "OpenCL: opening %s: %s (%d)", info->name, ocl_error(err), err);
     hsp_status s = ocl_build(st, 0, &st->k[0]);
     if (s == HSP_OK && g->fp64) s = ocl_build(st, 1, &st->k[1]);
-    for (int dbl = 0; dbl < 2; dbl++)
-        g->local_add[dbl] = st->k[dbl].kernel[GK_DENSE_COUNT] && st->k[dbl].kernel[GK_DENSE] &&
-                            st->k[dbl].kernel[GK_HASH_ROWS];
+    for (int dbl = 0; dbl < 2; dbl++) {
+        g->local_add[dbl] = 1;
+        for (int j = GK_DENSE_COUNT; j <= GK_HASH; j++) g->local_add[dbl] &= st->k[dbl].kernel[j] != NULL;
+    }
     return s;
 }
 

@@ -12,7 +12,7 @@ struct hsp_job;
 
 /* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
 enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_ROW_SUMS, GK_ROW_SCAN, GK_ESC_ROWS,
-       GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HEAP,
+       GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HASH, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */

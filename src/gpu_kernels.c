@@ -8,7 +8,7 @@ const char *gpu_kernel_name(int kernel, char *buf)
     static const char *names[] = {"hsp_bound",     "hsp_esc",       "hsp_merge",    "hsp_arrange",
                                   "hsp_bin_count", "hsp_bin_place", "hsp_row_sums", "hsp_row_scan",
                                   "hsp_esc_rows", "hsp_dense_count", "hsp_dense",
-                                  "hsp_hash_rows"};
+                                  "hsp_hash_rows", "hsp_hash"};
     if (kernel < GK_HEAP) return names[kernel];
     snprintf(buf, 24, "hsp_heap_%d", kernel - GK_HEAP);
     return buf;
