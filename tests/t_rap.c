@@ -34,6 +34,15 @@ static int rap_matches(const hsp_csr *C, const hsp_csr *R, const hsp_csr *A, con
     return ok;
 }
 
+/* Do C and D have the same shape and pattern?  (Their values may differ in
+ * the last bits: a GPU's hash and dense methods add in any order.) */
+static int same_pattern(const hsp_csr *C, const hsp_csr *D)
+{
+    return D && C->nrows == D->nrows && C->ncols == D->ncols && C->nnz == D->nnz &&
+           !memcmp(C->rowptr, D->rowptr, ((size_t)C->nrows + 1) * sizeof *C->rowptr) &&
+           !memcmp(C->colidx, D->colidx, (size_t)C->nnz * sizeof *C->colidx);
+}
+
 static void test_transpose(void)
 {
     static const int32_t shapes[][4] = {{0, 0, 0, 0}, {5, 0, 0, 0}, {0, 7, 0, 0}, {40, 13, 0, 5}, {13, 40, 1, 1},
@@ -102,8 +111,10 @@ static void check_rap(const char *what, const hsp_csr *A, const hsp_csr *P)
         tap_ok(ok, "%s, %s, R = P^T: %dx%d, %lld entries %s", what, order ? "(R*A)*P" : "R*(A*P)", C ? C->nrows : -1,
                C ? C->ncols : -1, C ? (long long)C->nnz : -1LL, why);
         if (ok) check_transfers(what, &st[0], A->precision, 0);
-        ok = hsp_rap(ctx, R, A, P, (hsp_rap_order)order, &C2, NULL, NULL) == HSP_OK && ref_identical(C, C2);
-        tap_ok(ok, "%s, %s: R given gives the same C", what, order ? "(R*A)*P" : "R*(A*P)");
+        ok = hsp_rap(ctx, R, A, P, (hsp_rap_order)order, &C2, NULL, NULL) == HSP_OK && C &&
+             same_pattern(C, C2) && rap_matches(C2, R, A, P, why, sizeof why);
+        tap_ok(ok, "%s, %s: R given gives the same C (its pattern, its values to rounding) %s", what,
+               order ? "(R*A)*P" : "R*(A*P)", why);
         hsp_csr_free(C), hsp_csr_free(C2);
     }
     hsp_csr_free(R);
