@@ -4,9 +4,10 @@
  * row, marks the row's columns in a bitmap of bw columns at a time and counts
  * them per window: wend[k][v] is the number of the row's entries in windows
  * 0..v, and the row's count goes to cnt and its hsp_longrow (roff -1: not in
- * the pool).  hsp_dense, one work-group a (row, window), sums the products
- * that fall in its window in local memory and writes them, in column order,
- * straight into C at the row's place.
+ * the pool); only the windows between the row's first and last columns are
+ * scanned.  hsp_dense, a few work-groups a row taking its windows in turn,
+ * sums the products that fall in a window in local memory and writes them,
+ * in column order, straight into C at the row's place.
  *
  * The products of a row are taken a chunk of A entries at a time, one entry
  * a work-item: its B row's entries in the window's columns (a binary search),
@@ -61,18 +62,39 @@ int chunk_product(int t, __local const int *lscan, __local const long *llo, long
     return lo;
 }
 
+/* Windows [*v0, *v1) hold row i's columns (the first and last columns of
+ * its B rows); an empty row has none (both nwin).  lspan: two ints. */
+void row_windows(__global const long *arp, __global const int *acol, __global const long *brp,
+                 __global const int *bcol, int i, int w, int nwin, __local int *lspan, int *v0, int *v1)
+{
+    int lid = get_local_id(0);
+    if (!lid) lspan[0] = INT_MAX, lspan[1] = -1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (long p = arp[i] + lid; p < arp[i + 1]; p += get_local_size(0)) {
+        long b = acol[p];
+        if (brp[b] < brp[b + 1]) atomic_min(&lspan[0], bcol[brp[b]]), atomic_max(&lspan[1], bcol[brp[b + 1] - 1]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *v0 = lspan[1] < 0 ? nwin : lspan[0] / w, *v1 = lspan[1] < 0 ? nwin : lspan[1] / w + 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Long rows first .. first + nrows - 1 of rows, a work-group each: bw / 32
  * words of lbits, bw / w counts of lwin; wend has nwin = ceil(ncols / w)
- * entries a row. */
+ * entries a row.  Only the windows between the row's first and last columns
+ * are counted. */
 __kernel void hsp_dense_count(HSP_ROW_ARGS, __global hsp_longrow *lrows, int ncols, int w, int bw,
                               __global int *wend, __local uint *lbits, __local int *lwin, __local int *lscan,
                               __local long *llo)
 {
     long k = get_group_id(0);
-    int i = rows[first + k], lid = get_local_id(0), lsz = get_local_size(0), nwin = (ncols + w - 1) / w;
+    int i = rows[first + k], lid = get_local_id(0), lsz = get_local_size(0), nwin = (ncols + w - 1) / w, v0, v1;
     int before = 0; /* the row's entries in the windows done */
-    for (int c0 = 0; c0 < ncols; c0 += bw) {
-        int c1 = min(ncols, c0 + bw), wins = (c1 - c0 + w - 1) / w;
+    __global int *ends = wend + k * nwin;
+    row_windows(arp, acol, brp, bcol, i, w, nwin, lscan, &v0, &v1);
+    for (int v = lid; v < v0; v += lsz) ends[v] = 0;
+    for (int c0 = v0 * w; c0 < v1 * w; c0 += bw) {
+        int c1 = min(min(ncols, c0 + bw), v1 * w), wins = (c1 - c0 + w - 1) / w;
         for (int x = lid; x < (c1 - c0 + 31) / 32; x += lsz) lbits[x] = 0;
         for (int x = lid; x < wins; x += lsz) lwin[x] = 0;
         for (long p0 = arp[i]; p0 < arp[i + 1]; p0 += lsz) {
@@ -90,43 +112,49 @@ __kernel void hsp_dense_count(HSP_ROW_ARGS, __global hsp_longrow *lrows, int nco
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int v = 0; v < wins; v++) {
             before += lwin[v];
-            if (!lid) wend[k * nwin + c0 / w + v] = before;
+            if (!lid) ends[c0 / w + v] = before;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    for (int v = v1 + lid; v < nwin; v += lsz) ends[v] = before;
     if (lid) return;
     cnt[i] = before;
     lrows[slot[i]].roff = -1, lrows[slot[i]].len = before, lrows[slot[i]].need = 0;
 }
 
-/* Window v of long row k (work-group k nwin + v), rows as hsp_dense_count's:
- * its entries into C, from crp[i] on, after those of the row's earlier
- * windows; lval and lbits hold the window's sums and columns. */
+/* Work-group k n + s (n work-groups a row: the grid over nrows) takes long
+ * row k's windows s, s + n, s + 2n, ... (rows as hsp_dense_count's) that
+ * hold entries: each window's entries into C, from crp[i] on, after those of
+ * the row's earlier windows; lval and lbits hold a window's sums and columns. */
 __kernel void hsp_dense(HSP_ROW_ARGS, int ncols, int w, __global const int *wend, __global const long *crp,
                         __global int *ccol, __global VT *cval, __local VT *lval, __local uint *lbits,
                         __local int *lscan, __local long *llo)
 {
-    int nwin = (ncols + w - 1) / w, v = get_group_id(0) % nwin, lid = get_local_id(0), lsz = get_local_size(0);
-    long k = get_group_id(0) / nwin;
-    int i = rows[first + k], end = wend[k * nwin + v], start = v ? wend[k * nwin + v - 1] : 0;
-    if (start == end) return; /* the same in every work-item */
-    int c0 = v * w, c1 = min(ncols, c0 + w);
-    for (int x = lid; x < w; x += lsz) lval[x] = 0;
-    for (int x = lid; x < w / 32; x += lsz) lbits[x] = 0;
-    for (long p0 = arp[i]; p0 < arp[i + 1]; p0 += lsz) {
-        int total = chunk_spans(acol, brp, bcol, p0 + lid, arp[i + 1], c0, c1, lscan, llo);
-        for (int t = lid; t < total; t += lsz) {
-            long q;
-            int j = chunk_product(t, lscan, llo, &q), c = bcol[q] - c0;
-            atomic_or(&lbits[c >> 5], 1u << (c & 31));
-            local_add(&lval[c], aval[p0 + j] * bval[q]);
+    int nwin = (ncols + w - 1) / w, n = get_num_groups(0) / nrows, lid = get_local_id(0), lsz = get_local_size(0);
+    long k = get_group_id(0) / n;
+    int i = rows[first + k];
+    __global const int *ends = wend + k * nwin;
+    for (int v = get_group_id(0) % n; v < nwin; v += n) {
+        int start = v ? ends[v - 1] : 0, c0 = v * w, c1 = min(ncols, c0 + w);
+        if (start == ends[v]) continue; /* the same in every work-item */
+        for (int x = lid; x < w; x += lsz) lval[x] = 0;
+        for (int x = lid; x < w / 32; x += lsz) lbits[x] = 0;
+        for (long p0 = arp[i]; p0 < arp[i + 1]; p0 += lsz) {
+            int total = chunk_spans(acol, brp, bcol, p0 + lid, arp[i + 1], c0, c1, lscan, llo);
+            for (int t = lid; t < total; t += lsz) {
+                long q;
+                int j = chunk_product(t, lscan, llo, &q), c = bcol[q] - c0;
+                atomic_or(&lbits[c >> 5], 1u << (c & 31));
+                local_add(&lval[c], aval[p0 + j] * bval[q]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        int per = w / lsz, x0 = lid * per, found = 0, total; /* each item: per columns in order */
+        for (int x = x0; x < x0 + per; x++) found += (lbits[x >> 5] >> (x & 31)) & 1;
+        long out = crp[i] + start + group_scan(found, lscan, &total);
+        for (int x = x0; x < x0 + per; x++)
+            if ((lbits[x >> 5] >> (x & 31)) & 1) ccol[out] = c0 + x, cval[out++] = lval[x];
+        barrier(CLK_LOCAL_MEM_FENCE); /* before the next window clears lval and lbits */
     }
-    int per = w / lsz, x0 = lid * per, found = 0, total; /* each item: per columns in order */
-    for (int x = x0; x < x0 + per; x++) found += (lbits[x >> 5] >> (x & 31)) & 1;
-    long out = crp[i] + start + group_scan(found, lscan, &total);
-    for (int x = x0; x < x0 + per; x++)
-        if ((lbits[x >> 5] >> (x & 31)) & 1) ccol[out] = c0 + x, cval[out++] = lval[x];
 }
 #endif

@@ -1,15 +1,16 @@
 /* gpu_dense.c: long rows by the dense method on a GPU device
  * (kernels/dense.cl).  Stage 3 counts each row's entries per window of
  * columns, a work-group a row; stage 4, once C's row pointers and arrays
- * exist, sums each (row, window) in local memory, a work-group each, straight
- * into C.  The rows take no pool and never grow: their counts are exact. */
+ * exist, sums each (row, window) in local memory straight into C, up to 16
+ * work-groups a row taking its windows in turn.  The rows take no pool and never grow: their counts are exact. */
 #include "internal.h"
 #include "gpu.h"
 #include "stages.h"
 
 /* The most (row, window) pairs a job takes dense (their counts, 4 bytes
- * each, live on the device); a job with more merges its long rows. */
-enum { DENSE_MAX_PAIRS = 1 << 24 };
+ * each, live on the device); a job with more merges its long rows.  The
+ * work-groups a row gets for its sums, which take its windows in turn. */
+enum { DENSE_MAX_PAIRS = 1 << 24, DENSE_GROUPS_A_ROW = 16 };
 
 /* The work-group size of both dense kernels: a power of two. */
 static size_t dense_group(gpu *g, int dbl)
@@ -84,6 +85,7 @@ hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
     a[ROW_ARGS + 6] = gpu_local((size_t)g->dense_w * job->vsize);
     a[ROW_ARGS + 7] = gpu_local((size_t)g->dense_w / 32 * sizeof(uint32_t));
     a[ROW_ARGS + 8] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 9] = gpu_local(size * sizeof(int64_t));
-    size_t groups = (size_t)(n * window_count(job, g->dense_w));
+    int64_t nwin = window_count(job, g->dense_w);
+    size_t groups = (size_t)(n * (nwin < DENSE_GROUPS_A_ROW ? nwin : DENSE_GROUPS_A_ROW));
     return g->ops->launch(g, dbl, GK_DENSE, a, ROW_ARGS + 10, groups, size);
 }
