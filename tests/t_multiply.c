@@ -293,6 +293,22 @@ static void test_wide_long_rows(void)
     hsp_csr_free(C), hsp_context_free(ctx), hsp_csr_free(A), hsp_csr_free(B);
 }
 
+/* Long rows of 6400 products over 150 columns (a GPU's hash table holds
+ * them: auto hashes them before trying dense), every method. */
+static void test_long_rows_few_columns(void)
+{
+    hsp_csr *A = ref_random(8, 64, 64, 64, HSP_DOUBLE, 61), *B = ref_random(64, 150, 100, 100, HSP_DOUBLE, 62);
+    for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
+        char what[96];
+        if (!method_runs(m)) continue;
+        hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, m);
+        snprintf(what, sizeof what, "long rows of 6400 products over 150 columns, %s", hsp_method_name(m));
+        hsp_csr_free(check_product(ctx, A, B, NULL, what));
+        hsp_context_free(ctx);
+    }
+    hsp_csr_free(A), hsp_csr_free(B);
+}
+
 /* Rows of 100 A entries whose B rows are nearly all empty: few products
  * from many A entries (more A entries than a row's work-items in the GPU
  * kernels that stage them), every method. */
@@ -488,6 +504,7 @@ int main(void)
     test_explicit_zeros();
     test_wide_long_rows();
     test_mostly_empty_b_rows();
+    test_long_rows_few_columns();
     test_errors();
     test_bad_options();
     test_device_timeout();
