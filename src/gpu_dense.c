@@ -2,7 +2,8 @@
  * (kernels/dense.cl).  Stage 3 counts each row's entries per window of
  * columns, a work-group a row; stage 4, once C's row pointers and arrays
  * exist, sums each (row, window) in local memory straight into C, up to 16
- * work-groups a row taking its windows in turn.  The rows take no pool and never grow: their counts are exact. */
+ * work-groups a row taking its windows in turn.  The rows take no pool and
+ * never grow: their counts are exact. */
 #include "internal.h"
 #include "gpu.h"
 #include "stages.h"
@@ -63,7 +64,8 @@ hsp_status gpu_dense_count(gpu *g, hsp_job *job, int64_t first, int64_t n)
     gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, GA_LONGROWS, &first, &n);
     a[ROW_ARGS] = gpu_arr(g, GA_LROWS), a[ROW_ARGS + 1] = gpu_val(&ncols, sizeof ncols);
-    a[ROW_ARGS + 2] = gpu_val(&g->dense_w, sizeof g->dense_w), a[ROW_ARGS + 3] = gpu_val(&g->dense_bw, sizeof g->dense_bw);
+    a[ROW_ARGS + 2] = gpu_val(&g->dense_w, sizeof g->dense_w);
+    a[ROW_ARGS + 3] = gpu_val(&g->dense_bw, sizeof g->dense_bw);
     a[ROW_ARGS + 4] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 5] = gpu_local((size_t)words * sizeof(uint32_t));
     a[ROW_ARGS + 6] = gpu_local((size_t)wins * sizeof(int32_t)), a[ROW_ARGS + 7] = gpu_local(size * sizeof(int32_t));
     a[ROW_ARGS + 8] = gpu_local(size * sizeof(int64_t));

@@ -293,19 +293,26 @@ static void test_wide_long_rows(void)
     hsp_csr_free(C), hsp_context_free(ctx), hsp_csr_free(A), hsp_csr_free(B);
 }
 
-/* Long rows of 6400 products over 150 columns (a GPU's hash table holds
- * them: auto hashes them before trying dense), every method. */
+/* C = A*B with every method the device runs, each checked against the
+ * reference; what names the operands. */
+static void check_every_method(const hsp_csr *A, const hsp_csr *B, const char *what)
+{
+    for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
+        char name[128];
+        if (!method_runs(m)) continue;
+        hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, m);
+        snprintf(name, sizeof name, "%s, %s", what, hsp_method_name(m));
+        hsp_csr_free(check_product(ctx, A, B, NULL, name));
+        hsp_context_free(ctx);
+    }
+}
+
+/* Long rows of 6400 products over 150 columns (on a GPU: dense, over a
+ * narrow span of windows, each of many products), every method. */
 static void test_long_rows_few_columns(void)
 {
     hsp_csr *A = ref_random(8, 64, 64, 64, HSP_DOUBLE, 61), *B = ref_random(64, 150, 100, 100, HSP_DOUBLE, 62);
-    for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
-        char what[96];
-        if (!method_runs(m)) continue;
-        hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, m);
-        snprintf(what, sizeof what, "long rows of 6400 products over 150 columns, %s", hsp_method_name(m));
-        hsp_csr_free(check_product(ctx, A, B, NULL, what));
-        hsp_context_free(ctx);
-    }
+    check_every_method(A, B, "long rows of 6400 products over 150 columns");
     hsp_csr_free(A), hsp_csr_free(B);
 }
 
@@ -320,14 +327,7 @@ static void test_mostly_empty_b_rows(void)
         else B->rowptr[b + 1] = B->rowptr[b] + 1;
     B->nnz = B->rowptr[200];
     for (int32_t b = 0; b < 5; b++) B->colidx[b] = 7 * b, ((double *)B->values)[b] = b + 1;
-    for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
-        char what[96];
-        if (!method_runs(m)) continue;
-        hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, m);
-        snprintf(what, sizeof what, "rows of 100 A entries over mostly empty B rows, %s", hsp_method_name(m));
-        hsp_csr_free(check_product(ctx, A, B, NULL, what));
-        hsp_context_free(ctx);
-    }
+    check_every_method(A, B, "rows of 100 A entries over mostly empty B rows");
     hsp_csr_free(A), hsp_csr_free(B);
 }
 
