@@ -21,12 +21,16 @@ static const char usage_amg[] =
     "  --resetup             then rebuild with the same patterns and new values (A's, each\n"
     "                        times 1.01), computing values only, and print both times\n"
     "  --write-levels=DIR    write A0.mtx, P0.mtx, A1.mtx, ... into DIR (made if missing)\n"
+    "  --resident            place A on the device first and keep every level there\n"
+    "                        (hsp_amg_setup_resident); on a device with memory of its own\n"
+    "                        it also aggregates, by independent sets (coarser aggregates).\n"
+    "                        Placing A and bringing the levels home are timed apart\n"
     "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --small-nnz=N,\n"
     "  --device-timeout=S, --seed=N, --quiet\n"
     "                        as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
-                              "methods,grow,seed,quiet,gen,small-nnz,device-timeout";
+                              "methods,grow,seed,quiet,gen,small-nnz,device-timeout,resident";
 
 /* The table of levels; order says where R = P^T was formed. */
 static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *title)
@@ -36,8 +40,10 @@ static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *ti
            "aggregates", "aggr ms", "A*T ms", "P^T ms", "RAP1 ms", "RAP2 ms");
     for (int l = 0; l < amg->nlevels; l++) {
         const hsp_amg_level *v = &amg->level[l];
-        printf("%5d %10d %11lld %7.1f", l, v->A->nrows, (long long)v->A->nnz,
-               v->A->nrows ? (double)v->A->nnz / v->A->nrows : 0.0);
+        int32_t rows = v->A ? v->A->nrows : 0;
+        int64_t nnz = v->A ? v->A->nnz : 0;
+        if (!v->A) hsp_resident_shape(v->rA, &rows, NULL, &nnz); /* resident, not home */
+        printf("%5d %10d %11lld %7.1f", l, rows, (long long)nnz, rows ? (double)nnz / rows : 0.0);
         if (l + 1 < amg->nlevels)
             printf(" %10d %9.2f %9.2f %9.2f %9.2f %9.2f", v->naggregates, v->ms_aggregate, v->ms_smooth,
                    v->ms_transpose, v->ms_rap[0], v->ms_rap[1]);
@@ -45,9 +51,10 @@ static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *ti
         products += v->ms_smooth + v->ms_rap[0] + v->ms_rap[1];
         cpu += v->ms_aggregate, transpose += v->ms_transpose;
     }
+    int on_device = !amg->level[0].A; /* resident, every step on the device */
     printf("total %.2f ms: products (with forming P) %.2f ms, aggregation %.2f ms, ", amg->ms_total, products, cpu);
-    if (order == HSP_RAP_R_AP) printf("P^T on a thread beside A*P\n");
-    else printf("P^T %.2f ms before R*A\n", transpose);
+    if (order == HSP_RAP_R_AP && !on_device) printf("P^T on a thread beside A*P\n");
+    else printf("P^T %.2f ms %s\n", transpose, on_device ? "on the device" : "before R*A");
 }
 
 /* A0.mtx, P0.mtx, ... into dir. */
@@ -89,6 +96,27 @@ static int resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A, hsp_rap_ord
     return s == HSP_OK ? 0 : cli_error("re-setup", s);
 }
 
+/* The hierarchy of A; with --resident, of A placed on the device (*M,
+ * the time of placing it in *ms_place). */
+static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const cli_args *a, hsp_resident **M, hsp_amg **amg,
+                        double *ms_place)
+{
+    if (!a->resident) return hsp_amg_setup(ctx, A, &a->amg, amg);
+    double t0 = cli_now_ms();
+    hsp_status s = hsp_place(ctx, A, M);
+    *ms_place = cli_now_ms() - t0;
+    return s == HSP_OK ? hsp_amg_setup_resident(ctx, *M, &a->amg, amg) : s;
+}
+
+/* Every level of a resident hierarchy home, timed into *ms. */
+static int bring_home(hsp_amg *amg, double *ms)
+{
+    double t0 = cli_now_ms();
+    hsp_status s = hsp_amg_home(amg);
+    *ms = cli_now_ms() - t0;
+    return s == HSP_OK ? 0 : cli_error("bringing the levels home", s);
+}
+
 int cmd_amg_setup(int argc, char **argv)
 {
     cli_args a;
@@ -98,21 +126,32 @@ int cmd_amg_setup(int argc, char **argv)
         fprintf(stderr, "hspgemm: amg-setup takes one matrix, %d given\n%s", a.noperands, usage_amg);
         return 2;
     }
+    if (a.resident && a.resetup) {
+        fprintf(stderr, "hspgemm: --resetup needs a hierarchy's plans, which a resident one (--resident) does "
+                        "not keep\n");
+        return 2;
+    }
     hsp_csr *A = cli_load(&a, 0);
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;
+    hsp_resident *M = NULL;
+    double ms_place = 0, ms_home = 0;
     hsp_status s = A ? hsp_context_create(&a.lib, &ctx) : HSP_ERR_IO;
     if (A && s != HSP_OK) rc = cli_error("context", s);
-    else if (A && (s = hsp_amg_setup(ctx, A, &a.amg, &amg)) != HSP_OK) rc = cli_error("amg-setup", s);
+    else if (A && (s = setup(ctx, A, &a, &M, &amg, &ms_place)) != HSP_OK) rc = cli_error("amg-setup", s);
     else if (!A) rc = 1;
     if (amg) {
-        printf("smoothed aggregation, theta %g, omega %g, order %s, %s\n", a.amg.theta, a.amg.omega,
-               cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products");
+        printf("smoothed aggregation, theta %g, omega %g, order %s, %s%s\n", a.amg.theta, a.amg.omega,
+               cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",
+               a.resident ? ", resident" : "");
         print_levels(amg, a.amg.order, "");
         double first_ms = amg->ms_total;
+        if (a.resident && (rc = bring_home(amg, &ms_home)) == 0)
+            printf("resident: A placed in %.2f ms, the levels brought home in %.2f ms (not in the total)\n",
+                   ms_place, ms_home);
         if (a.resetup) rc = resetup(ctx, amg, A, a.amg.order, first_ms);
         if (!rc && a.write_levels) rc = write_levels(amg, a.write_levels);
     }
-    hsp_amg_free(amg), hsp_context_free(ctx), hsp_csr_free(A);
+    hsp_amg_free(amg), hsp_resident_free(M), hsp_context_free(ctx), hsp_csr_free(A);
     return rc;
 }

@@ -6,6 +6,12 @@
 #include "aggregate.h"
 #include "internal.h"
 
+hsp_status hsp_fail_diagonal(int32_t row)
+{
+    return hsp_fail(HSP_ERR_ARG, "row %d of A has no nonzero diagonal entry: smoothed aggregation needs one in "
+                    "every row", row);
+}
+
 hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where)
 {
     for (int32_t i = 0; i < A->nrows; i++) {
@@ -16,8 +22,7 @@ hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where)
             else hi = mid;
         }
         if (lo == A->rowptr[i + 1] || A->colidx[lo] != i || hsp_csr_value(A, lo) == 0)
-            return hsp_fail(HSP_ERR_ARG, "row %d of A has no nonzero diagonal entry: smoothed aggregation "
-                            "needs one in every row", i);
+            return hsp_fail_diagonal(i);
         where[i] = lo;
     }
     return HSP_OK;

@@ -8,6 +8,8 @@
 /* where[i]: the entry of A's diagonal in row i; HSP_ERR_ARG naming a row
  * without a nonzero one. */
 hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where);
+/* That error for row. */
+hsp_status hsp_fail_diagonal(int32_t row);
 /* agg[i]: the aggregate of node i (0 .. *naggregates - 1), over the strong
  * connections of A (|a_ij| > theta sqrt(|a_ii a_jj|)). */
 hsp_status hsp_aggregate(const hsp_csr *A, const int64_t *diag, double theta, int32_t *agg, int32_t *naggregates);

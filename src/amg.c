@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate.h"
+#include "amg.h"
 #include "internal.h"
 #include "plan.h"
 
@@ -36,9 +37,11 @@ void hsp_amg_free(hsp_amg *amg)
     if (!amg) return;
     for (int l = 0; l < amg->nlevels; l++) {
         hsp_amg_level *v = &amg->level[l];
+        if (l > 0) hsp_resident_free((hsp_resident *)v->rA);
+        hsp_resident_free((hsp_resident *)v->rP), hsp_resident_free((hsp_resident *)v->rR);
+        if (!amg->state) continue; /* the host matrices, if any, were the residents' */
         if (l > 0) hsp_csr_free((hsp_csr *)v->A);
         hsp_csr_free(v->P);
-        if (!amg->state) continue;
         level_state *s = &amg->state->level[l];
         free(s->diag), free(s->agg), free(s->t_entry);
         hsp_csr_free(s->T), hsp_plan_free(s->smooth), hsp_plan_free(s->rap);
@@ -124,22 +127,22 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     return HSP_OK;
 }
 
-static hsp_status check_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
+hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp_amg_options *o)
 {
-    if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: an argument is NULL");
-    *out = NULL;
-    if (A->nrows != A->ncols)
-        return hsp_fail(HSP_ERR_SHAPE, "hsp_amg_setup: A is %d x %d, not square", A->nrows, A->ncols);
+    if (nrows != ncols) return hsp_fail(HSP_ERR_SHAPE, "%s: A is %d x %d, not square", fn, nrows, ncols);
     if (!(o->theta >= 0) || !(o->omega > 0) || o->max_levels < 1 || o->max_levels > HSP_AMG_MAX_LEVELS ||
         o->coarse_size < 1)
-        return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: theta must be >= 0, omega > 0, levels 1..%d, coarse size >= 1",
+        return hsp_fail(HSP_ERR_ARG, "%s: theta must be >= 0, omega > 0, levels 1..%d, coarse size >= 1", fn,
                         HSP_AMG_MAX_LEVELS);
-    return hsp_csr_check(A);
+    return HSP_OK;
 }
 
 hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
 {
-    hsp_status e = check_setup(ctx, A, o, out);
+    if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: an argument is NULL");
+    *out = NULL;
+    hsp_status e = hsp_amg_check("hsp_amg_setup", A->nrows, A->ncols, o);
+    if (e == HSP_OK) e = hsp_csr_check(A);
     if (e != HSP_OK) return e;
     hsp_amg *amg = calloc(1, sizeof *amg);
     if (amg) amg->state = calloc(1, sizeof *amg->state);
@@ -169,6 +172,8 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
 hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
 {
     if (!ctx || !amg || !A) return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: an argument is NULL");
+    if (amg->level[0].rA)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_resetup: a resident hierarchy keeps no plans; set it up again");
     if (A->precision != amg->level[0].A->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: A has another precision than the hierarchy");
     /* the one check of the caller's data: every other matrix is the hierarchy's own */

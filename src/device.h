@@ -51,6 +51,16 @@ struct hsp_device {
     hsp_status (*hold)(hsp_device *dev, const hsp_csr *M, void **held);
     hsp_status (*home)(hsp_device *dev, void *held, hsp_csr *M);
     void (*drop)(hsp_device *dev, void *held);
+    /* Smoothed aggregation of resident matrices on the device (set with hold):
+     * sa_tentative aggregates A's nodes over its strong connections (theta)
+     * into *naggs aggregates (0: none would coarsen) and holds the tentative
+     * prolongator T (*held_t), with *rho a bound of rho(D^-1 A); sa_smooth
+     * turns A*T, held as P, into T - (w / a_ii) A*T; transpose holds P^T. */
+    hsp_status (*sa_tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
+                               int32_t *naggs, double *rho);
+    hsp_status (*sa_smooth)(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w,
+                            const hsp_csr *P, void *held_p);
+    hsp_status (*transpose)(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r);
     void (*destroy)(hsp_device *dev);
     void *state;
 };

@@ -415,6 +415,24 @@ static hsp_status gpu_home(hsp_device *dev, void *held, hsp_csr *M)
     return noted(dev, s);
 }
 
+/* Smoothed aggregation's steps on held matrices (gpu_amg.c). */
+static hsp_status gpu_device_sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta,
+                                          void **held_t, int32_t *naggs, double *rho)
+{
+    return noted(dev, gpu_sa_tentative(dev->state, A, held, theta, held_t, naggs, rho));
+}
+
+static hsp_status gpu_device_sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w,
+                                       const hsp_csr *P, void *held_p)
+{
+    return noted(dev, gpu_sa_smooth(dev->state, A, held_a, held_t, w, P, held_p));
+}
+
+static hsp_status gpu_device_transpose(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r)
+{
+    return noted(dev, gpu_transpose(dev->state, P, held_p, held_r));
+}
+
 /* Stage 2 on the device (gpu_bins.c). */
 static hsp_status gpu_bin(hsp_device *dev, hsp_job *job)
 {
@@ -475,5 +493,8 @@ void gpu_device_init(hsp_device *dev)
     dev->wait = gpu_wait;
     dev->arrange = gpu_arrange;
     dev->fetch = gpu_fetch;
-    if (!g->host_arrays) dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
+    if (g->host_arrays) return;
+    dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
+    dev->sa_tentative = gpu_device_sa_tentative, dev->sa_smooth = gpu_device_sa_smooth;
+    dev->transpose = gpu_device_transpose;
 }

@@ -12,7 +12,10 @@ struct hsp_job;
 
 /* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
 enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_ROW_SUMS, GK_ROW_SCAN, GK_ESC_ROWS,
-       GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HASH, GK_HEAP,
+       GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HASH,
+       /* smoothed aggregation of resident hierarchies (gpu_amg.c) */
+       GK_SA_DIAG, GK_SA_STRONG, GK_MIS_INIT, GK_MIS_MAX, GK_MIS_UPDATE, GK_AGG_NEAR, GK_AGG_FAR, GK_ZERO_INTS,
+       GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_TR_SORT, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -170,6 +173,17 @@ static inline gpu_arg gpu_local(size_t size)
  * and job->ub); C's row pointers in GA_CRP from the row counts, and nnz(C). */
 hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job);
 hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
+/* crp[0] = 0 and crp[i + 1] = cnt[0] + ... + cnt[i] for i < m (arrays of
+ * int64_t on the device); *total = crp[m]. */
+hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
+
+/* Smoothed aggregation of a resident matrix (gpu_amg.c; hsp_device's
+ * sa_tentative, sa_smooth and transpose, on arrays held as gpu_held). */
+hsp_status gpu_sa_tentative(gpu *g, const hsp_csr *A, void *held, double theta, void **held_t, int32_t *naggs,
+                            double *rho);
+hsp_status gpu_sa_smooth(gpu *g, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,
+                         void *held_p);
+hsp_status gpu_transpose(gpu *g, const hsp_csr *P, void *held_p, void **held_r);
 
 /* Long rows (gpu_long.c): give each its first region of the pool (room for
  * all u products where u is at most esc_max, for ESC; none for the others

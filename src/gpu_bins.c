@@ -131,29 +131,35 @@ hsp_status gpu_bin_rows(gpu *g, hsp_job *job)
     return s;
 }
 
-hsp_status gpu_row_pointers(gpu *g, hsp_job *job)
+hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total)
 {
-    int64_t m = job->A->nrows, total = 0;
     size_t size;
-    int64_t ngroups = span_groups(g, job->vsize == 8, GK_ROW_SCAN, m, &size);
+    int64_t ngroups = span_groups(g, dbl, GK_ROW_SCAN, m, &size);
     int64_t *part = host_array(ngroups, sizeof *part);
     hsp_status s = part ? gpu_reserve(g, GA_PART_SUM, (size_t)ngroups * sizeof *part) : HSP_ERR_NOMEM;
-    if (s == HSP_OK) s = gpu_reserve(g, GA_CRP, ((size_t)m + 1) * sizeof(int64_t));
-    gpu_arg sums[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_CNT), gpu_arr(g, GA_PART_SUM),
+    gpu_arg sums[] = {gpu_val(&m, sizeof m), {GPU_ARG_ARRAY, cnt, NULL, 0}, gpu_arr(g, GA_PART_SUM),
                       gpu_local(size * sizeof(int64_t))};
-    if (s == HSP_OK && m) s = g->ops->launch(g, job->vsize == 8, GK_ROW_SUMS, sums, 4, (size_t)ngroups, size);
+    if (s == HSP_OK && m) s = g->ops->launch(g, dbl, GK_ROW_SUMS, sums, 4, (size_t)ngroups, size);
     if (s == HSP_OK) s = gpu_download(g, GA_PART_SUM, part, (size_t)ngroups * sizeof *part);
-    for (int64_t k = 0; s == HSP_OK && k < ngroups; k++) { /* each group's first row pointer */
+    *total = 0;
+    for (int64_t k = 0; s == HSP_OK && k < ngroups; k++) { /* each group's first sum */
         int64_t x = part[k];
-        part[k] = total;
-        if (hsp_add_overflows(total, x, &total)) s = hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) overflows 64 bits");
+        part[k] = *total;
+        if (hsp_add_overflows(*total, x, total)) s = hsp_fail(HSP_ERR_OVERFLOW, "a sum overflows 64 bits");
     }
     if (s == HSP_OK) s = gpu_upload(g, GA_PART_SUM, part, (size_t)ngroups * sizeof *part);
-    gpu_arg scan[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_CNT), gpu_arr(g, GA_PART_SUM), gpu_arr(g, GA_CRP),
-                      gpu_local(size * sizeof(int64_t))};
-    if (s == HSP_OK && m) s = g->ops->launch(g, job->vsize == 8, GK_ROW_SCAN, scan, 5, (size_t)ngroups, size);
-    else if (s == HSP_OK) s = gpu_upload(g, GA_CRP, &total, sizeof total); /* no rows: crp[0] = 0 */
-    job->C->nnz = total;
+    gpu_arg scan[] = {gpu_val(&m, sizeof m), {GPU_ARG_ARRAY, cnt, NULL, 0}, gpu_arr(g, GA_PART_SUM),
+                      {GPU_ARG_ARRAY, crp, NULL, 0}, gpu_local(size * sizeof(int64_t))};
+    if (s == HSP_OK && m) s = g->ops->launch(g, dbl, GK_ROW_SCAN, scan, 5, (size_t)ngroups, size);
+    else if (s == HSP_OK) s = gpu_array_write(g, crp, total, sizeof *total); /* no rows: crp[0] = 0 */
     free(part);
     return s;
+}
+
+hsp_status gpu_row_pointers(gpu *g, hsp_job *job)
+{
+    hsp_status s = gpu_reserve(g, GA_CRP, ((size_t)job->A->nrows + 1) * sizeof(int64_t));
+    return s == HSP_OK ? gpu_scan(g, job->vsize == 8, gpu_array_of(g, GA_CNT), &g->a[GA_CRP],
+                                  job->A->nrows, &job->C->nnz)
+                       : s;
 }

@@ -314,6 +314,9 @@ typedef struct {
     const hsp_csr *A;    /* level 0: the caller's matrix */
     hsp_csr *P;
     const hsp_csr *R;
+    /* a resident hierarchy's (hsp_amg_setup_resident) A, P and R, resident;
+     * level 0's A is the caller's; NULL in a hierarchy of hsp_amg_setup */
+    const hsp_resident *rA, *rP, *rR;
     int32_t naggregates;
     double ms_aggregate; /* strength of connection, aggregation, tentative T */
     double ms_smooth;    /* A*T and P = (I - w D^-1 A) T */
@@ -333,6 +336,20 @@ typedef struct {
 /* Build the hierarchy of A (square, with no zero on its diagonal), the
  * products on the context's device. */
 hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out);
+/* The hierarchy of a resident A, every level's A, P and R resident (the
+ * level's rA, rP, rR).  Where the device uses host arrays in place this is
+ * hsp_amg_setup's hierarchy over A's own arrays, whose host matrices are
+ * set too.  On a device with memory of its own every step runs there, and
+ * the level's A, P and R stay NULL until hsp_amg_home.  The aggregates are
+ * then made there too, as roots (nodes at least 3 strong connections apart,
+ * by distance-2 independent sets) and the nodes within 2 of each: another
+ * hierarchy than the CPU's greedy aggregation gives, of larger aggregates.
+ * A resident hierarchy keeps no plans: hsp_amg_resetup refuses it. */
+hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out);
+/* Every level's A, P and R of a resident hierarchy on the host (brought home
+ * from the device where it holds them; level 0's A by hsp_resident_host of
+ * the caller's matrix). */
+hsp_status hsp_amg_home(hsp_amg *amg);
 /* The hierarchy's values anew for A of the same pattern and new values, the
  * aggregates and patterns kept: every product computes values only.  A must
  * stay valid while amg is used (it becomes level 0).  Another pattern is

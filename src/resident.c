@@ -6,6 +6,7 @@
 #include <string.h>
 #include "context.h"
 #include "internal.h"
+#include "resident.h"
 #include "stages.h"
 
 struct hsp_resident {
@@ -16,9 +17,7 @@ struct hsp_resident {
     int home;        /* host's colidx and values hold the entries */
 };
 
-/* A resident matrix over host; NULL (and host freed unless borrowed) when
- * there is no memory for it. */
-static hsp_resident *resident_new(hsp_context *ctx, hsp_csr *host, int borrowed, void *held)
+hsp_resident *hsp_resident_new(hsp_context *ctx, hsp_csr *host, int borrowed, void *held)
 {
     hsp_resident *M = calloc(1, sizeof *M);
     if (!M) {
@@ -63,7 +62,7 @@ hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
     hsp_status s = hsp_csr_check(A);
     if (s != HSP_OK) return s;
     hsp_device *dev = ctx->device;
-    if (!dev->hold) return (*M = resident_new(ctx, (hsp_csr *)A, 1, NULL)) ? HSP_OK : HSP_ERR_NOMEM;
+    if (!dev->hold) return (*M = hsp_resident_new(ctx, (hsp_csr *)A, 1, NULL)) ? HSP_OK : HSP_ERR_NOMEM;
     hsp_csr *H = NULL;
     void *held = NULL;
     s = host_header(A, &H);
@@ -72,7 +71,7 @@ hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
         hsp_csr_free(H);
         return s;
     }
-    return (*M = resident_new(ctx, H, 0, held)) ? HSP_OK : HSP_ERR_NOMEM;
+    return (*M = hsp_resident_new(ctx, H, 0, held)) ? HSP_OK : HSP_ERR_NOMEM;
 }
 
 hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B,
@@ -93,7 +92,7 @@ hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const 
         hsp_csr_free(H);
         return s;
     }
-    return (*C = resident_new(ctx, H, 0, held_c)) ? HSP_OK : HSP_ERR_NOMEM;
+    return (*C = hsp_resident_new(ctx, H, 0, held_c)) ? HSP_OK : HSP_ERR_NOMEM;
 }
 
 hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A, const hsp_resident *P,
@@ -107,6 +106,16 @@ hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_r
     if (s == HSP_OK) s = hsp_multiply_resident(ctx, r_ap ? R : mid, r_ap ? mid : P, C, stats ? stats + 1 : NULL);
     hsp_resident_free(mid);
     return s;
+}
+
+const hsp_csr *hsp_resident_csr(const hsp_resident *M)
+{
+    return M->host;
+}
+
+void *hsp_resident_held(const hsp_resident *M)
+{
+    return M->held;
 }
 
 hsp_status hsp_resident_host(hsp_resident *M, const hsp_csr **host)

@@ -145,20 +145,55 @@ static int coarse_ok(const hsp_amg *amg, char *why, size_t len)
     return 1;
 }
 
-static void test_poisson(const char *spec, hsp_rap_order order, double ratio_lo, double ratio_hi, double bound)
+/* The hierarchy of A, resident (placed, set up, brought home: *M holds the
+ * placed A) or not. */
+static hsp_status setup(const hsp_csr *A, const hsp_amg_options *o, int resident, hsp_resident **M, hsp_amg **amg)
+{
+    if (!resident) return hsp_amg_setup(ctx, A, o, amg);
+    hsp_status s = hsp_place(ctx, A, M);
+    if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, *M, o, amg);
+    return s == HSP_OK ? hsp_amg_home(*amg) : s;
+}
+
+/* Do the resident levels' shapes match their host matrices? */
+static int resident_shapes(const hsp_amg *amg)
+{
+    int ok = 1;
+    for (int l = 0; l < amg->nlevels; l++) {
+        const hsp_amg_level *v = &amg->level[l];
+        const hsp_resident *r[3] = {v->rA, v->rP, v->rR};
+        const hsp_csr *h[3] = {v->A, v->P, v->R};
+        for (int k = 0; k < 3; k++) {
+            int32_t m, n;
+            int64_t nnz;
+            hsp_resident_shape(r[k], &m, &n, &nnz);
+            ok &= !h[k] == !r[k] && (!h[k] || (m == h[k]->nrows && n == h[k]->ncols && nnz == h[k]->nnz));
+        }
+    }
+    return ok;
+}
+
+static void test_poisson(const char *spec, hsp_rap_order order, int resident, double ratio_lo, double ratio_hi,
+                         double bound)
 {
     hsp_csr *A = NULL;
     hsp_amg *amg = NULL;
+    hsp_resident *M = NULL;
     hsp_amg_options o;
     char why[64] = "";
     hsp_amg_options_init(&o);
     o.coarse_size = 50, o.order = order;
     hsp_generate(spec, 1, HSP_DOUBLE, &A);
-    hsp_status s = hsp_amg_setup(ctx, A, &o, &amg);
-    if (!tap_ok(s == HSP_OK && amg->nlevels >= 3, "%s: %d levels %s", spec, amg ? amg->nlevels : 0, hsp_errmsg())) {
-        hsp_csr_free(A);
+    hsp_status s = setup(A, &o, resident, &M, &amg);
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", resident ? "resident " : "", spec);
+    spec = name;
+    if (!tap_ok(s == HSP_OK && amg->nlevels >= 3, "%s: %d levels %s", spec, amg ? amg->nlevels : 0,
+                s == HSP_OK ? "" : hsp_errmsg())) {
+        hsp_amg_free(amg), hsp_resident_free(M), hsp_csr_free(A);
         return;
     }
+    if (resident) tap_ok(resident_shapes(amg), "%s: every level's resident matrices have its shapes", spec);
     int ratios = 1, sym = 1;
     for (int l = 0; l + 1 < amg->nlevels; l++) {
         double ratio = (double)amg->level[l + 1].A->nrows / amg->level[l].A->nrows;
@@ -173,7 +208,9 @@ static void test_poisson(const char *spec, hsp_rap_order order, double ratio_lo,
            order ? "(R*A)*P" : "R*(A*P)", why);
     double factor = convergence(amg, 10);
     tap_ok(factor < bound, "%s: V(2,2) cycles reduce the residual by %.3f each (bound %.2f)", spec, factor, bound);
-    hsp_amg_free(amg), hsp_csr_free(A);
+    if (resident)
+        tap_ok(hsp_amg_resetup(ctx, amg, A) == HSP_ERR_UNSUPPORTED, "%s: re-setup refused: %s", spec, hsp_errmsg());
+    hsp_amg_free(amg), hsp_resident_free(M), hsp_csr_free(A);
 }
 
 /* Re-setup with new values: 2A gives coarse operators 2x; a perturbed A gives
@@ -226,6 +263,10 @@ static void test_errors(void)
     o.coarse_size = 10;
     tap_ok(hsp_amg_setup(ctx, Z, &o, &amg) == HSP_ERR_ARG && strstr(hsp_errmsg(), "row 7"),
            "a zero on the diagonal: %s", hsp_errmsg());
+    hsp_resident *M = NULL;
+    tap_ok(hsp_place(ctx, Z, &M) == HSP_OK && hsp_amg_setup_resident(ctx, M, &o, &amg) == HSP_ERR_ARG && !amg &&
+               strstr(hsp_errmsg(), "row 7"), "resident, a zero on the diagonal: %s", hsp_errmsg());
+    hsp_resident_free(M);
     o.theta = -1;
     tap_ok(hsp_amg_setup(ctx, Z, &o, &amg) == HSP_ERR_ARG, "theta < 0: %s", hsp_errmsg());
     hsp_csr_free(A), hsp_csr_free(Z);
@@ -234,9 +275,15 @@ static void test_errors(void)
 int main(void)
 {
     if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
-    test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1.0 / 12, 1.0 / 3, 0.5);
-    test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1.0 / 12, 1.0 / 3, 0.5);
-    test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1.0 / 30, 1.0 / 3, 0.5);
+    test_poisson("poisson2d5:64", HSP_RAP_R_AP, 0, 1.0 / 12, 1.0 / 3, 0.5);
+    test_poisson("poisson2d5:64", HSP_RAP_RA_P, 0, 1.0 / 12, 1.0 / 3, 0.5);
+    test_poisson("poisson3d7:16", HSP_RAP_R_AP, 0, 1.0 / 30, 1.0 / 3, 0.5);
+    /* a device with memory of its own aggregates by independent sets, more
+     * coarsely (on PoCL: ratios 0.14 and 0.06 in 2D, a residual reduction of
+     * 0.53; the CPU's: 0.17, 0.11, 0.41) */
+    test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1, 1.0 / 20, 1.0 / 3, 0.6);
+    test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 20, 1.0 / 3, 0.6);
+    test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 50, 1.0 / 3, 0.5);
     test_resetup();
     test_errors();
     hsp_context_free(ctx);

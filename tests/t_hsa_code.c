@@ -16,8 +16,9 @@
 #include "kernel_meta.h"
 #include "tap.h"
 
-enum { NKERNELS = 13 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, row_scan, esc_rows,
-                                dense_count, dense, hash_rows, hash, heap 2..64 */
+enum { NKERNELS = 13 + 14 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, row_scan,
+                                     esc_rows, dense_count, dense, hash_rows, hash; smoothed aggregation's 14
+                                     (kernels/amg.cl); heap 2..64 */
 
 /* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
 enum { ROW_ARGS = 13 };
@@ -28,7 +29,8 @@ static const struct {
                 {"hsp_arrange", 14}, {"hsp_bin_count", 9}, {"hsp_bin_place", 15}, {"hsp_row_sums", 4},
                 {"hsp_row_scan", 5}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_dense_count", ROW_ARGS + 9},
                 {"hsp_dense", ROW_ARGS + 10}, {"hsp_hash_rows", ROW_ARGS + 7},
-                {"hsp_hash", ROW_ARGS + 7}, {"hsp_heap_2", ROW_ARGS},
+                {"hsp_hash", ROW_ARGS + 7}, {"hsp_sa_diag", 8}, {"hsp_mis_update", 5}, {"hsp_agg_far", 8},
+                {"hsp_sa_smooth", 10}, {"hsp_tr_scatter", 8}, {"hsp_heap_2", ROW_ARGS},
                 {"hsp_heap_33", ROW_ARGS}, {"hsp_heap_64", ROW_ARGS}};
 
 /* Is co an executable for its target? */
@@ -128,15 +130,20 @@ static void check_expected(const hsp_code_object *co, const char *what)
  * and medium rows by hash, several a work-group or one, medium rows too large
  * for it and long rows that fit in local memory by ESC, the other long rows
  * dense; bins on the device for resident products), and ESC for several
- * rows a work-group (esc, esc, auto): none takes
- * scratch memory (on an APU, system memory) and each at most 64 VGPRs, for
- * at least 4 waves a SIMD on gfx90c (256 VGPRs a lane).  (hsp_merge, the
- * paper's method for long rows, runs only when asked for.) */
+ * rows a work-group (esc, esc, auto), and a resident hierarchy's steps on a
+ * device with memory of its own: none takes scratch memory (on an APU,
+ * system memory) and each at most 64 VGPRs, for at least 4 waves a SIMD on
+ * gfx90c (256 VGPRs a lane).  (hsp_merge, the paper's method for long rows,
+ * runs only when asked for.) */
 static void check_resources(const hsp_code_object *co, const char *what)
 {
-    static const char *const kernels[] = {"hsp_bound",     "hsp_esc",       "hsp_esc_rows", "hsp_arrange",
-                                          "hsp_bin_count", "hsp_bin_place", "hsp_row_sums", "hsp_row_scan",
-                                          "hsp_dense_count", "hsp_dense", "hsp_hash_rows", "hsp_hash"};
+    static const char *const kernels[] = {
+        "hsp_bound",      "hsp_esc",        "hsp_esc_rows",     "hsp_arrange",     "hsp_bin_count",
+        "hsp_bin_place",  "hsp_row_sums",   "hsp_row_scan",     "hsp_dense_count", "hsp_dense",
+        "hsp_hash_rows",  "hsp_hash",       "hsp_sa_diag",      "hsp_sa_strong",   "hsp_mis_init",
+        "hsp_mis_max",    "hsp_mis_update", "hsp_agg_near",     "hsp_agg_far",     "hsp_zero_ints",
+        "hsp_count_ints", "hsp_widen",      "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
+        "hsp_tr_sort"};
     hsp_kernel_meta *read = NULL;
     int nread = 0;
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);

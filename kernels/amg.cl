@@ -1,0 +1,218 @@
+/* amg.cl: smoothed aggregation on a device with memory of its own, for a
+ * resident hierarchy (src/gpu_amg.c), a row or an entry a work-item.  A's
+ * diagonal and the bound of rho(D^-1 A); strong connections; roots: a
+ * maximal set of nodes at distance 3 or more from each other over the
+ * strong connections, by rounds of hsp_mis_max (twice: the largest key
+ * within distance 2) and hsp_mis_update; aggregates: a root and the nodes
+ * within distance 2 of it; the tentative prolongator T; P = T - w D^-1 A T
+ * in place over A*T; and R = P^T by counts, a scan and a scatter, each row
+ * then sorted. */
+
+/* A node's key: its state in the top two bits (0 out, 1 undecided, 2 root),
+ * a hash of its number in the next 30, its number in the low 32: distinct
+ * keys, and a root's beats every undecided one. */
+#define MIS_STATE(key) ((int)((key) >> 62))
+#define MIS_NUMBER (((ulong)1 << 62) - 1)
+
+/* Where column j is in col[lo..hi) (sorted), or -1. */
+long find_col(__global const int *col, long lo, long hi, int j)
+{
+    long end = hi;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (col[mid] < j) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < end && col[lo] == j ? lo : -1;
+}
+
+/* where[i]: the entry of row i's diagonal; *bad: the first row without a
+ * nonzero one (stays n when none); part[g]: the largest
+ * sum_j |a_ij| / |a_ii| of the work-group's rows (a power-of-two size). */
+__kernel void hsp_sa_diag(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
+                          __global long *where, __global int *bad, __global VT *part, __local VT *lmax)
+{
+    long i = get_global_id(0);
+    int t = get_local_id(0);
+    VT r = 0;
+    if (i < n) {
+        long d = find_col(acol, arp[i], arp[i + 1], (int)i);
+        if (d < 0 || aval[d] == 0) {
+            atomic_min(bad, (int)i);
+        } else {
+            VT sum = 0;
+            for (long k = arp[i]; k < arp[i + 1]; k++) sum += fabs(aval[k]);
+            r = sum / fabs(aval[d]);
+            where[i] = d;
+        }
+    }
+    lmax[t] = r;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int d = get_local_size(0) / 2; d > 0; d /= 2) {
+        if (t < d) lmax[t] = fmax(lmax[t], lmax[t + d]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0) part[get_group_id(0)] = lmax[0];
+}
+
+/* strong[k]: entry k (row i, column j != i) has |a_ij| > theta sqrt(|a_ii a_jj|). */
+__kernel void hsp_sa_strong(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
+                            __global const long *where, VT theta, __global uchar *strong)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    VT aii = aval[where[i]];
+    for (long k = arp[i]; k < arp[i + 1]; k++) {
+        int j = acol[k];
+        strong[k] = j != i && fabs(aval[k]) > theta * sqrt(fabs(aii * aval[where[j]]));
+    }
+}
+
+/* Every node undecided, its key hashed from its number. */
+__kernel void hsp_mis_init(long n, __global ulong *key)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    uint h = (uint)i * 0x9e3779b1u;
+    h ^= h >> 15, h *= 0x85ebca77u, h ^= h >> 13;
+    key[i] = (ulong)1 << 62 | (ulong)(h & 0x3fffffffu) << 32 | (ulong)i;
+}
+
+/* out[i]: the largest key of i and its strong neighbours. */
+__kernel void hsp_mis_max(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                          __global const ulong *in, __global ulong *out)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    ulong most = in[i];
+    for (long k = arp[i]; k < arp[i + 1]; k++)
+        if (strong[k]) most = max(most, in[acol[k]]);
+    out[i] = most;
+}
+
+/* An undecided node whose key is the largest within distance 2 (near) is a
+ * root; one with a root there is out; *undecided counts the rest.
+ * root[i]: 1 for a root, else 0. */
+__kernel void hsp_mis_update(long n, __global ulong *key, __global const ulong *near, __global int *undecided,
+                             __global long *root)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    ulong k = key[i];
+    if (MIS_STATE(k) == 1) {
+        if (near[i] == k) k = (ulong)2 << 62 | (k & MIS_NUMBER);
+        else if (MIS_STATE(near[i]) == 2) k &= MIS_NUMBER;
+        else atomic_inc(undecided);
+        key[i] = k;
+    }
+    root[i] = MIS_STATE(k) == 2;
+}
+
+/* near[i]: the aggregate of root i, or of the root of largest key among i's
+ * strong neighbours, or -1 (first[i]: the roots before i). */
+__kernel void hsp_agg_near(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                           __global const ulong *key, __global const long *first, __global int *near)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    long best = MIS_STATE(key[i]) == 2 ? i : -1;
+    for (long k = arp[i]; k < arp[i + 1] && MIS_STATE(key[i]) != 2; k++) {
+        int j = acol[k];
+        if (strong[k] && MIS_STATE(key[j]) == 2 && (best < 0 || key[j] > key[best])) best = j;
+    }
+    near[i] = best < 0 ? -1 : (int)first[best];
+}
+
+/* agg[i]: near[i], else the near aggregate of i's strong neighbour of
+ * largest key that has one; *bad: the first node left without (none is,
+ * as the roots are maximal). */
+__kernel void hsp_agg_far(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                          __global const ulong *key, __global const int *near, __global int *agg, __global int *bad)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    long best = -1;
+    for (long k = arp[i]; k < arp[i + 1] && near[i] < 0; k++) {
+        int j = acol[k];
+        if (strong[k] && near[j] >= 0 && (best < 0 || key[j] > key[best])) best = j;
+    }
+    agg[i] = near[i] >= 0 ? near[i] : best >= 0 ? near[best] : -1;
+    if (agg[i] < 0) atomic_min(bad, (int)i);
+}
+
+/* x[0..n) = 0. */
+__kernel void hsp_zero_ints(long n, __global int *x)
+{
+    long i = get_global_id(0);
+    if (i < n) x[i] = 0;
+}
+
+/* count[v] += the times v occurs in x[0..n). */
+__kernel void hsp_count_ints(long n, __global const int *x, __global int *count)
+{
+    long i = get_global_id(0);
+    if (i < n) atomic_inc(&count[x[i]]);
+}
+
+/* wide[i] = x[i], and x[i] = 0, for i < n. */
+__kernel void hsp_widen(long n, __global int *x, __global long *wide)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    wide[i] = x[i];
+    x[i] = 0;
+}
+
+/* T: row i's one entry, 1 / sqrt(the size of its aggregate), in column agg[i]
+ * (tcol holds agg already). */
+__kernel void hsp_sa_tentative(long n, __global const int *size, __global long *trp, __global const int *tcol,
+                               __global VT *tval)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    if (i == 0) trp[0] = 0;
+    trp[i + 1] = i + 1;
+    tval[i] = 1 / sqrt((VT)size[tcol[i]]);
+}
+
+/* P = T - (w / a_ii) (A*T) row by row, over A*T in prp, pcol, pval (which
+ * holds T's pattern, as a_ii is not zero). */
+__kernel void hsp_sa_smooth(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
+                            VT w, __global const long *prp, __global const int *pcol, __global VT *pval,
+                            __global const int *tcol, __global const VT *tval)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    VT scale = -w / aval[find_col(acol, arp[i], arp[i + 1], (int)i)];
+    for (long k = prp[i]; k < prp[i + 1]; k++) pval[k] *= scale;
+    pval[find_col(pcol, prp[i], prp[i + 1], tcol[i])] += tval[i];
+}
+
+/* Row i's entries into their columns' rows of R = P^T, in any order: next[c]
+ * counts those placed in row c (from 0). */
+__kernel void hsp_tr_scatter(long n, __global const long *prp, __global const int *pcol, __global const VT *pval,
+                             __global const long *rrp, __global int *next, __global int *rcol, __global VT *rval)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    for (long k = prp[i]; k < prp[i + 1]; k++) {
+        int c = pcol[k];
+        long at = rrp[c] + atomic_inc(&next[c]);
+        rcol[at] = (int)i, rval[at] = pval[k];
+    }
+}
+
+/* Each of R's m rows sorted by column, by insertion (rows of P^T are short:
+ * the nodes near one aggregate). */
+__kernel void hsp_tr_sort(long m, __global const long *rrp, __global int *rcol, __global VT *rval)
+{
+    long c = get_global_id(0);
+    if (c >= m) return;
+    for (long k = rrp[c] + 1; k < rrp[c + 1]; k++) {
+        int j = rcol[k];
+        VT v = rval[k];
+        long at = k;
+        for (; at > rrp[c] && rcol[at - 1] > j; at--) rcol[at] = rcol[at - 1], rval[at] = rval[at - 1];
+        rcol[at] = j, rval[at] = v;
+    }
+}

@@ -1,0 +1,261 @@
+/* gpu_amg.c: the steps of smoothed aggregation that a resident hierarchy
+ * runs on a GPU with memory of its own (kernels/amg.cl), so that no level's
+ * matrices cross to the host: the diagonal and the bound of rho(D^-1 A),
+ * strong connections, aggregates, T, the smoothing of A*T into P, and
+ * R = P^T.  What crosses is a few numbers: a flag, a count per round of the
+ * root search, a maximum per work-group. */
+#include <stdlib.h>
+#include "aggregate.h"
+#include "gpu.h"
+#include "internal.h"
+
+enum { GROUP_SIZE = 256 };
+
+/* The temporaries of one aggregation. */
+enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_MAX2, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SIZE,
+       W_COUNT };
+
+/* A kernel argument over an array of the caller's. */
+static gpu_arg arr(const gpu_array *x)
+{
+    return (gpu_arg){GPU_ARG_ARRAY, x, NULL, 0};
+}
+
+/* A value of the kernels' type VT. */
+typedef union {
+    float f;
+    double d;
+} vt_value;
+
+/* x as an argument of type VT, kept in *store. */
+static gpu_arg vt(int dbl, double x, vt_value *store)
+{
+    if (dbl) store->d = x;
+    else store->f = (float)x;
+    return dbl ? gpu_val(&store->d, sizeof store->d) : gpu_val(&store->f, sizeof store->f);
+}
+
+/* The work-group size for a kernel: a power of two of at most GROUP_SIZE. */
+static size_t group_size(gpu *g, int dbl, int kernel)
+{
+    size_t most = g->ops->group_limit(g, dbl, kernel), size = GROUP_SIZE;
+    while (size > most && size > 1) size /= 2;
+    return size;
+}
+
+/* Launch kernel with a work-item for each of n rows or entries. */
+static hsp_status launch(gpu *g, int dbl, int kernel, const gpu_arg *a, int na, int64_t n)
+{
+    size_t size = group_size(g, dbl, kernel);
+    return n ? g->ops->launch(g, dbl, kernel, a, na, ((size_t)n + size - 1) / size, size) : HSP_OK;
+}
+
+/* Arrays of the sizes given, freed on failure. */
+static hsp_status arrays(gpu *g, gpu_array *x, const size_t *bytes, int n)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < n && s == HSP_OK; k++) s = gpu_array_new(g, &x[k], bytes[k]);
+    for (int k = 0; k < n && s != HSP_OK; k++) gpu_array_free(g, &x[k]);
+    return s;
+}
+
+static void arrays_free(gpu *g, gpu_array *x, int n)
+{
+    for (int k = 0; k < n; k++) gpu_array_free(g, &x[k]);
+}
+
+/* The first row named by the flag at x, or n when none was (x set to n first). */
+static hsp_status flag_read(gpu *g, gpu_array *x, int32_t n, int32_t *row)
+{
+    hsp_status s = g->ops->finish(g);
+    if (s == HSP_OK) s = gpu_array_read(g, x, row, sizeof *row);
+    if (s == HSP_OK && *row < n) return HSP_OK;
+    *row = n;
+    return s;
+}
+
+/* where[], the rows without a nonzero diagonal (an error naming the first),
+ * and *rho, the largest sum_j |a_ij| / |a_ii|. */
+static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w, double *rho)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    int64_t n = A->nrows;
+    int32_t bad = A->nrows;
+    size_t size = group_size(g, dbl, GK_SA_DIAG), vs = hsp_value_size(A->precision);
+    size_t ngroups = ((size_t)n + size - 1) / size;
+    void *part = malloc(ngroups * vs + 1);
+    hsp_status s = part ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for %zu maxima", ngroups);
+    if (s == HSP_OK) s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
+    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&w[W_WHERE]),
+                   arr(&w[W_BAD]), arr(&w[W_PART]), gpu_local(size * vs)};
+    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_SA_DIAG, a, 8, ngroups, size);
+    if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
+    if (s == HSP_OK && bad < A->nrows) s = hsp_fail_diagonal(bad);
+    if (s == HSP_OK) s = gpu_array_read(g, &w[W_PART], part, ngroups * vs);
+    *rho = 0;
+    for (size_t k = 0; s == HSP_OK && k < ngroups; k++) {
+        double x = dbl ? ((double *)part)[k] : ((float *)part)[k];
+        if (x > *rho) *rho = x;
+    }
+    free(part);
+    return s;
+}
+
+/* The roots: rounds of the largest key within distance 2 until no node is
+ * undecided; w[W_ROOT] gets 1 for each root, w[W_KEY] the final keys. */
+static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    int64_t n = A->nrows, one = 1;
+    int32_t undecided = 1;
+    gpu_arg init[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY])};
+    gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                      arr(&w[W_MAX1])};
+    gpu_arg max2[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_MAX1]),
+                      arr(&w[W_MAX2])};
+    gpu_arg zero[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
+    gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY]), arr(&w[W_MAX2]), arr(&w[W_UNDECIDED]),
+                        arr(&w[W_ROOT])};
+    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 2, n);
+    while (s == HSP_OK && undecided > 0) {
+        s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
+        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max2, 6, n);
+        if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero, 2, 1);
+        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 5, n);
+        if (s == HSP_OK) s = g->ops->finish(g);
+        if (s == HSP_OK) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
+    }
+    return s;
+}
+
+/* Each node's aggregate into agg: its root's, or its strong neighbour's. */
+static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w, gpu_array *agg)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    int64_t n = A->nrows;
+    int32_t bad = A->nrows;
+    gpu_arg near[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                      arr(&w[W_FIRST]), arr(&w[W_NEAR])};
+    gpu_arg far[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                     arr(&w[W_NEAR]), arr(agg), arr(&w[W_BAD])};
+    hsp_status s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
+    if (s == HSP_OK) s = launch(g, dbl, GK_AGG_NEAR, near, 7, n);
+    if (s == HSP_OK) s = launch(g, dbl, GK_AGG_FAR, far, 8, n);
+    if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
+    if (s == HSP_OK && bad < A->nrows)
+        s = hsp_fail(HSP_ERR_DEVICE, "aggregation on the device left node %d in no aggregate", bad);
+    return s;
+}
+
+/* T from the aggregates in t->a[1]: a row pointer and a value a row. */
+static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, gpu_array *w, gpu_held *t)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    int64_t n = A->nrows, na = naggs;
+    gpu_arg zero[] = {gpu_val(&na, sizeof na), arr(&w[W_SIZE])};
+    gpu_arg count[] = {gpu_val(&n, sizeof n), arr(&t->a[1]), arr(&w[W_SIZE])};
+    gpu_arg rows[] = {gpu_val(&n, sizeof n), arr(&w[W_SIZE]), arr(&t->a[0]), arr(&t->a[1]), arr(&t->a[2])};
+    hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, na);
+    if (s == HSP_OK) s = launch(g, dbl, GK_COUNT_INTS, count, 3, n);
+    return s == HSP_OK ? launch(g, dbl, GK_SA_TENTATIVE, rows, 5, n) : s;
+}
+
+/* Strength, roots, aggregates and T, with w allocated. */
+static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double theta, gpu_array *w,
+                            gpu_held *t, int32_t *naggs, double *rho)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    int64_t n = A->nrows, roots = 0;
+    vt_value store;
+    hsp_status s = diagonal(g, A, h, w, rho);
+    gpu_arg strong[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&w[W_WHERE]),
+                        vt(dbl, theta, &store), arr(&w[W_STRONG])};
+    if (s == HSP_OK) s = launch(g, dbl, GK_SA_STRONG, strong, 7, n);
+    if (s == HSP_OK) s = find_roots(g, A, h, w);
+    if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
+    *naggs = roots < n ? (int32_t)roots : 0; /* else nothing to gain */
+    if (s != HSP_OK || !*naggs) return s;
+    s = gpu_array_new(g, &w[W_SIZE], (size_t)*naggs * sizeof(int32_t));
+    size_t bytes[3] = {((size_t)n + 1) * sizeof(int64_t), (size_t)n * sizeof(int32_t),
+                       (size_t)n * hsp_value_size(A->precision)};
+    if (s == HSP_OK) s = arrays(g, t->a, bytes, 3);
+    if (s == HSP_OK) s = assign(g, A, h, w, &t->a[1]);
+    if (s == HSP_OK) s = tentative(g, A, *naggs, w, t);
+    if (s != HSP_OK && !g->lost) arrays_free(g, t->a, 3);
+    return s;
+}
+
+hsp_status gpu_sa_tentative(gpu *g, const hsp_csr *A, void *held, double theta, void **held_t, int32_t *naggs,
+                            double *rho)
+{
+    size_t n = (size_t)A->nrows, vs = hsp_value_size(A->precision);
+    size_t bytes[W_COUNT] = {[W_WHERE] = n * sizeof(int64_t), [W_BAD] = sizeof(int32_t), [W_PART] = (n + 1) * vs,
+                             [W_STRONG] = (size_t)A->nnz, [W_KEY] = n * sizeof(uint64_t),
+                             [W_MAX1] = n * sizeof(uint64_t), [W_MAX2] = n * sizeof(uint64_t),
+                             [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
+                             [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t)};
+    gpu_array w[W_COUNT] = {{0}};
+    gpu_held *t = calloc(1, sizeof *t);
+    *held_t = NULL, *naggs = 0;
+    hsp_status s = t ? arrays(g, w, bytes, W_SIZE) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident T");
+    if (s == HSP_OK) s = aggregate(g, A, held, theta, w, t, naggs, rho);
+    if (s == HSP_OK) s = g->ops->finish(g); /* before the temporaries go */
+    if (!g->lost) arrays_free(g, w, W_COUNT);
+    if (s == HSP_OK && *naggs) *held_t = t;
+    else free(t);
+    return s;
+}
+
+hsp_status gpu_sa_smooth(gpu *g, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,
+                         void *held_p)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    const gpu_held *a = held_a, *t = held_t, *p = held_p;
+    int64_t n = P->nrows;
+    vt_value store;
+    gpu_arg args[] = {gpu_val(&n, sizeof n), arr(&a->a[0]), arr(&a->a[1]), arr(&a->a[2]), vt(dbl, w, &store),
+                      arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&t->a[1]), arr(&t->a[2])};
+    return launch(g, dbl, GK_SA_SMOOTH, args, 10, n);
+}
+
+/* R's row pointers from P's columns: count, widen, scan. */
+static hsp_status transpose_rows(gpu *g, int dbl, const hsp_csr *P, const gpu_held *p, gpu_array *next,
+                                 gpu_array *counts, gpu_array *rrp)
+{
+    int64_t m = P->ncols, nnz = P->nnz, total;
+    gpu_arg zero[] = {gpu_val(&m, sizeof m), arr(next)};
+    gpu_arg count[] = {gpu_val(&nnz, sizeof nnz), arr(&p->a[1]), arr(next)};
+    gpu_arg widen[] = {gpu_val(&m, sizeof m), arr(next), arr(counts)};
+    hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, m);
+    if (s == HSP_OK) s = launch(g, dbl, GK_COUNT_INTS, count, 3, nnz);
+    if (s == HSP_OK) s = launch(g, dbl, GK_WIDEN, widen, 3, m);
+    return s == HSP_OK ? gpu_scan(g, dbl, counts, rrp, m, &total) : s;
+}
+
+hsp_status gpu_transpose(gpu *g, const hsp_csr *P, void *held_p, void **held_r)
+{
+    int dbl = P->precision == HSP_DOUBLE;
+    const gpu_held *p = held_p;
+    int64_t n = P->nrows, m = P->ncols;
+    gpu_array tmp[2] = {{0}};
+    size_t tmp_bytes[2] = {(size_t)m * sizeof(int32_t), (size_t)m * sizeof(int64_t)};
+    size_t bytes[3] = {((size_t)m + 1) * sizeof(int64_t), (size_t)P->nnz * sizeof(int32_t),
+                       (size_t)P->nnz * hsp_value_size(P->precision)};
+    gpu_held *r = calloc(1, sizeof *r);
+    *held_r = NULL;
+    if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident R");
+    hsp_status s = arrays(g, tmp, tmp_bytes, 2);
+    if (s == HSP_OK && (s = arrays(g, r->a, bytes, 3)) != HSP_OK) arrays_free(g, tmp, 2);
+    if (s == HSP_OK) s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
+    gpu_arg scatter[] = {gpu_val(&n, sizeof n), arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&r->a[0]),
+                         arr(&tmp[0]), arr(&r->a[1]), arr(&r->a[2])};
+    gpu_arg sort[] = {gpu_val(&m, sizeof m), arr(&r->a[0]), arr(&r->a[1]), arr(&r->a[2])};
+    if (s == HSP_OK) s = launch(g, dbl, GK_TR_SCATTER, scatter, 8, n);
+    if (s == HSP_OK) s = launch(g, dbl, GK_TR_SORT, sort, 4, m);
+    if (s == HSP_OK) s = g->ops->finish(g); /* before the temporaries go */
+    if (!g->lost) arrays_free(g, tmp, 2);
+    if (s != HSP_OK && !g->lost) arrays_free(g, r->a, 3);
+    if (s == HSP_OK) *held_r = r;
+    else if (!g->lost) free(r);
+    return s;
+}

@@ -1,0 +1,15 @@
+/* resident.h: resident matrices inside the library (private). */
+#ifndef HSP_RESIDENT_H
+#define HSP_RESIDENT_H
+#include "hspgemm.h"
+
+/* A resident matrix of ctx over host (its shape, and its entries where held
+ * is NULL) and the device's arrays held; NULL when there is no memory for
+ * it, held then dropped and host freed unless borrowed (the caller's). */
+hsp_resident *hsp_resident_new(hsp_context *ctx, hsp_csr *host, int borrowed, void *held);
+/* M's host matrix: its shape, and its entries once home or where held is NULL. */
+const hsp_csr *hsp_resident_csr(const hsp_resident *M);
+/* The device's arrays of M, or NULL where its entries are host arrays. */
+void *hsp_resident_held(const hsp_resident *M);
+
+#endif
