@@ -5,8 +5,8 @@
  * strong connections, by rounds of hsp_mis_max (twice: the largest key
  * within distance 2) and hsp_mis_update; aggregates: a root and the nodes
  * within distance 2 of it; the tentative prolongator T; P = T - w D^-1 A T
- * in place over A*T; and R = P^T by counts, a scan and a scatter, each row
- * then sorted. */
+ * in place over A*T; and R = P^T by counts, a scan and a scatter (rows
+ * unsorted: the host sorts them by a product with the identity). */
 
 /* A node's key: its state in the top two bits (0 out, 1 undecided, 2 root),
  * a hash of its number in the next 30, its number in the low 32: distinct
@@ -202,17 +202,11 @@ __kernel void hsp_tr_scatter(long n, __global const long *prp, __global const in
     }
 }
 
-/* Each of R's m rows sorted by column, by insertion (rows of P^T are short:
- * the nodes near one aggregate). */
-__kernel void hsp_tr_sort(long m, __global const long *rrp, __global int *rcol, __global VT *rval)
+/* The n x n identity. */
+__kernel void hsp_identity(long n, __global long *rp, __global int *col, __global VT *val)
 {
-    long c = get_global_id(0);
-    if (c >= m) return;
-    for (long k = rrp[c] + 1; k < rrp[c + 1]; k++) {
-        int j = rcol[k];
-        VT v = rval[k];
-        long at = k;
-        for (; at > rrp[c] && rcol[at - 1] > j; at--) rcol[at] = rcol[at - 1], rval[at] = rval[at - 1];
-        rcol[at] = j, rval[at] = v;
-    }
+    long i = get_global_id(0);
+    if (i >= n) return;
+    if (i == 0) rp[0] = 0;
+    rp[i + 1] = i + 1, col[i] = (int)i, val[i] = 1;
 }

@@ -30,6 +30,25 @@ static hsp_resident *held_matrix(hsp_context *ctx, int32_t nrows, int32_t ncols,
     return NULL;
 }
 
+/* *R = P^T on the device: scattered there, its rows then sorted by the
+ * product with the identity (exact: one product per entry). */
+static hsp_status transpose(hsp_context *ctx, const hsp_resident *P, hsp_resident **R)
+{
+    hsp_device *dev = ctx->device;
+    const hsp_csr *H = hsp_resident_csr(P);
+    hsp_resident *unsorted = NULL, *I = NULL;
+    void *held_r = NULL, *held_i = NULL;
+    hsp_status s = dev->transpose(dev, H, hsp_resident_held(P), &held_r);
+    if (s == HSP_OK && !(unsorted = held_matrix(ctx, H->ncols, H->nrows, H->nnz, H->precision, held_r)))
+        s = HSP_ERR_NOMEM;
+    if (s == HSP_OK) s = dev->identity(dev, H->nrows, H->precision, &held_i);
+    if (s == HSP_OK && !(I = held_matrix(ctx, H->nrows, H->nrows, H->nrows, H->precision, held_i)))
+        s = HSP_ERR_NOMEM;
+    if (s == HSP_OK) s = hsp_multiply_resident(ctx, unsorted, I, R, NULL);
+    hsp_resident_free(unsorted), hsp_resident_free(I);
+    return s;
+}
+
 /* Level l's P = (I - w D^-1 A) T and R = P^T on the device, T freed. */
 static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, hsp_resident *T, double rho, double omega)
 {
@@ -37,7 +56,6 @@ static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, hsp_residen
     hsp_amg_level *v = &amg->level[l];
     const hsp_csr *A = hsp_resident_csr(v->rA);
     hsp_resident *P = NULL;
-    void *held_r = NULL;
     double t = hsp_now_ms();
     hsp_status s = hsp_multiply_resident(ctx, v->rA, T, &P, NULL);
     if (s == HSP_OK)
@@ -47,10 +65,9 @@ static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, hsp_residen
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
     v->rP = P;
     if (s != HSP_OK) return s;
-    const hsp_csr *H = hsp_resident_csr(P);
-    s = dev->transpose(dev, H, hsp_resident_held(P), &held_r);
-    if (s == HSP_OK && !(v->rR = held_matrix(ctx, H->ncols, H->nrows, H->nnz, H->precision, held_r)))
-        s = HSP_ERR_NOMEM;
+    hsp_resident *R = NULL;
+    s = transpose(ctx, P, &R);
+    v->rR = R;
     v->ms_transpose = hsp_now_ms() - t;
     return s;
 }

@@ -55,12 +55,15 @@ struct hsp_device {
      * sa_tentative aggregates A's nodes over its strong connections (theta)
      * into *naggs aggregates (0: none would coarsen) and holds the tentative
      * prolongator T (*held_t), with *rho a bound of rho(D^-1 A); sa_smooth
-     * turns A*T, held as P, into T - (w / a_ii) A*T; transpose holds P^T. */
+     * turns A*T, held as P, into T - (w / a_ii) A*T; transpose holds P^T,
+     * its rows unsorted; identity holds the n x n identity (a product with
+     * it sorts a matrix's rows). */
     hsp_status (*sa_tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
                                int32_t *naggs, double *rho);
     hsp_status (*sa_smooth)(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w,
                             const hsp_csr *P, void *held_p);
     hsp_status (*transpose)(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r);
+    hsp_status (*identity)(hsp_device *dev, int32_t n, hsp_precision precision, void **held);
     void (*destroy)(hsp_device *dev);
     void *state;
 };

@@ -433,6 +433,11 @@ static hsp_status gpu_device_transpose(hsp_device *dev, const hsp_csr *P, void *
     return noted(dev, gpu_transpose(dev->state, P, held_p, held_r));
 }
 
+static hsp_status gpu_device_identity(hsp_device *dev, int32_t n, hsp_precision precision, void **held)
+{
+    return noted(dev, gpu_identity(dev->state, n, precision, held));
+}
+
 /* Stage 2 on the device (gpu_bins.c). */
 static hsp_status gpu_bin(hsp_device *dev, hsp_job *job)
 {
@@ -496,5 +501,5 @@ void gpu_device_init(hsp_device *dev)
     if (g->host_arrays) return;
     dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
     dev->sa_tentative = gpu_device_sa_tentative, dev->sa_smooth = gpu_device_sa_smooth;
-    dev->transpose = gpu_device_transpose;
+    dev->transpose = gpu_device_transpose, dev->identity = gpu_device_identity;
 }

@@ -15,7 +15,7 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HASH,
        /* smoothed aggregation of resident hierarchies (gpu_amg.c) */
        GK_SA_DIAG, GK_SA_STRONG, GK_MIS_INIT, GK_MIS_MAX, GK_MIS_UPDATE, GK_AGG_NEAR, GK_AGG_FAR, GK_ZERO_INTS,
-       GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_TR_SORT, GK_HEAP,
+       GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -178,12 +178,14 @@ hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
 
 /* Smoothed aggregation of a resident matrix (gpu_amg.c; hsp_device's
- * sa_tentative, sa_smooth and transpose, on arrays held as gpu_held). */
+ * sa_tentative, sa_smooth, transpose and identity, on arrays held as
+ * gpu_held). */
 hsp_status gpu_sa_tentative(gpu *g, const hsp_csr *A, void *held, double theta, void **held_t, int32_t *naggs,
                             double *rho);
 hsp_status gpu_sa_smooth(gpu *g, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,
                          void *held_p);
 hsp_status gpu_transpose(gpu *g, const hsp_csr *P, void *held_p, void **held_r);
+hsp_status gpu_identity(gpu *g, int32_t n, hsp_precision precision, void **held);
 
 /* Long rows (gpu_long.c): give each its first region of the pool (room for
  * all u products where u is at most esc_max, for ESC; none for the others

@@ -2,7 +2,7 @@
  * runs on a GPU with memory of its own (kernels/amg.cl), so that no level's
  * matrices cross to the host: the diagonal and the bound of rho(D^-1 A),
  * strong connections, aggregates, T, the smoothing of A*T into P, and
- * R = P^T.  What crosses is a few numbers: a flag, a count per round of the
+ * R = P^T (rows unsorted) and the identity, which sorts them in a product.  What crosses is a few numbers: a flag, a count per round of the
  * root search, a maximum per work-group. */
 #include <stdlib.h>
 #include "aggregate.h"
@@ -249,13 +249,29 @@ hsp_status gpu_transpose(gpu *g, const hsp_csr *P, void *held_p, void **held_r)
     if (s == HSP_OK) s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
     gpu_arg scatter[] = {gpu_val(&n, sizeof n), arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&r->a[0]),
                          arr(&tmp[0]), arr(&r->a[1]), arr(&r->a[2])};
-    gpu_arg sort[] = {gpu_val(&m, sizeof m), arr(&r->a[0]), arr(&r->a[1]), arr(&r->a[2])};
     if (s == HSP_OK) s = launch(g, dbl, GK_TR_SCATTER, scatter, 8, n);
-    if (s == HSP_OK) s = launch(g, dbl, GK_TR_SORT, sort, 4, m);
     if (s == HSP_OK) s = g->ops->finish(g); /* before the temporaries go */
     if (!g->lost) arrays_free(g, tmp, 2);
     if (s != HSP_OK && !g->lost) arrays_free(g, r->a, 3);
     if (s == HSP_OK) *held_r = r;
     else if (!g->lost) free(r);
+    return s;
+}
+
+hsp_status gpu_identity(gpu *g, int32_t n, hsp_precision precision, void **held)
+{
+    int dbl = precision == HSP_DOUBLE;
+    int64_t rows = n;
+    size_t bytes[3] = {((size_t)n + 1) * sizeof(int64_t), (size_t)n * sizeof(int32_t),
+                       (size_t)n * hsp_value_size(precision)};
+    gpu_held *h = calloc(1, sizeof *h);
+    *held = NULL;
+    if (!h) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident identity");
+    hsp_status s = arrays(g, h->a, bytes, 3);
+    gpu_arg a[] = {gpu_val(&rows, sizeof rows), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2])};
+    if (s == HSP_OK) s = launch(g, dbl, GK_IDENTITY, a, 4, rows);
+    if (s != HSP_OK && !g->lost) arrays_free(g, h->a, 3);
+    if (s == HSP_OK) *held = h;
+    else if (!g->lost) free(h);
     return s;
 }

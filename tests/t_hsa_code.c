@@ -143,7 +143,7 @@ static void check_resources(const hsp_code_object *co, const char *what)
         "hsp_hash_rows",  "hsp_hash",       "hsp_sa_diag",      "hsp_sa_strong",   "hsp_mis_init",
         "hsp_mis_max",    "hsp_mis_update", "hsp_agg_near",     "hsp_agg_far",     "hsp_zero_ints",
         "hsp_count_ints", "hsp_widen",      "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
-        "hsp_tr_sort"};
+        "hsp_identity"};
     hsp_kernel_meta *read = NULL;
     int nread = 0;
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);
