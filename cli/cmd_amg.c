@@ -24,7 +24,8 @@ static const char usage_amg[] =
     "  --resident            place A on the device first and keep every level there\n"
     "                        (hsp_amg_setup_resident); on a device with memory of its own\n"
     "                        it also aggregates, by independent sets (coarser aggregates).\n"
-    "                        Placing A and bringing the levels home are timed apart\n"
+    "                        Placing A and bringing the levels home are timed apart;\n"
+    "                        with --resetup the re-setup runs there too, values only\n"
     "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --small-nnz=N,\n"
     "  --device-timeout=S, --seed=N, --quiet\n"
     "                        as for 'hspgemm multiply'\n";
@@ -78,21 +79,29 @@ static int write_levels(const hsp_amg *amg, const char *dir)
 }
 
 /* Set-up again with A's values times 1.01, values only. */
-static int resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A, hsp_rap_order order, double first_ms)
+/* Set-up again with A's values times 1.01, values only; with --resident
+ * (M: A placed), of that matrix placed, and the levels brought home after. */
+static int resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A, hsp_resident *M, hsp_rap_order order,
+                   double first_ms)
 {
     hsp_csr *B = NULL;
+    hsp_resident *rB = NULL;
     hsp_status s = hsp_csr_convert(A, A->precision, &B);
     for (int64_t k = 0; s == HSP_OK && k < B->nnz; k++)
         if (B->precision == HSP_DOUBLE) ((double *)B->values)[k] *= 1.01;
         else ((float *)B->values)[k] *= 1.01f;
-    if (s == HSP_OK) s = hsp_amg_resetup(ctx, amg, B);
+    if (s == HSP_OK && M) s = hsp_place(ctx, B, &rB);
+    if (s == HSP_OK) s = M ? hsp_amg_resetup_resident(ctx, amg, rB) : hsp_amg_resetup(ctx, amg, B);
     if (s == HSP_OK) {
         print_levels(amg, order, "\nre-setup, values only (A's values times 1.01; RAP1 holds both products):");
         printf("re-setup %.2f ms, setup %.2f ms: %.2fx faster\n", amg->ms_total, first_ms,
                amg->ms_total > 0 ? first_ms / amg->ms_total : 0.0);
     }
-    hsp_amg_resetup(ctx, amg, A); /* the hierarchy must not keep B */
-    hsp_csr_free(B);
+    /* the hierarchy must not keep B */
+    hsp_status back = M ? hsp_amg_resetup_resident(ctx, amg, M) : hsp_amg_resetup(ctx, amg, A);
+    if (s == HSP_OK) s = back;
+    if (s == HSP_OK && M) s = hsp_amg_home(amg);
+    hsp_resident_free(rB), hsp_csr_free(B);
     return s == HSP_OK ? 0 : cli_error("re-setup", s);
 }
 
@@ -126,11 +135,6 @@ int cmd_amg_setup(int argc, char **argv)
         fprintf(stderr, "hspgemm: amg-setup takes one matrix, %d given\n%s", a.noperands, usage_amg);
         return 2;
     }
-    if (a.resident && a.resetup) {
-        fprintf(stderr, "hspgemm: --resetup needs a hierarchy's plans, which a resident one (--resident) does "
-                        "not keep\n");
-        return 2;
-    }
     hsp_csr *A = cli_load(&a, 0);
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;
@@ -149,7 +153,7 @@ int cmd_amg_setup(int argc, char **argv)
         if (a.resident && (rc = bring_home(amg, &ms_home)) == 0)
             printf("resident: A placed in %.2f ms, the levels brought home in %.2f ms (not in the total)\n",
                    ms_place, ms_home);
-        if (a.resetup) rc = resetup(ctx, amg, A, a.amg.order, first_ms);
+        if (!rc && a.resetup) rc = resetup(ctx, amg, A, M, a.amg.order, first_ms);
         if (!rc && a.write_levels) rc = write_levels(amg, a.write_levels);
     }
     hsp_amg_free(amg), hsp_resident_free(M), hsp_context_free(ctx), hsp_csr_free(A);

@@ -6,7 +6,9 @@
  * within distance 2) and hsp_mis_update; aggregates: a root and the nodes
  * within distance 2 of it; the tentative prolongator T; P = T - w D^-1 A T
  * in place over A*T; and R = P^T by counts, a scan and a scatter (rows
- * unsorted: the host sorts them by a product with the identity). */
+ * unsorted: the host sorts them by a product with the identity).  For a
+ * re-setup with new values: products and P^T of known patterns, values only,
+ * and the check that a new A has the old one's pattern. */
 
 /* A node's key: its state in the top two bits (0 out, 1 undecided, 2 root),
  * a hash of its number in the next 30, its number in the low 32: distinct
@@ -209,4 +211,45 @@ __kernel void hsp_identity(long n, __global long *rp, __global int *col, __globa
     if (i >= n) return;
     if (i == 0) rp[0] = 0;
     rp[i + 1] = i + 1, col[i] = (int)i, val[i] = 1;
+}
+
+/* Values only, for a re-setup: C's values = A*B over C's pattern (rows
+ * sorted), a row of C a work-item, each product added at its column's place. */
+__kernel void hsp_numeric(long m, __global const long *arp, __global const int *acol, __global const VT *aval,
+                          __global const long *brp, __global const int *bcol, __global const VT *bval,
+                          __global const long *crp, __global const int *ccol, __global VT *cval)
+{
+    long i = get_global_id(0);
+    if (i >= m) return;
+    for (long k = crp[i]; k < crp[i + 1]; k++) cval[k] = 0;
+    for (long a = arp[i]; a < arp[i + 1]; a++) {
+        int j = acol[a];
+        for (long b = brp[j]; b < brp[j + 1]; b++)
+            cval[find_col(ccol, crp[i], crp[i + 1], bcol[b])] += aval[a] * bval[b];
+    }
+}
+
+/* Values only: R = P^T of R's pattern, each entry of P's row i to its place
+ * in row c of R. */
+__kernel void hsp_tr_values(long n, __global const long *prp, __global const int *pcol, __global const VT *pval,
+                            __global const long *rrp, __global const int *rcol, __global VT *rval)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    for (long k = prp[i]; k < prp[i + 1]; k++) {
+        int c = pcol[k];
+        rval[find_col(rcol, rrp[c], rrp[c + 1], (int)i)] = pval[k];
+    }
+}
+
+/* *bad: the first row where the patterns of X and Y (n rows, as many
+ * entries) differ (stays n when none does). */
+__kernel void hsp_same_pattern(long n, __global const long *xrp, __global const int *xcol, __global const long *yrp,
+                               __global const int *ycol, __global int *bad)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    int same = xrp[i] == yrp[i] && xrp[i + 1] == yrp[i + 1];
+    for (long k = xrp[i]; k < xrp[i + 1] && same; k++) same = xcol[k] == ycol[k];
+    if (!same) atomic_min(bad, (int)i);
 }

@@ -12,21 +12,6 @@
 #include "internal.h"
 #include "plan.h"
 
-/* What a level keeps for hsp_amg_resetup. */
-typedef struct {
-    int64_t *diag;    /* where A's diagonal is, per row */
-    int32_t *agg;     /* the aggregate of each row */
-    hsp_csr *T;       /* the tentative prolongator */
-    int64_t *t_entry; /* where T's entry of each row is in P */
-    hsp_plan *smooth; /* A*T into P */
-    hsp_plan *rap;    /* R*A*P into the next A; it holds R */
-} level_state;
-
-struct hsp_amg_state {
-    hsp_amg_options options;
-    level_state level[HSP_AMG_MAX_LEVELS];
-};
-
 void hsp_amg_options_init(hsp_amg_options *o)
 {
     o->theta = 0, o->omega = 4.0 / 3.0, o->max_levels = 10, o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
@@ -39,10 +24,12 @@ void hsp_amg_free(hsp_amg *amg)
         hsp_amg_level *v = &amg->level[l];
         if (l > 0) hsp_resident_free((hsp_resident *)v->rA);
         hsp_resident_free((hsp_resident *)v->rP), hsp_resident_free((hsp_resident *)v->rR);
-        if (!amg->state) continue; /* the host matrices, if any, were the residents' */
+        if (!amg->state) continue;
+        level_state *s = &amg->state->level[l];
+        hsp_resident_free(s->rT), hsp_resident_free(s->rmid);
+        if (amg->state->on_device) continue; /* its host matrices, if any, are the residents' */
         if (l > 0) hsp_csr_free((hsp_csr *)v->A);
         hsp_csr_free(v->P);
-        level_state *s = &amg->state->level[l];
         free(s->diag), free(s->agg), free(s->t_entry);
         hsp_csr_free(s->T), hsp_plan_free(s->smooth), hsp_plan_free(s->rap);
     }
@@ -173,7 +160,12 @@ hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
 {
     if (!ctx || !amg || !A) return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: an argument is NULL");
     if (amg->level[0].rA)
-        return hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_resetup: a resident hierarchy keeps no plans; set it up again");
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: the hierarchy is resident: use hsp_amg_resetup_resident");
+    return hsp_amg_resetup_host(ctx, amg, A);
+}
+
+hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
+{
     if (A->precision != amg->level[0].A->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: A has another precision than the hierarchy");
     /* the one check of the caller's data: every other matrix is the hierarchy's own */

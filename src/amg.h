@@ -3,7 +3,28 @@
 #define HSP_AMG_H
 #include "hspgemm.h"
 
+/* What a level keeps for a re-setup: on the host (hsp_amg_setup, and
+ * hsp_amg_setup_resident where the device uses host arrays in place), or
+ * on a device with memory of its own (hsp_amg_setup_resident there). */
+typedef struct {
+    int64_t *diag;    /* where A's diagonal is, per row */
+    int32_t *agg;     /* the aggregate of each row */
+    hsp_csr *T;       /* the tentative prolongator */
+    int64_t *t_entry; /* where T's entry of each row is in P */
+    hsp_plan *smooth; /* A*T into P */
+    hsp_plan *rap;    /* R*A*P into the next A; it holds R */
+    hsp_resident *rT, *rmid; /* on the device: T, and the first product of R*A*P */
+} level_state;
+
+struct hsp_amg_state {
+    hsp_amg_options options;
+    int on_device;    /* the levels are the device's: no host matrices but those brought home */
+    level_state level[HSP_AMG_MAX_LEVELS];
+};
+
 /* A square A (nrows x ncols) and options in range, else an error naming fn. */
 hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp_amg_options *o);
+/* hsp_amg_resetup of a hierarchy whose levels are host matrices. */
+hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
 
 #endif

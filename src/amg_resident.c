@@ -1,9 +1,10 @@
 /* amg_resident.c: the hierarchy of a resident matrix, its levels resident.
  * Where the device uses host arrays in place it is hsp_amg_setup's over the
  * matrix's own arrays, each level's matrices then wrapped as resident ones.
- * On a device with memory of its own every step runs there (the device's
- * sa_tentative, sa_smooth and transpose, and resident products): what
- * crosses is sizes and a few numbers a step. */
+ * On a device with memory of its own every step runs there (dev->amg and
+ * resident products): what crosses is sizes and a few numbers a step.  Each
+ * level keeps T and the first product of R*A*P there, so that a re-setup
+ * with new values computes values only, there too. */
 #include <stdlib.h>
 #include <string.h>
 #include "amg.h"
@@ -11,23 +12,29 @@
 #include "internal.h"
 #include "resident.h"
 
-/* A matrix's header: shape and precision, no arrays (they are the device's). */
-static hsp_csr *header(int32_t nrows, int32_t ncols, int64_t nnz, hsp_precision precision)
-{
-    hsp_csr *H = calloc(1, sizeof *H);
-    if (!H) hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
-    else H->nrows = nrows, H->ncols = ncols, H->nnz = nnz, H->precision = precision;
-    return H;
-}
-
-/* A resident matrix over arrays the device holds, or NULL (held dropped). */
+/* A resident matrix over arrays the device holds (a header of the shape on
+ * the host), or NULL (held dropped). */
 static hsp_resident *held_matrix(hsp_context *ctx, int32_t nrows, int32_t ncols, int64_t nnz, hsp_precision p,
                                  void *held)
 {
-    hsp_csr *H = header(nrows, ncols, nnz, p);
-    if (H) return hsp_resident_new(ctx, H, 0, held);
+    hsp_csr *H = calloc(1, sizeof *H);
+    if (H) {
+        H->nrows = nrows, H->ncols = ncols, H->nnz = nnz, H->precision = p;
+        return hsp_resident_new(ctx, H, 0, held);
+    }
     ctx->device->drop(ctx->device, held);
+    hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
     return NULL;
+}
+
+static const hsp_csr *csr(const hsp_resident *M)
+{
+    return hsp_resident_csr(M);
+}
+
+static void *held(const hsp_resident *M)
+{
+    return hsp_resident_held(M);
 }
 
 /* *R = P^T on the device: scattered there, its rows then sorted by the
@@ -35,13 +42,13 @@ static hsp_resident *held_matrix(hsp_context *ctx, int32_t nrows, int32_t ncols,
 static hsp_status transpose(hsp_context *ctx, const hsp_resident *P, hsp_resident **R)
 {
     hsp_device *dev = ctx->device;
-    const hsp_csr *H = hsp_resident_csr(P);
+    const hsp_csr *H = csr(P);
     hsp_resident *unsorted = NULL, *I = NULL;
     void *held_r = NULL, *held_i = NULL;
-    hsp_status s = dev->transpose(dev, H, hsp_resident_held(P), &held_r);
+    hsp_status s = dev->amg->transpose(dev, H, held(P), &held_r);
     if (s == HSP_OK && !(unsorted = held_matrix(ctx, H->ncols, H->nrows, H->nnz, H->precision, held_r)))
         s = HSP_ERR_NOMEM;
-    if (s == HSP_OK) s = dev->identity(dev, H->nrows, H->precision, &held_i);
+    if (s == HSP_OK) s = dev->amg->identity(dev, H->nrows, H->precision, &held_i);
     if (s == HSP_OK && !(I = held_matrix(ctx, H->nrows, H->nrows, H->nrows, H->precision, held_i)))
         s = HSP_ERR_NOMEM;
     if (s == HSP_OK) s = hsp_multiply_resident(ctx, unsorted, I, R, NULL);
@@ -49,46 +56,36 @@ static hsp_status transpose(hsp_context *ctx, const hsp_resident *P, hsp_residen
     return s;
 }
 
-/* Level l's P = (I - w D^-1 A) T and R = P^T on the device, T freed. */
-static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, hsp_resident *T, double rho, double omega)
+/* Level l's P = (I - w D^-1 A) T and R = P^T on the device. */
+static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, double rho)
 {
     hsp_device *dev = ctx->device;
     hsp_amg_level *v = &amg->level[l];
-    const hsp_csr *A = hsp_resident_csr(v->rA);
-    hsp_resident *P = NULL;
+    const hsp_resident *T = amg->state->level[l].rT;
+    hsp_resident *P = NULL, *R = NULL;
     double t = hsp_now_ms();
     hsp_status s = hsp_multiply_resident(ctx, v->rA, T, &P, NULL);
-    if (s == HSP_OK)
-        s = dev->sa_smooth(dev, A, hsp_resident_held(v->rA), hsp_resident_held(T), omega / rho, hsp_resident_csr(P),
-                           hsp_resident_held(P));
-    hsp_resident_free(T); /* waits for the device */
-    v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
     v->rP = P;
-    if (s != HSP_OK) return s;
-    hsp_resident *R = NULL;
-    s = transpose(ctx, P, &R);
+    if (s == HSP_OK)
+        s = dev->amg->smooth(dev, csr(v->rA), held(v->rA), held(T), amg->state->options.omega / rho, csr(P), held(P));
+    v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
+    if (s == HSP_OK) s = transpose(ctx, P, &R);
     v->rR = R;
     v->ms_transpose = hsp_now_ms() - t;
     return s;
 }
 
-/* Level l's aggregates, P, R and the next level's A, on the device. */
-static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l, const hsp_amg_options *o)
+/* The next level's A = R*A*P, its first product kept. */
+static hsp_status galerkin(hsp_context *ctx, hsp_amg *amg, int l)
 {
-    hsp_device *dev = ctx->device;
     hsp_amg_level *v = &amg->level[l];
-    const hsp_csr *A = hsp_resident_csr(v->rA);
-    void *held_t = NULL;
-    double rho = 0, t = hsp_now_ms();
-    hsp_status s = dev->sa_tentative(dev, A, hsp_resident_held(v->rA), o->theta, &held_t, &v->naggregates, &rho);
-    v->ms_aggregate = hsp_now_ms() - t;
-    if (s != HSP_OK || !v->naggregates) return s;
-    hsp_resident *T = held_matrix(ctx, A->nrows, v->naggregates, A->nrows, A->precision, held_t);
-    s = T ? prolongator(ctx, amg, l, T, rho, o->omega) : HSP_ERR_NOMEM;
+    level_state *s = &amg->state->level[l];
+    int r_ap = amg->state->options.order == HSP_RAP_R_AP;
     hsp_resident *next = NULL;
     hsp_stats st[2];
-    if (s == HSP_OK) s = hsp_rap_resident(ctx, v->rR, v->rA, v->rP, o->order, &next, st);
-    if (s != HSP_OK) return s;
+    hsp_status e = hsp_multiply_resident(ctx, r_ap ? v->rA : v->rR, r_ap ? v->rP : v->rA, &s->rmid, st);
+    if (e == HSP_OK) e = hsp_multiply_resident(ctx, r_ap ? v->rR : s->rmid, r_ap ? s->rmid : v->rP, &next, st + 1);
+    if (e != HSP_OK) return e;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
     memcpy(amg->device, st[0].device, sizeof amg->device);
     amg->level[l + 1].rA = next;
@@ -96,10 +93,28 @@ static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l, const hsp_
     return HSP_OK;
 }
 
+/* Level l's aggregates, T, P, R and the next level's A, on the device. */
+static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l)
+{
+    hsp_device *dev = ctx->device;
+    hsp_amg_level *v = &amg->level[l];
+    const hsp_csr *A = csr(v->rA);
+    void *held_t = NULL;
+    double rho = 0, t = hsp_now_ms();
+    hsp_status s = dev->amg->tentative(dev, A, held(v->rA), amg->state->options.theta, &held_t, &v->naggregates,
+                                       &rho);
+    v->ms_aggregate = hsp_now_ms() - t;
+    if (s != HSP_OK || !v->naggregates) return s;
+    level_state *ls = &amg->state->level[l];
+    ls->rT = held_matrix(ctx, A->nrows, v->naggregates, A->nrows, A->precision, held_t);
+    s = ls->rT ? prolongator(ctx, amg, l, rho) : HSP_ERR_NOMEM;
+    return s == HSP_OK ? galerkin(ctx, amg, l) : s;
+}
+
 /* The hierarchy of hsp_amg_setup over A's host arrays, its matrices wrapped. */
 static hsp_status host_levels(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out)
 {
-    hsp_status s = hsp_amg_setup(ctx, hsp_resident_csr(A), o, out);
+    hsp_status s = hsp_amg_setup(ctx, csr(A), o, out);
     hsp_amg *amg = *out;
     for (int l = 0; s == HSP_OK && l < amg->nlevels; l++) {
         hsp_amg_level *v = &amg->level[l];
@@ -111,30 +126,97 @@ static hsp_status host_levels(hsp_context *ctx, const hsp_resident *A, const hsp
     return s;
 }
 
+/* The levels made on the device. */
+static hsp_status device_levels(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out)
+{
+    hsp_amg *amg = calloc(1, sizeof *amg);
+    if (amg) amg->state = calloc(1, sizeof *amg->state);
+    *out = amg;
+    if (!amg || !amg->state) return hsp_fail(HSP_ERR_NOMEM, "no memory for an AMG hierarchy");
+    double start = hsp_now_ms();
+    amg->state->options = *o, amg->state->on_device = 1;
+    amg->level[0].rA = A, amg->nlevels = 1;
+    hsp_status s = HSP_OK;
+    for (int l = 0; s == HSP_OK && l + 1 < o->max_levels && l + 1 == amg->nlevels && csr(amg->level[l].rA)->nrows >
+                                                                                         o->coarse_size; l++)
+        s = device_level(ctx, amg, l);
+    amg->ms_total = hsp_now_ms() - start;
+    return s;
+}
+
 hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out)
 {
     if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup_resident: an argument is NULL");
     *out = NULL;
-    const hsp_csr *H = hsp_resident_csr(A);
-    hsp_status s = hsp_amg_check("hsp_amg_setup_resident", H->nrows, H->ncols, o);
     hsp_amg *amg = NULL;
-    if (s == HSP_OK && !ctx->device->sa_tentative) s = host_levels(ctx, A, o, &amg);
-    else if (s == HSP_OK && !(amg = calloc(1, sizeof *amg)))
-        s = hsp_fail(HSP_ERR_NOMEM, "no memory for an AMG hierarchy");
-    if (s == HSP_OK && ctx->device->sa_tentative) {
-        double start = hsp_now_ms();
-        amg->level[0].rA = A, amg->nlevels = 1;
-        for (int l = 0; s == HSP_OK && l + 1 < o->max_levels && l + 1 == amg->nlevels &&
-                        hsp_resident_csr(amg->level[l].rA)->nrows > o->coarse_size; l++)
-            s = device_level(ctx, amg, l, o);
-        amg->ms_total = hsp_now_ms() - start;
-    }
+    hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
+    if (s == HSP_OK) s = ctx->device->amg ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     if (s != HSP_OK) {
         hsp_amg_free(amg);
         return s;
     }
     *out = amg;
     return HSP_OK;
+}
+
+/* Level l's values anew on the device: P, R and the next level's A. */
+static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
+{
+    hsp_device *dev = ctx->device;
+    hsp_amg_level *v = &amg->level[l];
+    level_state *ls = &amg->state->level[l];
+    const hsp_resident *A = v->rA, *P = v->rP, *R = v->rR, *mid = ls->rmid, *next = amg->level[l + 1].rA;
+    int r_ap = amg->state->options.order == HSP_RAP_R_AP;
+    double rho, t = hsp_now_ms();
+    hsp_status s = dev->amg->radius(dev, csr(A), held(A), &rho);
+    if (s == HSP_OK) s = dev->amg->numeric(dev, csr(P), held(A), held(ls->rT), held(P));
+    if (s == HSP_OK)
+        s = dev->amg->smooth(dev, csr(A), held(A), held(ls->rT), amg->state->options.omega / rho, csr(P), held(P));
+    if (s == HSP_OK) s = dev->amg->transpose_values(dev, csr(P), held(P), held(R));
+    if (s == HSP_OK) s = dev->amg->finish(dev); /* for the time of each step */
+    v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
+    if (s == HSP_OK) s = dev->amg->numeric(dev, csr(mid), held(r_ap ? A : R), held(r_ap ? P : A), held(mid));
+    if (s == HSP_OK) s = dev->amg->numeric(dev, csr(next), held(r_ap ? R : mid), held(r_ap ? mid : P), held(next));
+    if (s == HSP_OK) s = dev->amg->finish(dev);
+    hsp_resident_touched((hsp_resident *)P), hsp_resident_touched((hsp_resident *)R);
+    hsp_resident_touched((hsp_resident *)next);
+    v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
+    v->P = NULL, v->R = NULL, amg->level[l + 1].A = NULL; /* stale until brought home again */
+    return s;
+}
+
+/* The device's re-setup: A of the same pattern as the hierarchy's. */
+static hsp_status device_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_resident *A)
+{
+    hsp_device *dev = ctx->device;
+    const hsp_csr *old = csr(amg->level[0].rA), *H = csr(A);
+    int32_t row = 0;
+    if (H->nrows != old->nrows || H->ncols != old->ncols || H->nnz != old->nnz)
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A is %d x %d with %lld entries; the hierarchy's "
+                        "is %d x %d with %lld", H->nrows, H->ncols, (long long)H->nnz, old->nrows, old->ncols,
+                        (long long)old->nnz);
+    hsp_status s = dev->amg->same_pattern(dev, old, held(amg->level[0].rA), held(A), &row);
+    if (s == HSP_OK && row < H->nrows)
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A's pattern differs from the hierarchy's in row %d: "
+                        "a re-setup computes values only, for A of the same pattern", row);
+    double start = hsp_now_ms();
+    if (s == HSP_OK) amg->level[0].rA = A, amg->level[0].A = NULL;
+    for (int l = 0; s == HSP_OK && l + 1 < amg->nlevels; l++) s = device_values(ctx, amg, l);
+    amg->ms_total = hsp_now_ms() - start;
+    return s;
+}
+
+hsp_status hsp_amg_resetup_resident(hsp_context *ctx, hsp_amg *amg, const hsp_resident *A)
+{
+    if (!ctx || !amg || !A) return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: an argument is NULL");
+    if (!amg->level[0].rA)
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: the hierarchy is not resident: use hsp_amg_resetup");
+    if (csr(A)->precision != csr(amg->level[0].rA)->precision)
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A has another precision than the hierarchy");
+    if (amg->state->on_device) return device_resetup(ctx, amg, A);
+    hsp_status s = hsp_amg_resetup_host(ctx, amg, csr(A));
+    if (s == HSP_OK) amg->level[0].rA = A;
+    return s;
 }
 
 hsp_status hsp_amg_home(hsp_amg *amg)

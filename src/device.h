@@ -51,22 +51,37 @@ struct hsp_device {
     hsp_status (*hold)(hsp_device *dev, const hsp_csr *M, void **held);
     hsp_status (*home)(hsp_device *dev, void *held, hsp_csr *M);
     void (*drop)(hsp_device *dev, void *held);
-    /* Smoothed aggregation of resident matrices on the device (set with hold):
-     * sa_tentative aggregates A's nodes over its strong connections (theta)
-     * into *naggs aggregates (0: none would coarsen) and holds the tentative
-     * prolongator T (*held_t), with *rho a bound of rho(D^-1 A); sa_smooth
-     * turns A*T, held as P, into T - (w / a_ii) A*T; transpose holds P^T,
-     * its rows unsorted; identity holds the n x n identity (a product with
-     * it sorts a matrix's rows). */
-    hsp_status (*sa_tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
-                               int32_t *naggs, double *rho);
-    hsp_status (*sa_smooth)(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w,
-                            const hsp_csr *P, void *held_p);
-    hsp_status (*transpose)(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r);
-    hsp_status (*identity)(hsp_device *dev, int32_t n, hsp_precision precision, void **held);
+    /* The steps of a resident AMG hierarchy on the device (set with hold), or NULL. */
+    const struct hsp_device_amg *amg;
     void (*destroy)(hsp_device *dev);
     void *state;
 };
+
+/* The steps of a resident AMG hierarchy on a device with memory of its own,
+ * on matrices it holds (held: what dev->hold made, or a product's C).
+ * tentative aggregates A's nodes over its strong connections (theta) into
+ * *naggs aggregates (0: none would coarsen) and holds the tentative
+ * prolongator T, with *rho a bound of rho(D^-1 A); radius checks A's
+ * diagonal and gives *rho; smooth turns A*T, held as P, into
+ * T - (w / a_ii) A*T; transpose holds P^T, its rows unsorted, and
+ * transpose_values writes P's values into an R of P^T's pattern; identity
+ * holds the n x n identity (a product with it sorts a matrix's rows);
+ * numeric writes C's values as A*B over C's pattern; same_pattern gives the
+ * first row where X and Y (of X's shape and entry count) differ, or
+ * X->nrows; finish waits for what the others launched. */
+typedef struct hsp_device_amg {
+    hsp_status (*tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
+                            int32_t *naggs, double *rho);
+    hsp_status (*radius)(hsp_device *dev, const hsp_csr *A, void *held, double *rho);
+    hsp_status (*smooth)(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,
+                         void *held_p);
+    hsp_status (*transpose)(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r);
+    hsp_status (*transpose_values)(hsp_device *dev, const hsp_csr *P, void *held_p, void *held_r);
+    hsp_status (*identity)(hsp_device *dev, int32_t n, hsp_precision precision, void **held);
+    hsp_status (*numeric)(hsp_device *dev, const hsp_csr *C, void *held_a, void *held_b, void *held_c);
+    hsp_status (*same_pattern)(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row);
+    hsp_status (*finish)(hsp_device *dev);
+} hsp_device_amg;
 
 /* Open the device called name: "auto" (the hsa device, else a GPU through
  * OpenCL, else cpu), "cpu", "opencl[:N][,nosvm][,nofp64]" or

@@ -158,13 +158,6 @@ static int take_resident(gpu *g, const hsp_csr *M, int first)
     return 1;
 }
 
-/* s, once the device has noted whether its back end lost the GPU. */
-static hsp_status noted(hsp_device *dev, hsp_status s)
-{
-    dev->lost = ((gpu *)dev->state)->lost;
-    return s;
-}
-
 /* The C a job kept: its entries read from wherever its arrays now are (dev->fetch). */
 static hsp_status gpu_fetch(hsp_device *dev, int drop)
 {
@@ -174,7 +167,7 @@ static hsp_status gpu_fetch(hsp_device *dev, int drop)
     if (!C || drop) return HSP_OK;
     hsp_status s = gpu_download(g, g->kept_at + 1, C->colidx, (size_t)C->nnz * sizeof(int32_t));
     s = s == HSP_OK ? gpu_download(g, g->kept_at + 2, C->values, (size_t)C->nnz * hsp_value_size(C->precision)) : s;
-    return noted(dev, s);
+    return gpu_noted(dev, s);
 }
 
 /* Stage 1: A and B to the device, the bound kernel, u back to job->ub. */
@@ -211,7 +204,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
                    gpu_arr(g, GA_UB)};
     size_t size = gpu_group_size(g, dbl, GK_BOUND, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_BOUND, a, 5, (m + size - 1) / size, size);
-    return noted(dev, s == HSP_OK && !job->all_device ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
+    return gpu_noted(dev, s == HSP_OK && !job->all_device ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
 }
 
 /* The long rows' method. */
@@ -308,7 +301,7 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     if (group == HSP_GROUP_LONG && (m == HSP_METHOD_AUTO || m == HSP_METHOD_DENSE)) s = launch_long(g, job, bin);
     else s = gpu_launch_rows(g, job, m, hi, group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
     g->overlap = 0;
-    return noted(dev, s);
+    return gpu_noted(dev, s);
 }
 
 /* Wait for the queue; finish long rows; the counts of the device's rows. */
@@ -318,11 +311,11 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
     if (!g->started) return HSP_OK;
     hsp_status s = g->ops->finish(g);
     if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
-    if (job->all_device) return noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
+    if (job->all_device) return gpu_noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));
     for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = g->counts[job->bin_rows[k]];
-    return noted(dev, s);
+    return gpu_noted(dev, s);
 }
 
 /* C's arrays, as the arrange kernel left them, become a resident matrix's
@@ -372,7 +365,7 @@ static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
     hsp_status s = g->started && job->C->nnz ? arrange_rows(g, job) : HSP_OK;
     job->stats->peak_device_bytes = g->peak_device_bytes;
     job->stats->bytes_to_device = g->moved[0], job->stats->bytes_to_host = g->moved[1];
-    return noted(dev, s);
+    return gpu_noted(dev, s);
 }
 
 /* A resident matrix's arrays freed (those of a lost device are left to it). */
@@ -401,7 +394,7 @@ static hsp_status gpu_hold(hsp_device *dev, const hsp_csr *M, void **held)
     }
     if (s != HSP_OK) gpu_drop(dev, h), h = NULL;
     *held = h;
-    return noted(dev, s);
+    return gpu_noted(dev, s);
 }
 
 /* A resident matrix's arrays into M's host arrays. */
@@ -412,36 +405,13 @@ static hsp_status gpu_home(hsp_device *dev, void *held, hsp_csr *M)
     hsp_status s = gpu_array_read(g, &h->a[0], M->rowptr, ((size_t)M->nrows + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_array_read(g, &h->a[1], M->colidx, (size_t)M->nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_array_read(g, &h->a[2], M->values, (size_t)M->nnz * hsp_value_size(M->precision));
-    return noted(dev, s);
-}
-
-/* Smoothed aggregation's steps on held matrices (gpu_amg.c). */
-static hsp_status gpu_device_sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta,
-                                          void **held_t, int32_t *naggs, double *rho)
-{
-    return noted(dev, gpu_sa_tentative(dev->state, A, held, theta, held_t, naggs, rho));
-}
-
-static hsp_status gpu_device_sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w,
-                                       const hsp_csr *P, void *held_p)
-{
-    return noted(dev, gpu_sa_smooth(dev->state, A, held_a, held_t, w, P, held_p));
-}
-
-static hsp_status gpu_device_transpose(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r)
-{
-    return noted(dev, gpu_transpose(dev->state, P, held_p, held_r));
-}
-
-static hsp_status gpu_device_identity(hsp_device *dev, int32_t n, hsp_precision precision, void **held)
-{
-    return noted(dev, gpu_identity(dev->state, n, precision, held));
+    return gpu_noted(dev, s);
 }
 
 /* Stage 2 on the device (gpu_bins.c). */
 static hsp_status gpu_bin(hsp_device *dev, hsp_job *job)
 {
-    return noted(dev, gpu_bin_rows(dev->state, job));
+    return gpu_noted(dev, gpu_bin_rows(dev->state, job));
 }
 
 /* Close the device; a lost one keeps every array and table the GPU was given. */
@@ -500,6 +470,5 @@ void gpu_device_init(hsp_device *dev)
     dev->fetch = gpu_fetch;
     if (g->host_arrays) return;
     dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
-    dev->sa_tentative = gpu_device_sa_tentative, dev->sa_smooth = gpu_device_sa_smooth;
-    dev->transpose = gpu_device_transpose, dev->identity = gpu_device_identity;
+    dev->amg = &gpu_amg;
 }

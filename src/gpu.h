@@ -15,7 +15,8 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HASH,
        /* smoothed aggregation of resident hierarchies (gpu_amg.c) */
        GK_SA_DIAG, GK_SA_STRONG, GK_MIS_INIT, GK_MIS_MAX, GK_MIS_UPDATE, GK_AGG_NEAR, GK_AGG_FAR, GK_ZERO_INTS,
-       GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY, GK_HEAP,
+       GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY,
+       GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -177,15 +178,15 @@ hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
  * int64_t on the device); *total = crp[m]. */
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
 
-/* Smoothed aggregation of a resident matrix (gpu_amg.c; hsp_device's
- * sa_tentative, sa_smooth, transpose and identity, on arrays held as
- * gpu_held). */
-hsp_status gpu_sa_tentative(gpu *g, const hsp_csr *A, void *held, double theta, void **held_t, int32_t *naggs,
-                            double *rho);
-hsp_status gpu_sa_smooth(gpu *g, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,
-                         void *held_p);
-hsp_status gpu_transpose(gpu *g, const hsp_csr *P, void *held_p, void **held_r);
-hsp_status gpu_identity(gpu *g, int32_t n, hsp_precision precision, void **held);
+/* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */
+extern const hsp_device_amg gpu_amg;
+
+/* s, after noting in dev whether the back end lost the GPU. */
+static inline hsp_status gpu_noted(hsp_device *dev, hsp_status s)
+{
+    dev->lost = ((gpu *)dev->state)->lost;
+    return s;
+}
 
 /* Long rows (gpu_long.c): give each its first region of the pool (room for
  * all u products where u is at most esc_max, for ESC; none for the others

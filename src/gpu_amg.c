@@ -5,6 +5,7 @@
  * R = P^T (rows unsorted) and the identity, which sorts them in a product.  What crosses is a few numbers: a flag, a count per round of the
  * root search, a maximum per work-group. */
 #include <stdlib.h>
+#include <string.h>
 #include "aggregate.h"
 #include "gpu.h"
 #include "internal.h"
@@ -185,37 +186,65 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
     return s;
 }
 
-hsp_status gpu_sa_tentative(gpu *g, const hsp_csr *A, void *held, double theta, void **held_t, int32_t *naggs,
-                            double *rho)
+/* The bytes of the temporaries of an aggregation of A (W_SIZE's come later). */
+static void work_bytes(const hsp_csr *A, size_t *bytes)
 {
     size_t n = (size_t)A->nrows, vs = hsp_value_size(A->precision);
-    size_t bytes[W_COUNT] = {[W_WHERE] = n * sizeof(int64_t), [W_BAD] = sizeof(int32_t), [W_PART] = (n + 1) * vs,
-                             [W_STRONG] = (size_t)A->nnz, [W_KEY] = n * sizeof(uint64_t),
-                             [W_MAX1] = n * sizeof(uint64_t), [W_MAX2] = n * sizeof(uint64_t),
-                             [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
-                             [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t)};
-    gpu_array w[W_COUNT] = {{0}};
-    gpu_held *t = calloc(1, sizeof *t);
-    *held_t = NULL, *naggs = 0;
-    hsp_status s = t ? arrays(g, w, bytes, W_SIZE) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident T");
-    if (s == HSP_OK) s = aggregate(g, A, held, theta, w, t, naggs, rho);
-    if (s == HSP_OK) s = g->ops->finish(g); /* before the temporaries go */
-    if (!g->lost) arrays_free(g, w, W_COUNT);
-    if (s == HSP_OK && *naggs) *held_t = t;
-    else free(t);
+    size_t b[W_COUNT] = {[W_WHERE] = n * sizeof(int64_t), [W_BAD] = sizeof(int32_t), [W_PART] = (n + 1) * vs,
+                         [W_STRONG] = (size_t)A->nnz, [W_KEY] = n * sizeof(uint64_t),
+                         [W_MAX1] = n * sizeof(uint64_t), [W_MAX2] = n * sizeof(uint64_t),
+                         [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
+                         [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t)};
+    memcpy(bytes, b, sizeof b);
+}
+
+/* Every launched kernel done, then the temporaries freed (a lost device's left to it). */
+static hsp_status done(gpu *g, hsp_status s, gpu_array *w, int n)
+{
+    if (s == HSP_OK) s = g->ops->finish(g);
+    if (!g->lost) arrays_free(g, w, n);
     return s;
 }
 
-hsp_status gpu_sa_smooth(gpu *g, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,
-                         void *held_p)
+static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
+                               int32_t *naggs, double *rho)
 {
+    gpu *g = dev->state;
+    size_t bytes[W_COUNT];
+    gpu_array w[W_COUNT] = {{0}};
+    gpu_held *t = calloc(1, sizeof *t);
+    *held_t = NULL, *naggs = 0;
+    work_bytes(A, bytes);
+    hsp_status s = t ? arrays(g, w, bytes, W_SIZE) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident T");
+    if (s == HSP_OK) s = aggregate(g, A, held, theta, w, t, naggs, rho);
+    s = done(g, s, w, W_COUNT);
+    if (s == HSP_OK && *naggs) *held_t = t;
+    else if (!g->lost) free(t);
+    return gpu_noted(dev, s);
+}
+
+static hsp_status sa_radius(hsp_device *dev, const hsp_csr *A, void *held, double *rho)
+{
+    gpu *g = dev->state;
+    size_t bytes[W_COUNT];
+    gpu_array w[W_COUNT] = {{0}};
+    work_bytes(A, bytes);
+    hsp_status s = arrays(g, w, bytes, W_PART + 1);
+    if (s == HSP_OK) s = diagonal(g, A, held, w, rho);
+    return gpu_noted(dev, done(g, s, w, W_PART + 1));
+}
+
+static hsp_status sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w,
+                            const hsp_csr *P, void *held_p)
+{
+    gpu *g = dev->state;
     int dbl = A->precision == HSP_DOUBLE;
     const gpu_held *a = held_a, *t = held_t, *p = held_p;
     int64_t n = P->nrows;
     vt_value store;
     gpu_arg args[] = {gpu_val(&n, sizeof n), arr(&a->a[0]), arr(&a->a[1]), arr(&a->a[2]), vt(dbl, w, &store),
                       arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&t->a[1]), arr(&t->a[2])};
-    return launch(g, dbl, GK_SA_SMOOTH, args, 10, n);
+    return gpu_noted(dev, launch(g, dbl, GK_SA_SMOOTH, args, 10, n));
 }
 
 /* R's row pointers from P's columns: count, widen, scan. */
@@ -232,8 +261,9 @@ static hsp_status transpose_rows(gpu *g, int dbl, const hsp_csr *P, const gpu_he
     return s == HSP_OK ? gpu_scan(g, dbl, counts, rrp, m, &total) : s;
 }
 
-hsp_status gpu_transpose(gpu *g, const hsp_csr *P, void *held_p, void **held_r)
+static hsp_status transpose(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r)
 {
+    gpu *g = dev->state;
     int dbl = P->precision == HSP_DOUBLE;
     const gpu_held *p = held_p;
     int64_t n = P->nrows, m = P->ncols;
@@ -250,16 +280,26 @@ hsp_status gpu_transpose(gpu *g, const hsp_csr *P, void *held_p, void **held_r)
     gpu_arg scatter[] = {gpu_val(&n, sizeof n), arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&r->a[0]),
                          arr(&tmp[0]), arr(&r->a[1]), arr(&r->a[2])};
     if (s == HSP_OK) s = launch(g, dbl, GK_TR_SCATTER, scatter, 8, n);
-    if (s == HSP_OK) s = g->ops->finish(g); /* before the temporaries go */
-    if (!g->lost) arrays_free(g, tmp, 2);
+    s = done(g, s, tmp, 2);
     if (s != HSP_OK && !g->lost) arrays_free(g, r->a, 3);
     if (s == HSP_OK) *held_r = r;
     else if (!g->lost) free(r);
-    return s;
+    return gpu_noted(dev, s);
 }
 
-hsp_status gpu_identity(gpu *g, int32_t n, hsp_precision precision, void **held)
+static hsp_status transpose_values(hsp_device *dev, const hsp_csr *P, void *held_p, void *held_r)
 {
+    gpu *g = dev->state;
+    const gpu_held *p = held_p, *r = held_r;
+    int64_t n = P->nrows;
+    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&r->a[0]),
+                   arr(&r->a[1]), arr(&r->a[2])};
+    return gpu_noted(dev, launch(g, P->precision == HSP_DOUBLE, GK_TR_VALUES, a, 7, n));
+}
+
+static hsp_status identity(hsp_device *dev, int32_t n, hsp_precision precision, void **held)
+{
+    gpu *g = dev->state;
     int dbl = precision == HSP_DOUBLE;
     int64_t rows = n;
     size_t bytes[3] = {((size_t)n + 1) * sizeof(int64_t), (size_t)n * sizeof(int32_t),
@@ -273,5 +313,39 @@ hsp_status gpu_identity(gpu *g, int32_t n, hsp_precision precision, void **held)
     if (s != HSP_OK && !g->lost) arrays_free(g, h->a, 3);
     if (s == HSP_OK) *held = h;
     else if (!g->lost) free(h);
-    return s;
+    return gpu_noted(dev, s);
 }
+
+static hsp_status numeric(hsp_device *dev, const hsp_csr *C, void *held_a, void *held_b, void *held_c)
+{
+    gpu *g = dev->state;
+    const gpu_held *a = held_a, *b = held_b, *c = held_c;
+    int64_t m = C->nrows;
+    gpu_arg args[] = {gpu_val(&m, sizeof m), arr(&a->a[0]), arr(&a->a[1]), arr(&a->a[2]), arr(&b->a[0]),
+                      arr(&b->a[1]), arr(&b->a[2]), arr(&c->a[0]), arr(&c->a[1]), arr(&c->a[2])};
+    return gpu_noted(dev, launch(g, C->precision == HSP_DOUBLE, GK_NUMERIC, args, 10, m));
+}
+
+static hsp_status same_pattern(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row)
+{
+    gpu *g = dev->state;
+    const gpu_held *x = held_x, *y = held_y;
+    int64_t n = X->nrows;
+    gpu_array bad = {0};
+    *row = X->nrows;
+    hsp_status s = gpu_array_new(g, &bad, sizeof *row);
+    if (s == HSP_OK) s = gpu_array_write(g, &bad, row, sizeof *row);
+    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&x->a[0]), arr(&x->a[1]), arr(&y->a[0]), arr(&y->a[1]), arr(&bad)};
+    if (s == HSP_OK) s = launch(g, X->precision == HSP_DOUBLE, GK_SAME_PATTERN, a, 6, n);
+    if (s == HSP_OK) s = flag_read(g, &bad, X->nrows, row);
+    return gpu_noted(dev, done(g, s, &bad, 1));
+}
+
+static hsp_status finish(hsp_device *dev)
+{
+    gpu *g = dev->state;
+    return gpu_noted(dev, g->ops->finish(g));
+}
+
+const hsp_device_amg gpu_amg = {sa_tentative, sa_radius, sa_smooth, transpose, transpose_values, identity,
+                                numeric, same_pattern, finish};

@@ -343,8 +343,7 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
  * the level's A, P and R stay NULL until hsp_amg_home.  The aggregates are
  * then made there too, as roots (nodes at least 3 strong connections apart,
  * by distance-2 independent sets) and the nodes within 2 of each: another
- * hierarchy than the CPU's greedy aggregation gives, of larger aggregates.
- * A resident hierarchy keeps no plans: hsp_amg_resetup refuses it. */
+ * hierarchy than the CPU's greedy aggregation gives, of larger aggregates. */
 hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out);
 /* Every level's A, P and R of a resident hierarchy on the host (brought home
  * from the device where it holds them; level 0's A by hsp_resident_host of
@@ -356,6 +355,12 @@ hsp_status hsp_amg_home(hsp_amg *amg);
  * refused before anything changes; a later error (a zero on a diagonal)
  * leaves the levels partly updated: set up again or free the hierarchy. */
 hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
+/* hsp_amg_resetup of a resident hierarchy for a resident A (which becomes
+ * level 0's): values only, on the device where it made the levels; the
+ * hierarchy's A must still be valid, to check the pattern against.  There
+ * the levels' A, P and R are NULL afterwards until hsp_amg_home (what was
+ * brought home before is stale). */
+hsp_status hsp_amg_resetup_resident(hsp_context *ctx, hsp_amg *amg, const hsp_resident *A);
 void hsp_amg_free(hsp_amg *amg);
 
 /* Names used by the CLI and in stats: "realloc", "heap", ... */

@@ -118,6 +118,11 @@ void *hsp_resident_held(const hsp_resident *M)
     return M->held;
 }
 
+void hsp_resident_touched(hsp_resident *M)
+{
+    if (M->held) M->home = 0;
+}
+
 hsp_status hsp_resident_host(hsp_resident *M, const hsp_csr **host)
 {
     if (!M || !host) return hsp_fail(HSP_ERR_ARG, "hsp_resident_host: M or host is NULL");

@@ -11,5 +11,7 @@ hsp_resident *hsp_resident_new(hsp_context *ctx, hsp_csr *host, int borrowed, vo
 const hsp_csr *hsp_resident_csr(const hsp_resident *M);
 /* The device's arrays of M, or NULL where its entries are host arrays. */
 void *hsp_resident_held(const hsp_resident *M);
+/* The device wrote M's values: what the host has of them is stale. */
+void hsp_resident_touched(hsp_resident *M);
 
 #endif

@@ -209,7 +209,7 @@ static void test_poisson(const char *spec, hsp_rap_order order, int resident, do
     double factor = convergence(amg, 10);
     tap_ok(factor < bound, "%s: V(2,2) cycles reduce the residual by %.3f each (bound %.2f)", spec, factor, bound);
     if (resident)
-        tap_ok(hsp_amg_resetup(ctx, amg, A) == HSP_ERR_UNSUPPORTED, "%s: re-setup refused: %s", spec, hsp_errmsg());
+        tap_ok(hsp_amg_resetup(ctx, amg, A) == HSP_ERR_ARG, "%s: hsp_amg_resetup refused: %s", spec, hsp_errmsg());
     hsp_amg_free(amg), hsp_resident_free(M), hsp_csr_free(A);
 }
 
@@ -250,6 +250,63 @@ static void test_resetup(void)
     hsp_amg_free(amg), hsp_amg_free(fresh), hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(old);
 }
 
+/* Do two hierarchies have the same levels, values to rounding? */
+static int same_levels(const hsp_amg *x, const hsp_amg *y)
+{
+    int ok = x->nlevels == y->nlevels;
+    for (int l = 1; ok && l < x->nlevels; l++) {
+        const hsp_csr *a = x->level[l].A, *b = y->level[l].A;
+        ok = a->nnz == b->nnz && !memcmp(a->rowptr, b->rowptr, ((size_t)a->nrows + 1) * sizeof *a->rowptr);
+        for (int64_t k = 0; ok && k < a->nnz; k++)
+            ok = a->colidx[k] == b->colidx[k] &&
+                 fabs(hsp_csr_value(a, k) - hsp_csr_value(b, k)) <= 1e-10 * (1 + fabs(hsp_csr_value(b, k)));
+    }
+    return ok;
+}
+
+/* Re-setup of a resident hierarchy (values only on a device with memory of
+ * its own): 2A doubles the coarsest operator; a perturbed A gives what a
+ * fresh setup of it gives; another pattern is refused. */
+static void test_resetup_resident(void)
+{
+    hsp_csr *A = NULL, *B = NULL, *old = NULL, *C = ref_random(1600, 1600, 1, 5, HSP_DOUBLE, 4);
+    hsp_resident *rA = NULL, *rB = NULL, *rC = NULL;
+    hsp_amg *amg = NULL, *fresh = NULL;
+    hsp_amg_options o;
+    hsp_amg_options_init(&o);
+    o.coarse_size = 50;
+    hsp_generate("poisson2d9:40", 1, HSP_DOUBLE, &A);
+    hsp_csr_convert(A, HSP_DOUBLE, &B);
+    for (int64_t k = 0; k < B->nnz; k++) ((double *)B->values)[k] *= 2;
+    int ok = hsp_place(ctx, A, &rA) == HSP_OK && hsp_place(ctx, B, &rB) == HSP_OK &&
+             hsp_amg_setup_resident(ctx, rA, &o, &amg) == HSP_OK && hsp_amg_home(amg) == HSP_OK;
+    ok = ok && hsp_csr_convert(amg->level[amg->nlevels - 1].A, HSP_DOUBLE, &old) == HSP_OK;
+    ok = ok && hsp_amg_resetup_resident(ctx, amg, rB) == HSP_OK && hsp_amg_home(amg) == HSP_OK;
+    const hsp_csr *last = ok ? amg->level[amg->nlevels - 1].A : NULL;
+    for (int64_t k = 0; ok && k < last->nnz; k++)
+        ok = fabs(hsp_csr_value(last, k) - 2 * hsp_csr_value(old, k)) <= 1e-12 * (1 + fabs(hsp_csr_value(old, k)));
+    tap_ok(ok, "resident re-setup with 2A: the coarsest operator doubles %s", ok ? "" : hsp_errmsg());
+    hsp_resident_free(rA), rA = NULL;
+    srand(3);
+    for (int32_t i = 0; i < A->nrows; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colidx[k] == i) ((double *)A->values)[k] *= 1 + 0.2 * rand() / RAND_MAX;
+    ok = hsp_place(ctx, A, &rA) == HSP_OK && hsp_amg_resetup_resident(ctx, amg, rA) == HSP_OK &&
+         hsp_amg_home(amg) == HSP_OK && hsp_amg_setup_resident(ctx, rA, &o, &fresh) == HSP_OK &&
+         hsp_amg_home(fresh) == HSP_OK && same_levels(amg, fresh);
+    tap_ok(ok, "resident re-setup with a perturbed diagonal: every level as a fresh setup %s", ok ? "" : hsp_errmsg());
+    tap_ok(hsp_place(ctx, C, &rC) == HSP_OK && hsp_amg_resetup_resident(ctx, amg, rC) == HSP_ERR_ARG,
+           "resident re-setup with another pattern is refused: %s", hsp_errmsg());
+    hsp_resident_free(rB), rB = NULL;
+    B->colidx[B->rowptr[2] - 1] += 1; /* row 1's last column, one on: as many entries, still sorted */
+    tap_ok(hsp_place(ctx, B, &rB) == HSP_OK && hsp_amg_resetup_resident(ctx, amg, rB) == HSP_ERR_ARG &&
+               strstr(hsp_errmsg(), "row 1"), "resident re-setup with a column moved in row 1 is refused: %s",
+           hsp_errmsg());
+    hsp_amg_free(amg), hsp_amg_free(fresh);
+    hsp_resident_free(rA), hsp_resident_free(rB), hsp_resident_free(rC);
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(old);
+}
+
 static void test_errors(void)
 {
     hsp_amg_options o;
@@ -285,6 +342,7 @@ int main(void)
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 20, 1.0 / 3, 0.6);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 50, 1.0 / 3, 0.5);
     test_resetup();
+    test_resetup_resident();
     test_errors();
     hsp_context_free(ctx);
     return tap_done();
