@@ -253,3 +253,45 @@ __kernel void hsp_same_pattern(long n, __global const long *xrp, __global const 
     for (long k = xrp[i]; k < xrp[i + 1] && same; k++) same = xcol[k] == ycol[k];
     if (!same) atomic_min(bad, (int)i);
 }
+
+#ifdef HSP_LOCAL_ADD
+/* Where column j is in col[0..len) (sorted, holding j). */
+int local_find(__local const int *col, int len, int j)
+{
+    int lo = 0, hi = len - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (col[mid] < j) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Values only as hsp_numeric, a row of C a work-group: the row's columns in
+ * local memory, lcap at a time, and each work-item taking A's entries in
+ * turn, adding their products at their places by compare-and-swap. */
+__kernel void hsp_numeric_rows(__global const long *arp, __global const int *acol, __global const VT *aval,
+                               __global const long *brp, __global const int *bcol, __global const VT *bval,
+                               __global const long *crp, __global const int *ccol, __global VT *cval, int lcap,
+                               __local int *lcol, __local VT *lval)
+{
+    long i = get_group_id(0);
+    int t = get_local_id(0), n = get_local_size(0);
+    for (long lo = crp[i]; lo < crp[i + 1]; lo += lcap) {
+        int len = (int)min((long)lcap, crp[i + 1] - lo);
+        for (int k = t; k < len; k += n) lcol[k] = ccol[lo + k], lval[k] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int first = lcol[0], last = lcol[len - 1];
+        for (long a = arp[i] + t; a < arp[i + 1]; a += n) {
+            int j = acol[a];
+            for (long b = brp[j]; b < brp[j + 1]; b++) {
+                int c = bcol[b];
+                if (c >= first && c <= last) local_add(&lval[local_find(lcol, len, c)], aval[a] * bval[b]);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = t; k < len; k += n) cval[lo + k] = lval[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif

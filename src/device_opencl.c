@@ -95,7 +95,8 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
     if (s == HSP_OK && g->fp64) s = ocl_build(st, 1, &st->k[1]);
     for (int dbl = 0; dbl < 2; dbl++) {
         g->local_add[dbl] = 1;
-        for (int j = GK_DENSE_COUNT; j <= GK_HASH; j++) g->local_add[dbl] &= st->k[dbl].kernel[j] != NULL;
+        for (int j = 0; j < GK_COUNT; j++)
+            if (gpu_kernel_adds_locally(j)) g->local_add[dbl] &= st->k[dbl].kernel[j] != NULL;
     }
     return s;
 }

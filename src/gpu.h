@@ -16,13 +16,19 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        /* smoothed aggregation of resident hierarchies (gpu_amg.c) */
        GK_SA_DIAG, GK_SA_STRONG, GK_MIS_INIT, GK_MIS_MAX, GK_MIS_UPDATE, GK_AGG_NEAR, GK_AGG_FAR, GK_ZERO_INTS,
        GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY,
-       GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_HEAP,
+       GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
 static inline int gpu_kernel_exists(int j)
 {
     return j < GK_HEAP || j >= GK_HEAP + 2;
+}
+/* Is kernel number j one that needs local compare-and-swap of values (in
+ * double: 64-bit atomics), absent where the device has none (local_add)? */
+static inline int gpu_kernel_adds_locally(int j)
+{
+    return (j >= GK_DENSE_COUNT && j <= GK_HASH) || j == GK_NUMERIC_ROWS;
 }
 /* The kernel's name in kernels/ ("hsp_heap_17"); buf holds at least 24 bytes. */
 const char *gpu_kernel_name(int kernel, char *buf);

@@ -144,7 +144,7 @@ hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
     }
     hsp_status s = HSP_OK;
     for (int j = 0; j < GK_COUNT && s == HSP_OK; j++) {
-        if (j >= GK_DENSE_COUNT && j <= GK_HASH) /* in double: with 64-bit atomics */
+        if (gpu_kernel_adds_locally(j)) /* in double: with 64-bit atomics */
             k->kernel[j] = clCreateKernel(k->program, gpu_kernel_name(j, name), NULL);
         else if (gpu_kernel_exists(j))
             s = get_kernel(k->program, gpu_kernel_name(j, name), &k->kernel[j]);

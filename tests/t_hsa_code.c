@@ -16,8 +16,8 @@
 #include "kernel_meta.h"
 #include "tap.h"
 
-enum { NKERNELS = 13 + 17 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, row_scan,
-                                     esc_rows, dense_count, dense, hash_rows, hash; smoothed aggregation's 17
+enum { NKERNELS = 13 + 18 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, row_scan,
+                                     esc_rows, dense_count, dense, hash_rows, hash; smoothed aggregation's 18
                                      (kernels/amg.cl); heap 2..64 */
 
 /* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
@@ -143,7 +143,7 @@ static void check_resources(const hsp_code_object *co, const char *what)
         "hsp_hash_rows",  "hsp_hash",       "hsp_sa_diag",      "hsp_sa_strong",   "hsp_mis_init",
         "hsp_mis_max",    "hsp_mis_update", "hsp_agg_near",     "hsp_agg_far",     "hsp_zero_ints",
         "hsp_count_ints", "hsp_widen",      "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
-        "hsp_identity",   "hsp_numeric",    "hsp_tr_values",    "hsp_same_pattern"};
+        "hsp_identity",   "hsp_numeric",    "hsp_tr_values",    "hsp_same_pattern", "hsp_numeric_rows"};
     hsp_kernel_meta *read = NULL;
     int nread = 0;
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);
