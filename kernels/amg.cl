@@ -267,30 +267,35 @@ int local_find(__local const int *col, int len, int j)
     return lo;
 }
 
-/* Values only as hsp_numeric, a row of C a work-group: the row's columns in
- * local memory, lcap at a time, and each work-item taking A's entries in
- * turn, adding their products at their places by compare-and-swap. */
-__kernel void hsp_numeric_rows(__global const long *arp, __global const int *acol, __global const VT *aval,
-                               __global const long *brp, __global const int *bcol, __global const VT *bval,
-                               __global const long *crp, __global const int *ccol, __global VT *cval, int lcap,
-                               __local int *lcol, __local VT *lval)
+/* Values only as hsp_numeric, a row of C a team of work-items (a work-group
+ * holds get_local_size(0) / team rows): the row's columns in local memory,
+ * lcap at a time, and each item taking A's entries in turn, adding their
+ * products at their places by compare-and-swap.  The work-group walks the
+ * chunks of its longest row, so that every item meets every barrier. */
+__kernel void hsp_numeric_rows(long m, int team, __global const long *arp, __global const int *acol,
+                               __global const VT *aval, __global const long *brp, __global const int *bcol,
+                               __global const VT *bval, __global const long *crp, __global const int *ccol,
+                               __global VT *cval, int lcap, __local int *lcol, __local VT *lval)
 {
-    long i = get_group_id(0);
-    int t = get_local_id(0), n = get_local_size(0);
-    for (long lo = crp[i]; lo < crp[i + 1]; lo += lcap) {
-        int len = (int)min((long)lcap, crp[i + 1] - lo);
-        for (int k = t; k < len; k += n) lcol[k] = ccol[lo + k], lval[k] = 0;
+    int rows = get_local_size(0) / team, r = get_local_id(0) / team, t = get_local_id(0) % team;
+    long first = get_group_id(0) * rows, i = first + r, most = 0;
+    for (int k = 0; k < rows && first + k < m; k++) most = max(most, crp[first + k + 1] - crp[first + k]);
+    __local int *col = lcol + r * lcap;
+    __local VT *val = lval + r * lcap;
+    for (long lo = 0; lo < most; lo += lcap) {
+        long c0 = i < m ? crp[i] + lo : 0;
+        int len = i < m ? (int)clamp(crp[i + 1] - c0, 0L, (long)lcap) : 0;
+        for (int k = t; k < len; k += team) col[k] = ccol[c0 + k], val[k] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        int first = lcol[0], last = lcol[len - 1];
-        for (long a = arp[i] + t; a < arp[i + 1]; a += n) {
+        for (long a = arp[i] + t; len > 0 && a < arp[i + 1]; a += team) {
             int j = acol[a];
             for (long b = brp[j]; b < brp[j + 1]; b++) {
                 int c = bcol[b];
-                if (c >= first && c <= last) local_add(&lval[local_find(lcol, len, c)], aval[a] * bval[b]);
+                if (c >= col[0] && c <= col[len - 1]) local_add(&val[local_find(col, len, c)], aval[a] * bval[b]);
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int k = t; k < len; k += n) cval[lo + k] = lval[k];
+        for (int k = t; k < len; k += team) cval[c0 + k] = val[k];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

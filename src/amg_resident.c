@@ -159,6 +159,12 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     return HSP_OK;
 }
 
+/* C's values as A*B, on the device. */
+static hsp_status values(hsp_device *dev, const hsp_resident *C, const hsp_resident *A, const hsp_resident *B)
+{
+    return dev->amg->numeric(dev, csr(C), csr(A), csr(B), held(A), held(B), held(C));
+}
+
 /* Level l's values anew on the device: P, R and the next level's A. */
 static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
 {
@@ -169,14 +175,14 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     int r_ap = amg->state->options.order == HSP_RAP_R_AP;
     double rho, t = hsp_now_ms();
     hsp_status s = dev->amg->radius(dev, csr(A), held(A), &rho);
-    if (s == HSP_OK) s = dev->amg->numeric(dev, csr(P), held(A), held(ls->rT), held(P));
+    if (s == HSP_OK) s = values(dev, P, A, ls->rT);
     if (s == HSP_OK)
         s = dev->amg->smooth(dev, csr(A), held(A), held(ls->rT), amg->state->options.omega / rho, csr(P), held(P));
     if (s == HSP_OK) s = dev->amg->transpose_values(dev, csr(P), held(P), held(R));
     if (s == HSP_OK) s = dev->amg->finish(dev); /* for the time of each step */
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
-    if (s == HSP_OK) s = dev->amg->numeric(dev, csr(mid), held(r_ap ? A : R), held(r_ap ? P : A), held(mid));
-    if (s == HSP_OK) s = dev->amg->numeric(dev, csr(next), held(r_ap ? R : mid), held(r_ap ? mid : P), held(next));
+    if (s == HSP_OK) s = values(dev, mid, r_ap ? A : R, r_ap ? P : A);
+    if (s == HSP_OK) s = values(dev, next, r_ap ? R : mid, r_ap ? mid : P);
     if (s == HSP_OK) s = dev->amg->finish(dev);
     hsp_resident_touched((hsp_resident *)P), hsp_resident_touched((hsp_resident *)R);
     hsp_resident_touched((hsp_resident *)next);

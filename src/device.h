@@ -78,7 +78,8 @@ typedef struct hsp_device_amg {
     hsp_status (*transpose)(hsp_device *dev, const hsp_csr *P, void *held_p, void **held_r);
     hsp_status (*transpose_values)(hsp_device *dev, const hsp_csr *P, void *held_p, void *held_r);
     hsp_status (*identity)(hsp_device *dev, int32_t n, hsp_precision precision, void **held);
-    hsp_status (*numeric)(hsp_device *dev, const hsp_csr *C, void *held_a, void *held_b, void *held_c);
+    hsp_status (*numeric)(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, const hsp_csr *B, void *held_a,
+                          void *held_b, void *held_c);
     hsp_status (*same_pattern)(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row);
     hsp_status (*finish)(hsp_device *dev);
 } hsp_device_amg;

@@ -11,7 +11,7 @@
 #include "internal.h"
 
 /* Work-groups of up to 256 items; values-only rows by work-groups of 64
- * with up to 1024 of the row's columns in local memory at a time. */
+ * with up to 1024 columns of C in local memory at a time. */
 enum { GROUP_SIZE = 256, NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 
 /* The temporaries of one aggregation. */
@@ -318,25 +318,40 @@ static hsp_status identity(hsp_device *dev, int32_t n, hsp_precision precision, 
     return gpu_noted(dev, s);
 }
 
-/* Values only, a row of C a work-group of NUMERIC_GROUP, the row's columns
- * in local memory (up to lcap at a time), where the device adds there; else
- * a row a work-item. */
-static hsp_status numeric(hsp_device *dev, const hsp_csr *C, void *held_a, void *held_b, void *held_c)
+/* The team of work-items for a row of C = A*B, values only, by the mean
+ * products per row: 1 (a row a work-item, hsp_numeric) for few. */
+static int numeric_team(const hsp_csr *A, const hsp_csr *B)
+{
+    double products = (double)A->nnz / (A->nrows ? A->nrows : 1) * ((double)B->nnz / (B->nrows ? B->nrows : 1));
+    return products < 32 ? 1 : products < 1024 ? 8 : NUMERIC_GROUP;
+}
+
+/* Values only, a row of C a team of work-items (numeric_team) with the row's
+ * columns in local memory, where the device adds there; else a row a
+ * work-item. */
+static hsp_status numeric(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, const hsp_csr *B, void *held_a,
+                          void *held_b, void *held_c)
 {
     gpu *g = dev->state;
     int dbl = C->precision == HSP_DOUBLE;
     const gpu_held *a = held_a, *b = held_b, *c = held_c;
     int64_t m = C->nrows;
-    size_t vs = hsp_value_size(C->precision), size = group_size(g, dbl, GK_NUMERIC_ROWS);
-    int64_t fit = g->local_mem / 2 / (int64_t)(sizeof(int32_t) + vs);
-    int32_t lcap = fit < NUMERIC_LOCAL ? (int32_t)fit : NUMERIC_LOCAL;
-    if (size > NUMERIC_GROUP) size = NUMERIC_GROUP;
-    gpu_arg args[] = {gpu_val(&m, sizeof m), arr(&a->a[0]), arr(&a->a[1]), arr(&a->a[2]), arr(&b->a[0]),
-                      arr(&b->a[1]), arr(&b->a[2]), arr(&c->a[0]), arr(&c->a[1]), arr(&c->a[2]),
-                      gpu_val(&lcap, sizeof lcap), gpu_local((size_t)lcap * sizeof(int32_t)),
-                      gpu_local((size_t)lcap * vs)};
-    if (!g->local_add[dbl]) return gpu_noted(dev, launch(g, dbl, GK_NUMERIC, args, 10, m));
-    return gpu_noted(dev, m ? g->ops->launch(g, dbl, GK_NUMERIC_ROWS, args + 1, 12, (size_t)m, size) : HSP_OK);
+    int32_t team = g->local_add[dbl] ? numeric_team(A, B) : 1;
+    size_t vs = hsp_value_size(C->precision), size = NUMERIC_GROUP, rows = NUMERIC_GROUP / (size_t)team;
+    int32_t lcap = NUMERIC_LOCAL / (int32_t)rows;
+    gpu_arg args[] = {gpu_val(&m, sizeof m), gpu_val(&team, sizeof team), arr(&a->a[0]), arr(&a->a[1]),
+                      arr(&a->a[2]), arr(&b->a[0]), arr(&b->a[1]), arr(&b->a[2]), arr(&c->a[0]), arr(&c->a[1]),
+                      arr(&c->a[2]), gpu_val(&lcap, sizeof lcap), gpu_local(rows * (size_t)lcap * sizeof(int32_t)),
+                      gpu_local(rows * (size_t)lcap * vs)};
+    if (team == 1) {
+        args[1] = args[0];
+        return gpu_noted(dev, launch(g, dbl, GK_NUMERIC, args + 1, 10, m));
+    }
+    if (group_size(g, dbl, GK_NUMERIC_ROWS) < size)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s runs work-groups of fewer than %zu items", dev->description,
+                        size);
+    return gpu_noted(dev, m ? g->ops->launch(g, dbl, GK_NUMERIC_ROWS, args, 14, ((size_t)m + rows - 1) / rows, size)
+                            : HSP_OK);
 }
 
 static hsp_status same_pattern(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row)
