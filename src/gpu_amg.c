@@ -1,8 +1,10 @@
 /* gpu_amg.c: the steps of smoothed aggregation that a resident hierarchy
  * runs on a GPU with memory of its own (kernels/amg.cl), so that no level's
  * matrices cross to the host: the diagonal and the bound of rho(D^-1 A),
- * strong connections, aggregates, T, the smoothing of A*T into P, and
- * R = P^T (rows unsorted) and the identity, which sorts them in a product.  What crosses is a few numbers: a flag, a count per round of the
+ * strong connections, aggregates, T, the smoothing of A*T into P, R = P^T
+ * (rows unsorted) and the identity, which sorts them in a product; and for a
+ * re-setup, values-only products and P^T, and the check of a new A's
+ * pattern.  What crosses is a few numbers: a flag, a count per round of the
  * root search, a maximum per work-group. */
 #include <stdlib.h>
 #include <string.h>
