@@ -213,43 +213,6 @@ static void test_poisson(const char *spec, hsp_rap_order order, int resident, do
     hsp_amg_free(amg), hsp_resident_free(M), hsp_csr_free(A);
 }
 
-/* Re-setup with new values: 2A gives coarse operators 2x; a perturbed A gives
- * what a fresh setup gives. */
-static void test_resetup(void)
-{
-    hsp_csr *A = NULL, *B = NULL;
-    hsp_amg *amg = NULL, *fresh = NULL;
-    hsp_amg_options o;
-    hsp_amg_options_init(&o);
-    o.coarse_size = 50;
-    hsp_generate("poisson2d9:40", 1, HSP_DOUBLE, &A);
-    hsp_csr_convert(A, HSP_DOUBLE, &B);
-    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK;
-    hsp_csr *old = NULL;
-    hsp_csr_convert(amg->level[amg->nlevels - 1].A, HSP_DOUBLE, &old);
-    for (int64_t k = 0; k < B->nnz; k++) ((double *)B->values)[k] *= 2;
-    ok = ok && hsp_amg_resetup(ctx, amg, B) == HSP_OK;
-    const hsp_csr *last = amg->level[amg->nlevels - 1].A;
-    for (int64_t k = 0; ok && k < last->nnz; k++)
-        ok = fabs(hsp_csr_value(last, k) - 2 * hsp_csr_value(old, k)) <= 1e-12 * (1 + fabs(hsp_csr_value(old, k)));
-    tap_ok(ok, "re-setup with 2A: the coarsest operator doubles (P does not change)");
-    srand(3);
-    for (int32_t i = 0; i < B->nrows; i++)
-        for (int64_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++)
-            if (B->colidx[k] == i) ((double *)B->values)[k] *= 1 + 0.2 * rand() / RAND_MAX;
-    ok = hsp_amg_resetup(ctx, amg, B) == HSP_OK && hsp_amg_setup(ctx, B, &o, &fresh) == HSP_OK &&
-         fresh->nlevels == amg->nlevels;
-    for (int l = 1; ok && l < amg->nlevels; l++)
-        for (int64_t k = 0; ok && k < fresh->level[l].A->nnz; k++)
-            ok = amg->level[l].A->colidx[k] == fresh->level[l].A->colidx[k] &&
-                 fabs(hsp_csr_value(amg->level[l].A, k) - hsp_csr_value(fresh->level[l].A, k)) <=
-                     1e-10 * (1 + fabs(hsp_csr_value(fresh->level[l].A, k)));
-    tap_ok(ok, "re-setup with a perturbed diagonal: every level as a fresh setup");
-    hsp_csr *C = ref_random(B->nrows, B->ncols, 1, 5, HSP_DOUBLE, 4);
-    tap_ok(hsp_amg_resetup(ctx, amg, C) == HSP_ERR_ARG, "re-setup with another pattern is refused: %s", hsp_errmsg());
-    hsp_amg_free(amg), hsp_amg_free(fresh), hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(old);
-}
-
 /* Do two hierarchies have the same levels, values to rounding? */
 static int same_levels(const hsp_amg *x, const hsp_amg *y)
 {
@@ -264,13 +227,31 @@ static int same_levels(const hsp_amg *x, const hsp_amg *y)
     return ok;
 }
 
-/* Re-setup of a resident hierarchy (values only on a device with memory of
- * its own): 2A doubles the coarsest operator; a perturbed A gives what a
- * fresh setup of it gives; another pattern is refused. */
-static void test_resetup_resident(void)
+/* Re-set up amg for A: with resident, A placed (into *M, whose matrix before
+ * is freed once the hierarchy no longer needs it) and the levels brought home. */
+static hsp_status resetup(hsp_amg *amg, const hsp_csr *A, int resident, hsp_resident **M)
 {
-    hsp_csr *A = NULL, *B = NULL, *old = NULL, *C = ref_random(1600, 1600, 1, 5, HSP_DOUBLE, 4);
-    hsp_resident *rA = NULL, *rB = NULL, *rC = NULL;
+    if (!resident) return hsp_amg_resetup(ctx, amg, A);
+    hsp_resident *next = NULL;
+    hsp_status s = hsp_place(ctx, A, &next);
+    if (s == HSP_OK) s = hsp_amg_resetup_resident(ctx, amg, next);
+    if (s != HSP_OK) {
+        hsp_resident_free(next);
+        return s;
+    }
+    hsp_resident_free(*M), *M = next;
+    return hsp_amg_home(amg);
+}
+
+/* Re-setup with new values (values only; on a device with memory of its own,
+ * there, when resident): 2A doubles the coarsest operator; a perturbed A
+ * gives what a fresh setup of it gives; another pattern is refused, naming
+ * the first row that differs. */
+static void test_resetup(int resident)
+{
+    const char *what = resident ? "resident re-setup" : "re-setup";
+    hsp_csr *A = NULL, *B = NULL, *old = NULL, *D = NULL, *C = ref_random(1600, 1600, 1, 5, HSP_DOUBLE, 4);
+    hsp_resident *M = NULL, *fresh_m = NULL;
     hsp_amg *amg = NULL, *fresh = NULL;
     hsp_amg_options o;
     hsp_amg_options_init(&o);
@@ -278,33 +259,28 @@ static void test_resetup_resident(void)
     hsp_generate("poisson2d9:40", 1, HSP_DOUBLE, &A);
     hsp_csr_convert(A, HSP_DOUBLE, &B);
     for (int64_t k = 0; k < B->nnz; k++) ((double *)B->values)[k] *= 2;
-    int ok = hsp_place(ctx, A, &rA) == HSP_OK && hsp_place(ctx, B, &rB) == HSP_OK &&
-             hsp_amg_setup_resident(ctx, rA, &o, &amg) == HSP_OK && hsp_amg_home(amg) == HSP_OK;
-    ok = ok && hsp_csr_convert(amg->level[amg->nlevels - 1].A, HSP_DOUBLE, &old) == HSP_OK;
-    ok = ok && hsp_amg_resetup_resident(ctx, amg, rB) == HSP_OK && hsp_amg_home(amg) == HSP_OK;
+    int ok = setup(A, &o, resident, &M, &amg) == HSP_OK &&
+             hsp_csr_convert(amg->level[amg->nlevels - 1].A, HSP_DOUBLE, &old) == HSP_OK &&
+             resetup(amg, B, resident, &M) == HSP_OK;
     const hsp_csr *last = ok ? amg->level[amg->nlevels - 1].A : NULL;
     for (int64_t k = 0; ok && k < last->nnz; k++)
         ok = fabs(hsp_csr_value(last, k) - 2 * hsp_csr_value(old, k)) <= 1e-12 * (1 + fabs(hsp_csr_value(old, k)));
-    tap_ok(ok, "resident re-setup with 2A: the coarsest operator doubles %s", ok ? "" : hsp_errmsg());
-    hsp_resident_free(rA), rA = NULL;
+    tap_ok(ok, "%s with 2A: the coarsest operator doubles (P does not change)", what);
+    hsp_csr_convert(B, HSP_DOUBLE, &D);
     srand(3);
-    for (int32_t i = 0; i < A->nrows; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colidx[k] == i) ((double *)A->values)[k] *= 1 + 0.2 * rand() / RAND_MAX;
-    ok = hsp_place(ctx, A, &rA) == HSP_OK && hsp_amg_resetup_resident(ctx, amg, rA) == HSP_OK &&
-         hsp_amg_home(amg) == HSP_OK && hsp_amg_setup_resident(ctx, rA, &o, &fresh) == HSP_OK &&
-         hsp_amg_home(fresh) == HSP_OK && same_levels(amg, fresh);
-    tap_ok(ok, "resident re-setup with a perturbed diagonal: every level as a fresh setup %s", ok ? "" : hsp_errmsg());
-    tap_ok(hsp_place(ctx, C, &rC) == HSP_OK && hsp_amg_resetup_resident(ctx, amg, rC) == HSP_ERR_ARG,
-           "resident re-setup with another pattern is refused: %s", hsp_errmsg());
-    hsp_resident_free(rB), rB = NULL;
-    B->colidx[B->rowptr[2] - 1] += 1; /* row 1's last column, one on: as many entries, still sorted */
-    tap_ok(hsp_place(ctx, B, &rB) == HSP_OK && hsp_amg_resetup_resident(ctx, amg, rB) == HSP_ERR_ARG &&
-               strstr(hsp_errmsg(), "row 1"), "resident re-setup with a column moved in row 1 is refused: %s",
+    for (int32_t i = 0; i < D->nrows; i++)
+        for (int64_t k = D->rowptr[i]; k < D->rowptr[i + 1]; k++)
+            if (D->colidx[k] == i) ((double *)D->values)[k] *= 1 + 0.2 * rand() / RAND_MAX;
+    ok = resetup(amg, D, resident, &M) == HSP_OK && setup(D, &o, resident, &fresh_m, &fresh) == HSP_OK &&
+         same_levels(amg, fresh);
+    tap_ok(ok, "%s with a perturbed diagonal: every level as a fresh setup", what);
+    tap_ok(resetup(amg, C, resident, &M) == HSP_ERR_ARG, "%s with another pattern is refused: %s", what,
            hsp_errmsg());
-    hsp_amg_free(amg), hsp_amg_free(fresh);
-    hsp_resident_free(rA), hsp_resident_free(rB), hsp_resident_free(rC);
-    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(old);
+    B->colidx[B->rowptr[2] - 1] += 1; /* row 1's last column, one on: as many entries, still sorted */
+    tap_ok(resetup(amg, B, resident, &M) == HSP_ERR_ARG && strstr(hsp_errmsg(), "row 1"),
+           "%s with a column moved in row 1 is refused: %s", what, hsp_errmsg());
+    hsp_amg_free(amg), hsp_amg_free(fresh), hsp_resident_free(M), hsp_resident_free(fresh_m);
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(D), hsp_csr_free(old);
 }
 
 static void test_errors(void)
@@ -341,8 +317,8 @@ int main(void)
     test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1, 1.0 / 20, 1.0 / 3, 0.6);
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 20, 1.0 / 3, 0.6);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 50, 1.0 / 3, 0.5);
-    test_resetup();
-    test_resetup_resident();
+    test_resetup(0);
+    test_resetup(1);
     test_errors();
     hsp_context_free(ctx);
     return tap_done();
