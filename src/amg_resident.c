@@ -12,21 +12,6 @@
 #include "internal.h"
 #include "resident.h"
 
-/* A resident matrix over arrays the device holds (a header of the shape on
- * the host), or NULL (held dropped). */
-static hsp_resident *held_matrix(hsp_context *ctx, int32_t nrows, int32_t ncols, int64_t nnz, hsp_precision p,
-                                 void *held)
-{
-    hsp_csr *H = calloc(1, sizeof *H);
-    if (H) {
-        H->nrows = nrows, H->ncols = ncols, H->nnz = nnz, H->precision = p;
-        return hsp_resident_new(ctx, H, 0, held);
-    }
-    ctx->device->drop(ctx->device, held);
-    hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
-    return NULL;
-}
-
 static const hsp_csr *csr(const hsp_resident *M)
 {
     return hsp_resident_csr(M);
@@ -45,15 +30,24 @@ static hsp_status transpose(hsp_context *ctx, const hsp_resident *P, hsp_residen
     const hsp_csr *H = csr(P);
     hsp_resident *unsorted = NULL, *I = NULL;
     void *held_r = NULL, *held_i = NULL;
-    hsp_status s = dev->amg->transpose(dev, H, held(P), &held_r);
-    if (s == HSP_OK && !(unsorted = held_matrix(ctx, H->ncols, H->nrows, H->nnz, H->precision, held_r)))
+    hsp_status s = dev->held_ops->transpose(dev, H, held(P), &held_r);
+    if (s == HSP_OK && !(unsorted = hsp_resident_held_new(ctx, H->ncols, H->nrows, H->nnz, H->precision, held_r)))
         s = HSP_ERR_NOMEM;
-    if (s == HSP_OK) s = dev->amg->identity(dev, H->nrows, H->precision, &held_i);
-    if (s == HSP_OK && !(I = held_matrix(ctx, H->nrows, H->nrows, H->nrows, H->precision, held_i)))
+    if (s == HSP_OK) s = dev->held_ops->identity(dev, H->nrows, H->precision, &held_i);
+    if (s == HSP_OK && !(I = hsp_resident_held_new(ctx, H->nrows, H->nrows, H->nrows, H->precision, held_i)))
         s = HSP_ERR_NOMEM;
     if (s == HSP_OK) s = hsp_multiply_resident(ctx, unsorted, I, R, NULL);
     hsp_resident_free(unsorted), hsp_resident_free(I);
     return s;
+}
+
+/* Level l's A*T, in P, into P = T - (omega / rho) D^-1 A*T. */
+static hsp_status smooth(hsp_device *dev, const hsp_amg *amg, int l, double rho)
+{
+    const hsp_amg_level *v = &amg->level[l];
+    const hsp_resident *T = amg->state->level[l].rT;
+    return dev->held_ops->smooth(dev, csr(v->rA), held(v->rA), held(T), amg->state->options.omega / rho, csr(v->rP),
+                                 held(v->rP));
 }
 
 /* Level l's P = (I - w D^-1 A) T and R = P^T on the device. */
@@ -66,8 +60,7 @@ static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, double rho)
     double t = hsp_now_ms();
     hsp_status s = hsp_multiply_resident(ctx, v->rA, T, &P, NULL);
     v->rP = P;
-    if (s == HSP_OK)
-        s = dev->amg->smooth(dev, csr(v->rA), held(v->rA), held(T), amg->state->options.omega / rho, csr(P), held(P));
+    if (s == HSP_OK) s = smooth(dev, amg, l, rho);
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
     if (s == HSP_OK) s = transpose(ctx, P, &R);
     v->rR = R;
@@ -101,12 +94,12 @@ static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l)
     const hsp_csr *A = csr(v->rA);
     void *held_t = NULL;
     double rho = 0, t = hsp_now_ms();
-    hsp_status s = dev->amg->tentative(dev, A, held(v->rA), amg->state->options.theta, &held_t, &v->naggregates,
+    hsp_status s = dev->held_ops->tentative(dev, A, held(v->rA), amg->state->options.theta, &held_t, &v->naggregates,
                                        &rho);
     v->ms_aggregate = hsp_now_ms() - t;
     if (s != HSP_OK || !v->naggregates) return s;
     level_state *ls = &amg->state->level[l];
-    ls->rT = held_matrix(ctx, A->nrows, v->naggregates, A->nrows, A->precision, held_t);
+    ls->rT = hsp_resident_held_new(ctx, A->nrows, v->naggregates, A->nrows, A->precision, held_t);
     s = ls->rT ? prolongator(ctx, amg, l, rho) : HSP_ERR_NOMEM;
     return s == HSP_OK ? galerkin(ctx, amg, l) : s;
 }
@@ -150,7 +143,7 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     *out = NULL;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
-    if (s == HSP_OK) s = ctx->device->amg ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
+    if (s == HSP_OK) s = ctx->device->held_ops ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     if (s != HSP_OK) {
         hsp_amg_free(amg);
         return s;
@@ -162,7 +155,7 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
 /* C's values as A*B, on the device. */
 static hsp_status values(hsp_device *dev, const hsp_resident *C, const hsp_resident *A, const hsp_resident *B)
 {
-    return dev->amg->numeric(dev, csr(C), csr(A), csr(B), held(A), held(B), held(C));
+    return dev->held_ops->numeric(dev, csr(C), csr(A), csr(B), held(A), held(B), held(C));
 }
 
 /* Level l's values anew on the device: P, R and the next level's A. */
@@ -174,16 +167,15 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     const hsp_resident *A = v->rA, *P = v->rP, *R = v->rR, *mid = ls->rmid, *next = amg->level[l + 1].rA;
     int r_ap = amg->state->options.order == HSP_RAP_R_AP;
     double rho, t = hsp_now_ms();
-    hsp_status s = dev->amg->radius(dev, csr(A), held(A), &rho);
+    hsp_status s = dev->held_ops->radius(dev, csr(A), held(A), &rho);
     if (s == HSP_OK) s = values(dev, P, A, ls->rT);
-    if (s == HSP_OK)
-        s = dev->amg->smooth(dev, csr(A), held(A), held(ls->rT), amg->state->options.omega / rho, csr(P), held(P));
-    if (s == HSP_OK) s = dev->amg->transpose_values(dev, csr(P), held(P), held(R));
-    if (s == HSP_OK) s = dev->amg->finish(dev); /* for the time of each step */
+    if (s == HSP_OK) s = smooth(dev, amg, l, rho);
+    if (s == HSP_OK) s = dev->held_ops->transpose_values(dev, csr(P), held(P), held(R));
+    if (s == HSP_OK) s = dev->held_ops->finish(dev); /* for the time of each step */
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
     if (s == HSP_OK) s = values(dev, mid, r_ap ? A : R, r_ap ? P : A);
     if (s == HSP_OK) s = values(dev, next, r_ap ? R : mid, r_ap ? mid : P);
-    if (s == HSP_OK) s = dev->amg->finish(dev);
+    if (s == HSP_OK) s = dev->held_ops->finish(dev);
     hsp_resident_touched((hsp_resident *)P), hsp_resident_touched((hsp_resident *)R);
     hsp_resident_touched((hsp_resident *)next);
     v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
@@ -201,7 +193,7 @@ static hsp_status device_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_resid
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A is %d x %d with %lld entries; the hierarchy's "
                         "is %d x %d with %lld", H->nrows, H->ncols, (long long)H->nnz, old->nrows, old->ncols,
                         (long long)old->nnz);
-    hsp_status s = dev->amg->same_pattern(dev, old, held(amg->level[0].rA), held(A), &row);
+    hsp_status s = dev->held_ops->same_pattern(dev, old, held(amg->level[0].rA), held(A), &row);
     if (s == HSP_OK && row < H->nrows)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A's pattern differs from the hierarchy's in row %d: "
                         "a re-setup computes values only, for A of the same pattern", row);

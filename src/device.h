@@ -51,14 +51,16 @@ struct hsp_device {
     hsp_status (*hold)(hsp_device *dev, const hsp_csr *M, void **held);
     hsp_status (*home)(hsp_device *dev, void *held, hsp_csr *M);
     void (*drop)(hsp_device *dev, void *held);
-    /* The steps of a resident AMG hierarchy on the device (set with hold), or NULL. */
-    const struct hsp_device_amg *amg;
+    /* What the device does on matrices it holds besides products (set with
+     * hold), or NULL. */
+    const struct hsp_held_ops *held_ops;
     void (*destroy)(hsp_device *dev);
     void *state;
 };
 
-/* The steps of a resident AMG hierarchy on a device with memory of its own,
- * on matrices it holds (held: what dev->hold made, or a product's C).
+/* What a device with memory of its own does on matrices it holds (held:
+ * what dev->hold made, or a product's C) besides products: the steps of a
+ * resident AMG hierarchy and of resident plans.
  * tentative aggregates A's nodes over its strong connections (theta) into
  * *naggs aggregates (0: none would coarsen) and holds the tentative
  * prolongator T, with *rho a bound of rho(D^-1 A); radius checks A's
@@ -68,8 +70,9 @@ struct hsp_device {
  * holds the n x n identity (a product with it sorts a matrix's rows);
  * numeric writes C's values as A*B over C's pattern; same_pattern gives the
  * first row where X and Y (of X's shape and entry count) differ, or
- * X->nrows; finish waits for what the others launched. */
-typedef struct hsp_device_amg {
+ * X->nrows; pattern holds a copy of M's row pointers and columns (no
+ * values), for same_pattern; finish waits for what the others launched. */
+typedef struct hsp_held_ops {
     hsp_status (*tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
                             int32_t *naggs, double *rho);
     hsp_status (*radius)(hsp_device *dev, const hsp_csr *A, void *held, double *rho);
@@ -81,8 +84,9 @@ typedef struct hsp_device_amg {
     hsp_status (*numeric)(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, const hsp_csr *B, void *held_a,
                           void *held_b, void *held_c);
     hsp_status (*same_pattern)(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row);
+    hsp_status (*pattern)(hsp_device *dev, const hsp_csr *M, void *held, void **held_pattern);
     hsp_status (*finish)(hsp_device *dev);
-} hsp_device_amg;
+} hsp_held_ops;
 
 /* Open the device called name: "auto" (the hsa device, else a GPU through
  * OpenCL, else cpu), "cpu", "opencl[:N][,nosvm][,nofp64]" or

@@ -470,5 +470,5 @@ void gpu_device_init(hsp_device *dev)
     dev->fetch = gpu_fetch;
     if (g->host_arrays) return;
     dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
-    dev->amg = &gpu_amg;
+    dev->held_ops = &gpu_held_ops;
 }

@@ -152,6 +152,8 @@ hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_reallo
 /* The first bytes of array x from host, or to host. */
 hsp_status gpu_array_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
 hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes);
+/* The first bytes of src into dst, on the device (host-visible ones by the host). */
+hsp_status gpu_array_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
 /* An array of the device's own of bytes in x (a host array where host arrays
  * are used in place); freeing one (or nothing, when x holds no array of its
  * own) leaves x empty. */
@@ -185,7 +187,7 @@ hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
 
 /* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */
-extern const hsp_device_amg gpu_amg;
+extern const hsp_held_ops gpu_held_ops;
 
 /* s, after noting in dev whether the back end lost the GPU. */
 static inline hsp_status gpu_noted(hsp_device *dev, hsp_status s)

@@ -371,11 +371,28 @@ static hsp_status same_pattern(hsp_device *dev, const hsp_csr *X, void *held_x, 
     return gpu_noted(dev, done(g, s, &bad, 1));
 }
 
+static hsp_status pattern(hsp_device *dev, const hsp_csr *M, void *held, void **held_pattern)
+{
+    gpu *g = dev->state;
+    const gpu_held *h = held;
+    size_t bytes[2] = {((size_t)M->nrows + 1) * sizeof(int64_t), (size_t)M->nnz * sizeof(int32_t)};
+    gpu_held *p = calloc(1, sizeof *p);
+    *held_pattern = NULL;
+    if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident pattern");
+    hsp_status s = arrays(g, p->a, bytes, 2);
+    for (int k = 0; k < 2 && s == HSP_OK; k++)
+        s = gpu_array_copy(g, &p->a[k], (gpu_array *)&h->a[k], bytes[k]);
+    if (s != HSP_OK && !g->lost) arrays_free(g, p->a, 2);
+    if (s == HSP_OK) *held_pattern = p;
+    else if (!g->lost) free(p);
+    return gpu_noted(dev, s);
+}
+
 static hsp_status finish(hsp_device *dev)
 {
     gpu *g = dev->state;
     return gpu_noted(dev, g->ops->finish(g));
 }
 
-const hsp_device_amg gpu_amg = {sa_tentative, sa_radius, sa_smooth, transpose, transpose_values, identity,
-                                numeric, same_pattern, finish};
+const hsp_held_ops gpu_held_ops = {sa_tentative, sa_radius, sa_smooth, transpose, transpose_values, identity,
+                                numeric, same_pattern, pattern, finish};

@@ -100,6 +100,16 @@ hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes)
     return s;
 }
 
+hsp_status gpu_array_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes)
+{
+    if (!bytes) return HSP_OK;
+    if (!dst->ptr || !src->ptr) return g->ops->copy(g, dst, src, bytes);
+    hsp_status s = g->ops->finish(g); /* host-visible memory: what the queue wrote first */
+    if (s == HSP_OK) memcpy(dst->ptr, src->ptr, bytes);
+    g->host_wrote = 1;
+    return s;
+}
+
 const gpu_array *gpu_array_of(gpu *g, int which)
 {
     if (g->b_is_a && which >= GA_BRP && which <= GA_BVAL) which -= GA_BRP - GA_ARP;

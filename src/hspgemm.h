@@ -270,6 +270,16 @@ hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
 hsp_status hsp_multiply_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B,
                               hsp_csr *C);
 
+/* hsp_multiply_plan of resident operands into a resident C; on a device with
+ * memory of its own the plan keeps the three patterns there. */
+hsp_status hsp_multiply_plan_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B,
+                                      hsp_resident **C, hsp_plan **plan, hsp_stats *stats);
+/* hsp_multiply_reuse of resident matrices: on a device with memory of its
+ * own the patterns are checked and C's values computed there (a row of C by
+ * a work-item, or by a team with the row's columns in local memory). */
+hsp_status hsp_multiply_reuse_resident(hsp_context *ctx, hsp_plan *plan, const hsp_resident *A,
+                                       const hsp_resident *B, hsp_resident *C);
+
 /* The order of a Galerkin product's two products. */
 typedef enum {
     HSP_RAP_R_AP = 0, /* R*(A*P) */

@@ -126,7 +126,22 @@ void hsp_plan_free(hsp_plan *plan)
     free(plan->flops), free(plan->pos), free(plan->rt_where);
     hsp_csr_free(plan->rt), hsp_csr_free(plan->mid);
     hsp_plan_free(plan->first), hsp_plan_free(plan->second);
+    for (int k = 0; k < 3; k++) hsp_resident_free(plan->held_pattern[k]);
     free(plan);
+}
+
+hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, hsp_plan **plan)
+{
+    hsp_status s = HSP_OK;
+    hsp_plan *p = calloc(1, sizeof *p);
+    if (!p) s = hsp_fail(HSP_ERR_NOMEM, "no memory for a plan");
+    if (s == HSP_OK) p->kind = HSP_PLAN_MULTIPLY, p->b_is_a = B == A, s = pattern_copy(A, &p->a);
+    if (s == HSP_OK && !p->b_is_a) s = pattern_copy(B, &p->b);
+    if (s == HSP_OK) s = pattern_copy(C, &p->c);
+    if (s == HSP_OK) s = row_flops(A, B, &p->flops);
+    if (s != HSP_OK) hsp_plan_free(p), p = NULL;
+    *plan = p;
+    return s;
 }
 
 hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, hsp_plan **plan,
@@ -135,21 +150,8 @@ hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
     if (!plan) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan: plan is NULL");
     *plan = NULL;
     hsp_status s = hsp_multiply(ctx, A, B, C, stats);
-    if (s != HSP_OK) return s;
-    hsp_plan *p = calloc(1, sizeof *p);
-    if (!p) s = hsp_fail(HSP_ERR_NOMEM, "no memory for a plan");
-    if (s == HSP_OK) p->kind = HSP_PLAN_MULTIPLY, p->b_is_a = B == A, s = pattern_copy(A, &p->a);
-    if (s == HSP_OK && !p->b_is_a) s = pattern_copy(B, &p->b);
-    if (s == HSP_OK) s = pattern_copy(*C, &p->c);
-    if (s == HSP_OK) s = row_flops(A, B, &p->flops);
-    if (s != HSP_OK) {
-        hsp_plan_free(p);
-        hsp_csr_free(*C);
-        *C = NULL;
-        return s;
-    }
-    *plan = p;
-    return HSP_OK;
+    if (s == HSP_OK && (s = hsp_plan_of(A, B, *C, plan)) != HSP_OK) hsp_csr_free(*C), *C = NULL;
+    return s;
 }
 
 hsp_status hsp_multiply_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)
@@ -157,6 +159,9 @@ hsp_status hsp_multiply_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A
     if (!ctx || !plan || !A || !B || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse: an argument is NULL");
     if (plan->kind != HSP_PLAN_MULTIPLY)
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse: the plan is of a Galerkin product; use hsp_rap_reuse");
+    if (plan->held_pattern[0])
+        return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse: the plan is of matrices a device holds; use "
+                        "hsp_multiply_reuse_resident");
     if (A->precision != C->precision || B->precision != C->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse: A, B and C must have one precision");
     if ((B == A) != plan->b_is_a)

@@ -31,8 +31,14 @@ struct hsp_plan {
     int64_t *rt_where;       /* where each entry of P went in rt */
     hsp_csr *mid;            /* A*P or R*A */
     hsp_plan *first, *second;
+    /* a product of resident matrices (hsp_multiply_plan_resident) */
+    hsp_resident *held_pattern[3]; /* the patterns of A, B (NULL when B is A) and C, held
+                                      by a device with memory of its own (else NULL:
+                                      a, b and c hold them) */
 };
 
+/* A plan of C = A*B (patterns and row weights). */
+hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, hsp_plan **plan);
 /* Is M's pattern p's?  HSP_ERR_ARG naming the operand and the first row
  * that differs when not. */
 hsp_status hsp_pattern_check(const hsp_pattern *p, const hsp_csr *M, const char *name);

@@ -108,6 +108,19 @@ hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_r
     return s;
 }
 
+hsp_resident *hsp_resident_held_new(hsp_context *ctx, int32_t nrows, int32_t ncols, int64_t nnz,
+                                    hsp_precision precision, void *held)
+{
+    hsp_csr *H = calloc(1, sizeof *H);
+    if (H) {
+        H->nrows = nrows, H->ncols = ncols, H->nnz = nnz, H->precision = precision;
+        return hsp_resident_new(ctx, H, 0, held);
+    }
+    ctx->device->drop(ctx->device, held);
+    hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
+    return NULL;
+}
+
 const hsp_csr *hsp_resident_csr(const hsp_resident *M)
 {
     return M->host;

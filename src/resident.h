@@ -7,6 +7,10 @@
  * is NULL) and the device's arrays held; NULL when there is no memory for
  * it, held then dropped and host freed unless borrowed (the caller's). */
 hsp_resident *hsp_resident_new(hsp_context *ctx, hsp_csr *host, int borrowed, void *held);
+/* A resident matrix over arrays the device holds, the host knowing its
+ * shape alone; NULL (held dropped) when there is no memory for it. */
+hsp_resident *hsp_resident_held_new(hsp_context *ctx, int32_t nrows, int32_t ncols, int64_t nnz,
+                                    hsp_precision precision, void *held);
 /* M's host matrix: its shape, and its entries once home or where held is NULL. */
 const hsp_csr *hsp_resident_csr(const hsp_resident *M);
 /* The device's arrays of M, or NULL where its entries are host arrays. */

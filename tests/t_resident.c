@@ -189,6 +189,51 @@ static void test_errors(void)
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(F);
 }
 
+/* M's values times a factor a row, that of row i being 1 + i / 7. */
+static void scale_rows(hsp_csr *M)
+{
+    for (int32_t i = 0; i < M->nrows; i++)
+        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++)
+            if (M->precision == HSP_DOUBLE) ((double *)M->values)[k] *= 1 + i / 7.0;
+            else ((float *)M->values)[k] *= 1 + i / 7.0f;
+}
+
+/* A plan of a resident product: operands of the same patterns and new
+ * values give C's values as the reference product (where the device holds
+ * them, computed there); an operand of another pattern is refused, naming it
+ * and the row, and C is still usable. */
+static void test_plan(hsp_precision p)
+{
+    const char *what = p == HSP_DOUBLE ? "double" : "float";
+    char why[256] = "";
+    hsp_csr *A = ref_random(700, 300, 0, 40, p, 31), *B = ref_random(300, 500, 0, 30, p, 32), *A2 = NULL, *B2 = NULL;
+    hsp_resident *rA = NULL, *rB = NULL, *rA2 = NULL, *rB2 = NULL, *rC = NULL;
+    hsp_plan *plan = NULL;
+    hsp_csr_convert(A, p, &A2), hsp_csr_convert(B, p, &B2);
+    scale_rows(A2), scale_rows(B2);
+    int ok = hsp_place(ctx, A, &rA) == HSP_OK && hsp_place(ctx, B, &rB) == HSP_OK &&
+             hsp_multiply_plan_resident(ctx, rA, rB, &rC, &plan, NULL) == HSP_OK;
+    tap_ok(ok && home_matches(rC, A, B, why, sizeof why), "plan, %s: C = A*B resident %s", what, why);
+    ok = hsp_place(ctx, A2, &rA2) == HSP_OK && hsp_place(ctx, B2, &rB2) == HSP_OK &&
+         hsp_multiply_reuse_resident(ctx, plan, rA2, rB2, rC) == HSP_OK;
+    tap_ok(ok && home_matches(rC, A2, B2, why, sizeof why), "plan, %s: new values, values only %s", what, why);
+    hsp_resident_free(rB2), rB2 = NULL;
+    int32_t row = 0;
+    while (B2->rowptr[row + 1] - B2->rowptr[row] < 2 || B2->colidx[B2->rowptr[row + 1] - 1] + 1 >= B2->ncols) row++;
+    B2->colidx[B2->rowptr[row + 1] - 1] += 1; /* as many entries, still sorted */
+    char row_name[32];
+    snprintf(row_name, sizeof row_name, "row %d", row);
+    tap_ok(hsp_place(ctx, B2, &rB2) == HSP_OK && hsp_multiply_reuse_resident(ctx, plan, rA2, rB2, rC) == HSP_ERR_ARG &&
+               strstr(hsp_errmsg(), "B's pattern") && strstr(hsp_errmsg(), row_name),
+           "plan, %s: B with a column moved in %s is refused: %s", what, row_name, hsp_errmsg());
+    ok = hsp_multiply_reuse_resident(ctx, plan, rA, rB, rC) == HSP_OK;
+    tap_ok(ok && home_matches(rC, A, B, why, sizeof why), "plan, %s: C usable after, back to A*B %s", what, why);
+    hsp_plan_free(plan);
+    hsp_resident_free(rA), hsp_resident_free(rB), hsp_resident_free(rA2), hsp_resident_free(rB2);
+    hsp_resident_free(rC);
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(A2), hsp_csr_free(B2);
+}
+
 int main(void)
 {
     ctx = ref_context();
@@ -198,6 +243,8 @@ int main(void)
     test_chain(HSP_DOUBLE);
     test_rap(HSP_FLOAT);
     test_rap(HSP_DOUBLE);
+    test_plan(HSP_FLOAT);
+    test_plan(HSP_DOUBLE);
     test_in_place();
     test_errors();
     hsp_context_free(ctx);
