@@ -22,12 +22,11 @@ usage: install-intel-opencl.py [--dest DIR] [--icd-dir DIR] [--wheels DIR]
 Run as root.  Running it again with everything in place does nothing.
 """
 import argparse
-import hashlib
-import json
 import os
 import sys
-import urllib.request
-import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pypi_wheels import fetch, licence_target, link, unpack  # noqa: E402
 
 # name on PyPI, version, wheel file, SHA-256 of the wheel
 WHEELS = [
@@ -60,46 +59,12 @@ def wanted(name):
     return False
 
 
-def wheel_url(project, version, filename):
-    """The download address of one wheel, from PyPI's JSON API."""
-    with urllib.request.urlopen(f"https://pypi.org/pypi/{project}/{version}/json", timeout=60) as r:
-        release = json.load(r)
-    for f in release["urls"]:
-        if f["filename"] == filename:
-            return f["url"]
-    sys.exit(f"install-intel-opencl: PyPI has no {filename} for {project} {version}")
-
-
-def fetch(project, version, filename, sha256, wheels):
-    """The bytes of one wheel, from the wheels directory or PyPI, checked."""
-    if wheels:
-        with open(os.path.join(wheels, filename), "rb") as f:
-            data = f.read()
-    else:
-        print(f"install-intel-opencl: downloading {filename}", flush=True)
-        with urllib.request.urlopen(wheel_url(project, version, filename), timeout=600) as r:
-            data = r.read()
-    if hashlib.sha256(data).hexdigest() != sha256:
-        sys.exit(f"install-intel-opencl: {filename} does not have the pinned SHA-256")
-    return data
-
-
-def unpack(data, dest):
-    """Write the wanted lib/ files and any licence files of one wheel to dest."""
-    import io
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        for member in z.namelist():
-            parts = member.split("/")
-            base = parts[-1]
-            is_lib = len(parts) >= 2 and parts[-2] == "lib" and wanted(base)
-            is_licence = "licen" in member.lower() and not member.endswith("/")
-            if not (is_lib or is_licence):
-                continue
-            target = os.path.join(dest, base if is_lib else os.path.join("licences", parts[0], base))
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with z.open(member) as src, open(target, "wb") as out:
-                out.write(src.read())
-            os.chmod(target, 0o755 if is_lib else 0o644)
+def target(member):
+    """Where a member of a wheel goes: a wanted lib/ file, or a licence."""
+    parts = member.split("/")
+    if len(parts) >= 2 and parts[-2] == "lib" and wanted(parts[-1]):
+        return parts[-1]
+    return licence_target(member)
 
 
 def main():
@@ -117,12 +82,9 @@ def main():
         return
     os.makedirs(args.dest, exist_ok=True)
     for project, version, filename, sha256 in WHEELS:
-        unpack(fetch(project, version, filename, sha256, args.wheels), args.dest)
-    for link, target in LINKS.items():
-        path = os.path.join(args.dest, link)
-        if os.path.lexists(path):
-            os.remove(path)
-        os.symlink(target, path)
+        unpack(fetch("install-intel-opencl", project, version, filename, sha256, args.wheels), args.dest, target)
+    for name, to in LINKS.items():
+        link(args.dest, name, to)
     os.makedirs(args.icd_dir, exist_ok=True)
     with open(icd, "w") as f:
         f.write(library + "\n")

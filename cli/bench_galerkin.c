@@ -120,13 +120,13 @@ static int write_csv(const char *path, const rap_row *rows, int n)
     FILE *f = fopen(path, "w");
     if (!f) return perror(path), 1;
     fprintf(f, "problem,level,order,rows,nnz_a,nnz_c,device,ms,graphblas_ms,scipy_ms,cusparse_ms,cusparse_device_ms,"
-               "second_device\n");
+               "second_device,mkl_ms\n");
     for (int r = 0; r < n; r++) {
         const rap_row *b = &rows[r];
-        fprintf(f, "\"%s\",%d,%s,%d,%lld,%lld,\"%s\",%.4f,%.4f,%.4f,%.4f,%.4f,\"%s\"\n", b->problem, b->level,
+        fprintf(f, "\"%s\",%d,%s,%d,%lld,%lld,\"%s\",%.4f,%.4f,%.4f,%.4f,%.4f,\"%s\",%.4f\n", b->problem, b->level,
                 cli_order_name(b->order), b->rows, (long long)b->nnz_a, (long long)b->nnz_c, b->device[0], b->ms,
                 b->peer[0].ms, b->peer[1].ms, b->peer[2].ms, b->peer[2].dev_ms > 0 ? b->peer[2].dev_ms : 0.0,
-                b->device[1]);
+                b->device[1], b->peer[3].ms);
     }
     return fclose(f) != 0;
 }

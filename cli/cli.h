@@ -79,7 +79,7 @@ void cli_report_json(FILE *f, const cli_result *r);
 
 /* The bench peers (peers.c): what each reported (ms 0 when it did not run;
  * dev_ms and peak -1 when it does not report them). */
-enum { CLI_NPEERS = 3, CLI_CUSPARSE = 2, CLI_CMD_LEN = 8192 };
+enum { CLI_NPEERS = 4, CLI_CUSPARSE = 2, CLI_CMD_LEN = 8192 };
 extern const char *const cli_peer_name[CLI_NPEERS];
 typedef struct {
     double ms, dev_ms, peak;

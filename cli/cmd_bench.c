@@ -1,5 +1,5 @@
 /* cmd_bench.c: `hspgemm bench`: square a suite of generated matrices with
- * hspgemm and with the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE)
+ * hspgemm and with the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE, oneMKL)
  * in the same run, and print and save the times and speedups. */
 #include <limits.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 static const char usage_bench[] =
     "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc] [--repeat=N]\n"
     "                     [--threads=N]\n"
-    "                     [--peers=graphblas,scipy,cusparse|none] [--csv=FILE] [--precision=P]\n"
+    "                     [--peers=graphblas,scipy,cusparse,mkl|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--resident] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
@@ -23,7 +23,8 @@ static const char usage_bench[] =
     "--resident: hspgemm's operands are then placed on the device before the timing and C\n"
     "stays there (hsp_multiply_resident), so that its times are device-only.  The cuSPARSE\n"
     "peer (built when CUDA is found) also reports its time with the operands already on\n"
-    "the GPU (cusp-dev) and its peak GPU memory, shown beside hspgemm's.\n"
+    "the GPU (cusp-dev) and its peak GPU memory, shown beside hspgemm's.  A peer's column\n"
+    "shows when it ran.\n"
     "suites:\n"
     "  default  regular and irregular matrices of 0.4M+ nonzeros (a few minutes)\n"
     "  paper    the paper's AMG problems: poisson2d5:1024, poisson2d9:1024,\n"
@@ -143,8 +144,9 @@ static void print_table(const bench_row *rows, int n)
                hsp_method_name(rows[0].ours.stats.method[2]),
                rows[0].ours.resident ? "resident (device-only times)" : "host to host");
     printf("%-17s %9s %10s %10s %6s %9s %7s", "matrix", "nnz(A)", "nnz(C)", "ms", "GF/s", "copy ms", "re/co");
+    int ran[NPEERS];
     for (int k = 0; k < NPEERS; k++)
-        if (k != CUSPARSE || cusp) printf(" %9s %7s", cli_peer_name[k], "x");
+        if ((ran[k] = peer_ran(rows, n, k))) printf(" %9s %7s", cli_peer_name[k], "x");
     if (cusp) printf(" %9s %7s %9s %9s", "cusp-dev", "x", "MiB ours", "MiB cusp");
     printf(" %7s\n", "check");
     for (int r = 0; r < n; r++) {
@@ -158,7 +160,7 @@ static void print_table(const bench_row *rows, int n)
         if (b->has_copy) printf(" %9.2f %7.2f", b->copy.ms_median, b->ours.ms_median / b->copy.ms_median);
         else printf(" %9s %7s", "-", "-");
         for (int k = 0; k < NPEERS; k++) {
-            if (k == CUSPARSE && !cusp) continue;
+            if (!ran[k]) continue;
             if (b->peer[k].ms <= 0) {
                 printf(" %9s %7s", "-", "-");
                 continue;
@@ -192,17 +194,18 @@ static int write_csv(const char *path, const bench_row *rows, int n)
     }
     fprintf(f, "matrix,rows,nnz_a,nnz_c,flops,threads,device,grow,resident,ms,gflops,copy_ms,"
                "graphblas_ms,scipy_ms,cusparse_ms,cusparse_device_ms,peak_device_bytes,"
-               "cusparse_peak_device_bytes\n");
+               "cusparse_peak_device_bytes,mkl_ms\n");
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
-        fprintf(f, "\"%s\",%lld,%lld,%lld,%lld,%d,\"%s\",%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f\n", b->name,
+        fprintf(f, "\"%s\",%lld,%lld,%lld,%lld,%d,\"%s\",%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f,%.4f\n",
+                b->name,
                 (long long)b->ours.nrows, (long long)b->ours.nnz_a, (long long)st->nnz_c,
                 (long long)st->flops, st->threads, st->device, hsp_grow_name(st->grow), b->ours.resident,
                 b->ours.ms_median, (double)st->flops / (b->ours.ms_median * 1e6),
                 b->has_copy ? b->copy.ms_median : 0.0, b->peer[0].ms, b->peer[1].ms, b->peer[2].ms,
                 b->peer[2].dev_ms > 0 ? b->peer[2].dev_ms : 0.0, (long long)st->peak_device_bytes,
-                b->peer[2].peak > 0 ? b->peer[2].peak : 0.0);
+                b->peer[2].peak > 0 ? b->peer[2].peak : 0.0, b->peer[3].ms);
     }
     return fclose(f) != 0;
 }

@@ -1,4 +1,4 @@
-/* peers.c: running the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE)
+/* peers.c: running the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE, oneMKL)
  * for the bench commands: finding them, their command lines, writing the
  * operands to a temporary directory, and reading the JSON line each prints. */
 #include <limits.h>
@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include "cli.h"
 
-const char *const cli_peer_name[CLI_NPEERS] = {"graphblas", "scipy", "cusparse"};
-static const char *const peer_file[CLI_NPEERS] = {"peer_graphblas", "peer_scipy.py", "peer_cusparse"};
+const char *const cli_peer_name[CLI_NPEERS] = {"graphblas", "scipy", "cusparse", "mkl"};
+static const char *const peer_file[CLI_NPEERS] = {"peer_graphblas", "peer_scipy.py", "peer_cusparse", "peer_mkl"};
 
 void cli_status_line(const char *fmt, ...)
 {

@@ -18,6 +18,11 @@ run() {
     rc=$?
 }
 has() { grep -q -- "$1" "$2"; echo $?; }
+# skip NAME WHY: a TAP line for a test that cannot run here.
+skip() {
+    n=$((n + 1))
+    echo "ok $n - $1 # SKIP $2"
+}
 
 run "$hsp" --help
 ok $rc "--help exits 0"
@@ -150,6 +155,22 @@ ok $rc "bench --suite=quick runs"
 ok "$(has '^"rmat:9,8",' "$tmp/b.csv")" "bench quotes a matrix name with a comma in the CSV"
 ok "$(has "poisson3d27:8" "$tmp/out")" "bench prints the table"
 
+if [ -x "${top_builddir:-.}/bench/peer_mkl" ]; then
+    run "$hsp" bench --suite=quick --peers=mkl --repeat=1 --csv="$tmp/m.csv"
+    grep -q " mkl  *x  *check$" "$tmp/out" && ! grep -q "nnz!=" "$tmp/out"
+    ok $? "bench --peers=mkl: a column for oneMKL, nnz(C) as hspgemm's"
+    run "$hsp" bench --suite=galerkin --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=mkl --csv="$tmp/mg.csv"
+    [ $rc -eq 0 ] && ! grep -q "nnz!=" "$tmp/out" && [ "$(tail -1 "$tmp/mg.csv" | cut -d, -f14)" != "0.0000" ]
+    ok $? "bench --suite=galerkin --peers=mkl: MKL's R*A*P of each level, nnz(C) as hspgemm's"
+    levels="$tmp/levels"
+    run "${top_builddir:-.}/bench/peer_mkl" --repeat=1 --rap=r-ap "$levels/P0.mtx" "$levels/A0.mtx" "$levels/P0.mtx"
+    [ $rc -ne 0 ] && grep -q "shape mismatch: R is" "$tmp/err"
+    ok $? "peer_mkl --rap refuses factors whose shapes do not chain"
+else
+    skip "bench --peers=mkl" "no oneMKL peer (build-aux/install-mkl.py)"
+    skip "bench --suite=galerkin --peers=mkl" "no oneMKL peer"
+    skip "peer_mkl --rap" "no oneMKL peer"
+fi
 run "$hsp" bench --suite=galerkin --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=none --csv="$tmp/g.csv"
 ok $rc "bench --suite=galerkin runs"
 [ "$(grep -c r-ap "$tmp/g.csv")" -ge 2 ] && [ "$(grep -c ra-p "$tmp/g.csv")" -ge 2 ]

@@ -1,0 +1,63 @@
+"""pypi_wheels.py: what the installers of build-aux share: a wheel from PyPI (or a
+directory of wheels) checked against its pinned SHA-256, and unpacking chosen
+members of it."""
+import hashlib
+import io
+import json
+import os
+import sys
+import urllib.request
+import zipfile
+
+
+def wheel_url(who, project, version, filename):
+    """The download address of one wheel, from PyPI's JSON API."""
+    with urllib.request.urlopen(f"https://pypi.org/pypi/{project}/{version}/json", timeout=60) as r:
+        release = json.load(r)
+    for f in release["urls"]:
+        if f["filename"] == filename:
+            return f["url"]
+    sys.exit(f"{who}: PyPI has no {filename} for {project} {version}")
+
+
+def fetch(who, project, version, filename, sha256, wheels):
+    """The bytes of one wheel, from the wheels directory or PyPI, checked."""
+    if wheels:
+        with open(os.path.join(wheels, filename), "rb") as f:
+            data = f.read()
+    else:
+        print(f"{who}: downloading {filename}", flush=True)
+        with urllib.request.urlopen(wheel_url(who, project, version, filename), timeout=600) as r:
+            data = r.read()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        sys.exit(f"{who}: {filename} does not have the pinned SHA-256")
+    return data
+
+
+def unpack(data, dest, target_of):
+    """Write each member of a wheel for which target_of(member) gives a path
+    (relative to dest) there; files under a lib/ are made executable."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for member in z.namelist():
+            target = None if member.endswith("/") else target_of(member)
+            if not target:
+                continue
+            path = os.path.join(dest, target)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with z.open(member) as src, open(path, "wb") as out:
+                out.write(src.read())
+            os.chmod(path, 0o755 if "/lib/" in member else 0o644)
+
+
+def licence_target(member):
+    """Where a wheel's licence file goes: licences/<wheel's first directory>/<name>."""
+    parts = member.split("/")
+    return os.path.join("licences", parts[0], parts[-1]) if "licen" in member.lower() else None
+
+
+def link(dest, name, target):
+    """dest/name, a symbolic link to target, made anew."""
+    path = os.path.join(dest, name)
+    if os.path.lexists(path):
+        os.remove(path)
+    os.symlink(target, path)
