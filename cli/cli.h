@@ -87,6 +87,13 @@ typedef struct {
 } cli_peer_result;
 /* The command lines of the peers that are present and wanted ("" if not). */
 void cli_peer_commands(const cli_args *a, char cmd[CLI_NPEERS][CLI_CMD_LEN]);
+/* The python the set-up installs the peers' packages in (build-aux/install-peer-python.sh). */
+#define CLI_PEER_PYTHON "/opt/hspgemm-python/bin/python3"
+/* Find peer program file (bench/); 1 when found, its path in path. */
+int cli_find_peer(const char *file, char *path, size_t len);
+/* A python that imports module: $HSPGEMM_PYTHON, CLI_PEER_PYTHON, python3 or
+ * /usr/bin/python3, the first that does; NULL when none. */
+const char *cli_find_python(const char *module);
 /* Write the n (<= 3) matrices M to a temporary directory and run each peer
  * command with the options extra and their files; results into result. */
 void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char *extra,
@@ -99,6 +106,9 @@ int cli_bench_galerkin(cli_args *a, const char *const *given);
 /* bench --suite=realloc (bench_realloc.c): grow=realloc against grow=copy on
  * the matrices given (files or --gen), else its own. */
 int cli_bench_realloc(cli_args *a);
+/* `hspgemm bench --suite=amg` (bench_amg.c): amg-setup against PyAMG, on the
+ * paper's four Poisson problems or the given generator specs. */
+int cli_bench_amg(cli_args *a, const char *const *given);
 
 int cmd_multiply(int argc, char **argv, int square);
 int cmd_gen(int argc, char **argv);

@@ -12,7 +12,7 @@
 static const char usage_bench[] =
     "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc] [--repeat=N]\n"
     "                     [--threads=N]\n"
-    "                     [--peers=graphblas,scipy,cusparse,mkl|none] [--csv=FILE] [--precision=P]\n"
+    "                     [--peers=graphblas,scipy,cusparse,mkl,pyamg|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--resident] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
@@ -42,6 +42,11 @@ static const char usage_bench[] =
     "           run, every product on the device (default: the first with system SVM, else\n"
     "           auto); the mean and largest speedup per precision beside the paper's;\n"
     "           CSV default bench-realloc.csv\n"
+    "  amg      'hspgemm amg-setup' (--theta, --omega, --coarse, --levels) against PyAMG's\n"
+    "           smoothed_aggregation_solver with the same options (bench/peer_pyamg.py, run by a\n"
+    "           python3 with pyamg) on poisson2d5:1024, poisson2d9:1024, poisson3d7:101,\n"
+    "           poisson3d27:101 (or the --gen problems): setup times, levels and operator\n"
+    "           complexities; CSV default bench-amg.csv\n"
     "Peers run from bench/ in the build tree, $HSPGEMM_PEER_DIR, or the install's\n"
     "libexec directory; scipy runs under $HSPGEMM_PYTHON, python3 or /usr/bin/python3.\n";
 
@@ -234,11 +239,11 @@ int cmd_bench(int argc, char **argv)
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
-    int realloc_suite = a.suite && !strcmp(a.suite, "realloc");
+    int realloc_suite = a.suite && !strcmp(a.suite, "realloc"), amg = a.suite && !strcmp(a.suite, "amg");
     const char *const *specs = suite_specs(&a);
-    if ((!specs && !galerkin && !realloc_suite) || (a.noperands && !a.operand_is_gen[0] && !realloc_suite)) {
-        fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, galerkin, galerkin-paper, realloc) "
-                        "or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n",
+    if ((!specs && !galerkin && !realloc_suite && !amg) || (a.noperands && !a.operand_is_gen[0] && !realloc_suite)) {
+        fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, galerkin, galerkin-paper, realloc, "
+                        "amg) or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n",
                 a.suite ? a.suite : "");
         return 2;
     }
@@ -246,6 +251,7 @@ int cmd_bench(int argc, char **argv)
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL);
     if (realloc_suite) return cli_bench_realloc(&a);
+    if (amg) return cli_bench_amg(&a, a.noperands ? specs : NULL);
     char cmd[NPEERS][CLI_CMD_LEN];
     cli_peer_commands(&a, cmd);
     bench_row rows[CLI_MAX_OPERANDS];

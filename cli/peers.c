@@ -32,8 +32,7 @@ static void exe_dir(char *dir, size_t len)
     else snprintf(dir, len, ".");
 }
 
-/* Find peer program file; 1 when found, its path in path. */
-static int find_peer(const char *file, char *path, size_t len)
+int cli_find_peer(const char *file, char *path, size_t len)
 {
     char dir[PATH_MAX];
     const char *env = getenv("HSPGEMM_PEER_DIR");
@@ -48,16 +47,15 @@ static int find_peer(const char *file, char *path, size_t len)
     return 0;
 }
 
-/* A python that imports scipy, or NULL. */
-static const char *find_python(void)
+const char *cli_find_python(const char *module)
 {
-    static const char *candidates[] = {NULL, "python3", "/usr/bin/python3"};
+    static const char *candidates[] = {NULL, CLI_PEER_PYTHON, "python3", "/usr/bin/python3"};
     static char chosen[256];
     candidates[0] = getenv("HSPGEMM_PYTHON");
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         char cmd[400];
         if (!candidates[k]) continue;
-        snprintf(cmd, sizeof cmd, "%s -c 'import scipy' >/dev/null 2>&1", candidates[k]);
+        snprintf(cmd, sizeof cmd, "%s -c 'import %s' >/dev/null 2>&1", candidates[k], module);
         if (system(cmd) == 0) return snprintf(chosen, sizeof chosen, "%s", candidates[k]), chosen;
     }
     return NULL;
@@ -94,11 +92,11 @@ void cli_peer_commands(const cli_args *a, char cmd[CLI_NPEERS][CLI_CMD_LEN])
         const char *python = NULL;
         cmd[k][0] = '\0';
         if (a->peers && (!strcmp(a->peers, "none") || !strstr(a->peers, cli_peer_name[k]))) continue;
-        if (!find_peer(peer_file[k], path, sizeof path)) {
+        if (!cli_find_peer(peer_file[k], path, sizeof path)) {
             fprintf(stderr, "hspgemm: bench: peer %s not found (not built?)\n", cli_peer_name[k]);
             continue;
         }
-        if (strstr(peer_file[k], ".py") && !(python = find_python())) {
+        if (strstr(peer_file[k], ".py") && !(python = cli_find_python("scipy"))) {
             fprintf(stderr, "hspgemm: bench: peer %s skipped: no python3 with scipy\n", cli_peer_name[k]);
             continue;
         }

@@ -159,7 +159,18 @@ if [ -x "${top_builddir:-.}/bench/peer_mkl" ]; then
     run "$hsp" bench --suite=quick --peers=mkl --repeat=1 --csv="$tmp/m.csv"
     grep -q " mkl  *x  *check$" "$tmp/out" && ! grep -q "nnz!=" "$tmp/out"
     ok $? "bench --peers=mkl: a column for oneMKL, nnz(C) as hspgemm's"
-    run "$hsp" bench --suite=galerkin --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=mkl --csv="$tmp/mg.csv"
+    run "$hsp" bench --suite=amg --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=none --csv="$tmp/a.csv"
+[ $rc -eq 0 ] && grep -q "^poisson2d5:40 .* 1600/" "$tmp/out" && [ "$(wc -l <"$tmp/a.csv")" -eq 2 ]
+ok $? "bench --suite=amg times amg-setup and prints its levels"
+if python=$(for p in "${HSPGEMM_PYTHON:-}" /opt/hspgemm-python/bin/python3 python3 /usr/bin/python3; do
+                [ -n "$p" ] && "$p" -c 'import pyamg' 2>/dev/null && echo "$p" && break; done); then
+    run "$hsp" bench --suite=amg --gen=poisson2d5:40 --coarse=50 --repeat=1 --csv="$tmp/a.csv"
+    grep -q "^poisson2d5:40 .*x .* | 1600/.*" "$tmp/out" && grep -q "speedup over PyAMG" "$tmp/out"
+    ok $? "bench --suite=amg runs PyAMG on the same problem ($python)"
+else
+    skip "bench --suite=amg against PyAMG" "no python3 with pyamg (build-aux/install-peer-python.sh)"
+fi
+run "$hsp" bench --suite=galerkin --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=mkl --csv="$tmp/mg.csv"
     [ $rc -eq 0 ] && ! grep -q "nnz!=" "$tmp/out" && [ "$(tail -1 "$tmp/mg.csv" | cut -d, -f14)" != "0.0000" ]
     ok $? "bench --suite=galerkin --peers=mkl: MKL's R*A*P of each level, nnz(C) as hspgemm's"
     levels="$tmp/levels"
