@@ -164,7 +164,9 @@ if [ -x "${top_builddir:-.}/bench/peer_mkl" ]; then
 ok $? "bench --suite=amg times amg-setup and prints its levels"
 if python=$(for p in "${HSPGEMM_PYTHON:-}" /opt/hspgemm-python/bin/python3 python3 /usr/bin/python3; do
                 [ -n "$p" ] && "$p" -c 'import pyamg' 2>/dev/null && echo "$p" && break; done); then
-    run "$hsp" bench --suite=amg --gen=poisson2d5:40 --coarse=50 --repeat=1 --csv="$tmp/a.csv"
+    # the script is in the source tree (a build elsewhere has no copy in its bench/)
+    run env HSPGEMM_PEER_DIR="${top_srcdir:-.}/bench" "$hsp" bench --suite=amg --gen=poisson2d5:40 --coarse=50 \
+        --repeat=1 --csv="$tmp/a.csv"
     grep -q "^poisson2d5:40 .*x .* | 1600/.*" "$tmp/out" && grep -q "speedup over PyAMG" "$tmp/out"
     ok $? "bench --suite=amg runs PyAMG on the same problem ($python)"
 else
