@@ -1,5 +1,6 @@
 /* opencl.c: the OpenCL devices of the system (through the ICD loader) and
  * what each offers, and OpenCL errors in words. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -71,23 +72,43 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
                                                         : OCL_SVM_NONE;
 }
 
-hsp_status ocl_devices(ocl_info *list, int max, int *count)
+/* The system's devices, listed once per process: the first calls of some
+ * platforms made at once from several threads fail or crash (PoCL's
+ * clGetDeviceIDs: "no device", or a segfault, with four threads). */
+enum { MAX_FOUND = 64 };
+static struct {
+    ocl_info list[MAX_FOUND];
+    int count;      /* devices found, perhaps more than MAX_FOUND */
+    cl_int err;     /* listing the platforms failed so */
+} found;
+static pthread_once_t found_once = PTHREAD_ONCE_INIT;
+
+static void discover(void)
 {
     cl_platform_id plat[16];
     cl_uint nplat = 0;
-    *count = 0;
     cl_int err = clGetPlatformIDs(16, plat, &nplat);
-    if (err == CL_PLATFORM_NOT_FOUND_KHR || nplat == 0) return HSP_OK;
-    if (err != CL_SUCCESS) return hsp_fail(HSP_ERR_DEVICE, "OpenCL: listing platforms: %s (%d)", ocl_error(err), err);
+    if (err == CL_PLATFORM_NOT_FOUND_KHR || nplat == 0) return;
+    if ((found.err = err) != CL_SUCCESS) return;
     for (cl_uint p = 0; p < nplat && p < 16; p++) {
         cl_device_id ids[64];
         cl_uint n = 0;
         if (clGetDeviceIDs(plat[p], CL_DEVICE_TYPE_ALL, 64, ids, &n) != CL_SUCCESS) continue;
         for (cl_uint d = 0; d < n && d < 64; d++) {
-            if (*count < max) describe(plat[p], ids[d], &list[*count]);
-            ++*count;
+            if (found.count < MAX_FOUND) describe(plat[p], ids[d], &found.list[found.count]);
+            found.count++;
         }
     }
+}
+
+hsp_status ocl_devices(ocl_info *list, int max, int *count)
+{
+    pthread_once(&found_once, discover);
+    *count = 0;
+    if (found.err != CL_SUCCESS)
+        return hsp_fail(HSP_ERR_DEVICE, "OpenCL: listing platforms: %s (%d)", ocl_error(found.err), found.err);
+    for (int d = 0; d < found.count && d < MAX_FOUND && d < max; d++) list[d] = found.list[d];
+    *count = found.count < MAX_FOUND ? found.count : MAX_FOUND;
     return HSP_OK;
 }
 

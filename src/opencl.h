@@ -49,7 +49,8 @@ typedef struct {
     size_t max_group;
 } ocl_info;
 
-/* All OpenCL devices of all platforms, in order; *count may be 0. */
+/* All OpenCL devices of all platforms, in order (listed once per process,
+ * the first call serving the threads that call at once); *count may be 0. */
 hsp_status ocl_devices(ocl_info *list, int max, int *count);
 /* An OpenCL status in words. */
 const char *ocl_error(cl_int err);
