@@ -26,7 +26,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pypi_wheels import fetch, licence_target, link, unpack  # noqa: E402
+from pypi_wheels import install_wheels, installed, licence_target, link, mark_installed  # noqa: E402
 
 # name on PyPI, version, wheel file, SHA-256 of the wheel
 WHEELS = [
@@ -47,7 +47,6 @@ WHEELS = [
 LIBS = ["libintelocl.so.2026.22.10.0", "libcommon_clang.so.2026.22.10.0", "libocl_svml_*", "*.rtl", "cllibrary*",
         "cl.cfg", "libtbb.so.12", "libtbbmalloc.so.2", "libimf.so", "libsvml.so", "libirng.so", "libintlc.so.5"]
 LINKS = {"libintelocl.so": "libintelocl.so.2026.22.10.0"}
-STAMP = "installed-by-hspgemm"
 
 
 def wanted(name):
@@ -75,21 +74,16 @@ def main():
     args = ap.parse_args()
     icd = os.path.join(args.icd_dir, "intel-cpu-hspgemm.icd")
     library = os.path.join(args.dest, "libintelocl.so")
-    stamp = os.path.join(args.dest, STAMP)
-    pins = "\n".join(w[2] + " " + w[3] for w in WHEELS) + "\n"
-    if os.path.exists(stamp) and open(stamp).read() == pins and os.path.exists(icd):
+    if installed(args.dest, WHEELS) and os.path.exists(icd):
         print(f"install-intel-opencl: already installed in {args.dest}")
         return
-    os.makedirs(args.dest, exist_ok=True)
-    for project, version, filename, sha256 in WHEELS:
-        unpack(fetch("install-intel-opencl", project, version, filename, sha256, args.wheels), args.dest, target)
+    install_wheels("install-intel-opencl", WHEELS, args.dest, target, args.wheels)
     for name, to in LINKS.items():
         link(args.dest, name, to)
     os.makedirs(args.icd_dir, exist_ok=True)
     with open(icd, "w") as f:
         f.write(library + "\n")
-    with open(stamp, "w") as f:
-        f.write(pins)
+    mark_installed(args.dest, WHEELS)
     print(f"install-intel-opencl: Intel OpenCL CPU runtime in {args.dest}, ICD file {icd}")
 
 

@@ -22,7 +22,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pypi_wheels import fetch, licence_target, link, unpack  # noqa: E402
+from pypi_wheels import install_wheels, installed, licence_target, link, mark_installed  # noqa: E402
 
 # name on PyPI, version, wheel file, SHA-256 of the wheel
 WHEELS = [
@@ -34,7 +34,6 @@ WHEELS = [
 LIBS = ["libmkl_intel_lp64.so.3", "libmkl_gnu_thread.so.3", "libmkl_core.so.3"]
 # the kernels for each instruction set, which libmkl_core opens by name for the CPU it runs on
 KERNELS = ["libmkl_def.so.3", "libmkl_mc3.so.3", "libmkl_avx2.so.3", "libmkl_avx512.so.3", "libmkl_avx10.so.3"]
-STAMP = "installed-by-hspgemm"
 
 
 def target(member):
@@ -52,18 +51,13 @@ def main():
     ap.add_argument("--dest", default="/opt/intel-mkl-2026.2.0")
     ap.add_argument("--wheels", help="a directory holding the wheels (no download)")
     args = ap.parse_args()
-    stamp = os.path.join(args.dest, STAMP)
-    pins = "\n".join(w[2] + " " + w[3] for w in WHEELS) + "\n"
-    if os.path.exists(stamp) and open(stamp).read() == pins:
+    if installed(args.dest, WHEELS):
         print(f"install-mkl: already installed in {args.dest}")
         return
-    os.makedirs(args.dest, exist_ok=True)
-    for project, version, filename, sha256 in WHEELS:
-        unpack(fetch("install-mkl", project, version, filename, sha256, args.wheels), args.dest, target)
+    install_wheels("install-mkl", WHEELS, args.dest, target, args.wheels)
     for lib in LIBS:  # the names the linker looks for
         link(os.path.join(args.dest, "lib"), lib[:-2], lib)
-    with open(stamp, "w") as f:
-        f.write(pins)
+    mark_installed(args.dest, WHEELS)
     print(f"install-mkl: oneMKL in {args.dest} (lib, include)")
 
 

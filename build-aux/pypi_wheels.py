@@ -1,6 +1,7 @@
 """pypi_wheels.py: what the installers of build-aux share: a wheel from PyPI (or a
-directory of wheels) checked against its pinned SHA-256, and unpacking chosen
-members of it."""
+directory of wheels) checked against its pinned SHA-256, unpacking chosen
+members of it, and the stamp that says a directory holds a set of pinned wheels.
+A set of wheels is a list of (name on PyPI, version, wheel file, SHA-256)."""
 import hashlib
 import io
 import json
@@ -8,6 +9,8 @@ import os
 import sys
 import urllib.request
 import zipfile
+
+STAMP = "installed-by-hspgemm"
 
 
 def wheel_url(who, project, version, filename):
@@ -61,3 +64,27 @@ def link(dest, name, target):
     if os.path.lexists(path):
         os.remove(path)
     os.symlink(target, path)
+
+
+def pins(wheels):
+    """The stamp's text: each wheel's file and SHA-256."""
+    return "\n".join(w[2] + " " + w[3] for w in wheels) + "\n"
+
+
+def installed(dest, wheels):
+    """Does dest hold these wheels, installed by install_wheels and mark_installed?"""
+    stamp = os.path.join(dest, STAMP)
+    return os.path.exists(stamp) and open(stamp).read() == pins(wheels)
+
+
+def install_wheels(who, wheels, dest, target_of, wheel_dir):
+    """Fetch each wheel (from wheel_dir, or PyPI when None), check it and unpack it into dest."""
+    os.makedirs(dest, exist_ok=True)
+    for project, version, filename, sha256 in wheels:
+        unpack(fetch(who, project, version, filename, sha256, wheel_dir), dest, target_of)
+
+
+def mark_installed(dest, wheels):
+    """Write the stamp that installed() reads."""
+    with open(os.path.join(dest, STAMP), "w") as f:
+        f.write(pins(wheels))
