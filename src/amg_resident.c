@@ -1,8 +1,8 @@
 /* amg_resident.c: the hierarchy of a resident matrix, its levels resident.
  * Where the device uses host arrays in place it is hsp_amg_setup's over the
  * matrix's own arrays, each level's matrices then wrapped as resident ones.
- * On a device with memory of its own every step runs there (dev->amg and
- * resident products): what crosses is sizes and a few numbers a step.  Each
+ * On a device with memory of its own every step runs there (dev->held_ops
+ * and resident products): what crosses is sizes and a few numbers a step.  Each
  * level keeps T and the first product of R*A*P there, so that a re-setup
  * with new values computes values only, there too. */
 #include <stdlib.h>
@@ -72,12 +72,10 @@ static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, double rho)
 static hsp_status galerkin(hsp_context *ctx, hsp_amg *amg, int l)
 {
     hsp_amg_level *v = &amg->level[l];
-    level_state *s = &amg->state->level[l];
-    int r_ap = amg->state->options.order == HSP_RAP_R_AP;
     hsp_resident *next = NULL;
     hsp_stats st[2];
-    hsp_status e = hsp_multiply_resident(ctx, r_ap ? v->rA : v->rR, r_ap ? v->rP : v->rA, &s->rmid, st);
-    if (e == HSP_OK) e = hsp_multiply_resident(ctx, r_ap ? v->rR : s->rmid, r_ap ? s->rmid : v->rP, &next, st + 1);
+    hsp_status e = hsp_rap_resident_kept(ctx, v->rR, v->rA, v->rP, amg->state->options.order, &next,
+                                         &amg->state->level[l].rmid, st);
     if (e != HSP_OK) return e;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
     memcpy(amg->device, st[0].device, sizeof amg->device);

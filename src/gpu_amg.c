@@ -69,6 +69,26 @@ static void arrays_free(gpu *g, gpu_array *x, int n)
     for (int k = 0; k < n; k++) gpu_array_free(g, &x[k]);
 }
 
+/* A new matrix for the device to hold, its first n arrays of the bytes
+ * given (none yet when n is 0; no values when 2); NULL with *s the error. */
+static gpu_held *held_new(gpu *g, const size_t *bytes, int n, hsp_status *s)
+{
+    gpu_held *h = calloc(1, sizeof *h);
+    *s = h ? arrays(g, h->a, bytes, n) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
+    if (*s == HSP_OK) return h;
+    free(h);
+    return NULL;
+}
+
+/* h into *out when s is HSP_OK, else freed with its arrays (a lost
+ * device's left to it); s. */
+static hsp_status held_result(gpu *g, hsp_status s, gpu_held *h, void **out)
+{
+    if (s == HSP_OK) *out = h;
+    else if (h && !g->lost) arrays_free(g, h->a, 3), free(h);
+    return s;
+}
+
 /* The first row named by the flag at x, or n when none was (x set to n first). */
 static hsp_status flag_read(gpu *g, gpu_array *x, int32_t n, int32_t *row)
 {
@@ -185,9 +205,7 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
                        (size_t)n * hsp_value_size(A->precision)};
     if (s == HSP_OK) s = arrays(g, t->a, bytes, 3);
     if (s == HSP_OK) s = assign(g, A, h, w, &t->a[1]);
-    if (s == HSP_OK) s = tentative(g, A, *naggs, w, t);
-    if (s != HSP_OK && !g->lost) arrays_free(g, t->a, 3);
-    return s;
+    return s == HSP_OK ? tentative(g, A, *naggs, w, t) : s;
 }
 
 /* The bytes of the temporaries of an aggregation of A (W_SIZE's come later). */
@@ -216,15 +234,15 @@ static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, do
     gpu *g = dev->state;
     size_t bytes[W_COUNT];
     gpu_array w[W_COUNT] = {{0}};
-    gpu_held *t = calloc(1, sizeof *t);
+    hsp_status s;
+    gpu_held *t = held_new(g, NULL, 0, &s); /* its arrays once the aggregates are counted */
     *held_t = NULL, *naggs = 0;
     work_bytes(A, bytes);
-    hsp_status s = t ? arrays(g, w, bytes, W_SIZE) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident T");
+    if (s == HSP_OK) s = arrays(g, w, bytes, W_SIZE);
     if (s == HSP_OK) s = aggregate(g, A, held, theta, w, t, naggs, rho);
     s = done(g, s, w, W_COUNT);
-    if (s == HSP_OK && *naggs) *held_t = t;
-    else if (!g->lost) free(t);
-    return gpu_noted(dev, s);
+    if (s == HSP_OK && !*naggs) free(t), t = NULL; /* it would not coarsen */
+    return gpu_noted(dev, held_result(g, s, t, held_t));
 }
 
 static hsp_status sa_radius(hsp_device *dev, const hsp_csr *A, void *held, double *rho)
@@ -275,20 +293,15 @@ static hsp_status transpose(hsp_device *dev, const hsp_csr *P, void *held_p, voi
     size_t tmp_bytes[2] = {(size_t)m * sizeof(int32_t), (size_t)m * sizeof(int64_t)};
     size_t bytes[3] = {((size_t)m + 1) * sizeof(int64_t), (size_t)P->nnz * sizeof(int32_t),
                        (size_t)P->nnz * hsp_value_size(P->precision)};
-    gpu_held *r = calloc(1, sizeof *r);
+    hsp_status s;
+    gpu_held *r = held_new(g, bytes, 3, &s);
     *held_r = NULL;
-    if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident R");
-    hsp_status s = arrays(g, tmp, tmp_bytes, 2);
-    if (s == HSP_OK && (s = arrays(g, r->a, bytes, 3)) != HSP_OK) arrays_free(g, tmp, 2);
-    if (s == HSP_OK) s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
+    if (!r) return gpu_noted(dev, s);
+    if ((s = arrays(g, tmp, tmp_bytes, 2)) == HSP_OK) s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
     gpu_arg scatter[] = {gpu_val(&n, sizeof n), arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&r->a[0]),
                          arr(&tmp[0]), arr(&r->a[1]), arr(&r->a[2])};
     if (s == HSP_OK) s = launch(g, dbl, GK_TR_SCATTER, scatter, 8, n);
-    s = done(g, s, tmp, 2);
-    if (s != HSP_OK && !g->lost) arrays_free(g, r->a, 3);
-    if (s == HSP_OK) *held_r = r;
-    else if (!g->lost) free(r);
-    return gpu_noted(dev, s);
+    return gpu_noted(dev, held_result(g, done(g, s, tmp, 2), r, held_r));
 }
 
 static hsp_status transpose_values(hsp_device *dev, const hsp_csr *P, void *held_p, void *held_r)
@@ -308,16 +321,12 @@ static hsp_status identity(hsp_device *dev, int32_t n, hsp_precision precision, 
     int64_t rows = n;
     size_t bytes[3] = {((size_t)n + 1) * sizeof(int64_t), (size_t)n * sizeof(int32_t),
                        (size_t)n * hsp_value_size(precision)};
-    gpu_held *h = calloc(1, sizeof *h);
+    hsp_status s;
+    gpu_held *h = held_new(g, bytes, 3, &s);
     *held = NULL;
-    if (!h) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident identity");
-    hsp_status s = arrays(g, h->a, bytes, 3);
+    if (!h) return gpu_noted(dev, s);
     gpu_arg a[] = {gpu_val(&rows, sizeof rows), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2])};
-    if (s == HSP_OK) s = launch(g, dbl, GK_IDENTITY, a, 4, rows);
-    if (s != HSP_OK && !g->lost) arrays_free(g, h->a, 3);
-    if (s == HSP_OK) *held = h;
-    else if (!g->lost) free(h);
-    return gpu_noted(dev, s);
+    return gpu_noted(dev, held_result(g, launch(g, dbl, GK_IDENTITY, a, 4, rows), h, held));
 }
 
 /* The team of work-items for a row of C = A*B, values only, by the mean
@@ -376,16 +385,12 @@ static hsp_status pattern(hsp_device *dev, const hsp_csr *M, void *held, void **
     gpu *g = dev->state;
     const gpu_held *h = held;
     size_t bytes[2] = {((size_t)M->nrows + 1) * sizeof(int64_t), (size_t)M->nnz * sizeof(int32_t)};
-    gpu_held *p = calloc(1, sizeof *p);
+    hsp_status s;
+    gpu_held *p = held_new(g, bytes, 2, &s);
     *held_pattern = NULL;
-    if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident pattern");
-    hsp_status s = arrays(g, p->a, bytes, 2);
-    for (int k = 0; k < 2 && s == HSP_OK; k++)
+    for (int k = 0; k < 2 && p && s == HSP_OK; k++)
         s = gpu_array_copy(g, &p->a[k], (gpu_array *)&h->a[k], bytes[k]);
-    if (s != HSP_OK && !g->lost) arrays_free(g, p->a, 2);
-    if (s == HSP_OK) *held_pattern = p;
-    else if (!g->lost) free(p);
-    return gpu_noted(dev, s);
+    return gpu_noted(dev, held_result(g, s, p, held_pattern));
 }
 
 static hsp_status finish(hsp_device *dev)

@@ -95,8 +95,9 @@ hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const 
     return (*C = hsp_resident_new(ctx, H, 0, held_c)) ? HSP_OK : HSP_ERR_NOMEM;
 }
 
-hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A, const hsp_resident *P,
-                            hsp_rap_order order, hsp_resident **C, hsp_stats *stats)
+hsp_status hsp_rap_resident_kept(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A,
+                                 const hsp_resident *P, hsp_rap_order order, hsp_resident **C, hsp_resident **kept,
+                                 hsp_stats *stats)
 {
     if (!C || !R || !A || !P) return hsp_fail(HSP_ERR_ARG, "hsp_rap_resident: an argument is NULL");
     *C = NULL;
@@ -104,8 +105,15 @@ hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_r
     int r_ap = order == HSP_RAP_R_AP;
     hsp_status s = hsp_multiply_resident(ctx, r_ap ? A : R, r_ap ? P : A, &mid, stats);
     if (s == HSP_OK) s = hsp_multiply_resident(ctx, r_ap ? R : mid, r_ap ? mid : P, C, stats ? stats + 1 : NULL);
-    hsp_resident_free(mid);
+    if (kept) *kept = mid;
+    else hsp_resident_free(mid);
     return s;
+}
+
+hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A, const hsp_resident *P,
+                            hsp_rap_order order, hsp_resident **C, hsp_stats *stats)
+{
+    return hsp_rap_resident_kept(ctx, R, A, P, order, C, NULL, stats);
 }
 
 hsp_resident *hsp_resident_held_new(hsp_context *ctx, int32_t nrows, int32_t ncols, int64_t nnz,

@@ -15,6 +15,11 @@ hsp_resident *hsp_resident_held_new(hsp_context *ctx, int32_t nrows, int32_t nco
 const hsp_csr *hsp_resident_csr(const hsp_resident *M);
 /* The device's arrays of M, or NULL where its entries are host arrays. */
 void *hsp_resident_held(const hsp_resident *M);
+/* hsp_rap_resident, the first product (A*P or R*A) kept in *kept unless
+ * kept is NULL (for a values-only re-setup). */
+hsp_status hsp_rap_resident_kept(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A,
+                                 const hsp_resident *P, hsp_rap_order order, hsp_resident **C, hsp_resident **kept,
+                                 hsp_stats *stats);
 /* The device wrote M's values: what the host has of them is stale. */
 void hsp_resident_touched(hsp_resident *M);
 
