@@ -25,6 +25,8 @@ struct hsp_device {
                                    work-group sorts in local memory); 0: the paper's 16 W */
     int host_realloc;           /* buffers can grow by host realloc */
     int async;                  /* launched bins run while the CPU threads work */
+    int direct;                 /* rows are computed on the host threads, straight into C
+                                   (direct.c): no launch_bin, wait or C~ */
     int lost;                   /* after a failure the device may still write memory it
                                    was given (arrays of the job, C): none of it is freed */
     hsp_method default_method[HSP_NMETHODGROUPS];

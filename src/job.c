@@ -160,6 +160,13 @@ hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t us
     return HSP_OK;
 }
 
+void hsp_job_take_long(hsp_job *job, hsp_growbuf *buf, int32_t *col, void *val, int64_t len)
+{
+    memcpy(col, buf->col, (size_t)len * sizeof *col);
+    memcpy(val, buf->val, (size_t)len * job->vsize);
+    hsp_job_drop_long(job, buf);
+}
+
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
 {
     if (buf->cap == 0) return; /* none, or in an arena or a region */

@@ -7,10 +7,32 @@ void hsp_rows_single(hsp_job *job, int64_t first, int64_t last)
     else hsp_rows_single_f(job, first, last);
 }
 
-hsp_status hsp_rows_compute(hsp_job *job, hsp_scratch *s, int64_t first, int64_t last)
+hsp_status hsp_rows_count(hsp_job *job, hsp_scratch *s, int32_t first, int32_t last, hsp_growbuf *buf)
 {
-    return job->A->precision == HSP_DOUBLE ? hsp_rows_compute_d(job, s, first, last)
-                                           : hsp_rows_compute_f(job, s, first, last);
+    return job->A->precision == HSP_DOUBLE ? hsp_rows_count_d(job, s, first, last, buf)
+                                           : hsp_rows_count_f(job, s, first, last, buf);
+}
+
+hsp_status hsp_rows_fill(hsp_job *job, hsp_scratch *s, int32_t first, int32_t last, hsp_growbuf *buf)
+{
+    return job->A->precision == HSP_DOUBLE ? hsp_rows_fill_d(job, s, first, last, buf)
+                                           : hsp_rows_fill_f(job, s, first, last, buf);
+}
+
+int64_t hsp_row_count(const hsp_csr *A, const hsp_csr *B, hsp_scratch *s, int32_t i)
+{
+    const int64_t *restrict brp = B->rowptr;
+    const int32_t *restrict bcol = B->colidx;
+    uint32_t *restrict mark = s->mark, tag = hsp_scratch_tag(s);
+    int64_t n = 0;
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        int32_t k = A->colidx[p];
+        for (int64_t q = brp[k]; q < brp[k + 1]; q++) {
+            n += mark[bcol[q]] != tag;
+            mark[bcol[q]] = tag;
+        }
+    }
+    return n;
 }
 
 /* Insertion sort: fastest for the short runs left by the quicksort. */

@@ -346,20 +346,24 @@ static RF(operands) RF(operands_of)(const hsp_job *job)
                           job->A->values, job->B->values, job->B->ncols};
 }
 
+/* The one product of row i (whose u is 1) into col and val. */
+static void RF(single)(const RF(operands) *op, int32_t i, int32_t *col, VT *val)
+{
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int64_t q = op->brp[op->acol[p]];
+        if (q == op->brp[op->acol[p] + 1]) continue;
+        *col = op->bcol[q], *val = op->aval[p] * op->bval[q];
+        return;
+    }
+}
+
 void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
 {
     RF(operands) op = RF(operands_of)(job);
-    VT *tval = job->tmp_val;
     for (int64_t k = first; k < last; k++) {
         int32_t i = job->bin_rows[k];
         int64_t slot = job->slot[i];
-        for (int64_t p = op.arp[i]; p < op.arp[i + 1]; p++) {
-            int64_t q = op.brp[op.acol[p]];
-            if (q == op.brp[op.acol[p] + 1]) continue;
-            job->tmp_col[slot] = op.bcol[q];
-            tval[slot] = op.aval[p] * op.bval[q];
-            break;
-        }
+        RF(single)(&op, i, job->tmp_col + slot, (VT *)job->tmp_val + slot);
         job->C->rowptr[i + 1] = 1;
     }
 }
@@ -382,34 +386,40 @@ static inline hsp_status RF(row)(hsp_method m, hsp_job *job, const RF(operands) 
     }
 }
 
-/* A long row: into its own buffer, which starts at grow_start entries. */
+/* A long row into its buffer, which starts at grow_start entries. */
 static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
-                               hsp_method method, int64_t *len)
+                               hsp_growbuf *buf, int64_t *len)
 {
-    hsp_growbuf *buf = &job->longbuf[job->slot[i]];
     hsp_status st = hsp_job_grow_start(job, s, buf);
     if (st != HSP_OK) return st;
     RF(out) o = {buf->col, buf->val, buf->cap, buf};
-    st = RF(row)(method, job, op, s, i, &o, len);
+    st = RF(row)(job->method[2], job, op, s, i, &o, len);
     return st == HSP_OK ? hsp_job_finish_long(job, s, buf, *len) : st;
 }
 
-hsp_status RF(hsp_rows_compute)(hsp_job *job, hsp_scratch *s, int64_t first, int64_t last)
+hsp_status RF(hsp_rows_count)(hsp_job *job, hsp_scratch *s, int32_t first, int32_t last, hsp_growbuf *buf)
 {
     RF(operands) op = RF(operands_of)(job);
-    const hsp_method *method = job->method;
-    for (int64_t k = first; k < last; k++) {
-        int32_t i = job->bin_rows[k];
-        int64_t u = job->ub[i], len = 0;
-        hsp_status st;
-        if (u > job->medium_max) {
-            st = RF(long_row)(job, &op, s, i, method[2], &len);
-        } else {
-            RF(out) o = {job->tmp_col + job->slot[i], (VT *)job->tmp_val + job->slot[i], u, NULL};
-            st = RF(row)(method[u > job->short_max], job, &op, s, i, &o, &len);
-        }
-        if (st != HSP_OK) return st;
+    hsp_status st = hsp_scratch_marks(s, op.ncols);
+    for (int32_t i = first; i < last && st == HSP_OK; i++) {
+        int64_t u = job->ub[i], len = u;
+        if (u > job->medium_max) st = RF(long_row)(job, &op, s, i, buf++, &len);
+        else if (u > 1) len = hsp_row_count(job->A, job->B, s, i);
         job->C->rowptr[i + 1] = len;
     }
-    return HSP_OK;
+    return st;
+}
+
+hsp_status RF(hsp_rows_fill)(hsp_job *job, hsp_scratch *s, int32_t first, int32_t last, hsp_growbuf *buf)
+{
+    RF(operands) op = RF(operands_of)(job);
+    hsp_status st = HSP_OK;
+    for (int32_t i = first; i < last && st == HSP_OK; i++) {
+        int64_t at = job->C->rowptr[i], u = job->ub[i], len;
+        RF(out) o = {job->C->colidx + at, (VT *)job->C->values + at, job->C->rowptr[i + 1] - at, NULL};
+        if (u > job->medium_max) hsp_job_take_long(job, buf++, o.col, o.val, o.cap);
+        else if (u > 1) st = RF(row)(job->method[u > job->short_max], job, &op, s, i, &o, &len);
+        else if (u == 1) RF(single)(&op, i, o.col, o.val);
+    }
+    return st;
 }

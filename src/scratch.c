@@ -45,6 +45,17 @@ hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n)
                                  (long long)n);
 }
 
+hsp_status hsp_scratch_marks(hsp_scratch *s, int64_t n)
+{
+    if (n <= s->mark_len) return HSP_OK;
+    free(s->mark);
+    s->mark = calloc((size_t)n, sizeof *s->mark);
+    s->mark_len = s->mark ? n : 0;
+    s->tag = 0;
+    return s->mark ? HSP_OK
+                   : hsp_fail(HSP_ERR_NOMEM, "no memory for the marks of %lld columns", (long long)n);
+}
+
 hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n)
 {
     int64_t cap = 16;
@@ -124,13 +135,13 @@ void hsp_arena_reset(hsp_scratch *s)
 
 int64_t hsp_scratch_bytes(const hsp_scratch *s)
 {
-    return s->acc_len * (int64_t)sizeof(double) + (s->acc_len + 63) / 64 * 8 +
+    return s->acc_len * (int64_t)sizeof(double) + (s->acc_len + 63) / 64 * 8 + s->mark_len * 4 +
            s->hcap * (int64_t)(sizeof(int32_t) + sizeof(double)) + (int64_t)(s->buf_bytes[0] + s->buf_bytes[1]);
 }
 
 void hsp_scratch_free(hsp_scratch *s)
 {
-    free(s->acc), free(s->bits), free(s->top), free(s->hkey), free(s->hval);
+    free(s->acc), free(s->bits), free(s->top), free(s->mark), free(s->hkey), free(s->hval);
     free(s->buf[0]), free(s->buf[1]);
     free(s->spare_col), free(s->spare_val);
     while (s->arena) {

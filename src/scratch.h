@@ -24,6 +24,9 @@ typedef struct hsp_scratch {
     uint64_t *bits;     /* bit j set while column j is in the row */
     uint64_t *top;      /* bit w set while word w of bits is not zero */
     int64_t acc_len;
+    uint32_t *mark;     /* mark[j] == tag while column j is in the row being counted */
+    uint32_t tag;       /* the row being counted's tag (0: no row) */
+    int64_t mark_len;
     int32_t *hkey;      /* hash table: column or -1 */
     void *hval;         /* hash table: the column's sum (8 bytes an entry) */
     int64_t hcap;       /* a power of two */
@@ -40,6 +43,17 @@ typedef struct hsp_scratch {
 hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes);
 /* Make the dense accumulator cover n columns of values of either precision. */
 hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n);
+/* Make the marks cover n columns, none marked. */
+hsp_status hsp_scratch_marks(hsp_scratch *s, int64_t n);
+/* A tag for the next row to count, unlike every mark now set. */
+static inline uint32_t hsp_scratch_tag(hsp_scratch *s)
+{
+    if (++s->tag == 0) { /* wrapped: every tag was used once */
+        for (int64_t j = 0; j < s->mark_len; j++) s->mark[j] = 0;
+        s->tag = 1;
+    }
+    return s->tag;
+}
 /* Make the hash table hold at least n keys at load 1/2, all empty. */
 hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n);
 /* bytes from the thread's arena (16-byte aligned), which holds the long rows

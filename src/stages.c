@@ -120,6 +120,7 @@ typedef struct {
     int64_t (*count)[HSP_MAX_BINS]; /* rows of each bin in each part, then offsets */
     int64_t (*flops)[HSP_NGROUPS];  /* flops of each group in each part */
     int64_t *slots;                 /* C~ slots of each part, then offsets */
+    int64_t *weight;                /* sum of u + 1 over each part, then offsets */
 } bin_run;
 
 /* Count the rows of each bin and the C~ slots of a part. */
@@ -127,7 +128,7 @@ static void bin_count_part(void *arg, int tid, int64_t part)
 {
     bin_run *r = arg;
     hsp_job *job = r->job;
-    int64_t slots = 0;
+    int64_t slots = 0, weight = 0;
     (void)tid;
     memset(r->count[part], 0, sizeof r->count[part]);
     memset(r->flops[part], 0, sizeof r->flops[part]);
@@ -137,8 +138,9 @@ static void bin_count_part(void *arg, int tid, int64_t part)
         r->count[part][b]++;
         r->flops[part][job->ctx->bins.group[b]] += 2 * u;
         if (u <= job->medium_max) slots += u;
+        weight += u + 1;
     }
-    r->slots[part] = slots;
+    r->slots[part] = slots, r->weight[part] = weight;
 }
 
 /* Place the rows of a part in their bins and give them their C~ slots. */
@@ -163,8 +165,23 @@ static void bin_place_part(void *arg, int tid, int64_t part)
     }
 }
 
+/* On a dev->direct: the weight before each row, and the long rows in order. */
+static void direct_place_part(void *arg, int tid, int64_t part)
+{
+    bin_run *r = arg;
+    hsp_job *job = r->job;
+    int longbin = job->ctx->bins.nbins - 1;
+    int64_t weight = r->weight[part], next = r->count[part][longbin] - job->bin_start[longbin];
+    (void)tid;
+    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
+        job->slot[i] = weight;
+        weight += job->ub[i] + 1;
+        if (job->ub[i] > job->medium_max) job->bin_rows[next++] = (int32_t)i;
+    }
+}
+
 /* Turn per-part counts into offsets: bin by bin, part by part. */
-static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total_slots)
+static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total_slots, int64_t *total_weight)
 {
     int nbins = job->ctx->bins.nbins;
     int64_t pos = 0, slots = 0;
@@ -179,13 +196,14 @@ static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total
         }
     }
     job->bin_start[nbins] = pos;
+    int64_t weight = 0;
     for (int64_t p = 0; p < nparts; p++) {
-        int64_t c = r->slots[p];
+        int64_t c = r->slots[p], w = r->weight[p];
         for (int g = 0; g < HSP_NGROUPS; g++) job->stats->flops_group[g] += r->flops[p][g];
-        r->slots[p] = slots;
-        slots += c;
+        r->slots[p] = slots, r->weight[p] = weight;
+        slots += c, weight += w;
     }
-    *total_slots = slots;
+    *total_slots = slots, *total_weight = weight;
 }
 
 /* Stage 2 on the device; here only the long rows' buffers (empty). */
@@ -199,31 +217,58 @@ static hsp_status bin_on_device(hsp_job *job)
     return HSP_OK;
 }
 
+/* The bins' rows and C~ (the C~ offsets of rows in job->slot). */
+static hsp_status place_rows(hsp_job *job, bin_run *r, int64_t nparts, int64_t total_slots)
+{
+    int64_t m = job->A->nrows;
+    job->bin_rows = job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
+    if (!job->bin_rows) return HSP_ERR_NOMEM;
+    hsp_pool_chunks(job->ctx->pool, nparts, bin_place_part, r);
+    job->tmp_col = job_alloc(job, WS_TMPCOL, total_slots * (int64_t)sizeof(int32_t), "C~ columns");
+    job->tmp_val = job->tmp_col ? job_alloc(job, WS_TMPVAL, total_slots * (int64_t)job->vsize, "C~ values") : NULL;
+    job->nslots = total_slots;
+    return job->tmp_val ? HSP_OK : HSP_ERR_NOMEM;
+}
+
+/* The long rows in job->bin_rows and each row's weight before it in
+ * job->slot, for a dev->direct. */
+static hsp_status place_direct(hsp_job *job, bin_run *r, int64_t nparts, int64_t total_weight, int64_t nlong)
+{
+    job->bin_rows = job_alloc(job, WS_BINS, (nlong + 1) * (int64_t)sizeof(int32_t), "long rows");
+    if (!job->bin_rows) return HSP_ERR_NOMEM;
+    hsp_pool_chunks(job->ctx->pool, nparts, direct_place_part, r);
+    job->slot[job->A->nrows] = total_weight;
+    return HSP_OK;
+}
+
 hsp_status hsp_stage_bin(hsp_job *job)
 {
-    int64_t m = job->A->nrows, nparts = part_count(job), total_slots;
-    int64_t cut[nparts + 1], slots[nparts], flops[nparts][HSP_NGROUPS];
-    job->bin_rows = job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
-    if (job->all_device) return job->bin_rows ? bin_on_device(job) : HSP_ERR_NOMEM;
+    int64_t m = job->A->nrows, nparts = part_count(job), total_slots, total_weight;
+    int64_t cut[nparts + 1], slots[nparts], weight[nparts], flops[nparts][HSP_NGROUPS];
+    if (job->all_device) {
+        job->bin_rows = job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
+        return job->bin_rows ? bin_on_device(job) : HSP_ERR_NOMEM;
+    }
     int64_t (*count)[HSP_MAX_BINS] = malloc((size_t)nparts * sizeof *count);
     job->slot = job_alloc(job, WS_SLOT, (m + 1) * (int64_t)sizeof(int64_t), "C~ offsets");
-    if (!count || !job->bin_rows || !job->slot) {
+    if (!count || !job->slot) {
         free(count);
         return count ? HSP_ERR_NOMEM : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
     }
     nparts = hsp_split_weighted(NULL, m, nparts, cut);
-    bin_run r = {job, cut, count, flops, slots};
+    bin_run r = {job, cut, count, flops, slots, weight};
     hsp_pool_chunks(job->ctx->pool, nparts, bin_count_part, &r);
-    bin_offsets(job, &r, nparts, &total_slots);
-    hsp_pool_chunks(job->ctx->pool, nparts, bin_place_part, &r);
+    bin_offsets(job, &r, nparts, &total_slots, &total_weight);
+    int longbin = job->ctx->bins.nbins - 1;
+    int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
+    hsp_status s = job->dev->direct ? place_direct(job, &r, nparts, total_weight, nlong)
+                                    : place_rows(job, &r, nparts, total_slots);
     free(count);
-    int64_t nlong = job->bin_start[job->ctx->bins.nbins] - job->bin_start[job->ctx->bins.nbins - 1];
-    job->tmp_col = job_alloc(job, WS_TMPCOL, total_slots * (int64_t)sizeof(int32_t), "C~ columns");
-    job->tmp_val = job->tmp_col ? job_alloc(job, WS_TMPVAL, total_slots * (int64_t)job->vsize, "C~ values") : NULL;
-    job->longbuf = job->tmp_val ? job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows") : NULL;
+    if (s != HSP_OK) return s;
+    job->longbuf = job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
     if (!job->longbuf) return HSP_ERR_NOMEM;
     memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
-    job->nlong = nlong, job->nslots = total_slots;
+    job->nlong = nlong;
     return HSP_OK;
 }
 
@@ -249,6 +294,7 @@ hsp_status hsp_stage_compute(hsp_job *job)
 {
     hsp_device *dev = job->dev;
     int nbins = job->ctx->bins.nbins;
+    if (dev->direct) return hsp_direct_count(job);
     double t0 = hsp_now_ms();
     if (job->resident && dev->fetch && job->bin_start[2] > job->bin_start[1]) { /* bin 1 reads the operand here */
         hsp_status s = dev->fetch(dev, 0);
@@ -291,12 +337,14 @@ static void arrange_part(void *arg, int tid, int64_t part)
     for (int64_t k = r->cut[part]; k < r->cut[part + 1]; k++) {
         int64_t i = r->rows ? r->rows[k] : k;
         int64_t dst = C->rowptr[i], len = C->rowptr[i + 1] - dst;
-        hsp_growbuf *buf = job->ub[i] > job->medium_max ? &job->longbuf[job->slot[i]] : NULL;
-        const int32_t *col = buf ? buf->col : job->tmp_col + job->slot[i];
-        const void *val = buf ? buf->val : (const unsigned char *)job->tmp_val + (size_t)job->slot[i] * vs;
-        memcpy(C->colidx + dst, col, (size_t)len * sizeof *col);
-        memcpy((unsigned char *)C->values + (size_t)dst * vs, val, (size_t)len * vs);
-        if (buf) hsp_job_drop_long(job, buf);
+        int32_t *col = C->colidx + dst;
+        unsigned char *val = (unsigned char *)C->values + (size_t)dst * vs;
+        if (job->ub[i] > job->medium_max) {
+            hsp_job_take_long(job, &job->longbuf[job->slot[i]], col, val, len);
+            continue;
+        }
+        memcpy(col, job->tmp_col + job->slot[i], (size_t)len * sizeof *col);
+        memcpy(val, (const unsigned char *)job->tmp_val + (size_t)job->slot[i] * vs, (size_t)len * vs);
     }
 }
 
@@ -320,6 +368,7 @@ hsp_status hsp_stage_arrange(hsp_job *job)
             return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
     }
     hsp_device *dev = job->dev;
+    if (dev->direct) return hsp_direct_fill(job);
     arrange_run r = {job, cut, NULL};
     if (dev->arrange) { /* the device's rows there, bin 1's here unless the device did them */
         if ((s = dev->arrange(dev, job)) != HSP_OK) return s;

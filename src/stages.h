@@ -36,15 +36,17 @@ typedef struct hsp_job {
                                pointers stay there, and the host gets u of long rows only */
     size_t vsize;           /* bytes of one value */
     int64_t *ub;            /* upper bound u_i of each row of C */
-    int32_t *bin_rows;      /* the rows, ordered by bin */
+    int32_t *bin_rows;      /* the rows, ordered by bin (on a dev->direct, the long rows
+                               alone, in their order) */
     int64_t bin_start[HSP_MAX_BINS + 1]; /* bin b is bin_rows[bin_start[b] ..] */
     int64_t short_max;      /* rows with u up to this are short */
     int64_t medium_max;     /* rows with u above this are long */
-    int64_t *slot;          /* C~ offset of a row, or its long-buffer number */
+    int64_t *slot;          /* C~ offset of a row, or its long-buffer number; on a
+                               dev->direct the sum of u + 1 over the rows before it */
     int64_t nslots;         /* entries of C~ */
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
     void *tmp_val;
-    hsp_growbuf *longbuf;   /* one per long row, in bin order; freed by stage 4 */
+    hsp_growbuf *longbuf;   /* one per long row, as in bin_rows; freed by stage 4 */
     int64_t nlong;
     hsp_csr *C;             /* rowptr[i + 1] holds the count of row i until stage 4 */
     atomic_int status;      /* the first error of any thread */
@@ -79,11 +81,16 @@ hsp_status hsp_job_finish_long(hsp_job *job, struct hsp_scratch *s, hsp_growbuf 
  * its region moves to a block of its own) or by allocate + copy + free (the
  * context's grow mode); one grow event per call. */
 hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t used);
+/* Copy a finished long row of len entries into col and val, and free its
+ * buffer. */
+void hsp_job_take_long(hsp_job *job, hsp_growbuf *buf, int32_t *col, void *val, int64_t len);
 /* Free a long row's buffer (if any). */
 void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf);
 
 /* Stage 1: upper bounds and flops.  Stage 2: bins and C~.  Stage 3: bins 0-1
- * on CPU threads, the rest on the device.  Stage 4: C from C~. */
+ * on CPU threads, the rest on the device.  Stage 4: C from C~.  A device
+ * that computes rows on the host threads (dev->direct) has no C~: stage 3
+ * counts the rows' entries, stage 4 computes them into C (direct.c). */
 /* C = A*B on the context's device, or on its CPU threads when small.  With
  * placed, A and B are resident matrices (checked when placed; never small),
  * whose entries the device holds where held[k] is not NULL (the host's A or B
@@ -96,6 +103,9 @@ hsp_status hsp_stage_bound(hsp_job *job);
 hsp_status hsp_stage_bin(hsp_job *job);
 hsp_status hsp_stage_compute(hsp_job *job);
 hsp_status hsp_stage_arrange(hsp_job *job);
+/* Stages 3 and 4 on a dev->direct. */
+hsp_status hsp_direct_count(hsp_job *job);
+hsp_status hsp_direct_fill(hsp_job *job);
 /* Free what the stages allocated and did not free (not C). */
 void hsp_job_cleanup(hsp_job *job);
 
