@@ -21,9 +21,7 @@ hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out)
     dev->local_mem = 48 << 10; /* a core's L1 data cache is of this order */
     dev->host_realloc = 1;
     dev->direct = 1;
-    dev->default_method[0] = HSP_METHOD_AUTO; /* the note on issue 2 gives the figures */
-    dev->default_method[1] = HSP_METHOD_AUTO;
-    dev->default_method[2] = HSP_METHOD_DENSE;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++) dev->default_method[g] = HSP_METHOD_DENSE;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
         dev->methods[g] = ((1u << (HSP_METHOD_AUTO + 1)) - 1) & ~1u; /* all */
     dev->destroy = cpu_destroy;

@@ -249,30 +249,18 @@ static hsp_status RF(row_hash)(hsp_job *job, const RF(operands) *op, hsp_scratch
     return HSP_OK;
 }
 
-/* ---- dense: an accumulator over all columns, then a bitmap scan or a sort ---- */
+/* ---- dense: an accumulator over all columns, then a sort or a bitmap scan --- */
 
-/* The least and greatest column of row i of C (lo > hi when it is empty): the
- * ends of the row's B rows, which are sorted. */
-static void RF(col_range)(const RF(operands) *op, int32_t i, int32_t *lo, int32_t *hi)
-{
-    *lo = INT32_MAX, *hi = -1;
-    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
-        int32_t k = op->acol[p];
-        if (op->brp[k] == op->brp[k + 1]) continue;
-        *lo = op->bcol[op->brp[k]] < *lo ? op->bcol[op->brp[k]] : *lo;
-        *hi = op->bcol[op->brp[k + 1] - 1] > *hi ? op->bcol[op->brp[k + 1] - 1] : *hi;
-    }
-}
+enum { SHORT_SORT = 32 }; /* rows of up to this many entries are put in order by insertion */
 
-/* Emit the row in column order from the two-level bitmap (bits: a bit per
- * column; top: a bit per word of bits), clearing both: the cost is one step
- * per word of top in [lo, hi], per nonzero word of bits, and per entry. */
-static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32_t lo,
-                          int32_t hi, const VT *restrict acc, int32_t *restrict col,
-                          VT *restrict val)
+/* Emit the columns whose bits are set, in order, with their sums from acc,
+ * clearing the bits: the words of bits from word w0 to word w1, or, with
+ * top (a bit per word of bits), only the words whose top bit is set. */
+static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32_t w0, int32_t w1,
+                          const VT *restrict acc, int32_t *restrict col, VT *restrict val)
 {
     int64_t t = 0;
-    for (int32_t tw = lo >> 12; tw <= hi >> 12; tw++) {
+    for (int32_t tw = w0 >> 6; top && tw <= w1 >> 6; tw++) {
         for (uint64_t y = top[tw]; y; y &= y - 1) {
             int32_t w = tw * 64 + __builtin_ctzll(y);
             for (uint64_t x = bits[w]; x; x &= x - 1) {
@@ -283,18 +271,56 @@ static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32
         }
         top[tw] = 0;
     }
+    for (int32_t w = w0; !top && w <= w1; w++) {
+        for (uint64_t x = bits[w]; x; x &= x - 1) {
+            int32_t c = w * 64 + __builtin_ctzll(x);
+            col[t] = c, val[t++] = acc[c];
+        }
+        bits[w] = 0;
+    }
+}
+
+/* Put the row's len columns in order, with their sums from acc: by
+ * insertion when there are few; else from a bitmap of them, scanned word by
+ * word when they fill enough of their span, through a second level of bits
+ * (a bit per word) when they fill enough of that; else by a sort. */
+static void RF(order)(int32_t *restrict col, VT *restrict val, int64_t len, const VT *restrict acc,
+                      uint64_t *restrict bits, uint64_t *restrict top)
+{
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int64_t t = 0; len > SHORT_SORT && t < len; t++) lo = col[t] < lo ? col[t] : lo, hi = col[t] > hi ? col[t] : hi;
+    int words = len > SHORT_SORT && (hi >> 6) - (lo >> 6) < 2 * len;
+    if (len > SHORT_SORT && (words || (hi >> 12) - (lo >> 12) < 2 * len)) {
+        for (int64_t t = 0; t < len; t++) {
+            bits[col[t] >> 6] |= (uint64_t)1 << (col[t] & 63);
+            if (!words) top[col[t] >> 12] |= (uint64_t)1 << ((col[t] >> 6) & 63);
+        }
+        RF(scan_bits)(bits, words ? NULL : top, lo >> 6, hi >> 6, acc, col, val);
+        return;
+    }
+    if (len > SHORT_SORT) {
+        hsp_sort_columns(col, len);
+    } else {
+        for (int64_t t = 1; t < len; t++) {
+            int32_t x = col[t];
+            int64_t j = t;
+            for (; j > 0 && col[j - 1] > x; j--) col[j] = col[j - 1];
+            col[j] = x;
+        }
+    }
+    for (int64_t t = 0; t < len; t++) val[t] = acc[col[t]];
 }
 
 /* growable is a constant where this is inlined: rows that cannot outgrow
- * their slots (short and medium) get a loop without the room check.  lo and
- * hi are the row's column range (col_range). */
+ * their place (short and medium) get a loop without the room check.  A
+ * column is new to the row while its mark is not the row's tag.  The
+ * accumulator and the marks cover B's columns (hsp_rows_run). */
 static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
-                                   int32_t lo, int32_t hi, RF(out) *o, int64_t *len_out, const int growable)
+                                   RF(out) *o, int64_t *len_out, const int growable)
 {
-    hsp_status st = op->ncols > s->acc_len ? hsp_scratch_dense(s, op->ncols) : HSP_OK;
-    if (st != HSP_OK) return st;
+    hsp_status st = HSP_OK;
     VT *restrict acc = s->acc;
-    uint64_t *restrict bits = s->bits, *restrict top = s->top;
+    uint32_t *restrict mark = s->mark, tag = hsp_scratch_tag(s);
     const int64_t *restrict brp = op->brp;
     const int32_t *restrict bcol = op->bcol;
     const VT *restrict bval = op->bval;
@@ -305,8 +331,7 @@ static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scr
         VT a = op->aval[p];
         for (int64_t q = brp[k]; q < brp[k + 1]; q++) {
             int32_t c = bcol[q];
-            uint64_t bit = (uint64_t)1 << (c & 63);
-            if (bits[c >> 6] & bit) {
+            if (mark[c] == tag) {
                 acc[c] += a * bval[q];
                 continue;
             }
@@ -314,28 +339,20 @@ static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scr
                 if ((st = RF(room)(job, o, len + 1, len)) != HSP_OK) break;
                 col = o->col, cap = o->cap;
             }
-            bits[c >> 6] |= bit;
-            top[c >> 12] |= (uint64_t)1 << ((c >> 6) & 63);
+            mark[c] = tag;
             acc[c] = a * bval[q];
             col[len++] = c;
         }
     }
-    VT *restrict val = o->val;
-    if (st == HSP_OK && (hi >> 12) - (lo >> 12) < 2 * len) { /* the bitmap gives the order */
-        RF(scan_bits)(bits, top, lo, hi, acc, col, val);
-    } else { /* a wide, sparse row: sort */
-        for (int64_t t = 0; t < len; t++) bits[col[t] >> 6] = 0, top[col[t] >> 12] = 0;
-        hsp_sort_columns(col, len);
-        for (int64_t t = 0; t < len; t++) val[t] = acc[col[t]];
-    }
+    if (st == HSP_OK) RF(order)(col, o->val, len, acc, s->bits, s->top);
     *len_out = len;
     return st;
 }
 
 static hsp_status RF(row_dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
-                                int32_t lo, int32_t hi, RF(out) *o, int64_t *len_out)
+                                RF(out) *o, int64_t *len_out)
 {
-    return o->buf ? RF(dense)(job, op, s, i, lo, hi, o, len_out, 1) : RF(dense)(job, op, s, i, lo, hi, o, len_out, 0);
+    return o->buf ? RF(dense)(job, op, s, i, o, len_out, 1) : RF(dense)(job, op, s, i, o, len_out, 0);
 }
 
 /* ---- rows of a chunk ---------------------------------------------------------------- */
@@ -368,21 +385,36 @@ void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
     }
 }
 
+/* The least and greatest column of row i of C (lo > hi when it is empty): the
+ * ends of the row's B rows, which are sorted. */
+static void RF(col_range)(const RF(operands) *op, int32_t i, int32_t *lo, int32_t *hi)
+{
+    *lo = INT32_MAX, *hi = -1;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        if (op->brp[k] == op->brp[k + 1]) continue;
+        *lo = op->bcol[op->brp[k]] < *lo ? op->bcol[op->brp[k]] : *lo;
+        *hi = op->bcol[op->brp[k + 1] - 1] > *hi ? op->bcol[op->brp[k + 1] - 1] : *hi;
+    }
+}
+
 /* Row i by method m (a switch, so that the compiler can inline the
  * methods); auto merges a row whose product falls in a narrow band of
  * columns (span < 4 u) and accumulates any other densely. */
 static inline hsp_status RF(row)(hsp_method m, hsp_job *job, const RF(operands) *op,
                                  hsp_scratch *s, int32_t i, RF(out) *o, int64_t *len)
 {
-    int32_t lo = 0, hi = -1;
-    if (m == HSP_METHOD_AUTO || m == HSP_METHOD_DENSE) RF(col_range)(op, i, &lo, &hi);
-    if (m == HSP_METHOD_AUTO) m = (int64_t)hi - lo < 4 * job->ub[i] ? HSP_METHOD_MERGE : HSP_METHOD_DENSE;
+    if (m == HSP_METHOD_AUTO) {
+        int32_t lo, hi;
+        RF(col_range)(op, i, &lo, &hi);
+        m = (int64_t)hi - lo < 4 * job->ub[i] ? HSP_METHOD_MERGE : HSP_METHOD_DENSE;
+    }
     switch (m) {
     case HSP_METHOD_HEAP: return RF(row_heap)(job, op, s, i, o, len);
     case HSP_METHOD_ESC: return RF(row_esc)(job, op, s, i, o, len);
     case HSP_METHOD_MERGE: return RF(row_merge)(job, op, s, i, o, len);
     case HSP_METHOD_HASH: return RF(row_hash)(job, op, s, i, o, len);
-    default: return RF(row_dense)(job, op, s, i, lo, hi, o, len);
+    default: return RF(row_dense)(job, op, s, i, o, len);
     }
 }
 
@@ -397,29 +429,24 @@ static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch
     return st == HSP_OK ? hsp_job_finish_long(job, s, buf, *len) : st;
 }
 
-hsp_status RF(hsp_rows_count)(hsp_job *job, hsp_scratch *s, int32_t first, int32_t last, hsp_growbuf *buf)
+hsp_status RF(hsp_rows_run)(hsp_job *job, hsp_scratch *s, hsp_rows_mode mode, int32_t first, int32_t last,
+                           hsp_growbuf *buf, int32_t *col, void *val)
 {
     RF(operands) op = RF(operands_of)(job);
-    hsp_status st = hsp_scratch_marks(s, op.ncols);
+    int64_t *rowptr = job->C->rowptr, at = 0;
+    hsp_status st = op.ncols > s->acc_len ? hsp_scratch_dense(s, op.ncols) : HSP_OK;
+    if (st == HSP_OK) st = hsp_scratch_marks(s, op.ncols);
     for (int32_t i = first; i < last && st == HSP_OK; i++) {
         int64_t u = job->ub[i], len = u;
-        if (u > job->medium_max) st = RF(long_row)(job, &op, s, i, buf++, &len);
-        else if (u > 1) len = hsp_row_count(job->A, job->B, s, i);
-        job->C->rowptr[i + 1] = len;
-    }
-    return st;
-}
-
-hsp_status RF(hsp_rows_fill)(hsp_job *job, hsp_scratch *s, int32_t first, int32_t last, hsp_growbuf *buf)
-{
-    RF(operands) op = RF(operands_of)(job);
-    hsp_status st = HSP_OK;
-    for (int32_t i = first; i < last && st == HSP_OK; i++) {
-        int64_t at = job->C->rowptr[i], u = job->ub[i], len;
-        RF(out) o = {job->C->colidx + at, (VT *)job->C->values + at, job->C->rowptr[i + 1] - at, NULL};
-        if (u > job->medium_max) hsp_job_take_long(job, buf++, o.col, o.val, o.cap);
+        if (mode == HSP_ROWS_FILL) at = rowptr[i], len = rowptr[i + 1] - at;
+        RF(out) o = {col + at, (VT *)val + at, u, NULL};
+        if (u > job->medium_max && mode == HSP_ROWS_FILL) hsp_job_take_long(job, buf++, o.col, o.val, len);
+        else if (u > job->medium_max) st = RF(long_row)(job, &op, s, i, buf++, &len);
+        else if (mode == HSP_ROWS_COUNT) len = u > 1 ? hsp_row_count(job->A, job->B, s, i) : u;
         else if (u > 1) st = RF(row)(job->method[u > job->short_max], job, &op, s, i, &o, &len);
         else if (u == 1) RF(single)(&op, i, o.col, o.val);
+        if (mode != HSP_ROWS_FILL) rowptr[i + 1] = len;
+        if (mode == HSP_ROWS_STAGE && u <= job->medium_max) at += len;
     }
     return st;
 }

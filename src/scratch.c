@@ -136,13 +136,14 @@ void hsp_arena_reset(hsp_scratch *s)
 int64_t hsp_scratch_bytes(const hsp_scratch *s)
 {
     return s->acc_len * (int64_t)sizeof(double) + (s->acc_len + 63) / 64 * 8 + s->mark_len * 4 +
-           s->hcap * (int64_t)(sizeof(int32_t) + sizeof(double)) + (int64_t)(s->buf_bytes[0] + s->buf_bytes[1]);
+           s->hcap * (int64_t)(sizeof(int32_t) + sizeof(double)) + (int64_t)(s->buf_bytes[0] + s->buf_bytes[1]) +
+           (int64_t)(s->stage_bytes[0] + s->stage_bytes[1]);
 }
 
 void hsp_scratch_free(hsp_scratch *s)
 {
     free(s->acc), free(s->bits), free(s->top), free(s->mark), free(s->hkey), free(s->hval);
-    free(s->buf[0]), free(s->buf[1]);
+    free(s->buf[0]), free(s->buf[1]), free(s->stage[0]), free(s->stage[1]);
     free(s->spare_col), free(s->spare_val);
     while (s->arena) {
         hsp_arena_block *next = s->arena->next;

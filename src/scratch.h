@@ -21,8 +21,8 @@ typedef struct hsp_region {
 
 typedef struct hsp_scratch {
     void *acc;          /* dense accumulator: one value per column of B */
-    uint64_t *bits;     /* bit j set while column j is in the row */
-    uint64_t *top;      /* bit w set while word w of bits is not zero */
+    uint64_t *bits;     /* bit j set while column j is in the row being ordered */
+    uint64_t *top;      /* bit w set while word w of bits is not zero (wide rows) */
     int64_t acc_len;
     uint32_t *mark;     /* mark[j] == tag while column j is in the row being counted */
     uint32_t tag;       /* the row being counted's tag (0: no row) */
@@ -32,6 +32,8 @@ typedef struct hsp_scratch {
     int64_t hcap;       /* a power of two */
     void *buf[2];       /* general buffers (heap, ESC, merge) */
     size_t buf_bytes[2];
+    void *stage[2];     /* a chunk's rows before they go to C: columns, values */
+    size_t stage_bytes[2];
     hsp_arena_block *arena;     /* blocks kept between jobs */
     hsp_arena_block **arena_at; /* the link to the block now being filled */
     int32_t *spare_col;     /* a long row's first buffer, free for the next row */

@@ -10,9 +10,7 @@
 
 /* ---- workspace and parts ----------------------------------------------------- */
 
-/* Reserve bytes of temporary memory and take them from workspace array k of
- * the context, which grows when too small. */
-static void *job_alloc(hsp_job *job, int k, int64_t bytes, const char *what)
+void *hsp_job_alloc(hsp_job *job, int k, int64_t bytes, const char *what)
 {
     hsp_workspace *ws = &job->ctx->ws;
     if (hsp_job_reserve(job, bytes) != HSP_OK) return NULL;
@@ -97,7 +95,7 @@ hsp_status hsp_stage_bound(hsp_job *job)
     int64_t m = job->A->nrows, nparts = part_count(job), total = 0;
     int64_t cut[nparts + 1], part_flops[nparts];
     hsp_device *dev = job->dev;
-    job->ub = job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
+    job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
     hsp_status s = dev->bound ? dev->bound(dev, job) : HSP_OK;
     if (s != HSP_OK || job->all_device) return s; /* the device sums u in stage 2 */
@@ -211,7 +209,7 @@ static hsp_status bin_on_device(hsp_job *job)
 {
     hsp_status s = job->dev->bin(job->dev, job);
     if (s != HSP_OK) return s;
-    job->longbuf = job_alloc(job, WS_LONG, job->nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
+    job->longbuf = hsp_job_alloc(job, WS_LONG, job->nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
     if (!job->longbuf) return HSP_ERR_NOMEM;
     memset(job->longbuf, 0, (size_t)job->nlong * sizeof(hsp_growbuf));
     return HSP_OK;
@@ -221,11 +219,11 @@ static hsp_status bin_on_device(hsp_job *job)
 static hsp_status place_rows(hsp_job *job, bin_run *r, int64_t nparts, int64_t total_slots)
 {
     int64_t m = job->A->nrows;
-    job->bin_rows = job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
+    job->bin_rows = hsp_job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
     if (!job->bin_rows) return HSP_ERR_NOMEM;
     hsp_pool_chunks(job->ctx->pool, nparts, bin_place_part, r);
-    job->tmp_col = job_alloc(job, WS_TMPCOL, total_slots * (int64_t)sizeof(int32_t), "C~ columns");
-    job->tmp_val = job->tmp_col ? job_alloc(job, WS_TMPVAL, total_slots * (int64_t)job->vsize, "C~ values") : NULL;
+    job->tmp_col = hsp_job_alloc(job, WS_TMPCOL, total_slots * (int64_t)sizeof(int32_t), "C~ columns");
+    job->tmp_val = job->tmp_col ? hsp_job_alloc(job, WS_TMPVAL, total_slots * (int64_t)job->vsize, "C~ values") : NULL;
     job->nslots = total_slots;
     return job->tmp_val ? HSP_OK : HSP_ERR_NOMEM;
 }
@@ -234,7 +232,7 @@ static hsp_status place_rows(hsp_job *job, bin_run *r, int64_t nparts, int64_t t
  * job->slot, for a dev->direct. */
 static hsp_status place_direct(hsp_job *job, bin_run *r, int64_t nparts, int64_t total_weight, int64_t nlong)
 {
-    job->bin_rows = job_alloc(job, WS_BINS, (nlong + 1) * (int64_t)sizeof(int32_t), "long rows");
+    job->bin_rows = hsp_job_alloc(job, WS_BINS, (nlong + 1) * (int64_t)sizeof(int32_t), "long rows");
     if (!job->bin_rows) return HSP_ERR_NOMEM;
     hsp_pool_chunks(job->ctx->pool, nparts, direct_place_part, r);
     job->slot[job->A->nrows] = total_weight;
@@ -246,11 +244,11 @@ hsp_status hsp_stage_bin(hsp_job *job)
     int64_t m = job->A->nrows, nparts = part_count(job), total_slots, total_weight;
     int64_t cut[nparts + 1], slots[nparts], weight[nparts], flops[nparts][HSP_NGROUPS];
     if (job->all_device) {
-        job->bin_rows = job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
+        job->bin_rows = hsp_job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
         return job->bin_rows ? bin_on_device(job) : HSP_ERR_NOMEM;
     }
     int64_t (*count)[HSP_MAX_BINS] = malloc((size_t)nparts * sizeof *count);
-    job->slot = job_alloc(job, WS_SLOT, (m + 1) * (int64_t)sizeof(int64_t), "C~ offsets");
+    job->slot = hsp_job_alloc(job, WS_SLOT, (m + 1) * (int64_t)sizeof(int64_t), "C~ offsets");
     if (!count || !job->slot) {
         free(count);
         return count ? HSP_ERR_NOMEM : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
@@ -265,7 +263,7 @@ hsp_status hsp_stage_bin(hsp_job *job)
                                     : place_rows(job, &r, nparts, total_slots);
     free(count);
     if (s != HSP_OK) return s;
-    job->longbuf = job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
+    job->longbuf = hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
     if (!job->longbuf) return HSP_ERR_NOMEM;
     memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
     job->nlong = nlong;
@@ -294,7 +292,7 @@ hsp_status hsp_stage_compute(hsp_job *job)
 {
     hsp_device *dev = job->dev;
     int nbins = job->ctx->bins.nbins;
-    if (dev->direct) return hsp_direct_count(job);
+    if (dev->direct) return hsp_direct_compute(job);
     double t0 = hsp_now_ms();
     if (job->resident && dev->fetch && job->bin_start[2] > job->bin_start[1]) { /* bin 1 reads the operand here */
         hsp_status s = dev->fetch(dev, 0);
@@ -348,34 +346,46 @@ static void arrange_part(void *arg, int tid, int64_t part)
     }
 }
 
-hsp_status hsp_stage_arrange(hsp_job *job)
+hsp_status hsp_stage_alloc_entries(hsp_job *job)
 {
     hsp_csr *C = job->C;
-    int64_t m = C->nrows, nparts = part_count(job);
-    int64_t cut[nparts + 1];
-    for (int64_t i = 0; i < m && !job->all_device; i++) C->rowptr[i + 1] += C->rowptr[i];
-    if (!job->all_device) C->nnz = C->rowptr[m]; /* else the device's row pointers gave it */
     job->stats->nnz_c = C->nnz;
     if ((uint64_t)C->nnz > SIZE_MAX / 16)
         return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
                         (long long)C->nnz);
     hsp_status s = job->hold_c ? HSP_OK : hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));
-    if (s != HSP_OK) return s;
-    if (!job->hold_c) { /* a C the device holds has its entries there alone */
-        C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
-        C->values = hsp_alloc((size_t)C->nnz * job->vsize);
-        if (!C->colidx || !C->values)
-            return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
-    }
+    if (s != HSP_OK || job->hold_c) return s; /* a C the device holds has its entries there alone */
+    C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
+    C->values = hsp_alloc((size_t)C->nnz * job->vsize);
+    if (!C->colidx || !C->values)
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
+    return HSP_OK;
+}
+
+hsp_status hsp_stage_alloc_c(hsp_job *job)
+{
+    hsp_csr *C = job->C;
+    int64_t m = C->nrows;
+    for (int64_t i = 0; i < m && !job->all_device; i++) C->rowptr[i + 1] += C->rowptr[i];
+    if (!job->all_device) C->nnz = C->rowptr[m]; /* else the device's row pointers gave it */
+    return hsp_stage_alloc_entries(job);
+}
+
+hsp_status hsp_stage_arrange(hsp_job *job)
+{
     hsp_device *dev = job->dev;
-    if (dev->direct) return hsp_direct_fill(job);
+    if (dev->direct) return hsp_direct_arrange(job);
+    int64_t m = job->C->nrows, nparts = part_count(job);
+    int64_t cut[nparts + 1];
+    hsp_status s = hsp_stage_alloc_c(job);
+    if (s != HSP_OK) return s;
     arrange_run r = {job, cut, NULL};
     if (dev->arrange) { /* the device's rows there, bin 1's here unless the device did them */
         if ((s = dev->arrange(dev, job)) != HSP_OK) return s;
         r.rows = job->bin_rows + job->bin_start[1];
         nparts = hsp_split_weighted(NULL, job->all_device ? 0 : job->bin_start[2] - job->bin_start[1], nparts, cut);
     } else {
-        nparts = hsp_split_weighted(C->rowptr, m, nparts, cut);
+        nparts = hsp_split_weighted(job->C->rowptr, m, nparts, cut);
     }
     hsp_pool_chunks(job->ctx->pool, nparts, arrange_part, &r);
     return HSP_OK;
@@ -383,6 +393,7 @@ hsp_status hsp_stage_arrange(hsp_job *job)
 
 void hsp_job_cleanup(hsp_job *job)
 {
+    hsp_direct_free(job);
     for (int64_t k = 0; k < job->nlong; k++) hsp_job_drop_long(job, &job->longbuf[k]);
     for (int t = 0; t < hsp_pool_size(job->ctx->pool); t++) {
         hsp_scratch *s = &job->ctx->scratch[t];

@@ -44,6 +44,7 @@ typedef struct hsp_job {
     int64_t *slot;          /* C~ offset of a row, or its long-buffer number; on a
                                dev->direct the sum of u + 1 over the rows before it */
     int64_t nslots;         /* entries of C~ */
+    struct direct_run *run; /* a dev->direct's chunks between stages 3 and 4 (direct.c) */
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
     void *tmp_val;
     hsp_growbuf *longbuf;   /* one per long row, as in bin_rows; freed by stage 4 */
@@ -61,6 +62,9 @@ static inline int64_t hsp_entry_bytes(const hsp_job *job, int64_t n)
     return n * (int64_t)(sizeof(int32_t) + job->vsize);
 }
 
+/* Reserve bytes of temporary memory and take them from workspace array k
+ * (WS_*) of the context, which grows when too small; NULL on failure. */
+void *hsp_job_alloc(hsp_job *job, int k, int64_t bytes, const char *what);
 /* Account for bytes of temporary memory; fails past the context's limit. */
 hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes);
 void hsp_job_release(hsp_job *job, int64_t bytes);
@@ -103,9 +107,15 @@ hsp_status hsp_stage_bound(hsp_job *job);
 hsp_status hsp_stage_bin(hsp_job *job);
 hsp_status hsp_stage_compute(hsp_job *job);
 hsp_status hsp_stage_arrange(hsp_job *job);
-/* Stages 3 and 4 on a dev->direct. */
-hsp_status hsp_direct_count(hsp_job *job);
-hsp_status hsp_direct_fill(hsp_job *job);
+/* Stages 3 and 4 on a dev->direct (direct.c), and the freeing of what they
+ * share. */
+hsp_status hsp_direct_compute(hsp_job *job);
+hsp_status hsp_direct_arrange(hsp_job *job);
+void hsp_direct_free(hsp_job *job);
+/* Stage 4's start: C's row pointers from the counts, and its arrays. */
+hsp_status hsp_stage_alloc_c(hsp_job *job);
+/* C's arrays for C->nnz entries. */
+hsp_status hsp_stage_alloc_entries(hsp_job *job);
 /* Free what the stages allocated and did not free (not C). */
 void hsp_job_cleanup(hsp_job *job);
 
