@@ -315,7 +315,7 @@ static void RF(order)(int32_t *restrict col, VT *restrict val, int64_t len, cons
  * their place (short and medium) get a loop without the room check.  A
  * column is new to the row while its mark is not the row's tag.  The
  * accumulator and the marks cover B's columns (hsp_rows_run). */
-static inline hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
+static inline __attribute__((always_inline)) hsp_status RF(dense)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
                                    RF(out) *o, int64_t *len_out, const int growable)
 {
     hsp_status st = HSP_OK;
@@ -443,6 +443,7 @@ hsp_status RF(hsp_rows_run)(hsp_job *job, hsp_scratch *s, hsp_rows_mode mode, in
         if (u > job->medium_max && mode == HSP_ROWS_FILL) hsp_job_take_long(job, buf++, o.col, o.val, len);
         else if (u > job->medium_max) st = RF(long_row)(job, &op, s, i, buf++, &len);
         else if (mode == HSP_ROWS_COUNT) len = u > 1 ? hsp_row_count(job->A, job->B, s, i) : u;
+        else if (u > 1 && job->method[u > job->short_max] == HSP_METHOD_DENSE) st = RF(dense)(job, &op, s, i, &o, &len, 0);
         else if (u > 1) st = RF(row)(job->method[u > job->short_max], job, &op, s, i, &o, &len);
         else if (u == 1) RF(single)(&op, i, o.col, o.val);
         if (mode != HSP_ROWS_FILL) rowptr[i + 1] = len;
