@@ -8,9 +8,8 @@
 
 enum { ARENA_BLOCK = 8 << 20 };
 /* A region's ranges: the machine's memory, at most 64 GiB (address space
- * only: pages come as rows touch them); the bytes a reset leaves resident. */
+ * only: pages come as rows touch them). */
 #define REGION_MAX ((size_t)64 << 30)
-#define REGION_KEEP ((size_t)64 << 20)
 
 struct hsp_arena_block {
     hsp_arena_block *next;
@@ -113,6 +112,9 @@ hsp_region *hsp_region_get(hsp_scratch *s)
     }
     if (r->base[0] && r->base[1]) {
         r->reserved = bytes, r->top[0] = r->top[1] = 0;
+#ifdef MADV_HUGEPAGE
+        for (int k = 0; k < 2; k++) madvise(r->base[k], bytes, MADV_HUGEPAGE); /* fewer, larger page faults */
+#endif
         return r;
     }
     for (int k = 0; k < 2; k++)
@@ -126,10 +128,10 @@ void hsp_arena_reset(hsp_scratch *s)
 {
     for (hsp_arena_block *b = s->arena; b; b = b->next) b->used = 0;
     s->arena_at = NULL;
-    for (int k = 0; k < 2; k++) { /* give back what a large job touched beyond REGION_KEEP */
-        if (s->region.top[k] > REGION_KEEP)
-            madvise(s->region.base[k] + REGION_KEEP, s->region.top[k] - REGION_KEEP, MADV_DONTNEED);
-        s->region.top[k] = 0;
+    hsp_region *r = &s->region;
+    for (int k = 0; k < 2; k++) { /* keep the pages this job used, give back those beyond */
+        if (r->kept[k] > r->top[k]) madvise(r->base[k] + r->top[k], r->kept[k] - r->top[k], MADV_DONTNEED);
+        r->kept[k] = r->top[k], r->top[k] = 0;
     }
 }
 

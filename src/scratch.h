@@ -16,6 +16,7 @@ typedef struct hsp_region {
     unsigned char *base[2]; /* columns, values; NULL until reserved */
     size_t reserved;        /* bytes of each range */
     size_t top[2];          /* bytes the finished rows hold */
+    size_t kept[2];         /* bytes the last job's rows held: pages kept for the next */
     int refused;            /* the system would not reserve it: not asked again */
 } hsp_region;
 
@@ -61,7 +62,9 @@ hsp_status hsp_scratch_hash(hsp_scratch *s, int64_t n);
 /* bytes from the thread's arena (16-byte aligned), which holds the long rows
  * that never grew; NULL when out of memory. */
 void *hsp_arena_alloc(hsp_scratch *s, size_t bytes);
-/* Empty the arena for the next job, keeping its blocks, and the region. */
+/* Empty the arena for the next job, keeping its blocks, and the region,
+ * keeping the pages its rows used (the next product is often alike) and
+ * giving back those an earlier, larger job used. */
 void hsp_arena_reset(hsp_scratch *s);
 /* The thread's region, reserved now if it is not yet; NULL where the system
  * will not reserve the address space (then rows grow by realloc of blocks). */
