@@ -47,6 +47,7 @@ void cli_median_min(double *x, int n, double *median, double *min);
  * last C home, outside the multiplies' times. */
 typedef struct {
     double ms_median, ms_min;
+    double ms_first; /* the first multiply, in a context that has done none: its memory is new */
     int runs;
     int resident;
     double ms_place, ms_home;

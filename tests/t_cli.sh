@@ -47,7 +47,7 @@ ok $rc "multiply a file by a generated matrix, paper methods, float"
 run "$hsp" square --gen=poisson3d27:6 --stats=json --repeat=3
 ok $rc "--stats=json runs"
 [ "$(wc -l <"$tmp/out")" -eq 1 ]; ok $? "--stats=json prints one line"
-for key in ms_median ms_min gflops nnz_c flops device grow grow_events threads; do
+for key in ms_median ms_min ms_first gflops nnz_c flops device grow grow_events threads; do
     ok "$(has "\"$key\":" "$tmp/out")" "--stats=json has $key"
 done
 ok "$(has '"runs":3' "$tmp/out")" "--repeat=3 gives 3 runs"
