@@ -8,9 +8,9 @@
  * that a chunk's entries are contiguous; stage 4 allocates C, now that its
  * size is known, and copies each chunk to its place in two block copies.
  *
- * Two passes, where C~ cannot be had (memory, or the memory limit): stage 3
- * counts each row's entries by marks, stage 4 allocates C and computes the
- * rows straight into it. */
+ * Two passes, where C~ cannot be had, or C~ and the largest C the rows allow
+ * would pass the memory limit: stage 3 counts each row's entries by marks,
+ * stage 4 allocates C and computes the rows straight into it. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -104,15 +104,27 @@ static void place_task(void *arg, int tid, int64_t c)
     chunk_task(arg, tid, c, 1);
 }
 
-/* Entries of C~ that chunk c's rows (not long) may take. */
+/* Entries of C~ that chunk c's rows (not long) may take, and the most
+ * entries of C its rows may have. */
 static void stage_need(void *arg, int tid, int64_t c)
 {
     direct_run *r = arg;
     const hsp_job *job = r->job;
-    int64_t n = 0;
+    int64_t n = 0, most = 0, ncols = job->B->ncols;
     (void)tid;
-    for (int64_t i = r->cut[c]; i < r->cut[c + 1]; i++) n += job->ub[i] <= job->medium_max ? job->ub[i] : 0;
-    r->at[c] = n;
+    for (int64_t i = r->cut[c]; i < r->cut[c + 1]; i++) {
+        n += job->ub[i] <= job->medium_max ? job->ub[i] : 0;
+        most += job->ub[i] < ncols ? job->ub[i] : ncols;
+    }
+    r->at[c] = n, r->nnz[c] = most;
+}
+
+/* Would C~ of slots entries and the largest C pass the memory limit? */
+static int passes_limit(hsp_job *job, const direct_run *r, int64_t slots)
+{
+    int64_t limit = job->ctx->options.mem_limit, most = 0;
+    for (int64_t c = 0; c < r->nchunks; c++) most += r->nnz[c];
+    return limit > 0 && atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, slots) + hsp_entry_bytes(job, most) > limit;
 }
 
 /* Turn counts[0 .. n) into offsets; returns their sum. */
@@ -145,7 +157,8 @@ static hsp_status start_run(hsp_job *job, direct_run *r)
     hsp_pool_chunks(job->ctx->pool, r->nchunks, stage_need, r);
     int64_t slots = offsets(r->at, r->nchunks);
     memcpy(r->at + r->nchunks + 1, r->at, (size_t)r->nchunks * sizeof *r->at);
-    job->tmp_col = (uint64_t)slots <= SIZE_MAX / 16 ? hsp_job_alloc(job, WS_TMPCOL, slots * 4, "C~ columns") : NULL;
+    int fits = (uint64_t)slots <= SIZE_MAX / 16 && !passes_limit(job, r, slots);
+    job->tmp_col = fits ? hsp_job_alloc(job, WS_TMPCOL, slots * 4, "C~ columns") : NULL;
     job->tmp_val = job->tmp_col ? hsp_job_alloc(job, WS_TMPVAL, slots * (int64_t)job->vsize, "C~ values") : NULL;
     job->nslots = job->tmp_val ? slots : 0;
     if (!job->tmp_val) { /* two passes; a C~ column workspace obtained is released */

@@ -380,6 +380,50 @@ static void test_errors(void)
     hsp_context_free(ctx);
 }
 
+/* Bytes of C~ on the cpu device: u of every row but the long ones, a
+ * column and a value each. */
+static int64_t cpu_staged_bytes(const hsp_context *ctx, const hsp_csr *A, const hsp_csr *B)
+{
+    const hsp_bins *bins = hsp_context_bins(ctx);
+    int64_t medium_max = bins->hi[bins->nbins - 2], bytes = 0;
+    for (int32_t i = 0; i < A->nrows; i++) {
+        int64_t u = 0;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+            u += B->rowptr[A->colidx[p] + 1] - B->rowptr[A->colidx[p]];
+        bytes += u <= medium_max ? u * (int64_t)(sizeof(int32_t) + sizeof(double)) : 0;
+    }
+    return bytes;
+}
+
+/* The cpu device under a memory limit that holds C but not C~ as well
+ * (rows with many duplicate products, medium and long): it counts, then
+ * computes into C, and gives the same product within the limit. */
+static void test_two_passes(void)
+{
+    hsp_options o;
+    hsp_context *ctx;
+    hsp_options_init(&o);
+    o.device = "cpu", o.threads = 2;
+    hsp_context_create(&o, &ctx);
+    hsp_csr *A = ref_random(3000, 300, 10, 60, HSP_DOUBLE, 31), *B = ref_random(300, 300, 5, 20, HSP_DOUBLE, 32);
+    hsp_stats one, two;
+    hsp_csr *C = check_product(ctx, A, B, &one, "one pass");
+    int64_t staged = cpu_staged_bytes(ctx, A, B);
+    hsp_context_free(ctx);
+    o.mem_limit = one.peak_temp_bytes - staged / 2;
+    hsp_context_create(&o, &ctx);
+    hsp_csr *C2 = check_product(ctx, A, B, &two, "two passes under the memory limit");
+    tap_ok(C && C2 && ref_identical(C, C2), "two passes give the one pass's C bit for bit");
+    tap_ok(two.peak_temp_bytes <= o.mem_limit && two.peak_temp_bytes < one.peak_temp_bytes - staged / 2,
+           "two passes stay within the limit: %lld of %lld bytes (one pass %lld, C~ %lld)",
+           (long long)two.peak_temp_bytes, (long long)o.mem_limit, (long long)one.peak_temp_bytes,
+           (long long)staged);
+    tap_ok(one.rows_group[4] > 0 && one.rows_group[3] > 0, "the rows are medium and long: %lld, %lld",
+           (long long)one.rows_group[3], (long long)one.rows_group[4]);
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(C2);
+    hsp_context_free(ctx);
+}
+
 /* Options that are out of range are refused with a message. */
 static void test_bad_options(void)
 {
@@ -505,6 +549,7 @@ int main(void)
     test_wide_long_rows();
     test_mostly_empty_b_rows();
     test_long_rows_few_columns();
+    test_two_passes();
     test_errors();
     test_bad_options();
     test_device_timeout();
