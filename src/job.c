@@ -41,18 +41,12 @@ static size_t align16(size_t bytes)
     return (bytes + 15) & ~(size_t)15;
 }
 
-/* Do n entries fit from the top of region r? */
-static int region_fits(const hsp_region *r, int64_t n, size_t vsize)
-{
-    return r->top[0] + (size_t)n * sizeof(int32_t) <= r->reserved && r->top[1] + (size_t)n * vsize <= r->reserved;
-}
-
 hsp_status hsp_job_grow_start(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf)
 {
     int64_t n = job->ctx->options.grow_start;
     hsp_region *r = job->ctx->options.grow == HSP_GROW_REALLOC ? hsp_region_get(s) : NULL;
     buf->cap = n, buf->region = NULL;
-    if (r && region_fits(r, n, job->vsize)) { /* at the region's top, to grow in place */
+    if (r && hsp_region_fits(r, n, job->vsize)) { /* at the region's top, to grow in place */
         hsp_status st = hsp_job_reserve(job, hsp_entry_bytes(job, n));
         if (st != HSP_OK) return buf->cap = 0, st;
         buf->col = (int32_t *)(void *)(r->base[0] + r->top[0]), buf->val = r->base[1] + r->top[1];
@@ -76,9 +70,7 @@ hsp_status hsp_job_grow_start(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf)
 hsp_status hsp_job_finish_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, int64_t len)
 {
     if (buf->region) { /* it stays; the region's top moves past it */
-        hsp_region *r = buf->region;
-        r->top[0] += align16((size_t)len * sizeof(int32_t));
-        r->top[1] += align16((size_t)len * job->vsize);
+        hsp_region_push(buf->region, len, job->vsize);
         hsp_job_release(job, hsp_entry_bytes(job, buf->cap - len));
         buf->cap = 0, buf->region = NULL;
         return HSP_OK;
@@ -93,6 +85,26 @@ hsp_status hsp_job_finish_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, i
     memcpy(p + colbytes, buf->val, (size_t)len * job->vsize);
     s->spare_col = buf->col, s->spare_val = buf->val;
     buf->col = (int32_t *)(void *)p, buf->val = p + colbytes, buf->cap = 0;
+    return HSP_OK;
+}
+
+hsp_status hsp_job_stage_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, int64_t len)
+{
+    if (buf->region) return hsp_job_finish_long(job, s, buf, len);
+    int32_t *col;
+    void *val;
+    hsp_status st = hsp_region_room(&s->region, len, job->vsize, &col, &val);
+    if (st == HSP_OK) st = hsp_job_reserve(job, hsp_entry_bytes(job, len));
+    if (st != HSP_OK) return st;
+    memcpy(col, buf->col, (size_t)len * sizeof(int32_t));
+    memcpy(val, buf->val, (size_t)len * job->vsize);
+    hsp_region_push(&s->region, len, job->vsize);
+    if (buf->cap != job->ctx->options.grow_start || s->spare_col) {
+        hsp_job_drop_long(job, buf);
+        return HSP_OK;
+    }
+    s->spare_col = buf->col, s->spare_val = buf->val; /* its reservation goes with it */
+    buf->col = NULL, buf->val = NULL, buf->cap = 0;
     return HSP_OK;
 }
 
@@ -141,7 +153,7 @@ hsp_status hsp_job_grow(hsp_job *job, hsp_growbuf *buf, int64_t need, int64_t us
     void *col = buf->col;
     int ok;
     if (buf->region) {
-        ok = region_fits(buf->region, cap, job->vsize) || leave_region(job, buf, cap, used);
+        ok = hsp_region_fits(buf->region, cap, job->vsize) || leave_region(job, buf, cap, used);
         col = buf->col;
     } else if (job->ctx->options.grow == HSP_GROW_COPY)
         ok = copy_grow(&col, used, cap, sizeof(int32_t), &job->grow_bytes_copied) &&

@@ -8,10 +8,10 @@ void hsp_rows_single(hsp_job *job, int64_t first, int64_t last)
 }
 
 hsp_status hsp_rows_run(hsp_job *job, hsp_scratch *s, hsp_rows_mode mode, int32_t first, int32_t last,
-                        hsp_growbuf *buf, int32_t *col, void *val)
+                        hsp_growbuf *buf)
 {
-    return job->A->precision == HSP_DOUBLE ? hsp_rows_run_d(job, s, mode, first, last, buf, col, val)
-                                           : hsp_rows_run_f(job, s, mode, first, last, buf, col, val);
+    return job->A->precision == HSP_DOUBLE ? hsp_rows_run_d(job, s, mode, first, last, buf)
+                                           : hsp_rows_run_f(job, s, mode, first, last, buf);
 }
 
 int64_t hsp_row_count(const hsp_csr *A, const hsp_csr *B, hsp_scratch *s, int32_t i)

@@ -328,10 +328,11 @@ static inline __attribute__((always_inline)) hsp_status RF(dense)(hsp_job *job, 
     int64_t len = 0, cap = o->cap, end = op->arp[i + 1];
     for (int64_t p = op->arp[i]; p < end && st == HSP_OK; p++) {
         int32_t k = op->acol[p];
+        int64_t qend = brp[k + 1];
         VT a = op->aval[p];
-        for (int64_t q = brp[k]; q < brp[k + 1]; q++) {
+        for (int64_t q = brp[k]; q < qend; q++) {
             int32_t c = bcol[q];
-            if (mark[c] == tag) {
+            if (__builtin_expect(mark[c] == tag, 1)) { /* most products add to a column seen before */
                 acc[c] += a * bval[q];
                 continue;
             }
@@ -418,36 +419,43 @@ static inline hsp_status RF(row)(hsp_method m, hsp_job *job, const RF(operands) 
     }
 }
 
-/* A long row into its buffer, which starts at grow_start entries. */
+/* A long row into its buffer, which starts at grow_start entries; staged
+ * (mode stage) or kept (count) when done. */
 static hsp_status RF(long_row)(hsp_job *job, const RF(operands) *op, hsp_scratch *s, int32_t i,
-                               hsp_growbuf *buf, int64_t *len)
+                               hsp_growbuf *buf, hsp_rows_mode mode, int64_t *len)
 {
     hsp_status st = hsp_job_grow_start(job, s, buf);
     if (st != HSP_OK) return st;
     RF(out) o = {buf->col, buf->val, buf->cap, buf};
-    st = RF(row)(job->method[2], job, op, s, i, &o, len);
-    return st == HSP_OK ? hsp_job_finish_long(job, s, buf, *len) : st;
+    if (job->method[2] == HSP_METHOD_DENSE) st = RF(dense)(job, op, s, i, &o, len, 1);
+    else st = RF(row)(job->method[2], job, op, s, i, &o, len);
+    if (st != HSP_OK) return st;
+    return mode == HSP_ROWS_STAGE ? hsp_job_stage_long(job, s, buf, *len) : hsp_job_finish_long(job, s, buf, *len);
 }
 
 hsp_status RF(hsp_rows_run)(hsp_job *job, hsp_scratch *s, hsp_rows_mode mode, int32_t first, int32_t last,
-                           hsp_growbuf *buf, int32_t *col, void *val)
+                           hsp_growbuf *buf)
 {
     RF(operands) op = RF(operands_of)(job);
-    int64_t *rowptr = job->C->rowptr, at = 0;
+    int64_t *rowptr = job->C->rowptr;
     hsp_status st = op.ncols > s->acc_len ? hsp_scratch_dense(s, op.ncols) : HSP_OK;
     if (st == HSP_OK) st = hsp_scratch_marks(s, op.ncols);
     for (int32_t i = first; i < last && st == HSP_OK; i++) {
-        int64_t u = job->ub[i], len = u;
-        if (mode == HSP_ROWS_FILL) at = rowptr[i], len = rowptr[i + 1] - at;
-        RF(out) o = {col + at, (VT *)val + at, u, NULL};
+        int64_t u = job->ub[i], len = u, at = mode == HSP_ROWS_FILL ? rowptr[i] : 0;
+        int staged = mode == HSP_ROWS_STAGE && u <= job->medium_max;
+        RF(out) o = {job->C->colidx + at, (VT *)job->C->values + at, u, NULL};
+        if (mode == HSP_ROWS_FILL) len = rowptr[i + 1] - at;
+        void *top = NULL;
+        if (staged && (st = hsp_region_room(&s->region, u, sizeof(VT), &o.col, &top)) != HSP_OK) break;
+        if (staged) o.val = top;
         if (u > job->medium_max && mode == HSP_ROWS_FILL) hsp_job_take_long(job, buf++, o.col, o.val, len);
-        else if (u > job->medium_max) st = RF(long_row)(job, &op, s, i, buf++, &len);
+        else if (u > job->medium_max) st = RF(long_row)(job, &op, s, i, buf++, mode, &len);
         else if (mode == HSP_ROWS_COUNT) len = u > 1 ? hsp_row_count(job->A, job->B, s, i) : u;
         else if (u > 1 && job->method[u > job->short_max] == HSP_METHOD_DENSE) st = RF(dense)(job, &op, s, i, &o, &len, 0);
         else if (u > 1) st = RF(row)(job->method[u > job->short_max], job, &op, s, i, &o, &len);
         else if (u == 1) RF(single)(&op, i, o.col, o.val);
         if (mode != HSP_ROWS_FILL) rowptr[i + 1] = len;
-        if (mode == HSP_ROWS_STAGE && u <= job->medium_max) at += len;
+        if (staged) hsp_region_push(&s->region, len, sizeof(VT));
     }
     return st;
 }

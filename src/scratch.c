@@ -124,6 +124,14 @@ hsp_region *hsp_region_get(hsp_scratch *s)
     return NULL;
 }
 
+hsp_status hsp_region_room(hsp_region *r, int64_t n, size_t vsize, int32_t **col, void **val)
+{
+    if (!hsp_region_fits(r, n, vsize))
+        return hsp_fail(HSP_ERR_NOMEM, "a thread's rows outgrow its %zu bytes of address space", r->reserved);
+    *col = (int32_t *)(void *)(r->base[0] + r->top[0]), *val = r->base[1] + r->top[1];
+    return HSP_OK;
+}
+
 void hsp_arena_reset(hsp_scratch *s)
 {
     for (hsp_arena_block *b = s->arena; b; b = b->next) b->used = 0;

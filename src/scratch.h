@@ -69,6 +69,19 @@ void hsp_arena_reset(hsp_scratch *s);
 /* The thread's region, reserved now if it is not yet; NULL where the system
  * will not reserve the address space (then rows grow by realloc of blocks). */
 hsp_region *hsp_region_get(hsp_scratch *s);
+/* Do n entries of vsize-byte values fit from the top of region r? */
+static inline int hsp_region_fits(const hsp_region *r, int64_t n, size_t vsize)
+{
+    return r->top[0] + (size_t)n * sizeof(int32_t) <= r->reserved && r->top[1] + (size_t)n * vsize <= r->reserved;
+}
+/* Where n entries go at the top of region r (*col, *val), or a failure when
+ * they do not fit. */
+hsp_status hsp_region_room(hsp_region *r, int64_t n, size_t vsize, int32_t **col, void **val);
+/* Move the top of region r past n entries. */
+static inline void hsp_region_push(hsp_region *r, int64_t n, size_t vsize)
+{
+    r->top[0] += (size_t)n * sizeof(int32_t), r->top[1] += (size_t)n * vsize;
+}
 /* Bytes the workspaces hold. */
 int64_t hsp_scratch_bytes(const hsp_scratch *s);
 void hsp_scratch_free(hsp_scratch *s);

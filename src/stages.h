@@ -80,6 +80,11 @@ hsp_status hsp_job_grow_start(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *
  * allocation; one that grew keeps its buffer. */
 hsp_status hsp_job_finish_long(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *buf,
                                int64_t len);
+/* A long row of len entries is done, in stage 3 of a one-pass dev->direct:
+ * it goes at the top of the thread's region, after the rows before it.  One
+ * there already stays; another is copied there and its buffer kept as the
+ * thread's spare (it never grew) or freed. */
+hsp_status hsp_job_stage_long(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *buf, int64_t len);
 /* Grow a long row's buffer, doubling until it holds need entries, keeping its
  * first used entries, by realloc (in place in a region; a row that outgrows
  * its region moves to a block of its own) or by allocate + copy + free (the
