@@ -78,8 +78,10 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
         s = hsp_bins_layout(o->wavefront ? o->wavefront : ctx->device->wavefront,
                             o->local_mem ? o->local_mem : ctx->device->local_mem,
                             o->wavefront || o->local_mem ? 0 : ctx->device->medium_max, &ctx->bins);
-    if (s == HSP_OK && !(ctx->scratch = calloc((size_t)nthreads, sizeof *ctx->scratch)))
+    size_t scratch_bytes = (size_t)nthreads * sizeof *ctx->scratch;
+    if (s == HSP_OK && !(ctx->scratch = aligned_alloc(_Alignof(hsp_scratch), scratch_bytes)))
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for thread workspaces");
+    if (s == HSP_OK) memset(ctx->scratch, 0, scratch_bytes);
     if (s != HSP_OK) {
         hsp_context_free(ctx);
         return s;

@@ -20,8 +20,10 @@ typedef struct hsp_region {
     int refused;            /* the system would not reserve it: not asked again */
 } hsp_region;
 
+/* A thread's own cache lines: threads write their workspaces' fields (tag,
+ * the region's top) at every row, which must not share a line. */
 typedef struct hsp_scratch {
-    void *acc;          /* dense accumulator: one value per column of B */
+    _Alignas(64) void *acc; /* dense accumulator: one value per column of B */
     uint64_t *bits;     /* bit j set while column j is in the row being ordered */
     uint64_t *top;      /* bit w set while word w of bits is not zero (wide rows) */
     int64_t acc_len;
