@@ -20,7 +20,8 @@ static const char usage_amg[] =
     "  --order=r-ap|ra-p     the Galerkin products as R*(A*P) (default) or (R*A)*P\n"
     "  --resetup             then rebuild with the same patterns and new values (A's, each\n"
     "                        times 1.01), computing values only, and print both times\n"
-    "  --write-levels=DIR    write A0.mtx, P0.mtx, A1.mtx, ... into DIR (made if missing)\n"
+    "  --write-levels=DIR    write A0.mtx, P0.mtx, A1.mtx, ... into DIR (made, with its\n"
+    "                        parents, if missing)\n"
     "  --resident            place A on the device first and keep every level there\n"
     "                        (hsp_amg_setup_resident); on a device with memory of its own\n"
     "                        it also aggregates, by independent sets (coarser aggregates).\n"
@@ -58,11 +59,25 @@ static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *ti
     else printf("P^T %.2f ms %s\n", transpose, on_device ? "on the device" : "before R*A");
 }
 
+/* Make dir and those of its parents that are missing, as mkdir -p does. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) return errno = ENAMETOOLONG, -1;
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(path, 0777) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
+}
+
 /* A0.mtx, P0.mtx, ... into dir. */
 static int write_levels(const hsp_amg *amg, const char *dir)
 {
     char path[4096];
-    if (mkdir(dir, 0777) && errno != EEXIST) {
+    if (make_dirs(dir)) {
         fprintf(stderr, "hspgemm: %s: %s\n", dir, strerror(errno));
         return 1;
     }

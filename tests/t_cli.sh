@@ -128,20 +128,21 @@ run "$hsp" rap "$tmp/a.mtx" "$tmp/a.mtx" --order=backwards
 run "$hsp" rap "$tmp/a.mtx" --gen=random:10,2
 [ $rc -eq 1 ]; ok $? "rap with P of the wrong height exits 1"
 ok "$(has "shape mismatch" "$tmp/err")" "and says so"
-run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resetup --write-levels="$tmp/levels"
+run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resetup --write-levels="$tmp/levels/deeper"
 ok $rc "amg-setup runs"
 ok "$(has "^    1 " "$tmp/out")" "amg-setup prints a table of levels"
 ok "$(has "faster" "$tmp/out")" "amg-setup --resetup compares the two times"
-[ -s "$tmp/levels/A1.mtx" ] && [ -s "$tmp/levels/P0.mtx" ]; ok $? "amg-setup --write-levels writes A and P of each level"
+[ -s "$tmp/levels/deeper/A1.mtx" ] && [ -s "$tmp/levels/deeper/P0.mtx" ]
+ok $? "amg-setup --write-levels writes A and P of each level, into a directory made with its parent"
 run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resident --device=cpu --write-levels="$tmp/resident"
 ok "$(has "brought home" "$tmp/out")" "amg-setup --resident times placing and bringing home apart"
 same=0
-for f in A0 P0 A1 P1 A2; do cmp -s "$tmp/levels/$f.mtx" "$tmp/resident/$f.mtx" || same=1; done
+for f in A0 P0 A1 P1 A2; do cmp -s "$tmp/levels/deeper/$f.mtx" "$tmp/resident/$f.mtx" || same=1; done
 ok $same "amg-setup --resident on the cpu device writes the levels of the host setup"
 run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resident --resetup --write-levels="$tmp/resetup"
 ok "$(has "faster" "$tmp/out")" "amg-setup --resident --resetup compares the two times"
 same=0
-for f in A0 P0 A1 P1 A2; do cmp -s "$tmp/levels/$f.mtx" "$tmp/resetup/$f.mtx" || same=1; done
+for f in A0 P0 A1 P1 A2; do cmp -s "$tmp/levels/deeper/$f.mtx" "$tmp/resetup/$f.mtx" || same=1; done
 ok $same "amg-setup --resident --resetup writes the levels of A after setting A back"
 run "$hsp" amg-setup --gen=random:100,3 --coarse=10
 [ $rc -eq 1 ]; ok $? "amg-setup of a matrix without a full diagonal exits 1"
@@ -175,7 +176,7 @@ fi
 run "$hsp" bench --suite=galerkin --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=mkl --csv="$tmp/mg.csv"
     [ $rc -eq 0 ] && ! grep -q "nnz!=" "$tmp/out" && [ "$(tail -1 "$tmp/mg.csv" | cut -d, -f14)" != "0.0000" ]
     ok $? "bench --suite=galerkin --peers=mkl: MKL's R*A*P of each level, nnz(C) as hspgemm's"
-    levels="$tmp/levels"
+    levels="$tmp/levels/deeper"
     run "${top_builddir:-.}/bench/peer_mkl" --repeat=1 --rap=r-ap "$levels/P0.mtx" "$levels/A0.mtx" "$levels/P0.mtx"
     [ $rc -ne 0 ] && grep -q "shape mismatch: R is" "$tmp/err"
     ok $? "peer_mkl --rap refuses factors whose shapes do not chain"
