@@ -14,10 +14,12 @@ STAMP = "installed-by-hspgemm"
 
 
 def wheel_url(who, project, version, filename):
-    """The download address of one wheel, from PyPI's JSON API."""
-    with urllib.request.urlopen(f"https://pypi.org/pypi/{project}/{version}/json", timeout=60) as r:
-        release = json.load(r)
-    for f in release["urls"]:
+    """The download address of one wheel, from PyPI's simple index (its JSON form, PEP 691)."""
+    request = urllib.request.Request(f"https://pypi.org/simple/{project}/",
+                                     headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(request, timeout=60) as r:
+        index = json.load(r)
+    for f in index["files"]:
         if f["filename"] == filename:
             return f["url"]
     sys.exit(f"{who}: PyPI has no {filename} for {project} {version}")
