@@ -1,18 +1,76 @@
 /* alloc.c: large allocations.  A block of 4 MiB or more is advised to use
  * transparent huge pages, which cuts the page faults of its first touch (the
  * largest cost of fresh C~ and C arrays) several hundred fold.  It stays a
- * plain malloc block, so that the allocator can recycle it (no faults at all)
- * when a block of that size was freed before, and free() releases it. */
+ * plain malloc block, so that free() may release it.
+ *
+ * Memory fresh from the system is zeroed by the kernel at its first touch:
+ * for a C of 65 MB that took a third of a product.  So the large arrays of
+ * matrices given back by hsp_csr_free are kept for the next matrix of about
+ * their size (at most CACHE_SLOTS blocks, at most CACHE_SHARE of the
+ * machine's memory and CACHE_MAX_BYTES in all, the oldest given back first);
+ * hsp_release_memory hands them to the system.  Under AddressSanitizer
+ * nothing is kept, so that a use after hsp_csr_free is still caught. */
+#include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "internal.h"
 
-enum { PAGE = 4096, LARGE = 4 << 20 };
+enum { PAGE = 4096, LARGE = 4 << 20, CACHE_SLOTS = 8, CACHE_SHARE = 16 };
+#ifdef __SANITIZE_ADDRESS__
+#define CACHE_MAX_BYTES ((size_t)0)
+#else
+#define CACHE_MAX_BYTES ((size_t)1 << 30)
+#endif
+
+static struct {
+    pthread_mutex_t lock;
+    int n;                    /* blocks kept, oldest first */
+    void *block[CACHE_SLOTS];
+    size_t size[CACHE_SLOTS]; /* their usable sizes */
+    size_t bytes;             /* their sum */
+} cache = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}, 0};
+
+/* Most bytes the cache keeps: CACHE_MAX_BYTES, or less on a small machine. */
+static size_t cache_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t share = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / CACHE_SHARE : 0;
+    return share < CACHE_MAX_BYTES ? share : CACHE_MAX_BYTES;
+}
+
+/* Drop kept block k from the cache (the lock held); returns it. */
+static void *cache_take(int k)
+{
+    void *p = cache.block[k];
+    cache.bytes -= cache.size[k];
+    cache.n--;
+    for (int j = k; j < cache.n; j++) cache.block[j] = cache.block[j + 1], cache.size[j] = cache.size[j + 1];
+    return p;
+}
+
+/* The smallest kept block of bytes .. 1.5 bytes, or NULL. */
+static void *cache_find(size_t bytes)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&cache.lock);
+    int best = -1;
+    for (int k = 0; k < cache.n; k++)
+        if (cache.size[k] >= bytes && cache.size[k] - bytes <= bytes / 2
+            && (best < 0 || cache.size[k] < cache.size[best]))
+            best = k;
+    if (best >= 0) p = cache_take(best);
+    pthread_mutex_unlock(&cache.lock);
+    return p;
+}
 
 void *hsp_alloc(size_t bytes)
 {
-    void *p = malloc(bytes ? bytes : 1);
+    void *p = bytes >= LARGE ? cache_find(bytes) : NULL;
+    if (p) return p;
+    p = malloc(bytes ? bytes : 1);
 #ifdef MADV_HUGEPAGE
     if (p && bytes >= LARGE) {
         uintptr_t start = ((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
@@ -21,4 +79,28 @@ void *hsp_alloc(size_t bytes)
     }
 #endif
     return p;
+}
+
+void hsp_free_large(void *p)
+{
+    size_t size = p ? malloc_usable_size(p) : 0, limit = size >= LARGE ? cache_limit() : 0;
+    if (size < LARGE || size > limit) {
+        free(p);
+        return;
+    }
+    void *evicted[CACHE_SLOTS];
+    int nevicted = 0;
+    pthread_mutex_lock(&cache.lock);
+    while (cache.n == CACHE_SLOTS || cache.bytes + size > limit) evicted[nevicted++] = cache_take(0);
+    cache.block[cache.n] = p, cache.size[cache.n] = size;
+    cache.n++, cache.bytes += size;
+    pthread_mutex_unlock(&cache.lock);
+    for (int k = 0; k < nevicted; k++) free(evicted[k]);
+}
+
+void hsp_release_memory(void)
+{
+    pthread_mutex_lock(&cache.lock);
+    while (cache.n > 0) free(cache_take(cache.n - 1));
+    pthread_mutex_unlock(&cache.lock);
 }

@@ -36,8 +36,8 @@ void hsp_csr_free(hsp_csr *A)
 {
     if (!A) return;
     free(A->rowptr);
-    free(A->colidx);
-    free(A->values);
+    hsp_free_large(A->colidx);
+    hsp_free_large(A->values);
     free(A);
 }
 

@@ -29,9 +29,13 @@ static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
     return __builtin_add_overflow(a, b, out);
 }
 
-/* malloc for arrays that may be large (huge pages where possible); free()
- * releases the block. */
+/* malloc for arrays that may be large (huge pages where possible, a block
+ * kept by hsp_free_large where one fits); free() or hsp_free_large releases
+ * the block. */
 void *hsp_alloc(size_t bytes);
+/* free(), but a large block is kept for a later hsp_alloc of about its size
+ * (see alloc.c). */
+void hsp_free_large(void *p);
 
 /* Store v as value k of A, whatever its precision (hsp_csr_value's twin). */
 void hsp_csr_set_value(hsp_csr *A, int64_t k, double v);

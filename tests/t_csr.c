@@ -97,10 +97,37 @@ static void test_convert(void)
            "an unknown precision is refused");
 }
 
+/* hsp_csr_free keeps a large matrix's arrays for the next matrix of about
+ * their size (not under AddressSanitizer, which must see every free). */
+static void test_kept_arrays(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+    const int kept = 0;
+#else
+    const int kept = 1;
+#endif
+    hsp_csr *A = NULL, *B = NULL, *S = NULL;
+    hsp_csr_create(1000, 1000, 1 << 21, HSP_DOUBLE, &A); /* 8 MiB of columns, 16 MiB of values */
+    void *colidx = A->colidx, *values = A->values;
+    hsp_csr_free(A);
+    hsp_csr_create(10, 10, 1 << 21, HSP_DOUBLE, &B);
+    tap_ok((B->colidx == colidx && B->values == values) == kept, "a freed large matrix's arrays %s",
+           kept ? "serve the next of their size" : "are not kept (AddressSanitizer)");
+    hsp_csr_free(B);
+    hsp_csr_create(10, 10, 1 << 19, HSP_DOUBLE, &S); /* 4 MiB of values: a kept 8 MiB block is too large */
+    tap_ok(S->values != values && S->values != colidx, "a kept block does not serve a request of under 2/3 its size");
+    hsp_csr_free(S);
+    hsp_release_memory();
+    tap_ok(hsp_csr_create(10, 10, 1 << 21, HSP_DOUBLE, &B) == HSP_OK, "matrices are made after hsp_release_memory");
+    hsp_csr_free(B);
+    hsp_release_memory();
+}
+
 int main(void)
 {
     test_check();
     test_triplets();
     test_convert();
+    test_kept_arrays();
     return tap_done();
 }
