@@ -1,0 +1,260 @@
+"""hspgemm: sparse matrix products (SpGEMM, C = A*B) on CPU threads and GPUs.
+
+The package is the Python face of libhspgemm: scipy.sparse matrices and
+arrays go in (CSR, CSC or COO; float32 or float64), a scipy.sparse.csr_array
+with sorted indices comes out.  A CSR operand with sorted, unique int32
+column indices is read in place; others are converted first, never changed.
+C's arrays are the library's own, handed to numpy without a copy.
+
+    import hspgemm, scipy.sparse as sp
+    A = sp.random_array((1000, 1000), density=0.01, format="csr")
+    C = hspgemm.matmul(A, A)                    # one call, default device
+    with hspgemm.Context(device="cpu", threads=4) as ctx:
+        C, stats = ctx.matmul(A, A, stats=True)  # reuse threads and device
+
+The library works without the GIL; a Ctrl-C during a product is raised as
+KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
+subclasses carrying the library's message.
+"""
+import threading
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _core
+
+__all__ = ["matmul", "rap", "transpose", "devices", "release_memory", "Context",
+           "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
+           "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
+__version__ = "0.1.0"
+
+
+class Error(Exception):
+    """An error of libhspgemm: str(e) is its message, e.status the name of its status."""
+    status = "error"
+
+
+class ArgumentError(Error, ValueError):
+    """A bad argument: an unknown device or option name, a value out of range."""
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """An allocation failed or the memory limit (mem_limit) was reached."""
+
+
+class ShapeError(Error, ValueError):
+    """The operands' shapes do not fit (the message names both)."""
+
+
+class InvalidMatrixError(Error, ValueError):
+    """An operand is not valid CSR (the message names the row)."""
+
+
+class SizeOverflowError(Error, OverflowError):
+    """A count (entries, flops, bytes) would not fit its type."""
+
+
+class FileError(Error, OSError):
+    """A file could not be opened, read or written."""
+
+
+class ParseError(Error, ValueError):
+    """A malformed Matrix Market file."""
+
+
+class DeviceError(Error, RuntimeError):
+    """The device is unavailable or failed."""
+
+
+class UnsupportedError(Error, NotImplementedError):
+    """A valid request this build of the library cannot do."""
+
+
+# the library's hsp_status values, in order from HSP_ERR_ARG = 1
+_ERRORS = [None, ArgumentError, OutOfMemoryError, ShapeError, InvalidMatrixError, SizeOverflowError,
+           FileError, ParseError, DeviceError, UnsupportedError]
+_INT32_MAX = 2**31 - 1
+_ORDERS = {"r-ap": 0, "ra-p": 1}
+
+
+def _library_error(e):
+    """The package's exception for a _core.Error(status, name, message)."""
+    status, name, message = e.args
+    cls = _ERRORS[status] if 0 < status < len(_ERRORS) else Error
+    err = cls(message or name)
+    err.status = name
+    return err
+
+
+def _call(f, *args):
+    """f(*args), a _core call, with the library's errors as the package's exceptions."""
+    try:
+        return f(*args)
+    except _core.Error as e:
+        raise _library_error(e) from None
+
+
+def _dtype(precision, operands):
+    """The values' dtype: precision's, or float32 where every operand is float32, else float64."""
+    if precision is None:
+        return np.float32 if all(M.dtype == np.float32 for M in operands) else np.float64
+    names = {"float": np.float32, "float32": np.float32, "single": np.float32,
+             "double": np.float64, "float64": np.float64}
+    dtype = names.get(precision) if isinstance(precision, str) else np.dtype(precision).type
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"precision must be float32 or float64, not {precision!r}")
+    return dtype
+
+
+def _check_sparse(M, name):
+    """M, checked to be a two-dimensional scipy.sparse matrix or array of real values."""
+    if not sp.issparse(M):
+        raise TypeError(f"{name}: expected a scipy.sparse matrix or array, got {type(M).__name__}")
+    if len(M.shape) != 2:
+        raise ValueError(f"{name}: expected two dimensions, got shape {M.shape}")
+    if M.shape[0] > _INT32_MAX or M.shape[1] > _INT32_MAX:
+        raise SizeOverflowError(f"{name}: {M.shape[0]} x {M.shape[1]} is larger than the library's "
+                                f"{_INT32_MAX} rows and columns")
+    if not (np.issubdtype(M.dtype, np.floating) or np.issubdtype(M.dtype, np.integer) or M.dtype == np.bool_):
+        raise TypeError(f"{name}: {M.dtype} values are not supported (real values only: float32, float64, "
+                        f"or integers, converted to float64)")
+    return M
+
+
+def _operand(M, name, dtype):
+    """M as _core reads it: (nrows, ncols, indptr int64, indices int32, data of dtype), CSR with
+    sorted, unique columns; M's own arrays where they already are so."""
+    if M.format != "csr":
+        M = M.tocsr()
+    if not M.has_canonical_format:
+        M = M.copy()
+        M.sum_duplicates()
+    return (M.shape[0], M.shape[1], np.ascontiguousarray(M.indptr, dtype=np.int64),
+            np.ascontiguousarray(M.indices, dtype=np.int32), np.ascontiguousarray(M.data, dtype=dtype))
+
+
+def _result(m):
+    """A csr_array over the arrays of a matrix _core returned (no copy of its columns or values)."""
+    nrows, ncols, indptr, indices, data = m
+    indptr, indices, data = (np.asarray(memoryview(x)) for x in (indptr, indices, data))
+    if indptr[-1] <= _INT32_MAX:  # scipy wants one index type: int32 row pointers keep the columns uncopied
+        indptr = indptr.astype(np.int32)
+    C = sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
+    C.has_sorted_indices = True
+    return C
+
+
+def _methods(methods):
+    """The three methods (short, medium, long rows) from None, one name, or three names."""
+    if methods is None:
+        return ("default",) * 3
+    if isinstance(methods, str):
+        return (methods,) * 3
+    methods = tuple(methods)
+    if len(methods) != 3 or not all(isinstance(m, str) for m in methods):
+        raise ValueError(f"methods: one name or three (short, medium, long rows), not {methods!r}")
+    return methods
+
+
+class Context:
+    """A device and its CPU threads, kept across products (hsp_context).
+
+    device: "auto" (an HSA GPU, else an OpenCL GPU, else cpu), "cpu", "opencl[:N]" (",nosvm",
+      ",nofp64"), "hsa[:N]" (",nosvm", ",svm"); see hspgemm.devices().
+    threads: CPU threads, 0 = one per core.
+    grow: how a long row's buffer grows, "realloc" or "copy".
+    methods: the per-row methods of short, medium and long rows: one name or three of
+      "default", "heap", "esc", "merge", "hash", "dense", "auto".
+    mem_limit: bytes of temporary and output memory a product may hold, 0 = no limit.
+    small_nnz: with a GPU, products whose operands hold at most this many entries run on the
+      CPU threads (0 = 2^18, -1 = none).
+    device_timeout: seconds a wait for the hsa device may last (0 = the default, 600).
+
+    A context serves one call at a time (calls from several threads wait their turn); close()
+    or a with block frees it.
+    """
+
+    def __init__(self, device="auto", threads=0, grow="realloc", methods=None, mem_limit=0, small_nnz=0,
+                 device_timeout=0.0):
+        self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
+                          device_timeout)
+
+    def matmul(self, A, B, *, precision=None, stats=False):
+        """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
+        A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
+        dtype = _dtype(precision, (A, B))
+        m, st = _call(self._ctx.multiply, _operand(A, "A", dtype), _operand(B, "B", dtype), stats)
+        return (_result(m), st) if stats else _result(m)
+
+    def rap(self, A, P, R=None, *, order="r-ap", precision=None, stats=False):
+        """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, in the order
+        "r-ap" (R @ (A @ P)) or "ra-p" ((R @ A) @ P); with stats=True, (C, [figures of the
+        first product, of the second])."""
+        if order not in _ORDERS:
+            raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
+        operands = [_check_sparse(A, "A"), _check_sparse(P, "P")] + ([] if R is None else [_check_sparse(R, "R")])
+        dtype = _dtype(precision, operands)
+        r = None if R is None else _operand(R, "R", dtype)
+        m, st = _call(self._ctx.rap, r, _operand(A, "A", dtype), _operand(P, "P", dtype), _ORDERS[order], stats)
+        return (_result(m), st) if stats else _result(m)
+
+    def close(self):
+        """Free the context and its device (waits for a call in another thread to end)."""
+        self._ctx.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# the contexts of the module functions, one per set of options, made at first use
+_contexts = {}
+_contexts_lock = threading.Lock()
+
+
+def _shared_context(device, threads, grow, methods):
+    """The module functions' context for these options."""
+    key = (device, threads, grow, _methods(methods))
+    with _contexts_lock:
+        if key not in _contexts:
+            _contexts[key] = Context(device, threads, grow, key[3])
+        return _contexts[key]
+
+
+def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, methods=None, stats=False):
+    """C = A @ B as a scipy.sparse.csr_array with sorted indices.
+
+    A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of float32 or float64 values
+      (integers are converted to float64); duplicates are summed.
+    device, threads, grow, methods: as hspgemm.Context; the module keeps one context per set
+      of these, so that later calls reuse its threads and device.
+    precision: "float32" or "float64"; None = float32 where both are float32, else float64.
+    stats: also return a dict of the product's figures (the keys of `hspgemm --stats=json`).
+    """
+    return _shared_context(device, threads, grow, methods).matmul(A, B, precision=precision, stats=stats)
+
+
+def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc", precision=None, methods=None,
+        stats=False):
+    """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array; see Context.rap."""
+    return _shared_context(device, threads, grow, methods).rap(A, P, R, order=order, precision=precision,
+                                                               stats=stats)
+
+
+def transpose(A):
+    """A.T as a csr_array with sorted indices, in A's precision (float32 stays float32)."""
+    A = _check_sparse(A, "A")
+    return _result(_call(_core.transpose, _operand(A, "A", _dtype(None, (A,)))))
+
+
+def devices():
+    """The devices of this build, as dicts: name (what device= takes), description, is_gpu,
+    wavefront, local_mem, fp64, memory, usable, note."""
+    return _call(_core.devices)
+
+
+def release_memory():
+    """Hand the large arrays kept from freed results back to the system (hsp_release_memory)."""
+    _core.release_memory()

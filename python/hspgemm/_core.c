@@ -1,0 +1,478 @@
+/* _core.c: the Python package's bridge to libhspgemm.  Matrices cross it as
+ * (nrows, ncols, indptr, indices, data) with int64 indptr, int32 indices and
+ * float32 or float64 data; the caller's arrays are read in place through the
+ * buffer protocol, and a matrix the library made comes back as three Array
+ * objects over its own arrays (no copy), freed by hsp_csr_free when the last
+ * numpy array over them goes.  The GIL is released while the library works;
+ * a context serves one call at a time (a lock per context).  Errors raise
+ * _core.Error(status, name, message), which hspgemm/__init__.py maps to the
+ * package's exception classes. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pythread.h>
+#include <string.h>
+#include <hspgemm.h>
+
+static PyObject *core_error;
+
+/* Raise _core.Error for status s with the library's message; returns NULL. */
+static PyObject *raise_status(hsp_status s)
+{
+    PyObject *args = Py_BuildValue("(iss)", (int)s, hsp_strerror(s), hsp_errmsg());
+    if (args) PyErr_SetObject(core_error, args);
+    Py_XDECREF(args);
+    return NULL;
+}
+
+/* ---- Owner and Array: a library matrix's arrays as Python buffers ---------- */
+
+typedef struct {
+    PyObject_HEAD
+    hsp_csr *csr;
+} Owner;
+
+static void owner_dealloc(Owner *o)
+{
+    hsp_csr_free(o->csr);
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyTypeObject OwnerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hspgemm._core.Owner",
+    .tp_basicsize = sizeof(Owner),
+    .tp_dealloc = (destructor)owner_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A matrix made by libhspgemm, freed when no Array over it is left.",
+};
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *owner;
+    void *data;
+    Py_ssize_t n, itemsize;
+    char *format;
+} Array;
+
+static void array_dealloc(Array *a)
+{
+    Py_XDECREF(a->owner);
+    Py_TYPE(a)->tp_free((PyObject *)a);
+}
+
+/* The buffer of a's items: one dimension, writable. */
+static int array_getbuffer(Array *a, Py_buffer *view, int flags)
+{
+    *view = (Py_buffer){.buf = a->data, .obj = (PyObject *)a, .len = a->n * a->itemsize, .itemsize = a->itemsize,
+                        .format = (flags & PyBUF_FORMAT) ? a->format : NULL, .ndim = 1,
+                        .shape = (flags & PyBUF_ND) ? &a->n : NULL,
+                        .strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? &a->itemsize : NULL};
+    Py_INCREF(a);
+    return 0;
+}
+
+static PyBufferProcs array_buffer = {(getbufferproc)array_getbuffer, NULL};
+
+static PyTypeObject ArrayType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hspgemm._core.Array",
+    .tp_basicsize = sizeof(Array),
+    .tp_dealloc = (destructor)array_dealloc,
+    .tp_as_buffer = &array_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One array of a libhspgemm matrix, as a buffer.",
+};
+
+/* An Array over n items of data, kept alive with owner. */
+static PyObject *new_array(PyObject *owner, void *data, Py_ssize_t n, Py_ssize_t itemsize, char *format)
+{
+    Array *a = PyObject_New(Array, &ArrayType);
+    if (!a) return NULL;
+    Py_INCREF(owner);
+    a->owner = owner, a->data = data, a->n = n, a->itemsize = itemsize, a->format = format;
+    return (PyObject *)a;
+}
+
+/* (nrows, ncols, indptr, indices, data) over M's arrays; M is owned by the
+ * result from here on (freed at once on failure). */
+static PyObject *matrix_out(hsp_csr *M)
+{
+    Owner *o = PyObject_New(Owner, &OwnerType);
+    if (!o) {
+        hsp_csr_free(M);
+        return NULL;
+    }
+    o->csr = M;
+    int dbl = M->precision == HSP_DOUBLE;
+    PyObject *p = new_array((PyObject *)o, M->rowptr, (Py_ssize_t)M->nrows + 1, 8, "q");
+    PyObject *c = new_array((PyObject *)o, M->colidx, (Py_ssize_t)M->nnz, 4, "i");
+    PyObject *v = new_array((PyObject *)o, M->values, (Py_ssize_t)M->nnz, dbl ? 8 : 4, dbl ? "d" : "f");
+    PyObject *out = p && c && v ? Py_BuildValue("(iiOOO)", M->nrows, M->ncols, p, c, v) : NULL;
+    Py_XDECREF(p), Py_XDECREF(c), Py_XDECREF(v);
+    Py_DECREF(o);
+    return out;
+}
+
+/* ---- matrices in ---------------------------------------------------------- */
+
+/* A caller's matrix read in place: the hsp_csr over its buffers. */
+typedef struct {
+    hsp_csr csr;
+    Py_buffer buf[3];
+    int nbuf;
+} matrix_in;
+
+static void release_in(matrix_in *m)
+{
+    for (int k = 0; k < m->nbuf; k++) PyBuffer_Release(&m->buf[k]);
+    m->nbuf = 0;
+}
+
+/* Take the next buffer of m from obj, C-contiguous and of one dimension;
+ * its format letter, or 0 with an exception set. */
+static char take_buffer(matrix_in *m, PyObject *obj, const char *what)
+{
+    Py_buffer *b = &m->buf[m->nbuf];
+    if (PyObject_GetBuffer(obj, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
+    m->nbuf++;
+    const char *f = b->format ? b->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (b->ndim != 1 || strlen(f) != 1) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a contiguous one-dimensional array", what);
+        return 0;
+    }
+    return *f;
+}
+
+/* Is letter f with this item size one of the letters given with size? */
+static int is_type(const Py_buffer *b, char f, const char *letters, Py_ssize_t size)
+{
+    return strchr(letters, f) && b->itemsize == size;
+}
+
+/* Fill m from (nrows, ncols, indptr, indices, data): indptr int64, indices
+ * int32, data float32 or float64.  0, or -1 with an exception set (and no
+ * buffer held). */
+static int matrix_in_parse(PyObject *t, matrix_in *m, const char *name)
+{
+    PyObject *indptr, *indices, *data;
+    int nrows, ncols;
+    char fp, fc, fv;
+    memset(m, 0, sizeof *m);
+    if (!PyArg_ParseTuple(t, "iiOOO;a matrix is (nrows, ncols, indptr, indices, data)", &nrows, &ncols, &indptr,
+                          &indices, &data))
+        return -1;
+    if (!(fp = take_buffer(m, indptr, "indptr")) || !(fc = take_buffer(m, indices, "indices"))
+        || !(fv = take_buffer(m, data, "data")))
+        goto fail;
+    if (!is_type(&m->buf[0], fp, "lq", 8) || !is_type(&m->buf[1], fc, "i", 4)
+        || !(is_type(&m->buf[2], fv, "d", 8) || is_type(&m->buf[2], fv, "f", 4))) {
+        PyErr_Format(PyExc_TypeError, "%s: indptr must be int64, indices int32, data float32 or float64", name);
+        goto fail;
+    }
+    Py_ssize_t np = m->buf[0].len / 8, nc = m->buf[1].len / 4, nv = m->buf[2].len / m->buf[2].itemsize;
+    if (nrows < 0 || ncols < 0 || np != (Py_ssize_t)nrows + 1 || nc != nv) {
+        PyErr_Format(PyExc_ValueError, "%s: %d x %d with %zd row pointers, %zd indices and %zd values", name,
+                     nrows, ncols, np, nc, nv);
+        goto fail;
+    }
+    m->csr = (hsp_csr){nrows, ncols, nc, fv == 'd' ? HSP_DOUBLE : HSP_FLOAT, m->buf[0].buf, m->buf[1].buf,
+                       m->buf[2].buf};
+    return 0;
+fail:
+    release_in(m);
+    return -1;
+}
+
+/* The matrix of optional argument t (None gives NULL, no buffer held). */
+static int matrix_in_optional(PyObject *t, matrix_in *m, const char *name, const hsp_csr **out)
+{
+    memset(m, 0, sizeof *m);
+    *out = NULL;
+    if (t == Py_None) return 0;
+    if (matrix_in_parse(t, m, name) < 0) return -1;
+    *out = &m->csr;
+    return 0;
+}
+
+/* ---- stats ------------------------------------------------------------------ */
+
+/* One product's figures as a dict, with the keys of the CLI's JSON. */
+static PyObject *stats_dict(const hsp_stats *st, hsp_precision precision)
+{
+    return Py_BuildValue(
+        "{s:L,s:L,s:s,s:s,s:L,s:L,s:L,s:i,s:s,s:[sss],s:L,s:L,s:L,s:L,s:[dddd],s:d,s:d,s:d,s:d,s:O,s:s}",
+        "nnz_c", (long long)st->nnz_c, "flops", (long long)st->flops, "device", st->device, "grow",
+        hsp_grow_name(st->grow), "grow_events", (long long)st->grow_events, "grow_bytes_copied",
+        (long long)st->grow_bytes_copied, "grow_moves", (long long)st->grow_moves, "threads", st->threads,
+        "precision", precision == HSP_DOUBLE ? "double" : "float", "methods", hsp_method_name(st->method[0]),
+        hsp_method_name(st->method[1]), hsp_method_name(st->method[2]), "peak_temp_bytes",
+        (long long)st->peak_temp_bytes, "peak_device_bytes", (long long)st->peak_device_bytes, "bytes_to_device",
+        (long long)st->bytes_to_device, "bytes_to_host", (long long)st->bytes_to_host, "ms_stage",
+        st->ms_stage[0], st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], "ms_total", st->ms_total,
+        "ms_device", st->ms_device, "ms_host", st->ms_host, "ms_overlap", st->ms_overlap, "resident",
+        st->resident ? Py_True : Py_False, "device_note", st->device_note);
+}
+
+/* ---- Context ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    hsp_context *ctx;
+    PyThread_type_lock lock; /* one call at a time */
+    PyObject *device;        /* the device string hsp_options points to */
+} Context;
+
+/* The value of enum name among count named by name_of, or -1 with ValueError. */
+static int enum_named(const char *name, const char *(*name_of)(int), int count, const char *what)
+{
+    for (int k = 0; k < count; k++)
+        if (!strcmp(name, name_of(k))) return k;
+    PyErr_Format(PyExc_ValueError, "unknown %s '%s'", what, name);
+    return -1;
+}
+
+static const char *grow_name(int k) { return hsp_grow_name((hsp_grow)k); }
+static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
+
+static int context_init(Context *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
+                            NULL};
+    const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
+    hsp_options o;
+    hsp_options_init(&o);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLd", names, &device, &o.threads, &grow, &m[0], &m[1],
+                                     &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout))
+        return -1;
+    int g = enum_named(grow, grow_name, 2, "grow mode");
+    if (g < 0) return -1;
+    o.grow = (hsp_grow)g;
+    for (int k = 0; k < 3; k++) {
+        int v = enum_named(m[k], method_name, HSP_METHOD_AUTO + 1, "method");
+        if (v < 0) return -1;
+        o.method[k] = (hsp_method)v;
+    }
+    if (self->ctx) {
+        PyErr_SetString(PyExc_RuntimeError, "the context is open already");
+        return -1;
+    }
+    if (!(self->device = PyUnicode_FromString(device)) || !(self->lock = PyThread_allocate_lock())) return -1;
+    o.device = PyUnicode_AsUTF8(self->device);
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_context_create(&o, &self->ctx);
+    Py_END_ALLOW_THREADS
+    return s == HSP_OK ? 0 : (raise_status(s), -1);
+}
+
+/* Free the context (waiting for a call in another thread to end). */
+static void context_close_now(Context *self)
+{
+    if (!self->ctx) return;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    hsp_context_free(self->ctx);
+    self->ctx = NULL;
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+}
+
+static void context_dealloc(Context *self)
+{
+    context_close_now(self);
+    if (self->lock) PyThread_free_lock(self->lock);
+    Py_XDECREF(self->device);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *context_close(Context *self, PyObject *unused)
+{
+    (void)unused;
+    context_close_now(self);
+    Py_RETURN_NONE;
+}
+
+/* The context's lock, taken without the GIL; -1 with an exception when closed. */
+static int context_enter(Context *self)
+{
+    if (!self->ctx) {
+        PyErr_SetString(PyExc_ValueError, "the context is closed");
+        return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+    if (!self->ctx) {
+        PyThread_release_lock(self->lock);
+        PyErr_SetString(PyExc_ValueError, "the context is closed");
+        return -1;
+    }
+    return 0;
+}
+
+/* After a library call: the product's result, or the error; a Ctrl-C that
+ * came meanwhile is raised here (the result dropped). */
+static PyObject *finish(hsp_status s, hsp_csr *C, PyObject *stats)
+{
+    if (s != HSP_OK) {
+        hsp_csr_free(C);
+        Py_XDECREF(stats);
+        return raise_status(s);
+    }
+    if (PyErr_CheckSignals() < 0) {
+        hsp_csr_free(C);
+        Py_XDECREF(stats);
+        return NULL;
+    }
+    PyObject *m = matrix_out(C);
+    PyObject *out = m ? Py_BuildValue("(OO)", m, stats ? stats : Py_None) : NULL;
+    Py_XDECREF(m), Py_XDECREF(stats);
+    return out;
+}
+
+static PyObject *context_multiply(Context *self, PyObject *args)
+{
+    PyObject *ta, *tb;
+    int want_stats = 0;
+    matrix_in a, b;
+    if (!PyArg_ParseTuple(args, "OO|p", &ta, &tb, &want_stats)) return NULL;
+    if (matrix_in_parse(ta, &a, "A") < 0) return NULL;
+    if (matrix_in_parse(tb, &b, "B") < 0) return release_in(&a), NULL;
+    if (context_enter(self) < 0) return release_in(&a), release_in(&b), NULL;
+    hsp_csr *C = NULL;
+    hsp_stats st;
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_multiply(self->ctx, &a.csr, &b.csr, &C, want_stats ? &st : NULL);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    release_in(&a), release_in(&b);
+    return finish(s, C, s == HSP_OK && want_stats ? stats_dict(&st, C->precision) : NULL);
+}
+
+static PyObject *context_rap(Context *self, PyObject *args)
+{
+    PyObject *tr, *ta, *tp;
+    int order = 0, want_stats = 0;
+    matrix_in r, a, p;
+    const hsp_csr *R;
+    if (!PyArg_ParseTuple(args, "OOO|ip", &tr, &ta, &tp, &order, &want_stats)) return NULL;
+    if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
+        return PyErr_Format(PyExc_ValueError, "unknown order %d", order);
+    if (matrix_in_optional(tr, &r, "R", &R) < 0) return NULL;
+    if (matrix_in_parse(ta, &a, "A") < 0) return release_in(&r), NULL;
+    if (matrix_in_parse(tp, &p, "P") < 0) return release_in(&r), release_in(&a), NULL;
+    if (context_enter(self) < 0) return release_in(&r), release_in(&a), release_in(&p), NULL;
+    hsp_csr *C = NULL;
+    hsp_stats st[2];
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_rap(self->ctx, R, &a.csr, &p.csr, (hsp_rap_order)order, &C, NULL, want_stats ? st : NULL);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    release_in(&r), release_in(&a), release_in(&p);
+    PyObject *stats = NULL;
+    if (s == HSP_OK && want_stats) {
+        PyObject *s0 = stats_dict(&st[0], C->precision), *s1 = stats_dict(&st[1], C->precision);
+        stats = s0 && s1 ? Py_BuildValue("[OO]", s0, s1) : NULL;
+        Py_XDECREF(s0), Py_XDECREF(s1);
+        if (!stats) return hsp_csr_free(C), NULL;
+    }
+    return finish(s, C, stats);
+}
+
+static PyMethodDef context_methods[] = {
+    {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
+     "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
+    {"rap", (PyCFunction)context_rap, METH_VARARGS,
+     "rap(R or None, A, P, order=0, stats=False) -> (C, [stats, stats] or None)"},
+    {"close", (PyCFunction)context_close, METH_NOARGS, "close() frees the context and its device"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject ContextType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hspgemm._core.Context",
+    .tp_basicsize = sizeof(Context),
+    .tp_dealloc = (destructor)context_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Context(device='auto', threads=0, grow='realloc', methods=(m, m, m), mem_limit=0, small_nnz=0, "
+              "device_timeout=0.0): an hsp_context.",
+    .tp_methods = context_methods,
+    .tp_init = (initproc)context_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ---- module functions ---------------------------------------------------------- */
+
+static PyObject *core_transpose(PyObject *mod, PyObject *args)
+{
+    PyObject *ta;
+    matrix_in a;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "O", &ta) || matrix_in_parse(ta, &a, "A") < 0) return NULL;
+    hsp_csr *T = NULL;
+    hsp_status s = hsp_csr_check(&a.csr);
+    if (s == HSP_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        s = hsp_transpose(&a.csr, &T);
+        Py_END_ALLOW_THREADS
+    }
+    release_in(&a);
+    if (s != HSP_OK) return raise_status(s);
+    return matrix_out(T);
+}
+
+static PyObject *core_devices(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    int count = 0;
+    hsp_status s = hsp_devices(NULL, 0, &count);
+    if (s != HSP_OK) return raise_status(s);
+    hsp_device_info *list = PyMem_Calloc(count > 0 ? (size_t)count : 1, sizeof *list);
+    if (!list) return PyErr_NoMemory();
+    if ((s = hsp_devices(list, count, &count)) != HSP_OK) return PyMem_Free(list), raise_status(s);
+    PyObject *out = PyList_New(0);
+    for (int k = 0; out && k < count; k++) {
+        const hsp_device_info *d = &list[k];
+        PyObject *e = Py_BuildValue("{s:s,s:s,s:O,s:i,s:L,s:O,s:s,s:O,s:s}", "name", d->name, "description",
+                                    d->description, "is_gpu", d->is_gpu ? Py_True : Py_False, "wavefront",
+                                    d->wavefront, "local_mem", (long long)d->local_mem, "fp64",
+                                    d->fp64 ? Py_True : Py_False, "memory", d->memory, "usable",
+                                    d->usable ? Py_True : Py_False, "note", d->note);
+        if (!e || PyList_Append(out, e) < 0) Py_CLEAR(out);
+        Py_XDECREF(e);
+    }
+    PyMem_Free(list);
+    return out;
+}
+
+static PyObject *core_release_memory(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    hsp_release_memory();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef core_methods[] = {
+    {"transpose", core_transpose, METH_VARARGS, "transpose(A) -> A^T, rows sorted"},
+    {"devices", core_devices, METH_NOARGS, "devices() -> a list of dicts, one per device"},
+    {"release_memory", core_release_memory, METH_NOARGS, "hsp_release_memory()"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "hspgemm._core",
+                                         "The bridge to libhspgemm (see hspgemm/__init__.py).", -1, core_methods,
+                                         NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    if (PyType_Ready(&OwnerType) < 0 || PyType_Ready(&ArrayType) < 0 || PyType_Ready(&ContextType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m) return NULL;
+    core_error = PyErr_NewException("hspgemm._core.Error", NULL, NULL);
+    if (!core_error || PyModule_AddObject(m, "Error", core_error) < 0
+        || PyModule_AddObject(m, "Context", (PyObject *)&ContextType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(core_error), Py_INCREF(&ContextType);
+    return m;
+}

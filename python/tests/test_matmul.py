@@ -1,0 +1,176 @@
+"""hspgemm.matmul, rap and transpose against scipy's own products, and their errors."""
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hspgemm
+
+DEVICE = "cpu"
+
+
+def random_csr(m, n, density, seed, dtype=np.float64, empty_rows=False):
+    """An m x n random CSR array; with empty_rows every third row is empty."""
+    rng = np.random.default_rng(seed)
+    M = sp.random_array((m, n), density=density, format="csr", dtype=dtype, rng=rng)
+    if empty_rows and m:
+        M = sp.csr_array(sp.diags_array((np.arange(m) % 3 != 0).astype(dtype)) @ M)
+    return M
+
+
+def assert_product(C, ref, dtype):
+    """C is a sorted csr_array of dtype equal to the dense ref (within dtype's rounding)."""
+    assert isinstance(C, sp.csr_array) and C.dtype == dtype
+    assert C.shape == ref.shape and C.has_sorted_indices
+    for i in range(C.shape[0]):
+        row = C.indices[C.indptr[i]:C.indptr[i + 1]]
+        assert np.all(np.diff(row) > 0), f"row {i} is not strictly increasing"
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(C.toarray(), ref, rtol=tol, atol=tol * max(1.0, np.abs(ref).max(initial=0)))
+
+
+SHAPES = [(1, 1, 1), (30, 40, 20), (200, 200, 200), (100, 7, 300), (0, 5, 4), (5, 0, 4), (300, 300, 1)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m,k,n", SHAPES)
+def test_random_shapes(m, k, n, dtype):
+    A = random_csr(m, k, 0.1, m + k, dtype, empty_rows=True)
+    B = random_csr(k, n, 0.1, k + n, dtype)
+    assert_product(hspgemm.matmul(A, B, device=DEVICE), (A.astype(np.float64) @ B.astype(np.float64)).toarray(),
+                   dtype)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "matrix"])
+def test_input_formats(fmt):
+    A, B = random_csr(60, 50, 0.1, 1), random_csr(50, 70, 0.1, 2)
+    convert = (lambda M: sp.csr_matrix(M)) if fmt == "matrix" else (lambda M: M.asformat(fmt))
+    assert_product(hspgemm.matmul(convert(A), convert(B), device=DEVICE), (A @ B).toarray(), np.float64)
+
+
+def test_long_rows_grow():
+    """Rows with many more products than a first buffer holds grow (both grow modes)."""
+    A = random_csr(50, 4000, 0.3, 3)
+    B = random_csr(4000, 3000, 0.05, 4)
+    for grow in ("realloc", "copy"):
+        C = hspgemm.matmul(A, B, device=DEVICE, grow=grow, methods="dense")
+        assert_product(C, (A @ B).toarray(), np.float64)
+
+
+def test_duplicates_and_unsorted_input_summed():
+    rows, cols = np.array([0, 0, 1, 0, 2]), np.array([2, 0, 1, 2, 0])
+    A = sp.coo_array((np.array([1.0, 2.0, 3.0, 4.0, 5.0]), (rows, cols)), shape=(3, 3))
+    kept = (A.row.copy(), A.col.copy(), A.data.copy())
+    C = hspgemm.matmul(A, sp.eye_array(3, format="csr"), device=DEVICE)
+    assert_product(C, A.toarray(), np.float64)
+    assert all(np.array_equal(a, b) for a, b in zip(kept, (A.row, A.col, A.data))), "the caller's COO changed"
+
+
+def test_caller_arrays_untouched_and_result_not_copied():
+    A = random_csr(100, 100, 0.05, 5)
+    before = [x.copy() for x in (A.indptr, A.indices, A.data)]
+    C = hspgemm.matmul(A, A, device=DEVICE)
+    assert all(np.array_equal(x, y) for x, y in zip(before, (A.indptr, A.indices, A.data)))
+    for x in (C.indices, C.data):  # numpy arrays over the library's own arrays, not copies
+        while isinstance(x, np.ndarray) and x.base is not None:
+            x = x.base
+        assert isinstance(x, memoryview) and type(x.obj).__name__ == "Array"
+
+
+def test_precision():
+    A32 = random_csr(40, 40, 0.1, 6, np.float32)
+    A64 = A32.astype(np.float64)
+    assert hspgemm.matmul(A32, A32, device=DEVICE).dtype == np.float32
+    assert hspgemm.matmul(A32, A64, device=DEVICE).dtype == np.float64
+    assert hspgemm.matmul(A64, A64, device=DEVICE, precision="float32").dtype == np.float32
+    Ai = sp.csr_array(np.array([[1, 2], [0, 3]], dtype=np.int64))
+    assert_product(hspgemm.matmul(Ai, Ai, device=DEVICE), np.array([[1.0, 8.0], [0.0, 9.0]]), np.float64)
+    with pytest.raises(ValueError, match="precision"):
+        hspgemm.matmul(A64, A64, device=DEVICE, precision="int8")
+
+
+def test_cancellation_kept_as_explicit_zero():
+    A = sp.csr_array(np.array([[1.0, 1.0]]))
+    B = sp.csr_array(np.array([[1.0], [-1.0]]))
+    C = hspgemm.matmul(A, B, device=DEVICE)
+    assert C.nnz == 1 and C.data[0] == 0.0
+
+
+def test_stats():
+    A = random_csr(200, 200, 0.05, 7)
+    C, st = hspgemm.matmul(A, A, device=DEVICE, threads=2, stats=True)
+    assert st["nnz_c"] == C.nnz and st["device"] == "cpu" and st["threads"] == 2
+    assert st["precision"] == "double" and len(st["ms_stage"]) == 4 and len(st["methods"]) == 3
+    assert st["flops"] == 2 * int(((A != 0).astype(int) @ (np.diff(A.indptr)[:, None])).sum())
+
+
+def test_errors():
+    A = random_csr(223, 472, 0.05, 8)
+    with pytest.raises(hspgemm.ShapeError, match="223 x 472") as e:
+        hspgemm.matmul(A, A, device=DEVICE)
+    assert e.value.status == "shape mismatch" or e.value.status
+    with pytest.raises(TypeError, match="scipy.sparse"):
+        hspgemm.matmul(A.toarray(), A.T, device=DEVICE)
+    with pytest.raises(TypeError, match="complex"):
+        hspgemm.matmul(A.astype(np.complex128), A.T, device=DEVICE)
+    bad = sp.csr_array((np.ones(2), np.array([0, 9]), np.array([0, 1, 2])), shape=(2, 3))  # column 9 of 3
+    with pytest.raises(hspgemm.InvalidMatrixError, match="row 1"):
+        hspgemm.matmul(bad, sp.eye_array(3, format="csr"), device=DEVICE)
+    with pytest.raises(hspgemm.Error):
+        hspgemm.Context(device="frobnicate")
+    with pytest.raises(ValueError, match="method"):
+        hspgemm.Context(device=DEVICE, methods="fastest")
+
+
+def test_context_reuse_and_close():
+    A = random_csr(80, 80, 0.1, 9)
+    with hspgemm.Context(device=DEVICE, threads=2) as ctx:
+        for _ in range(3):
+            assert_product(ctx.matmul(A, A), (A @ A).toarray(), np.float64)
+    with pytest.raises(ValueError, match="closed"):
+        ctx.matmul(A, A)
+
+
+def test_threads_share_a_context():
+    """Calls from several Python threads on one context take turns, each right."""
+    A = random_csr(300, 300, 0.02, 10)
+    ref = (A @ A).toarray()
+    results = []
+    with hspgemm.Context(device=DEVICE) as ctx:
+        threads = [threading.Thread(target=lambda: results.append(ctx.matmul(A, A))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(results) == 4
+    for C in results:
+        assert_product(C, ref, np.float64)
+
+
+@pytest.mark.parametrize("order", ["r-ap", "ra-p"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rap(order, dtype):
+    A = random_csr(120, 120, 0.05, 11, dtype)
+    P = random_csr(120, 30, 0.1, 12, dtype)
+    ref = (P.T.astype(np.float64) @ A.astype(np.float64) @ P.astype(np.float64)).toarray()
+    assert_product(hspgemm.rap(A, P, order=order, device=DEVICE), ref, dtype)
+    R = random_csr(25, 120, 0.1, 13, dtype)
+    C, st = hspgemm.rap(A, P, R, order=order, device=DEVICE, stats=True)
+    assert_product(C, (R.astype(np.float64) @ A.astype(np.float64) @ P.astype(np.float64)).toarray(), dtype)
+    assert len(st) == 2 and st[1]["nnz_c"] == C.nnz
+    with pytest.raises(ValueError, match="order"):
+        hspgemm.rap(A, P, order="rap", device=DEVICE)
+
+
+def test_transpose():
+    for dtype in (np.float32, np.float64):
+        A = random_csr(70, 40, 0.1, 14, dtype)
+        T = hspgemm.transpose(A)
+        assert_product(T, A.T.toarray(), dtype)
+
+
+def test_devices():
+    devs = hspgemm.devices()
+    assert devs[0]["name"] == "cpu" and devs[0]["usable"] and not devs[0]["is_gpu"]
+    assert {"description", "wavefront", "local_mem", "fp64", "memory", "note"} <= set(devs[0])
