@@ -17,13 +17,15 @@ KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
 subclasses carrying the library's message.
 """
 import threading
+from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import _core
 
-__all__ = ["matmul", "rap", "transpose", "devices", "release_memory", "Context",
+__all__ = ["matmul", "rap", "transpose", "generate", "devices", "release_memory", "Context",
+           "amg_setup", "amg_resetup", "pyamg_solver", "Hierarchy", "Level",
            "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
            "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
 __version__ = "0.1.0"
@@ -121,14 +123,20 @@ def _check_sparse(M, name):
     return M
 
 
-def _operand(M, name, dtype):
-    """M as _core reads it: (nrows, ncols, indptr int64, indices int32, data of dtype), CSR with
-    sorted, unique columns; M's own arrays where they already are so."""
+def _canonical(M, dtype):
+    """M as CSR with sorted, unique columns and values of dtype: M itself where it is so."""
     if M.format != "csr":
         M = M.tocsr()
     if not M.has_canonical_format:
         M = M.copy()
         M.sum_duplicates()
+    return M if M.dtype == dtype else M.astype(dtype)
+
+
+def _operand(M, dtype):
+    """M as _core reads it: (nrows, ncols, indptr int64, indices int32, data of dtype), over
+    M's own arrays where they are already so."""
+    M = _canonical(M, dtype)
     return (M.shape[0], M.shape[1], np.ascontiguousarray(M.indptr, dtype=np.int64),
             np.ascontiguousarray(M.indices, dtype=np.int32), np.ascontiguousarray(M.data, dtype=dtype))
 
@@ -142,6 +150,50 @@ def _result(m):
     C = sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
     C.has_sorted_indices = True
     return C
+
+
+def _copy_of(m):
+    """A csr_array of copies of a matrix tuple's arrays (a hierarchy's, which a re-setup changes)."""
+    nrows, ncols, indptr, indices, data = m
+    indptr, indices, data = (np.array(memoryview(x)) for x in (indptr, indices, data))
+    return sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
+
+
+Level = namedtuple("Level", "A P R naggregates timings")
+Level.__doc__ = """One level of a Hierarchy: its operator A, the prolongation P from the next level and the
+restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps."""
+
+
+class Hierarchy:
+    """A smoothed-aggregation AMG hierarchy (hsp_amg), made by amg_setup.
+
+    levels: a list of Level(A, P, R, naggregates, timings), csr_arrays copied from the
+      library's (level 0's A is the matrix given); ms_total: the setup's ms; device: the
+      device that ran its products.  amg_resetup(h, A) gives new values of the same pattern.
+    """
+
+    def __init__(self, core, A):
+        self._core = core
+        self._A0 = A
+        self._read()
+
+    def _read(self):
+        """levels, ms_total and device from the library's hierarchy (copies)."""
+        info = self._core.info()
+        self.ms_total, self.device = info["ms_total"], info["device"]
+        self.levels = []
+        for k in range(info["nlevels"]):
+            A, P, R, nagg, ms = self._core.level(k)
+            self.levels.append(Level(self._A0 if k == 0 else _copy_of(A), None if P is None else _copy_of(P),
+                                     None if R is None else _copy_of(R), nagg, ms))
+
+    def operator_complexity(self):
+        """The sum of the levels' entries over level 0's."""
+        return sum(level.A.nnz for level in self.levels) / self.levels[0].A.nnz
+
+    def __repr__(self):
+        rows = "/".join(str(level.A.shape[0]) for level in self.levels)
+        return f"<hspgemm.Hierarchy: {len(self.levels)} levels ({rows} rows), device {self.device}>"
 
 
 def _methods(methods):
@@ -183,7 +235,7 @@ class Context:
         """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
-        m, st = _call(self._ctx.multiply, _operand(A, "A", dtype), _operand(B, "B", dtype), stats)
+        m, st = _call(self._ctx.multiply, _operand(A, dtype), _operand(B, dtype), stats)
         return (_result(m), st) if stats else _result(m)
 
     def rap(self, A, P, R=None, *, order="r-ap", precision=None, stats=False):
@@ -194,9 +246,25 @@ class Context:
             raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
         operands = [_check_sparse(A, "A"), _check_sparse(P, "P")] + ([] if R is None else [_check_sparse(R, "R")])
         dtype = _dtype(precision, operands)
-        r = None if R is None else _operand(R, "R", dtype)
-        m, st = _call(self._ctx.rap, r, _operand(A, "A", dtype), _operand(P, "P", dtype), _ORDERS[order], stats)
+        r = None if R is None else _operand(R, dtype)
+        m, st = _call(self._ctx.rap, r, _operand(A, dtype), _operand(P, dtype), _ORDERS[order], stats)
         return (_result(m), st) if stats else _result(m)
+
+    def amg_setup(self, A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap",
+                  precision=None):
+        """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
+        products on this context's device: a Hierarchy.  theta: strength threshold (a_ij is
+        strong when |a_ij| > theta sqrt(|a_ii a_jj|)); omega: the weight of P = (I - omega/rho
+        D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level of at most
+        this many rows; order: of the Galerkin products, "r-ap" or "ra-p"."""
+        if order not in _ORDERS:
+            raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
+        A = _check_sparse(A, "A")
+        dtype = _dtype(precision, (A,))
+        A = _canonical(A, dtype)
+        core = _call(self._ctx.amg_setup, _operand(A, dtype), float(theta), float(omega), int(max_levels),
+                     int(coarse_size), _ORDERS[order])
+        return Hierarchy(core, A)
 
     def close(self):
         """Free the context and its device (waits for a call in another thread to end)."""
@@ -246,7 +314,7 @@ def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc",
 def transpose(A):
     """A.T as a csr_array with sorted indices, in A's precision (float32 stays float32)."""
     A = _check_sparse(A, "A")
-    return _result(_call(_core.transpose, _operand(A, "A", _dtype(None, (A,)))))
+    return _result(_call(_core.transpose, _operand(A, _dtype(None, (A,)))))
 
 
 def devices():
@@ -258,3 +326,60 @@ def devices():
 def release_memory():
     """Hand the large arrays kept from freed results back to the system (hsp_release_memory)."""
     _core.release_memory()
+
+
+def generate(spec, seed=1, precision="float64"):
+    """A generated matrix as a csr_array (hsp_generate; `hspgemm gen` takes the same specs):
+    "poisson2d5:N", "poisson2d9:N", "poisson3d7:N", "poisson3d27:N" (grid side N),
+    "rmat:SCALE,EDGEFACTOR", "random:N,PER_ROW", "band:N,HALFWIDTH"."""
+    dtype = _dtype(precision, ())
+    return _result(_call(_core.generate, spec, int(seed), dtype == np.float64))
+
+
+def amg_setup(A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap", precision=None,
+              device="auto", threads=0, grow="realloc", methods=None):
+    """The smoothed-aggregation AMG hierarchy of A as a Hierarchy (see Context.amg_setup for
+    the options; device, threads, grow, methods as in matmul)."""
+    return _shared_context(device, threads, grow, methods).amg_setup(
+        A, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
+        precision=precision)
+
+
+def amg_resetup(hierarchy, A):
+    """The hierarchy's values anew for A, of the pattern and precision of the A it was made
+    from (new coefficients): the aggregates and patterns are kept, every product computes
+    values only.  Another pattern raises ArgumentError naming the first row that differs.
+    Returns the hierarchy, whose levels are read again."""
+    A = _check_sparse(A, "A")
+    A0 = hierarchy.levels[0].A
+    if A.shape != A0.shape:
+        raise ShapeError(f"A is {A.shape[0]} x {A.shape[1]} but the hierarchy's is {A0.shape[0]} x {A0.shape[1]}")
+    A = _canonical(A, A0.dtype.type)
+    _call(hierarchy._core.resetup, _operand(A, A0.dtype.type))
+    hierarchy._A0 = A
+    hierarchy._read()
+    return hierarchy
+
+
+def pyamg_solver(A, *, presmoother=("block_gauss_seidel", {"sweep": "symmetric"}),
+                 postsmoother=("block_gauss_seidel", {"sweep": "symmetric"}), coarse_solver="pinv", **options):
+    """A pyamg MultilevelSolver on hspgemm's hierarchy of A (a matrix, set up here with the
+    options of amg_setup, or a Hierarchy), with PyAMG's smoothers and coarse solver (the
+    defaults of pyamg.smoothed_aggregation_solver), so that ml.solve(b, accel="cg") and
+    ml.aspreconditioner() work as on PyAMG's own hierarchy.  Needs PyAMG."""
+    try:
+        from pyamg.multilevel import MultilevelSolver
+        from pyamg.relaxation.smoothing import change_smoothers
+    except ImportError as e:
+        raise ImportError("hspgemm.pyamg_solver needs PyAMG (pip install pyamg)") from e
+    hierarchy = A if isinstance(A, Hierarchy) else amg_setup(A, **options)
+    levels = []
+    for level in hierarchy.levels:
+        L = MultilevelSolver.Level()
+        L.A = sp.csr_array(level.A)
+        if level.P is not None:
+            L.P, L.R = level.P, level.R
+        levels.append(L)
+    ml = MultilevelSolver(levels, coarse_solver=coarse_solver)
+    change_smoothers(ml, presmoother, postsmoother)
+    return ml

@@ -91,8 +91,20 @@ static PyObject *new_array(PyObject *owner, void *data, Py_ssize_t n, Py_ssize_t
     return (PyObject *)a;
 }
 
-/* (nrows, ncols, indptr, indices, data) over M's arrays; M is owned by the
- * result from here on (freed at once on failure). */
+/* (nrows, ncols, indptr, indices, data) over M's arrays, which owner keeps. */
+static PyObject *matrix_view(PyObject *owner, const hsp_csr *M)
+{
+    int dbl = M->precision == HSP_DOUBLE;
+    PyObject *p = new_array(owner, M->rowptr, (Py_ssize_t)M->nrows + 1, 8, "q");
+    PyObject *c = new_array(owner, M->colidx, (Py_ssize_t)M->nnz, 4, "i");
+    PyObject *v = new_array(owner, M->values, (Py_ssize_t)M->nnz, dbl ? 8 : 4, dbl ? "d" : "f");
+    PyObject *out = p && c && v ? Py_BuildValue("(iiOOO)", M->nrows, M->ncols, p, c, v) : NULL;
+    Py_XDECREF(p), Py_XDECREF(c), Py_XDECREF(v);
+    return out;
+}
+
+/* matrix_view of M, which the result owns from here on (freed at once on
+ * failure). */
 static PyObject *matrix_out(hsp_csr *M)
 {
     Owner *o = PyObject_New(Owner, &OwnerType);
@@ -101,12 +113,7 @@ static PyObject *matrix_out(hsp_csr *M)
         return NULL;
     }
     o->csr = M;
-    int dbl = M->precision == HSP_DOUBLE;
-    PyObject *p = new_array((PyObject *)o, M->rowptr, (Py_ssize_t)M->nrows + 1, 8, "q");
-    PyObject *c = new_array((PyObject *)o, M->colidx, (Py_ssize_t)M->nnz, 4, "i");
-    PyObject *v = new_array((PyObject *)o, M->values, (Py_ssize_t)M->nnz, dbl ? 8 : 4, dbl ? "d" : "f");
-    PyObject *out = p && c && v ? Py_BuildValue("(iiOOO)", M->nrows, M->ncols, p, c, v) : NULL;
-    Py_XDECREF(p), Py_XDECREF(c), Py_XDECREF(v);
+    PyObject *out = matrix_view((PyObject *)o, M);
     Py_DECREF(o);
     return out;
 }
@@ -380,7 +387,11 @@ static PyObject *context_rap(Context *self, PyObject *args)
     return finish(s, C, stats);
 }
 
+static PyObject *context_amg_setup(Context *self, PyObject *args);
+
 static PyMethodDef context_methods[] = {
+    {"amg_setup", (PyCFunction)context_amg_setup, METH_VARARGS,
+     "amg_setup(A, theta, omega, max_levels, coarse_size, order) -> Hierarchy"},
     {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
     {"rap", (PyCFunction)context_rap, METH_VARARGS,
@@ -400,6 +411,119 @@ static PyTypeObject ContextType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* ---- Hierarchy: an AMG hierarchy (hsp_amg) ---------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    hsp_amg *amg;
+    Context *context; /* where it was made, and where a re-setup runs */
+    matrix_in a[2];   /* level 0's A (the caller's arrays, held): a[cur]; a re-setup's goes to the other */
+    int cur;
+} Hierarchy;
+
+static void hierarchy_dealloc(Hierarchy *h)
+{
+    hsp_amg_free(h->amg);
+    release_in(&h->a[0]), release_in(&h->a[1]);
+    Py_XDECREF(h->context);
+    Py_TYPE(h)->tp_free((PyObject *)h);
+}
+
+/* Level k: (A, P, R, naggregates, {timings}); A, P, R as matrix tuples over
+ * the hierarchy's arrays (None where absent: level 0's A is the caller's, the
+ * coarsest has no P and R).  They change with a re-setup: copy them. */
+static PyObject *hierarchy_level(Hierarchy *h, PyObject *args)
+{
+    int k;
+    if (!PyArg_ParseTuple(args, "i", &k)) return NULL;
+    if (!h->amg || k < 0 || k >= h->amg->nlevels)
+        return PyErr_Format(PyExc_IndexError, "level %d of %d", k, h->amg ? h->amg->nlevels : 0);
+    const hsp_amg_level *v = &h->amg->level[k];
+    PyObject *m[3] = {k > 0 ? matrix_view((PyObject *)h, v->A) : Py_NewRef(Py_None),
+                      v->P ? matrix_view((PyObject *)h, v->P) : Py_NewRef(Py_None),
+                      v->R ? matrix_view((PyObject *)h, v->R) : Py_NewRef(Py_None)};
+    PyObject *out = m[0] && m[1] && m[2]
+                        ? Py_BuildValue("(OOOi{s:d,s:d,s:d,s:[dd]})", m[0], m[1], m[2], (int)v->naggregates,
+                                        "ms_aggregate", v->ms_aggregate, "ms_smooth", v->ms_smooth,
+                                        "ms_transpose", v->ms_transpose, "ms_rap", v->ms_rap[0], v->ms_rap[1])
+                        : NULL;
+    for (int j = 0; j < 3; j++) Py_XDECREF(m[j]);
+    return out;
+}
+
+static PyObject *hierarchy_info(Hierarchy *h, PyObject *unused)
+{
+    (void)unused;
+    return Py_BuildValue("{s:i,s:d,s:s}", "nlevels", h->amg->nlevels, "ms_total", h->amg->ms_total, "device",
+                         h->amg->device);
+}
+
+/* resetup(A): the values anew for A of the same pattern, on the context that made the hierarchy. */
+static PyObject *hierarchy_resetup(Hierarchy *h, PyObject *args)
+{
+    PyObject *ta;
+    int next = 1 - h->cur;
+    if (!PyArg_ParseTuple(args, "O", &ta) || matrix_in_parse(ta, &h->a[next], "A") < 0) return NULL;
+    if (context_enter(h->context) < 0) return release_in(&h->a[next]), NULL;
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_amg_resetup(h->context->ctx, h->amg, &h->a[next].csr);
+    PyThread_release_lock(h->context->lock);
+    Py_END_ALLOW_THREADS
+    if (h->amg->level[0].A == &h->a[next].csr) { /* level 0 is the new A, even after a later error */
+        release_in(&h->a[h->cur]);
+        h->cur = next;
+    } else {
+        release_in(&h->a[next]);
+    }
+    if (s != HSP_OK) return raise_status(s);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef hierarchy_methods[] = {
+    {"level", (PyCFunction)hierarchy_level, METH_VARARGS, "level(k) -> (A, P, R, naggregates, timings)"},
+    {"info", (PyCFunction)hierarchy_info, METH_NOARGS, "info() -> {nlevels, ms_total, device}"},
+    {"resetup", (PyCFunction)hierarchy_resetup, METH_VARARGS, "resetup(A): new values of the same pattern"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject HierarchyType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hspgemm._core.Hierarchy",
+    .tp_basicsize = sizeof(Hierarchy),
+    .tp_dealloc = (destructor)hierarchy_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An AMG hierarchy made by Context.amg_setup.",
+    .tp_methods = hierarchy_methods,
+};
+
+/* amg_setup(A, theta, omega, max_levels, coarse_size, order) -> Hierarchy */
+static PyObject *context_amg_setup(Context *self, PyObject *args)
+{
+    PyObject *ta;
+    hsp_amg_options o;
+    int order;
+    hsp_amg_options_init(&o);
+    if (!PyArg_ParseTuple(args, "Oddiii", &ta, &o.theta, &o.omega, &o.max_levels, &o.coarse_size, &order))
+        return NULL;
+    if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
+        return PyErr_Format(PyExc_ValueError, "unknown order %d", order);
+    o.order = (hsp_rap_order)order;
+    Hierarchy *h = PyObject_New(Hierarchy, &HierarchyType);
+    if (!h) return NULL;
+    h->amg = NULL, h->cur = 0;
+    memset(h->a, 0, sizeof h->a);
+    Py_INCREF(self);
+    h->context = self;
+    if (matrix_in_parse(ta, &h->a[0], "A") < 0 || context_enter(self) < 0) return Py_DECREF(h), NULL;
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_amg_setup(self->ctx, &h->a[0].csr, &o, &h->amg);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    if (s != HSP_OK) return Py_DECREF(h), raise_status(s);
+    if (PyErr_CheckSignals() < 0) return Py_DECREF(h), NULL;
+    return (PyObject *)h;
+}
+
 /* ---- module functions ---------------------------------------------------------- */
 
 static PyObject *core_transpose(PyObject *mod, PyObject *args)
@@ -418,6 +542,21 @@ static PyObject *core_transpose(PyObject *mod, PyObject *args)
     release_in(&a);
     if (s != HSP_OK) return raise_status(s);
     return matrix_out(T);
+}
+
+static PyObject *core_generate(PyObject *mod, PyObject *args)
+{
+    const char *spec;
+    unsigned long long seed = 1;
+    int dbl = 1;
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "s|Kp", &spec, &seed, &dbl)) return NULL;
+    hsp_csr *M = NULL;
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_generate(spec, seed, dbl ? HSP_DOUBLE : HSP_FLOAT, &M);
+    Py_END_ALLOW_THREADS
+    return s == HSP_OK ? matrix_out(M) : raise_status(s);
 }
 
 static PyObject *core_devices(PyObject *mod, PyObject *unused)
@@ -453,6 +592,7 @@ static PyObject *core_release_memory(PyObject *mod, PyObject *unused)
 
 static PyMethodDef core_methods[] = {
     {"transpose", core_transpose, METH_VARARGS, "transpose(A) -> A^T, rows sorted"},
+    {"generate", core_generate, METH_VARARGS, "generate(spec, seed=1, double=True) -> a generated matrix"},
     {"devices", core_devices, METH_NOARGS, "devices() -> a list of dicts, one per device"},
     {"release_memory", core_release_memory, METH_NOARGS, "hsp_release_memory()"},
     {NULL, NULL, 0, NULL}};
@@ -463,7 +603,8 @@ static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "hspgemm._core",
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&OwnerType) < 0 || PyType_Ready(&ArrayType) < 0 || PyType_Ready(&ContextType) < 0)
+    if (PyType_Ready(&OwnerType) < 0 || PyType_Ready(&ArrayType) < 0 || PyType_Ready(&ContextType) < 0
+        || PyType_Ready(&HierarchyType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
