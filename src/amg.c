@@ -1,6 +1,7 @@
 /* amg.c: the setup of a smoothed-aggregation AMG hierarchy.  Per level: the
  * CPU aggregates (aggregate.c) and builds the tentative T; the device
- * computes A*T, from which P = T - (omega / rho) D^-1 A T is made in place;
+ * computes A*T, from which P = T - (omega / rho) D^-1 A T is made in place
+ * (rho estimated by radius.c);
  * the next level's A = R*A*P by two products, R = P^T formed by hsp_rap (for
  * R*(A*P) on a CPU thread while the device computes A*P).  Every product
  * keeps a plan, so that a re-setup with new values computes values only. */
@@ -37,19 +38,6 @@ void hsp_amg_free(hsp_amg *amg)
     free(amg);
 }
 
-/* A bound of the spectral radius of D^-1 A: max_i sum_j |a_ij| / |a_ii|. */
-static double radius_bound(const hsp_csr *A, const int64_t *diag)
-{
-    double most = 0;
-    for (int32_t i = 0; i < A->nrows; i++) {
-        double sum = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) sum += fabs(hsp_csr_value(A, k));
-        sum /= fabs(hsp_csr_value(A, diag[i]));
-        if (sum > most) most = sum;
-    }
-    return most;
-}
-
 /* Where T's entry of each row (column agg[i]) is in P, whose pattern is
  * A*T's and so holds it (a_ii is nonzero). */
 static void find_t_entries(const hsp_csr *P, const int32_t *agg, int64_t *t_entry)
@@ -66,9 +54,9 @@ static void find_t_entries(const hsp_csr *P, const int32_t *agg, int64_t *t_entr
 }
 
 /* P = T - (omega / rho) D^-1 (A*T), in place over A*T's values. */
-static void smooth_in_place(const hsp_csr *A, const level_state *s, double omega, hsp_csr *P)
+static void smooth_in_place(hsp_context *ctx, const hsp_csr *A, const level_state *s, double omega, hsp_csr *P)
 {
-    double w = omega / radius_bound(A, s->diag);
+    double w = omega / hsp_radius_estimate(ctx, A, s->diag);
     for (int32_t i = 0; i < P->nrows; i++) {
         double scale = -w / hsp_csr_value(A, s->diag[i]);
         for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
@@ -103,7 +91,7 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     if (e == HSP_OK) memcpy(amg->device, st[0].device, sizeof amg->device);
     s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
-    if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), smooth_in_place(v->A, s, o->omega, v->P);
+    if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), smooth_in_place(ctx, v->A, s, o->omega, v->P);
     v->ms_smooth = hsp_now_ms() - t;
     if (e == HSP_OK) e = hsp_rap(ctx, NULL, v->A, v->P, o->order, &next, &s->rap, st);
     if (e != HSP_OK) return e;
@@ -178,7 +166,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
         double t = hsp_now_ms();
         e = hsp_diagonal(v->A, s->diag);
         if (e == HSP_OK) e = hsp_plan_numeric(ctx, s->smooth, v->A, s->T, v->P);
-        if (e == HSP_OK) smooth_in_place(v->A, s, amg->state->options.omega, v->P);
+        if (e == HSP_OK) smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P);
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
         if (e == HSP_OK) e = hsp_rap_numeric(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
         v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;

@@ -311,8 +311,10 @@ hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_r
 
 typedef struct {
     double theta;        /* strength: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|); default 0 */
-    double omega;        /* smoother weight: P = (I - omega / rho D^-1 A) T, rho a bound of the
-                            spectral radius of D^-1 A (Gershgorin); default 4/3 */
+    double omega;        /* smoother weight: P = (I - omega / rho D^-1 A) T, rho the spectral
+                            radius of D^-1 A as 15 Lanczos steps estimate it (at most
+                            Gershgorin's bound; a resident hierarchy on a device with memory
+                            of its own takes the bound); default 4/3 */
     int max_levels;      /* at most this many levels, the finest included; default 10 */
     int32_t coarse_size; /* stop at a level of at most this many rows; default 1000 */
     hsp_rap_order order; /* of the Galerkin products; default R*(A*P) */
