@@ -64,8 +64,9 @@ def test_setup_errors():
         hspgemm.amg_setup(hspgemm.generate("poisson2d5:8"), order="rap", device=DEVICE)
 
 
-@pytest.mark.parametrize("spec", ["poisson2d5:64", "poisson2d9:48", "poisson3d7:16", "poisson3d27:12"])
+@pytest.mark.parametrize("spec", ["poisson2d5:256", "poisson2d9:48", "poisson3d7:16", "poisson3d27:12"])
 def test_pyamg_cg_as_on_pyamg_hierarchy(spec):
+    """poisson2d5:256 took 13 iterations against PyAMG's 10 while rho was Gershgorin's bound."""
     pyamg = pytest.importorskip("pyamg")
     A = hspgemm.generate(spec)
     b = np.random.default_rng(1).standard_normal(A.shape[0])

@@ -174,3 +174,38 @@ def test_devices():
     devs = hspgemm.devices()
     assert devs[0]["name"] == "cpu" and devs[0]["usable"] and not devs[0]["is_gpu"]
     assert {"description", "wavefront", "local_mem", "fp64", "memory", "note"} <= set(devs[0])
+
+
+def test_gil_released_during_a_product():
+    """Another Python thread runs while a product works: the library holds no GIL."""
+    A = hspgemm.generate("rmat:15,8")
+    started, count = threading.Event(), 0
+    with hspgemm.Context(device=DEVICE, threads=1) as ctx:
+        ctx.matmul(A, A)  # warm
+        worker = threading.Thread(target=lambda: (started.set(), ctx.matmul(A, A)))
+        worker.start()
+        started.wait()
+        while worker.is_alive():
+            count += 1
+        worker.join()
+    assert count > 500000, f"the main thread ran {count} loops during the product (held: under 100000)"
+
+
+def test_ctrl_c_during_a_product_is_raised():
+    """SIGINT during a long loop of products ends it with KeyboardInterrupt, soon."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    code = ("import hspgemm, sys\nA = hspgemm.generate('rmat:15,8')\nprint('ready', flush=True)\n"
+            "while True:\n    hspgemm.matmul(A, A, device='cpu')\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ))
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode != 0 and "KeyboardInterrupt" in err, err
+    assert time.monotonic() - t < 10
