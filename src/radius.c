@@ -27,6 +27,14 @@ typedef struct {
     double *partial;      /* one sum per chunk */
 } lanczos;
 
+/* The rows of chunk c: the first, and *last one past the end. */
+static int32_t chunk_rows(const hsp_csr *A, int64_t c, int32_t *last)
+{
+    int64_t end = (c + 1) * CHUNK_ROWS;
+    *last = end < A->nrows ? (int32_t)end : A->nrows;
+    return (int32_t)(c * CHUNK_ROWS);
+}
+
 /* Row i of A times u, in A's precision's values. */
 static inline double row_times(const hsp_csr *A, int32_t i, const double *u)
 {
@@ -44,10 +52,9 @@ static inline double row_times(const hsp_csr *A, int32_t i, const double *u)
 static void multiply_chunk(void *arg, int tid, int64_t chunk)
 {
     lanczos *z = arg;
-    int32_t first = (int32_t)(chunk * CHUNK_ROWS), last = first + CHUNK_ROWS;
+    int32_t last, first = chunk_rows(z->A, chunk, &last);
     double dot = 0;
     (void)tid;
-    if (last > z->A->nrows) last = z->A->nrows;
     for (int32_t i = first; i < last; i++) {
         z->w[i] = row_times(z->A, i, z->u) * z->scale[i];
         dot += z->w[i] * z->v[i];
@@ -59,10 +66,9 @@ static void multiply_chunk(void *arg, int tid, int64_t chunk)
 static void orthogonalize_chunk(void *arg, int tid, int64_t chunk)
 {
     lanczos *z = arg;
-    int32_t first = (int32_t)(chunk * CHUNK_ROWS), last = first + CHUNK_ROWS;
+    int32_t last, first = chunk_rows(z->A, chunk, &last);
     double norm2 = 0;
     (void)tid;
-    if (last > z->A->nrows) last = z->A->nrows;
     for (int32_t i = first; i < last; i++) {
         z->w[i] -= z->alpha * z->v[i] + z->beta * z->prev[i];
         norm2 += z->w[i] * z->w[i];
@@ -74,9 +80,8 @@ static void orthogonalize_chunk(void *arg, int tid, int64_t chunk)
 static void advance_chunk(void *arg, int tid, int64_t chunk)
 {
     lanczos *z = arg;
-    int32_t first = (int32_t)(chunk * CHUNK_ROWS), last = first + CHUNK_ROWS;
+    int32_t last, first = chunk_rows(z->A, chunk, &last);
     (void)tid;
-    if (last > z->A->nrows) last = z->A->nrows;
     for (int32_t i = first; i < last; i++)
         z->prev[i] = z->v[i], z->v[i] = z->w[i] / z->beta, z->u[i] = z->scale[i] * z->v[i];
 }
