@@ -234,10 +234,11 @@ static void test_random_shapes(void)
             if (!method_runs(m)) m = HSP_METHOD_DEFAULT;
             hsp_csr *A = ref_random(d[0], d[1], d[3], d[4], prec, seed++);
             hsp_csr *B = ref_random(d[1], d[2], d[3], d[4] * 4, prec, seed++);
-            hsp_context *ctx = make_context(threads, seed % 2 ? HSP_GROW_COPY : HSP_GROW_REALLOC, m);
+            hsp_grow grow = (seed / 2) % 2 ? HSP_GROW_COPY : HSP_GROW_REALLOC; /* seed is odd here: alternate by half */
+            hsp_context *ctx = make_context(threads, grow, m);
             char what[128];
-            snprintf(what, sizeof what, "random %dx%d * %dx%d, %d threads, %s", d[0], d[1], d[1],
-                     d[2], threads, hsp_method_name(m));
+            snprintf(what, sizeof what, "random %dx%d * %dx%d, %d threads, %s, grow=%s", d[0], d[1], d[1],
+                     d[2], threads, hsp_method_name(m), hsp_grow_name(grow));
             hsp_stats st;
             hsp_csr_free(check_product(ctx, A, B, &st, what));
             hsp_context_free(ctx);

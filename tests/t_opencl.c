@@ -227,9 +227,9 @@ static void test_device_list(void)
     hsp_context *ctx = open_device("auto", HSP_GROW_REALLOC, 0);
     hsp_stats st;
     hsp_csr *A = ref_random(30, 30, 0, 5, HSP_DOUBLE, 2);
-    product_ok(ctx, A, A, &st, NULL);
-    tap_ok(gpu ? !strncmp(st.device, "opencl", 6) : !strcmp(st.device, "cpu"),
-           "auto picks %s (a GPU is %s)", st.device, gpu ? "present" : "absent");
+    int ok = product_ok(ctx, A, A, &st, NULL);
+    tap_ok(ok && (gpu ? !strncmp(st.device, "opencl", 6) : !strcmp(st.device, "cpu")),
+           "auto picks %s (a GPU is %s), and its product is right", st.device, gpu ? "present" : "absent");
     hsp_csr_free(A);
     hsp_context_free(ctx);
 }
