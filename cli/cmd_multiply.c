@@ -73,7 +73,11 @@ int cmd_multiply(int argc, char **argv, int square)
     hsp_csr *A = cli_load(&a, 0), *B = NULL;
     if (A && !square) B = cli_load(&a, 1);
     if (!A || (!square && !B)) rc = 1;
-    else rc = run(&a, A, square ? A : B);
+    else if (square && A->nrows != A->ncols) {
+        fprintf(stderr, "hspgemm: square: A is %d x %d: squaring needs a square matrix (use multiply A B)\n",
+                A->nrows, A->ncols);
+        rc = 1;
+    } else rc = run(&a, A, square ? A : B);
     hsp_csr_free(A);
     hsp_csr_free(B);
     return rc;
