@@ -82,7 +82,8 @@ double hsp_csr_value(const hsp_csr *A, int64_t k);
 
 /* Read a coordinate Matrix Market file (real, integer or pattern; general,
  * symmetric or skew-symmetric) into precision.  Duplicates are summed.  A parse
- * error's message names the file and line.  progress != 0 shows a progress line
+ * error's message names the file and line; a value that is not finite in the
+ * precision (1e999, inf, nan; 1e300 in float) is one.  progress != 0 shows a progress line
  * on stderr when reading takes more than a second. */
 hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
                        hsp_csr **out);

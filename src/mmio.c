@@ -1,8 +1,11 @@
 /* mmio.c: reading and writing coordinate Matrix Market files.  The reader
  * takes real, integer and pattern fields, general, symmetric and
  * skew-symmetric matrices, comments and blank lines, and names the line of
- * any error; duplicates are summed. */
+ * any error (a value that overflows the precision read, inf or nan among
+ * them); duplicates are summed. */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@ typedef struct {
     char *buf;
     size_t cap, len, pos;
     int64_t line, bytes_read, size;
+    hsp_precision precision; /* of the matrix read: its values must fit */
     hsp_progress progress;
 } reader;
 
@@ -178,9 +182,13 @@ static hsp_status parse_entry(reader *r, const banner *b, const char *line, trip
     if (!read_integer(&p, &i) || !read_integer(&p, &j))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: an entry must start with two whole numbers 'I J'",
                         r->path, (long long)r->line);
+    const char *value = skip_blanks(p);
     if (!b->pattern && !read_real(&p, &v))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: missing or malformed value", r->path,
                         (long long)r->line);
+    if (!isfinite(v) || (r->precision == HSP_FLOAT && fabs(v) > FLT_MAX))
+        return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the value '%.*s' is not a finite %s", r->path, (long long)r->line,
+                        (int)(p - value), value, r->precision == HSP_FLOAT ? "float" : "double");
     if (*skip_blanks(p))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: unexpected text '%.20s' after the entry", r->path,
                         (long long)r->line, skip_blanks(p));
@@ -238,7 +246,7 @@ hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress, 
     *out = NULL;
     if (precision != HSP_FLOAT && precision != HSP_DOUBLE)
         return hsp_fail(HSP_ERR_ARG, "hsp_mm_read: unknown precision %d", (int)precision);
-    reader r = {.path = path, .cap = CHUNK + 1};
+    reader r = {.path = path, .cap = CHUNK + 1, .precision = precision};
     struct stat st;
     if (!(r.f = fopen(path, "rb"))) return hsp_fail(HSP_ERR_IO, "%s: %s", path, strerror(errno));
     if (!(r.buf = malloc(r.cap))) {

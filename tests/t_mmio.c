@@ -110,6 +110,8 @@ static void test_malformed(void)
         {"bad_empty.mtx", ":1: empty file", HSP_ERR_PARSE},
         {"bad_sym_shape.mtx", ":2: a symmetric matrix must be square", HSP_ERR_PARSE},
         {"no_such_file.mtx", "No such file", HSP_ERR_IO},
+        {"bad_overflow.mtx", ":3: the value '1e999' is not a finite double", HSP_ERR_PARSE},
+        {"bad_nan.mtx", ":4: the value 'nan' is not a finite double", HSP_ERR_PARSE},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         hsp_csr *A = (hsp_csr *)&A;
@@ -120,10 +122,24 @@ static void test_malformed(void)
     }
 }
 
+/* A value that fits a double but not a float: read in double, refused in float. */
+static void test_float_range(void)
+{
+    hsp_csr *A = NULL;
+    tap_ok(hsp_mm_read(data("big_value.mtx"), HSP_DOUBLE, 0, &A) == HSP_OK && hsp_csr_value(A, 0) == 1e300,
+           "1e300 is read in double");
+    hsp_csr_free(A);
+    A = (hsp_csr *)&A;
+    hsp_status s = hsp_mm_read(data("big_value.mtx"), HSP_FLOAT, 0, &A);
+    tap_ok(s == HSP_ERR_PARSE && A == NULL && strstr(hsp_errmsg(), ":4: the value '1e300' is not a finite float"),
+           "1e300 is refused in float: %s", hsp_errmsg());
+}
+
 int main(void)
 {
     test_variants();
     test_round_trips();
     test_malformed();
+    test_float_range();
     return tap_done();
 }
