@@ -35,9 +35,20 @@ static size_t cache_limit(void)
 #ifdef __SANITIZE_ADDRESS__
     return 0; /* every free reaches AddressSanitizer */
 #endif
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    size_t share = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / CACHE_SHARE : 0;
+    size_t share = (size_t)hsp_physical_memory() / CACHE_SHARE;
     return share < CACHE_MAX_BYTES ? share : CACHE_MAX_BYTES;
+}
+
+int64_t hsp_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+}
+
+int64_t hsp_memory_limit(const hsp_options *o)
+{
+    int64_t machine = hsp_physical_memory();
+    return o->mem_limit > 0 ? o->mem_limit : machine > 0 ? machine : INT64_MAX;
 }
 
 /* Drop kept block k from the cache (the lock held); returns it. */

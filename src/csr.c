@@ -24,8 +24,9 @@ hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
     A->values = hsp_alloc((size_t)nnz * hsp_value_size(precision));
     if (!A->rowptr || !A->colidx || !A->values) {
         hsp_csr_free(A);
-        return hsp_fail(HSP_ERR_NOMEM, "hsp_csr_create: no memory for %lld entries",
-                        (long long)nnz);
+        double gib = (((double)nrows + 1) * 8 + (double)nnz * (4.0 + (double)hsp_value_size(precision))) / (1 << 30);
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_csr_create: no memory for a %d x %d matrix of %lld entries (%.2f GiB)",
+                        nrows, ncols, (long long)nnz, gib);
     }
     A->rowptr[nrows] = nnz;
     *out = A;

@@ -90,12 +90,12 @@ static void place_chunk(void *arg, int tid, int64_t c)
  * rows allow pass the memory limit? */
 static int passes_limit(const hsp_job *job)
 {
-    int64_t limit = job->ctx->options.mem_limit, staged = 0, most = 0, ncols = job->B->ncols;
-    for (int32_t i = 0; limit > 0 && i < job->A->nrows; i++) {
+    int64_t limit = hsp_memory_limit(&job->ctx->options), staged = 0, most = 0, ncols = job->B->ncols;
+    for (int32_t i = 0; i < job->A->nrows; i++) {
         staged += job->ub[i] <= job->medium_max ? job->ub[i] : 0;
         most += job->ub[i] < ncols ? job->ub[i] : ncols;
     }
-    return limit > 0 && atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, staged) + hsp_entry_bytes(job, most) > limit;
+    return atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, staged) + hsp_entry_bytes(job, most) > limit;
 }
 
 /* One pass where every thread has its region and the memory limit allows. */

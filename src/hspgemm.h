@@ -163,7 +163,8 @@ typedef struct {
     int wavefront;        /* 0 = the device's; else 2..64, a power of two */
     int64_t local_mem;    /* bytes; 0 = the device's */
     int64_t grow_start;   /* first buffer of a group-5 row; 0 = 256 entries */
-    int64_t mem_limit;    /* bytes of temporary + output memory; 0 = none */
+    int64_t mem_limit;    /* bytes of temporary + output memory; 0 = the machine's
+                             physical memory */
     int64_t small_nnz;    /* with a GPU device, products whose A and B hold at most
                              this many entries together run on the CPU threads
                              alone (a GPU's fixed costs outweigh them); 0 = 2^18,

@@ -33,6 +33,10 @@ static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
  * kept by hsp_free_large where one fits); free() or hsp_free_large releases
  * the block. */
 void *hsp_alloc(size_t bytes);
+/* The machine's physical memory in bytes (0 if unknown), and the memory
+ * limit of options o: its mem_limit, else the machine's memory. */
+int64_t hsp_physical_memory(void);
+int64_t hsp_memory_limit(const hsp_options *o);
 /* free(), but a large block is kept for a later hsp_alloc of about its size
  * (see alloc.c). */
 void hsp_free_large(void *p);

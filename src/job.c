@@ -10,9 +10,9 @@
 
 hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes)
 {
-    int64_t limit = job->ctx->options.mem_limit;
+    int64_t limit = hsp_memory_limit(&job->ctx->options);
     int64_t now = atomic_fetch_add(&job->temp_bytes, bytes) + bytes;
-    if (limit > 0 && now > limit) {
+    if (now > limit) {
         atomic_fetch_sub(&job->temp_bytes, bytes);
         return hsp_fail(HSP_ERR_NOMEM, "memory limit of %lld bytes reached (%lld needed)",
                         (long long)limit, (long long)now);

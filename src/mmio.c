@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "internal.h"
 
 enum { CHUNK = 1 << 22 };
@@ -140,6 +141,27 @@ typedef struct {
     double *v;
 } triplets;
 
+/* Can the file hold the entries it declares (an entry line takes 4 bytes at
+ * the least, 6 with a value), and can this machine hold the matrix read:
+ * triplets, then CSR?  Checked before anything of that size is allocated. */
+static hsp_status check_room(const reader *r, const banner *b, const triplets *t, int64_t declared)
+{
+    int64_t left = r->size - (r->bytes_read - (int64_t)(r->len - r->pos)), per_line = b->pattern ? 4 : 6;
+    if (r->size > 0 && declared > (left + 1) / per_line)
+        return hsp_fail(HSP_ERR_PARSE, "%s:%lld: %lld entries declared, but the %lld bytes left hold %lld at the most",
+                        r->path, (long long)r->line, (long long)declared, (long long)left,
+                        (long long)((left + 1) / per_line));
+    double entries = (double)declared * (b->symmetric || b->skew ? 2 : 1);
+    double need = entries * (2 * sizeof(int32_t) + sizeof(double)) + 8.0 * ((double)t->rows + 1)
+                  + entries * (sizeof(int32_t) + hsp_value_size(r->precision));
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (have > 0 && need > have)
+        return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: a %lld x %lld matrix of %lld entries needs %.1f GiB to read, "
+                        "more than this machine's memory (%.1f GiB)", r->path, (long long)r->line, (long long)t->rows,
+                        (long long)t->cols, (long long)declared, need / (1 << 30), have / (1 << 30));
+    return HSP_OK;
+}
+
 /* Parse the size line "M N NNZ" and make room for the entries. */
 static hsp_status parse_size(reader *r, const banner *b, triplets *t)
 {
@@ -160,6 +182,8 @@ static hsp_status parse_size(reader *r, const banner *b, triplets *t)
     if ((b->symmetric || b->skew) && t->rows != t->cols)
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: a symmetric matrix must be square, not %lld x %lld",
                         r->path, (long long)r->line, (long long)t->rows, (long long)t->cols);
+    hsp_status s = check_room(r, b, t, declared);
+    if (s != HSP_OK) return s;
     if (b->symmetric || b->skew) t->cap = 2 * declared;
     else t->cap = declared;
     t->count = declared; /* entries still to read */

@@ -66,9 +66,17 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
     return s;
 }
 
-/* The header and row pointers of C; the entries come in stage 4. */
+/* The header and row pointers of C; the entries come in stage 4.  A product
+ * whose arrays of a number per row alone (C's row pointers, the bounds, the
+ * offsets, the bins) would pass the memory limit is refused first. */
 static hsp_status start_result(hsp_job *job)
 {
+    int64_t rows = (int64_t)job->A->nrows + 1, limit = hsp_memory_limit(&job->ctx->options);
+    double need = (double)rows * (3 * sizeof(int64_t) + sizeof(int32_t));
+    if (need > (double)limit)
+        return hsp_fail(HSP_ERR_NOMEM, "%d rows need %.0f bytes (%.1f GiB) for their row arrays alone, more than "
+                        "the memory limit of %lld bytes%s", job->A->nrows, need, need / (1 << 30), (long long)limit,
+                        job->ctx->options.mem_limit > 0 ? "" : " (this machine's memory)");
     hsp_csr *C = calloc(1, sizeof *C);
     if (C && !job->all_device) C->rowptr = calloc((size_t)job->A->nrows + 1, sizeof *C->rowptr);
     if (!C || (!C->rowptr && !job->all_device)) {

@@ -39,22 +39,19 @@ static hsp_status check_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
     return HSP_OK;
 }
 
-/* Row counts into rowptr, then a stable bucket of triplet numbers by row. */
+/* Row counts into rowptr, then a stable bucket of triplet numbers by row;
+ * rowptr itself is the cursor of each row's bucket, shifted back after. */
 static int64_t *bucket_by_row(int32_t nrows, int64_t nnz, const int32_t *rows,
                               int64_t *rowptr)
 {
     int64_t *order = malloc((size_t)(nnz ? nnz : 1) * sizeof *order);
-    int64_t *next = malloc(((size_t)nrows + 1) * sizeof *next);
-    if (!order || !next) {
-        free(order), free(next);
-        return NULL;
-    }
+    if (!order) return NULL;
     memset(rowptr, 0, ((size_t)nrows + 1) * sizeof *rowptr);
     for (int64_t k = 0; k < nnz; k++) rowptr[rows[k] + 1]++;
     for (int32_t i = 0; i < nrows; i++) rowptr[i + 1] += rowptr[i];
-    memcpy(next, rowptr, ((size_t)nrows + 1) * sizeof *next);
-    for (int64_t k = 0; k < nnz; k++) order[next[rows[k]]++] = k;
-    free(next);
+    for (int64_t k = 0; k < nnz; k++) order[rowptr[rows[k]]++] = k; /* rowptr[i]: the end of row i */
+    for (int32_t i = nrows; i > 0; i--) rowptr[i] = rowptr[i - 1];
+    rowptr[0] = 0;
     return order;
 }
 

@@ -63,6 +63,16 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2 3 1\n1 3 1.5\n' >"$tm
 run "$hsp" square "$tmp/rect.mtx"
 [ $rc -eq 1 ]; ok $? "square of a 2 x 3 matrix exits 1"
 has "squaring needs a square matrix" "$tmp/err"; ok $? "square of a 2 x 3 matrix says it needs a square one"
+if ldd "${top_builddir:-.}/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; then
+    skip "a 2147483647 x 2147483647 file is refused within 4 GiB" "AddressSanitizer needs more address space"
+    skip "and says how much it needs" "AddressSanitizer needs more address space"
+else
+    printf '%%%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n' >"$tmp/huge.mtx"
+    (ulimit -v 4194304; "$hsp" square "$tmp/huge.mtx") >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ]; ok $? "a 2147483647 x 2147483647 file is refused within 4 GiB of address space"
+    has "GiB" "$tmp/err"; ok $? "and says how much it needs: $(cat "$tmp/err")"
+fi
 run "$hsp" square "$tmp/missing.mtx"
 [ $rc -eq 1 ]; ok $? "a missing file exits 1"
 ok "$(has "missing.mtx" "$tmp/err")" "and names the file"
@@ -121,7 +131,8 @@ run "$hsp" square "$tmp/a.mtx" -o "$tmp/s1.mtx"
 run "$hsp" square "$tmp/a.mtx" -o "$tmp/s2.mtx" --resident --stats=json
 ok $rc "square --resident runs"
 cmp -s "$tmp/s1.mtx" "$tmp/s2.mtx"; ok $? "and writes the same C as square"
-ok "$(has '"resident":true,"ms_place":[0-9.]*,"ms_home":[0-9.]*' "$tmp/out")" "its JSON gives the times of placing and home"
+ok "$(has '"resident":true,"ms_place":[0-9.]*,"ms_home":[0-9.]*' "$tmp/out")" \
+    "its JSON gives the times of placing and home"
 run "$hsp" rap --gen=random:144,2 "$tmp/a.mtx" --gen=random:144,2 --order=ra-p --stats=json
 ok $rc "rap R A P in the order (R*A)*P runs"
 ok "$(has '"order":"ra-p".*"ms_products":\[' "$tmp/out")" "and its JSON gives the order and each product's time"

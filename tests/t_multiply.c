@@ -373,10 +373,13 @@ static void test_errors(void)
     hsp_options o;
     hsp_options_init(&o);
     o.device = ref_device(), o.small_nnz = -1;
-    o.mem_limit = 4096;
+    o.mem_limit = 8192; /* the row arrays fit (200 x 28 bytes), C does not */
     hsp_context_create(&o, &ctx);
     A = ref_random(200, 200, 5, 20, HSP_DOUBLE, 11);
-    expect_error(ctx, A, A, HSP_ERR_NOMEM, "memory limit", "memory limit reached");
+    expect_error(ctx, A, A, HSP_ERR_NOMEM, "memory limit of 8192 bytes reached", "memory limit reached");
+    hsp_csr_free(A);
+    A = ref_random(2000, 2000, 0, 2, HSP_DOUBLE, 12); /* 2001 x 28 bytes of row arrays */
+    expect_error(ctx, A, A, HSP_ERR_NOMEM, "2000 rows need 56028 bytes", "row arrays over the limit refused first");
     hsp_csr_free(A);
     hsp_context_free(ctx);
 }
