@@ -87,7 +87,9 @@ double hsp_csr_value(const hsp_csr *A, int64_t k);
  * on stderr when reading takes more than a second. */
 hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
                        hsp_csr **out);
-/* Write A as a general real coordinate Matrix Market file. */
+/* Write A as a general real coordinate Matrix Market file.  A regular file
+ * is written beside its place and renamed there once whole, so that a failed
+ * write leaves what was there before. */
 hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
 
 /* ---- Generated matrices ------------------------------------------------ */

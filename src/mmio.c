@@ -5,6 +5,7 @@
  * them); duplicates are summed. */
 #include <errno.h>
 #include <float.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,20 +315,12 @@ static char *put_value(char *p, double v, hsp_precision precision)
     return p + sprintf(p, precision == HSP_DOUBLE ? "%.17g" : "%.9g", v);
 }
 
-hsp_status hsp_mm_write(const char *path, const hsp_csr *A)
+/* A's entries to f; nonzero when a write failed. */
+static int write_entries(FILE *f, const hsp_csr *A, char *buf)
 {
-    if (!path) return hsp_fail(HSP_ERR_ARG, "hsp_mm_write: path is NULL");
-    hsp_status s = hsp_csr_check(A);
-    if (s != HSP_OK) return s;
-    FILE *f = fopen(path, "wb");
-    if (!f) return hsp_fail(HSP_ERR_IO, "%s: %s", path, strerror(errno));
-    char *buf = malloc(CHUNK + 256), *p = buf;
-    if (!buf) {
-        fclose(f);
-        return hsp_fail(HSP_ERR_NOMEM, "%s: no memory to write", path);
-    }
-    fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d %d %lld\n", A->nrows,
-            A->ncols, (long long)A->nnz);
+    char *p = buf;
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d %d %lld\n", A->nrows, A->ncols,
+            (long long)A->nnz);
     for (int32_t i = 0; i < A->nrows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             p = put_integer(p, i + 1), *p++ = ' ';
@@ -336,8 +329,34 @@ hsp_status hsp_mm_write(const char *path, const hsp_csr *A)
             if (p - buf > CHUNK) fwrite(buf, 1, (size_t)(p - buf), f), p = buf;
         }
     fwrite(buf, 1, (size_t)(p - buf), f);
-    free(buf);
     int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    return bad ? hsp_fail(HSP_ERR_IO, "%s: write failed: %s", path, strerror(errno)) : HSP_OK;
+    return fclose(f) != 0 || bad;
+}
+
+/* Where a regular file (or a new one) is written: a new file beside it,
+ * renamed over it once whole, so that a failed write leaves what was there;
+ * a device, a pipe or a symbolic link is written in place. */
+static int in_place(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+hsp_status hsp_mm_write(const char *path, const hsp_csr *A)
+{
+    static atomic_int serial;
+    if (!path) return hsp_fail(HSP_ERR_ARG, "hsp_mm_write: path is NULL");
+    hsp_status s = hsp_csr_check(A);
+    if (s != HSP_OK) return s;
+    char *tmp = malloc(strlen(path) + 64), *buf = malloc(CHUNK + 256);
+    if (!tmp || !buf) return free(tmp), free(buf), hsp_fail(HSP_ERR_NOMEM, "%s: no memory to write", path);
+    int direct = in_place(path);
+    if (direct) strcpy(tmp, path);
+    else sprintf(tmp, "%s.%ld.%d.tmp", path, (long)getpid(), atomic_fetch_add(&serial, 1));
+    FILE *f = fopen(tmp, direct ? "wb" : "wbx");
+    int bad = !f || write_entries(f, A, buf), err = errno;
+    if (!bad && !direct && rename(tmp, path) != 0) bad = 1, err = errno;
+    if (bad && f && !direct) remove(tmp);
+    free(tmp), free(buf);
+    return bad ? hsp_fail(HSP_ERR_IO, "%s: %s failed: %s", path, f ? "write" : "open", strerror(err)) : HSP_OK;
 }

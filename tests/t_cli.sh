@@ -73,6 +73,14 @@ else
     [ $rc -eq 1 ]; ok $? "a 2147483647 x 2147483647 file is refused within 4 GiB of address space"
     has "GiB" "$tmp/err"; ok $? "and says how much it needs: $(cat "$tmp/err")"
 fi
+echo old >"$tmp/keep.mtx"
+(trap '' XFSZ; ulimit -f 8; "$hsp" square --gen=poisson2d5:60 -o "$tmp/keep.mtx") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(cat "$tmp/keep.mtx")" = old ]
+ok $? "a write that fails (file size limit) leaves the old file: $(cat "$tmp/err")"
+[ -z "$(ls "$tmp" | grep '\.tmp$')" ]; ok $? "and no temporary file beside it"
+run "$hsp" square --gen=poisson2d5:6 -o /dev/null
+ok $rc "-o /dev/null writes to the device in place"
 run "$hsp" square "$tmp/missing.mtx"
 [ $rc -eq 1 ]; ok $? "a missing file exits 1"
 ok "$(has "missing.mtx" "$tmp/err")" "and names the file"
