@@ -6,17 +6,26 @@
 #include <string.h>
 #include "ref.h"
 
+/* p, or the test bails out: the reference must not fail quietly. */
+static void *need(void *p)
+{
+    if (!p) {
+        printf("Bail out! the reference product is out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
 hsp_csr *ref_multiply(const hsp_csr *A, const hsp_csr *B, double **mag)
 {
     int32_t m = A->nrows, n = B->ncols;
-    double *acc = calloc((size_t)n + 1, sizeof *acc);
-    double *absacc = calloc((size_t)n + 1, sizeof *absacc);
-    char *seen = calloc((size_t)n + 1, 1);
+    double *acc = need(calloc((size_t)n + 1, sizeof *acc));
+    double *absacc = need(calloc((size_t)n + 1, sizeof *absacc));
+    char *seen = need(calloc((size_t)n + 1, 1));
     int64_t cap = 16, nnz = 0;
-    int32_t *rows = malloc(cap * sizeof *rows), *cols = malloc(cap * sizeof *cols);
-    double *vals = malloc(cap * sizeof *vals), *mags = malloc(cap * sizeof *mags);
+    int32_t *rows = need(malloc(cap * sizeof *rows)), *cols = need(malloc(cap * sizeof *cols));
+    double *vals = need(malloc(cap * sizeof *vals)), *mags = need(malloc(cap * sizeof *mags));
     hsp_csr *C = NULL;
-    if (!acc || !absacc || !seen || !rows || !cols || !vals || !mags) goto done;
     for (int32_t i = 0; i < m; i++) {
         for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
             int32_t k = A->colidx[p];
@@ -33,11 +42,10 @@ hsp_csr *ref_multiply(const hsp_csr *A, const hsp_csr *B, double **mag)
             if (!seen[j]) continue;
             if (nnz == cap) {
                 cap *= 2;
-                rows = realloc(rows, cap * sizeof *rows);
-                cols = realloc(cols, cap * sizeof *cols);
-                vals = realloc(vals, cap * sizeof *vals);
-                mags = realloc(mags, cap * sizeof *mags);
-                if (!rows || !cols || !vals || !mags) goto done;
+                rows = need(realloc(rows, cap * sizeof *rows));
+                cols = need(realloc(cols, cap * sizeof *cols));
+                vals = need(realloc(vals, cap * sizeof *vals));
+                mags = need(realloc(mags, cap * sizeof *mags));
             }
             rows[nnz] = i, cols[nnz] = j, vals[nnz] = acc[j], mags[nnz] = absacc[j];
             nnz++;
@@ -50,7 +58,6 @@ hsp_csr *ref_multiply(const hsp_csr *A, const hsp_csr *B, double **mag)
         *mag = mags; /* triplets were already in row-major sorted order */
         mags = NULL;
     }
-done:
     free(acc), free(absacc), free(seen), free(rows), free(cols), free(vals), free(mags);
     return C;
 }
@@ -117,16 +124,17 @@ hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow
 {
     uint64_t state = seed;
     int64_t cap = 0;
-    int32_t *len = malloc(((size_t)nrows + 1) * sizeof *len);
+    int32_t *len = need(malloc(((size_t)nrows + 1) * sizeof *len));
     if (maxrow > ncols) maxrow = ncols;
     if (minrow > maxrow) minrow = maxrow;
     for (int32_t i = 0; i < nrows; i++) {
         len[i] = minrow + (int32_t)(next_random(&state) % (uint64_t)(maxrow - minrow + 1));
         cap += len[i];
     }
-    int32_t *rows = malloc((cap + 1) * sizeof *rows), *cols = malloc((cap + 1) * sizeof *cols);
-    double *vals = malloc((cap + 1) * sizeof *vals);
-    char *used = calloc((size_t)ncols + 1, 1);
+    int32_t *rows = need(malloc((cap + 1) * sizeof *rows));
+    int32_t *cols = need(malloc((cap + 1) * sizeof *cols));
+    double *vals = need(malloc((cap + 1) * sizeof *vals));
+    char *used = need(calloc((size_t)ncols + 1, 1));
     int64_t nnz = 0;
     for (int32_t i = 0; i < nrows; i++) {
         int64_t first = nnz;
@@ -143,7 +151,7 @@ hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow
     double *typed = vals;
     float *fvals = NULL;
     if (precision == HSP_FLOAT) {
-        fvals = malloc((cap + 1) * sizeof *fvals);
+        fvals = need(malloc((cap + 1) * sizeof *fvals));
         for (int64_t p = 0; p < nnz; p++) fvals[p] = (float)vals[p];
         typed = (double *)(void *)fvals;
     }
