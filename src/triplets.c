@@ -55,17 +55,24 @@ static int64_t *bucket_by_row(int32_t nrows, int64_t nnz, const int32_t *rows,
     return order;
 }
 
-hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
-                                 const int32_t *rows, const int32_t *cols,
-                                 const void *values, hsp_precision precision,
-                                 hsp_csr **out)
+/* Value k of the triplets' values (typed by precision; NULL: all ones). */
+static double triplet_value(const void *values, hsp_precision precision, int64_t k)
+{
+    return !values ? 1.0 : precision == HSP_DOUBLE ? ((const double *)values)[k] : ((const float *)values)[k];
+}
+
+/* The CSR of the triplets, their values in in_precision, the matrix in
+ * out_precision; duplicates are summed in double and rounded once. */
+static hsp_status from_triplets(int32_t nrows, int32_t ncols, int64_t nnz, const int32_t *rows, const int32_t *cols,
+                                const void *values, hsp_precision in_precision, hsp_precision out_precision,
+                                hsp_csr **out)
 {
     if (!out) return hsp_fail(HSP_ERR_ARG, "triplets: out is NULL");
     *out = NULL;
     hsp_status s = check_triplets(nrows, ncols, nnz, rows, cols);
     if (s != HSP_OK) return s;
     hsp_csr *A;
-    if ((s = hsp_csr_create(nrows, ncols, nnz, precision, &A)) != HSP_OK) return s;
+    if ((s = hsp_csr_create(nrows, ncols, nnz, out_precision, &A)) != HSP_OK) return s;
     int64_t *order = bucket_by_row(nrows, nnz, rows, A->rowptr);
     uint64_t *key = NULL;
     int64_t longest = 0;
@@ -81,8 +88,6 @@ hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
         return hsp_fail(HSP_ERR_NOMEM, "triplets: no memory to sort %lld entries",
                         (long long)nnz);
     }
-    double *dv = A->values;
-    float *fv = A->values;
     int64_t out_nnz = 0;
     for (int32_t i = 0; i < nrows; i++) {
         int64_t begin = A->rowptr[i], len = A->rowptr[i + 1] - begin;
@@ -90,16 +95,13 @@ hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
             key[t] = (uint64_t)cols[order[begin + t]] << 32 | (uint64_t)t;
         sort_keys(key, len);
         A->rowptr[i] = out_nnz;
+        double sum = 0;
         for (int64_t t = 0; t < len; t++) {
-            int64_t k = order[begin + (int64_t)(key[t] & 0xffffffffu)];
             int32_t j = (int32_t)(key[t] >> 32);
-            double v = !values ? 1.0
-                       : precision == HSP_DOUBLE ? ((const double *)values)[k]
-                                                 : ((const float *)values)[k];
-            int dup = out_nnz > A->rowptr[i] && A->colidx[out_nnz - 1] == j;
-            if (!dup) A->colidx[out_nnz++] = j;
-            if (precision == HSP_DOUBLE) dv[out_nnz - 1] = dup ? dv[out_nnz - 1] + v : v;
-            else fv[out_nnz - 1] = dup ? fv[out_nnz - 1] + (float)v : (float)v;
+            double v = triplet_value(values, in_precision, order[begin + (int64_t)(key[t] & 0xffffffffu)]);
+            if (out_nnz > A->rowptr[i] && A->colidx[out_nnz - 1] == j) sum += v; /* a duplicate */
+            else sum = v, A->colidx[out_nnz++] = j;
+            if (t + 1 == len || (int32_t)(key[t + 1] >> 32) != j) hsp_csr_set_value(A, out_nnz - 1, sum);
         }
     }
     A->rowptr[nrows] = A->nnz = out_nnz;
@@ -108,15 +110,18 @@ hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
     return HSP_OK;
 }
 
+hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
+                                 const int32_t *rows, const int32_t *cols,
+                                 const void *values, hsp_precision precision,
+                                 hsp_csr **out)
+{
+    return from_triplets(nrows, ncols, nnz, rows, cols, values, precision, precision, out);
+}
+
 hsp_status hsp_csr_from_double_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
                                         const int32_t *rows, const int32_t *cols,
                                         const double *values, hsp_precision precision,
                                         hsp_csr **out)
 {
-    hsp_csr *D = NULL;
-    hsp_status s = hsp_csr_from_triplets(nrows, ncols, nnz, rows, cols, values, HSP_DOUBLE, &D);
-    if (s != HSP_OK || precision == HSP_DOUBLE) return *out = D, s;
-    s = hsp_csr_convert(D, precision, out);
-    hsp_csr_free(D);
-    return s;
+    return from_triplets(nrows, ncols, nnz, rows, cols, values, HSP_DOUBLE, precision, out);
 }
