@@ -73,6 +73,15 @@ else
     [ $rc -eq 1 ]; ok $? "a 2147483647 x 2147483647 file is refused within 4 GiB of address space"
     has "GiB" "$tmp/err"; ok $? "and says how much it needs: $(cat "$tmp/err")"
 fi
+# outputs against products worked out by hand (tests/data/known_*.mtx)
+run "$hsp" square "$data/known_a.mtx" -o "$tmp/k1.mtx"
+cmp -s "$tmp/k1.mtx" "$data/known_a_squared.mtx"; ok $? "square -o writes A*A, entry by entry"
+run "$hsp" square "$data/known_a.mtx" --precision=float -o "$tmp/k2.mtx"
+cmp -s "$tmp/k2.mtx" "$data/known_a_squared.mtx"; ok $? "square --precision=float -o writes A*A"
+run "$hsp" multiply "$data/known_a.mtx" "$data/known_b.mtx" -o "$tmp/k3.mtx"
+cmp -s "$tmp/k3.mtx" "$data/known_a_times_b.mtx"; ok $? "multiply -o writes A*B (3 x 3 times 3 x 2)"
+run "$hsp" rap "$data/known_a.mtx" "$data/known_b.mtx" -o "$tmp/k4.mtx"
+cmp -s "$tmp/k4.mtx" "$data/known_rap.mtx"; ok $? "rap -o writes P^T*A*P"
 echo old >"$tmp/keep.mtx"
 (trap '' XFSZ; ulimit -f 8; "$hsp" square --gen=poisson2d5:60 -o "$tmp/keep.mtx") >"$tmp/out" 2>"$tmp/err"
 rc=$?
