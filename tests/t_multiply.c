@@ -98,6 +98,24 @@ static void bin_operands(const int32_t *len, int32_t nrows, int32_t maxlen, hsp_
     }
 }
 
+/* An n x n A of 2 or 3 entries a row (columns i, i+1 and, every third row,
+ * i+2, wrapping), so that a row of A*B sums the products of overlapping B
+ * rows of bin_operands (each holds column 0 and spreads over the rest). */
+static hsp_csr *overlap_rows(int32_t n, hsp_precision prec)
+{
+    int32_t *r = malloc(3 * (size_t)n * sizeof *r), *c = malloc(3 * (size_t)n * sizeof *c);
+    double *v = malloc(3 * (size_t)n * sizeof *v);
+    int64_t k = 0;
+    for (int32_t i = 0; r && c && v && i < n; i++)
+        for (int32_t t = 0; t < (i % 3 ? 2 : 3) && t < n; t++)
+            r[k] = i, c[k] = (i + t) % n, v[k++] = t == 1 ? -0.25 : 0.5 / (t + 1);
+    hsp_csr *D = NULL, *A = NULL;
+    if (r && c && v) hsp_csr_from_triplets(n, n, k, r, c, v, HSP_DOUBLE, &D);
+    if (D) hsp_csr_convert(D, prec, &A);
+    free(r), free(c), free(v), hsp_csr_free(D);
+    return A;
+}
+
 /* Do the long rows of a product that ran as st says grow their buffers?  On
  * an opencl device only by merge: auto takes them by ESC in local memory or
  * dense, and dense counts each row's entries before it sums them (t_opencl
@@ -160,7 +178,18 @@ static void test_every_bin(void)
                        "every bin, %s: realloc and copy give identical C", hsp_method_name(m));
             hsp_csr_free(C[0]), hsp_csr_free(C[1]);
         }
-        hsp_csr_free(A), hsp_csr_free(B);
+        hsp_csr *A3 = overlap_rows(n, prec); /* products that land on one column: duplicates summed */
+        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
+            hsp_stats st;
+            if (!method_runs(m)) continue;
+            hsp_context *ctx = make_context(2, m % 2 ? HSP_GROW_COPY : HSP_GROW_REALLOC, m);
+            char what[128];
+            snprintf(what, sizeof what, "every bin, 2-3 A entries a row over overlapping B rows, %s, %s",
+                     prec == HSP_DOUBLE ? "double" : "float", hsp_method_name(m));
+            hsp_csr_free(check_product(ctx, A3, B, &st, what));
+            hsp_context_free(ctx);
+        }
+        hsp_csr_free(A3), hsp_csr_free(A), hsp_csr_free(B);
     }
 }
 
