@@ -78,6 +78,10 @@ hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, co
                         int warm_up, int repeat, int resident, hsp_csr **C, cli_rap_result *r);
 void cli_report_json(FILE *f, const cli_result *r);
 
+/* Is C = A*B (valid CSR of its shape, and C x = A (B x) for a random x, in
+ * the precision's rounding)?  1 if so, else 0 with why filled (check.c). */
+int cli_check_product(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, char *why, size_t len);
+
 /* The bench peers (peers.c): what each reported (ms 0 when it did not run;
  * dev_ms and peak -1 when it does not report them). */
 enum { CLI_NPEERS = 4, CLI_CUSPARSE = 2, CLI_CMD_LEN = 8192 };

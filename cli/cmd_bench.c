@@ -65,16 +65,22 @@ typedef struct {
     cli_result ours, copy;
     int has_copy;
     cli_peer_result peer[NPEERS];
+    int right;      /* C of the warm-up passed cli_check_product */
+    char why[192];  /* else what it found */
 } bench_row;
 
-/* Time A*A on a context made from lib with grow mode g, after a warm-up. */
-static hsp_status time_ours(const cli_args *a, hsp_grow g, const hsp_csr *A, cli_result *r)
+/* Time A*A on a context made from lib with grow mode g, after a warm-up
+ * whose C is checked when row is not NULL. */
+static hsp_status time_ours(const cli_args *a, hsp_grow g, const hsp_csr *A, cli_result *r, bench_row *row)
 {
     hsp_options o = a->lib;
     hsp_context *ctx = NULL;
+    hsp_csr *C = NULL;
     o.grow = g;
     hsp_status s = hsp_context_create(&o, &ctx);
-    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, NULL, r);
+    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, row ? &C : NULL, r);
+    if (s == HSP_OK && row) row->right = cli_check_product(A, A, C, row->why, sizeof row->why);
+    hsp_csr_free(C);
     if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, a->repeat, 0, a->resident, NULL, r);
     hsp_context_free(ctx);
     return s;
@@ -91,10 +97,10 @@ static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][CL
     hsp_status s = hsp_generate(spec, a->seed, a->precision, &A);
     if (s != HSP_OK) return cli_error(spec, s);
     cli_status_line("bench: %s: hspgemm", spec);
-    s = time_ours(a, HSP_GROW_REALLOC, A, &row->ours);
+    s = time_ours(a, HSP_GROW_REALLOC, A, &row->ours, row);
     if (s == HSP_OK && row->ours.stats.rows_group[4] > 0) {
         cli_status_line("bench: %s: hspgemm grow=copy", spec);
-        s = time_ours(a, HSP_GROW_COPY, A, &row->copy);
+        s = time_ours(a, HSP_GROW_COPY, A, &row->copy, NULL);
         row->has_copy = 1;
     }
     if (s == HSP_OK) cli_run_peers(spec, (const hsp_csr *const *)&A, 1, "", cmd, row->peer);
@@ -158,7 +164,7 @@ static void print_table(const bench_row *rows, int n)
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
         double best = 0;
-        int check = 1;
+        int nnz_agree = 1;
         printf("%-17s %9lld %10lld %10.2f %6.2f", b->name, (long long)b->ours.nnz_a,
                (long long)st->nnz_c, b->ours.ms_median,
                (double)st->flops / (b->ours.ms_median * 1e6));
@@ -172,10 +178,11 @@ static void print_table(const bench_row *rows, int n)
             }
             printf(" %9.2f %6.2fx", b->peer[k].ms, b->peer[k].ms / b->ours.ms_median);
             if (best == 0 || b->peer[k].ms < best) best = b->peer[k].ms;
-            check &= b->peer[k].nnz == st->nnz_c;
+            nnz_agree &= b->peer[k].nnz == st->nnz_c;
         }
         if (cusp) print_cusparse(b);
-        printf(" %7s\n", check ? "ok" : "nnz!=");
+        printf(" %7s\n", !b->right ? "wrong" : nnz_agree ? "ok" : "nnz!=");
+        if (!b->right) printf("  %s: C is wrong: %s\n", b->name, b->why);
         if (best > 0) logsum += log(best / b->ours.ms_median), counted++;
     }
     if (counted)
