@@ -159,7 +159,7 @@ static hsp_status random_rows(const int64_t *arg, uint64_t seed, hsp_precision p
     if (hsp_mul_overflows(n, per, &count) || count > INT32_MAX || n > INT32_MAX)
         return hsp_fail(HSP_ERR_OVERFLOW, "random:%lld,%lld has too many entries", (long long)n,
                         (long long)arg[1]);
-    int32_t *r, *c;
+    int32_t *r = NULL, *c = NULL;
     char *used = calloc((size_t)n, 1);
     hsp_status s = used ? triplet_arrays(count, &r, &c)
                         : hsp_fail(HSP_ERR_NOMEM, "no memory for %lld columns", (long long)n);
