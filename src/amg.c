@@ -54,15 +54,19 @@ static void find_t_entries(const hsp_csr *P, const int32_t *agg, int64_t *t_entr
 }
 
 /* P = T - (omega / rho) D^-1 (A*T), in place over A*T's values. */
-static void smooth_in_place(hsp_context *ctx, const hsp_csr *A, const level_state *s, double omega, hsp_csr *P)
+static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, const level_state *s, double omega, hsp_csr *P)
 {
-    double w = omega / hsp_radius_estimate(ctx, A, s->diag);
+    double rho;
+    hsp_status e = hsp_radius_estimate(ctx, A, s->diag, &rho);
+    if (e != HSP_OK) return e;
+    double w = omega / rho;
     for (int32_t i = 0; i < P->nrows; i++) {
         double scale = -w / hsp_csr_value(A, s->diag[i]);
         for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
             hsp_csr_set_value(P, k, scale * hsp_csr_value(P, k));
         hsp_csr_set_value(P, s->t_entry[i], hsp_csr_value(P, s->t_entry[i]) + hsp_csr_value(s->T, i));
     }
+    return HSP_OK;
 }
 
 /* Aggregates and T of level l (its A given); *naggs 0 when it does not
@@ -91,7 +95,7 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     if (e == HSP_OK) memcpy(amg->device, st[0].device, sizeof amg->device);
     s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
-    if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), smooth_in_place(ctx, v->A, s, o->omega, v->P);
+    if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);
     v->ms_smooth = hsp_now_ms() - t;
     if (e == HSP_OK) e = hsp_rap(ctx, NULL, v->A, v->P, o->order, &next, &s->rap, st);
     if (e != HSP_OK) return e;
@@ -166,7 +170,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
         double t = hsp_now_ms();
         e = hsp_diagonal(v->A, s->diag);
         if (e == HSP_OK) e = hsp_plan_numeric(ctx, s->smooth, v->A, s->T, v->P);
-        if (e == HSP_OK) smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P);
+        if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P);
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
         if (e == HSP_OK) e = hsp_rap_numeric(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
         v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;

@@ -24,9 +24,9 @@ struct hsp_amg_state {
 
 /* A square A (nrows x ncols) and options in range, else an error naming fn. */
 hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp_amg_options *o);
-/* rho(D^-1 A), estimated by Lanczos steps on the CPU threads, at most
+/* *rho = rho(D^-1 A), estimated by Lanczos steps on the CPU threads, at most
  * Gershgorin's bound (diag: where A's diagonal is, per row). */
-double hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t *diag);
+hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double *rho);
 /* hsp_amg_resetup of a hierarchy whose levels are host matrices. */
 hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
 

@@ -131,7 +131,7 @@ hsp_status hsp_direct_compute(hsp_job *job)
     hsp_status s = r ? start_run(job, r) : hsp_fail(HSP_ERR_NOMEM, "no memory for the cpu device's chunks");
     if (s == HSP_OK) hsp_pool_chunks(job->ctx->pool, r->nchunks, compute_chunk, r);
     job->stats->ms_device = hsp_now_ms() - t0;
-    return s != HSP_OK ? s : (hsp_status)atomic_load(&job->status);
+    return s != HSP_OK ? s : hsp_job_status(job);
 }
 
 hsp_status hsp_direct_arrange(hsp_job *job)
@@ -152,7 +152,7 @@ hsp_status hsp_direct_arrange(hsp_job *job)
         s = hsp_stage_alloc_c(job);
         if (s == HSP_OK) hsp_pool_chunks(job->ctx->pool, r->nchunks, compute_chunk, r);
     }
-    return s != HSP_OK ? s : (hsp_status)atomic_load(&job->status);
+    return s != HSP_OK ? s : hsp_job_status(job);
 }
 
 void hsp_direct_free(hsp_job *job)

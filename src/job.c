@@ -2,6 +2,7 @@
  * context's limit, the first error of any thread, and the buffers of long rows
  * (start, growth in place in a region, by realloc or by copy, keeping,
  * freeing). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -31,7 +32,14 @@ void hsp_job_release(hsp_job *job, int64_t bytes)
 void hsp_job_error(hsp_job *job, hsp_status s)
 {
     int ok = HSP_OK;
-    atomic_compare_exchange_strong(&job->status, &ok, (int)s);
+    if (atomic_compare_exchange_strong(&job->status, &ok, (int)s))
+        snprintf(job->error, sizeof job->error, "%s", hsp_errmsg());
+}
+
+hsp_status hsp_job_status(hsp_job *job)
+{
+    hsp_status s = (hsp_status)atomic_load(&job->status);
+    return s == HSP_OK ? s : hsp_fail(s, "%s", job->error);
 }
 
 

@@ -169,19 +169,22 @@ static double gershgorin(const hsp_csr *A, const int64_t *diag)
     return bound;
 }
 
-double hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t *diag)
+hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double *rho)
 {
     int32_t n = A->nrows;
-    double bound = gershgorin(A, diag), estimate = bound; /* the bound where the vectors cannot be had */
     int64_t nchunks = ((int64_t)n + CHUNK_ROWS - 1) / CHUNK_ROWS;
     size_t bytes = (size_t)n * sizeof(double);
     lanczos z = {A, malloc(bytes), calloc((size_t)n, sizeof(double)), malloc(bytes), malloc(bytes), malloc(bytes), 0, 0,
                  malloc((size_t)nchunks * sizeof(double))};
-    if (n > 0 && z.scale && z.prev && z.v && z.w && z.u && z.partial) {
+    hsp_status s = HSP_OK;
+    *rho = gershgorin(A, diag);
+    if (n > 0 && (!z.scale || !z.prev || !z.v || !z.w || !z.u || !z.partial)) {
+        s = hsp_fail(HSP_ERR_NOMEM, "no memory for the spectral radius of a level of %d rows", n);
+    } else if (n > 0) {
         for (int32_t i = 0; i < n; i++) z.scale[i] = 1 / sqrt(fabs(hsp_csr_value(A, diag[i])));
         double ritz = lanczos_max(ctx, &z, nchunks);
-        if (ritz > 0 && ritz < bound) estimate = ritz;
+        if (ritz > 0 && ritz < *rho) *rho = ritz;
     }
     free(z.scale), free(z.prev), free(z.v), free(z.w), free(z.u), free(z.partial);
-    return estimate;
+    return s;
 }

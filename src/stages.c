@@ -312,7 +312,7 @@ hsp_status hsp_stage_compute(hsp_job *job)
     hsp_status s = dev->wait(dev, job);
     job->stats->ms_device = hsp_now_ms() - t0;
     job->stats->ms_overlap = dev->async ? job->stats->ms_host : 0; /* the device began first */
-    return s != HSP_OK ? s : (hsp_status)atomic_load(&job->status);
+    return s != HSP_OK ? s : hsp_job_status(job);
 }
 
 /* ---- stage 4: arrange -------------------------------------------------------------- */

@@ -51,6 +51,7 @@ typedef struct hsp_job {
     int64_t nlong;
     hsp_csr *C;             /* rowptr[i + 1] holds the count of row i until stage 4 */
     atomic_int status;      /* the first error of any thread */
+    char error[512];        /* its message (messages are per thread) */
     atomic_llong grow_events, grow_bytes_copied, grow_moves;
     atomic_llong temp_bytes, peak_temp_bytes;
     hsp_stats *stats;
@@ -70,6 +71,9 @@ hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes);
 void hsp_job_release(hsp_job *job, int64_t bytes);
 /* Record the first error of a worker thread. */
 void hsp_job_error(hsp_job *job, hsp_status s);
+/* The first error of any thread (HSP_OK if none), its message made the
+ * calling thread's. */
+hsp_status hsp_job_status(hsp_job *job);
 /* Give a long row its first buffer of grow_start entries: with grow=realloc at
  * the top of the thread's region (where the system reserves one), else the
  * thread's spare one when it has one, or a new one. */

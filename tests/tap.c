@@ -19,6 +19,18 @@ int tap_ok(int cond, const char *fmt, ...)
     return cond;
 }
 
+void tap_skip(const char *why, const char *fmt, ...)
+{
+    va_list ap;
+    tests_run++;
+    printf("ok %d - ", tests_run);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf(" # SKIP %s\n", why);
+    fflush(stdout);
+}
+
 void tap_diag(const char *fmt, ...)
 {
     va_list ap;
