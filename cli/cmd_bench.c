@@ -14,6 +14,7 @@ static const char usage_bench[] =
     "                     [--threads=N]\n"
     "                     [--peers=graphblas,scipy,cusparse,mkl,pyamg|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
+    "                     [--mem-limit=BYTES]\n"
     "                     [--resident] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer found, and prints the median time of N runs (default 5) after a warm-up,\n"
@@ -242,7 +243,7 @@ int cmd_bench(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,resident",
+                       "levels,small-nnz,device-timeout,mem-limit,resident",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));

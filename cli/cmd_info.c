@@ -4,6 +4,7 @@
 
 static const char usage_info[] =
     "usage: hspgemm info A [--precision=float|double] [--wavefront=N --local-mem=BYTES]\n"
+    "                      [--mem-limit=BYTES]\n"
     "Prints the shape and nnz of A, a histogram of its row lengths, and how the rows of\n"
     "A*A fall into the bins (by upper bound u, the number of products of the row).\n";
 
@@ -52,7 +53,7 @@ static void bin_histogram(const hsp_csr *A, const hsp_bins *bins)
 int cmd_info(int argc, char **argv)
 {
     cli_args a;
-    int rc = cli_parse(argc, argv, "precision,wavefront,local-mem,seed,quiet,gen", usage_info, &a);
+    int rc = cli_parse(argc, argv, "precision,wavefront,local-mem,mem-limit,seed,quiet,gen", usage_info, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (a.noperands != 1) {
         fprintf(stderr, "hspgemm: info takes one matrix\n%s", usage_info);

@@ -203,7 +203,7 @@ hsp_csr *cli_load(const cli_args *a, int k)
     hsp_csr *M = NULL;
     hsp_status s = a->operand_is_gen[k]
                        ? hsp_generate(a->operand[k], a->seed + (uint64_t)k, a->precision, &M)
-                       : hsp_mm_read(a->operand[k], a->precision, !a->quiet, &M);
+                       : hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, a->lib.mem_limit, &M);
     if (s != HSP_OK) cli_error(a->operand[k], s);
     return M;
 }

@@ -87,6 +87,11 @@ double hsp_csr_value(const hsp_csr *A, int64_t k);
  * on stderr when reading takes more than a second. */
 hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
                        hsp_csr **out);
+/* hsp_mm_read within mem_limit bytes (0: the machine's memory, as
+ * hsp_mm_read): a file whose declared shape and entries need more to read
+ * fails with HSP_ERR_NOMEM, saying how much, before that is allocated. */
+hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int progress, int64_t mem_limit,
+                             hsp_csr **out);
 /* Write A as a general real coordinate Matrix Market file.  A regular file
  * is written beside its place and renamed there once whole, so that a failed
  * write leaves what was there before. */

@@ -25,6 +25,7 @@ typedef struct {
     size_t cap, len, pos;
     int64_t line, bytes_read, size;
     hsp_precision precision; /* of the matrix read: its values must fit */
+    int64_t mem_limit;       /* bytes reading may take; 0: the machine's memory */
     hsp_progress progress;
 } reader;
 
@@ -155,11 +156,12 @@ static hsp_status check_room(const reader *r, const banner *b, const triplets *t
     double entries = (double)declared * (b->symmetric || b->skew ? 2 : 1);
     double need = entries * (2 * sizeof(int32_t) + sizeof(double)) + 8.0 * ((double)t->rows + 1)
                   + entries * (sizeof(int32_t) + hsp_value_size(r->precision));
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    double have = r->mem_limit > 0 ? (double)r->mem_limit : (double)hsp_physical_memory();
     if (have > 0 && need > have)
-        return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: a %lld x %lld matrix of %lld entries needs %.1f GiB to read, "
-                        "more than this machine's memory (%.1f GiB)", r->path, (long long)r->line, (long long)t->rows,
-                        (long long)t->cols, (long long)declared, need / (1 << 30), have / (1 << 30));
+        return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: a %lld x %lld matrix of %lld entries needs %.0f bytes (%.1f GiB) to "
+                        "read, more than %s (%.0f bytes)", r->path, (long long)r->line, (long long)t->rows,
+                        (long long)t->cols, (long long)declared, need, need / (1 << 30),
+                        r->mem_limit > 0 ? "the memory limit" : "this machine's memory", have);
     return HSP_OK;
 }
 
@@ -267,11 +269,19 @@ static hsp_status parse_file(reader *r, triplets *t)
 
 hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress, hsp_csr **out)
 {
+    return hsp_mm_read_limit(path, precision, progress, 0, out);
+}
+
+hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int progress, int64_t mem_limit,
+                             hsp_csr **out)
+{
     if (!out || !path) return hsp_fail(HSP_ERR_ARG, "hsp_mm_read: path or out is NULL");
     *out = NULL;
     if (precision != HSP_FLOAT && precision != HSP_DOUBLE)
         return hsp_fail(HSP_ERR_ARG, "hsp_mm_read: unknown precision %d", (int)precision);
-    reader r = {.path = path, .cap = CHUNK + 1, .precision = precision};
+    if (mem_limit < 0) return hsp_fail(HSP_ERR_ARG, "hsp_mm_read: mem_limit = %lld: give bytes, or 0 for the "
+                                       "machine's memory", (long long)mem_limit);
+    reader r = {.path = path, .cap = CHUNK + 1, .precision = precision, .mem_limit = mem_limit};
     struct stat st;
     if (!(r.f = fopen(path, "rb"))) return hsp_fail(HSP_ERR_IO, "%s: %s", path, strerror(errno));
     if (!(r.buf = malloc(r.cap))) {

@@ -73,6 +73,12 @@ else
     [ $rc -eq 1 ]; ok $? "a 2147483647 x 2147483647 file is refused within 4 GiB of address space"
     has "GiB" "$tmp/err"; ok $? "and says how much it needs: $(cat "$tmp/err")"
 fi
+printf '%%%%MatrixMarket matrix coordinate real general\n50000000 50000000 1\n1 1 1\n' >"$tmp/tall.mtx"
+run "$hsp" square "$tmp/tall.mtx" --mem-limit=100000000
+[ $rc -eq 1 ]; ok $? "a 50000000 x 50000000 file is refused under --mem-limit=100000000"
+has "more than the memory limit (100000000 bytes)" "$tmp/err"; ok $? "and says how much it needs: $(cat "$tmp/err")"
+run "$hsp" info "$tmp/tall.mtx" --mem-limit=100000000 --quiet
+[ $rc -eq 1 ]; ok $? "info reads within --mem-limit too"
 # outputs against products worked out by hand (tests/data/known_*.mtx)
 run "$hsp" square "$data/known_a.mtx" -o "$tmp/k1.mtx"
 cmp -s "$tmp/k1.mtx" "$data/known_a_squared.mtx"; ok $? "square -o writes A*A, entry by entry"

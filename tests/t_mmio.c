@@ -136,11 +136,30 @@ static void test_float_range(void)
            "1e300 is refused in float: %s", hsp_errmsg());
 }
 
+/* hsp_mm_read_limit: the declared size against the limit, before reading. */
+static void test_limit(void)
+{
+    hsp_csr *A = (hsp_csr *)&A;
+    const char *file = data("general_dup.mtx");
+    hsp_status s = hsp_mm_read_limit(file, HSP_DOUBLE, 0, 100, &A);
+    tap_ok(s == HSP_ERR_NOMEM && A == NULL && strstr(hsp_errmsg(), "to read, more than the memory limit (100 bytes)"),
+           "a file that needs more than 100 bytes is refused under that limit: %s", hsp_errmsg());
+    s = hsp_mm_read_limit(file, HSP_DOUBLE, 0, 1 << 20, &A);
+    hsp_csr *B = NULL;
+    hsp_mm_read(file, HSP_DOUBLE, 0, &B);
+    tap_ok(s == HSP_OK && ref_identical(A, B), "under 1 MiB it reads as hsp_mm_read does");
+    hsp_csr_free(A), hsp_csr_free(B);
+    s = hsp_mm_read_limit(file, HSP_DOUBLE, 0, -1, &A);
+    tap_ok(s == HSP_ERR_ARG && A == NULL && strstr(hsp_errmsg(), "mem_limit = -1"), "a negative limit is refused: %s",
+           hsp_errmsg());
+}
+
 int main(void)
 {
     test_variants();
     test_round_trips();
     test_malformed();
     test_float_range();
+    test_limit();
     return tap_done();
 }
