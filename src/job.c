@@ -18,7 +18,7 @@ hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes)
         return hsp_fail(HSP_ERR_NOMEM, "memory limit of %lld bytes reached (%lld needed)",
                         (long long)limit, (long long)now);
     }
-    int64_t peak = atomic_load(&job->peak_temp_bytes);
+    long long peak = atomic_load(&job->peak_temp_bytes);
     while (now > peak && !atomic_compare_exchange_weak(&job->peak_temp_bytes, &peak, now)) {
     }
     return HSP_OK;

@@ -320,7 +320,7 @@ static char *put_integer(char *p, int64_t v)
  * read back the same float or double. */
 static char *put_value(char *p, double v, hsp_precision precision)
 {
-    if (v == (double)(int64_t)v && v > -1e15 && v < 1e15 && !(v == 0 && 1 / v < 0))
+    if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && 1 / v < 0))
         return put_integer(p, (int64_t)v);
     return p + sprintf(p, precision == HSP_DOUBLE ? "%.17g" : "%.9g", v);
 }

@@ -443,8 +443,8 @@ hsp_status RF(hsp_rows_run)(hsp_job *job, hsp_scratch *s, hsp_rows_mode mode, in
     for (int32_t i = first; i < last && st == HSP_OK; i++) {
         int64_t u = job->ub[i], len = u, at = mode == HSP_ROWS_FILL ? rowptr[i] : 0;
         int staged = mode == HSP_ROWS_STAGE && u <= job->medium_max;
-        RF(out) o = {job->C->colidx + at, (VT *)job->C->values + at, u, NULL};
-        if (mode == HSP_ROWS_FILL) len = rowptr[i + 1] - at;
+        RF(out) o = {NULL, NULL, u, NULL}; /* C's arrays exist in mode fill alone */
+        if (mode == HSP_ROWS_FILL) o.col = job->C->colidx + at, o.val = (VT *)job->C->values + at, len = rowptr[i + 1] - at;
         void *top = NULL;
         if (staged && (st = hsp_region_room(&s->region, u, sizeof(VT), &o.col, &top)) != HSP_OK) break;
         if (staged) o.val = top;

@@ -129,7 +129,9 @@ static void test_float_range(void)
     hsp_csr *A = NULL;
     tap_ok(hsp_mm_read(data("big_value.mtx"), HSP_DOUBLE, 0, &A) == HSP_OK && hsp_csr_value(A, 0) == 1e300,
            "1e300 is read in double");
-    hsp_csr_free(A);
+    hsp_csr *B = A ? round_trip(A) : NULL; /* fuzz/mm_read found its writing cast 1e300 to an integer */
+    tap_ok(B && ref_identical(A, B), "and written and read back the same");
+    hsp_csr_free(A), hsp_csr_free(B);
     A = (hsp_csr *)&A;
     hsp_status s = hsp_mm_read(data("big_value.mtx"), HSP_FLOAT, 0, &A);
     tap_ok(s == HSP_ERR_PARSE && A == NULL && strstr(hsp_errmsg(), ":4: the value '1e300' is not a finite float"),

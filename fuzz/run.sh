@@ -1,0 +1,52 @@
+#!/bin/sh
+# fuzz/run.sh SRCDIR BUILDDIR SECONDS [TARGET ...]: build the libFuzzer targets
+# (default: all of fuzz/*.c) with $FUZZ_CC (default clang) and
+# -fsanitize=fuzzer,address,undefined over the library's own sources (the cpu
+# device: no OpenCL or HSA), then run each for SECONDS on its corpus:
+# BUILDDIR/corpus/TARGET, started from the seeds: fuzz/seeds/TARGET (with the
+# inputs of every crash found so far), and for mm_read tests/data/*.mtx and
+# the small matrices of ../shared/matrices.  A crash leaves its input in BUILDDIR/crash-TARGET-*, and the
+# script exits 1 after naming it; else it prints each target's executions.
+set -eu
+src=$1 build=$2 seconds=$3
+shift 3
+cc=${FUZZ_CC:-clang}
+command -v "$cc" >/dev/null || { echo "fuzz/run.sh: no $cc (apt-get install clang-15)"; exit 1; }
+targets=${*:-$(cd "$src/fuzz" && ls *.c | sed 's/\.c$//')}
+flags="-g -O1 -std=c11 -pthread -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=undefined
+       -I$src/src -I$src/cli -I$src/tests"
+mkdir -p "$build/obj"
+
+# The library, tests/ref.c and the CLI's option parsing, built again when
+# any of their sources or headers is newer than the archive.
+lib=$(cd "$src" && ls src/*.c | grep -v -e '^src/opencl' -e '^src/device_opencl')
+if [ -z "$(find "$build/libfuzzlib.a" 2>/dev/null)" ] \
+   || [ -n "$(find "$src/src" "$src/cli" "$src/tests" -newer "$build/libfuzzlib.a" -name '*.[ch]')" ]; then
+    for f in $lib tests/ref.c cli/options.c; do
+        $cc $flags -fsanitize=fuzzer-no-link -c "$src/$f" -o "$build/obj/$(echo "$f" | tr / _ | sed 's/\.c$/.o/')"
+    done
+    rm -f "$build/libfuzzlib.a"
+    ar rcs "$build/libfuzzlib.a" "$build"/obj/*.o
+fi
+
+status=0
+for t in $targets; do
+    $cc $flags -fsanitize=fuzzer "$src/fuzz/$t.c" "$build/libfuzzlib.a" -lm -o "$build/$t"
+    corpus="$build/corpus/$t"
+    mkdir -p "$corpus"
+    [ ! -d "$src/fuzz/seeds/$t" ] || cp "$src/fuzz/seeds/$t"/* "$corpus"/
+    if [ "$t" = mm_read ]; then
+        cp "$src"/tests/data/*.mtx "$corpus"/
+        find "$src/../shared/matrices" -name '*.mtx' -size -20k -exec cp {} "$corpus"/ \; 2>/dev/null || true
+    fi
+    log="$build/$t.log"
+    if "$build/$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -max_len=4096 \
+        -artifact_prefix="$build/crash-$t-" "$corpus" >"$log" 2>&1; then
+        echo "$t: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1), no crash"
+    else
+        echo "$t: FAILED; the input: $(ls "$build"/crash-"$t"-* 2>/dev/null | head -1)"
+        grep -E 'fuzz:|ERROR|SUMMARY' "$log" | head -5
+        status=1
+    fi
+done
+exit $status
