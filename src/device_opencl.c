@@ -45,9 +45,10 @@ static hsp_status ocl_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, i
     if (err == CL_SUCCESS)
         err = clEnqueueNDRangeKernel(st->queue, k, 1, NULL, &global, &size, 0, NULL, st->profile ? &event : NULL);
     if (err == CL_SUCCESS && st->profile) ocl_profile_add(st->profile, kernel, event);
-    return err == CL_SUCCESS ? HSP_OK
-                             : hsp_fail(HSP_ERR_DEVICE, "OpenCL: launching %s (%zu x %zu): %s (%d)",
-                                        gpu_kernel_name(kernel, name), groups, size, ocl_error(err), err);
+    if (err == CL_SUCCESS) return HSP_OK;
+    clFinish(st->queue); /* the launches before it may use arrays the caller frees on this error */
+    return hsp_fail(HSP_ERR_DEVICE, "OpenCL: launching %s (%zu x %zu): %s (%d)", gpu_kernel_name(kernel, name), groups,
+                    size, ocl_error(err), err);
 }
 
 static hsp_status ocl_finish(gpu *g)

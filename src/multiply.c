@@ -141,6 +141,8 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     s = run_stages(&job, st);
     st->ms_total = hsp_now_ms() - t0;
     if (s == HSP_OK) finish_stats(&job, st);
+    else if (!job.dev->lost && job.dev->held_ops) /* work launched before the failure may still use the job's arrays */
+        job.dev->held_ops->finish(job.dev);
     hsp_job_cleanup(&job);
     st->threads = hsp_pool_size(ctx->pool);
     st->grow = job.dev->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
