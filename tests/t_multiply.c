@@ -361,6 +361,29 @@ static void test_mostly_empty_b_rows(void)
     hsp_csr_free(A), hsp_csr_free(B);
 }
 
+/* A product of 10^6 rows: 900000 of one product (bin 1, done by the CPU
+ * threads in chunks beside the device) and 100000 empty, A's columns and B's
+ * spread by a stride; every entry of C checked against the reference (few
+ * columns: the reference scans every column of each row). */
+static void test_million_rows(void)
+{
+    enum { N = 1000000, K = 2000, M = 600 };
+    hsp_csr *A = NULL, *B = NULL;
+    hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);
+    if (hsp_csr_create(N, K, N - N / 10, HSP_DOUBLE, &A) != HSP_OK || hsp_csr_create(K, M, K, HSP_DOUBLE, &B) != HSP_OK)
+        tap_diag("no memory: %s", hsp_errmsg());
+    for (int64_t i = 0, k = 0; A && i < N; i++) {
+        if (i % 10) A->colidx[k] = (int32_t)(i * 7919 % K), ((double *)A->values)[k++] = 1 + (double)(i % 7);
+        A->rowptr[i + 1] = k;
+    }
+    for (int64_t i = 0; B && i < K; i++)
+        B->colidx[i] = (int32_t)(i * 104729 % M), ((double *)B->values)[i] = 2 - (double)(i % 3), B->rowptr[i + 1] = i + 1;
+    hsp_stats st;
+    hsp_csr_free(A && B && ctx ? check_product(ctx, A, B, &st, "10^6 rows, 900000 of one product") : NULL);
+    hsp_csr_free(A), hsp_csr_free(B);
+    hsp_context_free(ctx);
+}
+
 /* Expect status s from multiplying, with a message containing text, and
  * the operands unchanged. */
 static void expect_error(hsp_context *ctx, hsp_csr *A, hsp_csr *B, hsp_status want,
@@ -581,6 +604,7 @@ int main(void)
     test_explicit_zeros();
     test_wide_long_rows();
     test_mostly_empty_b_rows();
+    test_million_rows();
     test_long_rows_few_columns();
     test_two_passes();
     test_errors();
