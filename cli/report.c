@@ -205,7 +205,7 @@ void cli_report_json(FILE *f, const cli_result *r)
     fprintf(f,
             "{\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_first\":%.4f,\"runs\":%d,\"gflops\":%.4f,\"nnz_c\":%lld,"
             "\"flops\":%lld,\"device\":\"%s\",\"grow\":\"%s\",\"grow_events\":%lld,"
-            "\"grow_bytes_copied\":%lld,\"grow_moves\":%lld,\"threads\":%d,"
+            "\"grow_bytes_copied\":%lld,\"grow_moves\":%lld,\"threads\":%d,\"passes\":%d,"
             "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
             "\"cols\":%lld,\"nnz_a\":%lld,\"nnz_b\":%lld,\"peak_temp_bytes\":%lld,"
             "\"peak_device_bytes\":%lld,\"bytes_to_device\":%lld,\"bytes_to_host\":%lld,"
@@ -215,7 +215,7 @@ void cli_report_json(FILE *f, const cli_result *r)
             r->ms_median, r->ms_min, r->ms_first, r->runs, gflops(r), (long long)st->nnz_c,
             (long long)st->flops, st->device, hsp_grow_name(st->grow),
             (long long)st->grow_events, (long long)st->grow_bytes_copied,
-            (long long)st->grow_moves, st->threads,
+            (long long)st->grow_moves, st->threads, st->passes,
             r->precision == HSP_DOUBLE ? "double" : "float", hsp_method_name(st->method[0]),
             hsp_method_name(st->method[1]), hsp_method_name(st->method[2]), (long long)r->nrows,
             (long long)r->ncols, (long long)r->nnz_a, (long long)r->nnz_b,

@@ -221,6 +221,9 @@ typedef struct {
     int64_t bytes_to_device, bytes_to_host; /* copied between host and device memory
                                                (none where the device uses host arrays) */
     int threads;
+    int passes;           /* the cpu device's passes over the rows: 1 (each row computed
+                             once), or 2 (counted, then computed into C) where the memory
+                             limit cannot hold C~ and the largest C the rows allow */
     int resident;         /* operands and C stayed on the device (hsp_multiply_resident):
                              the bytes above are the product's own transfers (row counts,
                              bins), not its matrices' */

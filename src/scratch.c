@@ -137,9 +137,10 @@ void hsp_arena_reset(hsp_scratch *s)
     for (hsp_arena_block *b = s->arena; b; b = b->next) b->used = 0;
     s->arena_at = NULL;
     hsp_region *r = &s->region;
+    hsp_region_empty(r);
     for (int k = 0; k < 2; k++) { /* keep the pages this job used, give back those beyond */
-        if (r->kept[k] > r->top[k]) madvise(r->base[k] + r->top[k], r->kept[k] - r->top[k], MADV_DONTNEED);
-        r->kept[k] = r->top[k], r->top[k] = 0;
+        if (r->kept[k] > r->peak[k]) madvise(r->base[k] + r->peak[k], r->kept[k] - r->peak[k], MADV_DONTNEED);
+        r->kept[k] = r->peak[k], r->peak[k] = 0;
     }
 }
 

@@ -16,6 +16,7 @@ typedef struct hsp_region {
     unsigned char *base[2]; /* columns, values; NULL until reserved */
     size_t reserved;        /* bytes of each range */
     size_t top[2];          /* bytes the finished rows hold */
+    size_t peak[2];         /* the most bytes this job's rows held at once */
     size_t kept[2];         /* bytes the last job's rows held: pages kept for the next */
     int refused;            /* the system would not reserve it: not asked again */
 } hsp_region;
@@ -83,6 +84,11 @@ hsp_status hsp_region_room(hsp_region *r, int64_t n, size_t vsize, int32_t **col
 static inline void hsp_region_push(hsp_region *r, int64_t n, size_t vsize)
 {
     r->top[0] += (size_t)n * sizeof(int32_t), r->top[1] += (size_t)n * vsize;
+}
+/* Region r holds no rows any more: they were copied out. */
+static inline void hsp_region_empty(hsp_region *r)
+{
+    for (int k = 0; k < 2; k++) r->peak[k] = r->top[k] > r->peak[k] ? r->top[k] : r->peak[k], r->top[k] = 0;
 }
 /* Bytes the workspaces hold. */
 int64_t hsp_scratch_bytes(const hsp_scratch *s);
