@@ -1,12 +1,15 @@
 /* t_amg.c: smoothed-aggregation hierarchies of Poisson problems: the
  * coarsening ratio, symmetric coarse operators, R = P^T, each coarse A equal
- * to the reference R*A*P, a V-cycle that reduces the residual by a stated
+ * to the reference R*A*P, each P equal to T - omega/rho D^-1 A T worked out
+ * here from the aggregates, a V-cycle that reduces the residual by a stated
  * factor (so the hierarchy is usable), re-setup with new values as a fresh
  * setup, and clear errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "aggregate.h"
+#include "amg.h"
 #include "ref.h"
 #include "tap.h"
 
@@ -149,6 +152,66 @@ static int coarse_ok(const hsp_amg *amg, char *why, size_t len)
     return 1;
 }
 
+/* T from the aggregates: row i is 1/sqrt(|aggregate of i|) at column agg[i];
+ * NULL when an aggregate number is out of range or an aggregate is empty. */
+static hsp_csr *tentative_from(const int32_t *agg, int32_t n, int32_t naggs)
+{
+    int32_t *size = calloc((size_t)naggs + 1, sizeof *size), *rows = malloc(((size_t)n + 1) * sizeof *rows);
+    double *v = malloc(((size_t)n + 1) * sizeof *v);
+    int ok = size && rows && v;
+    for (int32_t i = 0; ok && i < n; i++) ok = agg[i] >= 0 && agg[i] < naggs && ++size[agg[i]];
+    for (int32_t a = 0; ok && a < naggs; a++) ok = size[a] > 0;
+    for (int32_t i = 0; ok && i < n; i++) rows[i] = i, v[i] = 1 / sqrt((double)size[agg[i]]);
+    hsp_csr *T = NULL;
+    if (ok && hsp_csr_from_triplets(n, naggs, n, rows, agg, v, HSP_DOUBLE, &T) != HSP_OK) T = NULL;
+    free(size), free(rows), free(v);
+    return T;
+}
+
+/* Gershgorin's bound of rho(D^-1 A): max_i sum_j |a_ij| / |a_ii|. */
+static double gershgorin_bound(const hsp_csr *A)
+{
+    double bound = 0;
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double sum = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) sum += fabs(hsp_csr_value(A, k));
+        bound = fmax(bound, sum / fabs(diagonal(A, i)));
+    }
+    return bound;
+}
+
+/* Is level l's P = T - omega/rho D^-1 (A T), pattern and values, with T
+ * made here from the level's aggregates, A T by the reference product and
+ * rho the library's estimate, which must lie in [1, Gershgorin's bound]
+ * (D^-1 A's eigenvalues average 1)? */
+static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_t len)
+{
+    const hsp_amg_level *v = &amg->level[l];
+    const hsp_csr *A = v->A, *P = v->P;
+    int64_t *diag = malloc(((size_t)A->nrows + 1) * sizeof *diag);
+    double rho = 0, bound = gershgorin_bound(A);
+    hsp_csr *T = tentative_from(amg->state->level[l].agg, A->nrows, v->naggregates);
+    hsp_csr *AT = T ? ref_multiply(A, T, NULL) : NULL;
+    int ok = AT && diag && hsp_diagonal(A, diag) == HSP_OK && hsp_radius_estimate(ctx, A, diag, &rho) == HSP_OK;
+    if (ok && !(rho >= 1 && rho <= bound * (1 + 1e-12)))
+        snprintf(why, len, "level %d: rho %.6g outside [1, %.6g]", l, rho, bound), ok = 0;
+    if (ok && !(P->nrows == AT->nrows && P->ncols == AT->ncols && P->nnz == AT->nnz &&
+                !memcmp(P->rowptr, AT->rowptr, ((size_t)P->nrows + 1) * sizeof *P->rowptr) &&
+                !memcmp(P->colidx, AT->colidx, (size_t)P->nnz * sizeof *P->colidx)))
+        snprintf(why, len, "level %d: P's pattern is not A T's", l), ok = 0;
+    for (int32_t i = 0; ok && i < P->nrows; i++)
+        for (int64_t k = P->rowptr[i]; ok && k < P->rowptr[i + 1]; k++) {
+            double t = P->colidx[k] == T->colidx[i] ? hsp_csr_value(T, i) : 0;
+            double want = t - omega / rho * hsp_csr_value(AT, k) / diagonal(A, i);
+            if (!(fabs(hsp_csr_value(P, k) - want) <= 1e-12 * (1 + fabs(want))))
+                snprintf(why, len, "level %d row %d column %d: %.17g, expected %.17g", l, i, P->colidx[k],
+                         hsp_csr_value(P, k), want), ok = 0;
+        }
+    if (!ok && !why[0]) snprintf(why, len, "level %d: no T, A T or rho", l);
+    free(diag), hsp_csr_free(T), hsp_csr_free(AT);
+    return ok;
+}
+
 /* The hierarchy of A, resident (placed, set up, brought home: *M holds the
  * placed A) or not. */
 static hsp_status setup(const hsp_csr *A, const hsp_amg_options *o, int resident, hsp_resident **M, hsp_amg **amg)
@@ -210,6 +273,13 @@ static void test_poisson(const char *spec, hsp_rap_order order, int resident, do
     tap_ok(sym, "%s: every coarse operator is symmetric", spec);
     tap_ok(coarse_ok(amg, why, sizeof why), "%s, %s: R = P^T and each coarse A is the reference R*A*P, pattern and "
            "values %s", spec, order ? "(R*A)*P" : "R*(A*P)", why);
+    if (!amg->state->on_device) { /* the aggregates are the host's */
+        char pwhy[160] = "";
+        int smooth = 1;
+        for (int l = 0; smooth && l + 1 < amg->nlevels; l++) smooth = smoothed_ok(amg, l, o.omega, pwhy, sizeof pwhy);
+        tap_ok(smooth, "%s: each P is T - omega/rho D^-1 A T (T from the aggregates, A T by the reference, rho the "
+               "library's, within [1, Gershgorin's bound]) %s", spec, pwhy);
+    }
     double factor = convergence(amg, 10);
     tap_ok(factor < bound, "%s: V(2,2) cycles reduce the residual by %.3f each (bound %.2f)", spec, factor, bound);
     if (resident)

@@ -23,6 +23,17 @@ skip() {
     n=$((n + 1))
     echo "ok $n - $1 # SKIP $2"
 }
+# close X.mtx Y.mtx: 0 when the two files (as hsp_mm_write writes them) hold
+# matrices of one shape and pattern whose values differ by at most 1e-12 of
+# the largest; else 1, naming the first difference on stderr.
+close() {
+    awk 'FNR == 1 { file++ } /^%/ { next }
+         file == 1 { line[++n1] = $0; v = $3 < 0 ? -$3 : $3; if (n1 > 1 && v > big) big = v; next }
+         { k++; split(line[k], a, " ")
+           if (k == 1 ? $0 != line[1] : (a[1] != $1 || a[2] != $2 || (a[3] - $3 > 1e-12 * big || $3 - a[3] > 1e-12 * big))) {
+               print FILENAME ":" FNR ": " $0 ", the other: " line[k] >"/dev/stderr"; bad = 1; exit } }
+         END { if (!bad && k != n1) { print "entries: " n1 " and " k >"/dev/stderr"; bad = 1 } exit bad }' "$1" "$2"
+}
 
 run "$hsp" --help
 ok $rc "--help exits 0"
@@ -172,6 +183,14 @@ ok "$(has "^    1 " "$tmp/out")" "amg-setup prints a table of levels"
 ok "$(has "faster" "$tmp/out")" "amg-setup --resetup compares the two times"
 [ -s "$tmp/levels/deeper/A1.mtx" ] && [ -s "$tmp/levels/deeper/P0.mtx" ]
 ok $? "amg-setup --write-levels writes A and P of each level, into a directory made with its parent"
+levels="$tmp/levels/deeper" l=0 same=0
+while [ -s "$levels/P$l.mtx" ]; do
+    "$hsp" rap "$levels/A$l.mtx" "$levels/P$l.mtx" -o "$tmp/rap$l.mtx" >/dev/null &&
+        close "$tmp/rap$l.mtx" "$levels/A$((l + 1)).mtx" || same=1
+    l=$((l + 1))
+done
+[ $l -ge 2 ]; ok $? "amg-setup --write-levels writes $l levels' P"
+ok $same "each written A_{l+1} is P_l^T A_l P_l as hspgemm rap computes it from the written A_l and P_l, to rounding"
 run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resident --device=cpu --write-levels="$tmp/resident"
 ok "$(has "brought home" "$tmp/out")" "amg-setup --resident times placing and bringing home apart"
 same=0

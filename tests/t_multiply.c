@@ -384,6 +384,176 @@ static void test_million_rows(void)
     hsp_context_free(ctx);
 }
 
+/* Row i's upper bound u: the entries of the B rows its A entries point at. */
+static int64_t row_bound(const hsp_csr *A, const hsp_csr *B, int32_t i)
+{
+    int64_t u = 0;
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+        u += B->rowptr[A->colidx[p] + 1] - B->rowptr[A->colidx[p]];
+    return u;
+}
+
+/* The bin whose range [lo, hi] holds u, by a scan of the ranges (not the
+ * library's lookup). */
+static int bin_holding(const hsp_bins *bins, int64_t u)
+{
+    for (int b = 0; b < bins->nbins; b++)
+        if (bins->lo[b] <= u && u <= bins->hi[b]) return b;
+    return -1;
+}
+
+/* Row i of A alone, a 1 x ncols(A) matrix. */
+static hsp_csr *one_row(const hsp_csr *A, int32_t i)
+{
+    int64_t first = A->rowptr[i], n = A->rowptr[i + 1] - first;
+    size_t vsize = A->precision == HSP_DOUBLE ? sizeof(double) : sizeof(float);
+    hsp_csr *R = NULL;
+    if (hsp_csr_create(1, A->ncols, n, A->precision, &R) != HSP_OK) return NULL;
+    memcpy(R->colidx, A->colidx + first, (size_t)n * sizeof *R->colidx);
+    memcpy(R->values, (const char *)A->values + (size_t)first * vsize, (size_t)n * vsize);
+    return R;
+}
+
+/* The one bin stats put a single-row product's row in, or -1 when it is not
+ * exactly one row in one bin. */
+static int lone_bin(const hsp_stats *st, int nbins)
+{
+    int bin = -1, rows = 0;
+    for (int b = 0; b < nbins; b++) {
+        rows += (int)st->rows_bin[b];
+        if (st->rows_bin[b]) bin = b;
+    }
+    return rows == 1 ? bin : -1;
+}
+
+/* Binning, row by row, on the device under test: rows whose u is each
+ * bin's first, middle and last (the long bin: its first, the next, twice
+ * the first), so empty, single, short, medium and long rows and every
+ * power-of-two multiple of W that bounds a range.  The whole product's
+ * rows_bin must hold, bin by bin, the rows whose u its range holds; and
+ * each row multiplied alone must land, as its product's one row, in the
+ * bin whose range holds its u (the library keeps no per-row bin of a
+ * product that a test could read: the cpu device computes all but the long
+ * rows straight into C). */
+static void test_bins_row_by_row(void)
+{
+    hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);
+    const hsp_bins *bins = hsp_context_bins(ctx);
+    int nbins = bins->nbins, last = nbins - 1;
+    int32_t len[3 * HSP_MAX_BINS], n = 0, maxlen = 0;
+    for (int b = 0; b < last; b++) {
+        len[n++] = (int32_t)bins->lo[b], len[n++] = (int32_t)((bins->lo[b] + bins->hi[b]) / 2);
+        if (bins->hi[b] > bins->lo[b]) len[n++] = (int32_t)bins->hi[b];
+    }
+    len[n++] = (int32_t)bins->lo[last], len[n++] = (int32_t)bins->lo[last] + 1, len[n++] = 2 * (int32_t)bins->lo[last];
+    for (int32_t i = 0; i < n; i++) maxlen = len[i] > maxlen ? len[i] : maxlen;
+    hsp_csr *A, *B;
+    bin_operands(len, n, maxlen, HSP_DOUBLE, &A, &B);
+    int64_t want[HSP_MAX_BINS] = {0};
+    for (int32_t i = 0; i < n; i++) want[bin_holding(bins, row_bound(A, B, i))]++;
+    hsp_stats st;
+    hsp_csr_free(check_product(ctx, A, B, &st, "rows at every bin's edges"));
+    int b = 0;
+    while (b < nbins && st.rows_bin[b] == want[b]) b++;
+    if (!tap_ok(b == nbins, "rows at every bin's edges: each bin holds the %d rows whose u its range holds", n))
+        tap_diag("bin %d [%lld, %lld]: %lld rows, expected %lld", b, (long long)bins->lo[b], (long long)bins->hi[b],
+                 (long long)st.rows_bin[b], (long long)want[b]);
+    int32_t i = 0;
+    int got = 0, expect = 0;
+    for (; i < n; i++) {
+        hsp_csr *R = one_row(A, i), *C = NULL;
+        expect = bin_holding(bins, row_bound(A, B, i));
+        got = R && hsp_multiply(ctx, R, B, &C, &st) == HSP_OK ? lone_bin(&st, nbins) : -2;
+        hsp_csr_free(R), hsp_csr_free(C);
+        if (got != expect) break;
+    }
+    if (!tap_ok(i == n, "each of the %d rows alone lands in the bin whose range holds its u", n))
+        tap_diag("row %d, u = %d: bin %d, expected bin %d [%lld, %lld] (-2: failed, -1: not one row)", i, len[i], got,
+                 expect, (long long)bins->lo[expect], (long long)bins->hi[expect]);
+    hsp_csr_free(A), hsp_csr_free(B);
+    hsp_context_free(ctx);
+}
+
+/* Operands whose products cancel: row i of A is 1/2 at columns 2i and 2i+1;
+ * B's rows 2i and 2i+1 hold the same len[i] columns, with values v and -v
+ * but at every fourth column (v and 2v), so that row i of C (u = 2 len[i])
+ * holds len[i] entries, three in four of them exact zeros. */
+static void cancelling_operands(const int32_t *len, int32_t nrows, int32_t ncols, hsp_precision prec,
+                                hsp_csr **A, hsp_csr **B)
+{
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < nrows; i++) nnz += 2 * (int64_t)len[i];
+    int32_t *r = malloc((size_t)nnz * sizeof *r), *c = malloc((size_t)nnz * sizeof *c);
+    int32_t *ar = malloc(2 * (size_t)nrows * sizeof *ar), *ac = malloc(2 * (size_t)nrows * sizeof *ac);
+    double *v = malloc((size_t)nnz * sizeof *v), *av = malloc(2 * (size_t)nrows * sizeof *av);
+    hsp_csr *DA = NULL, *DB = NULL;
+    *A = *B = NULL;
+    for (int32_t i = 0, k = 0; r && c && v && ar && ac && av && i < nrows; i++)
+        for (int32_t half = 0; half < 2; half++) {
+            ar[2 * i + half] = i, ac[2 * i + half] = 2 * i + half, av[2 * i + half] = 0.5;
+            for (int32_t t = 0; t < len[i]; t++, k++) {
+                double x = 1 + (t + i) % 7;
+                r[k] = 2 * i + half, c[k] = (int32_t)((int64_t)t * ncols / len[i]);
+                v[k] = half == 0 ? x : t % 4 ? -x : 2 * x;
+            }
+        }
+    if (r && c && v && ar && ac && av) {
+        hsp_csr_from_triplets(nrows, 2 * nrows, 2 * nrows, ar, ac, av, HSP_DOUBLE, &DA);
+        hsp_csr_from_triplets(2 * nrows, ncols, nnz, r, c, v, HSP_DOUBLE, &DB);
+    }
+    if (DA && DB) hsp_csr_convert(DA, prec, A), hsp_csr_convert(DB, prec, B);
+    free(r), free(c), free(v), free(ar), free(ac), free(av), hsp_csr_free(DA), hsp_csr_free(DB);
+}
+
+/* The entries of C that are exactly zero. */
+static int64_t zero_entries(const hsp_csr *C)
+{
+    int64_t zeros = 0;
+    for (int64_t k = 0; C && k < C->nnz; k++) zeros += hsp_csr_value(C, k) == 0;
+    return zeros;
+}
+
+/* Cancellation in medium rows (u = 34..512) and long rows (u past the
+ * device's long bin, up to 6000, whose buffers grow): every method, both
+ * grow modes, both precisions; C matches the reference, which keeps a
+ * column whatever its sum, and holds each cancelled entry as an explicit
+ * zero (README: the pattern of C depends only on A's and B's). */
+static void test_cancelling_rows(void)
+{
+    hsp_context *probe = make_context(1, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);
+    const hsp_bins *layout = hsp_context_bins(probe);
+    int32_t first_long = (int32_t)layout->lo[layout->nbins - 1], len[40], n = 0;
+    hsp_context_free(probe);
+    for (int32_t l = 17; l <= 256; l += 17) len[n++] = l; /* medium: u = 34..510 */
+    len[n++] = 256;
+    len[n++] = (first_long + 1) / 2, len[n++] = first_long, len[n++] = 3000; /* long */
+    for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+        hsp_csr *A, *B;
+        cancelling_operands(len, n, 4 * 3000, prec, &A, &B);
+        int64_t want_zeros = 0;
+        for (int32_t i = 0; i < n; i++) want_zeros += len[i] - (len[i] + 3) / 4;
+        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++) {
+            if (!method_runs(m)) continue;
+            for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
+                hsp_context *ctx = make_context(2, g, m);
+                hsp_stats st;
+                char what[128];
+                snprintf(what, sizeof what, "cancelling medium and long rows, %s, %s, %s",
+                         prec == HSP_DOUBLE ? "double" : "float", hsp_method_name(m), hsp_grow_name(g));
+                hsp_csr *C = check_product(ctx, A, B, &st, what);
+                tap_ok(C && zero_entries(C) == want_zeros && st.rows_group[3] > 0 && st.rows_group[4] >= 3,
+                       "%s: %lld explicit zeros kept of %lld (%lld medium, %lld long rows)", what,
+                       (long long)zero_entries(C), (long long)want_zeros, (long long)st.rows_group[3],
+                       (long long)st.rows_group[4]);
+                if (long_rows_grow(&st))
+                    tap_ok(st.grow_events > 0, "%s: long rows grew (%lld events)", what, (long long)st.grow_events);
+                hsp_csr_free(C), hsp_context_free(ctx);
+            }
+        }
+        hsp_csr_free(A), hsp_csr_free(B);
+    }
+}
+
 /* Expect status s from multiplying, with a message containing text, and
  * the operands unchanged. */
 static void expect_error(hsp_context *ctx, hsp_csr *A, hsp_csr *B, hsp_status want,
@@ -434,6 +604,70 @@ static void test_errors(void)
     expect_error(ctx, A, A, HSP_ERR_NOMEM, "2000 rows need 56028 bytes", "row arrays over the limit refused first");
     hsp_csr_free(A);
     hsp_context_free(ctx);
+}
+
+/* B of k rows of 250 entries: over the same 250 columns (A's rows of k
+ * entries then have 250 entries, within a long row's first buffer) or over
+ * 250 k distinct columns (250 k entries a row: its buffer must grow). */
+static hsp_csr *long_row_b(int32_t k, int spread)
+{
+    hsp_csr *B = NULL;
+    if (hsp_csr_create(k, 250 * k, 250 * (int64_t)k, HSP_DOUBLE, &B) != HSP_OK) return NULL;
+    for (int32_t r = 0; r < k; r++) {
+        for (int32_t t = 0; t < 250; t++) {
+            B->colidx[250 * r + t] = spread ? k * t + r : t;
+            ((double *)B->values)[250 * r + t] = 1 + (t + r) % 5;
+        }
+        B->rowptr[r + 1] = 250 * (r + 1);
+    }
+    return B;
+}
+
+/* A memory limit that trips while long rows grow, in both grow modes (on a
+ * GPU device with merge, whose long rows grow), long rows starting with
+ * 1024 entries.  Two products of the same shapes and bounds: four long rows
+ * of 250 entries, which keep their first buffer, and the same rows over
+ * distinct columns (more than 2048 entries each), which must grow.  The
+ * limit is the first's peak: the second starts as the first did, and on the
+ * cpu device trips when a row's buffer grows (a limit that held the second's
+ * C would hold its grown rows too: they shrink to their length before C is
+ * made).  On a GPU it is that peak plus what the second's larger C takes,
+ * and trips when the pool of long rows grows past it.  It fails with
+ * HSP_ERR_NOMEM and a message, touches neither operand, and the context
+ * then runs the first product right (what it allocated is freed: the
+ * sanitizer build's LeakSanitizer checks). */
+static void test_limit_in_growth(void)
+{
+    hsp_method m = strncmp(ref_device(), "opencl", 6) ? HSP_METHOD_DEFAULT : HSP_METHOD_MERGE;
+    hsp_context *probe = make_context(1, HSP_GROW_REALLOC, m);
+    const hsp_bins *layout = hsp_context_bins(probe);
+    int32_t k = (int32_t)(layout->lo[layout->nbins - 1] / 250 + 1); /* u = 250 k: long */
+    hsp_context_free(probe);
+    if (k < 9) k = 9;
+    hsp_csr *A = ref_random(4, k, k, k, HSP_DOUBLE, 71), *fits = long_row_b(k, 0), *grows = long_row_b(k, 1);
+    for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
+        hsp_options o;
+        hsp_context *ctx = NULL;
+        hsp_stats st;
+        int runs;
+        char what[128];
+        test_options(&o, 2, g, m, &runs);
+        o.grow_start = 1024;
+        hsp_context_create(&o, &ctx);
+        snprintf(what, sizeof what, "memory limit in growth, %s", hsp_grow_name(g));
+        hsp_csr_free(check_product(ctx, A, fits, &st, what));
+        hsp_context_free(ctx);
+        tap_ok(st.grow_events == 0 && st.rows_group[4] == 4, "%s: rows of u = %d and 250 entries: %lld long, "
+               "%lld grow events", what, 250 * k, (long long)st.rows_group[4], (long long)st.grow_events);
+        o.mem_limit = st.peak_temp_bytes + (m == HSP_METHOD_MERGE) * 4 * 250 * (int64_t)(k - 1) *
+                                               (int64_t)(sizeof(int32_t) + sizeof(double));
+        hsp_context_create(&o, &ctx);
+        expect_error(ctx, A, grows, HSP_ERR_NOMEM, "memory limit of", what);
+        snprintf(what, sizeof what, "memory limit in growth, %s: then the product that fits", hsp_grow_name(g));
+        hsp_csr_free(check_product(ctx, A, fits, NULL, what));
+        hsp_context_free(ctx);
+    }
+    hsp_csr_free(A), hsp_csr_free(fits), hsp_csr_free(grows);
 }
 
 /* The least limit from the one pass's peak up, in sixteenths of it, under
@@ -613,9 +847,12 @@ int main(void)
     test_wide_long_rows();
     test_mostly_empty_b_rows();
     test_million_rows();
+    test_bins_row_by_row();
+    test_cancelling_rows();
     test_long_rows_few_columns();
     test_two_passes();
     test_errors();
+    test_limit_in_growth();
     test_bad_options();
     test_device_timeout();
     return tap_done();
