@@ -14,6 +14,7 @@
  * Just below each limit the same calls must succeed (or, for C's arrays,
  * fail on the memory limit), so that a check that fires too early fails
  * too. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
@@ -225,9 +226,9 @@ static void device_sums(hsp_context *ctx)
     tap_ok(overflowed(s, "the number of products overflows 64 bits"),
            "device stage 2, two work-groups of 2^62 long-row products: HSP_ERR_OVERFLOW (got %s: %s)",
            hsp_strerror(s), hsp_errmsg());
-    s = device_bins(ctx, g, longbin, flops, &st);
+    s = device_bins(ctx, g, medium, flops, &st);
     tap_ok(overflowed(s, "the flop count overflows 64 bits"),
-           "device stage 2, 2^62 products: the flop count overflows (got %s: %s)", hsp_strerror(s), hsp_errmsg());
+           "device stage 2, 2^62 medium-row products: the flop count overflows (got %s: %s)", hsp_strerror(s), hsp_errmsg());
     s = device_bins(ctx, g, medium, most, &st);
     tap_ok(s == HSP_OK && st.flops == 2 * (TWO_62 - 1) && st.flops_group[HSP_GROUP_MEDIUM] == st.flops,
            "device stage 2, 2^62 - 1 medium-row products: %lld flops, all of the medium group, no overflow (got %s)",
@@ -252,6 +253,7 @@ int main(void)
 {
     hsp_options opt;
     hsp_context *ctx = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the lines before a crash of a product that should have failed */
     hsp_options_init(&opt);
     opt.device = "cpu", opt.threads = 2, opt.small_nnz = -1, opt.mem_limit = (int64_t)1 << 30;
     if (!tap_ok(hsp_context_create(&opt, &ctx) == HSP_OK, "a cpu context")) return tap_done();
