@@ -228,7 +228,8 @@ static void device_sums(hsp_context *ctx)
            hsp_strerror(s), hsp_errmsg());
     s = device_bins(ctx, g, medium, flops, &st);
     tap_ok(overflowed(s, "the flop count overflows 64 bits"),
-           "device stage 2, 2^62 medium-row products: the flop count overflows (got %s: %s)", hsp_strerror(s), hsp_errmsg());
+           "device stage 2, 2^62 medium-row products: the flop count overflows (got %s: %s)", hsp_strerror(s),
+           hsp_errmsg());
     s = device_bins(ctx, g, medium, most, &st);
     tap_ok(s == HSP_OK && st.flops == 2 * (TWO_62 - 1) && st.flops_group[HSP_GROUP_MEDIUM] == st.flops,
            "device stage 2, 2^62 - 1 medium-row products: %lld flops, all of the medium group, no overflow (got %s)",
