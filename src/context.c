@@ -1,5 +1,6 @@
 /* context.c: options, contexts (device, thread pool, bin layout, per-thread
- * workspaces) and the names of enums. */
+ * workspaces), the hand-over of "auto" to its next device, and the names of
+ * enums. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,38 @@ static hsp_status default_timeout(double *seconds)
     return HSP_OK;
 }
 
+/* Make dev the context's device, with what follows from it: the bin layout,
+ * each group's method and, for a device that works beside the CPU threads, a
+ * cpu device for small products.  On failure the context is as it was and
+ * dev is not taken. */
+static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
+{
+    const hsp_options *o = &ctx->options;
+    hsp_bins bins;
+    hsp_device *cpu = NULL;
+    hsp_method method[HSP_NMETHODGROUPS], cpu_method[HSP_NMETHODGROUPS] = {HSP_METHOD_DEFAULT};
+    hsp_status s = hsp_bins_layout(o->wavefront ? o->wavefront : dev->wavefront,
+                                   o->local_mem ? o->local_mem : dev->local_mem,
+                                   o->wavefront || o->local_mem ? 0 : dev->medium_max, &bins);
+    if (s == HSP_OK && dev->async && o->small_nnz > 0 && (s = hsp_device_cpu_open(ctx->pool, &cpu)) == HSP_OK)
+        snprintf(cpu->description, sizeof cpu->description, "cpu (a small product)");
+    for (int g = 0; g < HSP_NMETHODGROUPS && s == HSP_OK; g++) {
+        if (cpu) cpu_method[g] = o->method[g] ? o->method[g] : cpu->default_method[g];
+        method[g] = o->method[g] ? o->method[g] : dev->default_method[g];
+        if (!(dev->methods[g] & 1u << method[g]))
+            s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
+                         hsp_method_name(method[g]), hsp_group_name(g + 2), dev->description);
+    }
+    if (s != HSP_OK) {
+        if (cpu) cpu->destroy(cpu);
+        return s;
+    }
+    ctx->device = dev, ctx->cpu = cpu, ctx->bins = bins, ctx->options.device = dev->name;
+    memcpy(ctx->method, method, sizeof method);
+    memcpy(ctx->cpu_method, cpu_method, sizeof cpu_method);
+    return HSP_OK;
+}
+
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
 {
     hsp_options defaults;
@@ -70,14 +103,13 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
     ctx->options = *o;
     if (!ctx->options.device) ctx->options.device = "auto";
     if (!ctx->options.grow_start) ctx->options.grow_start = 256;
+    if (!ctx->options.small_nnz) ctx->options.small_nnz = 1 << 18;
     ctx->options.device_timeout = timeout;
     int nthreads = o->threads ? o->threads : hsp_cpu_count();
+    hsp_device *dev = NULL;
     s = hsp_pool_create(nthreads, &ctx->pool);
-    if (s == HSP_OK) s = hsp_device_open(ctx->options.device, ctx->pool, &ctx->device);
-    if (s == HSP_OK)
-        s = hsp_bins_layout(o->wavefront ? o->wavefront : ctx->device->wavefront,
-                            o->local_mem ? o->local_mem : ctx->device->local_mem,
-                            o->wavefront || o->local_mem ? 0 : ctx->device->medium_max, &ctx->bins);
+    if (s == HSP_OK) s = hsp_device_open(ctx->options.device, ctx->pool, &dev, &ctx->auto_next);
+    if (s == HSP_OK && (s = take_device(ctx, dev)) != HSP_OK) dev->destroy(dev);
     size_t scratch_bytes = (size_t)nthreads * sizeof *ctx->scratch;
     if (s == HSP_OK && !(ctx->scratch = aligned_alloc(_Alignof(hsp_scratch), scratch_bytes)))
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for thread workspaces");
@@ -86,26 +118,25 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
         hsp_context_free(ctx);
         return s;
     }
-    ctx->options.device = ctx->device->name;
-    if (!ctx->options.small_nnz) ctx->options.small_nnz = 1 << 18;
-    if (ctx->device->async && ctx->options.small_nnz > 0) {
-        if ((s = hsp_device_cpu_open(ctx->pool, &ctx->cpu)) != HSP_OK) {
-            hsp_context_free(ctx);
-            return s;
-        }
-        snprintf(ctx->cpu->description, sizeof ctx->cpu->description, "cpu (a small product)");
-    }
-    for (int g = 0; g < HSP_NMETHODGROUPS; g++) {
-        if (ctx->cpu) ctx->cpu_method[g] = o->method[g] ? o->method[g] : ctx->cpu->default_method[g];
-        ctx->method[g] = o->method[g] ? o->method[g] : ctx->device->default_method[g];
-        if (!(ctx->device->methods[g] & 1u << ctx->method[g])) {
-            s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
-                         hsp_method_name(ctx->method[g]), hsp_group_name(g + 2), ctx->device->description);
-            hsp_context_free(ctx);
-            return s;
-        }
-    }
     *out = ctx;
+    return HSP_OK;
+}
+
+hsp_status hsp_context_hand_over(hsp_context *ctx)
+{
+    hsp_device *failed = ctx->device, *cpu = ctx->cpu, *dev;
+    char note[sizeof failed->note];
+    int next;
+    snprintf(note, sizeof note, "%s", failed->note);
+    size_t at = strlen(note);
+    snprintf(note + at, sizeof note - at, "%sauto passed over %s: %s", at ? "; " : "", failed->name, hsp_errmsg());
+    hsp_status s = hsp_device_open_auto(ctx->auto_next, note, ctx->pool, &dev, &next);
+    if (s == HSP_OK && (s = take_device(ctx, dev)) != HSP_OK) dev->destroy(dev);
+    if (s != HSP_OK) return s;
+    if (failed->lost) memset(&ctx->ws, 0, sizeof ctx->ws); /* it may still write them: left, not freed */
+    failed->destroy(failed);
+    if (cpu) cpu->destroy(cpu);
+    ctx->auto_next = next, ctx->last_on_device = 0;
     return HSP_OK;
 }
 

@@ -26,8 +26,16 @@ struct hsp_context {
     int keep;                             /* the next product's C is only for the product after
                                              it: the device may keep it (set by hsp_rap) */
     hsp_method cpu_method[HSP_NMETHODGROUPS];
+    int auto_next;                        /* "auto" chose the device, which has done no work
+                                             yet: the candidate (HSP_AUTO_*) to hand over to
+                                             when it fails, else HSP_AUTO_NONE */
     struct hsp_scratch *scratch;          /* one per thread */
     hsp_workspace ws;
 };
+
+/* The device "auto" chose failed its first product (with the error of
+ * hsp_errmsg()): close it and make the next candidate that opens the
+ * context's device, its note saying what failed and why. */
+hsp_status hsp_context_hand_over(hsp_context *ctx);
 
 #endif

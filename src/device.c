@@ -1,6 +1,7 @@
 /* device.c: choosing a device by name.  "auto" tries the hsa device, then
  * a GPU through OpenCL, then cpu; the device it takes carries a note of what
- * it passed over and why. */
+ * it passed over and why, and the context may hand over to the next of them
+ * (hsp_context_hand_over). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,28 +76,47 @@ bad:
     return hsp_fail(HSP_ERR_ARG, "bad device '%s': give %s (N from `hspgemm devices`)", spec, usage);
 }
 
-/* "auto": the first of hsa, an OpenCL GPU and cpu that opens. */
-static hsp_status open_auto(hsp_pool *pool, hsp_device **out)
+/* Open candidate c of "auto" (HSP_AUTO_*); *tried is 0 where it is absent
+ * (not built in, or no OpenCL GPU): passed over without a word. */
+static hsp_status open_candidate(int c, hsp_pool *pool, hsp_device **out, int *tried)
 {
-    char note[sizeof (*out)->note] = "";
-    hsp_status s = HSP_ERR_DEVICE;
+    *tried = 1;
 #ifdef HSP_HAVE_HSA
-    s = hsp_device_hsa_open("hsa", out);
-    if (s != HSP_OK) snprintf(note, sizeof note, "auto passed over hsa: %s", hsp_errmsg());
+    if (c == HSP_AUTO_HSA) return hsp_device_hsa_open("hsa", out);
 #endif
 #ifdef HSP_HAVE_OPENCL
-    if (s != HSP_OK && ocl_first_gpu() >= 0) s = hsp_device_opencl_open("opencl", pool, out);
+    if (c == HSP_AUTO_OPENCL && ocl_first_gpu() >= 0) return hsp_device_opencl_open("opencl", pool, out);
 #endif
-    if (s != HSP_OK) s = hsp_device_cpu_open(pool, out);
-    if (s == HSP_OK) {
-        memcpy((*out)->note, note, sizeof note);
-        hsp_clear_error();
+    if (c == HSP_AUTO_CPU) return hsp_device_cpu_open(pool, out);
+    *tried = 0;
+    return HSP_ERR_UNSUPPORTED;
+}
+
+hsp_status hsp_device_open_auto(int from, const char *note, hsp_pool *pool, hsp_device **out, int *next)
+{
+    static const char *const name[] = {NULL, "hsa", "opencl", "cpu"};
+    char passed[sizeof (*out)->note];
+    hsp_status s = HSP_ERR_DEVICE;
+    snprintf(passed, sizeof passed, "%s", note);
+    for (int c = from; c <= HSP_AUTO_CPU; c++) {
+        int tried;
+        if ((s = open_candidate(c, pool, out, &tried)) == HSP_OK) {
+            memcpy((*out)->note, passed, sizeof passed);
+            *next = c < HSP_AUTO_CPU ? c + 1 : HSP_AUTO_NONE;
+            hsp_clear_error();
+            return HSP_OK;
+        }
+        size_t at = strlen(passed);
+        if (tried)
+            snprintf(passed + at, sizeof passed - at, "%sauto passed over %s: %s", at ? "; " : "", name[c],
+                     hsp_errmsg());
     }
     return s;
 }
 
-hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out)
+hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out, int *next)
 {
-    *out = NULL;
-    return !name || !strcmp(name, "auto") ? open_auto(pool, out) : open_named(name, pool, out);
+    *out = NULL, *next = HSP_AUTO_NONE;
+    return !name || !strcmp(name, "auto") ? hsp_device_open_auto(HSP_AUTO_HSA, "", pool, out, next)
+                                          : open_named(name, pool, out);
 }

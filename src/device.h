@@ -92,8 +92,15 @@ typedef struct hsp_held_ops {
 
 /* Open the device called name: "auto" (the hsa device, else a GPU through
  * OpenCL, else cpu), "cpu", "opencl[:N][,nosvm][,nofp64]" or
- * "hsa[:N][,nosvm]"; the cpu device runs on pool. */
-hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out);
+ * "hsa[:N][,nosvm]"; the cpu device runs on pool.  *next: what "auto" would
+ * try after it (HSP_AUTO_*; NONE for a device named). */
+hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out, int *next);
+/* The devices "auto" tries, in order. */
+enum { HSP_AUTO_NONE, HSP_AUTO_HSA, HSP_AUTO_OPENCL, HSP_AUTO_CPU };
+/* "auto" from candidate from on: the first that opens, whose note gets note
+ * and then what was passed over and why; *next is the candidate after it
+ * (HSP_AUTO_NONE after cpu). */
+hsp_status hsp_device_open_auto(int from, const char *note, hsp_pool *pool, hsp_device **out, int *next);
 /* Parse "prefix[:N][,flag]..." (the name has prefix): *index is N or -1,
  * bit j of *set says flag j (of nflags) was given; HSP_ERR_ARG saying what
  * the device takes otherwise. */

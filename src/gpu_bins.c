@@ -52,11 +52,12 @@ static hsp_status offsets(hsp_job *job, int64_t ngroups, const int32_t *count, c
             int64_t x = u[g * NGROUPS_U + c];
             if (hsp_add_overflows(flops, x, &flops) || (c <= HSP_GROUP_MEDIUM && hsp_add_overflows(slots, x, &slots)))
                 return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
-            job->stats->flops_group[c] += 2 * x;
+            job->stats->flops_group[c] += x; /* products, doubled once their sum is known to fit */
         }
     }
     if (hsp_mul_overflows(flops, 2, &job->stats->flops))
         return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
+    for (int c = 0; c < NGROUPS_U; c++) job->stats->flops_group[c] *= 2;
     job->nslots = slots;
     job->nlong = job->bin_start[nb] - job->bin_start[nb - 1];
     return HSP_OK;

@@ -130,7 +130,9 @@ hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_reallo
         *moved = p != x->ptr;
         count_bytes(g, (int64_t)(bytes - x->bytes));
         x->ptr = p, x->bytes = bytes;
-        return g->ops->map_host ? g->ops->map_host(g, p, bytes, 1) : HSP_OK;
+        hsp_status s = g->ops->map_host ? g->ops->map_host(g, p, bytes, 1) : HSP_OK;
+        if (s != HSP_OK) gpu_array_free(g, x); /* the GPU cannot reach it: no later product may take it */
+        return s;
     }
     hsp_status s = gpu_array_new(g, x, bytes);
     if (s != HSP_OK) {

@@ -1,4 +1,5 @@
-/* multiply.c: hsp_multiply, checking its inputs and timing the four stages. */
+/* multiply.c: hsp_multiply, checking its inputs and timing the four stages;
+ * a device "auto" chose that fails its first product hands it over. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     memcpy(st->device, job.dev->description, sizeof st->device);
     memcpy(st->device_note, dev->note, sizeof st->device_note);
     ctx->last_on_device = s == HSP_OK && !small;
+    if (s == HSP_OK && !small) ctx->auto_next = HSP_AUTO_NONE; /* the device works: no hand-over */
     if (s != HSP_OK) {
         if (!job.dev->lost) hsp_csr_free(job.C); /* else the GPU may still write it */
         if (job.held_c && !job.dev->lost) dev->drop(dev, job.held_c);
@@ -165,5 +167,8 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
                         hsp_stats *stats)
 {
     void *const on_host[2] = {NULL, NULL};
-    return hsp_product(ctx, A, B, 0, on_host, 0, C, NULL, stats);
+    hsp_status s = hsp_product(ctx, A, B, 0, on_host, 0, C, NULL, stats);
+    if (s == HSP_ERR_DEVICE && ctx->auto_next && (s = hsp_context_hand_over(ctx)) == HSP_OK)
+        return hsp_multiply(ctx, A, B, C, stats); /* on the next device "auto" opens */
+    return s;
 }

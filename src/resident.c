@@ -71,6 +71,7 @@ hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
         hsp_csr_free(H);
         return s;
     }
+    ctx->auto_next = HSP_AUTO_NONE; /* the device holds a matrix: it stays */
     return (*M = hsp_resident_new(ctx, H, 0, held)) ? HSP_OK : HSP_ERR_NOMEM;
 }
 

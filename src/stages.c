@@ -63,15 +63,16 @@ static void bound_part(void *arg, int tid, int64_t part)
     part_run *r = arg;
     const hsp_csr *A = r->job->A, *B = r->job->B;
     int64_t sum = 0;
+    int over = 0;
     (void)tid;
     for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
         int64_t u = 0;
         for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
             u += B->rowptr[A->colidx[p] + 1] - B->rowptr[A->colidx[p]];
         r->job->ub[i] = u;
-        sum += u;
+        over |= hsp_add_overflows(sum, u, &sum);
     }
-    r->part_flops[part] = sum;
+    r->part_flops[part] = over ? -1 : sum; /* -1: the part's sum overflows */
 }
 
 /* Parts for a parallel loop over rows: a few per thread. */
@@ -85,9 +86,10 @@ static void sum_part(void *arg, int tid, int64_t part)
 {
     part_run *r = arg;
     int64_t sum = 0;
+    int over = 0;
     (void)tid;
-    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) sum += r->job->ub[i];
-    r->part_flops[part] = sum;
+    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) over |= hsp_add_overflows(sum, r->job->ub[i], &sum);
+    r->part_flops[part] = over ? -1 : sum;
 }
 
 hsp_status hsp_stage_bound(hsp_job *job)
@@ -103,7 +105,7 @@ hsp_status hsp_stage_bound(hsp_job *job)
     part_run r = {job, cut, part_flops};
     hsp_pool_chunks(job->ctx->pool, nparts, dev->bound ? sum_part : bound_part, &r);
     for (int64_t p = 0; p < nparts; p++)
-        if (hsp_add_overflows(total, part_flops[p], &total))
+        if (part_flops[p] < 0 || hsp_add_overflows(total, part_flops[p], &total))
             return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
     if (hsp_mul_overflows(total, 2, &job->stats->flops))
         return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
@@ -350,7 +352,7 @@ hsp_status hsp_stage_alloc_entries(hsp_job *job)
 {
     hsp_csr *C = job->C;
     job->stats->nnz_c = C->nnz;
-    if ((uint64_t)C->nnz > SIZE_MAX / 16)
+    if (C->nnz > INT64_MAX / 16 || (uint64_t)C->nnz > SIZE_MAX / 16) /* its bytes, in int64_t and size_t */
         return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
                         (long long)C->nnz);
     hsp_status s = job->hold_c ? HSP_OK : hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));

@@ -1,6 +1,6 @@
 /* fake_hsa.c: the stand-in runtime of fake_hsa.h.  Agents, pools, signals
  * and symbols are small integers or plain memory; only what the hsa device
- * calls exists. */
+ * calls exists, and the calls that can fail fail when the test says. */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -32,6 +32,12 @@ static struct {
     uint64_t pool;
 } allocs[ALLOCS_MAX]; /* live allocations, by pool */
 
+/* Count a call that can fail; does it fail? */
+static int failing(void)
+{
+    return ++fake_hsa.calls == fake_hsa.fail_at;
+}
+
 void fake_hsa_reset(void)
 {
     int inits = fake_hsa.inits, handlers = fake_hsa.handlers; /* the runtime lives on */
@@ -46,6 +52,7 @@ void fake_hsa_reset(void)
 hsa_status_t hsa_init(void)
 {
     int inits = fake_hsa.inits;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     sched_yield(); /* a start takes time: callers that race show it */
     fake_hsa.inits = inits + 1;
     return HSA_STATUS_SUCCESS;
@@ -61,7 +68,7 @@ hsa_status_t hsa_shut_down(void)
 hsa_status_t hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t callback, void *data)
 {
     if (!fake_hsa.inits) return HSA_STATUS_ERROR_NOT_INITIALIZED;
-    if (fake_hsa.handlers == HANDLERS_MAX) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    if (fake_hsa.handlers == HANDLERS_MAX || failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     handler[fake_hsa.handlers].callback = callback, handler[fake_hsa.handlers++].data = data;
     return HSA_STATUS_SUCCESS;
 }
@@ -125,12 +132,13 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32
 {
     (void)agent, (void)type, (void)private_size, (void)group_size;
     if (size > fake_hsa.queue_max || (size & (size - 1))) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     memset(&fake_queue, 0, sizeof fake_queue);
     hsa_kernel_dispatch_packet_t *ring = calloc(size, sizeof *ring);
     for (uint32_t k = 0; k < size; k++) ring[k].header = HSA_PACKET_TYPE_INVALID;
     fake_queue.queue.base_address = ring, fake_queue.queue.size = size;
     fake_queue.callback = callback, fake_queue.data = data;
-    fake_hsa.queues++;
+    fake_hsa.queues++, fake_hsa.live++;
     *queue = &fake_queue.queue;
     return HSA_STATUS_SUCCESS;
 }
@@ -139,7 +147,7 @@ hsa_status_t hsa_queue_destroy(hsa_queue_t *queue)
 {
     free(queue->base_address);
     queue->base_address = NULL;
-    fake_hsa.queues--;
+    fake_hsa.queues--, fake_hsa.live--;
     return HSA_STATUS_SUCCESS;
 }
 
@@ -164,8 +172,10 @@ hsa_status_t hsa_signal_create(hsa_signal_value_t initial, uint32_t num_consumer
                                hsa_signal_t *signal)
 {
     (void)num_consumers, (void)consumers;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     int64_t *value = malloc(sizeof *value);
     *value = initial;
+    fake_hsa.live++;
     signal->handle = (uint64_t)(uintptr_t)value;
     return HSA_STATUS_SUCCESS;
 }
@@ -173,6 +183,7 @@ hsa_status_t hsa_signal_create(hsa_signal_value_t initial, uint32_t num_consumer
 hsa_status_t hsa_signal_destroy(hsa_signal_t signal)
 {
     fake_hsa.freed_under_queue += fake_hsa.queues > 0;
+    fake_hsa.live--;
     free((void *)(uintptr_t)signal.handle);
     return HSA_STATUS_SUCCESS;
 }
@@ -193,6 +204,10 @@ hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal, hsa_signal_con
 {
     (void)condition, (void)compare, (void)timeout, (void)state;
     int done = 0;
+    if (failing()) { /* a kernel faulted: the queue stops and says so */
+        fake_hsa.hang = 1;
+        fake_hsa_fail_queue(HSA_STATUS_ERROR_EXCEPTION);
+    }
     while (process_one()) done++;
     if (!done && *(int64_t *)(uintptr_t)signal.handle) nanosleep(&(struct timespec){0, 1000000}, NULL);
     return *(int64_t *)(uintptr_t)signal.handle;
@@ -219,6 +234,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, v
 hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t agent,
                                                 hsa_status_t (*callback)(hsa_amd_memory_pool_t, void *), void *data)
 {
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     if (agent.handle == FAKE_GPU_AGENT) return callback((hsa_amd_memory_pool_t){FAKE_POOL_GPU_COARSE}, data);
     if (fake_hsa.dgpu) callback((hsa_amd_memory_pool_t){FAKE_POOL_CPU_COARSE}, data);
     callback((hsa_amd_memory_pool_t){FAKE_POOL_FINE}, data);
@@ -245,9 +261,10 @@ hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t pool, size_t siz
     (void)flags;
     int k = 0;
     while (k < ALLOCS_MAX && allocs[k].ptr) k++;
-    *ptr = k < ALLOCS_MAX ? aligned_alloc(4096, (size + 4095) / 4096 * 4096) : NULL;
+    *ptr = k < ALLOCS_MAX && !failing() ? aligned_alloc(4096, (size + 4095) / 4096 * 4096) : NULL;
     if (!*ptr) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     memset(*ptr, 0, size);
+    fake_hsa.live++;
     allocs[k].ptr = *ptr, allocs[k].pool = pool.handle;
     fake_hsa.last_pool = pool.handle;
     return HSA_STATUS_SUCCESS;
@@ -259,6 +276,7 @@ hsa_status_t hsa_amd_memory_pool_free(void *ptr)
         if (allocs[k].ptr == ptr) {
             fake_hsa.freed_under_queue += allocs[k].pool == FAKE_POOL_KERNARG && fake_hsa.queues > 0;
             allocs[k].ptr = NULL;
+            fake_hsa.live--;
         }
     fake_hsa.pool_frees++;
     free(ptr);
@@ -270,6 +288,7 @@ hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t 
 {
     (void)agents, (void)flags;
     fake_hsa.last_access_agents = (int)num_agents;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     return num_agents && ptr ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }
 
@@ -279,12 +298,15 @@ hsa_status_t hsa_amd_svm_attributes_set(void *ptr, size_t size, hsa_amd_svm_attr
     fake_hsa.svm_ptr = ptr, fake_hsa.svm_bytes = size;
     fake_hsa.svm_nattrs = count < FAKE_ATTRS_MAX ? (int)count : FAKE_ATTRS_MAX;
     memcpy(fake_hsa.svm_attrs, list, (size_t)fake_hsa.svm_nattrs * sizeof *list);
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     return fake_hsa.svm_fails ? HSA_STATUS_ERROR_INVALID_ARGUMENT : HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t hsa_status_string(hsa_status_t status, const char **text)
 {
-    *text = status == HSA_STATUS_ERROR_EXCEPTION ? "HSA_STATUS_ERROR_EXCEPTION: a kernel faulted (fake)" : NULL;
+    *text = status == HSA_STATUS_ERROR_EXCEPTION ? "HSA_STATUS_ERROR_EXCEPTION: a kernel faulted (fake)"
+            : status == HSA_STATUS_ERROR_OUT_OF_RESOURCES ? "HSA_STATUS_ERROR_OUT_OF_RESOURCES (fake)"
+                                                          : NULL;
     return *text ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }
 
@@ -293,13 +315,16 @@ hsa_status_t hsa_status_string(hsa_status_t status, const char **text)
 hsa_status_t hsa_code_object_reader_create_from_memory(const void *code_object, size_t size,
                                                        hsa_code_object_reader_t *reader)
 {
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     reader->handle = code_object && size ? 1 : 0;
+    fake_hsa.live += reader->handle != 0;
     return reader->handle ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }
 
 hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t reader)
 {
     (void)reader;
+    fake_hsa.live--;
     return HSA_STATUS_SUCCESS;
 }
 
@@ -307,7 +332,9 @@ hsa_status_t hsa_executable_create_alt(hsa_profile_t profile, hsa_default_float_
                                        const char *options, hsa_executable_t *executable)
 {
     (void)profile, (void)mode, (void)options;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     executable->handle = 1;
+    fake_hsa.live++;
     return HSA_STATUS_SUCCESS;
 }
 
@@ -316,18 +343,20 @@ hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t executable, 
                                                    hsa_loaded_code_object_t *loaded)
 {
     (void)executable, (void)agent, (void)options, (void)loaded;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     return reader.handle ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
 }
 
 hsa_status_t hsa_executable_freeze(hsa_executable_t executable, const char *options)
 {
     (void)executable, (void)options;
-    return HSA_STATUS_SUCCESS;
+    return failing() ? HSA_STATUS_ERROR_OUT_OF_RESOURCES : HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t hsa_executable_destroy(hsa_executable_t executable)
 {
     (void)executable;
+    fake_hsa.live--;
     return HSA_STATUS_SUCCESS;
 }
 
@@ -336,6 +365,7 @@ hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable, cons
 {
     size_t len = strlen(name);
     (void)executable, (void)agent;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     if (len < 4 || strcmp(name + len - 3, ".kd") || len >= 80) {
         fake_hsa.bad_symbol_names++;
         return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
@@ -353,6 +383,7 @@ hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t symbol, hsa_
     const char *name = symbol_names[symbol.handle - 1];
     const hsp_kernel_info *k = hsp_kernel_find(fake_hsa.co, name);
     if (!k) return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
+    if (failing()) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     if (attribute == HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT) *(uint64_t *)value = 0x10000 + symbol.handle;
     else if (attribute == HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE)
         *(uint32_t *)value = k->kernarg_size + (fake_hsa.misreport && !strcmp(name, fake_hsa.misreport) ? 8 : 0);

@@ -16,7 +16,13 @@
  *   The faulting queue stops (hangs).
  * - The CPU agent of an APU has a fine-grained and a kernel-argument pool
  *   (and no coarse-grained one: ROCr makes that only for a dGPU's host); the
- *   GPU agent has its own coarse-grained pool. */
+ *   GPU agent has its own coarse-grained pool.
+ * - Faults: the calls that start the runtime, allocate or give access to
+ *   memory, register host memory, create queues and signals, load code
+ *   objects and look up their symbols, or wait, are counted; the one whose
+ *   number is fail_at fails (with HSA_STATUS_ERROR_OUT_OF_RESOURCES; a wait
+ *   returns with the queue reporting a kernel's fault, as after one).  What
+ *   they made and was not yet destroyed or freed is counted in live. */
 #ifndef HSP_FAKE_HSA_H
 #define HSP_FAKE_HSA_H
 
@@ -38,6 +44,7 @@ typedef struct {
     const char *misreport;         /* a kernel whose argument size the runtime misreports */
     int svm_fails;                 /* hsa_amd_svm_attributes_set fails */
     int hang;                      /* the packet processor stops */
+    long fail_at;                  /* the number of the counted call to fail; 0: none */
     /* seen by the test */
     int inits;                     /* hsa_init calls not yet shut down */
     int handlers;                  /* system event handlers registered */
@@ -56,6 +63,8 @@ typedef struct {
     int freed_under_queue;         /* the signal or kernel-argument memory freed while the
                                       queue existed (the GPU could still read them) */
     int doorbells;
+    long calls;                    /* the calls that can fail, made since the reset */
+    int live;                      /* allocations, signals, queues, readers and executables */
     int nlog;                      /* packets processed */
     hsa_kernel_dispatch_packet_t log[FAKE_LOG_MAX]; /* barrier-AND packets too, by header type */
     uint16_t header[FAKE_LOG_MAX];

@@ -12,6 +12,7 @@
  * destroyed before what it uses; and the GPU arrays over this memory, host
  * ranges registered coarse-grained once each. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "aql.h"
@@ -32,25 +33,32 @@ static const hsp_code_object *object(int dbl)
     return NULL;
 }
 
-/* A new state in st for the fake's APU, as the device opens one: the runtime
- * held, faults watched, pools, both executables, the queue. */
-static int open_state(void)
+/* A new state in st for the fake's APU in memory mode, as the device opens
+ * one (device_hsa.c): the runtime held, faults watched, pools, both
+ * executables, the queue.  The fake's fault, if one is set, stays set. */
+static hsp_status open_state(hsa_mem_mode mode)
 {
     static const gpu_ops ops = {hsa_alloc, hsa_free, NULL, NULL, NULL, hsa_map_host, hsa_unmap_host,
                                 NULL, NULL, hsa_finish, NULL};
+    long fail_at = fake_hsa.fail_at;
     fake_hsa_reset();
-    fake_hsa.co = object(0);
+    fake_hsa.fail_at = fail_at;
     st = calloc(1, sizeof *st);
     memset(&g, 0, sizeof g);
-    g.ops = &ops, g.backend = st, g.timeout_s = 10;
+    g.ops = &ops, g.backend = st, g.timeout_s = 10, g.host_arrays = mode != HSA_MEM_POOL;
     st->agent.handle = FAKE_GPU_AGENT, st->cpu.handle = FAKE_CPU_AGENT, st->shared = 1;
     st->xnack_hint = hsa_xnack_hint("gfx1035");
-    st->max_group = 1024, st->group_mem = 64 << 10, st->mode = HSA_MEM_POOL;
-    int ok = hsa_runtime_hold() == HSA_STATUS_SUCCESS && hsa_runtime_watch(st) == HSP_OK;
-    st->held = st->watched = ok;
-    ok = ok && hsa_find_pools(st) == HSP_OK && hsa_load(st, object(0), 0) == HSP_OK;
-    fake_hsa.co = object(1);
-    return ok && hsa_load(st, object(1), 1) == HSP_OK && hsa_queue_open(st) == HSP_OK;
+    st->max_group = 1024, st->group_mem = 64 << 10, st->mode = mode;
+    hsa_status_t e = hsa_runtime_hold();
+    st->held = e == HSA_STATUS_SUCCESS;
+    hsp_status s = st->held ? hsa_runtime_watch(st) : hsp_fail(HSP_ERR_DEVICE, "HSA: hsa_init: %s", hsa_error(e));
+    st->watched = s == HSP_OK;
+    if (s == HSP_OK) s = hsa_find_pools(st);
+    for (int d = 0; d < 2 && s == HSP_OK; d++) {
+        fake_hsa.co = object(d);
+        s = hsa_load(st, object(d), d);
+    }
+    return s == HSP_OK ? hsa_queue_open(st) : s;
 }
 
 /* ---- the runtime ------------------------------------------------------------------ */
@@ -86,7 +94,7 @@ static void test_runtime(void)
 
 static void test_open(void)
 {
-    int opened = open_state();
+    int opened = open_state(HSA_MEM_POOL) == HSP_OK;
     tap_ok(opened && fake_hsa.inits == 1 && fake_hsa.handlers == 1, "open: runtime held, fault handler registered");
     tap_ok(st->kernarg_pool.handle == FAKE_POOL_KERNARG && st->arrays.handle == FAKE_POOL_GPU_COARSE &&
                st->arrays_coarse && st->arrays_local,
@@ -408,7 +416,7 @@ static void test_lost_close(const char *what)
 
 static void test_fault(void)
 {
-    open_state();
+    open_state(HSA_MEM_POOL);
     int ok = launch_bound(1, 1, 64) == HSP_OK;
     int claimed = fake_hsa_memory_fault(FAKE_GPU_AGENT, 0xdead000, HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT);
     tap_ok(ok && claimed && fake_hsa.aborts == 0, "fault: a memory fault on our agent is claimed (no abort)");
@@ -428,7 +436,7 @@ static void test_fault(void)
 
 static void test_queue_error(void)
 {
-    open_state();
+    open_state(HSA_MEM_POOL);
     launch_bound(1, 1, 64);
     fake_hsa.hang = 1;
     fake_hsa_fail_queue(HSA_STATUS_ERROR_EXCEPTION);
@@ -439,7 +447,7 @@ static void test_queue_error(void)
 
 static void test_deadline(void)
 {
-    open_state();
+    open_state(HSA_MEM_POOL);
     g.timeout_s = 0.05, fake_hsa.hang = 1;
     launch_bound(1, 1, 64);
     double t0 = hsp_now_ms();
@@ -449,7 +457,7 @@ static void test_deadline(void)
                g.lost && waited >= 50 && waited < 2000,
            "deadline: a kernel that never ends fails the wait after %.0f ms: %s", waited, hsp_errmsg());
     test_lost_close("deadline");
-    open_state();
+    open_state(HSA_MEM_POOL);
     hsa_queue_close(st);
     fake_hsa.queue_max = 16;
     hsa_queue_open(st);
@@ -459,6 +467,135 @@ static void test_deadline(void)
     tap_ok(s == HSP_ERR_DEVICE && strstr(hsp_errmsg(), "room in the queue") && g.lost,
            "deadline: a full queue that never drains fails the launch: %s", hsp_errmsg());
     test_lost_close("deadline in a full queue");
+}
+
+/* ---- faults: each call of the runtime that can fail, failed in turn ------------------- */
+
+enum { WALK_N = 512 };
+static double walk_a[WALK_N], walk_b[WALK_N], walk_copy[2][WALK_N];
+
+/* A product as the back end sees it: the operands in (copied to the pool,
+ * or registered in place), room for a result, grown as a long row's pool
+ * grows, three launches, the wait, and a result back (the stand-in runs no
+ * kernel: A's values come back); the product's host ranges are forgotten at
+ * its end. */
+static hsp_status walk_product(double *out)
+{
+    int64_t m = WALK_N, copied = 0;
+    int moved;
+    hsp_status s = gpu_upload(&g, GA_AVAL, walk_a, sizeof walk_a);
+    if (s == HSP_OK) s = gpu_upload(&g, GA_BVAL, walk_b, sizeof walk_b);
+    if (s == HSP_OK) s = gpu_reserve(&g, GA_UB, sizeof walk_a);
+    if (s == HSP_OK) s = gpu_grow(&g, GA_UB, 64 * sizeof walk_a, sizeof walk_a, 1, &copied, &moved);
+    gpu_arg a[5] = {gpu_val(&m, sizeof m), gpu_arr(&g, GA_AVAL), gpu_arr(&g, GA_BVAL), gpu_arr(&g, GA_UB),
+                    gpu_arr(&g, GA_UB)};
+    for (int k = 0; k < 3 && s == HSP_OK; k++) s = hsa_launch(&g, 0, GK_BOUND, a, 5, 2, 256);
+    if (s == HSP_OK) s = hsa_finish(&g);
+    if (s == HSP_OK) s = gpu_download(&g, GA_AVAL, out, sizeof walk_a);
+    hsa_unmap_host(&g, NULL);
+    return s;
+}
+
+/* Close the state as the device's destroy does (device_gpu.c): wait, free
+ * the arrays, close; a lost device keeps all of it. */
+static void close_state(void)
+{
+    if (!g.lost) hsa_finish(&g);
+    for (int a = 0; a < GA_COUNT && !g.lost; a++) gpu_release(&g, a);
+    hsa_close(&g);
+}
+
+/* Why a run of a walk went wrong (s its status, out its result, faulted:
+ * a call failed), or "". */
+static void walk_judge(hsp_status s, int faulted, const double *out, const char *before, char *why, size_t len)
+{
+    why[0] = 0;
+    if (s == HSP_OK && faulted) snprintf(why, len, "succeeded although a call failed");
+    else if (s == HSP_OK && out && memcmp(out, walk_a, sizeof walk_a))
+        snprintf(why, len, "succeeded with another result");
+    else if (s != HSP_OK && s != HSP_ERR_DEVICE && s != HSP_ERR_NOMEM)
+        snprintf(why, len, "returned %s: %s", hsp_strerror(s), hsp_errmsg());
+    else if (s != HSP_OK && !strcmp(hsp_errmsg(), before)) snprintf(why, len, "failed without a message of its own");
+    else if (memcmp(walk_a, walk_copy[0], sizeof walk_a) || memcmp(walk_b, walk_copy[1], sizeof walk_b))
+        snprintf(why, len, "changed an operand");
+}
+
+/* Does a registered host range hold the bytes at p? */
+static int in_range(const void *p, size_t bytes)
+{
+    for (int k = 0; k < st->nranges; k++)
+        if (st->ranges[k].start <= (uintptr_t)p && (uintptr_t)p + bytes <= st->ranges[k].end) return 1;
+    return 0;
+}
+
+/* After a run (s its status): the device does the product, rightly, and
+ * is closed.  A lost one cannot: closing it must free nothing, and then the
+ * test gives it all back.  why is set unless it says something already. */
+static void walk_after(hsp_status s, double *out, char *why, size_t len)
+{
+    int live = fake_hsa.live;
+    if (s != HSP_OK && g.lost) {
+        close_state();
+        if (!why[0] && fake_hsa.live != live)
+            snprintf(why, len, "closing the lost device freed %d things", live - fake_hsa.live);
+        g.lost = 0;
+        for (int a = 0; a < GA_COUNT; a++) gpu_release(&g, a);
+        hsa_close(&g);
+        return;
+    }
+    for (int a = 0; a < GA_COUNT && !why[0] && st->mode != HSA_MEM_POOL; a++)
+        if (g.a[a].owned && !in_range(g.a[a].ptr, g.a[a].bytes))
+            snprintf(why, len, "array %d of the device's own is not registered for the GPU", a);
+    if (!why[0] && st->queue && (walk_product(out) != HSP_OK || memcmp(out, walk_a, sizeof walk_a)))
+        snprintf(why, len, "the device then failed the product: %s", hsp_errmsg());
+    close_state();
+}
+
+/* Fail each counted call of the runtime in turn, made by opening a state in
+ * mode (product 0) or by a product on an open state (product 1).  Each run
+ * must fail (there is no other way) with HSP_ERR_DEVICE or HSP_ERR_NOMEM and
+ * a message of its own, leave the operands as they were,
+ * leave the device able to do the product again, and once closed leave
+ * nothing made (allocations, signals, queues, executables, runtime holds). */
+static void walk(const char *name, hsa_mem_mode mode, int product)
+{
+    double out[WALK_N];
+    char why[256] = "", before[] = "an error made before the run";
+    long n, points = 0, failed = 0, lost = 0;
+    for (int j = 0; j < WALK_N; j++) walk_a[j] = j + 0.5, walk_b[j] = -j;
+    memcpy(walk_copy[0], walk_a, sizeof walk_a), memcpy(walk_copy[1], walk_b, sizeof walk_b);
+    for (n = 1; !why[0]; n++) {
+        hsp_fail(HSP_ERR_ARG, "%s", before);
+        fake_hsa.fail_at = product ? 0 : n;
+        hsp_status s = open_state(mode);
+        if (product && s != HSP_OK) {
+            snprintf(why, sizeof why, "the state did not open: %s", hsp_errmsg());
+            break;
+        }
+        if (product) fake_hsa.calls = 0, fake_hsa.fail_at = n, s = walk_product(out);
+        long calls = fake_hsa.calls;
+        fake_hsa.fail_at = 0;
+        walk_judge(s, calls >= n, product ? out : NULL, before, why, sizeof why);
+        failed += s != HSP_OK, lost += g.lost;
+        if (!product && s != HSP_OK) close_state(); /* as the device's open does */
+        else walk_after(s, out, why, sizeof why);
+        if (!why[0] && (fake_hsa.live || fake_hsa.inits || fake_hsa.handlers || fake_hsa.queues))
+            snprintf(why, sizeof why, "closed, it left %d things made, %d runtime holds, %d handlers, %d queues",
+                     fake_hsa.live, fake_hsa.inits, fake_hsa.handlers, fake_hsa.queues);
+        if (calls < n) break; /* no call n: the whole run was done */
+        points++;
+    }
+    tap_ok(!why[0], "faults, %s: each of its %ld runtime calls failed in turn: %ld errors with a message (%ld losing "
+           "the device), operands intact, the device then right, nothing left", name, points, failed, lost);
+    if (why[0]) tap_diag("when call %ld failed: %s", n, why);
+}
+
+static void test_fault_walk(void)
+{
+    walk("opening in pool mode", HSA_MEM_POOL, 0);
+    walk("a product in pool mode", HSA_MEM_POOL, 1);
+    walk("a product in svm mode", HSA_MEM_SVM, 1);
+    walk("a product in svm mapped mode", HSA_MEM_SVM_MAPPED, 1);
 }
 
 int main(void)
@@ -477,5 +614,6 @@ int main(void)
     test_fault();
     test_queue_error();
     test_deadline();
+    test_fault_walk();
     return tap_done();
 }
