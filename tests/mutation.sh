@@ -10,7 +10,8 @@
 #   MUTANTS="a b"        the mutants to plant (default: all, names below)
 #   MUTATION_ORDER=suite run the tests in the suite's order (the TESTS of
 #                        Makefile.am) rather than each mutant's likely
-#                        catchers first, then the rest
+#                        catchers first, then the rest; =first runs only
+#                        the likely catchers (quick, but a miss is not final)
 #   MUTATION_CONFIGURE   options for configure in the scratch copy
 #   MUTATION_JOBS        make -j (default 2); MUTATION_TIMEOUT: seconds a
 #                        test may take before it counts as caught by a hang
@@ -119,7 +120,7 @@ plant() {
     else
         order=$first
         [ "${MUTATION_ORDER:-}" = suite ] && order=
-        for t in $suite; do
+        [ "${MUTATION_ORDER:-}" = first ] || for t in $suite; do
             case " $order " in *" $t "*) continue ;; esac
             order="$order $t"
         done
@@ -187,6 +188,10 @@ cd "$work/tree" || exit 2
 echo "mutation: a copy of $srcdir in $work/tree; logs in $logs"
 if ! { autoreconf -fi && ./configure ${MUTATION_CONFIGURE:-}; } > "$logs/configure.log" 2>&1; then
     echo "mutation: configure failed (see $logs/configure.log)" >&2
+    exit 1
+fi
+if ! make -j"$jobs" check TESTS= > "$logs/build.log" 2>&1; then
+    echo "mutation: the copy does not build (see $logs/build.log)" >&2
     exit 1
 fi
 suite=$(printf 'mutation-tests:\n\t@echo $(TESTS)\n' | make -s -f Makefile -f - mutation-tests)
