@@ -87,9 +87,10 @@ selected() {
 
 row() { printf '%-20s %-20s %-32s %8s\n' "$1" "$2" "$3" "$4"; }
 
-# The first failure a test's log shows (its first "not ok" or error line).
+# The first failure a test's log shows: its first "not ok", else its last
+# error line (a crash: the exit status).
 first_failure() {
-    grep -m 1 -E '^(not ok|ERROR|Bail out)' "$1" 2>/dev/null | cut -c 1-160
+    { grep -m 1 -E '^not ok' "$1" || grep -E '^(ERROR|Bail out)' "$1" | tail -n 1; } 2>/dev/null | cut -c 1-160
 }
 
 # Run tests (each through make check) until one fails; its name into $caught.
