@@ -87,10 +87,12 @@ selected() {
 
 row() { printf '%-20s %-20s %-32s %8s\n' "$1" "$2" "$3" "$4"; }
 
-# The first failure a test's log shows: its first "not ok", else its last
-# error line (a crash: the exit status).
+# What make check's log $1 shows of a failed test: its first failed
+# assertion and how many failed, else its last error (a crash: the status).
 first_failure() {
-    { grep -m 1 -E '^not ok' "$1" || grep -E '^(ERROR|Bail out)' "$1" | tail -n 1; } 2>/dev/null | cut -c 1-160
+    n=$(grep -c '^FAIL:' "$1")
+    { grep -m 1 '^FAIL:' "$1" || grep '^ERROR:' "$1" | tail -n 1; } | cut -c 1-150
+    [ "$n" -gt 1 ] && echo "  ($n failed)"
 }
 
 # Run tests (each through make check) until one fails; its name into $caught.
@@ -101,10 +103,9 @@ run_tests() {
         $timeout make check TESTS="$t" > "$logs/$name.$base.make.log" 2>&1
         status=$?
         [ $status -eq 0 ] && continue
-        cp "$t.log" "$logs/$name.$base.log" 2>/dev/null
         caught=$base
         [ $status -eq 124 ] && caught="$base (timeout)"
-        detail=$(first_failure "$logs/$name.$base.log")
+        detail=$(first_failure "$logs/$name.$base.make.log")
         return
     done
 }
