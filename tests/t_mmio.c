@@ -101,6 +101,7 @@ static void test_malformed(void)
         {"bad_size.mtx", ":3: the size line", HSP_ERR_PARSE},
         {"bad_negative.mtx", ":2: negative size", HSP_ERR_PARSE},
         {"bad_index.mtx", ":3: index (3, 1) outside", HSP_ERR_PARSE},
+        {"bad_index_zero.mtx", ":4: index (0, 2) outside", HSP_ERR_PARSE},
         {"bad_missing_value.mtx", ":4: missing or malformed value", HSP_ERR_PARSE},
         {"bad_value.mtx", ":3: missing or malformed value", HSP_ERR_PARSE},
         {"bad_trailing.mtx", ":3: unexpected text 'extra'", HSP_ERR_PARSE},

@@ -1,7 +1,9 @@
 /* t_rap.c: the transpose, Galerkin products R*A*P in both orders against the
  * reference (random and Poisson operands, both precisions, R given or P^T),
- * and plans: a reuse with new values gives what a fresh product gives, and
- * operands of another pattern are refused with the caller's C untouched. */
+ * and plans: a reuse with new values gives what a fresh product gives and
+ * the reference gives (products and Galerkin products, both precisions, R
+ * given or P^T), and operands of another pattern are refused with the
+ * caller's C untouched. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +203,58 @@ static void test_reuse(void)
     hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(R);
 }
 
+/* R*A*P with a plan (R NULL: R = P^T), then twice new values of R, A and P
+ * and a reuse into the same C: C as the reference product each time. */
+static void check_rap_reuse(const char *what, hsp_csr *R, hsp_csr *A, hsp_csr *P, hsp_rap_order order)
+{
+    hsp_csr *C = NULL;
+    hsp_plan *plan = NULL;
+    char why[256] = "";
+    int ok = hsp_rap(ctx, R, A, P, order, &C, &plan, NULL) == HSP_OK;
+    for (unsigned round = 1; round <= 2; round++) {
+        hsp_csr *PT = NULL;
+        if (R) new_values(R, 30 + round);
+        new_values(A, 40 + round), new_values(P, 50 + round);
+        ok = ok && hsp_rap_reuse(ctx, plan, R, A, P, C) == HSP_OK && (R || hsp_transpose(P, &PT) == HSP_OK) &&
+             rap_matches(C, R ? R : PT, A, P, why, sizeof why);
+        tap_ok(ok, "%s, reuse %u with new values of %s: as the reference %s", what, round, R ? "R, A and P" : "A and P",
+               why);
+        hsp_csr_free(PT);
+    }
+    hsp_csr_free(C), hsp_plan_free(plan);
+}
+
+/* Plans in precision p with the operands' values changed between runs: a
+ * product A*B, and R*A*P in both orders with R given (a pattern other than
+ * P^T's) and with R = P^T; every reuse against the reference. */
+static void test_reuse_values(hsp_precision p)
+{
+    const char *prec = p == HSP_DOUBLE ? "double" : "float";
+    char what[96], why[256] = "";
+    hsp_csr *A = ref_random(300, 200, 0, 30, p, 21), *B = ref_random(200, 250, 0, 20, p, 22), *C = NULL;
+    hsp_plan *plan = NULL;
+    int ok = hsp_multiply_plan(ctx, A, B, &C, &plan, NULL) == HSP_OK;
+    for (unsigned round = 1; round <= 2; round++) {
+        double *mag = NULL;
+        new_values(A, 60 + round), new_values(B, 70 + round);
+        hsp_csr *ref = ref_multiply(A, B, &mag);
+        ok = ok && hsp_multiply_reuse(ctx, plan, A, B, C) == HSP_OK && ref && ref_compare(C, ref, mag, why, sizeof why);
+        tap_ok(ok, "multiply plan, %s, reuse %u with new values of A and B: as the reference %s", prec, round, why);
+        hsp_csr_free(ref), free(mag);
+    }
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_plan_free(plan);
+    for (int given = 0; given < 2; given++)
+        for (int order = 0; order < 2; order++) {
+            hsp_csr *R = given ? ref_random(40, 300, 1, 12, p, 23) : NULL;
+            A = ref_random(300, 300, 0, 25, p, 24);
+            hsp_csr *P = ref_random(300, 40, 1, 3, p, 25);
+            snprintf(what, sizeof what, "Galerkin plan %s, %s, %s", order ? "(R*A)*P" : "R*(A*P)",
+                     given ? "R given" : "R = P^T", prec);
+            check_rap_reuse(what, R, A, P, (hsp_rap_order)order);
+            hsp_csr_free(R), hsp_csr_free(A), hsp_csr_free(P);
+        }
+}
+
 /* A matrix of n rows from its rows' entries: row i has count[i] entries at
  * columns col[i][..], values 1 + (i + k) / 7. */
 static hsp_csr *rows_of(int32_t n, int32_t ncols, const int *count, const int32_t (*col)[2])
@@ -271,6 +325,8 @@ int main(void)
     test_transpose_pool();
     test_rap();
     test_reuse();
+    test_reuse_values(HSP_FLOAT);
+    test_reuse_values(HSP_DOUBLE);
     test_kept();
     hsp_context_free(ctx);
     return tap_done();

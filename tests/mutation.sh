@@ -1,0 +1,216 @@
+#!/bin/sh
+# mutation.sh: plants small bugs (mutants), one at a time, in a scratch copy
+# of the source tree and runs the test programs against each, stopping at the
+# first that fails.  Every mutant must be caught: one that no test catches,
+# or whose pattern no longer matches the source exactly once ("did not
+# apply"), makes the run fail.  The real tree is never written.
+#
+# usage: tests/mutation.sh [--check] [SRCDIR]    (make mutation runs it)
+#   --check              only check that every mutant applies to SRCDIR
+#   MUTANTS="a b"        the mutants to plant (default: all, names below)
+#   MUTATION_ORDER=suite run the tests in the suite's order (the TESTS of
+#                        Makefile.am) rather than each mutant's likely
+#                        catchers first, then the rest; =first runs only
+#                        the likely catchers (quick, but a miss is not final)
+#   MUTATION_CONFIGURE   options for configure in the scratch copy
+#   MUTATION_JOBS        make -j (default 2); MUTATION_TIMEOUT: seconds a
+#                        test may take before it counts as caught by a hang
+#                        (default 1800)
+#   MUTATION_LOGS        where the build and test logs go (default
+#                        ./mutation-logs); MUTATION_KEEP=1 keeps the copy
+set -u
+
+check_only=0
+if [ "${1:-}" = "--check" ]; then check_only=1; shift; fi
+srcdir=$(cd "${1:-$(dirname "$0")/..}" && pwd) || exit 2
+jobs=${MUTATION_JOBS:-2}
+limit=${MUTATION_TIMEOUT:-1800}
+logs=${MUTATION_LOGS:-$(pwd)/mutation-logs}
+
+# The mutants: name, file, the exact text replaced (it must occur once in the
+# file), its replacement, and the tests likely to catch it (tried first).
+all_mutants() {
+    # rows whose bound is W times a power of two go one bin too high
+    mutant bins-pow2 src/bins.c '(uint64_t)(u - 1) / (uint64_t)bins->width' \
+        '(uint64_t)u / (uint64_t)bins->width' 'tests/t_bins tests/t_multiply'
+    # -o writes A instead of C
+    mutant cli-writes-a cli/cmd_multiply.c 'hsp_mm_write(a->output, C)' 'hsp_mm_write(a->output, A)' 'tests/t_cli.sh'
+    # a values-only reuse in float adds to C's old values
+    mutant plan-float-stale src/plan.c 'k++) row[k - start] = 0;' 'k++) if (sizeof(VT) == 8) row[k - start] = 0;' \
+        'tests/t_rap'
+    # bin 1's chunks all start at the bin's first row
+    mutant single-chunk-offset src/stages.c 'r->first + chunk * r->rows_per_chunk' 'r->first + chunk' \
+        'tests/t_multiply_opencl.sh tests/t_multiply_nosvm.sh'
+    # the prolongator's smoothing weight halved
+    mutant amg-omega-half src/amg.c 'double w = omega / rho;' 'double w = omega / rho / 2;' 'tests/t_amg'
+    # a long row that grows keeps all but its last entry
+    mutant grow-drops-last src/rows_impl.h 'hsp_job_grow(job, o->buf, need, used)' \
+        'hsp_job_grow(job, o->buf, need, used - 1)' 'tests/t_multiply'
+    # the hash accumulator overwrites a column's sum
+    mutant hash-overwrites src/rows_impl.h 'sum[h] += a * op->bval[q];' 'sum[h] = a * op->bval[q];' 'tests/t_multiply'
+    # the dense accumulator's first product of a column adds to what was there
+    mutant dense-stale src/rows_impl.h 'acc[c] = a * bval[q];' 'acc[c] += a * bval[q];' 'tests/t_multiply'
+    # the heap kernel's sift-down never looks at the last cursor
+    mutant heap-kernel-bound kernels/heap.cl 'for (int c = 2 * x + 1; c < n; x = c' \
+        'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl_pocl.sh tests/t_multiply_opencl.sh'
+    # a skew-symmetric file's entries lose their mirror
+    mutant mmio-skew-mirror src/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
+        'tests/t_mmio'
+    # a row index of 0 is read as row -1
+    mutant mmio-index-zero src/mmio.c 'if (i < 1 || i > t->rows' 'if (i < 0 || i > t->rows' 'tests/t_mmio'
+    # the transpose's row pointers one row late
+    mutant transpose-rowptr src/transpose.c 'r->T->rowptr[j] = place;' 'r->T->rowptr[j + 1] = place;' 'tests/t_rap'
+    # the CSR checker takes unsorted columns (refuses duplicates only)
+    mutant csr-unsorted src/csr.c 'bad |= c[p] <= c[p - 1];' 'bad |= c[p] == c[p - 1];' 'tests/t_csr'
+    # a plan that fails to be made leaks the product it was made of
+    mutant plan-leak src/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
+}
+
+# How many times the text $MUT_OLD occurs in file $1.
+occurrences() {
+    awk 'BEGIN { o = ENVIRON["MUT_OLD"]; n = 0 }
+         { s = $0; while ((i = index(s, o)) > 0) { n++; s = substr(s, i + length(o)) } }
+         END { print n }' "$1"
+}
+
+# File $1 with $MUT_OLD replaced by $MUT_NEW, onto stdout.
+replaced() {
+    awk 'BEGIN { o = ENVIRON["MUT_OLD"]; r = ENVIRON["MUT_NEW"] }
+         { i = index($0, o); if (i) $0 = substr($0, 1, i - 1) r substr($0, i + length(o)); print }' "$1"
+}
+
+selected() {
+    [ -z "${MUTANTS:-}" ] && return 0
+    for want in $MUTANTS; do [ "$want" = "$1" ] && return 0; done
+    return 1
+}
+
+row() { printf '%-20s %-20s %-32s %8s\n' "$1" "$2" "$3" "$4"; }
+
+# What make check's log $1 shows of a failed test: its first failed
+# assertion and how many failed, else its last error (a crash: the status).
+first_failure() {
+    n=$(grep -c '^FAIL:' "$1")
+    { grep -m 1 '^FAIL:' "$1" || grep '^ERROR:' "$1" | tail -n 1; } | cut -c 1-150
+    [ "$n" -gt 1 ] && echo "  ($n failed)"
+}
+
+# Run tests (each through make check) until one fails; its name into $caught.
+run_tests() {
+    caught=MISSED
+    for t in "$@"; do
+        base=${t##*/}
+        $timeout make check TESTS="$t" > "$logs/$name.$base.make.log" 2>&1
+        status=$?
+        [ $status -eq 0 ] && continue
+        caught=$base
+        [ $status -eq 124 ] && caught="$base (timeout)"
+        detail=$(first_failure "$logs/$name.$base.make.log")
+        return
+    done
+}
+
+# Plant mutant $name in the copy, build, run the tests, put the file back.
+plant() {
+    start=$(date +%s)
+    cp "$file" "$work/orig"
+    replaced "$work/orig" > "$file"
+    detail=
+    if ! make -j"$jobs" check TESTS= > "$logs/$name.build.log" 2>&1; then
+        caught="DID NOT BUILD"
+        failed=1
+    else
+        order=$first
+        [ "${MUTATION_ORDER:-}" = suite ] && order=
+        [ "${MUTATION_ORDER:-}" = first ] || for t in $suite; do
+            case " $order " in *" $t "*) continue ;; esac
+            order="$order $t"
+        done
+        run_tests $order
+        if [ "$caught" = MISSED ]; then failed=1; else catchers="$catchers ${caught%% *}"; fi
+    fi
+    cp "$work/orig" "$file"
+    row "$name" "$file" "$caught" $(($(date +%s) - start))
+    [ -n "$detail" ] && details="$details$name: $detail
+"
+}
+
+# The mutant function: check that it applies; unless --check, plant it.
+mutant() {
+    name=$1 file=$2 first=$5
+    selected "$name" || return 0
+    seen="$seen $name"
+    MUT_OLD=$3 MUT_NEW=$4
+    export MUT_OLD MUT_NEW
+    count=$(occurrences "$file" 2>/dev/null || echo 0)
+    if [ "$count" != 1 ]; then
+        row "$name" "$file" "DID NOT APPLY ($count matches)" -
+        failed=1
+        return 0
+    fi
+    if [ $check_only = 1 ]; then row "$name" "$file" applies -; return 0; fi
+    plant
+}
+
+failed=0 catchers='' details='' seen=''
+
+# Every name in $MUTANTS must be a mutant of the list.
+check_names() {
+    for want in ${MUTANTS:-}; do
+        case " $seen " in *" $want "*) ;; *) echo "mutation.sh: no mutant named $want" >&2; failed=1 ;; esac
+    done
+}
+header() { row mutant file "caught by" seconds; row -------------------- -------------------- \
+    -------------------------------- --------; }
+if [ $check_only = 1 ]; then
+    cd "$srcdir" || exit 2
+    header
+    all_mutants
+    check_names
+    exit $failed
+fi
+
+if ! git -C "$srcdir" rev-parse --git-dir > /dev/null 2>&1; then
+    echo "mutation.sh: $srcdir is not a git checkout (the copy is of its tracked files)" >&2
+    exit 2
+fi
+timeout=
+command -v timeout > /dev/null && timeout="timeout $limit"
+work=$(mktemp -d "${TMPDIR:-/tmp}/hspgemm-mutation.XXXXXX") || exit 2
+[ "${MUTATION_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$logs" "$work/tree" || exit 2
+t0=$(date +%s)
+
+# The tracked files as they are in the working tree (uncommitted changes
+# included: git stash create makes a commit of them and touches nothing).
+rev=$(git -C "$srcdir" stash create) || exit 2
+git -C "$srcdir" archive "${rev:-HEAD}" | tar -x -C "$work/tree" || exit 2
+cd "$work/tree" || exit 2
+echo "mutation: a copy of $srcdir in $work/tree; logs in $logs"
+if ! { autoreconf -fi && ./configure ${MUTATION_CONFIGURE:-}; } > "$logs/configure.log" 2>&1; then
+    echo "mutation: configure failed (see $logs/configure.log)" >&2
+    exit 1
+fi
+if ! make -j"$jobs" check TESTS= > "$logs/build.log" 2>&1; then
+    echo "mutation: the copy does not build (see $logs/build.log)" >&2
+    exit 1
+fi
+suite=$(printf 'mutation-tests:\n\t@echo $(TESTS)\n' | make -s -f Makefile -f - mutation-tests)
+header
+all_mutants
+check_names
+
+# A test that caught a mutant must pass on the unmutated copy, else its
+# catch means nothing.
+for t in $(printf '%s\n' $catchers | sort -u); do
+    name=baseline
+    make -j"$jobs" check TESTS= > "$logs/baseline.build.log" 2>&1 &&
+        $timeout make check TESTS="tests/$t" > "$logs/baseline.$t.make.log" 2>&1 && continue
+    echo "mutation: tests/$t fails with no mutant planted; its catches mean nothing" >&2
+    failed=1
+done
+[ -n "$details" ] && printf '\nfirst failure of each catching test:\n%s' "$details"
+echo "mutation: $(($(date +%s) - t0)) s in all; $([ $failed = 0 ] && echo 'every mutant caught' ||
+    echo 'FAILED: a mutant missed, not applied or not built, or a catching test fails without mutants')"
+exit $failed
