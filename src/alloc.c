@@ -76,22 +76,11 @@ static void *cache_find(size_t bytes)
     return p;
 }
 
-/* The largest kept block smaller than bytes, or NULL. */
-static void *cache_find_below(size_t bytes)
+void *hsp_alloc(size_t bytes)
 {
-    void *p = NULL;
-    pthread_mutex_lock(&cache.lock);
-    int best = -1;
-    for (int k = 0; k < cache.n; k++)
-        if (cache.size[k] < bytes && (best < 0 || cache.size[k] > cache.size[best])) best = k;
-    if (best >= 0) p = cache_take(best);
-    pthread_mutex_unlock(&cache.lock);
-    return p;
-}
-
-/* Advise a large block of bytes to use transparent huge pages. */
-static void *advise_huge(void *p, size_t bytes)
-{
+    void *p = bytes >= LARGE ? cache_find(bytes) : NULL;
+    if (p) return p;
+    p = malloc(bytes ? bytes : 1);
 #ifdef MADV_HUGEPAGE
     if (p && bytes >= LARGE) {
         uintptr_t start = ((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
@@ -100,26 +89,6 @@ static void *advise_huge(void *p, size_t bytes)
     }
 #endif
     return p;
-}
-
-void *hsp_alloc(size_t bytes)
-{
-    void *p = bytes >= LARGE ? cache_find(bytes) : NULL;
-    return p ? p : advise_huge(malloc(bytes ? bytes : 1), bytes);
-}
-
-void *hsp_alloc_partly(size_t bytes)
-{
-    void *kept = bytes >= LARGE ? cache_find_below(bytes) : NULL;
-    void *p = kept ? realloc(kept, bytes) : NULL; /* a large block's pages are remapped, not copied */
-    if (kept && !p) hsp_free_large(kept);
-    return p ? advise_huge(p, bytes) : hsp_alloc(bytes);
-}
-
-void *hsp_shrink(void *p, size_t bytes)
-{
-    void *q = p && bytes < malloc_usable_size(p) ? realloc(p, bytes ? bytes : 1) : NULL;
-    return q ? q : p;
 }
 
 void hsp_free_large(void *p)

@@ -159,14 +159,16 @@ static hsp_rows_mode choose_mode(hsp_job *job, int64_t most)
 
 /* C's arrays for the most entries the rows allow, so that chunks can go to
  * C in stage 3: address space, of which only the pages written are ever
- * touched (and accounted for).  Where they cannot be had, r->most is 0 and
- * stage 4 allocates C (no error). */
+ * touched (and accounted for).  They keep that size (cutting them would
+ * cost the reuse of their pages by the next product of the same size: see
+ * alloc.c).  Where they cannot be had, r->most is 0 and stage 4 allocates C
+ * (no error). */
 static void alloc_c_early(hsp_job *job, direct_run *r, int64_t most)
 {
     hsp_csr *C = job->C;
     if (job->hold_c || most == 0 || most > INT64_MAX / 16) return;
-    C->values = hsp_alloc_partly((size_t)most * job->vsize); /* the larger first: it takes the larger kept block */
-    C->colidx = hsp_alloc_partly((size_t)most * sizeof *C->colidx);
+    C->colidx = hsp_alloc((size_t)most * sizeof *C->colidx);
+    C->values = hsp_alloc((size_t)most * job->vsize);
     if (C->colidx && C->values) {
         r->most = most;
         return;
@@ -223,10 +225,6 @@ static hsp_status arrange_staged(hsp_job *job, direct_run *r)
     if (r->most > 0) job->stats->nnz_c = C->nnz; /* C's arrays are there */
     else s = hsp_stage_alloc_entries(job);
     if (s == HSP_OK) hsp_pool_chunks(job->ctx->pool, r->nchunks, place_chunk, r);
-    if (r->most > 0) { /* C's arrays cut to its entries */
-        C->colidx = hsp_shrink(C->colidx, (size_t)C->nnz * sizeof *C->colidx);
-        C->values = hsp_shrink(C->values, (size_t)C->nnz * job->vsize);
-    }
     return s;
 }
 

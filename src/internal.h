@@ -33,13 +33,6 @@ static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
  * kept by hsp_free_large where one fits); free() or hsp_free_large releases
  * the block. */
 void *hsp_alloc(size_t bytes);
-/* hsp_alloc for a block of which only a first part will be written (C's
- * arrays before their size is known): the largest kept block smaller than
- * bytes is grown to it, where one is kept, so that its pages, touched
- * already, serve again.  hsp_shrink gives back all but the first bytes of
- * such a block and returns it (where it now lies; as it was if it cannot). */
-void *hsp_alloc_partly(size_t bytes);
-void *hsp_shrink(void *p, size_t bytes);
 /* The machine's physical memory in bytes (0 if unknown), and the memory
  * limit of options o: its mem_limit, else the machine's memory. */
 int64_t hsp_physical_memory(void);
