@@ -310,7 +310,8 @@ static void test_kept(void)
         ok = hsp_context_create(&o, &small) == HSP_OK &&
              hsp_rap(small, NULL, A, P, (hsp_rap_order)order, &C, NULL, st) == HSP_OK &&
              rap_matches(C, R, A, P, why, sizeof why);
-        int placed = !strcmp(ref_device(), "cpu") || (strstr(st[1].device, "small") && !strstr(st[0].device, "small"));
+        int placed = strcmp(ref_device(), "cpu") ? strstr(st[1].device, "small") && !strstr(st[0].device, "small")
+                                                 : !strcmp(st[0].device, "cpu") && !strcmp(st[1].device, "cpu");
         tap_ok(ok && placed, "%s, the second product alone on the CPU threads (%s): as the reference %s",
                order ? "(R*A)*P" : "R*(A*P)", st[1].device, why);
         hsp_csr_free(C), hsp_context_free(small);
