@@ -128,8 +128,7 @@ hsp_status hsp_context_hand_over(hsp_context *ctx)
     char note[sizeof failed->note];
     int next;
     snprintf(note, sizeof note, "%s", failed->note);
-    size_t at = strlen(note);
-    snprintf(note + at, sizeof note - at, "%sauto passed over %s: %s", at ? "; " : "", failed->name, hsp_errmsg());
+    hsp_note_passed(note, sizeof note, failed->name);
     hsp_status s = hsp_device_open_auto(ctx->auto_next, note, ctx->pool, &dev, &next);
     if (s == HSP_OK && (s = take_device(ctx, dev)) != HSP_OK) dev->destroy(dev);
     if (s != HSP_OK) return s;

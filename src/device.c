@@ -92,6 +92,12 @@ static hsp_status open_candidate(int c, hsp_pool *pool, hsp_device **out, int *t
     return HSP_ERR_UNSUPPORTED;
 }
 
+void hsp_note_passed(char *note, size_t size, const char *name)
+{
+    size_t at = strlen(note);
+    snprintf(note + at, size - at, "%sauto passed over %s: %s", at ? "; " : "", name, hsp_errmsg());
+}
+
 hsp_status hsp_device_open_auto(int from, const char *note, hsp_pool *pool, hsp_device **out, int *next)
 {
     static const char *const name[] = {NULL, "hsa", "opencl", "cpu"};
@@ -106,10 +112,7 @@ hsp_status hsp_device_open_auto(int from, const char *note, hsp_pool *pool, hsp_
             hsp_clear_error();
             return HSP_OK;
         }
-        size_t at = strlen(passed);
-        if (tried)
-            snprintf(passed + at, sizeof passed - at, "%sauto passed over %s: %s", at ? "; " : "", name[c],
-                     hsp_errmsg());
+        if (tried) hsp_note_passed(passed, sizeof passed, name[c]);
     }
     return s;
 }

@@ -101,6 +101,9 @@ enum { HSP_AUTO_NONE, HSP_AUTO_HSA, HSP_AUTO_OPENCL, HSP_AUTO_CPU };
  * and then what was passed over and why; *next is the candidate after it
  * (HSP_AUTO_NONE after cpu). */
 hsp_status hsp_device_open_auto(int from, const char *note, hsp_pool *pool, hsp_device **out, int *next);
+/* Append "auto passed over NAME: " and the calling thread's error message
+ * to note (size bytes), after a "; " when it holds one already. */
+void hsp_note_passed(char *note, size_t size, const char *name);
 /* Parse "prefix[:N][,flag]..." (the name has prefix): *index is N or -1,
  * bit j of *set says flag j (of nflags) was given; HSP_ERR_ARG saying what
  * the device takes otherwise. */
