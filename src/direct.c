@@ -132,29 +132,27 @@ static void place_chunk(void *arg, int tid, int64_t c)
     if (!r->placed[c]) copy_chunk(r, c);
 }
 
-/* The most entries C can have: each row's u, but at most B's columns. */
-static int64_t most_entries(const hsp_job *job)
+/* The entries the rows that are not long put on the regions at most (their
+ * u), and the most entries C can have (each row's u, but at most B's
+ * columns). */
+static void bound_sums(const hsp_job *job, int64_t *staged, int64_t *most)
 {
-    int64_t most = 0, ncols = job->B->ncols;
-    for (int32_t i = 0; i < job->A->nrows; i++) most += job->ub[i] < ncols ? job->ub[i] : ncols;
-    return most;
+    int64_t ncols = job->B->ncols;
+    *staged = 0, *most = 0;
+    for (int32_t i = 0; i < job->A->nrows; i++) {
+        *staged += job->ub[i] <= job->medium_max ? job->ub[i] : 0;
+        *most += job->ub[i] < ncols ? job->ub[i] : ncols;
+    }
 }
 
-/* Would the rows that are not long, on the regions, and the largest C the
- * rows allow pass the memory limit? */
-static int passes_limit(const hsp_job *job, int64_t most)
-{
-    int64_t limit = hsp_memory_limit(&job->ctx->options), staged = 0;
-    for (int32_t i = 0; i < job->A->nrows; i++) staged += job->ub[i] <= job->medium_max ? job->ub[i] : 0;
-    return atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, staged) + hsp_entry_bytes(job, most) > limit;
-}
-
-/* One pass where every thread has its region and the memory limit allows. */
-static hsp_rows_mode choose_mode(hsp_job *job, int64_t most)
+/* One pass where every thread has its region and the memory limit holds
+ * the rows that are not long, on the regions, and the largest C. */
+static hsp_rows_mode choose_mode(hsp_job *job, int64_t staged, int64_t most)
 {
     for (int t = 0; t < hsp_pool_size(job->ctx->pool); t++)
         if (!hsp_region_get(&job->ctx->scratch[t])) return HSP_ROWS_COUNT;
-    return passes_limit(job, most) ? HSP_ROWS_COUNT : HSP_ROWS_STAGE;
+    int64_t need = atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, staged) + hsp_entry_bytes(job, most);
+    return need > hsp_memory_limit(&job->ctx->options) ? HSP_ROWS_COUNT : HSP_ROWS_STAGE;
 }
 
 /* C's arrays for the most entries the rows allow, so that chunks can go to
@@ -181,12 +179,13 @@ static void alloc_c_early(hsp_job *job, direct_run *r, int64_t most)
  * places in C and, where it can be had, C. */
 static hsp_status start_run(hsp_job *job, direct_run *r)
 {
-    int64_t m = job->A->nrows, work = job->slot[m], most = most_entries(job);
+    int64_t m = job->A->nrows, work = job->slot[m], staged, most;
+    bound_sums(job, &staged, &most);
     int64_t chunks = CHUNKS_PER_THREAD * (int64_t)hsp_pool_size(job->ctx->pool);
     if (chunks < work / CHUNK_MAX_WORK) chunks = work / CHUNK_MAX_WORK;
     if (chunks > work / CHUNK_MIN_WORK) chunks = work / CHUNK_MIN_WORK > 0 ? work / CHUNK_MIN_WORK : 1;
     r->job = job;
-    r->mode = choose_mode(job, most);
+    r->mode = choose_mode(job, staged, most);
     r->cut = malloc((size_t)(chunks + 1) * sizeof *r->cut);
     r->nnz = malloc((size_t)(chunks + 1) * sizeof *r->nnz);
     r->from = malloc((size_t)(chunks + 1) * sizeof *r->from);
