@@ -15,14 +15,16 @@ static const char usage_bench[] =
     "                     [--peers=graphblas,scipy,cusparse,mkl,pyamg|none] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--mem-limit=BYTES]\n"
-    "                     [--resident] [--gen=SPEC ...]\n"
+    "                     [--resident] [--unsorted] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer found, and prints the median time of N runs (default 5) after a warm-up,\n"
     "GFlop/s, nnz(C), the speedup over each peer, and, for matrices with long rows,\n"
     "grow=realloc against grow=copy.  Writes the table as CSV (default bench.csv).\n"
     "Times are host to host (operands in host memory, C back in host memory), but with\n"
     "--resident: hspgemm's operands are then placed on the device before the timing and C\n"
-    "stays there (hsp_multiply_resident), so that its times are device-only.  The cuSPARSE\n"
+    "stays there (hsp_multiply_resident), so that its times are device-only.  hspgemm's C has\n"
+    "sorted rows, the peers' (scipy, MKL) not; with --unsorted hspgemm leaves them unsorted\n"
+    "too (hsp_options.unsorted; the check sorts the warm-up's C first).  The cuSPARSE\n"
     "peer (built when CUDA is found) also reports its time with the operands already on\n"
     "the GPU (cusp-dev) and its peak GPU memory, shown beside hspgemm's.  A peer's column\n"
     "shows when it ran.\n"
@@ -67,6 +69,7 @@ typedef struct {
     int has_copy;
     cli_peer_result peer[NPEERS];
     int right;      /* C of the warm-up passed cli_check_product */
+    int unsorted;   /* C's rows were left unsorted */
     char why[192];  /* else what it found */
 } bench_row;
 
@@ -80,7 +83,9 @@ static hsp_status time_ours(const cli_args *a, hsp_grow g, const hsp_csr *A, cli
     o.grow = g;
     hsp_status s = hsp_context_create(&o, &ctx);
     if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, row ? &C : NULL, r);
-    if (s == HSP_OK && row) row->right = cli_check_product(A, A, C, row->why, sizeof row->why);
+    if (s == HSP_OK && row && o.unsorted && hsp_csr_sort(C) != HSP_OK)
+        snprintf(row->why, sizeof row->why, "its rows could not be sorted: %s", hsp_errmsg());
+    else if (s == HSP_OK && row) row->right = cli_check_product(A, A, C, row->why, sizeof row->why);
     hsp_csr_free(C);
     if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, a->repeat, 0, a->resident, NULL, r);
     hsp_context_free(ctx);
@@ -94,6 +99,7 @@ static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][CL
     hsp_csr *A = NULL;
     memset(row, 0, sizeof *row);
     row->name = spec;
+    row->unsorted = a->lib.unsorted && !a->resident;
     cli_status_line("bench: %s: generating", spec);
     hsp_status s = hsp_generate(spec, a->seed, a->precision, &A);
     if (s != HSP_OK) return cli_error(spec, s);
@@ -149,12 +155,13 @@ static void print_table(const bench_row *rows, int n)
     int counted = 0, cusp = peer_ran(rows, n, CUSPARSE);
     if (n > 0)
         printf("hspgemm: device %s, %d threads, %s, grow=%s (copy ms: grow=copy), methods "
-               "%s,%s,%s, %s\n", rows[0].ours.stats.device, rows[0].ours.stats.threads,
+               "%s,%s,%s, %s, rows of C %s\n", rows[0].ours.stats.device, rows[0].ours.stats.threads,
                rows[0].ours.precision == HSP_DOUBLE ? "double" : "float",
                hsp_grow_name(rows[0].ours.stats.grow), hsp_method_name(rows[0].ours.stats.method[0]),
                hsp_method_name(rows[0].ours.stats.method[1]),
                hsp_method_name(rows[0].ours.stats.method[2]),
-               rows[0].ours.resident ? "resident (device-only times)" : "host to host");
+               rows[0].ours.resident ? "resident (device-only times)" : "host to host",
+               rows[0].unsorted ? "unsorted" : "sorted");
     printf("%-17s %9s %10s %10s %6s %9s %7s", "matrix", "nnz(A)", "nnz(C)", "ms", "GF/s", "copy ms", "re/co");
     int ran[NPEERS];
     for (int k = 0; k < NPEERS; k++)
@@ -243,7 +250,7 @@ int cmd_bench(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,mem-limit,resident",
+                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));

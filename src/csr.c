@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "transpose.h"
 
 hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
                           hsp_precision precision, hsp_csr **out)
@@ -100,17 +101,52 @@ static hsp_status row_error(const hsp_csr *A, int32_t i)
     return HSP_OK;
 }
 
+/* Do row i's pointers lie in order within A's entries? */
+static hsp_status check_span(const hsp_csr *A, int32_t i)
+{
+    int64_t begin = A->rowptr[i], end = A->rowptr[i + 1];
+    if (begin < 0 || end < begin || end > A->nnz)
+        return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: row pointers %lld..%lld are not monotone within nnz %lld",
+                        i, (long long)begin, (long long)end, (long long)A->nnz);
+    return HSP_OK;
+}
+
 hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last)
 {
     for (int32_t i = first; i < last; i++) {
         int64_t begin = A->rowptr[i], end = A->rowptr[i + 1];
-        if (begin < 0 || end < begin || end > A->nnz)
-            return hsp_fail(HSP_ERR_INVALID_CSR,
-                            "row %d: row pointers %lld..%lld are not monotone within nnz %lld",
-                            i, (long long)begin, (long long)end, (long long)A->nnz);
+        if (check_span(A, i) != HSP_OK) return HSP_ERR_INVALID_CSR;
         if (row_bad(A->colidx + begin, end - begin, A->ncols)) return row_error(A, i);
     }
     return HSP_OK;
+}
+
+hsp_status hsp_csr_check_unordered(const hsp_csr *A)
+{
+    hsp_status s = hsp_csr_check_header(A);
+    for (int32_t i = 0; s == HSP_OK && i < A->nrows; i++) {
+        if ((s = check_span(A, i)) != HSP_OK) break;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+            if (A->colidx[p] < 0 || A->colidx[p] >= A->ncols)
+                return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: column %d out of range [0, %d)", i, A->colidx[p],
+                                A->ncols);
+    }
+    return s;
+}
+
+/* Two transposes, each a counting sort by column, leave A's rows sorted. */
+hsp_status hsp_csr_sort(hsp_csr *A)
+{
+    hsp_csr *T = NULL, *S = NULL;
+    hsp_status s = hsp_csr_check_unordered(A);
+    if (s == HSP_OK) s = hsp_transpose_keep(A, NULL, &T, NULL);
+    if (s == HSP_OK) s = hsp_transpose_keep(T, NULL, &S, NULL);
+    if (s == HSP_OK) {
+        memcpy(A->colidx, S->colidx, (size_t)A->nnz * sizeof *A->colidx);
+        memcpy(A->values, S->values, (size_t)A->nnz * hsp_value_size(A->precision));
+    }
+    hsp_csr_free(T), hsp_csr_free(S);
+    return s;
 }
 
 hsp_status hsp_csr_check(const hsp_csr *A)

@@ -75,6 +75,11 @@ hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
 /* A deep copy of A in the given precision. */
 hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision,
                            hsp_csr **out);
+/* Sort the columns of each row of A ascending, their values with them (a
+ * C of hsp_multiply with options.unsorted, before it is an operand).  A's
+ * row pointers must be valid and its columns in range; duplicates stay,
+ * side by side.  Allocates a copy of A's entries while it works. */
+hsp_status hsp_csr_sort(hsp_csr *A);
 /* Value k of A as a double, whatever its precision. */
 double hsp_csr_value(const hsp_csr *A, int64_t k);
 
@@ -92,7 +97,8 @@ hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
  * fails with HSP_ERR_NOMEM, saying how much, before that is allocated. */
 hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int progress, int64_t mem_limit,
                              hsp_csr **out);
-/* Write A as a general real coordinate Matrix Market file.  A regular file
+/* Write A as a general real coordinate Matrix Market file (its rows sorted
+ * or not: a C of options.unsorted is written as it is).  A regular file
  * is written beside its place and renamed there once whole, so that a failed
  * write leaves what was there before. */
 hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
@@ -180,6 +186,13 @@ typedef struct {
                              the product fails and the device is given up
                              (a kernel that never ends); 0 = the environment's
                              HSPGEMM_DEVICE_TIMEOUT, else 600 */
+    int unsorted;         /* nonzero: hsp_multiply may leave the columns of each row
+                             of C in any order, as MKL and scipy do (the cpu device
+                             skips their sort, a third of its time on some matrices;
+                             the GPU devices still sort); hsp_csr_sort puts them in
+                             order, which an operand of hsp_multiply needs.  Products
+                             made inside plans, hsp_rap and the AMG setup are sorted
+                             whatever this says.  Default 0: sorted */
 } hsp_options;
 
 /* Fill o with the defaults above. */
@@ -234,8 +247,8 @@ typedef struct {
 } hsp_stats;
 
 /* C = A*B.  A and B must be valid CSR of one precision; C has that precision,
- * sorted rows, duplicates summed and explicit zeros (from cancellation) kept.
- * stats may be NULL. */
+ * sorted rows (unless the context's options.unsorted), duplicates summed and
+ * explicit zeros (from cancellation) kept.  stats may be NULL. */
 hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
                         hsp_csr **C, hsp_stats *stats);
 

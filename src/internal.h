@@ -49,6 +49,9 @@ void hsp_csr_set_value(hsp_csr *A, int64_t k, double v);
  * threads can share the work. */
 hsp_status hsp_csr_check_header(const hsp_csr *A);
 hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last);
+/* hsp_csr_check but for the order of columns within a row (C of a product
+ * with options.unsorted). */
+hsp_status hsp_csr_check_unordered(const hsp_csr *A);
 
 /* hsp_csr_from_triplets for values given in double (duplicates summed in
  * double), the result in precision. */

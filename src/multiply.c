@@ -118,7 +118,7 @@ static hsp_status run_stages(hsp_job *job, hsp_stats *st)
 }
 
 hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed, void *const held[2],
-                       int hold_c, hsp_csr **C, void **held_c, hsp_stats *stats)
+                       int hold_c, int unsorted, hsp_csr **C, void **held_c, hsp_stats *stats)
 {
     hsp_stats local;
     if (!ctx || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx or C is NULL");
@@ -134,7 +134,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     memset(st, 0, sizeof *st);
     hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev, .method = small ? ctx->cpu_method : ctx->method,
                    .resident = resident, .keep = ctx->keep && !small, .A = A, .B = B,
-                   .held = {held[0], held[1]}, .hold_c = hold_c, .all_device = on_device,
+                   .held = {held[0], held[1]}, .hold_c = hold_c, .unsorted = unsorted, .all_device = on_device,
                    .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
@@ -163,12 +163,26 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     return HSP_OK;
 }
 
+/* C = A*B of host operands, its rows sorted unless unsorted; a device
+ * "auto" chose that fails the first product hands it to the next. */
+static hsp_status multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int unsorted, hsp_csr **C,
+                           hsp_stats *stats)
+{
+    void *const on_host[2] = {NULL, NULL};
+    hsp_status s = hsp_product(ctx, A, B, 0, on_host, 0, unsorted, C, NULL, stats);
+    if (s == HSP_ERR_DEVICE && ctx->auto_next && (s = hsp_context_hand_over(ctx)) == HSP_OK)
+        return multiply(ctx, A, B, unsorted, C, stats); /* on the next device "auto" opens */
+    return s;
+}
+
 hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                         hsp_stats *stats)
 {
-    void *const on_host[2] = {NULL, NULL};
-    hsp_status s = hsp_product(ctx, A, B, 0, on_host, 0, C, NULL, stats);
-    if (s == HSP_ERR_DEVICE && ctx->auto_next && (s = hsp_context_hand_over(ctx)) == HSP_OK)
-        return hsp_multiply(ctx, A, B, C, stats); /* on the next device "auto" opens */
-    return s;
+    return multiply(ctx, A, B, ctx && ctx->options.unsorted, C, stats);
+}
+
+hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
+                               hsp_stats *stats)
+{
+    return multiply(ctx, A, B, 0, C, stats);
 }

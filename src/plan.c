@@ -149,7 +149,7 @@ hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
 {
     if (!plan) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan: plan is NULL");
     *plan = NULL;
-    hsp_status s = hsp_multiply(ctx, A, B, C, stats);
+    hsp_status s = hsp_multiply_sorted(ctx, A, B, C, stats);
     if (s == HSP_OK && (s = hsp_plan_of(A, B, *C, plan)) != HSP_OK) hsp_csr_free(*C), *C = NULL;
     return s;
 }

@@ -9,6 +9,7 @@
 #include "context.h"
 #include "internal.h"
 #include "plan.h"
+#include "stages.h"
 #include "transpose.h"
 
 /* The two products of an order: first X*Y into mid, then the second. */
@@ -23,7 +24,7 @@ static void operands(hsp_rap_order order, const hsp_csr *R, const hsp_csr *A, co
 static hsp_status product(hsp_context *ctx, const hsp_csr *X, const hsp_csr *Y, hsp_csr **Z, hsp_plan **plan,
                           hsp_stats *stats)
 {
-    return plan ? hsp_multiply_plan(ctx, X, Y, Z, plan, stats) : hsp_multiply(ctx, X, Y, Z, stats);
+    return plan ? hsp_multiply_plan(ctx, X, Y, Z, plan, stats) : hsp_multiply_sorted(ctx, X, Y, Z, stats);
 }
 
 static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order, const void *C)

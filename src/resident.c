@@ -87,7 +87,7 @@ hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const 
     int hold_c = ctx->device->hold != NULL;
     hsp_csr *H = NULL;
     void *held_c = NULL;
-    hsp_status s = hsp_product(ctx, A->host, B->host, 1, held, hold_c, &H, &held_c, stats);
+    hsp_status s = hsp_product(ctx, A->host, B->host, 1, held, hold_c, 0, &H, &held_c, stats);
     if (s == HSP_OK && hold_c && !held_c) s = empty_entries(H); /* no product: the device made no C */
     if (s != HSP_OK) {
         hsp_csr_free(H);

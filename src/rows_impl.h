@@ -3,9 +3,10 @@
  * each function its precision's suffix.
  *
  * Every method computes row i of C = A*B into an output (o) with sorted
- * columns, duplicates summed.  Short and medium rows write into their u slots
- * of C~, which always suffice; long rows write into a growable buffer, which
- * grows (realloc or copy) the moment it is full. */
+ * columns (dense and hash: in any order where job->unsorted), duplicates
+ * summed.  Short and medium rows write into their u slots of C~, which
+ * always suffice; long rows write into a growable buffer, which grows
+ * (realloc or copy) the moment it is full. */
 #include <string.h>
 #include "rows.h"
 
@@ -233,7 +234,7 @@ static hsp_status RF(row_hash)(hsp_job *job, const RF(operands) *op, hsp_scratch
             o->col[len++] = c;
         }
     }
-    hsp_sort_columns(o->col, len);
+    if (!job->unsorted) hsp_sort_columns(o->col, len);
     for (int64_t t = 0; t < len; t++) { /* read the sums; mark the slots */
         uint32_t h = ((uint32_t)o->col[t] * 2654435761u) & mask;
         while (key[h] != o->col[t]) h = (h + 1) & mask;
@@ -280,13 +281,18 @@ static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32
     }
 }
 
-/* Put the row's len columns in order, with their sums from acc: by
- * insertion when there are few; else from a bitmap of them, scanned word by
- * word when they fill enough of their span, through a second level of bits
- * (a bit per word) when they fill enough of that; else by a sort. */
+/* Put the row's len columns in order (unless unsorted), with their sums
+ * from acc: by insertion when there are few; else from a bitmap of them,
+ * scanned word by word when they fill enough of their span, through a
+ * second level of bits (a bit per word) when they fill enough of that; else
+ * by a sort. */
 static void RF(order)(int32_t *restrict col, VT *restrict val, int64_t len, const VT *restrict acc,
-                      uint64_t *restrict bits, uint64_t *restrict top)
+                      uint64_t *restrict bits, uint64_t *restrict top, int unsorted)
 {
+    if (unsorted) {
+        for (int64_t t = 0; t < len; t++) val[t] = acc[col[t]];
+        return;
+    }
     int32_t lo = INT32_MAX, hi = -1;
     for (int64_t t = 0; len > SHORT_SORT && t < len; t++) lo = col[t] < lo ? col[t] : lo, hi = col[t] > hi ? col[t] : hi;
     int words = len > SHORT_SORT && (hi >> 6) - (lo >> 6) < 2 * len;
@@ -345,7 +351,7 @@ static inline __attribute__((always_inline)) hsp_status RF(dense)(hsp_job *job, 
             col[len++] = c;
         }
     }
-    if (st == HSP_OK) RF(order)(col, o->val, len, acc, s->bits, s->top);
+    if (st == HSP_OK) RF(order)(col, o->val, len, acc, s->bits, s->top, job->unsorted);
     *len_out = len;
     return st;
 }

@@ -31,6 +31,7 @@ typedef struct hsp_job {
     int hold_c;             /* C stays on the device: held_c gets its arrays, and the
                                host's C only its row pointers */
     void *held_c;
+    int unsorted;           /* C's rows may stay unsorted (hsp_options.unsorted) */
     int all_device;         /* operands or C are the device's alone: it does every row (bin 1
                                too) and the row work of stages 2 and 4 (dev->bin), C's row
                                pointers stay there, and the host gets u of long rows only */
@@ -108,9 +109,14 @@ void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf);
  * placed, A and B are resident matrices (checked when placed; never small),
  * whose entries the device holds where held[k] is not NULL (the host's A or B
  * then has row pointers only); with hold_c, C's entries stay on the device
- * (*held_c) and the host's C gets row pointers only. */
+ * (*held_c) and the host's C gets row pointers only.  With unsorted, C's
+ * rows may be left unsorted. */
 hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed, void *const held[2],
-                       int hold_c, hsp_csr **C, void **held_c, hsp_stats *stats);
+                       int hold_c, int unsorted, hsp_csr **C, void **held_c, hsp_stats *stats);
+/* hsp_multiply with C's rows sorted whatever the options say: for the
+ * library's own products (plans, hsp_rap, AMG), which later products read. */
+hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
+                               hsp_stats *stats);
 
 hsp_status hsp_stage_bound(hsp_job *job);
 hsp_status hsp_stage_bin(hsp_job *job);

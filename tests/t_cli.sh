@@ -167,6 +167,12 @@ ok $rc "square --resident runs"
 cmp -s "$tmp/s1.mtx" "$tmp/s2.mtx"; ok $? "and writes the same C as square"
 ok "$(has '"resident":true,"ms_place":[0-9.]*,"ms_home":[0-9.]*' "$tmp/out")" \
     "its JSON gives the times of placing and home"
+run "$hsp" square --gen=random:300,12 --device=cpu -o "$tmp/u0.mtx"
+run "$hsp" square --gen=random:300,12 --device=cpu -o "$tmp/u1.mtx" --unsorted
+ok $rc "square --unsorted runs"
+! cmp -s "$tmp/u0.mtx" "$tmp/u1.mtx"; ok $? "and writes C's entries in another order"
+sort "$tmp/u0.mtx" >"$tmp/u0.sorted"; sort "$tmp/u1.mtx" >"$tmp/u1.sorted"
+cmp -s "$tmp/u0.sorted" "$tmp/u1.sorted"; ok $? "the same entries, bit for bit"
 run "$hsp" rap --gen=random:144,2 "$tmp/a.mtx" --gen=random:144,2 --order=ra-p --stats=json
 ok $rc "rap R A P in the order (R*A)*P runs"
 ok "$(has '"order":"ra-p".*"ms_products":\[' "$tmp/out")" "and its JSON gives the order and each product's time"

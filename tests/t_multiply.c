@@ -718,7 +718,14 @@ static void test_two_passes(void)
            (long long)two.peak_temp_bytes, (long long)o.mem_limit, (long long)one.peak_temp_bytes);
     tap_ok(one.rows_group[4] > 0 && one.rows_group[3] > 0, "the rows are medium and long: %lld, %lld",
            (long long)one.rows_group[3], (long long)one.rows_group[4]);
-    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(C2);
+    hsp_context_free(ctx);
+    hsp_csr *U = NULL;
+    o.unsorted = 1;
+    hsp_context_create(&o, &ctx);
+    hsp_status s = hsp_multiply(ctx, A, B, &U, &two);
+    tap_ok(s == HSP_OK && two.passes == 2 && hsp_csr_sort(U) == HSP_OK && C && ref_identical(C, U),
+           "two passes, unsorted: C, once sorted, is the one pass's bit for bit (passes %d)", two.passes);
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(C2), hsp_csr_free(U);
     hsp_context_free(ctx);
 }
 

@@ -110,7 +110,7 @@ static void whole_product(hsp_context *ctx)
     void *const on_host[2] = {NULL, NULL};
     make_operands(&o, 4, TWO_62);
     was = o;
-    hsp_status s = hsp_product(ctx, &o.A, &o.B, 1, on_host, 0, &C, NULL, &st);
+    hsp_status s = hsp_product(ctx, &o.A, &o.B, 1, on_host, 0, 0, &C, NULL, &st);
     tap_ok(overflowed(s, "the number of products overflows 64 bits") && !C,
            "hsp_product of 4 rows of 2^62 products: HSP_ERR_OVERFLOW and no C (got %s: %s)", hsp_strerror(s),
            hsp_errmsg());
