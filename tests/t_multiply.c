@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ref.h"
+#include "scratch.h"
 #include "tap.h"
 
 /* Options for the device under test with method for every group that can run
@@ -767,6 +768,20 @@ static void test_bad_options(void)
     }
 }
 
+/* A thread's row tags wrap after 2^32 rows: every mark is cleared, so that
+ * no old row's matches the next. */
+static void test_tag_wrap(void)
+{
+    hsp_scratch s;
+    memset(&s, 0, sizeof s);
+    int made = hsp_scratch_marks(&s, 100) == HSP_OK;
+    if (made) s.mark[7] = UINT32_MAX, s.mark[9] = 1, s.tag = UINT32_MAX;
+    uint32_t tag = made ? hsp_scratch_tag(&s) : 0;
+    tap_ok(made && tag == 1 && s.mark[7] == 0 && s.mark[9] == 0,
+           "after tag 2^32 - 1 the next is 1, with every mark cleared");
+    hsp_scratch_free(&s);
+}
+
 /* The device timeout: negative refused; from the environment when the options
  * give none, where a value that is no number of seconds is refused. */
 static void test_device_timeout(void)
@@ -862,5 +877,6 @@ int main(void)
     test_limit_in_growth();
     test_bad_options();
     test_device_timeout();
+    test_tag_wrap();
     return tap_done();
 }
