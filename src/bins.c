@@ -39,14 +39,6 @@ hsp_status hsp_bins_layout(int wavefront, int64_t local_mem, int64_t medium_max,
     return HSP_OK;
 }
 
-int hsp_bins_find(const hsp_bins *bins, int64_t u)
-{
-    if (u <= bins->width) return (int)u; /* one bin per u */
-    /* bin W + j holds (W 2^(j-1), W 2^j]; the last bin holds the rest */
-    int b = bins->width + 64 - __builtin_clzll((uint64_t)(u - 1) / (uint64_t)bins->width);
-    return b < bins->nbins - 1 ? b : bins->nbins - 1;
-}
-
 int64_t hsp_bins_group_max(const hsp_bins *bins, int group)
 {
     int64_t max = 0;

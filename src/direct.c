@@ -175,11 +175,12 @@ static void alloc_c_early(hsp_job *job, direct_run *r, int64_t most)
     C->colidx = NULL, C->values = NULL;
 }
 
-/* The chunks, cut by the rows' weights (job->slot); in one pass, their
- * places in C and, where it can be had, C. */
+/* The chunks, cut at blocks of rows by their weights (job->slot); in one
+ * pass, their places in C and, where it can be had, C. */
 static hsp_status start_run(hsp_job *job, direct_run *r)
 {
-    int64_t m = job->A->nrows, work = job->slot[m], staged, most;
+    int64_t m = job->A->nrows, nblocks = (m + HSP_DIRECT_BLOCK - 1) / HSP_DIRECT_BLOCK, work = job->slot[nblocks];
+    int64_t staged, most;
     bound_sums(job, &staged, &most);
     int64_t chunks = CHUNKS_PER_THREAD * (int64_t)hsp_pool_size(job->ctx->pool);
     if (chunks < work / CHUNK_MAX_WORK) chunks = work / CHUNK_MAX_WORK;
@@ -195,7 +196,8 @@ static hsp_status start_run(hsp_job *job, direct_run *r)
     r->oldest = calloc((size_t)hsp_pool_size(job->ctx->pool), sizeof *r->oldest);
     if (!r->cut || !r->nnz || !r->from || !r->tid || !r->at || !r->placed || !r->oldest)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the cpu device's chunks");
-    r->nchunks = hsp_split_weighted(job->slot, m, chunks, r->cut);
+    r->nchunks = hsp_split_weighted(job->slot, nblocks, chunks, r->cut);
+    for (int64_t c = 0; c <= r->nchunks; c++) r->cut[c] = r->cut[c] * HSP_DIRECT_BLOCK < m ? r->cut[c] * HSP_DIRECT_BLOCK : m;
     for (int64_t c = 0; c <= r->nchunks; c++) r->nnz[c] = -1;
     r->at[0] = 0;
     if (r->mode == HSP_ROWS_STAGE) alloc_c_early(job, r, most);

@@ -66,9 +66,7 @@ static void bound_part(void *arg, int tid, int64_t part)
     int over = 0;
     (void)tid;
     for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
-        int64_t u = 0;
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-            u += B->rowptr[A->colidx[p] + 1] - B->rowptr[A->colidx[p]];
+        int64_t u = hsp_row_bound(A, B, i);
         r->job->ub[i] = u;
         over |= hsp_add_overflows(sum, u, &sum);
     }
@@ -97,6 +95,7 @@ hsp_status hsp_stage_bound(hsp_job *job)
     int64_t m = job->A->nrows, nparts = part_count(job), total = 0;
     int64_t cut[nparts + 1], part_flops[nparts];
     hsp_device *dev = job->dev;
+    if (dev->direct) return hsp_direct_bound(job);
     job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
     hsp_status s = dev->bound ? dev->bound(dev, job) : HSP_OK;
@@ -120,7 +119,6 @@ typedef struct {
     int64_t (*count)[HSP_MAX_BINS]; /* rows of each bin in each part, then offsets */
     int64_t (*flops)[HSP_NGROUPS];  /* flops of each group in each part */
     int64_t *slots;                 /* C~ slots of each part, then offsets */
-    int64_t *weight;                /* sum of u + 1 over each part, then offsets */
 } bin_run;
 
 /* Count the rows of each bin and the C~ slots of a part. */
@@ -128,7 +126,7 @@ static void bin_count_part(void *arg, int tid, int64_t part)
 {
     bin_run *r = arg;
     hsp_job *job = r->job;
-    int64_t slots = 0, weight = 0;
+    int64_t slots = 0;
     (void)tid;
     memset(r->count[part], 0, sizeof r->count[part]);
     memset(r->flops[part], 0, sizeof r->flops[part]);
@@ -138,9 +136,8 @@ static void bin_count_part(void *arg, int tid, int64_t part)
         r->count[part][b]++;
         r->flops[part][job->ctx->bins.group[b]] += 2 * u;
         if (u <= job->medium_max) slots += u;
-        weight += u + 1;
     }
-    r->slots[part] = slots, r->weight[part] = weight;
+    r->slots[part] = slots;
 }
 
 /* Place the rows of a part in their bins and give them their C~ slots. */
@@ -165,23 +162,8 @@ static void bin_place_part(void *arg, int tid, int64_t part)
     }
 }
 
-/* On a dev->direct: the weight before each row, and the long rows in order. */
-static void direct_place_part(void *arg, int tid, int64_t part)
-{
-    bin_run *r = arg;
-    hsp_job *job = r->job;
-    int longbin = job->ctx->bins.nbins - 1;
-    int64_t weight = r->weight[part], next = r->count[part][longbin] - job->bin_start[longbin];
-    (void)tid;
-    for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
-        job->slot[i] = weight;
-        weight += job->ub[i] + 1;
-        if (job->ub[i] > job->medium_max) job->bin_rows[next++] = (int32_t)i;
-    }
-}
-
 /* Turn per-part counts into offsets: bin by bin, part by part. */
-static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total_slots, int64_t *total_weight)
+static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total_slots)
 {
     int nbins = job->ctx->bins.nbins;
     int64_t pos = 0, slots = 0;
@@ -196,14 +178,13 @@ static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total
         }
     }
     job->bin_start[nbins] = pos;
-    int64_t weight = 0;
     for (int64_t p = 0; p < nparts; p++) {
-        int64_t c = r->slots[p], w = r->weight[p];
+        int64_t c = r->slots[p];
         for (int g = 0; g < HSP_NGROUPS; g++) job->stats->flops_group[g] += r->flops[p][g];
-        r->slots[p] = slots, r->weight[p] = weight;
-        slots += c, weight += w;
+        r->slots[p] = slots;
+        slots += c;
     }
-    *total_slots = slots, *total_weight = weight;
+    *total_slots = slots;
 }
 
 /* Stage 2 on the device; here only the long rows' buffers (empty). */
@@ -230,21 +211,11 @@ static hsp_status place_rows(hsp_job *job, bin_run *r, int64_t nparts, int64_t t
     return job->tmp_val ? HSP_OK : HSP_ERR_NOMEM;
 }
 
-/* The long rows in job->bin_rows and each row's weight before it in
- * job->slot, for a dev->direct. */
-static hsp_status place_direct(hsp_job *job, bin_run *r, int64_t nparts, int64_t total_weight, int64_t nlong)
-{
-    job->bin_rows = hsp_job_alloc(job, WS_BINS, (nlong + 1) * (int64_t)sizeof(int32_t), "long rows");
-    if (!job->bin_rows) return HSP_ERR_NOMEM;
-    hsp_pool_chunks(job->ctx->pool, nparts, direct_place_part, r);
-    job->slot[job->A->nrows] = total_weight;
-    return HSP_OK;
-}
-
 hsp_status hsp_stage_bin(hsp_job *job)
 {
-    int64_t m = job->A->nrows, nparts = part_count(job), total_slots, total_weight;
-    int64_t cut[nparts + 1], slots[nparts], weight[nparts], flops[nparts][HSP_NGROUPS];
+    int64_t m = job->A->nrows, nparts = part_count(job), total_slots;
+    int64_t cut[nparts + 1], slots[nparts], flops[nparts][HSP_NGROUPS];
+    if (job->dev->direct) return hsp_direct_bin(job);
     if (job->all_device) {
         job->bin_rows = hsp_job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
         return job->bin_rows ? bin_on_device(job) : HSP_ERR_NOMEM;
@@ -256,13 +227,12 @@ hsp_status hsp_stage_bin(hsp_job *job)
         return count ? HSP_ERR_NOMEM : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
     }
     nparts = hsp_split_weighted(NULL, m, nparts, cut);
-    bin_run r = {job, cut, count, flops, slots, weight};
+    bin_run r = {job, cut, count, flops, slots};
     hsp_pool_chunks(job->ctx->pool, nparts, bin_count_part, &r);
-    bin_offsets(job, &r, nparts, &total_slots, &total_weight);
+    bin_offsets(job, &r, nparts, &total_slots);
     int longbin = job->ctx->bins.nbins - 1;
     int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
-    hsp_status s = job->dev->direct ? place_direct(job, &r, nparts, total_weight, nlong)
-                                    : place_rows(job, &r, nparts, total_slots);
+    hsp_status s = place_rows(job, &r, nparts, total_slots);
     free(count);
     if (s != HSP_OK) return s;
     job->longbuf = hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");

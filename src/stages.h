@@ -43,7 +43,8 @@ typedef struct hsp_job {
     int64_t short_max;      /* rows with u up to this are short */
     int64_t medium_max;     /* rows with u above this are long */
     int64_t *slot;          /* C~ offset of a row, or its long-buffer number; on a
-                               dev->direct the sum of u + 1 over the rows before it */
+                               dev->direct, per block of HSP_DIRECT_BLOCK rows, the sum
+                               of u + 1 over the rows before it */
     int64_t nslots;         /* entries of C~ */
     struct direct_run *run; /* a dev->direct's chunks between stages 3 and 4 (direct.c) */
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
@@ -57,6 +58,16 @@ typedef struct hsp_job {
     atomic_llong temp_bytes, peak_temp_bytes;
     hsp_stats *stats;
 } hsp_job;
+
+/* u of row i: the products of row i of A*B, the sum of nnz(B_k) over the
+ * entries k of row i of A (its callers check their sums over rows for
+ * overflow). */
+static inline int64_t hsp_row_bound(const hsp_csr *A, const hsp_csr *B, int64_t i)
+{
+    int64_t u = 0;
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) u += B->rowptr[A->colidx[p] + 1] - B->rowptr[A->colidx[p]];
+    return u;
+}
 
 /* Bytes of n entries of C (a column index and a value each). */
 static inline int64_t hsp_entry_bytes(const hsp_job *job, int64_t n)
@@ -125,6 +136,11 @@ hsp_status hsp_stage_arrange(hsp_job *job);
 /* Stages 3 and 4 on a dev->direct (direct.c), and the freeing of what they
  * share. */
 hsp_status hsp_direct_compute(hsp_job *job);
+/* Stages 1 and 2 on a dev->direct (direct_bound.c), whose chunks are cut
+ * at blocks of rows. */
+enum { HSP_DIRECT_BLOCK = 16 };
+hsp_status hsp_direct_bound(hsp_job *job);
+hsp_status hsp_direct_bin(hsp_job *job);
 hsp_status hsp_direct_arrange(hsp_job *job);
 void hsp_direct_free(hsp_job *job);
 /* Stage 4's start: C's row pointers from the counts, and its arrays. */

@@ -1,0 +1,113 @@
+/* direct_bound.c: stages 1 and 2 on a device that computes rows on the host
+ * threads (dev->direct), which needs neither the rows placed in their bins
+ * nor C~: one pass over the rows gives each row's upper bound u, the bins'
+ * row counts and the groups' flops (for the stats), the number of long rows
+ * and the weight (the sum of u + 1) of each block of HSP_DIRECT_BLOCK rows;
+ * stage 2 turns the blocks' weights into the prefix that direct.c cuts its
+ * chunks by, and lists the long rows. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "stages.h"
+
+/* Stage 1's parts: each its rows' bin counts, group flops and products. */
+typedef struct {
+    hsp_job *job;
+    int64_t *cut;                   /* part p is rows cut[p] .. cut[p + 1] - 1, whole blocks */
+    int64_t (*count)[HSP_MAX_BINS]; /* rows of each bin in each part */
+    uint64_t (*flops)[HSP_MAX_BINS]; /* flops of each bin in each part (meaningful
+                                        when the products do not overflow) */
+    int64_t *products;              /* the sum of u over each part; -1: it overflows */
+} bound_run;
+
+/* u of each row of a part, and what stage 2 and the stats need of it. */
+static void bound_part(void *arg, int tid, int64_t part)
+{
+    bound_run *r = arg;
+    hsp_job *job = r->job;
+    const hsp_csr *A = job->A, *B = job->B;
+    const hsp_bins *bins = &job->ctx->bins;
+    int64_t *count = r->count[part], sum = 0, last = r->cut[part + 1];
+    uint64_t *flops = r->flops[part];
+    int over = 0;
+    (void)tid;
+    memset(count, 0, sizeof r->count[part]);
+    memset(flops, 0, sizeof r->flops[part]);
+    for (int64_t i = r->cut[part]; i < last; i += HSP_DIRECT_BLOCK) {
+        uint64_t weight = 0;
+        for (int64_t k = i; k < i + HSP_DIRECT_BLOCK && k < last; k++) {
+            int64_t u = hsp_row_bound(A, B, k);
+            job->ub[k] = u;
+            over |= hsp_add_overflows(sum, u, &sum);
+            int b = hsp_bins_find(bins, u);
+            count[b]++, flops[b] += 2 * (uint64_t)u;
+            weight += (uint64_t)u + 1;
+        }
+        job->slot[i / HSP_DIRECT_BLOCK] = (int64_t)weight;
+    }
+    r->products[part] = over ? -1 : sum;
+}
+
+/* The parts' sums: the flop count (or its overflow), the bins' row counts
+ * and offsets, and the groups' flops. */
+static hsp_status gather_parts(hsp_job *job, const bound_run *r, int64_t nparts)
+{
+    int64_t total = 0, pos = 0;
+    hsp_stats *st = job->stats;
+    for (int64_t p = 0; p < nparts; p++)
+        if (r->products[p] < 0 || hsp_add_overflows(total, r->products[p], &total))
+            return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
+    if (hsp_mul_overflows(total, 2, &st->flops)) return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
+    for (int b = 0; b < job->ctx->bins.nbins; b++) {
+        st->rows_bin[b] = 0;
+        for (int64_t p = 0; p < nparts; p++) st->rows_bin[b] += r->count[p][b];
+        job->bin_start[b] = pos;
+        pos += st->rows_bin[b];
+    }
+    job->bin_start[job->ctx->bins.nbins] = pos;
+    for (int b = 0; b < job->ctx->bins.nbins; b++)
+        for (int64_t p = 0; p < nparts; p++) st->flops_group[job->ctx->bins.group[b]] += (int64_t)r->flops[p][b];
+    return HSP_OK;
+}
+
+hsp_status hsp_direct_bound(hsp_job *job)
+{
+    int64_t m = job->A->nrows, nblocks = (m + HSP_DIRECT_BLOCK - 1) / HSP_DIRECT_BLOCK;
+    int64_t nparts = 4 * (int64_t)hsp_pool_size(job->ctx->pool);
+    int64_t cut[nparts + 1], products[nparts];
+    job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
+    job->slot = job->ub ? hsp_job_alloc(job, WS_SLOT, (nblocks + 1) * (int64_t)sizeof(int64_t), "row weights") : NULL;
+    bound_run r = {job, cut, malloc((size_t)nparts * sizeof *r.count), malloc((size_t)nparts * sizeof *r.flops),
+                   products};
+    hsp_status s = !job->slot ? HSP_ERR_NOMEM : r.count && r.flops ? HSP_OK
+                 : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
+    if (s == HSP_OK) {
+        nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
+        for (int64_t p = 1; p < nparts; p++) cut[p] -= cut[p] % HSP_DIRECT_BLOCK; /* whole blocks */
+        hsp_pool_chunks(job->ctx->pool, nparts, bound_part, &r);
+        s = gather_parts(job, &r, nparts);
+    }
+    free(r.count), free(r.flops);
+    return s;
+}
+
+hsp_status hsp_direct_bin(hsp_job *job)
+{
+    int64_t m = job->A->nrows, nblocks = (m + HSP_DIRECT_BLOCK - 1) / HSP_DIRECT_BLOCK, weight = 0, k = 0;
+    int longbin = job->ctx->bins.nbins - 1;
+    int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
+    for (int64_t b = 0; b < nblocks; b++) {
+        int64_t w = job->slot[b];
+        job->slot[b] = weight;
+        weight += w;
+    }
+    job->slot[nblocks] = weight;
+    job->bin_rows = hsp_job_alloc(job, WS_BINS, (nlong + 1) * (int64_t)sizeof(int32_t), "long rows");
+    job->longbuf = job->bin_rows ? hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows") : NULL;
+    if (!job->longbuf) return HSP_ERR_NOMEM;
+    for (int32_t i = 0; k < nlong; i++)
+        if (job->ub[i] > job->medium_max) job->bin_rows[k++] = i;
+    memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
+    job->nlong = nlong;
+    return HSP_OK;
+}
