@@ -18,13 +18,18 @@
  * row's entries by marks (long rows computed into their buffers), stage 4
  * allocates C and computes the rows straight into it. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "internal.h"
 #include "rows.h"
 #include "stages.h"
 
 enum { CHUNKS_PER_THREAD = 16, CHUNK_MIN_WORK = 2048, CHUNK_MAX_WORK = 32768 };
+enum { STREAM_BYTES = 8 << 20 }; /* a C that may hold this much is written by streaming stores */
 
 /* One stage-3 pass over chunks; in one-pass mode, where each chunk lies. */
 typedef struct direct_run {
@@ -33,6 +38,7 @@ typedef struct direct_run {
     int64_t nchunks;
     int64_t *cut;    /* chunk c is rows cut[c] .. cut[c + 1] - 1 */
     int64_t *nnz;    /* one pass: chunk c's entries, -1 until it is done */
+    int64_t *staged; /* one pass: those of its rows that are not long (reserved apart) */
     int64_t *from;   /* one pass: where they start in the region of thread tid[c] */
     int *tid;
     int64_t *at;     /* one pass: chunk c's offset in C, known for c <= known */
@@ -40,6 +46,7 @@ typedef struct direct_run {
     int64_t *oldest; /* one pass: thread t's chunks before oldest[t] are in C */
     int64_t most;    /* one pass: the most entries C can have; C's arrays hold
                         them from the start, or 0 when they are allocated in stage 4 */
+    int stream;      /* one pass: C is large: chunks go to it by streaming stores */
     int64_t known;   /* chunks 0 .. known - 1 are done (guarded by lock) */
     pthread_mutex_t lock;
 } direct_run;
@@ -57,11 +64,34 @@ static hsp_growbuf *first_long(const hsp_job *job, int64_t i)
 }
 
 /* Entries the rows of chunk c that are not long put on the region. */
-static int64_t staged_entries(const hsp_job *job, const direct_run *r, int64_t c)
+static int64_t count_staged(const hsp_job *job, const direct_run *r, int64_t c)
 {
     int64_t n = 0;
     for (int64_t i = r->cut[c]; i < r->cut[c + 1]; i++) n += job->ub[i] <= job->medium_max ? job->C->rowptr[i + 1] : 0;
     return n;
+}
+
+/* memcpy; with stream, by stores that go around the caches (a large C is
+ * written once and not read soon: its lines are not read before they are
+ * written, nor do they push the thread's rows out of its cache). */
+static void copy_out(void *dst, const void *src, size_t bytes, int stream)
+{
+#ifdef __SSE2__
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    size_t head = stream ? (16 - ((uintptr_t)d & 15)) & 15 : bytes;
+    if (head > bytes) head = bytes;
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
+        for (int k = 0; k < 64; k += 16)
+            _mm_stream_si128((__m128i *)(void *)(d + k), _mm_loadu_si128((const __m128i *)(const void *)(s + k)));
+    memcpy(d, s, bytes);
+    if (stream) _mm_sfence();
+#else
+    (void)stream;
+    memcpy(dst, src, bytes);
+#endif
 }
 
 /* Chunk c's entries from its thread's region to their place in C, its
@@ -80,9 +110,10 @@ static void copy_chunk(direct_run *r, int64_t c)
         hsp_job_error(job, st);
         return;
     }
-    memcpy(C->colidx + at, g->base[0] + (size_t)r->from[c] * sizeof(int32_t), (size_t)n * sizeof(int32_t));
-    memcpy((unsigned char *)C->values + (size_t)at * vs, g->base[1] + (size_t)r->from[c] * vs, (size_t)n * vs);
-    hsp_job_release(job, hsp_entry_bytes(job, staged_entries(job, r, c)));
+    copy_out(C->colidx + at, g->base[0] + (size_t)r->from[c] * sizeof(int32_t), (size_t)n * sizeof(int32_t), r->stream);
+    copy_out((unsigned char *)C->values + (size_t)at * vs, g->base[1] + (size_t)r->from[c] * vs, (size_t)n * vs,
+             r->stream);
+    hsp_job_release(job, hsp_entry_bytes(job, r->staged[c]));
     for (int64_t i = r->cut[c]; i < r->cut[c + 1]; i++) at += C->rowptr[i + 1], C->rowptr[i + 1] = at;
     r->placed[c] = 1;
 }
@@ -114,7 +145,8 @@ static void compute_chunk(void *arg, int tid, int64_t c)
     int64_t top = (int64_t)(s->region.top[0] / sizeof(int32_t));
     hsp_status st = hsp_rows_run(job, s, r->mode, first, last, first_long(job, first));
     if (st == HSP_OK && r->mode == HSP_ROWS_STAGE) { /* the long rows are reserved already */
-        st = hsp_job_reserve(job, hsp_entry_bytes(job, staged_entries(job, r, c)));
+        r->staged[c] = count_staged(job, r, c);
+        st = hsp_job_reserve(job, hsp_entry_bytes(job, r->staged[c]));
         r->tid[c] = tid, r->from[c] = top;
         pthread_mutex_lock(&r->lock);
         r->nnz[c] = (int64_t)(s->region.top[0] / sizeof(int32_t)) - top;
@@ -187,14 +219,16 @@ static hsp_status start_run(hsp_job *job, direct_run *r)
     if (chunks > work / CHUNK_MIN_WORK) chunks = work / CHUNK_MIN_WORK > 0 ? work / CHUNK_MIN_WORK : 1;
     r->job = job;
     r->mode = choose_mode(job, staged, most);
+    r->stream = hsp_entry_bytes(job, most) >= STREAM_BYTES;
     r->cut = malloc((size_t)(chunks + 1) * sizeof *r->cut);
     r->nnz = malloc((size_t)(chunks + 1) * sizeof *r->nnz);
+    r->staged = malloc((size_t)(chunks + 1) * sizeof *r->staged);
     r->from = malloc((size_t)(chunks + 1) * sizeof *r->from);
     r->tid = malloc((size_t)(chunks + 1) * sizeof *r->tid);
     r->at = malloc((size_t)(chunks + 1) * sizeof *r->at);
     r->placed = calloc((size_t)chunks + 1, 1);
     r->oldest = calloc((size_t)hsp_pool_size(job->ctx->pool), sizeof *r->oldest);
-    if (!r->cut || !r->nnz || !r->from || !r->tid || !r->at || !r->placed || !r->oldest)
+    if (!r->cut || !r->nnz || !r->staged || !r->from || !r->tid || !r->at || !r->placed || !r->oldest)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the cpu device's chunks");
     r->nchunks = hsp_split_weighted(job->slot, nblocks, chunks, r->cut);
     for (int64_t c = 0; c <= r->nchunks; c++) r->cut[c] = r->cut[c] * HSP_DIRECT_BLOCK < m ? r->cut[c] * HSP_DIRECT_BLOCK : m;
@@ -248,7 +282,7 @@ void hsp_direct_free(hsp_job *job)
 {
     direct_run *r = job->run;
     if (!r) return;
-    free(r->cut), free(r->nnz), free(r->from), free(r->tid), free(r->at), free(r->placed), free(r->oldest);
+    free(r->cut), free(r->nnz), free(r->staged), free(r->from), free(r->tid), free(r->at), free(r->placed), free(r->oldest);
     pthread_mutex_destroy(&r->lock);
     free(r);
     job->run = NULL;

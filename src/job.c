@@ -99,8 +99,8 @@ hsp_status hsp_job_finish_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, i
 hsp_status hsp_job_stage_long(hsp_job *job, hsp_scratch *s, hsp_growbuf *buf, int64_t len)
 {
     if (buf->region) return hsp_job_finish_long(job, s, buf, len);
-    int32_t *col;
-    void *val;
+    int32_t *col = NULL;
+    void *val = NULL;
     hsp_status st = hsp_region_room(&s->region, len, job->vsize, &col, &val);
     if (st == HSP_OK) st = hsp_job_reserve(job, hsp_entry_bytes(job, len));
     if (st != HSP_OK) return st;

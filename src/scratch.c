@@ -124,12 +124,9 @@ hsp_region *hsp_region_get(hsp_scratch *s)
     return NULL;
 }
 
-hsp_status hsp_region_room(hsp_region *r, int64_t n, size_t vsize, int32_t **col, void **val)
+hsp_status hsp_region_full(const hsp_region *r)
 {
-    if (!hsp_region_fits(r, n, vsize))
-        return hsp_fail(HSP_ERR_NOMEM, "a thread's rows outgrow its %zu bytes of address space", r->reserved);
-    *col = (int32_t *)(void *)(r->base[0] + r->top[0]), *val = r->base[1] + r->top[1];
-    return HSP_OK;
+    return hsp_fail(HSP_ERR_NOMEM, "a thread's rows outgrow its %zu bytes of address space", r->reserved);
 }
 
 void hsp_arena_reset(hsp_scratch *s)

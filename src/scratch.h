@@ -77,9 +77,16 @@ static inline int hsp_region_fits(const hsp_region *r, int64_t n, size_t vsize)
 {
     return r->top[0] + (size_t)n * sizeof(int32_t) <= r->reserved && r->top[1] + (size_t)n * vsize <= r->reserved;
 }
+/* The failure of region r, which cannot hold the next row. */
+hsp_status hsp_region_full(const hsp_region *r);
 /* Where n entries go at the top of region r (*col, *val), or a failure when
- * they do not fit. */
-hsp_status hsp_region_room(hsp_region *r, int64_t n, size_t vsize, int32_t **col, void **val);
+ * they do not fit (inline: asked for every row). */
+static inline hsp_status hsp_region_room(hsp_region *r, int64_t n, size_t vsize, int32_t **col, void **val)
+{
+    if (!hsp_region_fits(r, n, vsize)) return hsp_region_full(r);
+    *col = (int32_t *)(void *)(r->base[0] + r->top[0]), *val = r->base[1] + r->top[1];
+    return HSP_OK;
+}
 /* Move the top of region r past n entries. */
 static inline void hsp_region_push(hsp_region *r, int64_t n, size_t vsize)
 {
