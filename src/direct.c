@@ -211,7 +211,7 @@ static void alloc_c_early(hsp_job *job, direct_run *r, int64_t most)
  * pass, their places in C and, where it can be had, C. */
 static hsp_status start_run(hsp_job *job, direct_run *r)
 {
-    int64_t m = job->A->nrows, nblocks = (m + HSP_DIRECT_BLOCK - 1) / HSP_DIRECT_BLOCK, work = job->slot[nblocks];
+    int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block, work = job->slot[nblocks];
     int64_t staged, most;
     bound_sums(job, &staged, &most);
     int64_t chunks = CHUNKS_PER_THREAD * (int64_t)hsp_pool_size(job->ctx->pool);
@@ -231,7 +231,7 @@ static hsp_status start_run(hsp_job *job, direct_run *r)
     if (!r->cut || !r->nnz || !r->staged || !r->from || !r->tid || !r->at || !r->placed || !r->oldest)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the cpu device's chunks");
     r->nchunks = hsp_split_weighted(job->slot, nblocks, chunks, r->cut);
-    for (int64_t c = 0; c <= r->nchunks; c++) r->cut[c] = r->cut[c] * HSP_DIRECT_BLOCK < m ? r->cut[c] * HSP_DIRECT_BLOCK : m;
+    for (int64_t c = 0; c <= r->nchunks; c++) r->cut[c] = r->cut[c] * block < m ? r->cut[c] * block : m;
     for (int64_t c = 0; c <= r->nchunks; c++) r->nnz[c] = -1;
     r->at[0] = 0;
     if (r->mode == HSP_ROWS_STAGE) alloc_c_early(job, r, most);

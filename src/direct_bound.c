@@ -2,7 +2,7 @@
  * threads (dev->direct), which needs neither the rows placed in their bins
  * nor C~: one pass over the rows gives each row's upper bound u, the bins'
  * row counts and the groups' flops (for the stats), the number of long rows
- * and the weight (the sum of u + 1) of each block of HSP_DIRECT_BLOCK rows;
+ * and the weight (the sum of u + 1) of each block of rows (hsp_direct_block);
  * stage 2 turns the blocks' weights into the prefix that direct.c cuts its
  * chunks by, and lists the long rows. */
 #include <stdlib.h>
@@ -27,15 +27,15 @@ static void bound_part(void *arg, int tid, int64_t part)
     hsp_job *job = r->job;
     const hsp_csr *A = job->A, *B = job->B;
     const hsp_bins *bins = &job->ctx->bins;
-    int64_t *count = r->count[part], sum = 0, last = r->cut[part + 1];
+    int64_t *count = r->count[part], sum = 0, last = r->cut[part + 1], block = hsp_direct_block(A->nrows);
     uint64_t *flops = r->flops[part];
     int over = 0;
     (void)tid;
     memset(count, 0, sizeof r->count[part]);
     memset(flops, 0, sizeof r->flops[part]);
-    for (int64_t i = r->cut[part]; i < last; i += HSP_DIRECT_BLOCK) {
+    for (int64_t i = r->cut[part]; i < last; i += block) {
         uint64_t weight = 0;
-        for (int64_t k = i; k < i + HSP_DIRECT_BLOCK && k < last; k++) {
+        for (int64_t k = i; k < i + block && k < last; k++) {
             int64_t u = hsp_row_bound(A, B, k);
             job->ub[k] = u;
             over |= hsp_add_overflows(sum, u, &sum);
@@ -43,7 +43,7 @@ static void bound_part(void *arg, int tid, int64_t part)
             count[b]++, flops[b] += 2 * (uint64_t)u;
             weight += (uint64_t)u + 1;
         }
-        job->slot[i / HSP_DIRECT_BLOCK] = (int64_t)weight;
+        job->slot[i / block] = (int64_t)weight;
     }
     r->products[part] = over ? -1 : sum;
 }
@@ -72,7 +72,7 @@ static hsp_status gather_parts(hsp_job *job, const bound_run *r, int64_t nparts)
 
 hsp_status hsp_direct_bound(hsp_job *job)
 {
-    int64_t m = job->A->nrows, nblocks = (m + HSP_DIRECT_BLOCK - 1) / HSP_DIRECT_BLOCK;
+    int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block;
     int64_t nparts = 4 * (int64_t)hsp_pool_size(job->ctx->pool);
     int64_t cut[nparts + 1], products[nparts];
     job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
@@ -83,7 +83,7 @@ hsp_status hsp_direct_bound(hsp_job *job)
                  : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
     if (s == HSP_OK) {
         nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
-        for (int64_t p = 1; p < nparts; p++) cut[p] -= cut[p] % HSP_DIRECT_BLOCK; /* whole blocks */
+        for (int64_t p = 1; p < nparts; p++) cut[p] -= cut[p] % block; /* whole blocks */
         hsp_pool_chunks(job->ctx->pool, nparts, bound_part, &r);
         s = gather_parts(job, &r, nparts);
     }
@@ -93,7 +93,7 @@ hsp_status hsp_direct_bound(hsp_job *job)
 
 hsp_status hsp_direct_bin(hsp_job *job)
 {
-    int64_t m = job->A->nrows, nblocks = (m + HSP_DIRECT_BLOCK - 1) / HSP_DIRECT_BLOCK, weight = 0, k = 0;
+    int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block, weight = 0, k = 0;
     int longbin = job->ctx->bins.nbins - 1;
     int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
     for (int64_t b = 0; b < nblocks; b++) {

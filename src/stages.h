@@ -43,7 +43,7 @@ typedef struct hsp_job {
     int64_t short_max;      /* rows with u up to this are short */
     int64_t medium_max;     /* rows with u above this are long */
     int64_t *slot;          /* C~ offset of a row, or its long-buffer number; on a
-                               dev->direct, per block of HSP_DIRECT_BLOCK rows, the sum
+                               dev->direct, per block of hsp_direct_block rows, the sum
                                of u + 1 over the rows before it */
     int64_t nslots;         /* entries of C~ */
     struct direct_run *run; /* a dev->direct's chunks between stages 3 and 4 (direct.c) */
@@ -137,8 +137,12 @@ hsp_status hsp_stage_arrange(hsp_job *job);
  * share. */
 hsp_status hsp_direct_compute(hsp_job *job);
 /* Stages 1 and 2 on a dev->direct (direct_bound.c), whose chunks are cut
- * at blocks of rows. */
-enum { HSP_DIRECT_BLOCK = 16 };
+ * at blocks of rows: of 16 rows where A has 16384 rows or more (a few
+ * blocks a chunk), else of one row (a chunk may be a few heavy rows). */
+static inline int64_t hsp_direct_block(int64_t nrows)
+{
+    return nrows >= 16384 ? 16 : 1;
+}
 hsp_status hsp_direct_bound(hsp_job *job);
 hsp_status hsp_direct_bin(hsp_job *job);
 hsp_status hsp_direct_arrange(hsp_job *job);

@@ -636,7 +636,9 @@ static hsp_csr *long_row_b(int32_t k, int spread)
  * and trips when the pool of long rows grows past it.  It fails with
  * HSP_ERR_NOMEM and a message, touches neither operand, and the context
  * then runs the first product right (what it allocated is freed: the
- * sanitizer build's LeakSanitizer checks). */
+ * sanitizer build's LeakSanitizer checks), and rows over the even columns
+ * of those the failed rows had begun (nothing of them left in a thread's
+ * workspace). */
 static void test_limit_in_growth(void)
 {
     hsp_method m = strncmp(ref_device(), "opencl", 6) ? HSP_METHOD_DEFAULT : HSP_METHOD_MERGE;
@@ -646,6 +648,9 @@ static void test_limit_in_growth(void)
     hsp_context_free(probe);
     if (k < 9) k = 9;
     hsp_csr *A = ref_random(4, k, k, k, HSP_DOUBLE, 71), *fits = long_row_b(k, 0), *grows = long_row_b(k, 1);
+    hsp_csr *ones = ref_random(4, 1, 1, 1, HSP_DOUBLE, 72), *evens = NULL; /* 4 rows: the 150 even columns < 300 */
+    hsp_csr_create(1, 300, 150, HSP_DOUBLE, &evens);
+    for (int32_t t = 0; t < 150; t++) evens->colidx[t] = 2 * t, ((double *)evens->values)[t] = 1 + t % 3;
     for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
         hsp_options o;
         hsp_context *ctx = NULL;
@@ -667,8 +672,14 @@ static void test_limit_in_growth(void)
         snprintf(what, sizeof what, "memory limit in growth, %s: then the product that fits", hsp_grow_name(g));
         hsp_csr_free(check_product(ctx, A, fits, NULL, what));
         hsp_context_free(ctx);
+        o.threads = 1; /* the failed rows' thread computes the next */
+        hsp_context_create(&o, &ctx);
+        expect_error(ctx, A, grows, HSP_ERR_NOMEM, "memory limit of", what);
+        snprintf(what, sizeof what, "memory limit in growth, %s: then rows of the even columns", hsp_grow_name(g));
+        hsp_csr_free(check_product(ctx, ones, evens, NULL, what)); /* nothing left of the rows that failed */
+        hsp_context_free(ctx);
     }
-    hsp_csr_free(A), hsp_csr_free(fits), hsp_csr_free(grows);
+    hsp_csr_free(A), hsp_csr_free(fits), hsp_csr_free(grows), hsp_csr_free(ones), hsp_csr_free(evens);
 }
 
 /* The least limit from the one pass's peak up, in sixteenths of it, under
