@@ -250,6 +250,19 @@ static hsp_status RF(row_hash)(hsp_job *job, const RF(operands) *op, hsp_scratch
     return HSP_OK;
 }
 
+/* The least and greatest column of row i of C (lo > hi when it is empty): the
+ * ends of the row's B rows, which are sorted. */
+static void RF(col_range)(const RF(operands) *op, int32_t i, int32_t *lo, int32_t *hi)
+{
+    *lo = INT32_MAX, *hi = -1;
+    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
+        int32_t k = op->acol[p];
+        if (op->brp[k] == op->brp[k + 1]) continue;
+        *lo = op->bcol[op->brp[k]] < *lo ? op->bcol[op->brp[k]] : *lo;
+        *hi = op->bcol[op->brp[k + 1] - 1] > *hi ? op->bcol[op->brp[k + 1] - 1] : *hi;
+    }
+}
+
 /* ---- dense: an accumulator over all columns, then a sort or a bitmap scan --- */
 
 enum { SHORT_SORT = 32 }; /* rows of up to this many entries are put in order by insertion */
@@ -286,15 +299,15 @@ static void RF(scan_bits)(uint64_t *restrict bits, uint64_t *restrict top, int32
  * scanned word by word when they fill enough of their span, through a
  * second level of bits (a bit per word) when they fill enough of that; else
  * by a sort. */
-static void RF(order)(int32_t *restrict col, VT *restrict val, int64_t len, const VT *restrict acc,
-                      uint64_t *restrict bits, uint64_t *restrict top, int unsorted)
+static void RF(order)(const RF(operands) *op, int32_t i, int32_t *restrict col, VT *restrict val, int64_t len,
+                      const VT *restrict acc, uint64_t *restrict bits, uint64_t *restrict top, int unsorted)
 {
     if (unsorted) {
         for (int64_t t = 0; t < len; t++) val[t] = acc[col[t]];
         return;
     }
     int32_t lo = INT32_MAX, hi = -1;
-    for (int64_t t = 0; len > SHORT_SORT && t < len; t++) lo = col[t] < lo ? col[t] : lo, hi = col[t] > hi ? col[t] : hi;
+    if (len > SHORT_SORT) RF(col_range)(op, i, &lo, &hi);
     int words = len > SHORT_SORT && (hi >> 6) - (lo >> 6) < 2 * len;
     if (len > SHORT_SORT && (words || (hi >> 12) - (lo >> 12) < 2 * len)) {
         for (int64_t t = 0; t < len; t++) {
@@ -351,7 +364,7 @@ static inline __attribute__((always_inline)) hsp_status RF(dense)(hsp_job *job, 
             col[len++] = c;
         }
     }
-    if (st == HSP_OK) RF(order)(col, o->val, len, acc, s->bits, s->top, job->unsorted);
+    if (st == HSP_OK) RF(order)(op, i, col, o->val, len, acc, s->bits, s->top, job->unsorted);
     *len_out = len;
     return st;
 }
@@ -389,19 +402,6 @@ void RF(hsp_rows_single)(hsp_job *job, int64_t first, int64_t last)
         int64_t slot = job->slot[i];
         RF(single)(&op, i, job->tmp_col + slot, (VT *)job->tmp_val + slot);
         job->C->rowptr[i + 1] = 1;
-    }
-}
-
-/* The least and greatest column of row i of C (lo > hi when it is empty): the
- * ends of the row's B rows, which are sorted. */
-static void RF(col_range)(const RF(operands) *op, int32_t i, int32_t *lo, int32_t *hi)
-{
-    *lo = INT32_MAX, *hi = -1;
-    for (int64_t p = op->arp[i]; p < op->arp[i + 1]; p++) {
-        int32_t k = op->acol[p];
-        if (op->brp[k] == op->brp[k + 1]) continue;
-        *lo = op->bcol[op->brp[k]] < *lo ? op->bcol[op->brp[k]] : *lo;
-        *hi = op->bcol[op->brp[k + 1] - 1] > *hi ? op->bcol[op->brp[k + 1] - 1] : *hi;
     }
 }
 
