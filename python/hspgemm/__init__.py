@@ -141,14 +141,15 @@ def _operand(M, dtype):
             np.ascontiguousarray(M.indices, dtype=np.int32), np.ascontiguousarray(M.data, dtype=dtype))
 
 
-def _result(m):
-    """A csr_array over the arrays of a matrix _core returned (no copy of its columns or values)."""
+def _result(m, unsorted=False):
+    """A csr_array over the arrays of a matrix _core returned (no copy of its columns or values),
+    its indices sorted unless unsorted."""
     nrows, ncols, indptr, indices, data = m
     indptr, indices, data = (np.asarray(memoryview(x)) for x in (indptr, indices, data))
     if indptr[-1] <= _INT32_MAX:  # scipy wants one index type: int32 row pointers keep the columns uncopied
         indptr = indptr.astype(np.int32)
     C = sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
-    C.has_sorted_indices = True
+    C.has_sorted_indices = not unsorted
     return C
 
 
@@ -221,22 +222,27 @@ class Context:
     small_nnz: with a GPU, products whose operands hold at most this many entries run on the
       CPU threads (0 = 2^18, -1 = none).
     device_timeout: seconds a wait for the hsa device may last (0 = the default, 600).
+    unsorted: matmul may leave the column indices of C's rows in any order, as scipy's A @ B
+      does (faster on the cpu device); C.has_sorted_indices says which, and C.sort_indices()
+      orders them.  rap and amg_setup always give sorted indices.
 
     A context serves one call at a time (calls from several threads wait their turn); close()
     or a with block frees it.
     """
 
     def __init__(self, device="auto", threads=0, grow="realloc", methods=None, mem_limit=0, small_nnz=0,
-                 device_timeout=0.0):
+                 device_timeout=0.0, unsorted=False):
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout)
+                          device_timeout, bool(unsorted))
+        self._unsorted = bool(unsorted)
 
     def matmul(self, A, B, *, precision=None, stats=False):
         """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
         m, st = _call(self._ctx.multiply, _operand(A, dtype), _operand(B, dtype), stats)
-        return (_result(m), st) if stats else _result(m)
+        C = _result(m, self._unsorted)
+        return (C, st) if stats else C
 
     def rap(self, A, P, R=None, *, order="r-ap", precision=None, stats=False):
         """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, in the order
@@ -282,17 +288,18 @@ _contexts = {}
 _contexts_lock = threading.Lock()
 
 
-def _shared_context(device, threads, grow, methods):
+def _shared_context(device, threads, grow, methods, unsorted=False):
     """The module functions' context for these options."""
-    key = (device, threads, grow, _methods(methods))
+    key = (device, threads, grow, _methods(methods), bool(unsorted))
     with _contexts_lock:
         if key not in _contexts:
-            _contexts[key] = Context(device, threads, grow, key[3])
+            _contexts[key] = Context(device, threads, grow, key[3], unsorted=key[4])
         return _contexts[key]
 
 
-def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, methods=None, stats=False):
-    """C = A @ B as a scipy.sparse.csr_array with sorted indices.
+def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, methods=None, stats=False,
+           unsorted=False):
+    """C = A @ B as a scipy.sparse.csr_array with sorted indices (unless unsorted).
 
     A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of float32 or float64 values
       (integers are converted to float64); duplicates are summed.
@@ -300,8 +307,10 @@ def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, me
       of these, so that later calls reuse its threads and device.
     precision: "float32" or "float64"; None = float32 where both are float32, else float64.
     stats: also return a dict of the product's figures (the keys of `hspgemm --stats=json`).
+    unsorted: C's rows may keep their column indices in any order, as scipy's A @ B does
+      (faster; C.has_sorted_indices is then False).
     """
-    return _shared_context(device, threads, grow, methods).matmul(A, B, precision=precision, stats=stats)
+    return _shared_context(device, threads, grow, methods, unsorted).matmul(A, B, precision=precision, stats=stats)
 
 
 def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc", precision=None, methods=None,

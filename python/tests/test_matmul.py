@@ -58,6 +58,28 @@ def test_long_rows_grow():
         assert_product(C, (A @ B).toarray(), np.float64)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unsorted(dtype):
+    """unsorted=True: C says its indices are unsorted, has rows out of order, and once sorted is
+    the sorted product bit for bit; it goes back in as an operand; rap stays sorted."""
+    A, B = random_csr(300, 200, 0.1, 5, dtype), random_csr(200, 400, 0.1, 6, dtype)
+    S = hspgemm.matmul(A, B, device=DEVICE)
+    with hspgemm.Context(DEVICE, unsorted=True) as ctx:
+        U = ctx.matmul(A, B)
+        assert not U.has_sorted_indices
+        assert any(np.any(np.diff(U.indices[U.indptr[i]:U.indptr[i + 1]]) < 0) for i in range(U.shape[0]))
+        U2 = U.copy()
+        U2.sort_indices()
+        assert np.array_equal(U2.indptr, S.indptr) and np.array_equal(U2.indices, S.indices)
+        assert np.array_equal(U2.data, S.data)
+        ref = (A.astype(np.float64) @ B.astype(np.float64) @ B.T.astype(np.float64)).toarray()
+        np.testing.assert_allclose(ctx.matmul(U, B.T).toarray(), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+        P = random_csr(300, 40, 0.05, 7, dtype)
+        assert_product(ctx.rap(A @ A.T, P), (P.T @ (A @ A.T) @ P).toarray(), dtype)
+    M = hspgemm.matmul(A, B, device=DEVICE, unsorted=True)
+    assert not M.has_sorted_indices and abs(M - S).max() == 0
+
+
 def test_duplicates_and_unsorted_input_summed():
     rows, cols = np.array([0, 0, 1, 0, 2]), np.array([2, 0, 1, 2, 0])
     A = sp.coo_array((np.array([1.0, 2.0, 3.0, 4.0, 5.0]), (rows, cols)), shape=(3, 3))
