@@ -79,8 +79,8 @@ static void copy_out(void *dst, const void *src, size_t bytes, int stream)
 #ifdef __SSE2__
     unsigned char *d = dst;
     const unsigned char *s = src;
-    size_t head = stream ? (16 - ((uintptr_t)d & 15)) & 15 : bytes;
-    if (head > bytes) head = bytes;
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15; /* up to d's first 16-byte boundary */
+    if (!stream || head > bytes) head = bytes;
     memcpy(d, s, head);
     d += head, s += head, bytes -= head;
     for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
@@ -164,26 +164,14 @@ static void place_chunk(void *arg, int tid, int64_t c)
     if (!r->placed[c]) copy_chunk(r, c);
 }
 
-/* The entries the rows that are not long put on the regions at most (their
- * u), and the most entries C can have (each row's u, but at most B's
- * columns). */
-static void bound_sums(const hsp_job *job, int64_t *staged, int64_t *most)
-{
-    int64_t ncols = job->B->ncols;
-    *staged = 0, *most = 0;
-    for (int32_t i = 0; i < job->A->nrows; i++) {
-        *staged += job->ub[i] <= job->medium_max ? job->ub[i] : 0;
-        *most += job->ub[i] < ncols ? job->ub[i] : ncols;
-    }
-}
-
 /* One pass where every thread has its region and the memory limit holds
- * the rows that are not long, on the regions, and the largest C. */
-static hsp_rows_mode choose_mode(hsp_job *job, int64_t staged, int64_t most)
+ * the rows that are not long, on the regions, and the largest C (the sums
+ * of stage 1). */
+static hsp_rows_mode choose_mode(hsp_job *job)
 {
     for (int t = 0; t < hsp_pool_size(job->ctx->pool); t++)
         if (!hsp_region_get(&job->ctx->scratch[t])) return HSP_ROWS_COUNT;
-    int64_t need = atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, staged) + hsp_entry_bytes(job, most);
+    int64_t need = atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, job->staged) + hsp_entry_bytes(job, job->most);
     return need > hsp_memory_limit(&job->ctx->options) ? HSP_ROWS_COUNT : HSP_ROWS_STAGE;
 }
 
@@ -193,9 +181,10 @@ static hsp_rows_mode choose_mode(hsp_job *job, int64_t staged, int64_t most)
  * cost the reuse of their pages by the next product of the same size: see
  * alloc.c).  Where they cannot be had, r->most is 0 and stage 4 allocates C
  * (no error). */
-static void alloc_c_early(hsp_job *job, direct_run *r, int64_t most)
+static void alloc_c_early(hsp_job *job, direct_run *r)
 {
     hsp_csr *C = job->C;
+    int64_t most = job->most;
     if (job->hold_c || most == 0 || most > INT64_MAX / 16) return;
     C->colidx = hsp_alloc((size_t)most * sizeof *C->colidx);
     C->values = hsp_alloc((size_t)most * job->vsize);
@@ -212,14 +201,12 @@ static void alloc_c_early(hsp_job *job, direct_run *r, int64_t most)
 static hsp_status start_run(hsp_job *job, direct_run *r)
 {
     int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block, work = job->slot[nblocks];
-    int64_t staged, most;
-    bound_sums(job, &staged, &most);
     int64_t chunks = CHUNKS_PER_THREAD * (int64_t)hsp_pool_size(job->ctx->pool);
     if (chunks < work / CHUNK_MAX_WORK) chunks = work / CHUNK_MAX_WORK;
     if (chunks > work / CHUNK_MIN_WORK) chunks = work / CHUNK_MIN_WORK > 0 ? work / CHUNK_MIN_WORK : 1;
     r->job = job;
-    r->mode = choose_mode(job, staged, most);
-    r->stream = hsp_entry_bytes(job, most) >= STREAM_BYTES;
+    r->mode = choose_mode(job);
+    r->stream = hsp_entry_bytes(job, job->most) >= STREAM_BYTES;
     r->cut = malloc((size_t)(chunks + 1) * sizeof *r->cut);
     r->nnz = malloc((size_t)(chunks + 1) * sizeof *r->nnz);
     r->staged = malloc((size_t)(chunks + 1) * sizeof *r->staged);
@@ -234,7 +221,7 @@ static hsp_status start_run(hsp_job *job, direct_run *r)
     for (int64_t c = 0; c <= r->nchunks; c++) r->cut[c] = r->cut[c] * block < m ? r->cut[c] * block : m;
     for (int64_t c = 0; c <= r->nchunks; c++) r->nnz[c] = -1;
     r->at[0] = 0;
-    if (r->mode == HSP_ROWS_STAGE) alloc_c_early(job, r, most);
+    if (r->mode == HSP_ROWS_STAGE) alloc_c_early(job, r);
     return HSP_OK;
 }
 

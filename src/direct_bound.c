@@ -1,8 +1,8 @@
 /* direct_bound.c: stages 1 and 2 on a device that computes rows on the host
  * threads (dev->direct), which needs neither the rows placed in their bins
  * nor C~: one pass over the rows gives each row's upper bound u, the bins'
- * row counts and the groups' flops (for the stats), the number of long rows
- * and the weight (the sum of u + 1) of each block of rows (hsp_direct_block);
+ * row counts and the groups' flops (for the stats), the number of long rows,
+ * the sums direct.c sizes its memory by and the weight (the sum of u + 1) of each block of rows (hsp_direct_block);
  * stage 2 turns the blocks' weights into the prefix that direct.c cuts its
  * chunks by, and lists the long rows. */
 #include <stdlib.h>
@@ -18,6 +18,8 @@ typedef struct {
     uint64_t (*flops)[HSP_MAX_BINS]; /* flops of each bin in each part (meaningful
                                         when the products do not overflow) */
     int64_t *products;              /* the sum of u over each part; -1: it overflows */
+    int64_t (*sums)[2];             /* each part's sums of u over the rows that are not
+                                       long and of min(u, columns of B) (job->staged, most) */
 } bound_run;
 
 /* u of each row of a part, and what stage 2 and the stats need of it. */
@@ -28,6 +30,7 @@ static void bound_part(void *arg, int tid, int64_t part)
     const hsp_csr *A = job->A, *B = job->B;
     const hsp_bins *bins = &job->ctx->bins;
     int64_t *count = r->count[part], sum = 0, last = r->cut[part + 1], block = hsp_direct_block(A->nrows);
+    uint64_t staged = 0, most = 0; /* unsigned: meaningful where sum does not overflow */
     uint64_t *flops = r->flops[part];
     int over = 0;
     (void)tid;
@@ -42,22 +45,25 @@ static void bound_part(void *arg, int tid, int64_t part)
             int b = hsp_bins_find(bins, u);
             count[b]++, flops[b] += 2 * (uint64_t)u;
             weight += (uint64_t)u + 1;
+            staged += (uint64_t)(u <= job->medium_max ? u : 0);
+            most += (uint64_t)(u < B->ncols ? u : B->ncols);
         }
         job->slot[i / block] = (int64_t)weight;
     }
     r->products[part] = over ? -1 : sum;
+    r->sums[part][0] = (int64_t)staged, r->sums[part][1] = (int64_t)most;
 }
 
 /* The parts' sums: the flop count (or its overflow), the bins' row counts
- * and offsets, and the groups' flops. */
+ * and offsets, the groups' flops, and the staged and most entries. */
 static hsp_status gather_parts(hsp_job *job, const bound_run *r, int64_t nparts)
 {
-    int64_t total = 0, pos = 0;
+    int64_t pos = 0;
     hsp_stats *st = job->stats;
-    for (int64_t p = 0; p < nparts; p++)
-        if (r->products[p] < 0 || hsp_add_overflows(total, r->products[p], &total))
-            return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
-    if (hsp_mul_overflows(total, 2, &st->flops)) return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
+    hsp_status s = hsp_job_flops(job, r->products, nparts);
+    if (s != HSP_OK) return s;
+    job->staged = 0, job->most = 0;
+    for (int64_t p = 0; p < nparts; p++) job->staged += r->sums[p][0], job->most += r->sums[p][1];
     for (int b = 0; b < job->ctx->bins.nbins; b++) {
         st->rows_bin[b] = 0;
         for (int64_t p = 0; p < nparts; p++) st->rows_bin[b] += r->count[p][b];
@@ -74,11 +80,11 @@ hsp_status hsp_direct_bound(hsp_job *job)
 {
     int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block;
     int64_t nparts = 4 * (int64_t)hsp_pool_size(job->ctx->pool);
-    int64_t cut[nparts + 1], products[nparts];
+    int64_t cut[nparts + 1], products[nparts], sums[nparts][2];
     job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     job->slot = job->ub ? hsp_job_alloc(job, WS_SLOT, (nblocks + 1) * (int64_t)sizeof(int64_t), "row weights") : NULL;
     bound_run r = {job, cut, malloc((size_t)nparts * sizeof *r.count), malloc((size_t)nparts * sizeof *r.flops),
-                   products};
+                   products, sums};
     hsp_status s = !job->slot ? HSP_ERR_NOMEM : r.count && r.flops ? HSP_OK
                  : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
     if (s == HSP_OK) {
@@ -103,11 +109,8 @@ hsp_status hsp_direct_bin(hsp_job *job)
     }
     job->slot[nblocks] = weight;
     job->bin_rows = hsp_job_alloc(job, WS_BINS, (nlong + 1) * (int64_t)sizeof(int32_t), "long rows");
-    job->longbuf = job->bin_rows ? hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows") : NULL;
-    if (!job->longbuf) return HSP_ERR_NOMEM;
+    if (!job->bin_rows) return HSP_ERR_NOMEM;
     for (int32_t i = 0; k < nlong; i++)
         if (job->ub[i] > job->medium_max) job->bin_rows[k++] = i;
-    memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
-    job->nlong = nlong;
-    return HSP_OK;
+    return hsp_job_longbufs(job, nlong);
 }

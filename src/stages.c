@@ -92,7 +92,7 @@ static void sum_part(void *arg, int tid, int64_t part)
 
 hsp_status hsp_stage_bound(hsp_job *job)
 {
-    int64_t m = job->A->nrows, nparts = part_count(job), total = 0;
+    int64_t m = job->A->nrows, nparts = part_count(job);
     int64_t cut[nparts + 1], part_flops[nparts];
     hsp_device *dev = job->dev;
     if (dev->direct) return hsp_direct_bound(job);
@@ -103,8 +103,14 @@ hsp_status hsp_stage_bound(hsp_job *job)
     nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
     part_run r = {job, cut, part_flops};
     hsp_pool_chunks(job->ctx->pool, nparts, dev->bound ? sum_part : bound_part, &r);
+    return hsp_job_flops(job, part_flops, nparts);
+}
+
+hsp_status hsp_job_flops(hsp_job *job, const int64_t *products, int64_t nparts)
+{
+    int64_t total = 0;
     for (int64_t p = 0; p < nparts; p++)
-        if (part_flops[p] < 0 || hsp_add_overflows(total, part_flops[p], &total))
+        if (products[p] < 0 || hsp_add_overflows(total, products[p], &total))
             return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
     if (hsp_mul_overflows(total, 2, &job->stats->flops))
         return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
@@ -191,10 +197,15 @@ static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total
 static hsp_status bin_on_device(hsp_job *job)
 {
     hsp_status s = job->dev->bin(job->dev, job);
-    if (s != HSP_OK) return s;
-    job->longbuf = hsp_job_alloc(job, WS_LONG, job->nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
+    return s != HSP_OK ? s : hsp_job_longbufs(job, job->nlong);
+}
+
+hsp_status hsp_job_longbufs(hsp_job *job, int64_t nlong)
+{
+    job->longbuf = hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
     if (!job->longbuf) return HSP_ERR_NOMEM;
-    memset(job->longbuf, 0, (size_t)job->nlong * sizeof(hsp_growbuf));
+    memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
+    job->nlong = nlong;
     return HSP_OK;
 }
 
@@ -234,12 +245,7 @@ hsp_status hsp_stage_bin(hsp_job *job)
     int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
     hsp_status s = place_rows(job, &r, nparts, total_slots);
     free(count);
-    if (s != HSP_OK) return s;
-    job->longbuf = hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
-    if (!job->longbuf) return HSP_ERR_NOMEM;
-    memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
-    job->nlong = nlong;
-    return HSP_OK;
+    return s != HSP_OK ? s : hsp_job_longbufs(job, nlong);
 }
 
 /* ---- stage 3: compute ------------------------------------------------------------ */

@@ -45,6 +45,8 @@ typedef struct hsp_job {
     int64_t *slot;          /* C~ offset of a row, or its long-buffer number; on a
                                dev->direct, per block of hsp_direct_block rows, the sum
                                of u + 1 over the rows before it */
+    int64_t staged, most;   /* dev->direct (stage 1): the sum of u over the rows that are
+                               not long, and of min(u, columns of B) over every row */
     int64_t nslots;         /* entries of C~ */
     struct direct_run *run; /* a dev->direct's chunks between stages 3 and 4 (direct.c) */
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
@@ -128,6 +130,12 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
  * library's own products (plans, hsp_rap, AMG), which later products read. */
 hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                                hsp_stats *stats);
+
+/* Stage 1's flop count from the products of its nparts parts (-1: a part's
+ * sum overflows), or HSP_ERR_OVERFLOW. */
+hsp_status hsp_job_flops(hsp_job *job, const int64_t *products, int64_t nparts);
+/* nlong long rows' buffers, empty (stage 2). */
+hsp_status hsp_job_longbufs(hsp_job *job, int64_t nlong);
 
 hsp_status hsp_stage_bound(hsp_job *job);
 hsp_status hsp_stage_bin(hsp_job *job);
