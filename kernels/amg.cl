@@ -57,7 +57,8 @@ __kernel void hsp_sa_diag(long n, __global const long *arp, __global const int *
     if (t == 0) part[get_group_id(0)] = lmax[0];
 }
 
-/* strong[k]: entry k (row i, column j != i) has |a_ij| > theta sqrt(|a_ii a_jj|). */
+/* strong[k]: entry k (row i, column j != i) has a_ij != 0 and |a_ij|^2 >=
+ * theta^2 |a_ii| |a_jj| (PyAMG's symmetric strength, as the CPU's). */
 __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
                             __global const long *where, VT theta, __global uchar *strong)
 {
@@ -66,7 +67,8 @@ __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int
     VT aii = aval[where[i]];
     for (long k = arp[i]; k < arp[i + 1]; k++) {
         int j = acol[k];
-        strong[k] = j != i && fabs(aval[k]) > theta * sqrt(fabs(aii * aval[where[j]]));
+        VT a = aval[k];
+        strong[k] = j != i && a != 0 && a * a >= theta * theta * fabs(aii) * fabs(aval[where[j]]);
     }
 }
 
