@@ -18,7 +18,7 @@ typedef struct {
     int32_t rows;
     int64_t nnz_a, nnz_c;
     double ms;
-    char device[2][64]; /* where each product ran */
+    char device[2][sizeof ((hsp_stats *)0)->device]; /* where each product ran */
     cli_peer_result peer[CLI_NPEERS];
 } rap_row;
 

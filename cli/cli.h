@@ -68,7 +68,7 @@ typedef struct {
     double ms_median, ms_min, ms_product[2];
     int64_t nnz_c;
     int32_t rows, cols;
-    char device[2][64]; /* where each product ran */
+    char device[2][sizeof ((hsp_stats *)0)->device]; /* where each product ran */
 } cli_rap_result;
 
 /* C = R*A*P in order, once untimed when warm_up, then repeat times timed

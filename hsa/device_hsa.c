@@ -107,7 +107,7 @@ hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
         return s;
     }
     dev->name = "hsa";
-    snprintf(dev->description, sizeof dev->description, "hsa:%d %.20s %.20s (%s)", index % 1000,
+    snprintf(dev->description, sizeof dev->description, "hsa:%d %.60s %.60s (%s)", index % 1000,
              agent.name, agent.product, hsa_memory_name(st->mode));
     dev->wavefront = agent.wavefront;
     gpu_device_init(dev);

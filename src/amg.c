@@ -10,11 +10,13 @@
 #include <string.h>
 #include "aggregate.h"
 #include "amg.h"
+#include "context.h"
 #include "internal.h"
 #include "plan.h"
 
 void hsp_amg_options_init(hsp_amg_options *o)
 {
+    if (!o) return;
     o->theta = 0, o->omega = 4.0 / 3.0, o->max_levels = 10, o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
 }
 
@@ -39,7 +41,7 @@ void hsp_amg_free(hsp_amg *amg)
 }
 
 /* Where T's entry of each row (column agg[i]) is in P, whose pattern is
- * A*T's and so holds it (a_ii is nonzero). */
+ * A*T's and so holds it (a_ii is nonzero); -1 for a row of no aggregate. */
 static void find_t_entries(const hsp_csr *P, const int32_t *agg, int64_t *t_entry)
 {
     for (int32_t i = 0; i < P->nrows; i++) {
@@ -49,7 +51,7 @@ static void find_t_entries(const hsp_csr *P, const int32_t *agg, int64_t *t_entr
             if (P->colidx[mid] < agg[i]) lo = mid + 1;
             else hi = mid;
         }
-        t_entry[i] = lo;
+        t_entry[i] = agg[i] == HSP_AGG_NONE ? -1 : lo;
     }
 }
 
@@ -64,7 +66,8 @@ static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, const leve
         double scale = -w / hsp_csr_value(A, s->diag[i]);
         for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
             hsp_csr_set_value(P, k, scale * hsp_csr_value(P, k));
-        hsp_csr_set_value(P, s->t_entry[i], hsp_csr_value(P, s->t_entry[i]) + hsp_csr_value(s->T, i));
+        int64_t t = s->t_entry[i];
+        if (t >= 0) hsp_csr_set_value(P, t, hsp_csr_value(P, t) + hsp_csr_value(s->T, s->T->rowptr[i]));
     }
     return HSP_OK;
 }
@@ -97,7 +100,7 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
     if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);
     v->ms_smooth = hsp_now_ms() - t;
-    if (e == HSP_OK) e = hsp_rap(ctx, NULL, v->A, v->P, o->order, &next, &s->rap, st);
+    if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, &s->rap, st);
     if (e != HSP_OK) return e;
     v->R = s->rap->rt, v->ms_transpose = s->rap->ms_transpose;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
@@ -109,20 +112,23 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
 hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp_amg_options *o)
 {
     if (nrows != ncols) return hsp_fail(HSP_ERR_SHAPE, "%s: A is %d x %d, not square", fn, nrows, ncols);
-    if (!(o->theta >= 0) || !(o->omega > 0) || o->max_levels < 1 || o->max_levels > HSP_AMG_MAX_LEVELS ||
-        o->coarse_size < 1)
-        return hsp_fail(HSP_ERR_ARG, "%s: theta must be >= 0, omega > 0, levels 1..%d, coarse size >= 1", fn,
-                        HSP_AMG_MAX_LEVELS);
+    if (!(o->theta >= 0 && o->theta <= 1e300))
+        return hsp_fail(HSP_ERR_ARG, "%s: theta = %g: give a number >= 0", fn, o->theta);
+    if (!(o->omega > 0 && o->omega <= 1e300))
+        return hsp_fail(HSP_ERR_ARG, "%s: omega = %g: give a number > 0", fn, o->omega);
+    if (o->max_levels < 1 || o->max_levels > HSP_AMG_MAX_LEVELS)
+        return hsp_fail(HSP_ERR_ARG, "%s: max_levels = %d: give 1 to %d", fn, o->max_levels, HSP_AMG_MAX_LEVELS);
+    if (o->coarse_size < 1)
+        return hsp_fail(HSP_ERR_ARG, "%s: coarse_size = %d: give 1 or more rows", fn, (int)o->coarse_size);
+    if (o->order != HSP_RAP_R_AP && o->order != HSP_RAP_RA_P)
+        return hsp_fail(HSP_ERR_ARG, "%s: order = %d: give HSP_RAP_R_AP or HSP_RAP_RA_P", fn, (int)o->order);
     return HSP_OK;
 }
 
-hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
+/* hsp_amg_setup of arguments checked, on the locked context. */
+static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
 {
-    if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: an argument is NULL");
-    *out = NULL;
-    hsp_status e = hsp_amg_check("hsp_amg_setup", A->nrows, A->ncols, o);
-    if (e == HSP_OK) e = hsp_csr_check(A);
-    if (e != HSP_OK) return e;
+    hsp_status e = HSP_OK;
     hsp_amg *amg = calloc(1, sizeof *amg);
     if (amg) amg->state = calloc(1, sizeof *amg->state);
     if (!amg || !amg->state) {
@@ -148,12 +154,28 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
     return HSP_OK;
 }
 
+hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
+{
+    if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: an argument is NULL");
+    *out = NULL;
+    hsp_status e = hsp_amg_check("hsp_amg_setup", A->nrows, A->ncols, o);
+    if (e == HSP_OK) e = hsp_csr_check(A);
+    if (e != HSP_OK) return e;
+    hsp_context_lock(ctx);
+    e = setup(ctx, A, o, out);
+    hsp_context_unlock(ctx);
+    return e;
+}
+
 hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)
 {
     if (!ctx || !amg || !A) return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: an argument is NULL");
     if (amg->level[0].rA)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: the hierarchy is resident: use hsp_amg_resetup_resident");
-    return hsp_amg_resetup_host(ctx, amg, A);
+    hsp_context_lock(ctx);
+    hsp_status e = hsp_amg_resetup_host(ctx, amg, A);
+    hsp_context_unlock(ctx);
+    return e;
 }
 
 hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A)

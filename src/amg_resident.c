@@ -141,7 +141,9 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     *out = NULL;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
+    hsp_context_lock(ctx);
     if (s == HSP_OK) s = ctx->device->held_ops ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
+    hsp_context_unlock(ctx);
     if (s != HSP_OK) {
         hsp_amg_free(amg);
         return s;
@@ -209,9 +211,10 @@ hsp_status hsp_amg_resetup_resident(hsp_context *ctx, hsp_amg *amg, const hsp_re
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: the hierarchy is not resident: use hsp_amg_resetup");
     if (csr(A)->precision != csr(amg->level[0].rA)->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A has another precision than the hierarchy");
-    if (amg->state->on_device) return device_resetup(ctx, amg, A);
-    hsp_status s = hsp_amg_resetup_host(ctx, amg, csr(A));
-    if (s == HSP_OK) amg->level[0].rA = A;
+    hsp_context_lock(ctx);
+    hsp_status s = amg->state->on_device ? device_resetup(ctx, amg, A) : hsp_amg_resetup_host(ctx, amg, csr(A));
+    if (s == HSP_OK && !amg->state->on_device) amg->level[0].rA = A;
+    hsp_context_unlock(ctx);
     return s;
 }
 

@@ -11,6 +11,7 @@
 
 void hsp_options_init(hsp_options *o)
 {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->device = "auto";
     o->grow = HSP_GROW_REALLOC;
@@ -88,6 +89,26 @@ static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
     return HSP_OK;
 }
 
+/* A recursive mutex into *lock; nonzero on failure. */
+static int init_lock(pthread_mutex_t *lock)
+{
+    pthread_mutexattr_t attr;
+    if (pthread_mutexattr_init(&attr) != 0) return 1;
+    int e = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) || pthread_mutex_init(lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return e;
+}
+
+void hsp_context_lock(hsp_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+}
+
+void hsp_context_unlock(hsp_context *ctx)
+{
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
 {
     hsp_options defaults;
@@ -100,6 +121,10 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
     if (s != HSP_OK) return s;
     hsp_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
+    if (init_lock(&ctx->lock) != 0) {
+        free(ctx);
+        return hsp_fail(HSP_ERR_NOMEM, "no resources for a context's lock");
+    }
     ctx->options = *o;
     if (!ctx->options.device) ctx->options.device = "auto";
     if (!ctx->options.grow_start) ctx->options.grow_start = 256;
@@ -149,12 +174,13 @@ void hsp_context_free(hsp_context *ctx)
     if (ctx->device) ctx->device->destroy(ctx->device);
     if (ctx->cpu) ctx->cpu->destroy(ctx->cpu);
     hsp_pool_free(ctx->pool);
+    pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }
 
 const hsp_bins *hsp_context_bins(const hsp_context *ctx)
 {
-    return &ctx->bins;
+    return ctx ? &ctx->bins : NULL;
 }
 
 const char *hsp_grow_name(hsp_grow g)

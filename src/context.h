@@ -2,6 +2,7 @@
 #ifndef HSP_CONTEXT_H
 #define HSP_CONTEXT_H
 
+#include <pthread.h>
 #include "device.h"
 #include "pool.h"
 
@@ -14,6 +15,8 @@ typedef struct {
 } hsp_workspace;
 
 struct hsp_context {
+    pthread_mutex_t lock;                 /* recursive: one call at a time on the context, its
+                                             resident matrices and plans (hsp_context_lock) */
     hsp_options options;
     hsp_pool *pool;
     hsp_device *device;
@@ -32,6 +35,12 @@ struct hsp_context {
     struct hsp_scratch *scratch;          /* one per thread */
     hsp_workspace ws;
 };
+
+/* Take and give back ctx's lock: every public call on a context (or on a
+ * resident matrix, plan or hierarchy of it) holds it, so that threads
+ * sharing a context take turns.  Recursive: a call may make others. */
+void hsp_context_lock(hsp_context *ctx);
+void hsp_context_unlock(hsp_context *ctx);
 
 /* The device "auto" chose failed its first product (with the error of
  * hsp_errmsg()): close it and make the next candidate that opens the

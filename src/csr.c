@@ -1,4 +1,5 @@
 /* csr.c: creating, freeing, checking and converting CSR matrices. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -45,6 +46,11 @@ void hsp_csr_free(hsp_csr *A)
 
 double hsp_csr_value(const hsp_csr *A, int64_t k)
 {
+    if (!A || !A->values || k < 0 || k >= A->nnz) {
+        if (A) hsp_fail(HSP_ERR_ARG, "hsp_csr_value: entry %lld of %lld", (long long)k, (long long)A->nnz);
+        else hsp_fail(HSP_ERR_ARG, "hsp_csr_value: A is NULL");
+        return NAN;
+    }
     return A->precision == HSP_DOUBLE ? ((const double *)A->values)[k]
                                       : (double)((const float *)A->values)[k];
 }
@@ -121,16 +127,34 @@ hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last)
     return HSP_OK;
 }
 
-hsp_status hsp_csr_check_unordered(const hsp_csr *A)
+/* Row i of A, not sorted, checked entry by entry: columns in range and,
+ * unless duplicates_ok, each once (seen[j] == i + 1 marks column j seen in
+ * row i). */
+static hsp_status check_row_any_order(const hsp_csr *A, int32_t i, int duplicates_ok, int32_t *seen)
+{
+    for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+        int32_t j = A->colidx[p];
+        if (j < 0 || j >= A->ncols)
+            return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: column %d out of range [0, %d)", i, j, A->ncols);
+        if (!duplicates_ok && seen[j] == i + 1)
+            return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: duplicate column %d", i, j);
+        if (!duplicates_ok) seen[j] = i + 1;
+    }
+    return HSP_OK;
+}
+
+hsp_status hsp_csr_check_unordered(const hsp_csr *A, int duplicates_ok)
 {
     hsp_status s = hsp_csr_check_header(A);
+    int32_t *seen = NULL;
     for (int32_t i = 0; s == HSP_OK && i < A->nrows; i++) {
-        if ((s = check_span(A, i)) != HSP_OK) break;
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-            if (A->colidx[p] < 0 || A->colidx[p] >= A->ncols)
-                return hsp_fail(HSP_ERR_INVALID_CSR, "row %d: column %d out of range [0, %d)", i, A->colidx[p],
-                                A->ncols);
+        int64_t begin = A->rowptr[i], end = A->rowptr[i + 1];
+        if ((s = check_span(A, i)) != HSP_OK || !row_bad(A->colidx + begin, end - begin, A->ncols)) continue;
+        if (!seen && !(seen = calloc((size_t)A->ncols + 1, sizeof *seen)))
+            s = hsp_fail(HSP_ERR_NOMEM, "no memory to check a matrix of %d columns", A->ncols);
+        else s = check_row_any_order(A, i, duplicates_ok, seen);
     }
+    free(seen);
     return s;
 }
 
@@ -138,7 +162,7 @@ hsp_status hsp_csr_check_unordered(const hsp_csr *A)
 hsp_status hsp_csr_sort(hsp_csr *A)
 {
     hsp_csr *T = NULL, *S = NULL;
-    hsp_status s = hsp_csr_check_unordered(A);
+    hsp_status s = hsp_csr_check_unordered(A, 1);
     if (s == HSP_OK) s = hsp_transpose_keep(A, NULL, &T, NULL);
     if (s == HSP_OK) s = hsp_transpose_keep(T, NULL, &S, NULL);
     if (s == HSP_OK) {
@@ -159,7 +183,7 @@ hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision, hsp_csr **
 {
     if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_csr_convert: out is NULL");
     *out = NULL;
-    hsp_status s = hsp_csr_check_header(A);
+    hsp_status s = hsp_csr_check_unordered(A, 0);
     if (s != HSP_OK) return s;
     hsp_csr *B;
     s = hsp_csr_create(A->nrows, A->ncols, A->nnz, precision, &B);
@@ -176,4 +200,28 @@ hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision, hsp_csr **
             ((float *)B->values)[k] = (float)((const double *)A->values)[k];
     *out = B;
     return HSP_OK;
+}
+
+/* The entries of C whose value is not 0, moved to the front of its arrays;
+ * returns how many, the row pointers following.  One loop per precision. */
+#define KEEP_NONZEROS(VT, name)                                                              \
+    static int64_t name(hsp_csr *C)                                                          \
+    {                                                                                        \
+        VT *v = C->values;                                                                   \
+        int64_t kept = 0, begin = 0;                                                         \
+        for (int32_t i = 0; i < C->nrows; i++) {                                             \
+            int64_t end = C->rowptr[i + 1];                                                  \
+            for (int64_t k = begin; k < end; k++)                                            \
+                if (v[k] != 0) C->colidx[kept] = C->colidx[k], v[kept++] = v[k];             \
+            begin = end, C->rowptr[i + 1] = kept;                                            \
+        }                                                                                    \
+        return kept;                                                                         \
+    }
+KEEP_NONZEROS(float, keep_nonzeros_f)
+KEEP_NONZEROS(double, keep_nonzeros_d)
+
+void hsp_csr_drop_zeros(hsp_csr *C, hsp_stats *stats)
+{
+    C->nnz = C->precision == HSP_DOUBLE ? keep_nonzeros_d(C) : keep_nonzeros_f(C);
+    if (stats) stats->nnz_c = C->nnz;
 }

@@ -17,7 +17,7 @@ enum { HSP_RESIDENT_NONE, HSP_RESIDENT_A, HSP_RESIDENT_B };
 
 struct hsp_device {
     const char *name;           /* "cpu", "opencl" */
-    char description[64];       /* shown in stats, e.g. "cpu" */
+    char description[160];      /* shown in stats (hsp_stats.device), e.g. "cpu" */
     char note[256];             /* what "auto" passed over and why, or "" */
     int wavefront;              /* threads that run in lock step */
     int64_t local_mem;          /* bytes of fast memory per work-group */

@@ -128,7 +128,7 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device *
         return s;
     }
     dev->name = "opencl";
-    snprintf(dev->description, sizeof dev->description, "opencl:%d %.30s (%.10s)", index % 1000,
+    snprintf(dev->description, sizeof dev->description, "opencl:%d %.100s (%.20s)", index % 1000,
              list[index].name, ocl_svm_name(st->svm));
     dev->wavefront = list[index].wavefront;
     gpu_device_init(dev);

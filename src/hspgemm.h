@@ -4,7 +4,9 @@
  * Every function that can fail returns an hsp_status; hsp_strerror() names the
  * status and hsp_errmsg() gives the detail of the calling thread's last error
  * (which row, which line).  On failure no output is produced and the caller's
- * inputs are untouched. */
+ * inputs are untouched.  Functions that take a context may be called from
+ * several threads on one context: the context runs one call at a time, the
+ * others wait their turn (one context per thread runs them at once). */
 #ifndef HSPGEMM_H
 #define HSPGEMM_H
 
@@ -29,7 +31,9 @@ typedef enum {
 
 /* The name of a status, e.g. "invalid CSR matrix". */
 const char *hsp_strerror(hsp_status status);
-/* The detailed message of this thread's last error, "" if none. */
+/* The detailed message of this thread's last error, "" if none.  Like errno,
+ * a later call that succeeds leaves it as it was: read it after a call that
+ * returned an error, not to learn whether one did. */
 const char *hsp_errmsg(void);
 
 /* ---- CSR matrices ------------------------------------------------------ */
@@ -72,7 +76,9 @@ hsp_status hsp_csr_from_triplets(int32_t nrows, int32_t ncols, int64_t nnz,
                                  const int32_t *rows, const int32_t *cols,
                                  const void *values, hsp_precision precision,
                                  hsp_csr **out);
-/* A deep copy of A in the given precision. */
+/* A deep copy of A in the given precision.  A must be valid but for the
+ * order of columns within its rows (a C of options.unsorted is copied as it
+ * is): bad row pointers, out-of-range and duplicate columns are refused. */
 hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision,
                            hsp_csr **out);
 /* Sort the columns of each row of A ascending, their values with them (a
@@ -80,7 +86,8 @@ hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision,
  * row pointers must be valid and its columns in range; duplicates stay,
  * side by side.  Allocates a copy of A's entries while it works. */
 hsp_status hsp_csr_sort(hsp_csr *A);
-/* Value k of A as a double, whatever its precision. */
+/* Value k of A as a double, whatever its precision; NaN (hsp_errmsg says
+ * why) where A is NULL or k is not in [0, nnz). */
 double hsp_csr_value(const hsp_csr *A, int64_t k);
 
 /* ---- Matrix Market files ----------------------------------------------- */
@@ -98,7 +105,8 @@ hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
 hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int progress, int64_t mem_limit,
                              hsp_csr **out);
 /* Write A as a general real coordinate Matrix Market file (its rows sorted
- * or not: a C of options.unsorted is written as it is).  A regular file
+ * or not: a C of options.unsorted is written as it is; bad row pointers,
+ * out-of-range and duplicate columns are refused, as hsp_csr_convert does).  A regular file
  * is written beside its place and renamed there once whole, so that a failed
  * write leaves what was there before. */
 hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
@@ -193,15 +201,24 @@ typedef struct {
                              order, which an operand of hsp_multiply needs.  Products
                              made inside plans, hsp_rap and the AMG setup are sorted
                              whatever this says.  Default 0: sorted */
+    int drop_zeros;       /* nonzero: hsp_multiply and hsp_rap (without a plan) leave
+                             out the entries of C whose value is exactly 0 (products
+                             that cancel, explicit zeros of the operands), as scipy's
+                             A @ B does.  Default 0 keeps them: C's pattern then depends
+                             on A's and B's patterns alone, which plans, resident
+                             products and the AMG setup rely on (they always keep
+                             them), and C needs no second pass */
 } hsp_options;
 
-/* Fill o with the defaults above. */
+/* Fill o with the defaults above (o NULL: nothing). */
 void hsp_options_init(hsp_options *o);
 
 typedef struct hsp_context hsp_context;
 
 /* Create a context: opens the device and starts the thread pool, which every
- * multiply on this context reuses.  A context serves one call at a time. */
+ * multiply on this context reuses.  A context serves one call at a time:
+ * calls from other threads on it (on its resident matrices, plans and
+ * hierarchies too) wait for the one running.  Free it when no call is. */
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out);
 void hsp_context_free(hsp_context *ctx);
 
@@ -213,6 +230,7 @@ typedef struct {
     int64_t lo[HSP_MAX_BINS], hi[HSP_MAX_BINS];
     int group[HSP_MAX_BINS];
 } hsp_bins;
+/* ctx's bin layout, owned by ctx; NULL where ctx is NULL. */
 const hsp_bins *hsp_context_bins(const hsp_context *ctx);
 
 /* Figures of one multiplication. */
@@ -242,7 +260,7 @@ typedef struct {
                              bins), not its matrices' */
     hsp_grow grow;        /* the grow mode that ran (copy where realloc cannot) */
     hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */
-    char device[64];
+    char device[160];     /* hsp_device_info's description of the device that ran it */
     char device_note[256]; /* what device "auto" passed over and why, or "" */
 } hsp_stats;
 
@@ -287,7 +305,10 @@ hsp_status hsp_transpose(const hsp_csr *A, hsp_csr **AT);
 /* A plan: what a product keeps so that a later product of operands with the
  * same patterns (new values) computes C's values only, into the same C: no
  * bounds, binning, allocation or sorting (AMG re-setup when coefficients
- * change).  Made by hsp_multiply_plan or hsp_rap, freed by hsp_plan_free. */
+ * change).  Made by hsp_multiply_plan or hsp_rap, freed by hsp_plan_free.
+ * A plan keeps copies of the patterns and compares operands with them, not
+ * their addresses: a plan of A*A takes A2*A3 where A2 and A3 both have A's
+ * pattern, and one of A*B takes A2*A2 where A2 has both patterns. */
 typedef struct hsp_plan hsp_plan;
 void hsp_plan_free(hsp_plan *plan);
 
@@ -318,24 +339,29 @@ typedef enum {
 } hsp_rap_order;
 
 /* C = R*A*P in the given order; R NULL means P^T, formed once.  plan, if not
- * NULL, gets a plan for hsp_rap_reuse; stats, if not NULL, two hsp_stats:
- * the first and the second product. */
+ * NULL, gets a plan for hsp_rap_reuse; stats is NULL or an array of two
+ * hsp_stats, which get the figures of the first and the second product.
+ * Errors name R, A and P.  options.drop_zeros applies where plan is NULL. */
 hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
-                   hsp_rap_order order, hsp_csr **C, hsp_plan **plan, hsp_stats *stats);
+                   hsp_rap_order order, hsp_csr **C, hsp_plan **plan, hsp_stats stats[2]);
 /* C's values anew from R, A and P of the plan's patterns (R NULL exactly when
  * it was NULL for hsp_rap); errors as hsp_multiply_reuse. */
 hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A,
                          const hsp_csr *P, hsp_csr *C);
 /* C = R*A*P of resident matrices (R given: e.g. P^T from hsp_transpose,
  * placed) in the order given, both products resident: the intermediate never
- * leaves the device.  stats, if not NULL, gets two hsp_stats. */
+ * leaves the device.  stats: NULL or an array of two, as for hsp_rap. */
 hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A, const hsp_resident *P,
-                            hsp_rap_order order, hsp_resident **C, hsp_stats *stats);
+                            hsp_rap_order order, hsp_resident **C, hsp_stats stats[2]);
 
 /* ---- Algebraic multigrid setup: smoothed aggregation ------------------------- */
 
 typedef struct {
-    double theta;        /* strength: a_ij is strong when |a_ij| > theta sqrt(|a_ii a_jj|); default 0 */
+    double theta;        /* strength: a_ij is strong when a_ij != 0 and |a_ij| >= theta
+                            sqrt(|a_ii a_jj|), as in PyAMG's symmetric strength (its
+                            aggregation too: a node with no strong connection joins no
+                            aggregate, and where none has one the next level is one
+                            row with P = 0); default 0: every nonzero */
     double omega;        /* smoother weight: P = (I - omega / rho D^-1 A) T, rho the spectral
                             radius of D^-1 A as 15 Lanczos steps estimate it (at most
                             Gershgorin's bound; a resident hierarchy on a device with memory
@@ -345,7 +371,7 @@ typedef struct {
     hsp_rap_order order; /* of the Galerkin products; default R*(A*P) */
 } hsp_amg_options;
 
-/* Fill o with the defaults above. */
+/* Fill o with the defaults above (o NULL: nothing). */
 void hsp_amg_options_init(hsp_amg_options *o);
 
 enum { HSP_AMG_MAX_LEVELS = 32 };
@@ -372,7 +398,7 @@ typedef struct {
     int nlevels;
     hsp_amg_level level[HSP_AMG_MAX_LEVELS];
     double ms_total;
-    char device[64];      /* the device that ran the products */
+    char device[160];     /* the device that ran the products */
     hsp_amg_state *state; /* what hsp_amg_resetup reuses */
 } hsp_amg;
 

@@ -50,8 +50,13 @@ void hsp_csr_set_value(hsp_csr *A, int64_t k, double v);
 hsp_status hsp_csr_check_header(const hsp_csr *A);
 hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last);
 /* hsp_csr_check but for the order of columns within a row (C of a product
- * with options.unsorted). */
-hsp_status hsp_csr_check_unordered(const hsp_csr *A);
+ * with options.unsorted), and, where duplicates_ok, columns repeated in a
+ * row (hsp_csr_sort keeps them). */
+hsp_status hsp_csr_check_unordered(const hsp_csr *A, int duplicates_ok);
+
+/* Leave out of C the entries whose value is exactly 0 (options.drop_zeros),
+ * in place; stats->nnz_c, when stats is not NULL, follows. */
+void hsp_csr_drop_zeros(hsp_csr *C, hsp_stats *stats);
 
 /* hsp_csr_from_triplets for values given in double (duplicates summed in
  * double), the result in precision. */

@@ -356,7 +356,7 @@ hsp_status hsp_mm_write(const char *path, const hsp_csr *A)
 {
     static atomic_int serial;
     if (!path) return hsp_fail(HSP_ERR_ARG, "hsp_mm_write: path is NULL");
-    hsp_status s = hsp_csr_check_unordered(A);
+    hsp_status s = hsp_csr_check_unordered(A, 0);
     if (s != HSP_OK) return s;
     char *tmp = malloc(strlen(path) + 64), *buf = malloc(CHUNK + 256);
     if (!tmp || !buf) return free(tmp), free(buf), hsp_fail(HSP_ERR_NOMEM, "%s: no memory to write", path);

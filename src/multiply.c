@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "context.h"
 #include "internal.h"
 #include "scratch.h"
 #include "stages.h"
@@ -124,7 +125,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     if (!ctx || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx or C is NULL");
     *C = NULL;
     int on_device = held[0] || held[1] || hold_c; /* entries only the device has */
-    int small = !on_device && ctx->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
+    int small = !placed && !on_device && ctx->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
     int resident = ctx->last_on_device && !small ? ctx->resident : HSP_RESIDENT_NONE;
     hsp_device *dev = ctx->device;
     hsp_status s = resident || !dev->fetch ? HSP_OK : dev->fetch(dev, 0); /* a C it kept comes back */
@@ -149,7 +150,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     st->grow = job.dev->host_realloc ? ctx->options.grow : HSP_GROW_COPY;
     st->resident = placed;
     memcpy(st->method, job.method, sizeof st->method);
-    memcpy(st->device, job.dev->description, sizeof st->device);
+    snprintf(st->device, sizeof st->device, "%s", job.dev->description);
     memcpy(st->device_note, dev->note, sizeof st->device_note);
     ctx->last_on_device = s == HSP_OK && !small;
     if (s == HSP_OK && !small) ctx->auto_next = HSP_AUTO_NONE; /* the device works: no hand-over */
@@ -178,7 +179,12 @@ static hsp_status multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
 hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                         hsp_stats *stats)
 {
-    return multiply(ctx, A, B, ctx && ctx->options.unsorted, C, stats);
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx is NULL");
+    hsp_context_lock(ctx);
+    hsp_status s = multiply(ctx, A, B, ctx->options.unsorted, C, stats);
+    if (s == HSP_OK && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats);
+    hsp_context_unlock(ctx);
+    return s;
 }
 
 hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,

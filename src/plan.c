@@ -147,9 +147,11 @@ hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, hsp
 hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, hsp_plan **plan,
                              hsp_stats *stats)
 {
-    if (!plan) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan: plan is NULL");
+    if (!ctx || !plan) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan: ctx or plan is NULL");
     *plan = NULL;
+    hsp_context_lock(ctx);
     hsp_status s = hsp_multiply_sorted(ctx, A, B, C, stats);
+    hsp_context_unlock(ctx);
     if (s == HSP_OK && (s = hsp_plan_of(A, B, *C, plan)) != HSP_OK) hsp_csr_free(*C), *C = NULL;
     return s;
 }
@@ -164,10 +166,12 @@ hsp_status hsp_multiply_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A
                         "hsp_multiply_reuse_resident");
     if (A->precision != C->precision || B->precision != C->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse: A, B and C must have one precision");
-    if ((B == A) != plan->b_is_a)
-        return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse: the plan was made for %s", plan->b_is_a ? "A*A" : "A*B");
     hsp_status s = hsp_pattern_check(&plan->a, A, "A");
-    if (s == HSP_OK && !plan->b_is_a) s = hsp_pattern_check(&plan->b, B, "B");
+    if (s == HSP_OK) s = hsp_pattern_check(plan->b_is_a ? &plan->a : &plan->b, B, "B");
     if (s == HSP_OK) s = hsp_pattern_check(&plan->c, C, "C");
-    return s == HSP_OK ? hsp_plan_numeric(ctx, plan, A, B, C) : s;
+    if (s != HSP_OK) return s;
+    hsp_context_lock(ctx);
+    s = hsp_plan_numeric(ctx, plan, A, B, C);
+    hsp_context_unlock(ctx);
+    return s;
 }

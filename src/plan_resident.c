@@ -28,11 +28,10 @@ static hsp_status hold_patterns(hsp_context *ctx, const hsp_resident *const M[3]
     return s;
 }
 
-hsp_status hsp_multiply_plan_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B,
-                                      hsp_resident **C, hsp_plan **plan, hsp_stats *stats)
+/* hsp_multiply_plan_resident on the locked context. */
+static hsp_status plan_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B, hsp_resident **C,
+                                hsp_plan **plan, hsp_stats *stats)
 {
-    if (!ctx || !plan || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan_resident: an argument is NULL");
-    *plan = NULL;
     hsp_status s = hsp_multiply_resident(ctx, A, B, C, stats);
     if (s != HSP_OK) return s;
     if (!ctx->device->held_ops) {
@@ -47,6 +46,17 @@ hsp_status hsp_multiply_plan_resident(hsp_context *ctx, const hsp_resident *A, c
     if (s == HSP_OK) return HSP_OK;
     hsp_plan_free(*plan), *plan = NULL;
     hsp_resident_free(*C), *C = NULL;
+    return s;
+}
+
+hsp_status hsp_multiply_plan_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B,
+                                      hsp_resident **C, hsp_plan **plan, hsp_stats *stats)
+{
+    if (!ctx || !plan || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan_resident: an argument is NULL");
+    *plan = NULL;
+    hsp_context_lock(ctx);
+    hsp_status s = plan_resident(ctx, A, B, C, plan, stats);
+    hsp_context_unlock(ctx);
     return s;
 }
 
@@ -81,16 +91,16 @@ hsp_status hsp_multiply_reuse_resident(hsp_context *ctx, hsp_plan *plan, const h
     if (!dev->held_ops) return hsp_multiply_reuse(ctx, plan, H[0], H[1], (hsp_csr *)H[2]); /* host arrays */
     if (H[0]->precision != H[2]->precision || H[1]->precision != H[2]->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse_resident: A, B and C must have one precision");
-    if ((B == A) != plan->b_is_a)
-        return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse_resident: the plan was made for %s",
-                        plan->b_is_a ? "A*A" : "A*B");
     const hsp_resident *const M[3] = {A, B, C};
+    hsp_context_lock(ctx);
     hsp_status s = HSP_OK;
-    for (int k = 0; k < 3 && s == HSP_OK; k++)
-        if (plan->held_pattern[k]) s = check_held(dev, plan->held_pattern[k], M[k], operand_name[k]);
+    for (int k = 0; k < 3 && s == HSP_OK; k++) /* B against A's pattern where the plan's B was A */
+        s = check_held(dev, plan->held_pattern[k] ? plan->held_pattern[k] : plan->held_pattern[0], M[k],
+                       operand_name[k]);
     if (s == HSP_OK)
         s = dev->held_ops->numeric(dev, H[2], H[0], H[1], hsp_resident_held(A), hsp_resident_held(B),
                                    hsp_resident_held(C));
     hsp_resident_touched(C);
+    hsp_context_unlock(ctx);
     return s;
 }

@@ -35,6 +35,38 @@ static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
     return HSP_OK;
 }
 
+/* Is M valid CSR?  The error names it. */
+static hsp_status check_named(const hsp_csr *M, const char *name)
+{
+    char why[512];
+    hsp_status s = hsp_csr_check(M);
+    if (s == HSP_OK) return s;
+    snprintf(why, sizeof why, "%s", hsp_errmsg());
+    return hsp_fail(s, "%s: %s", name, why);
+}
+
+/* Are R (NULL: P^T), A and P valid, of one precision, and of shapes that
+ * multiply?  The error names the operands. */
+static hsp_status check_operands_named(const hsp_csr *R, const hsp_csr *A, const hsp_csr *P)
+{
+    hsp_status s = check_named(A, "A");
+    if (s == HSP_OK) s = check_named(P, "P");
+    if (s == HSP_OK && R) s = check_named(R, "R");
+    if (s != HSP_OK) return s;
+    if (A->ncols != P->nrows)
+        return hsp_fail(HSP_ERR_SHAPE, "A is %d x %d but P is %d x %d: ncols(A) != nrows(P)", A->nrows, A->ncols,
+                        P->nrows, P->ncols);
+    if (R && R->ncols != A->nrows)
+        return hsp_fail(HSP_ERR_SHAPE, "R is %d x %d but A is %d x %d: ncols(R) != nrows(A)", R->nrows, R->ncols,
+                        A->nrows, A->ncols);
+    if (!R && P->nrows != A->nrows)
+        return hsp_fail(HSP_ERR_SHAPE, "R = P^T is %d x %d but A is %d x %d: ncols(R) != nrows(A)", P->ncols,
+                        P->nrows, A->nrows, A->ncols);
+    if (A->precision != P->precision || (R && R->precision != A->precision))
+        return hsp_fail(HSP_ERR_ARG, "R, A and P must have one precision: convert with hsp_csr_convert");
+    return HSP_OK;
+}
+
 /* Forming R = P^T for a plan, on a thread of its own or not. */
 typedef struct {
     const hsp_csr *P;
@@ -64,19 +96,31 @@ static hsp_status transpose_join(pthread_t *thread, int started, transpose_job *
 }
 
 hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
-                   hsp_csr **C, hsp_plan **plan, hsp_stats *stats)
+                   hsp_csr **C, hsp_plan **plan, hsp_stats stats[2])
 {
     hsp_status s = check_args(ctx, A, P, order, C);
     if (s != HSP_OK) return s;
     *C = NULL;
     if (plan) *plan = NULL;
+    if ((s = check_operands_named(R, A, P)) != HSP_OK) return s;
+    hsp_context_lock(ctx);
+    s = hsp_rap_run(ctx, R, A, P, order, C, plan, stats);
+    if (s == HSP_OK && !plan && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats ? stats + 1 : NULL);
+    hsp_context_unlock(ctx);
+    return s;
+}
+
+hsp_status hsp_rap_run(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
+                       hsp_csr **C, hsp_plan **plan, hsp_stats *stats)
+{
+    hsp_status s = HSP_OK;
     hsp_plan *p = calloc(1, sizeof *p);
     if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a Galerkin product");
     p->kind = HSP_PLAN_RAP, p->order = order;
     transpose_job t = {P, NULL, p, plan != NULL, HSP_OK, ""};
     pthread_t thread;
     int started = 0;
-    if (!R && (s = hsp_csr_check(P)) == HSP_OK) { /* R*(A*P) needs R only for the second product */
+    if (!R) { /* R*(A*P) needs R only for the second product */
         started = order == HSP_RAP_R_AP && pthread_create(&thread, NULL, transpose_run, &t) == 0;
         if (!started) t.pool = ctx->pool, transpose_run(&t), s = t.status; /* here: its message is this thread's */
     }
@@ -139,5 +183,9 @@ hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, con
         s = hsp_fail(HSP_ERR_ARG, "hsp_rap_reuse: the plan was made with %s", plan->rt ? "R = P^T (pass R = NULL)"
                                                                                  : "R given (pass it)");
     if (s == HSP_OK) s = check_operands(plan, R, A, P, C);
-    return s == HSP_OK ? hsp_rap_numeric(ctx, plan, R, A, P, C) : s;
+    if (s != HSP_OK) return s;
+    hsp_context_lock(ctx);
+    s = hsp_rap_numeric(ctx, plan, R, A, P, C);
+    hsp_context_unlock(ctx);
+    return s;
 }

@@ -55,12 +55,10 @@ static hsp_status empty_entries(hsp_csr *H)
     return H->rowptr && H->colidx && H->values ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for an empty C");
 }
 
-hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
+/* hsp_place of a valid A on the locked context. */
+static hsp_status place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
 {
-    if (!ctx || !M) return hsp_fail(HSP_ERR_ARG, "hsp_place: ctx or M is NULL");
-    *M = NULL;
-    hsp_status s = hsp_csr_check(A);
-    if (s != HSP_OK) return s;
+    hsp_status s;
     hsp_device *dev = ctx->device;
     if (!dev->hold) return (*M = hsp_resident_new(ctx, (hsp_csr *)A, 1, NULL)) ? HSP_OK : HSP_ERR_NOMEM;
     hsp_csr *H = NULL;
@@ -75,6 +73,18 @@ hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
     return (*M = hsp_resident_new(ctx, H, 0, held)) ? HSP_OK : HSP_ERR_NOMEM;
 }
 
+hsp_status hsp_place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
+{
+    if (!ctx || !M) return hsp_fail(HSP_ERR_ARG, "hsp_place: ctx or M is NULL");
+    *M = NULL;
+    hsp_status s = hsp_csr_check(A);
+    if (s != HSP_OK) return s;
+    hsp_context_lock(ctx);
+    s = place(ctx, A, M);
+    hsp_context_unlock(ctx);
+    return s;
+}
+
 hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const hsp_resident *B,
                                  hsp_resident **C, hsp_stats *stats)
 {
@@ -84,16 +94,16 @@ hsp_status hsp_multiply_resident(hsp_context *ctx, const hsp_resident *A, const 
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_resident: %s was placed on another context",
                         A->ctx != ctx ? "A" : "B");
     void *const held[2] = {A->held, B->held};
+    hsp_context_lock(ctx);
     int hold_c = ctx->device->hold != NULL;
     hsp_csr *H = NULL;
     void *held_c = NULL;
     hsp_status s = hsp_product(ctx, A->host, B->host, 1, held, hold_c, 0, &H, &held_c, stats);
     if (s == HSP_OK && hold_c && !held_c) s = empty_entries(H); /* no product: the device made no C */
-    if (s != HSP_OK) {
-        hsp_csr_free(H);
-        return s;
-    }
-    return (*C = hsp_resident_new(ctx, H, 0, held_c)) ? HSP_OK : HSP_ERR_NOMEM;
+    if (s != HSP_OK) hsp_csr_free(H);
+    else if (!(*C = hsp_resident_new(ctx, H, 0, held_c))) s = HSP_ERR_NOMEM;
+    hsp_context_unlock(ctx);
+    return s;
 }
 
 hsp_status hsp_rap_resident_kept(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A,
@@ -102,17 +112,29 @@ hsp_status hsp_rap_resident_kept(hsp_context *ctx, const hsp_resident *R, const 
 {
     if (!C || !R || !A || !P) return hsp_fail(HSP_ERR_ARG, "hsp_rap_resident: an argument is NULL");
     *C = NULL;
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_rap_resident: ctx is NULL");
+    if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
+        return hsp_fail(HSP_ERR_ARG, "hsp_rap_resident: unknown order %d", (int)order);
+    const hsp_csr *r = R->host, *a = A->host, *p = P->host;
+    if (r->ncols != a->nrows)
+        return hsp_fail(HSP_ERR_SHAPE, "R is %d x %d but A is %d x %d: ncols(R) != nrows(A)", r->nrows, r->ncols,
+                        a->nrows, a->ncols);
+    if (a->ncols != p->nrows)
+        return hsp_fail(HSP_ERR_SHAPE, "A is %d x %d but P is %d x %d: ncols(A) != nrows(P)", a->nrows, a->ncols,
+                        p->nrows, p->ncols);
     hsp_resident *mid = NULL;
     int r_ap = order == HSP_RAP_R_AP;
+    hsp_context_lock(ctx);
     hsp_status s = hsp_multiply_resident(ctx, r_ap ? A : R, r_ap ? P : A, &mid, stats);
     if (s == HSP_OK) s = hsp_multiply_resident(ctx, r_ap ? R : mid, r_ap ? mid : P, C, stats ? stats + 1 : NULL);
     if (kept) *kept = mid;
     else hsp_resident_free(mid);
+    hsp_context_unlock(ctx);
     return s;
 }
 
 hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A, const hsp_resident *P,
-                            hsp_rap_order order, hsp_resident **C, hsp_stats *stats)
+                            hsp_rap_order order, hsp_resident **C, hsp_stats stats[2])
 {
     return hsp_rap_resident_kept(ctx, R, A, P, order, C, NULL, stats);
 }
@@ -145,24 +167,30 @@ void hsp_resident_touched(hsp_resident *M)
     if (M->held) M->home = 0;
 }
 
+/* M's entries read back from its device into its host matrix. */
+static hsp_status bring_home(hsp_resident *M)
+{
+    hsp_csr *H = M->host;
+    hsp_device *dev = M->ctx->device;
+    if (!H->rowptr) H->rowptr = malloc(((size_t)H->nrows + 1) * sizeof *H->rowptr);
+    if (!H->colidx) H->colidx = hsp_alloc((size_t)H->nnz * sizeof *H->colidx);
+    if (!H->values) H->values = hsp_alloc((size_t)H->nnz * hsp_value_size(H->precision));
+    if (!H->rowptr || !H->colidx || !H->values)
+        return hsp_fail(HSP_ERR_NOMEM, "no memory to bring a matrix of %lld entries home", (long long)H->nnz);
+    hsp_status s = dev->home(dev, M->held, H);
+    if (s == HSP_OK) M->home = 1;
+    return s;
+}
+
 hsp_status hsp_resident_host(hsp_resident *M, const hsp_csr **host)
 {
     if (!M || !host) return hsp_fail(HSP_ERR_ARG, "hsp_resident_host: M or host is NULL");
     *host = NULL;
-    hsp_csr *H = M->host;
-    if (!M->home) {
-        hsp_device *dev = M->ctx->device;
-        if (!H->rowptr) H->rowptr = malloc(((size_t)H->nrows + 1) * sizeof *H->rowptr);
-        if (!H->colidx) H->colidx = hsp_alloc((size_t)H->nnz * sizeof *H->colidx);
-        if (!H->values) H->values = hsp_alloc((size_t)H->nnz * hsp_value_size(H->precision));
-        if (!H->rowptr || !H->colidx || !H->values)
-            return hsp_fail(HSP_ERR_NOMEM, "no memory to bring a matrix of %lld entries home", (long long)H->nnz);
-        hsp_status s = dev->home(dev, M->held, H);
-        if (s != HSP_OK) return s;
-        M->home = 1;
-    }
-    *host = H;
-    return HSP_OK;
+    hsp_context_lock(M->ctx);
+    hsp_status s = M->home ? HSP_OK : bring_home(M);
+    hsp_context_unlock(M->ctx);
+    if (s == HSP_OK) *host = M->host;
+    return s;
 }
 
 void hsp_resident_shape(const hsp_resident *M, int32_t *nrows, int32_t *ncols, int64_t *nnz)
@@ -175,8 +203,10 @@ void hsp_resident_shape(const hsp_resident *M, int32_t *nrows, int32_t *ncols, i
 void hsp_resident_free(hsp_resident *M)
 {
     if (!M) return;
+    hsp_context_lock(M->ctx);
     hsp_device *dev = M->ctx->device;
     if (M->held && dev->drop) dev->drop(dev, M->held);
+    hsp_context_unlock(M->ctx);
     if (!M->borrowed) hsp_csr_free(M->host);
     free(M);
 }

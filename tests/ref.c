@@ -100,8 +100,20 @@ int ref_compare(const hsp_csr *C, const hsp_csr *ref, const double *mag,
     return 1;
 }
 
+hsp_csr *ref_copy(const hsp_csr *A)
+{
+    hsp_csr *B = NULL;
+    if (hsp_csr_create(A->nrows, A->ncols, A->nnz, A->precision, &B) != HSP_OK) return NULL;
+    size_t vsize = A->precision == HSP_DOUBLE ? sizeof(double) : sizeof(float);
+    memcpy(B->rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof *A->rowptr);
+    memcpy(B->colidx, A->colidx, (size_t)A->nnz * sizeof *A->colidx);
+    memcpy(B->values, A->values, (size_t)A->nnz * vsize);
+    return B;
+}
+
 int ref_identical(const hsp_csr *A, const hsp_csr *B)
 {
+    if (!A || !B) return 0;
     size_t vsize = A->precision == HSP_DOUBLE ? sizeof(double) : sizeof(float);
     return A->nrows == B->nrows && A->ncols == B->ncols && A->nnz == B->nnz &&
            A->precision == B->precision &&

@@ -18,6 +18,10 @@ hsp_csr *ref_multiply(const hsp_csr *A, const hsp_csr *B, double **mag);
 int ref_compare(const hsp_csr *C, const hsp_csr *ref, const double *mag,
                 char *why, size_t whylen);
 
+/* A copy of A's arrays as they are, valid or not (to check that a call left
+ * an invalid operand untouched; hsp_csr_convert refuses such a matrix). */
+hsp_csr *ref_copy(const hsp_csr *A);
+
 /* 1 when A and B are the same matrix bit for bit (shape, pattern, values). */
 int ref_identical(const hsp_csr *A, const hsp_csr *B);
 

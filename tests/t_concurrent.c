@@ -3,8 +3,10 @@
  * - contexts of their own: each thread makes one and runs products (rows of
  *   every group, long ones growing), Galerkin products and an AMG setup,
  *   each checked against the reference, while the others do the same;
- * - one context shared by two threads taking turns (a context serves one
- *   call at a time; the callers order their calls);
+ * - one context shared by two threads taking turns (the callers order
+ *   their calls), and shared by threads that call at once (the context
+ *   runs one call at a time, the others wait): products and Galerkin
+ *   products of every thread right;
  * - errors at the same time as products elsewhere: each thread's
  *   hsp_errmsg is its own.
  * Built with --enable-sanitizers=thread, ThreadSanitizer checks all of it
@@ -16,7 +18,7 @@
 #include "ref.h"
 #include "tap.h"
 
-enum { WORKERS = 4, ROUNDS = 3 };
+enum { WORKERS = 4, ROUNDS = 3, AT_ONCE = 200 };
 
 /* What one worker did: its failures, with the first one's reason. */
 typedef struct {
@@ -127,6 +129,25 @@ static void *shared_context(void *arg)
     return NULL;
 }
 
+/* Products and, every 10th round, Galerkin products on the shared context,
+ * called while the other threads call it too. */
+static void *shared_at_once(void *arg)
+{
+    worker *w = arg;
+    hsp_csr *S = NULL;
+    hsp_generate("poisson2d5:12", 1, HSP_DOUBLE, &S);
+    for (int r = 0; r < AT_ONCE; r++) {
+        uint64_t seed = 5000 + 1000 * (uint64_t)w->id + (uint64_t)r;
+        hsp_csr *A = ref_random(60, 50, 0, 12, HSP_DOUBLE, seed), *B = ref_random(50, 70, 0, 12, HSP_DOUBLE, seed + 1);
+        hsp_csr *P = r % 10 ? NULL : ref_random(S->nrows, 20, 1, 2, HSP_DOUBLE, seed + 2);
+        check_product(w, w->shared, A, B);
+        if (P) check_rap(w, w->shared, S, P);
+        hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(P);
+    }
+    hsp_csr_free(S);
+    return NULL;
+}
+
 /* Shape errors while other threads multiply: the message must be this one's. */
 static void *errors(void *arg)
 {
@@ -182,6 +203,14 @@ int main(void)
     failed = shared ? run_workers(w, 2, why, sizeof why) : 1;
     tap_ok(!failed, "two threads taking turns on one context: %d products each, all equal to the reference%s%s",
            2 * ROUNDS, failed ? "; " : "", shared ? why : hsp_errmsg());
+    hsp_context_free(shared);
+
+    shared = ref_context();
+    memset(w, 0, sizeof w);
+    for (int k = 0; k < 3; k++) w[k] = (worker){.run = shared_at_once, .id = k, .shared = shared};
+    failed = shared ? run_workers(w, 3, why, sizeof why) : 1;
+    tap_ok(!failed, "three threads calling one context at once: %d products and %d Galerkin products each, all "
+           "equal to the reference%s%s", AT_ONCE, AT_ONCE / 10, failed ? "; " : "", shared ? why : hsp_errmsg());
     hsp_context_free(shared);
 
     memset(w, 0, sizeof w);
