@@ -14,23 +14,28 @@
   links that library, with its directory as the run path.  tests/t_python.sh builds so.
 
 The sources are globbed (src/**/*.c; the include path is every folder holding a header under src/ and
-hsa/, as Makefile.am's AM_CPPFLAGS) and compiled in parallel, one compiler per core.
+hsa/, as Makefile.am's AM_CPPFLAGS) and compiled in parallel, one compiler per core.  `sdist` copies
+them into libsrc/ for the archive and removes it after, so that a wheel builds from the sdist alone.
 """
 import glob
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.sdist import sdist
 from setuptools.errors import CompileError, LinkError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(HERE)
 VENDORED = os.path.join(HERE, "libsrc")
 SOURCES, HEADERS = ["src/**/*.c"], ["src/**/*.h", "hsa/*.h"]
+# what an sdist carries besides the sources: what makes the kernels' string
+SDIST_FILES = SOURCES + HEADERS + ["kernels/*", "build-aux/embed-kernels.sh", "Makefile.am"]
 FLAGS = ["-std=c11", "-pthread", "-O2", "-fvisibility=hidden", "-Wall"]
 
 
@@ -122,6 +127,23 @@ class BuildExt(build_ext):
         return out
 
 
+class Sdist(sdist):
+    """sdist carrying the library's sources in libsrc/, copied from the repository for the archive."""
+
+    def run(self):
+        if not files(REPOSITORY, SOURCES):
+            raise SystemExit(f"hspgemm: sdist: the library's sources (src/) are not in {REPOSITORY}")
+        shutil.rmtree(VENDORED, ignore_errors=True)
+        for f in files(REPOSITORY, SDIST_FILES):
+            dest = os.path.join(VENDORED, os.path.relpath(f, REPOSITORY))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copy2(f, dest)
+        try:
+            super().run()
+        finally:
+            shutil.rmtree(VENDORED)
+
+
 def extension():
     """hspgemm._core: linking the library at LINKED, else with the library's sources added by BuildExt."""
     ext = Extension("hspgemm._core", ["hspgemm/_core.c"], define_macros=[("_GNU_SOURCE", None)],
@@ -134,4 +156,4 @@ def extension():
 
 
 LINKED = linked_library()
-setup(ext_modules=[extension()], cmdclass={"build_ext": BuildExt})
+setup(ext_modules=[extension()], cmdclass={"build_ext": BuildExt, "sdist": Sdist})
