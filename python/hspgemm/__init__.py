@@ -22,7 +22,14 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import _core
+try:
+    from . import _core
+except ImportError as e:
+    if e.name != __name__:  # _core is there but does not load: its own message says why
+        raise
+    raise ImportError(f"hspgemm: the extension module hspgemm._core is not built in {__path__[0]} (the package's "
+                      "sources, found first from their parent folder): install the package (pip install ./python "
+                      "in the repository) and import it from another folder") from None
 
 __all__ = ["matmul", "rap", "transpose", "generate", "devices", "release_memory", "Context",
            "amg_setup", "amg_resetup", "pyamg_solver", "Hierarchy", "Level",
