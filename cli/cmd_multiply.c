@@ -20,6 +20,8 @@ static const char usage_multiply[] =
     "                        are the device's alone; placing and bringing C home are timed apart\n"
     "  --unsorted            leave the columns of C's rows in any order, as MKL and scipy do\n"
     "                        (faster on the cpu device; not with --resident, whose C is sorted)\n"
+    "  --drop-zeros          leave out the entries of C that are exactly 0 (products that\n"
+    "                        cancel), as scipy does (default: kept; not with --resident)\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
     "  --wavefront=N, --local-mem=BYTES   override the device's bin layout\n"
     "  --grow-start=N        first buffer of a long row, entries (default 256)\n"
@@ -31,7 +33,7 @@ static const char usage_multiply[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros";
 
 /* Multiply with the parsed options and report. */
 static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)

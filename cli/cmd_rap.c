@@ -14,6 +14,7 @@ static const char usage_rap[] =
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --methods=M, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=BYTES\n"
     "                        as for 'hspgemm multiply'\n"
+    "  --drop-zeros          leave out the entries of C that are exactly 0, as scipy does\n"
     "  --stats[=table|json]  the time of each product; json: one line on stdout\n"
     "  --repeat=N            compute C N times; times are median and minimum\n"
     "  --resident            place R (or P^T), A and P on the device first; both products stay\n"
@@ -22,7 +23,7 @@ static const char usage_rap[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,order,device,threads,precision,methods,grow,stats,repeat,seed,quiet,gen,"
-                              "small-nnz,device-timeout,mem-limit,resident";
+                              "small-nnz,device-timeout,mem-limit,resident,drop-zeros";
 
 static void report(const cli_args *a, const cli_rap_result *r)
 {

@@ -109,6 +109,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     else if (!strcmp(name, "quiet")) a->quiet = 1;
     else if (!strcmp(name, "resident")) a->resident = 1;
     else if (!strcmp(name, "unsorted")) a->lib.unsorted = 1;
+    else if (!strcmp(name, "drop-zeros")) a->lib.drop_zeros = 1;
     else if (!strcmp(name, "threads")) {
         if (parse_int(v, 0, 4096, &n)) return "--threads takes 0 (one per core) to 4096";
         a->lib.threads = (int)n;
@@ -163,7 +164,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
 static int is_flag(const char *name)
 {
     return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") || !strcmp(name, "resetup") ||
-           !strcmp(name, "resident") || !strcmp(name, "unsorted");
+           !strcmp(name, "resident") || !strcmp(name, "unsorted") || !strcmp(name, "drop-zeros");
 }
 
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)
@@ -195,6 +196,10 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             fprintf(stderr, "hspgemm: %s: %s\n%s", arg, err, usage);
             return 2;
         }
+    }
+    if (a->resident && a->lib.drop_zeros) {
+        fprintf(stderr, "hspgemm: --drop-zeros: not with --resident (a resident C keeps its zeros)\n%s", usage);
+        return 2;
     }
     return 0;
 }

@@ -3,7 +3,7 @@
  * to the reference R*A*P, each P equal to T - omega/rho D^-1 A T worked out
  * here from the aggregates, a V-cycle that reduces the residual by a stated
  * factor (so the hierarchy is usable), re-setup with new values as a fresh
- * setup, and clear errors. */
+ * setup, the level sizes PyAMG gives for the same theta, and clear errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,19 +152,23 @@ static int coarse_ok(const hsp_amg *amg, char *why, size_t len)
     return 1;
 }
 
-/* T from the aggregates: row i is 1/sqrt(|aggregate of i|) at column agg[i];
- * NULL when an aggregate number is out of range or an aggregate is empty. */
+/* T from the aggregates: row i is 1/sqrt(|aggregate of i|) at column agg[i],
+ * or empty where agg[i] is HSP_AGG_NONE; NULL when an aggregate number is out
+ * of range or an aggregate is empty (but the one of a level where no node
+ * has a strong connection). */
 static hsp_csr *tentative_from(const int32_t *agg, int32_t n, int32_t naggs)
 {
     int32_t *size = calloc((size_t)naggs + 1, sizeof *size), *rows = malloc(((size_t)n + 1) * sizeof *rows);
+    int32_t *cols = malloc(((size_t)n + 1) * sizeof *cols), members = 0;
     double *v = malloc(((size_t)n + 1) * sizeof *v);
-    int ok = size && rows && v;
-    for (int32_t i = 0; ok && i < n; i++) ok = agg[i] >= 0 && agg[i] < naggs && ++size[agg[i]];
-    for (int32_t a = 0; ok && a < naggs; a++) ok = size[a] > 0;
-    for (int32_t i = 0; ok && i < n; i++) rows[i] = i, v[i] = 1 / sqrt((double)size[agg[i]]);
+    int ok = size && rows && cols && v;
+    for (int32_t i = 0; ok && i < n; i++) ok = agg[i] == HSP_AGG_NONE || (agg[i] >= 0 && agg[i] < naggs && ++size[agg[i]]);
+    for (int32_t a = 0; ok && a < naggs; a++) ok = size[a] > 0 || naggs == 1;
+    for (int32_t i = 0; ok && i < n; i++)
+        if (agg[i] != HSP_AGG_NONE) rows[members] = i, cols[members] = agg[i], v[members++] = 1 / sqrt((double)size[agg[i]]);
     hsp_csr *T = NULL;
-    if (ok && hsp_csr_from_triplets(n, naggs, n, rows, agg, v, HSP_DOUBLE, &T) != HSP_OK) T = NULL;
-    free(size), free(rows), free(v);
+    if (ok && hsp_csr_from_triplets(n, naggs, members, rows, cols, v, HSP_DOUBLE, &T) != HSP_OK) T = NULL;
+    free(size), free(rows), free(cols), free(v);
     return T;
 }
 
@@ -201,7 +205,8 @@ static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_
         snprintf(why, len, "level %d: P's pattern is not A T's", l), ok = 0;
     for (int32_t i = 0; ok && i < P->nrows; i++)
         for (int64_t k = P->rowptr[i]; ok && k < P->rowptr[i + 1]; k++) {
-            double t = P->colidx[k] == T->colidx[i] ? hsp_csr_value(T, i) : 0;
+            int64_t t_at = T->rowptr[i]; /* T's entry of row i, if any */
+            double t = t_at < T->rowptr[i + 1] && P->colidx[k] == T->colidx[t_at] ? hsp_csr_value(T, t_at) : 0;
             double want = t - omega / rho * hsp_csr_value(AT, k) / diagonal(A, i);
             if (!(fabs(hsp_csr_value(P, k) - want) <= 1e-12 * (1 + fabs(want))))
                 snprintf(why, len, "level %d row %d column %d: %.17g, expected %.17g", l, i, P->colidx[k],
@@ -357,6 +362,56 @@ static void test_resetup(int resident)
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(D), hsp_csr_free(old);
 }
 
+/* The hierarchy of spec at theta has the level sizes PyAMG 5.4.1 gives
+ * (pyamg.smoothed_aggregation_solver(A, strength=('symmetric', {'theta':
+ * theta}), max_coarse=1000) on the same matrix), each coarse A the reference
+ * R*A*P and each P the smoothed T of its aggregates. */
+static void test_theta(const char *spec, double theta, int nlevels, const int32_t *rows)
+{
+    hsp_csr *A = NULL;
+    hsp_amg *amg = NULL;
+    hsp_amg_options o;
+    char sizes[128] = "", why[160] = "";
+    hsp_amg_options_init(&o);
+    o.theta = theta;
+    hsp_generate(spec, 1, HSP_DOUBLE, &A);
+    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels == nlevels;
+    for (int l = 0; amg && l < amg->nlevels; l++) {
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%d", l ? "/" : "", amg->level[l].A->nrows);
+        ok = ok && amg->level[l].A->nrows == rows[l];
+    }
+    tap_ok(ok, "%s, theta %g: levels of %s rows, as PyAMG's %s", spec, theta, amg ? sizes : hsp_errmsg(), spec);
+    int built = ok && coarse_ok(amg, why, sizeof why);
+    for (int l = 0; built && l + 1 < amg->nlevels; l++) built = smoothed_ok(amg, l, o.omega, why, sizeof why);
+    tap_ok(built, "%s, theta %g: each coarse A is R*A*P, each P the smoothed T of its aggregates %s", spec, theta, why);
+    hsp_amg_free(amg), hsp_csr_free(A);
+}
+
+/* A Dirichlet row (its diagonal alone) has no strong connection: in no
+ * aggregate, its row of T empty, as in PyAMG. */
+static void test_isolated(void)
+{
+    hsp_csr *A = NULL;
+    hsp_amg *amg = NULL;
+    hsp_amg_options o;
+    hsp_amg_options_init(&o);
+    o.coarse_size = 10;
+    hsp_generate("poisson2d5:30", 1, HSP_DOUBLE, &A);
+    int32_t dirichlet = 77;
+    for (int32_t i = 0; i < A->nrows; i++) /* row and column 77 cut to the diagonal: explicit zeros */
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if ((i == dirichlet) != (A->colidx[k] == dirichlet)) ((double *)A->values)[k] = 0;
+    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 2;
+    const hsp_csr *P = ok ? amg->level[0].P : NULL;
+    int zero_row = ok;
+    for (int64_t k = ok ? P->rowptr[dirichlet] : 0; ok && k < P->rowptr[dirichlet + 1]; k++)
+        zero_row &= hsp_csr_value(P, k) == 0;
+    tap_ok(ok && amg->state->level[0].agg[dirichlet] == HSP_AGG_NONE && zero_row,
+           "a row of its diagonal alone (and explicit zeros) joins no aggregate; its row of P is 0 %s",
+           ok ? "" : hsp_errmsg());
+    hsp_amg_free(amg), hsp_csr_free(A);
+}
+
 static void test_errors(void)
 {
     hsp_amg_options o;
@@ -393,6 +448,15 @@ int main(void)
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 50, 1.0 / 3, 0.5);
     test_resetup(0);
     test_resetup(1);
+    /* theta as PyAMG's: |a_ij| >= theta sqrt(|a_ii a_jj|), at 0.25 every
+     * neighbour of a 5-point stencil (-1 against 4) exactly; where nothing is
+     * strong the next level is one row, P = 0 */
+    test_theta("poisson2d5:200", 0.25, 3, (const int32_t[]){40000, 6700, 1});
+    test_theta("poisson2d5:200", 0.5, 2, (const int32_t[]){40000, 1});
+    test_theta("poisson3d7:30", 0.25, 2, (const int32_t[]){27000, 1});
+    test_theta("poisson2d5:200", 0, 3, (const int32_t[]){40000, 6700, 765});
+    test_theta("poisson3d7:30", 0, 3, (const int32_t[]){27000, 3257, 88});
+    test_isolated();
     test_errors();
     hsp_context_free(ctx);
     return tap_done();

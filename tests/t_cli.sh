@@ -173,6 +173,18 @@ ok $rc "square --unsorted runs"
 ! cmp -s "$tmp/u0.mtx" "$tmp/u1.mtx"; ok $? "and writes C's entries in another order"
 sort "$tmp/u0.mtx" >"$tmp/u0.sorted"; sort "$tmp/u1.mtx" >"$tmp/u1.sorted"
 cmp -s "$tmp/u0.sorted" "$tmp/u1.sorted"; ok $? "the same entries, bit for bit"
+printf '%%%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1\n1 2 1\n' >"$tmp/row.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 1 2\n1 1 1\n2 1 -1\n' >"$tmp/col.mtx"
+run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx"
+ok "$(has "nnz 1," "$tmp/out")" "multiply keeps the entry that cancels to 0"
+run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --drop-zeros -o "$tmp/z.mtx"
+ok "$(has "nnz 0," "$tmp/out")" "multiply --drop-zeros leaves it out"
+ok "$(has "^1 1 0$" "$tmp/z.mtx")" "and writes a 1 x 1 C of no entries"
+run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --drop-zeros --resident
+[ $rc -eq 2 ]; ok $? "--drop-zeros with --resident exits 2"
+ok "$(has "not with --resident" "$tmp/err")" "and says why"
+run "$hsp" amg-setup --gen=poisson2d5:200 --theta=0.25
+ok "$(has "^    1       6700 " "$tmp/out")" "amg-setup --theta=0.25 coarsens a 5-point stencil as PyAMG does (6700 rows)"
 run "$hsp" rap --gen=random:144,2 "$tmp/a.mtx" --gen=random:144,2 --order=ra-p --stats=json
 ok $rc "rap R A P in the order (R*A)*P runs"
 ok "$(has '"order":"ra-p".*"ms_products":\[' "$tmp/out")" "and its JSON gives the order and each product's time"

@@ -234,6 +234,56 @@ static void test_plan(hsp_precision p)
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(A2), hsp_csr_free(B2);
 }
 
+/* A plan of resident operands compares patterns, not the matrices: one of
+ * S*S serves S2*S3, one of S*(a copy of S) serves S2*S2 (S2, S3 of S's
+ * pattern). */
+static void test_plan_patterns(void)
+{
+    hsp_csr *S = ref_random(200, 200, 0, 12, HSP_DOUBLE, 41), *copy = NULL, *S2 = NULL, *S3 = NULL;
+    hsp_csr_convert(S, HSP_DOUBLE, &copy), hsp_csr_convert(S, HSP_DOUBLE, &S2), hsp_csr_convert(S, HSP_DOUBLE, &S3);
+    scale_rows(S2), scale_rows(S3), scale_rows(S3);
+    hsp_resident *rS = NULL, *rcopy = NULL, *rS2 = NULL, *rS3 = NULL;
+    int placed = hsp_place(ctx, S, &rS) == HSP_OK && hsp_place(ctx, copy, &rcopy) == HSP_OK &&
+                 hsp_place(ctx, S2, &rS2) == HSP_OK && hsp_place(ctx, S3, &rS3) == HSP_OK;
+    const hsp_resident *made[2][2] = {{rS, rS}, {rS, rcopy}}, *used[2][2] = {{rS2, rS3}, {rS2, rS2}};
+    const hsp_csr *want[2][2] = {{S2, S3}, {S2, S2}};
+    const char *what[2] = {"S*S reused for S2*S3", "S*(a copy of S) reused for S2*S2"};
+    for (int k = 0; k < 2; k++) {
+        hsp_resident *rC = NULL;
+        hsp_plan *plan = NULL;
+        char why[256] = "";
+        int ok = placed && hsp_multiply_plan_resident(ctx, made[k][0], made[k][1], &rC, &plan, NULL) == HSP_OK &&
+                 hsp_multiply_reuse_resident(ctx, plan, used[k][0], used[k][1], rC) == HSP_OK &&
+                 home_matches(rC, want[k][0], want[k][1], why, sizeof why);
+        tap_ok(ok, "a resident plan of %s: the reference %s", what[k], ok ? "" : *why ? why : hsp_errmsg());
+        hsp_plan_free(plan), hsp_resident_free(rC);
+    }
+    hsp_resident_free(rS), hsp_resident_free(rcopy), hsp_resident_free(rS2), hsp_resident_free(rS3);
+    hsp_csr_free(S), hsp_csr_free(copy), hsp_csr_free(S2), hsp_csr_free(S3);
+}
+
+/* A resident product, however small, runs on the device (small_nnz, here
+ * its default, is for host products): its stats name the device, not the
+ * CPU threads, where the same product from the host runs on them. */
+static void test_small_stays(void)
+{
+    hsp_options o;
+    hsp_context *small_ctx = NULL;
+    hsp_options_init(&o);
+    o.device = ref_device();
+    hsp_csr *A = ref_random(60, 60, 0, 4, HSP_DOUBLE, 51), *C = NULL;
+    hsp_resident *rA = NULL, *rC = NULL;
+    hsp_stats host, res;
+    int ok = hsp_context_create(&o, &small_ctx) == HSP_OK && hsp_place(small_ctx, A, &rA) == HSP_OK &&
+             hsp_multiply_resident(small_ctx, rA, rA, &rC, &res) == HSP_OK &&
+             hsp_multiply(small_ctx, A, A, &C, &host) == HSP_OK;
+    tap_ok(ok && res.resident && !strstr(res.device, "small product"),
+           "a small resident product runs on the device: '%s' (the same product from the host: '%s')",
+           ok ? res.device : hsp_errmsg(), ok ? host.device : "");
+    hsp_resident_free(rA), hsp_resident_free(rC), hsp_csr_free(A), hsp_csr_free(C);
+    hsp_context_free(small_ctx);
+}
+
 int main(void)
 {
     ctx = ref_context();
@@ -245,6 +295,8 @@ int main(void)
     test_rap(HSP_DOUBLE);
     test_plan(HSP_FLOAT);
     test_plan(HSP_DOUBLE);
+    test_plan_patterns();
+    test_small_stays();
     test_in_place();
     test_errors();
     hsp_context_free(ctx);
