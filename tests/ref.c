@@ -100,6 +100,15 @@ int ref_compare(const hsp_csr *C, const hsp_csr *ref, const double *mag,
     return 1;
 }
 
+hsp_csr *ref_small(void)
+{
+    int32_t r[] = {0, 0, 2, 2}, c[] = {0, 2, 1, 3};
+    double v[] = {1, 2, 3, 4};
+    hsp_csr *A = NULL;
+    hsp_csr_from_triplets(3, 4, 4, r, c, v, HSP_DOUBLE, &A);
+    return A;
+}
+
 hsp_csr *ref_copy(const hsp_csr *A)
 {
     hsp_csr *B = NULL;

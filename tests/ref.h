@@ -18,6 +18,10 @@ hsp_csr *ref_multiply(const hsp_csr *A, const hsp_csr *B, double **mag);
 int ref_compare(const hsp_csr *C, const hsp_csr *ref, const double *mag,
                 char *why, size_t whylen);
 
+/* A 3 x 4 matrix in double: row 0 {0, 2}, row 1 {}, row 2 {1, 3}, values
+ * 1, 2, 3, 4. */
+hsp_csr *ref_small(void);
+
 /* A copy of A's arrays as they are, valid or not (to check that a call left
  * an invalid operand untouched; hsp_csr_convert refuses such a matrix). */
 hsp_csr *ref_copy(const hsp_csr *A);

@@ -4,16 +4,6 @@
 #include "ref.h"
 #include "tap.h"
 
-/* A 3 x 4 matrix: row 0 {0, 2}, row 1 {}, row 2 {1, 3}. */
-static hsp_csr *small(void)
-{
-    int32_t r[] = {0, 0, 2, 2}, c[] = {0, 2, 1, 3};
-    double v[] = {1, 2, 3, 4};
-    hsp_csr *A = NULL;
-    hsp_csr_from_triplets(3, 4, 4, r, c, v, HSP_DOUBLE, &A);
-    return A;
-}
-
 /* Break A in place, check that hsp_csr_check names the fault, then restore. */
 static void expect_invalid(hsp_csr *A, int64_t *slot, int64_t bad, const char *text)
 {
@@ -27,7 +17,7 @@ static void expect_invalid(hsp_csr *A, int64_t *slot, int64_t bad, const char *t
 
 static void test_check(void)
 {
-    hsp_csr *A = small();
+    hsp_csr *A = ref_small();
     tap_ok(A && hsp_csr_check(A) == HSP_OK, "a valid matrix passes");
     expect_invalid(A, &A->rowptr[0], 1, "rowptr[0]");
     expect_invalid(A, &A->rowptr[3], 3, "not nnz");

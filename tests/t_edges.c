@@ -13,19 +13,9 @@
 
 static hsp_context *ctx;
 
-/* Row 0 {0, 2}, row 1 {}, row 2 {1, 3} of a 3 x 4 matrix, values 1..4. */
-static hsp_csr *small(void)
-{
-    int32_t r[] = {0, 0, 2, 2}, c[] = {0, 2, 1, 3};
-    double v[] = {1, 2, 3, 4};
-    hsp_csr *A = NULL;
-    hsp_csr_from_triplets(3, 4, 4, r, c, v, HSP_DOUBLE, &A);
-    return A;
-}
-
 static void test_null_and_range(void)
 {
-    hsp_csr *A = small();
+    hsp_csr *A = ref_small();
     tap_ok(isnan(hsp_csr_value(NULL, 0)) && strstr(hsp_errmsg(), "NULL"), "hsp_csr_value(NULL, 0) is NaN: %s",
            hsp_errmsg());
     tap_ok(isnan(hsp_csr_value(A, 1000000000)) && strstr(hsp_errmsg(), "entry 1000000000 of 4"),
@@ -70,7 +60,7 @@ static void refuse_broken(hsp_csr *A, int32_t *col, int64_t *ptr, int64_t bad, c
 
 static void test_copies_check(void)
 {
-    hsp_csr *A = small(), *B = NULL, *back = NULL;
+    hsp_csr *A = ref_small(), *B = NULL, *back = NULL;
     refuse_broken(A, NULL, &A->rowptr[1], 3, "row pointers not monotone", "not monotone");
     refuse_broken(A, &A->colidx[3], NULL, 4, "a column out of range", "column 4 out of range");
     refuse_broken(A, &A->colidx[1], NULL, 0, "a duplicate column in a sorted row", "duplicate column 0");
