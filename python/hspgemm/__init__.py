@@ -130,22 +130,92 @@ def _check_sparse(M, name):
     return M
 
 
-def _canonical(M, dtype):
-    """M as CSR with sorted, unique columns and values of dtype: M itself where it is so."""
-    if M.format != "csr":
-        M = M.tocsr()
-    if not M.has_canonical_format:
-        M = M.copy()
-        M.sum_duplicates()
-    return M if M.dtype == dtype else M.astype(dtype)
+def _first_outside(idx, n):
+    """The position of the first of the indices idx outside [0, n), or None (a min and a max pass)."""
+    if len(idx) == 0 or (idx.min() >= 0 and idx.max() < n):
+        return None
+    return int(np.argmax((idx < 0) | (idx >= n)))
 
 
-def _operand(M, dtype):
-    """M as _core reads it: (nrows, ncols, indptr int64, indices int32, data of dtype), over
-    M's own arrays where they are already so."""
-    M = _canonical(M, dtype)
-    return (M.shape[0], M.shape[1], np.ascontiguousarray(M.indptr, dtype=np.int64),
-            np.ascontiguousarray(M.indices, dtype=np.int32), np.ascontiguousarray(M.data, dtype=dtype))
+# the axes of a compressed format: what its pointers and its indices count
+_AXES = {"csr": ("row", "column"), "csc": ("column", "row"), "bsr": ("block row", "block column")}
+
+
+def _check_compressed(M, name):
+    """Raise InvalidMatrixError at the first fault of CSR, CSC or BSR M's own arrays (pointers from
+    0, rising, within its entries; indices in range), in the words of the library's messages."""
+    major, minor = _AXES[M.format]
+    rows, cols = M.blocksize if M.format == "bsr" else (1, 1)
+    nmajor, nminor = M.shape[0] // rows, M.shape[1] // cols
+    if M.format == "csc":
+        nmajor, nminor = nminor, nmajor
+    indptr, indices = M.indptr, M.indices
+    if indptr.shape != (nmajor + 1,):
+        raise InvalidMatrixError(f"{name}: {indptr.size} {major} pointers for {nmajor} {major}s, not {nmajor + 1}")
+    if indptr[0] != 0:
+        raise InvalidMatrixError(f"{name}: indptr[0] is {indptr[0]}, not 0")
+    nnz = indptr[-1]
+    if nnz > min(len(indices), len(M.data)):
+        raise InvalidMatrixError(f"{name}: indptr[{nmajor}] is {nnz}, beyond its {len(indices)} indices or "
+                                 f"{len(M.data)} values")
+    falls = np.diff(indptr) < 0
+    if falls.any():
+        i = int(np.argmax(falls))
+        raise InvalidMatrixError(f"{name}: {major} {i}: {major} pointers {indptr[i]}..{indptr[i + 1]} are not "
+                                 f"monotone within nnz {nnz}")
+    k = _first_outside(indices[:nnz], nminor)
+    if k is not None:
+        i = int(np.searchsorted(indptr, k, side="right")) - 1
+        raise InvalidMatrixError(f"{name}: {major} {i}: {minor} {indices[k]} out of range [0, {nminor})")
+
+
+def _check_coo(M, name):
+    """Raise InvalidMatrixError at the first fault of COO M's own arrays: lengths that differ, an
+    index out of range."""
+    row, col = M.coords
+    if not len(row) == len(col) == len(M.data):
+        raise InvalidMatrixError(f"{name}: {len(row)} row indices, {len(col)} column indices and "
+                                 f"{len(M.data)} values")
+    for axis, idx, n in (("row", row, M.shape[0]), ("column", col, M.shape[1])):
+        k = _first_outside(idx, n)
+        if k is not None:
+            raise InvalidMatrixError(f"{name}: entry {k}: {axis} {idx[k]} out of range [0, {n})")
+
+
+def _csr_of(M, name):
+    """M as CSR (M itself where it is), its own arrays checked first: scipy's conversion of a
+    corrupt CSC or COO reads out of bounds.  DIA, LIL and DOK hold no pointers to go wrong:
+    scipy converts them, and their CSR is checked."""
+    if M.format == "coo":
+        _check_coo(M, name)
+    else:
+        if M.format not in _AXES:
+            M = M.tocsr()
+        _check_compressed(M, name)
+    return M.tocsr()
+
+
+def _canonical(M, dtype, name):
+    """M as CSR with sorted, unique columns and values of dtype: M itself where it is so, else a
+    copy.  M is never changed."""
+    C = _csr_of(M, name)
+    if not C.has_canonical_format:
+        C = C.copy()
+        C.sum_duplicates()
+    return C if C.dtype == dtype else C.astype(dtype)
+
+
+def _core_matrix(C):
+    """The tuple _core reads of a _canonical C: (nrows, ncols, indptr int64, indices int32, data),
+    over C's own arrays where they are already so (its indices are in range: int32 holds them)."""
+    nnz = C.indptr[-1]
+    return (C.shape[0], C.shape[1], np.ascontiguousarray(C.indptr, dtype=np.int64),
+            np.ascontiguousarray(C.indices[:nnz], dtype=np.int32), np.ascontiguousarray(C.data[:nnz]))
+
+
+def _operand(M, dtype, name):
+    """Operand name, M, as _core reads it with values of dtype (see _canonical)."""
+    return _core_matrix(_canonical(M, dtype, name))
 
 
 def _result(m, unsorted=False):
@@ -247,7 +317,7 @@ class Context:
         """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
-        m, st = _call(self._ctx.multiply, _operand(A, dtype), _operand(B, dtype), stats)
+        m, st = _call(self._ctx.multiply, _operand(A, dtype, "A"), _operand(B, dtype, "B"), stats)
         C = _result(m, self._unsorted)
         return (C, st) if stats else C
 
@@ -259,8 +329,8 @@ class Context:
             raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
         operands = [_check_sparse(A, "A"), _check_sparse(P, "P")] + ([] if R is None else [_check_sparse(R, "R")])
         dtype = _dtype(precision, operands)
-        r = None if R is None else _operand(R, dtype)
-        m, st = _call(self._ctx.rap, r, _operand(A, dtype), _operand(P, dtype), _ORDERS[order], stats)
+        r = None if R is None else _operand(R, dtype, "R")
+        m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), _ORDERS[order], stats)
         return (_result(m), st) if stats else _result(m)
 
     def amg_setup(self, A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap",
@@ -274,8 +344,8 @@ class Context:
             raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
-        A = _canonical(A, dtype)
-        core = _call(self._ctx.amg_setup, _operand(A, dtype), float(theta), float(omega), int(max_levels),
+        A = _canonical(A, dtype, "A")
+        core = _call(self._ctx.amg_setup, _core_matrix(A), float(theta), float(omega), int(max_levels),
                      int(coarse_size), _ORDERS[order])
         return Hierarchy(core, A)
 
@@ -330,7 +400,7 @@ def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc",
 def transpose(A):
     """A.T as a csr_array with sorted indices, in A's precision (float32 stays float32)."""
     A = _check_sparse(A, "A")
-    return _result(_call(_core.transpose, _operand(A, _dtype(None, (A,)))))
+    return _result(_call(_core.transpose, _operand(A, _dtype(None, (A,)), "A")))
 
 
 def devices():
@@ -370,8 +440,8 @@ def amg_resetup(hierarchy, A):
     A0 = hierarchy.levels[0].A
     if A.shape != A0.shape:
         raise ShapeError(f"A is {A.shape[0]} x {A.shape[1]} but the hierarchy's is {A0.shape[0]} x {A0.shape[1]}")
-    A = _canonical(A, A0.dtype.type)
-    _call(hierarchy._core.resetup, _operand(A, A0.dtype.type))
+    A = _canonical(A, A0.dtype.type, "A")
+    _call(hierarchy._core.resetup, _core_matrix(A))
     hierarchy._A0 = A
     hierarchy._read()
     return hierarchy

@@ -1,0 +1,105 @@
+"""Edges that users of the package met (issue 34), each against what scipy does or should."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hspgemm
+
+DEVICE = "cpu"
+
+
+def random_csr(m, n, density, seed, dtype=np.float64):
+    return sp.random_array((m, n), density=density, format="csr", dtype=dtype, rng=np.random.default_rng(seed))
+
+
+def arrays_of(M):
+    """Copies of M's arrays (COO: its coordinates) and of the flags scipy keeps on it."""
+    arrays = M.coords + (M.data,) if M.format == "coo" else (M.indptr, M.indices, M.data)
+    flags = {k: v for k, v in vars(M).items() if k.startswith("_has_")}
+    return [a.copy() for a in arrays], flags
+
+
+def assert_unchanged(M, before):
+    arrays, flags = arrays_of(M)
+    assert all(np.array_equal(a, b) for a, b in zip(arrays, before[0])), "the caller's arrays changed"
+    assert flags == before[1], "the caller's flags changed"
+
+
+def assert_same_csr(C, S):
+    """C equals scipy's S entry for entry: the same pattern (sorted) and values."""
+    S = S.copy()
+    S.sort_indices()
+    assert C.shape == S.shape and C.dtype == S.dtype
+    assert np.array_equal(C.indptr, S.indptr) and np.array_equal(C.indices, S.indices)
+    rtol = 1e-5 if C.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(C.data.astype(np.float64), S.data.astype(np.float64), rtol=rtol)
+
+
+# ---- 1. index arrays that are not int32 ----------------------------------------------------------
+
+def test_int64_column_beyond_int32_refused():
+    """Column 2^32 + 1 of 4 became column 1 when cast to int32: now refused, naming A and the row."""
+    A = sp.csr_array(([5.0], np.array([2**32 + 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)), shape=(1, 4))
+    B = sp.diags_array([1.0, 2, 3, 4]).tocsr()
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: row 0: column 4294967297 out of range \[0, 4\)"):
+        hspgemm.matmul(A, B, device=DEVICE)
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"B: row 0: column 4294967297 out of range \[0, 4\)"):
+        hspgemm.matmul(sp.eye_array(1, format="csr"), A, device=DEVICE)
+    with pytest.raises(hspgemm.InvalidMatrixError, match="A: row 0: column 4294967297"):
+        hspgemm.transpose(A)
+
+
+def test_int64_indices_in_range_work():
+    A = random_csr(40, 30, 0.2, 1)
+    A64 = sp.csr_array((A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64)), shape=A.shape)
+    assert_same_csr(hspgemm.matmul(A64, A.T, device=DEVICE), A @ A.T)
+    assert_same_csr(hspgemm.transpose(A64), sp.csr_array(A.T))
+
+
+# ---- 2. corrupt CSC, COO, CSR and BSR operands ---------------------------------------------------
+
+def test_corrupt_csc_refused_not_crashed():
+    """A CSC row index out of range crashed scipy's conversion to CSR."""
+    A = random_csr(50, 50, 0.1, 2).tocsc()
+    A.indices[0] = 99
+    before = arrays_of(A)
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: column 0: row 99 out of range \[0, 50\)"):
+        hspgemm.matmul(A, random_csr(50, 50, 0.1, 3), device=DEVICE)
+    assert_unchanged(A, before)
+    A = random_csr(50, 50, 0.1, 2).tocsc()
+    A.indptr[3] = A.indptr[5] + 1  # column 3's entries end before they begin
+    with pytest.raises(hspgemm.InvalidMatrixError, match="B: column 3: column pointers"):
+        hspgemm.matmul(random_csr(50, 50, 0.1, 3), A, device=DEVICE)
+
+
+def test_corrupt_coo_refused():
+    """A COO row index of -1 lost the entry, or aborted in free()."""
+    A = random_csr(50, 50, 0.1, 4).tocoo()
+    A.coords[0][3] = -1
+    before = arrays_of(A)
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: entry 3: row -1 out of range \[0, 50\)"):
+        hspgemm.matmul(A, random_csr(50, 50, 0.1, 5), device=DEVICE)
+    assert_unchanged(A, before)
+    A = random_csr(50, 50, 0.1, 4).tocoo()
+    A.coords[1][7] = 50
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"P: entry 7: column 50 out of range \[0, 50\)"):
+        hspgemm.rap(random_csr(50, 50, 0.1, 5), A, device=DEVICE)
+    A.row = A.row[:-1]
+    with pytest.raises(hspgemm.InvalidMatrixError, match="A: .* row indices, .* column indices and .* values"):
+        hspgemm.transpose(A)
+
+
+def test_corrupt_csr_and_bsr_refused():
+    A = random_csr(30, 30, 0.2, 6)
+    A.indptr[4] = A.indptr[6] + 1
+    with pytest.raises(hspgemm.InvalidMatrixError, match="A: row 4: row pointers"):
+        hspgemm.matmul(A, A, device=DEVICE)
+    A = random_csr(30, 30, 0.2, 6)
+    A.indptr[-1] = A.indices.size + 1
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: indptr\[30\]"):
+        hspgemm.matmul(A, A, device=DEVICE)
+    A = random_csr(30, 30, 0.2, 6).tobsr(blocksize=(3, 3))
+    A.indices[2] = 10
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: block row \d+: block column 10 out of range \[0, 10\)"):
+        hspgemm.matmul(A, A, device=DEVICE)
