@@ -195,12 +195,24 @@ def _csr_of(M, name):
     return M.tocsr()
 
 
+def _sorted_unique(indptr, indices):
+    """Are the columns of each row strictly increasing (sorted, none twice)?  One vectorized pass:
+    up[k] says whether entry k lies above entry k - 1 or begins a row (up[nnz]: the end)."""
+    up = np.empty(len(indices) + 1, dtype=bool)
+    np.greater(indices[1:], indices[:-1], out=up[1:-1])
+    up[indptr] = True
+    return bool(up.all())
+
+
 def _canonical(M, dtype, name):
-    """M as CSR with sorted, unique columns and values of dtype: M itself where it is so, else a
-    copy.  M is never changed."""
+    """M as CSR with sorted, unique columns and values of dtype, as its arrays say (scipy's flags
+    may be stale, the arrays changed in place since): M itself where it is so, else a copy
+    (sorted, duplicates summed).  M is never changed, nor its flags."""
     C = _csr_of(M, name)
-    if not C.has_canonical_format:
-        C = C.copy()
+    nnz = C.indptr[-1]
+    if not _sorted_unique(C.indptr, C.indices[:nnz]):
+        C = sp.csr_array((C.data[:nnz], C.indices[:nnz], C.indptr), shape=C.shape, copy=True)
+        C.has_sorted_indices = False  # as found: scipy sorts and sums without asking the arrays again
         C.sum_duplicates()
     return C if C.dtype == dtype else C.astype(dtype)
 

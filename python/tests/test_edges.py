@@ -103,3 +103,29 @@ def test_corrupt_csr_and_bsr_refused():
     A.indices[2] = 10
     with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: block row \d+: block column 10 out of range \[0, 10\)"):
         hspgemm.matmul(A, A, device=DEVICE)
+
+
+# ---- 3. scipy's flags are not trusted ------------------------------------------------------------
+
+def test_columns_relabelled_in_place():
+    """After A.indices[:] = perm[A.indices] the rows are unsorted though scipy's flags still say
+    sorted: the product is scipy's, and A (its arrays and flags) stays as it was."""
+    A = random_csr(200, 200, 0.05, 7)
+    assert A.has_sorted_indices and A.has_canonical_format  # scipy caches both
+    perm = np.random.default_rng(8).permutation(200).astype(A.indices.dtype)
+    A.indices[:] = perm[A.indices]
+    before = arrays_of(A)
+    C, T = hspgemm.matmul(A, A, device=DEVICE), hspgemm.transpose(A)
+    assert_unchanged(A, before)
+    assert_same_csr(C, A @ A)
+    assert_same_csr(T, sp.csr_array(A.T))
+
+
+def test_duplicates_under_a_stale_canonical_flag_summed():
+    A = sp.csr_array((np.array([1.0, 2.0, 3.0, 4.0]), np.array([1, 1, 0, 2]), np.array([0, 2, 4])), shape=(2, 3))
+    A.has_canonical_format = True  # a stale flag: row 0 holds column 1 twice
+    before = arrays_of(A)
+    C = hspgemm.matmul(A, sp.eye_array(3, format="csr"), device=DEVICE)
+    np.testing.assert_array_equal(C.toarray(), [[0.0, 3.0, 0.0], [3.0, 0.0, 4.0]])
+    assert C.nnz == 3
+    assert_unchanged(A, before)
