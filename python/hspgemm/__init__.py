@@ -314,15 +314,20 @@ class Context:
     unsorted: matmul may leave the column indices of C's rows in any order, as scipy's A @ B
       does (faster on the cpu device); C.has_sorted_indices says which, and C.sort_indices()
       orders them.  rap and amg_setup always give sorted indices.
+    drop_zeros: matmul and rap leave out of C the entries that are exactly 0 (sums that cancel,
+      products of stored zeros), as scipy's A @ B does: True by default, so that C has the nnz and
+      the pattern of scipy's product.  False keeps them (the C library's default), so that C's
+      pattern depends on the operands' patterns alone, whatever their values, as plans reuse it.
+      amg_setup keeps them always.
 
     A context serves one call at a time (calls from several threads wait their turn); close()
     or a with block frees it.
     """
 
     def __init__(self, device="auto", threads=0, grow="realloc", methods=None, mem_limit=0, small_nnz=0,
-                 device_timeout=0.0, unsorted=False):
+                 device_timeout=0.0, unsorted=False, drop_zeros=True):
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout, bool(unsorted))
+                          device_timeout, bool(unsorted), bool(drop_zeros))
         self._unsorted = bool(unsorted)
 
     def matmul(self, A, B, *, precision=None, stats=False):
@@ -377,36 +382,41 @@ _contexts = {}
 _contexts_lock = threading.Lock()
 
 
-def _shared_context(device, threads, grow, methods, unsorted=False):
+def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=True):
     """The module functions' context for these options."""
-    key = (device, threads, grow, _methods(methods), bool(unsorted))
+    key = (device, threads, grow, _methods(methods), bool(unsorted), bool(drop_zeros))
     with _contexts_lock:
         if key not in _contexts:
-            _contexts[key] = Context(device, threads, grow, key[3], unsorted=key[4])
+            _contexts[key] = Context(device, threads, grow, key[3], unsorted=key[4], drop_zeros=key[5])
         return _contexts[key]
 
 
 def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, methods=None, stats=False,
-           unsorted=False):
+           unsorted=False, drop_zeros=True):
     """C = A @ B as a scipy.sparse.csr_array with sorted indices (unless unsorted).
 
     A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of float32 or float64 values
       (integers are converted to float64); duplicates are summed.
-    device, threads, grow, methods: as hspgemm.Context; the module keeps one context per set
-      of these, so that later calls reuse its threads and device.
+    device, threads, grow, methods, unsorted, drop_zeros: as hspgemm.Context; the module keeps
+      one context per set of these, so that later calls reuse its threads and device.
     precision: "float32" or "float64"; None = float32 where both are float32, else float64.
     stats: also return a dict of the product's figures (the keys of `hspgemm --stats=json`).
     unsorted: C's rows may keep their column indices in any order, as scipy's A @ B does
       (faster; C.has_sorted_indices is then False).
+    drop_zeros: leave out of C its entries that are exactly 0, as scipy's A @ B does (True, the
+      default here: scipy's nnz and pattern); False keeps them, as the C library does by default
+      (C's pattern then follows from A's and B's patterns alone).
     """
-    return _shared_context(device, threads, grow, methods, unsorted).matmul(A, B, precision=precision, stats=stats)
+    return _shared_context(device, threads, grow, methods, unsorted, drop_zeros).matmul(A, B, precision=precision,
+                                                                                         stats=stats)
 
 
 def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc", precision=None, methods=None,
-        stats=False):
-    """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array; see Context.rap."""
-    return _shared_context(device, threads, grow, methods).rap(A, P, R, order=order, precision=precision,
-                                                               stats=stats)
+        stats=False, drop_zeros=True):
+    """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, its zeros left out
+    unless drop_zeros=False (as matmul); see Context.rap."""
+    return _shared_context(device, threads, grow, methods, drop_zeros=drop_zeros).rap(
+        A, P, R, order=order, precision=precision, stats=stats)
 
 
 def transpose(A):

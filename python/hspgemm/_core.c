@@ -243,12 +243,13 @@ static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
 static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
-                            "unsorted", NULL};
+                            "unsorted", "drop_zeros", NULL};
     const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
     hsp_options o;
     hsp_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdp", names, &device, &o.threads, &grow, &m[0], &m[1],
-                                     &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpp", names, &device, &o.threads, &grow, &m[0], &m[1],
+                                     &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted,
+                                     &o.drop_zeros))
         return -1;
     int g = enum_named(grow, grow_name, 2, "grow mode");
     if (g < 0) return -1;
@@ -405,7 +406,7 @@ static PyTypeObject ContextType = {
     .tp_dealloc = (destructor)context_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Context(device='auto', threads=0, grow='realloc', methods=(m, m, m), mem_limit=0, small_nnz=0, "
-              "device_timeout=0.0, unsorted=False): an hsp_context.",
+              "device_timeout=0.0, unsorted=False, drop_zeros=False): an hsp_context.",
     .tp_methods = context_methods,
     .tp_init = (initproc)context_init,
     .tp_new = PyType_GenericNew,

@@ -129,3 +129,31 @@ def test_duplicates_under_a_stale_canonical_flag_summed():
     np.testing.assert_array_equal(C.toarray(), [[0.0, 3.0, 0.0], [3.0, 0.0, 4.0]])
     assert C.nnz == 3
     assert_unchanged(A, before)
+
+
+# ---- 4. explicit zeros ---------------------------------------------------------------------------
+
+def cancelling_operands():
+    """A and B of entries +-1, whose product has many sums that cancel to exactly 0."""
+    rng = np.random.default_rng(9)
+    A, B = random_csr(300, 200, 0.05, 10), random_csr(200, 300, 0.05, 11)
+    A.data[:] = rng.choice([-1.0, 1.0], A.nnz)
+    B.data[:] = rng.choice([-1.0, 1.0], B.nnz)
+    return A, B
+
+
+def test_zeros_dropped_by_default_as_scipy():
+    A, B = cancelling_operands()
+    S = A @ B
+    C = hspgemm.matmul(A, B, device=DEVICE)
+    assert_same_csr(C, S)
+    K = hspgemm.matmul(A, B, device=DEVICE, drop_zeros=False)
+    assert K.nnz > C.nnz and np.count_nonzero(K.data == 0) == K.nnz - C.nnz
+    assert (K != S).nnz == 0
+    with hspgemm.Context(DEVICE, drop_zeros=False) as ctx:
+        assert ctx.matmul(A, B).nnz == K.nnz
+    P = random_csr(300, 40, 0.05, 12)
+    P.data[:] = np.where(P.data > 0.5, 1.0, -1.0)
+    G = hspgemm.rap(A @ A.T, P, device=DEVICE)
+    assert_same_csr(G, P.T @ (A @ A.T) @ P)
+    assert hspgemm.rap(A @ A.T, P, device=DEVICE, drop_zeros=False).nnz >= G.nnz
