@@ -103,10 +103,15 @@ def _call(f, *args):
         raise _library_error(e) from None
 
 
+# the value types that float32 holds exactly (bool as 0 and 1)
+_FLOAT32_TYPES = (np.bool_, np.float16, np.float32)
+
+
 def _dtype(precision, operands):
-    """The values' dtype: precision's, or float32 where every operand is float32, else float64."""
+    """The values' dtype: precision's, or float32 where every operand is float32, float16 or bool,
+    else float64."""
     if precision is None:
-        return np.float32 if all(M.dtype == np.float32 for M in operands) else np.float64
+        return np.float32 if all(M.dtype.type in _FLOAT32_TYPES for M in operands) else np.float64
     names = {"float": np.float32, "float32": np.float32, "single": np.float32,
              "double": np.float64, "float64": np.float64}
     dtype = names.get(precision) if isinstance(precision, str) else np.dtype(precision).type
@@ -124,9 +129,15 @@ def _check_sparse(M, name):
     if M.shape[0] > _INT32_MAX or M.shape[1] > _INT32_MAX:
         raise SizeOverflowError(f"{name}: {M.shape[0]} x {M.shape[1]} is larger than the library's "
                                 f"{_INT32_MAX} rows and columns")
-    if not (np.issubdtype(M.dtype, np.floating) or np.issubdtype(M.dtype, np.integer) or M.dtype == np.bool_):
+    if M.dtype.kind == "c":
+        raise TypeError(f"{name}: {M.dtype} values are not supported: the library's products are real (multiply "
+                        f"the real and imaginary parts, {name}.real and {name}.imag, apart)")
+    if M.dtype.kind == "f" and M.dtype.itemsize > 8:
+        raise TypeError(f"{name}: {M.dtype} (long double) values are not supported: convert them to float64 "
+                        f"({name}.astype(numpy.float64)), which rounds them")
+    if M.dtype.kind not in "biuf":
         raise TypeError(f"{name}: {M.dtype} values are not supported (real values only: float32, float64, "
-                        f"or integers, converted to float64)")
+                        f"float16, bool or integers)")
     return M
 
 
@@ -242,6 +253,16 @@ def _result(m, unsorted=False):
     return C
 
 
+def _as_scipy_types(C, precision, operands):
+    """C as scipy types the product of these operands: where all are bool (and no precision is
+    asked), the bool pattern of C's nonzeros; else C itself."""
+    if precision is not None or not all(M.dtype == np.bool_ for M in operands):
+        return C
+    P = C.astype(np.bool_)
+    P.eliminate_zeros()
+    return P
+
+
 def _copy_of(m):
     """A csr_array of copies of a matrix tuple's arrays (a hierarchy's, which a re-setup changes)."""
     nrows, ncols, indptr, indices, data = m
@@ -335,7 +356,7 @@ class Context:
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
         m, st = _call(self._ctx.multiply, _operand(A, dtype, "A"), _operand(B, dtype, "B"), stats)
-        C = _result(m, self._unsorted)
+        C = _as_scipy_types(_result(m, self._unsorted), precision, (A, B))
         return (C, st) if stats else C
 
     def rap(self, A, P, R=None, *, order="r-ap", precision=None, stats=False):
@@ -348,7 +369,8 @@ class Context:
         dtype = _dtype(precision, operands)
         r = None if R is None else _operand(R, dtype, "R")
         m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), _ORDERS[order], stats)
-        return (_result(m), st) if stats else _result(m)
+        C = _as_scipy_types(_result(m), precision, operands)
+        return (C, st) if stats else C
 
     def amg_setup(self, A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap",
                   precision=None):
@@ -395,11 +417,16 @@ def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, me
            unsorted=False, drop_zeros=True):
     """C = A @ B as a scipy.sparse.csr_array with sorted indices (unless unsorted).
 
-    A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of float32 or float64 values
-      (integers are converted to float64); duplicates are summed.
+    A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of real values; duplicates are
+      summed.  float32 and float64 are computed as they are; float16 as float32 (exactly);
+      integers as float64 (exact up to 2^53); bool as scipy does: where both are bool, C is the
+      bool pattern of the product's nonzeros (computed in float32, zeros left out), else bool
+      counts as 0 and 1.  long double and complex values raise TypeError (convert them to
+      float64, or multiply real and imaginary parts apart).
     device, threads, grow, methods, unsorted, drop_zeros: as hspgemm.Context; the module keeps
       one context per set of these, so that later calls reuse its threads and device.
-    precision: "float32" or "float64"; None = float32 where both are float32, else float64.
+    precision: "float32" or "float64"; None = float32 where both are float32, float16 or bool
+      (bool and bool: bool), else float64.
     stats: also return a dict of the product's figures (the keys of `hspgemm --stats=json`).
     unsorted: C's rows may keep their column indices in any order, as scipy's A @ B does
       (faster; C.has_sorted_indices is then False).
@@ -420,9 +447,11 @@ def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc",
 
 
 def transpose(A):
-    """A.T as a csr_array with sorted indices, in A's precision (float32 stays float32)."""
+    """A.T as a csr_array with sorted indices, in A's precision as matmul's (float32 stays float32,
+    bool stays bool with its entries kept; integers become float64)."""
     A = _check_sparse(A, "A")
-    return _result(_call(_core.transpose, _operand(A, _dtype(None, (A,)), "A")))
+    T = _result(_call(_core.transpose, _operand(A, _dtype(None, (A,)), "A")))
+    return T.astype(np.bool_) if A.dtype == np.bool_ else T
 
 
 def devices():

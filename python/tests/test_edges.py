@@ -157,3 +157,41 @@ def test_zeros_dropped_by_default_as_scipy():
     G = hspgemm.rap(A @ A.T, P, device=DEVICE)
     assert_same_csr(G, P.T @ (A @ A.T) @ P)
     assert hspgemm.rap(A @ A.T, P, device=DEVICE, drop_zeros=False).nnz >= G.nnz
+
+
+# ---- 5. value types ------------------------------------------------------------------------------
+
+def test_bool_operands_give_a_bool_pattern():
+    A = random_csr(80, 60, 0.05, 13) > 0
+    B = random_csr(60, 70, 0.05, 14) > 0
+    A.data[:5] = False  # explicit False entries contribute nothing, as in scipy
+    C = hspgemm.matmul(A, B, device=DEVICE)
+    assert C.dtype == np.bool_ and C.data.all()
+    assert_same_csr(C, A @ B)
+    assert hspgemm.matmul(A, B.astype(np.float64), device=DEVICE).dtype == np.float64
+    S, P = A @ A.T, random_csr(80, 20, 0.1, 15) > 0
+    assert_same_csr(hspgemm.rap(S, P, device=DEVICE), P.T @ S @ P)
+    assert_same_csr(hspgemm.transpose(A), sp.csr_array(A.T))  # its False entries kept, as scipy's
+
+
+def test_float16_as_float32():
+    """float16 values (scipy holds them, though its astype refuses) are exact in float32."""
+    A = random_csr(40, 40, 0.1, 15, np.float32)
+    A16 = sp.csr_array((A.data.astype(np.float16), A.indices, A.indptr), shape=A.shape)
+    C = hspgemm.matmul(A16, A16, device=DEVICE)
+    assert C.dtype == np.float32
+    A32 = sp.csr_array((A16.data.astype(np.float32), A.indices, A.indptr), shape=A.shape)
+    assert_same_csr(C, A32 @ A32)
+
+
+@pytest.mark.skipif(np.dtype(np.longdouble).itemsize <= 8, reason="long double is double here")
+def test_longdouble_refused():
+    A = random_csr(10, 10, 0.3, 16).astype(np.longdouble)
+    with pytest.raises(TypeError, match=r"A: float128 .*float64"):
+        hspgemm.matmul(A, A.astype(np.float64), device=DEVICE)
+
+
+def test_complex_refused_saying_what_to_do():
+    A = random_csr(10, 10, 0.3, 16)
+    with pytest.raises(TypeError, match="B: complex128 .*real and imaginary parts"):
+        hspgemm.matmul(A, A.astype(np.complex128), device=DEVICE)
