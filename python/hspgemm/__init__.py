@@ -86,6 +86,13 @@ _INT32_MAX = 2**31 - 1
 _ORDERS = {"r-ap": 0, "ra-p": 1}
 
 
+def _order(order):
+    """The library's number of a Galerkin product's order, "r-ap" or "ra-p"."""
+    if not isinstance(order, str) or order not in _ORDERS:
+        raise ArgumentError(f"order = {order!r}: give 'r-ap' (R @ (A @ P)) or 'ra-p' ((R @ A) @ P)")
+    return _ORDERS[order]
+
+
 def _library_error(e):
     """The package's exception for a _core.Error(status, name, message)."""
     status, name, message = e.args
@@ -114,9 +121,13 @@ def _dtype(precision, operands):
         return np.float32 if all(M.dtype.type in _FLOAT32_TYPES for M in operands) else np.float64
     names = {"float": np.float32, "float32": np.float32, "single": np.float32,
              "double": np.float64, "float64": np.float64}
-    dtype = names.get(precision) if isinstance(precision, str) else np.dtype(precision).type
+    try:
+        dtype = names.get(precision) if isinstance(precision, str) else np.dtype(precision).type
+    except TypeError:  # not a dtype at all
+        dtype = None
     if dtype not in (np.float32, np.float64):
-        raise ValueError(f"precision must be float32 or float64, not {precision!r}")
+        raise ArgumentError(f"precision = {precision!r}: give 'float32' or 'float64' (or None: from the "
+                            f"operands' types)")
     return dtype
 
 
@@ -125,7 +136,7 @@ def _check_sparse(M, name):
     if not sp.issparse(M):
         raise TypeError(f"{name}: expected a scipy.sparse matrix or array, got {type(M).__name__}")
     if len(M.shape) != 2:
-        raise ValueError(f"{name}: expected two dimensions, got shape {M.shape}")
+        raise ShapeError(f"{name}: expected two dimensions, got shape {M.shape}")
     if M.shape[0] > _INT32_MAX or M.shape[1] > _INT32_MAX:
         raise SizeOverflowError(f"{name}: {M.shape[0]} x {M.shape[1]} is larger than the library's "
                                 f"{_INT32_MAX} rows and columns")
@@ -315,7 +326,7 @@ def _methods(methods):
         return (methods,) * 3
     methods = tuple(methods)
     if len(methods) != 3 or not all(isinstance(m, str) for m in methods):
-        raise ValueError(f"methods: one name or three (short, medium, long rows), not {methods!r}")
+        raise ArgumentError(f"methods: give one name or three (short, medium, long rows), not {methods!r}")
     return methods
 
 
@@ -363,12 +374,11 @@ class Context:
         """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, in the order
         "r-ap" (R @ (A @ P)) or "ra-p" ((R @ A) @ P); with stats=True, (C, [figures of the
         first product, of the second])."""
-        if order not in _ORDERS:
-            raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
+        order = _order(order)
         operands = [_check_sparse(A, "A"), _check_sparse(P, "P")] + ([] if R is None else [_check_sparse(R, "R")])
         dtype = _dtype(precision, operands)
         r = None if R is None else _operand(R, dtype, "R")
-        m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), _ORDERS[order], stats)
+        m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), order, stats)
         C = _as_scipy_types(_result(m), precision, operands)
         return (C, st) if stats else C
 
@@ -379,13 +389,12 @@ class Context:
         strong when |a_ij| > theta sqrt(|a_ii a_jj|)); omega: the weight of P = (I - omega/rho
         D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level of at most
         this many rows; order: of the Galerkin products, "r-ap" or "ra-p"."""
-        if order not in _ORDERS:
-            raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
+        order = _order(order)
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
         A = _canonical(A, dtype, "A")
         core = _call(self._ctx.amg_setup, _core_matrix(A), float(theta), float(omega), int(max_levels),
-                     int(coarse_size), _ORDERS[order])
+                     int(coarse_size), order)
         return Hierarchy(core, A)
 
     def close(self):

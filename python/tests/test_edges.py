@@ -195,3 +195,39 @@ def test_complex_refused_saying_what_to_do():
     A = random_csr(10, 10, 0.3, 16)
     with pytest.raises(TypeError, match="B: complex128 .*real and imaginary parts"):
         hspgemm.matmul(A, A.astype(np.complex128), device=DEVICE)
+
+
+# ---- 6. error classes and messages ---------------------------------------------------------------
+
+def test_bad_options_raise_argument_error_naming_them():
+    A = hspgemm.generate("poisson2d5:8")
+    cases = [(lambda: hspgemm.Context(DEVICE, grow="fast"), r"grow = 'fast': give 'realloc' or 'copy'"),
+             (lambda: hspgemm.Context(DEVICE, methods="fastest"), r"methods = 'fastest': give .*'heap'.*'auto'"),
+             (lambda: hspgemm.matmul(A, A, device=DEVICE, methods=("heap", "esc")), "methods: give one name or three"),
+             (lambda: hspgemm.matmul(A, A, device=DEVICE, precision="int8"),
+              "precision = 'int8': give 'float32' or 'float64'"),
+             (lambda: hspgemm.rap(A, A, device=DEVICE, order="rap"), r"order = 'rap': give 'r-ap' .*or 'ra-p'"),
+             (lambda: hspgemm.amg_setup(A, device=DEVICE, order="rap"), "order = 'rap'"),
+             (lambda: hspgemm.Context(DEVICE, threads=-1), r"threads = -1"),
+             (lambda: hspgemm.amg_setup(A, theta=-1, device=DEVICE), "theta = -1: give a number >= 0"),
+             (lambda: hspgemm.amg_setup(A, omega=0, device=DEVICE), "omega = 0"),
+             (lambda: hspgemm.amg_setup(A, max_levels=0, device=DEVICE), "max_levels = 0"),
+             (lambda: hspgemm.amg_setup(A, coarse_size=0, device=DEVICE), "coarse_size = 0")]
+    for call, message in cases:
+        with pytest.raises(hspgemm.ArgumentError, match=message):
+            call()
+    ctx = hspgemm.Context(DEVICE)
+    ctx.close()
+    with pytest.raises(hspgemm.ArgumentError, match="the context is closed"):
+        ctx.matmul(A, A)
+    with pytest.raises(hspgemm.ShapeError, match="two dimensions"):
+        hspgemm.matmul(sp.coo_array(np.ones(3)), A, device=DEVICE)
+
+
+def test_rap_shape_error_names_the_operands():
+    A = hspgemm.generate("poisson2d5:20")
+    P = random_csr(400, 50, 0.05, 18)
+    with pytest.raises(hspgemm.ShapeError, match=r"A is 400 x 400 but P is 100 x 50: ncols\(A\) != nrows\(P\)"):
+        hspgemm.rap(A, P[:100], device=DEVICE)
+    with pytest.raises(hspgemm.ShapeError, match=r"R is 50 x 100 but A is 400 x 400"):
+        hspgemm.rap(A, P, P.T[:, :100], device=DEVICE)
