@@ -385,10 +385,11 @@ class Context:
     def amg_setup(self, A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap",
                   precision=None):
         """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
-        products on this context's device: a Hierarchy.  theta: strength threshold (a_ij is
-        strong when |a_ij| > theta sqrt(|a_ii a_jj|)); omega: the weight of P = (I - omega/rho
-        D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level of at most
-        this many rows; order: of the Galerkin products, "r-ap" or "ra-p"."""
+        products on this context's device: a Hierarchy.  theta: strength threshold, PyAMG's
+        symmetric rule (a nonzero a_ij is strong when |a_ij| >= theta sqrt(|a_ii a_jj|); a row
+        with no strong neighbour joins no aggregate, as in PyAMG); omega: the weight of P =
+        (I - omega/rho D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level
+        of at most this many rows; order: of the Galerkin products, "r-ap" or "ra-p"."""
         order = _order(order)
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))

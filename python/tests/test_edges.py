@@ -231,3 +231,15 @@ def test_rap_shape_error_names_the_operands():
         hspgemm.rap(A, P[:100], device=DEVICE)
     with pytest.raises(hspgemm.ShapeError, match=r"R is 50 x 100 but A is 400 x 400"):
         hspgemm.rap(A, P, P.T[:, :100], device=DEVICE)
+
+
+# ---- 7. AMG's theta as PyAMG's -------------------------------------------------------------------
+
+@pytest.mark.parametrize("grid", [(200, 200), (30, 30, 30)])
+@pytest.mark.parametrize("theta", [0.25, 0.5])
+def test_amg_theta_level_sizes_as_pyamg(grid, theta):
+    pyamg = pytest.importorskip("pyamg")
+    A = pyamg.gallery.poisson(grid, format="csr")
+    ours = hspgemm.amg_setup(A, theta=theta, device=DEVICE)
+    theirs = pyamg.smoothed_aggregation_solver(A, strength=("symmetric", {"theta": theta}), max_coarse=1000)
+    assert [level.A.shape[0] for level in ours.levels] == [level.A.shape[0] for level in theirs.levels]
