@@ -17,10 +17,12 @@ KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
 subclasses carrying the library's message.
 """
 import threading
-from collections import namedtuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import DTypeLike
 
 try:
     from . import _core
@@ -36,6 +38,15 @@ __all__ = ["matmul", "rap", "transpose", "generate", "devices", "release_memory"
            "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
            "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from pyamg.multilevel import MultilevelSolver
+
+# the types of the annotations: what the functions take as a matrix, a product's figures, a
+# PyAMG smoother
+_Sparse = sp.sparray | sp.spmatrix
+_Stats = dict[str, Any]
+_Smoother = str | tuple[str, dict[str, Any]] | list[str | tuple[str, dict[str, Any]]]
 
 
 class Error(Exception):
@@ -281,9 +292,14 @@ def _copy_of(m):
     return sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
 
 
-Level = namedtuple("Level", "A P R naggregates timings")
-Level.__doc__ = """One level of a Hierarchy: its operator A, the prolongation P from the next level and the
-restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps."""
+class Level(NamedTuple):
+    """One level of a Hierarchy: its operator A, the prolongation P from the next level and the
+    restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps."""
+    A: sp.csr_array | sp.csr_matrix
+    P: sp.csr_array | None
+    R: sp.csr_array | None
+    naggregates: int
+    timings: dict[str, Any]
 
 
 class Hierarchy:
@@ -293,8 +309,11 @@ class Hierarchy:
       library's (level 0's A is the matrix given); ms_total: the setup's ms; device: the
       device that ran its products.  amg_resetup(h, A) gives new values of the same pattern.
     """
+    levels: list[Level]
+    ms_total: float
+    device: str
 
-    def __init__(self, core, A):
+    def __init__(self, core: Any, A: sp.csr_array | sp.csr_matrix) -> None:
         self._core = core
         self._A0 = A
         self._read()
@@ -309,11 +328,11 @@ class Hierarchy:
             self.levels.append(Level(self._A0 if k == 0 else _copy_of(A), None if P is None else _copy_of(P),
                                      None if R is None else _copy_of(R), nagg, ms))
 
-    def operator_complexity(self):
+    def operator_complexity(self) -> float:
         """The sum of the levels' entries over level 0's."""
         return sum(level.A.nnz for level in self.levels) / self.levels[0].A.nnz
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         rows = "/".join(str(level.A.shape[0]) for level in self.levels)
         return f"<hspgemm.Hierarchy: {len(self.levels)} levels ({rows} rows), device {self.device}>"
 
@@ -356,13 +375,15 @@ class Context:
     or a with block frees it.
     """
 
-    def __init__(self, device="auto", threads=0, grow="realloc", methods=None, mem_limit=0, small_nnz=0,
-                 device_timeout=0.0, unsorted=False, drop_zeros=True):
+    def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
+                 methods: str | Sequence[str] | None = None, mem_limit: int = 0, small_nnz: int = 0,
+                 device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True) -> None:
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
                           device_timeout, bool(unsorted), bool(drop_zeros))
         self._unsorted = bool(unsorted)
 
-    def matmul(self, A, B, *, precision=None, stats=False):
+    def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,
+               stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
         """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
@@ -370,7 +391,9 @@ class Context:
         C = _as_scipy_types(_result(m, self._unsorted), precision, (A, B))
         return (C, st) if stats else C
 
-    def rap(self, A, P, R=None, *, order="r-ap", precision=None, stats=False):
+    def rap(self, A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap",
+            precision: DTypeLike | None = None,
+            stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
         """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, in the order
         "r-ap" (R @ (A @ P)) or "ra-p" ((R @ A) @ P); with stats=True, (C, [figures of the
         first product, of the second])."""
@@ -382,8 +405,8 @@ class Context:
         C = _as_scipy_types(_result(m), precision, operands)
         return (C, st) if stats else C
 
-    def amg_setup(self, A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap",
-                  precision=None):
+    def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
+                  coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
         products on this context's device: a Hierarchy.  theta: strength threshold, PyAMG's
         symmetric rule (a nonzero a_ij is strong when |a_ij| >= theta sqrt(|a_ii a_jj|); a row
@@ -393,24 +416,24 @@ class Context:
         order = _order(order)
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
-        A = _canonical(A, dtype, "A")
-        core = _call(self._ctx.amg_setup, _core_matrix(A), float(theta), float(omega), int(max_levels),
+        C = _canonical(A, dtype, "A")
+        core = _call(self._ctx.amg_setup, _core_matrix(C), float(theta), float(omega), int(max_levels),
                      int(coarse_size), order)
-        return Hierarchy(core, A)
+        return Hierarchy(core, C)
 
-    def close(self):
+    def close(self) -> None:
         """Free the context and its device (waits for a call in another thread to end)."""
         self._ctx.close()
 
-    def __enter__(self):
+    def __enter__(self) -> "Context":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
 # the contexts of the module functions, one per set of options, made at first use
-_contexts = {}
+_contexts: dict[tuple, "Context"] = {}
 _contexts_lock = threading.Lock()
 
 
@@ -423,8 +446,9 @@ def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=T
         return _contexts[key]
 
 
-def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, methods=None, stats=False,
-           unsorted=False, drop_zeros=True):
+def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, grow: str = "realloc",
+           precision: DTypeLike | None = None, methods: str | Sequence[str] | None = None, stats: bool = False,
+           unsorted: bool = False, drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
     """C = A @ B as a scipy.sparse.csr_array with sorted indices (unless unsorted).
 
     A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of real values; duplicates are
@@ -448,34 +472,36 @@ def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, me
                                                                                          stats=stats)
 
 
-def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc", precision=None, methods=None,
-        stats=False, drop_zeros=True):
+def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = "auto",
+        threads: int = 0, grow: str = "realloc", precision: DTypeLike | None = None,
+        methods: str | Sequence[str] | None = None, stats: bool = False,
+        drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
     """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, its zeros left out
     unless drop_zeros=False (as matmul); see Context.rap."""
     return _shared_context(device, threads, grow, methods, drop_zeros=drop_zeros).rap(
         A, P, R, order=order, precision=precision, stats=stats)
 
 
-def transpose(A):
+def transpose(A: _Sparse) -> sp.csr_array:
     """A.T as a csr_array with sorted indices, in A's precision as matmul's (float32 stays float32,
     bool stays bool with its entries kept; integers become float64)."""
-    A = _check_sparse(A, "A")
-    T = _result(_call(_core.transpose, _operand(A, _dtype(None, (A,)), "A")))
-    return T.astype(np.bool_) if A.dtype == np.bool_ else T
+    M = _check_sparse(A, "A")
+    T = _result(_call(_core.transpose, _operand(M, _dtype(None, (M,)), "A")))
+    return T.astype(np.bool_) if M.dtype == np.bool_ else T
 
 
-def devices():
+def devices() -> list[dict[str, Any]]:
     """The devices of this build, as dicts: name (what device= takes), description, is_gpu,
     wavefront, local_mem, fp64, memory, usable, note."""
     return _call(_core.devices)
 
 
-def release_memory():
+def release_memory() -> None:
     """Hand the large arrays kept from freed results back to the system (hsp_release_memory)."""
     _core.release_memory()
 
 
-def generate(spec, seed=1, precision="float64"):
+def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.csr_array:
     """A generated matrix as a csr_array (hsp_generate; `hspgemm gen` takes the same specs):
     "poisson2d5:N", "poisson2d9:N", "poisson3d7:N", "poisson3d27:N" (grid side N),
     "rmat:SCALE,EDGEFACTOR", "random:N,PER_ROW", "band:N,HALFWIDTH"."""
@@ -483,8 +509,9 @@ def generate(spec, seed=1, precision="float64"):
     return _result(_call(_core.generate, spec, int(seed), dtype == np.float64))
 
 
-def amg_setup(A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap", precision=None,
-              device="auto", threads=0, grow="realloc", methods=None):
+def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
+              coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None, device: str = "auto",
+              threads: int = 0, grow: str = "realloc", methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A as a Hierarchy (see Context.amg_setup for
     the options; device, threads, grow, methods as in matmul)."""
     return _shared_context(device, threads, grow, methods).amg_setup(
@@ -492,24 +519,26 @@ def amg_setup(A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000,
         precision=precision)
 
 
-def amg_resetup(hierarchy, A):
+def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
     """The hierarchy's values anew for A, of the pattern and precision of the A it was made
     from (new coefficients): the aggregates and patterns are kept, every product computes
     values only.  Another pattern raises ArgumentError naming the first row that differs.
     Returns the hierarchy, whose levels are read again."""
-    A = _check_sparse(A, "A")
+    M = _check_sparse(A, "A")
     A0 = hierarchy.levels[0].A
-    if A.shape != A0.shape:
-        raise ShapeError(f"A is {A.shape[0]} x {A.shape[1]} but the hierarchy's is {A0.shape[0]} x {A0.shape[1]}")
-    A = _canonical(A, A0.dtype.type, "A")
-    _call(hierarchy._core.resetup, _core_matrix(A))
-    hierarchy._A0 = A
+    if M.shape != A0.shape:
+        raise ShapeError(f"A is {M.shape[0]} x {M.shape[1]} but the hierarchy's is {A0.shape[0]} x {A0.shape[1]}")
+    C = _canonical(M, A0.dtype.type, "A")
+    _call(hierarchy._core.resetup, _core_matrix(C))
+    hierarchy._A0 = C
     hierarchy._read()
     return hierarchy
 
 
-def pyamg_solver(A, *, presmoother=("block_gauss_seidel", {"sweep": "symmetric"}),
-                 postsmoother=("block_gauss_seidel", {"sweep": "symmetric"}), coarse_solver="pinv", **options):
+def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
+                 postsmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
+                 coarse_solver: str | tuple[str, dict[str, Any]] | Callable[..., Any] = "pinv",
+                 **options: Any) -> "MultilevelSolver":
     """A pyamg MultilevelSolver on hspgemm's hierarchy of A (a matrix, set up here with the
     options of amg_setup, or a Hierarchy), with PyAMG's smoothers and coarse solver (the
     defaults of pyamg.smoothed_aggregation_solver), so that ml.solve(b, accel="cg") and

@@ -1,4 +1,6 @@
 """Edges that users of the package met (issue 34), each against what scipy does or should."""
+import inspect
+import typing
 
 import numpy as np
 import pytest
@@ -243,3 +245,20 @@ def test_amg_theta_level_sizes_as_pyamg(grid, theta):
     ours = hspgemm.amg_setup(A, theta=theta, device=DEVICE)
     theirs = pyamg.smoothed_aggregation_solver(A, strength=("symmetric", {"theta": theta}), max_coarse=1000)
     assert [level.A.shape[0] for level in ours.levels] == [level.A.shape[0] for level in theirs.levels]
+
+
+# ---- 8. type hints -------------------------------------------------------------------------------
+
+def test_public_api_annotated():
+    """Every parameter and return of the public functions and methods has a type hint, which resolves
+    (but pyamg_solver's, PyAMG's class)."""
+    funcs = [getattr(hspgemm, name) for name in hspgemm.__all__ if inspect.isfunction(getattr(hspgemm, name))]
+    for cls in (hspgemm.Context, hspgemm.Hierarchy):
+        funcs += [f for name, f in vars(cls).items() if inspect.isfunction(f) and not name.startswith("_")]
+        funcs.append(cls.__init__)
+    for f in funcs:
+        sig = inspect.signature(f)
+        bare = [p.name for p in sig.parameters.values() if p.name != "self" and p.annotation is p.empty]
+        assert not bare and sig.return_annotation is not sig.empty, f"{f.__qualname__}: no hint for {bare or 'return'}"
+        if f is not hspgemm.pyamg_solver:
+            typing.get_type_hints(f)
