@@ -1,10 +1,13 @@
 """hspgemm: sparse matrix products (SpGEMM, C = A*B) on CPU threads and GPUs.
 
 The package is the Python face of libhspgemm: scipy.sparse matrices and
-arrays go in (CSR, CSC or COO; float32 or float64), a scipy.sparse.csr_array
-with sorted indices comes out.  A CSR operand with sorted, unique int32
-column indices is read in place; others are converted first, never changed.
-C's arrays are the library's own, handed to numpy without a copy.
+arrays go in (CSR, CSC or COO; float32 or float64, others as matmul says), a
+scipy.sparse.csr_array with sorted indices comes out, its exact zeros left
+out as scipy's A @ B leaves them (drop_zeros=False keeps them).  Operands
+are checked from their own arrays, never from scipy's flags; a CSR operand
+with sorted, unique int32 column indices is read in place, others are
+converted first, never changed.  C's arrays are the library's own, handed
+to numpy without a copy.
 
     import hspgemm, scipy.sparse as sp
     A = sp.random_array((1000, 1000), density=0.01, format="csr")
