@@ -1,10 +1,13 @@
 """hspgemm: sparse matrix products (SpGEMM, C = A*B) on CPU threads and GPUs.
 
 The package is the Python face of libhspgemm: scipy.sparse matrices and
-arrays go in (CSR, CSC or COO; float32 or float64), a scipy.sparse.csr_array
-with sorted indices comes out.  A CSR operand with sorted, unique int32
-column indices is read in place; others are converted first, never changed.
-C's arrays are the library's own, handed to numpy without a copy.
+arrays go in (CSR, CSC or COO; float32 or float64, others as matmul says), a
+scipy.sparse.csr_array with sorted indices comes out, its exact zeros left
+out as scipy's A @ B leaves them (drop_zeros=False keeps them).  Operands
+are checked from their own arrays, never from scipy's flags; a CSR operand
+with sorted, unique int32 column indices is read in place, others are
+converted first, never changed.  C's arrays are the library's own, handed
+to numpy without a copy.
 
     import hspgemm, scipy.sparse as sp
     A = sp.random_array((1000, 1000), density=0.01, format="csr")
@@ -17,10 +20,12 @@ KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
 subclasses carrying the library's message.
 """
 import threading
-from collections import namedtuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import DTypeLike
 
 try:
     from . import _core
@@ -36,6 +41,15 @@ __all__ = ["matmul", "rap", "transpose", "generate", "devices", "release_memory"
            "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
            "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from pyamg.multilevel import MultilevelSolver
+
+# the types of the annotations: what the functions take as a matrix, a product's figures, a
+# PyAMG smoother
+_Sparse = sp.sparray | sp.spmatrix
+_Stats = dict[str, Any]
+_Smoother = str | tuple[str, dict[str, Any]] | list[str | tuple[str, dict[str, Any]]]
 
 
 class Error(Exception):
@@ -86,6 +100,13 @@ _INT32_MAX = 2**31 - 1
 _ORDERS = {"r-ap": 0, "ra-p": 1}
 
 
+def _order(order):
+    """The library's number of a Galerkin product's order, "r-ap" or "ra-p"."""
+    if not isinstance(order, str) or order not in _ORDERS:
+        raise ArgumentError(f"order = {order!r}: give 'r-ap' (R @ (A @ P)) or 'ra-p' ((R @ A) @ P)")
+    return _ORDERS[order]
+
+
 def _library_error(e):
     """The package's exception for a _core.Error(status, name, message)."""
     status, name, message = e.args
@@ -103,15 +124,24 @@ def _call(f, *args):
         raise _library_error(e) from None
 
 
+# the value types that float32 holds exactly (bool as 0 and 1)
+_FLOAT32_TYPES = (np.bool_, np.float16, np.float32)
+
+
 def _dtype(precision, operands):
-    """The values' dtype: precision's, or float32 where every operand is float32, else float64."""
+    """The values' dtype: precision's, or float32 where every operand is float32, float16 or bool,
+    else float64."""
     if precision is None:
-        return np.float32 if all(M.dtype == np.float32 for M in operands) else np.float64
+        return np.float32 if all(M.dtype.type in _FLOAT32_TYPES for M in operands) else np.float64
     names = {"float": np.float32, "float32": np.float32, "single": np.float32,
              "double": np.float64, "float64": np.float64}
-    dtype = names.get(precision) if isinstance(precision, str) else np.dtype(precision).type
+    try:
+        dtype = names.get(precision) if isinstance(precision, str) else np.dtype(precision).type
+    except TypeError:  # not a dtype at all
+        dtype = None
     if dtype not in (np.float32, np.float64):
-        raise ValueError(f"precision must be float32 or float64, not {precision!r}")
+        raise ArgumentError(f"precision = {precision!r}: give 'float32' or 'float64' (or None: from the "
+                            f"operands' types)")
     return dtype
 
 
@@ -120,32 +150,120 @@ def _check_sparse(M, name):
     if not sp.issparse(M):
         raise TypeError(f"{name}: expected a scipy.sparse matrix or array, got {type(M).__name__}")
     if len(M.shape) != 2:
-        raise ValueError(f"{name}: expected two dimensions, got shape {M.shape}")
+        raise ShapeError(f"{name}: expected two dimensions, got shape {M.shape}")
     if M.shape[0] > _INT32_MAX or M.shape[1] > _INT32_MAX:
         raise SizeOverflowError(f"{name}: {M.shape[0]} x {M.shape[1]} is larger than the library's "
                                 f"{_INT32_MAX} rows and columns")
-    if not (np.issubdtype(M.dtype, np.floating) or np.issubdtype(M.dtype, np.integer) or M.dtype == np.bool_):
+    if M.dtype.kind == "c":
+        raise TypeError(f"{name}: {M.dtype} values are not supported: the library's products are real (multiply "
+                        f"the real and imaginary parts, {name}.real and {name}.imag, apart)")
+    if M.dtype.kind == "f" and M.dtype.itemsize > 8:
+        raise TypeError(f"{name}: {M.dtype} (long double) values are not supported: convert them to float64 "
+                        f"({name}.astype(numpy.float64)), which rounds them")
+    if M.dtype.kind not in "biuf":
         raise TypeError(f"{name}: {M.dtype} values are not supported (real values only: float32, float64, "
-                        f"or integers, converted to float64)")
+                        f"float16, bool or integers)")
     return M
 
 
-def _canonical(M, dtype):
-    """M as CSR with sorted, unique columns and values of dtype: M itself where it is so."""
-    if M.format != "csr":
-        M = M.tocsr()
-    if not M.has_canonical_format:
-        M = M.copy()
-        M.sum_duplicates()
-    return M if M.dtype == dtype else M.astype(dtype)
+def _first_outside(idx, n):
+    """The position of the first of the indices idx outside [0, n), or None (a min and a max pass)."""
+    if len(idx) == 0 or (idx.min() >= 0 and idx.max() < n):
+        return None
+    return int(np.argmax((idx < 0) | (idx >= n)))
 
 
-def _operand(M, dtype):
-    """M as _core reads it: (nrows, ncols, indptr int64, indices int32, data of dtype), over
-    M's own arrays where they are already so."""
-    M = _canonical(M, dtype)
-    return (M.shape[0], M.shape[1], np.ascontiguousarray(M.indptr, dtype=np.int64),
-            np.ascontiguousarray(M.indices, dtype=np.int32), np.ascontiguousarray(M.data, dtype=dtype))
+# the axes of a compressed format: what its pointers and its indices count
+_AXES = {"csr": ("row", "column"), "csc": ("column", "row"), "bsr": ("block row", "block column")}
+
+
+def _check_compressed(M, name):
+    """Raise InvalidMatrixError at the first fault of CSR, CSC or BSR M's own arrays (pointers from
+    0, rising, within its entries; indices in range), in the words of the library's messages."""
+    major, minor = _AXES[M.format]
+    rows, cols = M.blocksize if M.format == "bsr" else (1, 1)
+    nmajor, nminor = M.shape[0] // rows, M.shape[1] // cols
+    if M.format == "csc":
+        nmajor, nminor = nminor, nmajor
+    indptr, indices = M.indptr, M.indices
+    if indptr.shape != (nmajor + 1,):
+        raise InvalidMatrixError(f"{name}: {indptr.size} {major} pointers for {nmajor} {major}s, not {nmajor + 1}")
+    if indptr[0] != 0:
+        raise InvalidMatrixError(f"{name}: indptr[0] is {indptr[0]}, not 0")
+    nnz = indptr[-1]
+    if nnz > min(len(indices), len(M.data)):
+        raise InvalidMatrixError(f"{name}: indptr[{nmajor}] is {nnz}, beyond its {len(indices)} indices or "
+                                 f"{len(M.data)} values")
+    falls = np.diff(indptr) < 0
+    if falls.any():
+        i = int(np.argmax(falls))
+        raise InvalidMatrixError(f"{name}: {major} {i}: {major} pointers {indptr[i]}..{indptr[i + 1]} are not "
+                                 f"monotone within nnz {nnz}")
+    k = _first_outside(indices[:nnz], nminor)
+    if k is not None:
+        i = int(np.searchsorted(indptr, k, side="right")) - 1
+        raise InvalidMatrixError(f"{name}: {major} {i}: {minor} {indices[k]} out of range [0, {nminor})")
+
+
+def _check_coo(M, name):
+    """Raise InvalidMatrixError at the first fault of COO M's own arrays: lengths that differ, an
+    index out of range."""
+    row, col = M.coords
+    if not len(row) == len(col) == len(M.data):
+        raise InvalidMatrixError(f"{name}: {len(row)} row indices, {len(col)} column indices and "
+                                 f"{len(M.data)} values")
+    for axis, idx, n in (("row", row, M.shape[0]), ("column", col, M.shape[1])):
+        k = _first_outside(idx, n)
+        if k is not None:
+            raise InvalidMatrixError(f"{name}: entry {k}: {axis} {idx[k]} out of range [0, {n})")
+
+
+def _csr_of(M, name):
+    """M as CSR (M itself where it is), its own arrays checked first: scipy's conversion of a
+    corrupt CSC or COO reads out of bounds.  DIA, LIL and DOK hold no pointers to go wrong:
+    scipy converts them, and their CSR is checked."""
+    if M.format == "coo":
+        _check_coo(M, name)
+    else:
+        if M.format not in _AXES:
+            M = M.tocsr()
+        _check_compressed(M, name)
+    return M.tocsr()
+
+
+def _sorted_unique(indptr, indices):
+    """Are the columns of each row strictly increasing (sorted, none twice)?  One vectorized pass:
+    up[k] says whether entry k lies above entry k - 1 or begins a row (up[nnz]: the end)."""
+    up = np.empty(len(indices) + 1, dtype=bool)
+    np.greater(indices[1:], indices[:-1], out=up[1:-1])
+    up[indptr.astype(np.intp, copy=False)] = True  # intp: numpy scatters int32 indices twice as slowly
+    return bool(up.all())
+
+
+def _canonical(M, dtype, name):
+    """M as CSR with sorted, unique columns and values of dtype, as its arrays say (scipy's flags
+    may be stale, the arrays changed in place since): M itself where it is so, else a copy
+    (sorted, duplicates summed).  M is never changed, nor its flags."""
+    C = _csr_of(M, name)
+    nnz = C.indptr[-1]
+    if not _sorted_unique(C.indptr, C.indices[:nnz]):
+        C = sp.csr_array((C.data[:nnz], C.indices[:nnz], C.indptr), shape=C.shape, copy=True)
+        C.has_sorted_indices = False  # as found: scipy sorts and sums without asking the arrays again
+        C.sum_duplicates()
+    return C if C.dtype == dtype else C.astype(dtype)
+
+
+def _core_matrix(C):
+    """The tuple _core reads of a _canonical C: (nrows, ncols, indptr int64, indices int32, data),
+    over C's own arrays where they are already so (its indices are in range: int32 holds them)."""
+    nnz = C.indptr[-1]
+    return (C.shape[0], C.shape[1], np.ascontiguousarray(C.indptr, dtype=np.int64),
+            np.ascontiguousarray(C.indices[:nnz], dtype=np.int32), np.ascontiguousarray(C.data[:nnz]))
+
+
+def _operand(M, dtype, name):
+    """Operand name, M, as _core reads it with values of dtype (see _canonical)."""
+    return _core_matrix(_canonical(M, dtype, name))
 
 
 def _result(m, unsorted=False):
@@ -160,6 +278,16 @@ def _result(m, unsorted=False):
     return C
 
 
+def _as_scipy_types(C, precision, operands):
+    """C as scipy types the product of these operands: where all are bool (and no precision is
+    asked), the bool pattern of C's nonzeros; else C itself."""
+    if precision is not None or not all(M.dtype == np.bool_ for M in operands):
+        return C
+    P = C.astype(np.bool_)
+    P.eliminate_zeros()
+    return P
+
+
 def _copy_of(m):
     """A csr_array of copies of a matrix tuple's arrays (a hierarchy's, which a re-setup changes)."""
     nrows, ncols, indptr, indices, data = m
@@ -167,9 +295,14 @@ def _copy_of(m):
     return sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
 
 
-Level = namedtuple("Level", "A P R naggregates timings")
-Level.__doc__ = """One level of a Hierarchy: its operator A, the prolongation P from the next level and the
-restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps."""
+class Level(NamedTuple):
+    """One level of a Hierarchy: its operator A, the prolongation P from the next level and the
+    restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps."""
+    A: sp.csr_array | sp.csr_matrix
+    P: sp.csr_array | None
+    R: sp.csr_array | None
+    naggregates: int
+    timings: dict[str, Any]
 
 
 class Hierarchy:
@@ -179,8 +312,11 @@ class Hierarchy:
       library's (level 0's A is the matrix given); ms_total: the setup's ms; device: the
       device that ran its products.  amg_resetup(h, A) gives new values of the same pattern.
     """
+    levels: list[Level]
+    ms_total: float
+    device: str
 
-    def __init__(self, core, A):
+    def __init__(self, core: Any, A: sp.csr_array | sp.csr_matrix) -> None:
         self._core = core
         self._A0 = A
         self._read()
@@ -195,11 +331,11 @@ class Hierarchy:
             self.levels.append(Level(self._A0 if k == 0 else _copy_of(A), None if P is None else _copy_of(P),
                                      None if R is None else _copy_of(R), nagg, ms))
 
-    def operator_complexity(self):
+    def operator_complexity(self) -> float:
         """The sum of the levels' entries over level 0's."""
         return sum(level.A.nnz for level in self.levels) / self.levels[0].A.nnz
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         rows = "/".join(str(level.A.shape[0]) for level in self.levels)
         return f"<hspgemm.Hierarchy: {len(self.levels)} levels ({rows} rows), device {self.device}>"
 
@@ -212,7 +348,7 @@ def _methods(methods):
         return (methods,) * 3
     methods = tuple(methods)
     if len(methods) != 3 or not all(isinstance(m, str) for m in methods):
-        raise ValueError(f"methods: one name or three (short, medium, long rows), not {methods!r}")
+        raise ArgumentError(f"methods: give one name or three (short, medium, long rows), not {methods!r}")
     return methods
 
 
@@ -232,119 +368,145 @@ class Context:
     unsorted: matmul may leave the column indices of C's rows in any order, as scipy's A @ B
       does (faster on the cpu device); C.has_sorted_indices says which, and C.sort_indices()
       orders them.  rap and amg_setup always give sorted indices.
+    drop_zeros: matmul and rap leave out of C the entries that are exactly 0 (sums that cancel,
+      products of stored zeros), as scipy's A @ B does: True by default, so that C has the nnz and
+      the pattern of scipy's product.  False keeps them (the C library's default), so that C's
+      pattern depends on the operands' patterns alone, whatever their values, as plans reuse it.
+      amg_setup keeps them always.
 
     A context serves one call at a time (calls from several threads wait their turn); close()
     or a with block frees it.
     """
 
-    def __init__(self, device="auto", threads=0, grow="realloc", methods=None, mem_limit=0, small_nnz=0,
-                 device_timeout=0.0, unsorted=False):
+    def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
+                 methods: str | Sequence[str] | None = None, mem_limit: int = 0, small_nnz: int = 0,
+                 device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True) -> None:
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout, bool(unsorted))
+                          device_timeout, bool(unsorted), bool(drop_zeros))
         self._unsorted = bool(unsorted)
 
-    def matmul(self, A, B, *, precision=None, stats=False):
+    def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,
+               stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
         """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
-        m, st = _call(self._ctx.multiply, _operand(A, dtype), _operand(B, dtype), stats)
-        C = _result(m, self._unsorted)
+        a = _operand(A, dtype, "A")
+        b = a if B is A else _operand(B, dtype, "B")  # A @ A: A checked and converted once
+        m, st = _call(self._ctx.multiply, a, b, stats)
+        C = _as_scipy_types(_result(m, self._unsorted), precision, (A, B))
         return (C, st) if stats else C
 
-    def rap(self, A, P, R=None, *, order="r-ap", precision=None, stats=False):
+    def rap(self, A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap",
+            precision: DTypeLike | None = None,
+            stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
         """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, in the order
         "r-ap" (R @ (A @ P)) or "ra-p" ((R @ A) @ P); with stats=True, (C, [figures of the
         first product, of the second])."""
-        if order not in _ORDERS:
-            raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
+        order = _order(order)
         operands = [_check_sparse(A, "A"), _check_sparse(P, "P")] + ([] if R is None else [_check_sparse(R, "R")])
         dtype = _dtype(precision, operands)
-        r = None if R is None else _operand(R, dtype)
-        m, st = _call(self._ctx.rap, r, _operand(A, dtype), _operand(P, dtype), _ORDERS[order], stats)
-        return (_result(m), st) if stats else _result(m)
+        r = None if R is None else _operand(R, dtype, "R")
+        m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), order, stats)
+        C = _as_scipy_types(_result(m), precision, operands)
+        return (C, st) if stats else C
 
-    def amg_setup(self, A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap",
-                  precision=None):
+    def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
+                  coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
-        products on this context's device: a Hierarchy.  theta: strength threshold (a_ij is
-        strong when |a_ij| > theta sqrt(|a_ii a_jj|)); omega: the weight of P = (I - omega/rho
-        D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level of at most
-        this many rows; order: of the Galerkin products, "r-ap" or "ra-p"."""
-        if order not in _ORDERS:
-            raise ValueError(f"order must be 'r-ap' or 'ra-p', not {order!r}")
+        products on this context's device: a Hierarchy.  theta: strength threshold, PyAMG's
+        symmetric rule (a nonzero a_ij is strong when |a_ij| >= theta sqrt(|a_ii a_jj|); a row
+        with no strong neighbour joins no aggregate, as in PyAMG); omega: the weight of P =
+        (I - omega/rho D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level
+        of at most this many rows; order: of the Galerkin products, "r-ap" or "ra-p"."""
+        order = _order(order)
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
-        A = _canonical(A, dtype)
-        core = _call(self._ctx.amg_setup, _operand(A, dtype), float(theta), float(omega), int(max_levels),
-                     int(coarse_size), _ORDERS[order])
-        return Hierarchy(core, A)
+        C = _canonical(A, dtype, "A")
+        core = _call(self._ctx.amg_setup, _core_matrix(C), float(theta), float(omega), int(max_levels),
+                     int(coarse_size), order)
+        return Hierarchy(core, C)
 
-    def close(self):
+    def close(self) -> None:
         """Free the context and its device (waits for a call in another thread to end)."""
         self._ctx.close()
 
-    def __enter__(self):
+    def __enter__(self) -> "Context":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
 # the contexts of the module functions, one per set of options, made at first use
-_contexts = {}
+_contexts: dict[tuple, "Context"] = {}
 _contexts_lock = threading.Lock()
 
 
-def _shared_context(device, threads, grow, methods, unsorted=False):
+def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=True):
     """The module functions' context for these options."""
-    key = (device, threads, grow, _methods(methods), bool(unsorted))
+    key = (device, threads, grow, _methods(methods), bool(unsorted), bool(drop_zeros))
     with _contexts_lock:
         if key not in _contexts:
-            _contexts[key] = Context(device, threads, grow, key[3], unsorted=key[4])
+            _contexts[key] = Context(device, threads, grow, key[3], unsorted=key[4], drop_zeros=key[5])
         return _contexts[key]
 
 
-def matmul(A, B, *, device="auto", threads=0, grow="realloc", precision=None, methods=None, stats=False,
-           unsorted=False):
+def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, grow: str = "realloc",
+           precision: DTypeLike | None = None, methods: str | Sequence[str] | None = None, stats: bool = False,
+           unsorted: bool = False, drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
     """C = A @ B as a scipy.sparse.csr_array with sorted indices (unless unsorted).
 
-    A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of float32 or float64 values
-      (integers are converted to float64); duplicates are summed.
-    device, threads, grow, methods: as hspgemm.Context; the module keeps one context per set
-      of these, so that later calls reuse its threads and device.
-    precision: "float32" or "float64"; None = float32 where both are float32, else float64.
+    A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of real values; duplicates are
+      summed.  float32 and float64 are computed as they are; float16 as float32 (exactly);
+      integers as float64 (exact up to 2^53); bool as scipy does: where both are bool, C is the
+      bool pattern of the product's nonzeros (computed in float32, zeros left out), else bool
+      counts as 0 and 1.  long double and complex values raise TypeError (convert them to
+      float64, or multiply real and imaginary parts apart).
+    device, threads, grow, methods, unsorted, drop_zeros: as hspgemm.Context; the module keeps
+      one context per set of these, so that later calls reuse its threads and device.
+    precision: "float32" or "float64"; None = float32 where both are float32, float16 or bool
+      (bool and bool: bool), else float64.
     stats: also return a dict of the product's figures (the keys of `hspgemm --stats=json`).
     unsorted: C's rows may keep their column indices in any order, as scipy's A @ B does
       (faster; C.has_sorted_indices is then False).
+    drop_zeros: leave out of C its entries that are exactly 0, as scipy's A @ B does (True, the
+      default here: scipy's nnz and pattern); False keeps them, as the C library does by default
+      (C's pattern then follows from A's and B's patterns alone).
     """
-    return _shared_context(device, threads, grow, methods, unsorted).matmul(A, B, precision=precision, stats=stats)
+    return _shared_context(device, threads, grow, methods, unsorted, drop_zeros).matmul(A, B, precision=precision,
+                                                                                         stats=stats)
 
 
-def rap(A, P, R=None, *, order="r-ap", device="auto", threads=0, grow="realloc", precision=None, methods=None,
-        stats=False):
-    """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array; see Context.rap."""
-    return _shared_context(device, threads, grow, methods).rap(A, P, R, order=order, precision=precision,
-                                                               stats=stats)
+def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = "auto",
+        threads: int = 0, grow: str = "realloc", precision: DTypeLike | None = None,
+        methods: str | Sequence[str] | None = None, stats: bool = False,
+        drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
+    """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, its zeros left out
+    unless drop_zeros=False (as matmul); see Context.rap."""
+    return _shared_context(device, threads, grow, methods, drop_zeros=drop_zeros).rap(
+        A, P, R, order=order, precision=precision, stats=stats)
 
 
-def transpose(A):
-    """A.T as a csr_array with sorted indices, in A's precision (float32 stays float32)."""
-    A = _check_sparse(A, "A")
-    return _result(_call(_core.transpose, _operand(A, _dtype(None, (A,)))))
+def transpose(A: _Sparse) -> sp.csr_array:
+    """A.T as a csr_array with sorted indices, in A's precision as matmul's (float32 stays float32,
+    bool stays bool with its entries kept; integers become float64)."""
+    M = _check_sparse(A, "A")
+    T = _result(_call(_core.transpose, _operand(M, _dtype(None, (M,)), "A")))
+    return T.astype(np.bool_) if M.dtype == np.bool_ else T
 
 
-def devices():
+def devices() -> list[dict[str, Any]]:
     """The devices of this build, as dicts: name (what device= takes), description, is_gpu,
     wavefront, local_mem, fp64, memory, usable, note."""
     return _call(_core.devices)
 
 
-def release_memory():
+def release_memory() -> None:
     """Hand the large arrays kept from freed results back to the system (hsp_release_memory)."""
     _core.release_memory()
 
 
-def generate(spec, seed=1, precision="float64"):
+def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.csr_array:
     """A generated matrix as a csr_array (hsp_generate; `hspgemm gen` takes the same specs):
     "poisson2d5:N", "poisson2d9:N", "poisson3d7:N", "poisson3d27:N" (grid side N),
     "rmat:SCALE,EDGEFACTOR", "random:N,PER_ROW", "band:N,HALFWIDTH"."""
@@ -352,8 +514,9 @@ def generate(spec, seed=1, precision="float64"):
     return _result(_call(_core.generate, spec, int(seed), dtype == np.float64))
 
 
-def amg_setup(A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000, order="r-ap", precision=None,
-              device="auto", threads=0, grow="realloc", methods=None):
+def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
+              coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None, device: str = "auto",
+              threads: int = 0, grow: str = "realloc", methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A as a Hierarchy (see Context.amg_setup for
     the options; device, threads, grow, methods as in matmul)."""
     return _shared_context(device, threads, grow, methods).amg_setup(
@@ -361,24 +524,26 @@ def amg_setup(A, *, theta=0.0, omega=4.0 / 3.0, max_levels=10, coarse_size=1000,
         precision=precision)
 
 
-def amg_resetup(hierarchy, A):
+def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
     """The hierarchy's values anew for A, of the pattern and precision of the A it was made
     from (new coefficients): the aggregates and patterns are kept, every product computes
     values only.  Another pattern raises ArgumentError naming the first row that differs.
     Returns the hierarchy, whose levels are read again."""
-    A = _check_sparse(A, "A")
+    M = _check_sparse(A, "A")
     A0 = hierarchy.levels[0].A
-    if A.shape != A0.shape:
-        raise ShapeError(f"A is {A.shape[0]} x {A.shape[1]} but the hierarchy's is {A0.shape[0]} x {A0.shape[1]}")
-    A = _canonical(A, A0.dtype.type)
-    _call(hierarchy._core.resetup, _operand(A, A0.dtype.type))
-    hierarchy._A0 = A
+    if M.shape != A0.shape:
+        raise ShapeError(f"A is {M.shape[0]} x {M.shape[1]} but the hierarchy's is {A0.shape[0]} x {A0.shape[1]}")
+    C = _canonical(M, A0.dtype.type, "A")
+    _call(hierarchy._core.resetup, _core_matrix(C))
+    hierarchy._A0 = C
     hierarchy._read()
     return hierarchy
 
 
-def pyamg_solver(A, *, presmoother=("block_gauss_seidel", {"sweep": "symmetric"}),
-                 postsmoother=("block_gauss_seidel", {"sweep": "symmetric"}), coarse_solver="pinv", **options):
+def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
+                 postsmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
+                 coarse_solver: str | tuple[str, dict[str, Any]] | Callable[..., Any] = "pinv",
+                 **options: Any) -> "MultilevelSolver":
     """A pyamg MultilevelSolver on hspgemm's hierarchy of A (a matrix, set up here with the
     options of amg_setup, or a Hierarchy), with PyAMG's smoothers and coarse solver (the
     defaults of pyamg.smoothed_aggregation_solver), so that ml.solve(b, accel="cg") and

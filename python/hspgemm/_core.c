@@ -15,14 +15,17 @@
 
 static PyObject *core_error;
 
-/* Raise _core.Error for status s with the library's message; returns NULL. */
-static PyObject *raise_status(hsp_status s)
+/* Raise _core.Error(s, the name of s, message); returns NULL. */
+static PyObject *raise_message(hsp_status s, const char *message)
 {
-    PyObject *args = Py_BuildValue("(iss)", (int)s, hsp_strerror(s), hsp_errmsg());
+    PyObject *args = Py_BuildValue("(iss)", (int)s, hsp_strerror(s), message);
     if (args) PyErr_SetObject(core_error, args);
     Py_XDECREF(args);
     return NULL;
 }
+
+/* Raise _core.Error for status s with the library's message; returns NULL. */
+static PyObject *raise_status(hsp_status s) { return raise_message(s, hsp_errmsg()); }
 
 /* ---- Owner and Array: a library matrix's arrays as Python buffers ---------- */
 
@@ -228,12 +231,18 @@ typedef struct {
     PyObject *device;        /* the device string hsp_options points to */
 } Context;
 
-/* The value of enum name among count named by name_of, or -1 with ValueError. */
+/* The value of option what = name among the count named by name_of; else -1
+ * with an argument error naming the option and the names it takes. */
 static int enum_named(const char *name, const char *(*name_of)(int), int count, const char *what)
 {
+    char message[512];
+    int len = snprintf(message, sizeof message, "%s = '%.100s': give ", what, name);
     for (int k = 0; k < count; k++)
         if (!strcmp(name, name_of(k))) return k;
-    PyErr_Format(PyExc_ValueError, "unknown %s '%s'", what, name);
+    for (int k = 0; k < count && len < (int)sizeof message; k++)
+        len += snprintf(message + len, sizeof message - len, "%s'%s'", k == 0 ? "" : k == count - 1 ? " or " : ", ",
+                        name_of(k));
+    raise_message(HSP_ERR_ARG, message);
     return -1;
 }
 
@@ -243,18 +252,19 @@ static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
 static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
-                            "unsorted", NULL};
+                            "unsorted", "drop_zeros", NULL};
     const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
     hsp_options o;
     hsp_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdp", names, &device, &o.threads, &grow, &m[0], &m[1],
-                                     &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpp", names, &device, &o.threads, &grow, &m[0], &m[1],
+                                     &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted,
+                                     &o.drop_zeros))
         return -1;
-    int g = enum_named(grow, grow_name, 2, "grow mode");
+    int g = enum_named(grow, grow_name, 2, "grow");
     if (g < 0) return -1;
     o.grow = (hsp_grow)g;
     for (int k = 0; k < 3; k++) {
-        int v = enum_named(m[k], method_name, HSP_METHOD_AUTO + 1, "method");
+        int v = enum_named(m[k], method_name, HSP_METHOD_AUTO + 1, "methods");
         if (v < 0) return -1;
         o.method[k] = (hsp_method)v;
     }
@@ -301,17 +311,13 @@ static PyObject *context_close(Context *self, PyObject *unused)
 /* The context's lock, taken without the GIL; -1 with an exception when closed. */
 static int context_enter(Context *self)
 {
-    if (!self->ctx) {
-        PyErr_SetString(PyExc_ValueError, "the context is closed");
-        return -1;
-    }
+    if (!self->ctx) return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS
     if (!self->ctx) {
         PyThread_release_lock(self->lock);
-        PyErr_SetString(PyExc_ValueError, "the context is closed");
-        return -1;
+        return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
     }
     return 0;
 }
@@ -405,7 +411,7 @@ static PyTypeObject ContextType = {
     .tp_dealloc = (destructor)context_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Context(device='auto', threads=0, grow='realloc', methods=(m, m, m), mem_limit=0, small_nnz=0, "
-              "device_timeout=0.0, unsorted=False): an hsp_context.",
+              "device_timeout=0.0, unsorted=False, drop_zeros=False): an hsp_context.",
     .tp_methods = context_methods,
     .tp_init = (initproc)context_init,
     .tp_new = PyType_GenericNew,

@@ -112,10 +112,12 @@ def test_precision():
         hspgemm.matmul(A64, A64, device=DEVICE, precision="int8")
 
 
-def test_cancellation_kept_as_explicit_zero():
+def test_cancellation_dropped_unless_kept():
+    """A sum that cancels is left out as in scipy; drop_zeros=False keeps it as an explicit zero."""
     A = sp.csr_array(np.array([[1.0, 1.0]]))
     B = sp.csr_array(np.array([[1.0], [-1.0]]))
-    C = hspgemm.matmul(A, B, device=DEVICE)
+    assert hspgemm.matmul(A, B, device=DEVICE).nnz == 0
+    C = hspgemm.matmul(A, B, device=DEVICE, drop_zeros=False)
     assert C.nnz == 1 and C.data[0] == 0.0
 
 

@@ -1,0 +1,264 @@
+"""Edges that users of the package met (issue 34), each against what scipy does or should."""
+import inspect
+import typing
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hspgemm
+
+DEVICE = "cpu"
+
+
+def random_csr(m, n, density, seed, dtype=np.float64):
+    return sp.random_array((m, n), density=density, format="csr", dtype=dtype, rng=np.random.default_rng(seed))
+
+
+def arrays_of(M):
+    """Copies of M's arrays (COO: its coordinates) and of the flags scipy keeps on it."""
+    arrays = M.coords + (M.data,) if M.format == "coo" else (M.indptr, M.indices, M.data)
+    flags = {k: v for k, v in vars(M).items() if k.startswith("_has_")}
+    return [a.copy() for a in arrays], flags
+
+
+def assert_unchanged(M, before):
+    arrays, flags = arrays_of(M)
+    assert all(np.array_equal(a, b) for a, b in zip(arrays, before[0])), "the caller's arrays changed"
+    assert flags == before[1], "the caller's flags changed"
+
+
+def assert_same_csr(C, S):
+    """C equals scipy's S entry for entry: the same pattern (sorted) and values."""
+    S = S.copy()
+    S.sort_indices()
+    assert C.shape == S.shape and C.dtype == S.dtype
+    assert np.array_equal(C.indptr, S.indptr) and np.array_equal(C.indices, S.indices)
+    rtol = 1e-5 if C.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(C.data.astype(np.float64), S.data.astype(np.float64), rtol=rtol)
+
+
+# ---- 1. index arrays that are not int32 ----------------------------------------------------------
+
+def test_int64_column_beyond_int32_refused():
+    """Column 2^32 + 1 of 4 became column 1 when cast to int32: now refused, naming A and the row."""
+    A = sp.csr_array(([5.0], np.array([2**32 + 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)), shape=(1, 4))
+    B = sp.diags_array([1.0, 2, 3, 4]).tocsr()
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: row 0: column 4294967297 out of range \[0, 4\)"):
+        hspgemm.matmul(A, B, device=DEVICE)
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"B: row 0: column 4294967297 out of range \[0, 4\)"):
+        hspgemm.matmul(sp.eye_array(1, format="csr"), A, device=DEVICE)
+    with pytest.raises(hspgemm.InvalidMatrixError, match="A: row 0: column 4294967297"):
+        hspgemm.transpose(A)
+
+
+def test_int64_indices_in_range_work():
+    A = random_csr(40, 30, 0.2, 1)
+    A64 = sp.csr_array((A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64)), shape=A.shape)
+    assert_same_csr(hspgemm.matmul(A64, A.T, device=DEVICE), A @ A.T)
+    assert_same_csr(hspgemm.transpose(A64), sp.csr_array(A.T))
+
+
+# ---- 2. corrupt CSC, COO, CSR and BSR operands ---------------------------------------------------
+
+def test_corrupt_csc_refused_not_crashed():
+    """A CSC row index out of range crashed scipy's conversion to CSR."""
+    A = random_csr(50, 50, 0.1, 2).tocsc()
+    A.indices[0] = 99
+    before = arrays_of(A)
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: column 0: row 99 out of range \[0, 50\)"):
+        hspgemm.matmul(A, random_csr(50, 50, 0.1, 3), device=DEVICE)
+    assert_unchanged(A, before)
+    A = random_csr(50, 50, 0.1, 2).tocsc()
+    A.indptr[3] = A.indptr[5] + 1  # column 3's entries end before they begin
+    with pytest.raises(hspgemm.InvalidMatrixError, match="B: column 3: column pointers"):
+        hspgemm.matmul(random_csr(50, 50, 0.1, 3), A, device=DEVICE)
+
+
+def test_corrupt_coo_refused():
+    """A COO row index of -1 lost the entry, or aborted in free()."""
+    A = random_csr(50, 50, 0.1, 4).tocoo()
+    A.coords[0][3] = -1
+    before = arrays_of(A)
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: entry 3: row -1 out of range \[0, 50\)"):
+        hspgemm.matmul(A, random_csr(50, 50, 0.1, 5), device=DEVICE)
+    assert_unchanged(A, before)
+    A = random_csr(50, 50, 0.1, 4).tocoo()
+    A.coords[1][7] = 50
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"P: entry 7: column 50 out of range \[0, 50\)"):
+        hspgemm.rap(random_csr(50, 50, 0.1, 5), A, device=DEVICE)
+    A.row = A.row[:-1]
+    with pytest.raises(hspgemm.InvalidMatrixError, match="A: .* row indices, .* column indices and .* values"):
+        hspgemm.transpose(A)
+
+
+def test_corrupt_csr_and_bsr_refused():
+    A = random_csr(30, 30, 0.2, 6)
+    A.indptr[4] = A.indptr[6] + 1
+    with pytest.raises(hspgemm.InvalidMatrixError, match="A: row 4: row pointers"):
+        hspgemm.matmul(A, A, device=DEVICE)
+    A = random_csr(30, 30, 0.2, 6)
+    A.indptr[-1] = A.indices.size + 1
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: indptr\[30\]"):
+        hspgemm.matmul(A, A, device=DEVICE)
+    A = random_csr(30, 30, 0.2, 6).tobsr(blocksize=(3, 3))
+    A.indices[2] = 10
+    with pytest.raises(hspgemm.InvalidMatrixError, match=r"A: block row \d+: block column 10 out of range \[0, 10\)"):
+        hspgemm.matmul(A, A, device=DEVICE)
+
+
+# ---- 3. scipy's flags are not trusted ------------------------------------------------------------
+
+def test_columns_relabelled_in_place():
+    """After A.indices[:] = perm[A.indices] the rows are unsorted though scipy's flags still say
+    sorted: the product is scipy's, and A (its arrays and flags) stays as it was."""
+    A = random_csr(200, 200, 0.05, 7)
+    assert A.has_sorted_indices and A.has_canonical_format  # scipy caches both
+    perm = np.random.default_rng(8).permutation(200).astype(A.indices.dtype)
+    A.indices[:] = perm[A.indices]
+    before = arrays_of(A)
+    C, T = hspgemm.matmul(A, A, device=DEVICE), hspgemm.transpose(A)
+    assert_unchanged(A, before)
+    assert_same_csr(C, A @ A)
+    assert_same_csr(T, sp.csr_array(A.T))
+
+
+def test_duplicates_under_a_stale_canonical_flag_summed():
+    A = sp.csr_array((np.array([1.0, 2.0, 3.0, 4.0]), np.array([1, 1, 0, 2]), np.array([0, 2, 4])), shape=(2, 3))
+    A.has_canonical_format = True  # a stale flag: row 0 holds column 1 twice
+    before = arrays_of(A)
+    C = hspgemm.matmul(A, sp.eye_array(3, format="csr"), device=DEVICE)
+    np.testing.assert_array_equal(C.toarray(), [[0.0, 3.0, 0.0], [3.0, 0.0, 4.0]])
+    assert C.nnz == 3
+    assert_unchanged(A, before)
+
+
+# ---- 4. explicit zeros ---------------------------------------------------------------------------
+
+def cancelling_operands():
+    """A and B of entries +-1, whose product has many sums that cancel to exactly 0."""
+    rng = np.random.default_rng(9)
+    A, B = random_csr(300, 200, 0.05, 10), random_csr(200, 300, 0.05, 11)
+    A.data[:] = rng.choice([-1.0, 1.0], A.nnz)
+    B.data[:] = rng.choice([-1.0, 1.0], B.nnz)
+    return A, B
+
+
+def test_zeros_dropped_by_default_as_scipy():
+    A, B = cancelling_operands()
+    S = A @ B
+    C = hspgemm.matmul(A, B, device=DEVICE)
+    assert_same_csr(C, S)
+    K = hspgemm.matmul(A, B, device=DEVICE, drop_zeros=False)
+    assert K.nnz > C.nnz and np.count_nonzero(K.data == 0) == K.nnz - C.nnz
+    assert (K != S).nnz == 0
+    with hspgemm.Context(DEVICE, drop_zeros=False) as ctx:
+        assert ctx.matmul(A, B).nnz == K.nnz
+    P = random_csr(300, 40, 0.05, 12)
+    P.data[:] = np.where(P.data > 0.5, 1.0, -1.0)
+    G = hspgemm.rap(A @ A.T, P, device=DEVICE)
+    assert_same_csr(G, P.T @ (A @ A.T) @ P)
+    assert hspgemm.rap(A @ A.T, P, device=DEVICE, drop_zeros=False).nnz >= G.nnz
+
+
+# ---- 5. value types ------------------------------------------------------------------------------
+
+def test_bool_operands_give_a_bool_pattern():
+    A = random_csr(80, 60, 0.05, 13) > 0
+    B = random_csr(60, 70, 0.05, 14) > 0
+    A.data[:5] = False  # explicit False entries contribute nothing, as in scipy
+    C = hspgemm.matmul(A, B, device=DEVICE)
+    assert C.dtype == np.bool_ and C.data.all()
+    assert_same_csr(C, A @ B)
+    assert hspgemm.matmul(A, B.astype(np.float64), device=DEVICE).dtype == np.float64
+    S, P = A @ A.T, random_csr(80, 20, 0.1, 15) > 0
+    assert_same_csr(hspgemm.rap(S, P, device=DEVICE), P.T @ S @ P)
+    assert_same_csr(hspgemm.transpose(A), sp.csr_array(A.T))  # its False entries kept, as scipy's
+
+
+def test_float16_as_float32():
+    """float16 values (scipy holds them, though its astype refuses) are exact in float32."""
+    A = random_csr(40, 40, 0.1, 15, np.float32)
+    A16 = sp.csr_array((A.data.astype(np.float16), A.indices, A.indptr), shape=A.shape)
+    C = hspgemm.matmul(A16, A16, device=DEVICE)
+    assert C.dtype == np.float32
+    A32 = sp.csr_array((A16.data.astype(np.float32), A.indices, A.indptr), shape=A.shape)
+    assert_same_csr(C, A32 @ A32)
+
+
+@pytest.mark.skipif(np.dtype(np.longdouble).itemsize <= 8, reason="long double is double here")
+def test_longdouble_refused():
+    A = random_csr(10, 10, 0.3, 16).astype(np.longdouble)
+    with pytest.raises(TypeError, match=r"A: float128 .*float64"):
+        hspgemm.matmul(A, A.astype(np.float64), device=DEVICE)
+
+
+def test_complex_refused_saying_what_to_do():
+    A = random_csr(10, 10, 0.3, 16)
+    with pytest.raises(TypeError, match="B: complex128 .*real and imaginary parts"):
+        hspgemm.matmul(A, A.astype(np.complex128), device=DEVICE)
+
+
+# ---- 6. error classes and messages ---------------------------------------------------------------
+
+def test_bad_options_raise_argument_error_naming_them():
+    A = hspgemm.generate("poisson2d5:8")
+    cases = [(lambda: hspgemm.Context(DEVICE, grow="fast"), r"grow = 'fast': give 'realloc' or 'copy'"),
+             (lambda: hspgemm.Context(DEVICE, methods="fastest"), r"methods = 'fastest': give .*'heap'.*'auto'"),
+             (lambda: hspgemm.matmul(A, A, device=DEVICE, methods=("heap", "esc")), "methods: give one name or three"),
+             (lambda: hspgemm.matmul(A, A, device=DEVICE, precision="int8"),
+              "precision = 'int8': give 'float32' or 'float64'"),
+             (lambda: hspgemm.rap(A, A, device=DEVICE, order="rap"), r"order = 'rap': give 'r-ap' .*or 'ra-p'"),
+             (lambda: hspgemm.amg_setup(A, device=DEVICE, order="rap"), "order = 'rap'"),
+             (lambda: hspgemm.Context(DEVICE, threads=-1), r"threads = -1"),
+             (lambda: hspgemm.amg_setup(A, theta=-1, device=DEVICE), "theta = -1: give a number >= 0"),
+             (lambda: hspgemm.amg_setup(A, omega=0, device=DEVICE), "omega = 0"),
+             (lambda: hspgemm.amg_setup(A, max_levels=0, device=DEVICE), "max_levels = 0"),
+             (lambda: hspgemm.amg_setup(A, coarse_size=0, device=DEVICE), "coarse_size = 0")]
+    for call, message in cases:
+        with pytest.raises(hspgemm.ArgumentError, match=message):
+            call()
+    ctx = hspgemm.Context(DEVICE)
+    ctx.close()
+    with pytest.raises(hspgemm.ArgumentError, match="the context is closed"):
+        ctx.matmul(A, A)
+    with pytest.raises(hspgemm.ShapeError, match="two dimensions"):
+        hspgemm.matmul(sp.coo_array(np.ones(3)), A, device=DEVICE)
+
+
+def test_rap_shape_error_names_the_operands():
+    A = hspgemm.generate("poisson2d5:20")
+    P = random_csr(400, 50, 0.05, 18)
+    with pytest.raises(hspgemm.ShapeError, match=r"A is 400 x 400 but P is 100 x 50: ncols\(A\) != nrows\(P\)"):
+        hspgemm.rap(A, P[:100], device=DEVICE)
+    with pytest.raises(hspgemm.ShapeError, match=r"R is 50 x 100 but A is 400 x 400"):
+        hspgemm.rap(A, P, P.T[:, :100], device=DEVICE)
+
+
+# ---- 7. AMG's theta as PyAMG's -------------------------------------------------------------------
+
+@pytest.mark.parametrize("grid", [(200, 200), (30, 30, 30)])
+@pytest.mark.parametrize("theta", [0.25, 0.5])
+def test_amg_theta_level_sizes_as_pyamg(grid, theta):
+    pyamg = pytest.importorskip("pyamg")
+    A = pyamg.gallery.poisson(grid, format="csr")
+    ours = hspgemm.amg_setup(A, theta=theta, device=DEVICE)
+    theirs = pyamg.smoothed_aggregation_solver(A, strength=("symmetric", {"theta": theta}), max_coarse=1000)
+    assert [level.A.shape[0] for level in ours.levels] == [level.A.shape[0] for level in theirs.levels]
+
+
+# ---- 8. type hints -------------------------------------------------------------------------------
+
+def test_public_api_annotated():
+    """Every parameter and return of the public functions and methods has a type hint, which resolves
+    (but pyamg_solver's, PyAMG's class)."""
+    funcs = [getattr(hspgemm, name) for name in hspgemm.__all__ if inspect.isfunction(getattr(hspgemm, name))]
+    for cls in (hspgemm.Context, hspgemm.Hierarchy):
+        funcs += [f for name, f in vars(cls).items() if inspect.isfunction(f) and not name.startswith("_")]
+        funcs.append(cls.__init__)
+    for f in funcs:
+        sig = inspect.signature(f)
+        bare = [p.name for p in sig.parameters.values() if p.name != "self" and p.annotation is p.empty]
+        assert not bare and sig.return_annotation is not sig.empty, f"{f.__qualname__}: no hint for {bare or 'return'}"
+        if f is not hspgemm.pyamg_solver:
+            typing.get_type_hints(f)
