@@ -203,13 +203,18 @@ hsp_status hsp_csr_convert(const hsp_csr *A, hsp_precision precision, hsp_csr **
 }
 
 /* The entries of C whose value is not 0, moved to the front of its arrays;
- * returns how many, the row pointers following.  One loop per precision. */
+ * returns how many, the row pointers following.  Nothing moves before the
+ * first zero (most products have none: one read of the values).  One loop
+ * per precision. */
 #define KEEP_NONZEROS(VT, name)                                                              \
     static int64_t name(hsp_csr *C)                                                          \
     {                                                                                        \
         VT *v = C->values;                                                                   \
-        int64_t kept = 0, begin = 0;                                                         \
-        for (int32_t i = 0; i < C->nrows; i++) {                                             \
+        int64_t kept = 0;                                                                    \
+        while (kept < C->nnz && v[kept] != 0) kept++;                                        \
+        int32_t i = 0;                                                                       \
+        while (i < C->nrows && C->rowptr[i + 1] <= kept) i++;                                \
+        for (int64_t begin = kept; i < C->nrows; i++) {                                      \
             int64_t end = C->rowptr[i + 1];                                                  \
             for (int64_t k = begin; k < end; k++)                                            \
                 if (v[k] != 0) C->colidx[kept] = C->colidx[k], v[kept++] = v[k];             \
