@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "agents.h"
+#include "device_hsa.h"
 #include "hsa_gpu.h"
 #include "internal.h"
 

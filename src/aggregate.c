@@ -11,12 +11,6 @@
 /* A node's state during aggregation, beside the aggregates 0, 1, ... */
 enum { AGG_FREE = -1, AGG_ISOLATED = -2 };
 
-hsp_status hsp_fail_diagonal(int32_t row)
-{
-    return hsp_fail(HSP_ERR_ARG, "row %d of A has no nonzero diagonal entry: smoothed aggregation needs one in "
-                    "every row", row);
-}
-
 hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where)
 {
     for (int32_t i = 0; i < A->nrows; i++) {

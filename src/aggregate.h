@@ -8,8 +8,6 @@
 /* where[i]: the entry of A's diagonal in row i; HSP_ERR_ARG naming a row
  * without a nonzero one. */
 hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where);
-/* That error for row. */
-hsp_status hsp_fail_diagonal(int32_t row);
 /* The aggregate of a node in no aggregate: one without strong connections. */
 enum { HSP_AGG_NONE = -1 };
 /* agg[i]: the aggregate of node i (0 .. *naggregates - 1, or HSP_AGG_NONE),

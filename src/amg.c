@@ -13,6 +13,8 @@
 #include "context.h"
 #include "internal.h"
 #include "plan.h"
+#include "product.h"
+#include "rap.h"
 
 void hsp_amg_options_init(hsp_amg_options *o)
 {

@@ -10,6 +10,7 @@
 #include "amg.h"
 #include "context.h"
 #include "internal.h"
+#include "product.h"
 #include "resident.h"
 
 static const hsp_csr *csr(const hsp_resident *M)

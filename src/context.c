@@ -6,7 +6,9 @@
 #include <string.h>
 #include "bins.h"
 #include "context.h"
+#include "devices.h"
 #include "internal.h"
+#include "product.h"
 #include "scratch.h"
 
 void hsp_options_init(hsp_options *o)
@@ -160,7 +162,7 @@ hsp_status hsp_context_hand_over(hsp_context *ctx)
     if (failed->lost) memset(&ctx->ws, 0, sizeof ctx->ws); /* it may still write them: left, not freed */
     failed->destroy(failed);
     if (cpu) cpu->destroy(cpu);
-    ctx->auto_next = next, ctx->last_on_device = 0;
+    ctx->auto_next = next;
     return HSP_OK;
 }
 

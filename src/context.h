@@ -23,11 +23,6 @@ struct hsp_context {
     hsp_bins bins;
     hsp_method method[HSP_NMETHODGROUPS]; /* resolved: never DEFAULT */
     hsp_device *cpu;                      /* with a GPU device: for small products */
-    int resident;                         /* HSP_RESIDENT_*: the next product's operand is the
-                                             last product's C, unchanged (set by hsp_rap) */
-    int last_on_device;                   /* the last product ran on the device */
-    int keep;                             /* the next product's C is only for the product after
-                                             it: the device may keep it (set by hsp_rap) */
     hsp_method cpu_method[HSP_NMETHODGROUPS];
     int auto_next;                        /* "auto" chose the device, which has done no work
                                              yet: the candidate (HSP_AUTO_*) to hand over to
@@ -35,16 +30,5 @@ struct hsp_context {
     struct hsp_scratch *scratch;          /* one per thread */
     hsp_workspace ws;
 };
-
-/* Take and give back ctx's lock: every public call on a context (or on a
- * resident matrix, plan or hierarchy of it) holds it, so that threads
- * sharing a context take turns.  Recursive: a call may make others. */
-void hsp_context_lock(hsp_context *ctx);
-void hsp_context_unlock(hsp_context *ctx);
-
-/* The device "auto" chose failed its first product (with the error of
- * hsp_errmsg()): close it and make the next candidate that opens the
- * context's device, its note saying what failed and why. */
-hsp_status hsp_context_hand_over(hsp_context *ctx);
 
 #endif

@@ -1,9 +1,8 @@
-/* csr.c: creating, freeing, checking and converting CSR matrices. */
+/* csr.c: creating, freeing, checking and converting CSR matrices, dropping their zeros, and the error of a row without its diagonal. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "transpose.h"
 
 hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
                           hsp_precision precision, hsp_csr **out)
@@ -158,21 +157,6 @@ hsp_status hsp_csr_check_unordered(const hsp_csr *A, int duplicates_ok)
     return s;
 }
 
-/* Two transposes, each a counting sort by column, leave A's rows sorted. */
-hsp_status hsp_csr_sort(hsp_csr *A)
-{
-    hsp_csr *T = NULL, *S = NULL;
-    hsp_status s = hsp_csr_check_unordered(A, 1);
-    if (s == HSP_OK) s = hsp_transpose_keep(A, NULL, &T, NULL);
-    if (s == HSP_OK) s = hsp_transpose_keep(T, NULL, &S, NULL);
-    if (s == HSP_OK) {
-        memcpy(A->colidx, S->colidx, (size_t)A->nnz * sizeof *A->colidx);
-        memcpy(A->values, S->values, (size_t)A->nnz * hsp_value_size(A->precision));
-    }
-    hsp_csr_free(T), hsp_csr_free(S);
-    return s;
-}
-
 hsp_status hsp_csr_check(const hsp_csr *A)
 {
     hsp_status s = hsp_csr_check_header(A);
@@ -229,4 +213,10 @@ void hsp_csr_drop_zeros(hsp_csr *C, hsp_stats *stats)
 {
     C->nnz = C->precision == HSP_DOUBLE ? keep_nonzeros_d(C) : keep_nonzeros_f(C);
     if (stats) stats->nnz_c = C->nnz;
+}
+
+hsp_status hsp_fail_diagonal(int32_t row)
+{
+    return hsp_fail(HSP_ERR_ARG, "row %d of A has no nonzero diagonal entry: smoothed aggregation needs one in "
+                    "every row", row);
 }

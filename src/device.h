@@ -5,15 +5,12 @@
 #ifndef HSP_DEVICE_H
 #define HSP_DEVICE_H
 
+#include <stddef.h>
 #include "hspgemm.h"
 #include "pool.h"
 
 struct hsp_job;
 typedef struct hsp_device hsp_device;
-
-/* Which operand of a product is the previous product's C, unchanged, so
- * that a device still holding it need not receive it again. */
-enum { HSP_RESIDENT_NONE, HSP_RESIDENT_A, HSP_RESIDENT_B };
 
 struct hsp_device {
     const char *name;           /* "cpu", "opencl" */
@@ -43,10 +40,6 @@ struct hsp_device {
     /* Stage 4 on the device for the rows of bins 2 and up (C's row pointers
      * are set and its arrays allocated), or NULL for the CPU threads. */
     hsp_status (*arrange)(hsp_device *dev, struct hsp_job *job);
-    /* The C a job kept on the device (job->keep), whose host colidx and
-     * values are not yet filled: read them in (unless drop); either way the
-     * device forgets it.  NULL when the device keeps nothing. */
-    hsp_status (*fetch)(hsp_device *dev, int drop);
     /* Resident matrices (hspgemm.h), NULL where the device uses host arrays
      * in place: hold copies M's three arrays into arrays of the device's own,
      * *held; home reads the three back into M's; drop frees them.  A job's held operands and its held C: hsp_job. */
@@ -90,28 +83,10 @@ typedef struct hsp_held_ops {
     hsp_status (*finish)(hsp_device *dev);
 } hsp_held_ops;
 
-/* Open the device called name: "auto" (the hsa device, else a GPU through
- * OpenCL, else cpu), "cpu", "opencl[:N][,nosvm][,nofp64]" or
- * "hsa[:N][,nosvm]"; the cpu device runs on pool.  *next: what "auto" would
- * try after it (HSP_AUTO_*; NONE for a device named). */
-hsp_status hsp_device_open(const char *name, hsp_pool *pool, hsp_device **out, int *next);
-/* The devices "auto" tries, in order. */
-enum { HSP_AUTO_NONE, HSP_AUTO_HSA, HSP_AUTO_OPENCL, HSP_AUTO_CPU };
-/* "auto" from candidate from on: the first that opens, whose note gets note
- * and then what was passed over and why; *next is the candidate after it
- * (HSP_AUTO_NONE after cpu). */
-hsp_status hsp_device_open_auto(int from, const char *note, hsp_pool *pool, hsp_device **out, int *next);
-/* Append "auto passed over NAME: " and the calling thread's error message
- * to note (size bytes), after a "; " when it holds one already. */
-void hsp_note_passed(char *note, size_t size, const char *name);
 /* Parse "prefix[:N][,flag]..." (the name has prefix): *index is N or -1,
  * bit j of *set says flag j (of nflags) was given; HSP_ERR_ARG saying what
  * the device takes otherwise. */
 hsp_status hsp_device_spec(const char *spec, const char *prefix, const char *const *flags, int nflags, int *index,
                            unsigned *set);
-/* The hsa device: "hsa[:N][,nosvm]". */
-hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out);
-/* The cpu device. */
-hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out);
 
 #endif

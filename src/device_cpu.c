@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "device.h"
+#include "devices.h"
 #include "internal.h"
 
 static void cpu_destroy(hsp_device *dev)

@@ -245,7 +245,7 @@ static hsp_status arrange_staged(hsp_job *job, direct_run *r)
     C->nnz = r->at[r->nchunks];
     hsp_status s = HSP_OK;
     if (r->most > 0) job->stats->nnz_c = C->nnz; /* C's arrays are there */
-    else s = hsp_stage_alloc_entries(job);
+    else s = hsp_job_alloc_entries(job);
     if (s == HSP_OK) hsp_pool_chunks(job->ctx->pool, r->nchunks, place_chunk, r);
     return s;
 }
@@ -259,7 +259,7 @@ hsp_status hsp_direct_arrange(hsp_job *job)
         s = arrange_staged(job, r);
     } else {
         r->mode = HSP_ROWS_FILL;
-        s = hsp_stage_alloc_c(job);
+        s = hsp_job_alloc_c(job);
         if (s == HSP_OK) hsp_pool_chunks(job->ctx->pool, r->nchunks, compute_chunk, r);
     }
     return s != HSP_OK ? s : hsp_job_status(job);

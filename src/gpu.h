@@ -131,12 +131,6 @@ struct gpu {
     int64_t dense_first, dense_rows; /* those rows: entries of GA_LONGROWS */
     int32_t dense_w, dense_bw; /* their windows' columns, and the count's bitmap's */
     int64_t *counts;         /* row counts read back */
-    const void *last_c;      /* the colidx of the last C whose arrays GA_CRP, GA_CCOL
-                                and GA_CVAL still hold (buffers, buffer SVM), or NULL */
-    hsp_csr *kept;           /* that C when its host colidx and values were not filled
-                                (job->keep), or NULL */
-    int kept_at;             /* where its arrays are now: GA_CRP, or GA_ARP or GA_BRP
-                                once a job took them over */
 };
 
 /* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);
@@ -202,7 +196,8 @@ static inline hsp_status gpu_noted(hsp_device *dev, hsp_status s)
  * grow and relaunch the rows that stopped until all are done. */
 hsp_status gpu_long_start(gpu *g, struct hsp_job *job, int64_t esc_max, int dense);
 hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
-/* Launch method m's kernel over rows [first, first + nrows) of the array
+/* Per-row kernels (gpu_launch.c).  Launch method m's kernel over rows
+ * [first, first + nrows) of the array
  * `rows` (GA_ROWS, GA_LONGROWS or GA_RELAUNCH), rows of up to hi products
  * (hi < 0: any), long rows (results in the pool) when islong. */
 hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,

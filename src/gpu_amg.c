@@ -8,7 +8,6 @@
  * root search, a maximum per work-group. */
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate.h"
 #include "gpu.h"
 #include "internal.h"
 

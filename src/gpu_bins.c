@@ -8,7 +8,7 @@
 #include <string.h>
 #include "gpu.h"
 #include "internal.h"
-#include "stages.h"
+#include "job.h"
 
 enum { SPAN_ROWS = 8, GROUP_SIZE = 256, NGROUPS_U = 5 };
 

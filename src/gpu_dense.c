@@ -4,9 +4,9 @@
  * exist, sums each (row, window) in local memory straight into C, up to 16
  * work-groups a row taking its windows in turn.  The rows take no pool and
  * never grow: their counts are exact. */
-#include "internal.h"
 #include "gpu.h"
-#include "stages.h"
+#include "internal.h"
+#include "job.h"
 
 /* The most (row, window) pairs a job takes dense (their counts, 4 bytes
  * each, live on the device); a job with more merges its long rows.  The

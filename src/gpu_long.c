@@ -12,9 +12,9 @@
  * copied whole, by one copy on the device.) */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
 #include "gpu.h"
-#include "stages.h"
+#include "internal.h"
+#include "job.h"
 
 /* Room for entries pool entries (column and value), by growth when
  * keep > 0 entries are in use. */

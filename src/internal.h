@@ -54,6 +54,10 @@ hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last);
  * row (hsp_csr_sort keeps them). */
 hsp_status hsp_csr_check_unordered(const hsp_csr *A, int duplicates_ok);
 
+/* The error of a row with no nonzero diagonal entry, which smoothed
+ * aggregation needs (on the host and on a device). */
+hsp_status hsp_fail_diagonal(int32_t row);
+
 /* Leave out of C the entries whose value is exactly 0 (options.drop_zeros),
  * in place; stats->nnz_c, when stats is not NULL, follows. */
 void hsp_csr_drop_zeros(hsp_csr *C, hsp_stats *stats);

@@ -1,13 +1,13 @@
-/* job.c: the memory of a multiplication in flight: accounting against the
- * context's limit, the first error of any thread, and the buffers of long rows
- * (start, growth in place in a region, by realloc or by copy, keeping,
- * freeing). */
+/* job.c: the memory of a multiplication in flight: workspace arrays and
+ * accounting against the context's limit, the first error of any thread, the
+ * flop count, the buffers of long rows (start, growth in place in a region,
+ * by realloc or by copy, keeping, freeing) and C's arrays. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "job.h"
 #include "scratch.h"
-#include "stages.h"
 
 hsp_status hsp_job_reserve(hsp_job *job, int64_t bytes)
 {
@@ -193,4 +193,65 @@ void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
     if (!buf->region) free(buf->col), free(buf->val); /* one unfinished at a region's top has no block */
     hsp_job_release(job, hsp_entry_bytes(job, buf->cap));
     buf->col = NULL, buf->val = NULL, buf->cap = 0, buf->region = NULL;
+}
+
+void *hsp_job_alloc(hsp_job *job, int k, int64_t bytes, const char *what)
+{
+    hsp_workspace *ws = &job->ctx->ws;
+    if (hsp_job_reserve(job, bytes) != HSP_OK) return NULL;
+    if ((size_t)bytes <= ws->bytes[k] && ws->block[k]) return ws->block[k];
+    free(ws->block[k]);
+    ws->bytes[k] = 0;
+    if (!(ws->block[k] = hsp_alloc((size_t)bytes))) {
+        hsp_job_release(job, bytes);
+        hsp_fail(HSP_ERR_NOMEM, "no memory for %s (%lld bytes)", what, (long long)bytes);
+        return NULL;
+    }
+    ws->bytes[k] = (size_t)bytes;
+    return ws->block[k];
+}
+
+hsp_status hsp_job_flops(hsp_job *job, const int64_t *products, int64_t nparts)
+{
+    int64_t total = 0;
+    for (int64_t p = 0; p < nparts; p++)
+        if (products[p] < 0 || hsp_add_overflows(total, products[p], &total))
+            return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
+    if (hsp_mul_overflows(total, 2, &job->stats->flops))
+        return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
+    return HSP_OK;
+}
+
+hsp_status hsp_job_longbufs(hsp_job *job, int64_t nlong)
+{
+    job->longbuf = hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
+    if (!job->longbuf) return HSP_ERR_NOMEM;
+    memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
+    job->nlong = nlong;
+    return HSP_OK;
+}
+
+hsp_status hsp_job_alloc_entries(hsp_job *job)
+{
+    hsp_csr *C = job->C;
+    job->stats->nnz_c = C->nnz;
+    if (C->nnz > INT64_MAX / 16 || (uint64_t)C->nnz > SIZE_MAX / 16) /* its bytes, in int64_t and size_t */
+        return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
+                        (long long)C->nnz);
+    hsp_status s = job->hold_c ? HSP_OK : hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));
+    if (s != HSP_OK || job->hold_c) return s; /* a C the device holds has its entries there alone */
+    C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
+    C->values = hsp_alloc((size_t)C->nnz * job->vsize);
+    if (!C->colidx || !C->values)
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
+    return HSP_OK;
+}
+
+hsp_status hsp_job_alloc_c(hsp_job *job)
+{
+    hsp_csr *C = job->C;
+    int64_t m = C->nrows;
+    for (int64_t i = 0; i < m && !job->all_device; i++) C->rowptr[i + 1] += C->rowptr[i];
+    if (!job->all_device) C->nnz = C->rowptr[m]; /* else the device's row pointers gave it */
+    return hsp_job_alloc_entries(job);
 }

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "context.h"
+#include "devices.h"
 #include "internal.h"
+#include "product.h"
 #include "scratch.h"
 #include "stages.h"
 
@@ -13,7 +15,6 @@ enum { CHECK_PARTS = 16, MSG = 512 };
 /* The row checks of A and B, split into parts for the pool. */
 typedef struct {
     const hsp_csr *M[2];
-    int64_t first; /* the first part checked */
     hsp_status status[2 * CHECK_PARTS];
     char msg[2 * CHECK_PARTS][MSG];
 } check_run;
@@ -22,7 +23,6 @@ typedef struct {
 static void check_part(void *arg, int tid, int64_t c)
 {
     check_run *r = arg;
-    c += r->first;
     const hsp_csr *M = r->M[c / CHECK_PARTS];
     int64_t part = c % CHECK_PARTS, n = M->nrows;
     (void)tid;
@@ -31,12 +31,10 @@ static void check_part(void *arg, int tid, int64_t c)
     if (r->status[c] != HSP_OK) snprintf(r->msg[c], MSG, "%s", hsp_errmsg());
 }
 
-/* Check the operands: valid CSR (rows checked on the pool, except those of
- * the operand that is the last product's C: ours, and maybe held by the
- * device alone; none when placed: resident matrices were checked then), one
- * precision, matching shapes.  The message names the operand and its first
- * bad row. */
-static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int resident, int placed)
+/* Check the operands: valid CSR (rows checked on the pool; none when
+ * placed: resident matrices were checked then), one precision, matching
+ * shapes.  The message names the operand and its first bad row. */
+static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed)
 {
     const char *name[2] = {"A", "B"};
     const hsp_csr *M[2] = {A, B};
@@ -58,11 +56,10 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
     check_run *r = malloc(sizeof *r);
     if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory to check the operands");
     r->M[0] = A, r->M[1] = B;
-    r->first = resident == HSP_RESIDENT_A ? CHECK_PARTS : 0;
-    int64_t last = B == A || resident == HSP_RESIDENT_B ? CHECK_PARTS : 2 * CHECK_PARTS;
-    hsp_pool_chunks(ctx->pool, last - r->first, check_part, r);
+    int64_t last = B == A ? CHECK_PARTS : 2 * CHECK_PARTS;
+    hsp_pool_chunks(ctx->pool, last, check_part, r);
     hsp_status s = HSP_OK;
-    for (int64_t c = r->first; c < last && s == HSP_OK; c++)
+    for (int64_t c = 0; c < last && s == HSP_OK; c++)
         if ((s = r->status[c]) != HSP_OK) hsp_fail(s, "%s: %s", name[c / CHECK_PARTS], r->msg[c]);
     free(r);
     return s;
@@ -126,15 +123,13 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     *C = NULL;
     int on_device = held[0] || held[1] || hold_c; /* entries only the device has */
     int small = !placed && !on_device && ctx->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
-    int resident = ctx->last_on_device && !small ? ctx->resident : HSP_RESIDENT_NONE;
     hsp_device *dev = ctx->device;
-    hsp_status s = resident || !dev->fetch ? HSP_OK : dev->fetch(dev, 0); /* a C it kept comes back */
-    if (s == HSP_OK) s = check_operands(ctx, A, B, ctx->resident, placed);
+    hsp_status s = check_operands(ctx, A, B, placed);
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev, .method = small ? ctx->cpu_method : ctx->method,
-                   .resident = resident, .keep = ctx->keep && !small, .A = A, .B = B,
+                   .A = A, .B = B,
                    .held = {held[0], held[1]}, .hold_c = hold_c, .unsorted = unsorted, .all_device = on_device,
                    .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
@@ -152,7 +147,6 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     memcpy(st->method, job.method, sizeof st->method);
     snprintf(st->device, sizeof st->device, "%s", job.dev->description);
     memcpy(st->device_note, dev->note, sizeof st->device_note);
-    ctx->last_on_device = s == HSP_OK && !small;
     if (s == HSP_OK && !small) ctx->auto_next = HSP_AUTO_NONE; /* the device works: no hand-over */
     if (s != HSP_OK) {
         if (!job.dev->lost) hsp_csr_free(job.C); /* else the GPU may still write it */

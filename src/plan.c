@@ -7,7 +7,7 @@
 #include "context.h"
 #include "internal.h"
 #include "plan.h"
-#include "stages.h"
+#include "product.h"
 
 enum { PARTS_PER_THREAD = 8 };
 

@@ -46,13 +46,4 @@ hsp_status hsp_pattern_check(const hsp_pattern *p, const hsp_csr *M, const char 
  * caller has found to be the plan's: on the pool, in parts of about equal
  * products. */
 hsp_status hsp_plan_numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C);
-/* hsp_rap of operands known to be valid and to fit (the AMG setup's), on
- * the context its caller has locked; options.drop_zeros not applied. */
-hsp_status hsp_rap_run(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
-                       hsp_csr **C, hsp_plan **plan, hsp_stats *stats);
-/* The same for a Galerkin plan: R (NULL: the plan's P^T, refreshed from P),
- * A, P and C checked by the caller; the intermediate is the plan's. */
-hsp_status hsp_rap_numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
-                           hsp_csr *C);
-
 #endif

@@ -7,6 +7,7 @@
 #include "context.h"
 #include "internal.h"
 #include "plan.h"
+#include "product.h"
 #include "resident.h"
 
 static const char *const operand_name[3] = {"A", "B", "C"};

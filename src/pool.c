@@ -1,4 +1,4 @@
-/* pool.c: the thread pool.  A generation counter tells the workers a new
+/* pool.c: the thread pool, and the split of weighted items into its parts.  A generation counter tells the workers a new
  * run has been posted.  Between runs a worker spins a little before it
  * sleeps on a condition variable, and so does the caller waiting for the
  * workers: a product posts several runs a few microseconds apart, and waking
@@ -168,4 +168,27 @@ void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg
     chunk_run run = {.nchunks = nchunks, .fn = fn, .arg = arg};
     atomic_init(&run.next, 0);
     hsp_pool_run(pool, run_chunks, &run);
+}
+
+int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut)
+{
+    int64_t total = prefix ? prefix[n] - prefix[0] : n;
+    if (parts > n && n > 0) parts = n;
+    if (parts < 1) parts = 1;
+    cut[0] = 0;
+    for (int64_t p = 1; p < parts; p++) {
+        int64_t target = total / parts * p + total % parts * p / parts, lo = cut[p - 1], hi = n;
+        if (!prefix) {
+            cut[p] = target;
+            continue;
+        }
+        while (lo < hi) { /* first row whose prefix reaches the target */
+            int64_t mid = lo + (hi - lo) / 2;
+            if (prefix[mid] - prefix[0] < target) lo = mid + 1;
+            else hi = mid;
+        }
+        cut[p] = lo;
+    }
+    cut[parts] = n;
+    return parts;
 }

@@ -19,6 +19,10 @@ void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg);
 /* Call fn(arg, tid, c) for c = 0 .. nchunks-1, each chunk taken by whichever
  * thread is free next (dynamic scheduling), and wait. */
 void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg);
+/* Split n items, of weight given by a prefix array (NULL: one each), into
+ * parts of about equal weight for the pool: part p is [cut[p], cut[p + 1]).
+ * Returns the parts. */
+int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut);
 /* The number of online CPU cores. */
 int hsp_cpu_count(void);
 

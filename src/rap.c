@@ -1,15 +1,19 @@
 /* rap.c: Galerkin products C = R*A*P as two products, R*(A*P) or (R*A)*P,
  * with R = P^T formed once when not given (for R*(A*P) on a thread of its
- * own while A*P runs); a GPU device keeps the intermediate product for the
- * second instead of receiving it again; with a plan, the values of a later
- * product of the same patterns are computed alone (AMG re-setup). */
+ * own while A*P runs); on a device with memory of its own both products are
+ * resident ones, the intermediate kept there for the second; with a plan,
+ * the values of a later product of the same patterns are computed alone
+ * (AMG re-setup). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "context.h"
+#include "devices.h"
 #include "internal.h"
 #include "plan.h"
-#include "stages.h"
+#include "product.h"
+#include "rap.h"
+#include "resident.h"
 #include "transpose.h"
 
 /* The two products of an order: first X*Y into mid, then the second. */
@@ -75,6 +79,8 @@ typedef struct {
     int keep_where;
     hsp_status status;
     char error[256];
+    int started;    /* on thread, to be joined */
+    pthread_t thread;
 } transpose_job;
 
 static void *transpose_run(void *arg)
@@ -87,11 +93,14 @@ static void *transpose_run(void *arg)
     return NULL;
 }
 
-/* Wait for the transpose started on thread (if started); its status. */
-static hsp_status transpose_join(pthread_t *thread, int started, transpose_job *t)
+/* Wait for the transpose of t (a transpose_job) if it runs on a thread of
+ * its own; its status. */
+static hsp_status transpose_join(void *arg)
 {
-    if (!started) return HSP_OK;
-    pthread_join(*thread, NULL);
+    transpose_job *t = arg;
+    if (!t->started) return HSP_OK;
+    pthread_join(t->thread, NULL);
+    t->started = 0;
     return t->status == HSP_OK ? HSP_OK : hsp_fail(t->status, "%s", t->error);
 }
 
@@ -110,34 +119,99 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     return s;
 }
 
+/* Do hsp_rap's products run resident, starting with X*Y?  On a device with
+ * memory of its own that "auto" will no longer hand over, unless X*Y is
+ * small (then both run as hsp_multiply would run them, on the CPU threads):
+ * the middle product then stays on the device for the second. */
+static int run_resident(const hsp_context *ctx, const hsp_csr *X, const hsp_csr *Y)
+{
+    int64_t nnz = X->nnz + (Y == X ? 0 : Y->nnz);
+    return ctx->device->hold && ctx->auto_next == HSP_AUTO_NONE && !(ctx->cpu && nnz <= ctx->options.small_nnz);
+}
+
+/* Bytes that cross between host and device for M: its three arrays. */
+static int64_t crossing_bytes(const hsp_csr *M)
+{
+    return ((int64_t)M->nrows + 1) * (int64_t)sizeof(int64_t) +
+           M->nnz * (int64_t)(sizeof(int32_t) + hsp_value_size(M->precision));
+}
+
+/* *Z = X*Y on the device, each operand a host matrix, placed here for the
+ * product (stats count the copies), or (rX, rY not NULL) resident already. */
+static hsp_status resident_product(hsp_context *ctx, const hsp_csr *X, const hsp_resident *rX, const hsp_csr *Y,
+                                   const hsp_resident *rY, hsp_resident **Z, hsp_stats *stats)
+{
+    hsp_resident *px = NULL, *py = NULL;
+    hsp_status s = rX ? HSP_OK : hsp_place(ctx, X, &px);
+    if (s == HSP_OK && !rY && !(Y == X && px)) s = hsp_place(ctx, Y, &py);
+    if (s == HSP_OK) s = hsp_multiply_resident(ctx, rX ? rX : px, rY ? rY : py ? py : px, Z, stats);
+    if (s == HSP_OK && stats) stats->bytes_to_device += (px ? crossing_bytes(X) : 0) + (py ? crossing_bytes(Y) : 0);
+    hsp_resident_free(px), hsp_resident_free(py);
+    return s;
+}
+
+/* A resident product's result brought home into *out (stats count it). */
+static hsp_status take_home(hsp_resident *M, hsp_csr **out, hsp_stats *stats)
+{
+    hsp_status s = hsp_resident_take(M, out);
+    if (s == HSP_OK && stats) stats->bytes_to_host += crossing_bytes(*out);
+    return s;
+}
+
+/* The two products.  The first runs resident where run_resident says, the
+ * second too where it says so of it, the middle product then staying on the
+ * device between them; else (or for a plan, which reads it) the middle comes
+ * home (p->mid), and a product on host operands runs as hsp_multiply runs
+ * it.  R is the caller's or NULL (P^T, p->rt, ready once join returns);
+ * first_R is what the first product may read of it meanwhile. */
+static hsp_status products(hsp_context *ctx, const hsp_csr *R, const hsp_csr *first_R, const hsp_csr *A,
+                           const hsp_csr *P, hsp_plan *p, int planned, hsp_csr **C, hsp_stats *stats,
+                           hsp_status (*join)(void *), void *joining)
+{
+    int r_ap = p->order == HSP_RAP_R_AP;
+    hsp_stats *second = stats ? stats + 1 : NULL;
+    hsp_resident *mid = NULL, *rC = NULL;
+    const hsp_csr *op[4];
+    operands(p->order, first_R, A, P, NULL, op);
+    int first_resident = run_resident(ctx, op[0], op[1]);
+    hsp_status s = first_resident ? resident_product(ctx, op[0], NULL, op[1], NULL, &mid, stats)
+                                  : product(ctx, op[0], op[1], &p->mid, planned ? &p->first : NULL, stats);
+    hsp_status joined = join(joining);
+    if (s == HSP_OK) s = joined;
+    operands(p->order, R ? R : p->rt, A, P, NULL, op);
+    const hsp_csr *other = r_ap ? op[2] : op[3]; /* R, or P */
+    int second_resident = s == HSP_OK && mid && run_resident(ctx, other, hsp_resident_csr(mid));
+    if (second_resident)
+        s = r_ap ? resident_product(ctx, other, NULL, NULL, mid, &rC, second)
+                 : resident_product(ctx, NULL, mid, other, NULL, &rC, second);
+    if (second_resident && s == HSP_OK) s = take_home(rC, C, second), rC = NULL;
+    if (s == HSP_OK && mid && (planned || !second_resident)) s = take_home(mid, &p->mid, stats), mid = NULL;
+    operands(p->order, R ? R : p->rt, A, P, p->mid, op);
+    if (s == HSP_OK && first_resident && planned) s = hsp_plan_of(op[0], op[1], p->mid, &p->first);
+    if (s == HSP_OK && !second_resident) s = product(ctx, op[2], op[3], C, planned ? &p->second : NULL, second);
+    else if (s == HSP_OK && planned) s = hsp_plan_of(op[2], op[3], *C, &p->second);
+    hsp_resident_free(mid), hsp_resident_free(rC);
+    return s;
+}
+
 hsp_status hsp_rap_run(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
                        hsp_csr **C, hsp_plan **plan, hsp_stats *stats)
 {
-    hsp_status s = HSP_OK;
     hsp_plan *p = calloc(1, sizeof *p);
     if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a Galerkin product");
     p->kind = HSP_PLAN_RAP, p->order = order;
-    transpose_job t = {P, NULL, p, plan != NULL, HSP_OK, ""};
-    pthread_t thread;
-    int started = 0;
+    transpose_job t = {.P = P, .plan = p, .keep_where = plan != NULL, .status = HSP_OK};
+    hsp_status s = HSP_OK;
     if (!R) { /* R*(A*P) needs R only for the second product */
-        started = order == HSP_RAP_R_AP && pthread_create(&thread, NULL, transpose_run, &t) == 0;
-        if (!started) t.pool = ctx->pool, transpose_run(&t), s = t.status; /* here: its message is this thread's */
+        t.started = order == HSP_RAP_R_AP && pthread_create(&t.thread, NULL, transpose_run, &t) == 0;
+        if (!t.started) t.pool = ctx->pool, transpose_run(&t), s = t.status; /* here: its message is this thread's */
     }
-    const hsp_csr *op[4];
-    operands(order, R ? R : started ? NULL : p->rt, A, P, NULL, op); /* R is the thread's until joined */
-    ctx->keep = !plan; /* mid is for the second product alone: the device need not send it back */
-    if (s == HSP_OK) s = product(ctx, op[0], op[1], &p->mid, plan ? &p->first : NULL, stats);
-    ctx->keep = 0;
-    hsp_status joined = transpose_join(&thread, started, &t);
-    if (s == HSP_OK) s = joined;
-    operands(order, R ? R : p->rt, A, P, p->mid, op);
-    ctx->resident = order == HSP_RAP_R_AP ? HSP_RESIDENT_B : HSP_RESIDENT_A; /* mid, as the device left it */
-    if (s == HSP_OK) s = product(ctx, op[2], op[3], C, plan ? &p->second : NULL, stats ? stats + 1 : NULL);
-    ctx->resident = HSP_RESIDENT_NONE;
-    if (ctx->device->fetch) ctx->device->fetch(ctx->device, 1); /* mid, if still kept, is freed here */
+    const hsp_csr *first_R = R ? R : t.started ? NULL : p->rt; /* R is the thread's until joined */
+    if (s == HSP_OK) s = products(ctx, R, first_R, A, P, p, plan != NULL, C, stats, transpose_join, &t);
+    else transpose_join(&t);
     if (s == HSP_OK && plan) *plan = p;
     else hsp_plan_free(p);
+    if (s != HSP_OK) hsp_csr_free(*C), *C = NULL;
     return s;
 }
 

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "context.h"
+#include "devices.h"
 #include "internal.h"
+#include "product.h"
 #include "resident.h"
-#include "stages.h"
 
 struct hsp_resident {
     hsp_context *ctx;
@@ -190,6 +191,16 @@ hsp_status hsp_resident_host(hsp_resident *M, const hsp_csr **host)
     hsp_status s = M->home ? HSP_OK : bring_home(M);
     hsp_context_unlock(M->ctx);
     if (s == HSP_OK) *host = M->host;
+    return s;
+}
+
+hsp_status hsp_resident_take(hsp_resident *M, hsp_csr **out)
+{
+    const hsp_csr *H = NULL;
+    hsp_status s = hsp_resident_host(M, &H);
+    *out = s == HSP_OK ? M->host : NULL;
+    if (s == HSP_OK) M->borrowed = 1; /* the caller's now: not freed with M */
+    hsp_resident_free(M);
     return s;
 }
 

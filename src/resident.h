@@ -20,6 +20,9 @@ void *hsp_resident_held(const hsp_resident *M);
 hsp_status hsp_rap_resident_kept(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A,
                                  const hsp_resident *P, hsp_rap_order order, hsp_resident **C, hsp_resident **kept,
                                  hsp_stats *stats);
+/* M brought home, its host matrix handed to *out (the caller's to free) and
+ * M freed, its device arrays with it (M freed on failure too). */
+hsp_status hsp_resident_take(hsp_resident *M, hsp_csr **out);
 /* The device wrote M's values: what the host has of them is stale. */
 void hsp_resident_touched(hsp_resident *M);
 

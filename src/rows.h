@@ -5,7 +5,7 @@
 #define HSP_ROWS_H
 
 #include "scratch.h"
-#include "stages.h"
+#include "job.h"
 
 /* Rows bin_rows[first .. last) of bin 1. */
 void hsp_rows_single(hsp_job *job, int64_t first, int64_t last);

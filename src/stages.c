@@ -8,47 +8,6 @@
 #include "scratch.h"
 #include "stages.h"
 
-/* ---- workspace and parts ----------------------------------------------------- */
-
-void *hsp_job_alloc(hsp_job *job, int k, int64_t bytes, const char *what)
-{
-    hsp_workspace *ws = &job->ctx->ws;
-    if (hsp_job_reserve(job, bytes) != HSP_OK) return NULL;
-    if ((size_t)bytes <= ws->bytes[k] && ws->block[k]) return ws->block[k];
-    free(ws->block[k]);
-    ws->bytes[k] = 0;
-    if (!(ws->block[k] = hsp_alloc((size_t)bytes))) {
-        hsp_job_release(job, bytes);
-        hsp_fail(HSP_ERR_NOMEM, "no memory for %s (%lld bytes)", what, (long long)bytes);
-        return NULL;
-    }
-    ws->bytes[k] = (size_t)bytes;
-    return ws->block[k];
-}
-
-int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut)
-{
-    int64_t total = prefix ? prefix[n] - prefix[0] : n;
-    if (parts > n && n > 0) parts = n;
-    if (parts < 1) parts = 1;
-    cut[0] = 0;
-    for (int64_t p = 1; p < parts; p++) {
-        int64_t target = total / parts * p + total % parts * p / parts, lo = cut[p - 1], hi = n;
-        if (!prefix) {
-            cut[p] = target;
-            continue;
-        }
-        while (lo < hi) { /* first row whose prefix reaches the target */
-            int64_t mid = lo + (hi - lo) / 2;
-            if (prefix[mid] - prefix[0] < target) lo = mid + 1;
-            else hi = mid;
-        }
-        cut[p] = lo;
-    }
-    cut[parts] = n;
-    return parts;
-}
-
 /* ---- stage 1: upper bounds -------------------------------------------------- */
 
 typedef struct {
@@ -104,17 +63,6 @@ hsp_status hsp_stage_bound(hsp_job *job)
     part_run r = {job, cut, part_flops};
     hsp_pool_chunks(job->ctx->pool, nparts, dev->bound ? sum_part : bound_part, &r);
     return hsp_job_flops(job, part_flops, nparts);
-}
-
-hsp_status hsp_job_flops(hsp_job *job, const int64_t *products, int64_t nparts)
-{
-    int64_t total = 0;
-    for (int64_t p = 0; p < nparts; p++)
-        if (products[p] < 0 || hsp_add_overflows(total, products[p], &total))
-            return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
-    if (hsp_mul_overflows(total, 2, &job->stats->flops))
-        return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
-    return HSP_OK;
 }
 
 /* ---- stage 2: binning and C~ -------------------------------------------------- */
@@ -200,15 +148,6 @@ static hsp_status bin_on_device(hsp_job *job)
     return s != HSP_OK ? s : hsp_job_longbufs(job, job->nlong);
 }
 
-hsp_status hsp_job_longbufs(hsp_job *job, int64_t nlong)
-{
-    job->longbuf = hsp_job_alloc(job, WS_LONG, nlong * (int64_t)sizeof(hsp_growbuf), "long rows");
-    if (!job->longbuf) return HSP_ERR_NOMEM;
-    memset(job->longbuf, 0, (size_t)nlong * sizeof(hsp_growbuf));
-    job->nlong = nlong;
-    return HSP_OK;
-}
-
 /* The bins' rows and C~ (the C~ offsets of rows in job->slot). */
 static hsp_status place_rows(hsp_job *job, bin_run *r, int64_t nparts, int64_t total_slots)
 {
@@ -272,10 +211,6 @@ hsp_status hsp_stage_compute(hsp_job *job)
     int nbins = job->ctx->bins.nbins;
     if (dev->direct) return hsp_direct_compute(job);
     double t0 = hsp_now_ms();
-    if (job->resident && dev->fetch && job->bin_start[2] > job->bin_start[1]) { /* bin 1 reads the operand here */
-        hsp_status s = dev->fetch(dev, 0);
-        if (s != HSP_OK) return s;
-    }
     for (int b = job->all_device ? 1 : 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
         hsp_status s = dev->launch_bin(dev, job, b);
@@ -324,38 +259,13 @@ static void arrange_part(void *arg, int tid, int64_t part)
     }
 }
 
-hsp_status hsp_stage_alloc_entries(hsp_job *job)
-{
-    hsp_csr *C = job->C;
-    job->stats->nnz_c = C->nnz;
-    if (C->nnz > INT64_MAX / 16 || (uint64_t)C->nnz > SIZE_MAX / 16) /* its bytes, in int64_t and size_t */
-        return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
-                        (long long)C->nnz);
-    hsp_status s = job->hold_c ? HSP_OK : hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));
-    if (s != HSP_OK || job->hold_c) return s; /* a C the device holds has its entries there alone */
-    C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
-    C->values = hsp_alloc((size_t)C->nnz * job->vsize);
-    if (!C->colidx || !C->values)
-        return hsp_fail(HSP_ERR_NOMEM, "no memory for C (%lld entries)", (long long)C->nnz);
-    return HSP_OK;
-}
-
-hsp_status hsp_stage_alloc_c(hsp_job *job)
-{
-    hsp_csr *C = job->C;
-    int64_t m = C->nrows;
-    for (int64_t i = 0; i < m && !job->all_device; i++) C->rowptr[i + 1] += C->rowptr[i];
-    if (!job->all_device) C->nnz = C->rowptr[m]; /* else the device's row pointers gave it */
-    return hsp_stage_alloc_entries(job);
-}
-
 hsp_status hsp_stage_arrange(hsp_job *job)
 {
     hsp_device *dev = job->dev;
     if (dev->direct) return hsp_direct_arrange(job);
     int64_t m = job->C->nrows, nparts = part_count(job);
     int64_t cut[nparts + 1];
-    hsp_status s = hsp_stage_alloc_c(job);
+    hsp_status s = hsp_job_alloc_c(job);
     if (s != HSP_OK) return s;
     arrange_run r = {job, cut, NULL};
     if (dev->arrange) { /* the device's rows there, bin 1's here unless the device did them */

@@ -4,11 +4,11 @@
  * and the parts place their entries at once; rows of A^T come out in the
  * same order as with one part.  The position each entry of A takes in A^T
  * can be kept, so that A^T's values follow new values of A without a second
- * sort (a plan's R = P^T). */
+ * sort (a plan's R = P^T).  Two transposes sort the rows of a matrix in
+ * place (hsp_csr_sort). */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "stages.h"
 #include "transpose.h"
 
 enum { MAX_PARTS = 64 };
@@ -121,4 +121,19 @@ hsp_status hsp_transpose(const hsp_csr *A, hsp_csr **AT)
     *AT = NULL;
     hsp_status s = hsp_csr_check(A);
     return s == HSP_OK ? hsp_transpose_keep(A, NULL, AT, NULL) : s;
+}
+
+/* Two transposes, each a counting sort by column, leave A's rows sorted. */
+hsp_status hsp_csr_sort(hsp_csr *A)
+{
+    hsp_csr *T = NULL, *S = NULL;
+    hsp_status s = hsp_csr_check_unordered(A, 1);
+    if (s == HSP_OK) s = hsp_transpose_keep(A, NULL, &T, NULL);
+    if (s == HSP_OK) s = hsp_transpose_keep(T, NULL, &S, NULL);
+    if (s == HSP_OK) {
+        memcpy(A->colidx, S->colidx, (size_t)A->nnz * sizeof *A->colidx);
+        memcpy(A->values, S->values, (size_t)A->nnz * hsp_value_size(A->precision));
+    }
+    hsp_csr_free(T), hsp_csr_free(S);
+    return s;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include "gpu.h"
 #include "internal.h"
+#include "product.h"
 #include "ref.h"
 #include "stages.h"
 #include "tap.h"
@@ -139,7 +140,7 @@ static void stage_alloc_entries(hsp_context *ctx)
         make_operands(&o, 1, 1);
         hsp_job job = job_of(ctx, &o.A, &o.B, &st);
         job.C = &C;
-        hsp_status s = hsp_stage_alloc_entries(&job);
+        hsp_status s = hsp_job_alloc_entries(&job);
         int ok = s == cases[k].want && !C.colidx && !C.values && atomic_load(&job.temp_bytes) == 0;
         if (cases[k].want == HSP_ERR_OVERFLOW) ok = ok && strstr(hsp_errmsg(), "does not fit in memory");
         tap_ok(ok, "nnz(C) = %lld: %s, no arrays, nothing reserved (got %s: %s)", (long long)cases[k].nnz,

@@ -269,10 +269,10 @@ static hsp_csr *rows_of(int32_t n, int32_t ncols, const int *count, const int32_
     return M;
 }
 
-/* The intermediate a device keeps is fetched when the host needs it: for
- * bin 1's rows of the second product (an intermediate row of one entry
- * times a row of one entry), and for a second product small enough for the
- * CPU threads. */
+/* Galerkin products whose second has rows of one product (an intermediate
+ * row of one entry times a row of one entry), and one whose second product
+ * is small enough for the CPU threads while the first is not: on a device
+ * with memory of its own the intermediate, made there, comes home for it. */
 static void test_kept(void)
 {
     enum { N = 32 };

@@ -1,0 +1,137 @@
+/* gpu_launch.c: launching a per-row kernel (heap, ESC, merge, hash) over
+ * rows of a bin: its work-group size, its arguments, its grid. */
+#include "gpu.h"
+#include "internal.h"
+#include "job.h"
+
+size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want)
+{
+    size_t most = g->ops->group_limit(g, dbl, kernel);
+    if (want > most) want = most;
+    return want > 0 ? want : 1;
+}
+
+/* The smallest power of two >= n. */
+static int64_t pow2_at_least(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
+{
+    static const int operands[] = {GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL};
+    static const int outputs[] = {GA_SLOT, GA_TCOL, GA_TVAL, GA_CNT};
+    for (int j = 0; j < 6; j++) a[j] = gpu_arr(g, operands[j]);
+    a[6] = gpu_arr(g, rows), a[7] = gpu_val(first, sizeof *first), a[8] = gpu_val(nrows, sizeof *nrows);
+    for (int j = 0; j < 4; j++) a[9 + j] = gpu_arr(g, outputs[j]);
+}
+
+/* The ESC kernel's own arguments (after the row arguments) for rows of up
+ * to hi products (long ones when islong); *size is its work-group size, *n2
+ * and *islong hold the values the arguments point to. */
+static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t *n2, int32_t *islong, size_t *size)
+{
+    *n2 = (int32_t)pow2_at_least(hi);
+    *size = gpu_group_size(g, job->vsize == 8, GK_ESC, (size_t)(*n2 / 2 < 256 ? *n2 / 2 : 256));
+    size_t need = (size_t)*n2 * (sizeof(int32_t) + job->vsize) + *size * sizeof(int32_t);
+    if ((int64_t)need > g->local_mem)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "ESC rows of %lld products need %zu bytes of local memory; "
+                        "the device has %lld", (long long)hi, need, (long long)g->local_mem);
+    a[0] = gpu_val(n2, sizeof *n2);
+    a[1] = gpu_local((size_t)*n2 * sizeof(int32_t));
+    a[2] = gpu_local((size_t)*n2 * job->vsize);
+    a[3] = gpu_local(*size * sizeof(int32_t));
+    a[4] = gpu_val(islong, sizeof *islong);
+    a[5] = gpu_arr(g, GA_PCOL), a[6] = gpu_arr(g, GA_PVAL), a[7] = gpu_arr(g, GA_LROWS);
+    return HSP_OK;
+}
+
+/* The merge kernel's own arguments (long rows); *size is its work-group
+ * size.  Its batch of *n2 products, a power of two of at most 4096 and 16 a
+ * work-item, fits in local memory. */
+static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *size)
+{
+    int64_t entry = (int64_t)(sizeof(int32_t) + job->vsize);
+    *size = gpu_group_size(g, job->vsize == 8, GK_MERGE, 256);
+    size_t scan = *size * sizeof(int32_t);
+    *n2 = 2;
+    while (2 * *n2 <= 4096 && 2 * *n2 <= 16 * (int32_t)*size && 2 * *n2 * entry + (int64_t)scan + 256 <= g->local_mem)
+        *n2 *= 2;
+    a[0] = gpu_arr(g, GA_PCOL), a[1] = gpu_arr(g, GA_PVAL), a[2] = gpu_arr(g, GA_LROWS);
+    a[3] = gpu_val(n2, sizeof *n2);
+    a[4] = gpu_local((size_t)*n2 * sizeof(int32_t));
+    a[5] = gpu_local((size_t)*n2 * job->vsize);
+    a[6] = gpu_local(scan);
+}
+
+/* Hash for medium rows of up to hi products, one a work-group (hash.cl's
+ * hsp_hash), where a work-group of 256 or fewer holds the table, eight
+ * slots a work-item, in local memory; *done is 0 when it does not. */
+static hsp_status hash_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows, int *done)
+{
+    int dbl = job->vsize == 8;
+    int32_t n2 = (int32_t)pow2_at_least(hi);
+    size_t size = gpu_group_size(g, dbl, GK_HASH, 256);
+    size_t need = (size_t)n2 * (sizeof(int32_t) + job->vsize) + size * (2 * sizeof(int64_t) + job->vsize);
+    *done = (size_t)n2 <= 8 * size && (size_t)n2 >= size && !(size & (size - 1)) && (int64_t)need <= g->local_mem;
+    if (!*done) return HSP_OK;
+    gpu_arg a[GPU_ARGS_MAX];
+    gpu_row_args(g, a, rows, &first, &nrows);
+    a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local((size_t)n2 * sizeof(int32_t));
+    a[ROW_ARGS + 2] = gpu_local((size_t)n2 * job->vsize), a[ROW_ARGS + 3] = gpu_local(sizeof(int32_t));
+    a[ROW_ARGS + 4] = gpu_local(size * sizeof(int64_t)), a[ROW_ARGS + 5] = gpu_local(size * sizeof(int32_t));
+    a[ROW_ARGS + 6] = gpu_local(size * job->vsize);
+    return g->ops->launch(g, dbl, GK_HASH, a, ROW_ARGS + 7, (size_t)nrows, size);
+}
+
+/* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS) for rows of up to hi
+ * products (not long), several a work-group where twice the work-group
+ * holds a row's n2 entries (esc.cl's hsp_esc_rows, hash.cl's hsp_hash_rows,
+ * which takes the same arguments and three more); *done is 0 when it does not. */
+static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, int rows, int64_t first,
+                                 int64_t nrows, int *done)
+{
+    int dbl = job->vsize == 8;
+    int32_t n2 = (int32_t)pow2_at_least(hi < 2 ? 2 : hi);
+    size_t size = gpu_group_size(g, dbl, kernel, 128);
+    *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
+    if (!*done) return HSP_OK;
+    gpu_arg a[GPU_ARGS_MAX];
+    gpu_row_args(g, a, rows, &first, &nrows);
+    a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
+    a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));
+    a[ROW_ARGS + 4] = gpu_local(size * sizeof(int64_t)), a[ROW_ARGS + 5] = gpu_local(size * sizeof(int32_t));
+    a[ROW_ARGS + 6] = gpu_local(size * job->vsize); /* hash: each row's A entries */
+    size_t per_group = 2 * size / (size_t)n2;
+    int nargs = ROW_ARGS + (kernel == GK_HASH_ROWS ? 7 : 4);
+    return g->ops->launch(g, dbl, kernel, a, nargs, ((size_t)nrows + per_group - 1) / per_group, size);
+}
+
+hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
+                           int64_t first, int64_t nrows)
+{
+    int dbl = job->vsize == 8;
+    gpu_arg a[GPU_ARGS_MAX];
+    int32_t n2 = 0, islong32 = islong;
+    size_t size = 0, groups = (size_t)nrows;
+    int nargs = ROW_ARGS;
+    hsp_status s = HSP_OK;
+    if (!nrows) return HSP_OK;
+    if (m == HSP_METHOD_HASH && !g->local_add[dbl]) m = HSP_METHOD_ESC; /* hash needs local_add */
+    if ((m == HSP_METHOD_ESC || m == HSP_METHOD_HASH) && !islong) { /* several rows a work-group, where they fit */
+        int done = 0;
+        s = rows_in_groups(g, job, m == HSP_METHOD_HASH ? GK_HASH_ROWS : GK_ESC_ROWS, hi, rows, first, nrows, &done);
+        if (!done && s == HSP_OK && m == HSP_METHOD_HASH) s = hash_rows(g, job, hi, rows, first, nrows, &done);
+        if (done || s != HSP_OK) return s;
+        m = HSP_METHOD_ESC; /* rows too large for the hash kernels: ESC, one a work-group */
+    }
+    int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
+    size = gpu_group_size(g, dbl, kernel, 64);
+    gpu_row_args(g, a, rows, &first, &nrows);
+    if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
+    if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;
+    if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
+    return s == HSP_OK ? g->ops->launch(g, dbl, kernel, a, nargs, groups, size) : s;
+}

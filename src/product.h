@@ -1,0 +1,31 @@
+/* product.h: products inside the library (private): the one entry of every
+ * product, and the context's lock and hand-over. */
+#ifndef HSP_PRODUCT_H
+#define HSP_PRODUCT_H
+
+#include "hspgemm.h"
+
+/* C = A*B on the context's device, or on its CPU threads when small.  With
+ * placed, A and B are resident matrices (checked when placed; never small),
+ * whose entries the device holds where held[k] is not NULL (the host's A or B
+ * then has row pointers only); with hold_c, C's entries stay on the device
+ * (*held_c) and the host's C gets row pointers only.  With unsorted, C's
+ * rows may be left unsorted. */
+hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed, void *const held[2],
+                       int hold_c, int unsorted, hsp_csr **C, void **held_c, hsp_stats *stats);
+/* hsp_multiply with C's rows sorted whatever the options say: for the
+ * library's own products (plans, hsp_rap, AMG), which later products read. */
+hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
+                               hsp_stats *stats);
+
+/* Take and give back ctx's lock: every public call on a context (or on a
+ * resident matrix, plan or hierarchy of it) holds it, so that threads
+ * sharing a context take turns.  Recursive: a call may make others. */
+void hsp_context_lock(hsp_context *ctx);
+void hsp_context_unlock(hsp_context *ctx);
+/* The device "auto" chose failed its first product (with the error of
+ * hsp_errmsg()): close it and make the next candidate that opens the
+ * context's device, its note saying what failed and why. */
+hsp_status hsp_context_hand_over(hsp_context *ctx);
+
+#endif
