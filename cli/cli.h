@@ -35,6 +35,17 @@ typedef struct {
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a);
 /* Load operand k (file or generator) in a's precision; prints errors. */
 hsp_csr *cli_load(const cli_args *a, int k);
+/* The shape file operand k declares in its size line, read before the file
+ * itself: 1 if known; 0 for a generator, what is not a regular file (a pipe
+ * read twice would lose its start) or a size line the reader will refuse. */
+int cli_declared_shape(const cli_args *a, int k, int64_t *rows, int64_t *cols);
+/* Refuse a command before it reads a matrix when the row arrays it needs at
+ * once pass the memory limit: its file operands' row pointers (8 bytes a
+ * row) and its first product's row arrays (28 bytes a row of product_rows,
+ * that product's left operand; 0: none), from the size lines alone (issue
+ * 28: a 3-line file of 2147483647 rows read 16 GiB before its product was
+ * refused).  Prints the error and returns 1 when refused, else 0. */
+int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows);
 /* Print "hspgemm: what: status: detail" to stderr and return 1. */
 int cli_error(const char *what, hsp_status s);
 /* Milliseconds of a monotonic clock. */

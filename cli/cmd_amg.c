@@ -151,6 +151,9 @@ int cmd_amg_setup(int argc, char **argv)
         fprintf(stderr, "hspgemm: amg-setup takes one matrix, %d given\n%s", a.noperands, usage_amg);
         return 2;
     }
+    int64_t rows = 0, cols;
+    cli_declared_shape(&a, 0, &rows, &cols);
+    if (cli_check_rows(&a, "amg-setup", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0)) return 1;
     hsp_csr *A = cli_load(&a, 0);
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;

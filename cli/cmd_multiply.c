@@ -74,6 +74,9 @@ int cmd_multiply(int argc, char **argv, int square)
                 want == 1 ? "x" : "ces", a.noperands, usage_multiply);
         return 2;
     }
+    int64_t rows = 0, cols;
+    cli_declared_shape(&a, 0, &rows, &cols);
+    if (cli_check_rows(&a, argv[0], rows)) return 1;
     hsp_csr *A = cli_load(&a, 0), *B = NULL;
     if (A && !square) B = cli_load(&a, 1);
     if (!A || (!square && !B)) rc = 1;

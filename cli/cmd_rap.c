@@ -53,6 +53,10 @@ int cmd_rap(int argc, char **argv)
         fprintf(stderr, "hspgemm: rap takes R A P or A P, %d matrices given\n%s", a.noperands, usage_rap);
         return 2;
     }
+    int64_t rows = 0, cols = 0; /* those of the first product's left operand: A, R, or P^T */
+    int left = a.amg.order == HSP_RAP_R_AP ? a.noperands - 2 : a.noperands == 3 ? 0 : 1;
+    cli_declared_shape(&a, left, &rows, &cols);
+    if (cli_check_rows(&a, "rap", a.amg.order == HSP_RAP_RA_P && a.noperands == 2 ? cols : rows)) return 1;
     hsp_csr *M[3] = {NULL, NULL, NULL};
     for (int k = 0; k < a.noperands && (k == 0 || M[k - 1]); k++) M[k] = cli_load(&a, k);
     hsp_csr *R = a.noperands == 3 ? M[0] : NULL, *A = M[a.noperands - 2], *P = M[a.noperands - 1], *C = NULL;

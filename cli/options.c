@@ -3,7 +3,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
+
+/* Bytes of hsp_multiply's row arrays a row of A: C's row pointers, the
+ * bounds, the offsets (8 each) and the bins (4), refused before they are
+ * allocated where they pass the memory limit (hspgemm.h, mem_limit). */
+enum { PRODUCT_ROW_BYTES = 28 };
 
 /* A whole decimal number in [lo, hi] from text; 0 on success. */
 static int parse_int(const char *text, int64_t lo, int64_t hi, int64_t *out)
@@ -212,6 +220,64 @@ hsp_csr *cli_load(const cli_args *a, int k)
                        : hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, a->lib.mem_limit, &M);
     if (s != HSP_OK) cli_error(a->operand[k], s);
     return M;
+}
+
+/* The next line of f into line (at most len - 1 bytes of it: the rest of a
+ * longer line is skipped); 0 at the end of the file. */
+static int read_line(FILE *f, char *line, int len)
+{
+    if (!fgets(line, len, f)) return 0;
+    if (!strchr(line, '\n'))
+        for (int c = 0; c != '\n' && c != EOF;) c = getc(f);
+    return 1;
+}
+
+int cli_declared_shape(const cli_args *a, int k, int64_t *rows, int64_t *cols)
+{
+    struct stat st;
+    char line[1024], *end;
+    FILE *f;
+    if (a->operand_is_gen[k] || stat(a->operand[k], &st) || !S_ISREG(st.st_mode) || !(f = fopen(a->operand[k], "r")))
+        return 0;
+    int known = read_line(f, line, sizeof line) && !strncasecmp(line, "%%MatrixMarket", 14);
+    while (known && (known = read_line(f, line, sizeof line))) {
+        const char *p = line + strspn(line, " \t\r\n");
+        if (*p == '%' || !*p) continue; /* comments and blank lines */
+        long long n[3];
+        errno = 0;
+        for (int t = 0; t < 3; t++, p = end) n[t] = strtoll(p, &end, 10), known &= end > p;
+        known &= !errno && !end[strspn(end, " \t\r\n")] && n[0] >= 0 && n[1] >= 0 && n[2] >= 0 &&
+                 n[0] <= INT32_MAX && n[1] <= INT32_MAX;
+        if (known) *rows = n[0], *cols = n[1];
+        break; /* the size line, or what the reader will refuse */
+    }
+    fclose(f);
+    return known;
+}
+
+int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    int64_t limit = a->lib.mem_limit > 0 ? a->lib.mem_limit : pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+    int64_t rows, cols, most_rows = -1, most_cols = 0;
+    double need = product_rows > 0 ? ((double)product_rows + 1) * PRODUCT_ROW_BYTES : 0;
+    int most = -1;
+    char product[96] = "";
+    for (int k = 0; k < a->noperands; k++) {
+        if (!cli_declared_shape(a, k, &rows, &cols)) continue;
+        need += ((double)rows + 1) * sizeof(int64_t);
+        if (rows > most_rows) most = k, most_rows = rows, most_cols = cols;
+    }
+    if (most < 0 || limit <= 0 || need <= (double)limit) return 0;
+    if (product_rows > 0)
+        snprintf(product, sizeof product, " and %d a row of a product of %lld rows", PRODUCT_ROW_BYTES,
+                 (long long)product_rows);
+    fprintf(stderr, "hspgemm: %s: %s: %s declares %lld x %lld: the row arrays of %s, 8 bytes a row of each matrix "
+            "read%s, take %.0f bytes (%.1f GiB), more than %s (%lld bytes); --mem-limit=BYTES raises the limit\n",
+            command, hsp_strerror(HSP_ERR_NOMEM), a->operand[most], (long long)most_rows, (long long)most_cols,
+            command, product, need, need / (1 << 30),
+            a->lib.mem_limit > 0 ? "the memory limit" : "this machine's memory", (long long)limit);
+    return 1;
 }
 
 int cli_error(const char *what, hsp_status s)

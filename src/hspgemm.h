@@ -185,7 +185,11 @@ typedef struct {
     int64_t local_mem;    /* bytes; 0 = the device's */
     int64_t grow_start;   /* first buffer of a group-5 row; 0 = 256 entries */
     int64_t mem_limit;    /* bytes of temporary + output memory; 0 = the machine's
-                             physical memory */
+                             physical memory.  A product's row arrays take 28 bytes
+                             a row of A (C's row pointers, each row's bound, offset
+                             and bin): one whose row arrays pass the limit is
+                             refused before they are allocated and before the
+                             operands' rows are read */
     int64_t small_nnz;    /* with a GPU device, products whose A and B hold at most
                              this many entries together run on the CPU threads
                              alone (a GPU's fixed costs outweigh them); 0 = 2^18,

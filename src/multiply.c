@@ -31,9 +31,24 @@ static void check_part(void *arg, int tid, int64_t c)
     if (r->status[c] != HSP_OK) snprintf(r->msg[c], MSG, "%s", hsp_errmsg());
 }
 
+/* Refuse a product whose arrays of a number per row of A alone (C's row
+ * pointers, the bounds, the offsets, the bins: 28 bytes a row) would pass
+ * the memory limit.  A's header says so: no need to read its rows first. */
+static hsp_status check_row_arrays(const hsp_context *ctx, const hsp_csr *A)
+{
+    int64_t limit = hsp_memory_limit(&ctx->options);
+    double need = ((double)A->nrows + 1) * (3 * sizeof(int64_t) + sizeof(int32_t));
+    if (need > (double)limit)
+        return hsp_fail(HSP_ERR_NOMEM, "%d rows need %.0f bytes (%.1f GiB) for their row arrays alone, more than "
+                        "the memory limit of %lld bytes%s", A->nrows, need, need / (1 << 30), (long long)limit,
+                        ctx->options.mem_limit > 0 ? "" : " (this machine's memory)");
+    return HSP_OK;
+}
+
 /* Check the operands: valid CSR (rows checked on the pool; none when
  * placed: resident matrices were checked then), one precision, matching
- * shapes.  The message names the operand and its first bad row. */
+ * shapes, row arrays within the memory limit (before the rows are read).
+ * The message names the operand and its first bad row. */
 static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed)
 {
     const char *name[2] = {"A", "B"};
@@ -52,30 +67,23 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
         return hsp_fail(HSP_ERR_ARG, "A is %s but B is %s: convert one with hsp_csr_convert",
                         A->precision == HSP_DOUBLE ? "double" : "float",
                         B->precision == HSP_DOUBLE ? "double" : "float");
-    if (placed) return HSP_OK;
+    hsp_status s = check_row_arrays(ctx, A);
+    if (s != HSP_OK || placed) return s;
     check_run *r = malloc(sizeof *r);
     if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory to check the operands");
     r->M[0] = A, r->M[1] = B;
     int64_t last = B == A ? CHECK_PARTS : 2 * CHECK_PARTS;
     hsp_pool_chunks(ctx->pool, last, check_part, r);
-    hsp_status s = HSP_OK;
     for (int64_t c = 0; c < last && s == HSP_OK; c++)
         if ((s = r->status[c]) != HSP_OK) hsp_fail(s, "%s: %s", name[c / CHECK_PARTS], r->msg[c]);
     free(r);
     return s;
 }
 
-/* The header and row pointers of C; the entries come in stage 4.  A product
- * whose arrays of a number per row alone (C's row pointers, the bounds, the
- * offsets, the bins) would pass the memory limit is refused first. */
+/* The header and row pointers of C; the entries come in stage 4 (row
+ * arrays over the limit were refused with the operands). */
 static hsp_status start_result(hsp_job *job)
 {
-    int64_t rows = (int64_t)job->A->nrows + 1, limit = hsp_memory_limit(&job->ctx->options);
-    double need = (double)rows * (3 * sizeof(int64_t) + sizeof(int32_t));
-    if (need > (double)limit)
-        return hsp_fail(HSP_ERR_NOMEM, "%d rows need %.0f bytes (%.1f GiB) for their row arrays alone, more than "
-                        "the memory limit of %lld bytes%s", job->A->nrows, need, need / (1 << 30), (long long)limit,
-                        job->ctx->options.mem_limit > 0 ? "" : " (this machine's memory)");
     hsp_csr *C = calloc(1, sizeof *C);
     if (C && !job->all_device) C->rowptr = calloc((size_t)job->A->nrows + 1, sizeof *C->rowptr);
     if (!C || (!C->rowptr && !job->all_device)) {

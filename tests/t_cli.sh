@@ -84,6 +84,38 @@ else
     [ $rc -eq 1 ]; ok $? "a 2147483647 x 2147483647 file is refused within 4 GiB of address space"
     has "GiB" "$tmp/err"; ok $? "and says how much it needs: $(cat "$tmp/err")"
 fi
+# Issue 28: a 3-line file of 2147483647 x 2147483647 is refused from its size line, before any of
+# it is read: it read 16 GiB of row pointers first (49 s), then refused the product. Under the
+# machine's memory, or 16 GiB where the machine has the 72 GiB its row arrays need.
+printf '%%%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1.0\n' >"$tmp/huge28.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 0\n' >"$tmp/empty28.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n1 2147483647 1\n1 2147483647 1.0\n' >"$tmp/wide28.mtx"
+limit=""
+[ "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" -lt 75000000 ] || limit=--mem-limit=17179869184
+# quick CMD...: run CMD for at most 20 s (status 124 when cut off); took: the seconds it ran.
+quick() {
+    start=$(date +%s)
+    timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$? took=$(($(date +%s) - start))
+}
+quick "$hsp" square "$tmp/huge28.mtx" $limit
+[ $rc -eq 1 ]; ok $? "square of a 3-line 2147483647 x 2147483647 file exits 1 (124: cut off after 20 s): $rc"
+[ $took -le 5 ]; ok $? "within seconds: $took s"
+ok "$(has "huge28.mtx declares 2147483647 x 2147483647" "$tmp/err")" "the message names the shape: $(cat "$tmp/err")"
+ok "$(has "take 77309411328 bytes (72.0 GiB)" "$tmp/err")" "the bytes its row arrays need (36 a row)"
+ok "$(has "--mem-limit" "$tmp/err")" "and the option that raises the limit"
+for cmd in "multiply huge28 huge28" "rap huge28 huge28" "rap --order=ra-p huge28 huge28" "amg-setup huge28" \
+           "square empty28" "multiply empty28 empty28"; do
+    set -- $cmd
+    c=$1 && shift
+    quick "$hsp" $c $(for m in "$@"; do case $m in -*) echo "$m" ;; *) echo "$tmp/$m.mtx" ;; esac; done) $limit
+    [ $rc -eq 1 ] && [ $took -le 5 ] && [ "$(has "declares 2147483647 x 2147483647" "$tmp/err")" -eq 0 ]
+    ok $? "$cmd: refused within seconds ($rc, $took s): $(cat "$tmp/err")"
+done
+quick "$hsp" info "$tmp/wide28.mtx" --quiet
+[ $rc -eq 0 ] && [ "$(has "1 x 2147483647, nnz 1" "$tmp/out")" -eq 0 ]; ok $? "info of a 1 x 2147483647 file reads it ($took s)"
+quick "$hsp" square "$tmp/wide28.mtx"
+[ $rc -eq 1 ]; ok $? "square of it: $(cat "$tmp/err")"
 printf '%%%%MatrixMarket matrix coordinate real general\n50000000 50000000 1\n1 1 1\n' >"$tmp/tall.mtx"
 run "$hsp" square "$tmp/tall.mtx" --mem-limit=100000000
 [ $rc -eq 1 ]; ok $? "a 50000000 x 50000000 file is refused under --mem-limit=100000000"

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include "ref.h"
 #include "scratch.h"
 #include "tap.h"
@@ -605,6 +607,37 @@ static void test_errors(void)
     hsp_context_free(ctx);
 }
 
+/* A 2147483647 x 2147483647 matrix without entries, its 16 GiB of row
+ * pointers untouched zero pages (address space, no memory): hsp_multiply
+ * refuses the product's row arrays (28 bytes a row) before it checks A's
+ * rows, reading none of them (issue 28: it read all 16 GiB first). */
+static void test_huge_rows(void)
+{
+    size_t bytes = ((size_t)INT32_MAX + 1) * sizeof(int64_t);
+    int64_t *rowptr = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (rowptr == MAP_FAILED) {
+        tap_skip("no 16 GiB of address space", "a 2147483647-row A is refused before its rows are read");
+        tap_skip("no 16 GiB of address space", "and none of its row pointers is touched");
+        return;
+    }
+    hsp_csr A = {INT32_MAX, INT32_MAX, 0, HSP_DOUBLE, rowptr, NULL, NULL}, *C = (hsp_csr *)&C;
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.device = ref_device(), o.small_nnz = -1, o.mem_limit = (int64_t)1 << 30;
+    hsp_context_create(&o, &ctx);
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
+    hsp_status s = hsp_multiply(ctx, &A, &A, &C, NULL);
+    getrusage(RUSAGE_SELF, &after);
+    long faults = after.ru_minflt - before.ru_minflt;
+    tap_ok(s == HSP_ERR_NOMEM && C == NULL && strstr(hsp_errmsg(), "2147483647 rows need 60129542144 bytes"),
+           "a 2147483647-row A is refused for its row arrays: %s", hsp_errmsg());
+    tap_ok(faults < 1024, "and none of its row pointers is read first: %ld page faults (16 GiB: 8192 or more)", faults);
+    hsp_context_free(ctx);
+    munmap(rowptr, bytes);
+}
+
 /* B of k rows of 250 entries: over the same 250 columns (A's rows of k
  * entries then have 250 entries, within a long row's first buffer) or over
  * 250 k distinct columns (250 k entries a row: its buffer must grow). */
@@ -883,6 +916,7 @@ int main(void)
     test_long_rows_few_columns();
     test_two_passes();
     test_errors();
+    test_huge_rows();
     test_limit_in_growth();
     test_bad_options();
     test_device_timeout();
