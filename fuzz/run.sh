@@ -14,12 +14,12 @@ cc=${FUZZ_CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz/run.sh: no $cc (apt-get install clang-15)"; exit 1; }
 targets=${*:-$(cd "$src/fuzz" && ls *.c | sed 's/\.c$//')}
 flags="-g -O1 -std=c11 -pthread -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=undefined
-       -I$src/src -I$src/cli -I$src/tests"
+       -I$src/src $(for d in "$src"/src/*/; do printf ' -I%s' "${d%/}"; done) -I$src/cli -I$src/tests"
 mkdir -p "$build/obj"
 
 # The library, tests/ref.c and the CLI's option parsing, built again when
 # any of their sources or headers is newer than the archive.
-lib=$(cd "$src" && ls src/*.c | grep -v -e '^src/opencl' -e '^src/device_opencl')
+lib=$(cd "$src" && find src -name '*.c' ! -path 'src/opencl/*' | sort)
 if [ -z "$(find "$build/libfuzzlib.a" 2>/dev/null)" ] \
    || [ -n "$(find "$src/src" "$src/cli" "$src/tests" -newer "$build/libfuzzlib.a" -name '*.[ch]')" ]; then
     for f in $lib tests/ref.c cli/options.c; do

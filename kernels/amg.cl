@@ -1,5 +1,5 @@
 /* amg.cl: smoothed aggregation on a device with memory of its own, for a
- * resident hierarchy (src/gpu_amg.c), a row or an entry a work-item.  A's
+ * resident hierarchy (src/gpu/gpu_amg.c), a row or an entry a work-item.  A's
  * diagonal and the bound of rho(D^-1 A); strong connections; roots: a
  * maximal set of nodes at distance 3 or more from each other over the
  * strong connections, by rounds of hsp_mis_max (twice: the largest key

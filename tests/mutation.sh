@@ -31,39 +31,39 @@ logs=${MUTATION_LOGS:-$(pwd)/mutation-logs}
 # file), its replacement, and the tests likely to catch it (tried first).
 all_mutants() {
     # rows whose bound is W times a power of two go one bin too high
-    mutant bins-pow2 src/bins.c '(uint64_t)(u - 1) / (uint64_t)bins->width' \
+    mutant bins-pow2 src/pipeline/bins.h '(uint64_t)(u - 1) / (uint64_t)bins->width' \
         '(uint64_t)u / (uint64_t)bins->width' 'tests/t_bins tests/t_multiply'
     # -o writes A instead of C
     mutant cli-writes-a cli/cmd_multiply.c 'hsp_mm_write(a->output, C)' 'hsp_mm_write(a->output, A)' 'tests/t_cli.sh'
     # a values-only reuse in float adds to C's old values
-    mutant plan-float-stale src/plan.c 'k++) row[k - start] = 0;' 'k++) if (sizeof(VT) == 8) row[k - start] = 0;' \
+    mutant plan-float-stale src/product/plan.c 'k++) row[k - start] = 0;' 'k++) if (sizeof(VT) == 8) row[k - start] = 0;' \
         'tests/t_rap'
     # bin 1's chunks all start at the bin's first row
-    mutant single-chunk-offset src/stages.c 'r->first + chunk * r->rows_per_chunk' 'r->first + chunk' \
+    mutant single-chunk-offset src/pipeline/stages.c 'r->first + chunk * r->rows_per_chunk' 'r->first + chunk' \
         'tests/t_multiply_opencl.sh tests/t_multiply_nosvm.sh'
     # the prolongator's smoothing weight halved
-    mutant amg-omega-half src/amg.c 'double w = omega / rho;' 'double w = omega / rho / 2;' 'tests/t_amg'
+    mutant amg-omega-half src/amg/amg.c 'double w = omega / rho;' 'double w = omega / rho / 2;' 'tests/t_amg'
     # a long row that grows keeps all but its last entry
-    mutant grow-drops-last src/rows_impl.h 'hsp_job_grow(job, o->buf, need, used)' \
+    mutant grow-drops-last src/pipeline/rows_impl.h 'hsp_job_grow(job, o->buf, need, used)' \
         'hsp_job_grow(job, o->buf, need, used - 1)' 'tests/t_multiply'
     # the hash accumulator overwrites a column's sum
-    mutant hash-overwrites src/rows_impl.h 'sum[h] += a * op->bval[q];' 'sum[h] = a * op->bval[q];' 'tests/t_multiply'
+    mutant hash-overwrites src/pipeline/rows_impl.h 'sum[h] += a * op->bval[q];' 'sum[h] = a * op->bval[q];' 'tests/t_multiply'
     # the dense accumulator's first product of a column adds to what was there
-    mutant dense-stale src/rows_impl.h 'acc[c] = a * bval[q];' 'acc[c] += a * bval[q];' 'tests/t_multiply'
+    mutant dense-stale src/pipeline/rows_impl.h 'acc[c] = a * bval[q];' 'acc[c] += a * bval[q];' 'tests/t_multiply'
     # the heap kernel's sift-down never looks at the last cursor
     mutant heap-kernel-bound kernels/heap.cl 'for (int c = 2 * x + 1; c < n; x = c' \
         'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl_pocl.sh tests/t_multiply_opencl.sh'
     # a skew-symmetric file's entries lose their mirror
-    mutant mmio-skew-mirror src/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
+    mutant mmio-skew-mirror src/core/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
         'tests/t_mmio'
     # a row index of 0 is read as row -1
-    mutant mmio-index-zero src/mmio.c 'if (i < 1 || i > t->rows' 'if (i < 0 || i > t->rows' 'tests/t_mmio'
+    mutant mmio-index-zero src/core/mmio.c 'if (i < 1 || i > t->rows' 'if (i < 0 || i > t->rows' 'tests/t_mmio'
     # the transpose's row pointers one row late
-    mutant transpose-rowptr src/transpose.c 'r->T->rowptr[j] = place;' 'r->T->rowptr[j + 1] = place;' 'tests/t_rap'
+    mutant transpose-rowptr src/core/transpose.c 'r->T->rowptr[j] = place;' 'r->T->rowptr[j + 1] = place;' 'tests/t_rap'
     # the CSR checker takes unsorted columns (refuses duplicates only)
-    mutant csr-unsorted src/csr.c 'bad |= c[p] <= c[p - 1];' 'bad |= c[p] == c[p - 1];' 'tests/t_csr'
+    mutant csr-unsorted src/core/csr.c 'bad |= c[p] <= c[p - 1];' 'bad |= c[p] == c[p - 1];' 'tests/t_csr'
     # a plan that fails to be made leaks the product it was made of
-    mutant plan-leak src/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
+    mutant plan-leak src/product/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
 }
 
 # How many times the text $MUT_OLD occurs in file $1.
