@@ -16,7 +16,8 @@ typedef struct {
 
 struct hsp_context {
     pthread_mutex_t lock;                 /* recursive: one call at a time on the context, its
-                                             resident matrices and plans (hsp_context_lock) */
+                                             resident matrices and plans: every public call
+                                             on them holds it */
     hsp_options options;
     hsp_pool *pool;
     hsp_device *device;

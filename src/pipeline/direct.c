@@ -24,9 +24,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "direct.h"
 #include "internal.h"
 #include "rows.h"
-#include "stages.h"
 
 enum { CHUNKS_PER_THREAD = 16, CHUNK_MIN_WORK = 2048, CHUNK_MAX_WORK = 32768 };
 enum { STREAM_BYTES = 8 << 20 }; /* a C that may hold this much is written by streaming stores */

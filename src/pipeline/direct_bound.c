@@ -7,8 +7,8 @@
  * chunks by, and lists the long rows. */
 #include <stdlib.h>
 #include <string.h>
+#include "direct.h"
 #include "internal.h"
-#include "stages.h"
 
 /* Stage 1's parts: each its rows' bin counts, group flops and products. */
 typedef struct {

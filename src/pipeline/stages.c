@@ -3,6 +3,7 @@
  * device), 4 arrange C from C~. */
 #include <stdlib.h>
 #include <string.h>
+#include "direct.h"
 #include "internal.h"
 #include "rows.h"
 #include "scratch.h"
