@@ -25,14 +25,14 @@ while read -r file layer; do
     sed -n 's/^#include "\([^"]*\)".*/\1/p' "$src/$file" | while read -r inc; do echo "$file ${inc##*/}"; done
 done <"$tmp/layer" >"$tmp/includes"
 
-# Symbols: "object D name" for each symbol an object of the library defines,
-# "object U name" for each it uses; objects named as their sources.
+# Symbols: "source D name" for each symbol the object of a source of the
+# library defines, "source U name" for each it uses.
 for dir in $layers; do
-    for o in "$build/$dir"/.libs/*.o; do
+    for c in "$src/$dir"/*.c; do
+        o="$build/$dir/.libs/$(basename "$c" .c).o"
         [ -e "$o" ] || continue
-        base=$(basename "$o" .o)
-        nm "$o" | awk -v f="$dir/$base.c" '$1 == "U" { print f, "U", $2; next }
-                                          $2 ~ /^[TDBRCV]$/ { print f, "D", $3 }'
+        nm "$o" | awk -v f="$dir/${c##*/}" '$1 == "U" { print f, "U", $2; next }
+                                         $2 ~ /^[TDBRCV]$/ { print f, "D", $3 }'
     done
 done >"$tmp/symbols"
 

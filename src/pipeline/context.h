@@ -32,4 +32,13 @@ struct hsp_context {
     hsp_workspace ws;
 };
 
+/* A context of options o (checked) and device timeout, its thread pool and
+ * workspaces made, no device yet (product/open.c opens it). */
+hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out);
+/* Take and give back ctx's lock: every public call on a context (or on a
+ * resident matrix, plan or hierarchy of it) holds it, so that threads
+ * sharing a context take turns.  Recursive: a call may make others. */
+void hsp_context_lock(hsp_context *ctx);
+void hsp_context_unlock(hsp_context *ctx);
+
 #endif

@@ -1,5 +1,5 @@
 /* product.h: products inside the library (private): the one entry of every
- * product, and the context's lock and hand-over. */
+ * product, and the context's hand-over to the next device of "auto". */
 #ifndef HSP_PRODUCT_H
 #define HSP_PRODUCT_H
 
@@ -18,11 +18,6 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
 hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                                hsp_stats *stats);
 
-/* Take and give back ctx's lock: every public call on a context (or on a
- * resident matrix, plan or hierarchy of it) holds it, so that threads
- * sharing a context take turns.  Recursive: a call may make others. */
-void hsp_context_lock(hsp_context *ctx);
-void hsp_context_unlock(hsp_context *ctx);
 /* The device "auto" chose failed its first product (with the error of
  * hsp_errmsg()): close it and make the next candidate that opens the
  * context's device, its note saying what failed and why. */
