@@ -8,7 +8,10 @@
  * They count the calls made from libhspgemm's code and, once armed with a
  * kind of fault and n, fail the n-th of that kind (an allocation returns
  * NULL; an OpenCL call an error).  For each call of the API under test, n
- * walks 1, 2, ... until a run makes fewer than n such calls.  Every run must
+ * walks 1, 2, ... until a run makes fewer than n such calls: every n with
+ * HSPGEMM_FAULTS=all (`make check-faults`), else the first FIRST_POINTS and
+ * then a stride that leaves about SAMPLED_POINTS more over the calls a run
+ * without failures makes (`make check`).  Every run must
  * either succeed with the result of a run without failures (where the
  * library has another way) or fail with HSP_ERR_NOMEM (or HSP_ERR_DEVICE for
  * an OpenCL fault) and a message of its own; it must leave its operands bit
@@ -292,6 +295,18 @@ static long live_blocks(void)
     return n;
 }
 
+/* The fault points a walk tries: all with HSPGEMM_FAULTS=all, else a sample. */
+enum { FIRST_POINTS = 6, SAMPLED_POINTS = 18 };
+
+/* The point after n of a walk over about total points: n + 1 for the first
+ * ones (and all of them with HSPGEMM_FAULTS=all), then spread evenly. */
+static long next_point(long n, long total)
+{
+    const char *all = getenv("HSPGEMM_FAULTS");
+    if ((all && !strcmp(all, "all")) || n < FIRST_POINTS) return n + 1;
+    return n + (total - FIRST_POINTS) / SAMPLED_POINTS + 1;
+}
+
 /* ---- the calls under test ------------------------------------------------------------ */
 
 /* The operands every call reads, and copies of them to check they are untouched. */
@@ -463,7 +478,9 @@ static void walk(int kind, const char *name, call_fn call, const fixture *f, con
         return;
     }
     int fresh = kind == FAULT_ALLOC;
+    arm(kind, 0); /* counting alone */
     hsp_status s = call(ctx, f, &clean); /* the result, and the context's workspaces made */
+    long total = disarm();
     if (fresh) hsp_context_free(ctx), ctx = NULL;
     if (!tap_ok(s == HSP_OK && clean, "%s without failures: %s", name, s == HSP_OK ? "ok" : hsp_errmsg())) {
         hsp_context_free(ctx);
@@ -471,7 +488,7 @@ static void walk(int kind, const char *name, call_fn call, const fixture *f, con
     }
     long n, points = 0, failed = 0, other_way = 0;
     char why[256] = "";
-    for (n = 1; !why[0]; n++) {
+    for (n = 1; !why[0]; n = next_point(n, total)) {
         hsp_release_memory();
         long before = live_blocks();
         if (device && fresh && !(ctx = context(device, grow))) {
@@ -500,9 +517,9 @@ static void walk(int kind, const char *name, call_fn call, const fixture *f, con
     hsp_release_memory();
     if (!why[0] && live_blocks() != start)
         snprintf(why, sizeof why, "%ld blocks or OpenCL buffers left after the walk", live_blocks() - start);
-    tap_ok(!why[0], "%s: each of its %ld %ss failed in turn: %ld errors with a message, %ld done another way; "
-           "operands intact, %snothing leaked", name, points, fault_name[kind], failed, other_way,
-           device ? "the context then right, " : "");
+    tap_ok(!why[0], "%s: %ld runs, each failing one of its %ss (%ld in a run without failures): %ld errors with a "
+           "message, %ld done another way; operands intact, %snothing leaked", name, points, fault_name[kind], total,
+           failed, other_way, device ? "the context then right, " : "");
     if (why[0]) tap_diag("when %s %ld failed: %s", fault_name[kind], n, why);
 }
 
