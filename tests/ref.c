@@ -188,6 +188,14 @@ const char *ref_device(void)
     return d && *d ? d : "cpu";
 }
 
+int ref_shard(int part)
+{
+    const char *shard = getenv("HSPGEMM_TEST_SHARD");
+    int k, n;
+    if (!shard || sscanf(shard, "%d/%d", &k, &n) != 2 || n < 1) return 1;
+    return part % n == k % n;
+}
+
 hsp_context *ref_context(void)
 {
     hsp_options o;

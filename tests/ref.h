@@ -31,6 +31,10 @@ int ref_identical(const hsp_csr *A, const hsp_csr *B);
 
 /* The device under test: $HSPGEMM_TEST_DEVICE, default cpu. */
 const char *ref_device(void);
+/* Does this run do part (1, 2, ...) of a test program split into parts?
+ * $HSPGEMM_TEST_SHARD=k/n runs the parts p with p % n == k % n, so that n
+ * runs at once (make -j) share a slow device's tests; without it, all. */
+int ref_shard(int part);
 /* A context on the device under test (default options), or NULL (the
  * reason in hsp_errmsg()). */
 hsp_context *ref_context(void);
