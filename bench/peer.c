@@ -25,6 +25,7 @@ int peer_parse(int argc, char **argv, peer_args *a)
     for (int k = 1; k < argc; k++) {
         const char *s = argv[k];
         if (!strcmp(s, "--help")) return fputs(a->usage, stdout), -1;
+        if (!strcmp(s, "--version")) return PEER_VERSION;
         if (!strncmp(s, "--threads=", 10)) a->threads = atoi(s + 10);
         else if (!strncmp(s, "--repeat=", 9)) a->repeat = atoi(s + 9);
         else if (!strcmp(s, "--precision=float")) a->precision = HSP_FLOAT;
@@ -112,6 +113,21 @@ double peer_median(double *ms, int n)
 {
     qsort(ms, (size_t)n, sizeof *ms, compare_double);
     return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
+/* The q-quantile of the n sorted times, interpolated between neighbours. */
+static double quantile(const double *ms, int n, double q)
+{
+    double at = q * (n - 1);
+    int k = (int)at;
+    return k + 1 < n ? ms[k] + (at - k) * (ms[k + 1] - ms[k]) : ms[n - 1];
+}
+
+void peer_print_times(const char *key, double *ms, int n)
+{
+    double median = peer_median(ms, n);
+    printf(",\"%s_median\":%.4f,\"%s_min\":%.4f,\"%s_max\":%.4f,\"%s_q1\":%.4f,\"%s_q3\":%.4f", key, median, key,
+           ms[0], key, ms[n - 1], key, quantile(ms, n, 0.25), key, quantile(ms, n, 0.75));
 }
 
 int peer_fail(const char *what, const char *detail)

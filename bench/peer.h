@@ -20,7 +20,9 @@ typedef struct {
 } peer_args;
 
 /* Parse argv into a: 0 when parsed, -1 after --help (usage on stdout), -2 on
- * bad usage (usage on stderr). */
+ * bad usage (usage on stderr), PEER_VERSION for --version (the peer then
+ * prints {"peer":NAME,"version":V} when it can run here, else fails). */
+enum { PEER_VERSION = -3 };
 int peer_parse(int argc, char **argv, peer_args *a);
 /* The name of factor k in messages: A, B or R, A, P. */
 const char *peer_factor_name(const peer_args *a, int k);
@@ -39,6 +41,9 @@ const char *peer_order_json(const peer_args *a);
 double peer_now_ms(void);
 /* Sort the n times; their median (ms[0] is then the least). */
 double peer_median(double *ms, int n);
+/* The JSON members ,"KEY_median":M,"KEY_min":m,"KEY_max":x,"KEY_q1":a,"KEY_q3":b
+ * (the quartiles) of the n times (sorted) on stdout. */
+void peer_print_times(const char *key, double *ms, int n);
 /* Print "NAME: what: detail" on stderr; returns 1. */
 int peer_fail(const char *what, const char *detail);
 

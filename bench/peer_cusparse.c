@@ -319,11 +319,24 @@ static void require_gpu(void)
     if (n < 1) exit(peer_fail("no CUDA GPU found", NULL));
 }
 
+/* --version: the cuSPARSE this peer runs with, once a CUDA GPU is found. */
+static int print_version(void)
+{
+    int major = 0, minor = 0, patch = 0;
+    require_gpu();
+    sparse_ok(cusparseGetProperty(MAJOR_VERSION, &major), "cusparseGetProperty");
+    sparse_ok(cusparseGetProperty(MINOR_VERSION, &minor), "cusparseGetProperty");
+    sparse_ok(cusparseGetProperty(PATCH_LEVEL, &patch), "cusparseGetProperty");
+    printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\"}\n", major, minor, patch);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     peer_args args = {.name = "peer_cusparse", .usage = usage, .threads = 1, .repeat = 3, .precision = HSP_DOUBLE};
     int rc, version = 0;
-    if ((rc = peer_parse(argc, argv, &args))) return rc == -1 ? 0 : 2;
+    if ((rc = peer_parse(argc, argv, &args)) == PEER_VERSION) return print_version();
+    if (rc) return rc == -1 ? 0 : 2;
     int repeat = args.repeat, n = args.nfactors;
     hsp_precision prec = args.precision;
     hsp_csr *M[3];
@@ -343,12 +356,12 @@ int main(int argc, char **argv)
     if (!ms) return peer_fail("out of memory", NULL);
     int64_t nnz_c = run_device(&g, h, repeat, dev_ms);
     run_host(&g, h, nnz_c, repeat, ms);
-    double ms_median = peer_median(ms, repeat), dev_median = peer_median(dev_ms, repeat);
-    printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\"%s,"
-           "\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_device_median\":%.4f,"
-           "\"ms_device_min\":%.4f,\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n",
+    printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\"%s,\"runs\":%d",
            version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", peer_order_json(&args),
-           repeat, ms_median, ms[0], dev_median, dev_ms[0], (long long)nnz_c, peak_bytes);
+           repeat);
+    peer_print_times("ms", ms, repeat);
+    peer_print_times("ms_device", dev_ms, repeat);
+    printf(",\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n", (long long)nnz_c, peak_bytes);
     free(ms);
     for (int k = 0; k < n; k++)
         if (!peer_shared(M, k)) free(h[k].rowptr);

@@ -70,12 +70,21 @@ static GrB_Info time_product(GrB_Matrix *G, const peer_args *a, GrB_Type type, d
     return info;
 }
 
+/* --version: the GraphBLAS this peer is built with. */
+static int print_version(void)
+{
+    printf("{\"peer\":\"graphblas\",\"version\":\"%d.%d.%d\"}\n", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
+           GxB_IMPLEMENTATION_SUB);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     peer_args args = {.name = "peer_graphblas", .usage = usage, .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
                       .repeat = 3, .precision = HSP_DOUBLE};
     int rc;
-    if ((rc = peer_parse(argc, argv, &args))) return rc == -1 ? 0 : 2;
+    if ((rc = peer_parse(argc, argv, &args)) == PEER_VERSION) return print_version();
+    if (rc) return rc == -1 ? 0 : 2;
     int threads = args.threads, repeat = args.repeat, n = args.nfactors;
     hsp_precision prec = args.precision;
     hsp_csr *M[3];
@@ -92,12 +101,11 @@ int main(int argc, char **argv)
     for (int k = 0; info == GrB_SUCCESS && ms && k <= repeat; k++) /* run 0 is the warm-up */
         info = time_product(G, &args, type, &ms[k], &nvals);
     if (info != GrB_SUCCESS || !ms) return peer_fail("GraphBLAS error", NULL);
-    double median = peer_median(ms + 1, repeat); /* ms[0] was the warm-up */
-    printf("{\"peer\":\"graphblas\",\"version\":\"%d.%d.%d\",\"threads\":%d,\"precision\":\"%s\"%s,"
-           "\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,\"nnz_c\":%llu}\n",
+    printf("{\"peer\":\"graphblas\",\"version\":\"%d.%d.%d\",\"threads\":%d,\"precision\":\"%s\"%s,\"runs\":%d",
            GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR, GxB_IMPLEMENTATION_SUB, threads,
-           prec == HSP_DOUBLE ? "double" : "float", peer_order_json(&args), repeat, median, ms[1],
-           (unsigned long long)nvals);
+           prec == HSP_DOUBLE ? "double" : "float", peer_order_json(&args), repeat);
+    peer_print_times("ms", ms + 1, repeat); /* ms[0] was the warm-up */
+    printf(",\"nnz_c\":%llu}\n", (unsigned long long)nvals);
     free(ms);
     for (int k = 0; k < n; k++)
         if (!peer_shared(M, k)) GrB_Matrix_free(&G[k]);

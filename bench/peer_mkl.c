@@ -78,12 +78,22 @@ static sparse_status_t time_product(sparse_matrix_t *M, const peer_args *a, doub
     return s;
 }
 
+/* --version: the oneMKL this peer runs with. */
+static int print_version(void)
+{
+    MKLVersion v;
+    mkl_get_version(&v);
+    printf("{\"peer\":\"mkl\",\"version\":\"%d.%d.%d\"}\n", v.MajorVersion, v.MinorVersion, v.UpdateVersion);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     peer_args args = {.name = "peer_mkl", .usage = usage, .threads = (int)sysconf(_SC_NPROCESSORS_ONLN), .repeat = 3,
                       .precision = HSP_DOUBLE};
     int rc;
-    if ((rc = peer_parse(argc, argv, &args))) return rc == -1 ? 0 : 2;
+    if ((rc = peer_parse(argc, argv, &args)) == PEER_VERSION) return print_version();
+    if (rc) return rc == -1 ? 0 : 2;
     int repeat = args.repeat, n = args.nfactors;
     hsp_csr *F[3];
     if (peer_read(&args, F)) return 1;
@@ -100,12 +110,12 @@ int main(int argc, char **argv)
     if (s != SPARSE_STATUS_SUCCESS || !ms || !sorted || nnz < 0) return peer_fail("MKL error", NULL);
     MKLVersion v;
     mkl_get_version(&v);
-    double median = peer_median(ms + 1, repeat), sorted_median = peer_median(sorted + 1, repeat); /* [0]: warm-up */
-    printf("{\"peer\":\"mkl\",\"version\":\"%d.%d.%d\",\"threads\":%d,\"precision\":\"%s\"%s,\"runs\":%d,"
-           "\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_sorted_median\":%.4f,\"nnz_c\":%lld}\n",
+    printf("{\"peer\":\"mkl\",\"version\":\"%d.%d.%d\",\"threads\":%d,\"precision\":\"%s\"%s,\"runs\":%d",
            v.MajorVersion, v.MinorVersion, v.UpdateVersion, args.threads,
-           args.precision == HSP_DOUBLE ? "double" : "float", peer_order_json(&args), repeat, median, ms[1],
-           sorted_median, nnz);
+           args.precision == HSP_DOUBLE ? "double" : "float", peer_order_json(&args), repeat);
+    peer_print_times("ms", ms + 1, repeat); /* [0] was the warm-up */
+    peer_print_times("ms_sorted", sorted + 1, repeat);
+    printf(",\"nnz_c\":%lld}\n", nnz);
     free(ms), free(sorted);
     for (int k = 0; k < n; k++)
         if (!peer_shared(F, k)) mkl_sparse_destroy(M[k]), free(rows[k]);

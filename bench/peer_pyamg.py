@@ -13,7 +13,8 @@ threshold theta (symmetric), standard aggregation, Jacobi smoothing of weight
 omega (over PyAMG's estimate of rho(D^-1 A)), no improvement of the candidate
 vector, at most N levels and a coarsest level of at most N rows, as
 `hspgemm amg-setup` builds it, and prints
-{"peer":"pyamg",...,"ms_median":...,"ms_min":...,"rows":[...],"nnz":[...]}."""
+{"peer":"pyamg",...,"ms_median":...,"ms_min":...,"ms_max":...,"ms_q1":...,"ms_q3":...,"rows":[...],"nnz":[...]}.
+--version prints {"peer":"pyamg","version":...} when pyamg imports."""
 
 DEFAULTS = {"theta": 0.0, "omega": 4.0 / 3.0, "levels": 10, "coarse": 1000, "repeat": 3}
 
@@ -25,6 +26,8 @@ def parse(argv):
         if a == "--help":
             print(USAGE)
             sys.exit(0)
+        if a == "--version":
+            return None, None
         name, _, value = a[2:].partition("=") if a.startswith("--") else ("", "", "")
         if name in ("theta", "omega") and value:
             opts[name] = float(value)
@@ -47,6 +50,17 @@ def setup(pyamg, A, opts):
         max_levels=opts["levels"], max_coarse=opts["coarse"], keep=False)
 
 
+def quartiles(ms):
+    """The first and third quartiles of the times, interpolated between neighbours."""
+    x = sorted(ms)
+
+    def at(q):
+        pos = q * (len(x) - 1)
+        k = int(pos)
+        return x[k] + (pos - k) * (x[k + 1] - x[k]) if k + 1 < len(x) else x[-1]
+    return at(0.25), at(0.75)
+
+
 def main():
     opts, path = parse(sys.argv[1:])
     try:
@@ -54,6 +68,9 @@ def main():
         from scipy.io import mmread
     except ImportError as e:
         sys.exit("peer_pyamg: %s" % e)
+    if opts is None:
+        print(json.dumps({"peer": "pyamg", "version": pyamg.__version__}, separators=(",", ":")))
+        return
     try:
         A = mmread(path).tocsr().astype("float64")
     except (OSError, ValueError) as e:
@@ -68,6 +85,8 @@ def main():
     nnz = [int(lv.A.nnz) for lv in ml.levels]
     print(json.dumps({"peer": "pyamg", "version": pyamg.__version__, "threads": 1, "runs": opts["repeat"],
                       "ms_median": round(statistics.median(ms), 4), "ms_min": round(min(ms), 4),
+                      "ms_max": round(max(ms), 4), "ms_q1": round(quartiles(ms)[0], 4),
+                      "ms_q3": round(quartiles(ms)[1], 4),
                       "rows": rows, "nnz": nnz}, separators=(",", ":")))
 
 

@@ -12,8 +12,10 @@ USAGE = """usage: peer_scipy.py [--threads=N] [--repeat=R] [--precision=float|do
        peer_scipy.py [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx
 Times C = A @ B (B = A when absent), or C = R @ A @ P as R @ (A @ P) (r-ap) or
 (R @ A) @ P (ra-p), after one warm-up and prints
-{"peer":"scipy",...,"ms_median":...,"ms_min":...,"nnz_c":...} (and "order" with --rap);
---threads is ignored (scipy's sparse product runs on one thread)."""
+{"peer":"scipy",...,"ms_median":...,"ms_min":...,"ms_max":...,"ms_q1":...,"ms_q3":...,
+"nnz_c":...} (and "order"
+with --rap); --threads is ignored (scipy's sparse product runs on one thread).
+--version prints {"peer":"scipy","version":...} when scipy imports."""
 
 # The product of the factors in each order: A*B, or R*A*P as two products.
 PRODUCT = {None: lambda A, B: A @ B,
@@ -28,6 +30,8 @@ def parse(argv):
         if a == "--help":
             print(USAGE)
             sys.exit(0)
+        if a == "--version":
+            return None
         elif a.startswith("--threads="):
             pass
         elif a.startswith("--repeat="):
@@ -70,6 +74,17 @@ def read_factors(opts, mmread):
     return M
 
 
+def quartiles(ms):
+    """The first and third quartiles of the times, interpolated between neighbours."""
+    x = sorted(ms)
+
+    def at(q):
+        pos = q * (len(x) - 1)
+        k = int(pos)
+        return x[k] + (pos - k) * (x[k + 1] - x[k]) if k + 1 < len(x) else x[-1]
+    return at(0.25), at(0.75)
+
+
 def main():
     opts = parse(sys.argv[1:])
     try:
@@ -78,6 +93,9 @@ def main():
     except ImportError:
         print("peer_scipy: scipy is not installed", file=sys.stderr)
         sys.exit(2)
+    if opts is None:
+        print(json.dumps({"peer": "scipy", "version": scipy.__version__}, separators=(",", ":")))
+        return
     M = read_factors(opts, scipy.io.mmread)
     product = PRODUCT[opts["order"]]
     ms = []
@@ -90,7 +108,8 @@ def main():
             "precision": "double" if opts["dtype"] == "float64" else "float"}
     if opts["order"]:
         line["order"] = opts["order"]
-    line.update({"runs": opts["repeat"], "ms_median": statistics.median(ms), "ms_min": min(ms), "nnz_c": int(C.nnz)})
+    line.update({"runs": opts["repeat"], "ms_median": statistics.median(ms), "ms_min": min(ms),
+                 "ms_max": max(ms), "ms_q1": quartiles(ms)[0], "ms_q3": quartiles(ms)[1], "nnz_c": int(C.nnz)})
     print(json.dumps(line, separators=(",", ":")))
 
 

@@ -14,16 +14,19 @@ static const char *const suite_amg[] = {"poisson2d5:1024", "poisson2d9:1024", "p
                                         NULL};
 enum { MAX_LEVELS = HSP_AMG_MAX_LEVELS };
 
-/* A hierarchy's figures: levels, rows per level, operator complexity, median ms. */
+/* A hierarchy's figures: levels, rows per level, operator complexity, setup times. */
 typedef struct {
     int nlevels;
     int64_t rows[MAX_LEVELS], nnz[MAX_LEVELS];
-    double complexity, ms;
+    double complexity;
+    cli_times t;
+    int failed; /* the peer ran and failed */
 } amg_figures;
 
 typedef struct {
     const char *name;
-    amg_figures ours, pyamg; /* pyamg.ms 0: it did not run */
+    amg_figures ours, pyamg; /* pyamg.t.runs 0: it did not run */
+    char device[sizeof ((hsp_amg *)0)->device]; /* what ran our products */
 } amg_row;
 
 /* The operator complexity: the levels' entries over the finest's. */
@@ -34,9 +37,10 @@ static double complexity(const amg_figures *f)
     return f->nlevels && f->nnz[0] ? sum / (double)f->nnz[0] : 0;
 }
 
-/* Our setup of A repeat times after a warm-up: the median and the levels. */
-static hsp_status time_ours(hsp_context *ctx, const hsp_csr *A, const cli_args *a, amg_figures *f)
+/* Our setup of A repeat times after a warm-up: the times, the levels, the device. */
+static hsp_status time_ours(hsp_context *ctx, const hsp_csr *A, const cli_args *a, amg_row *b)
 {
+    amg_figures *f = &b->ours;
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     hsp_status s = ms ? HSP_OK : HSP_ERR_NOMEM;
     for (int k = 0; s == HSP_OK && k <= a->repeat; k++) { /* run 0 is the warm-up */
@@ -45,11 +49,10 @@ static hsp_status time_ours(hsp_context *ctx, const hsp_csr *A, const cli_args *
         if (s == HSP_OK && k) ms[k - 1] = amg->ms_total;
         for (int l = 0; s == HSP_OK && l < amg->nlevels; l++)
             f->rows[l] = amg->level[l].A->nrows, f->nnz[l] = amg->level[l].A->nnz;
-        if (s == HSP_OK) f->nlevels = amg->nlevels;
+        if (s == HSP_OK) f->nlevels = amg->nlevels, memcpy(b->device, amg->device, sizeof b->device);
         hsp_amg_free(amg);
     }
-    double least;
-    if (s == HSP_OK) cli_median_min(ms, a->repeat, &f->ms, &least);
+    if (s == HSP_OK) f->t = cli_times_of(ms, a->repeat);
     f->complexity = complexity(f);
     free(ms);
     return s;
@@ -71,8 +74,15 @@ static int json_array(const char *line, const char *key, int64_t *x)
     return n;
 }
 
+/* The number after "key": in a JSON line, or 0. */
+static double json_number(const char *line, const char *key)
+{
+    const char *p = strstr(line, key);
+    return p ? strtod(p + strlen(key), NULL) : 0.0;
+}
+
 /* PyAMG's figures for A, by the peer in cmd on A written to a temporary file;
- * f->ms stays 0 when it fails. */
+ * f->t.runs stays 0 when it fails. */
 static void time_pyamg(const char *cmd, const hsp_csr *A, const char *name, amg_figures *f)
 {
     char dir[] = "/tmp/hspgemm-amg-XXXXXX", path[64], line[4096] = "", *full = NULL;
@@ -86,12 +96,15 @@ static void time_pyamg(const char *cmd, const hsp_csr *A, const char *name, amg_
     }
     int got = p && fgets(line, sizeof line, p) != NULL;
     if (p && pclose(p) == 0 && got && strstr(line, "\"ms_median\":")) {
-        f->ms = strtod(strstr(line, "\"ms_median\":") + 12, NULL);
+        f->t = (cli_times){json_number(line, "\"ms_median\":"), json_number(line, "\"ms_min\":"),
+                           json_number(line, "\"ms_max\":"), json_number(line, "\"ms_q1\":"),
+                           json_number(line, "\"ms_q3\":"), (int)json_number(line, "\"runs\":")};
         f->nlevels = json_array(line, "rows", f->rows);
         if (json_array(line, "nnz", f->nnz) != f->nlevels) f->nlevels = 0;
         f->complexity = complexity(f);
     } else {
         fprintf(stderr, "\nhspgemm: bench: pyamg failed on %s\n", name);
+        f->failed = 1;
     }
     free(full), unlink(path), rmdir(dir);
 }
@@ -108,87 +121,89 @@ static const char *level_rows(const amg_figures *f, char *buf, size_t len)
 
 static void print_rows(const amg_row *rows, int n)
 {
-    char ours[256], peer[256];
+    char lead[32], tail[600], ours[256], peer[256];
     double logsum = 0;
-    int counted = 0;
-    printf("%-17s %10s %10s %6s %6s %s\n", "problem", "ms", "pyamg ms", "x", "cx", "levels: rows (ours | pyamg), cx");
+    int counted = 0, flagged = 0;
+    snprintf(lead, sizeof lead, "%-17s", "problem");
+    cli_print_times_header(lead);
     for (int r = 0; r < n; r++) {
         const amg_row *b = &rows[r];
-        printf("%-17s %10.2f", b->name, b->ours.ms);
-        if (b->pyamg.ms > 0) printf(" %10.2f %5.2fx", b->pyamg.ms, b->pyamg.ms / b->ours.ms);
-        else printf(" %10s %6s", "-", "-");
-        printf(" %6.2f %s | %s, %.2f\n", b->ours.complexity, level_rows(&b->ours, ours, sizeof ours),
-               level_rows(&b->pyamg, peer, sizeof peer), b->pyamg.complexity);
-        if (b->pyamg.ms > 0) logsum += log(b->pyamg.ms / b->ours.ms), counted++;
+        snprintf(lead, sizeof lead, "%-17s", b->name);
+        snprintf(tail, sizeof tail, "levels %s, complexity %.2f", level_rows(&b->ours, ours, sizeof ours),
+                 b->ours.complexity);
+        cli_print_times(lead, "hspgemm", &b->ours.t, 0, tail);
+        snprintf(tail, sizeof tail, "levels %s, complexity %.2f", level_rows(&b->pyamg, peer, sizeof peer),
+                 b->pyamg.complexity);
+        snprintf(lead, sizeof lead, "%-17s", "");
+        if (b->pyamg.t.runs > 0 || b->pyamg.failed)
+            cli_print_times(lead, "pyamg", &b->pyamg.t, b->ours.t.median, b->pyamg.failed ? "failed" : tail);
+        flagged += (cli_spread(&b->ours.t) > CLI_SPREAD_BOUND) + (cli_spread(&b->pyamg.t) > CLI_SPREAD_BOUND);
+        if (b->pyamg.t.runs > 0) logsum += log(b->pyamg.t.median / b->ours.t.median), counted++;
     }
     if (counted) printf("geomean speedup over PyAMG's setup: %.2fx (%d problems)\n", exp(logsum / counted), counted);
+    if (flagged)
+        printf("%d figure%s spread more than %.0f%% (marked !): run again or raise --repeat\n", flagged,
+               flagged > 1 ? "s" : "", 100 * CLI_SPREAD_BOUND);
 }
 
-static int write_csv(const char *path, const amg_row *rows, int n)
+static int write_csv(const char *path, const cli_args *a, const amg_row *rows, int n)
 {
     char ours[256], peer[256];
     FILE *f = fopen(path, "w");
     if (!f) return perror(path), 1;
-    fprintf(f, "problem,ms,pyamg_ms,levels,pyamg_levels,complexity,pyamg_complexity,rows,pyamg_rows\n");
+    fprintf(f, "problem,device,threads,precision,theta,omega,coarse,max_levels,runs,ms,ms_min,ms_max,spread,"
+               "pyamg_runs,pyamg_ms,pyamg_ms_min,pyamg_ms_max,levels,pyamg_levels,complexity,pyamg_complexity,rows,"
+               "pyamg_rows\n");
     for (int r = 0; r < n; r++) {
         const amg_row *b = &rows[r];
-        fprintf(f, "\"%s\",%.4f,%.4f,%d,%d,%.4f,%.4f,%s,%s\n", b->name, b->ours.ms, b->pyamg.ms, b->ours.nlevels,
-                b->pyamg.nlevels, b->ours.complexity, b->pyamg.complexity, level_rows(&b->ours, ours, sizeof ours),
-                level_rows(&b->pyamg, peer, sizeof peer));
+        fprintf(f, "\"%s\",\"%s\",%d,double,%g,%g,%d,%d,%d", b->name, b->device, a->lib.threads, a->amg.theta,
+                a->amg.omega, a->amg.coarse_size, a->amg.max_levels, b->ours.t.runs);
+        cli_csv_times(f, &b->ours.t);
+        fprintf(f, ",%.4f", cli_spread(&b->ours.t));
+        cli_csv_number(f, "%.0f", b->pyamg.t.runs);
+        cli_csv_times(f, &b->pyamg.t);
+        fprintf(f, ",%d", b->ours.nlevels);
+        cli_csv_number(f, "%.0f", b->pyamg.nlevels);
+        fprintf(f, ",%.4f", b->ours.complexity);
+        cli_csv_number(f, "%.4f", b->pyamg.complexity);
+        fprintf(f, ",%s,%s\n", level_rows(&b->ours, ours, sizeof ours),
+                b->pyamg.nlevels ? level_rows(&b->pyamg, peer, sizeof peer) : "");
     }
     return fclose(f) != 0;
 }
 
-/* The PyAMG peer's command line without the file, or "" (why on stderr). */
-static void pyamg_command(const cli_args *a, char *cmd, size_t len)
-{
-    char path[PATH_MAX];
-    const char *python = NULL;
-    cmd[0] = '\0';
-    if (a->peers && (!strcmp(a->peers, "none") || !strstr(a->peers, "pyamg"))) return;
-    if (!cli_find_peer("peer_pyamg.py", path, sizeof path))
-        fprintf(stderr, "hspgemm: bench: peer pyamg not found\n");
-    else if (!(python = cli_find_python("pyamg")))
-        fprintf(stderr, "hspgemm: bench: peer pyamg skipped: no python3 with pyamg "
-                        "(build-aux/install-peer-python.sh)\n");
-    else
-        snprintf(cmd, len, "%s '%s' --theta=%.17g --omega=%.17g --levels=%d --coarse=%d --repeat=%d", python, path,
-                 a->amg.theta, a->amg.omega, a->amg.max_levels, a->amg.coarse_size, a->repeat);
-}
-
-int cli_bench_amg(cli_args *a, const char *const *given)
+int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, const char *csv)
 {
     const char *const *specs = given ? given : suite_amg;
-    char cmd[CLI_CMD_LEN];
-    amg_row rows[CLI_MAX_OPERANDS];
+    static amg_row rows[CLI_MAX_OPERANDS];
+    char why[512] = "";
     hsp_context *ctx = NULL;
     int n = 0;
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
-    pyamg_command(a, cmd, sizeof cmd);
-    for (int p = 0; specs[p] && n < CLI_MAX_OPERANDS && s == HSP_OK; p++) {
+    for (int q = 0; specs[q] && n < CLI_MAX_OPERANDS && s == HSP_OK; q++) {
         hsp_csr *A = NULL;
         amg_row *b = memset(&rows[n], 0, sizeof rows[n]);
-        b->name = specs[p];
-        cli_status_line("bench: %s: generating", specs[p]);
-        s = hsp_generate(specs[p], a->seed, HSP_DOUBLE, &A);
-        if (s == HSP_OK) cli_status_line("bench: %s: hspgemm", specs[p]), s = time_ours(ctx, A, a, &b->ours);
-        if (s == HSP_OK && cmd[0]) time_pyamg(cmd, A, specs[p], &b->pyamg);
+        b->name = specs[q];
+        cli_status_line("bench: %s: generating", specs[q]);
+        s = hsp_generate(specs[q], a->seed, HSP_DOUBLE, &A);
+        if (s == HSP_OK) cli_status_line("bench: %s: hspgemm", specs[q]), s = time_ours(ctx, A, a, b);
+        if (s == HSP_OK && p->cmd[CLI_PYAMG][0]) time_pyamg(p->cmd[CLI_PYAMG], A, specs[q], &b->pyamg);
         if (s == HSP_OK) n++;
-        else cli_error(specs[p], s);
+        else snprintf(why, sizeof why, "%s: %s: %s", specs[q], hsp_strerror(s), hsp_errmsg()), cli_error(specs[q], s);
         hsp_csr_free(A);
     }
     cli_status_line("%s", "");
     hsp_context_free(ctx);
-    if (s != HSP_OK) return 1;
-    printf("hspgemm amg-setup against PyAMG's smoothed_aggregation_solver: theta %g, omega %g, levels %d, coarse %d, "
-           "double, %d threads (PyAMG: one)\n",
-           a->amg.theta, a->amg.omega, a->amg.max_levels, a->amg.coarse_size, a->lib.threads);
+    printf("%s, amg-setup against PyAMG's smoothed_aggregation_solver: theta %g, omega %g, levels %d, coarse %d, "
+           "double, device %s, %d threads (PyAMG: one); %d setups of each after a warm-up\n",
+           cli_version(), a->amg.theta, a->amg.omega, a->amg.max_levels, a->amg.coarse_size,
+           n ? rows[0].device : "-", a->lib.threads, a->repeat);
     print_rows(rows, n);
-    printf("ms: median of %d setups after a warm-up; x: PyAMG ms / hspgemm ms; cx: operator complexity (the levels' "
-           "entries over A's)\n", a->repeat);
-    const char *csv = a->csv ? a->csv : "bench-amg.csv";
-    if (write_csv(csv, rows, n)) return 1;
-    printf("wrote %s\n", csv);
-    return 0;
+    printf("spread: (max - min) / median; x: PyAMG ms / hspgemm ms; complexity: operator complexity (the levels' "
+           "entries over A's)\n");
+    cli_run_info run = {"amg", n ? rows[0].device : "", s == HSP_OK, why};
+    if (write_csv(csv, a, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
+    printf("wrote %s and its description beside it (.json)%s\n", csv, s != HSP_OK ? "; the run stopped early" : "");
+    return s == HSP_OK ? 0 : 1;
 }

@@ -15,7 +15,8 @@ static const char *const suite_realloc[] = {"rmat:13,8", "rmat:14,8", "rmat:14,1
 typedef struct {
     const char *name;
     hsp_precision precision;
-    cli_result mode[2]; /* HSP_GROW_REALLOC, HSP_GROW_COPY */
+    cli_result mode[2]; /* HSP_GROW_REALLOC, HSP_GROW_COPY: the stats of a run */
+    cli_times t[2];     /* their times */
 } realloc_row;
 
 /* The device to run on: the one given, else the first with system SVM, else
@@ -42,51 +43,60 @@ static hsp_status time_modes(hsp_context *ctx[2], const hsp_csr *A, int repeat, 
             s = cli_time_multiply(ctx[g], A, A, 1, 0, 0, NULL, &row->mode[g]);
             ms[g][k] = row->mode[g].ms_median;
         }
-    for (int g = 0; g < 2 && s == HSP_OK; g++) {
-        cli_median_min(ms[g], repeat, &row->mode[g].ms_median, &row->mode[g].ms_min);
-        row->mode[g].runs = repeat;
-    }
+    for (int g = 0; g < 2 && s == HSP_OK; g++) row->t[g] = cli_times_of(ms[g], repeat);
     return s;
 }
 
-/* Both precisions of matrix k (a generator spec or a file) into rows. */
-static int bench_matrix(const cli_args *a, int k, const char *spec, hsp_context *ctx[2][2], realloc_row rows[2])
+/* Both precisions of matrix k (a generator spec or a file) into rows; the
+ * rows done are counted in *n, what failed goes to why. */
+static int bench_matrix(const cli_args *a, int k, const char *spec, hsp_context *ctx[2][2], realloc_row rows[2],
+                        int *n, char *why, size_t len)
 {
     for (int p = 0; p < 2; p++) {
         cli_args one = *a;
         one.precision = (hsp_precision)p;
         rows[p].name = spec, rows[p].precision = (hsp_precision)p;
         cli_status_line("bench: %s, %s: realloc and copy", spec, p ? "double" : "float");
-        hsp_csr *A = a->noperands ? cli_load(&one, k) : NULL;
-        if (a->noperands && !A) return 1; /* cli_load said why */
+        hsp_csr *A = a->noperands && !a->operand_is_gen[k] ? cli_load(&one, k) : NULL;
+        if (a->noperands && !a->operand_is_gen[k] && !A) /* cli_load said why */
+            return snprintf(why, len, "%s: %s", spec, hsp_errmsg()), 1;
         hsp_status s = A ? HSP_OK : hsp_generate(spec, a->seed, one.precision, &A);
         if (s == HSP_OK) s = time_modes(ctx[p], A, a->repeat, &rows[p]);
         hsp_csr_free(A);
         cli_status_line("%s", "");
-        if (s != HSP_OK) return cli_error(spec, s);
+        if (s != HSP_OK) return snprintf(why, len, "%s: %s: %s", spec, hsp_strerror(s), hsp_errmsg()), cli_error(spec, s);
+        ++*n;
     }
     return 0;
 }
 
 /* Print the table, then the mean and largest speedup per precision over the
  * rows whose long rows grew. */
-static void print_table(const realloc_row *rows, int n)
+static void print_table(const cli_args *a, const realloc_row *rows, int n)
 {
     double sum[2] = {0, 0}, most[2] = {0, 0};
-    int counted[2] = {0, 0};
-    printf("hspgemm: device %s, %d threads\n", rows[0].mode[0].stats.device, rows[0].mode[0].stats.threads);
-    printf("%-18s %-6s %10s %6s %7s %10s %10s %7s %12s %6s\n", "matrix", "prec", "nnz(C)", "long", "grows",
-           "ms realloc", "ms copy", "speedup", "copied MiB", "moves");
+    int counted[2] = {0, 0}, flagged = 0;
+    char lead[80], tail[160];
+    if (n == 0) return;
+    printf("%s: device %s, %d threads, long rows by %s; %d runs of each mode after a warm-up, the modes "
+           "alternating\n", cli_version(), rows[0].mode[0].stats.device, rows[0].mode[0].stats.threads,
+           hsp_method_name(rows[0].mode[0].stats.method[2]), a->repeat);
+    snprintf(lead, sizeof lead, "%-18s %-6s %10s %6s %7s", "matrix", "prec", "nnz(C)", "long", "grows");
+    cli_print_times_header(lead);
     for (int r = 0; r < n; r++) {
         const hsp_stats *re = &rows[r].mode[0].stats, *co = &rows[r].mode[1].stats;
-        double speedup = rows[r].mode[1].ms_median / rows[r].mode[0].ms_median;
+        double speedup = rows[r].t[1].median / rows[r].t[0].median;
         int p = rows[r].precision;
         const char *slash = strrchr(rows[r].name, '/'), *name = slash ? slash + 1 : rows[r].name; /* a file's name */
-        printf("%-18s %-6s %10lld %6lld %7lld %10.2f %10.2f %6.2fx %12.1f %6lld%s\n", name,
-               p ? "double" : "float", (long long)re->nnz_c, (long long)re->rows_group[4], (long long)re->grow_events,
-               rows[r].mode[0].ms_median, rows[r].mode[1].ms_median, speedup,
-               (double)co->grow_bytes_copied / (1 << 20), (long long)re->grow_moves,
-               re->grow == HSP_GROW_REALLOC ? "" : "  (no realloc on this device)");
+        snprintf(lead, sizeof lead, "%-18s %-6s %10lld %6lld %7lld", name, p ? "double" : "float",
+                 (long long)re->nnz_c, (long long)re->rows_group[4], (long long)re->grow_events);
+        snprintf(tail, sizeof tail, "%lld moves%s", (long long)re->grow_moves,
+                 re->grow == HSP_GROW_REALLOC ? "" : " (no realloc on this device)");
+        cli_print_times(lead, "grow=realloc", &rows[r].t[0], 0, tail);
+        snprintf(lead, sizeof lead, "%-18s %-6s %10s %6s %7s", "", "", "", "", "");
+        snprintf(tail, sizeof tail, "copied %.1f MiB", (double)co->grow_bytes_copied / (1 << 20));
+        cli_print_times(lead, "grow=copy", &rows[r].t[1], rows[r].t[0].median, tail);
+        flagged += (cli_spread(&rows[r].t[0]) > CLI_SPREAD_BOUND) + (cli_spread(&rows[r].t[1]) > CLI_SPREAD_BOUND);
         if (re->grow_events > 0 && re->grow == HSP_GROW_REALLOC) {
             sum[p] += speedup, counted[p]++;
             if (speedup > most[p]) most[p] = speedup;
@@ -94,11 +104,14 @@ static void print_table(const realloc_row *rows, int n)
     }
     for (int p = 0; p < 2; p++)
         if (counted[p])
-            printf("%s: realloc over copy %.2fx on average, up to %.2fx (%d matrices; the paper, on an A10-7850K: "
-                   "1.2x, up to %s)\n", p ? "double" : "float", sum[p] / counted[p], most[p], counted[p],
-                   p ? "1.8x" : "1.6x");
-    printf("ms: median of the runs, the modes alternating; speedup: ms copy / ms realloc; long: rows of the long "
-           "bin; grows: growth events; copied MiB: bytes grow=copy copied; moves: reallocs that moved a block\n");
+            printf("%s: realloc over copy %.2fx on average, up to %.2fx (%d matrices) on %s; the paper measured 1.2x, "
+                   "up to %s, on another device: the GPU of an AMD A10-7850K APU\n", p ? "double" : "float",
+                   sum[p] / counted[p], most[p], counted[p], rows[0].mode[0].stats.device, p ? "1.8x" : "1.6x");
+    printf("x of grow=copy: its median / grow=realloc's, the speedup; spread: (max - min) / median; long: rows of the "
+           "long bin; grows: growth events; copied: bytes grow=copy copied; moves: reallocs that moved a block\n");
+    if (flagged)
+        printf("%d figure%s spread more than %.0f%% (marked !): run again or raise --repeat\n", flagged,
+               flagged > 1 ? "s" : "", 100 * CLI_SPREAD_BOUND);
 }
 
 /* Write the table as CSV. */
@@ -109,15 +122,20 @@ static int write_csv(const char *path, const realloc_row *rows, int n)
         perror(path);
         return 1;
     }
-    fprintf(f, "matrix,precision,device,threads,nnz_c,long_rows,grow_events,ms_realloc,ms_copy,speedup,"
-               "bytes_copied_copy,bytes_copied_realloc,moves_realloc\n");
+    fprintf(f, "matrix,precision,device,threads,long_method,nnz_c,long_rows,grow_events,runs,ms_realloc,ms_realloc_min,"
+               "ms_realloc_max,ms_copy,ms_copy_min,ms_copy_max,speedup,spread,bytes_copied_copy,bytes_copied_realloc,"
+               "moves_realloc\n");
     for (int r = 0; r < n; r++) {
         const hsp_stats *re = &rows[r].mode[0].stats, *co = &rows[r].mode[1].stats;
-        fprintf(f, "\"%s\",%s,\"%s\",%d,%lld,%lld,%lld,%.4f,%.4f,%.4f,%lld,%lld,%lld\n", rows[r].name,
-                rows[r].precision ? "double" : "float", re->device, re->threads, (long long)re->nnz_c,
-                (long long)re->rows_group[4], (long long)re->grow_events, rows[r].mode[0].ms_median,
-                rows[r].mode[1].ms_median, rows[r].mode[1].ms_median / rows[r].mode[0].ms_median,
-                (long long)co->grow_bytes_copied, (long long)re->grow_bytes_copied, (long long)re->grow_moves);
+        double spread[2] = {cli_spread(&rows[r].t[0]), cli_spread(&rows[r].t[1])};
+        fprintf(f, "\"%s\",%s,\"%s\",%d,%s,%lld,%lld,%lld,%d", rows[r].name, rows[r].precision ? "double" : "float",
+                re->device, re->threads, hsp_method_name(re->method[2]), (long long)re->nnz_c,
+                (long long)re->rows_group[4], (long long)re->grow_events, rows[r].t[0].runs);
+        cli_csv_times(f, &rows[r].t[0]);
+        cli_csv_times(f, &rows[r].t[1]);
+        fprintf(f, ",%.4f,%.4f,%lld,%lld,%lld\n", rows[r].t[1].median / rows[r].t[0].median,
+                spread[0] > spread[1] ? spread[0] : spread[1], (long long)co->grow_bytes_copied,
+                (long long)re->grow_bytes_copied, (long long)re->grow_moves);
     }
     return fclose(f) != 0;
 }
@@ -137,21 +155,20 @@ static hsp_status make_contexts(const cli_args *a, const char *device, hsp_conte
     return s;
 }
 
-int cli_bench_realloc(cli_args *a)
+int cli_bench_realloc(cli_args *a, const cli_peers *p, const char *csv)
 {
     hsp_context *ctx[2][2] = {{NULL, NULL}, {NULL, NULL}};
-    char name[32];
-    realloc_row rows[2 * CLI_MAX_OPERANDS + 16];
+    char name[32], why[512] = "";
+    static realloc_row rows[2 * CLI_MAX_OPERANDS + 16];
     int n = 0, rc = 0;
     hsp_status s = make_contexts(a, pick_device(a->lib.device, name), ctx);
-    if (s != HSP_OK) rc = cli_error("context", s);
-    for (int k = 0; !rc && (a->noperands ? k < a->noperands : suite_realloc[k] != NULL); k++, n += 2)
-        rc = bench_matrix(a, k, a->noperands ? a->operand[k] : suite_realloc[k], ctx, &rows[n]);
-    for (int p = 0; p < 2; p++) hsp_context_free(ctx[p][0]), hsp_context_free(ctx[p][1]);
-    if (rc || !n) return rc;
-    print_table(rows, n);
-    const char *csv = a->csv ? a->csv : "bench-realloc.csv";
-    if (write_csv(csv, rows, n)) return 1;
-    printf("wrote %s\n", csv);
-    return 0;
+    if (s != HSP_OK) rc = cli_error("context", s), snprintf(why, sizeof why, "context: %s", hsp_errmsg());
+    for (int k = 0; !rc && (a->noperands ? k < a->noperands : suite_realloc[k] != NULL); k++)
+        rc = bench_matrix(a, k, a->noperands ? a->operand[k] : suite_realloc[k], ctx, &rows[n], &n, why, sizeof why);
+    for (int q = 0; q < 2; q++) hsp_context_free(ctx[q][0]), hsp_context_free(ctx[q][1]);
+    print_table(a, rows, n);
+    cli_run_info run = {"realloc", n ? rows[0].mode[0].stats.device : "", rc == 0, why};
+    if (write_csv(csv, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
+    printf("wrote %s and its description beside it (.json)%s\n", csv, rc ? "; the run stopped early" : "");
+    return rc;
 }

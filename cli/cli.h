@@ -27,6 +27,7 @@ typedef struct {
     int quiet;
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
     uint64_t seed;
+    char command[1024];   /* the command line as given, for the bench's description of its run */
 } cli_args;
 
 /* Parse argv (after the subcommand) into a; prints the error and returns 2
@@ -50,14 +51,34 @@ int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows)
 int cli_error(const char *what, hsp_status s);
 /* Milliseconds of a monotonic clock. */
 double cli_now_ms(void);
-/* Median and minimum of n doubles (sorts them). */
-void cli_median_min(double *x, int n, double *median, double *min);
+/* Median, least and largest of n doubles (sorts them). */
+void cli_median_min_max(double *x, int n, double *median, double *min, double *max);
+/* The figures of a bench's repeated runs of one program (runs 0: it did not
+ * run; q1 and q3 0 where only the median, min and max are known, as from a
+ * peer), and what the bench flags: a spread of the middle half of the runs,
+ * (q3 - q1) / median, above CLI_SPREAD_BOUND, which makes the median
+ * uncertain (one slow run among seven moves the max, not the median). */
+typedef struct {
+    double median, min, max, q1, q3;
+    int runs;
+} cli_times;
+#define CLI_SPREAD_BOUND 0.2
+/* The figures of the n times ms (sorted). */
+cli_times cli_times_of(double *ms, int n);
+/* (q3 - q1) / median, or (max - min) / median where the quartiles are not
+ * known; 0 when it did not run. */
+double cli_spread(const cli_times *t);
+
+/* "hspgemm VERSION (commit C)": what `hspgemm --version` prints (version.c). */
+const char *cli_version(void);
+/* The commit this build is from ("" when unknown). */
+const char *cli_commit(void);
 
 /* Timings of repeated multiplies and the stats of the last; resident ones
  * (hsp_multiply_resident) also time placing the operands and bringing the
  * last C home, outside the multiplies' times. */
 typedef struct {
-    double ms_median, ms_min;
+    double ms_median, ms_min, ms_max;
     double ms_first; /* the first multiply, in a context that has done none: its memory is new */
     int runs;
     int resident;
@@ -76,7 +97,8 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r);
 
 /* Timings of repeated Galerkin products, with the last run's figures. */
 typedef struct {
-    double ms_median, ms_min, ms_product[2];
+    double ms_median, ms_min, ms_max, ms_product[2];
+    cli_times t; /* the same times and their quartiles */
     int64_t nnz_c;
     int32_t rows, cols;
     char device[2][sizeof ((hsp_stats *)0)->device]; /* where each product ran */
@@ -93,16 +115,35 @@ void cli_report_json(FILE *f, const cli_result *r);
  * the precision's rounding)?  1 if so, else 0 with why filled (check.c). */
 int cli_check_product(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, char *why, size_t len);
 
-/* The bench peers (peers.c): what each reported (ms 0 when it did not run;
- * dev_ms and peak -1 when it does not report them). */
-enum { CLI_NPEERS = 4, CLI_CUSPARSE = 2, CLI_CMD_LEN = 8192 };
+/* The bench peers (peers.c).  Each suite takes some: the products and the
+ * Galerkin products the first four, the AMG setup PyAMG. */
+enum { CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_NPEERS, CLI_CMD_LEN = 8192 };
+#define CLI_PRODUCT_PEERS (1u << CLI_GRAPHBLAS | 1u << CLI_SCIPY | 1u << CLI_CUSPARSE | 1u << CLI_MKL)
+#define CLI_AMG_PEERS (1u << CLI_PYAMG)
 extern const char *const cli_peer_name[CLI_NPEERS];
+/* What one peer reported on one matrix: its times host to host, device-only
+ * (cuSPARSE) and with C sorted (MKL), its peak device memory (-1: none
+ * reported) and nnz(C); failed when it ran and failed. */
 typedef struct {
-    double ms, dev_ms, peak;
+    cli_times host, device, sorted;
+    double peak;
     int64_t nnz;
+    int failed;
 } cli_peer_result;
-/* The command lines of the peers that are present and wanted ("" if not). */
-void cli_peer_commands(const cli_args *a, char cmd[CLI_NPEERS][CLI_CMD_LEN]);
+/* The peers of a run: each one's command line ("" when it does not run),
+ * version and what became of it ("ran", "not asked", "not available: why"). */
+typedef struct {
+    char cmd[CLI_NPEERS][CLI_CMD_LEN];
+    char version[CLI_NPEERS][64];
+    char status[CLI_NPEERS][256];
+} cli_peers;
+/* Choose the peers of a suite (allowed: a mask of 1 << CLI_...) from
+ * --peers: none; auto (the default): those that can run here; or a list, each
+ * of which must be one of the suite's and able to run (asked by its
+ * --version).  Prints the error and returns 2 on a mistake, else 0. */
+int cli_peers_choose(const cli_args *a, unsigned allowed, cli_peers *p);
+/* Does any peer run? */
+int cli_peers_any(const cli_peers *p);
 /* The python the set-up installs the peers' packages in (build-aux/install-peer-python.sh). */
 #define CLI_PEER_PYTHON "/opt/hspgemm-python/bin/python3"
 /* Find peer program file (bench/); 1 when found, its path in path. */
@@ -111,20 +152,50 @@ int cli_find_peer(const char *file, char *path, size_t len);
  * /usr/bin/python3, the first that does; NULL when none. */
 const char *cli_find_python(const char *module);
 /* Write the n (<= 3) matrices M to a temporary directory and run each peer
- * command with the options extra and their files; results into result. */
-void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char *extra,
-                   char cmd[CLI_NPEERS][CLI_CMD_LEN], cli_peer_result result[CLI_NPEERS]);
+ * with the options extra and their files; results into result. */
+void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char *extra, const cli_peers *p,
+                   cli_peer_result result[CLI_NPEERS]);
 /* A status line on stderr when it is a terminal ("" clears it). */
 void cli_status_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The description of a bench run (bench_meta.c). */
+typedef struct {
+    const char *suite;
+    const char *device;  /* hsp_stats.device of a product of the run, or "" */
+    int complete;        /* every matrix ran */
+    const char *error;   /* why not, or "" */
+} cli_run_info;
+/* Refuse, before the first product, an output file (and its .json) that cannot
+ * be written: prints why and returns 2, else 0. */
+int cli_check_output(const char *csv);
+/* Write the JSON that describes a run beside its CSV (csv's name with .json
+ * for .csv): version, commit, command line, date, CPU, memory, device and its
+ * versions, options, run counts and the peers' versions; 0 on success. */
+int cli_write_meta(const char *csv, const cli_args *a, const cli_peers *p, const cli_run_info *run);
+/* s as a JSON string, quotes and control characters escaped. */
+void cli_json_string(FILE *f, const char *s);
+/* CSV fields ",median,min,max" of t, empty where it did not run. */
+void cli_csv_times(FILE *f, const cli_times *t);
+/* A CSV field ",x" with fmt, empty when x <= 0 (not measured). */
+void cli_csv_number(FILE *f, const char *fmt, double x);
+/* One program's line of a bench table: lead (the row's first columns, or
+ * blanks), the program, its median, min, max and spread (flagged '!' above
+ * CLI_SPREAD_BOUND), then x = its median / ref (ref 0: none) and tail. */
+void cli_print_times(const char *lead, const char *program, const cli_times *t, double ref, const char *tail);
+/* The header of those lines, after lead's title. */
+void cli_print_times_header(const char *lead);
+
+/* The suites of `hspgemm bench` beside the products: each runs with the
+ * peers chosen and writes its table to csv and its description beside it;
+ * 0, or 1 after a failure (the rows before it kept). */
 /* bench --suite=galerkin|galerkin-paper, or the given --gen problems. */
-int cli_bench_galerkin(cli_args *a, const char *const *given);
+int cli_bench_galerkin(cli_args *a, const char *const *given, const cli_peers *p, const char *csv);
 /* bench --suite=realloc (bench_realloc.c): grow=realloc against grow=copy on
  * the matrices given (files or --gen), else its own. */
-int cli_bench_realloc(cli_args *a);
+int cli_bench_realloc(cli_args *a, const cli_peers *p, const char *csv);
 /* `hspgemm bench --suite=amg` (bench_amg.c): amg-setup against PyAMG, on the
  * paper's four Poisson problems or the given generator specs. */
-int cli_bench_amg(cli_args *a, const char *const *given);
+int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, const char *csv);
 
 int cmd_multiply(int argc, char **argv, int square);
 int cmd_gen(int argc, char **argv);

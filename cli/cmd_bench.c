@@ -1,6 +1,8 @@
 /* cmd_bench.c: `hspgemm bench`: square a suite of generated matrices with
  * hspgemm and with the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE, oneMKL)
- * in the same run, and print and save the times and speedups. */
+ * in the same run, and print and save the times, their spread and the speedups;
+ * the checks made before the first product, for every suite. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,24 +12,29 @@
 #include "cli.h"
 
 static const char usage_bench[] =
-    "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc] [--repeat=N]\n"
-    "                     [--threads=N]\n"
-    "                     [--peers=graphblas,scipy,cusparse,mkl,pyamg|none] [--csv=FILE] [--precision=P]\n"
+    "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc|amg] [--repeat=N]\n"
+    "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
-    "                     [--mem-limit=BYTES]\n"
-    "                     [--resident] [--unsorted] [--gen=SPEC ...]\n"
+    "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
-    "each peer found, and prints the median time of N runs (default 5) after a warm-up,\n"
-    "GFlop/s, nnz(C), the speedup over each peer, and, for matrices with long rows,\n"
-    "grow=realloc against grow=copy.  Writes the table as CSV (default bench.csv).\n"
-    "Times are host to host (operands in host memory, C back in host memory), but with\n"
-    "--resident: hspgemm's operands are then placed on the device before the timing and C\n"
-    "stays there (hsp_multiply_resident), so that its times are device-only.  hspgemm's C has\n"
-    "sorted rows, the peers' (scipy, MKL) not; with --unsorted hspgemm leaves them unsorted\n"
-    "too (hsp_options.unsorted; the check sorts the warm-up's C first).  The cuSPARSE\n"
-    "peer (built when CUDA is found) also reports its time with the operands already on\n"
-    "the GPU (cusp-dev) and its peak GPU memory, shown beside hspgemm's.  A peer's column\n"
-    "shows when it ran.\n"
+    "each peer, and prints for each the median, least and largest time of N runs (default\n"
+    "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
+    "for matrices with long rows, grow=copy beside grow=realloc.  hspgemm's runs are split\n"
+    "around the peers' (half before, half after), so that what a peer leaves behind shows\n"
+    "in the spread; a spread ((max - min) / median) above 50% is marked '!'.  Writes the\n"
+    "table as CSV (default bench.csv; an empty field where a figure is missing) and beside\n"
+    "it a JSON file (bench.json) that describes the run: version and commit, command line,\n"
+    "date, CPU, memory, device and its software versions, options, run counts, peers'\n"
+    "versions.  Times are host to host (operands in host memory, C back in host memory),\n"
+    "but with --resident: hspgemm's operands are then placed on the device before the\n"
+    "timing and C stays there (hsp_multiply_resident), so that its times are device-only.\n"
+    "hspgemm's C has sorted rows, the peers' (scipy, MKL) not; with --unsorted hspgemm\n"
+    "leaves them unsorted too (hsp_options.unsorted; the check sorts the warm-up's C first).\n"
+    "--peers: auto (the default) runs each peer of the suite that can run here; none; or a\n"
+    "list (graphblas,scipy,cusparse,mkl; pyamg for --suite=amg), each of which must run\n"
+    "here (cuSPARSE needs a CUDA GPU).  Arguments, peers, files and the output paths are\n"
+    "checked before the first product (exit status 2 on a mistake); a failure later keeps\n"
+    "the rows before it in the table and the CSV (exit status 1).\n"
     "suites:\n"
     "  default  regular and irregular matrices of 0.4M+ nonzeros (a few minutes)\n"
     "  paper    the paper's AMG problems: poisson2d5:1024, poisson2d9:1024,\n"
@@ -44,14 +51,15 @@ static const char usage_bench[] =
     "           or --gen), each squared in float and double, the modes alternating run by\n"
     "           run, every product on the device (default: the first with system SVM, else\n"
     "           auto); the mean and largest speedup per precision beside the paper's;\n"
-    "           CSV default bench-realloc.csv\n"
+    "           no peers; CSV default bench-realloc.csv\n"
     "  amg      'hspgemm amg-setup' (--theta, --omega, --coarse, --levels) against PyAMG's\n"
     "           smoothed_aggregation_solver with the same options (bench/peer_pyamg.py, run by a\n"
     "           python3 with pyamg) on poisson2d5:1024, poisson2d9:1024, poisson3d7:101,\n"
-    "           poisson3d27:101 (or the --gen problems): setup times, levels and operator\n"
-    "           complexities; CSV default bench-amg.csv\n"
+    "           poisson3d27:101 (or the --gen problems): setup times (default 5 setups),\n"
+    "           levels and operator complexities; CSV default bench-amg.csv\n"
     "Peers run from bench/ in the build tree, $HSPGEMM_PEER_DIR, or the install's\n"
-    "libexec directory; scipy runs under $HSPGEMM_PYTHON, python3 or /usr/bin/python3.\n";
+    "libexec directory; scipy and PyAMG under $HSPGEMM_PYTHON, /opt/hspgemm-python/bin/python3,\n"
+    "python3 or /usr/bin/python3.\n";
 
 static const char *const suite_default[] = {
     "poisson2d5:400", "poisson2d9:300", "poisson3d7:60", "poisson3d27:30",
@@ -60,12 +68,13 @@ static const char *const suite_paper[] = {"poisson2d5:1024", "poisson2d9:1024", 
                                           "poisson3d27:101", NULL};
 static const char *const suite_quick[] = {"poisson2d5:30", "poisson3d27:8", "rmat:9,8", NULL};
 
-enum { NPEERS = CLI_NPEERS, CUSPARSE = CLI_CUSPARSE };
+enum { NPEERS = CLI_NPEERS, CUSPARSE = CLI_CUSPARSE, MKL = CLI_MKL };
 
 /* One row of the table. */
 typedef struct {
     const char *name;
-    cli_result ours, copy;
+    cli_result ours, copy;  /* the stats of a run of each grow mode */
+    cli_times ours_t, copy_t;
     int has_copy;
     cli_peer_result peer[NPEERS];
     int right;      /* C of the warm-up passed cli_check_product */
@@ -73,28 +82,94 @@ typedef struct {
     char why[192];  /* else what it found */
 } bench_row;
 
-/* Time A*A on a context made from lib with grow mode g, after a warm-up
- * whose C is checked when row is not NULL. */
-static hsp_status time_ours(const cli_args *a, hsp_grow g, const hsp_csr *A, cli_result *r, bench_row *row)
+/* runs products A*A on ctx, each timed alone, appended to ms[*n]; the stats of
+ * the last into r. */
+static hsp_status time_runs(const cli_args *a, hsp_context *ctx, const hsp_csr *A, int runs, double *ms, int *n,
+                            cli_result *r)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < runs && s == HSP_OK; k++) {
+        s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, NULL, r);
+        if (s == HSP_OK) ms[(*n)++] = r->ms_median;
+    }
+    return s;
+}
+
+/* Untimed runs on ctx until WARM_MS have passed, at least one and at most
+ * WARM_RUNS: a small product's first runs in a context are slower (2-core
+ * VM, poisson2d5:30: 0.085 ms a run for about ten runs, then 0.048). */
+enum { WARM_RUNS = 100 };
+#define WARM_MS 50.0
+static hsp_status warm_up(const cli_args *a, hsp_context *ctx, const hsp_csr *A, cli_result *r)
+{
+    double start = cli_now_ms(), ms[WARM_RUNS];
+    int n = 0;
+    hsp_status s = HSP_OK;
+    while (s == HSP_OK && n < WARM_RUNS && (n == 0 || cli_now_ms() - start < WARM_MS))
+        s = time_runs(a, ctx, A, 1, ms, &n, r);
+    return s;
+}
+
+/* The first run, whose C is checked into row, and the warm-up. */
+static hsp_status check_and_warm_up(const cli_args *a, hsp_context *ctx, const hsp_csr *A, bench_row *row)
+{
+    hsp_csr *C = NULL;
+    hsp_status s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, &C, &row->ours);
+    if (s == HSP_OK && a->lib.unsorted && hsp_csr_sort(C) != HSP_OK)
+        snprintf(row->why, sizeof row->why, "its rows could not be sorted: %s", hsp_errmsg());
+    else if (s == HSP_OK) row->right = cli_check_product(A, A, C, row->why, sizeof row->why);
+    hsp_csr_free(C);
+    return s == HSP_OK ? warm_up(a, ctx, A, &row->ours) : s;
+}
+
+/* grow=copy on its own context: a warm-up and a->repeat runs. */
+static hsp_status time_copy(const cli_args *a, const hsp_csr *A, bench_row *row)
 {
     hsp_options o = a->lib;
     hsp_context *ctx = NULL;
-    hsp_csr *C = NULL;
-    o.grow = g;
+    double ms[a->repeat];
+    int n = 0;
+    o.grow = HSP_GROW_COPY;
     hsp_status s = hsp_context_create(&o, &ctx);
-    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, row ? &C : NULL, r);
-    if (s == HSP_OK && row && o.unsorted && hsp_csr_sort(C) != HSP_OK)
-        snprintf(row->why, sizeof row->why, "its rows could not be sorted: %s", hsp_errmsg());
-    else if (s == HSP_OK && row) row->right = cli_check_product(A, A, C, row->why, sizeof row->why);
-    hsp_csr_free(C);
-    if (s == HSP_OK) s = cli_time_multiply(ctx, A, A, a->repeat, 0, a->resident, NULL, r);
+    if (s == HSP_OK) s = warm_up(a, ctx, A, &row->copy);
+    if (s == HSP_OK) s = time_runs(a, ctx, A, a->repeat, ms, &n, &row->copy);
+    row->copy_t = cli_times_of(ms, n);
+    row->has_copy = s == HSP_OK;
     hsp_context_free(ctx);
     return s;
 }
 
-/* Generate, time ours in both grow modes (copy only with long rows), and the peers. */
-static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][CLI_CMD_LEN],
-                        bench_row *row)
+/* Ours with grow=realloc, half the runs before the peers and half after
+ * (each half after a warm-up), grow=copy (with long rows only) and the peers
+ * between. */
+static hsp_status time_matrix(const cli_args *a, const cli_peers *p, const char *spec, const hsp_csr *A,
+                              bench_row *row)
+{
+    hsp_options o = a->lib;
+    hsp_context *ctx = NULL;
+    double ms[a->repeat];
+    int n = 0, before = cli_peers_any(p) ? (a->repeat + 1) / 2 : a->repeat;
+    o.grow = HSP_GROW_REALLOC;
+    hsp_status s = hsp_context_create(&o, &ctx);
+    cli_status_line("bench: %s: hspgemm", spec);
+    if (s == HSP_OK) s = check_and_warm_up(a, ctx, A, row);
+    if (s == HSP_OK) s = time_runs(a, ctx, A, before, ms, &n, &row->ours);
+    if (s == HSP_OK && row->ours.stats.rows_group[4] > 0) {
+        cli_status_line("bench: %s: hspgemm grow=copy", spec);
+        s = time_copy(a, A, row);
+    }
+    if (s == HSP_OK) cli_run_peers(spec, (const hsp_csr *const *)&A, 1, "", p, row->peer);
+    cli_status_line("bench: %s: hspgemm", spec);
+    if (s == HSP_OK && before < a->repeat) s = warm_up(a, ctx, A, &row->ours); /* again: the peers ran since */
+    if (s == HSP_OK) s = time_runs(a, ctx, A, a->repeat - before, ms, &n, &row->ours);
+    row->ours_t = cli_times_of(ms, n);
+    hsp_context_free(ctx);
+    return s;
+}
+
+/* Generate and time one matrix into row; on failure why says what failed. */
+static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p, bench_row *row, char *why,
+                        size_t len)
 {
     hsp_csr *A = NULL;
     memset(row, 0, sizeof *row);
@@ -102,130 +177,146 @@ static int bench_matrix(const cli_args *a, const char *spec, char cmd[NPEERS][CL
     row->unsorted = a->lib.unsorted && !a->resident;
     cli_status_line("bench: %s: generating", spec);
     hsp_status s = hsp_generate(spec, a->seed, a->precision, &A);
-    if (s != HSP_OK) return cli_error(spec, s);
-    cli_status_line("bench: %s: hspgemm", spec);
-    s = time_ours(a, HSP_GROW_REALLOC, A, &row->ours, row);
-    if (s == HSP_OK && row->ours.stats.rows_group[4] > 0) {
-        cli_status_line("bench: %s: hspgemm grow=copy", spec);
-        s = time_ours(a, HSP_GROW_COPY, A, &row->copy, NULL);
-        row->has_copy = 1;
-    }
-    if (s == HSP_OK) cli_run_peers(spec, (const hsp_csr *const *)&A, 1, "", cmd, row->peer);
+    if (s == HSP_OK) s = time_matrix(a, p, spec, A, row);
     hsp_csr_free(A);
     cli_status_line("%s", "");
-    return s == HSP_OK ? 0 : cli_error(spec, s);
+    if (s == HSP_OK) return 0;
+    snprintf(why, len, "%s: %s: %s", spec, hsp_strerror(s), hsp_errmsg());
+    return cli_error(spec, s);
 }
 
 /* Did peer k run on any row? */
 static int peer_ran(const bench_row *rows, int n, int k)
 {
     for (int r = 0; r < n; r++)
-        if (rows[r].peer[k].ms > 0) return 1;
+        if (rows[r].peer[k].host.runs > 0) return 1;
     return 0;
 }
 
-/* Geometric mean of peer k's ms over ours (device-only ms when dev), over
+/* Geometric mean of peer k's median over ours (device-only when dev), over
  * the rows where it ran; 0 when none. */
 static double geomean_over(const bench_row *rows, int n, int k, int dev)
 {
     double logsum = 0;
     int counted = 0;
     for (int r = 0; r < n; r++) {
-        double peer = dev ? rows[r].peer[k].dev_ms : rows[r].peer[k].ms;
-        if (peer > 0) logsum += log(peer / rows[r].ours.ms_median), counted++;
+        const cli_times *t = dev ? &rows[r].peer[k].device : &rows[r].peer[k].host;
+        if (t->runs > 0) logsum += log(t->median / rows[r].ours_t.median), counted++;
     }
     return counted ? exp(logsum / counted) : 0.0;
 }
 
-/* The cuSPARSE columns of a row: device-only ms and peak memory of both. */
-static void print_cusparse(const bench_row *b)
+/* What a peer's line says after its figures: failed, or a different nnz(C). */
+static const char *peer_note(const cli_peer_result *p, int64_t nnz_c)
 {
-    if (b->peer[CUSPARSE].ms <= 0) {
-        printf(" %9s %7s %9s %9s", "-", "-", "-", "-");
-        return;
+    return p->failed ? "failed" : p->host.runs > 0 && p->nnz != nnz_c ? "nnz(C) differs" : "";
+}
+
+/* The lines of one matrix: hspgemm, grow=copy, each peer that ran in the run. */
+static void print_matrix(const bench_row *b, const int ran[NPEERS], int *flagged)
+{
+    char lead[64], tail[160];
+    const hsp_stats *st = &b->ours.stats;
+    double ours = b->ours_t.median;
+    snprintf(lead, sizeof lead, "%-17s %9lld %10lld", b->name, (long long)b->ours.nnz_a, (long long)st->nnz_c);
+    snprintf(tail, sizeof tail, "%s, %.2f GFlop/s", !b->right ? "C is WRONG" : "check ok",
+             (double)st->flops / (ours * 1e6));
+    cli_print_times(lead, "hspgemm", &b->ours_t, 0, tail);
+    *flagged += cli_spread(&b->ours_t) > CLI_SPREAD_BOUND;
+    if (!b->right) printf("  %s: C is wrong: %s\n", b->name, b->why);
+    snprintf(lead, sizeof lead, "%-17s %9s %10s", "", "", "");
+    if (b->has_copy) cli_print_times(lead, "grow=copy", &b->copy_t, ours, "");
+    for (int k = 0; k < NPEERS; k++) {
+        if (!ran[k]) continue;
+        const cli_peer_result *p = &b->peer[k];
+        cli_print_times(lead, cli_peer_name[k], &p->host, ours, peer_note(p, st->nnz_c));
+        *flagged += cli_spread(&p->host) > CLI_SPREAD_BOUND;
+        if (k == MKL && p->sorted.runs > 0) cli_print_times(lead, "mkl sorted", &p->sorted, ours, "");
+        if (k == CUSPARSE && p->device.runs > 0) {
+            snprintf(tail, sizeof tail, "peak device MiB: hspgemm %.1f, cuSPARSE %.1f",
+                     (double)st->peak_device_bytes / (1 << 20), p->peak / (1 << 20));
+            cli_print_times(lead, "cusparse dev", &p->device, ours, tail);
+        }
     }
-    printf(" %9.2f %6.2fx %9.1f %9.1f", b->peer[CUSPARSE].dev_ms, b->peer[CUSPARSE].dev_ms / b->ours.ms_median,
-           (double)b->ours.stats.peak_device_bytes / (1 << 20), b->peer[CUSPARSE].peak / (1 << 20));
 }
 
 /* Print the table and the geometric mean speedup over the faster peer. */
-static void print_table(const bench_row *rows, int n)
+static void print_table(const cli_args *a, const bench_row *rows, int n)
 {
     double logsum = 0;
-    int counted = 0, cusp = peer_ran(rows, n, CUSPARSE);
-    if (n > 0)
-        printf("hspgemm: device %s, %d threads, %s, grow=%s (copy ms: grow=copy), methods "
-               "%s,%s,%s, %s, rows of C %s\n", rows[0].ours.stats.device, rows[0].ours.stats.threads,
-               rows[0].ours.precision == HSP_DOUBLE ? "double" : "float",
-               hsp_grow_name(rows[0].ours.stats.grow), hsp_method_name(rows[0].ours.stats.method[0]),
-               hsp_method_name(rows[0].ours.stats.method[1]),
-               hsp_method_name(rows[0].ours.stats.method[2]),
-               rows[0].ours.resident ? "resident (device-only times)" : "host to host",
-               rows[0].unsorted ? "unsorted" : "sorted");
-    printf("%-17s %9s %10s %10s %6s %9s %7s", "matrix", "nnz(A)", "nnz(C)", "ms", "GF/s", "copy ms", "re/co");
-    int ran[NPEERS];
-    for (int k = 0; k < NPEERS; k++)
-        if ((ran[k] = peer_ran(rows, n, k))) printf(" %9s %7s", cli_peer_name[k], "x");
-    if (cusp) printf(" %9s %7s %9s %9s", "cusp-dev", "x", "MiB ours", "MiB cusp");
-    printf(" %7s\n", "check");
+    int counted = 0, flagged = 0, ran[NPEERS], any = 0;
+    char lead[64];
+    if (n == 0) return;
+    for (int k = 0; k < NPEERS; k++) any |= ran[k] = peer_ran(rows, n, k);
+    printf("%s: device %s, %d threads, %s, methods %s,%s,%s, %s, rows of C %s\n", cli_version(),
+           rows[0].ours.stats.device, rows[0].ours.stats.threads,
+           rows[0].ours.precision == HSP_DOUBLE ? "double" : "float", hsp_method_name(rows[0].ours.stats.method[0]),
+           hsp_method_name(rows[0].ours.stats.method[1]), hsp_method_name(rows[0].ours.stats.method[2]),
+           rows[0].ours.resident ? "resident (device-only times)" : "host to host",
+           rows[0].unsorted ? "unsorted" : "sorted");
+    printf("runs: %d of each program after a warm-up%s\n", a->repeat,
+           any ? " (hspgemm's: half before the peers, half after)" : "");
+    snprintf(lead, sizeof lead, "%-17s %9s %10s", "matrix", "nnz(A)", "nnz(C)");
+    cli_print_times_header(lead);
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
-        const hsp_stats *st = &b->ours.stats;
         double best = 0;
-        int nnz_agree = 1;
-        printf("%-17s %9lld %10lld %10.2f %6.2f", b->name, (long long)b->ours.nnz_a,
-               (long long)st->nnz_c, b->ours.ms_median,
-               (double)st->flops / (b->ours.ms_median * 1e6));
-        if (b->has_copy) printf(" %9.2f %7.2f", b->copy.ms_median, b->ours.ms_median / b->copy.ms_median);
-        else printf(" %9s %7s", "-", "-");
-        for (int k = 0; k < NPEERS; k++) {
-            if (!ran[k]) continue;
-            if (b->peer[k].ms <= 0) {
-                printf(" %9s %7s", "-", "-");
-                continue;
-            }
-            printf(" %9.2f %6.2fx", b->peer[k].ms, b->peer[k].ms / b->ours.ms_median);
-            if (best == 0 || b->peer[k].ms < best) best = b->peer[k].ms;
-            nnz_agree &= b->peer[k].nnz == st->nnz_c;
-        }
-        if (cusp) print_cusparse(b);
-        printf(" %7s\n", !b->right ? "wrong" : nnz_agree ? "ok" : "nnz!=");
-        if (!b->right) printf("  %s: C is wrong: %s\n", b->name, b->why);
-        if (best > 0) logsum += log(best / b->ours.ms_median), counted++;
+        print_matrix(b, ran, &flagged);
+        for (int k = 0; k < NPEERS; k++)
+            if (b->peer[k].host.runs > 0 && (best == 0 || b->peer[k].host.median < best)) best = b->peer[k].host.median;
+        if (best > 0) logsum += log(best / b->ours_t.median), counted++;
     }
     if (counted)
-        printf("geomean speedup over the faster peer: %.2fx (%d matrices)\n", exp(logsum / counted),
-               counted);
-    if (cusp)
+        printf("geomean speedup over the faster peer: %.2fx (%d matrices)\n", exp(logsum / counted), counted);
+    if (ran[CUSPARSE])
         printf("geomean speedup over cuSPARSE: %.2fx against its host-to-host time, %.2fx against its device-only "
                "time (ours %s)\n", geomean_over(rows, n, CUSPARSE, 0), geomean_over(rows, n, CUSPARSE, 1),
-               n && rows[0].ours.resident ? "resident" : "host to host");
-    printf("ms: median of the runs; re/co: ms with grow=realloc / ms with grow=copy;"
-           " x: peer ms / hspgemm ms\n");
+               rows[0].ours.resident ? "resident" : "host to host");
+    printf("spread: (max - min) / median; x: the program's median / hspgemm's (grow=copy: the gain of realloc)\n");
+    if (flagged)
+        printf("%d figure%s spread more than %.0f%% (marked !): the machine was busy or its speed drifted; run "
+               "again or raise --repeat\n", flagged, flagged > 1 ? "s" : "", 100 * CLI_SPREAD_BOUND);
 }
 
-/* Write the table as CSV. */
-static int write_csv(const char *path, const bench_row *rows, int n)
+/* The "failed" field of a row: the peers that failed on it, ';' between. */
+static void csv_failed(FILE *f, const bench_row *b)
+{
+    int first = 1;
+    fputc(',', f);
+    for (int k = 0; k < NPEERS; k++)
+        if (b->peer[k].failed) fprintf(f, "%s%s", first ? "" : ";", cli_peer_name[k]), first = 0;
+}
+
+/* Write the table as CSV; a missing figure is an empty field. */
+static int write_csv(const char *path, const cli_args *a, const cli_peers *p, const bench_row *rows, int n)
 {
     FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        return 1;
-    }
-    fprintf(f, "matrix,rows,nnz_a,nnz_c,flops,threads,device,grow,resident,ms,gflops,copy_ms,"
-               "graphblas_ms,scipy_ms,cusparse_ms,cusparse_device_ms,peak_device_bytes,"
-               "cusparse_peak_device_bytes,mkl_ms\n");
+    if (!f) return perror(path), 1;
+    fprintf(f, "matrix,rows,nnz_a,nnz_c,flops,threads,device,grow,resident,unsorted,runs,ms,ms_min,ms_max,gflops,"
+               "spread,copy_ms,copy_ms_min,copy_ms_max,peer_runs,graphblas_ms,graphblas_ms_min,graphblas_ms_max,"
+               "scipy_ms,scipy_ms_min,scipy_ms_max,cusparse_ms,cusparse_ms_min,cusparse_ms_max,cusparse_device_ms,"
+               "cusparse_device_ms_min,cusparse_device_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,mkl_sorted_ms,"
+               "mkl_sorted_ms_min,mkl_sorted_ms_max,peak_device_bytes,cusparse_peak_device_bytes,check,failed\n");
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
-        fprintf(f, "\"%s\",%lld,%lld,%lld,%lld,%d,\"%s\",%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%.0f,%.4f\n",
-                b->name,
-                (long long)b->ours.nrows, (long long)b->ours.nnz_a, (long long)st->nnz_c,
-                (long long)st->flops, st->threads, st->device, hsp_grow_name(st->grow), b->ours.resident,
-                b->ours.ms_median, (double)st->flops / (b->ours.ms_median * 1e6),
-                b->has_copy ? b->copy.ms_median : 0.0, b->peer[0].ms, b->peer[1].ms, b->peer[2].ms,
-                b->peer[2].dev_ms > 0 ? b->peer[2].dev_ms : 0.0, (long long)st->peak_device_bytes,
-                b->peer[2].peak > 0 ? b->peer[2].peak : 0.0, b->peer[3].ms);
+        fprintf(f, "\"%s\",%lld,%lld,%lld,%lld,%d,\"%s\",%s,%d,%d,%d", b->name, (long long)b->ours.nrows,
+                (long long)b->ours.nnz_a, (long long)st->nnz_c, (long long)st->flops, st->threads, st->device,
+                hsp_grow_name(st->grow), b->ours.resident, b->unsorted, b->ours_t.runs);
+        cli_csv_times(f, &b->ours_t);
+        fprintf(f, ",%.4f,%.4f", (double)st->flops / (b->ours_t.median * 1e6), cli_spread(&b->ours_t));
+        cli_csv_times(f, &b->copy_t);
+        cli_csv_number(f, "%.0f", cli_peers_any(p) ? a->repeat : 0);
+        for (int k = 0; k < CLI_PYAMG; k++) {
+            cli_csv_times(f, &b->peer[k].host);
+            if (k == CUSPARSE) cli_csv_times(f, &b->peer[k].device);
+            if (k == MKL) cli_csv_times(f, &b->peer[k].sorted);
+        }
+        cli_csv_number(f, "%.0f", (double)st->peak_device_bytes);
+        cli_csv_number(f, "%.0f", b->peer[CUSPARSE].device.runs > 0 ? b->peer[CUSPARSE].peak : 0);
+        fprintf(f, ",%s", !b->right ? "wrong" : "ok");
+        csv_failed(f, b);
+        fputc('\n', f);
     }
     return fclose(f) != 0;
 }
@@ -245,37 +336,75 @@ static const char *const *suite_specs(const cli_args *a)
     return NULL;
 }
 
+/* The command line into a->command, each argument quoted where a shell would need it. */
+static void keep_command(int argc, char **argv, cli_args *a)
+{
+    size_t at = (size_t)snprintf(a->command, sizeof a->command, "hspgemm bench");
+    for (int k = 1; k < argc && at < sizeof a->command; k++) {
+        int plain = argv[k][strspn(argv[k], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=:,./+")] == '\0';
+        at += (size_t)snprintf(a->command + at, sizeof a->command - at, plain ? " %s" : " '%s'", argv[k]);
+    }
+}
+
+/* Each file operand can be read: else say which and return 2. */
+static int check_files(const cli_args *a)
+{
+    for (int k = 0; k < a->noperands; k++) {
+        FILE *f = a->operand_is_gen[k] ? NULL : fopen(a->operand[k], "r");
+        if (!a->operand_is_gen[k] && !f)
+            return fprintf(stderr, "hspgemm: bench: %s: %s\n", a->operand[k], strerror(errno)), 2;
+        if (f) fclose(f);
+    }
+    return 0;
+}
+
+/* The products suites (default, paper, quick, or --gen matrices). */
+static int bench_products(const cli_args *a, const char *const *specs, const cli_peers *p, const char *csv)
+{
+    static bench_row rows[CLI_MAX_OPERANDS];
+    char why[512] = "";
+    int n = 0, rc = 0;
+    for (; specs[n] && n < CLI_MAX_OPERANDS && rc == 0; n++) rc = bench_matrix(a, specs[n], p, &rows[n], why, sizeof why);
+    n -= rc != 0; /* the failed matrix has no row */
+    print_table(a, rows, n);
+    cli_run_info run = {a->suite ? a->suite : "default", n ? rows[0].ours.stats.device : "", rc == 0, why};
+    if (write_csv(csv, a, p, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
+    printf("wrote %s and its description beside it (.json)%s\n", csv, rc ? "; the run stopped early" : "");
+    return rc;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     cli_args a;
+    cli_peers peers;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,"
                        "levels,small-nnz,device-timeout,mem-limit,resident,unsorted",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
+    keep_command(argc, argv, &a);
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
     int realloc_suite = a.suite && !strcmp(a.suite, "realloc"), amg = a.suite && !strcmp(a.suite, "amg");
     const char *const *specs = suite_specs(&a);
     if ((!specs && !galerkin && !realloc_suite && !amg) || (a.noperands && !a.operand_is_gen[0] && !realloc_suite)) {
         fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, galerkin, galerkin-paper, realloc, "
-                        "amg) or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n",
-                a.suite ? a.suite : "");
+                        "amg) or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n%s",
+                a.suite ? a.suite : "", usage_bench);
         return 2;
     }
-    if (!a.repeat) a.repeat = 5;
+    if (realloc_suite && a.peers && strcmp(a.peers, "none") && strcmp(a.peers, "auto")) {
+        fprintf(stderr, "hspgemm: bench: --suite=realloc runs no peers (it times hspgemm's two grow modes)\n");
+        return 2;
+    }
+    if (!a.repeat) a.repeat = amg ? 5 : 7;
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL);
-    if (realloc_suite) return cli_bench_realloc(&a);
-    if (amg) return cli_bench_amg(&a, a.noperands ? specs : NULL);
-    char cmd[NPEERS][CLI_CMD_LEN];
-    cli_peer_commands(&a, cmd);
-    bench_row rows[CLI_MAX_OPERANDS];
-    int n = 0;
-    for (; specs[n] && n < CLI_MAX_OPERANDS && rc == 0; n++) rc = bench_matrix(&a, specs[n], cmd, &rows[n]);
-    if (rc) return rc;
-    print_table(rows, n);
-    const char *csv = a.csv ? a.csv : "bench.csv";
-    if (write_csv(csv, rows, n)) return 1;
-    printf("wrote %s\n", csv);
-    return 0;
+    const char *csv = a.csv ? a.csv : galerkin ? "bench-galerkin.csv" : realloc_suite ? "bench-realloc.csv"
+                                    : amg      ? "bench-amg.csv"
+                                               : "bench.csv";
+    if ((rc = check_files(&a)) || (rc = cli_check_output(csv))) return rc;
+    if ((rc = cli_peers_choose(&a, realloc_suite ? 0 : amg ? CLI_AMG_PEERS : CLI_PRODUCT_PEERS, &peers))) return rc;
+    if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL, &peers, csv);
+    if (realloc_suite) return cli_bench_realloc(&a, &peers, csv);
+    if (amg) return cli_bench_amg(&a, a.noperands ? specs : NULL, &peers, csv);
+    return bench_products(&a, specs, &peers, csv);
 }

@@ -14,7 +14,8 @@ static const char usage[] =
     "  amg-setup A         build a smoothed-aggregation AMG hierarchy of A\n"
     "  bench               time a suite of matrices against peer libraries\n"
     "  devices             the devices --device= takes\n"
-    "  help                this text\n\n"
+    "  help                this text\n"
+    "  --version           the version and the commit this build is from\n\n"
     "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
     "'hspgemm COMMAND --help' describes a command's options.\n";
 
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) return puts(cli_version()) < 0;
     const char *cmd = argv[1];
     argc -= 1, argv += 1;
     if (!strcmp(cmd, "multiply")) return cmd_multiply(argc, argv, 0);

@@ -292,9 +292,9 @@ static int compare_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-void cli_median_min(double *x, int n, double *median, double *min)
+void cli_median_min_max(double *x, int n, double *median, double *min, double *max)
 {
     qsort(x, (size_t)n, sizeof *x, compare_double);
-    *min = x[0];
+    *min = x[0], *max = x[n - 1];
     *median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }

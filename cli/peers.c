@@ -1,15 +1,20 @@
-/* peers.c: running the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE, oneMKL)
- * for the bench commands: finding them, their command lines, writing the
- * operands to a temporary directory, and reading the JSON line each prints. */
+/* peers.c: running the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE,
+ * oneMKL, PyAMG) for the bench commands: finding them, asking each whether it
+ * can run here, their command lines, writing the operands to a temporary
+ * directory, and reading the JSON line each prints. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
 
-const char *const cli_peer_name[CLI_NPEERS] = {"graphblas", "scipy", "cusparse", "mkl"};
-static const char *const peer_file[CLI_NPEERS] = {"peer_graphblas", "peer_scipy.py", "peer_cusparse", "peer_mkl"};
+const char *const cli_peer_name[CLI_NPEERS] = {"graphblas", "scipy", "cusparse", "mkl", "pyamg"};
+static const char *const peer_file[CLI_NPEERS] = {"peer_graphblas", "peer_scipy.py", "peer_cusparse", "peer_mkl",
+                                                  "peer_pyamg.py"};
+/* The module a Python peer needs. */
+static const char *const peer_module[CLI_NPEERS] = {NULL, "scipy", NULL, NULL, "pyamg"};
 
 void cli_status_line(const char *fmt, ...)
 {
@@ -70,50 +75,174 @@ static double json_number(const char *line, const char *key)
     return p ? strtod(p + strlen(pattern), NULL) : -1.0;
 }
 
+/* The string after "key": in a JSON line into out ("" when absent). */
+static void json_text(const char *line, const char *key, char *out, size_t len)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    const char *p = strstr(line, pattern);
+    size_t n = p ? strcspn(p + strlen(pattern), "\"") : 0;
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p ? p + strlen(pattern) : "");
+}
+
+/* The times "KEY_median", "KEY_min", "KEY_max", "KEY_q1", "KEY_q3" of a JSON
+ * line (runs 0 when absent). */
+static cli_times json_times(const char *line, const char *key, int runs)
+{
+    char name[64];
+    cli_times t = {0, 0, 0, 0, 0, 0};
+    snprintf(name, sizeof name, "%s_median", key);
+    if ((t.median = json_number(line, name)) < 0) return (cli_times){0, 0, 0, 0, 0, 0};
+    snprintf(name, sizeof name, "%s_min", key), t.min = json_number(line, name);
+    snprintf(name, sizeof name, "%s_max", key), t.max = json_number(line, name);
+    snprintf(name, sizeof name, "%s_q1", key), t.q1 = json_number(line, name);
+    snprintf(name, sizeof name, "%s_q3", key), t.q3 = json_number(line, name);
+    t.runs = runs;
+    return t;
+}
+
+/* Run a command; its first line of output into line, stderr's first line
+ * (when err is not NULL) into err; its exit status, -1 when it did not run. */
+static int run_command(const char *cmd, char *line, size_t len, char *err, size_t errlen)
+{
+    char *full = NULL, path[] = "/tmp/hspgemm-peer-XXXXXX";
+    int fd = err ? mkstemp(path) : -1;
+    line[0] = '\0';
+    if (err) err[0] = '\0';
+    if (asprintf(&full, "%s 2>%s", cmd, fd >= 0 ? path : "/dev/null") < 0) return -1;
+    FILE *p = popen(full, "r");
+    free(full);
+    if (!p) return -1;
+    if (!fgets(line, (int)len, p)) line[0] = '\0';
+    while (fgetc(p) != EOF) continue;
+    int rc = pclose(p);
+    if (fd >= 0) {
+        FILE *e = fdopen(fd, "r");
+        if (e && !fgets(err, (int)errlen, e)) err[0] = '\0';
+        err[strcspn(err, "\n")] = '\0';
+        e ? fclose(e) : close(fd);
+        unlink(path);
+    }
+    return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+/* Peer k's command line, without the options of a run, into cmd: "" and the
+ * reason in why when it is missing or cannot run here (its --version fails). */
+static void peer_command(int k, char *cmd, char *version, size_t vlen, char *why, size_t wlen)
+{
+    char path[PATH_MAX], ask[CLI_CMD_LEN + 16], line[512], err[200];
+    const char *python = NULL;
+    cmd[0] = '\0';
+    if (!cli_find_peer(peer_file[k], path, sizeof path)) {
+        snprintf(why, wlen, "not built (bench/%s missing)", peer_file[k]);
+        return;
+    }
+    if (peer_module[k] && !(python = cli_find_python(peer_module[k]))) {
+        snprintf(why, wlen, "no python3 with %s (build-aux/install-peer-python.sh)", peer_module[k]);
+        return;
+    }
+    snprintf(cmd, CLI_CMD_LEN, "%s%s'%s'", python ? python : "", python ? " " : "", path);
+    snprintf(ask, sizeof ask, "%s --version", cmd);
+    if (run_command(ask, line, sizeof line, err, sizeof err) != 0) {
+        snprintf(why, wlen, "%s", err[0] ? err : "its --version failed");
+        cmd[0] = '\0';
+        return;
+    }
+    json_text(line, "version", version, vlen);
+}
+
+/* Is name (len bytes) a peer, and which?  -1 if not. */
+static int peer_index(const char *name, size_t len)
+{
+    for (int k = 0; k < CLI_NPEERS; k++)
+        if (strlen(cli_peer_name[k]) == len && !strncmp(name, cli_peer_name[k], len)) return k;
+    return -1;
+}
+
+/* The peers --peers names, as a mask of 1 << k, and whether it says auto
+ * (or nothing); -1 after an error message. */
+static long peers_named(const char *list, unsigned allowed, int *automatic)
+{
+    unsigned named = 0;
+    *automatic = !list || !strcmp(list, "auto");
+    if (*automatic || !strcmp(list, "none")) return *automatic ? (long)allowed : 0;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        int k = peer_index(p, len);
+        if (k < 0 || !(allowed & 1u << k)) {
+            fprintf(stderr, "hspgemm: bench: --peers: '%.*s' is %s; this suite takes", (int)len, p,
+                    k < 0 ? "no peer" : "not a peer of this suite");
+            for (int j = 0; j < CLI_NPEERS; j++)
+                if (allowed & 1u << j) fprintf(stderr, " %s,", cli_peer_name[j]);
+            fprintf(stderr, " auto or none\n");
+            return -1;
+        }
+        named |= 1u << k;
+        p += len + (p[len] == ',');
+    }
+    return named;
+}
+
+int cli_peers_choose(const cli_args *a, unsigned allowed, cli_peers *p)
+{
+    int automatic, bad = 0;
+    long named = peers_named(a->peers, allowed, &automatic);
+    memset(p, 0, sizeof *p);
+    if (named < 0) return 2;
+    for (int k = 0; k < CLI_NPEERS; k++) {
+        char why[200] = "";
+        if (!(allowed & 1u << k)) continue;
+        snprintf(p->status[k], sizeof p->status[k], "not asked");
+        if (!(named & 1L << k)) continue;
+        cli_status_line("bench: asking peer %s", cli_peer_name[k]);
+        peer_command(k, p->cmd[k], p->version[k], sizeof p->version[k], why, sizeof why);
+        if (!p->cmd[k][0]) snprintf(p->status[k], sizeof p->status[k], "not available: %s", why);
+        else snprintf(p->status[k], sizeof p->status[k], "ran");
+        if (!p->cmd[k][0] && !automatic)
+            fprintf(stderr, "hspgemm: bench: peer %s cannot run here: %s (--peers=auto runs those that can)\n",
+                    cli_peer_name[k], why), bad = 1;
+        if (p->cmd[k][0] && k == CLI_PYAMG)
+            snprintf(p->cmd[k] + strlen(p->cmd[k]), CLI_CMD_LEN - strlen(p->cmd[k]),
+                     " --theta=%.17g --omega=%.17g --levels=%d --coarse=%d --repeat=%d", a->amg.theta, a->amg.omega,
+                     a->amg.max_levels, a->amg.coarse_size, a->repeat);
+        else if (p->cmd[k][0])
+            snprintf(p->cmd[k] + strlen(p->cmd[k]), CLI_CMD_LEN - strlen(p->cmd[k]),
+                     " --threads=%d --repeat=%d --precision=%s", a->lib.threads, a->repeat,
+                     a->precision == HSP_DOUBLE ? "double" : "float");
+    }
+    cli_status_line("%s", "");
+    return bad ? 2 : 0;
+}
+
+int cli_peers_any(const cli_peers *p)
+{
+    for (int k = 0; k < CLI_NPEERS; k++)
+        if (p->cmd[k][0]) return 1;
+    return 0;
+}
+
 /* Run a peer's command line; its figures into r; 0 on success. */
 static int run_peer(const char *cmd, cli_peer_result *r)
 {
-    char line[1024] = "";
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
-    int got = fgets(line, sizeof line, p) != NULL;
-    int rc = pclose(p);
-    r->ms = json_number(line, "ms_median");
+    char err[200], line[1024];
+    int rc = run_command(cmd, line, sizeof line, err, sizeof err);
+    int runs = (int)json_number(line, "runs");
+    r->host = json_times(line, "ms", runs);
+    r->device = json_times(line, "ms_device", runs);
+    r->sorted = json_times(line, "ms_sorted", runs);
     r->nnz = (int64_t)json_number(line, "nnz_c");
-    r->dev_ms = json_number(line, "ms_device_median");
     r->peak = json_number(line, "peak_device_bytes");
-    return got && rc == 0 && r->ms >= 0 ? 0 : -1;
+    if (rc != 0 && err[0]) fprintf(stderr, "\n%s\n", err);
+    return rc == 0 && r->host.runs > 0 ? 0 : -1;
 }
 
-void cli_peer_commands(const cli_args *a, char cmd[CLI_NPEERS][CLI_CMD_LEN])
-{
-    for (int k = 0; k < CLI_NPEERS; k++) {
-        char path[PATH_MAX];
-        const char *python = NULL;
-        cmd[k][0] = '\0';
-        if (a->peers && (!strcmp(a->peers, "none") || !strstr(a->peers, cli_peer_name[k]))) continue;
-        if (!cli_find_peer(peer_file[k], path, sizeof path)) {
-            fprintf(stderr, "hspgemm: bench: peer %s not found (not built?)\n", cli_peer_name[k]);
-            continue;
-        }
-        if (strstr(peer_file[k], ".py") && !(python = cli_find_python("scipy"))) {
-            fprintf(stderr, "hspgemm: bench: peer %s skipped: no python3 with scipy\n", cli_peer_name[k]);
-            continue;
-        }
-        snprintf(cmd[k], sizeof cmd[k], "%s%s'%s' --threads=%d --repeat=%d --precision=%s",
-                 python ? python : "", python ? " " : "", path, a->lib.threads, a->repeat,
-                 a->precision == HSP_DOUBLE ? "double" : "float");
-    }
-}
-
-void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char *extra,
-                   char cmd[CLI_NPEERS][CLI_CMD_LEN], cli_peer_result result[CLI_NPEERS])
+void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char *extra, const cli_peers *p,
+                   cli_peer_result result[CLI_NPEERS])
 {
     char dir[] = "/tmp/hspgemm-bench-XXXXXX", path[3][64], files[3 * 70] = "", *full;
-    int any = 0, written = 0;
+    int written = 0;
     memset(result, 0, CLI_NPEERS * sizeof *result);
-    for (int k = 0; k < CLI_NPEERS; k++) any |= cmd[k][0] != '\0';
-    if (!any || n > 3 || !mkdtemp(dir)) return;
+    if (!cli_peers_any(p) || n > 3 || !mkdtemp(dir)) return;
     for (; written < n; written++) {
         snprintf(path[written], sizeof path[written], "%s/m%d.mtx", dir, written);
         cli_status_line("bench: %s: writing %s", name, path[written]);
@@ -121,12 +250,13 @@ void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char 
         snprintf(files + strlen(files), sizeof files - strlen(files), " '%s'", path[written]);
     }
     for (int k = 0; k < CLI_NPEERS && written == n; k++) {
-        if (!cmd[k][0]) continue;
+        if (!p->cmd[k][0]) continue;
         cli_status_line("bench: %s: %s", name, cli_peer_name[k]);
-        if (asprintf(&full, "%s %s%s", cmd[k], extra, files) < 0) continue;
+        if (asprintf(&full, "%s %s%s", p->cmd[k], extra, files) < 0) continue;
         if (run_peer(full, &result[k]) != 0) {
             fprintf(stderr, "\nhspgemm: bench: %s failed on %s\n", cli_peer_name[k], name);
-            result[k].ms = 0;
+            memset(&result[k], 0, sizeof result[k]);
+            result[k].failed = 1;
         }
         free(full);
     }

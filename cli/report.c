@@ -67,7 +67,7 @@ hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
             fprintf(stderr, "\rmultiply: run %d of %d", k + 1, repeat);
     }
     if (progress && cli_now_ms() - start > 1000.0) fprintf(stderr, "\r\033[K");
-    if (s == HSP_OK) cli_median_min(ms, repeat, &r->ms_median, &r->ms_min);
+    if (s == HSP_OK) cli_median_min_max(ms, repeat, &r->ms_median, &r->ms_min, &r->ms_max);
     r->ms_first = ms[0];
     r->runs = repeat;
     r->nrows = A->nrows, r->ncols = B->ncols, r->nnz_a = A->nnz, r->nnz_b = B->nnz;
@@ -124,7 +124,8 @@ hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, co
     }
     if (s == HSP_OK && C) s = rap_once(ctx, op, M, order, C, st, r); /* once more for C, untimed */
     if (s == HSP_OK) {
-        cli_median_min(ms, repeat, &r->ms_median, &r->ms_min);
+        r->t = cli_times_of(ms, repeat);
+        r->ms_median = r->t.median, r->ms_min = r->t.min, r->ms_max = r->t.max;
         r->ms_product[0] = st[0].ms_total, r->ms_product[1] = st[1].ms_total;
         memcpy(r->device[0], st[0].device, sizeof r->device[0]);
         memcpy(r->device[1], st[1].device, sizeof r->device[1]);
@@ -183,27 +184,16 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
             (double)st->peak_temp_bytes / 1048576.0, (double)st->peak_device_bytes / 1048576.0);
     fprintf(f, "copied to the device %.1f MiB, back to the host %.1f MiB\n",
             (double)st->bytes_to_device / 1048576.0, (double)st->bytes_to_host / 1048576.0);
-    fprintf(f, "flops %lld; %d run%s: median %.3f ms, min %.3f ms, first %.3f ms, %.3f GFlop/s\n",
-            (long long)st->flops, r->runs, r->runs > 1 ? "s" : "", r->ms_median, r->ms_min, r->ms_first,
+    fprintf(f, "flops %lld; %d run%s: median %.3f ms, min %.3f ms, max %.3f ms, first %.3f ms, %.3f GFlop/s\n",
+            (long long)st->flops, r->runs, r->runs > 1 ? "s" : "", r->ms_median, r->ms_min, r->ms_max, r->ms_first,
             gflops(r));
-}
-
-/* s as a JSON string, quotes and control characters escaped. */
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", (unsigned char)*s);
-        else fputc(*s, f);
-    fputc('"', f);
 }
 
 void cli_report_json(FILE *f, const cli_result *r)
 {
     const hsp_stats *st = &r->stats;
     fprintf(f,
-            "{\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_first\":%.4f,\"runs\":%d,\"gflops\":%.4f,\"nnz_c\":%lld,"
+            "{\"ms_median\":%.4f,\"ms_min\":%.4f,\"ms_max\":%.4f,\"ms_first\":%.4f,\"runs\":%d,\"gflops\":%.4f,\"nnz_c\":%lld,"
             "\"flops\":%lld,\"device\":\"%s\",\"grow\":\"%s\",\"grow_events\":%lld,"
             "\"grow_bytes_copied\":%lld,\"grow_moves\":%lld,\"threads\":%d,\"passes\":%d,"
             "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
@@ -212,7 +202,7 @@ void cli_report_json(FILE *f, const cli_result *r)
             "\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
             "\"ms_host\":%.4f,\"ms_overlap\":%.4f,\"resident\":%s,\"ms_place\":%.4f,\"ms_home\":%.4f,"
             "\"device_note\":",
-            r->ms_median, r->ms_min, r->ms_first, r->runs, gflops(r), (long long)st->nnz_c,
+            r->ms_median, r->ms_min, r->ms_max, r->ms_first, r->runs, gflops(r), (long long)st->nnz_c,
             (long long)st->flops, st->device, hsp_grow_name(st->grow),
             (long long)st->grow_events, (long long)st->grow_bytes_copied,
             (long long)st->grow_moves, st->threads, st->passes,
@@ -223,6 +213,6 @@ void cli_report_json(FILE *f, const cli_result *r)
             (long long)st->bytes_to_host, st->ms_stage[0],
             st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], st->ms_device, st->ms_host,
             st->ms_overlap, r->resident ? "true" : "false", r->ms_place, r->ms_home);
-    json_string(f, st->device_note);
+    cli_json_string(f, st->device_note);
     fputs("}\n", f);
 }

@@ -64,6 +64,10 @@ static hsa_status_t add_agent(hsa_agent_t agent, void *data)
         hsa_system_get_info((hsa_system_info_t)HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT, &by_default);
         hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS, &shared);
         a->wavefront = (int)wave, a->svm = svm, a->svm_default = by_default, a->shared = shared;
+        uint16_t major = 0, minor = 0;
+        hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major);
+        hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MINOR, &minor);
+        snprintf(a->version, sizeof a->version, "HSA runtime %u.%u", major, minor);
     }
     w->count++;
     return HSA_STATUS_SUCCESS;

@@ -17,6 +17,7 @@ typedef struct {
     int svm, svm_default; /* SVM supported; host memory GPU-accessible by default */
     int shared;           /* the host reaches the GPU's own memory directly (an APU,
                              whose memory is the host's; or a large-BAR card) */
+    char version[48];     /* the HSA runtime's version */
 } hsp_hsa_agent;
 
 /* Hold the HSA runtime (hsa_runtime_hold), checking /dev/kfd first: 1, to be

@@ -136,6 +136,8 @@ typedef struct {
                               for its ISA in this build) */
     char note[192];        /* what to know about it, or "" (hsa without host
                               arrays in place: what XNACK takes on this GPU) */
+    char version[128];     /* its software's versions: the OpenCL platform's
+                              and driver's, or the HSA runtime's; "" for cpu */
 } hsp_device_info;
 
 /* The devices of every back end built in: cpu first, then each OpenCL

@@ -49,6 +49,7 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
         d->is_gpu = cl[k].is_gpu, d->wavefront = cl[k].wavefront, d->fp64 = cl[k].fp64;
         d->local_mem = cl[k].local_mem, d->usable = 1;
         snprintf(d->memory, sizeof d->memory, "%s", ocl_svm_name(cl[k].svm));
+        snprintf(d->version, sizeof d->version, "%.63s, driver %.31s", cl[k].platform_version, cl[k].driver_version);
     }
 #endif
 #ifdef HSP_HAVE_HSA
@@ -66,6 +67,7 @@ hsp_status hsp_devices(hsp_device_info *list, int max, int *count)
         d->is_gpu = 1, d->wavefront = gpu[k].wavefront, d->local_mem = gpu[k].local_mem, d->fp64 = 1;
         hsa_mem_mode mode = hsa_choose_memory(gpu[k].svm, gpu[k].svm_default, HSA_WANT_DEFAULT);
         snprintf(d->memory, sizeof d->memory, "%s", hsa_memory_name(mode));
+        snprintf(d->version, sizeof d->version, "%s", gpu[k].version);
         if (mode == HSA_MEM_POOL) snprintf(d->note, sizeof d->note, "%s", hsa_xnack_hint(gpu[k].name));
     }
 #endif

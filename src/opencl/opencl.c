@@ -57,6 +57,8 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
     memset(info, 0, sizeof *info);
     info->platform = p, info->id = id;
     clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof info->platform_name - 1, info->platform_name, NULL);
+    clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof info->platform_version - 1, info->platform_version, NULL);
+    clGetDeviceInfo(id, CL_DRIVER_VERSION, sizeof info->driver_version - 1, info->driver_version, NULL);
     clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL);
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
