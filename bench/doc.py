@@ -445,7 +445,7 @@ def resident_table(runs):
     header = ["matrix", "hspgemm ms", "cusparse device ms", "x", "hspgemm MiB", "cusparse MiB"]
     body = []
     for key in keys_in_order(runs, lambda r: row_key("products", r)):
-        rows = [r for r in rows_of(runs, key)]
+        rows = rows_of(runs, key)
         ours = [timing(r, "ms") if r else None for r in rows]
         theirs = [timing(r, "cusparse_device_ms") if r else None for r in rows]
         x = [ratio(t, o) for t, o in zip(theirs, ours)]
