@@ -1,0 +1,115 @@
+#!/bin/sh
+# t_bench_scripts.sh: bench/doc.py, bench/compare.py and bench/plot.py on the
+# hand-written runs in tests/data/bench, as TAP.  Python: $HSPGEMM_PLOT_PYTHON,
+# else /usr/bin/python3 (plot.py's tests are skipped where it lacks matplotlib).
+src="${top_srcdir:-.}"
+bench="$src/bench"
+data="$src/tests/data/bench"
+py="${HSPGEMM_PLOT_PYTHON:-/usr/bin/python3}"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+
+echo "1..21"
+
+# ok STATUS NAME: a TAP line, ok when STATUS is 0.
+ok() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+# skip NAME WHY: a TAP line for a test that cannot run here.
+skip() {
+    n=$((n + 1))
+    echo "ok $n - $1 # SKIP $2"
+}
+# run CMD...: run, keeping stdout, stderr and the exit status (rc).
+run() {
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+# is STATUS WANTED: 0 when the two are equal.
+is() { [ "$1" -eq "$2" ]; echo $?; }
+# has TEXT FILE: 0 when FILE holds TEXT.
+has() { grep -q -- "$1" "$2"; echo $?; }
+# no_traceback: 0 when the last command printed no Python traceback.
+no_traceback() { grep -q Traceback "$tmp/err"; [ $? -ne 0 ]; echo $?; }
+
+# A copy of the fixtures, the Markdown's generated lines taken out.
+mkdir "$tmp/d"
+cp "$data"/*.csv "$data"/*.json "$tmp/d/"
+sed '/^<!-- bench-table /,/^<!-- end bench-table -->/{/^<!--/!d;}' "$data/tables.md" >"$tmp/d/tables.md"
+
+run "$py" "$bench/doc.py" "$tmp/d/tables.md"
+ok $rc "doc.py regenerates the fixture's tables"
+cmp -s "$tmp/d/tables.md" "$data/tables.md"; ok $? "and writes the committed tables.md"
+run "$py" "$bench/doc.py" --check "$data/tables.md"
+ok $rc "doc.py --check passes on the committed tables.md"
+
+sed 's/| 8.30 (7.11-9.50) |/| 8.31 (7.11-9.50) |/' "$tmp/d/tables.md" >"$tmp/d/changed.md"
+run "$py" "$bench/doc.py" --check "$tmp/d/changed.md"
+ok "$(is $rc 1)" "doc.py --check exits 1 when a number differs from its CSV"
+ok "$(has '^-| poisson2d5:400 | 8.31' "$tmp/out")" "and prints a diff"
+cmp -s "$tmp/d/changed.md" "$tmp/d/tables.md"; [ $? -ne 0 ]; ok $? "and writes nothing"
+
+printf '# x\n\n<!-- bench-table bogus products-1.csv -->\n<!-- end bench-table -->\n' >"$tmp/d/kind.md"
+run "$py" "$bench/doc.py" "$tmp/d/kind.md"
+ok "$(is $rc 2)" "an unknown KIND exits 2"
+ok "$(has 'kind.md:3: unknown table kind' "$tmp/err")" "and names the file and line"
+
+printf '# x\n<!-- bench-table amg amg.csv -->\nold\n' >"$tmp/d/open.md"
+run "$py" "$bench/doc.py" --check "$tmp/d/open.md"
+ok "$(is $rc 2)" "an unclosed marker exits 2"
+ok "$(has 'open.md:2: .*without' "$tmp/err")" "and names the file and line"
+
+printf '<!-- bench-table amg none-*.csv -->\n<!-- end bench-table -->\n' >"$tmp/d/none.md"
+run "$py" "$bench/doc.py" "$tmp/d/none.md"
+ok "$(is $rc 2)" "a glob that matches nothing exits 2"
+
+printf 'matrix,rows\nx,1\n' >"$tmp/d/short.csv"
+printf '{"suite":"quick"}\n' >"$tmp/d/short.json"
+run "$py" "$bench/compare.py" "$tmp/d/short.csv" "$data/products-1.csv"
+ok "$(is $rc 2)" "compare.py exits 2 on a CSV without the column ms"
+ok "$(no_traceback)" "with a message, no traceback"
+run "$py" "$bench/compare.py" "$tmp/d/missing.csv" "$data/products-1.csv"
+ok "$(is $rc 2)" "compare.py exits 2 on a missing file"
+
+run "$py" "$bench/compare.py" "$data/products-1.csv" "$data/products-2.csv"
+ok $rc "compare.py on two products runs"
+rows=0
+for m in poisson2d5:400 band:100000,4 rmat:16,8; do
+    sed -n '/^hspgemm ms /,/^$/p' "$tmp/out" | grep -q "^$m " && rows=$((rows + 1))
+done
+ok "$(is $rows 3)" "prints a row per matrix"
+ok "$(has '^poisson2d5:400 .* 1\.34  \*$' "$tmp/out")" "marks the times whose ranges do not overlap"
+grep '^band:100000,4 ' "$tmp/out" | grep -q '\*'; [ $? -ne 0 ]
+ok $? "and not those that overlap"
+
+# plot.py: an SVG for each kind, the same on a second run.
+if "$py" -c 'import matplotlib' 2>/dev/null; then
+    bad=0
+    for set in "products-1.csv products-2.csv" resident.csv realloc.csv galerkin.csv amg.csv; do
+        files=""
+        for f in $set; do files="$files $data/$f"; done
+        # shellcheck disable=SC2086
+        "$py" "$bench/plot.py" -o "$tmp/a.svg" $files 2>>"$tmp/plot.err" || bad=1
+        # shellcheck disable=SC2086
+        "$py" "$bench/plot.py" -o "$tmp/b.svg" $files 2>>"$tmp/plot.err" || bad=1
+        head -c 5 "$tmp/a.svg" | grep -q '^<?xml' || { echo "# $set: not an SVG"; bad=1; }
+        cmp -s "$tmp/a.svg" "$tmp/b.svg" || { echo "# $set: two runs differ"; bad=2; }
+        rm -f "$tmp/a.svg" "$tmp/b.svg"
+        [ $bad -eq 0 ] || break
+    done
+    [ $bad -ne 1 ]; ok $? "plot.py writes an SVG for each kind"
+    [ $bad -eq 0 ]; ok $? "the same byte for byte on two runs"
+    cp "$data/amg.csv" "$data/amg.json" "$tmp/d/"
+    run "$py" "$bench/plot.py" "$tmp/d/amg.csv"
+    [ $rc -eq 0 ] && [ -s "$tmp/d/amg.svg" ]; ok $? "plot.py writes FILE.svg by default"
+else
+    skip "plot.py writes an SVG for each kind" "no matplotlib"
+    skip "the same byte for byte on two runs" "no matplotlib"
+    skip "plot.py writes FILE.svg by default" "no matplotlib"
+fi
+
+[ $n -eq 21 ] || { echo "# ran $n tests, planned 21"; fail=1; }
+exit $fail
