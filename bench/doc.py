@@ -621,10 +621,15 @@ def repeat_text(runs):
     return " and ".join(counts) if counts else "an unknown number"
 
 
+def without_csv(command):
+    """A command line without its --csv=FILE, which names where each run was written."""
+    return " ".join(w for w in command.split() if not w.startswith("--csv=")) if command else command
+
+
 def provenance(runs):
     """The italic line under a table: command, commits, machine, dates and number of runs."""
     metas = [run["meta"] for run in runs]
-    commands = distinct(m.get("command") for m in metas)
+    commands = distinct(without_csv(m.get("command")) for m in metas)
     if not commands:
         what = "no JSON beside the CSV%s" % ("s" if len(runs) > 1 else "")
     elif len(commands) == 1 and all(m.get("command") for m in metas):

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t_bench_scripts.sh: bench/doc.py, bench/compare.py and bench/plot.py on the
-# hand-written runs in tests/data/bench, as TAP.  Python: $HSPGEMM_PLOT_PYTHON,
+# hand-written runs in tests/data/bench, and README.md's tables against the
+# runs in doc/bench, as TAP.  Python: $HSPGEMM_PLOT_PYTHON,
 # else /usr/bin/python3 (plot.py's tests are skipped where it lacks matplotlib).
 src="${top_srcdir:-.}"
 bench="$src/bench"
@@ -11,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 n=0
 fail=0
 
-echo "1..21"
+echo "1..22"
 
 # ok STATUS NAME: a TAP line, ok when STATUS is 0.
 ok() {
@@ -111,5 +112,11 @@ else
     skip "plot.py writes FILE.svg by default" "no matplotlib"
 fi
 
-[ $n -eq 21 ] || { echo "# ran $n tests, planned 21"; fail=1; }
+# The README's tables of figures are those its committed runs (doc/bench) give.
+run "$py" "$bench/doc.py" --check "$src/README.md"
+[ $rc -eq 0 ] && grep -q "bench-table" "$src/README.md"
+ok $? "README.md's tables of figures agree with their CSVs in doc/bench (make bench-doc regenerates them)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out" "$tmp/err"
+
+[ $n -eq 22 ] || { echo "# ran $n tests, planned 22"; fail=1; }
 exit $fail
