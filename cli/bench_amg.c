@@ -200,7 +200,7 @@ int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, con
            cli_version(), a->amg.theta, a->amg.omega, a->amg.max_levels, a->amg.coarse_size,
            n ? rows[0].device : "-", a->lib.threads, a->repeat);
     print_rows(rows, n);
-    printf("spread: (max - min) / median; x: PyAMG ms / hspgemm ms; complexity: operator complexity (the levels' "
+    printf("spread: (q3 - q1) / median, the middle half of the runs; x: PyAMG ms / hspgemm ms; complexity: operator complexity (the levels' "
            "entries over A's)\n");
     cli_run_info run = {"amg", n ? rows[0].device : "", s == HSP_OK, why};
     if (write_csv(csv, a, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;

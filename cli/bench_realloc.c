@@ -107,7 +107,7 @@ static void print_table(const cli_args *a, const realloc_row *rows, int n)
             printf("%s: realloc over copy %.2fx on average, up to %.2fx (%d matrices) on %s; the paper measured 1.2x, "
                    "up to %s, on another device: the GPU of an AMD A10-7850K APU\n", p ? "double" : "float",
                    sum[p] / counted[p], most[p], counted[p], rows[0].mode[0].stats.device, p ? "1.8x" : "1.6x");
-    printf("x of grow=copy: its median / grow=realloc's, the speedup; spread: (max - min) / median; long: rows of the "
+    printf("x of grow=copy: its median / grow=realloc's, the speedup; spread: (q3 - q1) / median, the middle half of the runs; long: rows of the "
            "long bin; grows: growth events; copied: bytes grow=copy copied; moves: reallocs that moved a block\n");
     if (flagged)
         printf("%d figure%s spread more than %.0f%% (marked !): run again or raise --repeat\n", flagged,

@@ -21,13 +21,14 @@ static const char usage_bench[] =
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
     "for matrices with long rows, grow=copy beside grow=realloc.  hspgemm's runs are split\n"
     "around the peers' (half before, half after), so that what a peer leaves behind shows\n"
-    "in the spread; a spread ((max - min) / median) above 50% is marked '!'.  Writes the\n"
-    "table as CSV (default bench.csv; an empty field where a figure is missing) and beside\n"
-    "it a JSON file (bench.json) that describes the run: version and commit, command line,\n"
-    "date, CPU, memory, device and its software versions, options, run counts, peers'\n"
-    "versions.  Times are host to host (operands in host memory, C back in host memory),\n"
-    "but with --resident: hspgemm's operands are then placed on the device before the\n"
-    "timing and C stays there (hsp_multiply_resident), so that its times are device-only.\n"
+    "in the spread: (q3 - q1) / median, the middle half of the runs, marked '!' above 20%.\n"
+    "Writes the table as CSV (default bench.csv; an empty field where a figure is missing)\n"
+    "and beside it a JSON file (bench.json) that describes the run: version and commit,\n"
+    "command line, date, CPU, memory, device and its software versions, options, run\n"
+    "counts, peers' versions.  Times are host to host (operands in host memory, C back in\n"
+    "host memory), but with --resident: hspgemm's operands are then placed on the device\n"
+    "before the timing and C stays there (hsp_multiply_resident), so that its times are\n"
+    "device-only.\n"
     "hspgemm's C has sorted rows, the peers' (scipy, MKL) not; with --unsorted hspgemm\n"
     "leaves them unsorted too (hsp_options.unsorted; the check sorts the warm-up's C first).\n"
     "--peers: auto (the default) runs each peer of the suite that can run here; none; or a\n"
@@ -231,6 +232,7 @@ static void print_matrix(const bench_row *b, const int ran[NPEERS], int *flagged
         const cli_peer_result *p = &b->peer[k];
         cli_print_times(lead, cli_peer_name[k], &p->host, ours, peer_note(p, st->nnz_c));
         *flagged += cli_spread(&p->host) > CLI_SPREAD_BOUND;
+        *flagged += (cli_spread(&p->sorted) > CLI_SPREAD_BOUND) + (cli_spread(&p->device) > CLI_SPREAD_BOUND);
         if (k == MKL && p->sorted.runs > 0) cli_print_times(lead, "mkl sorted", &p->sorted, ours, "");
         if (k == CUSPARSE && p->device.runs > 0) {
             snprintf(tail, sizeof tail, "peak device MiB: hspgemm %.1f, cuSPARSE %.1f",
@@ -272,7 +274,7 @@ static void print_table(const cli_args *a, const bench_row *rows, int n)
         printf("geomean speedup over cuSPARSE: %.2fx against its host-to-host time, %.2fx against its device-only "
                "time (ours %s)\n", geomean_over(rows, n, CUSPARSE, 0), geomean_over(rows, n, CUSPARSE, 1),
                rows[0].ours.resident ? "resident" : "host to host");
-    printf("spread: (max - min) / median; x: the program's median / hspgemm's (grow=copy: the gain of realloc)\n");
+    printf("spread: (q3 - q1) / median, the middle half of the runs; x: the program's median / hspgemm's (grow=copy: the gain of realloc)\n");
     if (flagged)
         printf("%d figure%s spread more than %.0f%% (marked !): the machine was busy or its speed drifted; run "
                "again or raise --repeat\n", flagged, flagged > 1 ? "s" : "", 100 * CLI_SPREAD_BOUND);
