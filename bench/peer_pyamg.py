@@ -50,17 +50,6 @@ def setup(pyamg, A, opts):
         max_levels=opts["levels"], max_coarse=opts["coarse"], keep=False)
 
 
-def quartiles(ms):
-    """The first and third quartiles of the times, interpolated between neighbours."""
-    x = sorted(ms)
-
-    def at(q):
-        pos = q * (len(x) - 1)
-        k = int(pos)
-        return x[k] + (pos - k) * (x[k + 1] - x[k]) if k + 1 < len(x) else x[-1]
-    return at(0.25), at(0.75)
-
-
 def main():
     opts, path = parse(sys.argv[1:])
     try:
@@ -81,12 +70,13 @@ def main():
         ml = setup(pyamg, A, opts)
         if run:
             ms.append((time.perf_counter() - t0) * 1e3)
+    quartiles = statistics.quantiles(ms, n=4, method="inclusive") if len(ms) > 1 else ms * 3
     rows = [lv.A.shape[0] for lv in ml.levels]
     nnz = [int(lv.A.nnz) for lv in ml.levels]
     print(json.dumps({"peer": "pyamg", "version": pyamg.__version__, "threads": 1, "runs": opts["repeat"],
                       "ms_median": round(statistics.median(ms), 4), "ms_min": round(min(ms), 4),
-                      "ms_max": round(max(ms), 4), "ms_q1": round(quartiles(ms)[0], 4),
-                      "ms_q3": round(quartiles(ms)[1], 4),
+                      "ms_max": round(max(ms), 4), "ms_q1": round(quartiles[0], 4),
+                      "ms_q3": round(quartiles[2], 4),
                       "rows": rows, "nnz": nnz}, separators=(",", ":")))
 
 

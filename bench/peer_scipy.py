@@ -74,17 +74,6 @@ def read_factors(opts, mmread):
     return M
 
 
-def quartiles(ms):
-    """The first and third quartiles of the times, interpolated between neighbours."""
-    x = sorted(ms)
-
-    def at(q):
-        pos = q * (len(x) - 1)
-        k = int(pos)
-        return x[k] + (pos - k) * (x[k + 1] - x[k]) if k + 1 < len(x) else x[-1]
-    return at(0.25), at(0.75)
-
-
 def main():
     opts = parse(sys.argv[1:])
     try:
@@ -104,12 +93,13 @@ def main():
         C = product(*M)
         ms.append((time.perf_counter() - t0) * 1e3)
     ms = ms[1:]
+    quartiles = statistics.quantiles(ms, n=4, method="inclusive") if len(ms) > 1 else ms * 3
     line = {"peer": "scipy", "version": scipy.__version__, "threads": 1,
             "precision": "double" if opts["dtype"] == "float64" else "float"}
     if opts["order"]:
         line["order"] = opts["order"]
     line.update({"runs": opts["repeat"], "ms_median": statistics.median(ms), "ms_min": min(ms),
-                 "ms_max": max(ms), "ms_q1": quartiles(ms)[0], "ms_q3": quartiles(ms)[1], "nnz_c": int(C.nnz)})
+                 "ms_max": max(ms), "ms_q1": quartiles[0], "ms_q3": quartiles[2], "nnz_c": int(C.nnz)})
     print(json.dumps(line, separators=(",", ":")))
 
 
