@@ -505,8 +505,9 @@ def realloc_summary(runs, precision, speedups, device):
         means.append((statistics.mean(grew), None, None) if grew else None)
     mean = across(means)
     best, where = max(speedups)
-    text = "- %s: mean speedup over the matrices whose rows grew %s, " % (
-        precision, "-" if mean is None else fmt_figure(mean, fmt_x) + "x")
+    figure = "-" if mean is None else fmt_figure(mean, fmt_x)
+    figure = figure.replace(" (", "x (", 1) if " (" in figure else figure + "x"
+    text = "- %s: mean speedup over the matrices whose rows grew %s, " % (precision, figure)
     text += "largest %sx (%s), on %s; " % (fmt_x(best), where, device)
     paper = PAPER_MAX.get(precision)
     text += "the paper, on an %s: %.1fx on average" % (PAPER_DEVICE, PAPER_MEAN)
