@@ -74,13 +74,6 @@ static int json_array(const char *line, const char *key, int64_t *x)
     return n;
 }
 
-/* The number after "key": in a JSON line, or 0. */
-static double json_number(const char *line, const char *key)
-{
-    const char *p = strstr(line, key);
-    return p ? strtod(p + strlen(key), NULL) : 0.0;
-}
-
 /* PyAMG's figures for A, by the peer in cmd on A written to a temporary file;
  * f->t.runs stays 0 when it fails. */
 static void time_pyamg(const char *cmd, const hsp_csr *A, const char *name, amg_figures *f)
@@ -96,9 +89,7 @@ static void time_pyamg(const char *cmd, const hsp_csr *A, const char *name, amg_
     }
     int got = p && fgets(line, sizeof line, p) != NULL;
     if (p && pclose(p) == 0 && got && strstr(line, "\"ms_median\":")) {
-        f->t = (cli_times){json_number(line, "\"ms_median\":"), json_number(line, "\"ms_min\":"),
-                           json_number(line, "\"ms_max\":"), json_number(line, "\"ms_q1\":"),
-                           json_number(line, "\"ms_q3\":"), (int)json_number(line, "\"runs\":")};
+        f->t = cli_json_times(line, "ms");
         f->nlevels = json_array(line, "rows", f->rows);
         if (json_array(line, "nnz", f->nnz) != f->nlevels) f->nlevels = 0;
         f->complexity = complexity(f);

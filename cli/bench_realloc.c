@@ -36,14 +36,12 @@ static const char *pick_device(const char *given, char *name)
 static hsp_status time_modes(hsp_context *ctx[2], const hsp_csr *A, int repeat, realloc_row *row)
 {
     double ms[2][repeat];
+    int n[2] = {0, 0};
     hsp_status s = HSP_OK;
     for (int g = 0; g < 2 && s == HSP_OK; g++) s = cli_time_multiply(ctx[g], A, A, 1, 0, 0, NULL, &row->mode[g]);
     for (int k = 0; k < repeat && s == HSP_OK; k++)
-        for (int g = 0; g < 2 && s == HSP_OK; g++) {
-            s = cli_time_multiply(ctx[g], A, A, 1, 0, 0, NULL, &row->mode[g]);
-            ms[g][k] = row->mode[g].ms_median;
-        }
-    for (int g = 0; g < 2 && s == HSP_OK; g++) row->t[g] = cli_times_of(ms[g], repeat);
+        for (int g = 0; g < 2 && s == HSP_OK; g++) s = cli_time_runs(ctx[g], A, 1, 0, ms[g], &n[g], &row->mode[g]);
+    for (int g = 0; g < 2 && s == HSP_OK; g++) row->t[g] = cli_times_of(ms[g], n[g]);
     return s;
 }
 

@@ -93,12 +93,16 @@ typedef struct {
  * last run goes to *C when C is not NULL. */
 hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat, int progress,
                              int resident, hsp_csr **C, cli_result *r);
+/* runs squares of A on ctx, each timed alone (a bench that interleaves them
+ * with other work), their times appended to ms[*n]; the last's figures into r. */
+hsp_status cli_time_runs(hsp_context *ctx, const hsp_csr *A, int runs, int resident, double *ms, int *n,
+                         cli_result *r);
 void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r);
 
 /* Timings of repeated Galerkin products, with the last run's figures. */
 typedef struct {
-    double ms_median, ms_min, ms_max, ms_product[2];
-    cli_times t; /* the same times and their quartiles */
+    cli_times t; /* the timed runs */
+    double ms_product[2];
     int64_t nnz_c;
     int32_t rows, cols;
     char device[2][sizeof ((hsp_stats *)0)->device]; /* where each product ran */
@@ -144,6 +148,11 @@ typedef struct {
 int cli_peers_choose(const cli_args *a, unsigned allowed, cli_peers *p);
 /* Does any peer run? */
 int cli_peers_any(const cli_peers *p);
+/* The number after "key": in a peer's JSON line, or -1. */
+double cli_json_number(const char *line, const char *key);
+/* The times "KEY_median", "KEY_min", "KEY_max", "KEY_q1", "KEY_q3" and "runs"
+ * of a peer's JSON line (runs 0 when absent). */
+cli_times cli_json_times(const char *line, const char *key);
 /* The python the set-up installs the peers' packages in (build-aux/install-peer-python.sh). */
 #define CLI_PEER_PYTHON "/opt/hspgemm-python/bin/python3"
 /* Find peer program file (bench/); 1 when found, its path in path. */

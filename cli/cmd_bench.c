@@ -83,19 +83,6 @@ typedef struct {
     char why[192];  /* else what it found */
 } bench_row;
 
-/* runs products A*A on ctx, each timed alone, appended to ms[*n]; the stats of
- * the last into r. */
-static hsp_status time_runs(const cli_args *a, hsp_context *ctx, const hsp_csr *A, int runs, double *ms, int *n,
-                            cli_result *r)
-{
-    hsp_status s = HSP_OK;
-    for (int k = 0; k < runs && s == HSP_OK; k++) {
-        s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, NULL, r);
-        if (s == HSP_OK) ms[(*n)++] = r->ms_median;
-    }
-    return s;
-}
-
 /* Untimed runs on ctx until WARM_MS have passed, at least one and at most
  * WARM_RUNS: a small product's first runs in a context are slower (2-core
  * VM, poisson2d5:30: 0.085 ms a run for about ten runs, then 0.048). */
@@ -103,11 +90,10 @@ enum { WARM_RUNS = 100 };
 #define WARM_MS 50.0
 static hsp_status warm_up(const cli_args *a, hsp_context *ctx, const hsp_csr *A, cli_result *r)
 {
-    double start = cli_now_ms(), ms[WARM_RUNS];
-    int n = 0;
+    double start = cli_now_ms();
     hsp_status s = HSP_OK;
-    while (s == HSP_OK && n < WARM_RUNS && (n == 0 || cli_now_ms() - start < WARM_MS))
-        s = time_runs(a, ctx, A, 1, ms, &n, r);
+    for (int n = 0; s == HSP_OK && n < WARM_RUNS && (n == 0 || cli_now_ms() - start < WARM_MS); n++)
+        s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, NULL, r);
     return s;
 }
 
@@ -133,7 +119,7 @@ static hsp_status time_copy(const cli_args *a, const hsp_csr *A, bench_row *row)
     o.grow = HSP_GROW_COPY;
     hsp_status s = hsp_context_create(&o, &ctx);
     if (s == HSP_OK) s = warm_up(a, ctx, A, &row->copy);
-    if (s == HSP_OK) s = time_runs(a, ctx, A, a->repeat, ms, &n, &row->copy);
+    if (s == HSP_OK) s = cli_time_runs(ctx, A, a->repeat, a->resident, ms, &n, &row->copy);
     row->copy_t = cli_times_of(ms, n);
     row->has_copy = s == HSP_OK;
     hsp_context_free(ctx);
@@ -154,7 +140,7 @@ static hsp_status time_matrix(const cli_args *a, const cli_peers *p, const char 
     hsp_status s = hsp_context_create(&o, &ctx);
     cli_status_line("bench: %s: hspgemm", spec);
     if (s == HSP_OK) s = check_and_warm_up(a, ctx, A, row);
-    if (s == HSP_OK) s = time_runs(a, ctx, A, before, ms, &n, &row->ours);
+    if (s == HSP_OK) s = cli_time_runs(ctx, A, before, a->resident, ms, &n, &row->ours);
     if (s == HSP_OK && row->ours.stats.rows_group[4] > 0) {
         cli_status_line("bench: %s: hspgemm grow=copy", spec);
         s = time_copy(a, A, row);
@@ -162,7 +148,7 @@ static hsp_status time_matrix(const cli_args *a, const cli_peers *p, const char 
     if (s == HSP_OK) cli_run_peers(spec, (const hsp_csr *const *)&A, 1, "", p, row->peer);
     cli_status_line("bench: %s: hspgemm", spec);
     if (s == HSP_OK && before < a->repeat) s = warm_up(a, ctx, A, &row->ours); /* again: the peers ran since */
-    if (s == HSP_OK) s = time_runs(a, ctx, A, a->repeat - before, ms, &n, &row->ours);
+    if (s == HSP_OK) s = cli_time_runs(ctx, A, a->repeat - before, a->resident, ms, &n, &row->ours);
     row->ours_t = cli_times_of(ms, n);
     hsp_context_free(ctx);
     return s;

@@ -32,12 +32,12 @@ static void report(const cli_args *a, const cli_rap_result *r)
     if (a->stats == 2)
         printf("{\"order\":\"%s\",\"rows\":%d,\"cols\":%d,\"nnz_c\":%lld,\"ms_median\":%.4f,\"ms_min\":%.4f,"
                "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\",\"resident\":%s}\n",
-               cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->ms_median, r->ms_min,
+               cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->t.median, r->t.min,
                r->ms_product[0], r->ms_product[1], device, second, a->resident ? "true" : "false");
     else
         printf("C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
                a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
-               r->ms_median, a->repeat, a->stats ? "" : "\n");
+               r->t.median, a->repeat, a->stats ? "" : "\n");
     if (a->stats == 1)
         printf("; %s %.3f ms, then %.3f ms (last run), device %s%s%s\n", first, r->ms_product[0], r->ms_product[1],
                device, strcmp(device, second) ? ", then " : "", strcmp(device, second) ? second : "");

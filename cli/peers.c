@@ -66,8 +66,7 @@ const char *cli_find_python(const char *module)
     return NULL;
 }
 
-/* The number after "key": in a JSON line, or -1. */
-static double json_number(const char *line, const char *key)
+double cli_json_number(const char *line, const char *key)
 {
     char pattern[64];
     snprintf(pattern, sizeof pattern, "\"%s\":", key);
@@ -85,18 +84,17 @@ static void json_text(const char *line, const char *key, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p ? p + strlen(pattern) : "");
 }
 
-/* The times "KEY_median", "KEY_min", "KEY_max", "KEY_q1", "KEY_q3" of a JSON
- * line (runs 0 when absent). */
-static cli_times json_times(const char *line, const char *key, int runs)
+cli_times cli_json_times(const char *line, const char *key)
 {
+    int runs = (int)cli_json_number(line, "runs");
     char name[64];
     cli_times t = {0, 0, 0, 0, 0, 0};
     snprintf(name, sizeof name, "%s_median", key);
-    if ((t.median = json_number(line, name)) < 0) return (cli_times){0, 0, 0, 0, 0, 0};
-    snprintf(name, sizeof name, "%s_min", key), t.min = json_number(line, name);
-    snprintf(name, sizeof name, "%s_max", key), t.max = json_number(line, name);
-    snprintf(name, sizeof name, "%s_q1", key), t.q1 = json_number(line, name);
-    snprintf(name, sizeof name, "%s_q3", key), t.q3 = json_number(line, name);
+    if ((t.median = cli_json_number(line, name)) < 0) return (cli_times){0, 0, 0, 0, 0, 0};
+    snprintf(name, sizeof name, "%s_min", key), t.min = cli_json_number(line, name);
+    snprintf(name, sizeof name, "%s_max", key), t.max = cli_json_number(line, name);
+    snprintf(name, sizeof name, "%s_q1", key), t.q1 = cli_json_number(line, name);
+    snprintf(name, sizeof name, "%s_q3", key), t.q3 = cli_json_number(line, name);
     t.runs = runs;
     return t;
 }
@@ -226,12 +224,11 @@ static int run_peer(const char *cmd, cli_peer_result *r)
 {
     char err[200], line[1024];
     int rc = run_command(cmd, line, sizeof line, err, sizeof err);
-    int runs = (int)json_number(line, "runs");
-    r->host = json_times(line, "ms", runs);
-    r->device = json_times(line, "ms_device", runs);
-    r->sorted = json_times(line, "ms_sorted", runs);
-    r->nnz = (int64_t)json_number(line, "nnz_c");
-    r->peak = json_number(line, "peak_device_bytes");
+    r->host = cli_json_times(line, "ms");
+    r->device = cli_json_times(line, "ms_device");
+    r->sorted = cli_json_times(line, "ms_sorted");
+    r->nnz = (int64_t)cli_json_number(line, "nnz_c");
+    r->peak = cli_json_number(line, "peak_device_bytes");
     if (rc != 0 && err[0]) fprintf(stderr, "\n%s\n", err);
     return rc == 0 && r->host.runs > 0 ? 0 : -1;
 }

@@ -77,6 +77,17 @@ hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
     return s;
 }
 
+hsp_status cli_time_runs(hsp_context *ctx, const hsp_csr *A, int runs, int resident, double *ms, int *n,
+                         cli_result *r)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < runs && s == HSP_OK; k++) {
+        s = cli_time_multiply(ctx, A, A, 1, 0, resident, NULL, r);
+        if (s == HSP_OK) ms[(*n)++] = r->ms_median;
+    }
+    return s;
+}
+
 /* R (P^T, made here into *PT, when R is NULL), A and P placed on ctx's device. */
 static hsp_status place_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
                             hsp_resident *M[3], hsp_csr **PT)
@@ -125,7 +136,6 @@ hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, co
     if (s == HSP_OK && C) s = rap_once(ctx, op, M, order, C, st, r); /* once more for C, untimed */
     if (s == HSP_OK) {
         r->t = cli_times_of(ms, repeat);
-        r->ms_median = r->t.median, r->ms_min = r->t.min, r->ms_max = r->t.max;
         r->ms_product[0] = st[0].ms_total, r->ms_product[1] = st[1].ms_total;
         memcpy(r->device[0], st[0].device, sizeof r->device[0]);
         memcpy(r->device[1], st[1].device, sizeof r->device[1]);
