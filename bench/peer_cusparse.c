@@ -1,8 +1,9 @@
 /* peer_cusparse.c: the NVIDIA cuSPARSE peer of `hspgemm bench`: times C = A*B,
  * or the Galerkin product C = R*A*P as two products, with the generic SpGEMM API
  * (work estimation, compute, copy) on GPU 0, once from host CSR to host CSR
- * (transfers included) and once with the factors already on the device, and
- * prints one JSON line. */
+ * (transfers included) and with the factors already on the device, there with
+ * C and the work buffers from a memory pool (as a user keeps one) and from
+ * cudaMalloc, and prints one JSON line. */
 #define DISABLE_CUSPARSE_DEPRECATED /* else gcc warns about the header's own deprecated types */
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -18,10 +19,12 @@ static const char usage[] =
     "       peer_cusparse [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx\n"
     "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
     "cuSPARSE SpGEMM on GPU 0 after one warm-up: from host CSR to host CSR (uploads, products,\n"
-    "download, frees) and with the factors already on the device (products only).  --threads is\n"
-    "accepted and ignored (the work runs on the GPU).  Prints {\"peer\":\"cusparse\",...,\n"
-    "\"ms_median\":...,\"ms_min\":...,\"ms_device_median\":...,\"ms_device_min\":...,\"nnz_c\":...,\n"
-    "\"peak_device_bytes\":...} (and \"order\" with --rap).\n";
+    "download, frees) and with the factors already on the device (products only): ms_device with\n"
+    "C and the work buffers from a memory pool that keeps freed memory (cudaMallocAsync), as a\n"
+    "user who multiplies again keeps one; ms_device_nopool with each from cudaMalloc.  --threads\n"
+    "is accepted and ignored (the work runs on the GPU).  Prints {\"peer\":\"cusparse\",...,\n"
+    "\"ms_median\":...,\"ms_min\":...,\"ms_device_median\":...,\"ms_device_nopool_median\":...,\n"
+    "\"nnz_c\":...,\"peak_device_bytes\":...} (and \"order\" with --rap).\n";
 
 /* A CSR matrix with 32-bit row offsets, its arrays on the host or on the device. */
 typedef struct {
@@ -54,6 +57,7 @@ static struct {
     size_t bytes;
 } live[MAX_LIVE];                     /* the device allocations held now */
 static size_t live_bytes, peak_bytes; /* their sum, and its largest value */
+static int pooled;                    /* allocations come from the device's memory pool */
 
 /* Exit with a message when a CUDA runtime call failed. */
 static void cuda_ok(cudaError_t e, const char *what)
@@ -67,7 +71,8 @@ static void sparse_ok(cusparseStatus_t s, const char *what)
     if (s != CUSPARSE_STATUS_SUCCESS) exit(peer_fail(what, cusparseGetErrorString(s)));
 }
 
-/* cudaMalloc (at least one byte, so a buffer is never NULL) that counts the bytes held. */
+/* cudaMalloc, or cudaMallocAsync from the pool when pooled (at least one byte, so a buffer is
+ * never NULL), that counts the bytes held. */
 static void *dev_alloc(size_t bytes, const char *what)
 {
     void *p = NULL;
@@ -75,14 +80,14 @@ static void *dev_alloc(size_t bytes, const char *what)
     while (k < MAX_LIVE && live[k].p) k++;
     if (k == MAX_LIVE) exit(peer_fail(what, "too many device allocations"));
     bytes = bytes ? bytes : 1;
-    cuda_ok(cudaMalloc(&p, bytes), what);
+    cuda_ok(pooled ? cudaMallocAsync(&p, bytes, 0) : cudaMalloc(&p, bytes), what);
     live[k].p = p, live[k].bytes = bytes;
     live_bytes += bytes;
     if (live_bytes > peak_bytes) peak_bytes = live_bytes;
     return p;
 }
 
-/* cudaFree of a dev_alloc'd pointer; NULL is ignored. */
+/* cudaFree (cudaFreeAsync, back to the pool, when pooled) of a dev_alloc'd pointer; NULL is ignored. */
 static void dev_free(void *p)
 {
     if (!p) return;
@@ -91,7 +96,7 @@ static void dev_free(void *p)
             live_bytes -= live[k].bytes, live[k].p = NULL;
             break;
         }
-    cuda_ok(cudaFree(p), "cudaFree");
+    cuda_ok(pooled ? cudaFreeAsync(p, 0) : cudaFree(p), "cudaFree");
 }
 
 /* Copy bytes from the host to the device, when there are any. */
@@ -276,18 +281,30 @@ static double time_host(const gemm *g, const csr32 *h, int64_t nnz_c)
     return ms;
 }
 
-/* The device-only runs into ms[0..repeat) after a warm-up, the host factors h uploaded once; nnz(C). */
-static int64_t run_device(const gemm *g, const csr32 *h, int repeat, double *ms)
+/* The device-only runs into ms[0..repeat) after a warm-up, the host factors h uploaded once,
+ * with the pool or without; nnz(C). */
+static int64_t run_device(const gemm *g, const csr32 *h, int repeat, int pool, double *ms)
 {
     csr32 f[3];
     upload_factors(g, h, f);
+    pooled = pool;
     int64_t nnz = 0;
     for (int k = 0; k <= repeat; k++) { /* run 0 is the warm-up */
         double t = time_device(g, f, &nnz);
         if (k) ms[k - 1] = t;
     }
+    pooled = 0;
     free_factors(g, f);
     return nnz;
+}
+
+/* The device's memory pool keeps what is freed to it (no release at synchronisation). */
+static void keep_pool(void)
+{
+    cudaMemPool_t pool;
+    uint64_t keep = UINT64_MAX;
+    cuda_ok(cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
+    cuda_ok(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
 }
 
 /* The host-to-host runs into ms[0..repeat) after a warm-up. */
@@ -352,15 +369,18 @@ int main(int argc, char **argv)
     sparse_ok(cusparseGetVersion(g.handle, &version), "cusparseGetVersion");
     csr32 h[3];
     for (int k = 0; k < n; k++) h[k] = peer_shared(M, k) ? h[k - 1] : narrow(M[k], peer_factor_name(&args, k));
-    double *ms = malloc(2 * (size_t)repeat * sizeof *ms), *dev_ms = ms + repeat;
+    double *ms = malloc(3 * (size_t)repeat * sizeof *ms), *dev_ms = ms + repeat, *nopool_ms = ms + 2 * repeat;
     if (!ms) return peer_fail("out of memory", NULL);
-    int64_t nnz_c = run_device(&g, h, repeat, dev_ms);
+    keep_pool();
+    int64_t nnz_c = run_device(&g, h, repeat, 0, nopool_ms);
+    if (run_device(&g, h, repeat, 1, dev_ms) != nnz_c) exit(peer_fail("C", "nnz(C) differs between runs"));
     run_host(&g, h, nnz_c, repeat, ms);
     printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\"%s,\"runs\":%d",
            version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", peer_order_json(&args),
            repeat);
     peer_print_times("ms", ms, repeat);
     peer_print_times("ms_device", dev_ms, repeat);
+    peer_print_times("ms_device_nopool", nopool_ms, repeat);
     printf(",\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n", (long long)nnz_c, peak_bytes);
     free(ms);
     for (int k = 0; k < n; k++)

@@ -115,6 +115,8 @@ static void print_rows(const rap_row *rows, int n)
                             p->failed ? "failed" : p->host.runs > 0 && p->nnz != b->nnz_c ? "nnz(C) differs" : "");
             if (k == CLI_CUSPARSE && p->device.runs > 0)
                 cli_print_times(lead, "cusparse dev", &p->device, b->ours.median, "");
+            if (k == CLI_CUSPARSE && p->nopool.runs > 0)
+                cli_print_times(lead, "dev nopool", &p->nopool, b->ours.median, "");
         }
     }
     if (flagged)
@@ -152,8 +154,8 @@ static int write_csv(const char *path, const cli_peers *p, const rap_row *rows, 
     if (!f) return perror(path), 1;
     fprintf(f, "problem,level,order,rows,nnz_a,nnz_c,device,second_device,runs,ms,ms_min,ms_max,spread,peer_runs,"
                "graphblas_ms,graphblas_ms_min,graphblas_ms_max,scipy_ms,scipy_ms_min,scipy_ms_max,cusparse_ms,"
-               "cusparse_ms_min,cusparse_ms_max,cusparse_device_ms,cusparse_device_ms_min,cusparse_device_ms_max,mkl_ms,"
-               "mkl_ms_min,mkl_ms_max\n");
+               "cusparse_ms_min,cusparse_ms_max,cusparse_device_ms,cusparse_device_ms_min,cusparse_device_ms_max,"
+               "cusparse_nopool_ms,cusparse_nopool_ms_min,cusparse_nopool_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max\n");
     for (int r = 0; r < n; r++) {
         const rap_row *b = &rows[r];
         fprintf(f, "\"%s\",%d,%s,%d,%lld,%lld,\"%s\",\"%s\",%d", b->problem, b->level, cli_order_name(b->order), b->rows,
@@ -163,7 +165,7 @@ static int write_csv(const char *path, const cli_peers *p, const rap_row *rows, 
         cli_csv_number(f, "%.0f", cli_peers_any(p) ? b->ours.runs : 0);
         for (int k = 0; k < CLI_PYAMG; k++) {
             cli_csv_times(f, &b->peer[k].host);
-            if (k == CLI_CUSPARSE) cli_csv_times(f, &b->peer[k].device);
+            if (k == CLI_CUSPARSE) cli_csv_times(f, &b->peer[k].device), cli_csv_times(f, &b->peer[k].nopool);
         }
         fputc('\n', f);
     }

@@ -136,8 +136,9 @@ int cli_write_meta(const char *csv, const cli_args *a, const cli_peers *p, const
     fprintf(f, ",\"methods\":[\"%s\",\"%s\",\"%s\"]", hsp_method_name(a->lib.method[0]),
             hsp_method_name(a->lib.method[1]), hsp_method_name(a->lib.method[2]));
     member(f, "grow", hsp_grow_name(a->lib.grow), 0);
-    fprintf(f, ",\"resident\":%s,\"unsorted\":%s,\"repeat\":%d,\"spread_bound\":%g", a->resident ? "true" : "false",
-            a->lib.unsorted ? "true" : "false", a->repeat, CLI_SPREAD_BOUND);
+    fprintf(f, ",\"resident\":%s,\"unsorted\":%s,\"deterministic\":%s,\"repeat\":%d,\"spread_bound\":%g",
+            a->resident ? "true" : "false", a->lib.unsorted ? "true" : "false", a->lib.deterministic ? "true" : "false",
+            a->repeat, CLI_SPREAD_BOUND);
     fprintf(f, ",\"amg\":{\"theta\":%.17g,\"omega\":%.17g,\"levels\":%d,\"coarse\":%d}", a->amg.theta, a->amg.omega,
             a->amg.max_levels, a->amg.coarse_size);
     write_peers(f, p);

@@ -126,10 +126,11 @@ enum { CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_NPEERS, C
 #define CLI_AMG_PEERS (1u << CLI_PYAMG)
 extern const char *const cli_peer_name[CLI_NPEERS];
 /* What one peer reported on one matrix: its times host to host, device-only
- * (cuSPARSE) and with C sorted (MKL), its peak device memory (-1: none
- * reported) and nnz(C); failed when it ran and failed. */
+ * (cuSPARSE: with a memory pool, and nopool: with cudaMalloc) and with C
+ * sorted (MKL), its peak device memory (-1: none reported) and nnz(C);
+ * failed when it ran and failed. */
 typedef struct {
-    cli_times host, device, sorted;
+    cli_times host, device, nopool, sorted;
     double peak;
     int64_t nnz;
     int failed;

@@ -15,7 +15,8 @@ static const char usage_bench[] =
     "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc|amg] [--repeat=N]\n"
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
-    "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--gen=SPEC ...]\n"
+    "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--deterministic]\n"
+    "                     [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
@@ -224,6 +225,8 @@ static void print_matrix(const bench_row *b, const int ran[NPEERS], int *flagged
             snprintf(tail, sizeof tail, "peak device MiB: hspgemm %.1f, cuSPARSE %.1f",
                      (double)st->peak_device_bytes / (1 << 20), p->peak / (1 << 20));
             cli_print_times(lead, "cusparse dev", &p->device, ours, tail);
+            *flagged += cli_spread(&p->nopool) > CLI_SPREAD_BOUND;
+            if (p->nopool.runs > 0) cli_print_times(lead, "dev nopool", &p->nopool, ours, "");
         }
     }
 }
@@ -236,11 +239,11 @@ static void print_table(const cli_args *a, const bench_row *rows, int n)
     char lead[64];
     if (n == 0) return;
     for (int k = 0; k < NPEERS; k++) any |= ran[k] = peer_ran(rows, n, k);
-    printf("%s: device %s, %d threads, %s, methods %s,%s,%s, %s, rows of C %s\n", cli_version(),
+    printf("%s: device %s, %d threads, %s, methods %s,%s,%s%s, %s, rows of C %s\n", cli_version(),
            rows[0].ours.stats.device, rows[0].ours.stats.threads,
            rows[0].ours.precision == HSP_DOUBLE ? "double" : "float", hsp_method_name(rows[0].ours.stats.method[0]),
            hsp_method_name(rows[0].ours.stats.method[1]), hsp_method_name(rows[0].ours.stats.method[2]),
-           rows[0].ours.resident ? "resident (device-only times)" : "host to host",
+           a->lib.deterministic ? " (deterministic)" : "", rows[0].ours.resident ? "resident (device-only times)" : "host to host",
            rows[0].unsorted ? "unsorted" : "sorted");
     printf("runs: %d of each program after a warm-up%s\n", a->repeat,
            any ? " (hspgemm's: half before the peers, half after)" : "");
@@ -285,7 +288,8 @@ static int write_csv(const char *path, const cli_args *a, const cli_peers *p, co
     fprintf(f, "matrix,rows,nnz_a,nnz_c,flops,threads,device,grow,resident,unsorted,runs,ms,ms_min,ms_max,gflops,"
                "spread,copy_ms,copy_ms_min,copy_ms_max,peer_runs,graphblas_ms,graphblas_ms_min,graphblas_ms_max,"
                "scipy_ms,scipy_ms_min,scipy_ms_max,cusparse_ms,cusparse_ms_min,cusparse_ms_max,cusparse_device_ms,"
-               "cusparse_device_ms_min,cusparse_device_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,mkl_sorted_ms,"
+               "cusparse_device_ms_min,cusparse_device_ms_max,cusparse_nopool_ms,cusparse_nopool_ms_min,"
+               "cusparse_nopool_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,mkl_sorted_ms,"
                "mkl_sorted_ms_min,mkl_sorted_ms_max,peak_device_bytes,cusparse_peak_device_bytes,check,failed\n");
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
@@ -299,7 +303,7 @@ static int write_csv(const char *path, const cli_args *a, const cli_peers *p, co
         cli_csv_number(f, "%.0f", cli_peers_any(p) ? a->repeat : 0);
         for (int k = 0; k < CLI_PYAMG; k++) {
             cli_csv_times(f, &b->peer[k].host);
-            if (k == CUSPARSE) cli_csv_times(f, &b->peer[k].device);
+            if (k == CUSPARSE) cli_csv_times(f, &b->peer[k].device), cli_csv_times(f, &b->peer[k].nopool);
             if (k == MKL) cli_csv_times(f, &b->peer[k].sorted);
         }
         cli_csv_number(f, "%.0f", (double)st->peak_device_bytes);
@@ -369,7 +373,7 @@ int cmd_bench(int argc, char **argv)
     cli_peers peers;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted",
+                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);

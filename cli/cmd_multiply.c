@@ -22,6 +22,8 @@ static const char usage_multiply[] =
     "                        (faster on the cpu device; not with --resident, whose C is sorted)\n"
     "  --drop-zeros          leave out the entries of C that are exactly 0 (products that\n"
     "                        cancel), as scipy does (default: kept; not with --resident)\n"
+    "  --deterministic       sum each entry of C in one fixed order: the same bits on every\n"
+    "                        run (GPU devices then take esc and merge, not hash and dense)\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
     "  --wavefront=N, --local-mem=BYTES   override the device's bin layout\n"
     "  --grow-start=N        first buffer of a long row, entries (default 256)\n"
@@ -33,7 +35,7 @@ static const char usage_multiply[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,deterministic";
 
 /* Multiply with the parsed options and report. */
 static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)

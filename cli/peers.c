@@ -226,6 +226,7 @@ static int run_peer(const char *cmd, cli_peer_result *r)
     int rc = run_command(cmd, line, sizeof line, err, sizeof err);
     r->host = cli_json_times(line, "ms");
     r->device = cli_json_times(line, "ms_device");
+    r->nopool = cli_json_times(line, "ms_device_nopool");
     r->sorted = cli_json_times(line, "ms_sorted");
     r->nnz = (int64_t)cli_json_number(line, "nnz_c");
     r->peak = cli_json_number(line, "peak_device_bytes");

@@ -164,6 +164,7 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
     if (st->device_note[0]) fprintf(f, "(%s)\n", st->device_note);
     fprintf(f, "\n%-16s %10s\n", "stage (last run)", "ms");
     for (int k = 0; k < 4; k++) fprintf(f, "%-16s %10.3f\n", stage[k], st->ms_stage[k]);
+    fprintf(f, "%-16s %10.3f\n", "outside them", st->ms_other);
     fprintf(f, "%-16s %10.3f\n", "total", st->ms_total);
     fprintf(f, "stage 3: device %.3f ms, CPU threads (bins 0-1) %.3f ms, both at once %.3f ms\n",
             st->ms_device, st->ms_host, st->ms_overlap);
@@ -209,7 +210,7 @@ void cli_report_json(FILE *f, const cli_result *r)
             "\"precision\":\"%s\",\"methods\":[\"%s\",\"%s\",\"%s\"],\"rows\":%lld,"
             "\"cols\":%lld,\"nnz_a\":%lld,\"nnz_b\":%lld,\"peak_temp_bytes\":%lld,"
             "\"peak_device_bytes\":%lld,\"bytes_to_device\":%lld,\"bytes_to_host\":%lld,"
-            "\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_device\":%.4f,"
+            "\"ms_stage\":[%.4f,%.4f,%.4f,%.4f],\"ms_other\":%.4f,\"ms_total\":%.4f,\"ms_device\":%.4f,"
             "\"ms_host\":%.4f,\"ms_overlap\":%.4f,\"resident\":%s,\"ms_place\":%.4f,\"ms_home\":%.4f,"
             "\"device_note\":",
             r->ms_median, r->ms_min, r->ms_max, r->ms_first, r->runs, gflops(r), (long long)st->nnz_c,
@@ -221,7 +222,7 @@ void cli_report_json(FILE *f, const cli_result *r)
             (long long)r->ncols, (long long)r->nnz_a, (long long)r->nnz_b,
             (long long)st->peak_temp_bytes, (long long)st->peak_device_bytes, (long long)st->bytes_to_device,
             (long long)st->bytes_to_host, st->ms_stage[0],
-            st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], st->ms_device, st->ms_host,
+            st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], st->ms_other, st->ms_total, st->ms_device, st->ms_host,
             st->ms_overlap, r->resident ? "true" : "false", r->ms_place, r->ms_home);
     cli_json_string(f, st->device_note);
     fputs("}\n", f);

@@ -214,6 +214,14 @@ typedef struct {
                              on A's and B's patterns alone, which plans, resident
                              products and the AMG setup rely on (they always keep
                              them), and C needs no second pass */
+    int deterministic;    /* nonzero: every entry of C is summed in one fixed order, so
+                             that a product gives the same bits each time it runs on the
+                             same device (the CPU device always does).  GPU devices then
+                             take ESC where they would hash and merge where they would go
+                             dense, and a method that adds by atomics (hash, dense) is an
+                             error; plans and resident AMG set-ups sum each row on one
+                             work-item.  Slower on a GPU (README: Deterministic products).
+                             Default 0 */
 } hsp_options;
 
 /* Fill o with the defaults above (o NULL: nothing). */
@@ -242,7 +250,8 @@ const hsp_bins *hsp_context_bins(const hsp_context *ctx);
 /* Figures of one multiplication. */
 typedef struct {
     double ms_stage[4];   /* upper bound, binning, compute, arrange */
-    double ms_total;
+    double ms_total;      /* the whole call, C complete (resident ones too) */
+    double ms_other;      /* of it, outside the stages: checks, the job's set-up and clean-up */
     double ms_device;     /* stage 3: from the first launch until the device's bins are done */
     double ms_host;       /* stage 3: the CPU threads on bins 0-1, meanwhile */
     double ms_overlap;    /* stage 3: time both sides worked at once */

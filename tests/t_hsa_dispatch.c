@@ -6,7 +6,8 @@
  * objects looked up by its descriptor symbol and checked; packets and kernel
  * arguments as the layouts say, fences at system scope only where host and
  * GPU hand data over, barrier bits between dependent launches only,
- * kernel-argument blocks never reused while in flight, a full queue waited
+ * kernel-argument blocks never reused while in flight, freed arrays kept as
+ * spares for the next, a full queue waited
  * on; a GPU memory fault, a queue error and a deadline each turned into an
  * error that loses the device, which then keeps its memory; the queue
  * destroyed before what it uses; and the GPU arrays over this memory, host
@@ -502,6 +503,7 @@ static void close_state(void)
 {
     if (!g.lost) hsa_finish(&g);
     for (int a = 0; a < GA_COUNT && !g.lost; a++) gpu_release(&g, a);
+    if (!g.lost) gpu_spares_free(&g);
     hsa_close(&g);
 }
 
@@ -540,6 +542,7 @@ static void walk_after(hsp_status s, double *out, char *why, size_t len)
             snprintf(why, len, "closing the lost device freed %d things", live - fake_hsa.live);
         g.lost = 0;
         for (int a = 0; a < GA_COUNT; a++) gpu_release(&g, a);
+        gpu_spares_free(&g);
         hsa_close(&g);
         return;
     }
@@ -598,6 +601,27 @@ static void test_fault_walk(void)
     walk("a product in svm mapped mode", HSA_MEM_SVM_MAPPED, 1);
 }
 
+/* Spares: a freed array of the device's own is kept; the next array of
+ * about its size takes it without an allocation, one of less than
+ * half its size gets memory of its own; closing frees both. */
+static void test_spares(void)
+{
+    gpu_array x, y, z;
+    open_state(HSA_MEM_POOL);
+    hsp_status s = gpu_array_new(&g, &x, 4096);
+    void *first = x.ptr;
+    gpu_array_free(&g, &x);
+    int live = fake_hsa.live;
+    if (s == HSP_OK) s = gpu_array_new(&g, &y, 3000);
+    int kept = s == HSP_OK && y.ptr == first && fake_hsa.live == live;
+    if (s == HSP_OK) s = gpu_array_new(&g, &z, 1000);
+    int own = s == HSP_OK && z.ptr != first && fake_hsa.live == live + 1;
+    gpu_array_free(&g, &y), gpu_array_free(&g, &z);
+    close_state();
+    tap_ok(kept && own && !fake_hsa.live, "spares: a freed array serves the next of about its size without an "
+           "allocation, not one of less than half; closing frees both");
+}
+
 int main(void)
 {
     if (!tap_ok(object(0) && object(1), "code objects of both precisions for %s", hsp_code_objects[0].target))
@@ -614,6 +638,7 @@ int main(void)
     test_fault();
     test_queue_error();
     test_deadline();
+    test_spares();
     test_fault_walk();
     return tap_done();
 }

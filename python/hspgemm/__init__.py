@@ -373,6 +373,9 @@ class Context:
       the pattern of scipy's product.  False keeps them (the C library's default), so that C's
       pattern depends on the operands' patterns alone, whatever their values, as plans reuse it.
       amg_setup keeps them always.
+    deterministic: every entry of C is summed in one fixed order, so that a product gives the
+      same bits on every run (GPU devices then take "esc" and "merge", not "hash" and "dense";
+      naming one of those two for a GPU raises).
 
     A context serves one call at a time (calls from several threads wait their turn); close()
     or a with block frees it.
@@ -380,9 +383,10 @@ class Context:
 
     def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
                  methods: str | Sequence[str] | None = None, mem_limit: int = 0, small_nnz: int = 0,
-                 device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True) -> None:
+                 device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True,
+                 deterministic: bool = False) -> None:
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout, bool(unsorted), bool(drop_zeros))
+                          device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic))
         self._unsorted = bool(unsorted)
 
     def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,

@@ -209,7 +209,7 @@ static int matrix_in_optional(PyObject *t, matrix_in *m, const char *name, const
 static PyObject *stats_dict(const hsp_stats *st, hsp_precision precision)
 {
     return Py_BuildValue(
-        "{s:L,s:L,s:s,s:s,s:L,s:L,s:L,s:i,s:s,s:[sss],s:L,s:L,s:L,s:L,s:[dddd],s:d,s:d,s:d,s:d,s:O,s:s}",
+        "{s:L,s:L,s:s,s:s,s:L,s:L,s:L,s:i,s:s,s:[sss],s:L,s:L,s:L,s:L,s:[dddd],s:d,s:d,s:d,s:d,s:d,s:O,s:s}",
         "nnz_c", (long long)st->nnz_c, "flops", (long long)st->flops, "device", st->device, "grow",
         hsp_grow_name(st->grow), "grow_events", (long long)st->grow_events, "grow_bytes_copied",
         (long long)st->grow_bytes_copied, "grow_moves", (long long)st->grow_moves, "threads", st->threads,
@@ -218,6 +218,7 @@ static PyObject *stats_dict(const hsp_stats *st, hsp_precision precision)
         (long long)st->peak_temp_bytes, "peak_device_bytes", (long long)st->peak_device_bytes, "bytes_to_device",
         (long long)st->bytes_to_device, "bytes_to_host", (long long)st->bytes_to_host, "ms_stage",
         st->ms_stage[0], st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], "ms_total", st->ms_total,
+        "ms_other", st->ms_other,
         "ms_device", st->ms_device, "ms_host", st->ms_host, "ms_overlap", st->ms_overlap, "resident",
         st->resident ? Py_True : Py_False, "device_note", st->device_note);
 }
@@ -252,13 +253,13 @@ static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
 static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
-                            "unsorted", "drop_zeros", NULL};
+                            "unsorted", "drop_zeros", "deterministic", NULL};
     const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
     hsp_options o;
     hsp_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpp", names, &device, &o.threads, &grow, &m[0], &m[1],
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdppp", names, &device, &o.threads, &grow, &m[0], &m[1],
                                      &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted,
-                                     &o.drop_zeros))
+                                     &o.drop_zeros, &o.deterministic))
         return -1;
     int g = enum_named(grow, grow_name, 2, "grow");
     if (g < 0) return -1;

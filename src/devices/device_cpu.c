@@ -26,7 +26,7 @@ hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out)
     dev->direct = 1;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++) dev->default_method[g] = HSP_METHOD_DENSE;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
-        dev->methods[g] = ((1u << (HSP_METHOD_AUTO + 1)) - 1) & ~1u; /* all */
+        dev->methods[g] = dev->exact[g] = ((1u << (HSP_METHOD_AUTO + 1)) - 1) & ~1u; /* all; a row a thread */
     dev->destroy = cpu_destroy;
     *out = dev;
     return HSP_OK;

@@ -63,12 +63,13 @@ static int64_t esc_limit(gpu *g, hsp_job *job)
 }
 
 /* Do the long rows that ESC does not take go dense (methods auto and
- * dense, where the device and the windows allow), not merge? */
+ * dense, where the device and the windows allow, unless the sums must be
+ * exact), not merge? */
 static int long_dense(gpu *g, hsp_job *job)
 {
     hsp_method m = long_method(job);
     int64_t limit = esc_limit(g, job), n = 0, first = job->bin_start[job->ctx->bins.nbins - 1];
-    if (m != HSP_METHOD_AUTO && m != HSP_METHOD_DENSE) return 0;
+    if ((m != HSP_METHOD_AUTO && m != HSP_METHOD_DENSE) || job->dev->deterministic) return 0;
     for (int64_t k = 0; k < job->nlong; k++) n += job->ub[job->bin_rows[first + k]] > limit;
     return gpu_dense_fits(g, job, n);
 }
@@ -186,7 +187,8 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
     if (s == HSP_OK) s = gpu_dense_sums(g, job);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
-    if (s == HSP_OK && job->hold_c) return hold_result(g, job);
+    if (s == HSP_OK && job->hold_c) s = hold_result(g, job);
+    if (job->hold_c) return s == HSP_OK ? g->ops->finish(g) : s; /* C is done when the call returns */
     if (s == HSP_OK) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_download(g, GA_CVAL, C->values, (size_t)nnz * job->vsize);
     return s;
@@ -209,7 +211,7 @@ static void gpu_drop(hsp_device *dev, void *held)
     gpu *g = dev->state;
     gpu_held *h = held;
     if (!h || g->lost) return;
-    g->ops->finish(g); /* a product may still read them */
+    g->ops->finish(g); /* a launch may still read them (an idle queue: products wait for their C) */
     for (int k = 0; k < 3; k++) gpu_array_free(g, &h->a[k]);
     free(h);
 }
@@ -256,6 +258,7 @@ static void gpu_destroy(hsp_device *dev)
     if (g) {
         if (!g->lost) g->ops->finish(g); /* which may lose it */
         for (int a = 0; a < GA_COUNT && !g->lost; a++) gpu_release(g, a);
+        if (!g->lost) gpu_spares_free(g);
         g->ops->close(g);
         if (!g->lost) {
             free(g->lrows), free(g->relaunch), free(g->counts), free(g->longrows);
@@ -298,6 +301,11 @@ void gpu_device_init(hsp_device *dev)
     dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | hash;
     dev->methods[1] = 1u << HSP_METHOD_ESC | hash;
     dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO | (g->local_add[0] ? 1u << HSP_METHOD_DENSE : 0);
+    /* hash and dense add by compare-and-swap in whatever order the work-items
+     * come; auto's long rows take ESC or merge when the context is deterministic */
+    dev->exact[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC;
+    dev->exact[1] = 1u << HSP_METHOD_ESC;
+    dev->exact[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
     dev->bound = gpu_bound;
     dev->launch_bin = gpu_launch_bin;
     dev->wait = gpu_wait;

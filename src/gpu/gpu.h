@@ -74,6 +74,11 @@ typedef struct {
 
 typedef struct gpu gpu;
 
+/* Arrays of the device's own that were freed, kept for the next ones (the
+ * result of the next resident product takes the last one's): a warm product
+ * allocates no device memory. */
+enum { GPU_SPARES = 8 };
+
 /* What a back end does.  Arrays: alloc fills ptr or mem (bytes > 0); write
  * and read move data of arrays without ptr; copy copies the first bytes of
  * src to dst (arrays without ptr); map_host makes host memory used in place
@@ -109,6 +114,7 @@ struct gpu {
     const char *no_fp64;     /* why not, for the message */
     int64_t local_mem;       /* local memory of a work-group, bytes */
     gpu_array a[GA_COUNT];
+    gpu_array spare[GPU_SPARES]; /* freed arrays kept (counted in device_bytes) */
     int64_t device_bytes, peak_device_bytes;
     int64_t moved[2];        /* bytes copied to the device and back since the job began */
     int host_wrote;          /* the host wrote memory the device reads since the last launch */
@@ -149,10 +155,13 @@ hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes);
 /* The first bytes of src into dst, on the device (host-visible ones by the host). */
 hsp_status gpu_array_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
 /* An array of the device's own of bytes in x (a host array where host arrays
- * are used in place); freeing one (or nothing, when x holds no array of its
- * own) leaves x empty. */
+ * are used in place; a spare of at least bytes and at most twice that where
+ * one is kept); freeing one keeps it as a spare where it can (or frees it;
+ * nothing when x holds no array of its own) and leaves x empty.
+ * gpu_spares_free frees the spares (the caller waited for the queue). */
 hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes);
 void gpu_array_free(gpu *g, gpu_array *x);
+void gpu_spares_free(gpu *g);
 /* The array an argument means (B's are A's when B is A). */
 const gpu_array *gpu_array_of(gpu *g, int which);
 

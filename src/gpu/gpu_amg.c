@@ -346,7 +346,7 @@ static hsp_status numeric(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, c
     int dbl = C->precision == HSP_DOUBLE;
     const gpu_held *a = held_a, *b = held_b, *c = held_c;
     int64_t m = C->nrows;
-    int32_t team = g->local_add[dbl] ? numeric_team(A, B) : 1;
+    int32_t team = g->local_add[dbl] && !dev->deterministic ? numeric_team(A, B) : 1; /* teams add by atomics */
     size_t vs = hsp_value_size(C->precision), size = NUMERIC_GROUP, rows = NUMERIC_GROUP / (size_t)team;
     int32_t lcap = NUMERIC_LOCAL / (int32_t)rows;
     gpu_arg args[] = {gpu_val(&m, sizeof m), gpu_val(&team, sizeof team), arr(&a->a[0]), arr(&a->a[1]),

@@ -1,8 +1,9 @@
 /* gpu_mem.c: the arrays of a GPU device.  Where host arrays are used in
  * place they are passed as they are; otherwise arrays are the back end's,
  * kept between jobs and grown when short, and filled by memcpy where the
- * host sees them or by the back end's transfers.  Their bytes are counted
- * for the device memory figures. */
+ * host sees them or by the back end's transfers.  Freed ones are kept as
+ * spares for the next (a resident product's C takes the arrays of the C
+ * freed before it).  Their bytes are counted for the device memory figures. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
@@ -17,12 +18,81 @@ static void count_bytes(gpu *g, int64_t delta)
     if (g->device_bytes > g->peak_device_bytes) g->peak_device_bytes = g->device_bytes;
 }
 
+/* The smallest spare of at least bytes and at most twice that, or -1. */
+static int spare_for(const gpu *g, size_t bytes)
+{
+    int best = -1;
+    for (int k = 0; k < GPU_SPARES; k++) {
+        size_t have = g->spare[k].bytes;
+        if (have >= bytes && have / 2 <= bytes && (best < 0 || have < g->spare[best].bytes)) best = k;
+    }
+    return best;
+}
+
+/* Take a spare for an array of bytes into x; 0 when none fits.  The host
+ * writes one it sees at once, so the queue must be done with it first. */
+static int take_spare(gpu *g, gpu_array *x, size_t bytes)
+{
+    int k = spare_for(g, bytes);
+    if (k < 0 || (g->spare[k].ptr && g->ops->finish(g) != HSP_OK)) return 0;
+    *x = g->spare[k];
+    memset(&g->spare[k], 0, sizeof g->spare[k]);
+    return 1;
+}
+
+/* Free the array x of the back end (the queue done with it). */
+static void free_array(gpu *g, gpu_array *x)
+{
+    g->ops->free(g, x);
+    count_bytes(g, -(int64_t)x->bytes);
+    memset(x, 0, sizeof *x);
+}
+
+/* Is a spare kept? */
+static int any_spare(const gpu *g)
+{
+    for (int k = 0; k < GPU_SPARES; k++)
+        if (g->spare[k].bytes) return 1;
+    return 0;
+}
+
+void gpu_spares_free(gpu *g)
+{
+    for (int k = 0; k < GPU_SPARES; k++)
+        if (g->spare[k].bytes) free_array(g, &g->spare[k]);
+}
+
+/* Keep the back end's array x as a spare, in place of the smallest when all
+ * are taken and x is larger (freed after the queue ran); 0 when x is not kept. */
+static int keep_spare(gpu *g, const gpu_array *x)
+{
+    int k = 0;
+    for (int j = 1; j < GPU_SPARES; j++)
+        if (g->spare[j].bytes < g->spare[k].bytes) k = j;
+    if (g->spare[k].bytes >= x->bytes) return 0;
+    if (g->spare[k].bytes && g->ops->finish(g) != HSP_OK) return 0;
+    if (g->spare[k].bytes) free_array(g, &g->spare[k]);
+    g->spare[k] = *x;
+    return 1;
+}
+
+/* A new array of the back end's in x, after freeing the spares when memory is short. */
+static hsp_status alloc_array(gpu *g, gpu_array *x, size_t bytes)
+{
+    hsp_status s = g->ops->alloc(g, x, bytes);
+    if (s == HSP_OK || !any_spare(g) || g->ops->finish(g) != HSP_OK) return s;
+    gpu_spares_free(g);
+    memset(x, 0, sizeof *x);
+    return g->ops->alloc(g, x, bytes);
+}
+
 hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes)
 {
     memset(x, 0, sizeof *x);
     if (bytes < MIN_BYTES) bytes = MIN_BYTES;
+    if (!g->host_arrays && take_spare(g, x, bytes)) return HSP_OK;
     if (g->host_arrays) x->ptr = hsp_alloc(bytes);
-    hsp_status s = g->host_arrays ? HSP_OK : g->ops->alloc(g, x, bytes);
+    hsp_status s = g->host_arrays ? HSP_OK : alloc_array(g, x, bytes);
     if (s == HSP_OK && g->host_arrays && x->ptr && g->ops->map_host) s = g->ops->map_host(g, x->ptr, bytes, 1);
     if (s == HSP_OK && !x->ptr && !x->mem) s = hsp_fail(HSP_ERR_NOMEM, "no memory for %zu bytes", bytes);
     if (s != HSP_OK) {
@@ -37,11 +107,12 @@ hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes)
 
 void gpu_array_free(gpu *g, gpu_array *x)
 {
-    if (x->owned) {
-        if (g->host_arrays && g->ops->unmap_host) g->ops->unmap_host(g, x->ptr);
-        if (g->host_arrays) free(x->ptr);
-        else g->ops->free(g, x);
+    if (x->owned && g->host_arrays) {
+        if (g->ops->unmap_host) g->ops->unmap_host(g, x->ptr);
+        free(x->ptr);
         count_bytes(g, -(int64_t)x->bytes);
+    } else if (x->owned && !keep_spare(g, x)) {
+        free_array(g, x);
     }
     memset(x, 0, sizeof *x);
 }

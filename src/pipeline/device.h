@@ -28,6 +28,10 @@ struct hsp_device {
                                    was given (arrays of the job, C): none of it is freed */
     hsp_method default_method[HSP_NMETHODGROUPS];
     unsigned methods[HSP_NMETHODGROUPS]; /* bit m: method m can run on the group */
+    unsigned exact[HSP_NMETHODGROUPS];   /* bit m: method m sums each entry of C in one fixed
+                                            order on the group (the same bits from run to run) */
+    int deterministic;          /* the context wants exact sums (hsp_options.deterministic):
+                                   nothing the device does adds by atomics */
     /* Stage 1 on the device (fills job->ub, but for a job->all_device), or
      * NULL for the CPU threads. */
     hsp_status (*bound)(hsp_device *dev, struct hsp_job *job);

@@ -123,10 +123,19 @@ static hsp_status run_stages(hsp_job *job, hsp_stats *st)
     return s;
 }
 
+/* The call's time since t_call, and the part of it outside the stages. */
+static void call_times(hsp_stats *st, double t_call)
+{
+    st->ms_total = hsp_now_ms() - t_call;
+    st->ms_other = st->ms_total;
+    for (int k = 0; k < 4; k++) st->ms_other -= st->ms_stage[k];
+}
+
 hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed, void *const held[2],
                        int hold_c, int unsorted, hsp_csr **C, void **held_c, hsp_stats *stats)
 {
     hsp_stats local;
+    double t_call = hsp_now_ms();
     if (!ctx || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx or C is NULL");
     *C = NULL;
     int on_device = held[0] || held[1] || hold_c; /* entries only the device has */
@@ -142,9 +151,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
                    .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
-    double t0 = hsp_now_ms();
     s = run_stages(&job, st);
-    st->ms_total = hsp_now_ms() - t0;
     if (s == HSP_OK) finish_stats(&job, st);
     else if (!job.dev->lost && job.dev->held_ops) /* work launched before the failure may still use the job's arrays */
         job.dev->held_ops->finish(job.dev);
@@ -156,6 +163,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     snprintf(st->device, sizeof st->device, "%s", job.dev->description);
     memcpy(st->device_note, dev->note, sizeof st->device_note);
     if (s == HSP_OK && !small) ctx->auto_next = HSP_AUTO_NONE; /* the device works: no hand-over */
+    call_times(st, t_call);
     if (s != HSP_OK) {
         if (!job.dev->lost) hsp_csr_free(job.C); /* else the GPU may still write it */
         if (job.held_c && !job.dev->lost) dev->drop(dev, job.held_c);

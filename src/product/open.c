@@ -49,6 +49,32 @@ static hsp_status default_timeout(double *seconds)
     *seconds = t;
     return HSP_OK;
 }
+/* Group g's method on dev when options do not name one: the device's
+ * default, or where the sums must be exact and it is not, ESC (or the first
+ * exact one). */
+static hsp_method default_method(const hsp_device *dev, int g, int deterministic)
+{
+    hsp_method m = dev->default_method[g];
+    if (!deterministic || dev->exact[g] & 1u << m) return m;
+    if (dev->exact[g] & 1u << HSP_METHOD_ESC) return HSP_METHOD_ESC;
+    for (m = HSP_METHOD_HEAP; m <= HSP_METHOD_AUTO; m++)
+        if (dev->exact[g] & 1u << m) break;
+    return m;
+}
+
+/* The error for method m, not exact on group g of dev, with the ones that are. */
+static hsp_status not_exact(const hsp_device *dev, int g, hsp_method m)
+{
+    char list[96] = "";
+    for (int k = HSP_METHOD_HEAP; k <= HSP_METHOD_AUTO; k++)
+        if (dev->exact[g] & dev->methods[g] & 1u << k)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+                     hsp_method_name((hsp_method)k));
+    return hsp_fail(HSP_ERR_UNSUPPORTED, "method %s adds the %s rows of device %s in an order that varies from "
+                    "run to run; deterministic takes %s", hsp_method_name(m), hsp_group_name(g + 2),
+                    dev->description, list);
+}
+
 /* Make dev the context's device, with what follows from it: the bin layout,
  * each group's method and, for a device that works beside the CPU threads, a
  * cpu device for small products.  On failure the context is as it was and
@@ -66,11 +92,14 @@ static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
         snprintf(cpu->description, sizeof cpu->description, "cpu (a small product)");
     for (int g = 0; g < HSP_NMETHODGROUPS && s == HSP_OK; g++) {
         if (cpu) cpu_method[g] = o->method[g] ? o->method[g] : cpu->default_method[g];
-        method[g] = o->method[g] ? o->method[g] : dev->default_method[g];
+        method[g] = o->method[g] ? o->method[g] : default_method(dev, g, o->deterministic);
         if (!(dev->methods[g] & 1u << method[g]))
             s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
                          hsp_method_name(method[g]), hsp_group_name(g + 2), dev->description);
+        else if (o->deterministic && !(dev->exact[g] & 1u << method[g]))
+            s = not_exact(dev, g, method[g]);
     }
+    dev->deterministic = o->deterministic;
     if (s != HSP_OK) {
         if (cpu) cpu->destroy(cpu);
         return s;
