@@ -93,8 +93,10 @@ typedef struct {
  * last run goes to *C when C is not NULL. */
 hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat, int progress,
                              int resident, hsp_csr **C, cli_result *r);
-/* runs squares of A on ctx, each timed alone (a bench that interleaves them
- * with other work), their times appended to ms[*n]; the last's figures into r. */
+/* runs squares of A on ctx, their times appended to ms[*n]; the last's
+ * figures into r.  Host to host each is timed alone (a bench that interleaves
+ * them with other work); resident, A is placed once and, after one product
+ * untimed, the runs go back to back (as the cuSPARSE peer's device-only ones). */
 hsp_status cli_time_runs(hsp_context *ctx, const hsp_csr *A, int runs, int resident, double *ms, int *n,
                          cli_result *r);
 void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r);

@@ -246,7 +246,7 @@ ok "$(has "brought home" "$tmp/out")" "amg-setup --resident times placing and br
 same=0
 for f in A0 P0 A1 P1 A2; do cmp -s "$tmp/levels/deeper/$f.mtx" "$tmp/resident/$f.mtx" || same=1; done
 ok $same "amg-setup --resident on the cpu device writes the levels of the host setup"
-run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resident --resetup --write-levels="$tmp/resetup"
+run "$hsp" amg-setup --gen=poisson2d5:60 --coarse=100 --resident --resetup --device=cpu --write-levels="$tmp/resetup"
 ok "$(has "faster" "$tmp/out")" "amg-setup --resident --resetup compares the two times"
 same=0
 for f in A0 P0 A1 P1 A2; do cmp -s "$tmp/levels/deeper/$f.mtx" "$tmp/resetup/$f.mtx" || same=1; done

@@ -13,7 +13,8 @@
  * then a stride that leaves about SAMPLED_POINTS more over the calls a run
  * without failures makes (`make check`).  Every run must
  * either succeed with the result of a run without failures (where the
- * library has another way) or fail with HSP_ERR_NOMEM (or HSP_ERR_DEVICE for
+ * library has another way; contexts are deterministic, so that on a GPU too
+ * that result is the same bits) or fail with HSP_ERR_NOMEM (or HSP_ERR_DEVICE for
  * an OpenCL fault) and a message of its own; it must leave its operands bit
  * for bit as they were; its context must then serve the same call again,
  * rightly; and once its outputs and context are freed, no block and no
@@ -406,7 +407,7 @@ static hsp_status call_context(hsp_context *ctx, const fixture *f, hsp_csr **out
 {
     hsp_options o;
     hsp_options_init(&o);
-    o.device = "opencl", o.threads = 2, o.small_nnz = -1;
+    o.device = "opencl", o.threads = 2, o.small_nnz = -1, o.deterministic = 1;
     (void)ctx;
     hsp_status s = hsp_context_create(&o, &ctx);
     if (s == HSP_OK) s = hsp_multiply(ctx, f->A, f->B, out, NULL);
@@ -423,6 +424,7 @@ static hsp_context *context(const char *device, hsp_grow grow)
     hsp_context *ctx = NULL;
     hsp_options_init(&o);
     o.device = device, o.threads = 2, o.grow = grow, o.grow_start = 8, o.small_nnz = -1;
+    o.deterministic = 1; /* the same bits each run, on a GPU too */
     return hsp_context_create(&o, &ctx) == HSP_OK ? ctx : NULL;
 }
 
