@@ -67,7 +67,7 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
 /* A method name, or -1. */
 static int parse_method(const char *name, size_t len)
 {
-    for (int m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_AUTO; m++)
+    for (int m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_RMERGE; m++)
         if (strlen(hsp_method_name((hsp_method)m)) == len &&
             !strncmp(name, hsp_method_name((hsp_method)m), len))
             return m;

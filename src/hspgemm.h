@@ -163,11 +163,13 @@ typedef enum {
     HSP_METHOD_HASH,  /* hash-table accumulator, then sort */
     HSP_METHOD_DENSE, /* dense accumulator over the columns (on a GPU, over
                          windows of columns, each row counted first) */
-    HSP_METHOD_AUTO   /* per row: merge where the row's B rows lie in a narrow
+    HSP_METHOD_AUTO,  /* per row: merge where the row's B rows lie in a narrow
                          band of columns (span < 4 u), dense elsewhere; a GPU's
                          long rows: ESC where their products fit in local
                          memory, dense elsewhere (merge without 64-bit atomics
                          in double) */
+    HSP_METHOD_RMERGE /* a GPU's short and medium rows: w work-items merge the
+                         row's B rows at once, w - 1 at a time (seed 003) */
 } hsp_method;
 
 enum { HSP_NGROUPS = 5, HSP_NMETHODGROUPS = 3, HSP_MAX_BINS = 72 };

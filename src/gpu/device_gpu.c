@@ -298,13 +298,14 @@ void gpu_device_init(hsp_device *dev)
     dev->default_method[0] = dev->default_method[1] = g->local_add[1] ? HSP_METHOD_HASH : HSP_METHOD_ESC;
     dev->default_method[2] = HSP_METHOD_AUTO;
     unsigned hash = g->local_add[0] ? 1u << HSP_METHOD_HASH : 0;
-    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | hash;
-    dev->methods[1] = 1u << HSP_METHOD_ESC | hash;
+    unsigned rmerge = 1u << HSP_METHOD_RMERGE;
+    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | hash | rmerge;
+    dev->methods[1] = 1u << HSP_METHOD_ESC | hash | rmerge;
     dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO | (g->local_add[0] ? 1u << HSP_METHOD_DENSE : 0);
     /* hash and dense add by compare-and-swap in whatever order the work-items
      * come; auto's long rows take ESC or merge when the context is deterministic */
-    dev->exact[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC;
-    dev->exact[1] = 1u << HSP_METHOD_ESC;
+    dev->exact[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | rmerge;
+    dev->exact[1] = 1u << HSP_METHOD_ESC | rmerge;
     dev->exact[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
     dev->bound = gpu_bound;
     dev->launch_bin = gpu_launch_bin;

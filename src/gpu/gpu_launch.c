@@ -1,5 +1,5 @@
-/* gpu_launch.c: launching a per-row kernel (heap, ESC, merge, hash) over
- * rows of a bin: its work-group size, its arguments, its grid. */
+/* gpu_launch.c: launching a per-row kernel (heap, ESC, merge, hash, RMerge)
+ * over rows of a bin: its work-group size, its arguments, its grid. */
 #include "gpu.h"
 #include "internal.h"
 #include "job.h"
@@ -109,6 +109,35 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, i
     return g->ops->launch(g, dbl, kernel, a, nargs, ((size_t)nrows + per_group - 1) / per_group, size);
 }
 
+/* The work-items of RMerge for rows of up to hi products: for rows of
+ * A of n entries over B rows of about n each (hi about n^2), a power of two
+ * above n, so that one round takes the row; from 4 to 32. */
+static int32_t rmerge_width(int64_t hi)
+{
+    int32_t w = 4;
+    while (w < 32 && (int64_t)(w - 1) * (w - 1) < hi) w *= 2;
+    return w;
+}
+
+/* RMerge (rmerge.cl) for rows of up to hi products: rmerge_width items a
+ * row, several rows a work-group. */
+static hsp_status rmerge_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows)
+{
+    int dbl = job->vsize == 8;
+    int32_t w = rmerge_width(hi);
+    size_t size = gpu_group_size(g, dbl, GK_RMERGE, 128);
+    if (size < (size_t)w || size % (size_t)w)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "RMerge needs work-groups of a multiple of %d items; the device runs %zu",
+                        (int)w, size);
+    gpu_arg a[GPU_ARGS_MAX];
+    gpu_row_args(g, a, rows, &first, &nrows);
+    a[ROW_ARGS] = gpu_arr(g, GA_UB), a[ROW_ARGS + 1] = gpu_val(&w, sizeof w);
+    a[ROW_ARGS + 2] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 3] = gpu_local(size * job->vsize);
+    a[ROW_ARGS + 4] = gpu_local(3 * sizeof(int32_t));
+    size_t per_group = size / (size_t)w;
+    return g->ops->launch(g, dbl, GK_RMERGE, a, ROW_ARGS + 5, ((size_t)nrows + per_group - 1) / per_group, size);
+}
+
 hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
                            int64_t first, int64_t nrows)
 {
@@ -119,6 +148,7 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
     int nargs = ROW_ARGS;
     hsp_status s = HSP_OK;
     if (!nrows) return HSP_OK;
+    if (m == HSP_METHOD_RMERGE && !islong) return rmerge_rows(g, job, hi, rows, first, nrows);
     if (m == HSP_METHOD_HASH && !g->local_add[dbl]) m = HSP_METHOD_ESC; /* hash needs local_add */
     if ((m == HSP_METHOD_ESC || m == HSP_METHOD_HASH) && !islong) { /* several rows a work-group, where they fit */
         int done = 0;

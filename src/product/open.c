@@ -19,7 +19,7 @@ static hsp_status check_options(const hsp_options *o)
     if (o->grow != HSP_GROW_REALLOC && o->grow != HSP_GROW_COPY)
         return hsp_fail(HSP_ERR_ARG, "unknown grow mode %d", (int)o->grow);
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
-        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] > HSP_METHOD_AUTO)
+        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] > HSP_METHOD_RMERGE)
             return hsp_fail(HSP_ERR_ARG, "unknown method %d for group %d", (int)o->method[g],
                             g + 3);
     if (o->grow_start < 0 || o->grow_start > (1 << 24))
@@ -57,7 +57,7 @@ static hsp_method default_method(const hsp_device *dev, int g, int deterministic
     hsp_method m = dev->default_method[g];
     if (!deterministic || dev->exact[g] & 1u << m) return m;
     if (dev->exact[g] & 1u << HSP_METHOD_ESC) return HSP_METHOD_ESC;
-    for (m = HSP_METHOD_HEAP; m <= HSP_METHOD_AUTO; m++)
+    for (m = HSP_METHOD_HEAP; m <= HSP_METHOD_RMERGE; m++)
         if (dev->exact[g] & 1u << m) break;
     return m;
 }
@@ -66,7 +66,7 @@ static hsp_method default_method(const hsp_device *dev, int g, int deterministic
 static hsp_status not_exact(const hsp_device *dev, int g, hsp_method m)
 {
     char list[96] = "";
-    for (int k = HSP_METHOD_HEAP; k <= HSP_METHOD_AUTO; k++)
+    for (int k = HSP_METHOD_HEAP; k <= HSP_METHOD_RMERGE; k++)
         if (dev->exact[g] & dev->methods[g] & 1u << k)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
                      hsp_method_name((hsp_method)k));

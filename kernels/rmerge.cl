@@ -1,0 +1,132 @@
+/* rmerge.cl: RMerge (seed 003, Gremse et al.): a row of C computed by w
+ * work-items (a power of two, 4 to 64) that merge the row's B rows, each
+ * sorted, into the sorted row of C, summing equal columns as they go.  At
+ * each step every work-item shows the next column of its B row; the least
+ * of them, found by a tree over the w items in local memory, is the row's
+ * next column, and its value the tree sum of the items that show it (a fixed
+ * order: the same bits on every run); those items step on.  Several rows a
+ * work-group, w items each.
+ *
+ * A row of A with more entries than w - 1 is merged w - 1 B rows at a time,
+ * as the paper reduces general products to its limited one: item 0 brings
+ * the result so far, which lies at the end of the row's region of C~ (u
+ * entries, at least the row's products), and the new result is written from
+ * the region's start; then moved to its end for the next round.  Writing
+ * never passes what item 0 has yet to read: the result so far holds at most
+ * the products of the rounds before, so its start lies at least this round's
+ * products past the region's start. */
+
+/* The least (min) or the sum of x over each row's w items of the
+ * work-group, in the row's first item of buf; every item of the group
+ * passes its barriers. */
+int rmerge_min(int x, __local int *buf, int lane, int w)
+{
+    int lid = get_local_id(0);
+    buf[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = w / 2; s > 0; s >>= 1) {
+        if (lane < s) buf[lid] = min(buf[lid], buf[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return buf[lid - lane];
+}
+VT rmerge_sum(VT x, __local VT *buf, int lane, int w)
+{
+    int lid = get_local_id(0);
+    buf[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = w / 2; s > 0; s >>= 1) {
+        if (lane < s) buf[lid] += buf[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return buf[lid - lane];
+}
+
+/* One round of row i: items 1..w-1 merge the B rows of A entries from..
+ * (up to w - 1 of them, before to), item 0 the result so far (have entries
+ * at out + u - have; none in the first round), into out[0..); returns the
+ * entries written.  Every item of the group steps until every row's round is
+ * done: flag (two ints, zero at the first call) says whether any row wrote
+ * at a step, by the step's parity. */
+int rmerge_round(__global const int *acol, __global const VT *aval, __global const long *brp,
+                 __global const int *bcol, __global const VT *bval, int i, long from, long to, long out, long u,
+                 int have, __global int *tcol, __global VT *tval, int lane, int w, __local int *lmin,
+                 __local VT *lsum, __local int *flag)
+{
+    long q = 0, end = 0, a = from + lane - 1;
+    VT scale = 1;
+    __global const int *col = bcol;
+    __global const VT *val = bval;
+    if (i >= 0 && lane == 0) {
+        col = tcol, val = tval, q = out + u - have, end = out + u;
+    } else if (i >= 0 && lane > 0 && a < to) {
+        int b = acol[a];
+        q = brp[b], end = brp[b + 1], scale = aval[a];
+    }
+    int n = 0;
+    for (int step = 0;; step++) {
+        int head = q < end ? col[q] : INT_MAX;
+        int m = rmerge_min(head, lmin, lane, w), more = m != INT_MAX;
+        if (more) flag[step & 1] = 1;
+        if (get_local_id(0) == 0) flag[(step + 1) & 1] = 0;
+        VT sum = rmerge_sum(head == m && more ? scale * val[q] : 0, lsum, lane, w);
+        if (lane == 0 && more) tcol[out + n] = m, tval[out + n] = sum;
+        n += more;
+        q += head == m && more;
+        if (!flag[step & 1]) return n;
+    }
+}
+
+/* Move row entries [out, out + n) to [out + u - n, out + u), the last
+ * first, w items at a time: each block read before any is written. */
+void rmerge_to_end(__global int *tcol, __global VT *tval, long out, long u, int n, int blocks, int lane, int w)
+{
+    for (int k = 0; k < blocks; k++) {
+        long x = (long)n - 1 - (long)k * w - lane;
+        int c = 0;
+        VT v = 0;
+        if (x >= 0) c = tcol[out + x], v = tval[out + x];
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (x >= 0) tcol[out + u - n + x] = c, tval[out + u - n + x] = v;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+}
+
+/* The largest x over the work-group (every item passes x), by most. */
+int rmerge_most(int x, __local int *most)
+{
+    if (get_local_id(0) == 0) *most = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_max(most, x);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int all = *most;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return all;
+}
+
+/* Rows of up to w - 1 A entries in one round, longer ones in several; ub:
+ * each row's u (the size of its region of C~); lmin and lsum: an int and a
+ * VT a work-item; lflag: three ints. */
+__kernel void hsp_rmerge(HSP_ROW_ARGS, __global const long *ub, int w, __local int *lmin, __local VT *lsum,
+                         __local int *lflag)
+{
+    int lid = get_local_id(0), lane = lid % w;
+    long k = first + get_group_id(0) * (get_local_size(0) / w) + lid / w;
+    int i = k < first + nrows ? rows[k] : -1;
+    long p0 = i >= 0 ? arp[i] : 0, na = i >= 0 ? arp[i + 1] - p0 : 0, out = i >= 0 ? slot[i] : 0;
+    long u = i >= 0 ? ub[i] : 0;
+    int rounds = (int)((na + w - 2) / (w - 1)), n = 0;
+    if (lid == 0) lflag[0] = lflag[1] = 0;
+    int all = rmerge_most(rounds, lflag + 2);
+    for (int c = 0; c < all; c++) {
+        int mine = c < rounds, more = c + 1 < rounds; /* the row has round c, and one after it */
+        long from = p0 + (long)c * (w - 1), to = min(p0 + na, from + w - 1);
+        int got = rmerge_round(acol, aval, brp, bcol, bval, mine ? i : -1, from, to, out, u, n, tcol, tval, lane, w,
+                               lmin, lsum, lflag);
+        n = mine ? got : n;
+        if (c + 1 < all) /* the rows with another round move their result to the region's end */
+            rmerge_to_end(tcol, tval, out, u, more ? n : 0, rmerge_most(more ? (n + w - 1) / w : 0, lflag + 2),
+                          lane, w);
+    }
+    if (lane == 0 && i >= 0) cnt[i] = n;
+}
