@@ -26,6 +26,7 @@ typedef struct {
     int repeat;           /* 0 when not given */
     int quiet;
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
+    int digest;           /* --digest: print a digest of C's bits */
     uint64_t seed;
     char command[1024];   /* the command line as given, for the bench's description of its run */
 } cli_args;

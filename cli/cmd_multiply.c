@@ -1,4 +1,5 @@
 /* cmd_multiply.c: `hspgemm multiply A B` and `hspgemm square A`. */
+#include <stdint.h>
 #include <string.h>
 #include "cli.h"
 
@@ -24,6 +25,8 @@ static const char usage_multiply[] =
     "                        cancel), as scipy does (default: kept; not with --resident)\n"
     "  --deterministic       sum each entry of C in one fixed order: the same bits on every\n"
     "                        run (GPU devices then take esc and merge, not hash and dense)\n"
+    "  --digest              print a 64-bit digest of C's shape, row pointers, columns and\n"
+    "                        values (of the last run): equal digests, the same bits\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
     "  --wavefront=N, --local-mem=BYTES   override the device's bin layout\n"
     "  --grow-start=N        first buffer of a long row, entries (default 256)\n"
@@ -35,7 +38,30 @@ static const char usage_multiply[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,deterministic";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,deterministic,digest";
+
+/* Fold n bytes at p into the digest h, eight at a time (the last word zero-padded). */
+static uint64_t fold(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t k = 0; k < n; k += 8) {
+        uint64_t w = 0;
+        memcpy(&w, b + k, n - k < 8 ? n - k : 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* A digest of C's shape, precision and arrays: equal bits, equal digests. */
+static uint64_t digest(const hsp_csr *C)
+{
+    int64_t shape[4] = {C->nrows, C->ncols, C->nnz, C->precision};
+    uint64_t h = fold(0xcbf29ce484222325ULL, shape, sizeof shape);
+    h = fold(h, C->rowptr, ((size_t)C->nrows + 1) * sizeof *C->rowptr);
+    h = fold(h, C->colidx, (size_t)C->nnz * sizeof *C->colidx);
+    return fold(h, C->values, (size_t)C->nnz * (C->precision == HSP_DOUBLE ? sizeof(double) : sizeof(float)));
+}
 
 /* Multiply with the parsed options and report. */
 static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
@@ -45,7 +71,7 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
     cli_result r = {0};
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
-    s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, a->output ? &C : NULL, &r);
+    s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, a->output || a->digest ? &C : NULL, &r);
     if (s != HSP_OK) {
         hsp_context_free(ctx);
         return cli_error("multiply", s);
@@ -58,6 +84,7 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
     if (a->stats == 0 && r.resident)
         printf("resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
                r.ms_place, r.ms_home);
+    if (a->digest) printf("digest of C: %016llx\n", (unsigned long long)digest(C));
     if (a->output && (s = hsp_mm_write(a->output, C)) != HSP_OK) cli_error(a->output, s);
     hsp_csr_free(C);
     hsp_context_free(ctx);

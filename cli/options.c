@@ -119,6 +119,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     else if (!strcmp(name, "unsorted")) a->lib.unsorted = 1;
     else if (!strcmp(name, "drop-zeros")) a->lib.drop_zeros = 1;
     else if (!strcmp(name, "deterministic")) a->lib.deterministic = 1;
+    else if (!strcmp(name, "digest")) a->digest = 1;
     else if (!strcmp(name, "threads")) {
         if (parse_int(v, 0, 4096, &n)) return "--threads takes 0 (one per core) to 4096";
         a->lib.threads = (int)n;
@@ -174,7 +175,7 @@ static int is_flag(const char *name)
 {
     return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") || !strcmp(name, "resetup") ||
            !strcmp(name, "resident") || !strcmp(name, "unsorted") || !strcmp(name, "drop-zeros") ||
-           !strcmp(name, "deterministic");
+           !strcmp(name, "deterministic") || !strcmp(name, "digest");
 }
 
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)

@@ -219,7 +219,7 @@ typedef struct {
     int deterministic;    /* nonzero: every entry of C is summed in one fixed order, so
                              that a product gives the same bits each time it runs on the
                              same device (the CPU device always does).  GPU devices then
-                             take ESC where they would hash and merge where they would go
+                             take RMerge where they would hash and merge where they would go
                              dense, and a method that adds by atomics (hash, dense) is an
                              error; plans and resident AMG set-ups sum each row on one
                              work-item.  Slower on a GPU (README: Deterministic products).

@@ -28,12 +28,12 @@ dev="$dev,nosvm"
 on_gpu="--device=$dev --small-nnz=-1"
 
 run "$hsp" square --gen=poisson3d27:8 $on_gpu --deterministic --stats=json
-[ $rc -eq 0 ] && grep -q '"methods":\["esc","esc","auto"\]' "$tmp/out"
-ok $? "deterministic on $dev: esc for short and medium rows, auto (ESC or merge) for long ones"
+[ $rc -eq 0 ] && grep -q '"methods":\["rmerge","rmerge","auto"\]' "$tmp/out"
+ok $? "deterministic on $dev: rmerge for short and medium rows, auto (ESC or merge) for long ones"
 run "$hsp" square --gen=poisson3d27:8 $on_gpu --deterministic --methods=hash,hash,auto
-[ $rc -ne 0 ] && grep -q "method hash adds the short rows .* varies from run to run; deterministic takes heap, esc" "$tmp/err"
+[ $rc -ne 0 ] && grep -q "method hash adds the short rows .* varies from run to run; deterministic takes heap, esc, rmerge" "$tmp/err"
 ok $? "deterministic refuses hash on a GPU, naming the methods it takes"
-run "$hsp" square --gen=poisson3d27:8 $on_gpu --deterministic --methods=esc,esc,dense
+run "$hsp" square --gen=poisson3d27:8 $on_gpu --deterministic --methods=rmerge,esc,dense
 [ $rc -ne 0 ] && grep -q "method dense adds the long rows" "$tmp/err"
 ok $? "deterministic refuses dense long rows on a GPU"
 run "$hsp" square --gen=poisson3d27:8 --device=cpu --deterministic --methods=hash,hash,dense
@@ -54,6 +54,13 @@ same_bits x square --gen=random:3000,40 $on_gpu --deterministic --precision=floa
 ok $? "three deterministic resident squares in float: the same bits"
 run "$hsp" amg-setup --gen=poisson2d5:60 $on_gpu --deterministic --resident --resetup
 ok $rc "a resident AMG set-up and re-setup run deterministic (values summed a row a work-item)"
+
+# --digest: the same digest for the same bits, another for another C
+d1=$("$hsp" square --gen=rmat:11,16 $on_gpu --deterministic --digest | grep "^digest of C: ")
+d2=$("$hsp" square --gen=rmat:11,16 $on_gpu --deterministic --resident --digest | grep "^digest of C: ")
+d3=$("$hsp" square --gen=rmat:11,16 --seed=2 $on_gpu --deterministic --digest | grep "^digest of C: ")
+[ -n "$d1" ] && [ "$d1" = "$d2" ] && [ "$d1" != "$d3" ]
+ok $? "--digest: host to host and resident C the same ($d1), another matrix's C another"
 
 # the call's time outside the four stages
 run "$hsp" square --gen=poisson2d5:100 $on_gpu --resident --repeat=3 --stats=json

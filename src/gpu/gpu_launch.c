@@ -109,13 +109,15 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, i
     return g->ops->launch(g, dbl, kernel, a, nargs, ((size_t)nrows + per_group - 1) / per_group, size);
 }
 
-/* The work-items of RMerge for rows of up to hi products: for rows of
- * A of n entries over B rows of about n each (hi about n^2), a power of two
- * above n, so that one round takes the row; from 4 to 32. */
-static int32_t rmerge_width(int64_t hi)
+/* The work-items of RMerge for rows of up to hi products of A: a power of
+ * two above A's mean row, so that one round takes a typical row, and no
+ * wider than rows of n entries over B rows of n each need (hi about n^2);
+ * from 4 to 32. */
+static int32_t rmerge_width(int64_t hi, const hsp_csr *A)
 {
     int32_t w = 4;
-    while (w < 32 && (int64_t)(w - 1) * (w - 1) < hi) w *= 2;
+    int64_t mean = A->nrows ? (A->nnz + A->nrows - 1) / A->nrows : 0;
+    while (w < 32 && (int64_t)(w - 1) * (w - 1) < hi && w - 1 < mean) w *= 2;
     return w;
 }
 
@@ -124,7 +126,7 @@ static int32_t rmerge_width(int64_t hi)
 static hsp_status rmerge_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows)
 {
     int dbl = job->vsize == 8;
-    int32_t w = rmerge_width(hi);
+    int32_t w = rmerge_width(hi, job->A);
     size_t size = gpu_group_size(g, dbl, GK_RMERGE, 128);
     if (size < (size_t)w || size % (size_t)w)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "RMerge needs work-groups of a multiple of %d items; the device runs %zu",
