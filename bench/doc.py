@@ -438,19 +438,22 @@ def products_table(runs):
 
 
 def resident_table(runs):
-    """The lines of a resident table: hspgemm's device-only times against cuSPARSE's."""
+    """The lines of a resident table: hspgemm's device-only times against cuSPARSE's, with its
+    memory pool (x) and, beside, with cudaMalloc for each product (no pool)."""
     if not any(is_resident(r) for run in runs for r in run["rows"]):
         raise BenchError("not a run of hspgemm bench --resident (no row has resident 1): %s"
                          % ", ".join(run["path"] for run in runs))
-    header = ["matrix", "hspgemm ms", "cusparse device ms", "x", "hspgemm MiB", "cusparse MiB"]
+    header = ["matrix", "hspgemm ms", "cusparse device ms", "x", "cusparse no pool ms", "hspgemm MiB",
+              "cusparse MiB"]
     body = []
     for key in keys_in_order(runs, lambda r: row_key("products", r)):
         rows = rows_of(runs, key)
         ours = [timing(r, "ms") if r else None for r in rows]
         theirs = [timing(r, "cusparse_device_ms") if r else None for r in rows]
+        nopool = [timing(r, "cusparse_nopool_ms") if r else None for r in rows]
         x = [ratio(t, o) for t, o in zip(theirs, ours)]
         body.append([key[0], fmt_across(ours, fmt_ms),
-                     fmt_across(theirs, fmt_ms), fmt_across(x, fmt_x),
+                     fmt_across(theirs, fmt_ms), fmt_across(x, fmt_x), fmt_across(nopool, fmt_ms),
                      fmt_mib(median_of(rows, "peak_device_bytes")),
                      fmt_mib(median_of(rows, "cusparse_peak_device_bytes"))])
     means = [geomean([f[0] for f in (ratio(timing(r, "cusparse_device_ms"), timing(r, "ms"))

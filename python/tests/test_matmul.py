@@ -127,6 +127,14 @@ def test_stats():
     assert st["nnz_c"] == C.nnz and st["device"] == "cpu" and st["threads"] == 2
     assert st["precision"] == "double" and len(st["ms_stage"]) == 4 and len(st["methods"]) == 3
     assert st["flops"] == 2 * int(((A != 0).astype(int) @ (np.diff(A.indptr)[:, None])).sum())
+    assert 0 <= st["ms_other"] <= st["ms_total"]
+
+
+def test_deterministic():
+    A = random_csr(300, 300, 0.05, 9)
+    with hspgemm.Context(DEVICE, deterministic=True) as ctx:
+        C1, C2 = ctx.matmul(A, A), ctx.matmul(A, A)
+    assert (C1.indices == C2.indices).all() and (C1.data.view(np.uint64) == C2.data.view(np.uint64)).all()
 
 
 def test_errors():

@@ -181,10 +181,9 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
     gpu_arg a[] = {gpu_val(&nnz, sizeof nnz), gpu_val(&m, sizeof m), gpu_val(&host_max, sizeof host_max),
                    gpu_arr(g, GA_CRP), gpu_arr(g, GA_UB), gpu_arr(g, GA_SLOT), gpu_val(&medium, sizeof medium),
                    gpu_arr(g, GA_TCOL), gpu_arr(g, GA_TVAL), gpu_arr(g, GA_PCOL), gpu_arr(g, GA_PVAL),
-                   gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL), gpu_local(0)};
+                   gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL)};
     size_t size = gpu_group_size(g, dbl, GK_ARRANGE, 256);
-    a[14] = gpu_local((size + 2) * sizeof(int64_t)); /* the group's row pointers, and its first row */
-    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 15, ((size_t)nnz + size - 1) / size, size);
+    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
     if (s == HSP_OK) s = gpu_dense_sums(g, job);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
