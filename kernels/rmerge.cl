@@ -16,10 +16,59 @@
  * the products of the rounds before, so its start lies at least this round's
  * products past the region's start. */
 
-/* The least (min) or the sum of x over each row's w items of the
- * work-group, in the row's first item of buf; every item of the group
- * passes its barriers. */
-int rmerge_min(int x, __local int *buf, int lane, int w)
+/* The steps of a row's items, and of the work-items that step together (the
+ * domain: the work-group; on NVIDIA GPUs a warp of 32, whose lanes trade
+ * registers by PTX shuffles, without barriers).  row_min and row_sum: the
+ * least and the sum of x over each row's w items (the sum as a tree that
+ * pairs items s apart, s = w/2 .. 1, in both ways); mark_any and any_more: does
+ * any item of the domain pass yes at this step (flag: two ints, zero at
+ * first, by the step's parity; the items' sum step orders them);
+ * domain_max: the largest x of the domain; domain_sync: the domain's items
+ * see each other's writes to global memory.  Every item of the domain
+ * calls each. */
+#ifdef __NV_CL_C_VERSION
+int shuffle_xor(int x, int s)
+{
+    int y;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(x), "r"(s));
+    return y;
+}
+int row_min(int x, __local int *buf, int lane, int w)
+{
+    for (int s = w / 2; s > 0; s >>= 1) x = min(x, shuffle_xor(x, s));
+    return x;
+}
+VT row_sum(VT x, __local VT *buf, int lane, int w)
+{
+    for (int s = w / 2; s > 0; s >>= 1) {
+#ifdef HSP_DOUBLE
+        int2 h = as_int2(x);
+        x += as_double((int2)(shuffle_xor(h.x, s), shuffle_xor(h.y, s)));
+#else
+        x += as_float(shuffle_xor(as_int(x), s));
+#endif
+    }
+    return x;
+}
+void mark_any(int yes, __local int *flag, int step) {}
+int any_more(int yes, __local int *flag, int step)
+{
+    int r;
+    asm volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.any.pred p, p, 0xffffffff; selp.s32 %0, 1, 0, p; }"
+                 : "=r"(r) : "r"(yes));
+    return r;
+}
+int domain_max(int x, __local int *most)
+{
+    for (int s = 16; s > 0; s >>= 1) x = max(x, shuffle_xor(x, s));
+    return x;
+}
+void domain_sync(void)
+{
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
+#else
+int row_min(int x, __local int *buf, int lane, int w)
 {
     int lid = get_local_id(0);
     buf[lid] = x;
@@ -30,7 +79,7 @@ int rmerge_min(int x, __local int *buf, int lane, int w)
     }
     return buf[lid - lane];
 }
-VT rmerge_sum(VT x, __local VT *buf, int lane, int w)
+VT row_sum(VT x, __local VT *buf, int lane, int w)
 {
     int lid = get_local_id(0);
     buf[lid] = x;
@@ -41,6 +90,30 @@ VT rmerge_sum(VT x, __local VT *buf, int lane, int w)
     }
     return buf[lid - lane];
 }
+void mark_any(int yes, __local int *flag, int step)
+{
+    if (yes) flag[step & 1] = 1;
+    if (get_local_id(0) == 0) flag[(step + 1) & 1] = 0;
+}
+int any_more(int yes, __local int *flag, int step)
+{
+    return flag[step & 1];
+}
+int domain_max(int x, __local int *most)
+{
+    if (get_local_id(0) == 0) *most = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_max(most, x);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int all = *most;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return all;
+}
+void domain_sync(void)
+{
+    barrier(CLK_GLOBAL_MEM_FENCE);
+}
+#endif
 
 /* One round of row i: items 1..w-1 merge the B rows of A entries from..
  * (up to w - 1 of them, before to), item 0 the result so far (have entries
@@ -66,14 +139,13 @@ int rmerge_round(__global const int *acol, __global const VT *aval, __global con
     int n = 0;
     for (int step = 0;; step++) {
         int head = q < end ? col[q] : INT_MAX;
-        int m = rmerge_min(head, lmin, lane, w), more = m != INT_MAX;
-        if (more) flag[step & 1] = 1;
-        if (get_local_id(0) == 0) flag[(step + 1) & 1] = 0;
-        VT sum = rmerge_sum(head == m && more ? scale * val[q] : 0, lsum, lane, w);
+        int m = row_min(head, lmin, lane, w), more = m != INT_MAX;
+        mark_any(more, flag, step);
+        VT sum = row_sum(head == m && more ? scale * val[q] : 0, lsum, lane, w);
         if (lane == 0 && more) tcol[out + n] = m, tval[out + n] = sum;
         n += more;
         q += head == m && more;
-        if (!flag[step & 1]) return n;
+        if (!any_more(more, flag, step)) return n;
     }
 }
 
@@ -86,22 +158,10 @@ void rmerge_to_end(__global int *tcol, __global VT *tval, long out, long u, int 
         int c = 0;
         VT v = 0;
         if (x >= 0) c = tcol[out + x], v = tval[out + x];
-        barrier(CLK_GLOBAL_MEM_FENCE);
+        domain_sync();
         if (x >= 0) tcol[out + u - n + x] = c, tval[out + u - n + x] = v;
-        barrier(CLK_GLOBAL_MEM_FENCE);
+        domain_sync();
     }
-}
-
-/* The largest x over the work-group (every item passes x), by most. */
-int rmerge_most(int x, __local int *most)
-{
-    if (get_local_id(0) == 0) *most = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    atomic_max(most, x);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int all = *most;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return all;
 }
 
 /* Rows of up to w - 1 A entries in one round, longer ones in several; ub:
@@ -117,7 +177,7 @@ __kernel void hsp_rmerge(HSP_ROW_ARGS, __global const long *ub, int w, __local i
     long u = i >= 0 ? ub[i] : 0;
     int rounds = (int)((na + w - 2) / (w - 1)), n = 0;
     if (lid == 0) lflag[0] = lflag[1] = 0;
-    int all = rmerge_most(rounds, lflag + 2);
+    int all = domain_max(rounds, lflag + 2);
     for (int c = 0; c < all; c++) {
         int mine = c < rounds, more = c + 1 < rounds; /* the row has round c, and one after it */
         long from = p0 + (long)c * (w - 1), to = min(p0 + na, from + w - 1);
@@ -125,7 +185,7 @@ __kernel void hsp_rmerge(HSP_ROW_ARGS, __global const long *ub, int w, __local i
                                lmin, lsum, lflag);
         n = mine ? got : n;
         if (c + 1 < all) /* the rows with another round move their result to the region's end */
-            rmerge_to_end(tcol, tval, out, u, more ? n : 0, rmerge_most(more ? (n + w - 1) / w : 0, lflag + 2),
+            rmerge_to_end(tcol, tval, out, u, more ? n : 0, domain_max(more ? (n + w - 1) / w : 0, lflag + 2),
                           lane, w);
     }
     if (lane == 0 && i >= 0) cnt[i] = n;
