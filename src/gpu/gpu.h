@@ -112,6 +112,8 @@ struct gpu {
                                 (dense, hash) exist, in float and in double (where the
                                 device has 64-bit atomics) */
     const char *no_fp64;     /* why not, for the message */
+    int warp_shuffles;       /* the kernels trade registers within a warp (NVIDIA's OpenCL:
+                                rmerge.cl's PTX shuffles), so RMerge takes no barriers */
     int64_t local_mem;       /* local memory of a work-group, bytes */
     gpu_array a[GA_COUNT];
     gpu_array spare[GPU_SPARES]; /* freed arrays kept (counted in device_bytes) */
