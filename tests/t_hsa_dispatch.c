@@ -352,6 +352,7 @@ static void test_memory(void)
     tap_ok(ok && fake_hsa.svm_calls == 0, "pool: arrays copied in (the host wrote); growth copies %lld bytes",
            (long long)copied);
     gpu_release(&g, GA_AVAL);
+    gpu_spares_free(&g); /* the grown array's old block and the released one */
     g.host_arrays = 1, st->mode = HSA_MEM_SVM_MAPPED;
     ok = gpu_upload(&g, GA_BVAL, host, sizeof host) == HSP_OK && g.a[GA_BVAL].ptr == host;
     tap_ok(ok && fake_hsa.svm_calls == 1 && fake_hsa.svm_ptr == host && fake_hsa.svm_bytes == sizeof host &&
