@@ -7,32 +7,12 @@ src="${top_srcdir:-.}"
 bench="$src/bench"
 data="$src/tests/data/bench"
 py="${HSPGEMM_PLOT_PYTHON:-/usr/bin/python3}"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
+. "$src/tests/tap.sh"
 
 echo "1..22"
 
-# ok STATUS NAME: a TAP line, ok when STATUS is 0.
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
-# skip NAME WHY: a TAP line for a test that cannot run here.
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-# run CMD...: run, keeping stdout, stderr and the exit status (rc).
-run() {
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
 # is STATUS WANTED: 0 when the two are equal.
 is() { [ "$1" -eq "$2" ]; echo $?; }
-# has TEXT FILE: 0 when FILE holds TEXT.
-has() { grep -q -- "$1" "$2"; echo $?; }
 # no_traceback: 0 when the last command printed no Python traceback.
 no_traceback() { grep -q Traceback "$tmp/err"; [ $? -ne 0 ]; echo $?; }
 

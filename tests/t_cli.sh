@@ -2,27 +2,7 @@
 # t_cli.sh: the command-line contract of hspgemm, as TAP.
 hsp="${top_builddir:-.}/hspgemm"
 data="${top_srcdir:-.}/tests/data"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-
-# ok CONDITION-STATUS NAME: print a TAP line.
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
-# run CMD...: run, keeping stdout, stderr and the status.
-run() {
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-has() { grep -q -- "$1" "$2"; echo $?; }
-# skip NAME WHY: a TAP line for a test that cannot run here.
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
+. "${top_srcdir:-.}/tests/tap.sh"
 # close X.mtx Y.mtx: 0 when the two files (as hsp_mm_write writes them) hold
 # matrices of one shape and pattern whose values differ by at most 1e-12 of
 # the largest; else 1, naming the first difference on stderr.

@@ -5,19 +5,7 @@
 # set-up; and the time a product spends outside its stages (ms_other), as TAP.
 hsp="${top_builddir:-.}/hspgemm"
 . "${top_srcdir:-.}/tests/opencl_device.sh"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
-run() {
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
+. "${top_srcdir:-.}/tests/tap.sh"
 
 dev=$(opencl_device "buffer SVM")
 if [ -z "$dev" ]; then
