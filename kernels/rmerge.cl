@@ -1,15 +1,15 @@
 /* rmerge.cl: RMerge (seed 003, Gremse et al.): a row of C computed by w
- * work-items (a power of two, 4 to 32) that merge the row's B rows, each
+ * work-items (a power of two, 4 to 64) that merge the row's B rows, each
  * sorted, into the sorted row of C, summing equal columns as they go.  At
  * each step every work-item shows the next column of its B row; the least
- * of them, found by a tree over the w items (below), is the row's
+ * of them, found by a tree over the w items in local memory, is the row's
  * next column, and its value the tree sum of the items that show it (a fixed
  * order: the same bits on every run); those items step on.  Several rows a
  * work-group, w items each.
  *
- * A row of A with more entries than w is merged w B rows in its first
- * round and w - 1 in each after it, as the paper reduces general products
- * to its limited one: from the second round item 0 brings the result so far, which lies at the end of the row's region of C~ (u
+ * A row of A with more entries than w - 1 is merged w - 1 B rows at a time,
+ * as the paper reduces general products to its limited one: item 0 brings
+ * the result so far, which lies at the end of the row's region of C~ (u
  * entries, at least the row's products), and the new result is written from
  * the region's start; then moved to its end for the next round.  Writing
  * never passes what item 0 has yet to read: the result so far holds at most
@@ -115,10 +115,10 @@ void domain_sync(void)
 }
 #endif
 
-/* One round of row i: the items merge the B rows of A entries from.. (up
- * to w of them in the first round, each item one; after it w - 1, items
- * 1..w-1, item 0 bringing the result so far: have entries at out + u -
- * have), before to, into out[0..); returns the entries written.  Every item of the group steps until every row's round is
+/* One round of row i: items 1..w-1 merge the B rows of A entries from..
+ * (up to w - 1 of them, before to), item 0 the result so far (have entries
+ * at out + u - have; none in the first round), into out[0..); returns the
+ * entries written.  Every item of the group steps until every row's round is
  * done: flag (two ints, zero at the first call) says whether any row wrote
  * at a step, by the step's parity. */
 int rmerge_round(__global const int *acol, __global const VT *aval, __global const long *brp,
@@ -126,14 +126,13 @@ int rmerge_round(__global const int *acol, __global const VT *aval, __global con
                  int have, __global int *tcol, __global VT *tval, int lane, int w, __local int *lmin,
                  __local VT *lsum, __local int *flag)
 {
-    int later = have >= 0; /* not the first round */
-    long q = 0, end = 0, a = from + lane - later;
+    long q = 0, end = 0, a = from + lane - 1;
     VT scale = 1;
     __global const int *col = bcol;
     __global const VT *val = bval;
-    if (i >= 0 && later && lane == 0) {
+    if (i >= 0 && lane == 0) {
         col = tcol, val = tval, q = out + u - have, end = out + u;
-    } else if (i >= 0 && a >= from && a < to) {
+    } else if (i >= 0 && lane > 0 && a < to) {
         int b = acol[a];
         q = brp[b], end = brp[b + 1], scale = aval[a];
     }
@@ -165,7 +164,7 @@ void rmerge_to_end(__global int *tcol, __global VT *tval, long out, long u, int 
     }
 }
 
-/* Rows of up to w A entries in one round, longer ones in several; ub:
+/* Rows of up to w - 1 A entries in one round, longer ones in several; ub:
  * each row's u (the size of its region of C~); lmin and lsum: an int and a
  * VT a work-item; lflag: three ints. */
 __kernel void hsp_rmerge(HSP_ROW_ARGS, __global const long *ub, int w, __local int *lmin, __local VT *lsum,
@@ -176,14 +175,14 @@ __kernel void hsp_rmerge(HSP_ROW_ARGS, __global const long *ub, int w, __local i
     int i = k < first + nrows ? rows[k] : -1;
     long p0 = i >= 0 ? arp[i] : 0, na = i >= 0 ? arp[i + 1] - p0 : 0, out = i >= 0 ? slot[i] : 0;
     long u = i >= 0 ? ub[i] : 0;
-    int rounds = na <= w ? na > 0 : 1 + (int)((na - 2) / (w - 1)), n = 0; /* w entries, then w - 1 a round */
+    int rounds = (int)((na + w - 2) / (w - 1)), n = 0;
     if (lid == 0) lflag[0] = lflag[1] = 0;
     int all = domain_max(rounds, lflag + 2);
     for (int c = 0; c < all; c++) {
         int mine = c < rounds, more = c + 1 < rounds; /* the row has round c, and one after it */
-        long from = c ? p0 + 1 + (long)c * (w - 1) : p0, to = min(p0 + na, from + (c ? w - 1 : w));
-        int got = rmerge_round(acol, aval, brp, bcol, bval, mine ? i : -1, from, to, out, u, c ? n : -1, tcol, tval,
-                               lane, w, lmin, lsum, lflag);
+        long from = p0 + (long)c * (w - 1), to = min(p0 + na, from + w - 1);
+        int got = rmerge_round(acol, aval, brp, bcol, bval, mine ? i : -1, from, to, out, u, n, tcol, tval, lane, w,
+                               lmin, lsum, lflag);
         n = mine ? got : n;
         if (c + 1 < all) /* the rows with another round move their result to the region's end */
             rmerge_to_end(tcol, tval, out, u, more ? n : 0, domain_max(more ? (n + w - 1) / w : 0, lflag + 2),

@@ -110,14 +110,14 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, i
 }
 
 /* The work-items of RMerge for rows of up to hi products of A: a power of
- * two at least A's mean row, so that one round takes a typical row, and no
+ * two above A's mean row, so that one round takes a typical row, and no
  * wider than rows of n entries over B rows of n each need (hi about n^2);
  * from 4 to 32. */
 static int32_t rmerge_width(int64_t hi, const hsp_csr *A)
 {
     int32_t w = 4;
     int64_t mean = A->nrows ? (A->nnz + A->nrows - 1) / A->nrows : 0;
-    while (w < 32 && (int64_t)w * w < hi && w < mean) w *= 2;
+    while (w < 32 && (int64_t)(w - 1) * (w - 1) < hi && w - 1 < mean) w *= 2;
     return w;
 }
 
