@@ -23,7 +23,7 @@ typedef struct {
 typedef struct hsp_job {
     hsp_context *ctx;
     hsp_device *dev;        /* the context's device, or its cpu device for a small product */
-    const hsp_method *method; /* the methods for dev, per group 3..5 */
+    hsp_method method[HSP_NMETHODGROUPS]; /* the methods for dev, per group 3..5 */
     const hsp_csr *A, *B;
     void *held[2];          /* A's and B's entries as the device holds them (dev->hold),
                                or NULL: on the host */

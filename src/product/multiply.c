@@ -145,12 +145,13 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
-    hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev, .method = small ? ctx->cpu_method : ctx->method,
+    hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev,
                    .A = A, .B = B,
                    .held = {held[0], held[1]}, .hold_c = hold_c, .unsorted = unsorted, .all_device = on_device,
                    .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
+    memcpy(job.method, small ? ctx->cpu_method : ctx->method, sizeof job.method);
     s = run_stages(&job, st);
     if (s == HSP_OK) finish_stats(&job, st);
     else if (!job.dev->lost && job.dev->held_ops) /* work launched before the failure may still use the job's arrays */
