@@ -49,9 +49,11 @@ static void make_operands(operands *o, int32_t m, int64_t brow)
 static hsp_job job_of(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_stats *st)
 {
     memset(st, 0, sizeof *st);
-    return (hsp_job){.ctx = ctx, .dev = ctx->device, .method = ctx->method, .A = A, .B = B,
-                     .vsize = sizeof(double), .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
-                     .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
+    hsp_job job = {.ctx = ctx, .dev = ctx->device, .A = A, .B = B,
+                   .vsize = sizeof(double), .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
+                   .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
+    memcpy(job.method, ctx->method, sizeof job.method);
+    return job;
 }
 
 /* Did s fail with HSP_ERR_OVERFLOW and a message holding what? */
