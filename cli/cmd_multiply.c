@@ -24,7 +24,7 @@ static const char usage_multiply[] =
     "  --drop-zeros          leave out the entries of C that are exactly 0 (products that\n"
     "                        cancel), as scipy does (default: kept; not with --resident)\n"
     "  --deterministic       sum each entry of C in one fixed order: the same bits on every\n"
-    "                        run (GPU devices then take esc and merge, not hash and dense)\n"
+    "                        run (GPU devices then take rmerge and merge, not hash and dense)\n"
     "  --digest              print a 64-bit digest of C's shape, row pointers, columns and\n"
     "                        values (of the last run): equal digests, the same bits\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"

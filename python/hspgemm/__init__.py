@@ -374,7 +374,7 @@ class Context:
       pattern depends on the operands' patterns alone, whatever their values, as plans reuse it.
       amg_setup keeps them always.
     deterministic: every entry of C is summed in one fixed order, so that a product gives the
-      same bits on every run (GPU devices then take "esc" and "merge", not "hash" and "dense";
+      same bits on every run (GPU devices then take "rmerge" and "merge", not "hash" and "dense";
       naming one of those two for a GPU raises).
 
     A context serves one call at a time (calls from several threads wait their turn); close()

@@ -50,18 +50,19 @@ static hsp_status default_timeout(double *seconds)
     return HSP_OK;
 }
 /* Group g's method on dev when options do not name one: the device's
- * default, or where the sums must be exact and it is not, RMerge, else ESC
- * (or the first exact one).  RMerge took 1.30x hash's time over 14 resident
- * squares on an H100, ESC 1.44x (README: Deterministic products). */
+ * default, or where the sums must be exact and it is not, RMerge, else ESC,
+ * else the first exact one the group runs (none: the default, which the
+ * caller refuses).  RMerge was faster than ESC on the stencils and band
+ * matrices on an H100, even without warp shuffles (README: The opencl device). */
 static hsp_method default_method(const hsp_device *dev, int g, int deterministic)
 {
-    hsp_method m = dev->default_method[g];
-    if (!deterministic || dev->exact[g] & 1u << m) return m;
-    if (dev->exact[g] & dev->methods[g] & 1u << HSP_METHOD_RMERGE) return HSP_METHOD_RMERGE;
-    if (dev->exact[g] & 1u << HSP_METHOD_ESC) return HSP_METHOD_ESC;
-    for (m = HSP_METHOD_HEAP; m <= HSP_METHOD_RMERGE; m++)
-        if (dev->exact[g] & 1u << m) break;
-    return m;
+    unsigned exact = dev->exact[g] & dev->methods[g];
+    if (!deterministic || exact & 1u << dev->default_method[g]) return dev->default_method[g];
+    if (exact & 1u << HSP_METHOD_RMERGE) return HSP_METHOD_RMERGE;
+    if (exact & 1u << HSP_METHOD_ESC) return HSP_METHOD_ESC;
+    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_RMERGE; m++)
+        if (exact & 1u << m) return m;
+    return dev->default_method[g];
 }
 
 /* The error for method m, not exact on group g of dev, with the ones that are. */
