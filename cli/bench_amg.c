@@ -193,7 +193,7 @@ int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, con
     print_rows(rows, n);
     printf("spread: (q3 - q1) / median, the middle half of the runs; x: PyAMG ms / hspgemm ms; complexity: operator complexity (the levels' "
            "entries over A's)\n");
-    cli_run_info run = {"amg", n ? rows[0].device : "", s == HSP_OK, why};
+    cli_run_info run = {"amg", n ? rows[0].device : "", s == HSP_OK, why, NULL};
     if (write_csv(csv, a, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
     printf("wrote %s and its description beside it (.json)%s\n", csv, s != HSP_OK ? "; the run stopped early" : "");
     return s == HSP_OK ? 0 : 1;

@@ -192,7 +192,7 @@ int cli_bench_galerkin(cli_args *a, const char *const *given, const cli_peers *p
     print_totals(rows, n, specs);
     printf("a run: both products; cusparse dev: cuSPARSE's two products with R, A and P on the GPU; spread: (q3 - "
            "q1) / median, the middle half of the runs; x: peer ms / hspgemm ms\n");
-    cli_run_info run = {a->suite, n ? rows[0].device[0] : "", rc == 0, why};
+    cli_run_info run = {a->suite, n ? rows[0].device[0] : "", rc == 0, why, NULL};
     if (write_csv(csv, p, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
     printf("wrote %s and its description beside it (.json)%s\n", csv, rc ? "; the run stopped early" : "");
     return rc;

@@ -135,6 +135,7 @@ int cli_write_meta(const char *csv, const cli_args *a, const cli_peers *p, const
     member(f, "precision", a->precision == HSP_DOUBLE ? "double" : "float", 0);
     fprintf(f, ",\"methods\":[\"%s\",\"%s\",\"%s\"]", hsp_method_name(a->lib.method[0]),
             hsp_method_name(a->lib.method[1]), hsp_method_name(a->lib.method[2]));
+    member(f, "profile", run->profile ? run->profile : "", 0);
     member(f, "grow", hsp_grow_name(a->lib.grow), 0);
     fprintf(f, ",\"resident\":%s,\"unsorted\":%s,\"deterministic\":%s,\"repeat\":%d,\"spread_bound\":%g",
             a->resident ? "true" : "false", a->lib.unsorted ? "true" : "false", a->lib.deterministic ? "true" : "false",

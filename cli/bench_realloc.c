@@ -165,7 +165,8 @@ int cli_bench_realloc(cli_args *a, const cli_peers *p, const char *csv)
         rc = bench_matrix(a, k, a->noperands ? a->operand[k] : suite_realloc[k], ctx, &rows[n], &n, why, sizeof why);
     for (int q = 0; q < 2; q++) hsp_context_free(ctx[q][0]), hsp_context_free(ctx[q][1]);
     print_table(a, rows, n);
-    cli_run_info run = {"realloc", n ? rows[0].mode[0].stats.device : "", rc == 0, why};
+    cli_run_info run = {"realloc", n ? rows[0].mode[0].stats.device : "", rc == 0, why,
+                        n ? rows[0].mode[0].stats.profile : NULL};
     if (write_csv(csv, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
     printf("wrote %s and its description beside it (.json)%s\n", csv, rc ? "; the run stopped early" : "");
     return rc;

@@ -24,6 +24,7 @@ typedef struct {
     int resetup;          /* amg-setup: --resetup */
     int stats;            /* 0 none, 1 table, 2 json */
     int repeat;           /* 0 when not given */
+    int64_t rows;         /* tune: --rows=N, 0 when not given */
     int quiet;
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
     int digest;           /* --digest: print a digest of C's bits */
@@ -177,6 +178,7 @@ typedef struct {
     const char *device;  /* hsp_stats.device of a product of the run, or "" */
     int complete;        /* every matrix ran */
     const char *error;   /* why not, or "" */
+    const char *profile; /* hsp_stats.profile of a product of the run, or NULL */
 } cli_run_info;
 /* Refuse, before the first product, an output file (and its .json) that cannot
  * be written: prints why and returns 2, else 0. */
@@ -215,6 +217,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_rap(int argc, char **argv);
 int cmd_amg_setup(int argc, char **argv);
 /* "r-ap" or "ra-p". */

@@ -28,12 +28,12 @@ static const char usage_amg[] =
     "                        it also aggregates, by independent sets (coarser aggregates).\n"
     "                        Placing A and bringing the levels home are timed apart;\n"
     "                        with --resetup the re-setup runs there too, values only\n"
-    "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --small-nnz=N,\n"
-    "  --device-timeout=S, --mem-limit=BYTES, --deterministic, --seed=N, --quiet\n"
+    "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --profile=FILE,\n"
+    "  --small-nnz=N, --device-timeout=S, --mem-limit=BYTES, --deterministic, --seed=N, --quiet\n"
     "                        as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
-                              "methods,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";
+                              "methods,profile,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";
 
 /* The table of levels; order says where R = P^T was formed. */
 static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *title)

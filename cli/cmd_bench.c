@@ -14,7 +14,7 @@
 static const char usage_bench[] =
     "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc|amg] [--repeat=N]\n"
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
-    "                     [--device=NAME] [--methods=M] [--small-nnz=N] [--device-timeout=S]\n"
+    "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--deterministic]\n"
     "                     [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
@@ -245,6 +245,7 @@ static void print_table(const cli_args *a, const bench_row *rows, int n)
            hsp_method_name(rows[0].ours.stats.method[1]), hsp_method_name(rows[0].ours.stats.method[2]),
            a->lib.deterministic ? " (deterministic)" : "", rows[0].ours.resident ? "resident (device-only times)" : "host to host",
            rows[0].unsorted ? "unsorted" : "sorted");
+    if (*rows[0].ours.stats.profile) printf("methods per bin from the profile %s\n", rows[0].ours.stats.profile);
     printf("runs: %d of each program after a warm-up%s\n", a->repeat,
            any ? " (hspgemm's: half before the peers, half after)" : "");
     snprintf(lead, sizeof lead, "%-17s %9s %10s", "matrix", "nnz(A)", "nnz(C)");
@@ -361,7 +362,8 @@ static int bench_products(const cli_args *a, const char *const *specs, const cli
     for (; specs[n] && n < CLI_MAX_OPERANDS && rc == 0; n++) rc = bench_matrix(a, specs[n], p, &rows[n], why, sizeof why);
     n -= rc != 0; /* the failed matrix has no row */
     print_table(a, rows, n);
-    cli_run_info run = {a->suite ? a->suite : "default", n ? rows[0].ours.stats.device : "", rc == 0, why};
+    cli_run_info run = {a->suite ? a->suite : "default", n ? rows[0].ours.stats.device : "", rc == 0, why,
+                        n ? rows[0].ours.stats.profile : NULL};
     if (write_csv(csv, a, p, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
     printf("wrote %s and its description beside it (.json)%s\n", csv, rc ? "; the run stopped early" : "");
     return rc;
@@ -372,7 +374,7 @@ int cmd_bench(int argc, char **argv)
     cli_args a;
     cli_peers peers;
     int rc = cli_parse(argc, argv,
-                       "suite,repeat,threads,peers,csv,precision,device,methods,seed,gen,quiet,theta,omega,coarse,"
+                       "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,theta,omega,coarse,"
                        "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;

@@ -14,7 +14,11 @@ static const char usage_multiply[] =
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --methods=M           per-row methods for the short, medium and long groups:\n"
     "                        default (the device's fastest), paper (heap,esc,merge),\n"
-    "                        or three of heap, esc, merge, hash, dense, e.g. hash,hash,dense\n"
+    "                        or three of heap, esc, merge, hash, dense, auto, rmerge,\n"
+    "                        e.g. hash,hash,dense (a group named here ignores the profile)\n"
+    "  --profile=FILE        the methods per bin of a GPU device, from a profile that\n"
+    "                        'hspgemm tune' wrote; default: ~/.config/hspgemm/profile\n"
+    "                        ($XDG_CONFIG_HOME/hspgemm/profile) where it exists; none: none\n"
     "  --stats[=table|json]  print the figures: a table, or one JSON line on stdout\n"
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
     "  --resident            place A and B on the device first and leave C there: the times\n"
@@ -37,7 +41,7 @@ static const char usage_multiply[] =
     "                        seconds (default: $HSPGEMM_DEVICE_TIMEOUT, else 600)\n"
     "  --quiet               no progress display\n";
 
-static const char allowed[] = "o,output,device,threads,grow,precision,methods,stats,repeat,seed,"
+static const char allowed[] = "o,output,device,threads,grow,precision,methods,profile,stats,repeat,seed,"
                               "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,deterministic,digest";
 
 /* Fold n bytes at p into the digest h, eight at a time (the last word zero-padded). */

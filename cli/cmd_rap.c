@@ -12,7 +12,7 @@ static const char usage_rap[] =
     "  --device=NAME         auto (default), cpu, opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
-    "  --methods=M, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=BYTES,\n"
+    "  --methods=M, --profile=FILE, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=BYTES,\n"
     "  --deterministic\n"
     "                        as for 'hspgemm multiply'\n"
     "  --drop-zeros          leave out the entries of C that are exactly 0, as scipy does\n"
@@ -23,7 +23,7 @@ static const char usage_rap[] =
     "  --seed=N              seed of generated matrices (default 1)\n"
     "  --quiet               no progress display\n";
 
-static const char allowed[] = "o,output,order,device,threads,precision,methods,grow,stats,repeat,seed,quiet,gen,"
+static const char allowed[] = "o,output,order,device,threads,precision,methods,profile,grow,stats,repeat,seed,quiet,gen,"
                               "small-nnz,device-timeout,mem-limit,resident,drop-zeros,deterministic";
 
 static void report(const cli_args *a, const cli_rap_result *r)

@@ -14,6 +14,7 @@ static const char usage[] =
     "  amg-setup A         build a smoothed-aggregation AMG hierarchy of A\n"
     "  bench               time a suite of matrices against peer libraries\n"
     "  devices             the devices --device= takes\n"
+    "  tune                time each bin's methods on a GPU device; write a profile\n"
     "  help                this text\n"
     "  --version           the version and the commit this build is from\n\n"
     "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
@@ -37,6 +38,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "rap")) return cmd_rap(argc, argv);
     if (!strcmp(cmd, "amg-setup")) return cmd_amg_setup(argc, argv);
     if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
+    if (!strcmp(cmd, "tune")) return cmd_tune(argc, argv);
     fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
 }

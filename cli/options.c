@@ -111,6 +111,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     int64_t n;
     if (!strcmp(name, "o") || !strcmp(name, "output")) a->output = v;
     else if (!strcmp(name, "device")) a->lib.device = v;
+    else if (!strcmp(name, "profile")) a->lib.profile = v;
     else if (!strcmp(name, "csv")) a->csv = v;
     else if (!strcmp(name, "suite")) a->suite = v;
     else if (!strcmp(name, "peers")) a->peers = v;
@@ -141,7 +142,10 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "methods")) {
         if (parse_methods(v, a->lib.method))
             return "--methods takes default, paper, or SHORT,MEDIUM,LONG from "
-                   "heap, esc, merge, hash, dense, auto";
+                   "heap, esc, merge, hash, dense, auto, rmerge";
+    } else if (!strcmp(name, "rows")) {
+        if (parse_int(v, 1, 1 << 26, &n)) return "--rows takes 1 to 2^26";
+        a->rows = n;
     } else if (!strcmp(name, "wavefront")) {
         if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
         a->lib.wavefront = (int)n;

@@ -184,6 +184,7 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
             st->device, st->threads, hsp_grow_name(st->grow), hsp_method_name(st->method[0]),
             hsp_method_name(st->method[1]), hsp_method_name(st->method[2]));
     if (st->device_note[0]) fprintf(f, "(%s)\n", st->device_note);
+    if (st->profile[0]) fprintf(f, "methods per bin from the profile %s\n", st->profile);
     fprintf(f, "\n%-16s %10s\n", "stage (last run)", "ms");
     for (int k = 0; k < 4; k++) fprintf(f, "%-16s %10.3f\n", stage[k], st->ms_stage[k]);
     fprintf(f, "%-16s %10.3f\n", "outside them", st->ms_other);
@@ -201,13 +202,14 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
                 (long long)st->rows_group[g], (long long)st->flops_group[g],
                 st->flops ? 100.0 * (double)st->flops_group[g] / (double)st->flops : 0.0);
     }
-    fprintf(f, "\nnon-empty bins (bin:u range:rows):");
+    fprintf(f, "\nnon-empty bins (bin:u range:rows:method):");
     for (int b = 0, n = 0; b < bins->nbins; b++) {
         if (!st->rows_bin[b]) continue;
         if (n++ % 4 == 0) fprintf(f, "\n ");
         if (bins->lo[b] == bins->hi[b]) fprintf(f, " %2d:%lld:%lld", b, (long long)bins->lo[b], (long long)st->rows_bin[b]);
         else if (bins->hi[b] == INT64_MAX) fprintf(f, " %2d:>%lld:%lld", b, (long long)bins->lo[b] - 1, (long long)st->rows_bin[b]);
         else fprintf(f, " %2d:%lld-%lld:%lld", b, (long long)bins->lo[b], (long long)bins->hi[b], (long long)st->rows_bin[b]);
+        if (st->bin_method[b]) fprintf(f, ":%s", hsp_method_name(st->bin_method[b]));
     }
     fprintf(f, "\n");
     fprintf(f, "\ngrow events %lld, bytes copied by growth %lld, realloc moves %lld\n",
@@ -247,5 +249,10 @@ void cli_report_json(FILE *f, const cli_result *r)
             st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], st->ms_other, st->ms_total, st->ms_device, st->ms_host,
             st->ms_overlap, r->resident ? "true" : "false", r->ms_place, r->ms_home);
     cli_json_string(f, st->device_note);
-    fputs("}\n", f);
+    fputs(",\"profile\":", f);
+    cli_json_string(f, st->profile);
+    fputs(",\"bin_methods\":{", f); /* "BIN":"METHOD" of each non-empty bin of short to long rows */
+    for (int b = 0, n = 0; b < HSP_MAX_BINS; b++)
+        if (st->bin_method[b]) fprintf(f, "%s\"%d\":\"%s\"", n++ ? "," : "", b, hsp_method_name(st->bin_method[b]));
+    fputs("}}\n", f);
 }

@@ -10,6 +10,7 @@
 #ifndef HSPGEMM_H
 #define HSPGEMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -224,6 +225,15 @@ typedef struct {
                              error; plans and resident AMG set-ups sum each row on one
                              work-item.  Slower on a GPU (README: Deterministic products).
                              Default 0 */
+    const char *profile;  /* a tuned profile (hsp_tune; README: Tuning): the method of
+                             each bin of short and medium rows, and of the long rows,
+                             that a device takes where method[] leaves the choice to it.
+                             NULL (default): the user's profile file,
+                             $XDG_CONFIG_HOME/hspgemm/profile (else
+                             ~/.config/hspgemm/profile), where it exists; "none": no
+                             profile; else a file, which must exist and parse.  Only
+                             its sections for the context's device are taken; in
+                             deterministic contexts, only their exact methods */
 } hsp_options;
 
 /* Fill o with the defaults above (o NULL: nothing). */
@@ -277,6 +287,9 @@ typedef struct {
                              bins), not its matrices' */
     hsp_grow grow;        /* the grow mode that ran (copy where realloc cannot) */
     hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */
+    hsp_method bin_method[HSP_MAX_BINS]; /* the method of each non-empty bin of short,
+                                            medium and long rows (else DEFAULT) */
+    char profile[256];    /* the profile file whose methods the product took, or "" */
     char device[160];     /* hsp_device_info's description of the device that ran it */
     char device_note[256]; /* what device "auto" passed over and why, or "" */
 } hsp_stats;
@@ -448,6 +461,35 @@ hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
  * brought home before is stale). */
 hsp_status hsp_amg_resetup_resident(hsp_context *ctx, hsp_amg *amg, const hsp_resident *A);
 void hsp_amg_free(hsp_amg *amg);
+
+/* ---- Tuning ---------------------------------------------------------------------- */
+
+typedef struct {
+    hsp_precision precision; /* of the products timed; default HSP_DOUBLE */
+    int64_t rows;            /* rows of each generated matrix, about; 0 = 2^18 */
+    int runs;                /* timed runs of each product (their median counts); 0 = 5 */
+    const char *profile;     /* the file to write; NULL = the user's profile file
+                                (hsp_options.profile), its folders made */
+    int progress;            /* nonzero: a progress line on stderr (on a terminal) */
+} hsp_tune_options;
+
+/* Fill t with the defaults above (t NULL: nothing). */
+void hsp_tune_options_init(hsp_tune_options *t);
+
+/* The profile file that profile (as hsp_options.profile) names into path
+ * (len bytes): the user's where profile is NULL.  0 where there is none
+ * ("none", or neither HOME nor XDG_CONFIG_HOME set) or path is too short. */
+int hsp_profile_path(const char *profile, char *path, size_t len);
+
+/* Time every method ctx's device runs on each bin of short and medium rows
+ * (each bin's launch waited for and timed alone) and on its long rows (the
+ * whole product), squaring a set of generated matrices (README: Tuning), and
+ * write the fastest per bin, with the times, as the profile's section for the
+ * device and precision (other sections of the file are kept).  ctx must have
+ * a GPU device (opencl, hsa): the cpu device has no bins launched to time.
+ * ctx's own methods are as before when it returns; it does not load the new
+ * profile (a context made afterwards does). */
+hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t);
 
 /* Names used by the CLI and in stats: "realloc", "heap", ... */
 const char *hsp_grow_name(hsp_grow g);

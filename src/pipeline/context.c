@@ -49,6 +49,11 @@ hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **o
     if (!ctx->options.grow_start) ctx->options.grow_start = 256;
     if (!ctx->options.small_nnz) ctx->options.small_nnz = 1 << 18;
     ctx->options.device_timeout = timeout;
+    if (o->profile && !(ctx->profile_option = strdup(o->profile))) { /* read again at a hand-over */
+        pthread_mutex_destroy(&ctx->lock), free(ctx);
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
+    }
+    ctx->options.profile = ctx->profile_option;
     int nthreads = o->threads ? o->threads : hsp_cpu_count();
     size_t scratch_bytes = (size_t)nthreads * sizeof *ctx->scratch;
     hsp_status s = hsp_pool_create(nthreads, &ctx->pool);
@@ -74,6 +79,7 @@ void hsp_context_free(hsp_context *ctx)
     if (ctx->cpu) ctx->cpu->destroy(ctx->cpu);
     hsp_pool_free(ctx->pool);
     pthread_mutex_destroy(&ctx->lock);
+    free(ctx->profile_option);
     free(ctx);
 }
 

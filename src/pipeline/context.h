@@ -14,6 +14,15 @@ typedef struct {
     size_t bytes[WS_COUNT];
 } hsp_workspace;
 
+/* A profile's methods for one device (README: Tuning), per precision (1:
+ * double): each bin's, or DEFAULT where its group's method holds, and the
+ * long rows', or DEFAULT. */
+typedef struct {
+    hsp_method bin[2][HSP_MAX_BINS];
+    hsp_method long_rows[2];
+    char path[256]; /* the file they came from, or "" where there is none */
+} hsp_profile;
+
 struct hsp_context {
     pthread_mutex_t lock;                 /* recursive: one call at a time on the context, its
                                              resident matrices and plans: every public call
@@ -25,6 +34,10 @@ struct hsp_context {
     hsp_method method[HSP_NMETHODGROUPS]; /* resolved: never DEFAULT */
     hsp_device *cpu;                      /* with a GPU device: for small products */
     hsp_method cpu_method[HSP_NMETHODGROUPS];
+    hsp_profile profile;                  /* the methods of its device's profile */
+    char *profile_option;                 /* a copy of options.profile, which points to it */
+    double *bin_ms;                       /* hsp_tune: each bin's stage-3 time of the last
+                                             product (its launch waited for); else NULL */
     int auto_next;                        /* "auto" chose the device, which has done no work
                                              yet: the candidate (HSP_AUTO_*) to hand over to
                                              when it fails, else HSP_AUTO_NONE */

@@ -1,6 +1,7 @@
 /* open.c: making a context: its options checked, its device opened by name
  * (and, beside a device that works with the CPU threads, a cpu device for
- * small products), the bin layout and methods that follow from the device;
+ * small products), the bin layout and methods that follow from the device
+ * and its profile;
  * the hand-over of "auto" to its next device when the first fails. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "devices.h"
 #include "internal.h"
 #include "product.h"
+#include "profile.h"
 
 /* Check the options a context is made from. */
 static hsp_status check_options(const hsp_options *o)
@@ -102,6 +104,8 @@ static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
         else if (o->deterministic && !(dev->exact[g] & 1u << method[g]))
             s = not_exact(dev, g, method[g]);
     }
+    hsp_profile profile;
+    if (s == HSP_OK) s = hsp_profile_load(o, dev, &bins, &profile);
     dev->deterministic = o->deterministic;
     if (s != HSP_OK) {
         if (cpu) cpu->destroy(cpu);
@@ -110,6 +114,7 @@ static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
     ctx->device = dev, ctx->cpu = cpu, ctx->bins = bins, ctx->options.device = dev->name;
     memcpy(ctx->method, method, sizeof method);
     memcpy(ctx->cpu_method, cpu_method, sizeof cpu_method);
+    ctx->profile = profile;
     return HSP_OK;
 }
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)

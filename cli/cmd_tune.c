@@ -1,0 +1,63 @@
+/* cmd_tune.c: `hspgemm tune`: time the methods of each bin on a GPU device
+ * and write the fastest to a profile (hsp_tune). */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const char usage_tune[] =
+    "usage: hspgemm tune [--device=NAME] [--profile=FILE] [--precision=float|double] [--rows=N]\n"
+    "                    [--repeat=N] [--threads=N] [--deterministic] [--quiet]\n"
+    "Times every method the device runs on each bin of short and medium rows (each bin's\n"
+    "launch waited for and timed alone) and on its long rows (whole products), squaring\n"
+    "generated matrices of about N rows each (stencils, bands, random rows, R-MAT), and\n"
+    "writes the fastest per bin, with the times, as the device's section of a profile.\n"
+    "Contexts then take those methods where --methods leaves the choice to the device.\n"
+    "  --device=NAME         a GPU device: opencl[:N], hsa[:N] (default auto)\n"
+    "  --profile=FILE        the profile to write (default ~/.config/hspgemm/profile, or\n"
+    "                        $XDG_CONFIG_HOME/hspgemm/profile); its other sections are kept\n"
+    "  --precision=P         of the products timed (default double); a section each\n"
+    "  --rows=N              rows of each matrix, about (default 262144)\n"
+    "  --repeat=N            timed runs of each product, after one untimed (default 5)\n"
+    "  --deterministic       time only the methods that sum in a fixed order\n"
+    "  --quiet               no progress display\n"
+    "Prints the profile written.\n";
+
+/* Print the file at path to stdout. */
+static int print_file(const char *path)
+{
+    char line[1024];
+    FILE *f = fopen(path, "r");
+    if (!f) return perror(path), 1;
+    while (fgets(line, sizeof line, f)) fputs(line, stdout);
+    fclose(f);
+    return 0;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    cli_args a;
+    int rc = cli_parse(argc, argv, "device,profile,precision,rows,repeat,threads,deterministic,quiet", usage_tune, &a);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (a.noperands) {
+        fprintf(stderr, "hspgemm: tune takes no matrices (it generates its own)\n%s", usage_tune);
+        return 2;
+    }
+    hsp_tune_options t;
+    hsp_tune_options_init(&t);
+    t.precision = a.precision, t.rows = a.rows, t.runs = a.repeat, t.progress = !a.quiet;
+    t.profile = a.lib.profile;
+    a.lib.profile = "none"; /* the old profile is not read: every bin is timed afresh */
+    char path[256];
+    if (!hsp_profile_path(t.profile, path, sizeof path)) {
+        fprintf(stderr, "hspgemm: tune: no profile to write: give --profile=FILE (of at most 255 bytes; "
+                "the default needs HOME or XDG_CONFIG_HOME)\n");
+        return 2;
+    }
+    hsp_context *ctx = NULL;
+    hsp_status s = hsp_context_create(&a.lib, &ctx);
+    if (s == HSP_OK) s = hsp_tune(ctx, &t);
+    hsp_context_free(ctx);
+    if (s != HSP_OK) return cli_error("tune", s);
+    printf("wrote %s:\n", path);
+    return print_file(path);
+}

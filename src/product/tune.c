@@ -1,0 +1,329 @@
+/* tune.c: hsp_tune, methods per bin chosen by measurement on the context's
+ * device (README: Tuning).  Each generated matrix of the set is squared with
+ * every candidate method in every bin that can take it, each bin's launch
+ * waited for and timed alone; a bin's time for a method is the sum over the
+ * matrices of its median over the runs, and the fastest method wins the bin.
+ * The long rows' method is chosen the same way by whole products, on the
+ * matrices that have long rows. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "bins.h"
+#include "context.h"
+#include "internal.h"
+#include "profile.h"
+
+enum { NMETHODS = HSP_METHOD_RMERGE + 1, NSPECS = 10, SECTION_BYTES = 32768 };
+
+void hsp_tune_options_init(hsp_tune_options *t)
+{
+    if (!t) return;
+    memset(t, 0, sizeof *t);
+    t->precision = HSP_DOUBLE;
+}
+
+/* The set of matrices for about n rows each: stencils and bands whose rows
+ * fill the short bins, random rows and wider bands for the medium ones, and
+ * an R-MAT graph for rows of every length, long ones too. */
+static int tune_specs(int64_t n, char spec[NSPECS][64])
+{
+    int64_t side2 = (int64_t)sqrt((double)n), side3 = (int64_t)cbrt((double)n), scale = 1;
+    while (scale < 30 && (int64_t)1 << (scale + 1) <= n) scale++;
+    if (side2 < 2) side2 = 2;
+    if (side3 < 2) side3 = 2;
+    int k = 0;
+    snprintf(spec[k++], 64, "poisson2d5:%lld", (long long)side2);
+    snprintf(spec[k++], 64, "poisson2d9:%lld", (long long)side2);
+    snprintf(spec[k++], 64, "poisson3d7:%lld", (long long)side3);
+    snprintf(spec[k++], 64, "poisson3d27:%lld", (long long)side3);
+    snprintf(spec[k++], 64, "band:%lld,4", (long long)n);
+    snprintf(spec[k++], 64, "band:%lld,12", (long long)(n / 4 > 32 ? n / 4 : 32));
+    snprintf(spec[k++], 64, "random:%lld,8", (long long)n);
+    snprintf(spec[k++], 64, "random:%lld,24", (long long)(n / 4 > 32 ? n / 4 : 32));
+    snprintf(spec[k++], 64, "random:%lld,48", (long long)(n / 16 > 64 ? n / 16 : 64));
+    snprintf(spec[k++], 64, "rmat:%lld,8", (long long)scale);
+    return k;
+}
+
+/* What a tuning run gathers. */
+typedef struct {
+    hsp_context *ctx;
+    const hsp_tune_options *t;
+    int dbl;
+    unsigned candidates[HSP_NMETHODGROUPS]; /* methods each group may take */
+    double bin_ms[NMETHODS][HSP_MAX_BINS];  /* per method and bin: summed medians, or < 0: none */
+    double long_ms[NMETHODS];               /* per method: whole products on long rows */
+    int64_t rows[HSP_MAX_BINS];             /* rows of each bin over the matrices */
+    double *runs_ms;                        /* runs x HSP_MAX_BINS times of one setting */
+    hsp_progress progress;
+    int64_t done;
+} tuning;
+
+static int compare_ms(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of n times (reordered). */
+static double median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, compare_ms);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* A*A once on the device (resident where it holds matrices: as the bench
+ * times it), its figures into st. */
+static hsp_status square_once(hsp_context *ctx, const hsp_csr *A, hsp_resident *rA, hsp_stats *st)
+{
+    hsp_status s;
+    if (rA) {
+        hsp_resident *rC = NULL;
+        s = hsp_multiply_resident(ctx, rA, rA, &rC, st);
+        hsp_resident_free(rC);
+    } else {
+        hsp_csr *C = NULL;
+        s = hsp_multiply(ctx, A, A, &C, st);
+        hsp_csr_free(C);
+    }
+    return s;
+}
+
+/* Square A once untimed, then t->runs times: *total_ms the median of the
+ * whole products, r->runs_ms each bin's times (with bins timed). */
+static hsp_status time_setting(tuning *r, const hsp_csr *A, hsp_resident *rA, int by_bin, double *total_ms,
+                               hsp_stats *st)
+{
+    int runs = r->t->runs;
+    double total[runs];
+    r->ctx->bin_ms = NULL;
+    hsp_status s = square_once(r->ctx, A, rA, st);
+    for (int k = 0; k < runs && s == HSP_OK; k++) {
+        r->ctx->bin_ms = by_bin ? r->runs_ms + (size_t)k * HSP_MAX_BINS : NULL;
+        s = square_once(r->ctx, A, rA, st);
+        total[k] = st->ms_total;
+    }
+    r->ctx->bin_ms = NULL;
+    hsp_progress_update(&r->progress, ++r->done);
+    if (s == HSP_OK) *total_ms = median(total, runs);
+    return s;
+}
+
+/* Every bin of short and medium rows that can take method m takes it. */
+static void set_bins(tuning *r, int m)
+{
+    const hsp_bins *bins = &r->ctx->bins;
+    for (int b = 0; b < bins->nbins; b++) {
+        int g = bins->group[b] - HSP_GROUP_SHORT;
+        int can = (g == 0 || g == 1) && r->candidates[g] & 1u << m;
+        r->ctx->profile.bin[r->dbl][b] = can ? (hsp_method)m : HSP_METHOD_DEFAULT;
+    }
+}
+
+/* Add the median time of each bin that took m (non-empty) to r->bin_ms[m]. */
+static void add_bin_times(tuning *r, int m, const hsp_stats *st)
+{
+    int runs = r->t->runs;
+    double x[runs];
+    for (int b = 0; b < r->ctx->bins.nbins; b++) {
+        if (!r->ctx->profile.bin[r->dbl][b] || !st->rows_bin[b]) continue;
+        for (int k = 0; k < runs; k++) x[k] = r->runs_ms[(size_t)k * HSP_MAX_BINS + b];
+        r->bin_ms[m][b] = (r->bin_ms[m][b] < 0 ? 0 : r->bin_ms[m][b]) + median(x, runs);
+    }
+}
+
+/* A method that cannot run here (HSP_ERR_UNSUPPORTED: a bin too large for
+ * its local memory) is passed over; other errors end the tuning. */
+static int passed_over(hsp_status s)
+{
+    return s == HSP_ERR_UNSUPPORTED;
+}
+
+/* Time every candidate of the bins, then of the long rows, on A. */
+static hsp_status tune_matrix(tuning *r, const hsp_csr *A, hsp_resident *rA)
+{
+    hsp_stats st;
+    double total;
+    hsp_status s = HSP_OK;
+    int has_long = 0, counted = 0;
+    for (int m = HSP_METHOD_HEAP; m < NMETHODS && s == HSP_OK; m++) {
+        if (!((r->candidates[0] | r->candidates[1]) & 1u << m)) continue;
+        set_bins(r, m);
+        s = time_setting(r, A, rA, 1, &total, &st);
+        if (s != HSP_OK) {
+            if (passed_over(s)) s = HSP_OK;
+            continue;
+        }
+        add_bin_times(r, m, &st);
+        for (int b = 0; b < r->ctx->bins.nbins && !counted; b++) r->rows[b] += st.rows_bin[b];
+        if (!counted) has_long = st.rows_group[HSP_GROUP_LONG] > 0, counted = 1;
+    }
+    set_bins(r, HSP_METHOD_DEFAULT);
+    for (int m = HSP_METHOD_HEAP; m < NMETHODS && s == HSP_OK && has_long; m++) {
+        if (!(r->candidates[2] & 1u << m)) continue;
+        r->ctx->profile.long_rows[r->dbl] = (hsp_method)m;
+        s = time_setting(r, A, rA, 0, &total, &st);
+        if (s == HSP_OK) r->long_ms[m] = (r->long_ms[m] < 0 ? 0 : r->long_ms[m]) + total;
+        else if (passed_over(s)) s = HSP_OK;
+    }
+    r->ctx->profile.long_rows[r->dbl] = HSP_METHOD_DEFAULT;
+    return s;
+}
+
+/* The fastest method of times ms (< 0: not run), or DEFAULT where none
+ * ran; the context's own method where it is within 2% of the fastest (a tie
+ * within the noise keeps what the device chose). */
+static int fastest(const double *ms, hsp_method own)
+{
+    int best = HSP_METHOD_DEFAULT;
+    for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
+        if (ms[m] >= 0 && (!best || ms[m] < ms[best])) best = m;
+    return best && ms[own] >= 0 && ms[own] <= 1.02 * ms[best] ? (int)own : best;
+}
+
+/* Bin b's fastest method (DEFAULT: none ran, or b is not of short or
+ * medium rows). */
+static int bin_fastest(const tuning *r, int b)
+{
+    double ms[NMETHODS];
+    int g = r->ctx->bins.group[b] - HSP_GROUP_SHORT;
+    if (g != 0 && g != 1) return HSP_METHOD_DEFAULT;
+    for (int m = 0; m < NMETHODS; m++) ms[m] = r->bin_ms[m][b];
+    return fastest(ms, r->ctx->method[g]);
+}
+
+/* Append to text (SECTION_BYTES) the printf of fmt. */
+static void append(char *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(char *text, const char *fmt, ...)
+{
+    size_t n = strlen(text);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text + n, SECTION_BYTES - n, fmt, ap);
+    va_end(ap);
+}
+
+/* The section's comment table: each bin's rows and times per method. */
+static void times_table(const tuning *r, char *text)
+{
+    const hsp_bins *bins = &r->ctx->bins;
+    append(text, "# bin     u from     u to       rows");
+    for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
+        if ((r->candidates[0] | r->candidates[1]) & 1u << m) append(text, " %9s", hsp_method_name((hsp_method)m));
+    append(text, "   (ms: sums of each matrix's median)\n");
+    for (int b = 0; b < bins->nbins; b++) {
+        if (!r->rows[b] || !bin_fastest(r, b)) continue;
+        append(text, "# %3d %10lld %10lld %10lld", b, (long long)bins->lo[b], (long long)bins->hi[b],
+               (long long)r->rows[b]);
+        for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++) {
+            if (!((r->candidates[0] | r->candidates[1]) & 1u << m)) continue;
+            if (r->bin_ms[m][b] < 0) append(text, " %9s", "-");
+            else append(text, " %9.4f", r->bin_ms[m][b]);
+        }
+        append(text, "\n");
+    }
+}
+
+/* The section's lines: the table, a rows line for each run of bins with the
+ * same fastest method, the long rows' times and line. */
+static void section_text(const tuning *r, const char *specs, char *text)
+{
+    const hsp_bins *bins = &r->ctx->bins;
+    time_t now = time(NULL);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&now));
+    append(text, "# tuned %s: squares of %s, %d runs each\n", date, specs, r->t->runs);
+    times_table(r, text);
+    for (int b = 0; b < bins->nbins; b++) {
+        int best = bin_fastest(r, b), last = b;
+        if (!r->rows[b] || !best) continue;
+        while (last + 1 < bins->nbins && r->rows[last + 1] && bin_fastest(r, last + 1) == best) last++;
+        append(text, "rows %lld %lld %s\n", (long long)bins->lo[b], (long long)bins->hi[last],
+               hsp_method_name((hsp_method)best));
+        b = last;
+    }
+    int best = fastest(r->long_ms, r->ctx->method[HSP_NMETHODGROUPS - 1]);
+    if (!best) return;
+    append(text, "# long rows, whole products (ms):");
+    for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
+        if (r->long_ms[m] >= 0) append(text, " %s %.3f", hsp_method_name((hsp_method)m), r->long_ms[m]);
+    append(text, "\nlong %s\n", hsp_method_name((hsp_method)best));
+}
+
+/* Tune on each matrix of the set in turn. */
+static hsp_status tune_all(tuning *r, char spec[NSPECS][64], int nspecs)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < nspecs && s == HSP_OK; k++) {
+        hsp_csr *A = NULL;
+        hsp_resident *rA = NULL;
+        s = hsp_generate(spec[k], (uint64_t)k + 1, r->t->precision, &A);
+        if (s == HSP_OK && r->ctx->device->hold) s = hsp_place(r->ctx, A, &rA);
+        if (s == HSP_OK) s = tune_matrix(r, A, rA);
+        hsp_resident_free(rA);
+        hsp_csr_free(A);
+    }
+    return s;
+}
+
+/* Check t; fill r's candidates. */
+static hsp_status tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning *r)
+{
+    const hsp_device *dev = ctx->device;
+    if (t->precision != HSP_FLOAT && t->precision != HSP_DOUBLE)
+        return hsp_fail(HSP_ERR_ARG, "hsp_tune: unknown precision %d", (int)t->precision);
+    if (t->rows < 0 || t->rows > (1 << 26) || t->runs < 0 || t->runs > 1000)
+        return hsp_fail(HSP_ERR_ARG, "hsp_tune: rows = %lld, runs = %d: give 0 (the default) or rows 1..2^26, "
+                        "runs 1..1000", (long long)t->rows, t->runs);
+    if (!dev->launch_bin || dev->direct)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_tune: device %s computes rows on CPU threads, with no bins "
+                        "launched to time: tune a GPU device (opencl, hsa)", dev->description);
+    r->ctx = ctx, r->t = t, r->dbl = t->precision == HSP_DOUBLE;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++)
+        r->candidates[g] = dev->methods[g] & (ctx->options.deterministic ? dev->exact[g] : ~0u);
+    for (int m = 0; m < NMETHODS; m++) {
+        r->long_ms[m] = -1;
+        for (int b = 0; b < HSP_MAX_BINS; b++) r->bin_ms[m][b] = -1;
+    }
+    return HSP_OK;
+}
+
+hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t)
+{
+    hsp_tune_options defaults;
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_tune: ctx is NULL");
+    if (!t) hsp_tune_options_init(&defaults), t = &defaults;
+    hsp_tune_options use = *t;
+    if (!use.rows) use.rows = 1 << 18;
+    if (!use.runs) use.runs = 5;
+    tuning *r = calloc(1, sizeof *r);
+    char spec[NSPECS][64], specs[NSPECS * 64] = "", header[320], path[256];
+    char *text = calloc(1, SECTION_BYTES);
+    double *runs_ms = calloc((size_t)(use.runs > 0 ? use.runs : 1) * HSP_MAX_BINS, sizeof *runs_ms);
+    hsp_status s = r && text && runs_ms ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory to tune");
+    hsp_context_lock(ctx);
+    hsp_profile kept = ctx->profile;
+    int64_t small_nnz = ctx->options.small_nnz;
+    if (s == HSP_OK) s = tune_start(ctx, t, r);
+    if (s == HSP_OK) {
+        int nspecs = tune_specs(use.rows, spec), nlong = __builtin_popcount(r->candidates[2]);
+        int nbin = __builtin_popcount(r->candidates[0] | r->candidates[1]);
+        for (int k = 0; k < nspecs; k++) strcat(strcat(specs, k ? " " : ""), spec[k]);
+        r->t = &use, r->runs_ms = runs_ms;
+        ctx->options.small_nnz = -1; /* every product on the device */
+        memset(&ctx->profile, 0, sizeof ctx->profile);
+        hsp_progress_start(&r->progress, "tune", (int64_t)nspecs * (nbin + nlong), t->progress);
+        s = tune_all(r, spec, nspecs);
+        hsp_progress_done(&r->progress);
+        snprintf(header, sizeof header, "device %s %s", r->dbl ? "double" : "float", ctx->device->description);
+        if (s == HSP_OK) section_text(r, specs, text);
+        if (s == HSP_OK) s = hsp_profile_write(t->profile, header, text, path, sizeof path);
+    }
+    ctx->profile = kept, ctx->options.small_nnz = small_nnz, ctx->bin_ms = NULL;
+    hsp_context_unlock(ctx);
+    free(r), free(text), free(runs_ms);
+    return s;
+}
