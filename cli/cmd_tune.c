@@ -5,18 +5,21 @@
 #include "cli.h"
 
 static const char usage_tune[] =
-    "usage: hspgemm tune [--device=NAME] [--profile=FILE] [--precision=float|double] [--rows=N]\n"
-    "                    [--repeat=N] [--threads=N] [--deterministic] [--quiet]\n"
+    "usage: hspgemm tune [A ...] [--gen=SPEC ...] [--device=NAME] [--profile=FILE] [--rows=N]\n"
+    "                    [--precision=float|double] [--repeat=N] [--threads=N] [--deterministic]\n"
+    "                    [--seed=N] [--quiet]\n"
     "Times every method the device runs on each bin of short and medium rows (each bin's\n"
     "launch waited for and timed alone) and on its long rows (whole products), squaring\n"
-    "generated matrices of about N rows each (stencils, bands, random rows, R-MAT), and\n"
-    "writes the fastest per bin, with the times, as the device's section of a profile.\n"
-    "Contexts then take those methods where --methods leaves the choice to the device.\n"
+    "the matrices given (Matrix Market files or --gen specs: a profile for your own kind of\n"
+    "matrix) or else generated matrices of about N rows each (stencils, bands, random rows,\n"
+    "R-MAT), and writes the fastest per bin (where the matrices put 1024 rows or more in\n"
+    "it), with the times, as the device's section of a profile.  Contexts then take those\n"
+    "methods where --methods leaves the choice to the device.\n"
     "  --device=NAME         a GPU device: opencl[:N], hsa[:N] (default auto)\n"
     "  --profile=FILE        the profile to write (default ~/.config/hspgemm/profile, or\n"
     "                        $XDG_CONFIG_HOME/hspgemm/profile); its other sections are kept\n"
     "  --precision=P         of the products timed (default double); a section each\n"
-    "  --rows=N              rows of each matrix, about (default 262144)\n"
+    "  --rows=N              rows of each generated matrix, about (default 262144)\n"
     "  --repeat=N            timed runs of each product, after one untimed (default 5)\n"
     "  --deterministic       time only the methods that sum in a fixed order\n"
     "  --quiet               no progress display\n"
@@ -36,12 +39,9 @@ static int print_file(const char *path)
 int cmd_tune(int argc, char **argv)
 {
     cli_args a;
-    int rc = cli_parse(argc, argv, "device,profile,precision,rows,repeat,threads,deterministic,quiet", usage_tune, &a);
+    int rc = cli_parse(argc, argv, "device,profile,precision,rows,repeat,threads,deterministic,seed,gen,quiet",
+                       usage_tune, &a);
     if (rc) return rc == 1 ? 0 : rc;
-    if (a.noperands) {
-        fprintf(stderr, "hspgemm: tune takes no matrices (it generates its own)\n%s", usage_tune);
-        return 2;
-    }
     hsp_tune_options t;
     hsp_tune_options_init(&t);
     t.precision = a.precision, t.rows = a.rows, t.runs = a.repeat, t.progress = !a.quiet;
@@ -53,11 +53,16 @@ int cmd_tune(int argc, char **argv)
                 "the default needs HOME or XDG_CONFIG_HOME)\n");
         return 2;
     }
+    hsp_csr *M[CLI_MAX_OPERANDS] = {NULL};
+    int loaded = 0;
+    while (loaded < a.noperands && (M[loaded] = cli_load(&a, loaded)) != NULL) loaded++;
+    hsp_status s = loaded == a.noperands ? HSP_OK : HSP_ERR_PARSE; /* cli_load said why */
+    t.matrices = (const hsp_csr *const *)M, t.names = a.operand, t.nmatrices = a.noperands;
     hsp_context *ctx = NULL;
-    hsp_status s = hsp_context_create(&a.lib, &ctx);
-    if (s == HSP_OK) s = hsp_tune(ctx, &t);
+    if (s == HSP_OK && (s = hsp_context_create(&a.lib, &ctx)) == HSP_OK) s = hsp_tune(ctx, &t);
     hsp_context_free(ctx);
-    if (s != HSP_OK) return cli_error("tune", s);
+    for (int k = 0; k < loaded; k++) hsp_csr_free(M[k]);
+    if (s != HSP_OK) return loaded == a.noperands ? cli_error("tune", s) : 1;
     printf("wrote %s:\n", path);
     return print_file(path);
 }

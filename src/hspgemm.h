@@ -471,6 +471,11 @@ typedef struct {
     const char *profile;     /* the file to write; NULL = the user's profile file
                                 (hsp_options.profile), its folders made */
     int progress;            /* nonzero: a progress line on stderr (on a terminal) */
+    const hsp_csr *const *matrices; /* where nmatrices > 0: these are squared instead of
+                                the generated set (valid, square, of the precision above;
+                                rows is then unused): a profile for the user's own kind */
+    const char *const *names; /* their names in the profile's comment, or NULL */
+    int nmatrices;
 } hsp_tune_options;
 
 /* Fill t with the defaults above (t NULL: nothing). */
@@ -483,7 +488,8 @@ int hsp_profile_path(const char *profile, char *path, size_t len);
 
 /* Time every method ctx's device runs on each bin of short and medium rows
  * (each bin's launch waited for and timed alone) and on its long rows (the
- * whole product), squaring a set of generated matrices (README: Tuning), and
+ * whole product), squaring a set of generated matrices (README: Tuning) or
+ * t's matrices, and
  * write the fastest per bin, with the times, as the profile's section for the
  * device and precision (other sections of the file are kept).  ctx must have
  * a GPU device (opencl, hsa): the cpu device has no bins launched to time.

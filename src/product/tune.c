@@ -16,7 +16,9 @@
 #include "internal.h"
 #include "profile.h"
 
-enum { NMETHODS = HSP_METHOD_RMERGE + 1, NSPECS = 10, SECTION_BYTES = 32768 };
+/* A bin is given a method only where the matrices put MIN_ROWS rows or more
+ * in it: the time of fewer is mostly the launch's, whatever the method. */
+enum { NMETHODS = HSP_METHOD_RMERGE + 1, NSPECS = 10, SECTION_BYTES = 32768, MIN_ROWS = 1024 };
 
 void hsp_tune_options_init(hsp_tune_options *t)
 {
@@ -44,7 +46,7 @@ static int tune_specs(int64_t n, char spec[NSPECS][64])
     snprintf(spec[k++], 64, "random:%lld,8", (long long)n);
     snprintf(spec[k++], 64, "random:%lld,24", (long long)(n / 4 > 32 ? n / 4 : 32));
     snprintf(spec[k++], 64, "random:%lld,48", (long long)(n / 16 > 64 ? n / 16 : 64));
-    snprintf(spec[k++], 64, "rmat:%lld,8", (long long)scale);
+    snprintf(spec[k++], 64, "rmat:%lld,8", (long long)(scale > 6 ? scale - 2 : 4)); /* its square is large */
     return k;
 }
 
@@ -135,39 +137,42 @@ static void add_bin_times(tuning *r, int m, const hsp_stats *st)
     }
 }
 
-/* A method that cannot run here (HSP_ERR_UNSUPPORTED: a bin too large for
- * its local memory) is passed over; other errors end the tuning. */
-static int passed_over(hsp_status s)
+/* A method that fails where the context's own methods ran (out of local
+ * or device memory) is marked failed (an infinite time) for what it was
+ * timed on; the tuning goes on unless the device is lost. */
+static hsp_status failed(const tuning *r, hsp_status s)
 {
-    return s == HSP_ERR_UNSUPPORTED;
+    return r->ctx->device->lost ? s : HSP_OK;
 }
 
-/* Time every candidate of the bins, then of the long rows, on A. */
+/* Time every candidate of the bins, then of the long rows, on A, after a
+ * product by the context's own methods (which must run) has shown A's bins. */
 static hsp_status tune_matrix(tuning *r, const hsp_csr *A, hsp_resident *rA)
 {
-    hsp_stats st;
+    hsp_stats own, st;
     double total;
-    hsp_status s = HSP_OK;
-    int has_long = 0, counted = 0;
+    set_bins(r, HSP_METHOD_DEFAULT);
+    hsp_status s = square_once(r->ctx, A, rA, &own);
+    for (int b = 0; b < r->ctx->bins.nbins && s == HSP_OK; b++) r->rows[b] += own.rows_bin[b];
     for (int m = HSP_METHOD_HEAP; m < NMETHODS && s == HSP_OK; m++) {
         if (!((r->candidates[0] | r->candidates[1]) & 1u << m)) continue;
         set_bins(r, m);
         s = time_setting(r, A, rA, 1, &total, &st);
-        if (s != HSP_OK) {
-            if (passed_over(s)) s = HSP_OK;
+        if (s == HSP_OK) {
+            add_bin_times(r, m, &st);
             continue;
         }
-        add_bin_times(r, m, &st);
-        for (int b = 0; b < r->ctx->bins.nbins && !counted; b++) r->rows[b] += st.rows_bin[b];
-        if (!counted) has_long = st.rows_group[HSP_GROUP_LONG] > 0, counted = 1;
+        for (int b = 0; b < r->ctx->bins.nbins; b++)
+            if (r->ctx->profile.bin[r->dbl][b] && own.rows_bin[b]) r->bin_ms[m][b] = INFINITY;
+        s = failed(r, s);
     }
     set_bins(r, HSP_METHOD_DEFAULT);
-    for (int m = HSP_METHOD_HEAP; m < NMETHODS && s == HSP_OK && has_long; m++) {
+    for (int m = HSP_METHOD_HEAP; m < NMETHODS && s == HSP_OK && own.rows_group[HSP_GROUP_LONG]; m++) {
         if (!(r->candidates[2] & 1u << m)) continue;
         r->ctx->profile.long_rows[r->dbl] = (hsp_method)m;
         s = time_setting(r, A, rA, 0, &total, &st);
         if (s == HSP_OK) r->long_ms[m] = (r->long_ms[m] < 0 ? 0 : r->long_ms[m]) + total;
-        else if (passed_over(s)) s = HSP_OK;
+        else r->long_ms[m] = INFINITY, s = failed(r, s);
     }
     r->ctx->profile.long_rows[r->dbl] = HSP_METHOD_DEFAULT;
     return s;
@@ -180,7 +185,7 @@ static int fastest(const double *ms, hsp_method own)
 {
     int best = HSP_METHOD_DEFAULT;
     for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
-        if (ms[m] >= 0 && (!best || ms[m] < ms[best])) best = m;
+        if (ms[m] >= 0 && !isinf(ms[m]) && (!best || ms[m] < ms[best])) best = m;
     return best && ms[own] >= 0 && ms[own] <= 1.02 * ms[best] ? (int)own : best;
 }
 
@@ -220,7 +225,7 @@ static void times_table(const tuning *r, char *text)
                (long long)r->rows[b]);
         for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++) {
             if (!((r->candidates[0] | r->candidates[1]) & 1u << m)) continue;
-            if (r->bin_ms[m][b] < 0) append(text, " %9s", "-");
+            if (r->bin_ms[m][b] < 0 || isinf(r->bin_ms[m][b])) append(text, " %9s", r->bin_ms[m][b] < 0 ? "-" : "failed");
             else append(text, " %9.4f", r->bin_ms[m][b]);
         }
         append(text, "\n");
@@ -239,8 +244,8 @@ static void section_text(const tuning *r, const char *specs, char *text)
     times_table(r, text);
     for (int b = 0; b < bins->nbins; b++) {
         int best = bin_fastest(r, b), last = b;
-        if (!r->rows[b] || !best) continue;
-        while (last + 1 < bins->nbins && r->rows[last + 1] && bin_fastest(r, last + 1) == best) last++;
+        if (r->rows[b] < MIN_ROWS || !best) continue;
+        while (last + 1 < bins->nbins && r->rows[last + 1] >= MIN_ROWS && bin_fastest(r, last + 1) == best) last++;
         append(text, "rows %lld %lld %s\n", (long long)bins->lo[b], (long long)bins->hi[last],
                hsp_method_name((hsp_method)best));
         b = last;
@@ -249,24 +254,52 @@ static void section_text(const tuning *r, const char *specs, char *text)
     if (!best) return;
     append(text, "# long rows, whole products (ms):");
     for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
-        if (r->long_ms[m] >= 0) append(text, " %s %.3f", hsp_method_name((hsp_method)m), r->long_ms[m]);
+        if (r->long_ms[m] >= 0) append(text, " %s %.3f", hsp_method_name((hsp_method)m), r->long_ms[m]); /* inf: failed */
     append(text, "\nlong %s\n", hsp_method_name((hsp_method)best));
 }
 
-/* Tune on each matrix of the set in turn. */
-static hsp_status tune_all(tuning *r, char spec[NSPECS][64], int nspecs)
+/* Matrix k of t, checked. */
+static hsp_status given_matrix(const hsp_tune_options *t, int k, const hsp_csr **A)
+{
+    hsp_status s = hsp_csr_check(*A = t->matrices[k]);
+    if (s != HSP_OK) return s;
+    if ((*A)->nrows != (*A)->ncols)
+        return hsp_fail(HSP_ERR_SHAPE, "hsp_tune squares its matrices: matrix %d is %lld x %lld", k + 1,
+                        (long long)(*A)->nrows, (long long)(*A)->ncols);
+    if ((*A)->precision != t->precision)
+        return hsp_fail(HSP_ERR_ARG, "hsp_tune: matrix %d is not of the precision tuned (%s)", k + 1,
+                        t->precision == HSP_DOUBLE ? "double" : "float");
+    return HSP_OK;
+}
+
+/* Tune on each matrix of t, or of the generated set, in turn. */
+static hsp_status tune_all(tuning *r, char spec[NSPECS][64], int n)
 {
     hsp_status s = HSP_OK;
-    for (int k = 0; k < nspecs && s == HSP_OK; k++) {
-        hsp_csr *A = NULL;
+    for (int k = 0; k < n && s == HSP_OK; k++) {
+        hsp_csr *made = NULL;
+        const hsp_csr *A = NULL;
         hsp_resident *rA = NULL;
-        s = hsp_generate(spec[k], (uint64_t)k + 1, r->t->precision, &A);
+        if (r->t->nmatrices) s = given_matrix(r->t, k, &A);
+        else s = hsp_generate(spec[k], (uint64_t)k + 1, r->t->precision, &made), A = made;
         if (s == HSP_OK && r->ctx->device->hold) s = hsp_place(r->ctx, A, &rA);
         if (s == HSP_OK) s = tune_matrix(r, A, rA);
         hsp_resident_free(rA);
-        hsp_csr_free(A);
+        hsp_csr_free(made);
     }
     return s;
+}
+
+/* The names of the matrices tuned on, for the section's comment. */
+static void matrix_names(const hsp_tune_options *t, char spec[NSPECS][64], int n, char *names, size_t len)
+{
+    names[0] = '\0';
+    for (int k = 0; k < n; k++) {
+        size_t at = strlen(names);
+        if (t->nmatrices && t->names) snprintf(names + at, len - at, "%s%s", k ? " " : "", t->names[k]);
+        else if (t->nmatrices) snprintf(names + at, len - at, "%smatrix %d", k ? ", " : "", k + 1);
+        else snprintf(names + at, len - at, "%s%s", k ? " " : "", spec[k]);
+    }
 }
 
 /* Check t; fill r's candidates. */
@@ -275,6 +308,9 @@ static hsp_status tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning
     const hsp_device *dev = ctx->device;
     if (t->precision != HSP_FLOAT && t->precision != HSP_DOUBLE)
         return hsp_fail(HSP_ERR_ARG, "hsp_tune: unknown precision %d", (int)t->precision);
+    if (t->nmatrices < 0 || (t->nmatrices && !t->matrices))
+        return hsp_fail(HSP_ERR_ARG, "hsp_tune: nmatrices = %d with matrices %s", t->nmatrices,
+                        t->matrices ? "given" : "NULL");
     if (t->rows < 0 || t->rows > (1 << 26) || t->runs < 0 || t->runs > 1000)
         return hsp_fail(HSP_ERR_ARG, "hsp_tune: rows = %lld, runs = %d: give 0 (the default) or rows 1..2^26, "
                         "runs 1..1000", (long long)t->rows, t->runs);
@@ -300,7 +336,7 @@ hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t)
     if (!use.rows) use.rows = 1 << 18;
     if (!use.runs) use.runs = 5;
     tuning *r = calloc(1, sizeof *r);
-    char spec[NSPECS][64], specs[NSPECS * 64] = "", header[320], path[256];
+    char spec[NSPECS][64], names[1024], header[320], path[256];
     char *text = calloc(1, SECTION_BYTES);
     double *runs_ms = calloc((size_t)(use.runs > 0 ? use.runs : 1) * HSP_MAX_BINS, sizeof *runs_ms);
     hsp_status s = r && text && runs_ms ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory to tune");
@@ -309,17 +345,17 @@ hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t)
     int64_t small_nnz = ctx->options.small_nnz;
     if (s == HSP_OK) s = tune_start(ctx, t, r);
     if (s == HSP_OK) {
-        int nspecs = tune_specs(use.rows, spec), nlong = __builtin_popcount(r->candidates[2]);
+        int n = t->nmatrices ? t->nmatrices : tune_specs(use.rows, spec), nlong = __builtin_popcount(r->candidates[2]);
         int nbin = __builtin_popcount(r->candidates[0] | r->candidates[1]);
-        for (int k = 0; k < nspecs; k++) strcat(strcat(specs, k ? " " : ""), spec[k]);
+        matrix_names(t, spec, n, names, sizeof names);
         r->t = &use, r->runs_ms = runs_ms;
         ctx->options.small_nnz = -1; /* every product on the device */
         memset(&ctx->profile, 0, sizeof ctx->profile);
-        hsp_progress_start(&r->progress, "tune", (int64_t)nspecs * (nbin + nlong), t->progress);
-        s = tune_all(r, spec, nspecs);
+        hsp_progress_start(&r->progress, "tune", (int64_t)n * (nbin + nlong), t->progress);
+        s = tune_all(r, spec, n);
         hsp_progress_done(&r->progress);
         snprintf(header, sizeof header, "device %s %s", r->dbl ? "double" : "float", ctx->device->description);
-        if (s == HSP_OK) section_text(r, specs, text);
+        if (s == HSP_OK) section_text(r, names, text);
         if (s == HSP_OK) s = hsp_profile_write(t->profile, header, text, path, sizeof path);
     }
     ctx->profile = kept, ctx->options.small_nnz = small_nnz, ctx->bin_ms = NULL;
