@@ -163,18 +163,12 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
     int group = job->ctx->bins.group[bin];
     hsp_method m = job->method[group > HSP_GROUP_SHORT ? group - HSP_GROUP_SHORT : 0]; /* bin 1: as short rows */
     int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin];
-    if (s == HSP_OK && job->bin_ms) s = g->ops->finish(g); /* hsp_tune: the work before it done */
-    double t0 = hsp_now_ms();
     if (s != HSP_OK) return s;
     if (group != HSP_GROUP_LONG && job->bin_method[bin]) m = job->bin_method[bin];
     g->overlap = 1; /* bins hold distinct rows */
     if (group == HSP_GROUP_LONG && (m == HSP_METHOD_AUTO || m == HSP_METHOD_DENSE)) s = launch_long(g, job, bin);
     else s = gpu_launch_rows(g, job, m, hi, group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
     g->overlap = 0;
-    if (s == HSP_OK && job->bin_ms) { /* hsp_tune: this bin alone */
-        s = g->ops->finish(g);
-        job->bin_ms[bin] = hsp_now_ms() - t0;
-    }
     return gpu_noted(dev, s);
 }
 

@@ -36,8 +36,6 @@ struct hsp_context {
     hsp_method cpu_method[HSP_NMETHODGROUPS];
     hsp_profile profile;                  /* the methods of its device's profile */
     char *profile_option;                 /* a copy of options.profile, which points to it */
-    double *bin_ms;                       /* hsp_tune: each bin's stage-3 time of the last
-                                             product (its launch waited for); else NULL */
     int auto_next;                        /* "auto" chose the device, which has done no work
                                              yet: the candidate (HSP_AUTO_*) to hand over to
                                              when it fails, else HSP_AUTO_NONE */

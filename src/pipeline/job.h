@@ -26,8 +26,6 @@ typedef struct hsp_job {
     hsp_method method[HSP_NMETHODGROUPS]; /* the methods for dev, per group 3..5 */
     hsp_method bin_method[HSP_MAX_BINS]; /* a bin's own method (a profile's), or DEFAULT:
                                             its group's */
-    double *bin_ms;         /* where set (hsp_tune), a GPU device waits for each bin's
-                               launch and writes its time here */
     const hsp_csr *A, *B;
     void *held[2];          /* A's and B's entries as the device holds them (dev->hold),
                                or NULL: on the host */

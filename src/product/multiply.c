@@ -124,7 +124,6 @@ static void device_methods(hsp_job *job, hsp_stats *st)
     memcpy(job->method, ctx->method, sizeof job->method);
     memcpy(job->bin_method, ctx->profile.bin[dbl], sizeof job->bin_method);
     if (ctx->profile.long_rows[dbl]) job->method[HSP_NMETHODGROUPS - 1] = ctx->profile.long_rows[dbl];
-    job->bin_ms = ctx->bin_ms;
     snprintf(st->profile, sizeof st->profile, "%s", ctx->profile.path);
 }
 

@@ -50,16 +50,30 @@ static int tune_specs(int64_t n, char spec[NSPECS][64])
     return k;
 }
 
-/* What a tuning run gathers. */
+/* A setting timed against the context's own methods: method m in bin b of
+ * short or medium rows, or (b = LONG_ROWS) for the long rows. */
+enum { LONG_ROWS = -1, VARIANTS_MAX = HSP_MAX_BINS * NMETHODS };
+typedef struct {
+    int bin, method;
+    double *ms; /* its runs' times */
+} variant;
+
+/* What a tuning run gathers: per method and bin, the sums over the
+ * matrices with rows in the bin of their products' median times with that
+ * method there (the method the device took itself: its own products' times),
+ * < 0 where none ran, infinite where it failed; the same for long rows. */
 typedef struct {
     hsp_context *ctx;
     const hsp_tune_options *t;
     int dbl;
     unsigned candidates[HSP_NMETHODGROUPS]; /* methods each group may take */
-    double bin_ms[NMETHODS][HSP_MAX_BINS];  /* per method and bin: summed medians, or < 0: none */
-    double long_ms[NMETHODS];               /* per method: whole products on long rows */
+    double bin_ms[NMETHODS][HSP_MAX_BINS];
+    double own_ms[HSP_MAX_BINS];            /* the sums of the own products' medians */
+    double long_ms[NMETHODS], long_own_ms;
     int64_t rows[HSP_MAX_BINS];             /* rows of each bin over the matrices */
-    double *runs_ms;                        /* runs x HSP_MAX_BINS times of one setting */
+    variant v[VARIANTS_MAX];
+    int nv;
+    double *runs_ms;                        /* (1 + nv) x runs times */
     hsp_progress progress;
     int64_t done;
 } tuning;
@@ -94,47 +108,40 @@ static hsp_status square_once(hsp_context *ctx, const hsp_csr *A, hsp_resident *
     return s;
 }
 
-/* Square A once untimed, then t->runs times: *total_ms the median of the
- * whole products, r->runs_ms each bin's times (with bins timed). */
-static hsp_status time_setting(tuning *r, const hsp_csr *A, hsp_resident *rA, int by_bin, double *total_ms,
-                               hsp_stats *st)
+/* The variants for A, whose own product gave own: every other candidate of
+ * each non-empty bin of short and medium rows, and of the long rows. */
+static void list_variants(tuning *r, const hsp_stats *own)
 {
-    int runs = r->t->runs;
-    double total[runs];
-    r->ctx->bin_ms = NULL;
-    hsp_status s = square_once(r->ctx, A, rA, st);
-    for (int k = 0; k < runs && s == HSP_OK; k++) {
-        r->ctx->bin_ms = by_bin ? r->runs_ms + (size_t)k * HSP_MAX_BINS : NULL;
-        s = square_once(r->ctx, A, rA, st);
-        total[k] = st->ms_total;
+    const hsp_bins *bins = &r->ctx->bins;
+    r->nv = 0;
+    for (int b = 0; b < bins->nbins; b++) {
+        int g = bins->group[b] - HSP_GROUP_SHORT;
+        if ((g != 0 && g != 1) || !own->rows_bin[b]) continue;
+        for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
+            if (r->candidates[g] & 1u << m && m != (int)own->bin_method[b]) r->v[r->nv++] = (variant){b, m, NULL};
     }
-    r->ctx->bin_ms = NULL;
-    hsp_progress_update(&r->progress, ++r->done);
-    if (s == HSP_OK) *total_ms = median(total, runs);
+    for (int m = HSP_METHOD_HEAP; m < NMETHODS && own->rows_group[HSP_GROUP_LONG]; m++)
+        if (r->candidates[2] & 1u << m && m != (int)own->method[2]) r->v[r->nv++] = (variant){LONG_ROWS, m, NULL};
+}
+
+/* Square A with variant v (NULL: the context's own methods), its time into *ms. */
+static hsp_status time_variant(tuning *r, const hsp_csr *A, hsp_resident *rA, const variant *v, double *ms)
+{
+    hsp_stats st;
+    hsp_profile *p = &r->ctx->profile;
+    if (v && v->bin == LONG_ROWS) p->long_rows[r->dbl] = (hsp_method)v->method;
+    else if (v) p->bin[r->dbl][v->bin] = (hsp_method)v->method;
+    hsp_status s = square_once(r->ctx, A, rA, &st);
+    memset(p, 0, sizeof *p);
+    *ms = s == HSP_OK ? st.ms_total : INFINITY;
     return s;
 }
 
-/* Every bin of short and medium rows that can take method m takes it. */
-static void set_bins(tuning *r, int m)
+/* Add run times x (n of them) of one setting to *sum as their median (a
+ * failed one makes it infinite). */
+static void add_median(double *sum, double *x, int n)
 {
-    const hsp_bins *bins = &r->ctx->bins;
-    for (int b = 0; b < bins->nbins; b++) {
-        int g = bins->group[b] - HSP_GROUP_SHORT;
-        int can = (g == 0 || g == 1) && r->candidates[g] & 1u << m;
-        r->ctx->profile.bin[r->dbl][b] = can ? (hsp_method)m : HSP_METHOD_DEFAULT;
-    }
-}
-
-/* Add the median time of each bin that took m (non-empty) to r->bin_ms[m]. */
-static void add_bin_times(tuning *r, int m, const hsp_stats *st)
-{
-    int runs = r->t->runs;
-    double x[runs];
-    for (int b = 0; b < r->ctx->bins.nbins; b++) {
-        if (!r->ctx->profile.bin[r->dbl][b] || !st->rows_bin[b]) continue;
-        for (int k = 0; k < runs; k++) x[k] = r->runs_ms[(size_t)k * HSP_MAX_BINS + b];
-        r->bin_ms[m][b] = (r->bin_ms[m][b] < 0 ? 0 : r->bin_ms[m][b]) + median(x, runs);
-    }
+    *sum = (*sum < 0 ? 0 : *sum) + median(x, n);
 }
 
 /* A method that fails where the context's own methods ran (out of local
@@ -145,59 +152,60 @@ static hsp_status failed(const tuning *r, hsp_status s)
     return r->ctx->device->lost ? s : HSP_OK;
 }
 
-/* Time every candidate of the bins, then of the long rows, on A, after a
- * product by the context's own methods (which must run) has shown A's bins. */
+/* Time A's own product and every variant, taking turns run by run (so that
+ * a drift of the device's speed falls on all alike), and add the medians. */
 static hsp_status tune_matrix(tuning *r, const hsp_csr *A, hsp_resident *rA)
 {
-    hsp_stats own, st;
-    double total;
-    set_bins(r, HSP_METHOD_DEFAULT);
-    hsp_status s = square_once(r->ctx, A, rA, &own);
-    for (int b = 0; b < r->ctx->bins.nbins && s == HSP_OK; b++) r->rows[b] += own.rows_bin[b];
-    for (int m = HSP_METHOD_HEAP; m < NMETHODS && s == HSP_OK; m++) {
-        if (!((r->candidates[0] | r->candidates[1]) & 1u << m)) continue;
-        set_bins(r, m);
-        s = time_setting(r, A, rA, 1, &total, &st);
-        if (s == HSP_OK) {
-            add_bin_times(r, m, &st);
-            continue;
-        }
-        for (int b = 0; b < r->ctx->bins.nbins; b++)
-            if (r->ctx->profile.bin[r->dbl][b] && own.rows_bin[b]) r->bin_ms[m][b] = INFINITY;
-        s = failed(r, s);
+    hsp_stats own;
+    int runs = r->t->runs;
+    memset(&r->ctx->profile, 0, sizeof r->ctx->profile);
+    hsp_status s = square_once(r->ctx, A, rA, &own); /* untimed: its bins and methods */
+    if (s != HSP_OK) return s;
+    list_variants(r, &own);
+    double *own_runs = r->runs_ms;
+    for (int j = 0; j < r->nv; j++) r->v[j].ms = r->runs_ms + (size_t)(j + 1) * runs;
+    for (int k = 0; k < runs && s == HSP_OK; k++) {
+        s = time_variant(r, A, rA, NULL, &own_runs[k]);
+        for (int j = 0; j < r->nv && s == HSP_OK; j++)
+            if ((s = time_variant(r, A, rA, &r->v[j], &r->v[j].ms[k])) != HSP_OK) s = failed(r, s);
     }
-    set_bins(r, HSP_METHOD_DEFAULT);
-    for (int m = HSP_METHOD_HEAP; m < NMETHODS && s == HSP_OK && own.rows_group[HSP_GROUP_LONG]; m++) {
-        if (!(r->candidates[2] & 1u << m)) continue;
-        r->ctx->profile.long_rows[r->dbl] = (hsp_method)m;
-        s = time_setting(r, A, rA, 0, &total, &st);
-        if (s == HSP_OK) r->long_ms[m] = (r->long_ms[m] < 0 ? 0 : r->long_ms[m]) + total;
-        else r->long_ms[m] = INFINITY, s = failed(r, s);
+    if (s != HSP_OK) return s;
+    double own_ms = median(own_runs, runs);
+    for (int b = 0; b < r->ctx->bins.nbins; b++) {
+        int g = r->ctx->bins.group[b] - HSP_GROUP_SHORT;
+        if ((g != 0 && g != 1) || !own.rows_bin[b]) continue;
+        r->rows[b] += own.rows_bin[b];
+        r->own_ms[b] = (r->own_ms[b] < 0 ? 0 : r->own_ms[b]) + own_ms;
+        r->bin_ms[own.bin_method[b]][b] = (r->bin_ms[own.bin_method[b]][b] < 0 ? 0 : r->bin_ms[own.bin_method[b]][b]) + own_ms;
     }
-    r->ctx->profile.long_rows[r->dbl] = HSP_METHOD_DEFAULT;
-    return s;
+    if (own.rows_group[HSP_GROUP_LONG]) {
+        r->long_own_ms = (r->long_own_ms < 0 ? 0 : r->long_own_ms) + own_ms;
+        add_median(&r->long_ms[own.method[2]], &own_ms, 1);
+    }
+    for (int j = 0; j < r->nv; j++)
+        add_median(r->v[j].bin == LONG_ROWS ? &r->long_ms[r->v[j].method] : &r->bin_ms[r->v[j].method][r->v[j].bin],
+                   r->v[j].ms, runs);
+    hsp_progress_update(&r->progress, ++r->done);
+    return HSP_OK;
 }
 
-/* The fastest method of times ms (< 0: not run), or DEFAULT where none
- * ran; the context's own method where it is within 2% of the fastest (a tie
- * within the noise keeps what the device chose). */
-static int fastest(const double *ms, hsp_method own)
+/* The fastest method of times ms (< 0: not run; infinite: failed) where it
+ * beats own, the time of the device's own choices, by more than 2% (less is
+ * within the noise); else DEFAULT: the device chooses. */
+static int fastest(const double *ms, double own)
 {
     int best = HSP_METHOD_DEFAULT;
     for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
         if (ms[m] >= 0 && !isinf(ms[m]) && (!best || ms[m] < ms[best])) best = m;
-    return best && ms[own] >= 0 && ms[own] <= 1.02 * ms[best] ? (int)own : best;
+    return best && ms[best] < 0.98 * own ? best : HSP_METHOD_DEFAULT;
 }
 
-/* Bin b's fastest method (DEFAULT: none ran, or b is not of short or
- * medium rows). */
+/* Bin b's fastest method, or DEFAULT. */
 static int bin_fastest(const tuning *r, int b)
 {
     double ms[NMETHODS];
-    int g = r->ctx->bins.group[b] - HSP_GROUP_SHORT;
-    if (g != 0 && g != 1) return HSP_METHOD_DEFAULT;
     for (int m = 0; m < NMETHODS; m++) ms[m] = r->bin_ms[m][b];
-    return fastest(ms, r->ctx->method[g]);
+    return r->own_ms[b] >= 0 ? fastest(ms, r->own_ms[b]) : HSP_METHOD_DEFAULT;
 }
 
 /* Append to text (SECTION_BYTES) the printf of fmt. */
@@ -215,14 +223,14 @@ static void append(char *text, const char *fmt, ...)
 static void times_table(const tuning *r, char *text)
 {
     const hsp_bins *bins = &r->ctx->bins;
-    append(text, "# bin     u from     u to       rows");
+    append(text, "# bin     u from     u to       rows       own");
     for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
         if ((r->candidates[0] | r->candidates[1]) & 1u << m) append(text, " %9s", hsp_method_name((hsp_method)m));
-    append(text, "   (ms: sums of each matrix's median)\n");
+    append(text, "   (ms: medians of whole products, summed over the matrices)\n");
     for (int b = 0; b < bins->nbins; b++) {
-        if (!r->rows[b] || !bin_fastest(r, b)) continue;
-        append(text, "# %3d %10lld %10lld %10lld", b, (long long)bins->lo[b], (long long)bins->hi[b],
-               (long long)r->rows[b]);
+        if (r->own_ms[b] < 0) continue;
+        append(text, "# %3d %10lld %10lld %10lld %9.4f", b, (long long)bins->lo[b], (long long)bins->hi[b],
+               (long long)r->rows[b], r->own_ms[b]);
         for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++) {
             if (!((r->candidates[0] | r->candidates[1]) & 1u << m)) continue;
             if (r->bin_ms[m][b] < 0 || isinf(r->bin_ms[m][b])) append(text, " %9s", r->bin_ms[m][b] < 0 ? "-" : "failed");
@@ -250,12 +258,13 @@ static void section_text(const tuning *r, const char *specs, char *text)
                hsp_method_name((hsp_method)best));
         b = last;
     }
-    int best = fastest(r->long_ms, r->ctx->method[HSP_NMETHODGROUPS - 1]);
-    if (!best) return;
-    append(text, "# long rows, whole products (ms):");
+    if (r->long_own_ms < 0) return;
+    int best = fastest(r->long_ms, r->long_own_ms);
+    append(text, "# long rows, whole products (ms): own %.3f", r->long_own_ms);
     for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
         if (r->long_ms[m] >= 0) append(text, " %s %.3f", hsp_method_name((hsp_method)m), r->long_ms[m]); /* inf: failed */
-    append(text, "\nlong %s\n", hsp_method_name((hsp_method)best));
+    append(text, "\n");
+    if (best) append(text, "long %s\n", hsp_method_name((hsp_method)best));
 }
 
 /* Matrix k of t, checked. */
@@ -324,6 +333,8 @@ static hsp_status tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning
         r->long_ms[m] = -1;
         for (int b = 0; b < HSP_MAX_BINS; b++) r->bin_ms[m][b] = -1;
     }
+    r->long_own_ms = -1;
+    for (int b = 0; b < HSP_MAX_BINS; b++) r->own_ms[b] = -1;
     return HSP_OK;
 }
 
@@ -338,27 +349,26 @@ hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t)
     tuning *r = calloc(1, sizeof *r);
     char spec[NSPECS][64], names[1024], header[320], path[256];
     char *text = calloc(1, SECTION_BYTES);
-    double *runs_ms = calloc((size_t)(use.runs > 0 ? use.runs : 1) * HSP_MAX_BINS, sizeof *runs_ms);
+    double *runs_ms = calloc((size_t)(VARIANTS_MAX + 1) * (size_t)use.runs, sizeof *runs_ms);
     hsp_status s = r && text && runs_ms ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory to tune");
     hsp_context_lock(ctx);
     hsp_profile kept = ctx->profile;
     int64_t small_nnz = ctx->options.small_nnz;
     if (s == HSP_OK) s = tune_start(ctx, t, r);
     if (s == HSP_OK) {
-        int n = t->nmatrices ? t->nmatrices : tune_specs(use.rows, spec), nlong = __builtin_popcount(r->candidates[2]);
-        int nbin = __builtin_popcount(r->candidates[0] | r->candidates[1]);
+        int n = t->nmatrices ? t->nmatrices : tune_specs(use.rows, spec);
         matrix_names(t, spec, n, names, sizeof names);
         r->t = &use, r->runs_ms = runs_ms;
         ctx->options.small_nnz = -1; /* every product on the device */
         memset(&ctx->profile, 0, sizeof ctx->profile);
-        hsp_progress_start(&r->progress, "tune", (int64_t)n * (nbin + nlong), t->progress);
+        hsp_progress_start(&r->progress, "tune", n, t->progress);
         s = tune_all(r, spec, n);
         hsp_progress_done(&r->progress);
         snprintf(header, sizeof header, "device %s %s", r->dbl ? "double" : "float", ctx->device->description);
         if (s == HSP_OK) section_text(r, names, text);
         if (s == HSP_OK) s = hsp_profile_write(t->profile, header, text, path, sizeof path);
     }
-    ctx->profile = kept, ctx->options.small_nnz = small_nnz, ctx->bin_ms = NULL;
+    ctx->profile = kept, ctx->options.small_nnz = small_nnz;
     hsp_context_unlock(ctx);
     free(r), free(text), free(runs_ms);
     return s;
