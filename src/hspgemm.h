@@ -486,13 +486,15 @@ void hsp_tune_options_init(hsp_tune_options *t);
  * ("none", or neither HOME nor XDG_CONFIG_HOME set) or path is too short. */
 int hsp_profile_path(const char *profile, char *path, size_t len);
 
-/* Time every method ctx's device runs on each bin of short and medium rows
- * (each bin's launch waited for and timed alone) and on its long rows (the
- * whole product), squaring a set of generated matrices (README: Tuning) or
- * t's matrices, and
- * write the fastest per bin, with the times, as the profile's section for the
- * device and precision (other sections of the file are kept).  ctx must have
- * a GPU device (opencl, hsa): the cpu device has no bins launched to time.
+/* Time every method ctx's device runs on each bin of short and medium rows,
+ * and on its long rows, against the device's own choice: whole products,
+ * one bin's method changed at a time, squaring a set of generated matrices
+ * (README: Tuning) or t's matrices.  Write the methods that beat the
+ * device's own by more than 2% in bins of 1024 rows or more, with the times,
+ * as the profile's section for the device and precision (other sections of
+ * the file are kept); a matrix whose own product fails (too large for the
+ * device) is passed over, noted there.  ctx must have a GPU device (opencl,
+ * hsa): the cpu device has no bins launched.
  * ctx's own methods are as before when it returns; it does not load the new
  * profile (a context made afterwards does). */
 hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t);
