@@ -360,7 +360,7 @@ class Context:
     threads: CPU threads, 0 = one per core.
     grow: how a long row's buffer grows, "realloc" or "copy".
     methods: the per-row methods of short, medium and long rows: one name or three of
-      "default", "heap", "esc", "merge", "hash", "dense", "auto".
+      "default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge".
     mem_limit: bytes of temporary and output memory a product may hold, 0 = no limit.
     small_nnz: with a GPU, products whose operands hold at most this many entries run on the
       CPU threads (0 = 2^18, -1 = none).
@@ -376,6 +376,10 @@ class Context:
     deterministic: every entry of C is summed in one fixed order, so that a product gives the
       same bits on every run (GPU devices then take "rmerge" and "merge", not "hash" and "dense";
       naming one of those two for a GPU raises).
+    profile: a profile file that `hspgemm tune` wrote: the methods per bin a GPU device takes
+      where methods leaves the choice to it.  None: the user's ($XDG_CONFIG_HOME/hspgemm/profile,
+      else ~/.config/hspgemm/profile) where it exists; "none": no profile.  stats["profile"]
+      names the file a product's methods came from ("" where none).
 
     A context serves one call at a time (calls from several threads wait their turn); close()
     or a with block frees it.
@@ -384,9 +388,9 @@ class Context:
     def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
                  methods: str | Sequence[str] | None = None, mem_limit: int = 0, small_nnz: int = 0,
                  device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True,
-                 deterministic: bool = False) -> None:
+                 deterministic: bool = False, profile: str | None = None) -> None:
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic))
+                          device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic), profile)
         self._unsorted = bool(unsorted)
 
     def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,

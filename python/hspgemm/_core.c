@@ -205,11 +205,26 @@ static int matrix_in_optional(PyObject *t, matrix_in *m, const char *name, const
 
 /* ---- stats ------------------------------------------------------------------ */
 
+/* {bin: method name} of the bins that ran by a method of their own choice. */
+static PyObject *bin_methods(const hsp_stats *st)
+{
+    PyObject *d = PyDict_New();
+    for (int b = 0; d && b < HSP_MAX_BINS; b++) {
+        PyObject *key = st->bin_method[b] ? PyLong_FromLong(b) : NULL;
+        PyObject *name = key ? PyUnicode_FromString(hsp_method_name(st->bin_method[b])) : NULL;
+        if (st->bin_method[b] && (!name || PyDict_SetItem(d, key, name) < 0)) Py_CLEAR(d);
+        Py_XDECREF(key), Py_XDECREF(name);
+    }
+    return d;
+}
+
 /* One product's figures as a dict, with the keys of the CLI's JSON. */
 static PyObject *stats_dict(const hsp_stats *st, hsp_precision precision)
 {
+    PyObject *bins = bin_methods(st);
+    if (!bins) return NULL;
     return Py_BuildValue(
-        "{s:L,s:L,s:s,s:s,s:L,s:L,s:L,s:i,s:s,s:[sss],s:L,s:L,s:L,s:L,s:[dddd],s:d,s:d,s:d,s:d,s:d,s:O,s:s}",
+        "{s:L,s:L,s:s,s:s,s:L,s:L,s:L,s:i,s:s,s:[sss],s:L,s:L,s:L,s:L,s:[dddd],s:d,s:d,s:d,s:d,s:d,s:O,s:s,s:s,s:N}",
         "nnz_c", (long long)st->nnz_c, "flops", (long long)st->flops, "device", st->device, "grow",
         hsp_grow_name(st->grow), "grow_events", (long long)st->grow_events, "grow_bytes_copied",
         (long long)st->grow_bytes_copied, "grow_moves", (long long)st->grow_moves, "threads", st->threads,
@@ -220,7 +235,8 @@ static PyObject *stats_dict(const hsp_stats *st, hsp_precision precision)
         st->ms_stage[0], st->ms_stage[1], st->ms_stage[2], st->ms_stage[3], "ms_total", st->ms_total,
         "ms_other", st->ms_other,
         "ms_device", st->ms_device, "ms_host", st->ms_host, "ms_overlap", st->ms_overlap, "resident",
-        st->resident ? Py_True : Py_False, "device_note", st->device_note);
+        st->resident ? Py_True : Py_False, "device_note", st->device_note, "profile", st->profile, "bin_methods",
+        bins);
 }
 
 /* ---- Context ------------------------------------------------------------------ */
@@ -253,13 +269,13 @@ static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
 static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
-                            "unsorted", "drop_zeros", "deterministic", NULL};
+                            "unsorted", "drop_zeros", "deterministic", "profile", NULL};
     const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
     hsp_options o;
     hsp_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdppp", names, &device, &o.threads, &grow, &m[0], &m[1],
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpppz", names, &device, &o.threads, &grow, &m[0], &m[1],
                                      &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted,
-                                     &o.drop_zeros, &o.deterministic))
+                                     &o.drop_zeros, &o.deterministic, &o.profile)) /* the context copies it */
         return -1;
     int g = enum_named(grow, grow_name, 2, "grow");
     if (g < 0) return -1;
@@ -412,7 +428,8 @@ static PyTypeObject ContextType = {
     .tp_dealloc = (destructor)context_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Context(device='auto', threads=0, grow='realloc', methods=(m, m, m), mem_limit=0, small_nnz=0, "
-              "device_timeout=0.0, unsorted=False, drop_zeros=False): an hsp_context.",
+              "device_timeout=0.0, unsorted=False, drop_zeros=False, deterministic=False, profile=None): an "
+              "hsp_context.",
     .tp_methods = context_methods,
     .tp_init = (initproc)context_init,
     .tp_new = PyType_GenericNew,

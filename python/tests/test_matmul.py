@@ -137,6 +137,26 @@ def test_deterministic():
     assert (C1.indices == C2.indices).all() and (C1.data.view(np.uint64) == C2.data.view(np.uint64)).all()
 
 
+def test_profile(tmp_path):
+    """A profile's methods reach the bins of an OpenCL device, C unchanged."""
+    A = random_csr(2000, 2000, 0.005, 21)
+    with pytest.raises(hspgemm.Error, match="nonexistent"):
+        hspgemm.Context("cpu", profile=str(tmp_path / "nonexistent"))
+    opencl = [d["name"] for d in hspgemm.devices() if d["name"].startswith("opencl") and d["usable"]]
+    if not opencl:
+        pytest.skip("no OpenCL device: profiles hold a GPU device's methods")
+    with hspgemm.Context(opencl[-1], small_nnz=-1, profile="none") as ctx:
+        C0, st0 = ctx.matmul(A, A, stats=True)
+    assert st0["profile"] == "" and "esc" not in st0["bin_methods"].values()
+    f = tmp_path / "profile"
+    f.write_text(f"# a test\ndevice double {st0['device']}\nrows 0 1000000 esc\n")
+    with hspgemm.Context(opencl[-1], small_nnz=-1, profile=str(f)) as ctx:
+        C1, st1 = ctx.matmul(A, A, stats=True)
+    assert st1["profile"] == str(f) and set(st1["bin_methods"].values()) == {"esc"}
+    assert set(st1["bin_methods"]) == set(st0["bin_methods"])
+    np.testing.assert_allclose(C1.toarray(), C0.toarray(), rtol=1e-12)
+
+
 def test_errors():
     A = random_csr(223, 472, 0.05, 8)
     with pytest.raises(hspgemm.ShapeError, match="223 x 472") as e:
