@@ -22,3 +22,14 @@ run() {
 }
 # has TEXT FILE: 0 when FILE holds TEXT (a grep pattern), else 1, printed.
 has() { grep -q -- "$1" "$2"; echo $?; }
+# close X.mtx Y.mtx: 0 when the two files (as hsp_mm_write writes them) hold
+# matrices of one shape and pattern whose values differ by at most 1e-12 of
+# the largest; else 1, naming the first difference on stderr.
+close() {
+    awk 'FNR == 1 { file++ } /^%/ { next }
+         file == 1 { line[++n1] = $0; v = $3 < 0 ? -$3 : $3; if (n1 > 1 && v > big) big = v; next }
+         { k++; split(line[k], a, " ")
+           if (k == 1 ? $0 != line[1] : (a[1] != $1 || a[2] != $2 || (a[3] - $3 > 1e-12 * big || $3 - a[3] > 1e-12 * big))) {
+               print FILENAME ":" FNR ": " $0 ", the other: " line[k] >"/dev/stderr"; bad = 1; exit } }
+         END { if (!bad && k != n1) { print "entries: " n1 " and " k >"/dev/stderr"; bad = 1 } exit bad }' "$1" "$2"
+}
