@@ -1,8 +1,8 @@
 /* t_edges.c: the public interface at its edges, as users met them: NULL
  * and out-of-range arguments, matrices that only look valid given to the
  * functions that copy or write them, messages that name the operand at
- * fault, plans that compare patterns rather than addresses, and dropping
- * the zeros that cancellation leaves. */
+ * fault, plans that compare patterns rather than addresses, dropping
+ * the zeros that cancellation leaves, and tuning's arguments. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +258,41 @@ static void test_device_name(void)
     hsp_csr_free(A), hsp_csr_free(C);
 }
 
+/* hsp_tune's and the profiles' arguments: what is refused, and the file a
+ * context reads by default. */
+static void test_tune_edges(void)
+{
+    hsp_tune_options t;
+    hsp_tune_options_init(&t);
+    tap_ok(hsp_tune(NULL, &t) == HSP_ERR_ARG && strstr(hsp_errmsg(), "ctx is NULL"), "hsp_tune(NULL) is refused");
+    hsp_options o;
+    hsp_options_init(&o);
+    o.device = "cpu";
+    hsp_context *cpu = NULL;
+    hsp_status s = hsp_context_create(&o, &cpu);
+    tap_ok(s == HSP_OK && hsp_tune(cpu, NULL) == HSP_ERR_UNSUPPORTED && strstr(hsp_errmsg(), "tune a GPU device"),
+           "hsp_tune refuses the cpu device: %s", hsp_errmsg());
+    t.nmatrices = 2;
+    tap_ok(hsp_tune(cpu, &t) == HSP_ERR_ARG && strstr(hsp_errmsg(), "matrices NULL"), "two matrices, none given: %s",
+           hsp_errmsg());
+    t.nmatrices = 0, t.runs = -1;
+    tap_ok(hsp_tune(cpu, &t) == HSP_ERR_ARG && strstr(hsp_errmsg(), "runs = -1"), "runs = -1: %s", hsp_errmsg());
+    hsp_context_free(cpu);
+    o.profile = "/nonexistent/profile";
+    tap_ok(hsp_context_create(&o, &cpu) == HSP_ERR_IO && !cpu && strstr(hsp_errmsg(), "/nonexistent/profile"),
+           "a context with a profile that is not there is refused: %s", hsp_errmsg());
+    char path[256], tiny[8];
+    setenv("XDG_CONFIG_HOME", "/cfg", 1);
+    tap_ok(hsp_profile_path(NULL, path, sizeof path) && !strcmp(path, "/cfg/hspgemm/profile"),
+           "the user's profile: $XDG_CONFIG_HOME/hspgemm/profile");
+    unsetenv("XDG_CONFIG_HOME");
+    setenv("HOME", "/home/u", 1);
+    tap_ok(hsp_profile_path(NULL, path, sizeof path) && !strcmp(path, "/home/u/.config/hspgemm/profile"),
+           "else ~/.config/hspgemm/profile");
+    tap_ok(!hsp_profile_path("none", path, sizeof path) && !hsp_profile_path(NULL, tiny, sizeof tiny),
+           "\"none\" names no file; nor does a path too long for the buffer");
+}
+
 int main(void)
 {
     if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
@@ -268,6 +303,7 @@ int main(void)
     test_plan_patterns();
     test_drop_zeros();
     test_device_name();
+    test_tune_edges();
     hsp_context_free(ctx);
     return tap_done();
 }

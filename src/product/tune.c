@@ -331,8 +331,8 @@ static hsp_status tune_all(tuning *r, char spec[NSPECS][64], int n)
     return s;
 }
 
-/* Check t; fill r's candidates. */
-static hsp_status tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning *r)
+/* Check t for ctx. */
+static hsp_status check_tune(const hsp_context *ctx, const hsp_tune_options *t)
 {
     const hsp_device *dev = ctx->device;
     if (t->precision != HSP_FLOAT && t->precision != HSP_DOUBLE)
@@ -346,6 +346,13 @@ static hsp_status tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning
     if (!dev->launch_bin || dev->direct)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_tune: device %s computes rows on CPU threads, with no bins "
                         "launched to time: tune a GPU device (opencl, hsa)", dev->description);
+    return HSP_OK;
+}
+
+/* r for ctx and t (checked): the candidates, no times yet. */
+static void tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning *r)
+{
+    const hsp_device *dev = ctx->device;
     r->ctx = ctx, r->t = t, r->dbl = t->precision == HSP_DOUBLE;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
         r->candidates[g] = dev->methods[g] & (ctx->options.deterministic ? dev->exact[g] : ~0u);
@@ -355,7 +362,31 @@ static hsp_status tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning
     }
     r->long_own_ms = -1;
     for (int b = 0; b < HSP_MAX_BINS; b++) r->own_ms[b] = -1;
-    return HSP_OK;
+}
+
+/* Measure on ctx's device (ctx locked, t checked, use = t with its
+ * defaults filled), then write the section. */
+static hsp_status tune_locked(hsp_context *ctx, const hsp_tune_options *t, const hsp_tune_options *use)
+{
+    tuning *r = calloc(1, sizeof *r);
+    char *text = calloc(1, SECTION_BYTES);
+    double *runs_ms = calloc((size_t)(VARIANTS_MAX + 1) * (size_t)use->runs, sizeof *runs_ms);
+    char spec[NSPECS][64], names[1024], header[320], path[256];
+    hsp_status s = r && text && runs_ms ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory to tune");
+    if (s == HSP_OK) {
+        int n = t->nmatrices ? t->nmatrices : tune_specs(use->rows, spec);
+        tune_start(ctx, use, r);
+        r->runs_ms = runs_ms;
+        matrix_names(t, spec, n, names, sizeof names);
+        hsp_progress_start(&r->progress, "tune", n, t->progress);
+        s = tune_all(r, spec, n);
+        hsp_progress_done(&r->progress);
+        snprintf(header, sizeof header, "device %s %s", r->dbl ? "double" : "float", ctx->device->description);
+        if (s == HSP_OK) section_text(r, names, text);
+        if (s == HSP_OK) s = hsp_profile_write(t->profile, header, text, path, sizeof path);
+    }
+    free(r), free(text), free(runs_ms);
+    return s;
 }
 
 hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t)
@@ -366,30 +397,15 @@ hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t)
     hsp_tune_options use = *t;
     if (!use.rows) use.rows = 1 << 18;
     if (!use.runs) use.runs = 5;
-    tuning *r = calloc(1, sizeof *r);
-    char spec[NSPECS][64], names[1024], header[320], path[256];
-    char *text = calloc(1, SECTION_BYTES);
-    double *runs_ms = calloc((size_t)(VARIANTS_MAX + 1) * (size_t)use.runs, sizeof *runs_ms);
-    hsp_status s = r && text && runs_ms ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory to tune");
     hsp_context_lock(ctx);
-    hsp_profile kept = ctx->profile;
-    int64_t small_nnz = ctx->options.small_nnz;
-    if (s == HSP_OK) s = tune_start(ctx, t, r);
+    hsp_status s = check_tune(ctx, t);
     if (s == HSP_OK) {
-        int n = t->nmatrices ? t->nmatrices : tune_specs(use.rows, spec);
-        matrix_names(t, spec, n, names, sizeof names);
-        r->t = &use, r->runs_ms = runs_ms;
+        hsp_profile kept = ctx->profile;
+        int64_t small_nnz = ctx->options.small_nnz;
         ctx->options.small_nnz = -1; /* every product on the device */
-        memset(&ctx->profile, 0, sizeof ctx->profile);
-        hsp_progress_start(&r->progress, "tune", n, t->progress);
-        s = tune_all(r, spec, n);
-        hsp_progress_done(&r->progress);
-        snprintf(header, sizeof header, "device %s %s", r->dbl ? "double" : "float", ctx->device->description);
-        if (s == HSP_OK) section_text(r, names, text);
-        if (s == HSP_OK) s = hsp_profile_write(t->profile, header, text, path, sizeof path);
+        s = tune_locked(ctx, t, &use);
+        ctx->profile = kept, ctx->options.small_nnz = small_nnz;
     }
-    ctx->profile = kept, ctx->options.small_nnz = small_nnz;
     hsp_context_unlock(ctx);
-    free(r), free(text), free(runs_ms);
     return s;
 }
