@@ -47,7 +47,7 @@ static hsp_status ocl_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, i
     if (err == CL_SUCCESS && st->profile) ocl_profile_add(st->profile, kernel, event);
     if (err == CL_SUCCESS) return HSP_OK;
     clFinish(st->queue); /* the launches before it may use arrays the caller frees on this error */
-    return hsp_fail(HSP_ERR_DEVICE, "OpenCL: launching %s (%zu x %zu): %s (%d)", gpu_kernel_name(kernel, name), groups,
+    return hsp_fail(ocl_status(err), "OpenCL: launching %s (%zu x %zu): %s (%d)", gpu_kernel_name(kernel, name), groups,
                     size, ocl_error(err), err);
 }
 

@@ -24,6 +24,11 @@ const char *ocl_error(cl_int err)
     }
 }
 
+hsp_status ocl_status(cl_int err)
+{
+    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? HSP_ERR_NOMEM : HSP_ERR_DEVICE;
+}
+
 /* The lanes that run in lock step: NVIDIA's warp, AMD's wavefront, or the
  * preferred work-group multiple; at least 32 (CPU platforms report their
  * SIMD width) and at most 64, the widths the bin layouts are made for. */

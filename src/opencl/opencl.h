@@ -54,6 +54,10 @@ typedef struct {
 hsp_status ocl_devices(ocl_info *list, int max, int *count);
 /* An OpenCL status in words. */
 const char *ocl_error(cl_int err);
+/* The status of a failed call: HSP_ERR_NOMEM where the device could not
+ * allocate memory (NVIDIA allocates a buffer at its first use: a launch or
+ * copy then fails so), else HSP_ERR_DEVICE. */
+hsp_status ocl_status(cl_int err);
 /* Build (or load from the cache) the kernels of one precision. */
 hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k);
 void ocl_kernels_free(ocl_kernels *k);

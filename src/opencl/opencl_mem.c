@@ -136,7 +136,7 @@ void ocl_free(gpu *g, gpu_array *x)
 
 static hsp_status copy_status(cl_int err, const char *what)
 {
-    return err == CL_SUCCESS ? HSP_OK : hsp_fail(HSP_ERR_DEVICE, "OpenCL: %s: %s (%d)", what, ocl_error(err), err);
+    return err == CL_SUCCESS ? HSP_OK : hsp_fail(ocl_status(err), "OpenCL: %s: %s (%d)", what, ocl_error(err), err);
 }
 
 hsp_status ocl_write(gpu *g, gpu_array *x, const void *host, size_t bytes)
