@@ -14,7 +14,7 @@ static const char usage_tune[] =
     "Market files or --gen specs: a profile for your own kind of matrix), else generated\n"
     "matrices of about N rows each (stencils, bands, random rows, R-MAT).  Writes, as the\n"
     "device's section of a profile, the times and the methods that beat the device's own\n"
-    "by more than 2% in bins where the matrices put 1024 rows or more.  Contexts then take\n"
+    "by more than 5% in bins where the matrices put 1024 rows or more.  Contexts then take\n"
     "those methods where --methods leaves the choice to the device.\n"
     "  --device=NAME         a GPU device: opencl[:N], hsa[:N] (default auto)\n"
     "  --profile=FILE        the profile to write (default ~/.config/hspgemm/profile, or\n"

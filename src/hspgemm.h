@@ -490,7 +490,7 @@ int hsp_profile_path(const char *profile, char *path, size_t len);
  * and on its long rows, against the device's own choice: whole products,
  * one bin's method changed at a time, squaring a set of generated matrices
  * (README: Tuning) or t's matrices.  Write the methods that beat the
- * device's own by more than 2% in bins of 1024 rows or more, with the times,
+ * device's own by more than 5% in bins of 1024 rows or more, with the times,
  * as the profile's section for the device and precision (other sections of
  * the file are kept); a matrix whose own product fails (too large for the
  * device) is passed over, noted there.  ctx must have a GPU device (opencl,
