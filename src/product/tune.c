@@ -5,8 +5,9 @@
  * there, the rest as the device chooses; the settings take turns run by run.
  * A bin's time for a method is the sum, over the matrices with rows in the
  * bin, of the median whole product with that method there.  A method that
- * beats the device's own by more than 5% takes the bin (two tunes on an
- * H100 disagreed by up to 2-3% in a bin).  (Timing each bin's
+ * beats the device's own by more than 5% takes the bin (on an H100, bins of
+ * 2000 rows that cannot move the products by 0.1% came out up to 4% apart:
+ * the noise of the sums).  (Timing each bin's
  * launch alone misled: on an H100 it chose ESC for rows of 129-256 products,
  * which made band:1000000,6 five times slower.) */
 #include <math.h>
