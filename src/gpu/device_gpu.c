@@ -155,19 +155,43 @@ static hsp_status launch_long(gpu *g, hsp_job *job, int bin)
     return s;
 }
 
-static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin)
+/* Bin b's method: its own (a profile's), else its group's (bin 1's: the
+ * short rows'). */
+static hsp_method bin_method(const hsp_job *job, int b)
+{
+    int group = job->ctx->bins.group[b];
+    if (group != HSP_GROUP_LONG && job->bin_method[b]) return job->bin_method[b];
+    return job->method[group > HSP_GROUP_SHORT ? group - HSP_GROUP_SHORT : 0];
+}
+
+/* The last bin of the run from bin b (short or medium rows) that one launch
+ * of method m takes: the bins after it of its group, method and class. */
+static int run_end(const hsp_job *job, int b, hsp_method m)
+{
+    const hsp_bins *bins = &job->ctx->bins;
+    int64_t kind = gpu_launch_class(job, m, bins->hi[b]);
+    while (b + 1 < bins->nbins && bins->group[b + 1] == bins->group[b] && bin_method(job, b + 1) == m &&
+           gpu_launch_class(job, m, bins->hi[b + 1]) == kind)
+        b++;
+    return b;
+}
+
+/* Bin b's rows, with those of the bins after it that share its launch (a
+ * launch each of the 31 bins of short rows cost a coarse AMG level's product
+ * more than its work). */
+static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin, int *last)
 {
     gpu *g = dev->state;
     hsp_status s = g->started ? HSP_OK : start_compute(g, job);
-    int64_t first = job->bin_start[bin];
     int group = job->ctx->bins.group[bin];
-    hsp_method m = job->method[group > HSP_GROUP_SHORT ? group - HSP_GROUP_SHORT : 0]; /* bin 1: as short rows */
-    int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[bin];
+    hsp_method m = bin_method(job, bin);
+    *last = group == HSP_GROUP_SHORT || group == HSP_GROUP_MEDIUM ? run_end(job, bin, m) : bin;
+    int64_t first = job->bin_start[bin], nrows = job->bin_start[*last + 1] - first;
+    int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[*last];
     if (s != HSP_OK) return s;
-    if (group != HSP_GROUP_LONG && job->bin_method[bin]) m = job->bin_method[bin];
     g->overlap = 1; /* bins hold distinct rows */
     if (group == HSP_GROUP_LONG && (m == HSP_METHOD_AUTO || m == HSP_METHOD_DENSE)) s = launch_long(g, job, bin);
-    else s = gpu_launch_rows(g, job, m, hi, group == HSP_GROUP_LONG, GA_ROWS, first, job->bin_start[bin + 1] - first);
+    else s = gpu_launch_rows(g, job, m, hi, group == HSP_GROUP_LONG, GA_ROWS, first, nrows);
     g->overlap = 0;
     return gpu_noted(dev, s);
 }

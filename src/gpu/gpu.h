@@ -213,6 +213,10 @@ hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
  * (hi < 0: any), long rows (results in the pool) when islong. */
 hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
                            int64_t first, int64_t nrows);
+/* What method m's launch for rows of up to hi products (not long) is made
+ * for: the table or sort size of hash and ESC, RMerge's width, else hi.
+ * Rows of two bins of one class can share a launch. */
+int64_t gpu_launch_class(const struct hsp_job *job, hsp_method m, int64_t hi);
 
 /* The work-group size for a kernel: want, or less where it allows less. */
 size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);

@@ -121,6 +121,13 @@ static int32_t rmerge_width(int64_t hi, const hsp_csr *A)
     return w;
 }
 
+int64_t gpu_launch_class(const hsp_job *job, hsp_method m, int64_t hi)
+{
+    if (m == HSP_METHOD_RMERGE) return rmerge_width(hi, job->A);
+    if (m == HSP_METHOD_HASH || m == HSP_METHOD_ESC) return pow2_at_least(hi < 2 ? 2 : hi);
+    return hi; /* heap: a kernel for each u */
+}
+
 /* RMerge (rmerge.cl) for rows of up to hi products: rmerge_width items a
  * row, several rows a work-group. */
 static hsp_status rmerge_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows)

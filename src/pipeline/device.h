@@ -37,8 +37,9 @@ struct hsp_device {
     hsp_status (*bound)(hsp_device *dev, struct hsp_job *job);
     /* Stage 2 on the device, for a job->all_device (a device with hold has it). */
     hsp_status (*bin)(hsp_device *dev, struct hsp_job *job);
-    /* Queue bin b of the job; returns at once or after the work. */
-    hsp_status (*launch_bin)(hsp_device *dev, struct hsp_job *job, int bin);
+    /* Queue bin b of the job, and the bins after it that the same launch
+     * takes (*last: the last bin queued); returns at once or after the work. */
+    hsp_status (*launch_bin)(hsp_device *dev, struct hsp_job *job, int bin, int *last);
     /* Wait for every queued bin; the first error of any row is returned. */
     hsp_status (*wait)(hsp_device *dev, struct hsp_job *job);
     /* Stage 4 on the device for the rows of bins 2 and up (C's row pointers

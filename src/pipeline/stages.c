@@ -214,8 +214,10 @@ hsp_status hsp_stage_compute(hsp_job *job)
     double t0 = hsp_now_ms();
     for (int b = job->all_device ? 1 : 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
-        hsp_status s = dev->launch_bin(dev, job, b);
+        int last = b;
+        hsp_status s = dev->launch_bin(dev, job, b, &last);
         if (s != HSP_OK) return s;
+        b = last;
     }
     for (int64_t k = job->bin_start[0]; k < job->bin_start[1] && !job->all_device; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = 0;
