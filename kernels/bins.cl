@@ -36,14 +36,16 @@ long group_sum(long x, __local long *sum)
     return total;
 }
 
-/* part_count[g][b]: the work-group's rows in bin b; part_u[g][c]: the sum of
- * their u over the bins of group c (5 groups). */
+/* The work-groups' figures, in one array (the host reads them at once):
+ * part[g nbins + b], the work-group's rows in bin b; then, from
+ * part[groups nbins] on, [g 5 + c]: the sum of their u over the bins of
+ * group c (5 groups). */
 __kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global const long *hi,
-                            __global const int *group, __global int *part_count, __global long *part_u,
-                            __local int *lcount, __local long *lsum)
+                            __global const int *group, __global long *part, __local int *lcount, __local long *lsum)
 {
     int t = get_local_id(0), n = get_local_size(0);
     long g = get_group_id(0);
+    __global long *part_u = part + get_num_groups(0) * (long)nbins;
     for (int b = t; b < nbins; b += n) lcount[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     long u0 = 0, u1 = 0, u2 = 0, u3 = 0, u4 = 0; /* per group: no private array (scratch on AMD GPUs) */
@@ -62,7 +64,7 @@ __kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global
         part_u[g * 5] = s0, part_u[g * 5 + 1] = s1, part_u[g * 5 + 2] = s2;
         part_u[g * 5 + 3] = s3, part_u[g * 5 + 4] = s4;
     }
-    for (int b = t; b < nbins; b += n) part_count[g * nbins + b] = lcount[b];
+    for (int b = t; b < nbins; b += n) part[g * nbins + b] = lcount[b];
 }
 
 /* Rows into bins from base[g][b] on (where this work-group's rows of bin b

@@ -196,12 +196,14 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin, int *la
     return gpu_noted(dev, s);
 }
 
-/* Wait for the queue; finish long rows; the counts of the device's rows. */
+/* Finish long rows; the counts of the device's rows (whose reading waits
+ * for the queue: without long rows, no wait of its own, a round trip
+ * less). */
 static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
 {
     gpu *g = dev->state;
     if (!g->started) return HSP_OK;
-    hsp_status s = g->ops->finish(g);
+    hsp_status s = job->nlong ? g->ops->finish(g) : HSP_OK;
     if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
     if (job->all_device) return gpu_noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));

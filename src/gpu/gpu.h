@@ -38,7 +38,7 @@ enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SL
        GA_TCOL, GA_TVAL, GA_CNT, GA_PCOL, GA_PVAL, GA_LROWS, GA_RELAUNCH, GA_LONGROWS, GA_CRP,
        GA_CCOL, GA_CVAL,
        /* stages 2 and 4 on the device (gpu_bins.c) */
-       GA_BIN_HI, GA_BIN_GROUP, GA_PART_COUNT, GA_PART_U, GA_PART_BASE, GA_PART_SUM, GA_LONG_U,
+       GA_BIN_HI, GA_BIN_GROUP, GA_PART_FIGURES, GA_PART_BASE, GA_PART_SUM, GA_LONG_U,
        /* long rows by the dense method (gpu_dense.c): their entries up to each window */
        GA_WEND, GA_COUNT };
 

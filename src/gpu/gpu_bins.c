@@ -31,10 +31,11 @@ static void *host_array(int64_t n, size_t bytes)
     return p;
 }
 
-/* From each work-group's rows per bin (count[g][b]) and u per bin group:
+/* From each work-group's rows per bin (count[g][b]) and u per bin group
+ * (u[g][c]):
  * the job's bins, figures and C~ size, where each group's rows of each bin
  * begin (base[g][b]) and its first C~ slot (slot_base[g]). */
-static hsp_status offsets(hsp_job *job, int64_t ngroups, const int32_t *count, const int64_t *u, int32_t *base,
+static hsp_status offsets(hsp_job *job, int64_t ngroups, const int64_t *count, const int64_t *u, int32_t *base,
                           int64_t *slot_base)
 {
     const hsp_bins *bins = &job->ctx->bins;
@@ -71,13 +72,11 @@ static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, s
     for (int b = 0; b < nb; b++) group[b] = bins->group[b];
     hsp_status s = gpu_upload(g, GA_BIN_HI, bins->hi, (size_t)nb * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_BIN_GROUP, group, (size_t)nb * sizeof(int32_t));
-    if (s == HSP_OK) s = gpu_reserve(g, GA_PART_COUNT, (size_t)(ngroups * nb) * sizeof(int32_t));
-    if (s == HSP_OK) s = gpu_reserve(g, GA_PART_U, (size_t)(ngroups * NGROUPS_U) * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_PART_FIGURES, (size_t)(ngroups * (nb + NGROUPS_U)) * sizeof(int64_t));
     gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI),
-                   gpu_arr(g, GA_BIN_GROUP),
-                   gpu_arr(g, GA_PART_COUNT), gpu_arr(g, GA_PART_U), gpu_local(HSP_MAX_BINS * sizeof(int32_t)),
+                   gpu_arr(g, GA_BIN_GROUP), gpu_arr(g, GA_PART_FIGURES), gpu_local(HSP_MAX_BINS * sizeof(int32_t)),
                    gpu_local(size * sizeof(int64_t))};
-    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_COUNT, a, 9, (size_t)ngroups, size) : s;
+    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_COUNT, a, 8, (size_t)ngroups, size) : s;
 }
 
 /* Place the rows in their bins, from base and slot_base on the device. */
@@ -117,18 +116,19 @@ hsp_status gpu_bin_rows(gpu *g, hsp_job *job)
     int64_t m = job->A->nrows, nb = job->ctx->bins.nbins;
     size_t size;
     int64_t ngroups = span_groups(g, job->vsize == 8, GK_BIN_PLACE, m, &size);
-    int32_t *count = host_array(ngroups * nb, sizeof *count), *base = host_array(ngroups * nb, sizeof *base);
-    int64_t *u = host_array(ngroups * NGROUPS_U, sizeof *u), *slot_base = host_array(ngroups, sizeof *slot_base);
-    hsp_status s = count && base && u && slot_base ? HSP_OK : HSP_ERR_NOMEM;
+    int64_t *figures = host_array(ngroups * (nb + NGROUPS_U), sizeof *figures); /* counts, then u: one read */
+    int32_t *base = host_array(ngroups * nb, sizeof *base);
+    int64_t *slot_base = host_array(ngroups, sizeof *slot_base);
+    hsp_status s = figures && base && slot_base ? HSP_OK : HSP_ERR_NOMEM;
     if (s == HSP_OK && m) s = count_bins(g, job, m, ngroups, size);
-    if (s == HSP_OK) s = gpu_download(g, GA_PART_COUNT, count, (size_t)(ngroups * nb) * sizeof *count);
-    if (s == HSP_OK) s = gpu_download(g, GA_PART_U, u, (size_t)(ngroups * NGROUPS_U) * sizeof *u);
-    if (s == HSP_OK) s = offsets(job, ngroups, count, u, base, slot_base);
+    if (s == HSP_OK)
+        s = gpu_download(g, GA_PART_FIGURES, figures, (size_t)(ngroups * (nb + NGROUPS_U)) * sizeof *figures);
+    if (s == HSP_OK) s = offsets(job, ngroups, figures, figures + ngroups * nb, base, slot_base);
     if (s == HSP_OK) s = gpu_upload(g, GA_PART_BASE, base, (size_t)(ngroups * nb) * sizeof *base);
     if (s == HSP_OK) s = gpu_upload(g, GA_PART_SUM, slot_base, (size_t)ngroups * sizeof *slot_base);
     if (s == HSP_OK && m) s = place_rows(g, job, m, ngroups, size);
     if (s == HSP_OK) s = fetch_long_rows(g, job);
-    free(count), free(base), free(u), free(slot_base);
+    free(figures), free(base), free(slot_base);
     return s;
 }
 
