@@ -173,10 +173,9 @@ static hsp_status scripted_launch(gpu *g, int dbl, int kernel, const gpu_arg *a,
 {
     (void)g, (void)dbl, (void)nargs, (void)size;
     for (size_t w = 0; w < groups && w < 2; w++) {
-        if (kernel == GK_BIN_COUNT) {
+        if (kernel == GK_BIN_COUNT) { /* bins.cl's hsp_bin_count: counts, then sums of u */
             int nb = *(const int32_t *)a[2].data;
-            int32_t *count = a[5].array->ptr;
-            int64_t *u = a[6].array->ptr;
+            int64_t *count = a[5].array->ptr, *u = count + groups * (size_t)nb;
             memset(count + w * nb, 0, (size_t)nb * sizeof *count);
             memset(u + w * 5, 0, 5 * sizeof *u);
             count[w * nb + script.bin] = SPAN, u[w * 5 + script.group] = script.sum[w];
