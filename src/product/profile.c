@@ -147,7 +147,9 @@ hsp_status hsp_profile_load(const hsp_options *o, const hsp_device *dev, const h
     char path[sizeof out->path];
     memset(out, 0, sizeof *out);
     if (!hsp_profile_path(o->profile, path, sizeof path))
-        return o->profile && strcmp(o->profile, "none") ? hsp_fail(HSP_ERR_ARG, "profile %.64s...: the path is longer than 255 bytes", o->profile) : HSP_OK;
+        return o->profile && strcmp(o->profile, "none")
+                   ? hsp_fail(HSP_ERR_ARG, "profile %.64s...: the path is longer than 255 bytes", o->profile)
+                   : HSP_OK;
     FILE *f = fopen(path, "r");
     if (!f && !o->profile && errno == ENOENT) return HSP_OK; /* the user has none */
     if (!f) return hsp_fail(HSP_ERR_IO, "profile %s: %s", path, strerror(errno));
@@ -197,8 +199,8 @@ hsp_status hsp_profile_write(const char *option, const char *header, const char 
 {
     char tmp[LINE_BYTES + 8];
     if (!hsp_profile_path(option, path, len))
-        return hsp_fail(HSP_ERR_ARG, "no profile file to write: give one of at most %zu bytes (the user's needs HOME or "
-                        "XDG_CONFIG_HOME)", len - 1);
+        return hsp_fail(HSP_ERR_ARG, "no profile file to write: give one of at most %zu bytes (the user's "
+                        "needs HOME or XDG_CONFIG_HOME)", len - 1);
     hsp_status s = option ? HSP_OK : make_folders(path);
     FILE *old = s == HSP_OK ? fopen(path, "r") : NULL;
     if (old) { /* a file that does not parse is left as it is */

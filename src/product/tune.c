@@ -144,11 +144,10 @@ static hsp_status time_variant(tuning *r, const hsp_csr *A, hsp_resident *rA, co
     return s;
 }
 
-/* Add run times x (n of them) of one setting to *sum as their median (a
- * failed one makes it infinite). */
-static void add_median(double *sum, double *x, int n)
+/* Add x to a sum that is < 0 until the first. */
+static void add_to(double *sum, double x)
 {
-    *sum = (*sum < 0 ? 0 : *sum) + median(x, n);
+    *sum = (*sum < 0 ? 0 : *sum) + x;
 }
 
 /* A method that fails where the context's own methods ran (out of local
@@ -182,16 +181,13 @@ static hsp_status tune_matrix(tuning *r, const hsp_csr *A, hsp_resident *rA)
         int g = r->ctx->bins.group[b] - HSP_GROUP_SHORT;
         if ((g != 0 && g != 1) || !own.rows_bin[b]) continue;
         r->rows[b] += own.rows_bin[b];
-        r->own_ms[b] = (r->own_ms[b] < 0 ? 0 : r->own_ms[b]) + own_ms;
-        r->bin_ms[own.bin_method[b]][b] = (r->bin_ms[own.bin_method[b]][b] < 0 ? 0 : r->bin_ms[own.bin_method[b]][b]) + own_ms;
+        add_to(&r->own_ms[b], own_ms), add_to(&r->bin_ms[own.bin_method[b]][b], own_ms);
     }
-    if (own.rows_group[HSP_GROUP_LONG]) {
-        r->long_own_ms = (r->long_own_ms < 0 ? 0 : r->long_own_ms) + own_ms;
-        add_median(&r->long_ms[own.method[2]], &own_ms, 1);
+    if (own.rows_group[HSP_GROUP_LONG]) add_to(&r->long_own_ms, own_ms), add_to(&r->long_ms[own.method[2]], own_ms);
+    for (int j = 0; j < r->nv; j++) { /* a failed run (infinite) makes the sum infinite */
+        variant *v = &r->v[j];
+        add_to(v->bin == LONG_ROWS ? &r->long_ms[v->method] : &r->bin_ms[v->method][v->bin], median(v->ms, runs));
     }
-    for (int j = 0; j < r->nv; j++)
-        add_median(r->v[j].bin == LONG_ROWS ? &r->long_ms[r->v[j].method] : &r->bin_ms[r->v[j].method][r->v[j].bin],
-                   r->v[j].ms, runs);
     hsp_progress_update(&r->progress, ++r->done);
     return HSP_OK;
 }
@@ -240,8 +236,9 @@ static void times_table(const tuning *r, char *text)
                (long long)r->rows[b], r->own_ms[b]);
         for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++) {
             if (!((r->candidates[0] | r->candidates[1]) & 1u << m)) continue;
-            if (r->bin_ms[m][b] < 0 || isinf(r->bin_ms[m][b])) append(text, " %9s", r->bin_ms[m][b] < 0 ? "-" : "failed");
-            else append(text, " %9.4f", r->bin_ms[m][b]);
+            double ms = r->bin_ms[m][b];
+            if (ms < 0 || isinf(ms)) append(text, " %9s", ms < 0 ? "-" : "failed");
+            else append(text, " %9.4f", ms);
         }
         append(text, "\n");
     }
@@ -267,9 +264,9 @@ static void section_text(const tuning *r, const char *specs, char *text)
     }
     if (r->long_own_ms < 0) return;
     int best = fastest(r->long_ms, r->long_own_ms);
-    append(text, "# long rows, whole products (ms): own %.3f", r->long_own_ms);
+    append(text, "# long rows, whole products (ms; inf: failed): own %.3f", r->long_own_ms);
     for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
-        if (r->long_ms[m] >= 0) append(text, " %s %.3f", hsp_method_name((hsp_method)m), r->long_ms[m]); /* inf: failed */
+        if (r->long_ms[m] >= 0) append(text, " %s %.3f", hsp_method_name((hsp_method)m), r->long_ms[m]);
     append(text, "\n");
     if (best) append(text, "long %s\n", hsp_method_name((hsp_method)best));
 }
