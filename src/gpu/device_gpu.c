@@ -196,22 +196,15 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin, int *la
     return gpu_noted(dev, s);
 }
 
-/* May long rows have stopped for room (merge), so that the host must read
- * their table and grow them?  ESC rows have room for all their products,
- * dense ones write C. */
-static int long_rows_grow(const gpu *g, const hsp_job *job)
-{
-    return job->nlong && (long_method(job) == HSP_METHOD_MERGE || !g->long_dense);
-}
-
-/* Grow and finish the long rows that stopped; the counts of the device's
- * rows.  Each waits for the queue by reading, with no wait of its own: a
- * product whose long rows cannot grow has one round trip here, not three. */
+/* Finish long rows; the counts of the device's rows (whose reading waits
+ * for the queue: without long rows, no wait of its own, a round trip
+ * less). */
 static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
 {
     gpu *g = dev->state;
     if (!g->started) return HSP_OK;
-    hsp_status s = long_rows_grow(g, job) ? gpu_long_finish(g, job) : HSP_OK;
+    hsp_status s = job->nlong ? g->ops->finish(g) : HSP_OK;
+    if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
     if (job->all_device) return gpu_noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));
     for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
