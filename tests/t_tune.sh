@@ -69,6 +69,10 @@ printf 'device double %s\nrows 0 100000 hash\nlong dense\n' "$desc" >"$tmp/hash"
 run "$hsp" square --gen=rmat:10,8 $on_gpu --profile="$tmp/hash" --deterministic --stats=json
 [ $rc -eq 0 ] && ! grep -q '"hash"\|"dense"' "$tmp/out" && grep -q '"profile":""' "$tmp/out"
 ok $? "a deterministic context passes over the profile's methods that add by atomics"
+printf 'device double %s\nrows 1025 4096 esc\n' "$desc" >"$tmp/wide"
+run "$hsp" square --gen=poisson2d5:60 $on_gpu --profile="$tmp/wide" --stats=json
+[ $rc -eq 0 ] && grep -q '"profile":""' "$tmp/out" && ! grep -q '"esc"' "$tmp/out"
+ok $? "stats name a profile only where the product took a method from it (none of its bins here)"
 printf 'device double another device\nrows 0 100000 heap\n' >"$tmp/other"
 run "$hsp" square --gen=random:3000,9 $on_gpu --profile="$tmp/other" --stats=json
 [ $rc -eq 0 ] && grep -q '"profile":""' "$tmp/out"

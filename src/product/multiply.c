@@ -107,24 +107,27 @@ static void finish_stats(hsp_job *job, hsp_stats *st)
     st->grow_bytes_copied = atomic_load(&job->grow_bytes_copied);
     st->grow_moves = atomic_load(&job->grow_moves);
     st->peak_temp_bytes = atomic_load(&job->peak_temp_bytes) + scratch;
+    const hsp_profile *profile = &job->ctx->profile;
+    int took = !job->dev->direct && st->rows_group[HSP_GROUP_LONG] && profile->long_rows[job->vsize == 8];
     for (int b = 0; b < bins->nbins; b++) {
         int group = bins->group[b];
-        if (st->rows_bin[b] && group >= HSP_GROUP_SHORT)
-            st->bin_method[b] = job->bin_method[b] ? job->bin_method[b] : job->method[group - HSP_GROUP_SHORT];
+        if (!st->rows_bin[b] || group < HSP_GROUP_SHORT) continue;
+        st->bin_method[b] = job->bin_method[b] ? job->bin_method[b] : job->method[group - HSP_GROUP_SHORT];
+        took |= job->bin_method[b] != HSP_METHOD_DEFAULT;
     }
+    if (took) snprintf(st->profile, sizeof st->profile, "%s", profile->path);
 }
 
 /* The methods of a product on the device (not small): the context's, and
  * where its profile names them, each bin's and the long rows' for A's
  * precision. */
-static void device_methods(hsp_job *job, hsp_stats *st)
+static void device_methods(hsp_job *job)
 {
     const hsp_context *ctx = job->ctx;
     int dbl = job->vsize == 8;
     memcpy(job->method, ctx->method, sizeof job->method);
     memcpy(job->bin_method, ctx->profile.bin[dbl], sizeof job->bin_method);
     if (ctx->profile.long_rows[dbl]) job->method[HSP_NMETHODGROUPS - 1] = ctx->profile.long_rows[dbl];
-    snprintf(st->profile, sizeof st->profile, "%s", ctx->profile.path);
 }
 
 /* Run the four stages, timing each. */
@@ -170,7 +173,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
     if (small) memcpy(job.method, ctx->cpu_method, sizeof job.method);
-    else device_methods(&job, st);
+    else device_methods(&job);
     s = run_stages(&job, st);
     if (s == HSP_OK) finish_stats(&job, st);
     else if (!job.dev->lost && job.dev->held_ops) /* work launched before the failure may still use the job's arrays */
