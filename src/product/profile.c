@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include "internal.h"
 #include "bins.h"
 #include "profile.h"
@@ -131,14 +132,18 @@ static hsp_status profile_line(reading *r, char *line)
 /* Read f, a profile, with r; *r's out gets the device's methods. */
 static hsp_status read_profile(FILE *f, reading *r)
 {
-    char buf[LINE_BYTES];
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
     hsp_status s = HSP_OK;
-    while (s == HSP_OK && fgets(buf, sizeof buf, f)) {
+    while (s == HSP_OK && (n = getline(&buf, &cap, f)) > 0) {
         r->line++;
-        if (!strchr(buf, '\n') && !feof(f)) return bad_line(r, "longer than 1023 bytes");
-        s = profile_line(r, trimmed(buf));
+        if (n >= LINE_BYTES) s = bad_line(r, "longer than 1023 bytes");
+        else if (memchr(buf, '\0', (size_t)n)) s = bad_line(r, "a NUL byte: not a text file");
+        else s = profile_line(r, trimmed(buf));
     }
     if (s == HSP_OK && ferror(f)) s = hsp_fail(HSP_ERR_IO, "profile %s: %s", r->path, strerror(errno));
+    free(buf);
     return s;
 }
 
@@ -191,7 +196,7 @@ static void copy_other_sections(FILE *old, FILE *out, const char *header)
             snprintf(norm, sizeof norm, "device %.*s %s", (int)n, args, args + n + strspn(args + n, " \t"));
             skipping = !strcmp(norm, header);
         }
-        if (!skipping) fputs(buf, out);
+        if (!skipping) fprintf(out, "%s%s", buf, strchr(buf, '\n') ? "" : "\n"); /* a last line ended */
     }
 }
 
