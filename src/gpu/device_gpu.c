@@ -155,22 +155,13 @@ static hsp_status launch_long(gpu *g, hsp_job *job, int bin)
     return s;
 }
 
-/* Bin b's method: its own (a profile's), else its group's (bin 1's: the
- * short rows'). */
-static hsp_method bin_method(const hsp_job *job, int b)
-{
-    int group = job->ctx->bins.group[b];
-    if (group != HSP_GROUP_LONG && job->bin_method[b]) return job->bin_method[b];
-    return job->method[group > HSP_GROUP_SHORT ? group - HSP_GROUP_SHORT : 0];
-}
-
 /* The last bin of the run from bin b (short or medium rows) that one launch
  * of method m takes: the bins after it of its group, method and class. */
 static int run_end(const hsp_job *job, int b, hsp_method m)
 {
     const hsp_bins *bins = &job->ctx->bins;
     int64_t kind = gpu_launch_class(job, m, bins->hi[b]);
-    while (b + 1 < bins->nbins && bins->group[b + 1] == bins->group[b] && bin_method(job, b + 1) == m &&
+    while (b + 1 < bins->nbins && bins->group[b + 1] == bins->group[b] && hsp_job_bin_method(job, b + 1) == m &&
            gpu_launch_class(job, m, bins->hi[b + 1]) == kind)
         b++;
     return b;
@@ -184,7 +175,7 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin, int *la
     gpu *g = dev->state;
     hsp_status s = g->started ? HSP_OK : start_compute(g, job);
     int group = job->ctx->bins.group[bin];
-    hsp_method m = bin_method(job, bin);
+    hsp_method m = hsp_job_bin_method(job, bin);
     *last = group == HSP_GROUP_SHORT || group == HSP_GROUP_MEDIUM ? run_end(job, bin, m) : bin;
     int64_t first = job->bin_start[bin], nrows = job->bin_start[*last + 1] - first;
     int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[*last];

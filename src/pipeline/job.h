@@ -72,6 +72,15 @@ static inline int64_t hsp_row_bound(const hsp_csr *A, const hsp_csr *B, int64_t 
     return u;
 }
 
+/* Bin b's method: its own (a profile's; never for long rows), else its
+ * group's (bin 1's: the short rows'). */
+static inline hsp_method hsp_job_bin_method(const hsp_job *job, int b)
+{
+    int group = job->ctx->bins.group[b];
+    if (group != HSP_GROUP_LONG && job->bin_method[b]) return job->bin_method[b];
+    return job->method[group > HSP_GROUP_SHORT ? group - HSP_GROUP_SHORT : 0];
+}
+
 /* Bytes of n entries of C (a column index and a value each). */
 static inline int64_t hsp_entry_bytes(const hsp_job *job, int64_t n)
 {
