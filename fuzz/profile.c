@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fwrite(data, 1, size, f);
     fclose(f);
     if (read_checked(path, dev, &bins) == HSP_OK) {
-        hsp_status s = hsp_profile_write(path, "device double fuzz device", "rows 2 40 hash\n", written, sizeof written);
+        hsp_status s = hsp_profile_write(path, 1, dev->description, "rows 2 40 hash\n", written, sizeof written);
         if (s != HSP_OK) fuzz_fail("a profile that reads could not be rewritten: %s", hsp_errmsg());
         if (read_checked(path, dev, &bins) != HSP_OK) fuzz_fail("the rewritten profile does not read: %s", hsp_errmsg());
     }

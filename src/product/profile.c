@@ -105,20 +105,35 @@ static hsp_status rows_line(reading *r, const char *args)
     return s;
 }
 
-/* One line of the file (comment and spaces gone). */
-static hsp_status profile_line(reading *r, char *line)
+/* Split line (comment and spaces gone) after its first word, the keyword
+ * left in line; returns the rest. */
+static char *split(char *line)
 {
     char *args = line + strcspn(line, " \t");
     if (*args) *args++ = '\0';
-    args += strspn(args, " \t");
+    return args + strspn(args, " \t");
+}
+
+/* A device line's arguments: its precision (0 float, 1 double; -1 where
+ * they name none), and its description into *desc. */
+static int device_args(const char *args, const char **desc)
+{
+    size_t n = strcspn(args, " \t");
+    int dbl = n == 6 && !strncmp(args, "double", 6);
+    if (!dbl && (n != 5 || strncmp(args, "float", 5))) return -1;
+    *desc = args + n + strspn(args + n, " \t");
+    return dbl;
+}
+
+/* One line of the file (comment and spaces gone). */
+static hsp_status profile_line(reading *r, char *line)
+{
+    char *args = split(line);
+    const char *desc;
     if (!*line) return HSP_OK;
     if (!strcmp(line, "device")) {
-        size_t n = strcspn(args, " \t");
-        if ((n != 5 || strncmp(args, "float", 5)) && (n != 6 || strncmp(args, "double", 6)))
-            return bad_line(r, "give device float|double DESCRIPTION");
-        r->precision = n == 6;
-        args += n + strspn(args + n, " \t");
-        r->ours = r->dev && !strcmp(args, r->dev->description);
+        if ((r->precision = device_args(args, &desc)) < 0) return bad_line(r, "give device float|double DESCRIPTION");
+        r->ours = r->dev && !strcmp(desc, r->dev->description);
         return HSP_OK;
     }
     if (strcmp(line, "rows") && strcmp(line, "long")) return bad_line(r, "give device, rows or long lines");
@@ -180,27 +195,23 @@ static hsp_status make_folders(const char *path)
     return HSP_OK;
 }
 
-/* Copy the lines of old (a checked profile) to out but the section whose
- * device line is `header`. */
-static void copy_other_sections(FILE *old, FILE *out, const char *header)
+/* Copy the lines of old (a checked profile) to out but the section of
+ * precision dbl and device description desc. */
+static void copy_other_sections(FILE *old, FILE *out, int dbl, const char *desc)
 {
     char buf[LINE_BYTES], copy[LINE_BYTES];
     int skipping = 0;
     while (fgets(buf, sizeof buf, old)) {
         snprintf(copy, sizeof copy, "%s", buf);
-        char *line = trimmed(copy);
-        if (!strncmp(line, "device", 6) && (line[6] == ' ' || line[6] == '\t')) {
-            char *args = line + 6 + strspn(line + 6, " \t");
-            size_t n = strcspn(args, " \t");
-            char norm[LINE_BYTES]; /* "device P DESC" with single spaces after the keyword */
-            snprintf(norm, sizeof norm, "device %.*s %s", (int)n, args, args + n + strspn(args + n, " \t"));
-            skipping = !strcmp(norm, header);
-        }
+        char *line = trimmed(copy), *args = split(line);
+        const char *d;
+        if (!strcmp(line, "device")) skipping = device_args(args, &d) == dbl && !strcmp(d, desc);
         if (!skipping) fprintf(out, "%s%s", buf, strchr(buf, '\n') ? "" : "\n"); /* a last line ended */
     }
 }
 
-hsp_status hsp_profile_write(const char *option, const char *header, const char *section, char *path, size_t len)
+hsp_status hsp_profile_write(const char *option, int dbl, const char *desc, const char *section, char *path,
+                             size_t len)
 {
     char tmp[LINE_BYTES + 8];
     if (!hsp_profile_path(option, path, len))
@@ -220,9 +231,9 @@ hsp_status hsp_profile_write(const char *option, const char *header, const char 
     FILE *out = s == HSP_OK ? fopen(tmp, "w") : NULL;
     if (s == HSP_OK && !out) s = hsp_fail(HSP_ERR_IO, "profile %s: %s", tmp, strerror(errno));
     if (out) {
-        if (old) copy_other_sections(old, out, header);
+        if (old) copy_other_sections(old, out, dbl, desc);
         else fputs("# hspgemm profile: methods per bin, by hspgemm tune (README: Tuning)\n", out);
-        fprintf(out, "%s\n%s", header, section);
+        fprintf(out, "device %s %s\n%s", dbl ? "double" : "float", desc, section);
         if (fclose(out) || rename(tmp, path)) {
             s = hsp_fail(HSP_ERR_IO, "profile %s: %s", path, strerror(errno));
             remove(tmp);

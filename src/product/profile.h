@@ -12,10 +12,11 @@
  * does not parse, or names a method the device cannot run, is an error. */
 hsp_status hsp_profile_load(const hsp_options *o, const hsp_device *dev, const hsp_bins *bins, hsp_profile *out);
 
-/* Write a section (its device line `header`, then the lines of section) to
- * the profile file option names, in place of the section of that header if
- * the file has one; the file's other lines are kept.  path (len bytes)
- * gets the file's name. */
-hsp_status hsp_profile_write(const char *option, const char *header, const char *section, char *path, size_t len);
+/* Write the section of precision dbl (1: double) for the device described
+ * desc (its device line, then the lines of section) to the profile file
+ * option names, in place of the file's section of both if it has one; the
+ * file's other lines are kept.  path (len bytes) gets the file's name. */
+hsp_status hsp_profile_write(const char *option, int dbl, const char *desc, const char *section, char *path,
+                             size_t len);
 
 #endif

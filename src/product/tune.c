@@ -371,7 +371,7 @@ static hsp_status tune_locked(hsp_context *ctx, const hsp_tune_options *t, const
     tuning *r = calloc(1, sizeof *r);
     char *text = calloc(1, SECTION_BYTES);
     double *runs_ms = calloc((size_t)(VARIANTS_MAX + 1) * (size_t)use->runs, sizeof *runs_ms);
-    char spec[NSPECS][64], names[1024], header[320], path[256];
+    char spec[NSPECS][64], names[1024], path[256];
     hsp_status s = r && text && runs_ms ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory to tune");
     if (s == HSP_OK) {
         int n = t->nmatrices ? t->nmatrices : tune_specs(use->rows, spec);
@@ -381,9 +381,8 @@ static hsp_status tune_locked(hsp_context *ctx, const hsp_tune_options *t, const
         hsp_progress_start(&r->progress, "tune", n, t->progress);
         s = tune_all(r, spec, n);
         hsp_progress_done(&r->progress);
-        snprintf(header, sizeof header, "device %s %s", r->dbl ? "double" : "float", ctx->device->description);
         if (s == HSP_OK) section_text(r, names, text);
-        if (s == HSP_OK) s = hsp_profile_write(t->profile, header, text, path, sizeof path);
+        if (s == HSP_OK) s = hsp_profile_write(t->profile, r->dbl, ctx->device->description, text, path, sizeof path);
     }
     free(r), free(text), free(runs_ms);
     return s;
