@@ -8,12 +8,23 @@ typedef double VT;
 typedef float VT;
 #endif
 
-/* local_add(p, v): *p += v against the work-group's other work-items, by
- * compare-and-swap; in double only where the device has 64-bit atomics
- * (HSP_LOCAL_ADD is defined where local_add exists; the kernels that need it
- * are left out elsewhere). */
-#if !defined(HSP_DOUBLE) || defined(cl_khr_int64_base_atomics)
+/* local_add(p, v): *p += v against the work-group's other work-items: one
+ * shared-memory reduction under NVIDIA's compiler (PTX red.shared, sm_60 and
+ * up), else by compare-and-swap, in double only where the device has 64-bit
+ * atomics (HSP_LOCAL_ADD is defined where local_add exists; the kernels that
+ * need it are left out elsewhere). */
+#if !defined(HSP_DOUBLE) || defined(cl_khr_int64_base_atomics) || defined(__NV_CL_C_VERSION)
 #define HSP_LOCAL_ADD 1
+#ifdef __NV_CL_C_VERSION
+void local_add(volatile __local VT *p, VT v)
+{
+#ifdef HSP_DOUBLE
+    asm volatile("red.shared.add.f64 [%0], %1;" : : "l"((ulong)p), "d"(v) : "memory");
+#else
+    asm volatile("red.shared.add.f32 [%0], %1;" : : "l"((ulong)p), "f"(v) : "memory");
+#endif
+}
+#else
 #ifdef HSP_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #endif
@@ -33,6 +44,7 @@ void local_add(volatile __local VT *p, VT v)
     } while (old != seen);
 #endif
 }
+#endif
 #endif
 
 /* The state of a long row between launches of the merge kernel; the host

@@ -55,6 +55,7 @@ static hsp_status ocl_finish(gpu *g)
 {
     ocl_state *st = g->backend;
     cl_int err = st->queue ? clFinish(st->queue) : CL_SUCCESS;
+    if (err == CL_SUCCESS) ocl_drained(st);
     ocl_profile_collect(st->profile);
     return err == CL_SUCCESS ? HSP_OK : hsp_fail(HSP_ERR_DEVICE, "OpenCL: kernels failed: %s (%d)", ocl_error(err), err);
 }

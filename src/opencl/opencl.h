@@ -35,6 +35,11 @@ typedef struct {
     cl_mem stage_mem[2];
     void *stage_ptr[2];
     cl_event stage_ev[2];
+    /* smaller writes are copied into a pinned block and not waited for; the
+     * block is filled from its start again once the queue has drained */
+    cl_mem up_mem;
+    unsigned char *up_ptr;
+    size_t up_used;
     struct ocl_profile *profile; /* kernel times (HSPGEMM_PROFILE), or NULL */
     char name[64];               /* the device's, for the profile */
 } ocl_state;
@@ -63,13 +68,15 @@ hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k);
 void ocl_kernels_free(ocl_kernels *k);
 
 /* The back end's arrays (opencl_mem.c): buffers with staged transfers, or
- * SVM blocks; staging blocks freed by ocl_stage_free. */
+ * SVM blocks; staging blocks freed by ocl_stage_free.  ocl_drained: the
+ * queue has run all it was given (a clFinish or a blocking read). */
 hsp_status ocl_alloc(gpu *g, gpu_array *x, size_t bytes);
 void ocl_free(gpu *g, gpu_array *x);
 hsp_status ocl_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
 hsp_status ocl_read(gpu *g, gpu_array *x, void *host, size_t bytes);
 hsp_status ocl_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
 void ocl_stage_free(ocl_state *st);
+void ocl_drained(ocl_state *st);
 
 /* Kernel times (opencl_profile.c): a profile when HSPGEMM_PROFILE asks for
  * one, else NULL; a launch's event to add; the times printed to stderr and
