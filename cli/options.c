@@ -67,7 +67,7 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
 /* A method name, or -1. */
 static int parse_method(const char *name, size_t len)
 {
-    for (int m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_RMERGE; m++)
+    for (int m = HSP_METHOD_DEFAULT; m < HSP_NMETHODS; m++)
         if (strlen(hsp_method_name((hsp_method)m)) == len &&
             !strncmp(name, hsp_method_name((hsp_method)m), len))
             return m;
@@ -142,7 +142,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "methods")) {
         if (parse_methods(v, a->lib.method))
             return "--methods takes default, paper, or SHORT,MEDIUM,LONG from "
-                   "heap, esc, merge, hash, dense, auto, rmerge";
+                   "heap, esc, merge, hash, dense, auto, rmerge, hash2";
     } else if (!strcmp(name, "rows")) {
         if (parse_int(v, 1, 1 << 26, &n)) return "--rows takes 1 to 2^26";
         a->rows = n;

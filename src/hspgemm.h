@@ -169,9 +169,13 @@ typedef enum {
                          long rows: ESC where their products fit in local
                          memory, dense elsewhere (merge without 64-bit atomics
                          in double) */
-    HSP_METHOD_RMERGE /* a GPU's short and medium rows: w work-items merge the
+    HSP_METHOD_RMERGE, /* a GPU's short and medium rows: w work-items merge the
                          row's B rows at once, w - 1 at a time (seed 003) */
+    HSP_METHOD_HASH2  /* a GPU's short and medium rows: hash in two phases,
+                         each row counted first, then filled into C in place
+                         (no copy from the upper-bound C~) */
 } hsp_method;
+#define HSP_NMETHODS (HSP_METHOD_HASH2 + 1) /* methods, HSP_METHOD_DEFAULT among them */
 
 enum { HSP_NGROUPS = 5, HSP_NMETHODGROUPS = 3, HSP_MAX_BINS = 72 };
 

@@ -21,6 +21,9 @@ ok $? "deterministic on $dev: rmerge for short and medium rows, auto (ESC or mer
 run "$hsp" square --gen=poisson3d27:8 $on_gpu --deterministic --methods=hash,hash,auto
 [ $rc -ne 0 ] && grep -q "method hash adds the short rows .* varies from run to run; deterministic takes heap, esc, rmerge" "$tmp/err"
 ok $? "deterministic refuses hash on a GPU, naming the methods it takes"
+run "$hsp" square --gen=poisson3d27:8 $on_gpu --deterministic --methods=rmerge,hash2,auto
+[ $rc -ne 0 ] && grep -q "method hash2 adds the medium rows .* varies from run to run" "$tmp/err"
+ok $? "deterministic refuses hash2 on a GPU"
 run "$hsp" square --gen=poisson3d27:8 $on_gpu --deterministic --methods=rmerge,esc,dense
 [ $rc -ne 0 ] && grep -q "method dense adds the long rows" "$tmp/err"
 ok $? "deterministic refuses dense long rows on a GPU"

@@ -145,7 +145,7 @@ static void test_every_bin(void)
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
         hsp_csr *A, *B;
         bin_operands(len, n, maxlen, prec, &A, &B);
-        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_RMERGE; m++) {
+        for (hsp_method m = HSP_METHOD_DEFAULT; m < HSP_NMETHODS; m++) {
             hsp_csr *C[2] = {NULL, NULL};
             hsp_stats st;
             if (!method_runs(m)) continue;
@@ -182,7 +182,7 @@ static void test_every_bin(void)
             hsp_csr_free(C[0]), hsp_csr_free(C[1]);
         }
         hsp_csr *A3 = overlap_rows(n, prec); /* products that land on one column: duplicates summed */
-        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_RMERGE; m++) {
+        for (hsp_method m = HSP_METHOD_DEFAULT; m < HSP_NMETHODS; m++) {
             hsp_stats st;
             if (!method_runs(m)) continue;
             hsp_context *ctx = make_context(2, m % 2 ? HSP_GROW_COPY : HSP_GROW_REALLOC, m);
@@ -204,7 +204,7 @@ static void test_long_rows(void)
 {
     hsp_csr *A = ref_random(6, 150, 90, 120, HSP_DOUBLE, 31);
     hsp_csr *B = ref_random(150, 20000, 80, 120, HSP_DOUBLE, 32);
-    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_RMERGE; m++) {
+    for (hsp_method m = HSP_METHOD_HEAP; m < HSP_NMETHODS; m++) {
         hsp_csr *C[2] = {NULL, NULL};
         hsp_stats st[2];
         if (!method_runs(m)) continue;
@@ -262,7 +262,7 @@ static void test_random_shapes(void)
         for (int threads = 1; threads <= 3; threads++) {
             const int32_t *d = shape[s];
             hsp_precision prec = (s + (size_t)threads) % 2 ? HSP_DOUBLE : HSP_FLOAT;
-            hsp_method m = (hsp_method)((s + (size_t)threads) % (HSP_METHOD_RMERGE + 1));
+            hsp_method m = (hsp_method)((s + (size_t)threads) % (HSP_NMETHODS));
             if (!method_runs(m)) m = HSP_METHOD_DEFAULT;
             hsp_csr *A = ref_random(d[0], d[1], d[3], d[4], prec, seed++);
             hsp_csr *B = ref_random(d[1], d[2], d[3], d[4] * 4, prec, seed++);
@@ -287,7 +287,7 @@ static void test_explicit_zeros(void)
     hsp_csr *A, *B, *C = NULL;
     hsp_csr_from_triplets(1, 2, 2, ar, ac, av, HSP_DOUBLE, &A);
     hsp_csr_from_triplets(2, 1, 2, br, bc, bv, HSP_DOUBLE, &B);
-    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_RMERGE; m++) {
+    for (hsp_method m = HSP_METHOD_HEAP; m < HSP_NMETHODS; m++) {
         hsp_context *ctx = make_context(1, HSP_GROW_REALLOC, m);
         if (!ctx) continue;
         hsp_multiply(ctx, A, B, &C, NULL);
@@ -330,7 +330,7 @@ static void test_wide_long_rows(void)
  * reference; what names the operands. */
 static void check_every_method(const hsp_csr *A, const hsp_csr *B, const char *what)
 {
-    for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_RMERGE; m++) {
+    for (hsp_method m = HSP_METHOD_DEFAULT; m < HSP_NMETHODS; m++) {
         char name[128];
         if (!method_runs(m)) continue;
         hsp_context *ctx = make_context(2, HSP_GROW_REALLOC, m);
@@ -535,7 +535,7 @@ static void test_cancelling_rows(void)
         cancelling_operands(len, n, 4 * 3000, prec, &A, &B);
         int64_t want_zeros = 0;
         for (int32_t i = 0; i < n; i++) want_zeros += len[i] - (len[i] + 3) / 4;
-        for (hsp_method m = HSP_METHOD_DEFAULT; m <= HSP_METHOD_RMERGE; m++) {
+        for (hsp_method m = HSP_METHOD_DEFAULT; m < HSP_NMETHODS; m++) {
             if (!method_runs(m)) continue;
             for (hsp_grow g = HSP_GROW_REALLOC; g <= HSP_GROW_COPY; g++) {
                 hsp_context *ctx = make_context(2, g, m);

@@ -27,8 +27,8 @@ p="$tmp/config/hspgemm/profile"
 [ $rc -eq 0 ] && [ -f "$p" ] && grep -q "^wrote $p:" "$tmp/out" && grep -qx "device double $desc" "$p"
 ok $? "tune writes the device's section of the user's profile ($p) and prints it"
 # the table: a line per non-empty bin of short and medium rows, every candidate timed
-awk '/^# bin/ { h = 1; next } h && /^# +[0-9]+ / { rows++; if (NF != 10) bad = 1 } END { exit !(rows >= 2 && !bad) }' "$p"
-ok $? "the section's table times the device's own methods and heap, esc, hash and rmerge in each bin"
+awk '/^# bin/ { h = 1; next } h && /^# +[0-9]+ / { rows++; if (NF != 11) bad = 1 } END { exit !(rows >= 2 && !bad) }' "$p"
+ok $? "the section's table times the device's own methods and heap, esc, hash, rmerge and hash2 in each bin"
 grep -q "^# tuned .*: squares of poisson2d5:60 random:3000,9, 3 runs each" "$p"
 ok $? "the section names the matrices tuned on and the runs"
 echo "rows 0 100000 esc" >>"$p" # the section's own lines, then this

@@ -360,7 +360,7 @@ class Context:
     threads: CPU threads, 0 = one per core.
     grow: how a long row's buffer grows, "realloc" or "copy".
     methods: the per-row methods of short, medium and long rows: one name or three of
-      "default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge".
+      "default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2".
     mem_limit: bytes of temporary and output memory a product may hold, 0 = no limit.
     small_nnz: with a GPU, products whose operands hold at most this many entries run on the
       CPU threads (0 = 2^18, -1 = none).

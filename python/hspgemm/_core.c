@@ -281,7 +281,7 @@ static int context_init(Context *self, PyObject *args, PyObject *kw)
     if (g < 0) return -1;
     o.grow = (hsp_grow)g;
     for (int k = 0; k < 3; k++) {
-        int v = enum_named(m[k], method_name, HSP_METHOD_RMERGE + 1, "methods");
+        int v = enum_named(m[k], method_name, HSP_NMETHODS, "methods");
         if (v < 0) return -1;
         o.method[k] = (hsp_method)v;
     }

@@ -117,6 +117,7 @@ static hsp_status start_compute(gpu *g, hsp_job *job)
     if (s == HSP_OK) s = gpu_upload(g, GA_TVAL, g->host_arrays ? job->tmp_val : NULL, (size_t)job->nslots * job->vsize);
     if (s == HSP_OK) s = gpu_upload(g, GA_CNT, g->host_arrays ? counts : NULL, m * sizeof(int64_t));
     g->long_dense = job->nlong && long_dense(g, job), g->dense_rows = 0;
+    g->nfill = 0, g->filled = 0;
     if (s == HSP_OK && job->nlong) s = gpu_long_start(g, job, esc_limit(g, job), g->long_dense);
     for (int a = GA_PCOL; s == HSP_OK && !job->nlong && a <= GA_LROWS; a++) s = gpu_reserve(g, a, 1);
     g->started = 1;
@@ -214,7 +215,9 @@ static hsp_status hold_result(gpu *g, hsp_job *job)
     return HSP_OK;
 }
 
-/* The device's rows into C (the pool arguments exist: the job started). */
+/* The device's rows into C (the pool arguments exist: the job started):
+ * hash2's rows filled in place, the others copied from C~ and the pool
+ * (where there are any). */
 static hsp_status arrange_rows(gpu *g, hsp_job *job)
 {
     hsp_csr *C = job->C;
@@ -228,7 +231,9 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
                    gpu_arr(g, GA_TCOL), gpu_arr(g, GA_TVAL), gpu_arr(g, GA_PCOL), gpu_arr(g, GA_PVAL),
                    gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL)};
     size_t size = gpu_group_size(g, dbl, GK_ARRANGE, 256);
-    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
+    int64_t copied = job->bin_start[job->ctx->bins.nbins] - job->bin_start[host_max + 1] - g->filled;
+    if (s == HSP_OK) s = gpu_fill_rows(g, job);
+    if (s == HSP_OK && copied) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
     if (s == HSP_OK) s = gpu_dense_sums(g, job);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
@@ -344,7 +349,7 @@ void gpu_device_init(hsp_device *dev)
     dev->default_method[0] = dev->default_method[1] = g->local_add[1] ? HSP_METHOD_HASH : HSP_METHOD_ESC;
     if (g->warp_shuffles) dev->default_method[1] = HSP_METHOD_RMERGE;
     dev->default_method[2] = HSP_METHOD_AUTO;
-    unsigned hash = g->local_add[0] ? 1u << HSP_METHOD_HASH : 0;
+    unsigned hash = g->local_add[0] ? 1u << HSP_METHOD_HASH | 1u << HSP_METHOD_HASH2 : 0;
     unsigned rmerge = 1u << HSP_METHOD_RMERGE;
     dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | hash | rmerge;
     dev->methods[1] = 1u << HSP_METHOD_ESC | hash | rmerge;

@@ -16,7 +16,9 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        /* smoothed aggregation of resident hierarchies (gpu_amg.c) */
        GK_SA_DIAG, GK_SA_STRONG, GK_MIS_INIT, GK_MIS_MAX, GK_MIS_UPDATE, GK_AGG_NEAR, GK_AGG_FAR, GK_ZERO_INTS,
        GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY,
-       GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_RMERGE, GK_HEAP,
+       GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_RMERGE,
+       /* method hash2's count phase */
+       GK_HASH_ROWS_COUNT, GK_HASH_COUNT, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -28,7 +30,8 @@ static inline int gpu_kernel_exists(int j)
  * double: 64-bit atomics), absent where the device has none (local_add)? */
 static inline int gpu_kernel_adds_locally(int j)
 {
-    return (j >= GK_DENSE_COUNT && j <= GK_HASH) || j == GK_NUMERIC_ROWS;
+    return (j >= GK_DENSE_COUNT && j <= GK_HASH) || j == GK_NUMERIC_ROWS || j == GK_HASH_ROWS_COUNT ||
+           j == GK_HASH_COUNT;
 }
 /* The kernel's name in kernels/ ("hsp_heap_17"); buf holds at least 24 bytes. */
 const char *gpu_kernel_name(int kernel, char *buf);
@@ -74,6 +77,13 @@ typedef struct {
 
 typedef struct gpu gpu;
 
+/* Rows [first, first + nrows) of array rows, of up to hi products. */
+typedef struct {
+    int64_t hi;
+    int rows;
+    int64_t first, nrows;
+} gpu_fill;
+
 /* Arrays of the device's own that were freed, kept for the next ones (the
  * result of the next resident product takes the last one's): a warm product
  * allocates no device memory. */
@@ -108,7 +118,7 @@ struct gpu {
     void *backend;           /* the back end's own state */
     int host_arrays;         /* host arrays are used in place; the pool may realloc */
     int fp64;                /* double kernels exist */
-    int local_add[2];        /* the kernels that add in local memory by compare-and-swap
+    int local_add[2];        /* the kernels that add in local memory by atomics
                                 (dense, hash) exist, in float and in double (where the
                                 device has 64-bit atomics) */
     const char *no_fp64;     /* why not, for the message */
@@ -139,6 +149,9 @@ struct gpu {
     int64_t dense_first, dense_rows; /* those rows: entries of GA_LONGROWS */
     int32_t dense_w, dense_bw; /* their windows' columns, and the count's bitmap's */
     int64_t *counts;         /* row counts read back */
+    gpu_fill fill[HSP_MAX_BINS]; /* launches of hash2 rows, counted, to fill in stage 4 */
+    int nfill;
+    int64_t filled;          /* their rows */
 };
 
 /* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);
@@ -213,6 +226,9 @@ hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
  * (hi < 0: any), long rows (results in the pool) when islong. */
 hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
                            int64_t first, int64_t nrows);
+/* Method hash2's rows (counted by gpu_launch_rows: g->fill) into C itself,
+ * once GA_CRP holds C's row pointers and GA_CCOL, GA_CVAL its room. */
+hsp_status gpu_fill_rows(gpu *g, struct hsp_job *job);
 /* What method m's launch for rows of up to hi products (not long) is made
  * for: the table or sort size of hash and ESC, RMerge's width, else hi.
  * Rows of two bins of one class can share a launch. */
@@ -221,9 +237,10 @@ int64_t gpu_launch_class(const struct hsp_job *job, hsp_method m, int64_t hi);
 /* The work-group size for a kernel: want, or less where it allows less. */
 size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
 /* The arguments every row kernel takes first (kernels/common.h's
- * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows. */
+ * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows: results
+ * into C~, or with fill into C (its row pointers as the rows' slots). */
 enum { ROW_ARGS = 13 };
-void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows);
+void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows, int fill);
 
 /* Long rows by the dense method (gpu_dense.c): can the job take n long rows
  * so; count rows [first, first + n) of GA_LONGROWS (stage 3, their counts

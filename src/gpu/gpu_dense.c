@@ -62,7 +62,7 @@ hsp_status gpu_dense_count(gpu *g, hsp_job *job, int64_t first, int64_t n)
     if (!n) return HSP_OK;
     hsp_status s = gpu_reserve(g, GA_WEND, (size_t)(n * window_count(job, g->dense_w)) * sizeof(int32_t));
     gpu_arg a[GPU_ARGS_MAX];
-    gpu_row_args(g, a, GA_LONGROWS, &first, &n);
+    gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
     a[ROW_ARGS] = gpu_arr(g, GA_LROWS), a[ROW_ARGS + 1] = gpu_val(&ncols, sizeof ncols);
     a[ROW_ARGS + 2] = gpu_val(&g->dense_w, sizeof g->dense_w);
     a[ROW_ARGS + 3] = gpu_val(&g->dense_bw, sizeof g->dense_bw);
@@ -80,7 +80,7 @@ hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
     size_t size = dense_group(g, dbl);
     if (!n) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
-    gpu_row_args(g, a, GA_LONGROWS, &first, &n);
+    gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
     a[ROW_ARGS] = gpu_val(&ncols, sizeof ncols), a[ROW_ARGS + 1] = gpu_val(&g->dense_w, sizeof g->dense_w);
     a[ROW_ARGS + 2] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 3] = gpu_arr(g, GA_CRP);
     a[ROW_ARGS + 4] = gpu_arr(g, GA_CCOL), a[ROW_ARGS + 5] = gpu_arr(g, GA_CVAL);

@@ -12,7 +12,8 @@ const char *gpu_kernel_name(int kernel, char *buf)
                                   "hsp_mis_init", "hsp_mis_max", "hsp_mis_update", "hsp_agg_near",
                                   "hsp_agg_far", "hsp_zero_ints", "hsp_count_ints", "hsp_widen",
                                   "hsp_sa_tentative", "hsp_sa_smooth", "hsp_tr_scatter", "hsp_identity", "hsp_numeric",
-                                  "hsp_tr_values", "hsp_same_pattern", "hsp_numeric_rows", "hsp_rmerge"};
+                                  "hsp_tr_values", "hsp_same_pattern", "hsp_numeric_rows", "hsp_rmerge",
+                                  "hsp_hash_rows_count", "hsp_hash_count"};
     if (kernel < GK_HEAP) return names[kernel];
     snprintf(buf, 24, "hsp_heap_%d", kernel - GK_HEAP);
     return buf;

@@ -19,13 +19,37 @@ static int64_t pow2_at_least(int64_t n)
     return p;
 }
 
-void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
+void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows, int fill)
 {
     static const int operands[] = {GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL};
-    static const int outputs[] = {GA_SLOT, GA_TCOL, GA_TVAL, GA_CNT};
+    static const int outputs[2][4] = {{GA_SLOT, GA_TCOL, GA_TVAL, GA_CNT}, {GA_CRP, GA_CCOL, GA_CVAL, GA_CNT}};
     for (int j = 0; j < 6; j++) a[j] = gpu_arr(g, operands[j]);
     a[6] = gpu_arr(g, rows), a[7] = gpu_val(first, sizeof *first), a[8] = gpu_val(nrows, sizeof *nrows);
-    for (int j = 0; j < 4; j++) a[9 + j] = gpu_arr(g, outputs[j]);
+    for (int j = 0; j < 4; j++) a[9 + j] = gpu_arr(g, outputs[fill][j]);
+}
+
+/* The phases of a hash launch: the whole row into C~ (method hash), or
+ * method hash2's count, then its fill of C in place. */
+enum { PHASE_ONE, PHASE_COUNT, PHASE_FILL };
+
+/* The arguments of hash.cl's count kernels (HSP_COUNT_ARGS) for rows
+ * [*first, *first + *nrows) of array rows. */
+enum { COUNT_ARGS = 9 };
+static void count_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
+{
+    static const int patterns[] = {GA_ARP, GA_ACOL, GA_BRP, GA_BCOL};
+    for (int j = 0; j < 4; j++) a[j] = gpu_arr(g, patterns[j]);
+    a[4] = gpu_arr(g, rows), a[5] = gpu_val(first, sizeof *first), a[6] = gpu_val(nrows, sizeof *nrows);
+    a[7] = gpu_arr(g, GA_SLOT), a[8] = gpu_arr(g, GA_CNT);
+}
+
+/* The work-group size of a hash kernel and its count kernel alike (want,
+ * or less where either allows less), so that both phases of hash2 group
+ * the rows alike. */
+static size_t hash_group_size(gpu *g, int dbl, int kernel, int count_kernel, size_t want)
+{
+    size_t size = gpu_group_size(g, dbl, kernel, want), most = gpu_group_size(g, dbl, count_kernel, want);
+    return size < most ? size : most;
 }
 
 /* The ESC kernel's own arguments (after the row arguments) for rows of up
@@ -67,18 +91,27 @@ static void merge_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *n2, size_t *si
 }
 
 /* Hash for medium rows of up to hi products, one a work-group (hash.cl's
- * hsp_hash), where a work-group of 256 or fewer holds the table, eight
- * slots a work-item, in local memory; *done is 0 when it does not. */
-static hsp_status hash_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t first, int64_t nrows, int *done)
+ * hsp_hash, or in phase PHASE_COUNT hsp_hash_count), where a work-group of
+ * 256 or fewer holds the table, eight slots a work-item, in local memory;
+ * *done is 0 when it does not. */
+static hsp_status hash_rows(gpu *g, hsp_job *job, int phase, int64_t hi, int rows, int64_t first, int64_t nrows,
+                            int *done)
 {
     int dbl = job->vsize == 8;
     int32_t n2 = (int32_t)pow2_at_least(hi);
-    size_t size = gpu_group_size(g, dbl, GK_HASH, 256);
+    size_t size = hash_group_size(g, dbl, GK_HASH, GK_HASH_COUNT, 256);
     size_t need = (size_t)n2 * (sizeof(int32_t) + job->vsize) + size * (2 * sizeof(int64_t) + job->vsize);
     *done = (size_t)n2 <= 8 * size && (size_t)n2 >= size && !(size & (size - 1)) && (int64_t)need <= g->local_mem;
     if (!*done) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
-    gpu_row_args(g, a, rows, &first, &nrows);
+    if (phase == PHASE_COUNT) {
+        count_args(g, a, rows, &first, &nrows);
+        a[COUNT_ARGS] = gpu_val(&n2, sizeof n2), a[COUNT_ARGS + 1] = gpu_local((size_t)n2 * sizeof(int32_t));
+        a[COUNT_ARGS + 2] = gpu_local(sizeof(int32_t)), a[COUNT_ARGS + 3] = gpu_local(size * sizeof(int64_t));
+        a[COUNT_ARGS + 4] = gpu_local(size * sizeof(int32_t));
+        return g->ops->launch(g, dbl, GK_HASH_COUNT, a, COUNT_ARGS + 5, (size_t)nrows, size);
+    }
+    gpu_row_args(g, a, rows, &first, &nrows, phase == PHASE_FILL);
     a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local((size_t)n2 * sizeof(int32_t));
     a[ROW_ARGS + 2] = gpu_local((size_t)n2 * job->vsize), a[ROW_ARGS + 3] = gpu_local(sizeof(int32_t));
     a[ROW_ARGS + 4] = gpu_local(size * sizeof(int64_t)), a[ROW_ARGS + 5] = gpu_local(size * sizeof(int32_t));
@@ -86,27 +119,45 @@ static hsp_status hash_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_t 
     return g->ops->launch(g, dbl, GK_HASH, a, ROW_ARGS + 7, (size_t)nrows, size);
 }
 
-/* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS) for rows of up to hi
- * products (not long), several a work-group where twice the work-group
- * holds a row's n2 entries (esc.cl's hsp_esc_rows, hash.cl's hsp_hash_rows,
- * which takes the same arguments and three more); *done is 0 when it does not. */
-static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int64_t hi, int rows, int64_t first,
+/* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS; in phase PHASE_COUNT
+ * GK_HASH_ROWS_COUNT) for rows of up to hi products (not long), several a
+ * work-group where twice the work-group holds a row's n2 entries (esc.cl's
+ * hsp_esc_rows, hash.cl's hsp_hash_rows, which takes the same arguments and
+ * three more); *done is 0 when it does not. */
+static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int phase, int64_t hi, int rows, int64_t first,
                                  int64_t nrows, int *done)
 {
     int dbl = job->vsize == 8;
     int32_t n2 = (int32_t)pow2_at_least(hi < 2 ? 2 : hi);
-    size_t size = gpu_group_size(g, dbl, kernel, 128);
+    size_t size = kernel == GK_HASH_ROWS ? hash_group_size(g, dbl, kernel, GK_HASH_ROWS_COUNT, 128)
+                                         : gpu_group_size(g, dbl, kernel, 128);
     *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
     if (!*done) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
-    gpu_row_args(g, a, rows, &first, &nrows);
+    size_t per_group = 2 * size / (size_t)n2, groups = ((size_t)nrows + per_group - 1) / per_group;
+    if (phase == PHASE_COUNT) {
+        count_args(g, a, rows, &first, &nrows);
+        a[COUNT_ARGS] = gpu_val(&n2, sizeof n2), a[COUNT_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
+        a[COUNT_ARGS + 2] = gpu_local(size * sizeof(int32_t)), a[COUNT_ARGS + 3] = gpu_local(size * sizeof(int64_t));
+        a[COUNT_ARGS + 4] = gpu_local(size * sizeof(int32_t));
+        return g->ops->launch(g, dbl, GK_HASH_ROWS_COUNT, a, COUNT_ARGS + 5, groups, size);
+    }
+    gpu_row_args(g, a, rows, &first, &nrows, phase == PHASE_FILL);
     a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
     a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));
     a[ROW_ARGS + 4] = gpu_local(size * sizeof(int64_t)), a[ROW_ARGS + 5] = gpu_local(size * sizeof(int32_t));
     a[ROW_ARGS + 6] = gpu_local(size * job->vsize); /* hash: each row's A entries */
-    size_t per_group = 2 * size / (size_t)n2;
     int nargs = ROW_ARGS + (kernel == GK_HASH_ROWS ? 7 : 4);
-    return g->ops->launch(g, dbl, kernel, a, nargs, ((size_t)nrows + per_group - 1) / per_group, size);
+    return g->ops->launch(g, dbl, kernel, a, nargs, groups, size);
+}
+
+/* Hash, or a phase of hash2, for rows of up to hi products: several a
+ * work-group where they fit, else one; *done is 0 when neither holds them. */
+static hsp_status hash_launch(gpu *g, hsp_job *job, int phase, int64_t hi, int rows, int64_t first, int64_t nrows,
+                              int *done)
+{
+    hsp_status s = rows_in_groups(g, job, GK_HASH_ROWS, phase, hi, rows, first, nrows, done);
+    return !*done && s == HSP_OK ? hash_rows(g, job, phase, hi, rows, first, nrows, done) : s;
 }
 
 /* The work-items of RMerge for rows of up to hi products of A: a power of
@@ -124,7 +175,7 @@ static int32_t rmerge_width(int64_t hi, const hsp_csr *A)
 int64_t gpu_launch_class(const hsp_job *job, hsp_method m, int64_t hi)
 {
     if (m == HSP_METHOD_RMERGE) return rmerge_width(hi, job->A);
-    if (m == HSP_METHOD_HASH || m == HSP_METHOD_ESC) return pow2_at_least(hi < 2 ? 2 : hi);
+    if (m == HSP_METHOD_HASH || m == HSP_METHOD_HASH2 || m == HSP_METHOD_ESC) return pow2_at_least(hi < 2 ? 2 : hi);
     return hi; /* heap: a kernel for each u */
 }
 
@@ -139,12 +190,32 @@ static hsp_status rmerge_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_
         return hsp_fail(HSP_ERR_UNSUPPORTED, "RMerge needs work-groups of a multiple of %d items; the device runs %zu",
                         (int)w, size);
     gpu_arg a[GPU_ARGS_MAX];
-    gpu_row_args(g, a, rows, &first, &nrows);
+    gpu_row_args(g, a, rows, &first, &nrows, 0);
     a[ROW_ARGS] = gpu_arr(g, GA_UB), a[ROW_ARGS + 1] = gpu_val(&w, sizeof w);
     a[ROW_ARGS + 2] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 3] = gpu_local(size * job->vsize);
     a[ROW_ARGS + 4] = gpu_local(3 * sizeof(int32_t));
     size_t per_group = size / (size_t)w;
     return g->ops->launch(g, dbl, GK_RMERGE, a, ROW_ARGS + 5, ((size_t)nrows + per_group - 1) / per_group, size);
+}
+
+/* Rows that hash2 counted, for their fill in stage 4. */
+static hsp_status note_fill(gpu *g, int64_t hi, int rows, int64_t first, int64_t nrows)
+{
+    if (g->nfill == HSP_MAX_BINS) return hsp_fail(HSP_ERR_DEVICE, "more hash2 launches than bins");
+    g->fill[g->nfill++] = (gpu_fill){hi, rows, first, nrows};
+    g->filled += nrows;
+    return HSP_OK;
+}
+
+hsp_status gpu_fill_rows(gpu *g, hsp_job *job)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < g->nfill && s == HSP_OK; k++) {
+        const gpu_fill *f = &g->fill[k];
+        int done;
+        s = hash_launch(g, job, PHASE_FILL, f->hi, f->rows, f->first, f->nrows, &done);
+    }
+    return s;
 }
 
 hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
@@ -158,17 +229,18 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
     hsp_status s = HSP_OK;
     if (!nrows) return HSP_OK;
     if (m == HSP_METHOD_RMERGE && !islong) return rmerge_rows(g, job, hi, rows, first, nrows);
-    if (m == HSP_METHOD_HASH && !g->local_add[dbl]) m = HSP_METHOD_ESC; /* hash needs local_add */
-    if ((m == HSP_METHOD_ESC || m == HSP_METHOD_HASH) && !islong) { /* several rows a work-group, where they fit */
-        int done = 0;
-        s = rows_in_groups(g, job, m == HSP_METHOD_HASH ? GK_HASH_ROWS : GK_ESC_ROWS, hi, rows, first, nrows, &done);
-        if (!done && s == HSP_OK && m == HSP_METHOD_HASH) s = hash_rows(g, job, hi, rows, first, nrows, &done);
+    if ((m == HSP_METHOD_HASH || m == HSP_METHOD_HASH2) && !g->local_add[dbl]) m = HSP_METHOD_ESC; /* needs local_add */
+    if ((m == HSP_METHOD_ESC || m == HSP_METHOD_HASH || m == HSP_METHOD_HASH2) && !islong) {
+        int done = 0; /* several rows a work-group, where they fit */
+        if (m == HSP_METHOD_ESC) s = rows_in_groups(g, job, GK_ESC_ROWS, PHASE_ONE, hi, rows, first, nrows, &done);
+        else s = hash_launch(g, job, m == HSP_METHOD_HASH2 ? PHASE_COUNT : PHASE_ONE, hi, rows, first, nrows, &done);
+        if (done && s == HSP_OK && m == HSP_METHOD_HASH2) s = note_fill(g, hi, rows, first, nrows);
         if (done || s != HSP_OK) return s;
         m = HSP_METHOD_ESC; /* rows too large for the hash kernels: ESC, one a work-group */
     }
     int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
     size = gpu_group_size(g, dbl, kernel, 64);
-    gpu_row_args(g, a, rows, &first, &nrows);
+    gpu_row_args(g, a, rows, &first, &nrows, 0);
     if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
     if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;
     if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;

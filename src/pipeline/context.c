@@ -95,8 +95,8 @@ const char *hsp_grow_name(hsp_grow g)
 
 const char *hsp_method_name(hsp_method m)
 {
-    static const char *names[] = {"default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge"};
-    return m >= HSP_METHOD_DEFAULT && m <= HSP_METHOD_RMERGE ? names[m] : "?";
+    static const char *names[] = {"default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2"};
+    return m >= HSP_METHOD_DEFAULT && m < HSP_NMETHODS ? names[m] : "?";
 }
 
 const char *hsp_group_name(int group)

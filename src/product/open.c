@@ -21,7 +21,7 @@ static hsp_status check_options(const hsp_options *o)
     if (o->grow != HSP_GROW_REALLOC && o->grow != HSP_GROW_COPY)
         return hsp_fail(HSP_ERR_ARG, "unknown grow mode %d", (int)o->grow);
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
-        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] > HSP_METHOD_RMERGE)
+        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] >= HSP_NMETHODS)
             return hsp_fail(HSP_ERR_ARG, "unknown method %d for group %d", (int)o->method[g],
                             g + 3);
     if (o->grow_start < 0 || o->grow_start > (1 << 24))
@@ -62,7 +62,7 @@ static hsp_method default_method(const hsp_device *dev, int g, int deterministic
     if (!deterministic || exact & 1u << dev->default_method[g]) return dev->default_method[g];
     if (exact & 1u << HSP_METHOD_RMERGE) return HSP_METHOD_RMERGE;
     if (exact & 1u << HSP_METHOD_ESC) return HSP_METHOD_ESC;
-    for (hsp_method m = HSP_METHOD_HEAP; m <= HSP_METHOD_RMERGE; m++)
+    for (hsp_method m = HSP_METHOD_HEAP; m < HSP_NMETHODS; m++)
         if (exact & 1u << m) return m;
     return dev->default_method[g];
 }
@@ -71,7 +71,7 @@ static hsp_method default_method(const hsp_device *dev, int g, int deterministic
 static hsp_status not_exact(const hsp_device *dev, int g, hsp_method m)
 {
     char list[96] = "";
-    for (int k = HSP_METHOD_HEAP; k <= HSP_METHOD_RMERGE; k++)
+    for (int k = HSP_METHOD_HEAP; k < HSP_NMETHODS; k++)
         if (dev->exact[g] & dev->methods[g] & 1u << k)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
                      hsp_method_name((hsp_method)k));

@@ -47,7 +47,7 @@ static char *trimmed(char *line)
 /* The method named by text, or -1. */
 static int method_named(const char *text)
 {
-    for (int m = HSP_METHOD_HEAP; m <= HSP_METHOD_RMERGE; m++)
+    for (int m = HSP_METHOD_HEAP; m < HSP_NMETHODS; m++)
         if (!strcmp(text, hsp_method_name((hsp_method)m))) return m;
     return -1;
 }

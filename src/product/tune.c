@@ -23,7 +23,7 @@
 
 /* A bin is given a method only where the matrices put MIN_ROWS rows or more
  * in it: the time of fewer is mostly the launch's, whatever the method. */
-enum { NMETHODS = HSP_METHOD_RMERGE + 1, NSPECS = 10, SECTION_BYTES = 32768, MIN_ROWS = 1024 };
+enum { NMETHODS = HSP_NMETHODS, NSPECS = 10, SECTION_BYTES = 32768, MIN_ROWS = 1024 };
 static const double MARGIN = 0.05; /* a method must beat the device's own by this */
 
 void hsp_tune_options_init(hsp_tune_options *t)
