@@ -33,7 +33,7 @@ static hsp_status read_checked(const char *path, const hsp_device *dev, const hs
         fuzz_fail("status %s: %s", hsp_strerror(s), hsp_errmsg());
     for (int k = 0; k < 2 && s == HSP_OK; k++)
         for (int b = 0; b < HSP_MAX_BINS; b++)
-            if (p.bin[k][b] < HSP_METHOD_DEFAULT || p.bin[k][b] > HSP_METHOD_RMERGE) fuzz_fail("bin %d: method %d", b, p.bin[k][b]);
+            if (p.bin[k][b] < HSP_METHOD_DEFAULT || p.bin[k][b] >= HSP_NMETHODS) fuzz_fail("bin %d: method %d", b, p.bin[k][b]);
     return s;
 }
 
