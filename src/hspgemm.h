@@ -225,7 +225,7 @@ typedef struct {
                              that a product gives the same bits each time it runs on the
                              same device (the CPU device always does).  GPU devices then
                              take RMerge where they would hash and merge where they would go
-                             dense, and a method that adds by atomics (hash, dense) is an
+                             dense, and a method that adds by atomics (hash, hash2, dense) is an
                              error; plans and resident AMG set-ups sum each row on one
                              work-item.  Slower on a GPU (README: Deterministic products).
                              Default 0 */

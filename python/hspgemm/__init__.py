@@ -374,8 +374,8 @@ class Context:
       pattern depends on the operands' patterns alone, whatever their values, as plans reuse it.
       amg_setup keeps them always.
     deterministic: every entry of C is summed in one fixed order, so that a product gives the
-      same bits on every run (GPU devices then take "rmerge" and "merge", not "hash" and "dense";
-      naming one of those two for a GPU raises).
+      same bits on every run (GPU devices then take "rmerge" and "merge", not "hash", "hash2" or
+      "dense"; naming one of those for a GPU raises).
     profile: a profile file that `hspgemm tune` wrote: the methods per bin a GPU device takes
       where methods leaves the choice to it.  None: the user's ($XDG_CONFIG_HOME/hspgemm/profile,
       else ~/.config/hspgemm/profile) where it exists; "none": no profile.  stats["profile"]
