@@ -503,6 +503,38 @@ int hsp_profile_path(const char *profile, char *path, size_t len);
  * profile (a context made afterwards does). */
 hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t);
 
+/* ---- Sparse times dense (SpMM) ------------------------------------------------ */
+
+/* A dense nrows x ncols matrix of floats or doubles (after precision) in the
+ * caller's array: entry (i, j) at values[i * ld + j] in row-major order,
+ * values[j * ld + i] in column-major order; ld at least ncols (row-major) or
+ * nrows (column-major), and at least 1. */
+typedef enum { HSP_ROW_MAJOR = 0, HSP_COL_MAJOR = 1 } hsp_order;
+typedef struct {
+    int32_t nrows, ncols;
+    int64_t ld;
+    hsp_order order;
+    hsp_precision precision;
+    void *values;
+} hsp_dense;
+
+/* Figures of one hsp_spmm. */
+typedef struct {
+    double ms;            /* the whole call */
+    int64_t flops;        /* 2 nnz(A) ncols(B) */
+    int threads;
+    char format[8];       /* A's storage the product read: "csr" */
+    char device[160];     /* what computed it */
+} hsp_spmm_stats;
+
+/* C = alpha A B + beta C: A valid CSR, B and C dense (either order each),
+ * all of one precision; B is ncols(A) x L and C nrows(A) x L.  Where beta is
+ * 0, C's old values are not read (a NaN there does not spread).  Runs on the
+ * context's CPU threads, rows split by their entries (README: Sparse times
+ * dense).  stats may be NULL. */
+hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
+                    hsp_dense *C, hsp_spmm_stats *stats);
+
 /* Names used by the CLI and in stats: "realloc", "heap", ... */
 const char *hsp_grow_name(hsp_grow g);
 const char *hsp_method_name(hsp_method m);

@@ -1,0 +1,132 @@
+/* spmm.c: hsp_spmm, a sparse matrix times a dense one on the context's CPU
+ * threads.  The operands are checked first; the rows are split into parts
+ * of about equal entries, taken by the threads as they come free, and each
+ * row of C is made SPMM_LC columns at a time, so that A's row is read once
+ * for that many columns of B (FastSpMM's passes, seed 001). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "context.h"
+#include "internal.h"
+
+enum { SPMM_LC = 8, PARTS_PER_THREAD = 8, MSG = 256 };
+
+/* One product: its operands, the strides of B's and C's entries (row i,
+ * column j at i * step[0] + j * step[1]), and its parts of rows. */
+typedef struct {
+    const hsp_csr *A;
+    const hsp_dense *B;
+    hsp_dense *C;
+    double alpha, beta;
+    int64_t b_step[2], c_step[2];
+    int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
+    hsp_status *status;          /* each part's check of A's rows */
+    char (*msg)[MSG];
+} spmm_run;
+
+#define VT float
+#define SF(name) name##_f
+#include "spmm_rows.h"
+#undef VT
+#undef SF
+#define VT double
+#define SF(name) name##_d
+#include "spmm_rows.h"
+#undef VT
+#undef SF
+
+/* The strides of M's entries: step[0] a row on, step[1] a column on. */
+static void dense_steps(const hsp_dense *M, int64_t step[2])
+{
+    step[0] = M->order == HSP_ROW_MAJOR ? M->ld : 1;
+    step[1] = M->order == HSP_ROW_MAJOR ? 1 : M->ld;
+}
+
+/* Check dense operand M (named name) against the shape and precision the
+ * product needs. */
+static hsp_status check_dense(const hsp_dense *M, const char *name, int32_t nrows, int32_t ncols,
+                              hsp_precision precision)
+{
+    if (!M) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s is NULL", name);
+    if (M->order != HSP_ROW_MAJOR && M->order != HSP_COL_MAJOR)
+        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s: unknown order %d", name, (int)M->order);
+    if (M->precision != precision)
+        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s is %s and A %s: give them one precision", name,
+                        M->precision == HSP_DOUBLE ? "double" : "float", precision == HSP_DOUBLE ? "double" : "float");
+    if (M->nrows != nrows || M->ncols != ncols)
+        return hsp_fail(HSP_ERR_SHAPE, "hsp_spmm: %s is %d x %d; the product needs %d x %d", name, M->nrows,
+                        M->ncols, nrows, ncols);
+    int64_t inner = M->order == HSP_ROW_MAJOR ? ncols : nrows, outer = M->order == HSP_ROW_MAJOR ? nrows : ncols;
+    int64_t least = inner > 1 ? inner : 1, end;
+    if (M->ld < least)
+        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s: ld %lld is less than %lld (%s)", name, (long long)M->ld,
+                        (long long)least, M->order == HSP_ROW_MAJOR ? "its columns, row-major" : "its rows, column-major");
+    if (outer > 0 && (hsp_mul_overflows(outer - 1, M->ld, &end) || hsp_add_overflows(end, inner, &end) ||
+                      hsp_mul_overflows(end, M->precision == HSP_DOUBLE ? 8 : 4, &end)))
+        return hsp_fail(HSP_ERR_OVERFLOW, "hsp_spmm: %s: its array's size overflows 64 bits", name);
+    if (!M->values && nrows && ncols) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s has no values", name);
+    return HSP_OK;
+}
+
+/* Part p's rows of A checked. */
+static void check_part(void *arg, int tid, int64_t p)
+{
+    spmm_run *r = arg;
+    (void)tid;
+    r->status[p] = hsp_csr_check_rows(r->A, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
+    if (r->status[p] != HSP_OK) snprintf(r->msg[p], MSG, "%s", hsp_errmsg());
+}
+
+/* Part p's rows of C. */
+static void spmm_part(void *arg, int tid, int64_t p)
+{
+    spmm_run *r = arg;
+    (void)tid;
+    if (r->A->precision == HSP_DOUBLE) spmm_rows_d(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
+    else spmm_rows_f(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
+}
+
+/* The product on the pool: A's rows checked by parts, then computed. */
+static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r)
+{
+    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, nparts;
+    r->cut = malloc((size_t)(want + 1) * sizeof *r->cut);
+    r->status = malloc((size_t)want * sizeof *r->status);
+    r->msg = malloc((size_t)want * sizeof *r->msg);
+    hsp_status s = r->cut && r->status && r->msg ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
+    if (s == HSP_OK) {
+        nparts = hsp_split_weighted(r->A->rowptr, r->A->nrows, want, r->cut);
+        hsp_pool_chunks(pool, nparts, check_part, r);
+        for (int64_t p = 0; p < nparts && s == HSP_OK; p++)
+            if (r->status[p] != HSP_OK) s = hsp_fail(r->status[p], "hsp_spmm: A: %s", r->msg[p]);
+        if (s == HSP_OK) hsp_pool_chunks(pool, nparts, spmm_part, r);
+    }
+    free(r->cut), free(r->status), free(r->msg);
+    return s;
+}
+
+hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
+                    hsp_dense *C, hsp_spmm_stats *stats)
+{
+    double t0 = hsp_now_ms();
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: ctx is NULL");
+    if (!A) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: A is NULL");
+    hsp_status s = hsp_csr_check_header(A);
+    if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
+    if ((s = check_dense(B, "B", A->ncols, B ? B->ncols : 0, A->precision)) != HSP_OK) return s;
+    if ((s = check_dense(C, "C", A->nrows, B->ncols, A->precision)) != HSP_OK) return s;
+    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, NULL, NULL};
+    dense_steps(B, r.b_step), dense_steps(C, r.c_step);
+    hsp_context_lock(ctx);
+    s = spmm_on_pool(ctx->pool, &r);
+    if (s == HSP_OK && stats) {
+        *stats = (hsp_spmm_stats){0};
+        if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;
+        stats->threads = hsp_pool_size(ctx->pool);
+        snprintf(stats->format, sizeof stats->format, "csr");
+        snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
+        stats->ms = hsp_now_ms() - t0;
+    }
+    hsp_context_unlock(ctx);
+    return s;
+}

@@ -1,0 +1,185 @@
+/* t_spmm.c: hsp_spmm, C = alpha A B + beta C, against a plain triple loop in
+ * double: both precisions, B and C in either order with padded leading
+ * dimensions, L = 1 and L not a multiple of the columns a pass takes,
+ * alpha and beta cases, empty rows and one very long row, rectangular A;
+ * beta = 0 ignores C's old values; bad operands are refused with C
+ * untouched. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ref.h"
+#include "tap.h"
+
+/* A dense operand of nrows x ncols in order, its leading dimension padded by
+ * pad, values v(i, j) from seed (NaN when fill_nan). */
+static hsp_dense dense(int32_t nrows, int32_t ncols, hsp_order order, int pad, hsp_precision prec, uint64_t seed,
+                       int fill_nan)
+{
+    int64_t ld = (order == HSP_ROW_MAJOR ? ncols : nrows) + pad, outer = order == HSP_ROW_MAJOR ? nrows : ncols;
+    size_t n = (size_t)(outer * ld > 0 ? outer * ld : 1), size = prec == HSP_DOUBLE ? 8 : 4;
+    hsp_dense M = {nrows, ncols, ld, order, prec, calloc(n, size)};
+    for (size_t k = 0; k < n; k++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double v = fill_nan ? NAN : (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+        if (prec == HSP_DOUBLE) ((double *)M.values)[k] = v;
+        else ((float *)M.values)[k] = (float)v;
+    }
+    return M;
+}
+
+/* Entry (i, j) of M. */
+static double at(const hsp_dense *M, int32_t i, int32_t j)
+{
+    int64_t k = M->order == HSP_ROW_MAJOR ? i * M->ld + j : j * M->ld + i;
+    return M->precision == HSP_DOUBLE ? ((const double *)M->values)[k] : ((const float *)M->values)[k];
+}
+
+/* Bytes of M's array. */
+static size_t dense_bytes(const hsp_dense *M)
+{
+    int64_t outer = M->order == HSP_ROW_MAJOR ? M->nrows : M->ncols;
+    return (size_t)(outer * M->ld > 0 ? outer * M->ld : 1) * (M->precision == HSP_DOUBLE ? 8 : 4);
+}
+
+/* Is C = alpha A B + beta C0 within rounding?  why gets the first entry off. */
+static int matches(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C0, const hsp_dense *C, double alpha,
+                   double beta, char *why, size_t len)
+{
+    double eps = A->precision == HSP_DOUBLE ? 2.3e-16 : 1.2e-7;
+    for (int32_t i = 0; i < A->nrows; i++)
+        for (int32_t j = 0; j < B->ncols; j++) {
+            double sum = 0, mag = 0;
+            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+                double a = A->precision == HSP_DOUBLE ? ((double *)A->values)[p] : ((float *)A->values)[p];
+                sum += a * at(B, A->colidx[p], j), mag += fabs(a * at(B, A->colidx[p], j));
+            }
+            double want = alpha * sum + (beta != 0 ? beta * at(C0, i, j) : 0);
+            double bound = 4 * eps * ((double)(A->rowptr[i + 1] - A->rowptr[i]) + 2) *
+                           (fabs(alpha) * mag + fabs(beta) * (beta != 0 ? fabs(at(C0, i, j)) : 0)) + 1e-300;
+            if (!(fabs(at(C, i, j) - want) <= bound)) {
+                snprintf(why, len, "C(%d, %d) = %.17g, want %.17g", i, j, at(C, i, j), want);
+                return 0;
+            }
+        }
+    return 1;
+}
+
+/* A of nrows x ncols: random rows of 0 to 12 entries, and row 3 full. */
+static hsp_csr *operand(int32_t nrows, int32_t ncols, hsp_precision prec)
+{
+    hsp_csr *R = ref_random(nrows, ncols, 0, 12, prec, 7), *A = NULL;
+    int64_t nnz = R->nnz - (R->rowptr[4] - R->rowptr[3]) + ncols;
+    hsp_csr_create(nrows, ncols, nnz, prec, &A);
+    size_t vs = prec == HSP_DOUBLE ? 8 : 4;
+    for (int32_t i = 0, at_ = 0; i < nrows; i++) {
+        int64_t n = i == 3 ? ncols : R->rowptr[i + 1] - R->rowptr[i];
+        for (int64_t k = 0; k < n; k++) {
+            A->colidx[at_ + k] = i == 3 ? (int32_t)k : R->colidx[R->rowptr[i] + k];
+            memcpy((char *)A->values + (at_ + k) * vs, (char *)R->values + (i == 3 ? k % R->nnz : R->rowptr[i] + k) * vs, vs);
+        }
+        at_ += (int32_t)n, A->rowptr[i + 1] = at_;
+    }
+    hsp_csr_free(R);
+    return A;
+}
+
+/* Every precision, order pair, width and (alpha, beta): C checked. */
+static void products(hsp_context *ctx)
+{
+    static const int32_t widths[] = {1, 7, 8, 13};
+    static const double ab[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}};
+    for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+        hsp_csr *A = operand(300, 200, prec);
+        for (int ob = 0; ob < 2; ob++)
+            for (int oc = 0; oc < 2; oc++)
+                for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+                    for (size_t k = 0; k < sizeof ab / sizeof *ab; k++) {
+                        int32_t L = widths[w];
+                        hsp_dense B = dense(200, L, (hsp_order)ob, 3, prec, 11 + w, 0);
+                        hsp_dense C = dense(300, L, (hsp_order)oc, 2, prec, 29 + k, 0), C0 = C;
+                        C0.values = malloc(dense_bytes(&C));
+                        memcpy(C0.values, C.values, dense_bytes(&C));
+                        hsp_spmm_stats st;
+                        char why[160] = "";
+                        hsp_status s = hsp_spmm(ctx, ab[k][0], A, &B, ab[k][1], &C, &st);
+                        int ok = s == HSP_OK && matches(A, &B, &C0, &C, ab[k][0], ab[k][1], why, sizeof why) &&
+                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, "csr");
+                        tap_ok(ok, "%s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
+                               prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
+                               oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "",
+                               s != HSP_OK ? hsp_errmsg() : why);
+                        free(B.values), free(C.values), free(C0.values);
+                    }
+        hsp_csr_free(A);
+    }
+}
+
+/* beta = 0: C's old values (NaN) are not read; empty shapes. */
+static void edges(hsp_context *ctx)
+{
+    hsp_csr *A = operand(50, 40, HSP_DOUBLE);
+    hsp_dense B = dense(40, 5, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 3, 0), C = dense(50, 5, HSP_COL_MAJOR, 0, HSP_DOUBLE, 0, 1);
+    int clean = hsp_spmm(ctx, 1, A, &B, 0, &C, NULL) == HSP_OK;
+    for (int32_t i = 0; clean && i < 50; i++)
+        for (int32_t j = 0; j < 5; j++) clean &= !isnan(at(&C, i, j));
+    tap_ok(clean, "beta = 0: C's old values, all NaN, are not read");
+    free(B.values), free(C.values);
+    hsp_dense B0 = dense(40, 0, HSP_ROW_MAJOR, 1, HSP_DOUBLE, 3, 0), C0 = dense(50, 0, HSP_ROW_MAJOR, 1, HSP_DOUBLE, 0, 0);
+    tap_ok(hsp_spmm(ctx, 1, A, &B0, 0, &C0, NULL) == HSP_OK, "L = 0: nothing to do, no error");
+    free(B0.values), free(C0.values);
+    hsp_csr_free(A);
+    hsp_csr *E = NULL;
+    hsp_csr_create(0, 4, 0, HSP_FLOAT, &E);
+    hsp_dense BE = dense(4, 3, HSP_ROW_MAJOR, 0, HSP_FLOAT, 1, 0), CE = dense(0, 3, HSP_ROW_MAJOR, 0, HSP_FLOAT, 0, 0);
+    tap_ok(hsp_spmm(ctx, 1, E, &BE, 1, &CE, NULL) == HSP_OK, "A with no rows: C of no rows");
+    free(BE.values), free(CE.values), hsp_csr_free(E);
+}
+
+/* Call with B and C given; it must fail with want, C untouched. */
+static void refused(hsp_context *ctx, const hsp_csr *A, const hsp_dense *B, hsp_dense *C, hsp_status want,
+                    const char *what)
+{
+    size_t n = C && C->values ? dense_bytes(C) : 0;
+    void *copy = n ? malloc(n) : NULL;
+    if (n) memcpy(copy, C->values, n);
+    hsp_status s = hsp_spmm(ctx, 1, A, B, 1, C, NULL);
+    tap_ok(s == want && (!n || !memcmp(copy, C->values, n)), "%s: %s, C untouched (%s)", what, hsp_strerror(want),
+           s == HSP_OK ? "succeeded" : hsp_errmsg());
+    free(copy);
+}
+
+/* Bad operands. */
+static void errors(hsp_context *ctx)
+{
+    hsp_csr *A = operand(30, 20, HSP_DOUBLE);
+    hsp_dense B = dense(20, 4, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 5, 0), C = dense(30, 4, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 6, 0);
+    hsp_dense Bshort = B, Cwide = C, Bfloat = B, Blow = B, Bnone = B, Border = B;
+    Bshort.nrows = 19, Cwide.ncols = 5, Bfloat.precision = HSP_FLOAT, Blow.ld = 3, Bnone.values = NULL;
+    Border.order = (hsp_order)7;
+    refused(ctx, A, &Bshort, &C, HSP_ERR_SHAPE, "B's rows are not A's columns");
+    refused(ctx, A, &B, &Cwide, HSP_ERR_SHAPE, "C's columns are not B's");
+    refused(ctx, A, &Bfloat, &C, HSP_ERR_ARG, "B of another precision");
+    refused(ctx, A, &Blow, &C, HSP_ERR_ARG, "B's ld below its columns (row-major)");
+    refused(ctx, A, &Bnone, &C, HSP_ERR_ARG, "B without values");
+    refused(ctx, A, &Border, &C, HSP_ERR_ARG, "B of an unknown order");
+    refused(ctx, A, NULL, &C, HSP_ERR_ARG, "B NULL");
+    refused(ctx, NULL, &B, &C, HSP_ERR_ARG, "A NULL");
+    int32_t keep = A->colidx[A->rowptr[3] + 1];
+    A->colidx[A->rowptr[3] + 1] = A->colidx[A->rowptr[3]]; /* row 3 (full): a duplicate column */
+    refused(ctx, A, &B, &C, HSP_ERR_INVALID_CSR, "A with a duplicate column in row 3");
+    A->colidx[A->rowptr[3] + 1] = keep;
+    tap_ok(hsp_spmm(NULL, 1, A, &B, 0, &C, NULL) == HSP_ERR_ARG, "no context: HSP_ERR_ARG");
+    free(B.values), free(C.values), hsp_csr_free(A);
+}
+
+int main(void)
+{
+    hsp_context *ctx = ref_context();
+    if (!tap_ok(ctx != NULL, "a context on %s", ref_device())) return tap_done();
+    products(ctx);
+    edges(ctx);
+    errors(ctx);
+    hsp_context_free(ctx);
+    return tap_done();
+}
