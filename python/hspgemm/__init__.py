@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import DTypeLike
+from numpy.typing import ArrayLike, DTypeLike
 
 try:
     from . import _core
@@ -36,7 +36,7 @@ except ImportError as e:
                       "sources, found first from their parent folder): install the package (pip install ./python "
                       "in the repository) and import it from another folder") from None
 
-__all__ = ["matmul", "rap", "transpose", "generate", "devices", "release_memory", "Context",
+__all__ = ["matmul", "spmm", "rap", "transpose", "generate", "devices", "release_memory", "Context",
            "amg_setup", "amg_resetup", "pyamg_solver", "Hierarchy", "Level",
            "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
            "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
@@ -404,6 +404,36 @@ class Context:
         C = _as_scipy_types(_result(m, self._unsorted), precision, (A, B))
         return (C, st) if stats else C
 
+    def spmm(self, A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0,
+             out: np.ndarray | None = None, precision: DTypeLike | None = None,
+             stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
+        """alpha * A @ X + beta * out for a sparse A and a dense X (numpy, one or two dimensions,
+        either order), as a numpy array in X's order; with out (writable, C- or F-contiguous, of
+        the result's shape and dtype) computed in place there.  On the context's CPU threads."""
+        A = _check_sparse(A, "A")
+        X = np.asarray(X)
+        if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
+            raise ArgumentError(f"X: give a numpy array of one or two dimensions of real values, not "
+                                f"{X.ndim} of {X.dtype}")
+        dtype = _dtype(precision, (A, X))
+        X2 = X.reshape(-1, 1) if X.ndim == 1 else X
+        shape = (A.shape[0],) + X.shape[1:]
+        if out is None:
+            if beta != 0:
+                raise ArgumentError("beta: give out, the array it scales")
+            colmajor = X2.flags.f_contiguous and not X2.flags.c_contiguous
+            out = np.empty(shape, dtype, order="F" if colmajor else "C")
+        elif not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == dtype and out.flags.writeable
+                  and (out.flags.c_contiguous or out.flags.f_contiguous)):
+            raise ArgumentError(f"out: give a writable contiguous numpy array of shape {shape} and dtype "
+                                f"{np.dtype(dtype).name}")
+        Y = out.reshape(-1, 1) if out.ndim == 1 else out
+        colmajor = Y.flags.f_contiguous and not Y.flags.c_contiguous
+        x = np.asfortranarray(X2, dtype) if colmajor else np.ascontiguousarray(X2, dtype)
+        st = _call(self._ctx.spmm, _operand(A, dtype, "A"), x.T if colmajor else x, Y.T if colmajor else Y,
+                   Y.shape[1], colmajor, float(alpha), float(beta), stats)
+        return (out, st) if stats else out
+
     def rap(self, A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap",
             precision: DTypeLike | None = None,
             stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
@@ -483,6 +513,18 @@ def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, gr
     """
     return _shared_context(device, threads, grow, methods, unsorted, drop_zeros).matmul(A, B, precision=precision,
                                                                                          stats=stats)
+
+
+def spmm(A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
+         device: str = "auto", threads: int = 0, precision: DTypeLike | None = None,
+         stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
+    """alpha * A @ X + beta * out: a sparse A (scipy.sparse) times a dense X (numpy, a vector or a
+    matrix, C or Fortran order), as a numpy array in X's order (see Context.spmm; device and
+    threads as hspgemm.Context).  Values as matmul takes them (precision: "float32" or "float64",
+    None = float32 where both are float32, else float64).  stats: also return {ms, flops, threads,
+    format, device}."""
+    return _shared_context(device, threads, "realloc", None).spmm(A, X, alpha=alpha, beta=beta, out=out,
+                                                                  precision=precision, stats=stats)
 
 
 def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = "auto",

@@ -410,6 +410,42 @@ static PyObject *context_rap(Context *self, PyObject *args)
     return finish(s, C, stats);
 }
 
+/* spmm(A, X, Y, L, colmajor, alpha, beta, stats): Y = alpha A X + beta Y in
+ * place, X and Y dense of L columns over the caller's buffers (row-major,
+ * or column-major where colmajor), packed (ld = L, or the rows). */
+static PyObject *context_spmm(Context *self, PyObject *args)
+{
+    PyObject *ta;
+    Py_buffer x, y;
+    int ncols, colmajor, want_stats = 0;
+    double alpha, beta;
+    matrix_in a;
+    if (!PyArg_ParseTuple(args, "Oy*w*iidd|p", &ta, &x, &y, &ncols, &colmajor, &alpha, &beta, &want_stats))
+        return NULL;
+    if (matrix_in_parse(ta, &a, "A") < 0) return PyBuffer_Release(&x), PyBuffer_Release(&y), NULL;
+    hsp_order order = colmajor ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
+    hsp_dense X = {a.csr.ncols, ncols, colmajor ? a.csr.ncols : ncols, order, a.csr.precision, x.buf};
+    hsp_dense Y = {a.csr.nrows, ncols, colmajor ? a.csr.nrows : ncols, order, a.csr.precision, y.buf};
+    Py_ssize_t item = a.csr.precision == HSP_DOUBLE ? 8 : 4;
+    PyObject *out = NULL;
+    if (x.len != (Py_ssize_t)a.csr.ncols * ncols * item || y.len != (Py_ssize_t)a.csr.nrows * ncols * item)
+        raise_message(HSP_ERR_SHAPE, "spmm: X or Y does not hold the values its shape needs");
+    else if (context_enter(self) == 0) {
+        hsp_spmm_stats st;
+        hsp_status s;
+        Py_BEGIN_ALLOW_THREADS
+        s = hsp_spmm(self->ctx, alpha, &a.csr, &X, beta, &Y, &st);
+        PyThread_release_lock(self->lock);
+        Py_END_ALLOW_THREADS
+        if (s != HSP_OK) raise_status(s);
+        else if (!want_stats) out = Py_NewRef(Py_None);
+        else out = Py_BuildValue("{s:d,s:L,s:i,s:s,s:s}", "ms", st.ms, "flops", (long long)st.flops, "threads",
+                                 st.threads, "format", st.format, "device", st.device);
+    }
+    release_in(&a), PyBuffer_Release(&x), PyBuffer_Release(&y);
+    return out;
+}
+
 static PyObject *context_amg_setup(Context *self, PyObject *args);
 
 static PyMethodDef context_methods[] = {
@@ -417,6 +453,8 @@ static PyMethodDef context_methods[] = {
      "amg_setup(A, theta, omega, max_levels, coarse_size, order) -> Hierarchy"},
     {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
+    {"spmm", (PyCFunction)context_spmm, METH_VARARGS,
+     "spmm(A, X, Y, L, colmajor, alpha, beta, stats=False) -> None or stats: Y = alpha A X + beta Y"},
     {"rap", (PyCFunction)context_rap, METH_VARARGS,
      "rap(R or None, A, P, order=0, stats=False) -> (C, [stats, stats] or None)"},
     {"close", (PyCFunction)context_close, METH_NOARGS, "close() frees the context and its device"},

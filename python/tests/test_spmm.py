@@ -1,0 +1,58 @@
+"""hspgemm.spmm (a sparse matrix times a dense one) against scipy's A @ X, and its errors."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hspgemm
+
+DEVICE = "cpu"
+
+
+def operand(m, n, dtype, seed=3):
+    """An m x n random CSR array with every third row empty and row 1 full."""
+    rng = np.random.default_rng(seed)
+    A = sp.random_array((m, n), density=0.05, format="lil", dtype=dtype, rng=rng)
+    A[1, :] = rng.uniform(-1, 1, n)
+    A = sp.csr_array(A)
+    return sp.csr_array(sp.diags_array((np.arange(m) % 3 != 0).astype(dtype)) @ A)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("L", [1, 7, 8, 13])
+def test_against_scipy(dtype, order, L):
+    A = operand(120, 90, dtype)
+    X = np.asarray(np.random.default_rng(L).uniform(-1, 1, (90, L)), dtype=dtype, order=order)
+    Y = hspgemm.spmm(A, X, device=DEVICE)
+    assert Y.dtype == dtype and Y.shape == (120, L)
+    assert Y.flags.f_contiguous if order == "F" and L > 1 else Y.flags.c_contiguous
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(Y, A @ X, rtol=tol, atol=tol)
+
+
+def test_vector_alpha_beta_out_and_stats():
+    A = operand(60, 40, np.float64)
+    x = np.linspace(-1, 1, 40)
+    y = hspgemm.spmm(A, x, device=DEVICE)
+    assert y.shape == (60,)
+    np.testing.assert_allclose(y, A @ x, rtol=1e-12, atol=1e-12)
+    X = np.ones((40, 3), order="F")
+    out = np.full((60, 3), 2.0, order="F")
+    got, st = hspgemm.spmm(A, X, alpha=0.5, beta=-1.0, out=out, device=DEVICE, stats=True)
+    assert got is out
+    np.testing.assert_allclose(out, 0.5 * (A @ X) - 2.0, rtol=1e-12, atol=1e-12)
+    assert st["flops"] == 2 * A.nnz * 3 and st["format"] == "csr" and st["ms"] >= 0
+
+
+def test_errors_leave_out_untouched():
+    A = operand(30, 20, np.float64)
+    with pytest.raises(hspgemm.ShapeError):
+        hspgemm.spmm(A, np.ones((19, 2)), device=DEVICE)
+    with pytest.raises(hspgemm.ArgumentError):
+        hspgemm.spmm(A, np.ones((20, 2)), beta=1.0, device=DEVICE)
+    out = np.full((30, 2), 7.0)
+    with pytest.raises(hspgemm.ArgumentError):
+        hspgemm.spmm(A, np.ones((20, 2)), out=out.astype(np.float32), device=DEVICE)
+    with pytest.raises(hspgemm.ArgumentError):
+        hspgemm.spmm(A, np.ones((20, 2, 2)), device=DEVICE)
+    assert np.all(out == 7.0)
