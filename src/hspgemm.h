@@ -518,6 +518,18 @@ typedef struct {
     void *values;
 } hsp_dense;
 
+/* Read a Matrix Market array file ("%%MatrixMarket matrix array real
+ * general", or integer: the size line "M N", then M N values column by
+ * column, one a line) into a new column-major *out of precision (ld the
+ * rows, at least 1); errors name the line (a value that is not a finite
+ * number of the precision, too few or too many values).  hsp_dense_free
+ * frees what it allocated. */
+hsp_status hsp_mm_read_dense(const char *path, hsp_precision precision, hsp_dense *out);
+/* Write M (either order) as such a file (a regular file whole or not at all). */
+hsp_status hsp_mm_write_dense(const char *path, const hsp_dense *M);
+/* Free the values hsp_mm_read_dense allocated (M->values NULL after; M may be NULL). */
+void hsp_dense_free(hsp_dense *M);
+
 /* Figures of one hsp_spmm. */
 typedef struct {
     double ms;            /* the whole call */

@@ -157,6 +157,88 @@ static void test_limit(void)
            hsp_errmsg());
 }
 
+/* The path of a scratch file holding text. */
+static const char *scratch(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/t_mmio_%d.mtx", (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+    return path;
+}
+
+/* Dense array files: a round trip of both precisions and orders, the
+ * tests' array file, and malformed ones, each refused naming its line. */
+static void test_dense(void)
+{
+    static const double v[] = {1.5, -2, 1e-7, 3.25, 0, 7, -0.125, 1e20, 2, 5, -6, 0.3};
+    for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++)
+        for (int order = 0; order < 2; order++) {
+            size_t size = prec == HSP_DOUBLE ? 8 : 4;
+            hsp_dense M = {3, 4, order ? 5 : 6, (hsp_order)order, prec, calloc(30, size)}, R;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 4; j++) {
+                    int64_t k = order ? j * M.ld + i : i * M.ld + j;
+                    if (prec == HSP_DOUBLE) ((double *)M.values)[k] = v[i * 4 + j];
+                    else ((float *)M.values)[k] = (float)v[i * 4 + j];
+                }
+            const char *path = scratch("");
+            int ok = hsp_mm_write_dense(path, &M) == HSP_OK && hsp_mm_read_dense(path, prec, &R) == HSP_OK &&
+                     R.nrows == 3 && R.ncols == 4 && R.order == HSP_COL_MAJOR && R.ld == 3;
+            for (int i = 0; ok && i < 3; i++)
+                for (int j = 0; j < 4; j++) {
+                    int64_t k = order ? j * M.ld + i : i * M.ld + j;
+                    ok &= prec == HSP_DOUBLE ? ((double *)R.values)[j * 3 + i] == ((double *)M.values)[k]
+                                             : ((float *)R.values)[j * 3 + i] == ((float *)M.values)[k];
+                }
+            tap_ok(ok, "a %s %s dense matrix with padded ld, written and read back the same (column-major)",
+                   prec == HSP_DOUBLE ? "double" : "float", order ? "column-major" : "row-major");
+            hsp_dense_free(&R), free(M.values), remove(path);
+        }
+    hsp_dense R;
+    hsp_status read = hsp_mm_read_dense(data("bad_array.mtx"), HSP_DOUBLE, &R);
+    tap_ok(read == HSP_OK && R.nrows == 2 && R.ncols == 2 && ((double *)R.values)[1] == 2,
+           "tests/data/bad_array.mtx (refused as coordinate) reads as a 2 x 2 dense matrix");
+    hsp_dense_free(&R);
+    static const struct {
+        const char *text, *msg;
+        hsp_status want;
+    } bad[] = {
+        {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n% a comment\n", "the file ends after 3 of 4 values",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n", ":5: more values than the 2 declared",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix array real general\n1 2\n1\nnan\n", ":4: the value 'nan' is not a finite double",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix array real general\n1 2\n1 2\n", ":3: unexpected text '2' after the value",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix array real general\n1 2 2\n1\n2\n", ":2: the size line of an array",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix array real general\n100 100\n1\n", ":2: 100 x 100 values declared",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n", ":1: format 'coordinate'",
+         HSP_ERR_UNSUPPORTED},
+        {"%%MatrixMarket matrix array pattern general\n1 1\n1\n", ":1: field 'pattern'", HSP_ERR_UNSUPPORTED},
+        {"%%MatrixMarket matrix array real symmetric\n1 1\n1\n", ":1: symmetry 'symmetric'", HSP_ERR_UNSUPPORTED},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        hsp_dense D = {1, 1, 1, HSP_ROW_MAJOR, HSP_DOUBLE, &D};
+        hsp_status s = hsp_mm_read_dense(scratch(bad[k].text), HSP_DOUBLE, &D);
+        tap_ok(s == bad[k].want && !D.values && strstr(hsp_errmsg(), bad[k].msg), "dense: %s", hsp_errmsg());
+    }
+    remove(scratch(""));
+    double one = 1;
+    hsp_dense low = {2, 3, 2, HSP_ROW_MAJOR, HSP_DOUBLE, &one};
+    const char *path = scratch("kept\n");
+    char line[16] = "";
+    hsp_status s = hsp_mm_write_dense(path, &low);
+    FILE *f = fopen(path, "r");
+    if (f) fgets(line, sizeof line, f), fclose(f);
+    tap_ok(s == HSP_ERR_ARG && !strcmp(line, "kept\n") && strstr(hsp_errmsg(), "ld 2 is less than 3"),
+           "a dense matrix whose ld is below its columns is not written, the file kept: %s", hsp_errmsg());
+    remove(path);
+}
+
 int main(void)
 {
     test_variants();
@@ -164,5 +246,6 @@ int main(void)
     test_malformed();
     test_float_range();
     test_limit();
+    test_dense();
     return tap_done();
 }

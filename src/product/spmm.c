@@ -42,30 +42,21 @@ static void dense_steps(const hsp_dense *M, int64_t step[2])
     step[1] = M->order == HSP_ROW_MAJOR ? 1 : M->ld;
 }
 
-/* Check dense operand M (named name) against the shape and precision the
- * product needs. */
+/* Check dense operand M (named name): its layout, and the shape and
+ * precision the product needs. */
 static hsp_status check_dense(const hsp_dense *M, const char *name, int32_t nrows, int32_t ncols,
                               hsp_precision precision)
 {
-    if (!M) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s is NULL", name);
-    if (M->order != HSP_ROW_MAJOR && M->order != HSP_COL_MAJOR)
-        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s: unknown order %d", name, (int)M->order);
-    if (M->precision != precision)
-        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s is %s and A %s: give them one precision", name,
-                        M->precision == HSP_DOUBLE ? "double" : "float", precision == HSP_DOUBLE ? "double" : "float");
-    if (M->nrows != nrows || M->ncols != ncols)
-        return hsp_fail(HSP_ERR_SHAPE, "hsp_spmm: %s is %d x %d; the product needs %d x %d", name, M->nrows,
-                        M->ncols, nrows, ncols);
-    int64_t inner = M->order == HSP_ROW_MAJOR ? ncols : nrows, outer = M->order == HSP_ROW_MAJOR ? nrows : ncols;
-    int64_t least = inner > 1 ? inner : 1, end;
-    if (M->ld < least)
-        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s: ld %lld is less than %lld (%s)", name, (long long)M->ld,
-                        (long long)least, M->order == HSP_ROW_MAJOR ? "its columns, row-major" : "its rows, column-major");
-    if (outer > 0 && (hsp_mul_overflows(outer - 1, M->ld, &end) || hsp_add_overflows(end, inner, &end) ||
-                      hsp_mul_overflows(end, M->precision == HSP_DOUBLE ? 8 : 4, &end)))
-        return hsp_fail(HSP_ERR_OVERFLOW, "hsp_spmm: %s: its array's size overflows 64 bits", name);
-    if (!M->values && nrows && ncols) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: %s has no values", name);
-    return HSP_OK;
+    char who[24];
+    snprintf(who, sizeof who, "hsp_spmm: %s", name);
+    if (M && (M->nrows != nrows || M->ncols != ncols))
+        return hsp_fail(HSP_ERR_SHAPE, "%s is %d x %d; the product needs %d x %d", who, M->nrows, M->ncols, nrows,
+                        ncols);
+    hsp_status s = hsp_dense_check(M, who);
+    if (s == HSP_OK && M->precision != precision)
+        s = hsp_fail(HSP_ERR_ARG, "%s is %s and A %s: give them one precision", who,
+                     M->precision == HSP_DOUBLE ? "double" : "float", precision == HSP_DOUBLE ? "double" : "float");
+    return s;
 }
 
 /* Part p's rows of A checked. */

@@ -1,0 +1,62 @@
+/* mm_text.h: the text of Matrix Market files (private to the library): a
+ * file read a line at a time in large chunks, numbers parsed and checked,
+ * the banner, numbers written, and a file written whole or not at all.
+ * mmio.c reads and writes coordinate files with it, mm_dense.c array files. */
+#ifndef HSP_MM_TEXT_H
+#define HSP_MM_TEXT_H
+
+#include <stdio.h>
+#include "internal.h"
+
+enum { MM_CHUNK = 1 << 22 };
+
+/* A file read in large chunks, a line at a time. */
+typedef struct {
+    FILE *f;
+    const char *path;
+    char *buf;
+    size_t cap, len, pos;
+    int64_t line, bytes_read, size;
+    hsp_precision precision; /* of the matrix read: its values must fit */
+    int64_t mem_limit;       /* bytes reading may take; 0: the machine's memory */
+    hsp_progress progress;
+} mm_reader;
+
+/* Open path to read a matrix of precision (a progress display where
+ * progress is set); nothing is left open on failure.  mm_close closes it and
+ * returns s, or the read error where s is HSP_OK. */
+hsp_status mm_open(mm_reader *r, const char *path, hsp_precision precision, int64_t mem_limit, int progress);
+hsp_status mm_close(mm_reader *r, hsp_status s);
+/* The next line without its newline, or NULL at the end of the file; the
+ * next that is neither a comment nor blank. */
+char *mm_next_line(mm_reader *r);
+char *mm_next_data_line(mm_reader *r);
+/* The bytes left to read. */
+int64_t mm_bytes_left(const mm_reader *r);
+const char *mm_skip_blanks(const char *p);
+/* A decimal integer, or a number, at *p (advanced past it); 0 when there is none. */
+int mm_read_integer(const char **p, int64_t *out);
+int mm_read_real(const char **p, double *out);
+/* The number at *p, which must be a finite value of r's precision, and the
+ * line's only text after it; the error names the line. */
+hsp_status mm_read_value(const mm_reader *r, const char **p, double *v);
+
+/* What the banner says. */
+typedef struct {
+    int pattern, symmetric, skew;
+} mm_banner;
+/* Parse "%%MatrixMarket matrix FORMAT FIELD SYMMETRY", whose FORMAT must be
+ * format ("coordinate" or "array"; an array is real or integer, general). */
+hsp_status mm_parse_banner(const mm_reader *r, const char *line, const char *format, mm_banner *b);
+
+/* Append the decimal digits of v, or value v (whole numbers as integers,
+ * others with the digits to read back the same float or double); return
+ * the new end. */
+char *mm_put_integer(char *p, int64_t v);
+char *mm_put_value(char *p, double v, hsp_precision precision);
+/* Write path by put(f, arg, buf), which returns nonzero on failure (buf:
+ * MM_CHUNK + 256 bytes); a regular file through a new file beside it,
+ * renamed over it once whole, so that a failed write leaves what was there. */
+hsp_status mm_write_file(const char *path, int (*put)(FILE *f, const void *arg, char *buf), const void *arg);
+
+#endif
