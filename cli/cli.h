@@ -25,6 +25,8 @@ typedef struct {
     int stats;            /* 0 none, 1 table, 2 json */
     int repeat;           /* 0 when not given */
     int64_t rows;         /* tune: --rows=N, 0 when not given */
+    int32_t cols;         /* spmm: --cols=L, columns of a generated B (0 when not given) */
+    hsp_order layout;     /* spmm: --layout=row|col, of a generated B and of C */
     int quiet;
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
     int digest;           /* --digest: print a digest of C's bits */
@@ -218,6 +220,7 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_spmm(int argc, char **argv);
 int cmd_rap(int argc, char **argv);
 int cmd_amg_setup(int argc, char **argv);
 /* "r-ap" or "ra-p". */

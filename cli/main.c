@@ -8,6 +8,7 @@ static const char usage[] =
     "commands:\n"
     "  multiply A B -o C   C = A*B\n"
     "  square A -o C       C = A*A\n"
+    "  spmm A [B] -o C     C = A*B, B and C dense (sparse times dense)\n"
     "  gen KIND ARGS -o A  write a generated matrix\n"
     "  info A              shape, row lengths and the bins of A*A\n"
     "  rap [R] A P -o C    C = R*A*P, a Galerkin product (R = P^T when not given)\n"
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "amg-setup")) return cmd_amg_setup(argc, argv);
     if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
     if (!strcmp(cmd, "tune")) return cmd_tune(argc, argv);
+    if (!strcmp(cmd, "spmm")) return cmd_spmm(argc, argv);
     fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
 }

@@ -146,6 +146,12 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "rows")) {
         if (parse_int(v, 1, 1 << 26, &n)) return "--rows takes 1 to 2^26";
         a->rows = n;
+    } else if (!strcmp(name, "cols")) {
+        if (parse_int(v, 1, 1 << 20, &n)) return "--cols takes 1 to 2^20";
+        a->cols = (int32_t)n;
+    } else if (!strcmp(name, "layout")) {
+        if (strcmp(v, "row") && strcmp(v, "col")) return "--layout takes row or col";
+        a->layout = strcmp(v, "row") ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
     } else if (!strcmp(name, "wavefront")) {
         if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
         a->lib.wavefront = (int)n;

@@ -327,5 +327,29 @@ head -1 "$tmp/b.csv" | grep -q "ms_min,ms_max" &&
     awk -F, 'NR == 2 && ($21 != "" || $33 != "") { bad = 1 } END { exit bad }' "$tmp/b.csv"
 ok $? "the CSV has each figure's least and largest run, and empty fields for the peers that did not run"
 
+# spmm: a sparse A times a dense B (array files), and its errors
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n1 2 2\n2 2 3\n' >"$tmp/sa.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 2\n1\n1\n2\n0\n' >"$tmp/sb.mtx"
+run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sb.mtx" -o "$tmp/sc.mtx" --threads=1
+[ $rc -eq 0 ] && [ "$(tr '\n' ' ' <"$tmp/sc.mtx")" = "%%MatrixMarket matrix array real general 2 2 3 3 2 0 " ]
+ok $? "spmm A B.mtx writes C = A*B as an array file, column by column"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=5 --layout=col --stats=json --repeat=3 --precision=float
+[ $rc -eq 0 ] && grep -q '"cols_b":5' "$tmp/out" && grep -q '"runs":3' "$tmp/out" && grep -q '"layout":"col"' "$tmp/out"
+ok $? "spmm --gen --cols=5 --layout=col --stats=json --repeat=3"
+run "$hsp" spmm --gen=poisson2d5:3 "$tmp/sb.mtx"
+[ $rc -eq 1 ] && grep -q "B is 2 x 2, A 9 x 9: B needs as many rows as A has columns" "$tmp/err"
+ok $? "spmm refuses a B whose rows are not A's columns"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n%% no more\n' >"$tmp/sbad.mtx"
+run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sbad.mtx"
+[ $rc -eq 1 ] && grep -q "sbad.mtx:4: the file ends after 1 of 2 values" "$tmp/err"
+ok $? "spmm names the line where a short array file ends"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\ninf\n' >"$tmp/sbad.mtx"
+run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sbad.mtx"
+[ $rc -eq 1 ] && grep -q "sbad.mtx:4: the value 'inf' is not a finite double" "$tmp/err"
+ok $? "spmm refuses an array file holding inf"
+run "$hsp" spmm "$tmp/sa.mtx"
+[ $rc -eq 2 ] && grep -q "spmm takes A and either B.mtx" "$tmp/err"
+ok $? "spmm without B or --cols is a usage error"
+
 echo "1..$n"
 exit $fail

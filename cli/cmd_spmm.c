@@ -1,0 +1,112 @@
+/* cmd_spmm.c: hspgemm spmm, a sparse matrix times a dense one (hsp_spmm):
+ * B from a Matrix Market array file or generated (--cols), C written as
+ * one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "cli.h"
+
+static const char usage_spmm[] =
+    "usage: hspgemm spmm A [B.mtx] [-o C.mtx] [OPTIONS]\n"
+    "C = A*B for a sparse A (a Matrix Market coordinate file or --gen=KIND:ARG) and a dense B:\n"
+    "a Matrix Market array file, or with --cols=L an ncols(A) x L matrix of values uniform\n"
+    "in [-1, 1) from --seed.  C is written as an array file.  Runs on the CPU threads.\n\n"
+    "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file\n"
+    "  --cols=L              generate B with L columns (instead of B.mtx)\n"
+    "  --layout=row|col      B's (generated) and C's storage: row-major (default) or column-major\n"
+    "  --threads=N           CPU threads (default: one per core)\n"
+    "  --precision=float|double   values are read and computed in this (default double)\n"
+    "  --repeat=N            multiply N times; the figures give median and minimum\n"
+    "  --stats[=table|json]  print the figures: a table, or one JSON line on stdout\n"
+    "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
+    "  --quiet               no progress display\n";
+
+static const char allowed[] = "o,output,cols,layout,threads,precision,repeat,stats,seed,quiet,gen";
+
+/* A dense nrows x ncols matrix in layout, packed (its values zero). */
+static hsp_status dense_new(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, hsp_dense *M)
+{
+    size_t n = (size_t)nrows * (size_t)ncols;
+    *M = (hsp_dense){nrows, ncols, layout == HSP_ROW_MAJOR ? ncols : nrows, layout, prec,
+                     calloc(n ? n : 1, prec == HSP_DOUBLE ? 8 : 4)};
+    if (M->ld < 1) M->ld = 1;
+    return M->values ? HSP_OK : HSP_ERR_NOMEM;
+}
+
+/* B of nrows x ncols in layout, values uniform in [-1, 1) from seed. */
+static hsp_status generated(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, uint64_t seed,
+                            hsp_dense *B)
+{
+    hsp_status s = dense_new(nrows, ncols, layout, prec, B);
+    for (size_t k = 0; s == HSP_OK && k < (size_t)nrows * (size_t)ncols; k++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+        if (prec == HSP_DOUBLE) ((double *)B->values)[k] = v;
+        else ((float *)B->values)[k] = (float)v;
+    }
+    return s;
+}
+
+/* Time C = A B repeat times on a context of a's options, print the figures,
+ * write C. */
+static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
+{
+    hsp_context *ctx = NULL;
+    hsp_dense C = {0};
+    hsp_spmm_stats st;
+    a->lib.device = "cpu";
+    hsp_status s = hsp_context_create(&a->lib, &ctx);
+    if (s != HSP_OK) return cli_error("context", s);
+    s = dense_new(A->nrows, B->ncols, a->layout, A->precision, &C);
+    double *ms = malloc((size_t)a->repeat * sizeof *ms);
+    for (int k = 0; s == HSP_OK && k < a->repeat; k++)
+        if (!ms || (s = hsp_spmm(ctx, 1, A, B, 0, &C, &st)) == HSP_OK) ms[k] = ms ? st.ms : 0;
+    if (s != HSP_OK || !ms) {
+        free(ms), hsp_dense_free(&C), hsp_context_free(ctx);
+        return cli_error("spmm", ms ? s : HSP_ERR_NOMEM);
+    }
+    cli_times t = cli_times_of(ms, a->repeat);
+    double gflops = t.median > 0 ? (double)st.flops / t.median / 1e6 : 0;
+    if (a->stats == 2)
+        printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
+               "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
+               "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f}\n",
+               A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
+               a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
+               t.min, t.max, (long long)st.flops, gflops);
+    else if (a->stats == 1)
+        printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n"
+               "flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n",
+               A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
+               A->precision == HSP_DOUBLE ? "double" : "float", a->layout == HSP_ROW_MAJOR ? "row" : "column",
+               st.device, st.format, (long long)st.flops, t.runs, t.median, t.min, t.max, gflops);
+    else printf("C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
+    if (a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) cli_error(a->output, s);
+    free(ms), hsp_dense_free(&C), hsp_context_free(ctx);
+    return s == HSP_OK ? 0 : 1;
+}
+
+int cmd_spmm(int argc, char **argv)
+{
+    cli_args a;
+    int rc = cli_parse(argc, argv, allowed, usage_spmm, &a);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (!a.repeat) a.repeat = 1;
+    if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1])) {
+        fprintf(stderr, "hspgemm: spmm takes A and either B.mtx (a dense array file) or --cols=L\n%s", usage_spmm);
+        return 2;
+    }
+    hsp_csr *A = cli_load(&a, 0);
+    hsp_dense B = {0};
+    hsp_status s = HSP_OK;
+    if (!A) return 1;
+    if (a.cols) s = generated(A->ncols, a.cols, a.layout, a.precision, a.seed + 1, &B);
+    else s = hsp_mm_read_dense(a.operand[1], a.precision, &B);
+    if (s != HSP_OK) rc = cli_error(a.cols ? "B" : a.operand[1], s);
+    else if (B.nrows != A->ncols) {
+        fprintf(stderr, "hspgemm: spmm: B is %d x %d, A %d x %d: B needs as many rows as A has columns\n", B.nrows,
+                B.ncols, A->nrows, A->ncols);
+        rc = 1;
+    } else rc = run(&a, A, &B);
+    hsp_csr_free(A), hsp_dense_free(&B);
+    return rc;
+}
