@@ -2,31 +2,68 @@
  * type VT, functions named SF(name).  spmm.c includes it once per
  * precision. */
 
-/* acc[k] += a * b[k * stride] for k < n: the B row's next n columns (a
- * fixed count with unit stride, row-major B, so that it vectorises). */
-static inline void SF(spmm_add)(VT *acc, VT a, const VT *b, int32_t n, int64_t stride)
+/* Row i's sums for columns j0 .. j0 + SPMM_LC - 1 of row-major B into acc:
+ * a fixed count with unit stride, unrolled so that acc stays in registers
+ * and the adds vectorise. */
+static inline void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, VT *restrict acc)
 {
-    if (n == SPMM_LC && stride == 1) {
-        for (int k = 0; k < SPMM_LC; k++) acc[k] += a * b[k];
-        return;
+    const int64_t *rp = r->A->rowptr;
+    const int32_t *col = r->A->colidx;
+    const VT *av = r->A->values, *b = (const VT *)r->B->values + j0;
+    VT sum[SPMM_LC] = {0};
+    for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
+        const VT *bp = b + col[p] * r->b_step[0], a = av[p];
+#pragma GCC unroll 8
+        for (int k = 0; k < SPMM_LC; k++) sum[k] += a * bp[k];
     }
-    for (int32_t k = 0; k < n; k++) acc[k] += a * b[k * stride];
+#pragma GCC unroll 8
+    for (int k = 0; k < SPMM_LC; k++) acc[k] = sum[k];
+}
+
+/* The same for n columns from j0 of B in either order. */
+static inline void SF(spmm_cols)(const spmm_run *r, int32_t i, int32_t j0, int32_t n, VT *restrict acc)
+{
+    const int64_t *rp = r->A->rowptr, stride = r->b_step[1];
+    const int32_t *col = r->A->colidx;
+    const VT *av = r->A->values, *b = (const VT *)r->B->values + j0 * stride;
+    for (int32_t k = 0; k < n; k++) acc[k] = 0;
+    for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
+        const VT *bp = b + col[p] * r->b_step[0], a = av[p];
+        for (int32_t k = 0; k < n; k++) acc[k] += a * bp[k * stride];
+    }
+}
+
+/* Rows first .. last - 1 of C where B has one column: a sum a row. */
+static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
+{
+    const int64_t *rp = r->A->rowptr;
+    const int32_t *col = r->A->colidx;
+    const VT *av = r->A->values, *b = r->B->values;
+    VT *c = r->C->values, alpha = (VT)r->alpha, beta = (VT)r->beta;
+    int64_t bs = r->b_step[0], cs = r->c_step[0];
+    for (int32_t i = first; i < last; i++) {
+        VT sum = 0;
+        for (int64_t p = rp[i]; p < rp[i + 1]; p++) sum += av[p] * b[col[p] * bs];
+        c[i * cs] = beta == 0 ? alpha * sum : alpha * sum + beta * c[i * cs];
+    }
 }
 
 /* Rows first .. last - 1 of C, SPMM_LC columns at a time: each pass reads
- * A's row once for that many columns of B. */
+ * A's row once for that many columns of B (one column: spmm_rows_1). */
 static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
-    const hsp_csr *A = r->A;
-    const VT *av = A->values, *b = r->B->values;
     VT *c = r->C->values, alpha = (VT)r->alpha, beta = (VT)r->beta;
     int32_t ncols = r->B->ncols;
+    if (ncols == 1) {
+        SF(spmm_rows_1)(r, first, last);
+        return;
+    }
     for (int32_t i = first; i < last; i++)
         for (int32_t j0 = 0; j0 < ncols; j0 += SPMM_LC) {
             int32_t n = ncols - j0 < SPMM_LC ? ncols - j0 : SPMM_LC;
-            VT acc[SPMM_LC] = {0};
-            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-                SF(spmm_add)(acc, av[p], b + A->colidx[p] * r->b_step[0] + j0 * r->b_step[1], n, r->b_step[1]);
+            VT acc[SPMM_LC];
+            if (n == SPMM_LC && r->b_step[1] == 1) SF(spmm_block)(r, i, j0, acc);
+            else SF(spmm_cols)(r, i, j0, n, acc);
             VT *ci = c + i * r->c_step[0] + j0 * r->c_step[1];
             for (int32_t k = 0; k < n; k++) {
                 VT *x = ci + k * r->c_step[1];
