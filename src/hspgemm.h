@@ -540,8 +540,9 @@ typedef struct {
 } hsp_spmm_stats;
 
 /* C = alpha A B + beta C: A valid CSR, B and C dense (either order each),
- * all of one precision; B is ncols(A) x L and C nrows(A) x L.  Where beta is
- * 0, C's old values are not read (a NaN there does not spread).  Runs on the
+ * all of one precision; B is ncols(A) x L and C nrows(A) x L, C's array
+ * apart from B's and A's (an overlap is an error).  Where beta is 0, C's old
+ * values are not read (a NaN there does not spread).  Runs on the
  * context's CPU threads, rows split by their entries (README: Sparse times
  * dense).  stats may be NULL. */
 hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,

@@ -2,8 +2,8 @@
  * double: both precisions, B and C in either order with padded leading
  * dimensions, L = 1 and L not a multiple of the columns a pass takes,
  * alpha and beta cases, empty rows and one very long row, rectangular A;
- * beta = 0 ignores C's old values; bad operands are refused with C
- * untouched. */
+ * beta = 0 ignores C's old values; bad operands (C over B among them) are
+ * refused with C untouched. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +165,14 @@ static void errors(hsp_context *ctx)
     refused(ctx, A, &Border, &C, HSP_ERR_ARG, "B of an unknown order");
     refused(ctx, A, NULL, &C, HSP_ERR_ARG, "B NULL");
     refused(ctx, NULL, &B, &C, HSP_ERR_ARG, "A NULL");
+    hsp_dense Bsquare = dense(20, 20, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 8, 0), Calias = Bsquare;
+    Calias.nrows = 30, Calias.ld = 20; /* 30 x 20 over B's 20 x 20: its first rows are B's */
+    Calias.values = malloc((size_t)30 * 20 * 8);
+    memcpy(Calias.values, Bsquare.values, (size_t)20 * 20 * 8);
+    hsp_dense Bin = Bsquare;
+    Bin.values = Calias.values; /* B inside C's array */
+    refused(ctx, A, &Bin, &Calias, HSP_ERR_ARG, "C's array overlapping B's");
+    free(Bsquare.values), free(Calias.values);
     int32_t keep = A->colidx[A->rowptr[3] + 1];
     A->colidx[A->rowptr[3] + 1] = A->colidx[A->rowptr[3]]; /* row 3 (full): a duplicate column */
     refused(ctx, A, &B, &C, HSP_ERR_INVALID_CSR, "A with a duplicate column in row 3");

@@ -59,6 +59,27 @@ static hsp_status check_dense(const hsp_dense *M, const char *name, int32_t nrow
     return s;
 }
 
+/* The bytes of M's array, [*lo, *hi) (empty where it has no entries). */
+static void dense_span(const hsp_dense *M, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t inner = M->order == HSP_ROW_MAJOR ? M->ncols : M->nrows;
+    int64_t outer = M->order == HSP_ROW_MAJOR ? M->nrows : M->ncols;
+    *lo = (uintptr_t)M->values;
+    *hi = *lo + (inner && outer ? (uintptr_t)((outer - 1) * M->ld + inner) * hsp_value_size(M->precision) : 0);
+}
+
+/* C's array may not share a byte with B's or with A's values: C is written
+ * while they are read. */
+static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C)
+{
+    uintptr_t c0, c1, b0, b1, a0 = (uintptr_t)A->values, a1 = a0 + (uintptr_t)A->nnz * hsp_value_size(A->precision);
+    dense_span(C, &c0, &c1), dense_span(B, &b0, &b1);
+    if ((c0 < b1 && b0 < c1) || (c0 < a1 && a0 < c1))
+        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: C's array overlaps %s: give C an array of its own",
+                        c0 < b1 && b0 < c1 ? "B's" : "A's values");
+    return HSP_OK;
+}
+
 /* Part p's rows of A checked. */
 static void check_part(void *arg, int tid, int64_t p)
 {
@@ -106,6 +127,7 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
     if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
     if ((s = check_dense(B, "B", A->ncols, B ? B->ncols : 0, A->precision)) != HSP_OK) return s;
     if ((s = check_dense(C, "C", A->nrows, B->ncols, A->precision)) != HSP_OK) return s;
+    if ((s = check_apart(A, B, C)) != HSP_OK) return s;
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, NULL, NULL};
     dense_steps(B, r.b_step), dense_steps(C, r.c_step);
     hsp_context_lock(ctx);
