@@ -1,8 +1,10 @@
 /* csr.c: creating, freeing, checking and converting CSR matrices, dropping their zeros, and the error of a row without its diagonal. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "pool.h"
 
 hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
                           hsp_precision precision, hsp_csr **out)
@@ -124,6 +126,38 @@ hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last)
         if (row_bad(A->colidx + begin, end - begin, A->ncols)) return row_error(A, i);
     }
     return HSP_OK;
+}
+
+enum { CHECK_PARTS = 16, CHECK_MSG = 512 };
+
+/* A's rows checked in parts on a pool: each part's status and message. */
+typedef struct {
+    const hsp_csr *A;
+    hsp_status status[CHECK_PARTS];
+    char msg[CHECK_PARTS][CHECK_MSG];
+} check_run;
+
+/* Part c of A's rows checked. */
+static void check_part(void *arg, int tid, int64_t c)
+{
+    check_run *r = arg;
+    int64_t n = r->A->nrows;
+    (void)tid;
+    r->status[c] = hsp_csr_check_rows(r->A, (int32_t)(n * c / CHECK_PARTS), (int32_t)(n * (c + 1) / CHECK_PARTS));
+    if (r->status[c] != HSP_OK) snprintf(r->msg[c], CHECK_MSG, "%s", hsp_errmsg());
+}
+
+hsp_status hsp_csr_check_rows_pooled(struct hsp_pool *pool, const hsp_csr *A)
+{
+    check_run *r = malloc(sizeof *r);
+    hsp_status s = HSP_OK;
+    if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory to check a matrix");
+    r->A = A;
+    hsp_pool_chunks(pool, CHECK_PARTS, check_part, r);
+    for (int c = 0; c < CHECK_PARTS && s == HSP_OK; c++)
+        if ((s = r->status[c]) != HSP_OK) hsp_fail(s, "%s", r->msg[c]);
+    free(r);
+    return s;
 }
 
 /* Row i of A, not sorted, checked entry by entry: columns in range and,

@@ -53,6 +53,10 @@ hsp_status hsp_csr_check_rows(const hsp_csr *A, int32_t first, int32_t last);
  * with options.unsorted), and, where duplicates_ok, columns repeated in a
  * row (hsp_csr_sort keeps them). */
 hsp_status hsp_csr_check_unordered(const hsp_csr *A, int duplicates_ok);
+/* hsp_csr_check_rows over all of A's rows, in parts on a pool's threads;
+ * the message names the first bad row. */
+struct hsp_pool;
+hsp_status hsp_csr_check_rows_pooled(struct hsp_pool *pool, const hsp_csr *A);
 /* Check a dense matrix's layout (mm_dense.c): a known order and precision,
  * ld that holds its rows or columns, an array whose size fits, values where
  * it has entries; the message names it (who: "hsp_spmm: B"). */

@@ -32,15 +32,20 @@ void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int6
  * method hash2's count, then its fill of C in place. */
 enum { PHASE_ONE, PHASE_COUNT, PHASE_FILL };
 
-/* The arguments of hash.cl's count kernels (HSP_COUNT_ARGS) for rows
- * [*first, *first + *nrows) of array rows. */
-enum { COUNT_ARGS = 9 };
-static void count_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows)
+/* Launch hash.cl's count kernel (HSP_COUNT_ARGS) over rows [first, first +
+ * nrows) of array rows in groups of size: tables of n2 keys, table_keys of
+ * them a work-group, and counters counts a work-group. */
+static hsp_status launch_count(gpu *g, int dbl, int kernel, int rows, int64_t first, int64_t nrows, int32_t n2,
+                               size_t table_keys, size_t counters, size_t groups, size_t size)
 {
     static const int patterns[] = {GA_ARP, GA_ACOL, GA_BRP, GA_BCOL};
+    gpu_arg a[14];
     for (int j = 0; j < 4; j++) a[j] = gpu_arr(g, patterns[j]);
-    a[4] = gpu_arr(g, rows), a[5] = gpu_val(first, sizeof *first), a[6] = gpu_val(nrows, sizeof *nrows);
-    a[7] = gpu_arr(g, GA_SLOT), a[8] = gpu_arr(g, GA_CNT);
+    a[4] = gpu_arr(g, rows), a[5] = gpu_val(&first, sizeof first), a[6] = gpu_val(&nrows, sizeof nrows);
+    a[7] = gpu_arr(g, GA_SLOT), a[8] = gpu_arr(g, GA_CNT), a[9] = gpu_val(&n2, sizeof n2);
+    a[10] = gpu_local(table_keys * sizeof(int32_t)), a[11] = gpu_local(counters * sizeof(int32_t));
+    a[12] = gpu_local(size * sizeof(int64_t)), a[13] = gpu_local(size * sizeof(int32_t));
+    return g->ops->launch(g, dbl, kernel, a, 14, groups, size);
 }
 
 /* The work-group size of a hash kernel and its count kernel alike (want,
@@ -103,14 +108,9 @@ static hsp_status hash_rows(gpu *g, hsp_job *job, int phase, int64_t hi, int row
     size_t need = (size_t)n2 * (sizeof(int32_t) + job->vsize) + size * (2 * sizeof(int64_t) + job->vsize);
     *done = (size_t)n2 <= 8 * size && (size_t)n2 >= size && !(size & (size - 1)) && (int64_t)need <= g->local_mem;
     if (!*done) return HSP_OK;
+    if (phase == PHASE_COUNT)
+        return launch_count(g, dbl, GK_HASH_COUNT, rows, first, nrows, n2, (size_t)n2, 1, (size_t)nrows, size);
     gpu_arg a[GPU_ARGS_MAX];
-    if (phase == PHASE_COUNT) {
-        count_args(g, a, rows, &first, &nrows);
-        a[COUNT_ARGS] = gpu_val(&n2, sizeof n2), a[COUNT_ARGS + 1] = gpu_local((size_t)n2 * sizeof(int32_t));
-        a[COUNT_ARGS + 2] = gpu_local(sizeof(int32_t)), a[COUNT_ARGS + 3] = gpu_local(size * sizeof(int64_t));
-        a[COUNT_ARGS + 4] = gpu_local(size * sizeof(int32_t));
-        return g->ops->launch(g, dbl, GK_HASH_COUNT, a, COUNT_ARGS + 5, (size_t)nrows, size);
-    }
     gpu_row_args(g, a, rows, &first, &nrows, phase == PHASE_FILL);
     a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local((size_t)n2 * sizeof(int32_t));
     a[ROW_ARGS + 2] = gpu_local((size_t)n2 * job->vsize), a[ROW_ARGS + 3] = gpu_local(sizeof(int32_t));
@@ -133,15 +133,10 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int phase, in
                                          : gpu_group_size(g, dbl, kernel, 128);
     *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
     if (!*done) return HSP_OK;
-    gpu_arg a[GPU_ARGS_MAX];
     size_t per_group = 2 * size / (size_t)n2, groups = ((size_t)nrows + per_group - 1) / per_group;
-    if (phase == PHASE_COUNT) {
-        count_args(g, a, rows, &first, &nrows);
-        a[COUNT_ARGS] = gpu_val(&n2, sizeof n2), a[COUNT_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
-        a[COUNT_ARGS + 2] = gpu_local(size * sizeof(int32_t)), a[COUNT_ARGS + 3] = gpu_local(size * sizeof(int64_t));
-        a[COUNT_ARGS + 4] = gpu_local(size * sizeof(int32_t));
-        return g->ops->launch(g, dbl, GK_HASH_ROWS_COUNT, a, COUNT_ARGS + 5, groups, size);
-    }
+    if (phase == PHASE_COUNT)
+        return launch_count(g, dbl, GK_HASH_ROWS_COUNT, rows, first, nrows, n2, 2 * size, size, groups, size);
+    gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, rows, &first, &nrows, phase == PHASE_FILL);
     a[ROW_ARGS] = gpu_val(&n2, sizeof n2), a[ROW_ARGS + 1] = gpu_local(2 * size * sizeof(int32_t));
     a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));

@@ -38,18 +38,24 @@ static void pool_copy(ocl_state *st, void *dst, const void *src, size_t bytes)
     hsp_pool_chunks(st->pool, (int64_t)((bytes + r.part - 1) / r.part), copy_part, &r);
 }
 
+/* A pinned block of bytes, created and mapped into *mem and *ptr (nothing
+ * is kept where either fails). */
+static cl_int pinned_block(ocl_state *st, size_t bytes, cl_mem *mem, void **ptr)
+{
+    cl_int err = CL_SUCCESS;
+    *mem = clCreateBuffer(st->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+    if (err == CL_SUCCESS)
+        *ptr = clEnqueueMapBuffer(st->queue, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS && *mem) clReleaseMemObject(*mem), *mem = NULL, *ptr = NULL;
+    return err;
+}
+
 /* The two pinned staging blocks (mapped once, kept). */
 static cl_int stage_open(ocl_state *st)
 {
     cl_int err = CL_SUCCESS;
-    for (int k = 0; k < 2 && err == CL_SUCCESS && !st->stage_ptr[k]; k++) {
-        st->stage_mem[k] = clCreateBuffer(st->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                          STAGE_BYTES, NULL, &err);
-        if (err == CL_SUCCESS)
-            st->stage_ptr[k] = clEnqueueMapBuffer(st->queue, st->stage_mem[k], CL_TRUE,
-                                                  CL_MAP_READ | CL_MAP_WRITE, 0, STAGE_BYTES, 0,
-                                                  NULL, NULL, &err);
-    }
+    for (int k = 0; k < 2 && err == CL_SUCCESS && !st->stage_ptr[k]; k++)
+        err = pinned_block(st, STAGE_BYTES, &st->stage_mem[k], &st->stage_ptr[k]);
     return err;
 }
 
@@ -87,12 +93,10 @@ void ocl_drained(ocl_state *st)
 /* The pinned upload block, mapped once and kept. */
 static cl_int upload_open(ocl_state *st)
 {
-    cl_int err = CL_SUCCESS;
+    void *ptr = NULL;
     if (st->up_ptr) return CL_SUCCESS;
-    st->up_mem = clCreateBuffer(st->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, STAGE_MIN, NULL, &err);
-    if (err == CL_SUCCESS)
-        st->up_ptr = clEnqueueMapBuffer(st->queue, st->up_mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, STAGE_MIN, 0,
-                                        NULL, NULL, &err);
+    cl_int err = pinned_block(st, STAGE_MIN, &st->up_mem, &ptr);
+    st->up_ptr = ptr;
     return err;
 }
 

@@ -10,26 +10,7 @@
 #include "scratch.h"
 #include "stages.h"
 
-enum { CHECK_PARTS = 16, MSG = 512 };
-
-/* The row checks of A and B, split into parts for the pool. */
-typedef struct {
-    const hsp_csr *M[2];
-    hsp_status status[2 * CHECK_PARTS];
-    char msg[2 * CHECK_PARTS][MSG];
-} check_run;
-
-/* Check part c: rows of A for c < CHECK_PARTS, else rows of B. */
-static void check_part(void *arg, int tid, int64_t c)
-{
-    check_run *r = arg;
-    const hsp_csr *M = r->M[c / CHECK_PARTS];
-    int64_t part = c % CHECK_PARTS, n = M->nrows;
-    (void)tid;
-    r->status[c] = hsp_csr_check_rows(M, (int32_t)(n * part / CHECK_PARTS),
-                                      (int32_t)(n * (part + 1) / CHECK_PARTS));
-    if (r->status[c] != HSP_OK) snprintf(r->msg[c], MSG, "%s", hsp_errmsg());
-}
+enum { MSG = 512 };
 
 /* Refuse a product whose arrays of a number per row of A alone (C's row
  * pointers, the bounds, the offsets, the bins: 28 bytes a row) would pass
@@ -69,14 +50,12 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
                         B->precision == HSP_DOUBLE ? "double" : "float");
     hsp_status s = check_row_arrays(ctx, A);
     if (s != HSP_OK || placed) return s;
-    check_run *r = malloc(sizeof *r);
-    if (!r) return hsp_fail(HSP_ERR_NOMEM, "no memory to check the operands");
-    r->M[0] = A, r->M[1] = B;
-    int64_t last = B == A ? CHECK_PARTS : 2 * CHECK_PARTS;
-    hsp_pool_chunks(ctx->pool, last, check_part, r);
-    for (int64_t c = 0; c < last && s == HSP_OK; c++)
-        if ((s = r->status[c]) != HSP_OK) hsp_fail(s, "%s: %s", name[c / CHECK_PARTS], r->msg[c]);
-    free(r);
+    for (int k = 0; k < (B == A ? 1 : 2) && s == HSP_OK; k++) {
+        if ((s = hsp_csr_check_rows_pooled(ctx->pool, M[k])) == HSP_OK) continue;
+        char why[MSG];
+        snprintf(why, sizeof why, "%s", hsp_errmsg());
+        hsp_fail(s, "%s: %s", name[k], why);
+    }
     return s;
 }
 

@@ -20,8 +20,6 @@ typedef struct {
     double alpha, beta;
     int64_t b_step[2], c_step[2];
     int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
-    hsp_status *status;          /* each part's check of A's rows */
-    char (*msg)[MSG];
 } spmm_run;
 
 #define VT float
@@ -80,15 +78,6 @@ static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_de
     return HSP_OK;
 }
 
-/* Part p's rows of A checked. */
-static void check_part(void *arg, int tid, int64_t p)
-{
-    spmm_run *r = arg;
-    (void)tid;
-    r->status[p] = hsp_csr_check_rows(r->A, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
-    if (r->status[p] != HSP_OK) snprintf(r->msg[p], MSG, "%s", hsp_errmsg());
-}
-
 /* Part p's rows of C. */
 static void spmm_part(void *arg, int tid, int64_t p)
 {
@@ -98,23 +87,21 @@ static void spmm_part(void *arg, int tid, int64_t p)
     else spmm_rows_f(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
 }
 
-/* The product on the pool: A's rows checked by parts, then computed. */
+/* The product on the pool: A's rows checked, then computed by parts. */
 static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r)
 {
-    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, nparts;
-    r->cut = malloc((size_t)(want + 1) * sizeof *r->cut);
-    r->status = malloc((size_t)want * sizeof *r->status);
-    r->msg = malloc((size_t)want * sizeof *r->msg);
-    hsp_status s = r->cut && r->status && r->msg ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
-    if (s == HSP_OK) {
-        nparts = hsp_split_weighted(r->A->rowptr, r->A->nrows, want, r->cut);
-        hsp_pool_chunks(pool, nparts, check_part, r);
-        for (int64_t p = 0; p < nparts && s == HSP_OK; p++)
-            if (r->status[p] != HSP_OK) s = hsp_fail(r->status[p], "hsp_spmm: A: %s", r->msg[p]);
-        if (s == HSP_OK) hsp_pool_chunks(pool, nparts, spmm_part, r);
+    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD;
+    hsp_status s = hsp_csr_check_rows_pooled(pool, r->A);
+    if (s != HSP_OK) {
+        char why[MSG];
+        snprintf(why, sizeof why, "%s", hsp_errmsg());
+        return hsp_fail(s, "hsp_spmm: A: %s", why);
     }
-    free(r->cut), free(r->status), free(r->msg);
-    return s;
+    if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
+    hsp_pool_chunks(pool, hsp_split_weighted(r->A->rowptr, r->A->nrows, want, r->cut), spmm_part, r);
+    free(r->cut);
+    return HSP_OK;
 }
 
 hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
@@ -128,7 +115,7 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
     if ((s = check_dense(B, "B", A->ncols, B ? B->ncols : 0, A->precision)) != HSP_OK) return s;
     if ((s = check_dense(C, "C", A->nrows, B->ncols, A->precision)) != HSP_OK) return s;
     if ((s = check_apart(A, B, C)) != HSP_OK) return s;
-    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, NULL, NULL};
+    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
     dense_steps(B, r.b_step), dense_steps(C, r.c_step);
     hsp_context_lock(ctx);
     s = spmm_on_pool(ctx->pool, &r);
