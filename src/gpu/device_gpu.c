@@ -215,25 +215,49 @@ static hsp_status hold_result(gpu *g, hsp_job *job)
     return HSP_OK;
 }
 
+/* The arrange kernel over rows [first, end) of the bin order, lanes
+ * work-items a row (long rows: from the pool). */
+static hsp_status arrange_launch(gpu *g, hsp_job *job, int64_t first, int64_t end, int32_t lanes, int32_t islong)
+{
+    int dbl = job->vsize == 8;
+    int64_t nrows = end - first;
+    size_t size = gpu_group_size(g, dbl, GK_ARRANGE, 256);
+    if (islong) lanes = (int32_t)size;
+    gpu_arg a[] = {gpu_arr(g, GA_ROWS),  gpu_val(&first, sizeof first), gpu_val(&nrows, sizeof nrows),
+                   gpu_val(&lanes, sizeof lanes), gpu_val(&islong, sizeof islong), gpu_arr(g, GA_CRP),
+                   gpu_arr(g, GA_SLOT),  gpu_arr(g, GA_TCOL),  gpu_arr(g, GA_TVAL),  gpu_arr(g, GA_PCOL),
+                   gpu_arr(g, GA_PVAL),  gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL),  gpu_arr(g, GA_CVAL)};
+    size_t groups = ((size_t)nrows * (size_t)lanes + size - 1) / size;
+    return nrows > 0 ? g->ops->launch(g, dbl, GK_ARRANGE, a, 14, groups, size) : HSP_OK;
+}
+
+/* The rows of C~ and the pool into C: short rows 16 work-items a row,
+ * medium ones 32, long ones a work-group; rows of at most host_max products
+ * are the host's (bins 0-1, or 0 where the device computed bin 1). */
+static hsp_status arrange_copy(gpu *g, hsp_job *job, int host_max)
+{
+    const hsp_bins *bins = &job->ctx->bins;
+    int medium = host_max + 1, last = bins->nbins - 1;
+    while (medium < last && bins->group[medium] != HSP_GROUP_MEDIUM) medium++;
+    hsp_status s = arrange_launch(g, job, job->bin_start[host_max + 1], job->bin_start[medium], 16, 0);
+    if (s == HSP_OK) s = arrange_launch(g, job, job->bin_start[medium], job->bin_start[last], 32, 0);
+    return s == HSP_OK ? arrange_launch(g, job, job->bin_start[last], job->bin_start[last + 1], 0, 1) : s;
+}
+
 /* The device's rows into C (the pool arguments exist: the job started):
  * hash2's rows filled in place, the others copied from C~ and the pool
  * (where there are any). */
 static hsp_status arrange_rows(gpu *g, hsp_job *job)
 {
     hsp_csr *C = job->C;
-    int dbl = C->precision == HSP_DOUBLE;
-    int64_t nnz = C->nnz, m = C->nrows, medium = job->medium_max, host_max = job->all_device ? 0 : 1;
+    int64_t nnz = C->nnz, m = C->nrows;
+    int host_max = job->all_device ? 0 : 1;
     hsp_status s = job->all_device ? HSP_OK : gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
-    gpu_arg a[] = {gpu_val(&nnz, sizeof nnz), gpu_val(&m, sizeof m), gpu_val(&host_max, sizeof host_max),
-                   gpu_arr(g, GA_CRP), gpu_arr(g, GA_UB), gpu_arr(g, GA_SLOT), gpu_val(&medium, sizeof medium),
-                   gpu_arr(g, GA_TCOL), gpu_arr(g, GA_TVAL), gpu_arr(g, GA_PCOL), gpu_arr(g, GA_PVAL),
-                   gpu_arr(g, GA_LROWS), gpu_arr(g, GA_CCOL), gpu_arr(g, GA_CVAL)};
-    size_t size = gpu_group_size(g, dbl, GK_ARRANGE, 256);
     int64_t copied = job->bin_start[job->ctx->bins.nbins] - job->bin_start[host_max + 1] - g->filled;
     if (s == HSP_OK) s = gpu_fill_rows(g, job);
-    if (s == HSP_OK && copied) s = g->ops->launch(g, dbl, GK_ARRANGE, a, 14, ((size_t)nnz + size - 1) / size, size);
+    if (s == HSP_OK && copied) s = arrange_copy(g, job, host_max);
     if (s == HSP_OK) s = gpu_dense_sums(g, job);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
