@@ -9,8 +9,8 @@ __kernel void hsp_arrange(__global const int *rows, long first, long nrows, int 
                           __global const VT *tval, __global const int *pcol, __global const VT *pval,
                           __global const hsp_longrow *lrows, __global int *ccol, __global VT *cval)
 {
-    long k = get_global_id(0) / lanes;
-    int lane = (int)(get_global_id(0) % lanes);
+    int lid = get_local_id(0), lane = lid % lanes; /* 32-bit: a 64-bit division costs more than the copy */
+    long k = get_group_id(0) * (long)(get_local_size(0) / lanes) + lid / lanes;
     if (k >= nrows) return;
     int i = rows[first + k];
     long from = slot[i];

@@ -222,7 +222,8 @@ static hsp_status arrange_launch(gpu *g, hsp_job *job, int64_t first, int64_t en
     int dbl = job->vsize == 8;
     int64_t nrows = end - first;
     size_t size = gpu_group_size(g, dbl, GK_ARRANGE, 256);
-    if (islong) lanes = (int32_t)size;
+    if (islong || (size_t)lanes > size) lanes = (int32_t)size;
+    size -= size % (size_t)lanes; /* the kernel wants lanes to divide it */
     gpu_arg a[] = {gpu_arr(g, GA_ROWS),  gpu_val(&first, sizeof first), gpu_val(&nrows, sizeof nrows),
                    gpu_val(&lanes, sizeof lanes), gpu_val(&islong, sizeof islong), gpu_arr(g, GA_CRP),
                    gpu_arr(g, GA_SLOT),  gpu_arr(g, GA_TCOL),  gpu_arr(g, GA_TVAL),  gpu_arr(g, GA_PCOL),
