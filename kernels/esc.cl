@@ -117,7 +117,6 @@ __kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *
     int lid = get_local_id(0), lsz = get_local_size(0), items = n2 / 2, r = lid / items, at = r * n2;
     long k = first + get_group_id(0) * (2 * lsz / n2) + r;
     int i = k < first + nrows ? rows[k] : -1;
-    long base = i >= 0 ? slot[i] : 0; /* read once, early: stores to tcol may alias it */
     esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid % items, items, lcol + at, lval + at);
     esc_sort(2 * lsz, n2, lcol, lval);
     int x0 = 2 * lid, runs = 0, total;
@@ -128,6 +127,6 @@ __kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *
     out -= before;
     for (int x = x0; x < x0 + 2; x++)
         if (esc_starts(lcol, x, n2))
-            tcol[base + out] = lcol[x], tval[base + out++] = esc_run_sum(lcol, lval, x, at + n2);
+            tcol[slot[i] + out] = lcol[x], tval[slot[i] + out++] = esc_run_sum(lcol, lval, x, at + n2);
     if (lid == first_item) cnt[i] = lscan[first_item + items - 1] - before;
 }

@@ -83,7 +83,6 @@ __kernel void hsp_hash_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT 
     int at = r * n2, first_item = r * items, c[2];
     long k = first + get_group_id(0) * (2 * lsz / n2) + r;
     int i = k < first + nrows ? rows[k] : -1;
-    long out = i >= 0 ? slot[i] : 0; /* read once, early: stores to tcol may alias it */
     for (int e = 0; e < 2; e++) lcol[2 * lid + e] = -1, lval[2 * lid + e] = 0;
     if (!lane) lcount[r] = 0;
     long na = hash_stage(arp, acol, aval, brp, i, lane, items, lb0 + first_item, lnb + first_item, la + first_item);
@@ -103,7 +102,7 @@ __kernel void hsp_hash_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT 
         if (c[e] < 0) continue;
         int rank = 0;
         for (int j = 0; j < d; j++) rank += lcol[at + j] < c[e];
-        tcol[out + rank] = c[e], tval[out + rank] = v[e];
+        tcol[slot[i] + rank] = c[e], tval[slot[i] + rank] = v[e];
     }
     if (!lane) cnt[i] = d;
 }
@@ -120,7 +119,6 @@ __kernel void hsp_hash(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval
 {
     int lid = get_local_id(0), lsz = get_local_size(0), per = n2 / lsz, i = rows[first + get_group_id(0)];
     int c[HASH_PER], d, p2 = 1;
-    long out = slot[i]; /* read once, early: stores to tcol may alias it */
     VT v[HASH_PER];
     for (int x = lid; x < n2; x += lsz) lcol[x] = -1, lval[x] = 0;
     if (!lid) *lcount = 0;
@@ -142,7 +140,7 @@ __kernel void hsp_hash(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval
     for (int x = d + lid; x < p2; x += lsz) lcol[x] = INT_MAX;
     barrier(CLK_LOCAL_MEM_FENCE);
     esc_sort(p2, p2, lcol, lval);
-    for (int x = lid; x < d; x += lsz) tcol[out + x] = lcol[x], tval[out + x] = lval[x];
+    for (int x = lid; x < d; x += lsz) tcol[slot[i] + x] = lcol[x], tval[slot[i] + x] = lval[x];
     if (!lid) cnt[i] = d;
 }
 
