@@ -32,10 +32,15 @@ int peer_parse(int argc, char **argv, peer_args *a)
         else if (!strcmp(s, "--precision=double")) a->precision = HSP_DOUBLE;
         else if (!strcmp(s, "--rap=r-ap")) a->order = PEER_R_AP;
         else if (!strcmp(s, "--rap=ra-p")) a->order = PEER_RA_P;
+        else if (!strncmp(s, "--spmm=", 7) && a->spmm_cols >= 0) { /* -1: the peer takes no --spmm */
+            if ((a->spmm_cols = atoi(s + 7)) < 1) return bad_usage(a, "--spmm=L takes L >= 1, not", s);
+        }
         else if (s[0] != '-' && nfiles < 3) a->file[nfiles++] = s;
         else return bad_usage(a, s[0] == '-' ? "bad argument" : "too many files at", s);
     }
-    a->nfactors = a->order == PEER_AB ? 2 : 3;
+    a->nfactors = a->spmm_cols > 0 ? 1 : a->order == PEER_AB ? 2 : 3;
+    if (a->spmm_cols > 0 && (nfiles != 1 || a->order != PEER_AB))
+        return bad_usage(a, "--spmm=L takes one file, A.mtx", NULL);
     if (a->order != PEER_AB && nfiles != 3) return bad_usage(a, "--rap takes three files, R.mtx A.mtx P.mtx", NULL);
     if (a->order == PEER_AB && nfiles == 3) return bad_usage(a, "three files need --rap=r-ap or --rap=ra-p", NULL);
     if (!nfiles || a->threads < 1 || a->repeat < 1 || a->repeat > 1000)
@@ -94,6 +99,20 @@ void peer_free(const peer_args *a, hsp_csr **M)
 const char *peer_order_json(const peer_args *a)
 {
     return a->order == PEER_R_AP ? ",\"order\":\"r-ap\"" : a->order == PEER_RA_P ? ",\"order\":\"ra-p\"" : "";
+}
+
+void *peer_dense(int64_t nrows, int cols, hsp_precision precision)
+{
+    size_t n = (size_t)nrows * (size_t)cols, size = precision == HSP_DOUBLE ? 8 : 4;
+    unsigned char *x = malloc(n ? n * size : 1);
+    uint64_t seed = 2;
+    for (size_t k = 0; x && k < n; k++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+        if (size == 8) ((double *)x)[k] = v;
+        else ((float *)x)[k] = (float)v;
+    }
+    return x;
 }
 
 double peer_now_ms(void)

@@ -9,13 +9,15 @@
 typedef enum { PEER_AB, PEER_R_AP, PEER_RA_P } peer_order;
 
 /* [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]
- * [--threads=N] [--repeat=R] [--precision=float|double] --rap=r-ap|ra-p R.mtx A.mtx P.mtx */
+ * [--threads=N] [--repeat=R] [--precision=float|double] --rap=r-ap|ra-p R.mtx A.mtx P.mtx
+ * [--threads=N] [--repeat=R] [--precision=float|double] --spmm=L A.mtx (peers that take it) */
 typedef struct {
     const char *name, *usage; /* set by the peer before peer_parse */
     int threads, repeat;      /* defaults set by the peer */
     hsp_precision precision;
     peer_order order;         /* PEER_AB unless --rap is given */
-    int nfactors;             /* 2 (A, B) or 3 (R, A, P) */
+    int spmm_cols;            /* --spmm=L: C = A X for a dense X of L columns (0: not given) */
+    int nfactors;             /* 2 (A, B), 3 (R, A, P), or 1 (A, with --spmm) */
     const char *file[3];      /* the factors' files; file[1] is file[0] when B is not given */
 } peer_args;
 
@@ -37,6 +39,10 @@ int peer_shared(hsp_csr **M, int k);
 void peer_free(const peer_args *a, hsp_csr **M);
 /* The JSON member ,"order":"r-ap" or ,"order":"ra-p" of a Galerkin product; "" for A*B. */
 const char *peer_order_json(const peer_args *a);
+/* A dense ncols x L matrix, row-major, values uniform in [-1, 1) from a
+ * fixed seed, in the precision (8 or 4 bytes a value); NULL when out of
+ * memory.  The bench's SpMM operand: its values do not change the time. */
+void *peer_dense(int64_t nrows, int cols, hsp_precision precision);
 /* Milliseconds of a monotonic clock. */
 double peer_now_ms(void);
 /* Sort the n times; their median (ms[0] is then the least). */

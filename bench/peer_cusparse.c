@@ -350,7 +350,7 @@ static int print_version(void)
 
 int main(int argc, char **argv)
 {
-    peer_args args = {.name = "peer_cusparse", .usage = usage, .threads = 1, .repeat = 3, .precision = HSP_DOUBLE};
+    peer_args args = {.name = "peer_cusparse", .usage = usage, .spmm_cols = -1, .threads = 1, .repeat = 3, .precision = HSP_DOUBLE};
     int rc, version = 0;
     if ((rc = peer_parse(argc, argv, &args)) == PEER_VERSION) return print_version();
     if (rc) return rc == -1 ? 0 : 2;

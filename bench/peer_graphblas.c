@@ -80,7 +80,7 @@ static int print_version(void)
 
 int main(int argc, char **argv)
 {
-    peer_args args = {.name = "peer_graphblas", .usage = usage, .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
+    peer_args args = {.name = "peer_graphblas", .usage = usage, .spmm_cols = -1, .threads = (int)sysconf(_SC_NPROCESSORS_ONLN),
                       .repeat = 3, .precision = HSP_DOUBLE};
     int rc;
     if ((rc = peer_parse(argc, argv, &args)) == PEER_VERSION) return print_version();

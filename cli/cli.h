@@ -130,6 +130,7 @@ int cli_check_product(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, char
 enum { CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_NPEERS, CLI_CMD_LEN = 8192 };
 #define CLI_PRODUCT_PEERS (1u << CLI_GRAPHBLAS | 1u << CLI_SCIPY | 1u << CLI_CUSPARSE | 1u << CLI_MKL)
 #define CLI_AMG_PEERS (1u << CLI_PYAMG)
+#define CLI_SPMM_PEERS (1u << CLI_SCIPY | 1u << CLI_MKL)
 extern const char *const cli_peer_name[CLI_NPEERS];
 /* What one peer reported on one matrix: its times host to host, device-only
  * (cuSPARSE: with a memory pool, and nopool: with cudaMalloc) and with C
@@ -213,6 +214,16 @@ int cli_bench_realloc(cli_args *a, const cli_peers *p, const char *csv);
 /* `hspgemm bench --suite=amg` (bench_amg.c): amg-setup against PyAMG, on the
  * paper's four Poisson problems or the given generator specs. */
 int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, const char *csv);
+
+/* `hspgemm bench --suite=spmm` (bench_spmm.c): hsp_spmm against MKL and
+ * scipy over the matrices given (the default suite) and L columns of B. */
+int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, const char *csv);
+/* Dense matrices of hspgemm spmm and bench --suite=spmm (cmd_spmm.c): a
+ * packed nrows x ncols one in layout, zero; one of values uniform in [-1, 1)
+ * from seed (HSP_ERR_NOMEM when out of memory). */
+hsp_status cli_dense_new(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, hsp_dense *M);
+hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, uint64_t seed,
+                            hsp_dense *B);
 
 int cmd_multiply(int argc, char **argv, int square);
 int cmd_gen(int argc, char **argv);

@@ -12,11 +12,11 @@
 #include "cli.h"
 
 static const char usage_bench[] =
-    "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc|amg] [--repeat=N]\n"
+    "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc|amg|spmm] [--repeat=N]\n"
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--deterministic]\n"
-    "                     [--gen=SPEC ...]\n"
+    "                     [--cols=L] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
@@ -33,8 +33,9 @@ static const char usage_bench[] =
     "hspgemm's C has sorted rows, the peers' (scipy, MKL) not; with --unsorted hspgemm\n"
     "leaves them unsorted too (hsp_options.unsorted; the check sorts the warm-up's C first).\n"
     "--peers: auto (the default) runs each peer of the suite that can run here; none; or a\n"
-    "list (graphblas,scipy,cusparse,mkl; pyamg for --suite=amg), each of which must run\n"
-    "here (cuSPARSE needs a CUDA GPU).  Arguments, peers, files and the output paths are\n"
+    "list (graphblas,scipy,cusparse,mkl; pyamg for --suite=amg; scipy,mkl for --suite=spmm),\n"
+    "each of which must run here (cuSPARSE needs a CUDA GPU).  Arguments, peers, files and\n"
+    "the output paths are\n"
     "checked before the first product (exit status 2 on a mistake); a failure later keeps\n"
     "the rows before it in the table and the CSV (exit status 1).\n"
     "suites:\n"
@@ -54,6 +55,11 @@ static const char usage_bench[] =
     "           run, every product on the device (default: the first with system SVM, else\n"
     "           auto); the mean and largest speedup per precision beside the paper's;\n"
     "           no peers; CSV default bench-realloc.csv\n"
+    "  spmm     sparse times dense, C = A B (hsp_spmm, CPU threads), B of L = 1, 4, 8, 16,\n"
+    "           32 and 64 columns (or --cols=L), row-major, for each matrix of the default\n"
+    "           suite (or the --gen ones), against MKL (mkl_sparse_?_mm after its inspector)\n"
+    "           and scipy (A @ X); each C checked against a plain product; the geometric mean\n"
+    "           over the faster peer per L; CSV default bench-spmm.csv\n"
     "  amg      'hspgemm amg-setup' (--theta, --omega, --coarse, --levels) against PyAMG's\n"
     "           smoothed_aggregation_solver with the same options (bench/peer_pyamg.py, run by a\n"
     "           python3 with pyamg) on poisson2d5:1024, poisson2d9:1024, poisson3d7:101,\n"
@@ -328,6 +334,7 @@ static const char *const *suite_specs(const cli_args *a)
     if (!a->suite || !strcmp(a->suite, "default")) return suite_default;
     if (!strcmp(a->suite, "paper")) return suite_paper;
     if (!strcmp(a->suite, "quick")) return suite_quick;
+    if (!strcmp(a->suite, "spmm")) return suite_default;
     return NULL;
 }
 
@@ -375,16 +382,17 @@ int cmd_bench(int argc, char **argv)
     cli_peers peers;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic",
+                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
     int realloc_suite = a.suite && !strcmp(a.suite, "realloc"), amg = a.suite && !strcmp(a.suite, "amg");
+    int spmm = a.suite && !strcmp(a.suite, "spmm");
     const char *const *specs = suite_specs(&a);
     if ((!specs && !galerkin && !realloc_suite && !amg) || (a.noperands && !a.operand_is_gen[0] && !realloc_suite)) {
         fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, galerkin, galerkin-paper, realloc, "
-                        "amg) or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n%s",
+                        "amg, spmm) or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n%s",
                 a.suite ? a.suite : "", usage_bench);
         return 2;
     }
@@ -392,15 +400,26 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "hspgemm: bench: --suite=realloc runs no peers (it times hspgemm's two grow modes)\n");
         return 2;
     }
+    if (a.cols && !spmm) {
+        fprintf(stderr, "hspgemm: bench: --cols=L is an option of --suite=spmm\n");
+        return 2;
+    }
+    if (spmm && a.resident) {
+        fprintf(stderr, "hspgemm: bench: --suite=spmm runs on the CPU threads: --resident does not apply\n");
+        return 2;
+    }
     if (!a.repeat) a.repeat = amg ? 5 : 7;
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     const char *csv = a.csv ? a.csv : galerkin ? "bench-galerkin.csv" : realloc_suite ? "bench-realloc.csv"
                                     : amg      ? "bench-amg.csv"
+                                    : spmm     ? "bench-spmm.csv"
                                                : "bench.csv";
     if ((rc = check_files(&a)) || (rc = cli_check_output(csv))) return rc;
-    if ((rc = cli_peers_choose(&a, realloc_suite ? 0 : amg ? CLI_AMG_PEERS : CLI_PRODUCT_PEERS, &peers))) return rc;
+    unsigned allowed = realloc_suite ? 0 : amg ? CLI_AMG_PEERS : spmm ? CLI_SPMM_PEERS : CLI_PRODUCT_PEERS;
+    if ((rc = cli_peers_choose(&a, allowed, &peers))) return rc;
     if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL, &peers, csv);
     if (realloc_suite) return cli_bench_realloc(&a, &peers, csv);
     if (amg) return cli_bench_amg(&a, a.noperands ? specs : NULL, &peers, csv);
+    if (spmm) return cli_bench_spmm(&a, specs, &peers, csv);
     return bench_products(&a, specs, &peers, csv);
 }

@@ -20,10 +20,9 @@ static const char usage_spmm[] =
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
     "  --quiet               no progress display\n";
 
-static const char allowed[] = "o,output,cols,layout,threads,precision,repeat,stats,seed,quiet,gen";
-
-/* A dense nrows x ncols matrix in layout, packed (its values zero). */
-static hsp_status dense_new(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, hsp_dense *M)
+/* A dense nrows x ncols matrix in layout, packed, its values zero (shared
+ * with bench --suite=spmm). */
+hsp_status cli_dense_new(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, hsp_dense *M)
 {
     size_t n = (size_t)nrows * (size_t)ncols;
     *M = (hsp_dense){nrows, ncols, layout == HSP_ROW_MAJOR ? ncols : nrows, layout, prec,
@@ -33,10 +32,10 @@ static hsp_status dense_new(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
 }
 
 /* B of nrows x ncols in layout, values uniform in [-1, 1) from seed. */
-static hsp_status generated(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, uint64_t seed,
+hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, uint64_t seed,
                             hsp_dense *B)
 {
-    hsp_status s = dense_new(nrows, ncols, layout, prec, B);
+    hsp_status s = cli_dense_new(nrows, ncols, layout, prec, B);
     for (size_t k = 0; s == HSP_OK && k < (size_t)nrows * (size_t)ncols; k++) {
         seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
         double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
@@ -45,6 +44,8 @@ static hsp_status generated(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
     }
     return s;
 }
+
+static const char allowed[] = "o,output,cols,layout,threads,precision,repeat,stats,seed,quiet,gen";
 
 /* Time C = A B repeat times on a context of a's options, print the figures,
  * write C. */
@@ -56,7 +57,7 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     a->lib.device = "cpu";
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
-    s = dense_new(A->nrows, B->ncols, a->layout, A->precision, &C);
+    s = cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C);
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     for (int k = 0; s == HSP_OK && k < a->repeat; k++)
         if (!ms || (s = hsp_spmm(ctx, 1, A, B, 0, &C, &st)) == HSP_OK) ms[k] = ms ? st.ms : 0;
@@ -99,7 +100,7 @@ int cmd_spmm(int argc, char **argv)
     hsp_dense B = {0};
     hsp_status s = HSP_OK;
     if (!A) return 1;
-    if (a.cols) s = generated(A->ncols, a.cols, a.layout, a.precision, a.seed + 1, &B);
+    if (a.cols) s = cli_dense_random(A->ncols, a.cols, a.layout, a.precision, a.seed + 1, &B);
     else s = hsp_mm_read_dense(a.operand[1], a.precision, &B);
     if (s != HSP_OK) rc = cli_error(a.cols ? "B" : a.operand[1], s);
     else if (B.nrows != A->ncols) {

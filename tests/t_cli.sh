@@ -279,11 +279,42 @@ run "$hsp" bench --suite=realloc --device=cpu "$@"
 [ $rc -eq 2 ] && [ "$(has "at most 64" "$tmp/err")" -eq 0 ]; ok $? "65 matrices are refused, naming the limit"
 
 
+run "$hsp" bench --suite=spmm --gen=poisson2d5:20 --gen=rmat:8,4 --repeat=1 --peers=none --csv="$tmp/s.csv"
+[ $rc -eq 0 ] && [ "$(grep -c "check ok" "$tmp/out")" -eq 12 ] && [ "$(wc -l <"$tmp/s.csv")" -eq 13 ]
+ok $? "bench --suite=spmm checks and times hsp_spmm for six L on each matrix, a CSV row each"
+run "$hsp" bench --suite=spmm --gen=poisson2d5:20 --cols=3 --repeat=1 --peers=none --csv="$tmp/s3.csv"
+[ $rc -eq 0 ] && grep -q '^"poisson2d5:20",3,400,' "$tmp/s3.csv" && [ "$(wc -l <"$tmp/s3.csv")" -eq 2 ]
+ok $? "bench --suite=spmm --cols=L times that L alone"
+run "$hsp" bench --suite=quick --cols=3 --peers=none --csv="$tmp/typo.csv"
+[ $rc -eq 2 ] && grep -q "an option of --suite=spmm" "$tmp/err"; ok $? "--cols outside --suite=spmm is refused"
+run "$hsp" bench --suite=spmm --peers=graphblas --csv="$tmp/typo.csv"
+[ $rc -eq 2 ] && grep -q "not a peer of this suite" "$tmp/err"; ok $? "bench --suite=spmm refuses a SpGEMM-only peer"
+if python=$(for p in "${HSPGEMM_PYTHON:-}" /opt/hspgemm-python/bin/python3 python3 /usr/bin/python3; do
+                [ -n "$p" ] && "$p" -c 'import scipy' 2>/dev/null && echo "$p" && break; done); then
+    run env HSPGEMM_PEER_DIR="${top_srcdir:-.}/bench" "$hsp" bench --suite=spmm --gen=rmat:8,4 --cols=4 --repeat=1 \
+        --peers=scipy --csv="$tmp/ss.csv"
+    # field 16 is scipy_ms: the name "rmat:8,4" counts as two
+    [ $rc -eq 0 ] && grep -q "^  *scipy  .*x" "$tmp/out" && [ -n "$(tail -1 "$tmp/ss.csv" | cut -d, -f16)" ]
+    ok $? "bench --suite=spmm --peers=scipy: A @ X beside hspgemm ($python)"
+else
+    skip "bench --suite=spmm --peers=scipy" "no python3 with scipy (build-aux/install-peer-python.sh)"
+fi
+if [ -x "${top_builddir:-.}/bench/peer_mkl" ]; then
+    run "$hsp" bench --suite=spmm --gen=poisson2d5:20 --cols=8 --repeat=1 --peers=mkl --csv="$tmp/sm.csv"
+    [ $rc -eq 0 ] && grep -q "^  *mkl  .*x" "$tmp/out" && grep -q "^L = 8: geomean speedup over the faster peer" "$tmp/out"
+    ok $? "bench --suite=spmm --peers=mkl: oneMKL's mkl_sparse_d_mm beside hspgemm"
+    run "${top_builddir:-.}/bench/peer_mkl" --spmm=0 "$data/sym_int.mtx"
+    [ $rc -eq 2 ] && grep -q "takes L >= 1" "$tmp/err"; ok $? "peer_mkl refuses --spmm=0"
+else
+    skip "bench --suite=spmm --peers=mkl" "no oneMKL peer (build-aux/install-mkl.py)"
+    skip "peer_mkl --spmm=0" "no oneMKL peer"
+fi
+
 # The bench's mistakes are refused before the first product, with status 2.
 run "$hsp" --version
 [ $rc -eq 0 ] && grep -q "^hspgemm [0-9][0-9.]* (commit " "$tmp/out"; ok $? "--version names the version and the commit"
 run "$hsp" bench --help
-ok "$(has "suite=.*|amg\]" "$tmp/out")" "bench's usage line names --suite=amg"
+ok "$(has "suite=.*|amg|spmm\]" "$tmp/out")" "bench's usage line names --suite=amg and spmm"
 run "$hsp" bench --suite=quick --peers=mkl,scpiy --csv="$tmp/typo.csv"
 [ $rc -eq 2 ] && grep -q "'scpiy' is no peer" "$tmp/err" && [ ! -e "$tmp/typo.csv" ]
 ok $? "a misspelled peer is refused (status 2, no CSV)"

@@ -2,10 +2,11 @@
  * type VT, functions named SF(name).  spmm.c includes it once per
  * precision. */
 
-/* Row i's sums for columns j0 .. j0 + SPMM_LC - 1 of row-major B into acc:
- * a fixed count with unit stride, unrolled so that acc stays in registers
- * and the adds vectorise. */
-static inline void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, VT *restrict acc)
+/* Row i's sums for columns j0 .. j0 + w - 1 of row-major B into acc (w at
+ * most SPMM_LC): called with a constant w, so that once inlined the count is
+ * fixed, acc stays in registers and the adds vectorise. */
+static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, int w,
+                                                               VT *restrict acc)
 {
     const int64_t *rp = r->A->rowptr;
     const int32_t *col = r->A->colidx;
@@ -14,10 +15,10 @@ static inline void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, VT *
     for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
         const VT *bp = b + col[p] * r->b_step[0], a = av[p];
 #pragma GCC unroll 8
-        for (int k = 0; k < SPMM_LC; k++) sum[k] += a * bp[k];
+        for (int k = 0; k < w; k++) sum[k] += a * bp[k];
     }
 #pragma GCC unroll 8
-    for (int k = 0; k < SPMM_LC; k++) acc[k] = sum[k];
+    for (int k = 0; k < w; k++) acc[k] = sum[k];
 }
 
 /* The same for n columns from j0 of B in either order. */
@@ -48,26 +49,38 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     }
 }
 
-/* Rows first .. last - 1 of C, SPMM_LC columns at a time: each pass reads
- * A's row once for that many columns of B (one column: spmm_rows_1). */
+/* Columns j0 .. j0 + n - 1 of C's row i from the sums acc. */
+static inline void SF(spmm_store)(const spmm_run *r, int32_t i, int32_t j0, int32_t n, const VT *acc)
+{
+    VT *ci = (VT *)r->C->values + i * r->c_step[0] + j0 * r->c_step[1], alpha = (VT)r->alpha, beta = (VT)r->beta;
+    for (int32_t k = 0; k < n; k++) {
+        VT *x = ci + k * r->c_step[1];
+        *x = beta == 0 ? alpha * acc[k] : alpha * acc[k] + beta * *x;
+    }
+}
+
+/* Rows first .. last - 1 of C, SPMM_LC columns at a time (of row-major B
+ * the last ones 4, then 2 at a time): each pass reads A's row once for that
+ * many columns of B (one column: spmm_rows_1). */
 static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
-    VT *c = r->C->values, alpha = (VT)r->alpha, beta = (VT)r->beta;
     int32_t ncols = r->B->ncols;
+    VT acc[SPMM_LC];
     if (ncols == 1) {
         SF(spmm_rows_1)(r, first, last);
         return;
     }
-    for (int32_t i = first; i < last; i++)
-        for (int32_t j0 = 0; j0 < ncols; j0 += SPMM_LC) {
-            int32_t n = ncols - j0 < SPMM_LC ? ncols - j0 : SPMM_LC;
-            VT acc[SPMM_LC];
-            if (n == SPMM_LC && r->b_step[1] == 1) SF(spmm_block)(r, i, j0, acc);
-            else SF(spmm_cols)(r, i, j0, n, acc);
-            VT *ci = c + i * r->c_step[0] + j0 * r->c_step[1];
-            for (int32_t k = 0; k < n; k++) {
-                VT *x = ci + k * r->c_step[1];
-                *x = beta == 0 ? alpha * acc[k] : alpha * acc[k] + beta * *x;
-            }
+    for (int32_t i = first; i < last; i++) {
+        int32_t j0 = 0;
+        if (r->b_step[1] == 1) {
+            for (; j0 + SPMM_LC <= ncols; j0 += SPMM_LC)
+                SF(spmm_block)(r, i, j0, SPMM_LC, acc), SF(spmm_store)(r, i, j0, SPMM_LC, acc);
+            if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
+            if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
         }
+        for (int32_t n; j0 < ncols; j0 += n) { /* column-major B, or row-major's last column */
+            n = ncols - j0 < SPMM_LC ? ncols - j0 : SPMM_LC;
+            SF(spmm_cols)(r, i, j0, n, acc), SF(spmm_store)(r, i, j0, n, acc);
+        }
+    }
 }

@@ -1,0 +1,219 @@
+/* bench_spmm.c: `hspgemm bench --suite=spmm`: sparse times dense, C = A B
+ * (hsp_spmm on the CPU threads), against MKL (mkl_sparse_?_mm) and scipy
+ * (A @ X), for each matrix of the default suite (or the --gen ones) and B of
+ * L = 1, 4, 8, 16, 32 and 64 columns (or the --cols=L given), row-major.
+ * hspgemm's runs are split around the peers' as in the products' bench; its
+ * C of the first run is checked against a plain product. */
+#include <math.h>
+#include <string.h>
+#include "cli.h"
+
+static const int32_t suite_cols[] = {1, 4, 8, 16, 32, 64};
+enum { NCOLS = sizeof suite_cols / sizeof suite_cols[0] };
+
+/* One matrix and one L. */
+typedef struct {
+    const char *name;
+    int32_t cols;
+    int64_t nrows, nnz_a, flops;
+    hsp_spmm_stats stats; /* of hspgemm's last run */
+    cli_times ours;
+    cli_peer_result peer[CLI_NPEERS];
+    int right;      /* C of the first run matched the plain product */
+    char why[160];  /* else where it did not */
+} spmm_row;
+
+/* Is C = A B, entry by entry within the precision's rounding of the sum of
+ * |a||b| (a plain product in double)?  1 if so, else 0 with why filled. */
+static int check_spmm(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C, char *why, size_t len)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    double tol = dbl ? 1e-13 : 1e-5;
+    for (int32_t i = 0; i < A->nrows; i++)
+        for (int32_t k = 0; k < B->ncols; k++) {
+            double sum = 0, mag = 0;
+            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+                int64_t at = (int64_t)A->colidx[p] * B->ld + k; /* B row-major */
+                double a = dbl ? ((const double *)A->values)[p] : ((const float *)A->values)[p];
+                double b = dbl ? ((const double *)B->values)[at] : ((const float *)B->values)[at];
+                sum += a * b, mag += fabs(a * b);
+            }
+            int64_t at = (int64_t)i * C->ld + k;
+            double c = dbl ? ((const double *)C->values)[at] : ((const float *)C->values)[at];
+            if (!(fabs(c - sum) <= tol * mag + 1e-300))
+                return snprintf(why, len, "C(%d,%d) is %.17g, the plain product %.17g", (int)i, (int)k, c, sum), 0;
+        }
+    return 1;
+}
+
+/* runs products C = A B on ctx, each timed by the clock around the call
+ * and appended to ms[*n] (ms NULL: a warm-up, untimed). */
+static hsp_status time_runs(hsp_context *ctx, const hsp_csr *A, const hsp_dense *B, hsp_dense *C, int runs,
+                            double *ms, int *n, spmm_row *row)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < runs && s == HSP_OK; k++) {
+        double t0 = cli_now_ms();
+        s = hsp_spmm(ctx, 1, A, B, 0, C, &row->stats);
+        if (ms) ms[(*n)++] = cli_now_ms() - t0;
+    }
+    return s;
+}
+
+/* One L on matrix A: the checked first run, half the runs, the peers, a
+ * warm-up and the other half. */
+static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *ctx, const hsp_csr *A, spmm_row *row)
+{
+    hsp_dense B = {0}, C = {0};
+    double ms[a->repeat];
+    int n = 0, before = cli_peers_any(p) ? (a->repeat + 1) / 2 : a->repeat;
+    char extra[32];
+    hsp_status s = cli_dense_random(A->ncols, row->cols, HSP_ROW_MAJOR, A->precision, a->seed + 1, &B);
+    if (s == HSP_OK) s = cli_dense_new(A->nrows, row->cols, HSP_ROW_MAJOR, A->precision, &C);
+    cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
+    if (s == HSP_OK) s = time_runs(ctx, A, &B, &C, 1, NULL, &n, row);
+    if (s == HSP_OK) row->right = check_spmm(A, &B, &C, row->why, sizeof row->why);
+    if (s == HSP_OK) s = time_runs(ctx, A, &B, &C, before, ms, &n, row);
+    snprintf(extra, sizeof extra, "--spmm=%d", (int)row->cols);
+    if (s == HSP_OK) cli_run_peers(row->name, (const hsp_csr *const *)&A, 1, extra, p, row->peer);
+    cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
+    if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, A, &B, &C, 1, NULL, &n, row); /* the peers ran since */
+    if (s == HSP_OK) s = time_runs(ctx, A, &B, &C, a->repeat - before, ms, &n, row);
+    row->ours = cli_times_of(ms, n);
+    row->flops = row->stats.flops;
+    hsp_dense_free(&B), hsp_dense_free(&C);
+    return s;
+}
+
+/* The L of the run: --cols, else the suite's; their number. */
+static int run_cols(const cli_args *a, int32_t *cols)
+{
+    if (a->cols) return cols[0] = a->cols, 1;
+    memcpy(cols, suite_cols, sizeof suite_cols);
+    return NCOLS;
+}
+
+/* Matrix spec at every L into rows[*n..]; on failure why says what failed. */
+static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p, hsp_context *ctx, spmm_row *rows,
+                        int *n, char *why, size_t len)
+{
+    int32_t cols[NCOLS];
+    int ncols = run_cols(a, cols);
+    hsp_csr *A = NULL;
+    cli_status_line("bench: %s: generating", spec);
+    hsp_status s = hsp_generate(spec, a->seed, a->precision, &A);
+    for (int c = 0; c < ncols && s == HSP_OK; c++) {
+        spmm_row *row = &rows[*n];
+        memset(row, 0, sizeof *row);
+        *row = (spmm_row){.name = spec, .cols = cols[c], .nrows = A->nrows, .nnz_a = A->nnz};
+        if ((s = time_cols(a, p, ctx, A, row)) == HSP_OK) ++*n;
+    }
+    hsp_csr_free(A);
+    cli_status_line("%s", "");
+    if (s == HSP_OK) return 0;
+    snprintf(why, len, "%s: %s: %s", spec, hsp_strerror(s), hsp_errmsg());
+    return cli_error(spec, s);
+}
+
+/* The faster peer's median on row r (0 when none ran). */
+static double best_peer(const spmm_row *row)
+{
+    double best = 0;
+    for (int k = 0; k < CLI_NPEERS; k++) {
+        double t = row->peer[k].host.runs > 0 ? row->peer[k].host.median : 0;
+        if (t > 0 && (best == 0 || t < best)) best = t;
+    }
+    return best;
+}
+
+/* The table, then per L the geometric mean of the faster peer's median over
+ * hspgemm's and the least such ratio. */
+static void print_table(const cli_args *a, const spmm_row *rows, int n)
+{
+    char lead[80], tail[120];
+    int flagged = 0, wrong = 0;
+    if (!n) return;
+    printf("%s: C = A B, B of L columns, row-major, %s; device %s, %d threads, A read as %s; %d runs after a "
+           "warm-up\n", cli_version(), a->precision == HSP_DOUBLE ? "double" : "float", rows[0].stats.device,
+           rows[0].stats.threads, rows[0].stats.format, a->repeat);
+    snprintf(lead, sizeof lead, "%-17s %4s %9s", "matrix", "L", "nnz(A)");
+    cli_print_times_header(lead);
+    for (int r = 0; r < n; r++) {
+        const spmm_row *row = &rows[r];
+        snprintf(lead, sizeof lead, "%-17s %4d %9lld", row->name, (int)row->cols, (long long)row->nnz_a);
+        snprintf(tail, sizeof tail, "%s, %.2f GFlop/s", row->right ? "check ok" : "C is WRONG",
+                 (double)row->flops / (row->ours.median * 1e6));
+        cli_print_times(lead, "hspgemm", &row->ours, 0, tail);
+        if (!row->right) printf("  %s, L = %d: C is wrong: %s\n", row->name, (int)row->cols, row->why), wrong++;
+        flagged += cli_spread(&row->ours) > CLI_SPREAD_BOUND;
+        snprintf(lead, sizeof lead, "%-17s %4s %9s", "", "", "");
+        for (int k = 0; k < CLI_NPEERS; k++) {
+            const cli_peer_result *pr = &row->peer[k];
+            if (pr->host.runs <= 0 && !pr->failed) continue;
+            cli_print_times(lead, cli_peer_name[k], &pr->host, row->ours.median, pr->failed ? "failed" : "");
+            flagged += cli_spread(&pr->host) > CLI_SPREAD_BOUND;
+        }
+    }
+    int32_t cols[NCOLS];
+    for (int c = 0, ncols = run_cols(a, cols); c < ncols; c++) {
+        double logsum = 0, least = 0;
+        int counted = 0;
+        for (int r = 0; r < n; r++) {
+            double best = best_peer(&rows[r]);
+            if (rows[r].cols != cols[c] || best <= 0) continue;
+            double x = best / rows[r].ours.median;
+            logsum += log(x), counted++;
+            if (least == 0 || x < least) least = x;
+        }
+        if (counted)
+            printf("L = %d: geomean speedup over the faster peer %.2fx, least %.2fx (%d matrices)\n", (int)cols[c],
+                   exp(logsum / counted), least, counted);
+    }
+    printf("spread: (q3 - q1) / median, the middle half of the runs; x: the peer's median / hspgemm's\n");
+    if (flagged)
+        printf("%d figure%s spread more than %.0f%% (marked !): run again or raise --repeat\n", flagged,
+               flagged > 1 ? "s" : "", 100 * CLI_SPREAD_BOUND);
+    if (wrong) printf("%d product%s WRONG\n", wrong, wrong > 1 ? "s" : "");
+}
+
+/* Write the table as CSV. */
+static int write_csv(const char *path, const spmm_row *rows, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return perror(path), 1;
+    fprintf(f, "matrix,cols,rows,nnz_a,flops,threads,device,format,runs,ms,ms_min,ms_max,gflops,spread,"
+               "scipy_ms,scipy_ms_min,scipy_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,check\n");
+    for (int r = 0; r < n; r++) {
+        const spmm_row *row = &rows[r];
+        fprintf(f, "\"%s\",%d,%lld,%lld,%lld,%d,\"%s\",%s,%d", row->name, (int)row->cols, (long long)row->nrows,
+                (long long)row->nnz_a, (long long)row->flops, row->stats.threads, row->stats.device, row->stats.format,
+                row->ours.runs);
+        cli_csv_times(f, &row->ours);
+        fprintf(f, ",%.4f,%.4f", (double)row->flops / (row->ours.median * 1e6), cli_spread(&row->ours));
+        cli_csv_times(f, &row->peer[CLI_SCIPY].host);
+        cli_csv_times(f, &row->peer[CLI_MKL].host);
+        fprintf(f, ",%s\n", row->right ? "ok" : "wrong");
+    }
+    return fclose(f) != 0;
+}
+
+int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, const char *csv)
+{
+    static spmm_row rows[(CLI_MAX_OPERANDS + 16) * NCOLS];
+    hsp_options o = a->lib;
+    hsp_context *ctx = NULL;
+    char why[512] = "";
+    int n = 0, rc = 0;
+    o.device = "cpu"; /* hsp_spmm runs on the CPU threads */
+    hsp_status s = hsp_context_create(&o, &ctx);
+    if (s != HSP_OK) rc = cli_error("context", s), snprintf(why, sizeof why, "context: %s", hsp_errmsg());
+    for (int k = 0; !rc && specs[k]; k++) rc = bench_matrix(a, specs[k], p, ctx, rows, &n, why, sizeof why);
+    hsp_context_free(ctx);
+    print_table(a, rows, n);
+    int wrong = 0;
+    for (int r = 0; r < n; r++) wrong += !rows[r].right;
+    cli_run_info run = {"spmm", n ? rows[0].stats.device : "", rc == 0, why, NULL};
+    if (write_csv(csv, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
+    printf("wrote %s and its description beside it (.json)%s\n", csv, rc ? "; the run stopped early" : "");
+    return rc ? rc : wrong ? 1 : 0;
+}
