@@ -49,14 +49,19 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     }
 }
 
-/* Columns j0 .. j0 + n - 1 of C's row i from the sums acc. */
-static inline void SF(spmm_store)(const spmm_run *r, int32_t i, int32_t j0, int32_t n, const VT *acc)
+/* Columns j0 .. j0 + n - 1 of C's row i from the sums acc (inlined with a
+ * constant n, the row-major case without beta is a few vector stores). */
+static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run *r, int32_t i, int32_t j0, int32_t n,
+                                                                const VT *acc)
 {
-    VT *ci = (VT *)r->C->values + i * r->c_step[0] + j0 * r->c_step[1], alpha = (VT)r->alpha, beta = (VT)r->beta;
-    for (int32_t k = 0; k < n; k++) {
-        VT *x = ci + k * r->c_step[1];
-        *x = beta == 0 ? alpha * acc[k] : alpha * acc[k] + beta * *x;
-    }
+    int64_t step = r->c_step[1];
+    VT *ci = (VT *)r->C->values + i * r->c_step[0] + j0 * step, alpha = (VT)r->alpha, beta = (VT)r->beta;
+    if (beta == 0 && step == 1)
+        for (int32_t k = 0; k < n; k++) ci[k] = alpha * acc[k];
+    else if (beta == 0)
+        for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k];
+    else
+        for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
 }
 
 /* Rows first .. last - 1 of C, SPMM_LC columns at a time (of row-major B
