@@ -63,8 +63,8 @@ all_mutants() {
     mutant hash2-count-all kernels/hash.cl 'else if (seen == -1) atomic_inc(count);' 'else atomic_inc(count);' \
         'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
     # SpMM's full passes over row-major B leave out their first column
-    mutant spmm-pass-first src/product/spmm_rows.h 'for (int k = 0; k < SPMM_LC; k++) sum[k] += a * bp[k];' \
-        'for (int k = 1; k < SPMM_LC; k++) sum[k] += a * bp[k];' 'tests/t_spmm'
+    mutant spmm-pass-first src/product/spmm_rows.h 'for (int k = 0; k < w; k++) sum[k] += a * bp[k];' \
+        'for (int k = 1; k < w; k++) sum[k] += a * bp[k];' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror
     mutant mmio-skew-mirror src/core/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
         'tests/t_mmio'
