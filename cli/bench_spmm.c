@@ -15,7 +15,7 @@ enum { NCOLS = sizeof suite_cols / sizeof suite_cols[0] };
 typedef struct {
     const char *name;
     int32_t cols;
-    int64_t nrows, nnz_a, flops;
+    int64_t nrows, nnz_a;
     hsp_spmm_stats stats; /* of hspgemm's last run */
     cli_times ours;
     cli_peer_result peer[CLI_NPEERS];
@@ -80,7 +80,6 @@ static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *
     if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, A, &B, &C, 1, NULL, &n, row); /* the peers ran since */
     if (s == HSP_OK) s = time_runs(ctx, A, &B, &C, a->repeat - before, ms, &n, row);
     row->ours = cli_times_of(ms, n);
-    row->flops = row->stats.flops;
     hsp_dense_free(&B), hsp_dense_free(&C);
     return s;
 }
@@ -104,7 +103,6 @@ static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p,
     hsp_status s = hsp_generate(spec, a->seed, a->precision, &A);
     for (int c = 0; c < ncols && s == HSP_OK; c++) {
         spmm_row *row = &rows[*n];
-        memset(row, 0, sizeof *row);
         *row = (spmm_row){.name = spec, .cols = cols[c], .nrows = A->nrows, .nnz_a = A->nnz};
         if ((s = time_cols(a, p, ctx, A, row)) == HSP_OK) ++*n;
     }
@@ -142,7 +140,7 @@ static void print_table(const cli_args *a, const spmm_row *rows, int n)
         const spmm_row *row = &rows[r];
         snprintf(lead, sizeof lead, "%-17s %4d %9lld", row->name, (int)row->cols, (long long)row->nnz_a);
         snprintf(tail, sizeof tail, "%s, %.2f GFlop/s", row->right ? "check ok" : "C is WRONG",
-                 (double)row->flops / (row->ours.median * 1e6));
+                 (double)row->stats.flops / (row->ours.median * 1e6));
         cli_print_times(lead, "hspgemm", &row->ours, 0, tail);
         if (!row->right) printf("  %s, L = %d: C is wrong: %s\n", row->name, (int)row->cols, row->why), wrong++;
         flagged += cli_spread(&row->ours) > CLI_SPREAD_BOUND;
@@ -186,10 +184,10 @@ static int write_csv(const char *path, const spmm_row *rows, int n)
     for (int r = 0; r < n; r++) {
         const spmm_row *row = &rows[r];
         fprintf(f, "\"%s\",%d,%lld,%lld,%lld,%d,\"%s\",%s,%d", row->name, (int)row->cols, (long long)row->nrows,
-                (long long)row->nnz_a, (long long)row->flops, row->stats.threads, row->stats.device, row->stats.format,
+                (long long)row->nnz_a, (long long)row->stats.flops, row->stats.threads, row->stats.device, row->stats.format,
                 row->ours.runs);
         cli_csv_times(f, &row->ours);
-        fprintf(f, ",%.4f,%.4f", (double)row->flops / (row->ours.median * 1e6), cli_spread(&row->ours));
+        fprintf(f, ",%.4f,%.4f", (double)row->stats.flops / (row->ours.median * 1e6), cli_spread(&row->ours));
         cli_csv_times(f, &row->peer[CLI_SCIPY].host);
         cli_csv_times(f, &row->peer[CLI_MKL].host);
         fprintf(f, ",%s\n", row->right ? "ok" : "wrong");

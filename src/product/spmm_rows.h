@@ -34,21 +34,6 @@ static inline void SF(spmm_cols)(const spmm_run *r, int32_t i, int32_t j0, int32
     }
 }
 
-/* Rows first .. last - 1 of C where B has one column: a sum a row. */
-static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
-{
-    const int64_t *rp = r->A->rowptr;
-    const int32_t *col = r->A->colidx;
-    const VT *av = r->A->values, *b = r->B->values;
-    VT *c = r->C->values, alpha = (VT)r->alpha, beta = (VT)r->beta;
-    int64_t bs = r->b_step[0], cs = r->c_step[0];
-    for (int32_t i = first; i < last; i++) {
-        VT sum = 0;
-        for (int64_t p = rp[i]; p < rp[i + 1]; p++) sum += av[p] * b[col[p] * bs];
-        c[i * cs] = beta == 0 ? alpha * sum : alpha * sum + beta * c[i * cs];
-    }
-}
-
 /* Columns j0 .. j0 + n - 1 of C's row i from the sums acc (inlined with a
  * constant n, the row-major case without beta is a few vector stores). */
 static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run *r, int32_t i, int32_t j0, int32_t n,
@@ -62,6 +47,20 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k];
     else
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
+}
+
+/* Rows first .. last - 1 of C where B has one column: a sum a row. */
+static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
+{
+    const int64_t *rp = r->A->rowptr;
+    const int32_t *col = r->A->colidx;
+    const VT *av = r->A->values, *b = r->B->values;
+    int64_t bs = r->b_step[0];
+    for (int32_t i = first; i < last; i++) {
+        VT sum = 0;
+        for (int64_t p = rp[i]; p < rp[i + 1]; p++) sum += av[p] * b[col[p] * bs];
+        SF(spmm_store)(r, i, 0, 1, &sum);
+    }
 }
 
 /* Rows first .. last - 1 of C, SPMM_LC columns at a time (of row-major B
