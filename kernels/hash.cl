@@ -96,14 +96,14 @@ __kernel void hsp_hash_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT 
     for (int e = 0; e < 2; e++) /* the row's columns, packed at its start in any order */
         if (c[e] >= 0) lcol[at + atomic_inc(&lcount[r])] = c[e];
     barrier(CLK_LOCAL_MEM_FENCE);
-    int d = lcount[r];
+    int d = lcount[r], rank[2] = {0, 0};
     if (i < 0) return;
-    for (int e = 0; e < 2; e++) {
-        if (c[e] < 0) continue;
-        int rank = 0;
-        for (int j = 0; j < d; j++) rank += lcol[at + j] < c[e];
-        tcol[slot[i] + rank] = c[e], tval[slot[i] + rank] = v[e];
+    for (int j = 0; j < d; j++) {
+        int key = lcol[at + j];
+        rank[0] += key < c[0], rank[1] += key < c[1];
     }
+    for (int e = 0; e < 2; e++)
+        if (c[e] >= 0) tcol[slot[i] + rank[e]] = c[e], tval[slot[i] + rank[e]] = v[e];
     if (!lane) cnt[i] = d;
 }
 
