@@ -47,6 +47,45 @@ void local_add(volatile __local VT *p, VT v)
 #endif
 #endif
 
+#ifdef __NV_CL_C_VERSION
+/* Warp primitives of NVIDIA GPUs by inline PTX (its OpenCL has no sub-group
+ * functions): x from lane ^ s; x from lane - 1 (lane 0 its own); the warp's
+ * lanes whose yes is set, a bit each; the warp's writes to memory seen by
+ * all its lanes.  Every lane of the warp calls each. */
+int shuffle_xor(int x, int s)
+{
+    int y;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(x), "r"(s));
+    return y;
+}
+int shuffle_up1(int x)
+{
+    int y;
+    asm volatile("shfl.sync.up.b32 %0, %1, 1, 0, 0xffffffff;" : "=r"(y) : "r"(x));
+    return y;
+}
+uint ballot(int yes)
+{
+    uint m;
+    asm volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" : "=r"(m) : "r"(yes));
+    return m;
+}
+void warp_sync(void)
+{
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
+/* shuffle_xor of a value. */
+VT shuffle_xor_vt(VT x, int s)
+{
+#ifdef HSP_DOUBLE
+    int2 h = as_int2(x);
+    return as_double((int2)(shuffle_xor(h.x, s), shuffle_xor(h.y, s)));
+#else
+    return as_float(shuffle_xor(as_int(x), s));
+#endif
+}
+#endif
+
 /* The state of a long row between launches of the merge kernel; the host
  * keeps the same layout (src/opencl/opencl.h).  The row owns pool entries
  * [off, off + 2 hcap) (two halves); its result so far, len entries, lies at

@@ -106,6 +106,58 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
     }
 }
 
+#ifdef __NV_CL_C_VERSION
+/* One compare-exchange step of the bitonic network over a row's n2 entries
+ * held two a lane (entry x = 2 lane + e in c[e], v[e]): stage k, distance j,
+ * the partner of a distance over one in the lane lane ^ (j / 2). */
+void esc_warp_step(int c[2], VT v[2], int lane, int n2, int k, int j)
+{
+    if (j == 1) {
+        int up = k == n2 || ((2 * lane) & k) == 0;
+        if ((c[0] > c[1]) == up) {
+            int t = c[0];
+            VT u = v[0];
+            c[0] = c[1], v[0] = v[1], c[1] = t, v[1] = u;
+        }
+        return;
+    }
+    for (int e = 0; e < 2; e++) {
+        int x = 2 * lane + e, pc = shuffle_xor(c[e], j / 2);
+        VT pv = shuffle_xor_vt(v[e], j / 2);
+        int up = k == n2 || (x & k) == 0, lower = (x & j) == 0;
+        if (lower == up ? pc < c[e] : pc > c[e]) c[e] = pc, v[e] = pv;
+    }
+}
+
+/* hsp_esc_rows for rows of n2 <= 64 products, each within a warp: a row's
+ * products sorted two a lane in registers by the bitonic network through
+ * shuffles (no barrier), then the runs found by a ballot and summed from the
+ * row's segment of lcol/lval (its n2 entries), in sorted order. */
+void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __local VT *lval)
+{
+    int items = n2 / 2, c[2], h[2];
+    VT v[2];
+    row_walk w = walk_start(arp, acol, brp, i);
+    for (int e = 0; e < 2; e++) {
+        long q = walk_to(&w, acol, brp, lane + e * items);
+        c[e] = q >= 0 ? bcol[q] : INT_MAX, v[e] = q >= 0 ? aval[w.p] * bval[q] : 0;
+    }
+    for (int k = 2; k <= n2; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) esc_warp_step(c, v, lane, n2, k, j);
+    int before = shuffle_up1(c[1]);
+    h[0] = c[0] != INT_MAX && (lane == 0 || before != c[0]), h[1] = c[1] != INT_MAX && c[1] != c[0];
+    for (int e = 0; e < 2; e++) lcol[2 * lane + e] = c[e], lval[2 * lane + e] = v[e];
+    uint m0 = ballot(h[0]), m1 = ballot(h[1]), wl = get_local_id(0) % 32;
+    uint row = (items == 32 ? ~0u : (1u << items) - 1) << (wl - lane), below = row & ((1u << wl) - 1);
+    warp_sync();
+    if (i < 0) return;
+    int out = popcount(m0 & below) + popcount(m1 & below);
+    for (int e = 0; e < 2; e++)
+        if (h[e]) tcol[slot[i] + out] = c[e], tval[slot[i] + out++] = esc_run_sum(lcol, lval, 2 * lane + e, n2);
+    if (!lane) cnt[i] = popcount(m0 & row) + popcount(m1 & row);
+}
+#endif
+
 /* Short and medium rows of up to n2 <= 2 x the work-group's size products,
  * several a work-group: row r of the group owns entries [r n2, (r + 1) n2)
  * of the local arrays (two per work-item) and the n2 / 2 work-items over
@@ -117,6 +169,13 @@ __kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *
     int lid = get_local_id(0), lsz = get_local_size(0), items = n2 / 2, r = lid / items, at = r * n2;
     long k = first + get_group_id(0) * (2 * lsz / n2) + r;
     int i = k < first + nrows ? rows[k] : -1;
+#ifdef __NV_CL_C_VERSION
+    if (n2 <= 64) {
+        esc_rows_warp(arp, acol, aval, brp, bcol, bval, rows, first, nrows, slot, tcol, tval, cnt, i, n2, lid % items,
+                      lcol + at, lval + at);
+        return;
+    }
+#endif
     esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid % items, items, lcol + at, lval + at);
     esc_sort(2 * lsz, n2, lcol, lval);
     int x0 = 2 * lid, runs = 0, total;

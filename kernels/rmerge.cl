@@ -27,12 +27,6 @@
  * see each other's writes to global memory.  Every item of the domain
  * calls each. */
 #ifdef __NV_CL_C_VERSION
-int shuffle_xor(int x, int s)
-{
-    int y;
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(x), "r"(s));
-    return y;
-}
 int row_min(int x, __local int *buf, int lane, int w)
 {
     for (int s = w / 2; s > 0; s >>= 1) x = min(x, shuffle_xor(x, s));
@@ -40,14 +34,7 @@ int row_min(int x, __local int *buf, int lane, int w)
 }
 VT row_sum(VT x, __local VT *buf, int lane, int w)
 {
-    for (int s = w / 2; s > 0; s >>= 1) {
-#ifdef HSP_DOUBLE
-        int2 h = as_int2(x);
-        x += as_double((int2)(shuffle_xor(h.x, s), shuffle_xor(h.y, s)));
-#else
-        x += as_float(shuffle_xor(as_int(x), s));
-#endif
-    }
+    for (int s = w / 2; s > 0; s >>= 1) x += shuffle_xor_vt(x, s);
     return x;
 }
 void mark_any(int yes, __local int *flag, int step) {}
@@ -65,7 +52,7 @@ int domain_max(int x, __local int *most)
 }
 void domain_sync(void)
 {
-    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+    warp_sync();
 }
 #else
 int row_min(int x, __local int *buf, int lane, int w)
