@@ -106,11 +106,90 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
     }
 }
 
-#ifdef __NV_CL_C_VERSION
+/* ESC's rows of up to 64 products sorted in registers, where work-items
+ * trade them within a warp: under NVIDIA's compiler by shuffles and
+ * ballots; with HSP_WARP_EMULATE (a test's build on a CPU platform) the
+ * same trades through local memory (xi, xv: an int and a value a work-item)
+ * with work-group barriers, so that the logic is tested without a GPU.
+ * esc_trade: x of work-item lid ^ s; esc_prev: x of work-item lid - 1;
+ * esc_heads: the heads h0 + h1 of the row's work-items before this one,
+ * and in *total the row's; esc_sync: the work-items see each other's
+ * writes to local memory. */
+#if defined(__NV_CL_C_VERSION)
+#define HSP_ESC_WARP 1
+int esc_trade(int x, int s, __local int *xi)
+{
+    return shuffle_xor(x, s);
+}
+VT esc_trade_vt(VT x, int s, __local VT *xv)
+{
+    return shuffle_xor_vt(x, s);
+}
+int esc_prev(int x, __local int *xi)
+{
+    return shuffle_up1(x);
+}
+int esc_heads(int h0, int h1, int lane, int items, __local int *xi, int *total)
+{
+    uint m0 = ballot(h0), m1 = ballot(h1), wl = get_local_id(0) % 32;
+    uint row = (items == 32 ? ~0u : (1u << items) - 1) << (wl - lane), below = row & ((1u << wl) - 1);
+    *total = popcount(m0 & row) + popcount(m1 & row);
+    return popcount(m0 & below) + popcount(m1 & below);
+}
+void esc_sync(void)
+{
+    warp_sync();
+}
+#elif defined(HSP_WARP_EMULATE)
+#define HSP_ESC_WARP 1
+int esc_trade(int x, int s, __local int *xi)
+{
+    int lid = get_local_id(0);
+    xi[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int y = xi[lid ^ s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return y;
+}
+VT esc_trade_vt(VT x, int s, __local VT *xv)
+{
+    int lid = get_local_id(0);
+    xv[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    VT y = xv[lid ^ s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return y;
+}
+int esc_prev(int x, __local int *xi)
+{
+    int lid = get_local_id(0);
+    xi[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int y = xi[lid ? lid - 1 : 0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return y;
+}
+int esc_heads(int h0, int h1, int lane, int items, __local int *xi, int *total)
+{
+    int lid = get_local_id(0), before = 0;
+    xi[lid] = h0 + h1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *total = 0;
+    for (int l = lid - lane; l < lid - lane + items; l++) before += l < lid ? xi[l] : 0, *total += xi[l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return before;
+}
+void esc_sync(void)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
+#ifdef HSP_ESC_WARP
 /* One compare-exchange step of the bitonic network over a row's n2 entries
- * held two a lane (entry x = 2 lane + e in c[e], v[e]): stage k, distance j,
- * the partner of a distance over one in the lane lane ^ (j / 2). */
-void esc_warp_step(int c[2], VT v[2], int lane, int n2, int k, int j)
+ * held two a work-item (entry x = 2 lane + e in c[e], v[e]): stage k,
+ * distance j; the partner of a distance over one is in work-item lane ^ (j / 2). */
+void esc_warp_step(int c[2], VT v[2], int lane, int n2, int k, int j, __local int *xi, __local VT *xv)
 {
     if (j == 1) {
         int up = k == n2 || ((2 * lane) & k) == 0;
@@ -122,20 +201,23 @@ void esc_warp_step(int c[2], VT v[2], int lane, int n2, int k, int j)
         return;
     }
     for (int e = 0; e < 2; e++) {
-        int x = 2 * lane + e, pc = shuffle_xor(c[e], j / 2);
-        VT pv = shuffle_xor_vt(v[e], j / 2);
+        int x = 2 * lane + e, pc = esc_trade(c[e], j / 2, xi);
+        VT pv = esc_trade_vt(v[e], j / 2, xv);
         int up = k == n2 || (x & k) == 0, lower = (x & j) == 0;
         if (lower == up ? pc < c[e] : pc > c[e]) c[e] = pc, v[e] = pv;
     }
 }
 
-/* hsp_esc_rows for rows of n2 <= 64 products, each within a warp: a row's
- * products sorted two a lane in registers by the bitonic network through
- * shuffles (no barrier), then the runs found by a ballot and summed from the
- * row's segment of lcol/lval (its n2 entries), in sorted order. */
-void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __local VT *lval)
+/* hsp_esc_rows for rows of n2 <= 64 products, each within a warp (lane:
+ * the work-item's place in its row): the row's products sorted two a
+ * work-item in registers by the bitonic network, then the runs' heads
+ * counted (esc_heads) and each run summed from the row's segment of
+ * lcol/lval (its n2 entries) in sorted order.  xi, xv: the trades' scratch
+ * where they go through local memory. */
+void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __local VT *lval, __local int *xi,
+                   __local VT *xv)
 {
-    int items = n2 / 2, c[2], h[2];
+    int items = n2 / 2, c[2], h[2], total;
     VT v[2];
     row_walk w = walk_start(arp, acol, brp, i);
     for (int e = 0; e < 2; e++) {
@@ -143,18 +225,16 @@ void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __l
         c[e] = q >= 0 ? bcol[q] : INT_MAX, v[e] = q >= 0 ? aval[w.p] * bval[q] : 0;
     }
     for (int k = 2; k <= n2; k <<= 1)
-        for (int j = k >> 1; j > 0; j >>= 1) esc_warp_step(c, v, lane, n2, k, j);
-    int before = shuffle_up1(c[1]);
+        for (int j = k >> 1; j > 0; j >>= 1) esc_warp_step(c, v, lane, n2, k, j, xi, xv);
+    int before = esc_prev(c[1], xi);
     h[0] = c[0] != INT_MAX && (lane == 0 || before != c[0]), h[1] = c[1] != INT_MAX && c[1] != c[0];
+    int out = esc_heads(h[0], h[1], lane, items, xi, &total);
     for (int e = 0; e < 2; e++) lcol[2 * lane + e] = c[e], lval[2 * lane + e] = v[e];
-    uint m0 = ballot(h[0]), m1 = ballot(h[1]), wl = get_local_id(0) % 32;
-    uint row = (items == 32 ? ~0u : (1u << items) - 1) << (wl - lane), below = row & ((1u << wl) - 1);
-    warp_sync();
+    esc_sync();
     if (i < 0) return;
-    int out = popcount(m0 & below) + popcount(m1 & below);
     for (int e = 0; e < 2; e++)
         if (h[e]) tcol[slot[i] + out] = c[e], tval[slot[i] + out++] = esc_run_sum(lcol, lval, 2 * lane + e, n2);
-    if (!lane) cnt[i] = popcount(m0 & row) + popcount(m1 & row);
+    if (!lane) cnt[i] = total;
 }
 #endif
 
@@ -169,10 +249,10 @@ __kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *
     int lid = get_local_id(0), lsz = get_local_size(0), items = n2 / 2, r = lid / items, at = r * n2;
     long k = first + get_group_id(0) * (2 * lsz / n2) + r;
     int i = k < first + nrows ? rows[k] : -1;
-#ifdef __NV_CL_C_VERSION
+#ifdef HSP_ESC_WARP
     if (n2 <= 64) {
         esc_rows_warp(arp, acol, aval, brp, bcol, bval, rows, first, nrows, slot, tcol, tval, cnt, i, n2, lid % items,
-                      lcol + at, lval + at);
+                      lcol + at, lval + at, lscan, lval);
         return;
     }
 #endif

@@ -59,6 +59,9 @@ all_mutants() {
     # RMerge's result so far loses its last entry when it moves to the region's end
     mutant rmerge-move-short kernels/rmerge.cl 'long x = (long)n - 1 - (long)k * w - lane;' \
         'long x = (long)n - 2 - (long)k * w - lane;' 'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
+    # ESC's warp-sorted rows: the second entry of a row's first work-item never starts a run
+    mutant esc-warp-head kernels/esc.cl 'h[1] = c[1] != INT_MAX && c[1] != c[0];' \
+        'h[1] = c[1] != INT_MAX && c[1] != c[0] && lane;' 'tests/t_warp_pocl.sh'
     # hash2's count takes every product of a row for a new column
     mutant hash2-count-all kernels/hash.cl 'else if (seen == -1) atomic_inc(count);' 'else atomic_inc(count);' \
         'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
