@@ -142,32 +142,30 @@ void esc_sync(void)
 }
 #elif defined(HSP_WARP_EMULATE)
 #define HSP_ESC_WARP 1
+/* x of work-item from of the work-group, through buf (one T a work-item). */
+#define LOCAL_FROM(NAME, T)                                \
+    T NAME(T x, int from, __local T *buf)                  \
+    {                                                      \
+        buf[get_local_id(0)] = x;                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                      \
+        T y = buf[from];                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                      \
+        return y;                                          \
+    }
+LOCAL_FROM(local_from, int)
+LOCAL_FROM(local_from_vt, VT)
 int esc_trade(int x, int s, __local int *xi)
 {
-    int lid = get_local_id(0);
-    xi[lid] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int y = xi[lid ^ s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return y;
+    return local_from(x, (int)get_local_id(0) ^ s, xi);
 }
 VT esc_trade_vt(VT x, int s, __local VT *xv)
 {
-    int lid = get_local_id(0);
-    xv[lid] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    VT y = xv[lid ^ s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return y;
+    return local_from_vt(x, (int)get_local_id(0) ^ s, xv);
 }
 int esc_prev(int x, __local int *xi)
 {
     int lid = get_local_id(0);
-    xi[lid] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int y = xi[lid ? lid - 1 : 0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return y;
+    return local_from(x, lid ? lid - 1 : 0, xi);
 }
 int esc_heads(int h0, int h1, int lane, int items, __local int *xi, int *total)
 {
