@@ -3,7 +3,7 @@
  * takes SPAN_ROWS rows a work-item (rows first + k n + t, k = 0..7, for n
  * items), and the host turns the small per-work-group results into offsets.
  * Stage 2: hsp_bin_count counts each work-group's rows per bin and sums their
- * u per bin group; hsp_bin_place puts the rows in their bins (any order
+ * u per bin group (and samples how often products meet); hsp_bin_place puts the rows in their bins (any order
  * within a bin) and gives the rows up to medium_max their C~ slots, in row
  * order.  Stage 4: hsp_row_sums sums each work-group's row counts and
  * hsp_row_scan writes C's row pointers from them. */
@@ -36,16 +36,44 @@ long group_sum(long x, __local long *sum)
     return total;
 }
 
+/* Is row i one of the sample (src/pipeline/sample.c: runs of 32 rows, the
+ * first of every 2048)? */
+int sampled(long i)
+{
+    return (i >> 5) % 64 == 0;
+}
+
+/* The columns that the B rows of consecutive entries of row i of A have in
+ * common (each pair's rows merged; sorted rows assumed, a sample only). */
+long shared_columns(long i, __global const long *arp, __global const int *acol, __global const long *brp,
+                    __global const int *bcol)
+{
+    long shared = 0;
+    for (long p = arp[i]; p + 1 < arp[i + 1]; p++) {
+        long x = brp[acol[p]], x_end = brp[acol[p] + 1], y = brp[acol[p + 1]], y_end = brp[acol[p + 1] + 1];
+        while (x < x_end && y < y_end) {
+            int cx = bcol[x], cy = bcol[y];
+            shared += cx == cy, x += cx <= cy, y += cy <= cx;
+        }
+    }
+    return shared;
+}
+
 /* The work-groups' figures, in one array (the host reads them at once):
  * part[g nbins + b], the work-group's rows in bin b; then, from
  * part[groups nbins] on, [g 5 + c]: the sum of their u over the bins of
- * group c (5 groups). */
+ * group c (5 groups); then, from part[groups (nbins + 5)] on, [g 2] and
+ * [g 2 + 1]: over the sampled rows of 1 to most products, their u and their
+ * shared columns. */
 __kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global const long *hi,
-                            __global const int *group, __global long *part, __local int *lcount, __local long *lsum)
+                            __global const int *group, __global long *part, __local int *lcount, __local long *lsum,
+                            long most, __global const long *arp, __global const int *acol,
+                            __global const long *brp, __global const int *bcol)
 {
     int t = get_local_id(0), n = get_local_size(0);
     long g = get_group_id(0);
-    __global long *part_u = part + get_num_groups(0) * (long)nbins;
+    __global long *part_u = part + get_num_groups(0) * (long)nbins, *part_s = part_u + get_num_groups(0) * 5L;
+    long sample_u = 0, shared = 0;
     for (int b = t; b < nbins; b += n) lcount[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     long u0 = 0, u1 = 0, u2 = 0, u3 = 0, u4 = 0; /* per group: no private array (scratch on AMD GPUs) */
@@ -57,12 +85,13 @@ __kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global
         atomic_inc(&lcount[b]);
         u0 += c == 0 ? u : 0, u1 += c == 1 ? u : 0, u2 += c == 2 ? u : 0, u3 += c == 3 ? u : 0;
         u4 += c == 4 ? u : 0;
+        if (u > 0 && u <= most && sampled(i)) sample_u += u, shared += shared_columns(i, arp, acol, brp, bcol);
     }
     long s0 = group_sum(u0, lsum), s1 = group_sum(u1, lsum), s2 = group_sum(u2, lsum), s3 = group_sum(u3, lsum);
-    long s4 = group_sum(u4, lsum);
+    long s4 = group_sum(u4, lsum), s5 = most ? group_sum(sample_u, lsum) : 0, s6 = most ? group_sum(shared, lsum) : 0;
     if (t == 0) {
         part_u[g * 5] = s0, part_u[g * 5 + 1] = s1, part_u[g * 5 + 2] = s2;
-        part_u[g * 5 + 3] = s3, part_u[g * 5 + 4] = s4;
+        part_u[g * 5 + 3] = s3, part_u[g * 5 + 4] = s4, part_s[g * 2] = s5, part_s[g * 2 + 1] = s6;
     }
     for (int b = t; b < nbins; b += n) part[g * nbins + b] = lcount[b];
 }

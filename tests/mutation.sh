@@ -62,6 +62,11 @@ all_mutants() {
     # ESC's warp-sorted rows: the second entry of a row's first work-item never starts a run
     mutant esc-warp-head kernels/esc.cl 'h[1] = c[1] != INT_MAX && c[1] != c[0];' \
         'h[1] = c[1] != INT_MAX && c[1] != c[0] && lane;' 'tests/t_warp_pocl.sh'
+    # the device's sample of meeting products counts none (and the host's every one)
+    mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
+        'tests/t_warp_pocl.sh'
+    mutant sample-shared-all src/pipeline/sample.c 'n += cp == cq, p += cp <= cq' 'n += 1, p += cp <= cq' \
+        'tests/t_warp_pocl.sh'
     # hash2's count takes every product of a row for a new column
     mutant hash2-count-all kernels/hash.cl 'else if (seen == -1) atomic_inc(count);' 'else atomic_inc(count);' \
         'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'

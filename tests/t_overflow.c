@@ -173,11 +173,12 @@ static hsp_status scripted_launch(gpu *g, int dbl, int kernel, const gpu_arg *a,
 {
     (void)g, (void)dbl, (void)nargs, (void)size;
     for (size_t w = 0; w < groups && w < 2; w++) {
-        if (kernel == GK_BIN_COUNT) { /* bins.cl's hsp_bin_count: counts, then sums of u */
+        if (kernel == GK_BIN_COUNT) { /* bins.cl's hsp_bin_count: counts, sums of u, no sample */
             int nb = *(const int32_t *)a[2].data;
-            int64_t *count = a[5].array->ptr, *u = count + groups * (size_t)nb;
+            int64_t *count = a[5].array->ptr, *u = count + groups * (size_t)nb, *sample = u + groups * 5;
             memset(count + w * nb, 0, (size_t)nb * sizeof *count);
             memset(u + w * 5, 0, 5 * sizeof *u);
+            memset(sample + w * 2, 0, 2 * sizeof *sample);
             count[w * nb + script.bin] = SPAN, u[w * 5 + script.group] = script.sum[w];
         }
         if (kernel == GK_ROW_SUMS) ((int64_t *)a[2].array->ptr)[w] = script.sum[w];
@@ -210,7 +211,7 @@ static hsp_status device_bins(hsp_context *ctx, gpu *g, int bin, const int64_t s
     hsp_job job = job_of(ctx, &o.A, &o.B, st);
     job.all_device = 1, job.bin_rows = rows;
     script.bin = bin, script.group = ctx->bins.group[bin], script.sum[0] = sum[0], script.sum[1] = sum[1];
-    return gpu_bin_rows(g, &job);
+    return gpu_bin_rows(g, &job, 0);
 }
 
 /* Stages 2 and 4 of a device: its sums of products and of row counts. */

@@ -31,7 +31,8 @@ static int home_matches(hsp_resident *C, const hsp_csr *A, const hsp_csr *B, cha
  * a few numbers per work-group of 2048 rows (g of them): to the device the
  * bins (12 bytes each), then per work-group where its rows of each bin begin
  * (4 bytes a bin) and its first C~ slot and row pointer (8 + 8); back, its
- * rows per bin (8 a bin), sums of u (40) and of the row counts (8); and per
+ * rows per bin (8 a bin), sums of u (40), its sample of how often products
+ * meet (16) and sums of the row counts (8); and per
  * long row its number and u (12 back), its state (48 out at the start, and
  * 48 each way per round of growth) and its place in the order of launches (4
  * out), and 4 bytes out per growth.  (A work-group that had no products
@@ -46,7 +47,7 @@ static void check_transfers(const char *what, const hsp_csr *A, const hsp_stats 
     long long nlong = res->rows_group[4];
     for (int k = 1; k < HSP_NGROUPS; k++) busy += res->rows_group[k];
     long long out = m ? 12 * nb + g * (4 * nb + 8) + (busy ? 8 * g : 0) : 0;
-    long long back = m ? g * (8 * nb + 40) + (busy ? 8 * g : 0) : 0;
+    long long back = m ? g * (8 * nb + 56) + (busy ? 8 * g : 0) : 0;
     out += 52 * nlong + 4 * (long long)res->grow_events, back += 60 * nlong;
     long long rounds_out = res->bytes_to_device - out, rounds_back = res->bytes_to_host - back;
     int ok = rounds_out == rounds_back && rounds_out >= 0 && (nlong ? rounds_out % (48 * nlong) == 0 : !rounds_out);

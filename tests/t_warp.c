@@ -4,7 +4,11 @@
  * -DHSP_WARP_EMULATE, under which the kernels trade entries through local
  * memory instead (same network, same runs), and takes method esc for short
  * and medium rows.  Every product is checked against the reference, and two
- * runs give the same bits.  Run on PoCL by t_warp_pocl.sh. */
+ * runs give the same bits.  Then, with the platform named NVIDIA's (the
+ * loader's clGetPlatformInfo wrapped too), the defaults NVIDIA's devices
+ * take: ESC for the short and medium bins of up to 64 products where the
+ * sampled products rarely meet (random rows), not where they do (a
+ * stencil), on the host path and resident.  Run on PoCL by t_warp_pocl.sh. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -36,6 +40,19 @@ cl_int clBuildProgram(cl_program p, cl_uint n, const cl_device_id *ids, const ch
     snprintf(more, sizeof more, "%s -DHSP_WARP_EMULATE", options ? options : "");
     emulated_builds++;
     return real(p, n, ids, more, notify, user);
+}
+
+static int as_nvidia; /* name the platform NVIDIA's (all but the checks of its wrapper) */
+
+/* The loader's clGetPlatformInfo, the platform's name NVIDIA's while as_nvidia. */
+cl_int clGetPlatformInfo(cl_platform_id p, cl_platform_info what, size_t size, void *value, size_t *size_ret)
+{
+    static __typeof__(clGetPlatformInfo) *real;
+    if (!real) real = (__typeof__(clGetPlatformInfo) *)dlsym(RTLD_NEXT, "clGetPlatformInfo");
+    cl_int e = real(p, what, size, value, size_ret);
+    if (e == CL_SUCCESS && as_nvidia && what == CL_PLATFORM_NAME && value && size >= sizeof "NVIDIA CUDA")
+        strcpy(value, "NVIDIA CUDA");
+    return e;
 }
 
 /* A context on the device under test with method esc for short and medium rows. */
@@ -71,6 +88,53 @@ static void product(hsp_context *ctx, int32_t m, int32_t k, int32_t n, int32_t a
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(again), hsp_csr_free(R), free(mag);
 }
 
+/* Do the short and medium bins of up to 64 products that hold rows of the
+ * product in st take ESC (want 1) or not (want 0), each of them? */
+static int esc_bins(const hsp_context *ctx, const hsp_stats *st, int want, char *why, size_t len)
+{
+    const hsp_bins *bins = hsp_context_bins(ctx);
+    int seen = 0;
+    for (int b = 0; b < bins->nbins; b++) {
+        if (!st->rows_bin[b] || bins->hi[b] > 64 || (bins->group[b] != 2 && bins->group[b] != 3)) continue;
+        seen++;
+        if ((st->bin_method[b] == HSP_METHOD_ESC) != want) {
+            snprintf(why, len, "bin %d (u %lld-%lld): %s", b, (long long)bins->lo[b], (long long)bins->hi[b],
+                     hsp_method_name(st->bin_method[b]));
+            return 0;
+        }
+    }
+    if (!seen) snprintf(why, len, "no short or medium rows of up to 64 products");
+    return seen > 0;
+}
+
+/* The generated A squared with the defaults of an NVIDIA device, from the
+ * host and resident: right, and ESC in the bins of up to 64 products if
+ * and only if esc. */
+static void nvidia_default(hsp_context *ctx, const char *spec, int esc)
+{
+    hsp_csr *A = NULL, *C = NULL, *R = NULL;
+    hsp_resident *held = NULL, *held_c = NULL;
+    const hsp_csr *home = NULL;
+    double *mag = NULL;
+    hsp_stats st[2];
+    char why[256] = "";
+    hsp_status s = hsp_generate(spec, 1, HSP_DOUBLE, &A);
+    if (s == HSP_OK && !(R = ref_multiply(A, A, &mag))) s = HSP_ERR_NOMEM;
+    if (s == HSP_OK) s = hsp_multiply(ctx, A, A, &C, &st[0]);
+    if (s == HSP_OK) s = hsp_place(ctx, A, &held);
+    if (s == HSP_OK) s = hsp_multiply_resident(ctx, held, held, &held_c, &st[1]);
+    if (s == HSP_OK) s = hsp_resident_host(held_c, &home);
+    if (s != HSP_OK) snprintf(why, sizeof why, "%s", hsp_errmsg());
+    for (int r = 0; r < 2; r++) {
+        int ok = s == HSP_OK && ref_compare(r ? home : C, R, mag, why, sizeof why) &&
+                 esc_bins(ctx, &st[r], esc, why, sizeof why);
+        tap_ok(ok, "%s squared%s with NVIDIA's defaults: right, %s%s%s", spec, r ? " resident" : "",
+               esc ? "ESC for rows of up to 64 products" : "no ESC", *why ? ": " : "", why);
+    }
+    hsp_resident_free(held_c), hsp_resident_free(held);
+    hsp_csr_free(A), hsp_csr_free(C), hsp_csr_free(R), free(mag);
+}
+
 /* Remove the test's kernel cache. */
 static void remove_cache(const char *dir)
 {
@@ -87,6 +151,7 @@ int main(void)
     char cache[] = "/tmp/hspgemm-t-warp-XXXXXX";
     if (!mkdtemp(cache)) return tap_ok(0, "a scratch kernel cache"), tap_done();
     setenv("HSPGEMM_CACHE_DIR", cache, 1); /* no binary built without the define */
+    as_nvidia = 1; /* before the library lists the devices (once) */
     hsp_context *ctx = esc_context();
     tap_ok(ctx != NULL, "a context on %s with esc for short and medium rows", ref_device());
     for (int p = 0; ctx && p < 2; p++) {
@@ -97,6 +162,18 @@ int main(void)
         product(ctx, 64, 64, 64, 4, 8, 16, precision, 41);    /* medium rows of up to 128 products: either path */
     }
     tap_ok(emulated_builds > 0, "the kernels were built with HSP_WARP_EMULATE (%d builds)", emulated_builds);
+    hsp_context_free(ctx);
+    hsp_options o;
+    hsp_options_init(&o);
+    o.device = ref_device(), o.threads = 2, o.small_nnz = -1;
+    if (hsp_context_create(&o, &ctx) != HSP_OK) tap_diag("%s: %s", o.device, hsp_errmsg());
+    tap_ok(ctx != NULL, "a context on %s named NVIDIA's, default methods", ref_device());
+    if (ctx) {
+        nvidia_default(ctx, "random:20000,4", 1); /* short rows: 16 products, rarely on one column */
+        nvidia_default(ctx, "random:20000,6", 1); /* medium rows: 36 */
+        nvidia_default(ctx, "poisson2d5:120", 0); /* 25 products on 13 columns */
+        nvidia_default(ctx, "poisson3d7:30", 0);  /* 49 on 25 */
+    }
     hsp_context_free(ctx);
     remove_cache(cache);
     return tap_done();

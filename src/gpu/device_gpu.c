@@ -99,12 +99,44 @@ static hsp_method medium_method(gpu *g, const hsp_job *job)
     return HSP_METHOD_HASH;
 }
 
+enum { WARP_ESC_MAX = 64 }; /* ESC sorts rows of up to this many products within a warp (esc.cl) */
+
+/* Up to how many products the rows are sampled for esc_for_sparse_rows (0:
+ * none): where the device sorts rows within a warp and the short or medium
+ * rows' method is the device's to choose. */
+static int64_t sample_most(const gpu *g, const hsp_job *job)
+{
+    const hsp_method *chosen = job->ctx->options.method;
+    int free = chosen[0] == HSP_METHOD_DEFAULT || chosen[1] == HSP_METHOD_DEFAULT;
+    return g->warp_shuffles && free && !job->dev->deterministic ? WARP_ESC_MAX : 0;
+}
+
+/* Short and medium bins of up to WARP_ESC_MAX products go ESC (where neither
+ * the context nor its profile names their method) when the sampled products
+ * rarely meet (not one in ten shares a column with the next B row's): ESC
+ * sorts such rows within a warp in about half the time RMerge or hash take,
+ * which gain only where products meet (H100: README, "Methods"). */
+static void esc_for_sparse_rows(gpu *g, hsp_job *job)
+{
+    if (!sample_most(g, job)) return;
+    if (!job->all_device) hsp_sample_shared(job, WARP_ESC_MAX, &job->sample_u, &job->sample_shared);
+    if (!job->sample_u || job->sample_shared * 10 >= job->sample_u) return;
+    const hsp_bins *bins = &job->ctx->bins;
+    for (int b = 0; b < bins->nbins; b++) {
+        int k = bins->group[b] - HSP_GROUP_SHORT; /* 0 short, 1 medium */
+        if ((k == 0 || k == 1) && job->ctx->options.method[k] == HSP_METHOD_DEFAULT && !job->bin_method[b] &&
+            bins->hi[b] <= WARP_ESC_MAX)
+            job->bin_method[b] = HSP_METHOD_ESC;
+    }
+}
+
 /* Before the first bin of a job: the medium rows' method, rows, slots, C~,
  * counts and long rows (or stand-ins for the pool arguments when there are
  * none). */
 static hsp_status start_compute(gpu *g, hsp_job *job)
 {
     job->method[1] = medium_method(g, job);
+    esc_for_sparse_rows(g, job);
     size_t m = (size_t)job->A->nrows;
     int64_t *counts = realloc(g->counts, (m ? m : 1) * sizeof *counts);
     if (!counts) return hsp_fail(HSP_ERR_NOMEM, "no memory for the row counts");
@@ -323,7 +355,7 @@ static hsp_status gpu_home(hsp_device *dev, void *held, hsp_csr *M)
 /* Stage 2 on the device (gpu_bins.c). */
 static hsp_status gpu_bin(hsp_device *dev, hsp_job *job)
 {
-    return gpu_noted(dev, gpu_bin_rows(dev->state, job));
+    return gpu_noted(dev, gpu_bin_rows(dev->state, job, sample_most(dev->state, job)));
 }
 
 /* Close the device; a lost one keeps every array and table the GPU was given. */

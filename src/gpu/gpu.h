@@ -196,9 +196,11 @@ static inline gpu_arg gpu_local(size_t size)
 }
 
 /* The row work of stages 2 and 4 on the device (gpu_bins.c), for a
- * job->all_device: bins, C~ slots and the long rows (fetched to job->bin_rows
- * and job->ub); C's row pointers in GA_CRP from the row counts, and nnz(C). */
-hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job);
+ * job->all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
+ * and job->ub) and the sample of rows of up to most products (job->sample_u
+ * and sample_shared; none if most is 0); C's row pointers in GA_CRP from the
+ * row counts, and nnz(C). */
+hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job, int64_t most);
 hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
 /* crp[0] = 0 and crp[i + 1] = cnt[0] + ... + cnt[i] for i < m (arrays of
  * int64_t on the device); *total = crp[m]. */

@@ -10,7 +10,7 @@
 #include "internal.h"
 #include "job.h"
 
-enum { SPAN_ROWS = 8, GROUP_SIZE = 256, NGROUPS_U = 5 };
+enum { SPAN_ROWS = 8, GROUP_SIZE = 256, NGROUPS_U = 5, NSAMPLE = 2 };
 
 /* Work-groups of GROUP_SIZE items over m rows; *size is the work-group size
  * the kernel allows (a power of two). */
@@ -31,12 +31,12 @@ static void *host_array(int64_t n, size_t bytes)
     return p;
 }
 
-/* From each work-group's rows per bin (count[g][b]) and u per bin group
- * (u[g][c]):
+/* From each work-group's rows per bin (count[g][b]), u per bin group
+ * (u[g][c]) and sample (sample[g][2], kernels/bins.cl):
  * the job's bins, figures and C~ size, where each group's rows of each bin
  * begin (base[g][b]) and its first C~ slot (slot_base[g]). */
-static hsp_status offsets(hsp_job *job, int64_t ngroups, const int64_t *count, const int64_t *u, int32_t *base,
-                          int64_t *slot_base)
+static hsp_status offsets(hsp_job *job, int64_t ngroups, const int64_t *count, const int64_t *u,
+                          const int64_t *sample, int32_t *base, int64_t *slot_base)
 {
     const hsp_bins *bins = &job->ctx->bins;
     int nb = bins->nbins;
@@ -55,6 +55,7 @@ static hsp_status offsets(hsp_job *job, int64_t ngroups, const int64_t *count, c
                 return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
             job->stats->flops_group[c] += x; /* products, doubled once their sum is known to fit */
         }
+        job->sample_u += sample[g * NSAMPLE], job->sample_shared += sample[g * NSAMPLE + 1];
     }
     if (hsp_mul_overflows(flops, 2, &job->stats->flops))
         return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
@@ -64,19 +65,22 @@ static hsp_status offsets(hsp_job *job, int64_t ngroups, const int64_t *count, c
     return HSP_OK;
 }
 
-/* Count the rows of each bin and the u of each bin group, per work-group. */
-static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, size_t size)
+/* Count the rows of each bin and the u of each bin group, and sample rows
+ * of up to most products (none if 0), per work-group. */
+static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t most, int64_t ngroups, size_t size)
 {
     const hsp_bins *bins = &job->ctx->bins;
     int32_t nb = bins->nbins, group[HSP_MAX_BINS];
     for (int b = 0; b < nb; b++) group[b] = bins->group[b];
     hsp_status s = gpu_upload(g, GA_BIN_HI, bins->hi, (size_t)nb * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_BIN_GROUP, group, (size_t)nb * sizeof(int32_t));
-    if (s == HSP_OK) s = gpu_reserve(g, GA_PART_FIGURES, (size_t)(ngroups * (nb + NGROUPS_U)) * sizeof(int64_t));
+    if (s == HSP_OK)
+        s = gpu_reserve(g, GA_PART_FIGURES, (size_t)(ngroups * (nb + NGROUPS_U + NSAMPLE)) * sizeof(int64_t));
     gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI),
                    gpu_arr(g, GA_BIN_GROUP), gpu_arr(g, GA_PART_FIGURES), gpu_local(HSP_MAX_BINS * sizeof(int32_t)),
-                   gpu_local(size * sizeof(int64_t))};
-    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_COUNT, a, 8, (size_t)ngroups, size) : s;
+                   gpu_local(size * sizeof(int64_t)), gpu_val(&most, sizeof most), gpu_arr(g, GA_ARP),
+                   gpu_arr(g, GA_ACOL), gpu_arr(g, GA_BRP), gpu_arr(g, GA_BCOL)};
+    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_COUNT, a, 13, (size_t)ngroups, size) : s;
 }
 
 /* Place the rows in their bins, from base and slot_base on the device. */
@@ -111,19 +115,20 @@ static hsp_status fetch_long_rows(gpu *g, hsp_job *job)
     return s;
 }
 
-hsp_status gpu_bin_rows(gpu *g, hsp_job *job)
+hsp_status gpu_bin_rows(gpu *g, hsp_job *job, int64_t most)
 {
     int64_t m = job->A->nrows, nb = job->ctx->bins.nbins;
     size_t size;
-    int64_t ngroups = span_groups(g, job->vsize == 8, GK_BIN_PLACE, m, &size);
-    int64_t *figures = host_array(ngroups * (nb + NGROUPS_U), sizeof *figures); /* counts, then u: one read */
+    int64_t ngroups = span_groups(g, job->vsize == 8, GK_BIN_PLACE, m, &size), nfigures = nb + NGROUPS_U + NSAMPLE;
+    int64_t *figures = host_array(ngroups * nfigures, sizeof *figures); /* counts, u, sample: one read */
     int32_t *base = host_array(ngroups * nb, sizeof *base);
     int64_t *slot_base = host_array(ngroups, sizeof *slot_base);
     hsp_status s = figures && base && slot_base ? HSP_OK : HSP_ERR_NOMEM;
-    if (s == HSP_OK && m) s = count_bins(g, job, m, ngroups, size);
+    if (s == HSP_OK && m) s = count_bins(g, job, m, most, ngroups, size);
+    if (s == HSP_OK) s = gpu_download(g, GA_PART_FIGURES, figures, (size_t)(ngroups * nfigures) * sizeof *figures);
     if (s == HSP_OK)
-        s = gpu_download(g, GA_PART_FIGURES, figures, (size_t)(ngroups * (nb + NGROUPS_U)) * sizeof *figures);
-    if (s == HSP_OK) s = offsets(job, ngroups, figures, figures + ngroups * nb, base, slot_base);
+        s = offsets(job, ngroups, figures, figures + ngroups * nb, figures + ngroups * (nb + NGROUPS_U), base,
+                    slot_base);
     if (s == HSP_OK) s = gpu_upload(g, GA_PART_BASE, base, (size_t)(ngroups * nb) * sizeof *base);
     if (s == HSP_OK) s = gpu_upload(g, GA_PART_SUM, slot_base, (size_t)ngroups * sizeof *slot_base);
     if (s == HSP_OK && m) s = place_rows(g, job, m, ngroups, size);

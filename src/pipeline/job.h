@@ -49,6 +49,8 @@ typedef struct hsp_job {
     int64_t staged, most;   /* dev->direct (stage 1): the sum of u over the rows that are
                                not long, and of min(u, columns of B) over every row */
     int64_t nslots;         /* entries of C~ */
+    int64_t sample_u, sample_shared; /* a device's sample of how often products meet, or 0, 0:
+                                        see hsp_sample_shared */
     struct direct_run *run; /* a dev->direct's chunks between stages 3 and 4 (direct.c) */
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
     void *tmp_val;
@@ -86,6 +88,13 @@ static inline int64_t hsp_entry_bytes(const hsp_job *job, int64_t n)
 {
     return n * (int64_t)(sizeof(int32_t) + job->vsize);
 }
+
+/* How often the products of the job's rows meet, on a sample: over the
+ * rows of 1 to most products among rows 0-31, 2048-2079, 4096-... (the
+ * rows kernels/bins.cl samples too), *u gets the sum of their u and *shared
+ * the columns that the B rows of consecutive entries of each row have in
+ * common (a merge of B's rows, which it takes to be sorted). */
+void hsp_sample_shared(const hsp_job *job, int64_t most, int64_t *u, int64_t *shared);
 
 /* Reserve bytes of temporary memory and take them from workspace array k
  * (WS_*) of the context, which grows when too small; NULL on failure. */

@@ -92,7 +92,7 @@ static void finish_stats(hsp_job *job, hsp_stats *st)
         int group = bins->group[b];
         if (!st->rows_bin[b] || group < HSP_GROUP_SHORT) continue;
         st->bin_method[b] = hsp_job_bin_method(job, b);
-        took |= job->bin_method[b] != HSP_METHOD_DEFAULT;
+        took |= profile->bin[job->vsize == 8][b] != HSP_METHOD_DEFAULT;
     }
     if (took) snprintf(st->profile, sizeof st->profile, "%s", profile->path);
 }
