@@ -152,6 +152,9 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "layout")) {
         if (strcmp(v, "row") && strcmp(v, "col")) return "--layout takes row or col";
         a->layout = strcmp(v, "row") ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
+    } else if (!strcmp(name, "format")) {
+        if (strcmp(v, "csr") && strcmp(v, "ellr")) return "--format takes csr or ellr";
+        a->csr = !strcmp(v, "csr");
     } else if (!strcmp(name, "wavefront")) {
         if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
         a->lib.wavefront = (int)n;

@@ -535,7 +535,7 @@ typedef struct {
     double ms;            /* the whole call */
     int64_t flops;        /* 2 nnz(A) ncols(B) */
     int threads;
-    char format[8];       /* A's storage the product read: "csr" */
+    char format[8];       /* A's storage the product read: "csr" or "ellr" */
     char device[160];     /* what computed it */
 } hsp_spmm_stats;
 
@@ -547,6 +547,30 @@ typedef struct {
  * dense).  stats may be NULL. */
 hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
                     hsp_dense *C, hsp_spmm_stats *stats);
+
+/* A sparse matrix prepared for repeated products with dense matrices, in
+ * ELLPACK-R (FastSpMM, seed 001): each row's entries padded to the longest
+ * row's count w and stored slot by slot (entry k of row i at k nrows + i, so
+ * that consecutive rows are read together), with each row's length.  Where
+ * that padding would pass HSP_ELLR_MAX_PADDING times A's entries (a few
+ * long rows), it keeps A's rows in CSR instead.  Built once by
+ * hsp_ellr_from_csr from valid CSR (checked there, on ctx's threads) into
+ * arrays of its own; hsp_spmm_ellr then reads it without another check. */
+#define HSP_ELLR_MAX_PADDING 2.0
+typedef struct hsp_ellr hsp_ellr;
+typedef struct {
+    int32_t nrows, ncols, width; /* width: the longest row's entries */
+    int64_t nnz;                 /* entries */
+    int64_t slots;               /* nrows x width, ELLPACK-R's slots, padding included */
+    char format[8];              /* what it holds: "ellr", or "csr" where slots > max padding x nnz */
+    int64_t bytes, csr_bytes;    /* its memory, and A's in CSR */
+} hsp_ellr_info;
+hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out);
+void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info);
+void hsp_ellr_free(hsp_ellr *E);
+/* hsp_spmm with A prepared (stats' format says which form it read). */
+hsp_status hsp_spmm_ellr(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense *B, double beta,
+                         hsp_dense *C, hsp_spmm_stats *stats);
 
 /* Names used by the CLI and in stats: "realloc", "heap", ... */
 const char *hsp_grow_name(hsp_grow g);

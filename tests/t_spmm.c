@@ -84,13 +84,29 @@ static hsp_csr *operand(int32_t nrows, int32_t ncols, hsp_precision prec)
     return A;
 }
 
-/* Every precision, order pair, width and (alpha, beta): C checked. */
-static void products(hsp_context *ctx)
+/* C = alpha A B + beta C of A as given (form 0: hsp_spmm) or prepared
+ * (form 1, of A with a full row: kept in CSR; form 2, of rows of 4 to 12
+ * entries: ELLPACK-R), by hsp_spmm_ellr; *format the form it read. */
+static hsp_status product(hsp_context *ctx, int form, const hsp_csr *A, double alpha, const hsp_dense *B,
+                          double beta, hsp_dense *C, hsp_spmm_stats *st)
+{
+    if (!form) return hsp_spmm(ctx, alpha, A, B, beta, C, st);
+    hsp_ellr *E = NULL;
+    hsp_status s = hsp_ellr_from_csr(ctx, A, &E);
+    if (s == HSP_OK) s = hsp_spmm_ellr(ctx, alpha, E, B, beta, C, st);
+    hsp_ellr_free(E);
+    return s;
+}
+
+/* Every precision, order pair, width and (alpha, beta), of A in form (see
+ * product): C checked. */
+static void products(hsp_context *ctx, int form)
 {
     static const int32_t widths[] = {1, 7, 8, 13};
     static const double ab[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}};
+    static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr"};
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
-        hsp_csr *A = operand(300, 200, prec);
+        hsp_csr *A = form == 2 ? ref_random(300, 200, 4, 12, prec, 7) : operand(300, 200, prec);
         for (int ob = 0; ob < 2; ob++)
             for (int oc = 0; oc < 2; oc++)
                 for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
@@ -102,11 +118,11 @@ static void products(hsp_context *ctx)
                         memcpy(C0.values, C.values, dense_bytes(&C));
                         hsp_spmm_stats st;
                         char why[160] = "";
-                        hsp_status s = hsp_spmm(ctx, ab[k][0], A, &B, ab[k][1], &C, &st);
+                        hsp_status s = product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, &st);
                         int ok = s == HSP_OK && matches(A, &B, &C0, &C, ab[k][0], ab[k][1], why, sizeof why) &&
-                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, "csr");
-                        tap_ok(ok, "%s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
-                               prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
+                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, form == 2 ? "ellr" : "csr");
+                        tap_ok(ok, "A %s, %s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
+                               forms[form], prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
                                oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "",
                                s != HSP_OK ? hsp_errmsg() : why);
                         free(B.values), free(C.values), free(C0.values);
@@ -134,6 +150,49 @@ static void edges(hsp_context *ctx)
     hsp_dense BE = dense(4, 3, HSP_ROW_MAJOR, 0, HSP_FLOAT, 1, 0), CE = dense(0, 3, HSP_ROW_MAJOR, 0, HSP_FLOAT, 0, 0);
     tap_ok(hsp_spmm(ctx, 1, E, &BE, 1, &CE, NULL) == HSP_OK, "A with no rows: C of no rows");
     free(BE.values), free(CE.values), hsp_csr_free(E);
+}
+
+/* The prepared forms: what hsp_ellr_describe reports, arrays of its own
+ * (the caller's A may change after), bad A refused. */
+static void prepared(hsp_context *ctx)
+{
+    hsp_csr *A = ref_random(100, 60, 2, 6, HSP_DOUBLE, 5), *L = operand(100, 60, HSP_DOUBLE), *E0 = NULL;
+    hsp_ellr *E = NULL, *F = NULL, *G = NULL;
+    hsp_ellr_info in, il;
+    int32_t w = 0;
+    for (int32_t i = 0; i < 100; i++) w = A->rowptr[i + 1] - A->rowptr[i] > w ? (int32_t)(A->rowptr[i + 1] - A->rowptr[i]) : w;
+    int ok = hsp_ellr_from_csr(ctx, A, &E) == HSP_OK && hsp_ellr_from_csr(ctx, L, &F) == HSP_OK;
+    if (ok) hsp_ellr_describe(E, &in), hsp_ellr_describe(F, &il);
+    tap_ok(ok && in.width == w && in.slots == 100LL * w && in.nnz == A->nnz && !strcmp(in.format, "ellr") &&
+               in.bytes == 100 * 4 + in.slots * 12 && in.csr_bytes == 101 * 8 + A->nnz * 12,
+           "rows of 2-6 entries: ellr, width %d, %lld slots for %lld entries, %lld bytes against CSR's %lld", in.width,
+           (long long)in.slots, (long long)in.nnz, (long long)in.bytes, (long long)in.csr_bytes);
+    tap_ok(ok && il.width == 60 && il.slots == 6000 && !strcmp(il.format, "csr") && il.bytes == il.csr_bytes,
+           "a full row of 60 (%lld slots against %lld entries, over %g times): kept in csr", (long long)il.slots,
+           (long long)il.nnz, HSP_ELLR_MAX_PADDING);
+    hsp_dense B = dense(60, 8, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 3, 0), C = dense(100, 8, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 4, 0);
+    hsp_dense C0 = C;
+    C0.values = malloc(dense_bytes(&C)), memcpy(C0.values, C.values, dense_bytes(&C));
+    hsp_csr *keep = ref_copy(A);
+    for (int64_t k = 0; k < A->nnz; k++) ((double *)A->values)[k] = 1e300; /* the caller's A changes */
+    char why[160] = "";
+    ok = ok && hsp_spmm_ellr(ctx, 1, E, &B, 0, &C, NULL) == HSP_OK && matches(keep, &B, &C0, &C, 1, 0, why, sizeof why);
+    tap_ok(ok, "the prepared A keeps the entries it was given%s%s", *why ? ": " : "", why);
+    A->colidx[A->rowptr[5]] = 999; /* a column past A's */
+    tap_ok(hsp_ellr_from_csr(ctx, A, &G) == HSP_ERR_INVALID_CSR && !G, "an A with a column out of range: refused, no handle (%s)",
+           hsp_errmsg());
+    hsp_csr_create(0, 7, 0, HSP_FLOAT, &E0);
+    tap_ok(hsp_ellr_from_csr(ctx, E0, &G) == HSP_OK && G, "an A of no rows: prepared");
+    hsp_ellr_free(G), G = NULL;
+    tap_ok(hsp_ellr_from_csr(NULL, keep, &G) == HSP_ERR_ARG && hsp_ellr_from_csr(ctx, NULL, &G) == HSP_ERR_ARG &&
+               hsp_ellr_from_csr(ctx, keep, NULL) == HSP_ERR_ARG && hsp_spmm_ellr(ctx, 1, NULL, &B, 0, &C, NULL) == HSP_ERR_ARG,
+           "NULL context, A or out, or prepared A: HSP_ERR_ARG");
+    hsp_dense Bshort = B;
+    Bshort.nrows = 59;
+    tap_ok(hsp_spmm_ellr(ctx, 1, E, &Bshort, 0, &C, NULL) == HSP_ERR_SHAPE, "prepared A, B's rows not its columns: HSP_ERR_SHAPE");
+    hsp_ellr_free(E), hsp_ellr_free(F), hsp_ellr_free(NULL);
+    free(B.values), free(C.values), free(C0.values);
+    hsp_csr_free(A), hsp_csr_free(L), hsp_csr_free(E0), hsp_csr_free(keep);
 }
 
 /* Call with B and C given; it must fail with want, C untouched. */
@@ -185,7 +244,8 @@ int main(void)
 {
     hsp_context *ctx = ref_context();
     if (!tap_ok(ctx != NULL, "a context on %s", ref_device())) return tap_done();
-    products(ctx);
+    for (int form = 0; form < 3; form++) products(ctx, form);
+    prepared(ctx);
     edges(ctx);
     errors(ctx);
     hsp_context_free(ctx);

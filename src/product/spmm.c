@@ -1,5 +1,6 @@
-/* spmm.c: hsp_spmm, a sparse matrix times a dense one on the context's CPU
- * threads.  The operands are checked first; the rows are split into parts
+/* spmm.c: hsp_spmm and hsp_spmm_ellr, a sparse matrix (CSR, or prepared:
+ * ellr.c) times a dense one on the context's CPU threads.  The operands are
+ * checked first (a prepared A was, when prepared); the rows are split into parts
  * of about equal entries, taken by the threads as they come free, and each
  * row of C is made SPMM_LC columns at a time, so that A's row is read once
  * for that many columns of B (FastSpMM's passes, seed 001). */
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "context.h"
+#include "ellr.h"
 #include "internal.h"
 
 enum { SPMM_LC = 8, PARTS_PER_THREAD = 8, MSG = 256 };
@@ -14,7 +16,7 @@ enum { SPMM_LC = 8, PARTS_PER_THREAD = 8, MSG = 256 };
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
 typedef struct {
-    const hsp_csr *A;
+    const struct hsp_ellr *A;
     const hsp_dense *B;
     hsp_dense *C;
     double alpha, beta;
@@ -66,11 +68,12 @@ static void dense_span(const hsp_dense *M, uintptr_t *lo, uintptr_t *hi)
     *hi = *lo + (inner && outer ? (uintptr_t)((outer - 1) * M->ld + inner) * hsp_value_size(M->precision) : 0);
 }
 
-/* C's array may not share a byte with B's or with A's values: C is written
- * while they are read. */
+/* C's array may not share a byte with B's or with A's values (A NULL: a
+ * prepared A's own): C is written while they are read. */
 static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C)
 {
-    uintptr_t c0, c1, b0, b1, a0 = (uintptr_t)A->values, a1 = a0 + (uintptr_t)A->nnz * hsp_value_size(A->precision);
+    uintptr_t c0, c1, b0, b1, a0 = A ? (uintptr_t)A->values : 0;
+    uintptr_t a1 = A ? a0 + (uintptr_t)A->nnz * hsp_value_size(A->precision) : 0;
     dense_span(C, &c0, &c1), dense_span(B, &b0, &b1);
     if ((c0 < b1 && b0 < c1) || (c0 < a1 && a0 < c1))
         return hsp_fail(HSP_ERR_ARG, "hsp_spmm: C's array overlaps %s: give C an array of its own",
@@ -87,11 +90,12 @@ static void spmm_part(void *arg, int tid, int64_t p)
     else spmm_rows_f(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
 }
 
-/* The product on the pool: A's rows checked, then computed by parts. */
-static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r)
+/* A's rows checked (those of csr, unless NULL: A prepared), then the
+ * product computed by parts on the pool, of about equal entries. */
+static hsp_status spmm_on_pool(hsp_pool *pool, const hsp_csr *csr, spmm_run *r)
 {
-    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD;
-    hsp_status s = hsp_csr_check_rows_pooled(pool, r->A);
+    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
+    hsp_status s = csr ? hsp_csr_check_rows_pooled(pool, csr) : HSP_OK;
     if (s != HSP_OK) {
         char why[MSG];
         snprintf(why, sizeof why, "%s", hsp_errmsg());
@@ -99,34 +103,53 @@ static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r)
     }
     if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
-    hsp_pool_chunks(pool, hsp_split_weighted(r->A->rowptr, r->A->nrows, want, r->cut), spmm_part, r);
+    /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
+    hsp_pool_chunks(pool, hsp_split_weighted(r->A->rowptr, m, want, r->cut), spmm_part, r);
     free(r->cut);
     return HSP_OK;
 }
 
-hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
-                    hsp_dense *C, hsp_spmm_stats *stats)
+/* C = alpha A B + beta C of A's rows (a view of csr, checked here, or a
+ * prepared A where csr is NULL) once B and C are checked. */
+static hsp_status spmm_of(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
+                          const hsp_dense *B, double beta, hsp_dense *C, hsp_spmm_stats *stats)
 {
     double t0 = hsp_now_ms();
-    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: ctx is NULL");
-    if (!A) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: A is NULL");
-    hsp_status s = hsp_csr_check_header(A);
-    if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
-    if ((s = check_dense(B, "B", A->ncols, B ? B->ncols : 0, A->precision)) != HSP_OK) return s;
-    if ((s = check_dense(C, "C", A->nrows, B->ncols, A->precision)) != HSP_OK) return s;
-    if ((s = check_apart(A, B, C)) != HSP_OK) return s;
+    hsp_status s = check_dense(B, "B", A->ncols, B ? B->ncols : 0, A->precision);
+    if (s == HSP_OK) s = check_dense(C, "C", A->nrows, B->ncols, A->precision);
+    if (s == HSP_OK) s = check_apart(csr, B, C);
+    if (s != HSP_OK) return s;
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
     dense_steps(B, r.b_step), dense_steps(C, r.c_step);
     hsp_context_lock(ctx);
-    s = spmm_on_pool(ctx->pool, &r);
+    s = spmm_on_pool(ctx->pool, csr, &r);
     if (s == HSP_OK && stats) {
         *stats = (hsp_spmm_stats){0};
         if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;
         stats->threads = hsp_pool_size(ctx->pool);
-        snprintf(stats->format, sizeof stats->format, "csr");
+        snprintf(stats->format, sizeof stats->format, "%s", A->rowptr ? "csr" : "ellr");
         snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
         stats->ms = hsp_now_ms() - t0;
     }
     hsp_context_unlock(ctx);
     return s;
+}
+
+hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
+                    hsp_dense *C, hsp_spmm_stats *stats)
+{
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: ctx is NULL");
+    if (!A) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: A is NULL");
+    hsp_status s = hsp_csr_check_header(A);
+    if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
+    struct hsp_ellr view = hsp_ellr_view(A);
+    return spmm_of(ctx, alpha, &view, A, B, beta, C, stats);
+}
+
+hsp_status hsp_spmm_ellr(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense *B, double beta,
+                         hsp_dense *C, hsp_spmm_stats *stats)
+{
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_spmm_ellr: ctx is NULL");
+    if (!A) return hsp_fail(HSP_ERR_ARG, "hsp_spmm_ellr: A is NULL");
+    return spmm_of(ctx, alpha, A, NULL, B, beta, C, stats);
 }

@@ -8,11 +8,11 @@
 static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, int w,
                                                                VT *restrict acc)
 {
-    const int64_t *rp = r->A->rowptr;
-    const int32_t *col = r->A->colidx;
-    const VT *av = r->A->values, *b = (const VT *)r->B->values + j0;
+    const int32_t *col = r->A->col;
+    const VT *av = r->A->val, *b = (const VT *)r->B->values + j0;
+    int64_t step = hsp_ellr_step(r->A), end = hsp_ellr_first(r->A, i) + hsp_ellr_count(r->A, i) * step;
     VT sum[SPMM_LC] = {0};
-    for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
+    for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
         const VT *bp = b + col[p] * r->b_step[0], a = av[p];
 #pragma GCC unroll 8
         for (int k = 0; k < w; k++) sum[k] += a * bp[k];
@@ -24,11 +24,12 @@ static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run 
 /* The same for n columns from j0 of B in either order. */
 static inline void SF(spmm_cols)(const spmm_run *r, int32_t i, int32_t j0, int32_t n, VT *restrict acc)
 {
-    const int64_t *rp = r->A->rowptr, stride = r->b_step[1];
-    const int32_t *col = r->A->colidx;
-    const VT *av = r->A->values, *b = (const VT *)r->B->values + j0 * stride;
+    const int64_t stride = r->b_step[1], step = hsp_ellr_step(r->A);
+    const int64_t end = hsp_ellr_first(r->A, i) + hsp_ellr_count(r->A, i) * step;
+    const int32_t *col = r->A->col;
+    const VT *av = r->A->val, *b = (const VT *)r->B->values + j0 * stride;
     for (int32_t k = 0; k < n; k++) acc[k] = 0;
-    for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
+    for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
         const VT *bp = b + col[p] * r->b_step[0], a = av[p];
         for (int32_t k = 0; k < n; k++) acc[k] += a * bp[k * stride];
     }
@@ -52,13 +53,13 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
 /* Rows first .. last - 1 of C where B has one column: a sum a row. */
 static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
 {
-    const int64_t *rp = r->A->rowptr;
-    const int32_t *col = r->A->colidx;
-    const VT *av = r->A->values, *b = r->B->values;
-    int64_t bs = r->b_step[0];
+    const int32_t *col = r->A->col;
+    const VT *av = r->A->val, *b = r->B->values;
+    int64_t bs = r->b_step[0], step = hsp_ellr_step(r->A);
     for (int32_t i = first; i < last; i++) {
         VT sum = 0;
-        for (int64_t p = rp[i]; p < rp[i + 1]; p++) sum += av[p] * b[col[p] * bs];
+        int64_t end = hsp_ellr_first(r->A, i) + hsp_ellr_count(r->A, i) * step;
+        for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) sum += av[p] * b[col[p] * bs];
         SF(spmm_store)(r, i, 0, 1, &sum);
     }
 }

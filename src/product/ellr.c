@@ -1,0 +1,134 @@
+/* ellr.c: hsp_ellr, a sparse matrix prepared for SpMM: checked once, its
+ * rows copied into ELLPACK-R (FastSpMM, seed 001), or into CSR where a few
+ * long rows would make ELLPACK-R's padding cost more than
+ * HSP_ELLR_MAX_PADDING times the entries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "context.h"
+#include "ellr.h"
+#include "internal.h"
+#include "pool.h"
+
+enum { PARTS_PER_THREAD = 8 };
+
+struct hsp_ellr hsp_ellr_view(const hsp_csr *A)
+{
+    return (struct hsp_ellr){A->nrows, A->ncols, 0, A->nnz, A->precision, A->rowptr, NULL, A->colidx, A->values,
+                             {NULL}};
+}
+
+/* A copy job: A's rows into E's arrays, by parts of rows. */
+typedef struct {
+    const hsp_csr *A;
+    hsp_ellr *E;
+    const int64_t *cut;
+} ellr_fill;
+
+/* Part p's rows of A into E's slots (ELLPACK-R: entry q of row i in slot
+ * q nrows + i; CSR: where they were). */
+static void fill_part(void *arg, int tid, int64_t p)
+{
+    const ellr_fill *f = arg;
+    const hsp_csr *A = f->A;
+    hsp_ellr *E = f->E;
+    size_t vs = hsp_value_size(A->precision);
+    int32_t *col = E->own[2], *len = E->own[1];
+    char *val = E->own[3];
+    (void)tid;
+    for (int64_t i = f->cut[p]; i < f->cut[p + 1]; i++) {
+        int64_t first = A->rowptr[i], n = A->rowptr[i + 1] - first, at = E->rowptr ? first : i;
+        int64_t step = E->rowptr ? 1 : E->nrows;
+        if (len) len[i] = (int32_t)n;
+        for (int64_t q = 0; q < n; q++) {
+            col[at + q * step] = A->colidx[first + q];
+            memcpy(val + (at + q * step) * vs, (const char *)A->values + (first + q) * vs, vs);
+        }
+    }
+}
+
+/* E's arrays for A: ELLPACK-R of width w, or CSR where csr is set (padding
+ * slots, never read, hold column 0 and value 0). */
+static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A, int csr)
+{
+    size_t vs = hsp_value_size(A->precision), m = (size_t)A->nrows;
+    size_t slots = csr ? (size_t)A->nnz : m * (size_t)E->width;
+    if (csr) E->own[0] = malloc((m + 1) * sizeof(int64_t));
+    else E->own[1] = malloc((m ? m : 1) * sizeof(int32_t));
+    E->own[2] = calloc(slots ? slots : 1, sizeof(int32_t));
+    E->own[3] = calloc(slots ? slots : 1, vs);
+    if (!(E->own[0] || E->own[1]) || !E->own[2] || !E->own[3])
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for %zu slots", slots);
+    if (csr) memcpy(E->own[0], A->rowptr, (m + 1) * sizeof(int64_t));
+    E->rowptr = E->own[0], E->len = E->own[1], E->col = E->own[2], E->val = E->own[3];
+    return HSP_OK;
+}
+
+/* The longest row of A. */
+static int32_t longest_row(const hsp_csr *A)
+{
+    int64_t w = 0;
+    for (int32_t i = 0; i < A->nrows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
+    return (int32_t)w;
+}
+
+/* A (checked) into E, its rows copied by parts on the pool. */
+static hsp_status build(hsp_pool *pool, const hsp_csr *A, hsp_ellr *E)
+{
+    E->width = longest_row(A);
+    int csr = (double)A->nrows * E->width > HSP_ELLR_MAX_PADDING * (double)A->nnz;
+    hsp_status s = alloc_arrays(E, A, csr);
+    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, *cut = malloc((size_t)(want + 1) * sizeof *cut);
+    if (s == HSP_OK && !cut) s = hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its parts");
+    if (s == HSP_OK) {
+        ellr_fill f = {A, E, cut};
+        hsp_pool_chunks(pool, hsp_split_weighted(A->rowptr, A->nrows, want, cut), fill_part, &f);
+    }
+    free(cut);
+    return s;
+}
+
+/* The check's error s, its message prefixed with the call's name. */
+static hsp_status failed_check(hsp_status s)
+{
+    char why[256];
+    snprintf(why, sizeof why, "%s", hsp_errmsg());
+    return hsp_fail(s, "hsp_ellr_from_csr: A: %s", why);
+}
+
+hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
+{
+    if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_ellr_from_csr: out is NULL");
+    *out = NULL;
+    if (!ctx || !A) return hsp_fail(HSP_ERR_ARG, "hsp_ellr_from_csr: %s is NULL", ctx ? "A" : "ctx");
+    hsp_status s = hsp_csr_check_header(A);
+    if (s != HSP_OK) return failed_check(s);
+    hsp_ellr *E = calloc(1, sizeof *E);
+    if (!E) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory");
+    *E = hsp_ellr_view(A);
+    hsp_context_lock(ctx);
+    s = hsp_csr_check_rows_pooled(ctx->pool, A);
+    s = s == HSP_OK ? build(ctx->pool, A, E) : failed_check(s);
+    hsp_context_unlock(ctx);
+    if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
+    *out = E;
+    return s;
+}
+
+void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
+{
+    size_t vs = hsp_value_size(E->precision);
+    int64_t m = E->nrows, slots = m * E->width;
+    *info = (hsp_ellr_info){E->nrows, E->ncols, E->width, E->nnz, slots, "ellr", 0, 0};
+    info->csr_bytes = (m + 1) * (int64_t)sizeof(int64_t) + E->nnz * (int64_t)(sizeof(int32_t) + vs);
+    info->bytes = E->rowptr ? info->csr_bytes : m * (int64_t)sizeof(int32_t) + slots * (int64_t)(sizeof(int32_t) + vs);
+    if (E->rowptr) strcpy(info->format, "csr");
+}
+
+void hsp_ellr_free(hsp_ellr *E)
+{
+    if (!E) return;
+    for (int k = 0; k < 4; k++) free(E->own[k]);
+    free(E);
+}
