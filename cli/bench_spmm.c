@@ -1,5 +1,6 @@
 /* bench_spmm.c: `hspgemm bench --suite=spmm`: sparse times dense, C = A B
- * (hsp_spmm on the CPU threads), against MKL (mkl_sparse_?_mm) and scipy
+ * (hsp_spmm_ellr on the CPU threads, A prepared untimed as MKL's inspector
+ * is), against MKL (mkl_sparse_?_mm) and scipy
  * (A @ X), for each matrix of the default suite (or the --gen ones) and B of
  * L = 1, 4, 8, 16, 32 and 64 columns (or the --cols=L given), row-major.
  * hspgemm's runs are split around the peers' as in the products' bench; its
@@ -46,41 +47,43 @@ static int check_spmm(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C, 
     return 1;
 }
 
-/* runs products C = A B on ctx, each timed by the clock around the call
- * and appended to ms[*n] (ms NULL: a warm-up, untimed). */
-static hsp_status time_runs(hsp_context *ctx, const hsp_csr *A, const hsp_dense *B, hsp_dense *C, int runs,
+/* runs products C = A B on ctx of A prepared, each timed by the clock
+ * around the call and appended to ms[*n] (ms NULL: a warm-up, untimed). */
+static hsp_status time_runs(hsp_context *ctx, const hsp_ellr *A, const hsp_dense *B, hsp_dense *C, int runs,
                             double *ms, int *n, spmm_row *row)
 {
     hsp_status s = HSP_OK;
     for (int k = 0; k < runs && s == HSP_OK; k++) {
         double t0 = cli_now_ms();
-        s = hsp_spmm(ctx, 1, A, B, 0, C, &row->stats);
+        s = hsp_spmm_ellr(ctx, 1, A, B, 0, C, &row->stats);
         if (ms) ms[(*n)++] = cli_now_ms() - t0;
     }
     return s;
 }
 
-/* One L on matrix A: the checked first run, half the runs, the peers, a
- * warm-up and the other half. */
+/* One L on matrix A, prepared (untimed, as MKL's inspector is): the
+ * checked first run, half the runs, the peers, a warm-up and the other half. */
 static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *ctx, const hsp_csr *A, spmm_row *row)
 {
     hsp_dense B = {0}, C = {0};
+    hsp_ellr *E = NULL;
     double ms[a->repeat];
     int n = 0, before = cli_peers_any(p) ? (a->repeat + 1) / 2 : a->repeat;
     char extra[32];
     hsp_status s = cli_dense_random(A->ncols, row->cols, HSP_ROW_MAJOR, A->precision, a->seed + 1, &B);
     if (s == HSP_OK) s = cli_dense_new(A->nrows, row->cols, HSP_ROW_MAJOR, A->precision, &C);
+    if (s == HSP_OK) s = hsp_ellr_from_csr(ctx, A, &E);
     cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
-    if (s == HSP_OK) s = time_runs(ctx, A, &B, &C, 1, NULL, &n, row);
+    if (s == HSP_OK) s = time_runs(ctx, E, &B, &C, 1, NULL, &n, row);
     if (s == HSP_OK) row->right = check_spmm(A, &B, &C, row->why, sizeof row->why);
-    if (s == HSP_OK) s = time_runs(ctx, A, &B, &C, before, ms, &n, row);
+    if (s == HSP_OK) s = time_runs(ctx, E, &B, &C, before, ms, &n, row);
     snprintf(extra, sizeof extra, "--spmm=%d", (int)row->cols);
     if (s == HSP_OK) cli_run_peers(row->name, (const hsp_csr *const *)&A, 1, extra, p, row->peer);
     cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
-    if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, A, &B, &C, 1, NULL, &n, row); /* the peers ran since */
-    if (s == HSP_OK) s = time_runs(ctx, A, &B, &C, a->repeat - before, ms, &n, row);
+    if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, E, &B, &C, 1, NULL, &n, row); /* the peers ran since */
+    if (s == HSP_OK) s = time_runs(ctx, E, &B, &C, a->repeat - before, ms, &n, row);
     row->ours = cli_times_of(ms, n);
-    hsp_dense_free(&B), hsp_dense_free(&C);
+    hsp_dense_free(&B), hsp_dense_free(&C), hsp_ellr_free(E);
     return s;
 }
 

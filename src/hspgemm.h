@@ -549,20 +549,23 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
                     hsp_dense *C, hsp_spmm_stats *stats);
 
 /* A sparse matrix prepared for repeated products with dense matrices, in
- * ELLPACK-R (FastSpMM, seed 001): each row's entries padded to the longest
- * row's count w and stored slot by slot (entry k of row i at k nrows + i, so
- * that consecutive rows are read together), with each row's length.  Where
- * that padding would pass HSP_ELLR_MAX_PADDING times A's entries (a few
- * long rows), it keeps A's rows in CSR instead.  Built once by
- * hsp_ellr_from_csr from valid CSR (checked there, on ctx's threads) into
- * arrays of its own; hsp_spmm_ellr then reads it without another check. */
+ * sliced ELLPACK-R (FastSpMM's ELLPACK-R, seed 001, by slices of rows):
+ * each slice of `height` rows padded to its longest row and stored slot by
+ * slot (entry k of the slice's row r at k height + r, so that a slice's rows
+ * are read together), with each row's length.  Where that padding would
+ * pass HSP_ELLR_MAX_PADDING times A's entries, it keeps A's rows in CSR
+ * instead.  Built once by hsp_ellr_from_csr from valid CSR (checked there,
+ * on ctx's threads) into arrays of its own; hsp_spmm_ellr then reads it
+ * without another check. */
 #define HSP_ELLR_MAX_PADDING 2.0
 typedef struct hsp_ellr hsp_ellr;
 typedef struct {
     int32_t nrows, ncols, width; /* width: the longest row's entries */
+    int32_t height;              /* the rows of a slice (0 in CSR) */
     int64_t nnz;                 /* entries */
-    int64_t slots;               /* nrows x width, ELLPACK-R's slots, padding included */
-    char format[8];              /* what it holds: "ellr", or "csr" where slots > max padding x nnz */
+    int64_t slots;               /* ELLPACK-R's slots, padding included (0 in CSR) */
+    char format[8];              /* what it holds: "ellr", or "csr" where the slots would pass
+                                    HSP_ELLR_MAX_PADDING x nnz */
     int64_t bytes, csr_bytes;    /* its memory, and A's in CSR */
 } hsp_ellr_info;
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out);

@@ -70,6 +70,9 @@ all_mutants() {
     # hash2's count takes every product of a row for a new column
     mutant hash2-count-all kernels/hash.cl 'else if (seen == -1) atomic_inc(count);' 'else atomic_inc(count);' \
         'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
+    # a prepared A's entries all land in the first slot of their row
+    mutant ellr-slot-step src/product/ellr.c 'col[at + q * step] = A->colidx[first + q];' \
+        'col[at + q] = A->colidx[first + q];' 'tests/t_spmm'
     # SpMM's full passes over row-major B leave out their first column
     mutant spmm-pass-first src/product/spmm_rows.h 'for (int k = 0; k < w; k++) sum[k] += a * bp[k];' \
         'for (int k = 1; k < w; k++) sum[k] += a * bp[k];' 'tests/t_spmm'

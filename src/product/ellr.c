@@ -1,7 +1,8 @@
 /* ellr.c: hsp_ellr, a sparse matrix prepared for SpMM: checked once, its
- * rows copied into ELLPACK-R (FastSpMM, seed 001), or into CSR where a few
- * long rows would make ELLPACK-R's padding cost more than
- * HSP_ELLR_MAX_PADDING times the entries. */
+ * rows copied into sliced ELLPACK-R (FastSpMM's ELLPACK-R, seed 001, by
+ * slices of HSP_ELLR_SLICE rows, each padded to its own longest row), or into CSR
+ * where that padding would cost more than HSP_ELLR_MAX_PADDING times the
+ * entries. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,12 @@
 #include "internal.h"
 #include "pool.h"
 
-enum { PARTS_PER_THREAD = 8 };
+enum { SLICE = HSP_ELLR_SLICE, PARTS_PER_THREAD = 8 };
 
 struct hsp_ellr hsp_ellr_view(const hsp_csr *A)
 {
-    return (struct hsp_ellr){A->nrows, A->ncols, 0, A->nnz, A->precision, A->rowptr, NULL, A->colidx, A->values,
-                             {NULL}};
+    return (struct hsp_ellr){.nrows = A->nrows, .ncols = A->ncols, .nnz = A->nnz, .precision = A->precision,
+                             .rowptr = A->rowptr, .col = A->colidx, .val = A->values};
 }
 
 /* A copy job: A's rows into E's arrays, by parts of rows. */
@@ -25,8 +26,7 @@ typedef struct {
     const int64_t *cut;
 } ellr_fill;
 
-/* Part p's rows of A into E's slots (ELLPACK-R: entry q of row i in slot
- * q nrows + i; CSR: where they were). */
+/* Part p's rows of A into E's slots (hsp_ellr_first, hsp_ellr_step). */
 static void fill_part(void *arg, int tid, int64_t p)
 {
     const ellr_fill *f = arg;
@@ -35,10 +35,10 @@ static void fill_part(void *arg, int tid, int64_t p)
     size_t vs = hsp_value_size(A->precision);
     int32_t *col = E->own[2], *len = E->own[1];
     char *val = E->own[3];
+    int64_t step = hsp_ellr_step(E);
     (void)tid;
-    for (int64_t i = f->cut[p]; i < f->cut[p + 1]; i++) {
-        int64_t first = A->rowptr[i], n = A->rowptr[i + 1] - first, at = E->rowptr ? first : i;
-        int64_t step = E->rowptr ? 1 : E->nrows;
+    for (int32_t i = (int32_t)f->cut[p]; i < f->cut[p + 1]; i++) {
+        int64_t first = A->rowptr[i], n = A->rowptr[i + 1] - first, at = hsp_ellr_first(E, i);
         if (len) len[i] = (int32_t)n;
         for (int64_t q = 0; q < n; q++) {
             col[at + q * step] = A->colidx[first + q];
@@ -47,38 +47,49 @@ static void fill_part(void *arg, int tid, int64_t p)
     }
 }
 
-/* E's arrays for A: ELLPACK-R of width w, or CSR where csr is set (padding
- * slots, never read, hold column 0 and value 0). */
-static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A, int csr)
+/* Where each slice of A's rows begins in the slots (slice[nslices]: the
+ * slots in all, each slice SLICE rows high and as wide as its longest row),
+ * and the longest row in *width. */
+static void slice_starts(const hsp_csr *A, int64_t *slice, int32_t *width)
 {
-    size_t vs = hsp_value_size(A->precision), m = (size_t)A->nrows;
-    size_t slots = csr ? (size_t)A->nnz : m * (size_t)E->width;
-    if (csr) E->own[0] = malloc((m + 1) * sizeof(int64_t));
-    else E->own[1] = malloc((m ? m : 1) * sizeof(int32_t));
-    E->own[2] = calloc(slots ? slots : 1, sizeof(int32_t));
-    E->own[3] = calloc(slots ? slots : 1, vs);
-    if (!(E->own[0] || E->own[1]) || !E->own[2] || !E->own[3])
-        return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for %zu slots", slots);
-    if (csr) memcpy(E->own[0], A->rowptr, (m + 1) * sizeof(int64_t));
-    E->rowptr = E->own[0], E->len = E->own[1], E->col = E->own[2], E->val = E->own[3];
-    return HSP_OK;
+    int64_t at = 0;
+    *width = 0;
+    for (int32_t s = 0; s * (int64_t)SLICE < A->nrows; s++) {
+        int64_t w = 0;
+        for (int64_t i = s * (int64_t)SLICE; i < A->nrows && i < (s + 1) * (int64_t)SLICE; i++)
+            if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
+        slice[s] = at, at += w * SLICE;
+        if (w > *width) *width = (int32_t)w;
+    }
+    slice[(A->nrows + SLICE - 1) / SLICE] = at;
 }
 
-/* The longest row of A. */
-static int32_t longest_row(const hsp_csr *A)
+/* E's arrays for A: sliced ELLPACK-R, or CSR where its padding is too much
+ * (ELLPACK-R's padding slots, never read, hold column 0 and value 0). */
+static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A)
 {
-    int64_t w = 0;
-    for (int32_t i = 0; i < A->nrows; i++)
-        if (A->rowptr[i + 1] - A->rowptr[i] > w) w = A->rowptr[i + 1] - A->rowptr[i];
-    return (int32_t)w;
+    size_t vs = hsp_value_size(A->precision), m = (size_t)A->nrows, nslices = (m + SLICE - 1) / SLICE;
+    int64_t *slice = malloc((nslices + 1) * sizeof *slice);
+    if (!slice) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its slices");
+    slice_starts(A, slice, &E->width);
+    int csr = (double)slice[nslices] > HSP_ELLR_MAX_PADDING * (double)A->nnz;
+    size_t slots = csr ? (size_t)A->nnz : (size_t)slice[nslices];
+    if (csr) free(slice), slice = NULL, E->own[0] = malloc((m + 1) * sizeof(int64_t));
+    else E->own[0] = slice, E->own[1] = malloc((m ? m : 1) * sizeof(int32_t));
+    E->own[2] = calloc(slots ? slots : 1, sizeof(int32_t));
+    E->own[3] = calloc(slots ? slots : 1, vs);
+    if (!E->own[0] || (!csr && !E->own[1]) || !E->own[2] || !E->own[3])
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for %zu slots", slots);
+    if (csr) memcpy(E->own[0], A->rowptr, (m + 1) * sizeof(int64_t));
+    E->rowptr = csr ? E->own[0] : NULL, E->slice = slice;
+    E->len = E->own[1], E->col = E->own[2], E->val = E->own[3];
+    return HSP_OK;
 }
 
 /* A (checked) into E, its rows copied by parts on the pool. */
 static hsp_status build(hsp_pool *pool, const hsp_csr *A, hsp_ellr *E)
 {
-    E->width = longest_row(A);
-    int csr = (double)A->nrows * E->width > HSP_ELLR_MAX_PADDING * (double)A->nnz;
-    hsp_status s = alloc_arrays(E, A, csr);
+    hsp_status s = alloc_arrays(E, A);
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, *cut = malloc((size_t)(want + 1) * sizeof *cut);
     if (s == HSP_OK && !cut) s = hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its parts");
     if (s == HSP_OK) {
@@ -119,11 +130,12 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
 void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
 {
     size_t vs = hsp_value_size(E->precision);
-    int64_t m = E->nrows, slots = m * E->width;
-    *info = (hsp_ellr_info){E->nrows, E->ncols, E->width, E->nnz, slots, "ellr", 0, 0};
+    int64_t m = E->nrows, nslices = E->rowptr ? 0 : (m + SLICE - 1) / SLICE, slots = E->rowptr ? 0 : E->slice[nslices];
+    *info = (hsp_ellr_info){E->nrows, E->ncols, E->width, E->rowptr ? 0 : SLICE, E->nnz, slots, "ellr", 0, 0};
     info->csr_bytes = (m + 1) * (int64_t)sizeof(int64_t) + E->nnz * (int64_t)(sizeof(int32_t) + vs);
-    info->bytes = E->rowptr ? info->csr_bytes : m * (int64_t)sizeof(int32_t) + slots * (int64_t)(sizeof(int32_t) + vs);
-    if (E->rowptr) strcpy(info->format, "csr");
+    info->bytes = (nslices + 1) * (int64_t)sizeof(int64_t) + m * (int64_t)sizeof(int32_t) +
+                  slots * (int64_t)(sizeof(int32_t) + vs);
+    if (E->rowptr) strcpy(info->format, "csr"), info->bytes = info->csr_bytes;
 }
 
 void hsp_ellr_free(hsp_ellr *E)

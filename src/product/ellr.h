@@ -1,18 +1,30 @@
 /* ellr.h: a matrix's rows as the SpMM kernels read them (hsp_ellr's
  * insides): entry q of row i at first + q step, where in CSR first is
- * rowptr[i] and step 1, in ELLPACK-R first is i and step nrows. */
+ * rowptr[i] and step 1; in sliced ELLPACK-R (slices of HSP_ELLR_SLICE rows,
+ * each padded to its longest row and stored slot by slot) first is
+ * slice[i / HSP_ELLR_SLICE] + i % HSP_ELLR_SLICE and step HSP_ELLR_SLICE. */
 #ifndef HSP_ELLR_H
 #define HSP_ELLR_H
 
 #include "hspgemm.h"
+
+/* The rows of a slice: 8, so that on CPU threads a slice's slots of one
+ * entry fill a cache line or two, where ELLPACK-R's one slice of all rows
+ * spreads a row over as many streams as its entries (hspgemm spmm
+ * --cols=8, 2 threads, ms, runs of this VM: poisson2d5:400 1.27-1.31
+ * against 1.01-1.25 in CSR and 1.15-1.32 in one slice; random:100000,8
+ * 1.42-1.51 / 1.30-1.51 / 2.29-2.35; poisson3d27:30 0.45-0.46 / 0.43-0.48 /
+ * 0.70-0.71). */
+#define HSP_ELLR_SLICE 8
 
 struct hsp_ellr {
     int32_t nrows, ncols, width;
     int64_t nnz;
     hsp_precision precision;
     const int64_t *rowptr; /* CSR: the row pointers; ELLPACK-R: NULL */
+    const int64_t *slice;  /* ELLPACK-R: where each slice's slots begin (one more at the end) */
     const int32_t *len;    /* ELLPACK-R: each row's entries; CSR: NULL */
-    const int32_t *col;    /* CSR: nnz entries; ELLPACK-R: nrows x width slots */
+    const int32_t *col;    /* CSR: nnz entries; ELLPACK-R: slice[nslices] slots */
     const void *val;
     void *own[4];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
 };
@@ -20,7 +32,7 @@ struct hsp_ellr {
 /* Where row i's entries begin, and how many it has. */
 static inline int64_t hsp_ellr_first(const struct hsp_ellr *a, int32_t i)
 {
-    return a->rowptr ? a->rowptr[i] : i;
+    return a->rowptr ? a->rowptr[i] : a->slice[i / HSP_ELLR_SLICE] + i % HSP_ELLR_SLICE;
 }
 static inline int64_t hsp_ellr_count(const struct hsp_ellr *a, int32_t i)
 {
@@ -29,7 +41,7 @@ static inline int64_t hsp_ellr_count(const struct hsp_ellr *a, int32_t i)
 /* The distance between entries of a row. */
 static inline int64_t hsp_ellr_step(const struct hsp_ellr *a)
 {
-    return a->rowptr ? 1 : a->nrows;
+    return a->rowptr ? 1 : HSP_ELLR_SLICE;
 }
 
 /* A view of CSR A (its arrays, not copied). */
