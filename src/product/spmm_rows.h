@@ -67,7 +67,7 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
 /* Rows first .. last - 1 of C, SPMM_LC columns at a time (of row-major B
  * the last ones 4, then 2 at a time): each pass reads A's row once for that
  * many columns of B (one column: spmm_rows_1). */
-static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
+SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
     int32_t ncols = r->B->ncols;
     VT acc[SPMM_LC];
