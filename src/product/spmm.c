@@ -29,8 +29,16 @@ typedef struct {
  * alone on an AVX-512 CPU (hspgemm spmm --threads=2 --repeat=15, three
  * alternated runs, ms: poisson2d9:300 L = 32 2.68-2.85 against 3.15-3.35,
  * poisson2d5:400 L = 8 1.13-1.14 against 1.27, random:100000,8 L = 8
- * 1.28-1.39 against 1.44-1.48). */
-#if defined(__x86_64__) && defined(__GNUC__)
+ * 1.28-1.39 against 1.44-1.48).  Not under ThreadSanitizer, whose runtime
+ * is not started when the loader runs the clones' resolver. */
+#if defined(__SANITIZE_THREAD__)
+#define SPMM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SPMM_TSAN 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SPMM_TSAN)
 #define SPMM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SPMM_CLONES
