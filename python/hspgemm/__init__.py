@@ -36,7 +36,7 @@ except ImportError as e:
                       "sources, found first from their parent folder): install the package (pip install ./python "
                       "in the repository) and import it from another folder") from None
 
-__all__ = ["matmul", "spmm", "rap", "transpose", "generate", "devices", "release_memory", "Context",
+__all__ = ["matmul", "spmm", "rap", "Prepared", "transpose", "generate", "devices", "release_memory", "Context",
            "amg_setup", "amg_resetup", "pyamg_solver", "Hierarchy", "Level",
            "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
            "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
@@ -352,6 +352,18 @@ def _methods(methods):
     return methods
 
 
+class Prepared:
+    """A sparse matrix that Context.prepare checked and copied for spmm: shape, dtype, and
+    info() (its width, slice height, slots against entries, format "ellr" or "csr", bytes
+    against CSR's)."""
+
+    def __init__(self, core, shape, dtype):
+        self._core, self.shape, self.dtype = core, tuple(shape), np.dtype(dtype)
+
+    def info(self) -> dict:
+        return self._core.info()
+
+
 class Context:
     """A device and its CPU threads, kept across products (hsp_context).
 
@@ -404,18 +416,29 @@ class Context:
         C = _as_scipy_types(_result(m, self._unsorted), precision, (A, B))
         return (C, st) if stats else C
 
-    def spmm(self, A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0,
+    def prepare(self, A: _Sparse, *, precision: DTypeLike | None = None) -> "Prepared":
+        """A checked once and copied into a form of the library's own (sliced ELLPACK-R, or CSR
+        where a few long rows would pad it too much: hsp_ellr_from_csr), for spmm to read again
+        and again without converting or checking A; A may change or go afterwards."""
+        A = _check_sparse(A, "A")
+        dtype = _dtype(precision, (A,))
+        return Prepared(_call(self._ctx.prepare, _operand(A, dtype, "A")), A.shape, dtype)
+
+    def spmm(self, A: "_Sparse | Prepared", X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0,
              out: np.ndarray | None = None, precision: DTypeLike | None = None,
              stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
-        """alpha * A @ X + beta * out for a sparse A and a dense X (numpy, one or two dimensions,
-        either order), as a numpy array in X's order; with out (writable, C- or F-contiguous, of
-        the result's shape and dtype) computed in place there.  On the context's CPU threads."""
-        A = _check_sparse(A, "A")
+        """alpha * A @ X + beta * out for a sparse A (or one that prepare made) and a dense X
+        (numpy, one or two dimensions, either order), as a numpy array in X's order; with out
+        (writable, C- or F-contiguous, of the result's shape and dtype) computed in place there.
+        On the context's CPU threads.  A prepared A takes X in its own precision."""
+        prepared = isinstance(A, Prepared)
+        if not prepared:
+            A = _check_sparse(A, "A")
         X = np.asarray(X)
         if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
             raise ArgumentError(f"X: give a numpy array of one or two dimensions of real values, not "
                                 f"{X.ndim} of {X.dtype}")
-        dtype = _dtype(precision, (A, X))
+        dtype = A.dtype if prepared else _dtype(precision, (A, X))
         X2 = X.reshape(-1, 1) if X.ndim == 1 else X
         shape = (A.shape[0],) + X.shape[1:]
         if out is None:
@@ -430,7 +453,8 @@ class Context:
         Y = out.reshape(-1, 1) if out.ndim == 1 else out
         colmajor = Y.flags.f_contiguous and not Y.flags.c_contiguous
         x = np.asfortranarray(X2, dtype) if colmajor else np.ascontiguousarray(X2, dtype)
-        st = _call(self._ctx.spmm, _operand(A, dtype, "A"), x.T if colmajor else x, Y.T if colmajor else Y,
+        a = A._core if prepared else _operand(A, dtype, "A")
+        st = _call(self._ctx.spmm, a, x.T if colmajor else x, Y.T if colmajor else Y,
                    Y.shape[1], colmajor, float(alpha), float(beta), stats)
         return (out, st) if stats else out
 

@@ -410,19 +410,82 @@ static PyObject *context_rap(Context *self, PyObject *args)
     return finish(s, C, stats);
 }
 
+/* ---- Prepared: a sparse matrix prepared for SpMM (hsp_ellr) ------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    hsp_ellr *ellr;
+    hsp_ellr_info info;
+    hsp_precision precision;
+} Prepared;
+
+static void prepared_dealloc(Prepared *p)
+{
+    hsp_ellr_free(p->ellr);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static PyObject *prepared_info(Prepared *p, PyObject *unused)
+{
+    (void)unused;
+    const hsp_ellr_info *i = &p->info;
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:L,s:L,s:s,s:L,s:L,s:s}", "nrows", i->nrows, "ncols", i->ncols, "width",
+                         i->width, "height", i->height, "nnz", (long long)i->nnz, "slots", (long long)i->slots,
+                         "format", i->format, "bytes", (long long)i->bytes, "csr_bytes", (long long)i->csr_bytes,
+                         "precision", p->precision == HSP_DOUBLE ? "double" : "float");
+}
+
+static PyMethodDef prepared_methods[] = {
+    {"info", (PyCFunction)prepared_info, METH_NOARGS,
+     "info() -> {nrows, ncols, width, height, nnz, slots, format, bytes, csr_bytes, precision}"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject PreparedType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hspgemm._core.Prepared",
+    .tp_basicsize = sizeof(Prepared),
+    .tp_dealloc = (destructor)prepared_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A sparse matrix prepared for SpMM by Context.prepare (an hsp_ellr of its own arrays).",
+    .tp_methods = prepared_methods,
+};
+
+/* prepare(A) -> Prepared: A checked once and copied (hsp_ellr_from_csr). */
+static PyObject *context_prepare(Context *self, PyObject *args)
+{
+    PyObject *ta;
+    matrix_in a;
+    if (!PyArg_ParseTuple(args, "O", &ta) || matrix_in_parse(ta, &a, "A") < 0) return NULL;
+    Prepared *p = PyObject_New(Prepared, &PreparedType);
+    if (!p) return release_in(&a), NULL;
+    p->ellr = NULL, p->precision = a.csr.precision;
+    if (context_enter(self) < 0) return release_in(&a), Py_DECREF(p), NULL;
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_ellr_from_csr(self->ctx, &a.csr, &p->ellr);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    release_in(&a);
+    if (s != HSP_OK) return Py_DECREF(p), raise_status(s);
+    hsp_ellr_describe(p->ellr, &p->info);
+    return (PyObject *)p;
+}
+
 /* spmm(A, X, Y, L, colmajor, alpha, beta, stats): Y = alpha A X + beta Y in
- * place, X and Y dense of L columns over the caller's buffers (row-major,
- * or column-major where colmajor), packed (ld = L, or the rows). */
+ * place, A a matrix tuple or a Prepared, X and Y dense of L columns over the
+ * caller's buffers (row-major, or column-major where colmajor), packed (ld =
+ * L, or the rows). */
 static PyObject *context_spmm(Context *self, PyObject *args)
 {
     PyObject *ta;
     Py_buffer x, y;
     int ncols, colmajor, want_stats = 0;
     double alpha, beta;
-    matrix_in a;
+    matrix_in a = {0};
     if (!PyArg_ParseTuple(args, "Oy*w*iidd|p", &ta, &x, &y, &ncols, &colmajor, &alpha, &beta, &want_stats))
         return NULL;
-    if (matrix_in_parse(ta, &a, "A") < 0) return PyBuffer_Release(&x), PyBuffer_Release(&y), NULL;
+    Prepared *prep = PyObject_TypeCheck(ta, &PreparedType) ? (Prepared *)ta : NULL;
+    if (prep) a.csr = (hsp_csr){prep->info.nrows, prep->info.ncols, 0, prep->precision, NULL, NULL, NULL};
+    else if (matrix_in_parse(ta, &a, "A") < 0) return PyBuffer_Release(&x), PyBuffer_Release(&y), NULL;
     hsp_order order = colmajor ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
     hsp_dense X = {a.csr.ncols, ncols, colmajor ? a.csr.ncols : ncols, order, a.csr.precision, x.buf};
     hsp_dense Y = {a.csr.nrows, ncols, colmajor ? a.csr.nrows : ncols, order, a.csr.precision, y.buf};
@@ -434,7 +497,8 @@ static PyObject *context_spmm(Context *self, PyObject *args)
         hsp_spmm_stats st;
         hsp_status s;
         Py_BEGIN_ALLOW_THREADS
-        s = hsp_spmm(self->ctx, alpha, &a.csr, &X, beta, &Y, &st);
+        s = prep ? hsp_spmm_ellr(self->ctx, alpha, prep->ellr, &X, beta, &Y, &st)
+                 : hsp_spmm(self->ctx, alpha, &a.csr, &X, beta, &Y, &st);
         PyThread_release_lock(self->lock);
         Py_END_ALLOW_THREADS
         if (s != HSP_OK) raise_status(s);
@@ -455,6 +519,7 @@ static PyMethodDef context_methods[] = {
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
     {"spmm", (PyCFunction)context_spmm, METH_VARARGS,
      "spmm(A, X, Y, L, colmajor, alpha, beta, stats=False) -> None or stats: Y = alpha A X + beta Y"},
+    {"prepare", (PyCFunction)context_prepare, METH_VARARGS, "prepare(A) -> Prepared, for spmm"},
     {"rap", (PyCFunction)context_rap, METH_VARARGS,
      "rap(R or None, A, P, order=0, stats=False) -> (C, [stats, stats] or None)"},
     {"close", (PyCFunction)context_close, METH_NOARGS, "close() frees the context and its device"},
@@ -666,7 +731,7 @@ static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "hspgemm._core",
 PyMODINIT_FUNC PyInit__core(void)
 {
     if (PyType_Ready(&OwnerType) < 0 || PyType_Ready(&ArrayType) < 0 || PyType_Ready(&ContextType) < 0
-        || PyType_Ready(&HierarchyType) < 0)
+        || PyType_Ready(&HierarchyType) < 0 || PyType_Ready(&PreparedType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;

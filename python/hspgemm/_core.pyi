@@ -1,8 +1,8 @@
 """The types of hspgemm._core, the package's bridge to libhspgemm (hspgemm/_core.c).
 
 A matrix goes in as (nrows, ncols, indptr, indices, data): buffers of int64, int32 and float32 or
-float64; one the library made comes out so with _Array buffers over its own arrays.  _Array and
-_Hierarchy are the types of what the functions return, not names of the module.
+float64; one the library made comes out so with _Array buffers over its own arrays.  _Array,
+_Hierarchy and _Prepared are the types of what the functions return, not names of the module.
 """
 from typing import Any, final
 
@@ -24,13 +24,19 @@ class Context:
                  small_nnz: int = 0, device_timeout: float = 0.0, unsorted: bool = False,
                  drop_zeros: bool = False, deterministic: bool = False, profile: str | None = None) -> None: ...
     def multiply(self, A: _MatrixIn, B: _MatrixIn, stats: bool = False, /) -> tuple[_MatrixOut, _Stats | None]: ...
-    def spmm(self, A: _MatrixIn, X: Any, Y: Any, ncols: int, colmajor: bool, alpha: float, beta: float,
-             stats: bool = False, /) -> dict[str, Any] | None: ...
+    def spmm(self, A: _MatrixIn | _Prepared, X: Any, Y: Any, ncols: int, colmajor: bool, alpha: float,
+             beta: float, stats: bool = False, /) -> dict[str, Any] | None: ...
+    def prepare(self, A: _MatrixIn, /) -> _Prepared: ...
     def rap(self, R: _MatrixIn | None, A: _MatrixIn, P: _MatrixIn, order: int = 0, stats: bool = False, /
             ) -> tuple[_MatrixOut, list[_Stats] | None]: ...
     def amg_setup(self, A: _MatrixIn, theta: float, omega: float, max_levels: int, coarse_size: int, order: int,
                   /) -> _Hierarchy: ...
     def close(self) -> None: ...
+
+@final
+class _Prepared:
+    """A sparse matrix prepared for spmm by Context.prepare (hsp_ellr)."""
+    def info(self) -> dict[str, Any]: ...
 
 @final
 class _Hierarchy:

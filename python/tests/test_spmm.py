@@ -56,3 +56,41 @@ def test_errors_leave_out_untouched():
     with pytest.raises(hspgemm.ArgumentError):
         hspgemm.spmm(A, np.ones((20, 2, 2)), device=DEVICE)
     assert np.all(out == 7.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_prepared(dtype):
+    """A prepared once: products against scipy's, its info, and A changed afterwards."""
+    A = sp.csr_array(sp.random_array((200, 150), density=0.03, format="csr", dtype=dtype,
+                                     rng=np.random.default_rng(5)))
+    X = np.asarray(np.random.default_rng(6).uniform(-1, 1, (150, 8)), dtype=dtype)
+    want = A @ X
+    with hspgemm.Context(device=DEVICE, threads=2) as ctx:
+        P = ctx.prepare(A)
+        info = P.info()
+        assert P.shape == (200, 150) and P.dtype == dtype
+        assert info["format"] == "ellr" and info["height"] == 8 and info["nnz"] == A.nnz
+        assert info["slots"] >= A.nnz and info["width"] == max(np.diff(A.indptr))
+        A.data[:] = 1e30  # the prepared copy keeps its own entries
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        for order in "CF":
+            Y, st = ctx.spmm(P, np.asarray(X, order=order), stats=True)
+            assert st["format"] == "ellr"
+            np.testing.assert_allclose(Y, want, rtol=tol, atol=tol)
+        with pytest.raises(hspgemm.ShapeError):
+            ctx.spmm(P, np.ones((149, 2), dtype=dtype))
+
+
+def test_prepared_long_row_and_errors():
+    """A row that would pad the slots past twice the entries keeps A in CSR; a closed context refuses."""
+    A = sp.lil_array((64, 500))
+    A[0, :] = 1.0
+    for i in range(1, 64):
+        A[i, i] = 2.0
+    A = sp.csr_array(A)
+    with hspgemm.Context(device=DEVICE, threads=2) as ctx:
+        P = ctx.prepare(A)
+        assert P.info()["format"] == "csr"
+        np.testing.assert_allclose(ctx.spmm(P, np.ones(500)), A @ np.ones(500))
+    with pytest.raises(hspgemm.Error):
+        ctx.prepare(A)  # the context is closed
