@@ -56,21 +56,21 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
 {
     hsp_context *ctx = NULL;
     hsp_ellr *E = NULL;
+    hsp_ellr_info in = {0};
     hsp_dense C = {0};
     hsp_spmm_stats st;
     a->lib.device = "cpu";
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
     s = cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C);
-    if (s == HSP_OK && !a->csr) s = hsp_ellr_from_csr(ctx, A, &E);
+    if (s == HSP_OK && !a->csr && (s = hsp_ellr_from_csr(ctx, A, &E)) == HSP_OK) hsp_ellr_describe(E, &in);
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     for (int k = 0; s == HSP_OK && ms && k < a->repeat; k++) {
         s = E ? hsp_spmm_ellr(ctx, 1, E, B, 0, &C, &st) : hsp_spmm(ctx, 1, A, B, 0, &C, &st);
         ms[k] = st.ms;
     }
-    hsp_ellr_free(E);
     if (s != HSP_OK || !ms) {
-        free(ms), hsp_dense_free(&C), hsp_context_free(ctx);
+        free(ms), hsp_ellr_free(E), hsp_dense_free(&C), hsp_context_free(ctx);
         return cli_error("spmm", ms ? s : HSP_ERR_NOMEM);
     }
     cli_times t = cli_times_of(ms, a->repeat);
@@ -78,19 +78,30 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     if (a->stats == 2)
         printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
-               "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f}\n",
+               "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
+               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld}\n",
                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
-               t.min, t.max, (long long)st.flops, gflops);
-    else if (a->stats == 1)
-        printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n"
-               "flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n",
+               t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
+               (long long)in.bytes, (long long)in.csr_bytes);
+    else if (a->stats == 1) {
+        printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
                A->precision == HSP_DOUBLE ? "double" : "float", a->layout == HSP_ROW_MAJOR ? "row" : "column",
-               st.device, st.format, (long long)st.flops, t.runs, t.median, t.min, t.max, gflops);
+               st.device, st.format);
+        if (E && in.height)
+            printf("A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), %.1f MiB "
+                   "against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
+                   in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
+        else if (E)
+            printf("A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
+                   HSP_ELLR_MAX_PADDING);
+        printf("flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n", (long long)st.flops,
+               t.runs, t.median, t.min, t.max, gflops);
+    }
     else printf("C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
     if (a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) cli_error(a->output, s);
-    free(ms), hsp_dense_free(&C), hsp_context_free(ctx);
+    free(ms), hsp_ellr_free(E), hsp_dense_free(&C), hsp_context_free(ctx);
     return s == HSP_OK ? 0 : 1;
 }
 

@@ -381,6 +381,16 @@ ok $? "spmm refuses an array file holding inf"
 run "$hsp" spmm "$tmp/sa.mtx"
 [ $rc -eq 2 ] && grep -q "spmm takes A and either B.mtx" "$tmp/err"
 ok $? "spmm without B or --cols is a usage error"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --stats --repeat=2
+[ $rc -eq 0 ] && grep -q "A read as ellr" "$tmp/out" &&
+    grep -q "A prepared: longest row 5, slices of 8 rows, 1968 slots for 1920 entries (1.02x)" "$tmp/out"
+ok $? "spmm prepares A once (--format=ellr, the default) and says how"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --stats=json --format=csr
+[ $rc -eq 0 ] && grep -q '"format":"csr"' "$tmp/out" && grep -q '"slots":0' "$tmp/out"
+ok $? "spmm --format=csr reads A as given"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --format=coo
+[ $rc -eq 2 ] && grep -q "format takes csr or ellr" "$tmp/err"
+ok $? "spmm refuses an unknown --format"
 
 echo "1..$n"
 exit $fail
