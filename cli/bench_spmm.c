@@ -134,16 +134,16 @@ static void print_table(const cli_args *a, const spmm_row *rows, int n)
     char lead[80], tail[120];
     int flagged = 0, wrong = 0;
     if (!n) return;
-    printf("%s: C = A B, B of L columns, row-major, %s; device %s, %d threads, A read as %s; %d runs after a "
-           "warm-up\n", cli_version(), a->precision == HSP_DOUBLE ? "double" : "float", rows[0].stats.device,
-           rows[0].stats.threads, rows[0].stats.format, a->repeat);
+    printf("%s: C = A B, B of L columns, row-major, %s; device %s, %d threads, A prepared untimed; %d runs after "
+           "a warm-up\n", cli_version(), a->precision == HSP_DOUBLE ? "double" : "float", rows[0].stats.device,
+           rows[0].stats.threads, a->repeat);
     snprintf(lead, sizeof lead, "%-17s %4s %9s", "matrix", "L", "nnz(A)");
     cli_print_times_header(lead);
     for (int r = 0; r < n; r++) {
         const spmm_row *row = &rows[r];
         snprintf(lead, sizeof lead, "%-17s %4d %9lld", row->name, (int)row->cols, (long long)row->nnz_a);
-        snprintf(tail, sizeof tail, "%s, %.2f GFlop/s", row->right ? "check ok" : "C is WRONG",
-                 (double)row->stats.flops / (row->ours.median * 1e6));
+        snprintf(tail, sizeof tail, "%s, A read as %s, %.2f GFlop/s", row->right ? "check ok" : "C is WRONG",
+                 row->stats.format, (double)row->stats.flops / (row->ours.median * 1e6));
         cli_print_times(lead, "hspgemm", &row->ours, 0, tail);
         if (!row->right) printf("  %s, L = %d: C is wrong: %s\n", row->name, (int)row->cols, row->why), wrong++;
         flagged += cli_spread(&row->ours) > CLI_SPREAD_BOUND;
