@@ -42,11 +42,8 @@ static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
 /* Is M valid CSR?  The error names it. */
 static hsp_status check_named(const hsp_csr *M, const char *name)
 {
-    char why[512];
     hsp_status s = hsp_csr_check(M);
-    if (s == HSP_OK) return s;
-    snprintf(why, sizeof why, "%s", hsp_errmsg());
-    return hsp_fail(s, "%s: %s", name, why);
+    return s == HSP_OK ? s : hsp_fail(s, "%s: %s", name, hsp_errmsg());
 }
 
 /* Are R (NULL: P^T), A and P valid, of one precision, and of shapes that

@@ -7,7 +7,9 @@
 #include "hspgemm.h"
 
 /* Record status and a printf-style detail as this thread's last error and
- * return status, so that callers can write: return hsp_fail(HSP_ERR_ARG, ...). */
+ * return status, so that callers can write: return hsp_fail(HSP_ERR_ARG, ...).
+ * The detail may take hsp_errmsg() as an argument, to prefix the error a
+ * check left: hsp_fail(s, "A: %s", hsp_errmsg()). */
 hsp_status hsp_fail(hsp_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Clear this thread's last error. */

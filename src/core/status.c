@@ -1,6 +1,7 @@
 /* status.c: status names, this thread's last error message, and the clock. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "internal.h"
 
@@ -30,10 +31,12 @@ const char *hsp_errmsg(void)
 
 hsp_status hsp_fail(hsp_status status, const char *fmt, ...)
 {
+    char message[sizeof last_error]; /* an argument may be last_error itself */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    memcpy(last_error, message, sizeof message);
     return status;
 }
 

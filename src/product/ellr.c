@@ -3,7 +3,6 @@
  * slices of HSP_ELLR_SLICE rows, each padded to its own longest row), or into CSR
  * where that padding would cost more than HSP_ELLR_MAX_PADDING times the
  * entries. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "context.h"
@@ -103,9 +102,7 @@ static hsp_status build(hsp_pool *pool, const hsp_csr *A, hsp_ellr *E)
 /* The check's error s, its message prefixed with the call's name. */
 static hsp_status failed_check(hsp_status s)
 {
-    char why[256];
-    snprintf(why, sizeof why, "%s", hsp_errmsg());
-    return hsp_fail(s, "hsp_ellr_from_csr: A: %s", why);
+    return hsp_fail(s, "hsp_ellr_from_csr: A: %s", hsp_errmsg());
 }
 
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)

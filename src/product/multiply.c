@@ -10,8 +10,6 @@
 #include "scratch.h"
 #include "stages.h"
 
-enum { MSG = 512 };
-
 /* Refuse a product whose arrays of a number per row of A alone (C's row
  * pointers, the bounds, the offsets, the bins: 28 bytes a row) would pass
  * the memory limit.  A's header says so: no need to read its rows first. */
@@ -35,11 +33,8 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
     const char *name[2] = {"A", "B"};
     const hsp_csr *M[2] = {A, B};
     for (int k = 0; k < 2 && !placed; k++) {
-        char why[MSG];
         hsp_status s = hsp_csr_check_header(M[k]);
-        if (s == HSP_OK) continue;
-        snprintf(why, sizeof why, "%s", hsp_errmsg());
-        return hsp_fail(s, "%s: %s", name[k], why);
+        if (s != HSP_OK) return hsp_fail(s, "%s: %s", name[k], hsp_errmsg());
     }
     if (A->ncols != B->nrows)
         return hsp_fail(HSP_ERR_SHAPE, "A is %d x %d but B is %d x %d: ncols(A) != nrows(B)",
@@ -51,10 +46,7 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
     hsp_status s = check_row_arrays(ctx, A);
     if (s != HSP_OK || placed) return s;
     for (int k = 0; k < (B == A ? 1 : 2) && s == HSP_OK; k++) {
-        if ((s = hsp_csr_check_rows_pooled(ctx->pool, M[k])) == HSP_OK) continue;
-        char why[MSG];
-        snprintf(why, sizeof why, "%s", hsp_errmsg());
-        hsp_fail(s, "%s: %s", name[k], why);
+        if ((s = hsp_csr_check_rows_pooled(ctx->pool, M[k])) != HSP_OK) hsp_fail(s, "%s: %s", name[k], hsp_errmsg());
     }
     return s;
 }

@@ -11,7 +11,7 @@
 #include "ellr.h"
 #include "internal.h"
 
-enum { SPMM_LC = 8, PARTS_PER_THREAD = 8, MSG = 256 };
+enum { SPMM_LC = 8, PARTS_PER_THREAD = 8 };
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -116,11 +116,7 @@ static hsp_status spmm_on_pool(hsp_pool *pool, const hsp_csr *csr, spmm_run *r)
 {
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
     hsp_status s = csr ? hsp_csr_check_rows_pooled(pool, csr) : HSP_OK;
-    if (s != HSP_OK) {
-        char why[MSG];
-        snprintf(why, sizeof why, "%s", hsp_errmsg());
-        return hsp_fail(s, "hsp_spmm: A: %s", why);
-    }
+    if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
     if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
     /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
