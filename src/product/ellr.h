@@ -43,6 +43,11 @@ static inline int64_t hsp_ellr_step(const struct hsp_ellr *a)
 {
     return a->rowptr ? 1 : HSP_ELLR_SLICE;
 }
+/* One step past row i's last entry. */
+static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
+{
+    return hsp_ellr_first(a, i) + hsp_ellr_count(a, i) * hsp_ellr_step(a);
+}
 
 /* A view of CSR A (its arrays, not copied). */
 struct hsp_ellr hsp_ellr_view(const hsp_csr *A);

@@ -10,7 +10,7 @@ static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run 
 {
     const int32_t *col = r->A->col;
     const VT *av = r->A->val, *b = (const VT *)r->B->values + j0;
-    int64_t step = hsp_ellr_step(r->A), end = hsp_ellr_first(r->A, i) + hsp_ellr_count(r->A, i) * step;
+    int64_t step = hsp_ellr_step(r->A), end = hsp_ellr_end(r->A, i);
     VT sum[SPMM_LC] = {0};
     for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
         const VT *bp = b + col[p] * r->b_step[0], a = av[p];
@@ -24,8 +24,7 @@ static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run 
 /* The same for n columns from j0 of B in either order. */
 static inline void SF(spmm_cols)(const spmm_run *r, int32_t i, int32_t j0, int32_t n, VT *restrict acc)
 {
-    const int64_t stride = r->b_step[1], step = hsp_ellr_step(r->A);
-    const int64_t end = hsp_ellr_first(r->A, i) + hsp_ellr_count(r->A, i) * step;
+    const int64_t stride = r->b_step[1], step = hsp_ellr_step(r->A), end = hsp_ellr_end(r->A, i);
     const int32_t *col = r->A->col;
     const VT *av = r->A->val, *b = (const VT *)r->B->values + j0 * stride;
     for (int32_t k = 0; k < n; k++) acc[k] = 0;
@@ -58,8 +57,8 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     int64_t bs = r->b_step[0], step = hsp_ellr_step(r->A);
     for (int32_t i = first; i < last; i++) {
         VT sum = 0;
-        int64_t end = hsp_ellr_first(r->A, i) + hsp_ellr_count(r->A, i) * step;
-        for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) sum += av[p] * b[col[p] * bs];
+        for (int64_t p = hsp_ellr_first(r->A, i), end = hsp_ellr_end(r->A, i); p < end; p += step)
+            sum += av[p] * b[col[p] * bs];
         SF(spmm_store)(r, i, 0, 1, &sum);
     }
 }
