@@ -205,6 +205,10 @@ static void run_chunks(void *p, int tid)
 
 void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg)
 {
+    if (nchunks <= 1) { /* no worker woken for it: a wake costs more than a small product on a GPU */
+        if (nchunks == 1) fn(arg, 0, 0);
+        return;
+    }
     chunk_run run = {.nchunks = nchunks, .fn = fn, .arg = arg};
     atomic_init(&run.next, 0);
     hsp_pool_run(pool, run_chunks, &run);
@@ -213,8 +217,8 @@ void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg
 int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut)
 {
     int64_t total = prefix ? prefix[n] - prefix[0] : n;
-    if (parts > n && n > 0) parts = n;
-    if (parts < 1) parts = 1;
+    if (parts > n) parts = n;
+    if (parts < 1) parts = 1; /* no items: one empty part, which the pool runs on the caller */
     cut[0] = 0;
     for (int64_t p = 1; p < parts; p++) {
         int64_t target = total / parts * p + total % parts * p / parts, lo = cut[p - 1], hi = n;

@@ -17,7 +17,8 @@ int hsp_pool_size(const hsp_pool *pool);
 /* Call fn(arg, tid) once on each thread, tid = 0 .. size-1, and wait. */
 void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg);
 /* Call fn(arg, tid, c) for c = 0 .. nchunks-1, each chunk taken by whichever
- * thread is free next (dynamic scheduling), and wait. */
+ * thread is free next (dynamic scheduling), and wait; one chunk or none runs
+ * on the caller (tid 0) alone. */
 void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg);
 /* Split n items, of weight given by a prefix array (NULL: one each), into
  * parts of about equal weight for the pool: part p is [cut[p], cut[p + 1]).
