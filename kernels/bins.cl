@@ -5,8 +5,10 @@
  * Stage 2: hsp_bin_count counts each work-group's rows per bin and sums their
  * u per bin group (and samples how often products meet); hsp_bin_place puts the rows in their bins (any order
  * within a bin) and gives the rows up to medium_max their C~ slots, in row
- * order.  Stage 4: hsp_row_sums sums each work-group's row counts and
- * hsp_row_scan writes C's row pointers from them. */
+ * order.  Stage 4: hsp_row_sums sums each work-group's row counts,
+ * hsp_part_scan turns those sums into each work-group's first row pointer (one
+ * work-group, so that no sum crosses to the host) and hsp_row_scan writes C's
+ * row pointers from them. */
 #define SPAN_ROWS 8
 
 /* The bin of a row of upper bound u: the first whose hi is at least u. */
@@ -137,6 +139,20 @@ __kernel void hsp_row_sums(long m, __global const long *cnt, __global long *part
     }
     long total = group_sum(x, lsum);
     if (get_local_id(0) == 0) part[get_group_id(0)] = total;
+}
+
+/* part[0..n) into their exclusive prefix sums, in place, and part[n] into
+ * their total: one work-group, a stretch of its size at a time. */
+__kernel void hsp_part_scan(long n, __global long *part, __local long *lscan)
+{
+    long at = 0, total;
+    for (long first = 0; first < n; first += get_local_size(0)) {
+        long j = first + get_local_id(0), x = j < n ? part[j] : 0;
+        long before = group_scan_long(x, lscan, &total);
+        if (j < n) part[j] = at + before;
+        at += total;
+    }
+    if (get_local_id(0) == 0) part[n] = at;
 }
 
 /* crp[i + 1] = base[g] + the counts of the work-group's rows up to i; crp[0] = 0. */

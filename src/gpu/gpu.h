@@ -18,7 +18,9 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        GK_COUNT_INTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY,
        GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_RMERGE,
        /* method hash2's count phase */
-       GK_HASH_ROWS_COUNT, GK_HASH_COUNT, GK_HEAP,
+       GK_HASH_ROWS_COUNT, GK_HASH_COUNT,
+       /* stage 4's scan without a round trip (gpu_bins.c) */
+       GK_PART_SCAN, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -89,9 +91,16 @@ typedef struct {
  * allocates no device memory. */
 enum { GPU_SPARES = 8 };
 
+/* A resident C whose arrays at its bound on entries (the products) take at
+ * most this many bytes gets them so, and its nnz is read with C done, not
+ * before stage 4: one round trip less (gpu_row_pointers). */
+#ifndef GPU_NNZ_LATER_BYTES
+#define GPU_NNZ_LATER_BYTES (16 << 20)
+#endif
+
 /* What a back end does.  Arrays: alloc fills ptr or mem (bytes > 0); write
  * and read move data of arrays without ptr; copy copies the first bytes of
- * src to dst (arrays without ptr); map_host makes host memory used in place
+ * src to dst (arrays without ptr); read takes bytes from offset on; map_host makes host memory used in place
  * reachable by the device (owned: an array of the device's own, kept between
  * products) and unmap_host forgets such an array before it is freed or
  * reallocated, or (host NULL) the last product's arrays before the next
@@ -102,7 +111,7 @@ typedef struct {
     hsp_status (*alloc)(gpu *g, gpu_array *x, size_t bytes);
     void (*free)(gpu *g, gpu_array *x);
     hsp_status (*write)(gpu *g, gpu_array *x, const void *host, size_t bytes);
-    hsp_status (*read)(gpu *g, gpu_array *x, void *host, size_t bytes);
+    hsp_status (*read)(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
     hsp_status (*copy)(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
     hsp_status (*map_host)(gpu *g, void *host, size_t bytes, int owned);
     void (*unmap_host)(gpu *g, void *host);
@@ -152,6 +161,8 @@ struct gpu {
     gpu_fill fill[HSP_MAX_BINS]; /* launches of hash2 rows, counted, to fill in stage 4 */
     int nfill;
     int64_t filled;          /* their rows */
+    int nnz_later;           /* C's arrays hold its bound of entries, and nnz(C) is read
+                                when C is done (gpu_row_pointers) */
 };
 
 /* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);
@@ -164,9 +175,10 @@ hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes);
 hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes);
 void gpu_release(gpu *g, int which);
 hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_realloc, int64_t *copied, int *moved);
-/* The first bytes of array x from host, or to host. */
+/* The first bytes of array x from host, or to host; bytes from offset on to host. */
 hsp_status gpu_array_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
 hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes);
+hsp_status gpu_array_read_at(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
 /* The first bytes of src into dst, on the device (host-visible ones by the host). */
 hsp_status gpu_array_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
 /* An array of the device's own of bytes in x (a host array where host arrays
@@ -199,11 +211,15 @@ static inline gpu_arg gpu_local(size_t size)
  * job->all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
  * and job->ub) and the sample of rows of up to most products (job->sample_u
  * and sample_shared; none if most is 0); C's row pointers in GA_CRP from the
- * row counts, and nnz(C). */
+ * row counts, and nnz(C), or, for a resident C of at most GPU_NNZ_LATER_BYTES
+ * (g->nnz_later), the bound on it that sizes C's arrays (read the true one
+ * with gpu_nnz_read once C is done: one wait for the queue less). */
 hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job, int64_t most);
 hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
+hsp_status gpu_nnz_read(gpu *g, struct hsp_job *job);
 /* crp[0] = 0 and crp[i + 1] = cnt[0] + ... + cnt[i] for i < m (arrays of
- * int64_t on the device); *total = crp[m]. */
+ * int64_t on the device, whose sum must fit), all on the device; *total =
+ * crp[m], read back (a wait for the queue) unless total is NULL. */
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
 
 /* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */

@@ -139,33 +139,40 @@ hsp_status gpu_bin_rows(gpu *g, hsp_job *job, int64_t most)
 
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total)
 {
-    size_t size;
-    int64_t ngroups = span_groups(g, dbl, GK_ROW_SCAN, m, &size);
-    int64_t *part = host_array(ngroups, sizeof *part);
-    hsp_status s = part ? gpu_reserve(g, GA_PART_SUM, (size_t)ngroups * sizeof *part) : HSP_ERR_NOMEM;
+    size_t size, part_size = gpu_group_size(g, dbl, GK_PART_SCAN, GROUP_SIZE);
+    int64_t ngroups = span_groups(g, dbl, GK_ROW_SCAN, m, &size), zero = 0;
+    hsp_status s = gpu_reserve(g, GA_PART_SUM, (size_t)(ngroups + 1) * sizeof(int64_t));
     gpu_arg sums[] = {gpu_val(&m, sizeof m), {GPU_ARG_ARRAY, cnt, NULL, 0}, gpu_arr(g, GA_PART_SUM),
                       gpu_local(size * sizeof(int64_t))};
-    if (s == HSP_OK && m) s = g->ops->launch(g, dbl, GK_ROW_SUMS, sums, 4, (size_t)ngroups, size);
-    if (s == HSP_OK) s = gpu_download(g, GA_PART_SUM, part, (size_t)ngroups * sizeof *part);
-    *total = 0;
-    for (int64_t k = 0; s == HSP_OK && k < ngroups; k++) { /* each group's first sum */
-        int64_t x = part[k];
-        part[k] = *total;
-        if (hsp_add_overflows(*total, x, total)) s = hsp_fail(HSP_ERR_OVERFLOW, "a sum overflows 64 bits");
-    }
-    if (s == HSP_OK) s = gpu_upload(g, GA_PART_SUM, part, (size_t)ngroups * sizeof *part);
+    gpu_arg part[] = {gpu_val(&ngroups, sizeof ngroups), gpu_arr(g, GA_PART_SUM),
+                      gpu_local(part_size * sizeof(int64_t))};
     gpu_arg scan[] = {gpu_val(&m, sizeof m), {GPU_ARG_ARRAY, cnt, NULL, 0}, gpu_arr(g, GA_PART_SUM),
                       {GPU_ARG_ARRAY, crp, NULL, 0}, gpu_local(size * sizeof(int64_t))};
-    if (s == HSP_OK && m) s = g->ops->launch(g, dbl, GK_ROW_SCAN, scan, 5, (size_t)ngroups, size);
-    else if (s == HSP_OK) s = gpu_array_write(g, crp, total, sizeof *total); /* no rows: crp[0] = 0 */
-    free(part);
-    return s;
+    if (total) *total = 0;
+    if (s != HSP_OK || !m) return s == HSP_OK ? gpu_array_write(g, crp, &zero, sizeof zero) : s; /* crp[0] = 0 */
+    s = g->ops->launch(g, dbl, GK_ROW_SUMS, sums, 4, (size_t)ngroups, size);
+    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_PART_SCAN, part, 3, 1, part_size);
+    if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ROW_SCAN, scan, 5, (size_t)ngroups, size);
+    return s == HSP_OK && total ? gpu_array_read_at(g, crp, (size_t)m * sizeof(int64_t), total, sizeof *total) : s;
 }
 
 hsp_status gpu_row_pointers(gpu *g, hsp_job *job)
 {
-    hsp_status s = gpu_reserve(g, GA_CRP, ((size_t)job->A->nrows + 1) * sizeof(int64_t));
-    return s == HSP_OK ? gpu_scan(g, job->vsize == 8, gpu_array_of(g, GA_CNT), &g->a[GA_CRP],
-                                  job->A->nrows, &job->C->nnz)
-                       : s;
+    int64_t bound = job->stats->flops / 2, m = job->A->nrows;
+    hsp_status s = gpu_reserve(g, GA_CRP, ((size_t)m + 1) * sizeof(int64_t));
+    g->nnz_later = job->hold_c && bound <= GPU_NNZ_LATER_BYTES / (int64_t)(sizeof(int32_t) + job->vsize);
+    if (s == HSP_OK)
+        s = gpu_scan(g, job->vsize == 8, gpu_array_of(g, GA_CNT), &g->a[GA_CRP], m,
+                     g->nnz_later ? NULL : &job->C->nnz);
+    if (g->nnz_later) job->C->nnz = bound;
+    return s;
+}
+
+hsp_status gpu_nnz_read(gpu *g, hsp_job *job)
+{
+    gpu_array *crp = job->held_c ? &((gpu_held *)job->held_c)->a[0] : &g->a[GA_CRP];
+    hsp_status s = gpu_array_read_at(g, crp, (size_t)job->A->nrows * sizeof(int64_t), &job->C->nnz, sizeof(int64_t));
+    job->stats->nnz_c = job->C->nnz;
+    g->nnz_later = 0;
+    return s;
 }

@@ -163,11 +163,17 @@ hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes)
 
 hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes)
 {
+    return gpu_array_read_at(g, x, 0, host, bytes);
+}
+
+hsp_status gpu_array_read_at(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes)
+{
+    const unsigned char *from = x->ptr ? (const unsigned char *)x->ptr + offset : NULL;
     if (!bytes) return HSP_OK;
-    if (x->ptr != host) g->moved[1] += (int64_t)bytes;
-    if (!x->ptr) return g->ops->read(g, x, host, bytes);
+    if (from != host) g->moved[1] += (int64_t)bytes;
+    if (!from) return g->ops->read(g, x, offset, host, bytes);
     hsp_status s = g->ops->finish(g);
-    if (s == HSP_OK && x->ptr != host) memcpy(host, x->ptr, bytes);
+    if (s == HSP_OK && from != host) memcpy(host, from, bytes);
     return s;
 }
 

@@ -73,7 +73,7 @@ void ocl_kernels_free(ocl_kernels *k);
 hsp_status ocl_alloc(gpu *g, gpu_array *x, size_t bytes);
 void ocl_free(gpu *g, gpu_array *x);
 hsp_status ocl_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
-hsp_status ocl_read(gpu *g, gpu_array *x, void *host, size_t bytes);
+hsp_status ocl_read(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
 hsp_status ocl_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
 void ocl_stage_free(ocl_state *st);
 void ocl_drained(ocl_state *st);

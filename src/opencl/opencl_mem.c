@@ -130,16 +130,16 @@ static cl_int stage_write(ocl_state *st, cl_mem mem, const void *host, size_t by
     return err;
 }
 
-/* mem -> host through the staging blocks: one block is copied out by the
+/* mem from offset on -> host through the staging blocks: one block is copied out by the
  * CPU threads while the device fills the other. */
-static cl_int stage_read(ocl_state *st, cl_mem mem, void *host, size_t bytes)
+static cl_int stage_read(ocl_state *st, cl_mem mem, size_t offset, void *host, size_t bytes)
 {
     cl_int err = stage_open(st);
     size_t nchunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
     for (size_t c = 0; c < 2 && c < nchunks && err == CL_SUCCESS; c++) {
         size_t at = c * STAGE_BYTES, n = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
         if ((err = stage_wait(st, (int)c)) == CL_SUCCESS)
-            err = clEnqueueReadBuffer(st->queue, mem, CL_FALSE, at, n, st->stage_ptr[c], 0, NULL, &st->stage_ev[c]);
+            err = clEnqueueReadBuffer(st->queue, mem, CL_FALSE, offset + at, n, st->stage_ptr[c], 0, NULL, &st->stage_ev[c]);
     }
     for (size_t c = 0; c < nchunks && err == CL_SUCCESS; c++) {
         int k = (int)(c % 2);
@@ -148,7 +148,7 @@ static cl_int stage_read(ocl_state *st, cl_mem mem, void *host, size_t bytes)
         pool_copy(st, (unsigned char *)host + at, st->stage_ptr[k], n);
         at += 2 * STAGE_BYTES;
         if (c + 2 < nchunks)
-            err = clEnqueueReadBuffer(st->queue, mem, CL_FALSE, at,
+            err = clEnqueueReadBuffer(st->queue, mem, CL_FALSE, offset + at,
                                       bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES,
                                       st->stage_ptr[k], 0, NULL, &st->stage_ev[k]);
     }
@@ -187,11 +187,11 @@ hsp_status ocl_write(gpu *g, gpu_array *x, const void *host, size_t bytes)
     return copy_status(err, "copy to the device");
 }
 
-hsp_status ocl_read(gpu *g, gpu_array *x, void *host, size_t bytes)
+hsp_status ocl_read(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes)
 {
     ocl_state *st = g->backend;
-    cl_int err = bytes >= STAGE_MIN ? stage_read(st, x->mem, host, bytes)
-                                    : clEnqueueReadBuffer(st->queue, x->mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    cl_int err = bytes >= STAGE_MIN ? stage_read(st, x->mem, offset, host, bytes)
+                                    : clEnqueueReadBuffer(st->queue, x->mem, CL_TRUE, offset, bytes, host, 0, NULL, NULL);
     if (err == CL_SUCCESS) ocl_drained(st); /* an in-order queue: all before the read has run */
     return copy_status(err, "copy from the device");
 }
