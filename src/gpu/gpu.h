@@ -94,9 +94,7 @@ enum { GPU_SPARES = 8 };
 /* A resident C whose arrays at its bound on entries (the products) take at
  * most this many bytes gets them so, and its nnz is read with C done, not
  * before stage 4: one round trip less (gpu_row_pointers). */
-#ifndef GPU_NNZ_LATER_BYTES
-#define GPU_NNZ_LATER_BYTES (16 << 20)
-#endif
+enum { GPU_NNZ_LATER_BYTES = 16 << 20 };
 
 /* What a back end does.  Arrays: alloc fills ptr or mem (bytes > 0); write
  * and read move data of arrays without ptr; copy copies the first bytes of
