@@ -18,8 +18,9 @@ static const char usage[] =
     "usage: peer_cusparse [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
     "       peer_cusparse [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx\n"
     "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
-    "cuSPARSE SpGEMM on GPU 0 after one warm-up: from host CSR to host CSR (uploads, products,\n"
-    "download, frees) and with the factors already on the device (products only): ms_device with\n"
+    "cuSPARSE SpGEMM on GPU 0 after a warm-up: from host CSR to host CSR (uploads, products,\n"
+    "download, frees) and with the factors already on the device (products only, after untimed\n"
+    "ones for 50 ms, at most 100): ms_device with\n"
     "C and the work buffers from a memory pool that keeps freed memory (cudaMallocAsync), as a\n"
     "user who multiplies again keeps one; ms_device_nopool with each from cudaMalloc.  --threads\n"
     "is accepted and ignored (the work runs on the GPU).  Prints {\"peer\":\"cusparse\",...,\n"
@@ -51,6 +52,8 @@ typedef struct {
     cusparseSpGEMMDescr_t s;
 } spgemm_descr;
 
+#define WARM_MS 50.0 /* untimed device-only runs before the timed ones (cli/cli.h: CLI_WARM_MS) */
+#define WARM_RUNS 100
 #define MAX_LIVE 32 /* R*A*P from the host holds 17 at most: 3 factors, T, C, C's work buffers */
 static struct {
     void *p;
@@ -281,18 +284,18 @@ static double time_host(const gemm *g, const csr32 *h, int64_t nnz_c)
     return ms;
 }
 
-/* The device-only runs into ms[0..repeat) after a warm-up, the host factors h uploaded once,
- * with the pool or without; nnz(C). */
+/* The device-only runs into ms[0..repeat) after untimed ones (WARM_MS, at least one:
+ * the GPU back at its clocks, as hspgemm's bench warms up), the host factors h uploaded
+ * once, with the pool or without; nnz(C). */
 static int64_t run_device(const gemm *g, const csr32 *h, int repeat, int pool, double *ms)
 {
     csr32 f[3];
     upload_factors(g, h, f);
     pooled = pool;
     int64_t nnz = 0;
-    for (int k = 0; k <= repeat; k++) { /* run 0 is the warm-up */
-        double t = time_device(g, f, &nnz);
-        if (k) ms[k - 1] = t;
-    }
+    double warm = 0;
+    for (int n = 0; n == 0 || (n < WARM_RUNS && warm < WARM_MS); n++) warm += time_device(g, f, &nnz);
+    for (int k = 0; k < repeat; k++) ms[k] = time_device(g, f, &nnz);
     pooled = 0;
     free_factors(g, f);
     return nnz;

@@ -68,6 +68,16 @@ typedef struct {
     int runs;
 } cli_times;
 #define CLI_SPREAD_BOUND 0.2
+/* A bench's warm-up: untimed runs until CLI_WARM_MS have passed, at least
+ * one and at most CLI_WARM_RUNS (cli_warming says whether to run again after
+ * runs of them since start): a small product's first runs in a context are
+ * slower (2-core VM, poisson2d5:30: 0.085 ms a run for about ten runs, then
+ * 0.048), and a GPU idle while the operands were placed (or a peer ran) must
+ * be back at its clocks; the cuSPARSE peer warms up alike
+ * (bench/peer_cusparse.c). */
+#define CLI_WARM_MS 50.0
+enum { CLI_WARM_RUNS = 100 };
+int cli_warming(double start, int runs);
 /* The figures of the n times ms (sorted). */
 cli_times cli_times_of(double *ms, int n);
 /* (q3 - q1) / median, or (max - min) / median where the quartiles are not
@@ -115,7 +125,7 @@ typedef struct {
     char device[2][sizeof ((hsp_stats *)0)->device]; /* where each product ran */
 } cli_rap_result;
 
-/* C = R*A*P in order, once untimed when warm_up, then repeat times timed
+/* C = R*A*P in order, untimed when warm_up (CLI_WARM_MS), then repeat times timed
  * (resident: R or P^T, A and P placed first, hsp_rap_resident); C of one
  * more run, untimed, goes to *C when C is not NULL. */
 hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,

@@ -90,17 +90,12 @@ typedef struct {
     char why[192];  /* else what it found */
 } bench_row;
 
-/* Untimed runs on ctx until WARM_MS have passed, at least one and at most
- * WARM_RUNS: a small product's first runs in a context are slower (2-core
- * VM, poisson2d5:30: 0.085 ms a run for about ten runs, then 0.048). */
-enum { WARM_RUNS = 100 };
-#define WARM_MS 50.0
+/* Untimed runs on ctx (cli_warming). */
 static hsp_status warm_up(const cli_args *a, hsp_context *ctx, const hsp_csr *A, cli_result *r)
 {
     double start = cli_now_ms();
     hsp_status s = HSP_OK;
-    for (int n = 0; s == HSP_OK && n < WARM_RUNS && (n == 0 || cli_now_ms() - start < WARM_MS); n++)
-        s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, NULL, r);
+    for (int n = 0; s == HSP_OK && cli_warming(start, n); n++) s = cli_time_multiply(ctx, A, A, 1, 0, a->resident, NULL, r);
     return s;
 }
 

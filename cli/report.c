@@ -58,6 +58,11 @@ static void describe(cli_result *r, const hsp_csr *A, const hsp_csr *B, int resi
     r->precision = A->precision;
 }
 
+int cli_warming(double start, int runs)
+{
+    return runs == 0 || (runs < CLI_WARM_RUNS && cli_now_ms() - start < CLI_WARM_MS);
+}
+
 hsp_status cli_time_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int repeat, int progress,
                              int resident, hsp_csr **C, cli_result *r)
 {
@@ -94,13 +99,14 @@ hsp_status cli_time_runs(hsp_context *ctx, const hsp_csr *A, int runs, int resid
         }
         return s;
     }
-    /* resident: A placed once, one product untimed (the device warm again
-     * after the placing), then the runs back to back, as the cuSPARSE peer
-     * times its device-only products */
+    /* resident: A placed once, untimed products (the device warm again after
+     * the placing), then the runs back to back, as the cuSPARSE peer times
+     * its device-only products */
     hsp_resident *M[2] = {NULL, NULL};
     describe(r, A, A, 1);
     hsp_status s = place_operands(ctx, A, A, M, r);
-    if (s == HSP_OK) s = multiply_once(ctx, A, A, M, 0, NULL, r);
+    double start = cli_now_ms();
+    for (int n = 0; s == HSP_OK && cli_warming(start, n); n++) s = multiply_once(ctx, A, A, M, 0, NULL, r);
     for (int k = 0; k < runs && s == HSP_OK; k++) {
         double t0 = cli_now_ms();
         s = multiply_once(ctx, A, A, M, 0, NULL, r);
@@ -150,10 +156,12 @@ hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, co
     const hsp_csr *op[3] = {R, A, P};
     hsp_status s = ms ? HSP_OK : HSP_ERR_NOMEM;
     if (s == HSP_OK && resident) s = place_rap(ctx, R, A, P, M, &PT);
-    for (int k = warm_up ? -1 : 0; k < repeat && s == HSP_OK; k++) {
+    double start = cli_now_ms();
+    for (int n = 0; warm_up && s == HSP_OK && cli_warming(start, n); n++) s = rap_once(ctx, op, M, order, NULL, st, r);
+    for (int k = 0; k < repeat && s == HSP_OK; k++) {
         double t0 = cli_now_ms();
         s = rap_once(ctx, op, M, order, NULL, st, r);
-        if (k >= 0) ms[k] = cli_now_ms() - t0;
+        ms[k] = cli_now_ms() - t0;
     }
     if (s == HSP_OK && C) s = rap_once(ctx, op, M, order, C, st, r); /* once more for C, untimed */
     if (s == HSP_OK) {
