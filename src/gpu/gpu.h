@@ -88,8 +88,9 @@ typedef struct {
 
 /* Arrays of the device's own that were freed, kept for the next ones (the
  * result of the next resident product takes the last one's): a warm product
- * allocates no device memory. */
-enum { GPU_SPARES = 8 };
+ * allocates no device memory, and neither does a warm AMG set-up's chain of
+ * Galerkin products (six arrays a level). */
+enum { GPU_SPARES = 32 };
 
 /* A resident C whose arrays at its bound on entries (the products) take at
  * most this many bytes gets them so, and its nnz is read with C done, not
@@ -134,6 +135,7 @@ struct gpu {
     int64_t local_mem;       /* local memory of a work-group, bytes */
     gpu_array a[GA_COUNT];
     gpu_array spare[GPU_SPARES]; /* freed arrays kept (counted in device_bytes) */
+    uint64_t spare_kept[GPU_SPARES], spares_kept; /* when each was kept: the count of arrays kept then */
     int64_t device_bytes, peak_device_bytes;
     int64_t moved[2];        /* bytes copied to the device and back since the job began */
     int host_wrote;          /* the host wrote memory the device reads since the last launch */

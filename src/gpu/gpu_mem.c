@@ -62,17 +62,21 @@ void gpu_spares_free(gpu *g)
         if (g->spare[k].bytes) free_array(g, &g->spare[k]);
 }
 
-/* Keep the back end's array x as a spare, in place of the smallest when all
- * are taken and x is larger (freed after the queue ran); 0 when x is not kept. */
+/* Keep the back end's array x as a spare, in place of the one kept longest
+ * ago when all are taken (freed after the queue ran); 0 when x is not kept.
+ * The spares follow the sizes of the latest products: an AMG set-up's first
+ * levels left arrays that no coarse level's product could take, and each
+ * coarse product allocated its own (H100: a 2154-row level's Galerkin
+ * product 0.6 ms after a hierarchy's set-up, 0.4 alone). */
 static int keep_spare(gpu *g, const gpu_array *x)
 {
     int k = 0;
-    for (int j = 1; j < GPU_SPARES; j++)
-        if (g->spare[j].bytes < g->spare[k].bytes) k = j;
-    if (g->spare[k].bytes >= x->bytes) return 0;
+    for (int j = 1; j < GPU_SPARES && g->spare[k].bytes; j++)
+        if (!g->spare[j].bytes || g->spare_kept[j] < g->spare_kept[k]) k = j;
     if (g->spare[k].bytes && g->ops->finish(g) != HSP_OK) return 0;
     if (g->spare[k].bytes) free_array(g, &g->spare[k]);
     g->spare[k] = *x;
+    g->spare_kept[k] = ++g->spares_kept;
     return 1;
 }
 
