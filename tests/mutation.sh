@@ -65,6 +65,9 @@ all_mutants() {
     # the device's sample of meeting products counts none (and the host's every one)
     mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
         'tests/t_warp_pocl.sh'
+    # the scan of the work-groups' row sums drops the stretches before each
+    mutant part-scan-carry kernels/bins.cl 'if (j < n) part[j] = at + before;' 'if (j < n) part[j] = before;' \
+        'tests/t_resident_nosvm.sh'
     mutant sample-shared-all src/pipeline/sample.c 'n += cp == cq, p += cp <= cq' 'n += 1, p += cp <= cq' \
         'tests/t_warp_pocl.sh'
     # hash2's count takes every product of a row for a new column
