@@ -3,19 +3,22 @@
  * one. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 
 static const char usage_spmm[] =
     "usage: hspgemm spmm A [B.mtx] [-o C.mtx] [OPTIONS]\n"
     "C = A*B for a sparse A (a Matrix Market coordinate file or --gen=KIND:ARG) and a dense B:\n"
     "a Matrix Market array file, or with --cols=L an ncols(A) x L matrix of values uniform\n"
-    "in [-1, 1) from --seed.  C is written as an array file.  Runs on the CPU threads.\n\n"
+    "in [-1, 1) from --seed.  C is written as an array file.  Runs on the CPU threads,\n"
+    "or on a GPU device given by --device (one work-item an entry of C; A in CSR or ELLPACK-R).\n\n"
     "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file\n"
     "  --cols=L              generate B with L columns (instead of B.mtx)\n"
     "  --layout=row|col      B's (generated) and C's storage: row-major (default) or column-major\n"
     "  --format=ellr|csr     ellr (default): A prepared once (hsp_ellr_from_csr: ELLPACK-R, or CSR\n"
     "                        where its padding passes twice its entries), then multiplied;\n"
     "                        csr: A as given, checked in every product (hsp_spmm)\n"
+    "  --device=NAME         cpu (default), or a GPU device: opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
@@ -48,7 +51,7 @@ hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
     return s;
 }
 
-static const char allowed[] = "o,output,cols,layout,format,threads,precision,repeat,stats,seed,quiet,gen";
+static const char allowed[] = "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen";
 
 /* Time C = A B repeat times on a context of a's options, print the figures,
  * write C. */
@@ -59,7 +62,7 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     hsp_ellr_info in = {0};
     hsp_dense C = {0};
     hsp_spmm_stats st;
-    a->lib.device = "cpu";
+    if (!strcmp(a->lib.device, "auto")) a->lib.device = "cpu"; /* the CPU threads unless a device is named */
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
     s = cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C);

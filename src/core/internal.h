@@ -63,6 +63,9 @@ hsp_status hsp_csr_check_rows_pooled(struct hsp_pool *pool, const hsp_csr *A);
  * ld that holds its rows or columns, an array whose size fits, values where
  * it has entries; the message names it (who: "hsp_spmm: B"). */
 hsp_status hsp_dense_check(const hsp_dense *M, const char *who);
+/* The bytes of a checked dense M's array from its first entry to one past
+ * its last (0 where it has no entries). */
+size_t hsp_dense_bytes(const hsp_dense *M);
 
 /* The error of a row with no nonzero diagonal entry, which smoothed
  * aggregation needs (on the host and on a device). */

@@ -25,6 +25,13 @@ hsp_status hsp_dense_check(const hsp_dense *M, const char *who)
     return HSP_OK;
 }
 
+size_t hsp_dense_bytes(const hsp_dense *M)
+{
+    int64_t inner = M->order == HSP_ROW_MAJOR ? M->ncols : M->nrows;
+    int64_t outer = M->order == HSP_ROW_MAJOR ? M->nrows : M->ncols;
+    return inner && outer ? (size_t)((outer - 1) * M->ld + inner) * hsp_value_size(M->precision) : 0;
+}
+
 /* The size line "M N" into *m, *n, checked against the bytes left (a value
  * and its newline take 2 at the least) and the machine's memory. */
 static hsp_status parse_shape(mm_reader *r, int64_t *m, int64_t *n)

@@ -421,6 +421,7 @@ void gpu_device_init(hsp_device *dev)
     dev->launch_bin = gpu_launch_bin;
     dev->wait = gpu_wait;
     dev->arrange = gpu_arrange;
+    dev->spmm = gpu_spmm;
     if (g->host_arrays) return;
     dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
     dev->held_ops = &gpu_held_ops;

@@ -20,7 +20,9 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        /* method hash2's count phase */
        GK_HASH_ROWS_COUNT, GK_HASH_COUNT,
        /* stage 4's scan without a round trip (gpu_bins.c) */
-       GK_PART_SCAN, GK_HEAP,
+       GK_PART_SCAN,
+       /* sparse times dense (gpu_spmm.c) */
+       GK_SPMM, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -45,7 +47,9 @@ enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SL
        /* stages 2 and 4 on the device (gpu_bins.c) */
        GA_BIN_HI, GA_BIN_GROUP, GA_PART_FIGURES, GA_PART_BASE, GA_PART_SUM, GA_LONG_U,
        /* long rows by the dense method (gpu_dense.c): their entries up to each window */
-       GA_WEND, GA_COUNT };
+       GA_WEND,
+       /* sparse times dense (gpu_spmm.c): A's rows or slices, lengths, columns and values; B; C */
+       GA_SPMM_ROWS, GA_SPMM_LEN, GA_SPMM_COL, GA_SPMM_VAL, GA_SPMM_B, GA_SPMM_C, GA_COUNT };
 
 /* An array the kernels use: host-visible memory at ptr (SVM, a fine-grained
  * pool, or a host array used in place when owned is 0), or a back-end handle
@@ -254,6 +258,12 @@ int64_t gpu_launch_class(const struct hsp_job *job, hsp_method m, int64_t hi);
 
 /* The work-group size for a kernel: want, or less where it allows less. */
 size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
+
+/* C = alpha A B + beta C (the device's spmm, gpu_spmm.c); C's entries are
+ * read only where beta is not 0 (as in BLAS: C may hold anything then). */
+struct hsp_ellr;
+hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                    hsp_dense *C);
 /* The arguments every row kernel takes first (kernels/common.h's
  * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows: results
  * into C~, or with fill into C (its row pointers as the rows' slots). */

@@ -10,6 +10,7 @@
 #include "pool.h"
 
 struct hsp_job;
+struct hsp_ellr;
 typedef struct hsp_device hsp_device;
 
 struct hsp_device {
@@ -51,6 +52,10 @@ struct hsp_device {
     hsp_status (*hold)(hsp_device *dev, const hsp_csr *M, void **held);
     hsp_status (*home)(hsp_device *dev, void *held, hsp_csr *M);
     void (*drop)(hsp_device *dev, void *held);
+    /* C = alpha A B + beta C (hsp_spmm), A's rows as ellr.h lays them out,
+     * the operands checked; NULL where the CPU threads do it. */
+    hsp_status (*spmm)(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                       hsp_dense *C);
     /* What the device does on matrices it holds besides products (set with
      * hold), or NULL. */
     const struct hsp_held_ops *held_ops;

@@ -1,5 +1,6 @@
 /* spmm.c: hsp_spmm and hsp_spmm_ellr, a sparse matrix (CSR, or prepared:
- * ellr.c) times a dense one on the context's CPU threads.  The operands are
+ * ellr.c) times a dense one on the context's CPU threads, or on its device
+ * where that has an spmm (a GPU: gpu_spmm.c).  The operands are
  * checked first (a prepared A was, when prepared); the rows are split into parts
  * of about equal entries, taken by the threads as they come free, and each
  * row of C is made SPMM_LC columns at a time, so that A's row is read once
@@ -82,10 +83,8 @@ static hsp_status check_dense(const hsp_dense *M, const char *name, int32_t nrow
 /* The bytes of M's array, [*lo, *hi) (empty where it has no entries). */
 static void dense_span(const hsp_dense *M, uintptr_t *lo, uintptr_t *hi)
 {
-    int64_t inner = M->order == HSP_ROW_MAJOR ? M->ncols : M->nrows;
-    int64_t outer = M->order == HSP_ROW_MAJOR ? M->nrows : M->ncols;
     *lo = (uintptr_t)M->values;
-    *hi = *lo + (inner && outer ? (uintptr_t)((outer - 1) * M->ld + inner) * hsp_value_size(M->precision) : 0);
+    *hi = *lo + hsp_dense_bytes(M);
 }
 
 /* C's array may not share a byte with B's or with A's values (A NULL: a
@@ -110,13 +109,10 @@ static void spmm_part(void *arg, int tid, int64_t p)
     else spmm_rows_f(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
 }
 
-/* A's rows checked (those of csr, unless NULL: A prepared), then the
- * product computed by parts on the pool, of about equal entries. */
-static hsp_status spmm_on_pool(hsp_pool *pool, const hsp_csr *csr, spmm_run *r)
+/* The product computed by parts on the pool, of about equal entries. */
+static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r)
 {
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
-    hsp_status s = csr ? hsp_csr_check_rows_pooled(pool, csr) : HSP_OK;
-    if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
     if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
     /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
@@ -137,14 +133,18 @@ static hsp_status spmm_of(hsp_context *ctx, double alpha, const struct hsp_ellr 
     if (s != HSP_OK) return s;
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
     dense_steps(B, r.b_step), dense_steps(C, r.c_step);
+    hsp_device *dev = ctx->device;
     hsp_context_lock(ctx);
-    s = spmm_on_pool(ctx->pool, csr, &r);
+    if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
+        s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
+    else s = dev->spmm ? dev->spmm(dev, A, B, alpha, beta, C) : spmm_on_pool(ctx->pool, &r);
     if (s == HSP_OK && stats) {
         *stats = (hsp_spmm_stats){0};
         if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;
-        stats->threads = hsp_pool_size(ctx->pool);
+        stats->threads = dev->spmm ? 0 : hsp_pool_size(ctx->pool);
         snprintf(stats->format, sizeof stats->format, "%s", A->rowptr ? "csr" : "ellr");
-        snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
+        if (dev->spmm) snprintf(stats->device, sizeof stats->device, "%s", dev->description);
+        else snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
         stats->ms = hsp_now_ms() - t0;
     }
     hsp_context_unlock(ctx);

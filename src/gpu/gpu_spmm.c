@@ -1,0 +1,65 @@
+/* gpu_spmm.c: C = alpha A B + beta C (hsp_spmm) on a GPU device, by
+ * kernels/spmm.cl: A's arrays, and the spans of B's and C's entries, go to
+ * the device (or are used in place where it reads host arrays), one launch
+ * makes C, and C's span comes back. */
+#include "ellr.h"
+#include "gpu.h"
+#include "internal.h"
+
+/* A's arrays on the device: its row pointers or slices, row lengths (ELLPACK-R
+ * alone), columns and values. */
+static hsp_status place_rows(gpu *g, const struct hsp_ellr *A, size_t vsize)
+{
+    int ellr = !A->rowptr;
+    int64_t nslices = ((int64_t)A->nrows + HSP_ELLR_SLICE - 1) / HSP_ELLR_SLICE;
+    int64_t nstarts = ellr ? nslices + 1 : (int64_t)A->nrows + 1, nslots = ellr ? A->slice[nslices] : A->nnz;
+    hsp_status s = gpu_upload(g, GA_SPMM_ROWS, ellr ? A->slice : A->rowptr, (size_t)nstarts * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_upload(g, GA_SPMM_LEN, ellr ? A->len : NULL, ellr ? (size_t)A->nrows * sizeof(int32_t) : 0);
+    if (s == HSP_OK) s = gpu_upload(g, GA_SPMM_COL, A->col, (size_t)nslots * sizeof(int32_t));
+    return s == HSP_OK ? gpu_upload(g, GA_SPMM_VAL, A->val, (size_t)nslots * vsize) : s;
+}
+
+/* Entry (i, j) of M at i step[0] + j step[1]. */
+static void steps(const hsp_dense *M, int64_t step[2])
+{
+    step[0] = M->order == HSP_ROW_MAJOR ? M->ld : 1;
+    step[1] = M->order == HSP_ROW_MAJOR ? 1 : M->ld;
+}
+
+/* One launch over C's entries, along its rows where B is row-major. */
+static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                         const hsp_dense *C)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR;
+    int64_t step = A->rowptr ? 1 : HSP_ELLR_SLICE, bs[2], cs[2], total = (int64_t)nrows * ncols;
+    float alpha_f = (float)alpha, beta_f = (float)beta;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM, 256);
+    steps(B, bs), steps(C, cs);
+    gpu_arg a[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
+                   gpu_val(&step, sizeof step), gpu_arr(g, GA_SPMM_ROWS), gpu_arr(g, GA_SPMM_LEN),
+                   gpu_arr(g, GA_SPMM_COL), gpu_arr(g, GA_SPMM_VAL), gpu_arr(g, GA_SPMM_B), gpu_val(&bs[0], sizeof bs[0]),
+                   gpu_val(&bs[1], sizeof bs[1]), gpu_arr(g, GA_SPMM_C), gpu_val(&cs[0], sizeof cs[0]),
+                   gpu_val(&cs[1], sizeof cs[1]), gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs),
+                   gpu_val(dbl ? (const void *)&beta : &beta_f, vs)};
+    return total ? g->ops->launch(g, dbl, GK_SPMM, a, 16, (size_t)((total + (int64_t)size - 1) / (int64_t)size), size)
+                 : HSP_OK;
+}
+
+hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                           hsp_dense *C)
+{
+    gpu *g = dev->state;
+    size_t vs = hsp_value_size(A->precision), c_bytes = hsp_dense_bytes(C);
+    if (A->precision == HSP_DOUBLE && !g->fp64)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
+                        dev->description, g->no_fp64);
+    hsp_status s = g->ops->finish(g);
+    if (g->ops->unmap_host) g->ops->unmap_host(g, NULL); /* the last call's arrays may be gone */
+    if (s == HSP_OK) s = place_rows(g, A, vs);
+    if (s == HSP_OK) s = gpu_upload(g, GA_SPMM_B, B->values, hsp_dense_bytes(B));
+    if (s == HSP_OK) s = gpu_upload(g, GA_SPMM_C, beta != 0 || g->host_arrays ? C->values : NULL, c_bytes);
+    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C);
+    if (s == HSP_OK) s = gpu_download(g, GA_SPMM_C, C->values, c_bytes);
+    return gpu_noted(dev, s);
+}
