@@ -40,13 +40,16 @@ static hsp_status offsets(hsp_job *job, int64_t ngroups, const int64_t *count, c
 {
     const hsp_bins *bins = &job->ctx->bins;
     int nb = bins->nbins;
-    int64_t pos = 0, slots = 0, flops = 0;
+    int64_t pos = 0, slots = 0, flops = 0, next[HSP_MAX_BINS] = {0};
+    for (int64_t g = 0; g < ngroups; g++) /* in the figures' order: a pass down each bin's column took */
+        for (int b = 0; b < nb; b++) next[b] += count[g * nb + b]; /* 47 us of poisson2d5:1024's 1.1 ms */
     for (int b = 0; b < nb; b++) {
-        job->bin_start[b] = pos;
-        for (int64_t g = 0; g < ngroups; g++) base[g * nb + b] = (int32_t)pos, pos += count[g * nb + b];
-        job->stats->rows_bin[b] = pos - job->bin_start[b];
+        job->bin_start[b] = pos, job->stats->rows_bin[b] = next[b];
+        pos += next[b], next[b] = job->bin_start[b];
     }
     job->bin_start[nb] = pos;
+    for (int64_t g = 0; g < ngroups; g++)
+        for (int b = 0; b < nb; b++) base[g * nb + b] = (int32_t)next[b], next[b] += count[g * nb + b];
     for (int64_t g = 0; g < ngroups; g++) {
         slot_base[g] = slots;
         for (int c = 0; c < NGROUPS_U; c++) {
