@@ -66,8 +66,11 @@ all_mutants() {
     mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
         'tests/t_warp_pocl.sh'
     # the SpMM kernel skips each row's first entry
-    mutant spmm-kernel-first kernels/spmm.cl 'for (long p = first; p < first + count * step; p += step)' \
-        'for (long p = first + step; p < first + count * step; p += step)' 'tests/t_spmm_nosvm.sh'
+    mutant spmm-kernel-first kernels/spmm.cl 'for (long p = first + lane * step;' 'for (long p = first + (lane + 1) * step;' \
+        'tests/t_spmm_nosvm.sh'
+    # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
+    mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart];' \
+        'if (lane < apart) lsum[lid] += lsum[lid + apart - 1];' 'tests/t_spmm_nosvm.sh'
     # the scan of the work-groups' row sums drops the stretches before each
     mutant part-scan-carry kernels/bins.cl 'if (j < n) part[j] = at + before;' 'if (j < n) part[j] = before;' \
         'tests/t_resident_nosvm.sh'

@@ -26,23 +26,39 @@ static void steps(const hsp_dense *M, int64_t step[2])
     step[1] = M->order == HSP_ROW_MAJOR ? 1 : M->ld;
 }
 
+/* A's entries that one work-item sums at most before a second shares each
+ * entry of C (see lanes_for). */
+enum { LANE_ENTRIES = 64, MAX_LANES = 32 };
+
+/* The work-items an entry of C: one, doubled while A's longest row (known
+ * where A was prepared) passes LANE_ENTRIES a work-item, at most MAX_LANES
+ * and the work-group's size: a hub of thousands of entries (rmat) held up
+ * its work-items and every other row's behind them. */
+static int32_t lanes_for(const struct hsp_ellr *A, size_t size)
+{
+    int32_t lanes = 1;
+    while (lanes < MAX_LANES && (size_t)lanes < size && (int64_t)lanes * LANE_ENTRIES < A->width) lanes *= 2;
+    return lanes;
+}
+
 /* One launch over C's entries, along its rows where B is row-major. */
 static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
                          const hsp_dense *C)
 {
     int dbl = A->precision == HSP_DOUBLE;
-    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR;
-    int64_t step = A->rowptr ? 1 : HSP_ELLR_SLICE, bs[2], cs[2], total = (int64_t)nrows * ncols;
-    float alpha_f = (float)alpha, beta_f = (float)beta;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM, 256);
+    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size);
+    int64_t step = A->rowptr ? 1 : HSP_ELLR_SLICE, bs[2], cs[2], items = (int64_t)nrows * ncols * lanes;
+    float alpha_f = (float)alpha, beta_f = (float)beta;
     steps(B, bs), steps(C, cs);
     gpu_arg a[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
-                   gpu_val(&step, sizeof step), gpu_arr(g, GA_SPMM_ROWS), gpu_arr(g, GA_SPMM_LEN),
-                   gpu_arr(g, GA_SPMM_COL), gpu_arr(g, GA_SPMM_VAL), gpu_arr(g, GA_SPMM_B), gpu_val(&bs[0], sizeof bs[0]),
-                   gpu_val(&bs[1], sizeof bs[1]), gpu_arr(g, GA_SPMM_C), gpu_val(&cs[0], sizeof cs[0]),
-                   gpu_val(&cs[1], sizeof cs[1]), gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs),
-                   gpu_val(dbl ? (const void *)&beta : &beta_f, vs)};
-    return total ? g->ops->launch(g, dbl, GK_SPMM, a, 16, (size_t)((total + (int64_t)size - 1) / (int64_t)size), size)
+                   gpu_val(&step, sizeof step), gpu_val(&lanes, sizeof lanes), gpu_arr(g, GA_SPMM_ROWS),
+                   gpu_arr(g, GA_SPMM_LEN), gpu_arr(g, GA_SPMM_COL), gpu_arr(g, GA_SPMM_VAL), gpu_arr(g, GA_SPMM_B),
+                   gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]), gpu_arr(g, GA_SPMM_C),
+                   gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                   gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
+                   gpu_local(size * vs)};
+    return items ? g->ops->launch(g, dbl, GK_SPMM, a, 18, (size_t)((items + (int64_t)size - 1) / (int64_t)size), size)
                  : HSP_OK;
 }
 
