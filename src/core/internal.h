@@ -66,6 +66,8 @@ hsp_status hsp_dense_check(const hsp_dense *M, const char *who);
 /* The bytes of a checked dense M's array from its first entry to one past
  * its last (0 where it has no entries). */
 size_t hsp_dense_bytes(const hsp_dense *M);
+/* The strides of M's entries: (i, j) at i step[0] + j step[1]. */
+void hsp_dense_steps(const hsp_dense *M, int64_t step[2]);
 
 /* The error of a row with no nonzero diagonal entry, which smoothed
  * aggregation needs (on the host and on a device). */

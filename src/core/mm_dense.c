@@ -32,6 +32,12 @@ size_t hsp_dense_bytes(const hsp_dense *M)
     return inner && outer ? (size_t)((outer - 1) * M->ld + inner) * hsp_value_size(M->precision) : 0;
 }
 
+void hsp_dense_steps(const hsp_dense *M, int64_t step[2])
+{
+    step[0] = M->order == HSP_ROW_MAJOR ? M->ld : 1;
+    step[1] = M->order == HSP_ROW_MAJOR ? 1 : M->ld;
+}
+
 /* The size line "M N" into *m, *n, checked against the bytes left (a value
  * and its newline take 2 at the least) and the machine's memory. */
 static hsp_status parse_shape(mm_reader *r, int64_t *m, int64_t *n)

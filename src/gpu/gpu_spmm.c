@@ -19,13 +19,6 @@ static hsp_status place_rows(gpu *g, const struct hsp_ellr *A, size_t vsize)
     return s == HSP_OK ? gpu_upload(g, GA_SPMM_VAL, A->val, (size_t)nslots * vsize) : s;
 }
 
-/* Entry (i, j) of M at i step[0] + j step[1]. */
-static void steps(const hsp_dense *M, int64_t step[2])
-{
-    step[0] = M->order == HSP_ROW_MAJOR ? M->ld : 1;
-    step[1] = M->order == HSP_ROW_MAJOR ? 1 : M->ld;
-}
-
 /* A's entries that one work-item sums at most before a second shares each
  * entry of C (see lanes_for). */
 enum { LANE_ENTRIES = 64, MAX_LANES = 32 };
@@ -50,7 +43,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
     int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size);
     int64_t step = A->rowptr ? 1 : HSP_ELLR_SLICE, bs[2], cs[2], items = (int64_t)nrows * ncols * lanes;
     float alpha_f = (float)alpha, beta_f = (float)beta;
-    steps(B, bs), steps(C, cs);
+    hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     gpu_arg a[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
                    gpu_val(&step, sizeof step), gpu_val(&lanes, sizeof lanes), gpu_arr(g, GA_SPMM_ROWS),
                    gpu_arr(g, GA_SPMM_LEN), gpu_arr(g, GA_SPMM_COL), gpu_arr(g, GA_SPMM_VAL), gpu_arr(g, GA_SPMM_B),

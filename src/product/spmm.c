@@ -56,13 +56,6 @@ typedef struct {
 #undef VT
 #undef SF
 
-/* The strides of M's entries: step[0] a row on, step[1] a column on. */
-static void dense_steps(const hsp_dense *M, int64_t step[2])
-{
-    step[0] = M->order == HSP_ROW_MAJOR ? M->ld : 1;
-    step[1] = M->order == HSP_ROW_MAJOR ? 1 : M->ld;
-}
-
 /* Check dense operand M (named name): its layout, and the shape and
  * precision the product needs. */
 static hsp_status check_dense(const hsp_dense *M, const char *name, int32_t nrows, int32_t ncols,
@@ -132,7 +125,7 @@ static hsp_status spmm_of(hsp_context *ctx, double alpha, const struct hsp_ellr 
     if (s == HSP_OK) s = check_apart(csr, B, C);
     if (s != HSP_OK) return s;
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
-    dense_steps(B, r.b_step), dense_steps(C, r.c_step);
+    hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
     hsp_context_lock(ctx);
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
