@@ -205,7 +205,7 @@ int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, co
     hsp_context *ctx = NULL;
     char why[512] = "";
     int n = 0, rc = 0;
-    o.device = "cpu"; /* hsp_spmm runs on the CPU threads */
+    if (!strcmp(o.device, "auto")) o.device = "cpu"; /* the CPU threads unless --device names a device */
     hsp_status s = hsp_context_create(&o, &ctx);
     if (s != HSP_OK) rc = cli_error("context", s), snprintf(why, sizeof why, "context: %s", hsp_errmsg());
     for (int k = 0; !rc && specs[k]; k++) rc = bench_matrix(a, specs[k], p, ctx, rows, &n, why, sizeof why);
