@@ -23,7 +23,7 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     g->timeout_s = job->ctx->options.device_timeout;
     hsp_status s = g->ops->finish(g);
     if (g->ops->unmap_host) g->ops->unmap_host(g, NULL); /* the last product's arrays may be gone */
-    g->started = 0, g->nnz_later = 0;
+    g->started = 0;
     g->peak_device_bytes = g->device_bytes;
     g->moved[0] = g->moved[1] = 0;
     size_t m = (size_t)A->nrows, vs = job->vsize;
@@ -295,7 +295,7 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
     if (s == HSP_OK && job->hold_c) s = hold_result(g, job);
-    if (job->hold_c && g->nnz_later) return s == HSP_OK ? gpu_nnz_read(g, job) : s; /* which waits for C */
+    if (gpu_nnz_later(job)) return s == HSP_OK ? gpu_nnz_read(g, job) : s; /* which waits for C */
     if (job->hold_c) return s == HSP_OK ? g->ops->finish(g) : s; /* C is done when the call returns */
     if (s == HSP_OK) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_download(g, GA_CVAL, C->values, (size_t)nnz * job->vsize);

@@ -98,7 +98,7 @@ enum { GPU_SPARES = 32 };
 
 /* A resident C whose arrays at its bound on entries (the products) take at
  * most this many bytes gets them so, and its nnz is read with C done, not
- * before stage 4: one round trip less (gpu_row_pointers). */
+ * before stage 4: one round trip less (gpu_nnz_later). */
 enum { GPU_NNZ_LATER_BYTES = 16 << 20 };
 
 /* What a back end does.  Arrays: alloc fills ptr or mem (bytes > 0); write
@@ -165,8 +165,6 @@ struct gpu {
     gpu_fill fill[HSP_MAX_BINS]; /* launches of hash2 rows, counted, to fill in stage 4 */
     int nfill;
     int64_t filled;          /* their rows */
-    int nnz_later;           /* C's arrays hold its bound of entries, and nnz(C) is read
-                                when C is done (gpu_row_pointers) */
 };
 
 /* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);
@@ -215,11 +213,13 @@ static inline gpu_arg gpu_local(size_t size)
  * job->all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
  * and job->ub) and the sample of rows of up to most products (job->sample_u
  * and sample_shared; none if most is 0); C's row pointers in GA_CRP from the
- * row counts, and nnz(C), or, for a resident C of at most GPU_NNZ_LATER_BYTES
- * (g->nnz_later), the bound on it that sizes C's arrays (read the true one
- * with gpu_nnz_read once C is done: one wait for the queue less). */
+ * row counts, and nnz(C), or, where gpu_nnz_later (a resident C whose
+ * arrays at its bound take at most GPU_NNZ_LATER_BYTES), the bound that sizes
+ * C's arrays (gpu_nnz_read reads the true one once C is done: one wait for
+ * the queue less). */
 hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job, int64_t most);
 hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
+int gpu_nnz_later(const struct hsp_job *job);
 hsp_status gpu_nnz_read(gpu *g, struct hsp_job *job);
 /* crp[0] = 0 and crp[i + 1] = cnt[0] + ... + cnt[i] for i < m (arrays of
  * int64_t on the device, whose sum must fit), all on the device; *total =

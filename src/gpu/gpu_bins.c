@@ -161,14 +161,18 @@ hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64
 
 hsp_status gpu_row_pointers(gpu *g, hsp_job *job)
 {
-    int64_t bound = job->stats->flops / 2, m = job->A->nrows;
+    int64_t m = job->A->nrows;
+    int later = gpu_nnz_later(job);
     hsp_status s = gpu_reserve(g, GA_CRP, ((size_t)m + 1) * sizeof(int64_t));
-    g->nnz_later = job->hold_c && bound <= GPU_NNZ_LATER_BYTES / (int64_t)(sizeof(int32_t) + job->vsize);
     if (s == HSP_OK)
-        s = gpu_scan(g, job->vsize == 8, gpu_array_of(g, GA_CNT), &g->a[GA_CRP], m,
-                     g->nnz_later ? NULL : &job->C->nnz);
-    if (g->nnz_later) job->C->nnz = bound;
+        s = gpu_scan(g, job->vsize == 8, gpu_array_of(g, GA_CNT), &g->a[GA_CRP], m, later ? NULL : &job->C->nnz);
+    if (later) job->C->nnz = job->stats->flops / 2; /* the products: a bound on nnz(C) */
     return s;
+}
+
+int gpu_nnz_later(const hsp_job *job)
+{
+    return job->hold_c && job->stats->flops / 2 <= GPU_NNZ_LATER_BYTES / (int64_t)(sizeof(int32_t) + job->vsize);
 }
 
 hsp_status gpu_nnz_read(gpu *g, hsp_job *job)
@@ -176,6 +180,5 @@ hsp_status gpu_nnz_read(gpu *g, hsp_job *job)
     gpu_array *crp = job->held_c ? &((gpu_held *)job->held_c)->a[0] : &g->a[GA_CRP];
     hsp_status s = gpu_array_read_at(g, crp, (size_t)job->A->nrows * sizeof(int64_t), &job->C->nnz, sizeof(int64_t));
     job->stats->nnz_c = job->C->nnz;
-    g->nnz_later = 0;
     return s;
 }
