@@ -11,7 +11,7 @@
 static hsp_status place_rows(gpu *g, const struct hsp_ellr *A, size_t vsize)
 {
     int ellr = !A->rowptr;
-    int64_t nslices = ((int64_t)A->nrows + HSP_ELLR_SLICE - 1) / HSP_ELLR_SLICE;
+    int64_t nslices = hsp_ellr_nslices(A);
     int64_t nstarts = ellr ? nslices + 1 : (int64_t)A->nrows + 1, nslots = ellr ? A->slice[nslices] : A->nnz;
     hsp_status s = gpu_upload(g, GA_SPMM_ROWS, ellr ? A->slice : A->rowptr, (size_t)nstarts * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_SPMM_LEN, ellr ? A->len : NULL, ellr ? (size_t)A->nrows * sizeof(int32_t) : 0);
@@ -41,7 +41,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM, 256);
     int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size);
-    int64_t step = A->rowptr ? 1 : HSP_ELLR_SLICE, bs[2], cs[2], items = (int64_t)nrows * ncols * lanes;
+    int64_t step = hsp_ellr_step(A), bs[2], cs[2], items = (int64_t)nrows * ncols * lanes;
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     gpu_arg a[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
@@ -56,7 +56,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
 }
 
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                           hsp_dense *C)
+                    hsp_dense *C)
 {
     gpu *g = dev->state;
     size_t vs = hsp_value_size(A->precision), c_bytes = hsp_dense_bytes(C);

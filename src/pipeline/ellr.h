@@ -43,6 +43,11 @@ static inline int64_t hsp_ellr_step(const struct hsp_ellr *a)
 {
     return a->rowptr ? 1 : HSP_ELLR_SLICE;
 }
+/* The slices of ELLPACK-R's rows. */
+static inline int64_t hsp_ellr_nslices(const struct hsp_ellr *a)
+{
+    return ((int64_t)a->nrows + HSP_ELLR_SLICE - 1) / HSP_ELLR_SLICE;
+}
 /* One step past row i's last entry. */
 static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
 {

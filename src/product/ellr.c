@@ -127,7 +127,7 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
 void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
 {
     size_t vs = hsp_value_size(E->precision);
-    int64_t m = E->nrows, nslices = E->rowptr ? 0 : (m + SLICE - 1) / SLICE, slots = E->rowptr ? 0 : E->slice[nslices];
+    int64_t m = E->nrows, nslices = E->rowptr ? 0 : hsp_ellr_nslices(E), slots = E->rowptr ? 0 : E->slice[nslices];
     *info = (hsp_ellr_info){E->nrows, E->ncols, E->width, E->rowptr ? 0 : SLICE, E->nnz, slots, "ellr", 0, 0};
     info->csr_bytes = (m + 1) * (int64_t)sizeof(int64_t) + E->nnz * (int64_t)(sizeof(int32_t) + vs);
     info->bytes = (nslices + 1) * (int64_t)sizeof(int64_t) + m * (int64_t)sizeof(int32_t) +
