@@ -55,6 +55,10 @@ static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
 }
 
 /* A view of CSR A (its arrays, not copied). */
-struct hsp_ellr hsp_ellr_view(const hsp_csr *A);
+static inline struct hsp_ellr hsp_ellr_view(const hsp_csr *A)
+{
+    return (struct hsp_ellr){.nrows = A->nrows, .ncols = A->ncols, .nnz = A->nnz, .precision = A->precision,
+                             .rowptr = A->rowptr, .col = A->colidx, .val = A->values};
+}
 
 #endif

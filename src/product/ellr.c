@@ -12,12 +12,6 @@
 
 enum { SLICE = HSP_ELLR_SLICE, PARTS_PER_THREAD = 8 };
 
-struct hsp_ellr hsp_ellr_view(const hsp_csr *A)
-{
-    return (struct hsp_ellr){.nrows = A->nrows, .ncols = A->ncols, .nnz = A->nnz, .precision = A->precision,
-                             .rowptr = A->rowptr, .col = A->colidx, .val = A->values};
-}
-
 /* A copy job: A's rows into E's arrays, by parts of rows. */
 typedef struct {
     const hsp_csr *A;
