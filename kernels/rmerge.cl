@@ -123,15 +123,15 @@ int rmerge_round(__global const int *acol, __global const VT *aval, __global con
         int b = acol[a];
         q = brp[b], end = brp[b + 1], scale = aval[a];
     }
-    int n = 0;
+    int n = 0, head = q < end ? col[q] : INT_MAX; /* the item's next entry, read as soon as it steps on */
+    VT next = q < end ? scale * val[q] : 0;
     for (int step = 0;; step++) {
-        int head = q < end ? col[q] : INT_MAX;
-        int m = row_min(head, lmin, lane, w), more = m != INT_MAX;
+        int m = row_min(head, lmin, lane, w), more = m != INT_MAX, steps = head == m && more;
         mark_any(more, flag, step);
-        VT sum = row_sum(head == m && more ? scale * val[q] : 0, lsum, lane, w);
+        VT sum = row_sum(steps ? next : 0, lsum, lane, w);
         if (lane == 0 && more) tcol[out + n] = m, tval[out + n] = sum;
         n += more;
-        q += head == m && more;
+        if (steps) q++, head = q < end ? col[q] : INT_MAX, next = q < end ? scale * val[q] : 0;
         if (!any_more(more, flag, step)) return n;
     }
 }
