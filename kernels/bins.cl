@@ -1,11 +1,12 @@
 /* bins.cl: the row work of stages 2 and 4 on a device with memory of its
  * own, so that a resident product moves no array of a row each: a work-group
  * takes SPAN_ROWS rows a work-item (rows first + k n + t, k = 0..7, for n
- * items), and the host turns the small per-work-group results into offsets.
+ * items), and small per-work-group figures turn into offsets on the device.
  * Stage 2: hsp_bin_count counts each work-group's rows per bin and sums their
- * u per bin group (and samples how often products meet); hsp_bin_place puts the rows in their bins (any order
- * within a bin) and gives the rows up to medium_max their C~ slots, in row
- * order.  Stage 4: hsp_row_sums sums each work-group's row counts,
+ * u per bin group (and samples how often products meet); hsp_bin_scan sums
+ * those figures into offsets and totals (the host reads only the totals);
+ * hsp_bin_place puts the rows in their bins (any order within a bin) and
+ * gives the rows up to medium_max their C~ slots, in row order.  Stage 4: hsp_row_sums sums each work-group's row counts,
  * hsp_part_scan turns those sums into each work-group's first row pointer (one
  * work-group, so that no sum crosses to the host) and hsp_row_scan writes C's
  * row pointers from them. */
@@ -98,18 +99,68 @@ __kernel void hsp_bin_count(long m, __global const long *ub, int nbins, __global
     for (int b = t; b < nbins; b += n) part[g * nbins + b] = lcount[b];
 }
 
-/* Rows into bins from base[g][b] on (where this work-group's rows of bin b
- * begin in rows), C~ slots from slot_base[g] on; a long row's slot is its
- * place k in the long bin (which begins at long_start), and long_row[k] and
- * long_u[k] get the row and its u; rows without products get count 0. */
+/* Work-group g's figure in column b of hsp_bin_scan: its rows of bin b, or
+ * (b = nbins) its u over the bin groups up to medium, its share of C~. */
+long scan_figure(__global const long *part, long ngroups, int nbins, int medium, int b, long g)
+{
+    if (b < nbins) return part[g * nbins + b];
+    long u = 0;
+    for (int c = 0; c <= medium; c++) u += part[ngroups * nbins + g * 5 + c];
+    return u;
+}
+
+/* Stage 2's offsets from the ngroups work-groups' figures of hsp_bin_count,
+ * nbins + 1 work-groups: work-group b < nbins writes where each work-group's
+ * rows of bin b begin among the bin's rows (base[g nbins + b]) and the bin's
+ * rows (sums[b]); work-group nbins each work-group's first C~ slot
+ * (slot_base[g]) and, from sums[nbins] on, the sum of u of each bin group as
+ * two sums, of its figures' high and of their low 32 bits (so that the host
+ * can tell whether it fits 64 bits), then the sample's two sums. */
+__kernel void hsp_bin_scan(long ngroups, int nbins, int medium, __global const long *part, __global int *base,
+                           __global long *slot_base, __global long *sums, __local long *lscan)
+{
+    int b = get_group_id(0), t = get_local_id(0), n = get_local_size(0);
+    __global const long *part_u = part + ngroups * nbins, *part_s = part_u + ngroups * 5;
+    long at = 0, total;
+    for (long first = 0; first < ngroups; first += n) {
+        long g = first + t, x = g < ngroups ? scan_figure(part, ngroups, nbins, medium, b, g) : 0;
+        long before = group_scan_long(x, lscan, &total);
+        if (g < ngroups && b < nbins) base[g * nbins + b] = (int)(at + before);
+        if (g < ngroups && b == nbins) slot_base[g] = at + before;
+        at += total;
+    }
+    if (b < nbins) {
+        if (t == 0) sums[b] = at;
+        return;
+    }
+    for (int k = 0; k < 2 * 5 + 2; k++) { /* group k / 2's high (k even) or low halves; then the sample */
+        long x = 0;
+        for (long g = t; g < ngroups; g += n) {
+            long f = k < 10 ? part_u[g * 5 + k / 2] : part_s[g * 2 + k - 10];
+            x += k >= 10 ? f : k % 2 ? f & 0xffffffffL : f >> 32;
+        }
+        long sum = group_sum(x, lscan);
+        if (t == 0) sums[nbins + k] = sum;
+    }
+}
+
+/* Rows into bins: a work-group's rows of bin b from the bin's start (the
+ * rows of the bins before it, sums of hsp_bin_scan) plus base[g][b] on, C~
+ * slots from slot_base[g] on; a long row's slot is its place k in the long
+ * bin (which begins at long_start), and long_row[k] and long_u[k] get the
+ * row and its u; rows without products get count 0. */
 __kernel void hsp_bin_place(long m, __global const long *ub, int nbins, __global const long *hi, long medium_max,
-                            __global const int *base, __global const long *slot_base, long long_start,
-                            __global int *rows, __global long *slot, __global long *cnt, __global int *long_row,
-                            __global long *long_u, __local int *lnext, __local long *lscan)
+                            __global const long *sums, __global const int *base, __global const long *slot_base,
+                            long long_start, __global int *rows, __global long *slot, __global long *cnt,
+                            __global int *long_row, __global long *long_u, __local int *lnext, __local long *lscan)
 {
     int t = get_local_id(0), n = get_local_size(0);
     long g = get_group_id(0), at = slot_base[g];
-    for (int b = t; b < nbins; b += n) lnext[b] = base[g * nbins + b];
+    for (int b = t; b < nbins; b += n) {
+        long start = 0;
+        for (int e = 0; e < b; e++) start += sums[e];
+        lnext[b] = (int)(start + base[g * nbins + b]);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int k = 0; k < SPAN_ROWS; k++) {
         long i = span_row(m, k), u = i >= 0 ? ub[i] : 0, total;

@@ -169,21 +169,19 @@ static size_t scripted_group_limit(gpu *g, int dbl, int kernel)
     return 256;
 }
 
-/* The counting kernel writes the script's figures; the others do nothing
- * the host reads (no row is long). */
+/* The scan of stage 2's figures writes what the device sums from the
+ * script's two work-groups (bins.cl's hsp_bin_scan: each bin's rows, each
+ * bin group's u as the sums of its figures' high and low 32 bits, the
+ * sample); the others do nothing the host reads (no row is long). */
 static hsp_status scripted_launch(gpu *g, int dbl, int kernel, const gpu_arg *a, int nargs, size_t groups, size_t size)
 {
-    (void)g, (void)dbl, (void)nargs, (void)size;
-    for (size_t w = 0; w < groups && w < 2; w++) {
-        if (kernel == GK_BIN_COUNT) { /* bins.cl's hsp_bin_count: counts, sums of u, no sample */
-            int nb = *(const int32_t *)a[2].data;
-            int64_t *count = a[5].array->ptr, *u = count + groups * (size_t)nb, *sample = u + groups * 5;
-            memset(count + w * nb, 0, (size_t)nb * sizeof *count);
-            memset(u + w * 5, 0, 5 * sizeof *u);
-            memset(sample + w * 2, 0, 2 * sizeof *sample);
-            count[w * nb + script.bin] = SPAN, u[w * 5 + script.group] = script.sum[w];
-        }
-    }
+    (void)g, (void)dbl, (void)nargs, (void)groups, (void)size;
+    if (kernel != GK_BIN_SCAN) return HSP_OK;
+    int nb = *(const int32_t *)a[1].data;
+    int64_t *sums = a[6].array->ptr, *half = sums + nb + 2 * script.group;
+    memset(sums, 0, (size_t)(nb + 12) * sizeof *sums);
+    sums[script.bin] = 2 * SPAN;
+    for (int w = 0; w < 2; w++) half[0] += script.sum[w] >> 32, half[1] += script.sum[w] & 0xffffffff;
     return HSP_OK;
 }
 

@@ -28,10 +28,9 @@ static int home_matches(hsp_resident *C, const hsp_csr *A, const hsp_csr *B, cha
 
 /* The resident product's transfers hold nothing of A, B or C.  Where host
  * arrays are used in place, nothing moves.  On a device that copies they are
- * a few numbers per work-group of 2048 rows (g of them): to the device the
- * bins (12 bytes each), then per work-group where its rows of each bin begin
- * (4 bytes a bin) and its first C~ slot (8); back, its rows per bin (8 a
- * bin), sums of u (40) and its sample of how often products meet (16), and
+ * a few numbers: to the device the bins (12 bytes each); back, the rows of
+ * each bin (8 bytes a bin), the sums of u of the five bin groups (80: each
+ * as two halves) and of the sample of how often products meet (16), and
  * nnz(C) (8); and per
  * long row its number and u (12 back), its state (48 out at the start, and
  * 48 each way per round of growth) and its place in the order of launches (4
@@ -43,11 +42,11 @@ static void check_transfers(const char *what, const hsp_csr *A, const hsp_stats 
         tap_ok(!res->bytes_to_device && !res->bytes_to_host, "%s: host arrays in place: nothing moves", what);
         return;
     }
-    long long m = A->nrows, nb = hsp_context_bins(ctx)->nbins, g = (m + 2047) / 2048, busy = 0;
+    long long m = A->nrows, nb = hsp_context_bins(ctx)->nbins, busy = 0;
     long long nlong = res->rows_group[4];
     for (int k = 1; k < HSP_NGROUPS; k++) busy += res->rows_group[k];
-    long long out = m ? 12 * nb + g * (4 * nb + 8) : 0;
-    long long back = m ? g * (8 * nb + 56) + (busy ? 8 : 0) : 0;
+    long long out = m ? 12 * nb : 0;
+    long long back = m ? 8 * nb + 96 + (busy ? 8 : 0) : 0;
     out += 52 * nlong + 4 * (long long)res->grow_events, back += 60 * nlong;
     long long rounds_out = res->bytes_to_device - out, rounds_back = res->bytes_to_host - back;
     int ok = rounds_out == rounds_back && rounds_out >= 0 && (nlong ? rounds_out % (48 * nlong) == 0 : !rounds_out);

@@ -19,8 +19,8 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_RMERGE,
        /* method hash2's count phase */
        GK_HASH_ROWS_COUNT, GK_HASH_COUNT,
-       /* stage 4's scan without a round trip (gpu_bins.c) */
-       GK_PART_SCAN,
+       /* the scans of stages 2 and 4 without a round trip (gpu_bins.c) */
+       GK_PART_SCAN, GK_BIN_SCAN,
        /* sparse times dense (gpu_spmm.c) */
        GK_SPMM, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
@@ -45,7 +45,7 @@ enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SL
        GA_TCOL, GA_TVAL, GA_CNT, GA_PCOL, GA_PVAL, GA_LROWS, GA_RELAUNCH, GA_LONGROWS, GA_CRP,
        GA_CCOL, GA_CVAL,
        /* stages 2 and 4 on the device (gpu_bins.c) */
-       GA_BIN_HI, GA_BIN_GROUP, GA_PART_FIGURES, GA_PART_BASE, GA_PART_SUM, GA_LONG_U,
+       GA_BIN_HI, GA_BIN_GROUP, GA_PART_FIGURES, GA_PART_BASE, GA_PART_SUM, GA_BIN_SUMS, GA_LONG_U,
        /* long rows by the dense method (gpu_dense.c): their entries up to each window */
        GA_WEND,
        /* sparse times dense (gpu_spmm.c): A's rows or slices, lengths, columns and values; B; C */

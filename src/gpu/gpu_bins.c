@@ -1,16 +1,17 @@
 /* gpu_bins.c: the row work of stages 2 and 4 on a GPU with memory of its
  * own (kernels/bins.cl), for products whose rows all go to the device: u
- * stays there, and what crosses is a few numbers per work-group of 8 x 256
- * rows (the rows of each bin, sums of u, sums of the row counts) and the long
- * rows.  The host turns those numbers into offsets, so no kernel needs a
- * global atomic or a multi-level scan. */
+ * stays there, each work-group of 8 x 256 rows sums its figures (the rows
+ * of each bin, sums of u, sums of the row counts), and one-work-group scans
+ * over those turn them into offsets, so no kernel needs a global atomic or a
+ * multi-level scan.  What crosses to the host is the totals (each bin's
+ * rows, the products, nnz(C)) and the long rows. */
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 #include "internal.h"
 #include "job.h"
 
-enum { SPAN_ROWS = 8, GROUP_SIZE = 256, NGROUPS_U = 5, NSAMPLE = 2 };
+enum { SPAN_ROWS = 8, GROUP_SIZE = 256, NGROUPS_U = 5, NSAMPLE = 2, NSUMS = 2 * NGROUPS_U + NSAMPLE };
 
 /* Work-groups of GROUP_SIZE items over m rows; *size is the work-group size
  * the kernel allows (a power of two). */
@@ -27,42 +28,30 @@ static int64_t span_groups(gpu *g, int dbl, int kernel, int64_t m, size_t *size)
 static void *host_array(int64_t n, size_t bytes)
 {
     void *p = malloc((size_t)(n ? n : 1) * bytes);
-    if (!p) hsp_fail(HSP_ERR_NOMEM, "no memory for %lld per-work-group figures", (long long)n);
+    if (!p) hsp_fail(HSP_ERR_NOMEM, "no memory for %lld long rows", (long long)n);
     return p;
 }
 
-/* From each work-group's rows per bin (count[g][b]), u per bin group
- * (u[g][c]) and sample (sample[g][2], kernels/bins.cl):
- * the job's bins, figures and C~ size, where each group's rows of each bin
- * begin (base[g][b]) and its first C~ slot (slot_base[g]). */
-static hsp_status offsets(hsp_job *job, int64_t ngroups, const int64_t *count, const int64_t *u,
-                          const int64_t *sample, int32_t *base, int64_t *slot_base)
+/* The job's bins, figures and C~ size from stage 2's sums (hsp_bin_scan):
+ * each bin's rows; the sum of u of each bin group, as the sums of its
+ * figures' high and of their low 32 bits; the sample's two sums. */
+static hsp_status totals(hsp_job *job, const int64_t *sums)
 {
-    const hsp_bins *bins = &job->ctx->bins;
-    int nb = bins->nbins;
-    int64_t pos = 0, slots = 0, flops = 0, next[HSP_MAX_BINS] = {0};
-    for (int64_t g = 0; g < ngroups; g++) /* in the figures' order: a pass down each bin's column took */
-        for (int b = 0; b < nb; b++) next[b] += count[g * nb + b]; /* 47 us of poisson2d5:1024's 1.1 ms */
-    for (int b = 0; b < nb; b++) {
-        job->bin_start[b] = pos, job->stats->rows_bin[b] = next[b];
-        pos += next[b], next[b] = job->bin_start[b];
-    }
+    int nb = job->ctx->bins.nbins;
+    int64_t pos = 0, slots = 0, flops = 0, u[NGROUPS_U];
+    for (int b = 0; b < nb; b++) job->bin_start[b] = pos, job->stats->rows_bin[b] = sums[b], pos += sums[b];
     job->bin_start[nb] = pos;
-    for (int64_t g = 0; g < ngroups; g++)
-        for (int b = 0; b < nb; b++) base[g * nb + b] = (int32_t)next[b], next[b] += count[g * nb + b];
-    for (int64_t g = 0; g < ngroups; g++) {
-        slot_base[g] = slots;
-        for (int c = 0; c < NGROUPS_U; c++) {
-            int64_t x = u[g * NGROUPS_U + c];
-            if (hsp_add_overflows(flops, x, &flops) || (c <= HSP_GROUP_MEDIUM && hsp_add_overflows(slots, x, &slots)))
-                return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
-            job->stats->flops_group[c] += x; /* products, doubled once their sum is known to fit */
-        }
-        job->sample_u += sample[g * NSAMPLE], job->sample_shared += sample[g * NSAMPLE + 1];
+    for (int c = 0; c < NGROUPS_U; c++) {
+        const int64_t *half = sums + nb + 2 * c;
+        if (hsp_mul_overflows(half[0], (int64_t)1 << 32, &u[c]) || hsp_add_overflows(u[c], half[1], &u[c]) ||
+            hsp_add_overflows(flops, u[c], &flops) ||
+            (c <= HSP_GROUP_MEDIUM && hsp_add_overflows(slots, u[c], &slots)))
+            return hsp_fail(HSP_ERR_OVERFLOW, "the number of products overflows 64 bits");
     }
     if (hsp_mul_overflows(flops, 2, &job->stats->flops))
         return hsp_fail(HSP_ERR_OVERFLOW, "the flop count overflows 64 bits");
-    for (int c = 0; c < NGROUPS_U; c++) job->stats->flops_group[c] *= 2;
+    for (int c = 0; c < NGROUPS_U; c++) job->stats->flops_group[c] += 2 * u[c];
+    job->sample_u += sums[nb + 2 * NGROUPS_U], job->sample_shared += sums[nb + 2 * NGROUPS_U + 1];
     job->nslots = slots;
     job->nlong = job->bin_start[nb] - job->bin_start[nb - 1];
     return HSP_OK;
@@ -86,7 +75,23 @@ static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t most, int6
     return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_COUNT, a, 13, (size_t)ngroups, size) : s;
 }
 
-/* Place the rows in their bins, from base and slot_base on the device. */
+/* Stage 2's offsets and totals on the device (hsp_bin_scan), the totals
+ * read into sums (nbins + NSUMS). */
+static hsp_status scan_bins(gpu *g, hsp_job *job, int64_t ngroups, int64_t *sums)
+{
+    int32_t nb = job->ctx->bins.nbins, medium = HSP_GROUP_MEDIUM;
+    size_t size = gpu_group_size(g, job->vsize == 8, GK_BIN_SCAN, GROUP_SIZE);
+    hsp_status s = gpu_reserve(g, GA_PART_BASE, (size_t)(ngroups * nb) * sizeof(int32_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_PART_SUM, (size_t)ngroups * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_BIN_SUMS, (size_t)(nb + NSUMS) * sizeof(int64_t));
+    gpu_arg a[] = {gpu_val(&ngroups, sizeof ngroups), gpu_val(&nb, sizeof nb), gpu_val(&medium, sizeof medium),
+                   gpu_arr(g, GA_PART_FIGURES), gpu_arr(g, GA_PART_BASE), gpu_arr(g, GA_PART_SUM),
+                   gpu_arr(g, GA_BIN_SUMS), gpu_local(size * sizeof(int64_t))};
+    if (s == HSP_OK) s = g->ops->launch(g, job->vsize == 8, GK_BIN_SCAN, a, 8, (size_t)nb + 1, size);
+    return s == HSP_OK ? gpu_download(g, GA_BIN_SUMS, sums, (size_t)(nb + NSUMS) * sizeof(int64_t)) : s;
+}
+
+/* Place the rows in their bins, from the offsets on the device. */
 static hsp_status place_rows(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, size_t size)
 {
     int32_t nb = job->ctx->bins.nbins;
@@ -97,11 +102,11 @@ static hsp_status place_rows(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, s
     if (s == HSP_OK) s = gpu_reserve(g, GA_LONGROWS, (size_t)job->nlong * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_reserve(g, GA_LONG_U, (size_t)job->nlong * sizeof(int64_t));
     gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_arr(g, GA_UB), gpu_val(&nb, sizeof nb), gpu_arr(g, GA_BIN_HI),
-                   gpu_val(&medium, sizeof medium), gpu_arr(g, GA_PART_BASE), gpu_arr(g, GA_PART_SUM),
-                   gpu_val(&long_start, sizeof long_start), gpu_arr(g, GA_ROWS),
+                   gpu_val(&medium, sizeof medium), gpu_arr(g, GA_BIN_SUMS), gpu_arr(g, GA_PART_BASE),
+                   gpu_arr(g, GA_PART_SUM), gpu_val(&long_start, sizeof long_start), gpu_arr(g, GA_ROWS),
                    gpu_arr(g, GA_SLOT), gpu_arr(g, GA_CNT), gpu_arr(g, GA_LONGROWS), gpu_arr(g, GA_LONG_U),
                    gpu_local(HSP_MAX_BINS * sizeof(int32_t)), gpu_local(size * sizeof(int64_t))};
-    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_PLACE, a, 15, (size_t)ngroups, size) : s;
+    return s == HSP_OK ? g->ops->launch(g, job->vsize == 8, GK_BIN_PLACE, a, 16, (size_t)ngroups, size) : s;
 }
 
 /* The long rows and their u on the host (job->bin_rows, job->ub), for the
@@ -120,24 +125,14 @@ static hsp_status fetch_long_rows(gpu *g, hsp_job *job)
 
 hsp_status gpu_bin_rows(gpu *g, hsp_job *job, int64_t most)
 {
-    int64_t m = job->A->nrows, nb = job->ctx->bins.nbins;
+    int64_t m = job->A->nrows, sums[HSP_MAX_BINS + NSUMS] = {0};
     size_t size;
-    int64_t ngroups = span_groups(g, job->vsize == 8, GK_BIN_PLACE, m, &size), nfigures = nb + NGROUPS_U + NSAMPLE;
-    int64_t *figures = host_array(ngroups * nfigures, sizeof *figures); /* counts, u, sample: one read */
-    int32_t *base = host_array(ngroups * nb, sizeof *base);
-    int64_t *slot_base = host_array(ngroups, sizeof *slot_base);
-    hsp_status s = figures && base && slot_base ? HSP_OK : HSP_ERR_NOMEM;
-    if (s == HSP_OK && m) s = count_bins(g, job, m, most, ngroups, size);
-    if (s == HSP_OK) s = gpu_download(g, GA_PART_FIGURES, figures, (size_t)(ngroups * nfigures) * sizeof *figures);
-    if (s == HSP_OK)
-        s = offsets(job, ngroups, figures, figures + ngroups * nb, figures + ngroups * (nb + NGROUPS_U), base,
-                    slot_base);
-    if (s == HSP_OK) s = gpu_upload(g, GA_PART_BASE, base, (size_t)(ngroups * nb) * sizeof *base);
-    if (s == HSP_OK) s = gpu_upload(g, GA_PART_SUM, slot_base, (size_t)ngroups * sizeof *slot_base);
+    int64_t ngroups = span_groups(g, job->vsize == 8, GK_BIN_PLACE, m, &size);
+    hsp_status s = m ? count_bins(g, job, m, most, ngroups, size) : HSP_OK;
+    if (s == HSP_OK && m) s = scan_bins(g, job, ngroups, sums);
+    if (s == HSP_OK) s = totals(job, sums);
     if (s == HSP_OK && m) s = place_rows(g, job, m, ngroups, size);
-    if (s == HSP_OK) s = fetch_long_rows(g, job);
-    free(figures), free(base), free(slot_base);
-    return s;
+    return s == HSP_OK ? fetch_long_rows(g, job) : s;
 }
 
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total)
