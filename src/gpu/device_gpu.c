@@ -264,16 +264,33 @@ static hsp_status arrange_launch(gpu *g, hsp_job *job, int64_t first, int64_t en
     return nrows > 0 ? g->ops->launch(g, dbl, GK_ARRANGE, a, 14, groups, size) : HSP_OK;
 }
 
-/* The rows of C~ and the pool into C: short rows 16 work-items a row,
- * medium ones 32, long ones a work-group; rows of at most host_max products
+/* The rows of up to medium_max products of a product whose rows are all the
+ * device's, from C~ into C in C's order (kernel hsp_arrange_rows). */
+static hsp_status arrange_in_order(gpu *g, hsp_job *job)
+{
+    int dbl = job->vsize == 8;
+    int64_t m = job->C->nrows, medium = job->medium_max;
+    size_t size = gpu_group_size(g, dbl, GK_ARRANGE_ROWS, 256);
+    gpu_arg a[] = {gpu_val(&m, sizeof m),  gpu_val(&medium, sizeof medium), gpu_arr(g, GA_UB),
+                   gpu_arr(g, GA_CRP),     gpu_arr(g, GA_SLOT),            gpu_arr(g, GA_TCOL),
+                   gpu_arr(g, GA_TVAL),    gpu_arr(g, GA_CCOL),            gpu_arr(g, GA_CVAL),
+                   gpu_local((size + 1) * sizeof(int64_t)), gpu_local(size * sizeof(int64_t))};
+    return g->ops->launch(g, dbl, GK_ARRANGE_ROWS, a, 11, ((size_t)m + size - 1) / size, size);
+}
+
+/* The rows of C~ and the pool into C: where the device has all rows, the
+ * short and medium ones in C's order, else short rows 16 work-items a row,
+ * medium ones 32; long ones a work-group; rows of at most host_max products
  * are the host's (bins 0-1, or 0 where the device computed bin 1). */
 static hsp_status arrange_copy(gpu *g, hsp_job *job, int host_max)
 {
     const hsp_bins *bins = &job->ctx->bins;
     int medium = host_max + 1, last = bins->nbins - 1;
     while (medium < last && bins->group[medium] != HSP_GROUP_MEDIUM) medium++;
-    hsp_status s = arrange_launch(g, job, job->bin_start[host_max + 1], job->bin_start[medium], 16, 0);
-    if (s == HSP_OK) s = arrange_launch(g, job, job->bin_start[medium], job->bin_start[last], 32, 0);
+    hsp_status s = HSP_OK;
+    if (job->all_device) s = arrange_in_order(g, job);
+    if (!job->all_device) s = arrange_launch(g, job, job->bin_start[host_max + 1], job->bin_start[medium], 16, 0);
+    if (!job->all_device && s == HSP_OK) s = arrange_launch(g, job, job->bin_start[medium], job->bin_start[last], 32, 0);
     return s == HSP_OK ? arrange_launch(g, job, job->bin_start[last], job->bin_start[last + 1], 0, 1) : s;
 }
 

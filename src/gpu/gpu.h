@@ -19,8 +19,8 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_RMERGE,
        /* method hash2's count phase */
        GK_HASH_ROWS_COUNT, GK_HASH_COUNT,
-       /* the scans of stages 2 and 4 without a round trip (gpu_bins.c) */
-       GK_PART_SCAN, GK_BIN_SCAN,
+       /* the scans of stages 2 and 4 without a round trip (gpu_bins.c); stage 4's copy in C's order */
+       GK_PART_SCAN, GK_BIN_SCAN, GK_ARRANGE_ROWS,
        /* sparse times dense (gpu_spmm.c) */
        GK_SPMM, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
