@@ -11,17 +11,30 @@
  * work-items of a row read B's row of each entry of A together), down its
  * columns where they are column-major (those of a column read a slice's slots
  * of consecutive rows together). */
+
+/* x / d, and x % d in *rem: in 32 bits where both fit them (a 64-bit
+ * division takes several times as long on GPUs, and a work-item of a short
+ * row does little else). */
+long div_rem(long x, long d, long *rem)
+{
+    long q = x <= UINT_MAX && d <= UINT_MAX ? (long)((uint)x / (uint)d) : x / d;
+    *rem = x - q * d;
+    return q;
+}
+
 __kernel void hsp_spmm(int nrows, int ncols, int along_rows, long step, int lanes, __global const long *rows,
                        __global const int *len, __global const int *col, __global const VT *val,
                        __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
                        VT beta, __local VT *lsum)
 {
-    long g = get_global_id(0) / lanes, i = 0, j = 0;
-    int lane = get_global_id(0) % lanes, lid = get_local_id(0), live = g < (long)nrows * ncols;
+    long g = get_global_id(0) >> (31 - clz(lanes)), i = 0, j = 0, q, r, slice, at; /* lanes: a power of two */
+    int lane = get_global_id(0) & (lanes - 1), lid = get_local_id(0), live = g < (long)nrows * ncols;
     VT sum = 0;
     if (live) {
-        i = along_rows ? g / ncols : g % nrows, j = along_rows ? g % ncols : g / nrows;
-        long first = rows[i / step] + i % step, count = step > 1 ? (long)len[i] : rows[i + 1] - rows[i];
+        q = div_rem(g, along_rows ? ncols : nrows, &r);
+        i = along_rows ? q : r, j = along_rows ? r : q;
+        slice = div_rem(i, step, &at);
+        long first = rows[slice] + at, count = step > 1 ? (long)len[i] : rows[i + 1] - rows[i];
         for (long p = first + lane * step; p < first + count * step; p += lanes * step)
             sum += val[p] * b[col[p] * bs0 + j * bs1];
     }
