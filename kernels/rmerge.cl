@@ -18,7 +18,8 @@
 
 /* The steps of a row's items, and of the work-items that step together (the
  * domain: the work-group; on NVIDIA GPUs a warp of 32, whose lanes trade
- * registers by PTX shuffles, without barriers).  row_min and row_sum: the
+ * registers by PTX shuffles, without barriers, and where the GPU has it
+ * (HSP_WARP_REDUX) reduce integers by redux.sync).  row_min and row_sum: the
  * least and the sum of x over each row's w items (the sum as a tree that
  * pairs items s apart, s = w/2 .. 1, in both ways); mark_any and any_more: does
  * any item of the domain pass yes at this step (flag: two ints, zero at
@@ -29,6 +30,13 @@
 #ifdef __NV_CL_C_VERSION
 int row_min(int x, __local int *buf, int lane, int w)
 {
+#ifdef HSP_WARP_REDUX /* one instruction where the row has 16 items or more; slower than shuffles at 8 */
+    if (w >= 16) {
+        uint mask = w == 32 ? 0xffffffffu : 0xffffu << ((get_local_id(0) & 31) & ~(w - 1));
+        asm volatile("redux.sync.min.s32 %0, %0, %1;" : "+r"(x) : "r"(mask));
+        return x;
+    }
+#endif
     for (int s = w / 2; s > 0; s >>= 1) x = min(x, shuffle_xor(x, s));
     return x;
 }

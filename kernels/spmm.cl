@@ -3,10 +3,11 @@
  * first = rows[i / step] + i % step; in CSR step is 1 and rows the row
  * pointers, in sliced ELLPACK-R step is the slice's rows, rows where each
  * slice begins and len each row's entries.  B and C are dense, entry (i, j)
- * at i s0 + j s1.  lanes work-items (a power of two that divides the
- * work-group) an entry of C, each summing every lanes-th entry of the row,
- * their sums added in local memory (lsum, a value a work-item): one where
- * A's rows are short, more where a long row would hold up its work-items.
+ * at i s0 + j s1.  hsp_spmm: a work-item an entry of C; hsp_spmm_lanes:
+ * lanes work-items (a power of two that divides the work-group) an entry,
+ * each summing every lanes-th entry of the row, their sums added in local
+ * memory (lsum, a value a work-item), where a long row would hold up its
+ * work-items (the same code, without barriers where lanes is 1).
  * The entries are taken along C's rows where B and C are row-major (the
  * work-items of a row read B's row of each entry of A together), down its
  * columns where they are column-major (those of a column read a slice's slots
@@ -22,10 +23,14 @@ long div_rem(long x, long d, long *rem)
     return q;
 }
 
-__kernel void hsp_spmm(int nrows, int ncols, int along_rows, long step, int lanes, __global const long *rows,
-                       __global const int *len, __global const int *col, __global const VT *val,
-                       __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
-                       VT beta, __local VT *lsum)
+/* The arguments of both kernels but lanes and lsum. */
+#define HSP_SPMM_ARGS                                                                                          \
+    int nrows, int ncols, int along_rows, long step, __global const long *rows, __global const int *len,     \
+        __global const int *col, __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, \
+        long cs0, long cs1, VT alpha, VT beta
+
+/* This work-item's share of its entry of C. */
+void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
     long g = get_global_id(0) >> (31 - clz(lanes)), i = 0, j = 0, q, r, slice, at; /* lanes: a power of two */
     int lane = get_global_id(0) & (lanes - 1), lid = get_local_id(0), live = g < (long)nrows * ncols;
@@ -49,4 +54,14 @@ __kernel void hsp_spmm(int nrows, int ncols, int along_rows, long step, int lane
     }
     __global VT *cij = c + i * cs0 + j * cs1;
     if (live && lane == 0) *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij; /* C unread where beta is 0 */
+}
+
+__kernel void hsp_spmm(HSP_SPMM_ARGS)
+{
+    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, 1, 0);
+}
+
+__kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
+{
+    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lanes, lsum);
 }

@@ -39,20 +39,22 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                          const hsp_dense *C)
 {
     int dbl = A->precision == HSP_DOUBLE;
-    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM, 256);
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
     int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size);
     int64_t step = hsp_ellr_step(A), bs[2], cs[2], items = (int64_t)nrows * ncols * lanes;
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     gpu_arg a[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
-                   gpu_val(&step, sizeof step), gpu_val(&lanes, sizeof lanes), gpu_arr(g, GA_SPMM_ROWS),
-                   gpu_arr(g, GA_SPMM_LEN), gpu_arr(g, GA_SPMM_COL), gpu_arr(g, GA_SPMM_VAL), gpu_arr(g, GA_SPMM_B),
+                   gpu_val(&step, sizeof step), gpu_arr(g, GA_SPMM_ROWS), gpu_arr(g, GA_SPMM_LEN),
+                   gpu_arr(g, GA_SPMM_COL), gpu_arr(g, GA_SPMM_VAL), gpu_arr(g, GA_SPMM_B),
                    gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]), gpu_arr(g, GA_SPMM_C),
                    gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                    gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
-                   gpu_local(size * vs)};
-    return items ? g->ops->launch(g, dbl, GK_SPMM, a, 18, (size_t)((items + (int64_t)size - 1) / (int64_t)size), size)
-                 : HSP_OK;
+                   gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
+    size_t groups = (size_t)((items + (int64_t)size - 1) / (int64_t)size);
+    if (!items) return HSP_OK;
+    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, a, 18, groups, size)
+                     : g->ops->launch(g, dbl, GK_SPMM, a, 16, groups, size);
 }
 
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,

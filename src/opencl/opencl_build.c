@@ -131,10 +131,21 @@ static hsp_status get_kernel(cl_program prog, const char *name, cl_kernel *k)
     return HSP_OK;
 }
 
+/* Does st's device reduce a warp's integers in one instruction (redux.sync:
+ * NVIDIA GPUs of compute capability 8 and up, asked by the NVIDIA
+ * extension; 0 elsewhere)? */
+static int warp_redux(ocl_state *st)
+{
+    cl_uint major = 0;
+    return clGetDeviceInfo(st->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) == CL_SUCCESS &&
+           major >= 8;
+}
+
 hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
 {
-    const char *options = dbl ? "-cl-std=CL1.2 -DHSP_DOUBLE" : "-cl-std=CL1.2";
-    char path[1100], name[32];
+    char options[64], path[1100], name[32];
+    snprintf(options, sizeof options, "-cl-std=CL1.2%s%s", dbl ? " -DHSP_DOUBLE" : "",
+             warp_redux(st) ? " -DHSP_WARP_REDUX" : "");
     int cached = cache_path(st, options, path, sizeof path);
     memset(k, 0, sizeof *k);
     if (!cached || !(k->program = load_cached(st, path, options))) {
