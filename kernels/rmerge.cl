@@ -30,9 +30,9 @@
 #ifdef __NV_CL_C_VERSION
 int row_min(int x, __local int *buf, int lane, int w)
 {
-#ifdef HSP_WARP_REDUX /* one instruction where the row has 16 items or more; slower than shuffles at 8 */
-    if (w >= 16) {
-        uint mask = w == 32 ? 0xffffffffu : 0xffffu << ((get_local_id(0) & 31) & ~(w - 1));
+#ifdef HSP_WARP_REDUX /* one instruction where the row has 16 items; slower than shuffles at 8 */
+    if (w == 16) {
+        uint mask = 0xffffu << (get_local_id(0) & 16); /* the row's half of the warp */
         asm volatile("redux.sync.min.s32 %0, %0, %1;" : "+r"(x) : "r"(mask));
         return x;
     }

@@ -267,10 +267,9 @@ static hsp_status arrange_launch(gpu *g, hsp_job *job, int64_t first, int64_t en
 /* The rows of up to medium_max products of a product whose rows are all the
  * device's, from C~ into C in C's order (kernel hsp_arrange_rows).  Its
  * work-groups walk every entry of their rows, the long rows' too, so it pays
- * where rows are short: on an H100, stage 4 of poisson2d5:1024 took 0.19 ms
- * against 0.25 by bins, poisson3d7:101 0.33 against 0.44, but the copy of
- * rmat:16,8 (1870 products a row, most in long rows) 4.05 against 0.07. */
-enum { IN_ORDER_PRODUCTS = 256 };
+ * where long rows are few: on an H100, stage 4 of poisson2d5:1024 took 0.19
+ * ms against 0.25 by bins, poisson3d7:101 0.33 against 0.44, but the copy of
+ * rmat:16,8 (most products in long rows) 4.05 against 0.07. */
 static hsp_status arrange_in_order(gpu *g, hsp_job *job)
 {
     int dbl = job->vsize == 8;
@@ -284,17 +283,17 @@ static hsp_status arrange_in_order(gpu *g, hsp_job *job)
 }
 
 /* The rows of C~ and the pool into C: where the device has all rows and
- * they have at most IN_ORDER_PRODUCTS products on average, the short and
- * medium ones in C's order, else short rows 16 work-items a row, medium ones
- * 32; long ones a work-group; rows of at most host_max products are the
- * host's (bins 0-1, or 0 where the device computed bin 1). */
+ * long rows hold at most a quarter of the products, the short and medium
+ * ones in C's order, else short rows 16 work-items a row, medium ones 32;
+ * long ones a work-group; rows of at most host_max products are the host's
+ * (bins 0-1, or 0 where the device computed bin 1). */
 static hsp_status arrange_copy(gpu *g, hsp_job *job, int host_max)
 {
     const hsp_bins *bins = &job->ctx->bins;
     int medium = host_max + 1, last = bins->nbins - 1;
     while (medium < last && bins->group[medium] != HSP_GROUP_MEDIUM) medium++;
     hsp_status s = HSP_OK;
-    int in_order = job->all_device && job->stats->flops / 2 <= IN_ORDER_PRODUCTS * job->C->nrows;
+    int in_order = job->all_device && job->stats->flops_group[HSP_GROUP_LONG] <= job->stats->flops / 4;
     if (in_order) s = arrange_in_order(g, job);
     if (!in_order) s = arrange_launch(g, job, job->bin_start[host_max + 1], job->bin_start[medium], 16, 0);
     if (!in_order && s == HSP_OK) s = arrange_launch(g, job, job->bin_start[medium], job->bin_start[last], 32, 0);
