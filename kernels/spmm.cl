@@ -29,15 +29,35 @@ long div_rem(long x, long d, long *rem)
         __global const int *col, __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, \
         long cs0, long cs1, VT alpha, VT beta
 
+/* This work-item's entry (*i, *j) of C, its lane, and how far apart an
+ * entry's lanes are in the work-group (*unit); 0 past C's end.  With lanes
+ * along C's rows, a work-group takes whole rows, lanes x ncols items a row
+ * and C's columns fastest (the host makes the work-group a multiple of
+ * that), so that the items of a lane read B's rows in whole strides;
+ * otherwise entries in order, along rows or down columns, an entry's lanes
+ * together. */
+int spmm_place(int nrows, int ncols, int along_rows, int lanes, long *i, long *j, int *lane, int *unit)
+{
+    if (lanes > 1 && along_rows) {
+        int lid = get_local_id(0), per = lanes * ncols, r = lid / per, rem = lid - r * per;
+        *lane = rem / ncols, *j = rem - *lane * ncols, *unit = ncols;
+        *i = get_group_id(0) * (long)(get_local_size(0) / per) + r;
+        return *i < nrows;
+    }
+    long g = get_global_id(0) >> (31 - clz(lanes)), r, q; /* lanes: a power of two */
+    *lane = get_global_id(0) & (lanes - 1), *unit = 1;
+    q = div_rem(g, along_rows ? ncols : nrows, &r);
+    *i = along_rows ? q : r, *j = along_rows ? r : q;
+    return g < (long)nrows * ncols;
+}
+
 /* This work-item's share of its entry of C. */
 void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
-    long g = get_global_id(0) >> (31 - clz(lanes)), i = 0, j = 0, q, r, slice, at; /* lanes: a power of two */
-    int lane = get_global_id(0) & (lanes - 1), lid = get_local_id(0), live = g < (long)nrows * ncols;
+    long i, j, slice, at;
+    int lane, unit, lid = get_local_id(0), live = spmm_place(nrows, ncols, along_rows, lanes, &i, &j, &lane, &unit);
     VT sum = 0;
     if (live) {
-        q = div_rem(g, along_rows ? ncols : nrows, &r);
-        i = along_rows ? q : r, j = along_rows ? r : q;
         slice = div_rem(i, step, &at);
         long first = rows[slice] + at, count = step > 1 ? (long)len[i] : rows[i + 1] - rows[i];
         for (long p = first + lane * step; p < first + count * step; p += lanes * step)
@@ -47,7 +67,7 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
         lsum[lid] = sum;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int apart = lanes / 2; apart > 0; apart /= 2) {
-            if (lane < apart) lsum[lid] += lsum[lid + apart];
+            if (lane < apart) lsum[lid] += lsum[lid + apart * unit];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         sum = lsum[lid];

@@ -69,8 +69,8 @@ all_mutants() {
     mutant spmm-kernel-first kernels/spmm.cl 'for (long p = first + lane * step;' 'for (long p = first + (lane + 1) * step;' \
         'tests/t_spmm_nosvm.sh'
     # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
-    mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart];' \
-        'if (lane < apart) lsum[lid] += lsum[lid + apart - 1];' 'tests/t_spmm_nosvm.sh'
+    mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart * unit];' \
+        'if (lane < apart) lsum[lid] += lsum[lid + apart * unit - 1];' 'tests/t_spmm_nosvm.sh'
     # the scan of the work-groups' row sums drops the stretches before each
     mutant part-scan-carry kernels/bins.cl 'if (j < n) part[j] = at + before;' 'if (j < n) part[j] = before;' \
         'tests/t_resident_nosvm.sh'

@@ -34,6 +34,21 @@ static int32_t lanes_for(const struct hsp_ellr *A, size_t size)
     return lanes;
 }
 
+/* The work-groups of the launch, and their size: entries of C in order,
+ * or, with lanes along rows, whole rows of lanes x ncols items (lanes
+ * halved till a row fits the work-group). */
+static size_t groups_of(int32_t nrows, int32_t ncols, int along_rows, int32_t *lanes, size_t *size)
+{
+    while (along_rows && *lanes > 1 && (size_t)*lanes * (size_t)ncols > *size) *lanes /= 2;
+    if (*lanes > 1 && along_rows) {
+        size_t per = (size_t)*lanes * (size_t)ncols, rows = *size / per;
+        *size = rows * per;
+        return ((size_t)nrows + rows - 1) / rows;
+    }
+    int64_t items = (int64_t)nrows * ncols * *lanes;
+    return (size_t)((items + (int64_t)*size - 1) / (int64_t)*size);
+}
+
 /* One launch over C's entries, along its rows where B is row-major. */
 static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
                          const hsp_dense *C)
@@ -41,7 +56,8 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
     int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size);
-    int64_t step = hsp_ellr_step(A), bs[2], cs[2], items = (int64_t)nrows * ncols * lanes;
+    int64_t step = hsp_ellr_step(A), bs[2], cs[2];
+    size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     gpu_arg a[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
@@ -51,8 +67,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                    gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                    gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
                    gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
-    size_t groups = (size_t)((items + (int64_t)size - 1) / (int64_t)size);
-    if (!items) return HSP_OK;
+    if (!nrows || !ncols) return HSP_OK;
     return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, a, 18, groups, size)
                      : g->ops->launch(g, dbl, GK_SPMM, a, 16, groups, size);
 }
