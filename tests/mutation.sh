@@ -71,6 +71,12 @@ all_mutants() {
     # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
     mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart * unit];' \
         'if (lane < apart) lsum[lid] += lsum[lid + apart * unit - 1];' 'tests/t_spmm_nosvm.sh'
+    # stage 2's scan of the bins' figures drops the stretches of work-groups before each
+    mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
+        'base[g * nbins + b] = (int)before;' 'tests/t_resident_nosvm.sh'
+    # stage 4's copy in C's order takes each entry from the row before its own
+    mutant arrange-rows-bisect kernels/arrange.cl 'if (lcrp[mid] <= e) lo = mid;' 'if (lcrp[mid] < e) lo = mid;' \
+        'tests/t_resident_nosvm.sh'
     # the scan of the work-groups' row sums drops the stretches before each
     mutant part-scan-carry kernels/bins.cl 'if (j < n) part[j] = at + before;' 'if (j < n) part[j] = before;' \
         'tests/t_resident_nosvm.sh'
