@@ -291,12 +291,14 @@ static hsp_status arrange_copy(gpu *g, hsp_job *job, int host_max)
 {
     const hsp_bins *bins = &job->ctx->bins;
     int medium = host_max + 1, last = bins->nbins - 1;
-    while (medium < last && bins->group[medium] != HSP_GROUP_MEDIUM) medium++;
-    hsp_status s = HSP_OK;
-    int in_order = job->all_device && job->stats->flops_group[HSP_GROUP_LONG] <= job->stats->flops / 4;
-    if (in_order) s = arrange_in_order(g, job);
-    if (!in_order) s = arrange_launch(g, job, job->bin_start[host_max + 1], job->bin_start[medium], 16, 0);
-    if (!in_order && s == HSP_OK) s = arrange_launch(g, job, job->bin_start[medium], job->bin_start[last], 32, 0);
+    hsp_status s;
+    if (job->all_device && job->stats->flops_group[HSP_GROUP_LONG] <= job->stats->flops / 4) {
+        s = arrange_in_order(g, job);
+    } else {
+        while (medium < last && bins->group[medium] != HSP_GROUP_MEDIUM) medium++;
+        s = arrange_launch(g, job, job->bin_start[host_max + 1], job->bin_start[medium], 16, 0);
+        if (s == HSP_OK) s = arrange_launch(g, job, job->bin_start[medium], job->bin_start[last], 32, 0);
+    }
     return s == HSP_OK ? arrange_launch(g, job, job->bin_start[last], job->bin_start[last + 1], 0, 1) : s;
 }
 
