@@ -8,7 +8,9 @@
  * work-group, w items each.
  *
  * A row of A with more entries than w - 1 is merged w - 1 B rows at a time,
- * as the paper reduces general products to its limited one: item 0 brings
+ * as the paper reduces general products to its limited one (the first round
+ * takes the rows left over, the fewest, since every later round reads its
+ * result again: 12 and 15 of poisson3d27's 27, not 15 and 12): item 0 brings
  * the result so far, which lies at the end of the row's region of C~ (u
  * entries, at least the row's products), and the new result is written from
  * the region's start; then moved to its end for the next round.  Writing
@@ -175,7 +177,7 @@ __kernel void hsp_rmerge(HSP_ROW_ARGS, __global const long *ub, int w, __local i
     int all = domain_max(rounds, lflag + 2);
     for (int c = 0; c < all; c++) {
         int mine = c < rounds, more = c + 1 < rounds; /* the row has round c, and one after it */
-        long from = p0 + (long)c * (w - 1), to = min(p0 + na, from + w - 1);
+        long to = p0 + na - (long)(rounds - 1 - c) * (w - 1), from = max(p0, to - (w - 1));
         int got = rmerge_round(acol, aval, brp, bcol, bval, mine ? i : -1, from, to, out, u, n, tcol, tval, lane, w,
                                lmin, lsum, lflag);
         n = mine ? got : n;

@@ -53,8 +53,8 @@ all_mutants() {
     # the heap kernel's sift-down never looks at the last cursor
     mutant heap-kernel-bound kernels/heap.cl 'for (int c = 2 * x + 1; c < n; x = c' \
         'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl_pocl.sh tests/t_multiply_opencl.sh'
-    # RMerge's rounds each leave out the B row of their last A entry
-    mutant rmerge-round-short kernels/rmerge.cl 'to = min(p0 + na, from + w - 1);' 'to = min(p0 + na, from + w - 2);' \
+    # RMerge's full rounds each leave out the B row of their first A entry
+    mutant rmerge-round-short kernels/rmerge.cl 'from = max(p0, to - (w - 1));' 'from = max(p0, to - (w - 2));' \
         'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
     # RMerge's result so far loses its last entry when it moves to the region's end
     mutant rmerge-move-short kernels/rmerge.cl 'long x = (long)n - 1 - (long)k * w - lane;' \
