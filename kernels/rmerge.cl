@@ -123,25 +123,29 @@ int rmerge_round(__global const int *acol, __global const VT *aval, __global con
                  int have, __global int *tcol, __global VT *tval, int lane, int w, __local int *lmin,
                  __local VT *lsum, __local int *flag)
 {
-    long q = 0, end = 0, a = from + lane - 1;
+    long a = from + lane - 1;
+    int left = 0; /* the entries the item has yet to show, from col and val on */
     VT scale = 1;
-    __global const int *col = bcol;
-    __global const VT *val = bval;
+    __global const int *col = tcol + out + u - have;
+    __global const VT *val = tval + out + u - have;
     if (i >= 0 && lane == 0) {
-        col = tcol, val = tval, q = out + u - have, end = out + u;
+        left = have;
     } else if (i >= 0 && lane > 0 && a < to) {
         int b = acol[a];
-        q = brp[b], end = brp[b + 1], scale = aval[a];
+        long q = brp[b];
+        col = bcol + q, val = bval + q, left = (int)(brp[b + 1] - q), scale = aval[a];
     }
-    int n = 0, head = q < end ? col[q] : INT_MAX; /* the item's next entry, read as soon as it steps on */
-    VT next = q < end ? scale * val[q] : 0;
+    __global int *ocol = tcol + out;
+    __global VT *oval = tval + out;
+    int n = 0, head = left > 0 ? *col : INT_MAX; /* the item's next entry, read as soon as it steps on */
+    VT next = left > 0 ? scale * *val : 0;
     for (int step = 0;; step++) {
         int m = row_min(head, lmin, lane, w), more = m != INT_MAX, steps = head == m && more;
         mark_any(more, flag, step);
         VT sum = row_sum(steps ? next : 0, lsum, lane, w);
-        if (lane == 0 && more) tcol[out + n] = m, tval[out + n] = sum;
+        if (lane == 0 && more) ocol[n] = m, oval[n] = sum;
         n += more;
-        if (steps) q++, head = q < end ? col[q] : INT_MAX, next = q < end ? scale * val[q] : 0;
+        if (steps) col++, val++, left--, head = left > 0 ? *col : INT_MAX, next = left > 0 ? scale * *val : 0;
         if (!any_more(more, flag, step)) return n;
     }
 }
