@@ -112,82 +112,80 @@ void domain_sync(void)
 }
 #endif
 
-/* One round of row i: items 1..w-1 merge the B rows of A entries from..
- * (up to w - 1 of them, before to), item 0 the result so far (have entries
- * at out + u - have; none in the first round), into out[0..); returns the
- * entries written.  Every item of the group steps until every row's round is
- * done: flag (two ints, zero at the first call) says whether any row wrote
- * at a step, by the step's parity. */
+/* One round of a row (live: the row has this round): items 1..w-1 merge the
+ * B rows of its A entries from.. (up to w - 1 of them, before to; acol and
+ * aval: the row's A entries), item 0 the result so far (have entries at
+ * rcol + u - have; none in the first round), into rcol[0..), rval[0..);
+ * returns the entries written.  Every item of the group steps until every
+ * row's round is done: flag (two ints, zero at the first call) says whether
+ * any row wrote at a step, by the step's parity. */
 int rmerge_round(__global const int *acol, __global const VT *aval, __global const long *brp,
-                 __global const int *bcol, __global const VT *bval, int i, long from, long to, long out, long u,
-                 int have, __global int *tcol, __global VT *tval, int lane, int w, __local int *lmin,
-                 __local VT *lsum, __local int *flag)
+                 __global const int *bcol, __global const VT *bval, int live, int from, int to, __global int *rcol,
+                 __global VT *rval, int u, int have, int lane, int w, __local int *lmin, __local VT *lsum,
+                 __local int *flag)
 {
-    long a = from + lane - 1;
-    int left = 0; /* the entries the item has yet to show, from col and val on */
+    int a = from + lane - 1, left = 0; /* left: the entries the item has yet to show, from col and val on */
     VT scale = 1;
-    __global const int *col = tcol + out + u - have;
-    __global const VT *val = tval + out + u - have;
-    if (i >= 0 && lane == 0) {
+    __global const int *col = rcol + u - have;
+    __global const VT *val = rval + u - have;
+    if (live && lane == 0) {
         left = have;
-    } else if (i >= 0 && lane > 0 && a < to) {
+    } else if (live && lane > 0 && a < to) {
         int b = acol[a];
         long q = brp[b];
         col = bcol + q, val = bval + q, left = (int)(brp[b + 1] - q), scale = aval[a];
     }
-    __global int *ocol = tcol + out;
-    __global VT *oval = tval + out;
     int n = 0, head = left > 0 ? *col : INT_MAX; /* the item's next entry, read as soon as it steps on */
     VT next = left > 0 ? scale * *val : 0;
     for (int step = 0;; step++) {
         int m = row_min(head, lmin, lane, w), more = m != INT_MAX, steps = head == m && more;
         mark_any(more, flag, step);
         VT sum = row_sum(steps ? next : 0, lsum, lane, w);
-        if (lane == 0 && more) ocol[n] = m, oval[n] = sum;
+        if (lane == 0 && more) rcol[n] = m, rval[n] = sum;
         n += more;
         if (steps) col++, val++, left--, head = left > 0 ? *col : INT_MAX, next = left > 0 ? scale * *val : 0;
         if (!any_more(more, flag, step)) return n;
     }
 }
 
-/* Move row entries [out, out + n) to [out + u - n, out + u), the last
- * first, w items at a time: each block read before any is written. */
-void rmerge_to_end(__global int *tcol, __global VT *tval, long out, long u, int n, int blocks, int lane, int w)
+/* Move a row's entries [0, n) to [u - n, u), the last first, w items at a
+ * time: each block read before any is written. */
+void rmerge_to_end(__global int *rcol, __global VT *rval, int u, int n, int blocks, int lane, int w)
 {
     for (int k = 0; k < blocks; k++) {
-        long x = (long)n - 1 - (long)k * w - lane;
-        int c = 0;
+        int x = n - 1 - k * w - lane, c = 0;
         VT v = 0;
-        if (x >= 0) c = tcol[out + x], v = tval[out + x];
+        if (x >= 0) c = rcol[x], v = rval[x];
         domain_sync();
-        if (x >= 0) tcol[out + u - n + x] = c, tval[out + u - n + x] = v;
+        if (x >= 0) rcol[u - n + x] = c, rval[u - n + x] = v;
         domain_sync();
     }
 }
 
 /* Rows of up to w - 1 A entries in one round, longer ones in several; ub:
- * each row's u (the size of its region of C~); lmin and lsum: an int and a
- * VT a work-item; lflag: three ints. */
+ * each row's u (the size of its region of C~; medium rows only, so an int
+ * holds it); lmin and lsum: an int and a VT a work-item; lflag: three ints. */
 __kernel void hsp_rmerge(HSP_ROW_ARGS, __global const long *ub, int w, __local int *lmin, __local VT *lsum,
                          __local int *lflag)
 {
     int lid = get_local_id(0), lane = lid % w;
     long k = first + get_group_id(0) * (get_local_size(0) / w) + lid / w;
     int i = k < first + nrows ? rows[k] : -1;
-    long p0 = i >= 0 ? arp[i] : 0, na = i >= 0 ? arp[i + 1] - p0 : 0, out = i >= 0 ? slot[i] : 0;
-    long u = i >= 0 ? ub[i] : 0;
-    int rounds = (int)((na + w - 2) / (w - 1)), n = 0;
+    long p0 = i >= 0 ? arp[i] : 0, out = i >= 0 ? slot[i] : 0;
+    int na = i >= 0 ? (int)(arp[i + 1] - p0) : 0, u = i >= 0 ? (int)ub[i] : 0;
+    int rounds = (na + w - 2) / (w - 1), n = 0;
+    __global int *rcol = tcol + out;
+    __global VT *rval = tval + out;
     if (lid == 0) lflag[0] = lflag[1] = 0;
     int all = domain_max(rounds, lflag + 2);
     for (int c = 0; c < all; c++) {
         int mine = c < rounds, more = c + 1 < rounds; /* the row has round c, and one after it */
-        long to = p0 + na - (long)(rounds - 1 - c) * (w - 1), from = max(p0, to - (w - 1));
-        int got = rmerge_round(acol, aval, brp, bcol, bval, mine ? i : -1, from, to, out, u, n, tcol, tval, lane, w,
-                               lmin, lsum, lflag);
+        int to = na - (rounds - 1 - c) * (w - 1), from = max(0, to - (w - 1));
+        int got = rmerge_round(acol + p0, aval + p0, brp, bcol, bval, i >= 0 && mine, from, to, rcol, rval, u, n,
+                               lane, w, lmin, lsum, lflag);
         n = mine ? got : n;
         if (c + 1 < all) /* the rows with another round move their result to the region's end */
-            rmerge_to_end(tcol, tval, out, u, more ? n : 0, domain_max(more ? (n + w - 1) / w : 0, lflag + 2),
-                          lane, w);
+            rmerge_to_end(rcol, rval, u, more ? n : 0, domain_max(more ? (n + w - 1) / w : 0, lflag + 2), lane, w);
     }
     if (lane == 0 && i >= 0) cnt[i] = n;
 }

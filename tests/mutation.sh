@@ -54,11 +54,11 @@ all_mutants() {
     mutant heap-kernel-bound kernels/heap.cl 'for (int c = 2 * x + 1; c < n; x = c' \
         'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl_pocl.sh tests/t_multiply_opencl.sh'
     # RMerge's full rounds each leave out the B row of their first A entry
-    mutant rmerge-round-short kernels/rmerge.cl 'from = max(p0, to - (w - 1));' 'from = max(p0, to - (w - 2));' \
+    mutant rmerge-round-short kernels/rmerge.cl 'from = max(0, to - (w - 1));' 'from = max(0, to - (w - 2));' \
         'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
     # RMerge's result so far loses its last entry when it moves to the region's end
-    mutant rmerge-move-short kernels/rmerge.cl 'long x = (long)n - 1 - (long)k * w - lane;' \
-        'long x = (long)n - 2 - (long)k * w - lane;' 'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
+    mutant rmerge-move-short kernels/rmerge.cl 'int x = n - 1 - k * w - lane, c = 0;' \
+        'int x = n - 2 - k * w - lane, c = 0;' 'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
     # ESC's warp-sorted rows: the second entry of a row's first work-item never starts a run
     mutant esc-warp-head kernels/esc.cl 'h[1] = c[1] != INT_MAX && c[1] != c[0];' \
         'h[1] = c[1] != INT_MAX && c[1] != c[0] && lane;' 'tests/t_warp_pocl.sh'
