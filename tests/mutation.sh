@@ -91,6 +91,10 @@ all_mutants() {
     # SpMM's full passes over row-major B leave out their first column
     mutant spmm-pass-first src/product/spmm_rows.h 'for (int k = 0; k < w; k++) sum[k] += a * bp[k];' \
         'for (int k = 1; k < w; k++) sum[k] += a * bp[k];' 'tests/t_spmm'
+    # SpMM's slices of ELLPACK-R read their padding slots as entries
+    mutant spmm-slice-padding src/product/spmm_rows.h \
+        'for (int q = 0; q < HSP_ELLR_SLICE; q++) least = len[q] < least ? len[q] : least;' \
+        'for (int q = 0; q < 0; q++) least = len[q] < least ? len[q] : least;' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror
     mutant mmio-skew-mirror src/core/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
         'tests/t_mmio'

@@ -205,6 +205,31 @@ static void prepared(hsp_context *ctx)
     hsp_csr_free(A), hsp_csr_free(L), hsp_csr_free(E0), hsp_csr_free(keep);
 }
 
+/* ELLPACK-R's padding (column 0, value 0) is never read: no row of A uses
+ * column 0, B's row 0 is all infinite, and C must be finite (0 times
+ * infinity would be NaN); rows of 0 to 12 entries, so that most slices pad. */
+static void padding(hsp_context *ctx)
+{
+    hsp_csr *A = ref_random(301, 199, 0, 12, HSP_DOUBLE, 9);
+    for (int64_t k = 0; k < A->nnz; k++) A->colidx[k]++;
+    A->ncols = 200;
+    for (int32_t L = 8; L <= 13; L += 5) {
+        hsp_dense B = dense(200, L, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 3, 0), C = dense(301, L, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 4, 0);
+        for (int32_t j = 0; j < L; j++) ((double *)B.values)[j] = INFINITY;
+        hsp_ellr *E = NULL;
+        hsp_ellr_info in = {0};
+        int finite = hsp_ellr_from_csr(ctx, A, &E) == HSP_OK && hsp_spmm_ellr(ctx, 1, E, &B, 0, &C, NULL) == HSP_OK;
+        if (E) hsp_ellr_describe(E, &in);
+        for (int32_t i = 0; finite && i < 301; i++)
+            for (int32_t j = 0; j < L; j++) finite &= isfinite(at(&C, i, j));
+        tap_ok(finite && !strcmp(in.format, "ellr") && in.slots > in.nnz,
+               "prepared A (ellr, %lld slots for %lld entries), L = %d, B's row 0 infinite and unused: C finite, padding never read",
+               (long long)in.slots, (long long)in.nnz, L);
+        hsp_ellr_free(E), free(B.values), free(C.values);
+    }
+    hsp_csr_free(A);
+}
+
 /* Call with B and C given; it must fail with want, C untouched. */
 static void refused(hsp_context *ctx, const hsp_csr *A, const hsp_dense *B, hsp_dense *C, hsp_status want,
                     const char *what)
@@ -256,6 +281,7 @@ int main(void)
     if (!tap_ok(ctx != NULL, "a context on %s", ref_device())) return tap_done();
     for (int form = 0; form < 3; form++) products(ctx, form);
     prepared(ctx);
+    padding(ctx);
     edges(ctx);
     errors(ctx);
     hsp_context_free(ctx);

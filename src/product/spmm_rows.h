@@ -63,28 +63,80 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     }
 }
 
-/* Rows first .. last - 1 of C, SPMM_LC columns at a time (of row-major B
- * the last ones 4, then 2 at a time): each pass reads A's row once for that
- * many columns of B (one column: spmm_rows_1). */
-SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
+/* One slot t of a slice's rows (their entries at col, av) into their sums
+ * acc, for columns from b of row-major B: skipping rows that end before t
+ * where check is set (a constant once inlined: no test in full slots). */
+static inline __attribute__((always_inline)) void SF(spmm_slot)(VT acc[][SPMM_LC], const int32_t *col, const VT *av,
+                                                               const VT *b, int64_t bs, const int32_t *len,
+                                                               int32_t t, int check)
+{
+#pragma GCC unroll 8
+    for (int q = 0; q < HSP_ELLR_SLICE; q++) {
+        const VT *bp = b + col[q] * bs, x = av[q];
+        if (check && t >= len[q]) continue;
+#pragma GCC unroll 8
+        for (int k = 0; k < SPMM_LC; k++) acc[q][k] += x * bp[k];
+    }
+}
+
+/* Columns 0 .. SPMM_LC - 1 of C's rows i0 .. i0 + HSP_ELLR_SLICE - 1, a
+ * whole slice of ELLPACK-R, from row-major B: the slice's rows at once, a
+ * slot at a time, so that their sums are independent chains and each slot's
+ * entries one read; slots past a row's length (padding) are skipped. */
+static inline __attribute__((always_inline)) void SF(spmm_slice)(const spmm_run *r, int32_t i0)
+{
+    const struct hsp_ellr *a = r->A;
+    const int32_t *len = a->len + i0;
+    int64_t first = a->slice[i0 / HSP_ELLR_SLICE], bs = r->b_step[0];
+    int32_t width = (int32_t)((a->slice[i0 / HSP_ELLR_SLICE + 1] - first) / HSP_ELLR_SLICE), least = width, t = 0;
+    const int32_t *col = a->col + first;
+    const VT *av = (const VT *)a->val + first, *b = r->B->values;
+    VT acc[HSP_ELLR_SLICE][SPMM_LC] = {{0}};
+    for (int q = 0; q < HSP_ELLR_SLICE; q++) least = len[q] < least ? len[q] : least;
+    for (; t < least; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, 0);
+    for (; t < width; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, 1);
+    for (int q = 0; q < HSP_ELLR_SLICE; q++) SF(spmm_store)(r, i0 + q, 0, SPMM_LC, acc[q]);
+}
+
+/* Columns j0 .. of C's row i: SPMM_LC at a time (of row-major B the last
+ * ones 4, then 2 at a time), so that each pass reads A's row once for that
+ * many columns of B. */
+static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i, int32_t j0)
 {
     int32_t ncols = r->B->ncols;
     VT acc[SPMM_LC];
+    if (r->b_step[1] == 1) {
+        for (; j0 + SPMM_LC <= ncols; j0 += SPMM_LC)
+            SF(spmm_block)(r, i, j0, SPMM_LC, acc), SF(spmm_store)(r, i, j0, SPMM_LC, acc);
+        if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
+        if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
+    }
+    for (int32_t n; j0 < ncols; j0 += n) { /* column-major B, or row-major's last column */
+        n = ncols - j0 < SPMM_LC ? ncols - j0 : SPMM_LC;
+        SF(spmm_cols)(r, i, j0, n, acc), SF(spmm_store)(r, i, j0, n, acc);
+    }
+}
+
+/* Rows first .. last - 1 of C (one column: spmm_rows_1): a whole slice of
+ * ELLPACK-R at once for the first SPMM_LC columns of row-major B of SPMM_LC
+ * to 2 SPMM_LC - 1 columns, other rows and columns one row at a time.  Wider
+ * B by slices, a block at a time, was no faster overall (README: "Sparse
+ * times dense"). */
+SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
+{
+    int32_t ncols = r->B->ncols;
+    int slices = !r->A->rowptr && r->b_step[1] == 1 && ncols >= SPMM_LC && ncols < 2 * SPMM_LC;
     if (ncols == 1) {
         SF(spmm_rows_1)(r, first, last);
         return;
     }
-    for (int32_t i = first; i < last; i++) {
-        int32_t j0 = 0;
-        if (r->b_step[1] == 1) {
-            for (; j0 + SPMM_LC <= ncols; j0 += SPMM_LC)
-                SF(spmm_block)(r, i, j0, SPMM_LC, acc), SF(spmm_store)(r, i, j0, SPMM_LC, acc);
-            if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
-            if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
-        }
-        for (int32_t n; j0 < ncols; j0 += n) { /* column-major B, or row-major's last column */
-            n = ncols - j0 < SPMM_LC ? ncols - j0 : SPMM_LC;
-            SF(spmm_cols)(r, i, j0, n, acc), SF(spmm_store)(r, i, j0, n, acc);
+    for (int32_t i = first; i < last;) {
+        if (slices && i % HSP_ELLR_SLICE == 0 && last - i >= HSP_ELLR_SLICE) {
+            SF(spmm_slice)(r, i);
+            for (int32_t q = 0; ncols > SPMM_LC && q < HSP_ELLR_SLICE; q++) SF(spmm_row)(r, i + q, SPMM_LC);
+            i += HSP_ELLR_SLICE;
+        } else {
+            SF(spmm_row)(r, i++, 0);
         }
     }
 }
