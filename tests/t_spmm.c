@@ -102,7 +102,7 @@ static hsp_status product(hsp_context *ctx, int form, const hsp_csr *A, double a
  * product): C checked. */
 static void products(hsp_context *ctx, int form)
 {
-    static const int32_t widths[] = {1, 7, 8, 13};
+    static const int32_t widths[] = {1, 7, 8, 13, 29, 40};
     static const double ab[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}};
     static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr"};
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {

@@ -3,8 +3,9 @@
  * where that has an spmm (a GPU: gpu_spmm.c).  The operands are
  * checked first (a prepared A was, when prepared); the rows are split into parts
  * of about equal entries, taken by the threads as they come free, and each
- * row of C is made SPMM_LC columns at a time, so that A's row is read once
- * for that many columns of B (FastSpMM's passes, seed 001). */
+ * row of C is made SPMM_WIDE columns at a time (row-major B; SPMM_LC for
+ * column-major), so that A's row is read once for that many columns of B
+ * (FastSpMM's passes, seed 001). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "ellr.h"
 #include "internal.h"
 
-enum { SPMM_LC = 8, PARTS_PER_THREAD = 8 };
+enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8 };
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */

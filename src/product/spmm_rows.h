@@ -3,7 +3,7 @@
  * precision. */
 
 /* Row i's sums for columns j0 .. j0 + w - 1 of row-major B into acc (w at
- * most SPMM_LC): called with a constant w, so that once inlined the count is
+ * most SPMM_WIDE): called with a constant w, so that once inlined the count is
  * fixed, acc stays in registers and the adds vectorise. */
 static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, int w,
                                                                VT *restrict acc)
@@ -11,13 +11,13 @@ static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run 
     const int32_t *col = r->A->col;
     const VT *av = r->A->val, *b = (const VT *)r->B->values + j0;
     int64_t step = hsp_ellr_step(r->A), end = hsp_ellr_end(r->A, i);
-    VT sum[SPMM_LC] = {0};
+    VT sum[SPMM_WIDE] = {0};
     for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
         const VT *bp = b + col[p] * r->b_step[0], a = av[p];
-#pragma GCC unroll 8
+#pragma GCC unroll 32
         for (int k = 0; k < w; k++) sum[k] += a * bp[k];
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 32
     for (int k = 0; k < w; k++) acc[k] = sum[k];
 }
 
@@ -98,16 +98,19 @@ static inline __attribute__((always_inline)) void SF(spmm_slice)(const spmm_run 
     for (int q = 0; q < HSP_ELLR_SLICE; q++) SF(spmm_store)(r, i0 + q, 0, SPMM_LC, acc[q]);
 }
 
-/* Columns j0 .. of C's row i: SPMM_LC at a time (of row-major B the last
- * ones 4, then 2 at a time), so that each pass reads A's row once for that
- * many columns of B. */
+/* Columns j0 .. of C's row i: of row-major B SPMM_WIDE at a time, the last
+ * ones 16, 8, 4, then 2 at a time (each a constant, so that the sums stay
+ * in vector registers), of column-major B SPMM_LC at a time: each pass
+ * reads A's row once for that many columns of B. */
 static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i, int32_t j0)
 {
     int32_t ncols = r->B->ncols;
-    VT acc[SPMM_LC];
+    VT acc[SPMM_WIDE];
     if (r->b_step[1] == 1) {
-        for (; j0 + SPMM_LC <= ncols; j0 += SPMM_LC)
-            SF(spmm_block)(r, i, j0, SPMM_LC, acc), SF(spmm_store)(r, i, j0, SPMM_LC, acc);
+        for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE)
+            SF(spmm_block)(r, i, j0, SPMM_WIDE, acc), SF(spmm_store)(r, i, j0, SPMM_WIDE, acc);
+        if (ncols - j0 >= 16) SF(spmm_block)(r, i, j0, 16, acc), SF(spmm_store)(r, i, j0, 16, acc), j0 += 16;
+        if (ncols - j0 >= 8) SF(spmm_block)(r, i, j0, 8, acc), SF(spmm_store)(r, i, j0, 8, acc), j0 += 8;
         if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
         if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
     }
