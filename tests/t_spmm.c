@@ -207,13 +207,15 @@ static void prepared(hsp_context *ctx)
 
 /* ELLPACK-R's padding (column 0, value 0) is never read: no row of A uses
  * column 0, B's row 0 is all infinite, and C must be finite (0 times
- * infinity would be NaN); rows of 0 to 12 entries, so that most slices pad. */
+ * infinity would be NaN); rows of 0 to 12 entries, so that most slices pad;
+ * L = 5 (rows one at a time), 9 and 13 (slices of 8 columns, then the
+ * rest row by row). */
 static void padding(hsp_context *ctx)
 {
     hsp_csr *A = ref_random(301, 199, 0, 12, HSP_DOUBLE, 9);
     for (int64_t k = 0; k < A->nnz; k++) A->colidx[k]++;
     A->ncols = 200;
-    for (int32_t L = 8; L <= 13; L += 5) {
+    for (int32_t L = 5; L <= 13; L += 4) {
         hsp_dense B = dense(200, L, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 3, 0), C = dense(301, L, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 4, 0);
         for (int32_t j = 0; j < L; j++) ((double *)B.values)[j] = INFINITY;
         hsp_ellr *E = NULL;
