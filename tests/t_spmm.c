@@ -208,8 +208,8 @@ static void prepared(hsp_context *ctx)
 /* ELLPACK-R's padding (column 0, value 0) is never read: no row of A uses
  * column 0, B's row 0 is all infinite, and C must be finite (0 times
  * infinity would be NaN); rows of 0 to 12 entries, so that most slices pad;
- * L = 5 (rows one at a time), 9 and 13 (slices of 8 columns, then the
- * rest row by row). */
+ * L = 5 (a slice of 4 columns, then the last row by row), 9 and 13 (a
+ * slice of 8, then the rest row by row). */
 static void padding(hsp_context *ctx)
 {
     hsp_csr *A = ref_random(301, 199, 0, 12, HSP_DOUBLE, 9);

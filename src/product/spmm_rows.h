@@ -64,26 +64,28 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
 }
 
 /* One slot t of a slice's rows (their entries at col, av) into their sums
- * acc, for columns from b of row-major B: skipping rows that end before t
- * where check is set (a constant once inlined: no test in full slots). */
+ * acc, for w columns from b of row-major B: skipping rows that end before t
+ * where check is set (w and check constants once inlined: no test in full
+ * slots). */
 static inline __attribute__((always_inline)) void SF(spmm_slot)(VT acc[][SPMM_LC], const int32_t *col, const VT *av,
                                                                const VT *b, int64_t bs, const int32_t *len,
-                                                               int32_t t, int check)
+                                                               int32_t t, int w, int check)
 {
 #pragma GCC unroll 8
     for (int q = 0; q < HSP_ELLR_SLICE; q++) {
         const VT *bp = b + col[q] * bs, x = av[q];
         if (check && t >= len[q]) continue;
 #pragma GCC unroll 8
-        for (int k = 0; k < SPMM_LC; k++) acc[q][k] += x * bp[k];
+        for (int k = 0; k < w; k++) acc[q][k] += x * bp[k];
     }
 }
 
-/* Columns 0 .. SPMM_LC - 1 of C's rows i0 .. i0 + HSP_ELLR_SLICE - 1, a
- * whole slice of ELLPACK-R, from row-major B: the slice's rows at once, a
- * slot at a time, so that their sums are independent chains and each slot's
- * entries one read; slots past a row's length (padding) are skipped. */
-static inline __attribute__((always_inline)) void SF(spmm_slice)(const spmm_run *r, int32_t i0)
+/* Columns 0 .. w - 1 (w at most SPMM_LC) of C's rows i0 .. i0 +
+ * HSP_ELLR_SLICE - 1, a whole slice of ELLPACK-R, from row-major B: the
+ * slice's rows at once, a slot at a time, so that their sums are
+ * independent chains and each slot's entries one read; slots past a row's
+ * length (padding) are skipped. */
+static inline __attribute__((always_inline)) void SF(spmm_slice)(const spmm_run *r, int32_t i0, int w)
 {
     const struct hsp_ellr *a = r->A;
     const int32_t *len = a->len + i0;
@@ -93,9 +95,17 @@ static inline __attribute__((always_inline)) void SF(spmm_slice)(const spmm_run 
     const VT *av = (const VT *)a->val + first, *b = r->B->values;
     VT acc[HSP_ELLR_SLICE][SPMM_LC] = {{0}};
     for (int q = 0; q < HSP_ELLR_SLICE; q++) least = len[q] < least ? len[q] : least;
-    for (; t < least; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, 0);
-    for (; t < width; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, 1);
-    for (int q = 0; q < HSP_ELLR_SLICE; q++) SF(spmm_store)(r, i0 + q, 0, SPMM_LC, acc[q]);
+    for (; t < least; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, w, 0);
+    for (; t < width; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, w, 1);
+    for (int q = 0; q < HSP_ELLR_SLICE; q++) SF(spmm_store)(r, i0 + q, 0, w, acc[q]);
+}
+
+/* A slice of 4 columns: a function of its own, so that the slices of 8
+ * inlined in spmm_rows keep their sums in registers (both inlined there
+ * made those of 8 slower). */
+SPMM_CLONES static void SF(spmm_slice4)(const spmm_run *r, int32_t i0)
+{
+    SF(spmm_slice)(r, i0, 4);
 }
 
 /* Columns j0 .. of C's row i: of row-major B SPMM_WIDE at a time, the last
@@ -121,22 +131,24 @@ static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r
 }
 
 /* Rows first .. last - 1 of C (one column: spmm_rows_1): a whole slice of
- * ELLPACK-R at once for the first SPMM_LC columns of row-major B of SPMM_LC
- * to 2 SPMM_LC - 1 columns, other rows and columns one row at a time.  Wider
- * B by slices, a block at a time, was no faster overall (README: "Sparse
- * times dense"). */
+ * ELLPACK-R at once for the first 4 or SPMM_LC columns of row-major B of 4
+ * to 2 SPMM_LC - 1 columns, other rows and columns one row at a time.
+ * Wider B by slices, a block at a time, was no faster overall (README:
+ * "Sparse times dense"). */
 SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
     int32_t ncols = r->B->ncols;
-    int slices = !r->A->rowptr && r->b_step[1] == 1 && ncols >= SPMM_LC && ncols < 2 * SPMM_LC;
+    int w = ncols >= SPMM_LC ? SPMM_LC : 4; /* a slice's columns */
+    int slices = !r->A->rowptr && r->b_step[1] == 1 && ncols >= 4 && ncols < 2 * SPMM_LC;
     if (ncols == 1) {
         SF(spmm_rows_1)(r, first, last);
         return;
     }
     for (int32_t i = first; i < last;) {
         if (slices && i % HSP_ELLR_SLICE == 0 && last - i >= HSP_ELLR_SLICE) {
-            SF(spmm_slice)(r, i);
-            for (int32_t q = 0; ncols > SPMM_LC && q < HSP_ELLR_SLICE; q++) SF(spmm_row)(r, i + q, SPMM_LC);
+            if (w == SPMM_LC) SF(spmm_slice)(r, i, SPMM_LC);
+            else SF(spmm_slice4)(r, i);
+            for (int32_t q = 0; ncols > w && q < HSP_ELLR_SLICE; q++) SF(spmm_row)(r, i + q, w);
             i += HSP_ELLR_SLICE;
         } else {
             SF(spmm_row)(r, i++, 0);
