@@ -556,7 +556,9 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
  * pass HSP_ELLR_MAX_PADDING times A's entries, it keeps A's rows in CSR
  * instead.  Built once by hsp_ellr_from_csr from valid CSR (checked there,
  * on ctx's threads) into arrays of its own; hsp_spmm_ellr then reads it
- * without another check. */
+ * without another check.  Where ctx's device has memory of its own, the
+ * prepared A is copied there too (resident: a product on ctx moves none of
+ * A), and must be freed before ctx. */
 #define HSP_ELLR_MAX_PADDING 2.0
 typedef struct hsp_ellr hsp_ellr;
 typedef struct {
@@ -574,6 +576,23 @@ void hsp_ellr_free(hsp_ellr *E);
 /* hsp_spmm with A prepared (stats' format says which form it read). */
 hsp_status hsp_spmm_ellr(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense *B, double beta,
                          hsp_dense *C, hsp_spmm_stats *stats);
+
+/* A dense matrix resident on a context's device, for products that move
+ * nothing (a solver iterating on the device): a copy of the caller's array
+ * (its span: ld as given) where the device has memory of its own, else the
+ * caller's array itself, which must then stay alive until it is freed.  It
+ * belongs to its context: free it before the context. */
+typedef struct hsp_dense_resident hsp_dense_resident;
+/* Place X (checked as hsp_spmm checks its operands) on ctx's device. */
+hsp_status hsp_place_dense(hsp_context *ctx, const hsp_dense *X, hsp_dense_resident **M);
+/* M's values into X, which has M's shape, order, precision and ld (X may be
+ * the array M was placed from; nothing copied where that is M's array). */
+hsp_status hsp_dense_resident_home(const hsp_dense_resident *M, hsp_dense *X);
+void hsp_dense_resident_free(hsp_dense_resident *M);
+/* hsp_spmm_ellr of resident B and C and an A prepared on ctx: where the
+ * device has memory of its own, nothing crosses to or from the host. */
+hsp_status hsp_spmm_resident(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense_resident *B,
+                             double beta, hsp_dense_resident *C, hsp_spmm_stats *stats);
 
 /* Names used by the CLI and in stats: "realloc", "heap", ... */
 const char *hsp_grow_name(hsp_grow g);

@@ -84,16 +84,30 @@ static hsp_csr *operand(int32_t nrows, int32_t ncols, hsp_precision prec)
     return A;
 }
 
+/* hsp_spmm_resident of prepared E and B and C placed, C brought home. */
+static hsp_status resident_product(hsp_context *ctx, const hsp_ellr *E, double alpha, const hsp_dense *B,
+                                   double beta, hsp_dense *C, hsp_spmm_stats *st)
+{
+    hsp_dense_resident *RB = NULL, *RC = NULL;
+    hsp_status s = hsp_place_dense(ctx, B, &RB);
+    if (s == HSP_OK) s = hsp_place_dense(ctx, C, &RC);
+    if (s == HSP_OK) s = hsp_spmm_resident(ctx, alpha, E, RB, beta, RC, st);
+    if (s == HSP_OK) s = hsp_dense_resident_home(RC, C);
+    hsp_dense_resident_free(RB), hsp_dense_resident_free(RC);
+    return s;
+}
+
 /* C = alpha A B + beta C of A as given (form 0: hsp_spmm) or prepared
- * (form 1, of A with a full row: kept in CSR; form 2, of rows of 4 to 12
- * entries: ELLPACK-R), by hsp_spmm_ellr; *format the form it read. */
+ * (forms 1 and 3, of A with a full row: kept in CSR; forms 2 and 4, of rows
+ * of 4 to 12 entries: ELLPACK-R), by hsp_spmm_ellr (1, 2) or with B and C
+ * resident (3, 4). */
 static hsp_status product(hsp_context *ctx, int form, const hsp_csr *A, double alpha, const hsp_dense *B,
                           double beta, hsp_dense *C, hsp_spmm_stats *st)
 {
     if (!form) return hsp_spmm(ctx, alpha, A, B, beta, C, st);
     hsp_ellr *E = NULL;
     hsp_status s = hsp_ellr_from_csr(ctx, A, &E);
-    if (s == HSP_OK) s = hsp_spmm_ellr(ctx, alpha, E, B, beta, C, st);
+    if (s == HSP_OK) s = form < 3 ? hsp_spmm_ellr(ctx, alpha, E, B, beta, C, st) : resident_product(ctx, E, alpha, B, beta, C, st);
     hsp_ellr_free(E);
     return s;
 }
@@ -104,9 +118,11 @@ static void products(hsp_context *ctx, int form)
 {
     static const int32_t widths[] = {1, 7, 8, 13, 29, 40};
     static const double ab[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}};
-    static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr"};
+    static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr", "resident, a long row: csr",
+                                  "resident: ellr"};
+    int ellr = form == 2 || form == 4;
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
-        hsp_csr *A = form == 2 ? ref_random(300, 200, 4, 12, prec, 7) : operand(300, 200, prec);
+        hsp_csr *A = ellr ? ref_random(300, 200, 4, 12, prec, 7) : operand(300, 200, prec);
         for (int ob = 0; ob < 2; ob++)
             for (int oc = 0; oc < 2; oc++)
                 for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
@@ -120,7 +136,7 @@ static void products(hsp_context *ctx, int form)
                         char why[160] = "";
                         hsp_status s = product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, &st);
                         int ok = s == HSP_OK && matches(A, &B, &C0, &C, ab[k][0], ab[k][1], why, sizeof why) &&
-                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, form == 2 ? "ellr" : "csr");
+                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, ellr ? "ellr" : "csr");
                         tap_ok(ok, "A %s, %s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
                                forms[form], prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
                                oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "",
@@ -277,12 +293,73 @@ static void errors(hsp_context *ctx)
     free(B.values), free(C.values), hsp_csr_free(A);
 }
 
+/* Does ctx's device hold copies (memory of its own)?  A value changed on
+ * the host after placing: a copy keeps the old one. */
+static int own_memory(hsp_context *ctx)
+{
+    double v = 1, w = 0;
+    hsp_dense M = {1, 1, 1, HSP_ROW_MAJOR, HSP_DOUBLE, &v}, H = M;
+    hsp_dense_resident *R = NULL;
+    H.values = &w;
+    int own = hsp_place_dense(ctx, &M, &R) == HSP_OK && (v = 2, hsp_dense_resident_home(R, &H) == HSP_OK) && w == 1;
+    hsp_dense_resident_free(R);
+    return own;
+}
+
+/* Resident operands: B and C of the one array placed twice are apart on a
+ * device of its own memory and refused elsewhere; C placed as B refused;
+ * home only into C's layout; NULLs refused; a product on the device leaves
+ * the host's arrays alone until brought home. */
+static void resident(hsp_context *ctx)
+{
+    hsp_csr *A = ref_random(40, 40, 1, 6, HSP_DOUBLE, 3);
+    hsp_dense X = dense(40, 3, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 5, 0), Y = dense(40, 3, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 6, 0);
+    hsp_dense X0 = X, Y0 = Y;
+    X0.values = malloc(dense_bytes(&X)), memcpy(X0.values, X.values, dense_bytes(&X));
+    Y0.values = malloc(dense_bytes(&Y)), memcpy(Y0.values, Y.values, dense_bytes(&Y));
+    hsp_ellr *E = NULL;
+    hsp_dense_resident *RX = NULL, *RX2 = NULL, *RY = NULL;
+    int ok = hsp_ellr_from_csr(ctx, A, &E) == HSP_OK && hsp_place_dense(ctx, &X, &RX) == HSP_OK &&
+             hsp_place_dense(ctx, &X, &RX2) == HSP_OK && hsp_place_dense(ctx, &Y, &RY) == HSP_OK;
+    tap_ok(ok, "A prepared, X placed twice, Y placed");
+    hsp_status s = hsp_spmm_resident(ctx, 1, E, RX, 0, RX2, NULL);
+    int own = own_memory(ctx);
+    tap_ok(own ? s == HSP_OK : s == HSP_ERR_ARG, "C and B placed from one array: %s (%s)",
+           own ? "two copies on the device, apart" : "one array, refused", s == HSP_OK ? "ok" : hsp_errmsg());
+    tap_ok(hsp_spmm_resident(ctx, 1, E, RX, 0, RX, NULL) == HSP_ERR_ARG, "C is B: HSP_ERR_ARG (%s)", hsp_errmsg());
+    s = hsp_spmm_resident(ctx, 2, E, RX, 0, RY, NULL);
+    tap_ok(s == HSP_OK && (!own || !memcmp(Y.values, Y0.values, dense_bytes(&Y))),
+           "Y = 2 A X on the device: the host's Y unchanged until brought home");
+    char why[160] = "";
+    tap_ok(s == HSP_OK && hsp_dense_resident_home(RY, &Y) == HSP_OK && matches(A, &X0, &Y0, &Y, 2, 0, why, sizeof why),
+           "brought home: Y = 2 A X%s%s", *why ? ": " : "", why);
+    hsp_dense Ypad = dense(40, 3, HSP_ROW_MAJOR, 1, HSP_DOUBLE, 6, 0), Ycol = dense(40, 3, HSP_COL_MAJOR, 0, HSP_DOUBLE, 6, 0);
+    tap_ok(hsp_dense_resident_home(RY, &Ypad) == HSP_ERR_SHAPE && hsp_dense_resident_home(RY, &Ycol) == HSP_ERR_SHAPE,
+           "home into another ld or order: HSP_ERR_SHAPE (%s)", hsp_errmsg());
+    hsp_dense_resident *none = NULL;
+    tap_ok(hsp_place_dense(ctx, NULL, &none) == HSP_ERR_ARG && !none && hsp_place_dense(NULL, &X, &none) == HSP_ERR_ARG &&
+               hsp_spmm_resident(ctx, 1, NULL, RX, 0, RY, NULL) == HSP_ERR_ARG &&
+               hsp_spmm_resident(ctx, 1, E, RX, 0, NULL, NULL) == HSP_ERR_ARG && hsp_dense_resident_home(NULL, &Y) == HSP_ERR_ARG,
+           "NULL operands: HSP_ERR_ARG");
+    hsp_dense Xshort = X;
+    Xshort.nrows = 39;
+    hsp_dense_resident *RS = NULL;
+    tap_ok(hsp_place_dense(ctx, &Xshort, &RS) == HSP_OK && hsp_spmm_resident(ctx, 1, E, RS, 0, RY, NULL) == HSP_ERR_SHAPE,
+           "resident B of 39 rows for A of 40 columns: HSP_ERR_SHAPE (%s)", hsp_errmsg());
+    hsp_dense_resident_free(RS), hsp_dense_resident_free(RX), hsp_dense_resident_free(RX2), hsp_dense_resident_free(RY);
+    hsp_dense_resident_free(NULL);
+    hsp_ellr_free(E);
+    free(X.values), free(Y.values), free(X0.values), free(Y0.values), free(Ypad.values), free(Ycol.values);
+    hsp_csr_free(A);
+}
+
 int main(void)
 {
     hsp_context *ctx = ref_context();
     if (!tap_ok(ctx != NULL, "a context on %s", ref_device())) return tap_done();
-    for (int form = 0; form < 3; form++) products(ctx, form);
+    for (int form = 0; form < 5; form++) products(ctx, form);
     prepared(ctx);
+    resident(ctx);
     padding(ctx);
     edges(ctx);
     errors(ctx);

@@ -240,7 +240,7 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
  * (job->held_c); the job's next C gets arrays of its own. */
 static hsp_status hold_result(gpu *g, hsp_job *job)
 {
-    gpu_held *h = malloc(sizeof *h);
+    gpu_held *h = calloc(1, sizeof *h);
     if (!h) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
     for (int k = 0; k < 3; k++) h->a[k] = g->a[GA_CRP + k], memset(&g->a[GA_CRP + k], 0, sizeof g->a[0]);
     job->held_c = h;
@@ -338,27 +338,24 @@ static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
     return gpu_noted(dev, s);
 }
 
-/* A resident matrix's arrays freed (those of a lost device are left to it). */
+/* Resident arrays freed (those of a lost device are left to it). */
 static void gpu_drop(hsp_device *dev, void *held)
 {
     gpu *g = dev->state;
     gpu_held *h = held;
     if (!h || g->lost) return;
     g->ops->finish(g); /* a launch may still read them (an idle queue: products wait for their C) */
-    for (int k = 0; k < 3; k++) gpu_array_free(g, &h->a[k]);
+    for (int k = 0; k < HSP_HELD_MAX; k++) gpu_array_free(g, &h->a[k]);
     free(h);
 }
 
-/* M's row pointers, columns and values into arrays of the device's own. */
-static hsp_status gpu_hold(hsp_device *dev, const hsp_csr *M, void **held)
+/* n host arrays into arrays of the device's own. */
+static hsp_status gpu_hold(hsp_device *dev, int n, const void *const *host, const size_t *bytes, void **held)
 {
     gpu *g = dev->state;
-    size_t bytes[3] = {((size_t)M->nrows + 1) * sizeof(int64_t), (size_t)M->nnz * sizeof(int32_t),
-                       (size_t)M->nnz * hsp_value_size(M->precision)};
-    const void *host[3] = {M->rowptr, M->colidx, M->values};
     gpu_held *h = calloc(1, sizeof *h);
-    hsp_status s = h ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
-    for (int k = 0; k < 3 && s == HSP_OK; k++) {
+    hsp_status s = h ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for resident arrays");
+    for (int k = 0; k < n && s == HSP_OK; k++) {
         s = gpu_array_new(g, &h->a[k], bytes[k]);
         if (s == HSP_OK) s = gpu_array_write(g, &h->a[k], host[k], bytes[k]);
     }
@@ -367,14 +364,13 @@ static hsp_status gpu_hold(hsp_device *dev, const hsp_csr *M, void **held)
     return gpu_noted(dev, s);
 }
 
-/* A resident matrix's arrays into M's host arrays. */
-static hsp_status gpu_home(hsp_device *dev, void *held, hsp_csr *M)
+/* The first n resident arrays into host arrays. */
+static hsp_status gpu_home(hsp_device *dev, void *held, int n, void *const *host, const size_t *bytes)
 {
     gpu *g = dev->state;
     gpu_held *h = held;
-    hsp_status s = gpu_array_read(g, &h->a[0], M->rowptr, ((size_t)M->nrows + 1) * sizeof(int64_t));
-    if (s == HSP_OK) s = gpu_array_read(g, &h->a[1], M->colidx, (size_t)M->nnz * sizeof(int32_t));
-    if (s == HSP_OK) s = gpu_array_read(g, &h->a[2], M->values, (size_t)M->nnz * hsp_value_size(M->precision));
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < n && s == HSP_OK; k++) s = gpu_array_read(g, &h->a[k], host[k], bytes[k]);
     return gpu_noted(dev, s);
 }
 

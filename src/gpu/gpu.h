@@ -71,9 +71,10 @@ typedef struct {
     size_t size;
 } gpu_arg;
 
-/* A resident matrix's entries on the device: row pointers, columns, values. */
+/* Resident arrays on the device (hold): a matrix's row pointers, columns and
+ * values; a prepared A's four (ellr.h); a dense matrix's one. */
 typedef struct {
-    gpu_array a[3];
+    gpu_array a[HSP_HELD_MAX];
 } gpu_held;
 
 /* A long row's state, laid out as kernels/common.h's hsp_longrow. */
@@ -263,7 +264,7 @@ size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
  * read only where beta is not 0 (as in BLAS: C may hold anything then). */
 struct hsp_ellr;
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                    hsp_dense *C);
+                    hsp_dense *C, void *const held[3]);
 /* The arguments every row kernel takes first (kernels/common.h's
  * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows: results
  * into C~, or with fill into C (its row pointers as the rows' slots). */

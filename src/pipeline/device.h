@@ -13,6 +13,9 @@ struct hsp_job;
 struct hsp_ellr;
 typedef struct hsp_device hsp_device;
 
+/* The most arrays one resident thing holds (a prepared A's four). */
+enum { HSP_HELD_MAX = 4 };
+
 struct hsp_device {
     const char *name;           /* "cpu", "opencl" */
     char description[160];      /* shown in stats (hsp_stats.device), e.g. "cpu" */
@@ -46,16 +49,21 @@ struct hsp_device {
     /* Stage 4 on the device for the rows of bins 2 and up (C's row pointers
      * are set and its arrays allocated), or NULL for the CPU threads. */
     hsp_status (*arrange)(hsp_device *dev, struct hsp_job *job);
-    /* Resident matrices (hspgemm.h), NULL where the device uses host arrays
-     * in place: hold copies M's three arrays into arrays of the device's own,
-     * *held; home reads the three back into M's; drop frees them.  A job's held operands and its held C: hsp_job. */
-    hsp_status (*hold)(hsp_device *dev, const hsp_csr *M, void **held);
-    hsp_status (*home)(hsp_device *dev, void *held, hsp_csr *M);
+    /* Resident arrays (hspgemm.h: resident matrices, a prepared A, resident
+     * dense matrices), NULL where the device uses host arrays in place: hold
+     * copies n (at most HSP_HELD_MAX) host arrays of the bytes given into
+     * arrays of the device's own, *held; home reads the first n back into
+     * host (bytes as held); drop frees them.  A job's held operands and its
+     * held C: hsp_job. */
+    hsp_status (*hold)(hsp_device *dev, int n, const void *const *host, const size_t *bytes, void **held);
+    hsp_status (*home)(hsp_device *dev, void *held, int n, void *const *host, const size_t *bytes);
     void (*drop)(hsp_device *dev, void *held);
     /* C = alpha A B + beta C (hsp_spmm), A's rows as ellr.h lays them out,
-     * the operands checked; NULL where the CPU threads do it. */
+     * the operands checked; an operand's held arrays (from hold: A's four,
+     * as ellr.h orders them; B's or C's one) where it is resident, else NULL
+     * and its host arrays are used.  NULL where the CPU threads do it. */
     hsp_status (*spmm)(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                       hsp_dense *C);
+                       hsp_dense *C, void *const held[3]);
     /* What the device does on matrices it holds besides products (set with
      * hold), or NULL. */
     const struct hsp_held_ops *held_ops;

@@ -6,7 +6,7 @@
 #ifndef HSP_ELLR_H
 #define HSP_ELLR_H
 
-#include "hspgemm.h"
+#include "internal.h"
 
 /* The rows of a slice: 8, so that on CPU threads a slice's slots of one
  * entry fill a cache line or two, where ELLPACK-R's one slice of all rows
@@ -27,6 +27,9 @@ struct hsp_ellr {
     const int32_t *col;    /* CSR: nnz entries; ELLPACK-R: slice[nslices] slots */
     const void *val;
     void *own[4];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
+    hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
+    void *held;            /* where ctx's device has memory of its own: its copy of the
+                              four arrays there (hsp_ellr_arrays' order), else NULL */
 };
 
 /* Where row i's entries begin, and how many it has. */
@@ -52,6 +55,18 @@ static inline int64_t hsp_ellr_nslices(const struct hsp_ellr *a)
 static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
 {
     return hsp_ellr_first(a, i) + hsp_ellr_count(a, i) * hsp_ellr_step(a);
+}
+
+/* The four arrays of a, as a device holds them (rows or slices, lengths,
+ * columns, values; no lengths in CSR), and their bytes. */
+static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[4], size_t bytes[4])
+{
+    int ellr = !a->rowptr;
+    int64_t nslices = hsp_ellr_nslices(a), slots = ellr ? a->slice[nslices] : a->nnz;
+    host[0] = ellr ? (const void *)a->slice : a->rowptr, host[1] = a->len, host[2] = a->col, host[3] = a->val;
+    bytes[0] = (size_t)(ellr ? nslices + 1 : (int64_t)a->nrows + 1) * sizeof(int64_t);
+    bytes[1] = ellr ? (size_t)a->nrows * sizeof(int32_t) : 0;
+    bytes[2] = (size_t)slots * sizeof(int32_t), bytes[3] = (size_t)slots * hsp_value_size(a->precision);
 }
 
 /* A view of CSR A (its arrays, not copied). */

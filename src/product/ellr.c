@@ -93,6 +93,19 @@ static hsp_status build(hsp_pool *pool, const hsp_csr *A, hsp_ellr *E)
     return s;
 }
 
+/* E's arrays copied to ctx's device where it has memory of its own (the
+ * context locked). */
+static hsp_status hold(hsp_context *ctx, hsp_ellr *E)
+{
+    hsp_device *dev = ctx->device;
+    const void *host[4];
+    size_t bytes[4];
+    E->ctx = ctx;
+    if (!dev->hold) return HSP_OK;
+    hsp_ellr_arrays(E, host, bytes);
+    return dev->hold(dev, 4, host, bytes, &E->held);
+}
+
 /* The check's error s, its message prefixed with the call's name. */
 static hsp_status failed_check(hsp_status s)
 {
@@ -112,6 +125,7 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
     hsp_context_lock(ctx);
     s = hsp_csr_check_rows_pooled(ctx->pool, A);
     s = s == HSP_OK ? build(ctx->pool, A, E) : failed_check(s);
+    if (s == HSP_OK) s = hold(ctx, E);
     hsp_context_unlock(ctx);
     if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
     *out = E;
@@ -132,6 +146,11 @@ void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
 void hsp_ellr_free(hsp_ellr *E)
 {
     if (!E) return;
+    if (E->held) {
+        hsp_context_lock(E->ctx);
+        E->ctx->device->drop(E->ctx->device, E->held);
+        hsp_context_unlock(E->ctx);
+    }
     for (int k = 0; k < 4; k++) free(E->own[k]);
     free(E);
 }

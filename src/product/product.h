@@ -18,6 +18,16 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
 hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                                hsp_stats *stats);
 
+/* C = alpha A B + beta C (hsp_spmm): B and C checked here, and A where csr
+ * (A's CSR, of which A is a view) is given; A's arrays held by ctx's device
+ * where A was prepared on ctx (A->held), B's and C's where held_bc[0] and
+ * [1] are not NULL (then only their shapes are read, and a held C is apart
+ * from the rest), else the host arrays are used. */
+struct hsp_ellr;
+hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
+                        const hsp_dense *B, double beta, hsp_dense *C, void *const held_bc[2],
+                        hsp_spmm_stats *stats);
+
 /* The device "auto" chose failed its first product (with the error of
  * hsp_errmsg()): close it and make the next candidate that opens the
  * context's device, its note saying what failed and why. */

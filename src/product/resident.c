@@ -56,6 +56,14 @@ static hsp_status empty_entries(hsp_csr *H)
     return H->rowptr && H->colidx && H->values ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for an empty C");
 }
 
+/* M's three arrays, as the device holds them, and their bytes. */
+static void csr_arrays(const hsp_csr *M, void *host[3], size_t bytes[3])
+{
+    host[0] = M->rowptr, host[1] = M->colidx, host[2] = M->values;
+    bytes[0] = ((size_t)M->nrows + 1) * sizeof(int64_t), bytes[1] = (size_t)M->nnz * sizeof(int32_t);
+    bytes[2] = (size_t)M->nnz * hsp_value_size(M->precision);
+}
+
 /* hsp_place of a valid A on the locked context. */
 static hsp_status place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
 {
@@ -63,9 +71,11 @@ static hsp_status place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
     hsp_device *dev = ctx->device;
     if (!dev->hold) return (*M = hsp_resident_new(ctx, (hsp_csr *)A, 1, NULL)) ? HSP_OK : HSP_ERR_NOMEM;
     hsp_csr *H = NULL;
-    void *held = NULL;
+    void *held = NULL, *host[3];
+    size_t bytes[3];
+    csr_arrays(A, host, bytes);
     s = host_header(A, &H);
-    if (s == HSP_OK) s = dev->hold(dev, A, &held);
+    if (s == HSP_OK) s = dev->hold(dev, 3, (const void *const *)host, bytes, &held);
     if (s != HSP_OK) {
         hsp_csr_free(H);
         return s;
@@ -178,7 +188,10 @@ static hsp_status bring_home(hsp_resident *M)
     if (!H->values) H->values = hsp_alloc((size_t)H->nnz * hsp_value_size(H->precision));
     if (!H->rowptr || !H->colidx || !H->values)
         return hsp_fail(HSP_ERR_NOMEM, "no memory to bring a matrix of %lld entries home", (long long)H->nnz);
-    hsp_status s = dev->home(dev, M->held, H);
+    void *host[3];
+    size_t bytes[3];
+    csr_arrays(H, host, bytes);
+    hsp_status s = dev->home(dev, M->held, 3, host, bytes);
     if (s == HSP_OK) M->home = 1;
     return s;
 }

@@ -12,6 +12,7 @@
 #include "context.h"
 #include "ellr.h"
 #include "internal.h"
+#include "product.h"
 
 enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8 };
 
@@ -115,23 +116,23 @@ static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r)
     return HSP_OK;
 }
 
-/* C = alpha A B + beta C of A's rows (a view of csr, checked here, or a
- * prepared A where csr is NULL) once B and C are checked. */
-static hsp_status spmm_of(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
-                          const hsp_dense *B, double beta, hsp_dense *C, hsp_spmm_stats *stats)
+hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
+                        const hsp_dense *B, double beta, hsp_dense *C, void *const held_bc[2],
+                        hsp_spmm_stats *stats)
 {
     double t0 = hsp_now_ms();
     hsp_status s = check_dense(B, "B", A->ncols, B ? B->ncols : 0, A->precision);
     if (s == HSP_OK) s = check_dense(C, "C", A->nrows, B->ncols, A->precision);
-    if (s == HSP_OK) s = check_apart(csr, B, C);
+    if (s == HSP_OK && !held_bc[1]) s = check_apart(csr, B, C); /* a held C is apart */
     if (s != HSP_OK) return s;
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
+    void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
     hsp_context_lock(ctx);
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
-    else s = dev->spmm ? dev->spmm(dev, A, B, alpha, beta, C) : spmm_on_pool(ctx->pool, &r);
+    else s = dev->spmm ? dev->spmm(dev, A, B, alpha, beta, C, held) : spmm_on_pool(ctx->pool, &r);
     if (s == HSP_OK && stats) {
         *stats = (hsp_spmm_stats){0};
         if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;
@@ -153,7 +154,7 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
     hsp_status s = hsp_csr_check_header(A);
     if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
     struct hsp_ellr view = hsp_ellr_view(A);
-    return spmm_of(ctx, alpha, &view, A, B, beta, C, stats);
+    return hsp_spmm_run(ctx, alpha, &view, A, B, beta, C, (void *[2]){NULL, NULL}, stats);
 }
 
 hsp_status hsp_spmm_ellr(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense *B, double beta,
@@ -161,5 +162,5 @@ hsp_status hsp_spmm_ellr(hsp_context *ctx, double alpha, const hsp_ellr *A, cons
 {
     if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_spmm_ellr: ctx is NULL");
     if (!A) return hsp_fail(HSP_ERR_ARG, "hsp_spmm_ellr: A is NULL");
-    return spmm_of(ctx, alpha, A, NULL, B, beta, C, stats);
+    return hsp_spmm_run(ctx, alpha, A, NULL, B, beta, C, (void *[2]){NULL, NULL}, stats);
 }
