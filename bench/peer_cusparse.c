@@ -1,22 +1,23 @@
-/* peer_cusparse.c: the NVIDIA cuSPARSE peer of `hspgemm bench`: times C = A*B,
+/* peer_cusparse.c: the NVIDIA cuSPARSE peer of `hspgemm bench`: times C = A*B
+ * (and, with --spmm, C = A X: peer_cusparse_spmm.c),
  * or the Galerkin product C = R*A*P as two products, with the generic SpGEMM API
  * (work estimation, compute, copy) on GPU 0, once from host CSR to host CSR
  * (transfers included) and with the factors already on the device, there with
  * C and the work buffers from a memory pool (as a user keeps one) and from
  * cudaMalloc, and prints one JSON line. */
 #define DISABLE_CUSPARSE_DEPRECATED /* else gcc warns about the header's own deprecated types */
-#include <cuda_runtime_api.h>
-#include <cusparse.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hspgemm.h"
 #include "peer.h"
+#include "peer_cusparse.h"
 
 static const char usage[] =
     "usage: peer_cusparse [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
     "       peer_cusparse [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx\n"
+    "       peer_cusparse [same options] --spmm=L A.mtx\n"
     "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
     "cuSPARSE SpGEMM on GPU 0 after a warm-up: from host CSR to host CSR (uploads, products,\n"
     "download, frees) and with the factors already on the device (products only, after untimed\n"
@@ -25,15 +26,12 @@ static const char usage[] =
     "user who multiplies again keeps one; ms_device_nopool with each from cudaMalloc.  --threads\n"
     "is accepted and ignored (the work runs on the GPU).  Prints {\"peer\":\"cusparse\",...,\n"
     "\"ms_median\":...,\"ms_min\":...,\"ms_device_median\":...,\"ms_device_nopool_median\":...,\n"
-    "\"nnz_c\":...,\"peak_device_bytes\":...} (and \"order\" with --rap).\n";
-
-/* A CSR matrix with 32-bit row offsets, its arrays on the host or on the device. */
-typedef struct {
-    int32_t nrows, ncols;
-    int64_t nnz;
-    int32_t *rowptr, *colidx;
-    void *values;
-} csr32;
+    "\"nnz_c\":...,\"peak_device_bytes\":...} (and \"order\" with --rap).\n"
+    "With --spmm=L: C = A X for a dense row-major X of L columns by cusparseSpMM, every CSR\n"
+    "algorithm it has (default, csr_alg1, csr_alg2, csr_alg3; those it refuses for the shape left\n"
+    "out), A, X and C on the device, each after its preprocessing (untimed); ms_device is the\n"
+    "fastest algorithm's, and ms (host to host) that algorithm's with X uploaded and C\n"
+    "downloaded each run (A on the device, as a prepared A is; the device arrays kept).\n";
 
 /* What every product shares: the handle, the value type and alpha = 1, beta = 0 in it; the
  * number of factors of C and the order they are multiplied in. */
@@ -52,8 +50,6 @@ typedef struct {
     cusparseSpGEMMDescr_t s;
 } spgemm_descr;
 
-#define WARM_MS 50.0 /* untimed device-only runs before the timed ones (cli/cli.h: CLI_WARM_MS) */
-#define WARM_RUNS 100
 #define MAX_LIVE 32 /* R*A*P from the host holds 17 at most: 3 factors, T, C, C's work buffers */
 static struct {
     void *p;
@@ -62,21 +58,17 @@ static struct {
 static size_t live_bytes, peak_bytes; /* their sum, and its largest value */
 static int pooled;                    /* allocations come from the device's memory pool */
 
-/* Exit with a message when a CUDA runtime call failed. */
-static void cuda_ok(cudaError_t e, const char *what)
+void cuda_ok(cudaError_t e, const char *what)
 {
     if (e != cudaSuccess) exit(peer_fail(what, cudaGetErrorString(e)));
 }
 
-/* Exit with a message when a cuSPARSE call failed. */
-static void sparse_ok(cusparseStatus_t s, const char *what)
+void sparse_ok(cusparseStatus_t s, const char *what)
 {
     if (s != CUSPARSE_STATUS_SUCCESS) exit(peer_fail(what, cusparseGetErrorString(s)));
 }
 
-/* cudaMalloc, or cudaMallocAsync from the pool when pooled (at least one byte, so a buffer is
- * never NULL), that counts the bytes held. */
-static void *dev_alloc(size_t bytes, const char *what)
+void *dev_alloc(size_t bytes, const char *what)
 {
     void *p = NULL;
     int k = 0;
@@ -90,8 +82,7 @@ static void *dev_alloc(size_t bytes, const char *what)
     return p;
 }
 
-/* cudaFree (cudaFreeAsync, back to the pool, when pooled) of a dev_alloc'd pointer; NULL is ignored. */
-static void dev_free(void *p)
+void dev_free(void *p)
 {
     if (!p) return;
     for (int k = 0; k < MAX_LIVE; k++)
@@ -102,20 +93,17 @@ static void dev_free(void *p)
     cuda_ok(pooled ? cudaFreeAsync(p, 0) : cudaFree(p), "cudaFree");
 }
 
-/* Copy bytes from the host to the device, when there are any. */
-static void to_device(void *d, const void *h, size_t bytes, const char *what)
+void to_device(void *d, const void *h, size_t bytes, const char *what)
 {
     if (bytes) cuda_ok(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), what);
 }
 
-/* Copy bytes from the device to the host, when there are any. */
-static void to_host(void *h, const void *d, size_t bytes, const char *what)
+void to_host(void *h, const void *d, size_t bytes, const char *what)
 {
     if (bytes) cuda_ok(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost), what);
 }
 
-/* A device copy of the host matrix h. */
-static csr32 upload(const csr32 *h, size_t vsize)
+csr32 upload(const csr32 *h, size_t vsize)
 {
     csr32 d = *h;
     size_t nr = ((size_t)h->nrows + 1) * sizeof(int32_t), nz = (size_t)h->nnz;
@@ -137,8 +125,7 @@ static void download(const csr32 *d, csr32 *h, size_t vsize)
     to_host(h->values, d->values, nz * vsize, "cudaMemcpy(values) to the host");
 }
 
-/* Free the device arrays of d. */
-static void free_device(csr32 *d)
+void free_device(csr32 *d)
 {
     dev_free(d->rowptr), dev_free(d->colidx), dev_free(d->values);
     d->rowptr = d->colidx = NULL, d->values = NULL;
@@ -163,8 +150,7 @@ static void free_factors(const gemm *g, csr32 *d)
         if (!shared(d, k)) free_device(&d[k]);
 }
 
-/* A cuSPARSE descriptor over the device matrix d (32-bit offsets and columns). */
-static cusparseSpMatDescr_t describe(const csr32 *d, cudaDataType type)
+cusparseSpMatDescr_t describe(const csr32 *d, cudaDataType type)
 {
     cusparseSpMatDescr_t m;
     sparse_ok(cusparseCreateCsr(&m, d->nrows, d->ncols, d->nnz, d->rowptr, d->colidx, d->values,
@@ -233,8 +219,7 @@ static csr32 product(const gemm *g, const csr32 *f, void *buf[2])
     return C;
 }
 
-/* Wait for the GPU, then read the clock. */
-static double synced_ms(void)
+double synced_ms(void)
 {
     cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     return peer_now_ms();
@@ -301,8 +286,7 @@ static int64_t run_device(const gemm *g, const csr32 *h, int repeat, int pool, d
     return nnz;
 }
 
-/* The device's memory pool keeps what is freed to it (no release at synchronisation). */
-static void keep_pool(void)
+void keep_pool(void)
 {
     cudaMemPool_t pool;
     uint64_t keep = UINT64_MAX;
@@ -319,8 +303,7 @@ static void run_host(const gemm *g, const csr32 *h, int64_t nnz_c, int repeat, d
     }
 }
 
-/* M with its row offsets narrowed to 32 bits; colidx and values are M's own (only rowptr is owned). */
-static csr32 narrow(const hsp_csr *M, const char *name)
+csr32 narrow(const hsp_csr *M, const char *name)
 {
     if (M->nnz > INT32_MAX) exit(peer_fail(name, "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
     csr32 h = {M->nrows, M->ncols, M->nnz, malloc(((size_t)M->nrows + 1) * sizeof(int32_t)), M->colidx,
@@ -330,8 +313,7 @@ static csr32 narrow(const hsp_csr *M, const char *name)
     return h;
 }
 
-/* There is a CUDA device to run on, or exit with a message. */
-static void require_gpu(void)
+void require_gpu(void)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -353,7 +335,7 @@ static int print_version(void)
 
 int main(int argc, char **argv)
 {
-    peer_args args = {.name = "peer_cusparse", .usage = usage, .spmm_cols = -1, .threads = 1, .repeat = 3, .precision = HSP_DOUBLE};
+    peer_args args = {.name = "peer_cusparse", .usage = usage, .threads = 1, .repeat = 3, .precision = HSP_DOUBLE};
     int rc, version = 0;
     if ((rc = peer_parse(argc, argv, &args)) == PEER_VERSION) return print_version();
     if (rc) return rc == -1 ? 0 : 2;
@@ -362,6 +344,11 @@ int main(int argc, char **argv)
     hsp_csr *M[3];
     if (peer_read(&args, M)) return 1;
     require_gpu();
+    if (args.spmm_cols) {
+        rc = cusparse_spmm(&args, M[0]);
+        peer_free(&args, M);
+        return rc;
+    }
     static const double d1 = 1, d0 = 0;
     static const float f1 = 1, f0 = 0;
     int dbl = prec == HSP_DOUBLE;

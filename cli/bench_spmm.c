@@ -1,10 +1,13 @@
 /* bench_spmm.c: `hspgemm bench --suite=spmm`: sparse times dense, C = A B
- * (hsp_spmm_ellr on the CPU threads, A prepared untimed as MKL's inspector
- * is), against MKL (mkl_sparse_?_mm) and scipy
- * (A @ X), for each matrix of the default suite (or the --gen ones) and B of
- * L = 1, 4, 8, 16, 32 and 64 columns (or the --cols=L given), row-major.
- * hspgemm's runs are split around the peers' as in the products' bench; its
- * C of the first run is checked against a plain product. */
+ * (hsp_spmm_ellr on the CPU threads or --device, A prepared untimed as MKL's
+ * inspector is; with --resident, B and C placed on the device untimed and
+ * hsp_spmm_resident timed), against MKL (mkl_sparse_?_mm), scipy (A @ X)
+ * and cuSPARSE (cusparseSpMM: its device-only time against ours resident,
+ * else host to host), for each matrix of the default suite (or the --gen
+ * ones) and B of L = 1, 4, 8, 16, 32 and 64 columns (or the --cols=L
+ * given), row-major.  hspgemm's runs are split around the peers' as in the
+ * products' bench; its C of the first run is checked against a plain
+ * product. */
 #include <math.h>
 #include <string.h>
 #include "cli.h"
@@ -47,17 +50,36 @@ static int check_spmm(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C, 
     return 1;
 }
 
-/* runs products C = A B on ctx of A prepared, each timed by the clock
- * around the call and appended to ms[*n] (ms NULL: a warm-up, untimed). */
-static hsp_status time_runs(hsp_context *ctx, const hsp_ellr *A, const hsp_dense *B, hsp_dense *C, int runs,
-                            double *ms, int *n, spmm_row *row)
+/* The operands of one L: B and C on the host, and resident (placed on the
+ * device when --resident, else NULL). */
+typedef struct {
+    const hsp_ellr *A;
+    hsp_dense B, C;
+    hsp_dense_resident *rB, *rC;
+} spmm_operands;
+
+/* runs products C = A B on ctx of A prepared (resident where o->rB), each
+ * timed by the clock around the call and appended to ms[*n] (ms NULL: a
+ * warm-up, untimed). */
+static hsp_status time_runs(hsp_context *ctx, spmm_operands *o, int runs, double *ms, int *n, spmm_row *row)
 {
     hsp_status s = HSP_OK;
     for (int k = 0; k < runs && s == HSP_OK; k++) {
         double t0 = cli_now_ms();
-        s = hsp_spmm_ellr(ctx, 1, A, B, 0, C, &row->stats);
+        s = o->rB ? hsp_spmm_resident(ctx, 1, o->A, o->rB, 0, o->rC, &row->stats)
+                  : hsp_spmm_ellr(ctx, 1, o->A, &o->B, 0, &o->C, &row->stats);
         if (ms) ms[(*n)++] = cli_now_ms() - t0;
     }
+    return s;
+}
+
+/* The first run, untimed, and its C checked (brought home where resident). */
+static hsp_status first_run(hsp_context *ctx, const hsp_csr *A, spmm_operands *o, spmm_row *row)
+{
+    int n = 0;
+    hsp_status s = time_runs(ctx, o, 1, NULL, &n, row);
+    if (s == HSP_OK && o->rC) s = hsp_dense_resident_home(o->rC, &o->C);
+    if (s == HSP_OK) row->right = check_spmm(A, &o->B, &o->C, row->why, sizeof row->why);
     return s;
 }
 
@@ -65,25 +87,28 @@ static hsp_status time_runs(hsp_context *ctx, const hsp_ellr *A, const hsp_dense
  * checked first run, half the runs, the peers, a warm-up and the other half. */
 static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *ctx, const hsp_csr *A, spmm_row *row)
 {
-    hsp_dense B = {0}, C = {0};
+    spmm_operands o = {0};
     hsp_ellr *E = NULL;
     double ms[a->repeat];
     int n = 0, before = cli_peers_any(p) ? (a->repeat + 1) / 2 : a->repeat;
     char extra[32];
-    hsp_status s = cli_dense_random(A->ncols, row->cols, HSP_ROW_MAJOR, A->precision, a->seed + 1, &B);
-    if (s == HSP_OK) s = cli_dense_new(A->nrows, row->cols, HSP_ROW_MAJOR, A->precision, &C);
+    hsp_status s = cli_dense_random(A->ncols, row->cols, HSP_ROW_MAJOR, A->precision, a->seed + 1, &o.B);
+    if (s == HSP_OK) s = cli_dense_new(A->nrows, row->cols, HSP_ROW_MAJOR, A->precision, &o.C);
     if (s == HSP_OK) s = hsp_ellr_from_csr(ctx, A, &E);
+    if (s == HSP_OK && a->resident && (s = hsp_place_dense(ctx, &o.B, &o.rB)) == HSP_OK)
+        s = hsp_place_dense(ctx, &o.C, &o.rC);
+    o.A = E;
     cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
-    if (s == HSP_OK) s = time_runs(ctx, E, &B, &C, 1, NULL, &n, row);
-    if (s == HSP_OK) row->right = check_spmm(A, &B, &C, row->why, sizeof row->why);
-    if (s == HSP_OK) s = time_runs(ctx, E, &B, &C, before, ms, &n, row);
+    if (s == HSP_OK) s = first_run(ctx, A, &o, row);
+    if (s == HSP_OK) s = time_runs(ctx, &o, before, ms, &n, row);
     snprintf(extra, sizeof extra, "--spmm=%d", (int)row->cols);
     if (s == HSP_OK) cli_run_peers(row->name, (const hsp_csr *const *)&A, 1, extra, p, row->peer);
     cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
-    if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, E, &B, &C, 1, NULL, &n, row); /* the peers ran since */
-    if (s == HSP_OK) s = time_runs(ctx, E, &B, &C, a->repeat - before, ms, &n, row);
+    if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, &o, 1, NULL, &n, row); /* the peers ran since */
+    if (s == HSP_OK) s = time_runs(ctx, &o, a->repeat - before, ms, &n, row);
     row->ours = cli_times_of(ms, n);
-    hsp_dense_free(&B), hsp_dense_free(&C), hsp_ellr_free(E);
+    hsp_dense_resident_free(o.rB), hsp_dense_resident_free(o.rC);
+    hsp_dense_free(&o.B), hsp_dense_free(&o.C), hsp_ellr_free(E);
     return s;
 }
 
@@ -116,27 +141,56 @@ static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p,
     return cli_error(spec, s);
 }
 
-/* The faster peer's median on row r (0 when none ran). */
-static double best_peer(const spmm_row *row)
+/* Peer k's times on row to set against ours: cuSPARSE's device-only ones
+ * where ours are resident (like with like), else host to host. */
+static const cli_times *peer_times(const cli_args *a, const spmm_row *row, int k)
+{
+    return k == CLI_CUSPARSE && a->resident ? &row->peer[k].device : &row->peer[k].host;
+}
+
+/* Peer k's median on row (k < 0: the fastest peer's), 0 when none ran. */
+static double peer_median(const cli_args *a, const spmm_row *row, int k)
 {
     double best = 0;
-    for (int k = 0; k < CLI_NPEERS; k++) {
-        double t = row->peer[k].host.runs > 0 ? row->peer[k].host.median : 0;
-        if (t > 0 && (best == 0 || t < best)) best = t;
+    for (int j = k < 0 ? 0 : k; j < (k < 0 ? CLI_NPEERS : k + 1); j++) {
+        const cli_times *t = peer_times(a, row, j);
+        if (t->runs > 0 && t->median > 0 && (best == 0 || t->median < best)) best = t->median;
     }
     return best;
 }
 
-/* The table, then per L the geometric mean of the faster peer's median over
+/* For each L, the geometric mean over the matrices of peer k's median over
+ * hspgemm's and the least such ratio (k < 0: the fastest peer's). */
+static void print_speedups(const cli_args *a, const spmm_row *rows, int n, int k)
+{
+    int32_t cols[NCOLS];
+    for (int c = 0, ncols = run_cols(a, cols); c < ncols; c++) {
+        double logsum = 0, least = 0;
+        int counted = 0;
+        for (int r = 0; r < n; r++) {
+            double theirs = peer_median(a, &rows[r], k);
+            if (rows[r].cols != cols[c] || theirs <= 0) continue;
+            double x = theirs / rows[r].ours.median;
+            logsum += log(x), counted++;
+            if (least == 0 || x < least) least = x;
+        }
+        if (counted)
+            printf("L = %d: geomean speedup over %s%s %.2fx, least %.2fx (%d matrices)\n", (int)cols[c],
+                   k < 0 ? "the faster peer" : cli_peer_name[k],
+                   k == CLI_CUSPARSE && a->resident ? " (device-only)" : "", exp(logsum / counted), least, counted);
+    }
+}
+
+/* The table, then per L and peer the geometric mean of its median over
  * hspgemm's and the least such ratio. */
 static void print_table(const cli_args *a, const spmm_row *rows, int n)
 {
     char lead[80], tail[120];
     int flagged = 0, wrong = 0;
     if (!n) return;
-    printf("%s: C = A B, B of L columns, row-major, %s; device %s, %d threads, A prepared untimed; %d runs after "
-           "a warm-up\n", cli_version(), a->precision == HSP_DOUBLE ? "double" : "float", rows[0].stats.device,
-           rows[0].stats.threads, a->repeat);
+    printf("%s: C = A B, B of L columns, row-major, %s; device %s, %d threads, A prepared untimed, %s; %d runs "
+           "after a warm-up\n", cli_version(), a->precision == HSP_DOUBLE ? "double" : "float", rows[0].stats.device,
+           rows[0].stats.threads, a->resident ? "B and C resident (device-only times)" : "host to host", a->repeat);
     snprintf(lead, sizeof lead, "%-17s %4s %9s", "matrix", "L", "nnz(A)");
     cli_print_times_header(lead);
     for (int r = 0; r < n; r++) {
@@ -150,26 +204,14 @@ static void print_table(const cli_args *a, const spmm_row *rows, int n)
         snprintf(lead, sizeof lead, "%-17s %4s %9s", "", "", "");
         for (int k = 0; k < CLI_NPEERS; k++) {
             const cli_peer_result *pr = &row->peer[k];
-            if (pr->host.runs <= 0 && !pr->failed) continue;
-            cli_print_times(lead, cli_peer_name[k], &pr->host, row->ours.median, pr->failed ? "failed" : "");
-            flagged += cli_spread(&pr->host) > CLI_SPREAD_BOUND;
+            const cli_times *t = peer_times(a, row, k);
+            if (t->runs <= 0 && !pr->failed) continue;
+            cli_print_times(lead, cli_peer_name[k], t, row->ours.median, pr->failed ? "failed" : "");
+            flagged += cli_spread(t) > CLI_SPREAD_BOUND;
         }
     }
-    int32_t cols[NCOLS];
-    for (int c = 0, ncols = run_cols(a, cols); c < ncols; c++) {
-        double logsum = 0, least = 0;
-        int counted = 0;
-        for (int r = 0; r < n; r++) {
-            double best = best_peer(&rows[r]);
-            if (rows[r].cols != cols[c] || best <= 0) continue;
-            double x = best / rows[r].ours.median;
-            logsum += log(x), counted++;
-            if (least == 0 || x < least) least = x;
-        }
-        if (counted)
-            printf("L = %d: geomean speedup over the faster peer %.2fx, least %.2fx (%d matrices)\n", (int)cols[c],
-                   exp(logsum / counted), least, counted);
-    }
+    for (int k = 0; k < CLI_NPEERS; k++) print_speedups(a, rows, n, k);
+    print_speedups(a, rows, n, -1);
     printf("spread: (q3 - q1) / median, the middle half of the runs; x: the peer's median / hspgemm's\n");
     if (flagged)
         printf("%d figure%s spread more than %.0f%% (marked !): run again or raise --repeat\n", flagged,
@@ -178,12 +220,13 @@ static void print_table(const cli_args *a, const spmm_row *rows, int n)
 }
 
 /* Write the table as CSV. */
-static int write_csv(const char *path, const spmm_row *rows, int n)
+static int write_csv(const char *path, const spmm_row *rows, int n, int resident)
 {
     FILE *f = fopen(path, "w");
     if (!f) return perror(path), 1;
     fprintf(f, "matrix,cols,rows,nnz_a,flops,threads,device,format,runs,ms,ms_min,ms_max,gflops,spread,"
-               "scipy_ms,scipy_ms_min,scipy_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,check\n");
+               "scipy_ms,scipy_ms_min,scipy_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,cusparse_ms,cusparse_ms_min,"
+               "cusparse_ms_max,cusparse_device_ms,cusparse_device_ms_min,cusparse_device_ms_max,resident,check\n");
     for (int r = 0; r < n; r++) {
         const spmm_row *row = &rows[r];
         fprintf(f, "\"%s\",%d,%lld,%lld,%lld,%d,\"%s\",%s,%d", row->name, (int)row->cols, (long long)row->nrows,
@@ -193,7 +236,9 @@ static int write_csv(const char *path, const spmm_row *rows, int n)
         fprintf(f, ",%.4f,%.4f", (double)row->stats.flops / (row->ours.median * 1e6), cli_spread(&row->ours));
         cli_csv_times(f, &row->peer[CLI_SCIPY].host);
         cli_csv_times(f, &row->peer[CLI_MKL].host);
-        fprintf(f, ",%s\n", row->right ? "ok" : "wrong");
+        cli_csv_times(f, &row->peer[CLI_CUSPARSE].host);
+        cli_csv_times(f, &row->peer[CLI_CUSPARSE].device);
+        fprintf(f, ",%d,%s\n", resident, row->right ? "ok" : "wrong");
     }
     return fclose(f) != 0;
 }
@@ -214,7 +259,7 @@ int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, co
     int wrong = 0;
     for (int r = 0; r < n; r++) wrong += !rows[r].right;
     cli_run_info run = {"spmm", n ? rows[0].stats.device : "", rc == 0, why, NULL};
-    if (write_csv(csv, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
+    if (write_csv(csv, rows, n, a->resident) || cli_write_meta(csv, a, p, &run)) return 1;
     printf("wrote %s and its description beside it (.json)%s\n", csv, rc ? "; the run stopped early" : "");
     return rc ? rc : wrong ? 1 : 0;
 }

@@ -141,7 +141,7 @@ int cli_check_product(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, char
 enum { CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_NPEERS, CLI_CMD_LEN = 8192 };
 #define CLI_PRODUCT_PEERS (1u << CLI_GRAPHBLAS | 1u << CLI_SCIPY | 1u << CLI_CUSPARSE | 1u << CLI_MKL)
 #define CLI_AMG_PEERS (1u << CLI_PYAMG)
-#define CLI_SPMM_PEERS (1u << CLI_SCIPY | 1u << CLI_MKL)
+#define CLI_SPMM_PEERS (1u << CLI_SCIPY | 1u << CLI_CUSPARSE | 1u << CLI_MKL)
 extern const char *const cli_peer_name[CLI_NPEERS];
 /* What one peer reported on one matrix: its times host to host, device-only
  * (cuSPARSE: with a memory pool, and nopool: with cudaMalloc) and with C

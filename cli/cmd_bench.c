@@ -399,10 +399,6 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "hspgemm: bench: --cols=L is an option of --suite=spmm\n");
         return 2;
     }
-    if (spmm && a.resident) {
-        fprintf(stderr, "hspgemm: bench: --suite=spmm runs on the CPU threads: --resident does not apply\n");
-        return 2;
-    }
     if (!a.repeat) a.repeat = amg ? 5 : 7;
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     const char *csv = a.csv ? a.csv : galerkin ? "bench-galerkin.csv" : realloc_suite ? "bench-realloc.csv"

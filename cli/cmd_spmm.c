@@ -19,6 +19,8 @@ static const char usage_spmm[] =
     "                        where its padding passes twice its entries), then multiplied;\n"
     "                        csr: A as given, checked in every product (hsp_spmm)\n"
     "  --device=NAME         cpu (default), or a GPU device: opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
+    "  --resident            A prepared and B and C placed on the device first (hsp_spmm_resident):\n"
+    "                        the times are the device's alone; C comes home after the last run\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
@@ -51,7 +53,20 @@ hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
     return s;
 }
 
-static const char allowed[] = "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen";
+static const char allowed[] = "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,resident";
+
+/* B and C placed on ctx's device (--resident), or NULL: the host's are used. */
+typedef struct {
+    hsp_dense_resident *B, *C;
+} placed;
+
+/* One product C = A B: of A prepared (E) or as given, B and C resident where placed. */
+static hsp_status multiply(hsp_context *ctx, const hsp_csr *A, const hsp_ellr *E, const hsp_dense *B, hsp_dense *C,
+                           const placed *r, hsp_spmm_stats *st)
+{
+    if (r->B) return hsp_spmm_resident(ctx, 1, E, r->B, 0, r->C, st);
+    return E ? hsp_spmm_ellr(ctx, 1, E, B, 0, C, st) : hsp_spmm(ctx, 1, A, B, 0, C, st);
+}
 
 /* Time C = A B repeat times on a context of a's options, print the figures,
  * write C. */
@@ -62,16 +77,20 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     hsp_ellr_info in = {0};
     hsp_dense C = {0};
     hsp_spmm_stats st;
+    placed r = {NULL, NULL};
     if (!strcmp(a->lib.device, "auto")) a->lib.device = "cpu"; /* the CPU threads unless a device is named */
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
     s = cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C);
     if (s == HSP_OK && !a->csr && (s = hsp_ellr_from_csr(ctx, A, &E)) == HSP_OK) hsp_ellr_describe(E, &in);
+    if (s == HSP_OK && a->resident && (s = hsp_place_dense(ctx, B, &r.B)) == HSP_OK) s = hsp_place_dense(ctx, &C, &r.C);
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     for (int k = 0; s == HSP_OK && ms && k < a->repeat; k++) {
-        s = E ? hsp_spmm_ellr(ctx, 1, E, B, 0, &C, &st) : hsp_spmm(ctx, 1, A, B, 0, &C, &st);
+        s = multiply(ctx, A, E, B, &C, &r, &st);
         ms[k] = st.ms;
     }
+    if (s == HSP_OK && r.C) s = hsp_dense_resident_home(r.C, &C);
+    hsp_dense_resident_free(r.B), hsp_dense_resident_free(r.C);
     if (s != HSP_OK || !ms) {
         free(ms), hsp_ellr_free(E), hsp_dense_free(&C), hsp_context_free(ctx);
         return cli_error("spmm", ms ? s : HSP_ERR_NOMEM);
@@ -82,11 +101,11 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
                "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
-               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld}\n",
+               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"resident\":%s}\n",
                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
                t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
-               (long long)in.bytes, (long long)in.csr_bytes);
+               (long long)in.bytes, (long long)in.csr_bytes, a->resident ? "true" : "false");
     else if (a->stats == 1) {
         printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
@@ -114,6 +133,10 @@ int cmd_spmm(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_spmm, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (!a.repeat) a.repeat = 1;
+    if (a.resident && a.csr) {
+        fprintf(stderr, "hspgemm: spmm: --resident multiplies a prepared A: not with --format=csr\n");
+        return 2;
+    }
     if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1])) {
         fprintf(stderr, "hspgemm: spmm takes A and either B.mtx (a dense array file) or --cols=L\n%s", usage_spmm);
         return 2;

@@ -3,6 +3,7 @@
 hsp="${top_builddir:-.}/hspgemm"
 data="${top_srcdir:-.}/tests/data"
 . "${top_srcdir:-.}/tests/tap.sh"
+. "${top_srcdir:-.}/tests/opencl_device.sh"
 run "$hsp" --help
 ok $rc "--help exits 0"
 run "$hsp" frobnicate
@@ -391,6 +392,26 @@ ok $? "spmm --format=csr reads A as given"
 run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --format=coo
 [ $rc -eq 2 ] && grep -q "format takes csr or ellr" "$tmp/err"
 ok $? "spmm refuses an unknown --format"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --resident -o "$tmp/sr.mtx" --stats=json --repeat=2
+[ $rc -eq 0 ] && grep -q '"resident":true' "$tmp/out"; ok $? "spmm --resident runs (cpu: B and C used in place)"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=6 -o "$tmp/sh.mtx"
+[ $rc -eq 0 ] && cmp -s "$tmp/sr.mtx" "$tmp/sh.mtx"; ok $? "and writes the C of the host-to-host product"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --resident --format=csr
+[ $rc -eq 2 ] && grep -q "not with --format=csr" "$tmp/err"; ok $? "spmm --resident --format=csr is refused"
+dev=$(opencl_device "buffer SVM")
+if [ -n "$dev" ]; then
+    run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --resident --device="$dev,nosvm" -o "$tmp/sd.mtx"
+    [ $rc -eq 0 ] && cmp -s "$tmp/sd.mtx" "$tmp/sh.mtx"
+    ok $? "spmm --resident on $dev with buffers (B and C copied there, C brought home): the same C"
+    run "$hsp" bench --suite=spmm --gen=poisson2d5:20 --cols=3 --repeat=1 --peers=none --device="$dev,nosvm" --resident \
+        --csv="$tmp/sres.csv"
+    [ $rc -eq 0 ] && grep -q "B and C resident (device-only times)" "$tmp/out" && grep -q "check ok" "$tmp/out" &&
+        grep -q ',1,ok$' "$tmp/sres.csv"
+    ok $? "bench --suite=spmm --resident on $dev: checked, device-only times, marked resident in the CSV"
+else
+    skip "spmm --resident on a device with buffers" "no OpenCL device with buffer SVM"
+    skip "bench --suite=spmm --resident" "no OpenCL device with buffer SVM"
+fi
 
 echo "1..$n"
 exit $fail
