@@ -101,11 +101,11 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
                "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
-               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"resident\":%s}\n",
+               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s}\n",
                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
                t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
-               (long long)in.bytes, (long long)in.csr_bytes, a->resident ? "true" : "false");
+               (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes, a->resident ? "true" : "false");
     else if (a->stats == 1) {
         printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
@@ -115,6 +115,9 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
             printf("A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), %.1f MiB "
                    "against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
                    in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
+        if (in.gpu_csr_bytes)
+            printf("and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
+                   in.gpu_csr_bytes / 1048576.0);
         else if (E)
             printf("A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
                    HSP_ELLR_MAX_PADDING);

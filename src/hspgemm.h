@@ -569,6 +569,8 @@ typedef struct {
     char format[8];              /* what it holds: "ellr", or "csr" where the slots would pass
                                     HSP_ELLR_MAX_PADDING x nnz */
     int64_t bytes, csr_bytes;    /* its memory, and A's in CSR */
+    int64_t gpu_csr_bytes;       /* ELLPACK-R prepared on a GPU device: the CSR copy kept
+                                    beside it for row-major B of several columns, else 0 */
 } hsp_ellr_info;
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out);
 void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info);

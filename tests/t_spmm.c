@@ -112,6 +112,14 @@ static hsp_status product(hsp_context *ctx, int form, const hsp_csr *A, double a
     return s;
 }
 
+/* Does a product of A prepared in ELLPACK-R (ellr) read that form?  On a GPU
+ * (no threads in the stats) row-major B of several columns reads its CSR
+ * copy. */
+static int read_ellr(int ellr, const hsp_spmm_stats *st, int order_b, int32_t L)
+{
+    return ellr && !(st->threads == 0 && order_b == HSP_ROW_MAJOR && L > 1);
+}
+
 /* Every precision, order pair, width and (alpha, beta), of A in form (see
  * product): C checked. */
 static void products(hsp_context *ctx, int form)
@@ -136,7 +144,7 @@ static void products(hsp_context *ctx, int form)
                         char why[160] = "";
                         hsp_status s = product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, &st);
                         int ok = s == HSP_OK && matches(A, &B, &C0, &C, ab[k][0], ab[k][1], why, sizeof why) &&
-                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, ellr ? "ellr" : "csr");
+                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, read_ellr(ellr, &st, ob, L) ? "ellr" : "csr");
                         tap_ok(ok, "A %s, %s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
                                forms[form], prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
                                oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "",
@@ -202,8 +210,11 @@ static void prepared(hsp_context *ctx)
     hsp_csr *keep = ref_copy(A);
     for (int64_t k = 0; k < A->nnz; k++) ((double *)A->values)[k] = 1e300; /* the caller's A changes */
     char why[160] = "";
-    ok = ok && hsp_spmm_ellr(ctx, 1, E, &B, 0, &C, NULL) == HSP_OK && matches(keep, &B, &C0, &C, 1, 0, why, sizeof why);
+    hsp_spmm_stats st = {0};
+    ok = ok && hsp_spmm_ellr(ctx, 1, E, &B, 0, &C, &st) == HSP_OK && matches(keep, &B, &C0, &C, 1, 0, why, sizeof why);
     tap_ok(ok, "the prepared A keeps the entries it was given%s%s", *why ? ": " : "", why);
+    tap_ok(in.gpu_csr_bytes == (st.threads == 0 ? in.csr_bytes : 0) && il.gpu_csr_bytes == 0,
+           "a CSR copy beside ELLPACK-R on a GPU alone (%lld bytes), none beside CSR", (long long)in.gpu_csr_bytes);
     A->colidx[A->rowptr[5]] = 999; /* a column past A's */
     tap_ok(hsp_ellr_from_csr(ctx, A, &G) == HSP_ERR_INVALID_CSR && !G, "an A with a column out of range: refused, no handle (%s)",
            hsp_errmsg());

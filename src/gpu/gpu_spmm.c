@@ -40,10 +40,11 @@ enum { LANE_ENTRIES = 64, MAX_LANES = 32 };
  * where A was prepared) passes LANE_ENTRIES a work-item, at most MAX_LANES
  * and the work-group's size: a hub of thousands of entries (rmat) held up
  * its work-items and every other row's behind them. */
-static int32_t lanes_for(const struct hsp_ellr *A, size_t size)
+static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols)
 {
     int32_t lanes = 1;
     while (lanes < MAX_LANES && (size_t)lanes < size && (int64_t)lanes * LANE_ENTRIES < A->width) lanes *= 2;
+    while (ncols == 1 && A->rowptr && lanes < MAX_LANES && (int64_t)lanes * 8 * A->nrows < A->nnz) lanes *= 2;
     return lanes;
 }
 
@@ -75,7 +76,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
 {
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
-    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size);
+    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size, C->ncols);
     int64_t step = hsp_ellr_step(A), bs[2], cs[2];
     size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
     float alpha_f = (float)alpha, beta_f = (float)beta;

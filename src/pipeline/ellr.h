@@ -30,6 +30,9 @@ struct hsp_ellr {
     hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
     void *held;            /* where ctx's device has memory of its own: its copy of the
                               four arrays there (hsp_ellr_arrays' order), else NULL */
+    struct hsp_ellr *csr;  /* ELLPACK-R prepared on a GPU device: a copy in CSR, which
+                              that device reads faster with row-major B of several
+                              columns (spmm.c); else NULL */
 };
 
 /* Where row i's entries begin, and how many it has. */

@@ -58,14 +58,15 @@ static void slice_starts(const hsp_csr *A, int64_t *slice, int32_t *width)
 }
 
 /* E's arrays for A: sliced ELLPACK-R, or CSR where its padding is too much
- * (ELLPACK-R's padding slots, never read, hold column 0 and value 0). */
-static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A)
+ * or csr_only (ELLPACK-R's padding slots, never read, hold column 0 and
+ * value 0). */
+static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A, int csr_only)
 {
     size_t vs = hsp_value_size(A->precision), m = (size_t)A->nrows, nslices = (m + SLICE - 1) / SLICE;
     int64_t *slice = malloc((nslices + 1) * sizeof *slice);
     if (!slice) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its slices");
     slice_starts(A, slice, &E->width);
-    int csr = (double)slice[nslices] > HSP_ELLR_MAX_PADDING * (double)A->nnz;
+    int csr = csr_only || (double)slice[nslices] > HSP_ELLR_MAX_PADDING * (double)A->nnz;
     size_t slots = csr ? (size_t)A->nnz : (size_t)slice[nslices];
     if (csr) free(slice), slice = NULL, E->own[0] = malloc((m + 1) * sizeof(int64_t));
     else E->own[0] = slice, E->own[1] = malloc((m ? m : 1) * sizeof(int32_t));
@@ -80,9 +81,9 @@ static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A)
 }
 
 /* A (checked) into E, its rows copied by parts on the pool. */
-static hsp_status build(hsp_pool *pool, const hsp_csr *A, hsp_ellr *E)
+static hsp_status build(hsp_pool *pool, const hsp_csr *A, int csr_only, hsp_ellr *E)
 {
-    hsp_status s = alloc_arrays(E, A);
+    hsp_status s = alloc_arrays(E, A, csr_only);
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, *cut = malloc((size_t)(want + 1) * sizeof *cut);
     if (s == HSP_OK && !cut) s = hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its parts");
     if (s == HSP_OK) {
@@ -112,6 +113,20 @@ static hsp_status failed_check(hsp_status s)
     return hsp_fail(s, "hsp_ellr_from_csr: A: %s", hsp_errmsg());
 }
 
+/* A (checked) prepared on the locked context into a new *out, in CSR where
+ * csr_only. */
+static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, hsp_ellr **out)
+{
+    hsp_ellr *E = calloc(1, sizeof *E);
+    if (!E) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory");
+    *E = hsp_ellr_view(A);
+    hsp_status s = build(ctx->pool, A, csr_only, E);
+    if (s == HSP_OK) s = hold(ctx, E);
+    if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
+    *out = E;
+    return s;
+}
+
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
 {
     if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_ellr_from_csr: out is NULL");
@@ -119,16 +134,13 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
     if (!ctx || !A) return hsp_fail(HSP_ERR_ARG, "hsp_ellr_from_csr: %s is NULL", ctx ? "A" : "ctx");
     hsp_status s = hsp_csr_check_header(A);
     if (s != HSP_OK) return failed_check(s);
-    hsp_ellr *E = calloc(1, sizeof *E);
-    if (!E) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory");
-    *E = hsp_ellr_view(A);
     hsp_context_lock(ctx);
     s = hsp_csr_check_rows_pooled(ctx->pool, A);
-    s = s == HSP_OK ? build(ctx->pool, A, E) : failed_check(s);
-    if (s == HSP_OK) s = hold(ctx, E);
+    s = s == HSP_OK ? prepare(ctx, A, 0, out) : failed_check(s);
+    if (s == HSP_OK && ctx->device->spmm && !(*out)->rowptr) /* a GPU's copy in CSR, for row-major B */
+        s = prepare(ctx, A, 1, &(*out)->csr);
     hsp_context_unlock(ctx);
-    if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
-    *out = E;
+    if (s != HSP_OK) hsp_ellr_free(*out), *out = NULL;
     return s;
 }
 
@@ -136,11 +148,12 @@ void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
 {
     size_t vs = hsp_value_size(E->precision);
     int64_t m = E->nrows, nslices = E->rowptr ? 0 : hsp_ellr_nslices(E), slots = E->rowptr ? 0 : E->slice[nslices];
-    *info = (hsp_ellr_info){E->nrows, E->ncols, E->width, E->rowptr ? 0 : SLICE, E->nnz, slots, "ellr", 0, 0};
+    *info = (hsp_ellr_info){E->nrows, E->ncols, E->width, E->rowptr ? 0 : SLICE, E->nnz, slots, "ellr", 0, 0, 0};
     info->csr_bytes = (m + 1) * (int64_t)sizeof(int64_t) + E->nnz * (int64_t)(sizeof(int32_t) + vs);
     info->bytes = (nslices + 1) * (int64_t)sizeof(int64_t) + m * (int64_t)sizeof(int32_t) +
                   slots * (int64_t)(sizeof(int32_t) + vs);
     if (E->rowptr) strcpy(info->format, "csr"), info->bytes = info->csr_bytes;
+    if (E->csr) info->gpu_csr_bytes = info->csr_bytes;
 }
 
 void hsp_ellr_free(hsp_ellr *E)
@@ -151,6 +164,7 @@ void hsp_ellr_free(hsp_ellr *E)
         E->ctx->device->drop(E->ctx->device, E->held);
         hsp_context_unlock(E->ctx);
     }
+    hsp_ellr_free(E->csr);
     for (int k = 0; k < 4; k++) free(E->own[k]);
     free(E);
 }

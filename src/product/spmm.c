@@ -128,6 +128,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
+    if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (README) */
     void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
     hsp_context_lock(ctx);
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
