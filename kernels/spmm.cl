@@ -1,9 +1,13 @@
 /* spmm.cl: C = alpha A B + beta C (hsp_spmm) on a device.  A's rows as
  * src/pipeline/ellr.h lays them out: entry q of row i at first + q step, with
- * first = rows[i / step] + i % step; in CSR step is 1 and rows the row
- * pointers, in sliced ELLPACK-R step is the slice's rows, rows where each
- * slice begins and len each row's entries.  B and C are dense, entry (i, j)
- * at i s0 + j s1.  hsp_spmm: a work-item an entry of C; hsp_spmm_lanes:
+ * first = rows[i / step] + i % step, and len[i] entries where lengths, else
+ * rows[i + 1] - rows[i]; in CSR step is 1 and rows the row pointers, in
+ * sliced ELLPACK-R step is the slice's rows, rows where each slice begins and
+ * len each row's entries; the pieces of long rows are rows of step 1 and
+ * their lengths.  Rows of more than skip entries are left to those pieces:
+ * their C is beta C here, and hsp_spmm_gather adds alpha times the sum of
+ * their pieces.  B and C are dense, entry (i, j) at i s0 + j s1.
+ * hsp_spmm: a work-item an entry of C; hsp_spmm_lanes:
  * lanes work-items (a power of two that divides the work-group) an entry,
  * each summing every lanes-th entry of the row, their sums added in local
  * memory (lsum, a value a work-item), where a long row would hold up its
@@ -27,7 +31,7 @@ long div_rem(long x, long d, long *rem)
 #define HSP_SPMM_ARGS                                                                                          \
     int nrows, int ncols, int along_rows, long step, __global const long *rows, __global const int *len,     \
         __global const int *col, __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, \
-        long cs0, long cs1, VT alpha, VT beta
+        long cs0, long cs1, VT alpha, VT beta, int lengths, long skip
 
 /* This work-item's entry (*i, *j) of C, its lane, and how far apart an
  * entry's lanes are in the work-group (*unit); 0 past C's end.  With lanes
@@ -59,7 +63,8 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
     VT sum = 0;
     if (live) {
         slice = div_rem(i, step, &at);
-        long first = rows[slice] + at, count = step > 1 ? (long)len[i] : rows[i + 1] - rows[i];
+        long first = rows[slice] + at, count = lengths ? (long)len[i] : rows[i + 1] - rows[i];
+        count = count > skip ? 0 : count;
         for (long p = first + lane * step; p < first + count * step; p += lanes * step)
             sum += val[p] * b[col[p] * bs0 + j * bs1];
     }
@@ -78,10 +83,26 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)
 {
-    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, 1, 0);
+    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
+              1, 0);
 }
 
 __kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
-    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lanes, lsum);
+    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
+              lanes, lsum);
+}
+
+/* The long rows' entries of C: c += alpha times the sum of the row's
+ * pieces, each summed by hsp_spmm into a row of p (ncols values), in order.
+ * A work-item an entry. */
+__kernel void hsp_spmm_gather(int nlong, int ncols, __global const int *long_row, __global const int *long_first,
+                              __global const VT *p, __global VT *c, long cs0, long cs1, VT alpha)
+{
+    long g = get_global_id(0);
+    if (g >= (long)nlong * ncols) return;
+    int r = (int)(g / ncols), j = (int)(g - (long)r * ncols);
+    VT sum = 0;
+    for (int q = long_first[r]; q < long_first[r + 1]; q++) sum += p[(long)q * ncols + j];
+    c[long_row[r] * cs0 + j * cs1] += alpha * sum;
 }

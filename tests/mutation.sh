@@ -71,6 +71,9 @@ all_mutants() {
     # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
     mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart * unit];' \
         'if (lane < apart) lsum[lid] += lsum[lid + apart * unit - 1];' 'tests/t_spmm_nosvm.sh'
+    # the sum of a long row's pieces leaves out its first piece
+    mutant spmm-gather-first kernels/spmm.cl 'for (int q = long_first[r]; q < long_first[r + 1]; q++)' \
+        'for (int q = long_first[r] + 1; q < long_first[r + 1]; q++)' 'tests/t_spmm_nosvm.sh'
     # stage 2's scan of the bins' figures drops the stretches of work-groups before each
     mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
         'base[g * nbins + b] = (int)before;' 'tests/t_resident_nosvm.sh'

@@ -16,9 +16,9 @@
 #include "kernel_meta.h"
 #include "tap.h"
 
-enum { NKERNELS = 21 + 18 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
+enum { NKERNELS = 22 + 18 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
                                      bin_scan, arrange_rows, row_scan, esc_rows, dense_count, dense, hash_rows,
-                                     hash, rmerge, hash_rows_count, hash_count, spmm, spmm_lanes; smoothed
+                                     hash, rmerge, hash_rows_count, hash_count, spmm, spmm_lanes, spmm_gather; smoothed
                                      aggregation's 18 (kernels/amg.cl); heap 2..64 */
 
 /* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
@@ -28,7 +28,7 @@ static const struct {
     int args;
 } expected[] = {{"hsp_bound", 5}, {"hsp_esc", ROW_ARGS + 8}, {"hsp_merge", ROW_ARGS + 7},
                 {"hsp_arrange", 14}, {"hsp_bin_count", 13}, {"hsp_bin_place", 16}, {"hsp_row_sums", 4},
-                {"hsp_part_scan", 3}, {"hsp_bin_scan", 8}, {"hsp_arrange_rows", 11}, {"hsp_row_scan", 5}, {"hsp_spmm", 16}, {"hsp_spmm_lanes", 18}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_dense_count", ROW_ARGS + 9},
+                {"hsp_part_scan", 3}, {"hsp_bin_scan", 8}, {"hsp_arrange_rows", 11}, {"hsp_row_scan", 5}, {"hsp_spmm", 18}, {"hsp_spmm_lanes", 20}, {"hsp_spmm_gather", 9}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_dense_count", ROW_ARGS + 9},
                 {"hsp_dense", ROW_ARGS + 10}, {"hsp_hash_rows", ROW_ARGS + 7},
                 {"hsp_hash", ROW_ARGS + 7}, {"hsp_rmerge", ROW_ARGS + 5},
                 {"hsp_hash_rows_count", 14}, {"hsp_hash_count", 14}, {"hsp_sa_diag", 8}, {"hsp_mis_update", 5}, {"hsp_agg_far", 8},
@@ -147,7 +147,7 @@ static void check_resources(const hsp_code_object *co, const char *what)
         "hsp_count_ints", "hsp_widen",      "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
         "hsp_identity",   "hsp_numeric",    "hsp_tr_values",    "hsp_same_pattern", "hsp_numeric_rows",
         "hsp_rmerge",     "hsp_hash_rows_count", "hsp_hash_count", "hsp_part_scan", "hsp_bin_scan",
-        "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes"};
+        "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes", "hsp_spmm_gather"};
     hsp_kernel_meta *read = NULL;
     int nread = 0;
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);

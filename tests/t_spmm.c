@@ -259,6 +259,49 @@ static void padding(hsp_context *ctx)
     hsp_csr_free(A);
 }
 
+/* Rows past HSP_ELLR_LONG (1024) entries, which a GPU sums by pieces of 256
+ * (a prepared A): rows 0 and 40 (the first and the last) of 1025 entries
+ * (pieces of 256 and one of 1), row 7 of 3000, row 9 of exactly 1024 (not
+ * cut), the others 0 to 6 entries; prepared (read as given on the CPU) and
+ * resident, both orders of B, alpha and beta cases, L = 1, 7 and 33. */
+static void long_rows(hsp_context *ctx)
+{
+    static const int32_t widths[] = {1, 7, 33};
+    static const double ab[][2] = {{1, 0}, {-0.5, 2}};
+    hsp_csr *R = ref_random(41, 3100, 0, 6, HSP_DOUBLE, 13), *A = NULL;
+    int64_t nnz = 0;
+    int32_t len[41];
+    for (int32_t i = 0; i < 41; i++)
+        len[i] = i == 0 || i == 40 ? 1025 : i == 7 ? 3000 : i == 9 ? 1024 : (int32_t)(R->rowptr[i + 1] - R->rowptr[i]);
+    for (int32_t i = 0; i < 41; i++) nnz += len[i];
+    hsp_csr_create(41, 3100, nnz, HSP_DOUBLE, &A);
+    for (int32_t i = 0, at_ = 0; i < 41; i++) {
+        int special = len[i] >= 1024;
+        for (int32_t k = 0; k < len[i]; k++) {
+            A->colidx[at_ + k] = special ? (int32_t)(k * 3100LL / len[i]) : R->colidx[R->rowptr[i] + k];
+            ((double *)A->values)[at_ + k] = special ? 1.0 / (1 + k % 7) : ((double *)R->values)[R->rowptr[i] + k];
+        }
+        at_ += len[i], A->rowptr[i + 1] = at_;
+    }
+    for (int form = 1; form <= 3; form += 2)
+        for (int ob = 0; ob < 2; ob++)
+            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+                for (size_t k = 0; k < sizeof ab / sizeof *ab; k++) {
+                    int32_t L = widths[w];
+                    hsp_dense B = dense(3100, L, (hsp_order)ob, 1, HSP_DOUBLE, 5 + w, 0);
+                    hsp_dense C = dense(41, L, (hsp_order)ob, 0, HSP_DOUBLE, 8 + k, 0), C0 = C;
+                    C0.values = malloc(dense_bytes(&C)), memcpy(C0.values, C.values, dense_bytes(&C));
+                    char why[160] = "";
+                    hsp_status s = product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, NULL);
+                    tap_ok(s == HSP_OK && matches(A, &B, &C0, &C, ab[k][0], ab[k][1], why, sizeof why),
+                           "rows of 1024 to 3000 entries, %s, B %s, L = %d, alpha %g, beta %g%s%s",
+                           form == 1 ? "prepared" : "resident", ob ? "column-major" : "row-major", L, ab[k][0],
+                           ab[k][1], why[0] ? ": " : "", s != HSP_OK ? hsp_errmsg() : why);
+                    free(B.values), free(C.values), free(C0.values);
+                }
+    hsp_csr_free(A), hsp_csr_free(R);
+}
+
 /* Call with B and C given; it must fail with want, C untouched. */
 static void refused(hsp_context *ctx, const hsp_csr *A, const hsp_dense *B, hsp_dense *C, hsp_status want,
                     const char *what)
@@ -371,6 +414,7 @@ int main(void)
     for (int form = 0; form < 5; form++) products(ctx, form);
     prepared(ctx);
     resident(ctx);
+    long_rows(ctx);
     padding(ctx);
     edges(ctx);
     errors(ctx);

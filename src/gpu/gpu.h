@@ -22,7 +22,7 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        /* the scans of stages 2 and 4 without a round trip (gpu_bins.c); stage 4's copy in C's order */
        GK_PART_SCAN, GK_BIN_SCAN, GK_ARRANGE_ROWS,
        /* sparse times dense (gpu_spmm.c) */
-       GK_SPMM, GK_SPMM_LANES, GK_HEAP,
+       GK_SPMM, GK_SPMM_LANES, GK_SPMM_GATHER, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -48,8 +48,9 @@ enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SL
        GA_BIN_HI, GA_BIN_GROUP, GA_PART_FIGURES, GA_PART_BASE, GA_PART_SUM, GA_BIN_SUMS, GA_LONG_U,
        /* long rows by the dense method (gpu_dense.c): their entries up to each window */
        GA_WEND,
-       /* sparse times dense (gpu_spmm.c): A's rows or slices, lengths, columns and values; B; C */
-       GA_SPMM_ROWS, GA_SPMM_LEN, GA_SPMM_COL, GA_SPMM_VAL, GA_SPMM_B, GA_SPMM_C, GA_COUNT };
+       /* sparse times dense (gpu_spmm.c): A's arrays (ellr.h's hsp_ellr_arrays, from GA_SPMM_A); B; C;
+          the sums of long rows' pieces */
+       GA_SPMM_A, GA_SPMM_B = GA_SPMM_A + HSP_HELD_MAX, GA_SPMM_C, GA_SPMM_P, GA_COUNT };
 
 /* An array the kernels use: host-visible memory at ptr (SVM, a fine-grained
  * pool, or a host array used in place when owned is 0), or a back-end handle

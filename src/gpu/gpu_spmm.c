@@ -1,24 +1,28 @@
 /* gpu_spmm.c: C = alpha A B + beta C (hsp_spmm) on a GPU device, by
  * kernels/spmm.cl: A's arrays, and the spans of B's and C's entries, go to
- * the device (or are used in place where it reads host arrays), one launch
- * makes C, and C's span comes back. */
+ * the device (or are used in place where it reads host arrays; a prepared
+ * A's and resident B's and C's are there already), one launch makes C
+ * (where A has long rows, two more: their pieces' sums, then those added
+ * up), and C's span comes back unless C is resident. */
 #include "ellr.h"
 #include "gpu.h"
 #include "internal.h"
 
-/* A's arrays on the device in a[0..3] (hsp_ellr_arrays' order): those held
- * where A was prepared on this device, else copies of the host's in the
- * job's arrays (or the host's themselves where the device reads host
- * arrays). */
-static hsp_status place_rows(gpu *g, const struct hsp_ellr *A, void *held, const gpu_array *a[4])
+/* The arrays of one launch: A's (hsp_ellr_arrays' order), then B's and C's. */
+enum { ARR_B = HSP_ELLR_ARRAYS, ARR_C, NARR };
+
+/* A's arrays on the device in a[0..HSP_ELLR_ARRAYS) : those held where A
+ * was prepared on this device, else copies of the host's in the job's
+ * arrays (or the host's themselves where the device reads host arrays). */
+static hsp_status place_rows(gpu *g, const struct hsp_ellr *A, void *held, const gpu_array **a)
 {
-    const void *host[4];
-    size_t bytes[4];
+    const void *host[HSP_ELLR_ARRAYS];
+    size_t bytes[HSP_ELLR_ARRAYS];
     hsp_status s = HSP_OK;
     hsp_ellr_arrays(A, host, bytes);
-    for (int k = 0; k < 4 && s == HSP_OK; k++) {
-        s = held ? HSP_OK : gpu_upload(g, GA_SPMM_ROWS + k, bytes[k] ? host[k] : NULL, bytes[k]);
-        a[k] = held ? &((gpu_held *)held)->a[k] : &g->a[GA_SPMM_ROWS + k];
+    for (int k = 0; k < HSP_ELLR_ARRAYS && s == HSP_OK; k++) {
+        s = held ? HSP_OK : gpu_upload(g, GA_SPMM_A + k, bytes[k] ? host[k] : NULL, bytes[k]);
+        a[k] = held ? &((gpu_held *)held)->a[k] : &g->a[GA_SPMM_A + k];
     }
     return s;
 }
@@ -37,13 +41,17 @@ static hsp_status place_dense(gpu *g, int which, const hsp_dense *M, void *held,
 enum { LANE_ENTRIES = 64, MAX_LANES = 32 };
 
 /* The work-items an entry of C: one, doubled while A's longest row (known
- * where A was prepared) passes LANE_ENTRIES a work-item, at most MAX_LANES
- * and the work-group's size: a hub of thousands of entries (rmat) held up
- * its work-items and every other row's behind them. */
-static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols)
+ * where A was prepared; at most skip entries, longer rows going by pieces)
+ * passes LANE_ENTRIES a work-item, at most MAX_LANES and the work-group's
+ * size: a hub of thousands of entries (rmat) held up its work-items and
+ * every other row's behind them.  For one column of CSR, doubled too while
+ * the mean row passes 8 entries a work-item (poisson3d27:60 on an H100: 0.056
+ * ms against 0.132 with one). */
+static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols, int64_t skip)
 {
     int32_t lanes = 1;
-    while (lanes < MAX_LANES && (size_t)lanes < size && (int64_t)lanes * LANE_ENTRIES < A->width) lanes *= 2;
+    int64_t width = A->width < skip ? A->width : skip;
+    while (lanes < MAX_LANES && (size_t)lanes < size && (int64_t)lanes * LANE_ENTRIES < width) lanes *= 2;
     while (ncols == 1 && A->rowptr && lanes < MAX_LANES && (int64_t)lanes * 8 * A->nrows < A->nnz) lanes *= 2;
     return lanes;
 }
@@ -70,42 +78,72 @@ static gpu_arg arg_of(const gpu_array *x)
 }
 
 /* One launch over C's entries, along its rows where B is row-major; a: A's
- * four arrays, B's and C's. */
+ * rows, lengths, columns and values, then B's and C's (a[ARR_B], a[ARR_C]);
+ * rows of more than skip entries left to their pieces. */
 static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                         const hsp_dense *C, const gpu_array *const a[6])
+                         const hsp_dense *C, const gpu_array *const *a, int64_t skip)
 {
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
-    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR, lanes = lanes_for(A, size, C->ncols);
+    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR;
+    int32_t lanes = lanes_for(A, size, ncols, skip), lengths = A->len != NULL;
     int64_t step = hsp_ellr_step(A), bs[2], cs[2];
     size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     gpu_arg args[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
-                   gpu_val(&step, sizeof step), arg_of(a[0]), arg_of(a[1]), arg_of(a[2]), arg_of(a[3]), arg_of(a[4]),
-                   gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]), arg_of(a[5]),
-                   gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
-                   gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
-                   gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
+                      gpu_val(&step, sizeof step), arg_of(a[0]), arg_of(a[1]), arg_of(a[2]), arg_of(a[3]),
+                      arg_of(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]), arg_of(a[ARR_C]),
+                      gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                      gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
+                      gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
+                      gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
     if (!nrows || !ncols) return HSP_OK;
-    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 18, groups, size)
-                     : g->ops->launch(g, dbl, GK_SPMM, args, 16, groups, size);
+    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 20, groups, size)
+                     : g->ops->launch(g, dbl, GK_SPMM, args, 18, groups, size);
+}
+
+/* A's long rows: each piece summed into a row of GA_SPMM_P (a launch over
+ * the pieces as rows of their own), then alpha times the pieces' sums added
+ * to the rows' C, which the first launch left at beta C. */
+static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, const hsp_dense *C,
+                            const gpu_array *const *a)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_GATHER, 256);
+    int32_t ncols = C->ncols, nlong = A->nlong;
+    struct hsp_ellr pieces = {.nrows = (int32_t)A->npieces, .ncols = A->ncols, .width = HSP_ELLR_PIECE,
+                              .nnz = A->npieces * HSP_ELLR_PIECE, .precision = A->precision, .rowptr = A->piece, .len = A->piece_len};
+    hsp_dense P = {(int32_t)A->npieces, ncols, ncols, HSP_ROW_MAJOR, A->precision, NULL};
+    hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
+    const gpu_array *pa[NARR] = {a[4], a[5], a[2], a[3], NULL, NULL, NULL, NULL, a[ARR_B], &g->a[GA_SPMM_P]};
+    if (s == HSP_OK) s = launch(g, &pieces, B, 1, 0, &P, pa, INT64_MAX);
+    int64_t cs[2];
+    float alpha_f = (float)alpha;
+    hsp_dense_steps(C, cs);
+    gpu_arg args[] = {gpu_val(&nlong, sizeof nlong), gpu_val(&ncols, sizeof ncols), arg_of(a[6]), arg_of(a[7]),
+                      arg_of(&g->a[GA_SPMM_P]), arg_of(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]),
+                      gpu_val(&cs[1], sizeof cs[1]), gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs)};
+    size_t groups = (size_t)(((int64_t)nlong * ncols + (int64_t)size - 1) / (int64_t)size);
+    return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_GATHER, args, 9, groups, size) : s;
 }
 
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
                     hsp_dense *C, void *const held[3])
 {
     gpu *g = dev->state;
-    const gpu_array *a[6];
+    const gpu_array *a[NARR];
+    int64_t skip = A->nlong ? HSP_ELLR_LONG : INT64_MAX;
     if (A->precision == HSP_DOUBLE && !g->fp64)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
                         dev->description, g->no_fp64);
     hsp_status s = g->ops->finish(g);
     if (g->ops->unmap_host) g->ops->unmap_host(g, NULL); /* the last call's arrays may be gone */
     if (s == HSP_OK) s = place_rows(g, A, held[0], a);
-    if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[4]);
-    if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0, &a[5]);
-    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a);
+    if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
+    if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0, &a[ARR_C]);
+    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, skip);
+    if (s == HSP_OK && A->nlong && C->ncols) s = long_rows(g, A, B, alpha, C, a);
     if (s == HSP_OK && !held[2]) s = gpu_download(g, GA_SPMM_C, C->values, hsp_dense_bytes(C));
     if (s == HSP_OK && held[2]) s = g->ops->finish(g); /* C is done when the call returns */
     return gpu_noted(dev, s);

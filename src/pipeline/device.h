@@ -13,8 +13,8 @@ struct hsp_job;
 struct hsp_ellr;
 typedef struct hsp_device hsp_device;
 
-/* The most arrays one resident thing holds (a prepared A's four). */
-enum { HSP_HELD_MAX = 4 };
+/* The most arrays one resident thing holds (a prepared A's: ellr.h). */
+enum { HSP_HELD_MAX = 8 };
 
 struct hsp_device {
     const char *name;           /* "cpu", "opencl" */
@@ -59,8 +59,8 @@ struct hsp_device {
     hsp_status (*home)(hsp_device *dev, void *held, int n, void *const *host, const size_t *bytes);
     void (*drop)(hsp_device *dev, void *held);
     /* C = alpha A B + beta C (hsp_spmm), A's rows as ellr.h lays them out,
-     * the operands checked; an operand's held arrays (from hold: A's four,
-     * as ellr.h orders them; B's or C's one) where it is resident, else NULL
+     * the operands checked; an operand's held arrays (from hold: A's, as
+     * ellr.h orders them; B's or C's one) where it is resident, else NULL
      * and its host arrays are used.  NULL where the CPU threads do it. */
     hsp_status (*spmm)(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
                        hsp_dense *C, void *const held[3]);

@@ -17,6 +17,13 @@
  * 0.70-0.71). */
 #define HSP_ELLR_SLICE 8
 
+/* In CSR, rows of more than HSP_ELLR_LONG entries are also cut into pieces
+ * of HSP_ELLR_PIECE entries, which a GPU sums apart and then adds up
+ * (gpu_spmm.c): one work-item's walk down a row of thousands of entries
+ * (rmat's hubs) held up the whole product. */
+#define HSP_ELLR_PIECE 256
+#define HSP_ELLR_LONG 1024
+
 struct hsp_ellr {
     int32_t nrows, ncols, width;
     int64_t nnz;
@@ -26,7 +33,12 @@ struct hsp_ellr {
     const int32_t *len;    /* ELLPACK-R: each row's entries; CSR: NULL */
     const int32_t *col;    /* CSR: nnz entries; ELLPACK-R: slice[nslices] slots */
     const void *val;
-    void *own[4];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
+    int32_t nlong;         /* CSR: rows of more than HSP_ELLR_LONG entries */
+    int64_t npieces;       /* their pieces, in row order */
+    const int64_t *piece;  /* where each piece's entries begin */
+    const int32_t *piece_len; /* and how many it has */
+    const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
+    void *own[8];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
     hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
     void *held;            /* where ctx's device has memory of its own: its copy of the
                               four arrays there (hsp_ellr_arrays' order), else NULL */
@@ -60,9 +72,13 @@ static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
     return hsp_ellr_first(a, i) + hsp_ellr_count(a, i) * hsp_ellr_step(a);
 }
 
-/* The four arrays of a, as a device holds them (rows or slices, lengths,
- * columns, values; no lengths in CSR), and their bytes. */
-static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[4], size_t bytes[4])
+/* The arrays of a, as a device holds them (rows or slices, lengths,
+ * columns, values; no lengths in CSR; then the pieces of long rows, their
+ * lengths, the long rows and their first pieces, empty where there are
+ * none), and their bytes. */
+enum { HSP_ELLR_ARRAYS = 8 };
+static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HSP_ELLR_ARRAYS],
+                                   size_t bytes[HSP_ELLR_ARRAYS])
 {
     int ellr = !a->rowptr;
     int64_t nslices = hsp_ellr_nslices(a), slots = ellr ? a->slice[nslices] : a->nnz;
@@ -70,6 +86,9 @@ static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[4]
     bytes[0] = (size_t)(ellr ? nslices + 1 : (int64_t)a->nrows + 1) * sizeof(int64_t);
     bytes[1] = ellr ? (size_t)a->nrows * sizeof(int32_t) : 0;
     bytes[2] = (size_t)slots * sizeof(int32_t), bytes[3] = (size_t)slots * hsp_value_size(a->precision);
+    host[4] = a->piece, host[5] = a->piece_len, host[6] = a->long_row, host[7] = a->long_first;
+    bytes[4] = (size_t)a->npieces * sizeof(int64_t), bytes[5] = (size_t)a->npieces * sizeof(int32_t);
+    bytes[6] = (size_t)a->nlong * sizeof(int32_t), bytes[7] = a->nlong ? (size_t)(a->nlong + 1) * sizeof(int32_t) : 0;
 }
 
 /* A view of CSR A (its arrays, not copied). */

@@ -94,17 +94,48 @@ static hsp_status build(hsp_pool *pool, const hsp_csr *A, int csr_only, hsp_ellr
     return s;
 }
 
+/* E's rows of more than HSP_ELLR_LONG entries (E in CSR), and their
+ * pieces of HSP_ELLR_PIECE entries (the last of a row may be shorter). */
+static hsp_status cut_long_rows(hsp_ellr *E)
+{
+    int64_t npieces = 0;
+    int32_t nlong = 0;
+    for (int32_t i = 0; i < E->nrows; i++) {
+        int64_t n = hsp_ellr_count(E, i);
+        if (n > HSP_ELLR_LONG) nlong++, npieces += (n + HSP_ELLR_PIECE - 1) / HSP_ELLR_PIECE;
+    }
+    if (!nlong) return HSP_OK;
+    int64_t *piece = malloc((size_t)npieces * sizeof *piece);
+    int32_t *len = malloc((size_t)npieces * sizeof *len), *row = malloc((size_t)nlong * sizeof *row);
+    int32_t *first = malloc((size_t)(nlong + 1) * sizeof *first);
+    E->own[4] = piece, E->own[5] = len, E->own[6] = row, E->own[7] = first;
+    if (!piece || !len || !row || !first) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its long rows");
+    int64_t q = 0;
+    int32_t r = 0;
+    for (int32_t i = 0; i < E->nrows; i++) {
+        int64_t end = E->rowptr[i + 1];
+        if (end - E->rowptr[i] <= HSP_ELLR_LONG) continue;
+        row[r] = i, first[r++] = (int32_t)q;
+        for (int64_t p = E->rowptr[i]; p < end; p += HSP_ELLR_PIECE, q++)
+            piece[q] = p, len[q] = (int32_t)(end - p < HSP_ELLR_PIECE ? end - p : HSP_ELLR_PIECE);
+    }
+    first[r] = (int32_t)q;
+    E->nlong = nlong, E->npieces = npieces, E->piece = piece, E->piece_len = len, E->long_row = row;
+    E->long_first = first;
+    return HSP_OK;
+}
+
 /* E's arrays copied to ctx's device where it has memory of its own (the
  * context locked). */
 static hsp_status hold(hsp_context *ctx, hsp_ellr *E)
 {
     hsp_device *dev = ctx->device;
-    const void *host[4];
-    size_t bytes[4];
+    const void *host[HSP_ELLR_ARRAYS];
+    size_t bytes[HSP_ELLR_ARRAYS];
     E->ctx = ctx;
     if (!dev->hold) return HSP_OK;
     hsp_ellr_arrays(E, host, bytes);
-    return dev->hold(dev, 4, host, bytes, &E->held);
+    return dev->hold(dev, HSP_ELLR_ARRAYS, host, bytes, &E->held);
 }
 
 /* The check's error s, its message prefixed with the call's name. */
@@ -121,6 +152,7 @@ static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, hsp_
     if (!E) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory");
     *E = hsp_ellr_view(A);
     hsp_status s = build(ctx->pool, A, csr_only, E);
+    if (s == HSP_OK && E->rowptr) s = cut_long_rows(E);
     if (s == HSP_OK) s = hold(ctx, E);
     if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
     *out = E;
@@ -165,6 +197,6 @@ void hsp_ellr_free(hsp_ellr *E)
         hsp_context_unlock(E->ctx);
     }
     hsp_ellr_free(E->csr);
-    for (int k = 0; k < 4; k++) free(E->own[k]);
+    for (int k = 0; k < HSP_ELLR_ARRAYS; k++) free(E->own[k]);
     free(E);
 }
