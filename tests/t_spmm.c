@@ -259,10 +259,10 @@ static void padding(hsp_context *ctx)
     hsp_csr_free(A);
 }
 
-/* Rows past HSP_ELLR_LONG (1024) entries, which a GPU sums by pieces of 256
- * (a prepared A): rows 0 and 40 (the first and the last) of 1025 entries
- * (pieces of 256 and one of 1), row 7 of 3000, row 9 of exactly 1024 (not
- * cut), the others 0 to 6 entries; prepared (read as given on the CPU) and
+/* Long rows, which a GPU sums by pieces of 32 (a prepared A; rows past 64
+ * entries and 4 times the mean): rows 0 and 40 (the first and the last) of
+ * 1025 entries (pieces of 32 and one of 1), row 7 of 3000, row 9 of 1024,
+ * the others 0 to 6 entries; prepared (read as given on the CPU) and
  * resident, both orders of B, alpha and beta cases, L = 1, 7 and 33. */
 static void long_rows(hsp_context *ctx)
 {

@@ -133,7 +133,7 @@ hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *
 {
     gpu *g = dev->state;
     const gpu_array *a[NARR];
-    int64_t skip = A->nlong ? HSP_ELLR_LONG : INT64_MAX;
+    int64_t skip = A->nlong ? A->long_entries : INT64_MAX;
     if (A->precision == HSP_DOUBLE && !g->fp64)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
                         dev->description, g->no_fp64);

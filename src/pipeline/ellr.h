@@ -17,12 +17,16 @@
  * 0.70-0.71). */
 #define HSP_ELLR_SLICE 8
 
-/* In CSR, rows of more than HSP_ELLR_LONG entries are also cut into pieces
- * of HSP_ELLR_PIECE entries, which a GPU sums apart and then adds up
- * (gpu_spmm.c): one work-item's walk down a row of thousands of entries
- * (rmat's hubs) held up the whole product. */
-#define HSP_ELLR_PIECE 256
-#define HSP_ELLR_LONG 1024
+/* In CSR, rows of more than HSP_ELLR_LONG entries and 4 times the mean row
+ * are also cut into pieces of HSP_ELLR_PIECE entries, which a GPU sums apart
+ * and then adds up (gpu_spmm.c): one work-item's walk down a row of
+ * thousands of entries (rmat's hubs) held up the whole product.  On an
+ * H100 (resident, double, ms at L = 8 and 32), rmat:16,8 took 0.049 and
+ * 0.079 with these, 0.059 and 0.11 with rows past 128 cut by 32, 0.076 and
+ * 0.14 past 256 by 64, 0.13 and 0.24 past 1024 by 256; rmat:17,4 0.058 and
+ * 0.11 against 0.070 / 0.16, 0.094 / 0.24 and 0.22 / 0.42. */
+#define HSP_ELLR_PIECE 32
+#define HSP_ELLR_LONG 64
 
 struct hsp_ellr {
     int32_t nrows, ncols, width;
@@ -33,7 +37,8 @@ struct hsp_ellr {
     const int32_t *len;    /* ELLPACK-R: each row's entries; CSR: NULL */
     const int32_t *col;    /* CSR: nnz entries; ELLPACK-R: slice[nslices] slots */
     const void *val;
-    int32_t nlong;         /* CSR: rows of more than HSP_ELLR_LONG entries */
+    int64_t long_entries;  /* CSR: rows of more entries are long (ellr.c)... */
+    int32_t nlong;         /* ... and there are nlong of them */
     int64_t npieces;       /* their pieces, in row order */
     const int64_t *piece;  /* where each piece's entries begin */
     const int32_t *piece_len; /* and how many it has */

@@ -94,15 +94,23 @@ static hsp_status build(hsp_pool *pool, const hsp_csr *A, int csr_only, hsp_ellr
     return s;
 }
 
-/* E's rows of more than HSP_ELLR_LONG entries (E in CSR), and their
- * pieces of HSP_ELLR_PIECE entries (the last of a row may be shorter). */
+/* The entries past which a row of E is long: HSP_ELLR_LONG, or 4 times the
+ * mean row (rows of about one length are not cut). */
+static int64_t long_row_entries(const hsp_ellr *E)
+{
+    int64_t four_means = E->nrows ? 4 * E->nnz / E->nrows : 0;
+    return four_means > HSP_ELLR_LONG ? four_means : HSP_ELLR_LONG;
+}
+
+/* E's long rows (E in CSR), and their pieces of HSP_ELLR_PIECE entries (the
+ * last of a row may be shorter). */
 static hsp_status cut_long_rows(hsp_ellr *E)
 {
-    int64_t npieces = 0;
+    int64_t npieces = 0, most = long_row_entries(E);
     int32_t nlong = 0;
     for (int32_t i = 0; i < E->nrows; i++) {
         int64_t n = hsp_ellr_count(E, i);
-        if (n > HSP_ELLR_LONG) nlong++, npieces += (n + HSP_ELLR_PIECE - 1) / HSP_ELLR_PIECE;
+        if (n > most) nlong++, npieces += (n + HSP_ELLR_PIECE - 1) / HSP_ELLR_PIECE;
     }
     if (!nlong) return HSP_OK;
     int64_t *piece = malloc((size_t)npieces * sizeof *piece);
@@ -114,13 +122,14 @@ static hsp_status cut_long_rows(hsp_ellr *E)
     int32_t r = 0;
     for (int32_t i = 0; i < E->nrows; i++) {
         int64_t end = E->rowptr[i + 1];
-        if (end - E->rowptr[i] <= HSP_ELLR_LONG) continue;
+        if (end - E->rowptr[i] <= most) continue;
         row[r] = i, first[r++] = (int32_t)q;
         for (int64_t p = E->rowptr[i]; p < end; p += HSP_ELLR_PIECE, q++)
             piece[q] = p, len[q] = (int32_t)(end - p < HSP_ELLR_PIECE ? end - p : HSP_ELLR_PIECE);
     }
     first[r] = (int32_t)q;
-    E->nlong = nlong, E->npieces = npieces, E->piece = piece, E->piece_len = len, E->long_row = row;
+    E->long_entries = most, E->nlong = nlong, E->npieces = npieces, E->piece = piece, E->piece_len = len;
+    E->long_row = row;
     E->long_first = first;
     return HSP_OK;
 }
