@@ -7,7 +7,9 @@
  * their lengths.  Rows of more than skip entries are left to those pieces:
  * their C is beta C here, and hsp_spmm_gather adds alpha times the sum of
  * their pieces.  B and C are dense, entry (i, j) at i s0 + j s1.
- * hsp_spmm: a work-item an entry of C; hsp_spmm_lanes:
+ * hsp_spmm: a work-item an entry of C, or two neighbours in a row of C where
+ * B and C are row-major (A's entry read once for both: FastSpMM's columns a
+ * pass); hsp_spmm_lanes:
  * lanes work-items (a power of two that divides the work-group) an entry,
  * each summing every lanes-th entry of the row, their sums added in local
  * memory (lsum, a value a work-item), where a long row would hold up its
@@ -55,16 +57,30 @@ int spmm_place(int nrows, int ncols, int along_rows, int lanes, long *i, long *j
     return g < (long)nrows * ncols;
 }
 
+/* Where row i's entries begin (*first), and how many it has (none where
+ * more than skip: its pieces take them). */
+long spmm_row(long i, long step, __global const long *rows, __global const int *len, int lengths, long skip,
+              long *first)
+{
+    long at, slice = div_rem(i, step, &at), count = lengths ? (long)len[i] : rows[i + 1] - rows[i];
+    *first = rows[slice] + at;
+    return count > skip ? 0 : count;
+}
+
+/* alpha sum + beta *cij into *cij (C unread where beta is 0). */
+void spmm_write(__global VT *cij, VT alpha, VT sum, VT beta)
+{
+    *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;
+}
+
 /* This work-item's share of its entry of C. */
 void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
-    long i, j, slice, at;
+    long i, j;
     int lane, unit, lid = get_local_id(0), live = spmm_place(nrows, ncols, along_rows, lanes, &i, &j, &lane, &unit);
     VT sum = 0;
     if (live) {
-        slice = div_rem(i, step, &at);
-        long first = rows[slice] + at, count = lengths ? (long)len[i] : rows[i + 1] - rows[i];
-        count = count > skip ? 0 : count;
+        long first, count = spmm_row(i, step, rows, len, lengths, skip, &first);
         for (long p = first + lane * step; p < first + count * step; p += lanes * step)
             sum += val[p] * b[col[p] * bs0 + j * bs1];
     }
@@ -77,14 +93,37 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
         }
         sum = lsum[lid];
     }
+    if (live && lane == 0) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+}
+
+/* Row-major B and C: entries (i, j) and (i, j + 1) of C, j = 2 k for this
+ * work-item's k-th pair of row i (the last pair of an odd row one entry):
+ * each entry of A read once for both, which took 0.38 ms against 0.58 on
+ * poisson2d5:1024 at L = 32 on an H100 (four entries: 0.37-0.39, but
+ * poisson3d27:60 0.23 against 0.19). */
+void spmm_pair(HSP_SPMM_ARGS)
+{
+    long pairs = (ncols + 1) / 2, k, i = div_rem(get_global_id(0), pairs, &k), j = 2 * k, first;
+    if (i >= nrows) return;
+    long second = j + 1 < ncols ? bs1 : 0, count = spmm_row(i, step, rows, len, lengths, skip, &first);
+    __global const VT *bj = b + j * bs1;
+    VT s0 = 0, s1 = 0;
+    for (long p = first; p < first + count * step; p += step) {
+        __global const VT *bp = bj + col[p] * bs0;
+        VT a = val[p];
+        s0 += a * bp[0], s1 += a * bp[second];
+    }
     __global VT *cij = c + i * cs0 + j * cs1;
-    if (live && lane == 0) *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij; /* C unread where beta is 0 */
+    spmm_write(cij, alpha, s0, beta);
+    if (second) spmm_write(cij + cs1, alpha, s1, beta);
 }
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)
 {
-    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
-              1, 0);
+    if (along_rows) spmm_pair(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
+                              lengths, skip);
+    else spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths,
+                   skip, 1, 0);
 }
 
 __kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)

@@ -71,6 +71,9 @@ all_mutants() {
     # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
     mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart * unit];' \
         'if (lane < apart) lsum[lid] += lsum[lid + apart * unit - 1];' 'tests/t_spmm_nosvm.sh'
+    # a pair of entries of C sums the first column's products into the second
+    mutant spmm-pair-second kernels/spmm.cl 's0 += a * bp[0], s1 += a * bp[second];' \
+        's0 += a * bp[0], s1 += a * bp[0];' 'tests/t_spmm_nosvm.sh'
     # the sum of a long row's pieces leaves out its first piece
     mutant spmm-gather-first kernels/spmm.cl 'for (int q = long_first[r]; q < long_first[r + 1]; q++)' \
         'for (int q = long_first[r] + 1; q < long_first[r + 1]; q++)' 'tests/t_spmm_nosvm.sh'

@@ -56,9 +56,9 @@ static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols, i
     return lanes;
 }
 
-/* The work-groups of the launch, and their size: entries of C in order,
- * or, with lanes along rows, whole rows of lanes x ncols items (lanes
- * halved till a row fits the work-group). */
+/* The work-groups of the launch, and their size: entries of C in order (by
+ * pairs along rows), or, with lanes along rows, whole rows of lanes x ncols
+ * items (lanes halved till a row fits the work-group). */
 static size_t groups_of(int32_t nrows, int32_t ncols, int along_rows, int32_t *lanes, size_t *size)
 {
     while (along_rows && *lanes > 1 && (size_t)*lanes * (size_t)ncols > *size) *lanes /= 2;
@@ -67,7 +67,7 @@ static size_t groups_of(int32_t nrows, int32_t ncols, int along_rows, int32_t *l
         *size = rows * per;
         return ((size_t)nrows + rows - 1) / rows;
     }
-    int64_t items = (int64_t)nrows * ncols * *lanes;
+    int64_t items = (int64_t)nrows * (along_rows && *lanes == 1 ? (ncols + 1) / 2 : ncols) * *lanes;
     return (size_t)((items + (int64_t)*size - 1) / (int64_t)*size);
 }
 
