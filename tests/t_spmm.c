@@ -112,6 +112,22 @@ static hsp_status product(hsp_context *ctx, int form, const hsp_csr *A, double a
     return s;
 }
 
+/* C = alpha A B + beta C in form (see product), checked against the plain
+ * loop: 1 if right, else 0 with why saying where (or the error); B and C
+ * are freed. */
+static int checked_product(hsp_context *ctx, int form, const hsp_csr *A, double alpha, hsp_dense *B, double beta,
+                           hsp_dense *C, hsp_spmm_stats *st, char *why, size_t len)
+{
+    hsp_dense C0 = *C;
+    C0.values = malloc(dense_bytes(C));
+    memcpy(C0.values, C->values, dense_bytes(C));
+    hsp_status s = product(ctx, form, A, alpha, B, beta, C, st);
+    int ok = s == HSP_OK && matches(A, B, &C0, C, alpha, beta, why, len);
+    if (s != HSP_OK) snprintf(why, len, "%s", hsp_errmsg());
+    free(B->values), free(C->values), free(C0.values);
+    return ok;
+}
+
 /* Does a product of A prepared in ELLPACK-R (ellr) read that form?  On a GPU
  * (no threads in the stats) row-major B of several columns reads its CSR
  * copy. */
@@ -137,19 +153,14 @@ static void products(hsp_context *ctx, int form)
                     for (size_t k = 0; k < sizeof ab / sizeof *ab; k++) {
                         int32_t L = widths[w];
                         hsp_dense B = dense(200, L, (hsp_order)ob, 3, prec, 11 + w, 0);
-                        hsp_dense C = dense(300, L, (hsp_order)oc, 2, prec, 29 + k, 0), C0 = C;
-                        C0.values = malloc(dense_bytes(&C));
-                        memcpy(C0.values, C.values, dense_bytes(&C));
-                        hsp_spmm_stats st;
+                        hsp_dense C = dense(300, L, (hsp_order)oc, 2, prec, 29 + k, 0);
+                        hsp_spmm_stats st = {0};
                         char why[160] = "";
-                        hsp_status s = product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, &st);
-                        int ok = s == HSP_OK && matches(A, &B, &C0, &C, ab[k][0], ab[k][1], why, sizeof why) &&
+                        int ok = checked_product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, &st, why, sizeof why) &&
                                  st.flops == 2 * A->nnz * L && !strcmp(st.format, read_ellr(ellr, &st, ob, L) ? "ellr" : "csr");
                         tap_ok(ok, "A %s, %s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
                                forms[form], prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
-                               oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "",
-                               s != HSP_OK ? hsp_errmsg() : why);
-                        free(B.values), free(C.values), free(C0.values);
+                               oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "", why);
                     }
         hsp_csr_free(A);
     }
@@ -289,15 +300,12 @@ static void long_rows(hsp_context *ctx)
                 for (size_t k = 0; k < sizeof ab / sizeof *ab; k++) {
                     int32_t L = widths[w];
                     hsp_dense B = dense(3100, L, (hsp_order)ob, 1, HSP_DOUBLE, 5 + w, 0);
-                    hsp_dense C = dense(41, L, (hsp_order)ob, 0, HSP_DOUBLE, 8 + k, 0), C0 = C;
-                    C0.values = malloc(dense_bytes(&C)), memcpy(C0.values, C.values, dense_bytes(&C));
+                    hsp_dense C = dense(41, L, (hsp_order)ob, 0, HSP_DOUBLE, 8 + k, 0);
                     char why[160] = "";
-                    hsp_status s = product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, NULL);
-                    tap_ok(s == HSP_OK && matches(A, &B, &C0, &C, ab[k][0], ab[k][1], why, sizeof why),
+                    tap_ok(checked_product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, NULL, why, sizeof why),
                            "rows of 1024 to 3000 entries, %s, B %s, L = %d, alpha %g, beta %g%s%s",
                            form == 1 ? "prepared" : "resident", ob ? "column-major" : "row-major", L, ab[k][0],
-                           ab[k][1], why[0] ? ": " : "", s != HSP_OK ? hsp_errmsg() : why);
-                    free(B.values), free(C.values), free(C0.values);
+                           ab[k][1], why[0] ? ": " : "", why);
                 }
     hsp_csr_free(A), hsp_csr_free(R);
 }

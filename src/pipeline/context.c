@@ -36,6 +36,14 @@ void hsp_context_unlock(hsp_context *ctx)
     pthread_mutex_unlock(&ctx->lock);
 }
 
+void hsp_context_drop(hsp_context *ctx, void *held)
+{
+    if (!held || !ctx->device->drop) return;
+    hsp_context_lock(ctx);
+    ctx->device->drop(ctx->device, held);
+    hsp_context_unlock(ctx);
+}
+
 hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out)
 {
     hsp_context *ctx = calloc(1, sizeof *ctx);

@@ -51,5 +51,7 @@ hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **o
  * sharing a context take turns.  Recursive: a call may make others. */
 void hsp_context_lock(hsp_context *ctx);
 void hsp_context_unlock(hsp_context *ctx);
+/* Free arrays ctx's device holds (its drop, under the lock); NULL: none. */
+void hsp_context_drop(hsp_context *ctx, void *held);
 
 #endif

@@ -66,11 +66,7 @@ hsp_status hsp_dense_resident_home(const hsp_dense_resident *M, hsp_dense *X)
 void hsp_dense_resident_free(hsp_dense_resident *M)
 {
     if (!M) return;
-    if (M->held) {
-        hsp_context_lock(M->ctx);
-        M->ctx->device->drop(M->ctx->device, M->held);
-        hsp_context_unlock(M->ctx);
-    }
+    hsp_context_drop(M->ctx, M->held);
     free(M);
 }
 

@@ -227,10 +227,7 @@ void hsp_resident_shape(const hsp_resident *M, int32_t *nrows, int32_t *ncols, i
 void hsp_resident_free(hsp_resident *M)
 {
     if (!M) return;
-    hsp_context_lock(M->ctx);
-    hsp_device *dev = M->ctx->device;
-    if (M->held && dev->drop) dev->drop(dev, M->held);
-    hsp_context_unlock(M->ctx);
+    hsp_context_drop(M->ctx, M->held);
     if (!M->borrowed) hsp_csr_free(M->host);
     free(M);
 }
