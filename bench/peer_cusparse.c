@@ -31,7 +31,8 @@ static const char usage[] =
     "algorithm it has (default, csr_alg1, csr_alg2, csr_alg3; those it refuses for the shape left\n"
     "out), A, X and C on the device, each after its preprocessing (untimed); ms_device is the\n"
     "fastest algorithm's, and ms (host to host) that algorithm's with X uploaded and C\n"
-    "downloaded each run (A on the device, as a prepared A is; the device arrays kept).\n";
+    "downloaded each run (A on the device, as a prepared A is; the device arrays kept), from\n"
+    "pageable host memory, and as ms_pinned from the same memory pinned (cudaHostRegister).\n";
 
 /* What every product shares: the handle, the value type and alpha = 1, beta = 0 in it; the
  * number of factors of C and the order they are multiplied in. */
