@@ -17,8 +17,8 @@
  * 0.70-0.71). */
 #define HSP_ELLR_SLICE 8
 
-/* In CSR, rows of more than HSP_ELLR_LONG entries and 4 times the mean row
- * are also cut into pieces of HSP_ELLR_PIECE entries, which a GPU sums apart
+/* In CSR prepared on a GPU device, rows of more than HSP_ELLR_LONG entries
+ * and 4 times the mean row are also cut into pieces of HSP_ELLR_PIECE entries, which a GPU sums apart
  * and then adds up (gpu_spmm.c): one work-item's walk down a row of
  * thousands of entries (rmat's hubs) held up the whole product.  On an
  * H100 (resident, double, ms at L = 8 and 32), rmat:16,8 took 0.049 and
@@ -46,7 +46,7 @@ struct hsp_ellr {
     void *own[8];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
     hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
     void *held;            /* where ctx's device has memory of its own: its copy of the
-                              four arrays there (hsp_ellr_arrays' order), else NULL */
+                              arrays there (hsp_ellr_arrays' order), else NULL */
     struct hsp_ellr *csr;  /* ELLPACK-R prepared on a GPU device: a copy in CSR, which
                               that device reads faster with row-major B of several
                               columns (spmm.c); else NULL */

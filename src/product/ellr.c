@@ -112,7 +112,7 @@ static hsp_status cut_long_rows(hsp_ellr *E)
         int64_t n = hsp_ellr_count(E, i);
         if (n > most) nlong++, npieces += (n + HSP_ELLR_PIECE - 1) / HSP_ELLR_PIECE;
     }
-    if (!nlong) return HSP_OK;
+    if (!nlong || npieces > INT32_MAX) return HSP_OK; /* the kernels count pieces in 32 bits */
     int64_t *piece = malloc((size_t)npieces * sizeof *piece);
     int32_t *len = malloc((size_t)npieces * sizeof *len), *row = malloc((size_t)nlong * sizeof *row);
     int32_t *first = malloc((size_t)(nlong + 1) * sizeof *first);
@@ -161,7 +161,7 @@ static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, hsp_
     if (!E) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory");
     *E = hsp_ellr_view(A);
     hsp_status s = build(ctx->pool, A, csr_only, E);
-    if (s == HSP_OK && E->rowptr) s = cut_long_rows(E);
+    if (s == HSP_OK && E->rowptr && ctx->device->spmm) s = cut_long_rows(E);
     if (s == HSP_OK) s = hold(ctx, E);
     if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
     *out = E;
