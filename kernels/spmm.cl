@@ -40,8 +40,8 @@ long div_rem(long x, long d, long *rem)
  * along C's rows, a work-group takes whole rows, lanes x ncols items a row
  * and C's columns fastest (the host makes the work-group a multiple of
  * that), so that the items of a lane read B's rows in whole strides;
- * otherwise entries in order, along rows or down columns, an entry's lanes
- * together. */
+ * otherwise (B column-major: one lane along rows goes by pairs, spmm_pair)
+ * entries in order down C's columns, an entry's lanes together. */
 int spmm_place(int nrows, int ncols, int along_rows, int lanes, long *i, long *j, int *lane, int *unit)
 {
     if (lanes > 1 && along_rows) {
@@ -52,8 +52,8 @@ int spmm_place(int nrows, int ncols, int along_rows, int lanes, long *i, long *j
     }
     long g = get_global_id(0) >> (31 - clz(lanes)), r, q; /* lanes: a power of two */
     *lane = get_global_id(0) & (lanes - 1), *unit = 1;
-    q = div_rem(g, along_rows ? ncols : nrows, &r);
-    *i = along_rows ? q : r, *j = along_rows ? r : q;
+    q = div_rem(g, nrows, &r);
+    *i = r, *j = q;
     return g < (long)nrows * ncols;
 }
 
