@@ -2,6 +2,7 @@
  * hsp_spmm_resident over them.  The host keeps the shape; the values are
  * the device's one array (dev->hold, the span of the array placed) where it
  * has memory of its own, else the caller's array, used in place. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "context.h"
@@ -36,19 +37,24 @@ hsp_status hsp_place_dense(hsp_context *ctx, const hsp_dense *X, hsp_dense_resid
     return s;
 }
 
+/* M's layout in words: "R x C (ld L, row-major, double)". */
+static const char *layout(const hsp_dense *M, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d x %d (ld %lld, %s, %s)", M->nrows, M->ncols, (long long)M->ld,
+             M->order == HSP_ROW_MAJOR ? "row-major" : "column-major", M->precision == HSP_DOUBLE ? "double" : "float");
+    return buf;
+}
+
 hsp_status hsp_dense_resident_home(const hsp_dense_resident *M, hsp_dense *X)
 {
     if (!M || !X) return hsp_fail(HSP_ERR_ARG, "hsp_dense_resident_home: %s is NULL", M ? "X" : "M");
     const hsp_dense *D = &M->shape;
+    char x[96], d[96];
     hsp_status s = hsp_dense_check(X, "hsp_dense_resident_home: X");
     if (s == HSP_OK && (X->nrows != D->nrows || X->ncols != D->ncols || X->order != D->order ||
                         X->precision != D->precision || X->ld != D->ld))
-        s = hsp_fail(HSP_ERR_SHAPE,
-                     "hsp_dense_resident_home: X is %d x %d (ld %lld, %s, %s); M is %d x %d (ld %lld, %s, %s)",
-                     X->nrows, X->ncols, (long long)X->ld, X->order == HSP_ROW_MAJOR ? "row-major" : "column-major",
-                     X->precision == HSP_DOUBLE ? "double" : "float", D->nrows, D->ncols, (long long)D->ld,
-                     D->order == HSP_ROW_MAJOR ? "row-major" : "column-major",
-                     D->precision == HSP_DOUBLE ? "double" : "float");
+        s = hsp_fail(HSP_ERR_SHAPE, "hsp_dense_resident_home: X is %s; M is %s", layout(X, x, sizeof x),
+                     layout(D, d, sizeof d));
     if (s != HSP_OK) return s;
     size_t bytes = hsp_dense_bytes(X);
     void *host = X->values;
