@@ -200,7 +200,7 @@ void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
 void hsp_ellr_free(hsp_ellr *E)
 {
     if (!E) return;
-    if (E->held) hsp_context_drop(E->ctx, E->held);
+    hsp_context_drop(E->ctx, E->held); /* nothing where none is held */
     hsp_ellr_free(E->csr);
     for (int k = 0; k < HSP_ELLR_ARRAYS; k++) free(E->own[k]);
     free(E);
