@@ -6,7 +6,9 @@
  * len each row's entries; the pieces of long rows are rows of step 1 and
  * their lengths.  Rows of more than skip entries are left to those pieces:
  * their C is beta C here, and hsp_spmm_gather adds alpha times the sum of
- * their pieces.  B and C are dense, entry (i, j) at i s0 + j s1.
+ * their pieces.  B and C are dense, entry (i, j) at i s0 + j s1.  A launch
+ * makes the block of C of nrows x ncols entries from (row0, col0) on (the
+ * whole of C, or one block of a product whose transfers overlap it).
  * hsp_spmm: a work-item an entry of C, or two neighbours in a row of C where
  * B and C are row-major (A's entry read once for both: FastSpMM's columns a
  * pass); hsp_spmm_lanes:
@@ -31,7 +33,7 @@ long div_rem(long x, long d, long *rem)
 
 /* The arguments of both kernels but lanes and lsum. */
 #define HSP_SPMM_ARGS                                                                                          \
-    int nrows, int ncols, int along_rows, long step, __global const long *rows, __global const int *len,     \
+    int nrows, int ncols, long row0, long col0, int along_rows, long step, __global const long *rows, __global const int *len,     \
         __global const int *col, __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, \
         long cs0, long cs1, VT alpha, VT beta, int lengths, long skip
 
@@ -79,6 +81,7 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
     long i, j;
     int lane, unit, lid = get_local_id(0), live = spmm_place(nrows, ncols, along_rows, lanes, &i, &j, &lane, &unit);
     VT sum = 0;
+    i += row0, j += col0;
     if (live) {
         long first, count = spmm_row(i, step, rows, len, lengths, skip, &first);
         for (long p = first + lane * step; p < first + count * step; p += lanes * step)
@@ -105,7 +108,9 @@ void spmm_pair(HSP_SPMM_ARGS)
 {
     long pairs = (ncols + 1) / 2, k, i = div_rem(get_global_id(0), pairs, &k), j = 2 * k, first;
     if (i >= nrows) return;
-    long second = j + 1 < ncols ? bs1 : 0, count = spmm_row(i, step, rows, len, lengths, skip, &first);
+    long second = j + 1 < ncols ? bs1 : 0;
+    i += row0, j += col0;
+    long count = spmm_row(i, step, rows, len, lengths, skip, &first);
     __global const VT *bj = b + j * bs1;
     VT s0 = 0, s1 = 0;
     for (long p = first; p < first + count * step; p += step) {
@@ -120,15 +125,15 @@ void spmm_pair(HSP_SPMM_ARGS)
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)
 {
-    if (along_rows) spmm_pair(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
+    if (along_rows) spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
                               lengths, skip);
-    else spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths,
+    else spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths,
                    skip, 1, 0);
 }
 
 __kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
-    spmm_item(nrows, ncols, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
+    spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
               lanes, lsum);
 }
 

@@ -28,7 +28,7 @@ static const struct {
     int args;
 } expected[] = {{"hsp_bound", 5}, {"hsp_esc", ROW_ARGS + 8}, {"hsp_merge", ROW_ARGS + 7},
                 {"hsp_arrange", 14}, {"hsp_bin_count", 13}, {"hsp_bin_place", 16}, {"hsp_row_sums", 4},
-                {"hsp_part_scan", 3}, {"hsp_bin_scan", 8}, {"hsp_arrange_rows", 11}, {"hsp_row_scan", 5}, {"hsp_spmm", 18}, {"hsp_spmm_lanes", 20}, {"hsp_spmm_gather", 9}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_dense_count", ROW_ARGS + 9},
+                {"hsp_part_scan", 3}, {"hsp_bin_scan", 8}, {"hsp_arrange_rows", 11}, {"hsp_row_scan", 5}, {"hsp_spmm", 20}, {"hsp_spmm_lanes", 22}, {"hsp_spmm_gather", 9}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_dense_count", ROW_ARGS + 9},
                 {"hsp_dense", ROW_ARGS + 10}, {"hsp_hash_rows", ROW_ARGS + 7},
                 {"hsp_hash", ROW_ARGS + 7}, {"hsp_rmerge", ROW_ARGS + 5},
                 {"hsp_hash_rows_count", 14}, {"hsp_hash_count", 14}, {"hsp_sa_diag", 8}, {"hsp_mis_update", 5}, {"hsp_agg_far", 8},

@@ -77,21 +77,29 @@ static gpu_arg arg_of(const gpu_array *x)
     return (gpu_arg){GPU_ARG_ARRAY, x, NULL, 0};
 }
 
-/* One launch over C's entries, along its rows where B is row-major; a: A's
- * rows, lengths, columns and values, then B's and C's (a[ARR_B], a[ARR_C]);
- * rows of more than skip entries left to their pieces. */
+/* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
+typedef struct {
+    int64_t row0, col0;
+    int32_t nrows, ncols;
+} spmm_block;
+
+/* One launch over block k of C's entries, along its rows where B is
+ * row-major; a: A's rows, lengths, columns and values, then B's and C's
+ * (a[ARR_B], a[ARR_C]); rows of more than skip entries left to their
+ * pieces. */
 static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                         const hsp_dense *C, const gpu_array *const *a, int64_t skip)
+                         const hsp_dense *C, const gpu_array *const *a, int64_t skip, spmm_block k)
 {
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
-    int32_t nrows = C->nrows, ncols = C->ncols, along_rows = B->order == HSP_ROW_MAJOR;
+    int32_t nrows = k.nrows, ncols = k.ncols, along_rows = B->order == HSP_ROW_MAJOR;
     int32_t lanes = lanes_for(A, size, ncols, skip), lengths = A->len != NULL;
     int64_t step = hsp_ellr_step(A), bs[2], cs[2];
     size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
-    gpu_arg args[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&along_rows, sizeof along_rows),
+    gpu_arg args[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&k.row0, sizeof k.row0),
+                      gpu_val(&k.col0, sizeof k.col0), gpu_val(&along_rows, sizeof along_rows),
                       gpu_val(&step, sizeof step), arg_of(a[0]), arg_of(a[1]), arg_of(a[2]), arg_of(a[3]),
                       arg_of(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]), arg_of(a[ARR_C]),
                       gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
@@ -99,8 +107,14 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                       gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
                       gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
     if (!nrows || !ncols) return HSP_OK;
-    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 20, groups, size)
-                     : g->ops->launch(g, dbl, GK_SPMM, args, 18, groups, size);
+    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 22, groups, size)
+                     : g->ops->launch(g, dbl, GK_SPMM, args, 20, groups, size);
+}
+
+/* The whole of C as one block. */
+static spmm_block whole(const hsp_dense *C)
+{
+    return (spmm_block){0, 0, C->nrows, C->ncols};
 }
 
 /* A's long rows: each piece summed into a row of GA_SPMM_P (a launch over
@@ -117,7 +131,7 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, const hsp_dense *B
     hsp_dense P = {(int32_t)A->npieces, ncols, ncols, HSP_ROW_MAJOR, A->precision, NULL};
     hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
     const gpu_array *pa[NARR] = {a[4], a[5], a[2], a[3], NULL, NULL, NULL, NULL, a[ARR_B], &g->a[GA_SPMM_P]};
-    if (s == HSP_OK) s = launch(g, &pieces, B, 1, 0, &P, pa, INT64_MAX);
+    if (s == HSP_OK) s = launch(g, &pieces, B, 1, 0, &P, pa, INT64_MAX, whole(&P));
     int64_t cs[2];
     float alpha_f = (float)alpha;
     hsp_dense_steps(C, cs);
@@ -142,7 +156,7 @@ hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *
     if (s == HSP_OK) s = place_rows(g, A, held[0], a);
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0, &a[ARR_C]);
-    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, skip);
+    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, skip, whole(C));
     if (s == HSP_OK && A->nlong && C->ncols) s = long_rows(g, A, B, alpha, C, a);
     if (s == HSP_OK && !held[2]) s = gpu_download(g, GA_SPMM_C, C->values, hsp_dense_bytes(C));
     if (s == HSP_OK && held[2]) s = g->ops->finish(g); /* C is done when the call returns */
