@@ -23,7 +23,7 @@ static const char *built_targets(char *buf, size_t len)
 }
 
 static const gpu_ops hsa_ops = {hsa_alloc, hsa_free, NULL, NULL, NULL, hsa_map_host, hsa_unmap_host,
-                                hsa_group_limit, hsa_launch, hsa_finish, hsa_close};
+                                hsa_group_limit, hsa_launch, hsa_finish, hsa_close, NULL, NULL};
 
 /* Pools, both executables and the queue for agent a into st; faults on the
  * agent reach st from then on. */

@@ -238,7 +238,15 @@ typedef struct {
                              profile; else a file, which must exist and parse.  Only
                              its sections for the context's device are taken; in
                              deterministic contexts, only their exact methods */
+    int spmm_blocks;      /* hsp_spmm and hsp_spmm_ellr on a device with memory of its
+                             own, B and C the host's: the blocks of C's rows (row-major
+                             C) or columns whose transfers overlap the launches of the
+                             others (FastSpMM's streams; README: Sparse times dense).
+                             0 (default): blocks of about 4 MiB of C; 1: none, B sent
+                             whole, one launch, C brought back whole; at most
+                             HSP_SPMM_MAX_BLOCKS */
 } hsp_options;
+#define HSP_SPMM_MAX_BLOCKS 256
 
 /* Fill o with the defaults above (o NULL: nothing). */
 void hsp_options_init(hsp_options *o);
@@ -537,6 +545,8 @@ typedef struct {
     int threads;
     char format[8];       /* A's storage the product read: "csr" or "ellr" */
     char device[160];     /* what computed it */
+    int blocks;           /* the blocks of C whose transfers overlapped the launches
+                             (options.spmm_blocks); 1: moved whole; 0: nothing moved */
 } hsp_spmm_stats;
 
 /* C = alpha A B + beta C: A valid CSR, B and C dense (either order each),

@@ -40,7 +40,7 @@ static const hsp_code_object *object(int dbl)
 static hsp_status open_state(hsa_mem_mode mode)
 {
     static const gpu_ops ops = {hsa_alloc, hsa_free, NULL, NULL, NULL, hsa_map_host, hsa_unmap_host,
-                                NULL, NULL, hsa_finish, NULL};
+                                NULL, NULL, hsa_finish, NULL, NULL, NULL};
     long fail_at = fake_hsa.fail_at;
     fake_hsa_reset();
     fake_hsa.fail_at = fail_at;

@@ -112,9 +112,24 @@ static hsp_status product(hsp_context *ctx, int form, const hsp_csr *A, double a
     return s;
 }
 
+/* Are the bytes of C's array between its rows (row-major) or columns as
+ * they were in C0's?  They are the caller's, not C's. */
+static int gaps_kept(const hsp_dense *C0, const hsp_dense *C, char *why, size_t len)
+{
+    int32_t outer = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols, inner = C->order == HSP_ROW_MAJOR ? C->ncols : C->nrows;
+    size_t vs = C->precision == HSP_DOUBLE ? 8 : 4;
+    for (int64_t o = 0; o + 1 < outer; o++)
+        for (int64_t k = inner; k < C->ld; k++)
+            if (memcmp((const char *)C->values + (o * C->ld + k) * vs, (const char *)C0->values + (o * C->ld + k) * vs, vs)) {
+                snprintf(why, len, "the byte of C's array past line %lld, slot %lld, changed", (long long)o, (long long)k);
+                return 0;
+            }
+    return 1;
+}
+
 /* C = alpha A B + beta C in form (see product), checked against the plain
- * loop: 1 if right, else 0 with why saying where (or the error); B and C
- * are freed. */
+ * loop, the bytes between C's lines untouched: 1 if right, else 0 with why
+ * saying where (or the error); B and C are freed. */
 static int checked_product(hsp_context *ctx, int form, const hsp_csr *A, double alpha, hsp_dense *B, double beta,
                            hsp_dense *C, hsp_spmm_stats *st, char *why, size_t len)
 {
@@ -122,7 +137,7 @@ static int checked_product(hsp_context *ctx, int form, const hsp_csr *A, double 
     C0.values = malloc(dense_bytes(C));
     memcpy(C0.values, C->values, dense_bytes(C));
     hsp_status s = product(ctx, form, A, alpha, B, beta, C, st);
-    int ok = s == HSP_OK && matches(A, B, &C0, C, alpha, beta, why, len);
+    int ok = s == HSP_OK && matches(A, B, &C0, C, alpha, beta, why, len) && gaps_kept(&C0, C, why, len);
     if (s != HSP_OK) snprintf(why, len, "%s", hsp_errmsg());
     free(B->values), free(C->values), free(C0.values);
     return ok;
@@ -415,6 +430,46 @@ static void resident(hsp_context *ctx)
     hsp_csr_free(A);
 }
 
+/* Products by blocks (options.spmm_blocks): on a device whose memory is
+ * reached by transfers (buffers), n blocks of C (at most its rows or columns) whose transfers overlap
+ * the launches, each waiting for the rows of B its rows of A reach (a band:
+ * a part of B; random rows: all of it); elsewhere nothing moves.  C checked
+ * in every order and both precisions, beta 0 and not. */
+static void blocks(void)
+{
+    static const int asked[] = {2, 3, 7, HSP_SPMM_MAX_BLOCKS};
+    static const char *const specs[] = {"band:300,3", "random:300,6"};
+    for (size_t n = 0; n < sizeof asked / sizeof *asked; n++) {
+        hsp_options o;
+        hsp_context *ctx = NULL;
+        hsp_options_init(&o);
+        o.device = ref_device(), o.small_nnz = -1, o.spmm_blocks = asked[n];
+        if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "a context of %d blocks", asked[n])) continue;
+        for (int form = 0; form < 3; form++)
+            for (int ob = 0; ob < 2; ob++)
+                for (int oc = 0; oc < 2; oc++)
+                    for (size_t m = 0; m < 2; m++) {
+                        hsp_precision prec = (ob + oc + (int)m) % 2 ? HSP_FLOAT : HSP_DOUBLE;
+                        int32_t L = oc ? 9 : 8, outer = oc ? L : 300;
+                        double beta = ob ? 0 : -0.5;
+                        hsp_csr *A = NULL;
+                        hsp_generate(specs[m], 5, prec, &A);
+                        hsp_dense B = dense(300, L, (hsp_order)ob, 2, prec, 41, 0), C = dense(300, L, (hsp_order)oc, 1, prec, 43, 0);
+                        hsp_spmm_stats st = {0};
+                        char why[160] = "";
+                        int ok = checked_product(ctx, form, A, 1.5, &B, beta, &C, &st, why, sizeof why);
+                        int buffers = strstr(st.device, "(buffers)") != NULL;
+                        int want = buffers ? (asked[n] < outer ? asked[n] : outer) : st.threads ? 0 : 1; /* or fewer */
+                        tap_ok(ok && (buffers || st.threads ? st.blocks == want : st.blocks <= want),
+                               "%d blocks asked, %s %s, form %d, B %s, C %s, beta %g: %d blocks (want %d)%s%s",
+                               asked[n], specs[m], prec == HSP_DOUBLE ? "double" : "float", form, ob ? "column-major" : "row-major",
+                               oc ? "column-major" : "row-major", beta, st.blocks, want, why[0] ? ": " : "", why);
+                        hsp_csr_free(A);
+                    }
+        hsp_context_free(ctx);
+    }
+}
+
 int main(void)
 {
     hsp_context *ctx = ref_context();
@@ -424,6 +479,7 @@ int main(void)
     resident(ctx);
     long_rows(ctx);
     padding(ctx);
+    blocks();
     edges(ctx);
     errors(ctx);
     hsp_context_free(ctx);

@@ -111,7 +111,12 @@ enum { GPU_NNZ_LATER_BYTES = 16 << 20 };
  * reallocated, or (host NULL) the last product's arrays before the next
  * product (both NULL when host memory is always reachable).  Kernels: the
  * largest work-group of a kernel; launch a 1-D grid of groups x size (args in
- * the kernel's order); finish waits for all launched work and transfers. */
+ * the kernel's order); finish waits for all launched work and transfers.
+ * Transfers beside the kernels (NULL where the back end has none; arrays
+ * without ptr): put copies host's bytes into x from offset on, on a queue of
+ * its own, and the launches after it wait for it; get copies x's bytes from
+ * offset on into host on another queue once the launches before it have
+ * run, and returns with them there. */
 typedef struct {
     hsp_status (*alloc)(gpu *g, gpu_array *x, size_t bytes);
     void (*free)(gpu *g, gpu_array *x);
@@ -125,12 +130,15 @@ typedef struct {
                          size_t size);
     hsp_status (*finish)(gpu *g);
     void (*close)(gpu *g);
+    hsp_status (*put)(gpu *g, gpu_array *x, size_t offset, const void *host, size_t bytes);
+    hsp_status (*get)(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
 } gpu_ops;
 
 struct gpu {
     const gpu_ops *ops;
     void *backend;           /* the back end's own state */
     int host_arrays;         /* host arrays are used in place; the pool may realloc */
+    int beside;              /* ops->put and ops->get move its arrays (buffers) */
     int fp64;                /* double kernels exist */
     int local_add[2];        /* the kernels that add in local memory by atomics
                                 (dense, hash) exist, in float and in double (where the
@@ -177,6 +185,9 @@ struct gpu {
 hsp_status gpu_reserve(gpu *g, int which, size_t bytes);
 hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes);
 hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes);
+/* ops->put and ops->get on array which (reserved), the bytes counted. */
+hsp_status gpu_put(gpu *g, int which, size_t offset, const void *host, size_t bytes);
+hsp_status gpu_get(gpu *g, int which, size_t offset, void *host, size_t bytes);
 void gpu_release(gpu *g, int which);
 hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_realloc, int64_t *copied, int *moved);
 /* The first bytes of array x from host, or to host; bytes from offset on to host. */
@@ -265,7 +276,7 @@ size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
  * read only where beta is not 0 (as in BLAS: C may hold anything then). */
 struct hsp_ellr;
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                    hsp_dense *C, void *const held[3]);
+                    hsp_dense *C, void *const held[3], int *blocks);
 /* The arguments every row kernel takes first (kernels/common.h's
  * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows: results
  * into C~, or with fill into C (its row pointers as the rows' slots). */

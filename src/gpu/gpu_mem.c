@@ -160,6 +160,19 @@ hsp_status gpu_array_write(gpu *g, gpu_array *x, const void *host, size_t bytes)
     return g->ops->write(g, x, host, bytes);
 }
 
+hsp_status gpu_put(gpu *g, int which, size_t offset, const void *host, size_t bytes)
+{
+    g->moved[0] += (int64_t)bytes;
+    g->host_wrote = 1;
+    return bytes ? g->ops->put(g, &g->a[which], offset, host, bytes) : HSP_OK;
+}
+
+hsp_status gpu_get(gpu *g, int which, size_t offset, void *host, size_t bytes)
+{
+    g->moved[1] += (int64_t)bytes;
+    return bytes ? g->ops->get(g, &g->a[which], offset, host, bytes) : HSP_OK;
+}
+
 hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes)
 {
     return gpu_array_read(g, &g->a[which], host, bytes);

@@ -3,7 +3,11 @@
  * the device (or are used in place where it reads host arrays; a prepared
  * A's and resident B's and C's are there already), one launch makes C
  * (where A has long rows, two more: their pieces' sums, then those added
- * up), and C's span comes back unless C is resident. */
+ * up), and C's span comes back unless C is resident.  Where B and C are the
+ * host's and the back end can move data beside its launches, C is made by
+ * blocks instead: each block's launch waits only for the part of B its rows
+ * reach, and comes back while the next blocks run (FastSpMM's streams,
+ * seed 001). */
 #include "ellr.h"
 #include "gpu.h"
 #include "internal.h"
@@ -25,6 +29,14 @@ static hsp_status place_rows(gpu *g, const struct hsp_ellr *A, void *held, const
         a[k] = held ? &((gpu_held *)held)->a[k] : &g->a[GA_SPMM_A + k];
     }
     return s;
+}
+
+/* Does M's span hold bytes between its rows (row-major) or columns that are
+ * not M's?  A C of such a span goes to the device whatever beta, so that
+ * what comes back leaves them as they were. */
+static int has_gaps(const hsp_dense *M)
+{
+    return M->order == HSP_ROW_MAJOR ? M->ld > M->ncols && M->nrows > 1 : M->ld > M->nrows && M->ncols > 1;
 }
 
 /* Dense operand M's array on the device: held, else the job's array which
@@ -142,8 +154,79 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, const hsp_dense *B
     return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_GATHER, args, 9, groups, size) : s;
 }
 
+/* Host-to-host products by blocks of about BLOCK_BYTES of C. */
+enum { BLOCK_BYTES = 4 << 20 };
+
+/* The blocks C is made in: asked (0: by BLOCK_BYTES), at most C's rows
+ * (row-major) or columns; 1 where the transfers cannot go beside the
+ * launches (or A has long rows, whose sums come after all its rows). */
+static int count_blocks(const gpu *g, const struct hsp_ellr *A, const hsp_dense *C, void *const held[3], int asked)
+{
+    if (!g->beside || held[1] || held[2] || A->nlong) return 1;
+    int64_t most = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
+    int64_t n = asked ? asked : (int64_t)(hsp_dense_bytes(C) / BLOCK_BYTES);
+    return (int)(n > most ? most : n < 1 ? 1 : n);
+}
+
+/* Block k of n of C: its rows (row-major) or columns cut evenly. */
+static spmm_block block_of(const hsp_dense *C, int k, int n)
+{
+    int64_t outer = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
+    int64_t lo = outer * k / n, hi = outer * (k + 1) / n;
+    return C->order == HSP_ROW_MAJOR ? (spmm_block){lo, 0, (int32_t)(hi - lo), C->ncols}
+                                     : (spmm_block){0, lo, C->nrows, (int32_t)(hi - lo)};
+}
+
+/* The byte of M's array where entry (i, j) begins. */
+static size_t byte_of(const hsp_dense *M, int64_t i, int64_t j)
+{
+    int64_t step[2];
+    hsp_dense_steps(M, step);
+    return (size_t)(i * step[0] + j * step[1]) * hsp_value_size(M->precision);
+}
+
+/* The bytes of B block k's launch reads: B's span up to the last column of
+ * the block and the last row of B its rows of A reach (every row of B where
+ * A's reach is not known). */
+static size_t b_needed(const struct hsp_ellr *A, const hsp_dense *B, spmm_block k)
+{
+    int64_t rows = A->reach ? A->reach[(k.row0 + k.nrows - 1) / HSP_ELLR_REACH] : B->nrows;
+    return rows ? byte_of(B, rows - 1, k.col0 + k.ncols - 1) + hsp_value_size(B->precision) : 0;
+}
+
+/* The span of block k in C's array, from *lo (bytes). */
+static size_t c_span(const hsp_dense *C, spmm_block k, size_t *lo)
+{
+    *lo = byte_of(C, k.row0, k.col0);
+    return byte_of(C, k.row0 + k.nrows - 1, k.col0 + k.ncols - 1) + hsp_value_size(C->precision) - *lo;
+}
+
+/* C by n blocks, B and C the host's: block k's part of B and C (where
+ * read) put beside the launches, its launch, then block k - 1 brought back,
+ * so that the transfers of one block overlap the others' work. */
+static hsp_status by_blocks(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                            hsp_dense *C, const gpu_array **a, int n)
+{
+    hsp_status s = gpu_reserve(g, GA_SPMM_B, hsp_dense_bytes(B));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_SPMM_C, hsp_dense_bytes(C));
+    a[ARR_B] = &g->a[GA_SPMM_B], a[ARR_C] = &g->a[GA_SPMM_C];
+    size_t sent = 0, lo, bytes;
+    for (int k = 0; k <= n && s == HSP_OK; k++) {
+        spmm_block b = block_of(C, k < n ? k : k - 1, n);
+        size_t need = b_needed(A, B, b);
+        if (k < n && need > sent)
+            s = gpu_put(g, GA_SPMM_B, sent, (const char *)B->values + sent, need - sent), sent = need;
+        if (s == HSP_OK && k < n && (beta != 0 || has_gaps(C)))
+            bytes = c_span(C, b, &lo), s = gpu_put(g, GA_SPMM_C, lo, (const char *)C->values + lo, bytes);
+        if (s == HSP_OK && k < n) s = launch(g, A, B, alpha, beta, C, a, INT64_MAX, b);
+        if (s == HSP_OK && k > 0)
+            b = block_of(C, k - 1, n), bytes = c_span(C, b, &lo), s = gpu_get(g, GA_SPMM_C, lo, (char *)C->values + lo, bytes);
+    }
+    return s;
+}
+
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                    hsp_dense *C, void *const held[3])
+                    hsp_dense *C, void *const held[3], int *blocks)
 {
     gpu *g = dev->state;
     const gpu_array *a[NARR];
@@ -154,8 +237,11 @@ hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *
     hsp_status s = g->ops->finish(g);
     if (g->ops->unmap_host) g->ops->unmap_host(g, NULL); /* the last call's arrays may be gone */
     if (s == HSP_OK) s = place_rows(g, A, held[0], a);
+    *blocks = count_blocks(g, A, C, held, *blocks);
+    if (s == HSP_OK && *blocks > 1) return gpu_noted(dev, by_blocks(g, A, B, alpha, beta, C, a, *blocks));
+    *blocks = g->host_arrays || (held[1] && held[2]) ? 0 : 1;
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
-    if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0, &a[ARR_C]);
+    if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0 || has_gaps(C), &a[ARR_C]);
     if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, skip, whole(C));
     if (s == HSP_OK && A->nlong && C->ncols) s = long_rows(g, A, B, alpha, C, a);
     if (s == HSP_OK && !held[2]) s = gpu_download(g, GA_SPMM_C, C->values, hsp_dense_bytes(C));

@@ -42,6 +42,7 @@ static hsp_status ocl_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, i
     cl_int err = CL_SUCCESS;
     if (!groups) return HSP_OK;
     for (int j = 0; j < nargs && err == CL_SUCCESS; j++) err = set_arg(st, k, (cl_uint)j, &args[j]);
+    if (err == CL_SUCCESS) err = ocl_after_put(st);
     if (err == CL_SUCCESS)
         err = clEnqueueNDRangeKernel(st->queue, k, 1, NULL, &global, &size, 0, NULL, st->profile ? &event : NULL);
     if (err == CL_SUCCESS && st->profile) ocl_profile_add(st->profile, kernel, event);
@@ -55,6 +56,8 @@ static hsp_status ocl_finish(gpu *g)
 {
     ocl_state *st = g->backend;
     cl_int err = st->queue ? clFinish(st->queue) : CL_SUCCESS;
+    for (int k = 0; k < 2; k++)
+        if (st->side[k] && err == CL_SUCCESS) err = clFinish(st->side[k]);
     if (err == CL_SUCCESS) ocl_drained(st);
     ocl_profile_collect(st->profile);
     return err == CL_SUCCESS ? HSP_OK : hsp_fail(HSP_ERR_DEVICE, "OpenCL: kernels failed: %s (%d)", ocl_error(err), err);
@@ -65,6 +68,8 @@ static void ocl_close(gpu *g)
     ocl_state *st = g->backend;
     ocl_profile_print(st->profile, st->name);
     ocl_stage_free(st);
+    for (int k = 0; k < 2; k++)
+        if (st->side[k]) clReleaseCommandQueue(st->side[k]);
     for (int d = 0; d < 2; d++) ocl_kernels_free(&st->k[d]);
     if (st->queue) clReleaseCommandQueue(st->queue);
     if (st->context) clReleaseContext(st->context);
@@ -72,7 +77,8 @@ static void ocl_close(gpu *g)
 }
 
 static const gpu_ops ocl_ops = {ocl_alloc, ocl_free,   ocl_write,  ocl_read,  ocl_copy,
-                                NULL,      NULL,       ocl_group_limit, ocl_launch, ocl_finish, ocl_close};
+                                NULL,      NULL,       ocl_group_limit, ocl_launch, ocl_finish, ocl_close,
+                                ocl_put,   ocl_get};
 
 /* Context, queue and kernels for device info into g and st. */
 static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int nosvm, int nofp64)
@@ -82,6 +88,7 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
     st->svm = nosvm ? OCL_SVM_NONE : info->svm;
     st->max_group = info->max_group;
     g->host_arrays = st->svm == OCL_SVM_SYSTEM;
+    g->beside = st->svm == OCL_SVM_NONE;
     g->fp64 = info->fp64 && !nofp64;
     g->no_fp64 = "cl_khr_fp64";
     g->local_mem = info->local_mem;

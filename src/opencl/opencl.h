@@ -14,6 +14,16 @@
 #include "pool.h"
 
 enum { OCL_SVM_NONE, OCL_SVM_BUFFER, OCL_SVM_SYSTEM };
+/* Two pinned staging blocks, mapped once and kept, and the transfer each
+ * is in (NULL when free). */
+typedef struct {
+    cl_mem mem[2];
+    void *ptr[2];
+    cl_event ev[2];
+} ocl_stage;
+/* The staging of the kernels' queue, and of the transfers beside it (put,
+ * get: each on a queue of its own). */
+enum { OCL_STAGE_MAIN, OCL_STAGE_PUT, OCL_STAGE_GET, OCL_STAGES };
 
 /* The kernels of one precision, by gpu.h's numbers. */
 typedef struct {
@@ -32,9 +42,11 @@ typedef struct {
     /* buffers-only transfers go through two pinned staging blocks, copied
      * to and from by the CPU threads while the other block is in flight */
     hsp_pool *pool;
-    cl_mem stage_mem[2];
-    void *stage_ptr[2];
-    cl_event stage_ev[2];
+    ocl_stage stage[OCL_STAGES];
+    /* the queues of ocl_put and ocl_get (made at their first use), and
+     * the last put, which the next launch waits for */
+    cl_command_queue side[2];
+    cl_event put_done;
     /* smaller writes are copied into a pinned block and not waited for; the
      * block is filled from its start again once the queue has drained */
     cl_mem up_mem;
@@ -75,6 +87,12 @@ void ocl_free(gpu *g, gpu_array *x);
 hsp_status ocl_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
 hsp_status ocl_read(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
 hsp_status ocl_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
+/* gpu_ops' put and get (buffers only): transfers on queues of their own
+ * beside the kernels', through staging blocks of their own.  ocl_after_put
+ * makes the kernels' queue wait for the last put. */
+hsp_status ocl_put(gpu *g, gpu_array *x, size_t offset, const void *host, size_t bytes);
+hsp_status ocl_get(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
+cl_int ocl_after_put(ocl_state *st);
 void ocl_stage_free(ocl_state *st);
 void ocl_drained(ocl_state *st);
 

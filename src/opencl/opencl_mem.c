@@ -50,23 +50,23 @@ static cl_int pinned_block(ocl_state *st, size_t bytes, cl_mem *mem, void **ptr)
     return err;
 }
 
-/* The two pinned staging blocks (mapped once, kept). */
-static cl_int stage_open(ocl_state *st)
+/* Stage g's two blocks (mapped once, kept). */
+static cl_int stage_open(ocl_state *st, ocl_stage *g)
 {
     cl_int err = CL_SUCCESS;
-    for (int k = 0; k < 2 && err == CL_SUCCESS && !st->stage_ptr[k]; k++)
-        err = pinned_block(st, STAGE_BYTES, &st->stage_mem[k], &st->stage_ptr[k]);
+    for (int k = 0; k < 2 && err == CL_SUCCESS && !g->ptr[k]; k++)
+        err = pinned_block(st, STAGE_BYTES, &g->mem[k], &g->ptr[k]);
     return err;
 }
 
-/* Wait until staging block k is free. */
-static cl_int stage_wait(ocl_state *st, int k)
+/* Wait until block k of stage g is free. */
+static cl_int stage_wait(ocl_stage *g, int k)
 {
     cl_int err = CL_SUCCESS;
-    if (st->stage_ev[k]) {
-        err = clWaitForEvents(1, &st->stage_ev[k]);
-        clReleaseEvent(st->stage_ev[k]);
-        st->stage_ev[k] = NULL;
+    if (g->ev[k]) {
+        err = clWaitForEvents(1, &g->ev[k]);
+        clReleaseEvent(g->ev[k]);
+        g->ev[k] = NULL;
     }
     return err;
 }
@@ -76,13 +76,16 @@ void ocl_stage_free(ocl_state *st)
     if (st->up_ptr) clEnqueueUnmapMemObject(st->queue, st->up_mem, st->up_ptr, 0, NULL, NULL);
     if (st->up_mem) clReleaseMemObject(st->up_mem);
     st->up_mem = NULL, st->up_ptr = NULL;
-    for (int k = 0; k < 2; k++) {
-        stage_wait(st, k);
-        if (st->stage_ptr[k]) clEnqueueUnmapMemObject(st->queue, st->stage_mem[k], st->stage_ptr[k], 0, NULL, NULL);
-        if (st->queue) clFinish(st->queue);
-        if (st->stage_mem[k]) clReleaseMemObject(st->stage_mem[k]);
-        st->stage_mem[k] = NULL, st->stage_ptr[k] = NULL;
-    }
+    if (st->put_done) clReleaseEvent(st->put_done), st->put_done = NULL;
+    for (int j = 0; j < OCL_STAGES; j++)
+        for (int k = 0; k < 2; k++) {
+            ocl_stage *g = &st->stage[j];
+            stage_wait(g, k);
+            if (g->ptr[k]) clEnqueueUnmapMemObject(st->queue, g->mem[k], g->ptr[k], 0, NULL, NULL);
+            if (st->queue) clFinish(st->queue);
+            if (g->mem[k]) clReleaseMemObject(g->mem[k]);
+            g->mem[k] = NULL, g->ptr[k] = NULL;
+        }
 }
 
 void ocl_drained(ocl_state *st)
@@ -115,42 +118,51 @@ static cl_int upload(ocl_state *st, cl_mem mem, const void *host, size_t bytes)
     return clEnqueueWriteBuffer(st->queue, mem, CL_FALSE, 0, bytes, at, 0, NULL, NULL);
 }
 
-/* host -> mem through the staging blocks: the CPU threads fill one block
- * while the other is copied to the device. */
-static cl_int stage_write(ocl_state *st, cl_mem mem, const void *host, size_t bytes)
+/* host -> mem from offset on, on queue q through stage g: the CPU threads
+ * fill one block while the other is copied to the device. */
+static cl_int stage_write(ocl_state *st, cl_command_queue q, ocl_stage *g, cl_mem mem, size_t offset,
+                          const void *host, size_t bytes)
 {
-    cl_int err = stage_open(st);
+    cl_int err = stage_open(st, g);
     for (size_t at = 0, c = 0; err == CL_SUCCESS && at < bytes; at += STAGE_BYTES, c++) {
         int k = (int)(c % 2);
         size_t n = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
-        if ((err = stage_wait(st, k)) != CL_SUCCESS) break;
-        pool_copy(st, st->stage_ptr[k], (const unsigned char *)host + at, n);
-        err = clEnqueueWriteBuffer(st->queue, mem, CL_FALSE, at, n, st->stage_ptr[k], 0, NULL, &st->stage_ev[k]);
+        if ((err = stage_wait(g, k)) != CL_SUCCESS) break;
+        pool_copy(st, g->ptr[k], (const unsigned char *)host + at, n);
+        err = clEnqueueWriteBuffer(q, mem, CL_FALSE, offset + at, n, g->ptr[k], 0, NULL, &g->ev[k]);
     }
     return err;
 }
 
-/* mem from offset on -> host through the staging blocks: one block is copied out by the
- * CPU threads while the device fills the other. */
-static cl_int stage_read(ocl_state *st, cl_mem mem, size_t offset, void *host, size_t bytes)
+/* Chunk c (of STAGE_BYTES) of mem from offset on into block c % 2 of stage
+ * g, on queue q after event after (or nothing). */
+static cl_int stage_fetch(cl_command_queue q, ocl_stage *g, cl_mem mem, size_t offset, size_t bytes, size_t c,
+                          cl_event after)
 {
-    cl_int err = stage_open(st);
+    int k = (int)(c % 2);
+    size_t at = c * STAGE_BYTES, n = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
+    cl_int err = stage_wait(g, k);
+    return err != CL_SUCCESS ? err
+                             : clEnqueueReadBuffer(q, mem, CL_FALSE, offset + at, n, g->ptr[k], after ? 1 : 0,
+                                                   after ? &after : NULL, &g->ev[k]);
+}
+
+/* mem from offset on -> host, on queue q (after event after, or nothing)
+ * through stage g: one block is copied out by the CPU threads while the
+ * device fills the other. */
+static cl_int stage_read(ocl_state *st, cl_command_queue q, ocl_stage *g, cl_mem mem, size_t offset, void *host,
+                         size_t bytes, cl_event after)
+{
+    cl_int err = stage_open(st, g);
     size_t nchunks = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
-    for (size_t c = 0; c < 2 && c < nchunks && err == CL_SUCCESS; c++) {
-        size_t at = c * STAGE_BYTES, n = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
-        if ((err = stage_wait(st, (int)c)) == CL_SUCCESS)
-            err = clEnqueueReadBuffer(st->queue, mem, CL_FALSE, offset + at, n, st->stage_ptr[c], 0, NULL, &st->stage_ev[c]);
-    }
+    for (size_t c = 0; c < 2 && c < nchunks && err == CL_SUCCESS; c++)
+        err = stage_fetch(q, g, mem, offset, bytes, c, after);
     for (size_t c = 0; c < nchunks && err == CL_SUCCESS; c++) {
         int k = (int)(c % 2);
         size_t at = c * STAGE_BYTES, n = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
-        if ((err = stage_wait(st, k)) != CL_SUCCESS) break;
-        pool_copy(st, (unsigned char *)host + at, st->stage_ptr[k], n);
-        at += 2 * STAGE_BYTES;
-        if (c + 2 < nchunks)
-            err = clEnqueueReadBuffer(st->queue, mem, CL_FALSE, offset + at,
-                                      bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES,
-                                      st->stage_ptr[k], 0, NULL, &st->stage_ev[k]);
+        if ((err = stage_wait(g, k)) != CL_SUCCESS) break;
+        pool_copy(st, (unsigned char *)host + at, g->ptr[k], n);
+        if (c + 2 < nchunks) err = stage_fetch(q, g, mem, offset, bytes, c + 2, NULL);
     }
     return err;
 }
@@ -183,14 +195,15 @@ static hsp_status copy_status(cl_int err, const char *what)
 hsp_status ocl_write(gpu *g, gpu_array *x, const void *host, size_t bytes)
 {
     ocl_state *st = g->backend;
-    cl_int err = bytes >= STAGE_MIN ? stage_write(st, x->mem, host, bytes) : upload(st, x->mem, host, bytes);
+    cl_int err = bytes >= STAGE_MIN ? stage_write(st, st->queue, &st->stage[OCL_STAGE_MAIN], x->mem, 0, host, bytes)
+                                    : upload(st, x->mem, host, bytes);
     return copy_status(err, "copy to the device");
 }
 
 hsp_status ocl_read(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes)
 {
     ocl_state *st = g->backend;
-    cl_int err = bytes >= STAGE_MIN ? stage_read(st, x->mem, offset, host, bytes)
+    cl_int err = bytes >= STAGE_MIN ? stage_read(st, st->queue, &st->stage[OCL_STAGE_MAIN], x->mem, offset, host, bytes, NULL)
                                     : clEnqueueReadBuffer(st->queue, x->mem, CL_TRUE, offset, bytes, host, 0, NULL, NULL);
     if (err == CL_SUCCESS) ocl_drained(st); /* an in-order queue: all before the read has run */
     return copy_status(err, "copy from the device");
@@ -203,4 +216,44 @@ hsp_status ocl_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes)
     if (err == CL_SUCCESS) err = clFinish(st->queue);
     if (err == CL_SUCCESS) ocl_drained(st);
     return copy_status(err, "copying the long-row pool");
+}
+
+/* ---- transfers beside the kernels --------------------------------------------- */
+
+/* Queue k of the side (0: puts, 1: gets), made at its first use. */
+static cl_int side_queue(ocl_state *st, int k)
+{
+    cl_int err = CL_SUCCESS;
+    if (!st->side[k]) st->side[k] = clCreateCommandQueueWithProperties(st->context, st->id, NULL, &err);
+    return err;
+}
+
+hsp_status ocl_put(gpu *g, gpu_array *x, size_t offset, const void *host, size_t bytes)
+{
+    ocl_state *st = g->backend;
+    cl_int err = side_queue(st, 0);
+    if (err == CL_SUCCESS) err = stage_write(st, st->side[0], &st->stage[OCL_STAGE_PUT], x->mem, offset, host, bytes);
+    if (st->put_done) clReleaseEvent(st->put_done), st->put_done = NULL;
+    if (err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(st->side[0], 0, NULL, &st->put_done);
+    return copy_status(err, "copy to the device beside the kernels");
+}
+
+cl_int ocl_after_put(ocl_state *st)
+{
+    if (!st->put_done) return CL_SUCCESS;
+    cl_int err = clEnqueueBarrierWithWaitList(st->queue, 1, &st->put_done, NULL);
+    clReleaseEvent(st->put_done);
+    st->put_done = NULL;
+    return err;
+}
+
+hsp_status ocl_get(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes)
+{
+    ocl_state *st = g->backend;
+    cl_event ran = NULL;
+    cl_int err = side_queue(st, 1);
+    if (err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(st->queue, 0, NULL, &ran);
+    if (err == CL_SUCCESS) err = stage_read(st, st->side[1], &st->stage[OCL_STAGE_GET], x->mem, offset, host, bytes, ran);
+    if (ran) clReleaseEvent(ran);
+    return copy_status(err, "copy from the device beside the kernels");
 }

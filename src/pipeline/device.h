@@ -61,9 +61,11 @@ struct hsp_device {
     /* C = alpha A B + beta C (hsp_spmm), A's rows as ellr.h lays them out,
      * the operands checked; an operand's held arrays (from hold: A's, as
      * ellr.h orders them; B's or C's one) where it is resident, else NULL
-     * and its host arrays are used.  NULL where the CPU threads do it. */
+     * and its host arrays are used; *blocks: the blocks of C asked for
+     * (hsp_options.spmm_blocks), then those moved (0 where none).  NULL where
+     * the CPU threads do it. */
     hsp_status (*spmm)(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                       hsp_dense *C, void *const held[3]);
+                       hsp_dense *C, void *const held[3], int *blocks);
     /* What the device does on matrices it holds besides products (set with
      * hold), or NULL. */
     const struct hsp_held_ops *held_ops;

@@ -134,6 +134,21 @@ static hsp_status cut_long_rows(hsp_ellr *E)
     return HSP_OK;
 }
 
+/* E's reach (ellr.h): a row's columns ascend, so its last is its largest. */
+static hsp_status find_reach(hsp_ellr *E)
+{
+    int64_t groups = ((int64_t)E->nrows + HSP_ELLR_REACH - 1) / HSP_ELLR_REACH;
+    int32_t *reach = malloc((size_t)(groups ? groups : 1) * sizeof *reach), most = 0;
+    if (!(E->own[8] = reach)) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its reach");
+    for (int32_t i = 0; i < E->nrows; i++) {
+        int32_t last = hsp_ellr_count(E, i) ? E->col[hsp_ellr_end(E, i) - hsp_ellr_step(E)] : -1;
+        if (last >= most) most = last + 1;
+        if (i % HSP_ELLR_REACH == HSP_ELLR_REACH - 1 || i == E->nrows - 1) reach[i / HSP_ELLR_REACH] = most;
+    }
+    E->reach = reach;
+    return HSP_OK;
+}
+
 /* E's arrays copied to ctx's device where it has memory of its own (the
  * context locked). */
 static hsp_status hold(hsp_context *ctx, hsp_ellr *E)
@@ -162,6 +177,7 @@ static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, hsp_
     *E = hsp_ellr_view(A);
     hsp_status s = build(ctx->pool, A, csr_only, E);
     if (s == HSP_OK && E->rowptr && ctx->device->spmm) s = cut_long_rows(E);
+    if (s == HSP_OK && ctx->device->spmm) s = find_reach(E);
     if (s == HSP_OK) s = hold(ctx, E);
     if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
     *out = E;
@@ -202,6 +218,6 @@ void hsp_ellr_free(hsp_ellr *E)
     if (!E) return;
     hsp_context_drop(E->ctx, E->held); /* nothing where none is held */
     hsp_ellr_free(E->csr);
-    for (int k = 0; k < HSP_ELLR_ARRAYS; k++) free(E->own[k]);
+    for (size_t k = 0; k < sizeof E->own / sizeof *E->own; k++) free(E->own[k]);
     free(E);
 }

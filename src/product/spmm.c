@@ -130,14 +130,16 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     hsp_device *dev = ctx->device;
     if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (README) */
     void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
+    int blocks = ctx->options.spmm_blocks;
     hsp_context_lock(ctx);
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
-    else s = dev->spmm ? dev->spmm(dev, A, B, alpha, beta, C, held) : spmm_on_pool(ctx->pool, &r);
+    else s = dev->spmm ? dev->spmm(dev, A, B, alpha, beta, C, held, &blocks) : spmm_on_pool(ctx->pool, &r);
     if (s == HSP_OK && stats) {
         *stats = (hsp_spmm_stats){0};
         if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;
         stats->threads = dev->spmm ? 0 : hsp_pool_size(ctx->pool);
+        stats->blocks = dev->spmm ? blocks : 0;
         snprintf(stats->format, sizeof stats->format, "%s", A->rowptr ? "csr" : "ellr");
         if (dev->spmm) snprintf(stats->device, sizeof stats->device, "%s", dev->description);
         else snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
