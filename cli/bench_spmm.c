@@ -7,7 +7,10 @@
  * ones) and B of L = 1, 4, 8, 16, 32 and 64 columns (or the --cols=L
  * given), row-major.  hspgemm's runs are split around the peers' as in the
  * products' bench; its C of the first run is checked against a plain
- * product. */
+ * product.  Host to host on a device reached by transfers, where C was made
+ * by blocks whose transfers overlap the launches, the same product is also
+ * timed without blocks and with B and C resident: the gain of the overlap,
+ * and the share of the transfers it hid (FastSpMM against FastSpMM*). */
 #include <math.h>
 #include <string.h>
 #include "cli.h"
@@ -22,6 +25,7 @@ typedef struct {
     int64_t nrows, nnz_a;
     hsp_spmm_stats stats; /* of hspgemm's last run */
     cli_times ours;
+    cli_times serial, device; /* by blocks: without them, and resident (else no runs) */
     cli_peer_result peer[CLI_NPEERS];
     int right;      /* C of the first run matched the plain product */
     char why[160];  /* else where it did not */
@@ -83,10 +87,39 @@ static hsp_status first_run(hsp_context *ctx, const hsp_csr *A, spmm_operands *o
     return s;
 }
 
-/* One L on matrix A, prepared (untimed, as MKL's inspector is): the
- * checked first run, half the runs, the peers, a warm-up and the other half. */
-static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *ctx, const hsp_csr *A, spmm_row *row)
+/* A product made by blocks (row->stats): its repeat runs after a warm-up
+ * without blocks (on serial, A prepared there) and with B and C resident
+ * (on ctx, E prepared there), into row->serial and row->device. */
+static hsp_status time_overlap(const cli_args *a, hsp_context *ctx, hsp_context *serial, const hsp_csr *A,
+                               spmm_operands *o, spmm_row *row)
 {
+    double ms[a->repeat];
+    int n = 0;
+    hsp_spmm_stats kept = row->stats;
+    spmm_operands whole = *o;
+    hsp_ellr *E = NULL;
+    cli_status_line("bench: %s, L = %d: hspgemm without blocks, then resident", row->name, (int)row->cols);
+    hsp_status s = hsp_ellr_from_csr(serial, A, &E);
+    whole.A = E;
+    if (s == HSP_OK) s = time_runs(serial, &whole, 1, NULL, &n, row);
+    if (s == HSP_OK) s = time_runs(serial, &whole, a->repeat, ms, &n, row);
+    row->serial = cli_times_of(ms, n), n = 0;
+    hsp_ellr_free(E);
+    if (s == HSP_OK && (s = hsp_place_dense(ctx, &o->B, &o->rB)) == HSP_OK) s = hsp_place_dense(ctx, &o->C, &o->rC);
+    if (s == HSP_OK) s = time_runs(ctx, o, 1, NULL, &n, row);
+    if (s == HSP_OK) s = time_runs(ctx, o, a->repeat, ms, &n, row);
+    row->device = cli_times_of(ms, n), row->stats = kept;
+    return s;
+}
+
+/* One L on matrix A, prepared (untimed, as MKL's inspector is): the
+ * checked first run, half the runs, the peers, a warm-up and the other
+ * half; then, where C was made by blocks, the runs without them and
+ * resident (time_overlap, on ctx[1] and ctx[0]). */
+static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *const ctx2[2], const hsp_csr *A,
+                            spmm_row *row)
+{
+    hsp_context *ctx = ctx2[0];
     spmm_operands o = {0};
     hsp_ellr *E = NULL;
     double ms[a->repeat];
@@ -107,6 +140,7 @@ static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *
     if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, &o, 1, NULL, &n, row); /* the peers ran since */
     if (s == HSP_OK) s = time_runs(ctx, &o, a->repeat - before, ms, &n, row);
     row->ours = cli_times_of(ms, n);
+    if (s == HSP_OK && row->stats.blocks > 1 && ctx2[1]) s = time_overlap(a, ctx, ctx2[1], A, &o, row);
     hsp_dense_resident_free(o.rB), hsp_dense_resident_free(o.rC);
     hsp_dense_free(&o.B), hsp_dense_free(&o.C), hsp_ellr_free(E);
     return s;
@@ -121,8 +155,8 @@ static int run_cols(const cli_args *a, int32_t *cols)
 }
 
 /* Matrix spec at every L into rows[*n..]; on failure why says what failed. */
-static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p, hsp_context *ctx, spmm_row *rows,
-                        int *n, char *why, size_t len)
+static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p, hsp_context *const ctx[2],
+                        spmm_row *rows, int *n, char *why, size_t len)
 {
     int32_t cols[NCOLS];
     int ncols = run_cols(a, cols);
@@ -181,6 +215,15 @@ static void print_speedups(const cli_args *a, const spmm_row *rows, int n, int k
     }
 }
 
+/* Of the transfers (the product without blocks less its resident time),
+ * the share the blocks hid: (without - with) / (without - resident), 0 where
+ * there is nothing to hide. */
+static double hidden_share(const spmm_row *row)
+{
+    double moving = row->serial.median - row->device.median;
+    return moving > 0 ? (row->serial.median - row->ours.median) / moving : 0;
+}
+
 /* The table, then per L and peer the geometric mean of its median over
  * hspgemm's and the least such ratio. */
 static void print_table(const cli_args *a, const spmm_row *rows, int n)
@@ -202,6 +245,13 @@ static void print_table(const cli_args *a, const spmm_row *rows, int n)
         if (!row->right) printf("  %s, L = %d: C is wrong: %s\n", row->name, (int)row->cols, row->why), wrong++;
         flagged += cli_spread(&row->ours) > CLI_SPREAD_BOUND;
         snprintf(lead, sizeof lead, "%-17s %4s %9s", "", "", "");
+        if (row->serial.runs > 0) {
+            snprintf(tail, sizeof tail, "C in %d blocks above; their transfers %.0f%% hidden", row->stats.blocks,
+                     100 * hidden_share(row));
+            cli_print_times(lead, "no blocks", &row->serial, row->ours.median, tail);
+            cli_print_times(lead, "resident", &row->device, row->ours.median, "B and C on the device");
+            flagged += (cli_spread(&row->serial) > CLI_SPREAD_BOUND) + (cli_spread(&row->device) > CLI_SPREAD_BOUND);
+        }
         for (int k = 0; k < CLI_NPEERS; k++) {
             const cli_peer_result *pr = &row->peer[k];
             const cli_times *t = peer_times(a, row, k);
@@ -226,7 +276,9 @@ static int write_csv(const char *path, const spmm_row *rows, int n, int resident
     if (!f) return perror(path), 1;
     fprintf(f, "matrix,cols,rows,nnz_a,flops,threads,device,format,runs,ms,ms_min,ms_max,gflops,spread,"
                "scipy_ms,scipy_ms_min,scipy_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,cusparse_ms,cusparse_ms_min,"
-               "cusparse_ms_max,cusparse_device_ms,cusparse_device_ms_min,cusparse_device_ms_max,resident,check\n");
+               "cusparse_ms_max,cusparse_device_ms,cusparse_device_ms_min,cusparse_device_ms_max,resident,check,"
+               "blocks,no_blocks_ms,no_blocks_ms_min,no_blocks_ms_max,resident_ms,resident_ms_min,resident_ms_max,"
+               "hidden\n");
     for (int r = 0; r < n; r++) {
         const spmm_row *row = &rows[r];
         fprintf(f, "\"%s\",%d,%lld,%lld,%lld,%d,\"%s\",%s,%d", row->name, (int)row->cols, (long long)row->nrows,
@@ -238,7 +290,10 @@ static int write_csv(const char *path, const spmm_row *rows, int n, int resident
         cli_csv_times(f, &row->peer[CLI_MKL].host);
         cli_csv_times(f, &row->peer[CLI_CUSPARSE].host);
         cli_csv_times(f, &row->peer[CLI_CUSPARSE].device);
-        fprintf(f, ",%d,%s\n", resident, row->right ? "ok" : "wrong");
+        fprintf(f, ",%d,%s,%d", resident, row->right ? "ok" : "wrong", row->stats.blocks);
+        cli_csv_times(f, &row->serial);
+        cli_csv_times(f, &row->device);
+        fprintf(f, ",%.4f\n", row->serial.runs > 0 ? hidden_share(row) : 0);
     }
     return fclose(f) != 0;
 }
@@ -247,14 +302,16 @@ int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, co
 {
     static spmm_row rows[(CLI_MAX_OPERANDS + 16) * NCOLS];
     hsp_options o = a->lib;
-    hsp_context *ctx = NULL;
+    hsp_context *ctx[2] = {NULL, NULL}; /* the run's, and one without blocks (host to host) */
     char why[512] = "";
     int n = 0, rc = 0;
     if (!strcmp(o.device, "auto")) o.device = "cpu"; /* the CPU threads unless --device names a device */
-    hsp_status s = hsp_context_create(&o, &ctx);
+    hsp_status s = hsp_context_create(&o, &ctx[0]);
+    o.spmm_blocks = 1;
+    if (s == HSP_OK && !a->resident && a->lib.spmm_blocks != 1) s = hsp_context_create(&o, &ctx[1]);
     if (s != HSP_OK) rc = cli_error("context", s), snprintf(why, sizeof why, "context: %s", hsp_errmsg());
     for (int k = 0; !rc && specs[k]; k++) rc = bench_matrix(a, specs[k], p, ctx, rows, &n, why, sizeof why);
-    hsp_context_free(ctx);
+    hsp_context_free(ctx[0]), hsp_context_free(ctx[1]);
     print_table(a, rows, n);
     int wrong = 0;
     for (int r = 0; r < n; r++) wrong += !rows[r].right;

@@ -16,7 +16,7 @@ static const char usage_bench[] =
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--deterministic]\n"
-    "                     [--cols=L] [--gen=SPEC ...]\n"
+    "                     [--cols=L] [--blocks=N] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
@@ -62,7 +62,10 @@ static const char usage_bench[] =
     "           inspector), scipy (A @ X) and cuSPARSE (cusparseSpMM, its fastest CSR\n"
     "           algorithm: device-only against --resident, else host to host); each C checked\n"
     "           against a plain product; the geometric mean over each peer and the faster one\n"
-    "           per L; CSV default bench-spmm.csv\n"
+    "           per L; CSV default bench-spmm.csv.  Host to host on a device reached by transfers,\n"
+    "           C is made by blocks (--blocks=N, as for 'hspgemm spmm'), and each product is\n"
+    "           also timed without them and resident: the gain of the overlap and the share\n"
+    "           of the transfers it hid\n"
     "  amg      'hspgemm amg-setup' (--theta, --omega, --coarse, --levels) against PyAMG's\n"
     "           smoothed_aggregation_solver with the same options (bench/peer_pyamg.py, run by a\n"
     "           python3 with pyamg) on poisson2d5:1024, poisson2d9:1024, poisson3d7:101,\n"
@@ -380,7 +383,7 @@ int cmd_bench(int argc, char **argv)
     cli_peers peers;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols",
+                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,blocks",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);
@@ -398,8 +401,8 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "hspgemm: bench: --suite=realloc runs no peers (it times hspgemm's two grow modes)\n");
         return 2;
     }
-    if (a.cols && !spmm) {
-        fprintf(stderr, "hspgemm: bench: --cols=L is an option of --suite=spmm\n");
+    if ((a.cols || a.lib.spmm_blocks) && !spmm) {
+        fprintf(stderr, "hspgemm: bench: --%s is an option of --suite=spmm\n", a.cols ? "cols=L" : "blocks=N");
         return 2;
     }
     if (!a.repeat) a.repeat = amg ? 5 : 7;

@@ -22,6 +22,10 @@ static const char usage_spmm[] =
     "  --device=NAME         cpu (default), or a GPU device: opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --resident            A prepared and B and C placed on the device first (hsp_spmm_resident):\n"
     "                        the times are the device's alone; C comes home after the last run\n"
+    "  --blocks=N            on a device reached by transfers (opencl buffers), B and C the host's:\n"
+    "                        C made in N blocks of rows (row-major) or columns, the transfers of\n"
+    "                        each beside the others' launches; 0 (default): about 4 MiB of C a\n"
+    "                        block, 1: none (B sent whole, C brought back whole)\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
@@ -54,7 +58,8 @@ hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
     return s;
 }
 
-static const char allowed[] = "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,resident";
+static const char allowed[] =
+    "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,resident,blocks";
 
 /* B and C placed on ctx's device (--resident), or NULL: the host's are used. */
 typedef struct {
@@ -102,11 +107,12 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
                "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
-               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s}\n",
+               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d}\n",
                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
                t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
-               (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes, a->resident ? "true" : "false");
+               (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes, a->resident ? "true" : "false",
+               st.blocks);
     else if (a->stats == 1) {
         printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
@@ -122,6 +128,8 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         else if (E)
             printf("A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
                    HSP_ELLR_MAX_PADDING);
+        if (st.blocks > 1)
+            printf("C made in %d blocks, their transfers beside the other blocks' launches\n", st.blocks);
         printf("flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n", (long long)st.flops,
                t.runs, t.median, t.min, t.max, gflops);
     }
