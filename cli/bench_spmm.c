@@ -308,7 +308,7 @@ int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, co
     if (!strcmp(o.device, "auto")) o.device = "cpu"; /* the CPU threads unless --device names a device */
     hsp_status s = hsp_context_create(&o, &ctx[0]);
     o.spmm_blocks = 1;
-    if (s == HSP_OK && !a->resident && a->lib.spmm_blocks != 1) s = hsp_context_create(&o, &ctx[1]);
+    if (s == HSP_OK && !a->resident && a->lib.spmm_blocks > 1) s = hsp_context_create(&o, &ctx[1]);
     if (s != HSP_OK) rc = cli_error("context", s), snprintf(why, sizeof why, "context: %s", hsp_errmsg());
     for (int k = 0; !rc && specs[k]; k++) rc = bench_matrix(a, specs[k], p, ctx, rows, &n, why, sizeof why);
     hsp_context_free(ctx[0]), hsp_context_free(ctx[1]);

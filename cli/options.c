@@ -168,7 +168,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
         if (parse_int(v, -1, INT64_MAX, &n)) return "--small-nnz takes -1 (none), 0 (the default) or an entry count";
         a->lib.small_nnz = n;
     } else if (!strcmp(name, "blocks")) {
-        if (parse_int(v, 0, HSP_SPMM_MAX_BLOCKS, &n)) return "--blocks takes 0 (about 4 MiB of C a block), 1 (none) to 256";
+        if (parse_int(v, 1, HSP_SPMM_MAX_BLOCKS, &n)) return "--blocks takes 1 (none, the default) to 256";
         a->lib.spmm_blocks = (int)n;
     } else if (!strcmp(name, "device-timeout")) {
         if (parse_double(v, 1e-3, 1e9, &a->lib.device_timeout)) return "--device-timeout takes seconds, from 0.001";

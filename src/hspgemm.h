@@ -238,13 +238,14 @@ typedef struct {
                              profile; else a file, which must exist and parse.  Only
                              its sections for the context's device are taken; in
                              deterministic contexts, only their exact methods */
-    int spmm_blocks;      /* hsp_spmm and hsp_spmm_ellr on a device with memory of its
-                             own, B and C the host's: the blocks of C's rows (row-major
-                             C) or columns whose transfers overlap the launches of the
-                             others (FastSpMM's streams; README: Sparse times dense).
-                             0 (default): blocks of about 4 MiB of C; 1: none, B sent
-                             whole, one launch, C brought back whole; at most
-                             HSP_SPMM_MAX_BLOCKS */
+    int spmm_blocks;      /* hsp_spmm and hsp_spmm_ellr on a device reached by transfers
+                             (opencl buffers), B and C the host's: C made in this many
+                             blocks of its rows (row-major C) or columns, whose
+                             transfers go beside the launches of the others
+                             (FastSpMM's streams), at most HSP_SPMM_MAX_BLOCKS.  0 or 1
+                             (default): none, B sent whole, one launch, C brought back
+                             whole, which was faster on an H100 (README: Sparse times
+                             dense) */
 } hsp_options;
 #define HSP_SPMM_MAX_BLOCKS 256
 

@@ -154,18 +154,14 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, const hsp_dense *B
     return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_GATHER, args, 9, groups, size) : s;
 }
 
-/* Host-to-host products by blocks of about BLOCK_BYTES of C. */
-enum { BLOCK_BYTES = 4 << 20 };
-
-/* The blocks C is made in: asked (0: by BLOCK_BYTES), at most C's rows
- * (row-major) or columns; 1 where the transfers cannot go beside the
- * launches (or A has long rows, whose sums come after all its rows). */
+/* The blocks C is made in: asked (0: one), at most C's rows (row-major) or
+ * columns; 1 where the transfers cannot go beside the launches (or A has
+ * long rows, whose sums come after all its rows). */
 static int count_blocks(const gpu *g, const struct hsp_ellr *A, const hsp_dense *C, void *const held[3], int asked)
 {
-    if (!g->beside || held[1] || held[2] || A->nlong) return 1;
-    int64_t most = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
-    int64_t n = asked ? asked : (int64_t)(hsp_dense_bytes(C) / BLOCK_BYTES);
-    return (int)(n > most ? most : n < 1 ? 1 : n);
+    if (!g->beside || held[1] || held[2] || A->nlong || asked < 2) return 1;
+    int32_t most = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
+    return asked < most ? asked : most;
 }
 
 /* Block k of n of C: its rows (row-major) or columns cut evenly. */

@@ -32,7 +32,7 @@ static hsp_status check_options(const hsp_options *o)
     if (o->small_nnz < -1)
         return hsp_fail(HSP_ERR_ARG, "small_nnz = %lld: give -1, 0 or a count", (long long)o->small_nnz);
     if (o->spmm_blocks < 0 || o->spmm_blocks > HSP_SPMM_MAX_BLOCKS)
-        return hsp_fail(HSP_ERR_ARG, "spmm_blocks = %d: give 0 (blocks of about 4 MiB), 1 (none) to %d",
+        return hsp_fail(HSP_ERR_ARG, "spmm_blocks = %d: give 0 or 1 (none) to %d",
                         o->spmm_blocks, HSP_SPMM_MAX_BLOCKS);
     if (!(o->device_timeout >= 0 && o->device_timeout <= 1e9))
         return hsp_fail(HSP_ERR_ARG, "device_timeout = %g: give 0 (the default) or seconds up to 1e9",
