@@ -30,6 +30,7 @@ typedef struct {
     int csr;              /* spmm: --format=csr (A as given, checked each call), else A prepared */
     int quiet;
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
+    int cpu_share_auto;   /* spmm --cpu-share=auto: the share from both sides' times alone */
     int digest;           /* --digest: print a digest of C's bits */
     uint64_t seed;
     char command[1024];   /* the command line as given, for the bench's description of its run */

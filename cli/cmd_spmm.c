@@ -26,6 +26,11 @@ static const char usage_spmm[] =
     "                        C made in N blocks of rows (row-major) or columns, the transfers of\n"
     "                        each beside the others' launches; 1 (default): none, B sent whole,\n"
     "                        C brought back whole (faster on an H100: see README)\n"
+    "  --cpu-share=S|auto    on a device that reads host memory (system SVM, an APU): the CPU threads\n"
+    "                        make this share of B's columns while the device makes the rest, at once;\n"
+    "                        0 (default): the device alone, 1: the CPU threads alone; auto: the\n"
+    "                        product timed on each side alone first (--repeat runs each), the share\n"
+    "                        then t_device / (t_device + t_cpu)\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
@@ -59,7 +64,7 @@ hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
 }
 
 static const char allowed[] =
-    "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,resident,blocks";
+    "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,resident,blocks,cpu-share";
 
 /* B and C placed on ctx's device (--resident), or NULL: the host's are used. */
 typedef struct {
@@ -74,31 +79,60 @@ static hsp_status multiply(hsp_context *ctx, const hsp_csr *A, const hsp_ellr *E
     return E ? hsp_spmm_ellr(ctx, 1, E, B, 0, C, st) : hsp_spmm(ctx, 1, A, B, 0, C, st);
 }
 
-/* Time C = A B repeat times on a context of a's options, print the figures,
- * write C. */
-static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
+/* C = A B timed repeat times into ms on a new context of a's options (A
+ * prepared first unless --format=csr, B and C placed first where
+ * --resident, C brought home after); A's prepared form in *in and the last
+ * run's figures in *st. */
+static hsp_status time_product(const cli_args *a, const hsp_csr *A, const hsp_dense *B, hsp_dense *C,
+                               hsp_ellr_info *in, hsp_spmm_stats *st, double *ms)
 {
     hsp_context *ctx = NULL;
     hsp_ellr *E = NULL;
+    placed r = {NULL, NULL};
+    hsp_status s = hsp_context_create(&a->lib, &ctx);
+    if (s == HSP_OK && !a->csr && (s = hsp_ellr_from_csr(ctx, A, &E)) == HSP_OK) hsp_ellr_describe(E, in);
+    if (s == HSP_OK && a->resident && (s = hsp_place_dense(ctx, B, &r.B)) == HSP_OK) s = hsp_place_dense(ctx, C, &r.C);
+    for (int k = 0; s == HSP_OK && k < a->repeat; k++) {
+        s = multiply(ctx, A, E, B, C, &r, st);
+        ms[k] = st->ms;
+    }
+    if (s == HSP_OK && r.C) s = hsp_dense_resident_home(r.C, C);
+    hsp_dense_resident_free(r.B), hsp_dense_resident_free(r.C), hsp_ellr_free(E), hsp_context_free(ctx);
+    return s;
+}
+
+/* --cpu-share=auto: the product timed on the device alone (alone[0]) and on
+ * the CPU threads alone (alone[1]), medians, and a's share set from them:
+ * the CPU threads' rate over both rates, t_device / (t_device + t_cpu). */
+static hsp_status choose_share(cli_args *a, const hsp_csr *A, const hsp_dense *B, hsp_dense *C, double *ms,
+                               double alone[2])
+{
+    hsp_ellr_info in;
+    hsp_spmm_stats st;
+    hsp_status s = HSP_OK;
+    for (int side = 0; side < 2 && s == HSP_OK; side++) {
+        a->lib.spmm_cpu_share = side;
+        if ((s = time_product(a, A, B, C, &in, &st, ms)) == HSP_OK) alone[side] = cli_times_of(ms, a->repeat).median;
+    }
+    a->lib.spmm_cpu_share = alone[0] + alone[1] > 0 ? alone[0] / (alone[0] + alone[1]) : 0;
+    return s;
+}
+
+/* Time C = A B repeat times on a context of a's options (the share chosen
+ * first where --cpu-share=auto), print the figures, write C. */
+static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
+{
     hsp_ellr_info in = {0};
     hsp_dense C = {0};
     hsp_spmm_stats st;
-    placed r = {NULL, NULL};
+    double alone[2] = {0, 0};
     if (!strcmp(a->lib.device, "auto")) a->lib.device = "cpu"; /* the CPU threads unless a device is named */
-    hsp_status s = hsp_context_create(&a->lib, &ctx);
-    if (s != HSP_OK) return cli_error("context", s);
-    s = cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C);
-    if (s == HSP_OK && !a->csr && (s = hsp_ellr_from_csr(ctx, A, &E)) == HSP_OK) hsp_ellr_describe(E, &in);
-    if (s == HSP_OK && a->resident && (s = hsp_place_dense(ctx, B, &r.B)) == HSP_OK) s = hsp_place_dense(ctx, &C, &r.C);
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
-    for (int k = 0; s == HSP_OK && ms && k < a->repeat; k++) {
-        s = multiply(ctx, A, E, B, &C, &r, &st);
-        ms[k] = st.ms;
-    }
-    if (s == HSP_OK && r.C) s = hsp_dense_resident_home(r.C, &C);
-    hsp_dense_resident_free(r.B), hsp_dense_resident_free(r.C);
-    if (s != HSP_OK || !ms) {
-        free(ms), hsp_ellr_free(E), hsp_dense_free(&C), hsp_context_free(ctx);
+    hsp_status s = ms ? cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C) : HSP_ERR_NOMEM;
+    if (s == HSP_OK && a->cpu_share_auto) s = choose_share(a, A, B, &C, ms, alone);
+    if (s == HSP_OK) s = time_product(a, A, B, &C, &in, &st, ms);
+    if (s != HSP_OK) {
+        free(ms), hsp_dense_free(&C);
         return cli_error("spmm", ms ? s : HSP_ERR_NOMEM);
     }
     cli_times t = cli_times_of(ms, a->repeat);
@@ -107,27 +141,33 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
                "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
-               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d}\n",
+               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
+               "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f}\n",
                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
                t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
                (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes, a->resident ? "true" : "false",
-               st.blocks);
+               st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1]);
     else if (a->stats == 1) {
         printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
                A->precision == HSP_DOUBLE ? "double" : "float", a->layout == HSP_ROW_MAJOR ? "row" : "column",
                st.device, st.format);
-        if (E && in.height)
+        if (!a->csr && in.height)
             printf("A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), %.1f MiB "
                    "against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
                    in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
         if (in.gpu_csr_bytes)
             printf("and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
                    in.gpu_csr_bytes / 1048576.0);
-        else if (E)
+        else if (!a->csr)
             printf("A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
                    HSP_ELLR_MAX_PADDING);
+        if (a->cpu_share_auto)
+            printf("device alone %.3f ms, CPU threads alone %.3f ms (medians): the CPU threads take %.2f\n", alone[0],
+                   alone[1], a->lib.spmm_cpu_share);
+        if (st.cpu_cols && st.cpu_cols < B->ncols)
+            printf("the CPU threads made %d of B's %d columns beside the device\n", st.cpu_cols, B->ncols);
         if (st.blocks > 1)
             printf("C made in %d blocks, their transfers beside the other blocks' launches\n", st.blocks);
         printf("flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n", (long long)st.flops,
@@ -135,7 +175,7 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     }
     else printf("C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
     if (a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) cli_error(a->output, s);
-    free(ms), hsp_ellr_free(E), hsp_dense_free(&C), hsp_context_free(ctx);
+    free(ms), hsp_dense_free(&C);
     return s == HSP_OK ? 0 : 1;
 }
 

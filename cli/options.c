@@ -167,6 +167,10 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "small-nnz")) {
         if (parse_int(v, -1, INT64_MAX, &n)) return "--small-nnz takes -1 (none), 0 (the default) or an entry count";
         a->lib.small_nnz = n;
+    } else if (!strcmp(name, "cpu-share")) {
+        a->cpu_share_auto = !strcmp(v, "auto");
+        if (!a->cpu_share_auto && parse_double(v, 0, 1, &a->lib.spmm_cpu_share))
+            return "--cpu-share takes auto or a share from 0 (the device alone) to 1 (the CPU threads alone)";
     } else if (!strcmp(name, "blocks")) {
         if (parse_int(v, 1, HSP_SPMM_MAX_BLOCKS, &n)) return "--blocks takes 1 (none, the default) to 256";
         a->lib.spmm_blocks = (int)n;

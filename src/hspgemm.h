@@ -246,6 +246,13 @@ typedef struct {
                              (default): none, B sent whole, one launch, C brought back
                              whole, which was faster on an H100 (README: Sparse times
                              dense) */
+    double spmm_cpu_share; /* hsp_spmm, hsp_spmm_ellr and hsp_spmm_resident on a device that
+                             reads host memory (system SVM, an APU): the share of B's
+                             columns (rounded to whole columns) that the CPU threads make
+                             while the device makes the rest, at once; 0 (default): the
+                             device alone, 1: the CPU threads alone.  `hspgemm spmm
+                             --cpu-share=auto` sets it from both sides' measured times
+                             (README: Sparse times dense) */
 } hsp_options;
 #define HSP_SPMM_MAX_BLOCKS 256
 
@@ -548,6 +555,8 @@ typedef struct {
     char device[160];     /* what computed it */
     int blocks;           /* the blocks of C whose transfers overlapped the launches
                              (options.spmm_blocks); 1: moved whole; 0: nothing moved */
+    int cpu_cols;         /* the columns of B the CPU threads made beside a device
+                             (options.spmm_cpu_share), or all of them where no device did */
 } hsp_spmm_stats;
 
 /* C = alpha A B + beta C: A valid CSR, B and C dense (either order each),

@@ -470,6 +470,45 @@ static void blocks(void)
     }
 }
 
+/* The CPU threads beside the device (options.spmm_cpu_share): on a device
+ * that reads host memory they make the share of B's last columns (rounded)
+ * while it makes the rest; on the cpu device they make all; on a device
+ * with memory of its own none.  C checked in every form, order and
+ * precision, with shares that leave each side one column or none. */
+static void split(hsp_context *plain)
+{
+    static const double shares[] = {0.5, 0.3, 0.95, 1};
+    int on_cpu = !strcmp(ref_device(), "cpu"), shared = !own_memory(plain);
+    for (size_t n = 0; n < sizeof shares / sizeof *shares; n++) {
+        hsp_options o;
+        hsp_context *ctx = NULL;
+        hsp_options_init(&o);
+        o.device = ref_device(), o.small_nnz = -1, o.spmm_cpu_share = shares[n];
+        if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "a context of CPU share %g", shares[n])) continue;
+        for (int form = 0; form < 5; form++)
+            for (int ob = 0; ob < 2; ob++)
+                for (int oc = 0; oc < 2; oc++) {
+                    hsp_precision prec = (ob + oc + form) % 2 ? HSP_FLOAT : HSP_DOUBLE;
+                    int32_t L = form % 2 ? 9 : 2, want = on_cpu ? L : shared ? (int32_t)(shares[n] * L + 0.5) : 0;
+                    hsp_csr *A = form == 2 || form == 4 ? ref_random(300, 200, 4, 12, prec, 7) : operand(300, 200, prec);
+                    hsp_dense B = dense(200, L, (hsp_order)ob, 1, prec, 51, 0), C = dense(300, L, (hsp_order)oc, 2, prec, 53, 0);
+                    hsp_spmm_stats st = {0};
+                    char why[160] = "";
+                    int ok = checked_product(ctx, form, A, -2, &B, form < 3 ? 0.5 : 0, &C, &st, why, sizeof why);
+                    tap_ok(ok && st.cpu_cols == want, "CPU share %g, form %d, %s, B %s, C %s, L = %d: %d columns on the CPU threads (want %d)%s%s",
+                           shares[n], form, prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
+                           oc ? "column-major" : "row-major", L, st.cpu_cols, want, why[0] ? ": " : "", why);
+                    hsp_csr_free(A);
+                }
+        hsp_context_free(ctx);
+    }
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.spmm_cpu_share = 1.5;
+    tap_ok(hsp_context_create(&o, &ctx) == HSP_ERR_ARG && !ctx, "a CPU share of 1.5: HSP_ERR_ARG (%s)", hsp_errmsg());
+}
+
 int main(void)
 {
     hsp_context *ctx = ref_context();
@@ -480,6 +519,7 @@ int main(void)
     long_rows(ctx);
     padding(ctx);
     blocks();
+    split(ctx);
     edges(ctx);
     errors(ctx);
     hsp_context_free(ctx);

@@ -34,6 +34,8 @@ static hsp_status check_options(const hsp_options *o)
     if (o->spmm_blocks < 0 || o->spmm_blocks > HSP_SPMM_MAX_BLOCKS)
         return hsp_fail(HSP_ERR_ARG, "spmm_blocks = %d: give 0 or 1 (none) to %d",
                         o->spmm_blocks, HSP_SPMM_MAX_BLOCKS);
+    if (!(o->spmm_cpu_share >= 0 && o->spmm_cpu_share <= 1))
+        return hsp_fail(HSP_ERR_ARG, "spmm_cpu_share = %g: give a share from 0 (the device alone) to 1", o->spmm_cpu_share);
     if (!(o->device_timeout >= 0 && o->device_timeout <= 1e9))
         return hsp_fail(HSP_ERR_ARG, "device_timeout = %g: give 0 (the default) or seconds up to 1e9",
                         o->device_timeout);

@@ -104,16 +104,77 @@ static void spmm_part(void *arg, int tid, int64_t p)
     else spmm_rows_f(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
 }
 
-/* The product computed by parts on the pool, of about equal entries. */
-static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r)
+/* A product split between a device that reads host memory and the CPU
+ * threads: the device makes C's first columns (from B's first ones), on the
+ * pool's thread that takes chunk 0, which waits for it, while the other
+ * chunks are the threads' parts of the last columns (cpu). */
+typedef struct {
+    spmm_run cpu;
+    hsp_device *dev;
+    const struct hsp_ellr *A; /* the form of A the device reads */
+    hsp_dense B, C;           /* the device's columns */
+    void *const *held;
+    int blocks;
+    hsp_status status;        /* the device's */
+} split_run;
+
+static void split_part(void *arg, int tid, int64_t p)
+{
+    split_run *r = arg;
+    if (p) spmm_part(&r->cpu, tid, p - 1);
+    else r->status = r->dev->spmm(r->dev, r->A, &r->B, r->cpu.alpha, r->cpu.beta, &r->C, r->held, &r->blocks);
+}
+
+/* The product computed by parts on the pool, of about equal entries (and
+ * beside them split's device part, where split is not NULL: then r is
+ * split->cpu). */
+static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r, split_run *split)
 {
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
     if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
     /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
-    hsp_pool_chunks(pool, hsp_split_weighted(r->A->rowptr, m, want, r->cut), spmm_part, r);
+    int64_t parts = hsp_split_weighted(r->A->rowptr, m, want, r->cut);
+    if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
+    else hsp_pool_chunks(pool, parts, spmm_part, r);
     free(r->cut);
     return HSP_OK;
+}
+
+/* Columns [j0, j0 + n) of M: a view of its array. */
+static hsp_dense columns_of(const hsp_dense *M, int32_t j0, int32_t n)
+{
+    int64_t step[2];
+    hsp_dense V = *M;
+    hsp_dense_steps(M, step);
+    V.ncols = n, V.values = (char *)M->values + (size_t)(j0 * step[1]) * hsp_value_size(M->precision);
+    return V;
+}
+
+/* The columns of L that the CPU threads make beside ctx's device: its
+ * share of them where the device reads host memory (no hold), else none. */
+static int32_t cpu_columns(const hsp_context *ctx, int32_t L)
+{
+    return ctx->device->hold ? 0 : (int32_t)(ctx->options.spmm_cpu_share * L + 0.5);
+}
+
+/* r's product on ctx: on its device (A_dev, the form of A it reads; held:
+ * what it holds), on the CPU threads (no device, or cpu_cols all of B's), or
+ * split: the device B's first columns and the threads the last cpu_cols,
+ * at once; *blocks as the device's spmm gives them (0 where it made none). */
+static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_ellr *A_dev, void *const held[3],
+                                int32_t cpu_cols, int *blocks)
+{
+    hsp_device *dev = ctx->device;
+    int32_t dev_cols = r->B->ncols - cpu_cols;
+    if (dev->spmm && !cpu_cols) return dev->spmm(dev, A_dev, r->B, r->alpha, r->beta, r->C, held, blocks);
+    *blocks = 0;
+    if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx->pool, r, NULL);
+    split_run sr = {*r, dev, A_dev, columns_of(r->B, 0, dev_cols), columns_of(r->C, 0, dev_cols), held, *blocks, HSP_OK};
+    hsp_dense B = columns_of(r->B, dev_cols, cpu_cols), C = columns_of(r->C, dev_cols, cpu_cols);
+    sr.cpu.B = &B, sr.cpu.C = &C;
+    hsp_status s = spmm_on_pool(ctx->pool, &sr.cpu, &sr);
+    return s != HSP_OK ? s : sr.status;
 }
 
 hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
@@ -131,18 +192,21 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (README) */
     void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
     int blocks = ctx->options.spmm_blocks;
+    int32_t cpu_cols = dev->spmm ? cpu_columns(ctx, B->ncols) : B->ncols;
     hsp_context_lock(ctx);
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
-    else s = dev->spmm ? dev->spmm(dev, A, B, alpha, beta, C, held, &blocks) : spmm_on_pool(ctx->pool, &r);
+    else s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
     if (s == HSP_OK && stats) {
         *stats = (hsp_spmm_stats){0};
         if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;
-        stats->threads = dev->spmm ? 0 : hsp_pool_size(ctx->pool);
-        stats->blocks = dev->spmm ? blocks : 0;
-        snprintf(stats->format, sizeof stats->format, "%s", A->rowptr ? "csr" : "ellr");
-        if (dev->spmm) snprintf(stats->device, sizeof stats->device, "%s", dev->description);
-        else snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
+        int on_dev = dev->spmm && !(cpu_cols && cpu_cols == B->ncols); /* the device made some of C */
+        stats->threads = cpu_cols ? hsp_pool_size(ctx->pool) : 0;
+        stats->blocks = on_dev ? blocks : 0, stats->cpu_cols = cpu_cols;
+        snprintf(stats->format, sizeof stats->format, "%s", (on_dev ? A : r.A)->rowptr ? "csr" : "ellr");
+        if (!on_dev) snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
+        else if (cpu_cols) snprintf(stats->device, sizeof stats->device, "%.100s and CPU threads (%d)", dev->description, stats->threads);
+        else snprintf(stats->device, sizeof stats->device, "%s", dev->description);
         stats->ms = hsp_now_ms() - t0;
     }
     hsp_context_unlock(ctx);
