@@ -29,8 +29,9 @@ static const char usage_spmm[] =
     "  --cpu-share=S|auto    on a device that reads host memory (system SVM, an APU): the CPU threads\n"
     "                        make this share of B's columns while the device makes the rest, at once;\n"
     "                        0 (default): the device alone, 1: the CPU threads alone; auto: the\n"
-    "                        product timed on each side alone first (--repeat runs each), the share\n"
-    "                        then t_device / (t_device + t_cpu)\n"
+    "                        product timed first on each side alone and split by their rates,\n"
+    "                        t_device / (t_device + t_cpu) to the CPU (--repeat runs each), and\n"
+    "                        the fastest of the three kept\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
@@ -101,20 +102,25 @@ static hsp_status time_product(const cli_args *a, const hsp_csr *A, const hsp_de
     return s;
 }
 
-/* --cpu-share=auto: the product timed on the device alone (alone[0]) and on
- * the CPU threads alone (alone[1]), medians, and a's share set from them:
- * the CPU threads' rate over both rates, t_device / (t_device + t_cpu). */
+/* --cpu-share=auto: the product timed on the device alone (alone[0]), on
+ * the CPU threads alone (alone[1]) and split at the share of the CPU
+ * threads' rate in both rates, t_device / (t_device + t_cpu) (alone[2]),
+ * medians; a's share set to the fastest of the three (a side's time need
+ * not scale with its columns, and the sides may share cores). */
 static hsp_status choose_share(cli_args *a, const hsp_csr *A, const hsp_dense *B, hsp_dense *C, double *ms,
-                               double alone[2])
+                               double alone[3])
 {
     hsp_ellr_info in;
     hsp_spmm_stats st;
     hsp_status s = HSP_OK;
-    for (int side = 0; side < 2 && s == HSP_OK; side++) {
-        a->lib.spmm_cpu_share = side;
-        if ((s = time_product(a, A, B, C, &in, &st, ms)) == HSP_OK) alone[side] = cli_times_of(ms, a->repeat).median;
+    double share[3] = {0, 1, 0};
+    for (int k = 0; k < 3 && s == HSP_OK; k++) {
+        if (k == 2) share[2] = alone[0] + alone[1] > 0 ? alone[0] / (alone[0] + alone[1]) : 0;
+        a->lib.spmm_cpu_share = share[k];
+        if ((s = time_product(a, A, B, C, &in, &st, ms)) == HSP_OK) alone[k] = cli_times_of(ms, a->repeat).median;
     }
-    a->lib.spmm_cpu_share = alone[0] + alone[1] > 0 ? alone[0] / (alone[0] + alone[1]) : 0;
+    int best = alone[2] < alone[0] && alone[2] < alone[1] ? 2 : alone[1] < alone[0];
+    a->lib.spmm_cpu_share = share[best];
     return s;
 }
 
@@ -125,7 +131,7 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     hsp_ellr_info in = {0};
     hsp_dense C = {0};
     hsp_spmm_stats st;
-    double alone[2] = {0, 0};
+    double alone[3] = {0, 0, 0};
     if (!strcmp(a->lib.device, "auto")) a->lib.device = "cpu"; /* the CPU threads unless a device is named */
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     hsp_status s = ms ? cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C) : HSP_ERR_NOMEM;
@@ -142,12 +148,13 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
                "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
                "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
-               "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f}\n",
+               "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f,"
+               "\"ms_split_by_rates\":%.4f}\n",
                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
                t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
                (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes, a->resident ? "true" : "false",
-               st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1]);
+               st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1], alone[2]);
     else if (a->stats == 1) {
         printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
@@ -164,8 +171,8 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
             printf("A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
                    HSP_ELLR_MAX_PADDING);
         if (a->cpu_share_auto)
-            printf("device alone %.3f ms, CPU threads alone %.3f ms (medians): the CPU threads take %.2f\n", alone[0],
-                   alone[1], a->lib.spmm_cpu_share);
+            printf("device alone %.3f ms, CPU threads alone %.3f ms, split by their rates %.3f ms (medians): "
+                   "the CPU threads take %.2f\n", alone[0], alone[1], alone[2], a->lib.spmm_cpu_share);
         if (st.cpu_cols && st.cpu_cols < B->ncols)
             printf("the CPU threads made %d of B's %d columns beside the device\n", st.cpu_cols, B->ncols);
         if (st.blocks > 1)
