@@ -74,6 +74,9 @@ all_mutants() {
     # a pair of entries of C sums the first column's products into the second
     mutant spmm-pair-second kernels/spmm.cl 's0 += a * bp[0], s1 += a * bp[second];' \
         's0 += a * bp[0], s1 += a * bp[0];' 'tests/t_spmm_nosvm.sh'
+    # by blocks, a block's launch waits for B only up to the row before the last its rows reach
+    mutant spmm-blocks-reach src/gpu/gpu_spmm.c 'return rows ? byte_of(B, rows - 1,' \
+        'return rows > 1 ? byte_of(B, rows - 2,' 'tests/t_spmm_nosvm.sh'
     # the sum of a long row's pieces leaves out its first piece
     mutant spmm-gather-first kernels/spmm.cl 'for (int q = long_first[r]; q < long_first[r + 1]; q++)' \
         'for (int q = long_first[r] + 1; q < long_first[r + 1]; q++)' 'tests/t_spmm_nosvm.sh'

@@ -454,7 +454,8 @@ static void blocks(void)
                         double beta = ob ? 0 : -0.5;
                         hsp_csr *A = NULL;
                         hsp_generate(specs[m], 5, prec, &A);
-                        hsp_dense B = dense(300, L, (hsp_order)ob, 2, prec, 41, 0), C = dense(300, L, (hsp_order)oc, 1, prec, 43, 0);
+                        uint64_t seed = 41 + 16 * n + 8 * (uint64_t)form + 4 * (uint64_t)ob + 2 * (uint64_t)oc + m;
+                        hsp_dense B = dense(300, L, (hsp_order)ob, 2, prec, seed, 0), C = dense(300, L, (hsp_order)oc, 1, prec, 43, 0);
                         hsp_spmm_stats st = {0};
                         char why[160] = "";
                         int ok = checked_product(ctx, form, A, 1.5, &B, beta, &C, &st, why, sizeof why);

@@ -233,9 +233,9 @@ hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *
     hsp_status s = g->ops->finish(g);
     if (g->ops->unmap_host) g->ops->unmap_host(g, NULL); /* the last call's arrays may be gone */
     if (s == HSP_OK) s = place_rows(g, A, held[0], a);
-    *blocks = count_blocks(g, A, C, held, *blocks);
-    if (s == HSP_OK && *blocks > 1) return gpu_noted(dev, by_blocks(g, A, B, alpha, beta, C, a, *blocks));
-    *blocks = g->host_arrays || (held[1] && held[2]) ? 0 : 1;
+    int n = count_blocks(g, A, C, held, *blocks);
+    *blocks = n > 1 ? n : g->host_arrays || (held[1] && held[2]) ? 0 : 1; /* by blocks; whole; nothing moved */
+    if (s == HSP_OK && n > 1) return gpu_noted(dev, by_blocks(g, A, B, alpha, beta, C, a, n));
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0 || has_gaps(C), &a[ARR_C]);
     if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, skip, whole(C));
