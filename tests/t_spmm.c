@@ -430,6 +430,18 @@ static void resident(hsp_context *ctx)
     hsp_csr_free(A);
 }
 
+/* A context on the device under test of spmm_blocks and spmm_cpu_share
+ * (NULL if it fails). */
+static hsp_context *spmm_context(int blocks, double cpu_share)
+{
+    hsp_options o;
+    hsp_context *ctx = NULL;
+    hsp_options_init(&o);
+    o.device = ref_device(), o.small_nnz = -1, o.spmm_blocks = blocks, o.spmm_cpu_share = cpu_share;
+    hsp_context_create(&o, &ctx);
+    return ctx;
+}
+
 /* Products by blocks (options.spmm_blocks): on a device whose memory is
  * reached by transfers (buffers), n blocks of C (at most its rows or columns) whose transfers overlap
  * the launches, each waiting for the rows of B its rows of A reach (a band:
@@ -440,11 +452,8 @@ static void blocks(void)
     static const int asked[] = {2, 3, 7, HSP_SPMM_MAX_BLOCKS};
     static const char *const specs[] = {"band:300,3", "random:300,6"};
     for (size_t n = 0; n < sizeof asked / sizeof *asked; n++) {
-        hsp_options o;
-        hsp_context *ctx = NULL;
-        hsp_options_init(&o);
-        o.device = ref_device(), o.small_nnz = -1, o.spmm_blocks = asked[n];
-        if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "a context of %d blocks", asked[n])) continue;
+        hsp_context *ctx = spmm_context(asked[n], 0);
+        if (!tap_ok(ctx != NULL, "a context of %d blocks", asked[n])) continue;
         for (int form = 0; form < 3; form++)
             for (int ob = 0; ob < 2; ob++)
                 for (int oc = 0; oc < 2; oc++)
@@ -481,11 +490,8 @@ static void split(hsp_context *plain)
     static const double shares[] = {0.5, 0.3, 0.95, 1};
     int on_cpu = !strcmp(ref_device(), "cpu"), shared = !own_memory(plain);
     for (size_t n = 0; n < sizeof shares / sizeof *shares; n++) {
-        hsp_options o;
-        hsp_context *ctx = NULL;
-        hsp_options_init(&o);
-        o.device = ref_device(), o.small_nnz = -1, o.spmm_cpu_share = shares[n];
-        if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "a context of CPU share %g", shares[n])) continue;
+        hsp_context *ctx = spmm_context(0, shares[n]);
+        if (!tap_ok(ctx != NULL, "a context of CPU share %g", shares[n])) continue;
         for (int form = 0; form < 5; form++)
             for (int ob = 0; ob < 2; ob++)
                 for (int oc = 0; oc < 2; oc++) {
