@@ -392,6 +392,11 @@ class Context:
       where methods leaves the choice to it.  None: the user's ($XDG_CONFIG_HOME/hspgemm/profile,
       else ~/.config/hspgemm/profile) where it exists; "none": no profile.  stats["profile"]
       names the file a product's methods came from ("" where none).
+    spmm_blocks: spmm on a device reached by transfers (opencl buffers): C made in this many
+      blocks whose transfers go beside the other blocks' launches; 0 or 1 (default): none.
+    spmm_cpu_share: spmm on a device that reads host memory (system SVM, an APU): the share of
+      X's columns the CPU threads make while the device makes the rest; 0 (default): the device
+      alone, 1: the CPU threads alone.  The stats' "blocks" and "cpu_cols" say what ran.
 
     A context serves one call at a time (calls from several threads wait their turn); close()
     or a with block frees it.
@@ -400,9 +405,11 @@ class Context:
     def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
                  methods: str | Sequence[str] | None = None, mem_limit: int = 0, small_nnz: int = 0,
                  device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True,
-                 deterministic: bool = False, profile: str | None = None) -> None:
+                 deterministic: bool = False, profile: str | None = None, spmm_blocks: int = 0,
+                 spmm_cpu_share: float = 0.0) -> None:
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic), profile)
+                          device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic), profile,
+                          int(spmm_blocks), float(spmm_cpu_share))
         self._unsorted = bool(unsorted)
 
     def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,

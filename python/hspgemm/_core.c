@@ -269,13 +269,15 @@ static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
 static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
-                            "unsorted", "drop_zeros", "deterministic", "profile", NULL};
+                            "unsorted", "drop_zeros", "deterministic", "profile", "spmm_blocks", "spmm_cpu_share",
+                            NULL};
     const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
     hsp_options o;
     hsp_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpppz", names, &device, &o.threads, &grow, &m[0], &m[1],
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpppzid", names, &device, &o.threads, &grow, &m[0], &m[1],
                                      &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted,
-                                     &o.drop_zeros, &o.deterministic, &o.profile)) /* the context copies it */
+                                     &o.drop_zeros, &o.deterministic, &o.profile, /* the context copies it */
+                                     &o.spmm_blocks, &o.spmm_cpu_share))
         return -1;
     int g = enum_named(grow, grow_name, 2, "grow");
     if (g < 0) return -1;
@@ -503,8 +505,9 @@ static PyObject *context_spmm(Context *self, PyObject *args)
         Py_END_ALLOW_THREADS
         if (s != HSP_OK) raise_status(s);
         else if (!want_stats) out = Py_NewRef(Py_None);
-        else out = Py_BuildValue("{s:d,s:L,s:i,s:s,s:s}", "ms", st.ms, "flops", (long long)st.flops, "threads",
-                                 st.threads, "format", st.format, "device", st.device);
+        else out = Py_BuildValue("{s:d,s:L,s:i,s:s,s:s,s:i,s:i}", "ms", st.ms, "flops", (long long)st.flops, "threads",
+                                 st.threads, "format", st.format, "device", st.device, "blocks", st.blocks, "cpu_cols",
+                                 st.cpu_cols);
     }
     release_in(&a), PyBuffer_Release(&x), PyBuffer_Release(&y);
     return out;
@@ -531,7 +534,8 @@ static PyTypeObject ContextType = {
     .tp_dealloc = (destructor)context_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Context(device='auto', threads=0, grow='realloc', methods=(m, m, m), mem_limit=0, small_nnz=0, "
-              "device_timeout=0.0, unsorted=False, drop_zeros=False, deterministic=False, profile=None): an "
+              "device_timeout=0.0, unsorted=False, drop_zeros=False, deterministic=False, profile=None, spmm_blocks=0, "
+              "spmm_cpu_share=0.0): an "
               "hsp_context.",
     .tp_methods = context_methods,
     .tp_init = (initproc)context_init,

@@ -94,3 +94,22 @@ def test_prepared_long_row_and_errors():
         np.testing.assert_allclose(ctx.spmm(P, np.ones(500)), A @ np.ones(500))
     with pytest.raises(hspgemm.Error):
         ctx.prepare(A)  # the context is closed
+
+
+def test_blocks_and_cpu_share():
+    """Context(spmm_blocks=, spmm_cpu_share=): an OpenCL device with buffers makes C in blocks;
+    a device of system SVM leaves X's last columns to the CPU threads, the cpu device all of
+    them; each C against scipy."""
+    A = operand(200, 150, np.float64)
+    X = np.random.default_rng(5).uniform(-1, 1, (150, 6))
+    opencl = [d for d in hspgemm.devices() if d["name"].startswith("opencl") and d["usable"]]
+    cases = [("cpu", {"spmm_cpu_share": 0.5}, "cpu_cols", 6)]
+    cases += [(d["name"] + ",nosvm", {"spmm_blocks": 3}, "blocks", 3) for d in opencl if d["memory"] != "system SVM"][:1]
+    cases += [(d["name"], {"spmm_cpu_share": 0.5}, "cpu_cols", 3) for d in opencl if d["memory"] == "system SVM"][:1]
+    for device, options, key, want in cases:
+        with hspgemm.Context(device, small_nnz=-1, **options) as ctx:
+            Y, st = ctx.spmm(A, X, stats=True)
+        np.testing.assert_allclose(Y, A @ X, rtol=1e-12, atol=1e-12)
+        assert st[key] == want, (device, st)
+    with pytest.raises(hspgemm.ArgumentError):
+        hspgemm.Context("cpu", spmm_cpu_share=2.0)
