@@ -406,11 +406,39 @@ if [ -n "$dev" ]; then
     run "$hsp" bench --suite=spmm --gen=poisson2d5:20 --cols=3 --repeat=1 --peers=none --device="$dev,nosvm" --resident \
         --csv="$tmp/sres.csv"
     [ $rc -eq 0 ] && grep -q "B and C resident (device-only times)" "$tmp/out" && grep -q "check ok" "$tmp/out" &&
-        grep -q ',1,ok$' "$tmp/sres.csv"
+        grep -q ',1,ok,' "$tmp/sres.csv"
     ok $? "bench --suite=spmm --resident on $dev: checked, device-only times, marked resident in the CSV"
+    run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --device="$dev,nosvm" --blocks=3 --stats=json -o "$tmp/sb.mtx"
+    [ $rc -eq 0 ] && grep -q '"blocks":3' "$tmp/out" && cmp -s "$tmp/sb.mtx" "$tmp/sh.mtx"
+    ok $? "spmm --blocks=3 on $dev with buffers: C in 3 blocks, the same C"
+    run "$hsp" bench --suite=spmm --gen=poisson2d5:20 --cols=3 --repeat=1 --peers=none --device="$dev,nosvm" --blocks=2 \
+        --csv="$tmp/sblk.csv"
+    [ $rc -eq 0 ] && grep -q "no blocks" "$tmp/out" && grep -q "transfers .*% hidden" "$tmp/out" && grep -q ',ok,2,' "$tmp/sblk.csv"
+    ok $? "bench --suite=spmm --blocks=2 on $dev: also timed without blocks and resident, the hidden share"
 else
     skip "spmm --resident on a device with buffers" "no OpenCL device with buffer SVM"
     skip "bench --suite=spmm --resident" "no OpenCL device with buffer SVM"
+    skip "spmm --blocks=3" "no OpenCL device with buffer SVM"
+    skip "bench --suite=spmm --blocks=2" "no OpenCL device with buffer SVM"
+fi
+run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --blocks=0
+[ $rc -eq 2 ] && grep -q "blocks takes 1" "$tmp/err"; ok $? "spmm --blocks=0 is refused"
+run "$hsp" bench --suite=quick --blocks=2 --peers=none --csv="$tmp/typo.csv"
+[ $rc -eq 2 ] && grep -q "blocks=N is an option of --suite=spmm" "$tmp/err"; ok $? "--blocks outside --suite=spmm is refused"
+run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --cpu-share=1.5
+[ $rc -eq 2 ] && grep -q "cpu-share takes auto or a share" "$tmp/err"; ok $? "spmm --cpu-share=1.5 is refused"
+dev=$(opencl_device "system SVM")
+if [ -n "$dev" ]; then
+    run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --device="$dev" --cpu-share=0.5 --stats=json -o "$tmp/ss.mtx"
+    [ $rc -eq 0 ] && grep -q '"cpu_cols":3' "$tmp/out" && grep -q 'and CPU threads' "$tmp/out" &&
+        "$hsp" spmm --gen=poisson2d5:20 --cols=6 -o "$tmp/sc.mtx" >/dev/null && cmp -s "$tmp/ss.mtx" "$tmp/sc.mtx"
+    ok $? "spmm --cpu-share=0.5 on $dev: the CPU threads make 3 of 6 columns beside it, the CPU's C"
+    run "$hsp" spmm --gen=poisson2d5:20 --cols=6 --device="$dev" --cpu-share=auto --stats
+    [ $rc -eq 0 ] && grep -q "device alone .* ms, CPU threads alone .* ms, split by their rates .* ms" "$tmp/out"
+    ok $? "spmm --cpu-share=auto on $dev times each side alone and the split, and says which it kept"
+else
+    skip "spmm --cpu-share=0.5" "no OpenCL device with system SVM"
+    skip "spmm --cpu-share=auto" "no OpenCL device with system SVM"
 fi
 
 echo "1..$n"
