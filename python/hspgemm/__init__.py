@@ -437,7 +437,9 @@ class Context:
         """alpha * A @ X + beta * out for a sparse A (or one that prepare made) and a dense X
         (numpy, one or two dimensions, either order), as a numpy array in X's order; with out
         (writable, C- or F-contiguous, of the result's shape and dtype) computed in place there.
-        On the context's CPU threads.  A prepared A takes X in its own precision."""
+        On the context's device (the CPU threads for "cpu"; see spmm_blocks and spmm_cpu_share).
+        A prepared A takes X in its own precision.  stats: ms, flops, threads, format (A's form
+        read), device, blocks, cpu_cols."""
         prepared = isinstance(A, Prepared)
         if not prepared:
             A = _check_sparse(A, "A")
