@@ -197,6 +197,13 @@ static size_t c_span(const hsp_dense *C, spmm_block k, size_t *lo)
     return byte_of(C, k.row0 + k.nrows - 1, k.col0 + k.ncols - 1) + hsp_value_size(C->precision) - *lo;
 }
 
+/* Block b of C brought back from the device. */
+static hsp_status get_block(gpu *g, hsp_dense *C, spmm_block b)
+{
+    size_t lo, bytes = c_span(C, b, &lo);
+    return gpu_get(g, GA_SPMM_C, lo, (char *)C->values + lo, bytes);
+}
+
 /* C by n blocks, B and C the host's: block k's part of B and C (where
  * read) put beside the launches, its launch, then block k - 1 brought back,
  * so that the transfers of one block overlap the others' work. */
@@ -207,18 +214,16 @@ static hsp_status by_blocks(gpu *g, const struct hsp_ellr *A, const hsp_dense *B
     if (s == HSP_OK) s = gpu_reserve(g, GA_SPMM_C, hsp_dense_bytes(C));
     a[ARR_B] = &g->a[GA_SPMM_B], a[ARR_C] = &g->a[GA_SPMM_C];
     size_t sent = 0, lo, bytes;
-    for (int k = 0; k <= n && s == HSP_OK; k++) {
-        spmm_block b = block_of(C, k < n ? k : k - 1, n);
+    for (int k = 0; k < n && s == HSP_OK; k++) {
+        spmm_block b = block_of(C, k, n);
         size_t need = b_needed(A, B, b);
-        if (k < n && need > sent)
-            s = gpu_put(g, GA_SPMM_B, sent, (const char *)B->values + sent, need - sent), sent = need;
-        if (s == HSP_OK && k < n && (beta != 0 || has_gaps(C)))
+        if (need > sent) s = gpu_put(g, GA_SPMM_B, sent, (const char *)B->values + sent, need - sent), sent = need;
+        if (s == HSP_OK && (beta != 0 || has_gaps(C)))
             bytes = c_span(C, b, &lo), s = gpu_put(g, GA_SPMM_C, lo, (const char *)C->values + lo, bytes);
-        if (s == HSP_OK && k < n) s = launch(g, A, B, alpha, beta, C, a, INT64_MAX, b);
-        if (s == HSP_OK && k > 0)
-            b = block_of(C, k - 1, n), bytes = c_span(C, b, &lo), s = gpu_get(g, GA_SPMM_C, lo, (char *)C->values + lo, bytes);
+        if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, INT64_MAX, b);
+        if (s == HSP_OK && k > 0) s = get_block(g, C, block_of(C, k - 1, n));
     }
-    return s;
+    return s == HSP_OK ? get_block(g, C, block_of(C, n - 1, n)) : s;
 }
 
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,

@@ -46,9 +46,10 @@ struct hsp_ellr {
     const int64_t *piece;  /* where each piece's entries begin */
     const int32_t *piece_len; /* and how many it has */
     const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
-    const int32_t *reach;  /* prepared: reach[g], one past the largest column of rows 0 to
-                              the last of group g of HSP_ELLR_REACH rows (the rows of C
-                              a block of B's rows can make); NULL for a view */
+    const int32_t *reach;  /* prepared on a GPU device with memory of its own: reach[g], one
+                              past the largest column of rows 0 to the last of group g of
+                              HSP_ELLR_REACH rows (the rows of B a block of C's rows reads);
+                              else NULL */
     void *own[9];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
     hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
     void *held;            /* where ctx's device has memory of its own: its copy of the

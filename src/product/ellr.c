@@ -177,7 +177,7 @@ static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, hsp_
     *E = hsp_ellr_view(A);
     hsp_status s = build(ctx->pool, A, csr_only, E);
     if (s == HSP_OK && E->rowptr && ctx->device->spmm) s = cut_long_rows(E);
-    if (s == HSP_OK && ctx->device->spmm) s = find_reach(E);
+    if (s == HSP_OK && ctx->device->spmm && ctx->device->hold) s = find_reach(E); /* blocks need it */
     if (s == HSP_OK) s = hold(ctx, E);
     if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
     *out = E;

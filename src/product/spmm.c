@@ -170,7 +170,7 @@ static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_
     if (dev->spmm && !cpu_cols) return dev->spmm(dev, A_dev, r->B, r->alpha, r->beta, r->C, held, blocks);
     *blocks = 0;
     if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx->pool, r, NULL);
-    split_run sr = {*r, dev, A_dev, columns_of(r->B, 0, dev_cols), columns_of(r->C, 0, dev_cols), held, *blocks, HSP_OK};
+    split_run sr = {*r, dev, A_dev, columns_of(r->B, 0, dev_cols), columns_of(r->C, 0, dev_cols), held, 0, HSP_OK};
     hsp_dense B = columns_of(r->B, dev_cols, cpu_cols), C = columns_of(r->C, dev_cols, cpu_cols);
     sr.cpu.B = &B, sr.cpu.C = &C;
     hsp_status s = spmm_on_pool(ctx->pool, &sr.cpu, &sr);
