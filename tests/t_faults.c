@@ -9,9 +9,9 @@
  * kind of fault and n, fail the n-th of that kind (an allocation returns
  * NULL; an OpenCL call an error).  For each call of the API under test, n
  * walks 1, 2, ... until a run makes fewer than n such calls: every n with
- * HSPGEMM_FAULTS=all (`make check-faults`), else the first FIRST_POINTS and
- * then a stride that leaves about SAMPLED_POINTS more over the calls a run
- * without failures makes (`make check`).  Every run must
+ * HSPGEMM_FAULTS=all (`make check-faults`, in two parts at once), else the
+ * first FIRST_POINTS and then a stride that leaves about SAMPLED_POINTS more
+ * over the calls a run without failures makes (`make check`).  Every run must
  * either succeed with the result of a run without failures (where the
  * library has another way; contexts are deterministic, so that on a GPU too
  * that result is the same bits) or fail with HSP_ERR_NOMEM (or HSP_ERR_DEVICE for
@@ -296,15 +296,29 @@ static long live_blocks(void)
     return n;
 }
 
-/* The fault points a walk tries: all with HSPGEMM_FAULTS=all, else a sample. */
+/* The fault points a walk tries: all with HSPGEMM_FAULTS=all (those of
+ * this run's part with HSPGEMM_TEST_SHARD: make check-faults runs two at
+ * once), else a sample. */
 enum { FIRST_POINTS = 6, SAMPLED_POINTS = 18 };
+
+static int all_points(void)
+{
+    const char *all = getenv("HSPGEMM_FAULTS");
+    return all && !strcmp(all, "all");
+}
+
+/* The first point from n on that this run walks. */
+static long point_from(long n)
+{
+    while (all_points() && !ref_shard((int)n)) n++;
+    return n;
+}
 
 /* The point after n of a walk over about total points: n + 1 for the first
  * ones (and all of them with HSPGEMM_FAULTS=all), then spread evenly. */
 static long next_point(long n, long total)
 {
-    const char *all = getenv("HSPGEMM_FAULTS");
-    if ((all && !strcmp(all, "all")) || n < FIRST_POINTS) return n + 1;
+    if (all_points() || n < FIRST_POINTS) return point_from(n + 1);
     return n + (total - FIRST_POINTS) / SAMPLED_POINTS + 1;
 }
 
@@ -490,7 +504,7 @@ static void walk(int kind, const char *name, call_fn call, const fixture *f, con
     }
     long n, points = 0, failed = 0, other_way = 0;
     char why[256] = "";
-    for (n = 1; !why[0]; n = next_point(n, total)) {
+    for (n = point_from(1); !why[0]; n = next_point(n, total)) {
         hsp_release_memory();
         long before = live_blocks();
         if (device && fresh && !(ctx = context(device, grow))) {
