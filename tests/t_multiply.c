@@ -13,21 +13,27 @@
 #include "tap.h"
 
 /* Options for the device under test with method for every group that can run
- * it (the device's default elsewhere); *runs says whether any group does. */
+ * it (the device's default elsewhere); *runs says whether any group does.
+ * The groups that run each method are probed (a context each) once per
+ * process: they depend on the device under test alone, and on Intel's
+ * runtime a context takes a quarter of a second. */
 static void test_options(hsp_options *o, int threads, hsp_grow grow, hsp_method method, int *runs)
 {
+    static unsigned groups[HSP_NMETHODS], probed[HSP_NMETHODS]; /* per method: the groups that run it */
     hsp_context *ctx = NULL;
     hsp_options_init(o);
     o->device = ref_device(), o->threads = threads, o->grow = grow;
     o->small_nnz = -1; /* every product on the device under test */
-    *runs = method == HSP_METHOD_DEFAULT;
-    for (int g = 0; g < HSP_NMETHODGROUPS; g++) {
+    for (int g = 0; g < HSP_NMETHODGROUPS && !probed[method]; g++) {
         o->method[g] = method;
-        if (hsp_context_create(o, &ctx) == HSP_OK) *runs = 1;
+        if (hsp_context_create(o, &ctx) == HSP_OK) groups[method] |= 1u << g;
         else o->method[g] = HSP_METHOD_DEFAULT;
         hsp_context_free(ctx);
         ctx = NULL;
     }
+    probed[method] = 1;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++) o->method[g] = groups[method] >> g & 1 ? method : HSP_METHOD_DEFAULT;
+    *runs = method == HSP_METHOD_DEFAULT || groups[method];
 }
 
 /* A context with method wherever the device can run it; NULL when it can
