@@ -3,16 +3,17 @@
  * diagonal and the bound of rho(D^-1 A); strong connections; roots: a
  * maximal set of nodes at distance 3 or more from each other over the
  * strong connections, by rounds of hsp_mis_max (twice: the largest key
- * within distance 2) and hsp_mis_update; aggregates: a root and the nodes
- * within distance 2 of it; the tentative prolongator T; P = T - w D^-1 A T
+ * within distance 2) and hsp_mis_update, the keys in the host's order within
+ * chunks of rows (hsp_mis_init), hashed for the rounds past a cap
+ * (hsp_mis_rekey); aggregates: a root and the nodes within distance 2 of it; the tentative prolongator T; P = T - w D^-1 A T
  * in place over A*T; and R = P^T by counts, a scan and a scatter (rows
  * unsorted: the host sorts them by a product with the identity).  For a
  * re-setup with new values: products and P^T of known patterns, values only,
  * and the check that a new A has the old one's pattern. */
 
 /* A node's key: its state in the top two bits (0 out, 1 undecided, 2 root),
- * a hash of its number in the next 30, its number in the low 32: distinct
- * keys, and a root's beats every undecided one. */
+ * its priority in the other 62, distinct for each node: a root's beats
+ * every undecided one. */
 #define MIS_STATE(key) ((int)((key) >> 62))
 #define MIS_NUMBER (((ulong)1 << 62) - 1)
 
@@ -72,11 +73,26 @@ __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int
     }
 }
 
-/* Every node undecided, its key hashed from its number. */
-__kernel void hsp_mis_init(long n, __global ulong *key)
+/* Every node undecided, with the host's order within chunks of chunk rows:
+ * node i is at place i % chunk of chunk i / chunk, and the earlier place
+ * comes first, then the earlier chunk.  The rounds then take each chunk's
+ * rows in order, as the host's greedy pass takes all rows (one chunk: the
+ * host's roots), while the chunks go at once. */
+__kernel void hsp_mis_init(long n, long chunk, __global ulong *key)
 {
     long i = get_global_id(0);
     if (i >= n) return;
+    long chunks = (n + chunk - 1) / chunk, place = i % chunk, c = i / chunk;
+    key[i] = (ulong)1 << 62 | (ulong)((chunk - 1 - place) * chunks + chunks - 1 - c);
+}
+
+/* Each undecided node's priority hashed from its number (distinct: the
+ * number in the low 32 bits), for rounds that a long chain of the chunks'
+ * order would make too many. */
+__kernel void hsp_mis_rekey(long n, __global ulong *key)
+{
+    long i = get_global_id(0);
+    if (i >= n || MIS_STATE(key[i]) != 1) return;
     uint h = (uint)i * 0x9e3779b1u;
     h ^= h >> 15, h *= 0x85ebca77u, h ^= h >> 13;
     key[i] = (ulong)1 << 62 | (ulong)(h & 0x3fffffffu) << 32 | (ulong)i;
@@ -95,7 +111,7 @@ __kernel void hsp_mis_max(long n, __global const long *arp, __global const int *
 }
 
 /* An undecided node whose key is the largest within distance 2 (near) is a
- * root; one with a root there is out; *undecided counts the rest.
+ * root; one with a root there is out; the rest set *undecided to 1.
  * root[i]: 1 for a root, else 0. */
 __kernel void hsp_mis_update(long n, __global ulong *key, __global const ulong *near, __global int *undecided,
                              __global long *root)
@@ -106,7 +122,7 @@ __kernel void hsp_mis_update(long n, __global ulong *key, __global const ulong *
     if (MIS_STATE(k) == 1) {
         if (near[i] == k) k = (ulong)2 << 62 | (k & MIS_NUMBER);
         else if (MIS_STATE(near[i]) == 2) k &= MIS_NUMBER;
-        else atomic_inc(undecided);
+        else *undecided = 1;
         key[i] = k;
     }
     root[i] = MIS_STATE(k) == 2;

@@ -77,6 +77,10 @@ all_mutants() {
     # by blocks, a block's launch waits for B only up to the row before the last its rows reach
     mutant spmm-blocks-reach src/gpu/gpu_spmm.c 'return rows ? byte_of(B, rows - 1,' \
         'return rows > 1 ? byte_of(B, rows - 2,' 'tests/t_spmm_nosvm.sh'
+    # on the device, a node left after its root's neighbours joins the
+    # aggregate of its last strong neighbour with one, not the first
+    mutant agg-join-last kernels/amg.cl 'near[j] >= 0 && (best < 0 || key[j] > key[best])' \
+        'near[j] >= 0 && (best < 0 || key[j] < key[best])' 'tests/t_amg_opencl.sh'
     # the sum of a long row's pieces leaves out its first piece
     mutant spmm-gather-first kernels/spmm.cl 'for (int q = long_first[r]; q < long_first[r + 1]; q++)' \
         'for (int q = long_first[r] + 1; q < long_first[r + 1]; q++)' 'tests/t_spmm_nosvm.sh'

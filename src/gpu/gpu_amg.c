@@ -15,6 +15,11 @@
  * with up to 1024 columns of C in local memory at a time. */
 enum { GROUP_SIZE = 256, NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 
+/* The root search (find_roots): chunks of rows taken in the host's order,
+ * the rounds in that order at most, and the rounds between two looks at
+ * whether any node is undecided. */
+enum { MIS_CHUNK = 1 << 17, MIS_ORDER_ROUNDS = 1024, MIS_CHECK = 8 };
+
 /* The temporaries of one aggregation. */
 enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_MAX2, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SIZE,
        W_COUNT };
@@ -126,13 +131,20 @@ static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_arra
 }
 
 /* The roots: rounds of the largest key within distance 2 until no node is
- * undecided; w[W_ROOT] gets 1 for each root, w[W_KEY] the final keys. */
+ * undecided (checked every MIS_CHECK rounds: a round past the last changes
+ * nothing); w[W_ROOT] gets 1 for each root, w[W_KEY] the final keys.  The
+ * keys follow the host's order within chunks of MIS_CHUNK rows, so that a
+ * level of at most that many rows gets the host's roots, in rounds as many
+ * as the longest chain of that order (about the side of a 2D grid); past
+ * MIS_ORDER_ROUNDS rounds (a band's chain is a third of its rows) the
+ * undecided nodes' keys are hashed, which ends in a few more. */
 static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
 {
     int dbl = A->precision == HSP_DOUBLE;
-    int64_t n = A->nrows, one = 1;
+    int64_t n = A->nrows, one = 1, chunk = MIS_CHUNK;
     int32_t undecided = 1;
-    gpu_arg init[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY])};
+    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), arr(&w[W_KEY])};
+    gpu_arg rekey[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY])};
     gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
                       arr(&w[W_MAX1])};
     gpu_arg max2[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_MAX1]),
@@ -140,14 +152,16 @@ static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_ar
     gpu_arg zero[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
     gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY]), arr(&w[W_MAX2]), arr(&w[W_UNDECIDED]),
                         arr(&w[W_ROOT])};
-    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 2, n);
-    while (s == HSP_OK && undecided > 0) {
-        s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
+    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 3, n);
+    for (int round = 1; s == HSP_OK && undecided > 0; round++) {
+        int check = round % MIS_CHECK == 0;
+        if (round == MIS_ORDER_ROUNDS + 1) s = launch(g, dbl, GK_MIS_REKEY, rekey, 2, n);
+        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
         if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max2, 6, n);
-        if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero, 2, 1);
+        if (s == HSP_OK && check) s = launch(g, dbl, GK_ZERO_INTS, zero, 2, 1);
         if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 5, n);
-        if (s == HSP_OK) s = g->ops->finish(g);
-        if (s == HSP_OK) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
+        if (s == HSP_OK && check) s = g->ops->finish(g);
+        if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
     }
     return s;
 }
