@@ -2,11 +2,12 @@
  * resident hierarchy (src/gpu/gpu_amg.c), a row or an entry a work-item.  A's
  * diagonal and the bound of rho(D^-1 A); strong connections; roots: a
  * maximal set of nodes at distance 3 or more from each other over the
- * strong connections, by rounds of hsp_mis_max (twice: the largest key
- * within distance 2) and hsp_mis_update, the keys in the host's order within
- * chunks of rows (hsp_mis_init), hashed for the rounds past a cap
- * (hsp_mis_rekey); aggregates: a root and the nodes within distance 2 of it; the tentative prolongator T; P = T - w D^-1 A T
- * in place over A*T; and R = P^T by counts, a scan and a scatter (rows
+ * strong connections, by rounds of hsp_mis_max (the largest key within
+ * distance 1) and hsp_mis_update (within distance 2: a root, out, or
+ * undecided), the keys in the host's order within chunks of rows
+ * (hsp_mis_init), hashed for the rounds past a cap (hsp_mis_rekey);
+ * aggregates: a root and the nodes within distance 2 of it; the tentative
+ * prolongator T; P = T - w D^-1 A T in place over A*T; and R = P^T by counts, a scan and a scatter (rows
  * unsorted: the host sorts them by a product with the identity).  For a
  * re-setup with new values: products and P^T of known patterns, values only,
  * and the check that a new A has the old one's pattern. */
@@ -110,18 +111,23 @@ __kernel void hsp_mis_max(long n, __global const long *arp, __global const int *
     out[i] = most;
 }
 
-/* An undecided node whose key is the largest within distance 2 (near) is a
- * root; one with a root there is out; the rest set *undecided to 1.
- * root[i]: 1 for a root, else 0. */
-__kernel void hsp_mis_update(long n, __global ulong *key, __global const ulong *near, __global int *undecided,
+/* An undecided node whose key is the largest within distance 2 (the
+ * largest of near over itself and its strong neighbours, near holding
+ * hsp_mis_max's) is a root; one with a root there is out; the rest set
+ * *undecided to 1.  root[i]: 1 for a root, else 0. */
+__kernel void hsp_mis_update(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                             __global ulong *key, __global const ulong *near, __global int *undecided,
                              __global long *root)
 {
     long i = get_global_id(0);
     if (i >= n) return;
     ulong k = key[i];
     if (MIS_STATE(k) == 1) {
-        if (near[i] == k) k = (ulong)2 << 62 | (k & MIS_NUMBER);
-        else if (MIS_STATE(near[i]) == 2) k &= MIS_NUMBER;
+        ulong most = near[i];
+        for (long e = arp[i]; e < arp[i + 1]; e++)
+            if (strong[e]) most = max(most, near[acol[e]]);
+        if (most == k) k = (ulong)2 << 62 | (k & MIS_NUMBER);
+        else if (MIS_STATE(most) == 2) k &= MIS_NUMBER;
         else *undecided = 1;
         key[i] = k;
     }

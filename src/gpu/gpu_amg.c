@@ -21,7 +21,7 @@ enum { GROUP_SIZE = 256, NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 enum { MIS_CHUNK = 1 << 17, MIS_ORDER_ROUNDS = 1024, MIS_CHECK = 8 };
 
 /* The temporaries of one aggregation. */
-enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_MAX2, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SIZE,
+enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SIZE,
        W_COUNT };
 
 /* A kernel argument over an array of the caller's. */
@@ -147,19 +147,16 @@ static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_ar
     gpu_arg rekey[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY])};
     gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
                       arr(&w[W_MAX1])};
-    gpu_arg max2[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_MAX1]),
-                      arr(&w[W_MAX2])};
     gpu_arg zero[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
-    gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY]), arr(&w[W_MAX2]), arr(&w[W_UNDECIDED]),
-                        arr(&w[W_ROOT])};
+    gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                        arr(&w[W_MAX1]), arr(&w[W_UNDECIDED]), arr(&w[W_ROOT])};
     hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 3, n);
     for (int round = 1; s == HSP_OK && undecided > 0; round++) {
         int check = round % MIS_CHECK == 0;
         if (round == MIS_ORDER_ROUNDS + 1) s = launch(g, dbl, GK_MIS_REKEY, rekey, 2, n);
         if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
-        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max2, 6, n);
         if (s == HSP_OK && check) s = launch(g, dbl, GK_ZERO_INTS, zero, 2, 1);
-        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 5, n);
+        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 8, n);
         if (s == HSP_OK && check) s = g->ops->finish(g);
         if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
     }
@@ -227,7 +224,7 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
     size_t n = (size_t)A->nrows, vs = hsp_value_size(A->precision);
     size_t b[W_COUNT] = {[W_WHERE] = n * sizeof(int64_t), [W_BAD] = sizeof(int32_t), [W_PART] = (n + 1) * vs,
                          [W_STRONG] = (size_t)A->nnz, [W_KEY] = n * sizeof(uint64_t),
-                         [W_MAX1] = n * sizeof(uint64_t), [W_MAX2] = n * sizeof(uint64_t),
+                         [W_MAX1] = n * sizeof(uint64_t),
                          [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
                          [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t)};
     memcpy(bytes, b, sizeof b);
