@@ -25,7 +25,7 @@ static const char usage_amg[] =
     "                        parents, if missing)\n"
     "  --resident            place A on the device first and keep every level there\n"
     "                        (hsp_amg_setup_resident); on a device with memory of its own\n"
-    "                        it also aggregates, by independent sets (coarser aggregates).\n"
+    "                        it also aggregates, in the CPU's order by chunks of rows.\n"
     "                        Placing A and bringing the levels home are timed apart;\n"
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --profile=FILE,\n"
