@@ -482,19 +482,22 @@ class Context:
         return (C, st) if stats else C
 
     def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-                  coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None) -> Hierarchy:
+                  coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
+                  resident: bool = False) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
         products on this context's device: a Hierarchy.  theta: strength threshold, PyAMG's
         symmetric rule (a nonzero a_ij is strong when |a_ij| >= theta sqrt(|a_ii a_jj|); a row
         with no strong neighbour joins no aggregate, as in PyAMG); omega: the weight of P =
         (I - omega/rho D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level
-        of at most this many rows; order: of the Galerkin products, "r-ap" or "ra-p"."""
+        of at most this many rows; order: of the Galerkin products, "r-ap" or "ra-p";
+        resident: A placed on the device and every level made there (on a device with memory
+        of its own the aggregation too, hsp_amg_setup_resident), then brought home."""
         order = _order(order)
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
         C = _canonical(A, dtype, "A")
         core = _call(self._ctx.amg_setup, _core_matrix(C), float(theta), float(omega), int(max_levels),
-                     int(coarse_size), order)
+                     int(coarse_size), order, bool(resident))
         return Hierarchy(core, C)
 
     def close(self) -> None:
@@ -598,13 +601,14 @@ def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.c
 
 
 def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-              coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None, device: str = "auto",
-              threads: int = 0, grow: str = "realloc", methods: str | Sequence[str] | None = None) -> Hierarchy:
+              coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
+              resident: bool = False, device: str = "auto", threads: int = 0, grow: str = "realloc",
+              methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A as a Hierarchy (see Context.amg_setup for
-    the options; device, threads, grow, methods as in matmul)."""
+    the options, resident=True among them; device, threads, grow, methods as in matmul)."""
     return _shared_context(device, threads, grow, methods).amg_setup(
         A, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
-        precision=precision)
+        precision=precision, resident=resident)
 
 
 def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
@@ -628,7 +632,7 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
                  coarse_solver: str | tuple[str, dict[str, Any]] | Callable[..., Any] = "pinv",
                  **options: Any) -> "MultilevelSolver":
     """A pyamg MultilevelSolver on hspgemm's hierarchy of A (a matrix, set up here with the
-    options of amg_setup, or a Hierarchy), with PyAMG's smoothers and coarse solver (the
+    options of amg_setup, resident=True and device= among them, or a Hierarchy), with PyAMG's smoothers and coarse solver (the
     defaults of pyamg.smoothed_aggregation_solver), so that ml.solve(b, accel="cg") and
     ml.aspreconditioner() work as on PyAMG's own hierarchy.  Needs PyAMG."""
     try:

@@ -517,7 +517,7 @@ static PyObject *context_amg_setup(Context *self, PyObject *args);
 
 static PyMethodDef context_methods[] = {
     {"amg_setup", (PyCFunction)context_amg_setup, METH_VARARGS,
-     "amg_setup(A, theta, omega, max_levels, coarse_size, order) -> Hierarchy"},
+     "amg_setup(A, theta, omega, max_levels, coarse_size, order, resident) -> Hierarchy"},
     {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
     {"spmm", (PyCFunction)context_spmm, METH_VARARGS,
@@ -547,14 +547,16 @@ static PyTypeObject ContextType = {
 typedef struct {
     PyObject_HEAD
     hsp_amg *amg;
-    Context *context; /* where it was made, and where a re-setup runs */
-    matrix_in a[2];   /* level 0's A (the caller's arrays, held): a[cur]; a re-setup's goes to the other */
+    Context *context;      /* where it was made, and where a re-setup runs */
+    matrix_in a[2];        /* level 0's A (the caller's arrays, held): a[cur]; a re-setup's goes to the other */
     int cur;
+    hsp_resident *placed;  /* a resident hierarchy's level 0 (A placed), else NULL */
 } Hierarchy;
 
 static void hierarchy_dealloc(Hierarchy *h)
 {
     hsp_amg_free(h->amg);
+    hsp_resident_free(h->placed);
     release_in(&h->a[0]), release_in(&h->a[1]);
     Py_XDECREF(h->context);
     Py_TYPE(h)->tp_free((PyObject *)h);
@@ -589,6 +591,35 @@ static PyObject *hierarchy_info(Hierarchy *h, PyObject *unused)
                          h->amg->device);
 }
 
+/* The hierarchy of A (held by h), resident when h->placed is to be set:
+ * A placed, every level made and kept on the device, then brought home. */
+static hsp_status setup_levels(Hierarchy *h, const hsp_csr *A, const hsp_amg_options *o, int resident)
+{
+    hsp_context *ctx = h->context->ctx;
+    if (!resident) return hsp_amg_setup(ctx, A, o, &h->amg);
+    hsp_status s = hsp_place(ctx, A, &h->placed);
+    if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, h->placed, o, &h->amg);
+    return s == HSP_OK ? hsp_amg_home(h->amg) : s;
+}
+
+/* A resident hierarchy's values anew for A: A placed, the re-setup on the
+ * device, the levels brought home; the A placed before freed once the
+ * hierarchy holds the new one. */
+static hsp_status resetup_resident(Hierarchy *h, const hsp_csr *A)
+{
+    hsp_resident *next = NULL;
+    hsp_status s = hsp_place(h->context->ctx, A, &next);
+    if (s == HSP_OK) s = hsp_amg_resetup_resident(h->context->ctx, h->amg, next);
+    if (s == HSP_OK) s = hsp_amg_home(h->amg);
+    if (s != HSP_OK) {
+        hsp_resident_free(next);
+        return s;
+    }
+    hsp_resident_free(h->placed);
+    h->placed = next;
+    return HSP_OK;
+}
+
 /* resetup(A): the values anew for A of the same pattern, on the context that made the hierarchy. */
 static PyObject *hierarchy_resetup(Hierarchy *h, PyObject *args)
 {
@@ -598,10 +629,12 @@ static PyObject *hierarchy_resetup(Hierarchy *h, PyObject *args)
     if (context_enter(h->context) < 0) return release_in(&h->a[next]), NULL;
     hsp_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = hsp_amg_resetup(h->context->ctx, h->amg, &h->a[next].csr);
+    s = h->placed ? resetup_resident(h, &h->a[next].csr) : hsp_amg_resetup(h->context->ctx, h->amg, &h->a[next].csr);
     PyThread_release_lock(h->context->lock);
     Py_END_ALLOW_THREADS
-    if (h->amg->level[0].A == &h->a[next].csr) { /* level 0 is the new A, even after a later error */
+    /* level 0 is the new A (even after a later error, unless resident: the
+     * placed A, which may use its arrays, changes on success only) */
+    if (h->placed ? s == HSP_OK : h->amg->level[0].A == &h->a[next].csr) {
         release_in(&h->a[h->cur]);
         h->cur = next;
     } else {
@@ -626,28 +659,29 @@ static PyTypeObject HierarchyType = {
     .tp_methods = hierarchy_methods,
 };
 
-/* amg_setup(A, theta, omega, max_levels, coarse_size, order) -> Hierarchy */
+/* amg_setup(A, theta, omega, max_levels, coarse_size, order, resident) -> Hierarchy */
 static PyObject *context_amg_setup(Context *self, PyObject *args)
 {
     PyObject *ta;
     hsp_amg_options o;
-    int order;
+    int order, resident;
     hsp_amg_options_init(&o);
-    if (!PyArg_ParseTuple(args, "Oddiii", &ta, &o.theta, &o.omega, &o.max_levels, &o.coarse_size, &order))
+    if (!PyArg_ParseTuple(args, "Oddiiip", &ta, &o.theta, &o.omega, &o.max_levels, &o.coarse_size, &order,
+                          &resident))
         return NULL;
     if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
         return PyErr_Format(PyExc_ValueError, "unknown order %d", order);
     o.order = (hsp_rap_order)order;
     Hierarchy *h = PyObject_New(Hierarchy, &HierarchyType);
     if (!h) return NULL;
-    h->amg = NULL, h->cur = 0;
+    h->amg = NULL, h->cur = 0, h->placed = NULL;
     memset(h->a, 0, sizeof h->a);
     Py_INCREF(self);
     h->context = self;
     if (matrix_in_parse(ta, &h->a[0], "A") < 0 || context_enter(self) < 0) return Py_DECREF(h), NULL;
     hsp_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = hsp_amg_setup(self->ctx, &h->a[0].csr, &o, &h->amg);
+    s = setup_levels(h, &h->a[0].csr, &o, resident);
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
     if (s != HSP_OK) return Py_DECREF(h), raise_status(s);

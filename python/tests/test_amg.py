@@ -82,3 +82,35 @@ def test_pyamg_cg_as_on_pyamg_hierarchy(spec):
     M = ours.aspreconditioner()
     y, info = spla.cg(A, b, rtol=1e-8, M=M, maxiter=200)
     assert info == 0 and np.linalg.norm(b - A @ y) <= 1e-7 * np.linalg.norm(b)
+
+
+def _buffer_devices():
+    """The device names, with ",nosvm" (memory of its own), of the OpenCL devices without system
+    SVM that this build has: where a resident hierarchy is aggregated on the device."""
+    return [d["name"] + ",nosvm" for d in hspgemm.devices()
+            if d["name"].startswith("opencl") and d["usable"] and d["memory"] != "system SVM"][:1]
+
+
+@pytest.mark.parametrize("device", ["cpu"] + _buffer_devices())
+def test_resident_hierarchy_has_the_hosts_aggregates(device):
+    """resident=True: A placed and every level made on the device (aggregation too where it has
+    memory of its own), then brought home: the host's level shapes and P patterns, levels that are
+    Galerkin products, a re-setup there, and PyAMG's CG on it within one iteration of the host's."""
+    A = hspgemm.generate("poisson2d5:40")
+    host = hspgemm.amg_setup(A, coarse_size=40, device=device)
+    res = hspgemm.amg_setup(A, coarse_size=40, device=device, resident=True)
+    assert [lv.A.shape for lv in res.levels] == [lv.A.shape for lv in host.levels] and len(res.levels) >= 3
+    for k, (r, h) in enumerate(zip(res.levels[:-1], host.levels[:-1])):
+        assert (abs(r.P).sign() != abs(h.P).sign()).nnz == 0, f"level {k}: P's pattern is not the host's"
+        np.testing.assert_allclose(dense(res.levels[k + 1].A), dense(r.R) @ dense(r.A) @ dense(r.P), atol=1e-12)
+    A1 = res.levels[1].A.copy()
+    hspgemm.amg_resetup(res, 2 * A)
+    np.testing.assert_allclose(dense(res.levels[1].A), 2 * dense(A1), rtol=1e-12)
+    pyamg = pytest.importorskip("pyamg")
+    b = np.random.default_rng(2).standard_normal(A.shape[0])
+    its = []
+    for h in (res, host):
+        residuals = []
+        hspgemm.pyamg_solver(h).solve(b, tol=1e-8, accel="cg", residuals=residuals, maxiter=200)
+        its.append(len(residuals))
+    assert its[0] <= its[1] + 1, f"{its[0]} iterations on the resident hierarchy against {its[1]}"
