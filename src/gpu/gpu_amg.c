@@ -4,7 +4,7 @@
  * strong connections, aggregates, T, the smoothing of A*T into P, R = P^T
  * (rows unsorted) and the identity, which sorts them in a product; and for a
  * re-setup, values-only products and P^T, and the check of a new A's
- * pattern.  What crosses is a few numbers: a flag, a count per round of the
+ * pattern.  What crosses is a few numbers: a flag, one every few rounds of the
  * root search, a maximum per work-group. */
 #include <stdlib.h>
 #include <string.h>
