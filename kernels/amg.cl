@@ -99,16 +99,22 @@ __kernel void hsp_mis_rekey(long n, __global ulong *key)
     key[i] = (ulong)1 << 62 | (ulong)(h & 0x3fffffffu) << 32 | (ulong)i;
 }
 
+/* The largest of x over node i and its strong neighbours. */
+ulong strong_max(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                 __global const ulong *x)
+{
+    ulong most = x[i];
+    for (long k = arp[i]; k < arp[i + 1]; k++)
+        if (strong[k]) most = max(most, x[acol[k]]);
+    return most;
+}
+
 /* out[i]: the largest key of i and its strong neighbours. */
 __kernel void hsp_mis_max(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
                           __global const ulong *in, __global ulong *out)
 {
     long i = get_global_id(0);
-    if (i >= n) return;
-    ulong most = in[i];
-    for (long k = arp[i]; k < arp[i + 1]; k++)
-        if (strong[k]) most = max(most, in[acol[k]]);
-    out[i] = most;
+    if (i < n) out[i] = strong_max(i, arp, acol, strong, in);
 }
 
 /* An undecided node whose key is the largest within distance 2 (the
@@ -123,9 +129,7 @@ __kernel void hsp_mis_update(long n, __global const long *arp, __global const in
     if (i >= n) return;
     ulong k = key[i];
     if (MIS_STATE(k) == 1) {
-        ulong most = near[i];
-        for (long e = arp[i]; e < arp[i + 1]; e++)
-            if (strong[e]) most = max(most, near[acol[e]]);
+        ulong most = strong_max(i, arp, acol, strong, near);
         if (most == k) k = (ulong)2 << 62 | (k & MIS_NUMBER);
         else if (MIS_STATE(most) == 2) k &= MIS_NUMBER;
         else *undecided = 1;
