@@ -74,17 +74,18 @@ __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int
     }
 }
 
-/* Every node undecided, with the host's order within chunks of chunk rows:
- * node i is at place i % chunk of chunk i / chunk, and the earlier place
- * comes first, then the earlier chunk.  The rounds then take each chunk's
+/* Every node undecided (root[i] 0), with the host's order within chunks of
+ * chunk rows: node i is at place i % chunk of chunk i / chunk, and the
+ * earlier place comes first, then the earlier chunk.  The rounds then take each chunk's
  * rows in order, as the host's greedy pass takes all rows (one chunk: the
  * host's roots), while the chunks go at once. */
-__kernel void hsp_mis_init(long n, long chunk, __global ulong *key)
+__kernel void hsp_mis_init(long n, long chunk, __global ulong *key, __global long *root)
 {
     long i = get_global_id(0);
     if (i >= n) return;
     long chunks = (n + chunk - 1) / chunk, place = i % chunk, c = i / chunk;
     key[i] = (ulong)1 << 62 | (ulong)((chunk - 1 - place) * chunks + chunks - 1 - c);
+    root[i] = 0;
 }
 
 /* Each undecided node's priority hashed from its number (distinct: the
@@ -120,7 +121,7 @@ __kernel void hsp_mis_max(long n, __global const long *arp, __global const int *
 /* An undecided node whose key is the largest within distance 2 (the
  * largest of near over itself and its strong neighbours, near holding
  * hsp_mis_max's) is a root; one with a root there is out; the rest set
- * *undecided to 1.  root[i]: 1 for a root, else 0. */
+ * *undecided to 1.  root[i] becomes 1 for a new root. */
 __kernel void hsp_mis_update(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
                              __global ulong *key, __global const ulong *near, __global int *undecided,
                              __global long *root)
@@ -130,12 +131,11 @@ __kernel void hsp_mis_update(long n, __global const long *arp, __global const in
     ulong k = key[i];
     if (MIS_STATE(k) == 1) {
         ulong most = strong_max(i, arp, acol, strong, near);
-        if (most == k) k = (ulong)2 << 62 | (k & MIS_NUMBER);
+        if (most == k) k = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1;
         else if (MIS_STATE(most) == 2) k &= MIS_NUMBER;
         else *undecided = 1;
         key[i] = k;
     }
-    root[i] = MIS_STATE(k) == 2;
 }
 
 /* near[i]: the aggregate of root i, or of the root of largest key among i's

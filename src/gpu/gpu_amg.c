@@ -143,14 +143,14 @@ static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_ar
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, one = 1, chunk = MIS_CHUNK;
     int32_t undecided = 1;
-    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), arr(&w[W_KEY])};
+    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), arr(&w[W_KEY]), arr(&w[W_ROOT])};
     gpu_arg rekey[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY])};
     gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
                       arr(&w[W_MAX1])};
     gpu_arg zero[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
     gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
                         arr(&w[W_MAX1]), arr(&w[W_UNDECIDED]), arr(&w[W_ROOT])};
-    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 3, n);
+    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 4, n);
     for (int round = 1; s == HSP_OK && undecided > 0; round++) {
         int check = round % MIS_CHECK == 0;
         if (round == MIS_ORDER_ROUNDS + 1) s = launch(g, dbl, GK_MIS_REKEY, rekey, 2, n);
