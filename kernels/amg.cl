@@ -1,6 +1,7 @@
 /* amg.cl: smoothed aggregation on a device with memory of its own, for a
  * resident hierarchy (src/gpu/gpu_amg.c), a row or an entry a work-item.  A's
- * diagonal and the bound of rho(D^-1 A); strong connections; roots: a
+ * diagonal and the bound of rho(D^-1 A); the passes of the Lanczos steps
+ * that estimate rho below it; strong connections; roots: a
  * maximal set of nodes at distance 3 or more from each other over the
  * strong connections, by rounds of hsp_mis_max (the largest key within
  * distance 1) and hsp_mis_update (within distance 2: a root, out, or
@@ -30,14 +31,27 @@ long find_col(__global const int *col, long lo, long hi, int j)
     return lo < end && col[lo] == j ? lo : -1;
 }
 
+/* part[the work-group]: the largest (most) or the sum of the work-group's
+ * x (a power-of-two size, l of its size); every item calls it. */
+void group_reduce(VT x, int most, __local VT *l, __global VT *part)
+{
+    int t = get_local_id(0);
+    l[t] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int d = get_local_size(0) / 2; d > 0; d /= 2) {
+        if (t < d) l[t] = most ? fmax(l[t], l[t + d]) : l[t] + l[t + d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0) part[get_group_id(0)] = l[0];
+}
+
 /* where[i]: the entry of row i's diagonal; *bad: the first row without a
  * nonzero one (stays n when none); part[g]: the largest
- * sum_j |a_ij| / |a_ii| of the work-group's rows (a power-of-two size). */
+ * sum_j |a_ij| / |a_ii| of the work-group's rows. */
 __kernel void hsp_sa_diag(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
                           __global long *where, __global int *bad, __global VT *part, __local VT *lmax)
 {
     long i = get_global_id(0);
-    int t = get_local_id(0);
     VT r = 0;
     if (i < n) {
         long d = find_col(acol, arp[i], arp[i + 1], (int)i);
@@ -50,13 +64,67 @@ __kernel void hsp_sa_diag(long n, __global const long *arp, __global const int *
             where[i] = d;
         }
     }
-    lmax[t] = r;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int d = get_local_size(0) / 2; d > 0; d /= 2) {
-        if (t < d) lmax[t] = fmax(lmax[t], lmax[t + d]);
-        barrier(CLK_LOCAL_MEM_FENCE);
+    group_reduce(r, 1, lmax, part);
+}
+
+/* The Lanczos passes of src/gpu/gpu_amg.c (device.h's HSP_LZ_*) on
+ * S = |D|^-1/2 A |D|^-1/2, a row a work-item, each with its work-group's
+ * part of the sum it gives.  Entry i of the start vector: device.h's
+ * hsp_lanczos_start. */
+VT lanczos_start(long i)
+{
+    uint h = (uint)i * 0x9e3779b1u;
+    h ^= h >> 15, h *= 0x85ebca77u, h ^= h >> 13, h *= 0xc2b2ae35u, h ^= h >> 16;
+    return ldexp((VT)h, -32) - (VT)0.5;
+}
+
+/* scale = |a_ii|^-1/2, w = the start vector, v = 0; part: |w|^2. */
+__kernel void hsp_lz_start(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
+                           __global VT *scale, __global VT *w, __global VT *v, __global VT *part, __local VT *l)
+{
+    long i = get_global_id(0);
+    VT x = 0;
+    if (i < n) {
+        scale[i] = 1 / sqrt(fabs(aval[find_col(acol, arp[i], arp[i + 1], (int)i)]));
+        x = w[i] = lanczos_start(i);
+        v[i] = 0;
     }
-    if (t == 0) part[get_group_id(0)] = lmax[0];
+    group_reduce(x * x, 0, l, part);
+}
+
+/* w = S v (u = scale v); part: w.v. */
+__kernel void hsp_lz_multiply(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
+                              __global const VT *scale, __global const VT *u, __global const VT *v, __global VT *w,
+                              __global VT *part, __local VT *l)
+{
+    long i = get_global_id(0);
+    VT x = 0;
+    if (i < n) {
+        VT sum = 0;
+        for (long k = arp[i]; k < arp[i + 1]; k++) sum += aval[k] * u[acol[k]];
+        w[i] = sum * scale[i];
+        x = w[i] * v[i];
+    }
+    group_reduce(x, 0, l, part);
+}
+
+/* w -= alpha v + beta prev; part: |w|^2. */
+__kernel void hsp_lz_orthogonalize(long n, VT alpha, VT beta, __global const VT *v, __global const VT *prev,
+                                   __global VT *w, __global VT *part, __local VT *l)
+{
+    long i = get_global_id(0);
+    VT x = 0;
+    if (i < n) x = w[i] -= alpha * v[i] + beta * prev[i];
+    group_reduce(x * x, 0, l, part);
+}
+
+/* prev = v, v = w / beta, u = scale v. */
+__kernel void hsp_lz_advance(long n, VT beta, __global const VT *scale, __global const VT *w, __global VT *v,
+                             __global VT *prev, __global VT *u)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    prev[i] = v[i], v[i] = w[i] / beta, u[i] = scale[i] * v[i];
 }
 
 /* strong[k]: entry k (row i, column j != i) has a_ij != 0 and |a_ij|^2 >=

@@ -324,7 +324,9 @@ static int same_aggregates(const hsp_amg *x, const hsp_amg *y, char *why, size_t
 
 /* The resident hierarchy of spec (levels of up to 2^17 rows, where the
  * device's root search takes the host's order whole) has the host's
- * aggregates at every level, and two resident set-ups the same levels. */
+ * aggregates at every level and, with rho estimated by the same Lanczos
+ * steps, the host's levels to rounding; two resident set-ups the same
+ * levels. */
 static void test_host_aggregates(const char *spec)
 {
     hsp_csr *A = NULL;
@@ -340,6 +342,7 @@ static void test_host_aggregates(const char *spec)
     if (tap_ok(ok, "%s: host and two resident set-ups %s", spec, ok ? "" : hsp_errmsg())) {
         tap_ok(same_aggregates(res[0], host, why, sizeof why), "%s: the resident hierarchy has the host's %d levels "
                "and aggregates (P's patterns) %s", spec, host->nlevels, why);
+        tap_ok(same_levels(res[0], host), "%s: the resident levels are the host's, values to rounding", spec);
         tap_ok(same_levels(res[0], res[1]), "%s: two resident set-ups give the same levels", spec);
     }
     for (int r = 0; r < 2; r++) hsp_amg_free(res[r]), hsp_resident_free(M[r]);

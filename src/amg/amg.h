@@ -3,6 +3,8 @@
 #define HSP_AMG_H
 #include "hspgemm.h"
 
+struct hsp_device;
+
 /* What a level keeps for a re-setup: on the host (hsp_amg_setup, and
  * hsp_amg_setup_resident where the device uses host arrays in place), or
  * on a device with memory of its own (hsp_amg_setup_resident there). */
@@ -27,6 +29,9 @@ hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp
 /* *rho = rho(D^-1 A), estimated by Lanczos steps on the CPU threads, at most
  * Gershgorin's bound (diag: where A's diagonal is, per row). */
 hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double *rho);
+/* *rho lowered to the Lanczos estimate of rho(D^-1 A) where it is below,
+ * by dev's passes over A, which it holds in held (its diagonal checked). */
+hsp_status hsp_radius_held(struct hsp_device *dev, const hsp_csr *A, void *held, double *rho);
 /* hsp_amg_resetup of a hierarchy whose levels are host matrices. */
 hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
 

@@ -51,7 +51,8 @@ static hsp_status smooth(hsp_device *dev, const hsp_amg *amg, int l, double rho)
                                  held(v->rP));
 }
 
-/* Level l's P = (I - w D^-1 A) T and R = P^T on the device. */
+/* Level l's P = (I - w D^-1 A) T and R = P^T on the device (rho:
+ * Gershgorin's bound of rho(D^-1 A), lowered by Lanczos steps there). */
 static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, double rho)
 {
     hsp_device *dev = ctx->device;
@@ -59,7 +60,8 @@ static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, double rho)
     const hsp_resident *T = amg->state->level[l].rT;
     hsp_resident *P = NULL, *R = NULL;
     double t = hsp_now_ms();
-    hsp_status s = hsp_multiply_resident(ctx, v->rA, T, &P, NULL);
+    hsp_status s = hsp_radius_held(dev, csr(v->rA), held(v->rA), &rho);
+    if (s == HSP_OK) s = hsp_multiply_resident(ctx, v->rA, T, &P, NULL);
     v->rP = P;
     if (s == HSP_OK) s = smooth(dev, amg, l, rho);
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
@@ -169,6 +171,7 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     int r_ap = amg->state->options.order == HSP_RAP_R_AP;
     double rho, t = hsp_now_ms();
     hsp_status s = dev->held_ops->radius(dev, csr(A), held(A), &rho);
+    if (s == HSP_OK) s = hsp_radius_held(dev, csr(A), held(A), &rho);
     if (s == HSP_OK) s = values(dev, P, A, ls->rT);
     if (s == HSP_OK) s = smooth(dev, amg, l, rho);
     if (s == HSP_OK) s = dev->held_ops->transpose_values(dev, csr(P), held(P), held(R));

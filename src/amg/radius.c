@@ -7,23 +7,32 @@
  * max_i sum_j |a_ij| / |a_ii|, is exact on a Poisson matrix but overshoots
  * on the coarse levels (poisson2d5:256, level 1: 2.03 against 1.41), which
  * weakens P's smoothing: CG preconditioned by the hierarchy then took 11
- * iterations where PyAMG's took 8.  The estimate is kept below the bound. */
+ * iterations where PyAMG's took 8.  The estimate is kept below the bound.
+ * The steps run on the CPU threads (hsp_radius_estimate) or, over a matrix a
+ * device holds, as the device's passes (hsp_radius_held), from the same
+ * start vector. */
 #include <math.h>
 #include <stdlib.h>
 #include "amg.h"
 #include "context.h"
+#include "device.h"
 #include "internal.h"
 
 enum { LANCZOS_STEPS = 15, CHUNK_ROWS = 16384 };
 #define RITZ_TOL 1e-2
 
-/* The vectors of the Lanczos steps and the partial sums of a pass. */
+/* One pass of the Lanczos steps (device.h's HSP_LZ_*) over arg. */
+typedef hsp_status (*lanczos_pass)(void *arg, int pass, double alpha, double beta, double *sum);
+
+/* The vectors of the Lanczos steps on the CPU threads and the partial sums of a pass. */
 typedef struct {
+    hsp_context *ctx;
     const hsp_csr *A;
+    int64_t nchunks;
     double *scale;        /* |a_ii|^-1/2 */
     double *prev, *v, *w; /* v_{j-1}, v_j, and S v_j being made */
     double *u;            /* scale * v: what A multiplies */
-    double alpha, beta;   /* this step's alpha_j and the last step's beta */
+    double alpha, beta;   /* the pass's */
     double *partial;      /* one sum per chunk */
 } lanczos;
 
@@ -46,6 +55,20 @@ static inline double row_times(const hsp_csr *A, int32_t i, const double *u)
     else
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) sum += fv[k] * u[A->colidx[k]];
     return sum;
+}
+
+/* w = the start vector and v = 0 over the chunk's rows, and its part of |w|^2. */
+static void start_chunk(void *arg, int tid, int64_t chunk)
+{
+    lanczos *z = arg;
+    int32_t last, first = chunk_rows(z->A, chunk, &last);
+    double norm2 = 0;
+    (void)tid;
+    for (int32_t i = first; i < last; i++) {
+        z->w[i] = hsp_lanczos_start(i), z->v[i] = 0;
+        norm2 += z->w[i] * z->w[i];
+    }
+    z->partial[chunk] = norm2;
 }
 
 /* w = S v over the chunk's rows, and its part of alpha = w.v. */
@@ -117,39 +140,39 @@ static double tridiagonal_max(const double *a, const double *b, int n)
     return hi;
 }
 
-/* A start vector with every frequency in it (a fixed pseudo-random
- * sequence), and u = scale * v. */
-static void start_vector(lanczos *z)
+/* A pass over the CPU threads. */
+static hsp_status host_pass(void *arg, int pass, double alpha, double beta, double *sum)
 {
-    uint64_t x = 0x9e3779b97f4a7c15u;
-    double norm2 = 0;
-    int32_t n = z->A->nrows;
-    for (int32_t i = 0; i < n; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        z->v[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
-        norm2 += z->v[i] * z->v[i];
-    }
-    for (int32_t i = 0; i < n; i++) z->v[i] /= sqrt(norm2), z->u[i] = z->scale[i] * z->v[i];
+    static const hsp_chunk_fn fns[] = {[HSP_LZ_START] = start_chunk, [HSP_LZ_MULTIPLY] = multiply_chunk,
+                                       [HSP_LZ_ORTHOGONALIZE] = orthogonalize_chunk,
+                                       [HSP_LZ_ADVANCE] = advance_chunk};
+    lanczos *z = arg;
+    z->alpha = alpha, z->beta = beta;
+    hsp_pool_chunks(z->ctx->pool, z->nchunks, fns[pass], z);
+    if (sum) *sum = total(z->partial, z->nchunks);
+    return HSP_OK;
 }
 
-/* Up to LANCZOS_STEPS steps on S from the start vector: the largest Ritz
- * value, once it moves by less than RITZ_TOL from one step to the next. */
-static double lanczos_max(hsp_context *ctx, lanczos *z, int64_t nchunks)
+/* Up to LANCZOS_STEPS steps on S of n rows from the start vector, by
+ * pass: *ritz, the largest Ritz value, once it moves by less than RITZ_TOL
+ * from one step to the next. */
+static hsp_status lanczos_max(lanczos_pass pass, void *arg, int32_t n, double *ritz)
 {
-    double a[LANCZOS_STEPS], b[LANCZOS_STEPS], ritz = 0, last = 0;
-    start_vector(z);
-    z->beta = 0;
-    for (int steps = 0; steps < LANCZOS_STEPS && steps < z->A->nrows;) {
-        hsp_pool_chunks(ctx->pool, nchunks, multiply_chunk, z);
-        a[steps] = z->alpha = total(z->partial, nchunks);
-        hsp_pool_chunks(ctx->pool, nchunks, orthogonalize_chunk, z);
-        b[steps++] = z->beta = sqrt(total(z->partial, nchunks));
-        last = ritz, ritz = tridiagonal_max(a, b, steps);
-        if (!(z->beta > 1e-12 * fabs(a[0]))) break; /* an invariant subspace: exact */
-        if (steps >= 4 && fabs(ritz - last) < RITZ_TOL * ritz) break;
-        hsp_pool_chunks(ctx->pool, nchunks, advance_chunk, z);
+    double a[LANCZOS_STEPS], b[LANCZOS_STEPS], last = 0, norm2 = 0, beta = 0;
+    hsp_status s = pass(arg, HSP_LZ_START, 0, 0, &norm2);
+    if (s == HSP_OK) s = pass(arg, HSP_LZ_ADVANCE, 0, sqrt(norm2), NULL);
+    *ritz = 0;
+    for (int steps = 0; s == HSP_OK && steps < LANCZOS_STEPS && steps < n;) {
+        s = pass(arg, HSP_LZ_MULTIPLY, 0, 0, &a[steps]);
+        if (s == HSP_OK) s = pass(arg, HSP_LZ_ORTHOGONALIZE, a[steps], beta, &norm2);
+        if (s != HSP_OK) break;
+        b[steps++] = beta = sqrt(norm2);
+        last = *ritz, *ritz = tridiagonal_max(a, b, steps);
+        if (!(beta > 1e-12 * fabs(a[0]))) break; /* an invariant subspace: exact */
+        if (steps >= 4 && fabs(*ritz - last) < RITZ_TOL * *ritz) break;
+        s = pass(arg, HSP_LZ_ADVANCE, 0, beta, NULL);
     }
-    return ritz;
+    return s;
 }
 
 /* Gershgorin's bound of rho(D^-1 A): max_i sum_j |a_ij| / |a_ii|. */
@@ -174,17 +197,41 @@ hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t
     int32_t n = A->nrows;
     int64_t nchunks = ((int64_t)n + CHUNK_ROWS - 1) / CHUNK_ROWS;
     size_t bytes = (size_t)n * sizeof(double);
-    lanczos z = {A, malloc(bytes), calloc((size_t)n, sizeof(double)), malloc(bytes), malloc(bytes), malloc(bytes), 0, 0,
+    lanczos z = {ctx, A, nchunks, malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), 0, 0,
                  malloc((size_t)nchunks * sizeof(double))};
     hsp_status s = HSP_OK;
+    double ritz = 0;
     *rho = gershgorin(A, diag);
     if (n > 0 && (!z.scale || !z.prev || !z.v || !z.w || !z.u || !z.partial)) {
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for the spectral radius of a level of %d rows", n);
     } else if (n > 0) {
         for (int32_t i = 0; i < n; i++) z.scale[i] = 1 / sqrt(fabs(hsp_csr_value(A, diag[i])));
-        double ritz = lanczos_max(ctx, &z, nchunks);
-        if (ritz > 0 && ritz < *rho) *rho = ritz;
+        s = lanczos_max(host_pass, &z, n, &ritz);
     }
+    if (ritz > 0 && ritz < *rho) *rho = ritz;
     free(z.scale), free(z.prev), free(z.v), free(z.w), free(z.u), free(z.partial);
     return s;
+}
+
+/* A device's pass over a matrix it holds. */
+typedef struct {
+    hsp_device *dev;
+    const hsp_csr *A;
+    void *held, *work;
+} device_lanczos;
+
+static hsp_status device_pass(void *arg, int pass, double alpha, double beta, double *sum)
+{
+    device_lanczos *d = arg;
+    return d->dev->held_ops->lanczos(d->dev, d->A, d->held, &d->work, pass, alpha, beta, sum);
+}
+
+hsp_status hsp_radius_held(hsp_device *dev, const hsp_csr *A, void *held, double *rho)
+{
+    device_lanczos d = {dev, A, held, NULL};
+    double ritz = 0;
+    hsp_status s = A->nrows > 0 ? lanczos_max(device_pass, &d, A->nrows, &ritz) : HSP_OK;
+    hsp_status end = device_pass(&d, HSP_LZ_END, 0, 0, NULL);
+    if (s == HSP_OK && ritz > 0 && ritz < *rho) *rho = ritz;
+    return s == HSP_OK ? end : s;
 }

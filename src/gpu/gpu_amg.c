@@ -1,11 +1,13 @@
 /* gpu_amg.c: the steps of smoothed aggregation that a resident hierarchy
  * runs on a GPU with memory of its own (kernels/amg.cl), so that no level's
- * matrices cross to the host: the diagonal and the bound of rho(D^-1 A),
- * strong connections, aggregates, T, the smoothing of A*T into P, R = P^T
- * (rows unsorted) and the identity, which sorts them in a product; and for a
- * re-setup, values-only products and P^T, and the check of a new A's
- * pattern.  What crosses is a few numbers: a flag, one every few rounds of the
- * root search, a maximum per work-group. */
+ * matrices cross to the host: the diagonal and the bound of rho(D^-1 A), the
+ * passes of the Lanczos steps that lower it, strong connections, aggregates,
+ * T, the smoothing of A*T into P, R = P^T (rows unsorted) and the identity,
+ * which sorts them in a product; and for a re-setup, values-only products
+ * and P^T, and the check of a new A's pattern.  What crosses is a few
+ * numbers: a flag, one every few rounds of the root search, a maximum or a
+ * sum per work-group. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
@@ -103,6 +105,19 @@ static hsp_status flag_read(gpu *g, gpu_array *x, int32_t n, int32_t *row)
     return s;
 }
 
+/* *out: the largest (most) or the sum of the ngroups values of the
+ * kernels' type at part (buf holds as many). */
+static hsp_status parts_read(gpu *g, int dbl, gpu_array *part, size_t ngroups, int most, void *buf, double *out)
+{
+    hsp_status s = gpu_array_read(g, part, buf, ngroups * (dbl ? sizeof(double) : sizeof(float)));
+    *out = 0;
+    for (size_t k = 0; s == HSP_OK && k < ngroups; k++) {
+        double x = dbl ? ((double *)buf)[k] : ((float *)buf)[k];
+        *out = most ? fmax(*out, x) : *out + x;
+    }
+    return s;
+}
+
 /* where[], the rows without a nonzero diagonal (an error naming the first),
  * and *rho, the largest sum_j |a_ij| / |a_ii|. */
 static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w, double *rho)
@@ -120,12 +135,8 @@ static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_arra
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_SA_DIAG, a, 8, ngroups, size);
     if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
     if (s == HSP_OK && bad < A->nrows) s = hsp_fail_diagonal(bad);
-    if (s == HSP_OK) s = gpu_array_read(g, &w[W_PART], part, ngroups * vs);
     *rho = 0;
-    for (size_t k = 0; s == HSP_OK && k < ngroups; k++) {
-        double x = dbl ? ((double *)part)[k] : ((float *)part)[k];
-        if (x > *rho) *rho = x;
-    }
+    if (s == HSP_OK) s = parts_read(g, dbl, &w[W_PART], ngroups, 1, part, rho);
     free(part);
     return s;
 }
@@ -403,6 +414,64 @@ static hsp_status pattern(hsp_device *dev, const hsp_csr *M, void *held, void **
     return gpu_noted(dev, held_result(g, s, p, held_pattern));
 }
 
+/* The Lanczos vectors (device.h's HSP_LZ_*) and the work-groups' sums. */
+enum { LZ_SCALE, LZ_V, LZ_W, LZ_PREV, LZ_U, LZ_PART, LZ_COUNT };
+typedef struct {
+    gpu_array a[LZ_COUNT];
+    void *sums; /* the work-groups' sums read back */
+} lz_work;
+
+static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
+{
+    size_t vs = hsp_value_size(A->precision), bytes[LZ_COUNT];
+    lz_work *z = calloc(1, sizeof *z);
+    for (int k = 0; k < LZ_COUNT; k++) bytes[k] = ((size_t)A->nrows + 1) * vs;
+    if (z) z->sums = malloc(bytes[LZ_PART]);
+    *s = z && z->sums ? arrays(g, z->a, bytes, LZ_COUNT) : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
+    if (*s == HSP_OK) return z;
+    if (z) free(z->sums);
+    free(z);
+    return NULL;
+}
+
+static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, double alpha,
+                          double beta, double *sum)
+{
+    static const int kernels[] = {[HSP_LZ_START] = GK_LZ_START, [HSP_LZ_MULTIPLY] = GK_LZ_MULTIPLY,
+                                  [HSP_LZ_ORTHOGONALIZE] = GK_LZ_ORTHOGONALIZE, [HSP_LZ_ADVANCE] = GK_LZ_ADVANCE};
+    gpu *g = dev->state;
+    const gpu_held *h = held;
+    lz_work *z = *work;
+    int dbl = A->precision == HSP_DOUBLE;
+    int64_t n = A->nrows;
+    hsp_status s = HSP_OK;
+    if (pass == HSP_LZ_END || (pass == HSP_LZ_START && !(z = *work = lanczos_new(g, A, &s)))) {
+        if (z && !g->lost) arrays_free(g, z->a, LZ_COUNT);
+        if (z) free(z->sums), free(z);
+        *work = NULL;
+        return gpu_noted(dev, s);
+    }
+    size_t size = group_size(g, dbl, kernels[pass]), ngroups = ((size_t)n + size - 1) / size;
+    vt_value va, vb;
+    gpu_array *x = z->a;
+    gpu_arg a[][10] = {
+        [HSP_LZ_START] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
+                          arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PART]), gpu_local(size * hsp_value_size(A->precision))},
+        [HSP_LZ_MULTIPLY] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
+                             arr(&x[LZ_U]), arr(&x[LZ_V]), arr(&x[LZ_W]), arr(&x[LZ_PART]),
+                             gpu_local(size * hsp_value_size(A->precision))},
+        [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), vt(dbl, alpha, &va), vt(dbl, beta, &vb), arr(&x[LZ_V]),
+                                  arr(&x[LZ_PREV]), arr(&x[LZ_W]), arr(&x[LZ_PART]),
+                                  gpu_local(size * hsp_value_size(A->precision))},
+        [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), vt(dbl, beta, &vb), arr(&x[LZ_SCALE]), arr(&x[LZ_W]), arr(&x[LZ_V]),
+                            arr(&x[LZ_PREV]), arr(&x[LZ_U])}};
+    static const int nargs[] = {[HSP_LZ_START] = 9, [HSP_LZ_MULTIPLY] = 10, [HSP_LZ_ORTHOGONALIZE] = 8,
+                                [HSP_LZ_ADVANCE] = 7};
+    if (n) s = g->ops->launch(g, dbl, kernels[pass], a[pass], nargs[pass], ngroups, size);
+    if (s == HSP_OK && sum) s = parts_read(g, dbl, &x[LZ_PART], ngroups, 0, z->sums, sum);
+    return gpu_noted(dev, s);
+}
+
 static hsp_status finish(hsp_device *dev)
 {
     gpu *g = dev->state;
@@ -410,4 +479,4 @@ static hsp_status finish(hsp_device *dev)
 }
 
 const hsp_held_ops gpu_held_ops = {sa_tentative, sa_radius, sa_smooth, transpose, transpose_values, identity,
-                                numeric, same_pattern, pattern, finish};
+                                numeric, same_pattern, pattern, lanczos, finish};

@@ -86,7 +86,10 @@ struct hsp_device {
  * numeric writes C's values as A*B over C's pattern; same_pattern gives the
  * first row where X and Y (of X's shape and entry count) differ, or
  * X->nrows; pattern holds a copy of M's row pointers and columns (no
- * values), for same_pattern; finish waits for what the others launched. */
+ * values), for same_pattern; lanczos runs one pass (below) of a Lanczos
+ * estimate of rho(D^-1 A) (src/amg/radius.c drives them), its vectors held
+ * in *work from HSP_LZ_START to HSP_LZ_END; finish waits for what the others
+ * launched. */
 typedef struct hsp_held_ops {
     hsp_status (*tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
                             int32_t *naggs, double *rho);
@@ -100,8 +103,27 @@ typedef struct hsp_held_ops {
                           void *held_b, void *held_c);
     hsp_status (*same_pattern)(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row);
     hsp_status (*pattern)(hsp_device *dev, const hsp_csr *M, void *held, void **held_pattern);
+    hsp_status (*lanczos)(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, double alpha,
+                          double beta, double *sum);
     hsp_status (*finish)(hsp_device *dev);
 } hsp_held_ops;
+
+/* The passes of Lanczos steps on S = |D|^-1/2 A |D|^-1/2 (similar to
+ * D^-1 A), over vectors v, w, prev: START: w = the start vector
+ * (hsp_lanczos_start), v = 0, *sum = |w|^2; MULTIPLY: w = S v, *sum = w.v;
+ * ORTHOGONALIZE: w -= alpha v + beta prev, *sum = |w|^2; ADVANCE: prev = v,
+ * v = w / beta; END: the vectors freed. */
+enum { HSP_LZ_START, HSP_LZ_MULTIPLY, HSP_LZ_ORTHOGONALIZE, HSP_LZ_ADVANCE, HSP_LZ_END };
+
+/* Entry i of the Lanczos start vector: a hash of i in [-0.5, 0.5), so that
+ * every frequency is in it and any device makes it in parallel
+ * (kernels/amg.cl's lanczos_start is the same function). */
+static inline double hsp_lanczos_start(int64_t i)
+{
+    uint32_t h = (uint32_t)i * 0x9e3779b1u;
+    h ^= h >> 15, h *= 0x85ebca77u, h ^= h >> 13, h *= 0xc2b2ae35u, h ^= h >> 16;
+    return h / 4294967296.0 - 0.5;
+}
 
 /* Parse "prefix[:N][,flag]..." (the name has prefix): *index is N or -1,
  * bit j of *set says flag j (of nflags) was given; HSP_ERR_ARG saying what
