@@ -186,23 +186,84 @@ __kernel void hsp_mis_max(long n, __global const long *arp, __global const int *
     if (i < n) out[i] = strong_max(i, arp, acol, strong, in);
 }
 
-/* An undecided node whose key is the largest within distance 2 (the
- * largest of near over itself and its strong neighbours, near holding
- * hsp_mis_max's) is a root; one with a root there is out; the rest set
- * *undecided to 1.  root[i] becomes 1 for a new root. */
+/* Decide undecided node i: a root if its key is the largest within
+ * distance 2 (the largest of near over itself and its strong neighbours,
+ * near holding hsp_mis_max's), out if a root is there; 1 if it was decided
+ * (root[i] 1 for a new root), else 0. */
+int mis_decide(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
+               __global ulong *key, __global const ulong *near, __global long *root)
+{
+    ulong k = key[i];
+    if (MIS_STATE(k) != 1) return 0;
+    ulong most = strong_max(i, arp, acol, strong, near);
+    if (most == k) key[i] = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1;
+    else if (MIS_STATE(most) == 2) key[i] = k & MIS_NUMBER;
+    else return 0;
+    return 1;
+}
+
+/* A round over every node: mis_decide; the nodes decided go to changed
+ * (counted in *count), and any left undecided sets *undecided to 1. */
 __kernel void hsp_mis_update(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
                              __global ulong *key, __global const ulong *near, __global int *undecided,
-                             __global long *root)
+                             __global long *root, __global int *changed, __global int *count)
 {
     long i = get_global_id(0);
     if (i >= n) return;
-    ulong k = key[i];
-    if (MIS_STATE(k) == 1) {
-        ulong most = strong_max(i, arp, acol, strong, near);
-        if (most == k) k = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1;
-        else if (MIS_STATE(most) == 2) k &= MIS_NUMBER;
-        else *undecided = 1;
-        key[i] = k;
+    if (mis_decide(i, arp, acol, strong, key, near, root)) changed[atomic_inc(count)] = (int)i;
+    else if (MIS_STATE(key[i]) == 1) *undecided = 1;
+}
+
+/* The rounds after the first where the strong connections are symmetric:
+ * only a node within distance 2 of one decided in the round before can be
+ * decided in this one.  Round r (parity p = r % 2) takes the nodes decided
+ * before, changed[p n ..] (counts[p] of them, work-items striding over
+ * them): hsp_mis_touch brings max1 up to date around each and stamps the
+ * nodes within distance 2 of it (stamp[k] = r + 1); hsp_mis_settle decides
+ * the stamped ones, listing those decided in changed[(1 - p) n ..]
+ * (counts[1 - p], which hsp_mis_touch zeroes). */
+void mis_touch_node(long j, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                    __global const ulong *key, __global ulong *max1, __global int *stamp, int r)
+{
+    max1[j] = strong_max(j, arp, acol, strong, key);
+    stamp[j] = r + 1;
+    for (long k = arp[j]; k < arp[j + 1]; k++)
+        if (strong[k]) stamp[acol[k]] = r + 1;
+}
+
+__kernel void hsp_mis_touch(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                            __global const ulong *key, __global ulong *max1, __global const int *changed,
+                            __global int *counts, int r, __global int *stamp)
+{
+    int p = r & 1, m = counts[p];
+    if (get_global_id(0) == 0) counts[1 - p] = 0;
+    for (long x = get_global_id(0); x < m; x += get_global_size(0)) {
+        long c = changed[p * n + x];
+        mis_touch_node(c, arp, acol, strong, key, max1, stamp, r);
+        for (long k = arp[c]; k < arp[c + 1]; k++)
+            if (strong[k]) mis_touch_node(acol[k], arp, acol, strong, key, max1, stamp, r);
+    }
+}
+
+__kernel void hsp_mis_settle(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                             __global ulong *key, __global const ulong *max1, __global long *root,
+                             __global int *changed, __global int *counts, int r, __global const int *stamp)
+{
+    long u = get_global_id(0);
+    int p = r & 1;
+    if (u < n && stamp[u] == r + 1 && mis_decide(u, arp, acol, strong, key, max1, root))
+        changed[(1 - p) * n + atomic_inc(&counts[1 - p])] = (int)u;
+}
+
+/* *asymmetric = 1 where a strong entry (i, j) has no strong (j, i). */
+__kernel void hsp_mis_symmetric(long n, __global const long *arp, __global const int *acol,
+                                __global const uchar *strong, __global int *asymmetric)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    for (long k = arp[i]; k < arp[i + 1]; k++) {
+        long t = strong[k] ? find_col(acol, arp[acol[k]], arp[acol[k] + 1], (int)i) : 0;
+        if (strong[k] && (t < 0 || !strong[t])) *asymmetric = 1;
     }
 }
 

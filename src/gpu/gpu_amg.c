@@ -18,13 +18,14 @@
 enum { GROUP_SIZE = 256, NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 
 /* The root search (find_roots): chunks of rows taken in the host's order,
- * the rounds in that order at most, and the rounds between two looks at
- * whether any node is undecided. */
-enum { MIS_CHUNK = 1 << 17, MIS_ORDER_ROUNDS = 1024, MIS_CHECK = 8 };
+ * the rounds in that order at most, the rounds between two looks at
+ * whether any node is undecided, and the most work-groups of a round that
+ * strides over the nodes decided in the round before. */
+enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 2048, MIS_CHECK = 8, MIS_GROUPS = 64 };
 
 /* The temporaries of one aggregation. */
-enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SIZE,
-       W_COUNT };
+enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_CHANGED, W_STAMP,
+       W_COUNTS, W_SIZE, W_COUNT };
 
 /* A kernel argument over an array of the caller's. */
 static gpu_arg arr(const gpu_array *x)
@@ -141,36 +142,98 @@ static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_arra
     return s;
 }
 
-/* The roots: rounds of the largest key within distance 2 until no node is
- * undecided (checked every MIS_CHECK rounds: a round past the last changes
- * nothing); w[W_ROOT] gets 1 for each root, w[W_KEY] the final keys.  The
- * keys follow the host's order within chunks of MIS_CHUNK rows, so that a
- * level of at most that many rows gets the host's roots, in rounds as many
- * as the longest chain of that order (about the side of a 2D grid); past
- * MIS_ORDER_ROUNDS rounds (a band's chain is a third of its rows) the
- * undecided nodes' keys are hashed, which ends in a few more. */
-static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
+/* Rounds first..last over every node (hsp_mis_max, hsp_mis_update), or
+ * fewer where none is undecided (checked every MIS_CHECK rounds: a round
+ * past the last changes nothing); from round MIS_ORDER_ROUNDS + 1 with the
+ * undecided nodes' keys hashed, which ends in a few more.  The nodes each
+ * decides are added to w[W_CHANGED]'s first list (at most n in all). */
+static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int first, int last)
 {
-    int dbl = A->precision == HSP_DOUBLE;
-    int64_t n = A->nrows, one = 1, chunk = MIS_CHUNK;
+    int64_t one = 1;
     int32_t undecided = 1;
-    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), arr(&w[W_KEY]), arr(&w[W_ROOT])};
     gpu_arg rekey[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY])};
     gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
                       arr(&w[W_MAX1])};
     gpu_arg zero[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
     gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                        arr(&w[W_MAX1]), arr(&w[W_UNDECIDED]), arr(&w[W_ROOT])};
-    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 4, n);
-    for (int round = 1; s == HSP_OK && undecided > 0; round++) {
+                        arr(&w[W_MAX1]), arr(&w[W_UNDECIDED]), arr(&w[W_ROOT]), arr(&w[W_CHANGED]),
+                        arr(&w[W_COUNTS])};
+    hsp_status s = HSP_OK;
+    for (int round = first; s == HSP_OK && undecided > 0 && round <= last; round++) {
         int check = round % MIS_CHECK == 0;
         if (round == MIS_ORDER_ROUNDS + 1) s = launch(g, dbl, GK_MIS_REKEY, rekey, 2, n);
         if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
         if (s == HSP_OK && check) s = launch(g, dbl, GK_ZERO_INTS, zero, 2, 1);
-        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 8, n);
+        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 10, n);
         if (s == HSP_OK && check) s = g->ops->finish(g);
         if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
     }
+    return s;
+}
+
+/* Is every strong connection of A strong both ways? */
+static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *yes)
+{
+    int32_t asymmetric = 0;
+    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_UNDECIDED])};
+    hsp_status s = gpu_array_write(g, &w[W_UNDECIDED], &asymmetric, sizeof asymmetric);
+    if (s == HSP_OK) s = launch(g, dbl, GK_MIS_SYMMETRIC, a, 5, n);
+    if (s == HSP_OK) s = g->ops->finish(g);
+    if (s == HSP_OK) s = gpu_array_read(g, &w[W_UNDECIDED], &asymmetric, sizeof asymmetric);
+    *yes = !asymmetric;
+    return s;
+}
+
+/* The rounds after the first, up to MIS_ORDER_ROUNDS, each over the nodes
+ * within distance 2 of those decided in the round before (hsp_mis_touch,
+ * hsp_mis_settle: kernels/amg.cl); *done when a round decided none (then
+ * none is undecided: a node that can be decided is within distance 2 of one
+ * decided the round before).  The strong connections must be symmetric. */
+static hsp_status near_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *done)
+{
+    int32_t r = 0, decided = 1;
+    size_t size = group_size(g, dbl, GK_MIS_TOUCH), groups = ((size_t)n + size - 1) / size;
+    gpu_arg touch[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                       arr(&w[W_MAX1]), arr(&w[W_CHANGED]), arr(&w[W_COUNTS]), gpu_val(&r, sizeof r),
+                       arr(&w[W_STAMP])};
+    gpu_arg settle[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), arr(&w[W_CHANGED]), arr(&w[W_COUNTS]),
+                        gpu_val(&r, sizeof r), arr(&w[W_STAMP])};
+    hsp_status s = HSP_OK;
+    for (; s == HSP_OK && decided > 0 && r + 1 < MIS_ORDER_ROUNDS; r++) {
+        s = g->ops->launch(g, dbl, GK_MIS_TOUCH, touch, 10, groups < MIS_GROUPS ? groups : MIS_GROUPS, size);
+        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_SETTLE, settle, 11, n);
+        if (s == HSP_OK && (r + 1) % MIS_CHECK == 0) s = g->ops->finish(g);
+        if (s == HSP_OK && (r + 1) % MIS_CHECK == 0)
+            s = gpu_array_read_at(g, &w[W_COUNTS], (size_t)(1 - (r & 1)) * sizeof decided, &decided, sizeof decided);
+    }
+    *done = decided == 0;
+    return s;
+}
+
+/* The roots: rounds of the largest key within distance 2 until no node is
+ * undecided; w[W_ROOT] gets 1 for each root, w[W_KEY] the final keys.  The
+ * keys follow the host's order within chunks of MIS_CHUNK rows, so that a
+ * level of at most that many rows gets the host's roots, in rounds as many
+ * as the longest chain of that order (for a 2D grid a third of its side for
+ * the first row, then about a round a row: under MIS_ORDER_ROUNDS for grids
+ * of up to 2^21 points).  Where the strong connections are symmetric the
+ * rounds after the first take only the nodes near those decided in the
+ * round before. */
+static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
+{
+    int dbl = A->precision == HSP_DOUBLE, sym = 0, done = 0;
+    int64_t n = A->nrows, chunk = MIS_CHUNK, two = 2;
+    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), arr(&w[W_KEY]), arr(&w[W_ROOT])};
+    gpu_arg zero_stamps[] = {gpu_val(&n, sizeof n), arr(&w[W_STAMP])};
+    gpu_arg zero_counts[] = {gpu_val(&two, sizeof two), arr(&w[W_COUNTS])};
+    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 4, n);
+    if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero_stamps, 2, n);
+    if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero_counts, 2, two);
+    if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym);
+    if (s == HSP_OK && sym) s = full_rounds(g, dbl, n, h, w, 1, 1);
+    if (s == HSP_OK && sym) s = near_rounds(g, dbl, n, h, w, &done);
+    if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, sym ? MIS_ORDER_ROUNDS + 1 : 1, INT32_MAX);
     return s;
 }
 
@@ -237,7 +300,9 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
                          [W_STRONG] = (size_t)A->nnz, [W_KEY] = n * sizeof(uint64_t),
                          [W_MAX1] = n * sizeof(uint64_t),
                          [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
-                         [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t)};
+                         [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t),
+                         [W_CHANGED] = 2 * n * sizeof(int32_t), [W_STAMP] = n * sizeof(int32_t),
+                         [W_COUNTS] = 2 * sizeof(int32_t)};
     memcpy(bytes, b, sizeof b);
 }
 
