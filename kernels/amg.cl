@@ -5,8 +5,10 @@
  * maximal set of nodes at distance 3 or more from each other over the
  * strong connections, by rounds of hsp_mis_max (the largest key within
  * distance 1) and hsp_mis_update (within distance 2: a root, out, or
- * undecided), the keys in the host's order within chunks of rows
- * (hsp_mis_init), hashed for the rounds past a cap (hsp_mis_rekey);
+ * undecided; where strong connections are symmetric, hsp_mis_rounds: many
+ * rounds a launch in the work-groups with something to decide), the keys in
+ * the host's order within chunks of rows (hsp_mis_init), hashed for the
+ * rounds past a cap (hsp_mis_rekey);
  * aggregates: a root and the nodes within distance 2 of it; the tentative
  * prolongator T; P = T - w D^-1 A T in place over A*T; and R = P^T by counts, a scan and a scatter (rows
  * unsorted: the host sorts them by a product with the identity).  For a
@@ -202,57 +204,70 @@ int mis_decide(long i, __global const long *arp, __global const int *acol, __glo
     return 1;
 }
 
-/* A round over every node: mis_decide; the nodes decided go to changed
- * (counted in *count), and any left undecided sets *undecided to 1. */
+/* A round over every node: mis_decide; any node left undecided sets
+ * *undecided to 1. */
 __kernel void hsp_mis_update(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
                              __global ulong *key, __global const ulong *near, __global int *undecided,
-                             __global long *root, __global int *changed, __global int *count)
+                             __global long *root)
 {
     long i = get_global_id(0);
-    if (i >= n) return;
-    if (mis_decide(i, arp, acol, strong, key, near, root)) changed[atomic_inc(count)] = (int)i;
-    else if (MIS_STATE(key[i]) == 1) *undecided = 1;
+    if (i < n && !mis_decide(i, arp, acol, strong, key, near, root) && MIS_STATE(key[i]) == 1) *undecided = 1;
 }
 
-/* The rounds after the first where the strong connections are symmetric:
- * only a node within distance 2 of one decided in the round before can be
- * decided in this one.  Round r (parity p = r % 2) takes the nodes decided
- * before, changed[p n ..] (counts[p] of them, work-items striding over
- * them): hsp_mis_touch brings max1 up to date around each and stamps the
- * nodes within distance 2 of it (stamp[k] = r + 1); hsp_mis_settle decides
- * the stamped ones, listing those decided in changed[(1 - p) n ..]
- * (counts[1 - p], which hsp_mis_touch zeroes). */
-void mis_touch_node(long j, __global const long *arp, __global const int *acol, __global const uchar *strong,
-                    __global const ulong *key, __global ulong *max1, __global int *stamp, int r)
+/* The largest of x over node i and its strong neighbours, read past any
+ * cache another work-group's writes would not reach. */
+ulong strong_max_now(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                     volatile __global const ulong *x)
 {
-    max1[j] = strong_max(j, arp, acol, strong, key);
-    stamp[j] = r + 1;
-    for (long k = arp[j]; k < arp[j + 1]; k++)
-        if (strong[k]) stamp[acol[k]] = r + 1;
+    ulong most = x[i];
+    for (long k = arp[i]; k < arp[i + 1]; k++)
+        if (strong[k]) most = max(most, x[acol[k]]);
+    return most;
 }
 
-__kernel void hsp_mis_touch(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
-                            __global const ulong *key, __global ulong *max1, __global const int *changed,
-                            __global int *counts, int r, __global int *stamp)
+/* active[] = stamp for the work-groups (of size) of node i's strong neighbours and its own. */
+void mis_wake(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
+              __global int *active, int stamp, long size)
 {
-    int p = r & 1, m = counts[p];
-    if (get_global_id(0) == 0) counts[1 - p] = 0;
-    for (long x = get_global_id(0); x < m; x += get_global_size(0)) {
-        long c = changed[p * n + x];
-        mis_touch_node(c, arp, acol, strong, key, max1, stamp, r);
-        for (long k = arp[c]; k < arp[c + 1]; k++)
-            if (strong[k]) mis_touch_node(acol[k], arp, acol, strong, key, max1, stamp, r);
+    active[i / size] = stamp;
+    for (long k = arp[i]; k < arp[i + 1]; k++)
+        if (strong[k]) active[acol[k] / size] = stamp;
+}
+
+/* Rounds where the strong connections are symmetric: launch number `launch`
+ * runs iters rounds (max1, then decisions) in each work-group marked active
+ * for it (active[g] >= launch), the work-groups reading what the others
+ * write as they go.  A round's reads may be older than another work-group's
+ * latest writes: that is safe, as a node's key changes once (undecided to
+ * root or out) and every max1 holds at least the undecided keys of its
+ * nodes, so a node stale data misleads only waits.  A node whose key or max1
+ * changes marks its neighbours' work-groups for the next launch
+ * (active[] and *woken = launch + 1): a work-group none marked has nothing
+ * to decide.  Every max1 must hold a value computed after the keys were set
+ * (hsp_mis_max first). */
+__kernel void hsp_mis_rounds(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                             __global ulong *key, __global ulong *max1, __global long *root, int launch, int iters,
+                             __global int *active, __global int *woken, __local int *run)
+{
+    long i = get_global_id(0), size = get_local_size(0);
+    int next = launch + 1, changed = 0;
+    if (get_local_id(0) == 0) *run = active[get_group_id(0)] >= launch;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!*run) return; /* the whole work-group */
+    for (int t = 0; t < iters; t++) {
+        if (i < n) {
+            ulong most = strong_max_now(i, arp, acol, strong, key);
+            if (most != max1[i]) max1[i] = most, changed = 1;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        if (i < n && MIS_STATE(key[i]) == 1) {
+            ulong k = key[i], most = strong_max_now(i, arp, acol, strong, max1);
+            if (most == k) key[i] = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1, changed = 1;
+            else if (MIS_STATE(most) == 2) key[i] = k & MIS_NUMBER, changed = 1;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
     }
-}
-
-__kernel void hsp_mis_settle(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
-                             __global ulong *key, __global const ulong *max1, __global long *root,
-                             __global int *changed, __global int *counts, int r, __global const int *stamp)
-{
-    long u = get_global_id(0);
-    int p = r & 1;
-    if (u < n && stamp[u] == r + 1 && mis_decide(u, arp, acol, strong, key, max1, root))
-        changed[(1 - p) * n + atomic_inc(&counts[1 - p])] = (int)u;
+    if (changed) mis_wake(i, arp, acol, strong, active, next, size), *woken = next;
 }
 
 /* *asymmetric = 1 where a strong entry (i, j) has no strong (j, i). */

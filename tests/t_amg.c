@@ -332,22 +332,48 @@ static int same_aggregates(const hsp_amg *x, const hsp_amg *y, char *why, size_t
     return 1;
 }
 
-/* The resident hierarchy of spec (levels of up to 2^17 rows, where the
- * device's root search takes the host's order whole) has the host's
- * aggregates at every level and, with rho estimated by the same Lanczos
- * steps, the host's levels to rounding; two resident set-ups the same
- * levels. */
-static void test_host_aggregates(const char *spec)
+/* A with its rows and columns numbered anew in a random order (seeded). */
+static hsp_csr *shuffled(const hsp_csr *A, uint64_t seed)
+{
+    int32_t n = A->nrows, *p = malloc((size_t)n * sizeof *p), *rows = malloc((size_t)A->nnz * sizeof *rows);
+    hsp_csr *B = NULL;
+    for (int32_t i = 0; i < n; i++) p[i] = i;
+    for (int32_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        int32_t j = (int32_t)((seed >> 33) % (uint64_t)(i + 1)), t = p[i];
+        p[i] = p[j], p[j] = t;
+    }
+    int32_t *cols = malloc((size_t)A->nnz * sizeof *cols);
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) rows[k] = p[i], cols[k] = p[A->colidx[k]];
+    hsp_csr_from_triplets(n, n, A->nnz, rows, cols, A->values, A->precision, &B);
+    free(p), free(rows), free(cols);
+    return B;
+}
+
+/* The resident hierarchy of spec (levels of up to 2^21 rows, where the
+ * device's root search takes the host's order whole), its rows shuffled
+ * or not, has the host's aggregates at every level and, with rho estimated
+ * by the same Lanczos steps, the host's levels to rounding; two resident
+ * set-ups the same levels.  Shuffled, a decision on the device waits for
+ * nodes of work-groups before and after its own. */
+static void test_host_aggregates(const char *spec, int shuffle)
 {
     hsp_csr *A = NULL;
     hsp_amg *host = NULL, *res[2] = {NULL, NULL};
     hsp_resident *M[2] = {NULL, NULL};
     hsp_amg_options o;
-    char why[128] = "";
+    char why[128] = "", name[64];
     hsp_amg_options_init(&o);
     o.coarse_size = 50;
     hsp_generate(spec, 1, HSP_DOUBLE, &A);
-    int ok = setup(A, &o, 0, NULL, &host) == HSP_OK;
+    if (shuffle) {
+        hsp_csr *B = shuffled(A, 7);
+        hsp_csr_free(A), A = B;
+    }
+    snprintf(name, sizeof name, "%s%s", spec, shuffle ? " shuffled" : "");
+    spec = name;
+    int ok = A && setup(A, &o, 0, NULL, &host) == HSP_OK;
     for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &res[r]) == HSP_OK;
     if (tap_ok(ok, "%s: host and two resident set-ups %s", spec, ok ? "" : hsp_errmsg())) {
         tap_ok(same_aggregates(res[0], host, why, sizeof why), "%s: the resident hierarchy has the host's %d levels "
@@ -360,10 +386,11 @@ static void test_host_aggregates(const char *spec)
 }
 
 /* A chain of rows longer than the rounds the device's root search takes in
- * the host's order (a band of 12000 rows: 4000 rounds; the cap is 2048):
- * the rest by hashed keys, every node still in an aggregate, the products
- * right, about a third to a fifth of the rows at the next level, and the
- * same levels from two set-ups. */
+ * the host's order (a band of 15000 rows: 5000 rounds; the cap is 4096),
+ * with a_01 = 0, so that the strong connections are not symmetric and every
+ * round takes every node: the rest by hashed keys, every node still in an
+ * aggregate, the products right, about a third to a fifth of the rows at
+ * the next level, and the same levels from two set-ups. */
 static void test_long_chain(void)
 {
     hsp_csr *A = NULL;
@@ -373,14 +400,15 @@ static void test_long_chain(void)
     char why[64] = "";
     hsp_amg_options_init(&o);
     o.max_levels = 2;
-    hsp_generate("band:12000,1", 1, HSP_DOUBLE, &A);
+    hsp_generate("band:15000,1", 1, HSP_DOUBLE, &A);
+    ((double *)A->values)[1] = 0; /* a_01 */
     int ok = 1;
     for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &amg[r]) == HSP_OK && amg[r]->nlevels == 2;
-    if (tap_ok(ok, "band:12000,1: two resident set-ups of 2 levels %s", ok ? "" : hsp_errmsg())) {
+    if (tap_ok(ok, "band:15000,1: two resident set-ups of 2 levels %s", ok ? "" : hsp_errmsg())) {
         int32_t rows = amg[0]->level[1].A->nrows;
-        tap_ok(rows >= 12000 / 5 && rows <= 12000 / 3, "band:12000,1: %d rows at level 1", rows);
-        tap_ok(coarse_ok(amg[0], why, sizeof why), "band:12000,1: R = P^T, coarse A = R*A*P %s", why);
-        tap_ok(same_levels(amg[0], amg[1]), "band:12000,1: two resident set-ups give the same levels");
+        tap_ok(rows >= 15000 / 5 && rows <= 15000 / 3, "band:15000,1: %d rows at level 1", rows);
+        tap_ok(coarse_ok(amg[0], why, sizeof why), "band:15000,1: R = P^T, coarse A = R*A*P %s", why);
+        tap_ok(same_levels(amg[0], amg[1]), "band:15000,1: two resident set-ups give the same levels");
     }
     for (int r = 0; r < 2; r++) hsp_amg_free(amg[r]), hsp_resident_free(M[r]);
     hsp_csr_free(A);
@@ -554,10 +582,12 @@ int main(void)
     test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 30, 1.0 / 3, 0.5);
-    test_host_aggregates("poisson2d5:100");
-    test_host_aggregates("poisson2d9:60");
-    test_host_aggregates("poisson3d7:20");
-    test_host_aggregates("poisson3d27:20");
+    test_host_aggregates("poisson2d5:100", 0);
+    test_host_aggregates("poisson2d9:60", 0);
+    test_host_aggregates("poisson3d7:20", 0);
+    test_host_aggregates("poisson3d27:20", 0);
+    test_host_aggregates("poisson2d5:100", 1);
+    test_host_aggregates("poisson3d7:20", 1);
     test_long_chain();
     test_one_way();
     test_resetup(0);

@@ -5,8 +5,8 @@
  * T, the smoothing of A*T into P, R = P^T (rows unsorted) and the identity,
  * which sorts them in a product; and for a re-setup, values-only products
  * and P^T, and the check of a new A's pattern.  What crosses is a few
- * numbers: a flag, one every few rounds of the root search, a maximum or a
- * sum per work-group. */
+ * numbers: a flag, one every few launches of the root search, a maximum or
+ * a sum per work-group. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +19,12 @@ enum { GROUP_SIZE = 256, NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 
 /* The root search (find_roots): chunks of rows taken in the host's order,
  * the rounds in that order at most, the rounds between two looks at
- * whether any node is undecided, and the most work-groups of a round that
- * strides over the nodes decided in the round before. */
-enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 2048, MIS_CHECK = 8, MIS_GROUPS = 64 };
+ * whether it is done, and the rounds of a launch of hsp_mis_rounds. */
+enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 8 };
 
 /* The temporaries of one aggregation. */
-enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_CHANGED, W_STAMP,
-       W_COUNTS, W_SIZE, W_COUNT };
+enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_ACTIVE, W_SIZE,
+       W_COUNT };
 
 /* A kernel argument over an array of the caller's. */
 static gpu_arg arr(const gpu_array *x)
@@ -142,12 +141,11 @@ static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_arra
     return s;
 }
 
-/* Rounds first..last over every node (hsp_mis_max, hsp_mis_update), or
- * fewer where none is undecided (checked every MIS_CHECK rounds: a round
- * past the last changes nothing); from round MIS_ORDER_ROUNDS + 1 with the
- * undecided nodes' keys hashed, which ends in a few more.  The nodes each
- * decides are added to w[W_CHANGED]'s first list (at most n in all). */
-static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int first, int last)
+/* Rounds from round first over every node (hsp_mis_max, hsp_mis_update)
+ * until none is undecided (checked every MIS_CHECK rounds: a round past the
+ * last changes nothing); from round MIS_ORDER_ROUNDS + 1 with the
+ * undecided nodes' keys hashed, which ends in a few more. */
+static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int first)
 {
     int64_t one = 1;
     int32_t undecided = 1;
@@ -156,15 +154,14 @@ static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
                       arr(&w[W_MAX1])};
     gpu_arg zero[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
     gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                        arr(&w[W_MAX1]), arr(&w[W_UNDECIDED]), arr(&w[W_ROOT]), arr(&w[W_CHANGED]),
-                        arr(&w[W_COUNTS])};
+                        arr(&w[W_MAX1]), arr(&w[W_UNDECIDED]), arr(&w[W_ROOT])};
     hsp_status s = HSP_OK;
-    for (int round = first; s == HSP_OK && undecided > 0 && round <= last; round++) {
+    for (int round = first; s == HSP_OK && undecided > 0; round++) {
         int check = round % MIS_CHECK == 0;
         if (round == MIS_ORDER_ROUNDS + 1) s = launch(g, dbl, GK_MIS_REKEY, rekey, 2, n);
         if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
         if (s == HSP_OK && check) s = launch(g, dbl, GK_ZERO_INTS, zero, 2, 1);
-        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 10, n);
+        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 8, n);
         if (s == HSP_OK && check) s = g->ops->finish(g);
         if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
     }
@@ -184,30 +181,33 @@ static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_a
     return s;
 }
 
-/* The rounds after the first, up to MIS_ORDER_ROUNDS, each over the nodes
- * within distance 2 of those decided in the round before (hsp_mis_touch,
- * hsp_mis_settle: kernels/amg.cl); *done when a round decided none (then
- * none is undecided: a node that can be decided is within distance 2 of one
- * decided the round before).  The strong connections must be symmetric. */
-static hsp_status near_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *done)
+/* Launches of hsp_mis_rounds (MIS_ITERS rounds each, in the work-groups
+ * with something to decide) after max1 is made, until a launch changes
+ * nothing (*done: then no node is undecided) or the rounds pass
+ * MIS_ORDER_ROUNDS.  The strong connections must be symmetric (a change
+ * wakes its neighbours' work-groups). */
+static hsp_status many_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *done)
 {
-    int32_t r = 0, decided = 1;
-    size_t size = group_size(g, dbl, GK_MIS_TOUCH), groups = ((size_t)n + size - 1) / size;
-    gpu_arg touch[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                       arr(&w[W_MAX1]), arr(&w[W_CHANGED]), arr(&w[W_COUNTS]), gpu_val(&r, sizeof r),
-                       arr(&w[W_STAMP])};
-    gpu_arg settle[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), arr(&w[W_CHANGED]), arr(&w[W_COUNTS]),
-                        gpu_val(&r, sizeof r), arr(&w[W_STAMP])};
-    hsp_status s = HSP_OK;
-    for (; s == HSP_OK && decided > 0 && r + 1 < MIS_ORDER_ROUNDS; r++) {
-        s = g->ops->launch(g, dbl, GK_MIS_TOUCH, touch, 10, groups < MIS_GROUPS ? groups : MIS_GROUPS, size);
-        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_SETTLE, settle, 11, n);
-        if (s == HSP_OK && (r + 1) % MIS_CHECK == 0) s = g->ops->finish(g);
-        if (s == HSP_OK && (r + 1) % MIS_CHECK == 0)
-            s = gpu_array_read_at(g, &w[W_COUNTS], (size_t)(1 - (r & 1)) * sizeof decided, &decided, sizeof decided);
+    size_t size = group_size(g, dbl, GK_MIS_ROUNDS), groups = ((size_t)n + size - 1) / size;
+    int64_t ngroups = (int64_t)groups, one = 1;
+    int32_t at = 0, iters = MIS_ITERS, woken = 0;
+    gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), arr(&w[W_ACTIVE])};
+    gpu_arg zero1[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
+    gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                      arr(&w[W_MAX1])};
+    gpu_arg rounds[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
+                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), gpu_val(&at, sizeof at), gpu_val(&iters, sizeof iters),
+                        arr(&w[W_ACTIVE]), arr(&w[W_UNDECIDED]), gpu_local(sizeof(int32_t))};
+    hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, ngroups);
+    if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero1, 2, 1);
+    if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
+    *done = 0;
+    for (; s == HSP_OK && !*done && at * MIS_ITERS < MIS_ORDER_ROUNDS; at++) {
+        s = g->ops->launch(g, dbl, GK_MIS_ROUNDS, rounds, 12, groups, size);
+        if (s == HSP_OK && (at + 1) % MIS_CHECK == 0) s = g->ops->finish(g);
+        if (s == HSP_OK && (at + 1) % MIS_CHECK == 0) s = gpu_array_read(g, &w[W_UNDECIDED], &woken, sizeof woken);
+        if ((at + 1) % MIS_CHECK == 0) *done = woken <= at; /* none woken for the next launch */
     }
-    *done = decided == 0;
     return s;
 }
 
@@ -215,25 +215,18 @@ static hsp_status near_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
  * undecided; w[W_ROOT] gets 1 for each root, w[W_KEY] the final keys.  The
  * keys follow the host's order within chunks of MIS_CHUNK rows, so that a
  * level of at most that many rows gets the host's roots, in rounds as many
- * as the longest chain of that order (for a 2D grid a third of its side for
- * the first row, then about a round a row: under MIS_ORDER_ROUNDS for grids
- * of up to 2^21 points).  Where the strong connections are symmetric the
- * rounds after the first take only the nodes near those decided in the
- * round before. */
+ * as the longest chain of that order (for a 2D grid about a third of a row
+ * and then a round or so a row: 1368 rounds for poisson2d9:1024); past
+ * MIS_ORDER_ROUNDS, the undecided nodes' keys are hashed. */
 static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
 {
     int dbl = A->precision == HSP_DOUBLE, sym = 0, done = 0;
-    int64_t n = A->nrows, chunk = MIS_CHUNK, two = 2;
+    int64_t n = A->nrows, chunk = MIS_CHUNK;
     gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), arr(&w[W_KEY]), arr(&w[W_ROOT])};
-    gpu_arg zero_stamps[] = {gpu_val(&n, sizeof n), arr(&w[W_STAMP])};
-    gpu_arg zero_counts[] = {gpu_val(&two, sizeof two), arr(&w[W_COUNTS])};
     hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 4, n);
-    if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero_stamps, 2, n);
-    if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero_counts, 2, two);
     if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym);
-    if (s == HSP_OK && sym) s = full_rounds(g, dbl, n, h, w, 1, 1);
-    if (s == HSP_OK && sym) s = near_rounds(g, dbl, n, h, w, &done);
-    if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, sym ? MIS_ORDER_ROUNDS + 1 : 1, INT32_MAX);
+    if (s == HSP_OK && sym) s = many_rounds(g, dbl, n, h, w, &done);
+    if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, sym ? MIS_ORDER_ROUNDS + 1 : 1);
     return s;
 }
 
@@ -301,8 +294,7 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
                          [W_MAX1] = n * sizeof(uint64_t),
                          [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
                          [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t),
-                         [W_CHANGED] = 2 * n * sizeof(int32_t), [W_STAMP] = n * sizeof(int32_t),
-                         [W_COUNTS] = 2 * sizeof(int32_t)};
+                         [W_ACTIVE] = (n + 1) * sizeof(int32_t)};
     memcpy(bytes, b, sizeof b);
 }
 
