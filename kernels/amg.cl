@@ -227,7 +227,7 @@ ulong strong_max_now(long i, __global const long *arp, __global const int *acol,
 
 /* active[] = stamp for the work-groups (of size) of node i's strong neighbours and its own. */
 void mis_wake(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
-              __global int *active, int stamp, long size)
+              volatile __global int *active, int stamp, long size)
 {
     active[i / size] = stamp;
     for (long k = arp[i]; k < arp[i + 1]; k++)
@@ -236,38 +236,39 @@ void mis_wake(long i, __global const long *arp, __global const int *acol, __glob
 
 /* Rounds where the strong connections are symmetric: launch number `launch`
  * runs iters rounds (max1, then decisions) in each work-group marked active
- * for it (active[g] >= launch), the work-groups reading what the others
- * write as they go.  A round's reads may be older than another work-group's
- * latest writes: that is safe, as a node's key changes once (undecided to
- * root or out) and every max1 holds at least the undecided keys of its
- * nodes, so a node stale data misleads only waits.  A node whose key or max1
- * changes marks its neighbours' work-groups for the next launch
- * (active[] and *woken = launch + 1): a work-group none marked has nothing
- * to decide.  Every max1 must hold a value computed after the keys were set
- * (hsp_mis_max first). */
+ * for it (active[g] >= launch), from the round in which it finds the mark
+ * (another may set it during the launch), the work-groups reading what the
+ * others write as they go.  A round's reads may be older than another
+ * work-group's latest writes: that is safe, as a node's key changes once
+ * (undecided to root or out) and every max1 holds at least the undecided
+ * keys of its nodes, so a node stale data misleads only waits.  A node whose
+ * key or max1 changes marks its neighbours' work-groups for the rest of the
+ * launch and the next (active[] and *woken = launch + 1): a work-group none
+ * marked has nothing to decide.  Every max1 must hold a value computed after
+ * the keys were set (hsp_mis_max first). */
 __kernel void hsp_mis_rounds(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
                              __global ulong *key, __global ulong *max1, __global long *root, int launch, int iters,
-                             __global int *active, __global int *woken, __local int *run)
+                             volatile __global int *active, __global int *woken, __local int *run)
 {
     long i = get_global_id(0), size = get_local_size(0);
     int next = launch + 1, changed = 0;
-    if (get_local_id(0) == 0) *run = active[get_group_id(0)] >= launch;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!*run) return; /* the whole work-group */
+    if (get_local_id(0) == 0) *run = 0;
     for (int t = 0; t < iters; t++) {
-        if (i < n) {
+        if (get_local_id(0) == 0 && !*run) *run = active[get_group_id(0)] >= launch;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (*run && i < n) {
             ulong most = strong_max_now(i, arp, acol, strong, key);
             if (most != max1[i]) max1[i] = most, changed = 1;
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
-        if (i < n && MIS_STATE(key[i]) == 1) {
+        if (*run && i < n && MIS_STATE(key[i]) == 1) {
             ulong k = key[i], most = strong_max_now(i, arp, acol, strong, max1);
             if (most == k) key[i] = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1, changed = 1;
             else if (MIS_STATE(most) == 2) key[i] = k & MIS_NUMBER, changed = 1;
         }
+        if (changed == 1) mis_wake(i, arp, acol, strong, active, next, size), *woken = next, changed = 2;
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
-    if (changed) mis_wake(i, arp, acol, strong, active, next, size), *woken = next;
 }
 
 /* *asymmetric = 1 where a strong entry (i, j) has no strong (j, i). */
