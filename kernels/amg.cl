@@ -6,7 +6,7 @@
  * strong connections, by rounds of hsp_mis_max (the largest key within
  * distance 1) and hsp_mis_update (within distance 2: a root, out, or
  * undecided; where strong connections are symmetric, hsp_mis_rounds: many
- * rounds a launch in the work-groups with something to decide), the keys in
+ * rounds a launch in the work-groups not settled), the keys in
  * the host's order within chunks of rows (hsp_mis_init), hashed for the
  * rounds past a cap (hsp_mis_rekey);
  * aggregates: a root and the nodes within distance 2 of it; the tentative
@@ -225,50 +225,51 @@ ulong strong_max_now(long i, __global const long *arp, __global const int *acol,
     return most;
 }
 
-/* active[] = stamp for the work-groups (of size) of node i's strong neighbours and its own. */
-void mis_wake(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
-              volatile __global int *active, int stamp, long size)
+/* Is node i or a strong neighbour undecided (by key)? */
+int strong_open(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
+                volatile __global const ulong *key)
 {
-    active[i / size] = stamp;
-    for (long k = arp[i]; k < arp[i + 1]; k++)
-        if (strong[k]) active[acol[k] / size] = stamp;
+    int open = MIS_STATE(key[i]) == 1;
+    for (long k = arp[i]; k < arp[i + 1] && !open; k++) open = strong[k] && MIS_STATE(key[acol[k]]) == 1;
+    return open;
 }
 
-/* Rounds where the strong connections are symmetric: launch number `launch`
- * runs iters rounds (max1, then decisions) in each work-group marked active
- * for it (active[g] >= launch), from the round in which it finds the mark
- * (another may set it during the launch), the work-groups reading what the
- * others write as they go.  A round's reads may be older than another
- * work-group's latest writes: that is safe, as a node's key changes once
- * (undecided to root or out) and every max1 holds at least the undecided
- * keys of its nodes, so a node stale data misleads only waits.  A node whose
- * key or max1 changes marks its neighbours' work-groups for the rest of the
- * launch and the next (active[] and *woken = launch + 1): a work-group none
- * marked has nothing to decide.  Every max1 must hold a value computed after
- * the keys were set (hsp_mis_max first). */
+/* Rounds where the strong connections are symmetric: iters rounds (max1,
+ * then decisions) a launch in each work-group not yet settled, the
+ * work-groups reading what the others write as they go, so that a decision
+ * can cross many work-groups in one launch.  A round's reads may be older
+ * than another work-group's latest writes: that is safe, as a node's key
+ * changes once (undecided to root or out) and every max1 holds at least the
+ * undecided keys of its nodes, so a node that stale data misleads only
+ * waits.  A work-group whose nodes and their neighbours are all decided at
+ * the end is settled (settled[g] = 1: its keys final, and its max1 made once
+ * more after that was seen); one with
+ * a node undecided sets *undecided.  Every max1 must hold a value computed
+ * after the keys were set (hsp_mis_max first). */
 __kernel void hsp_mis_rounds(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
-                             __global ulong *key, __global ulong *max1, __global long *root, int launch, int iters,
-                             volatile __global int *active, __global int *woken, __local int *run)
+                             __global ulong *key, __global ulong *max1, __global long *root, int iters,
+                             __global int *settled, __global int *undecided, __local int *flag)
 {
-    long i = get_global_id(0), size = get_local_size(0);
-    int next = launch + 1, changed = 0;
-    if (get_local_id(0) == 0) *run = 0;
+    long i = get_global_id(0);
+    if (get_local_id(0) == 0) flag[0] = settled[get_group_id(0)], flag[1] = 0, flag[2] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int node = i < n && !flag[0]; /* every item meets every barrier */
     for (int t = 0; t < iters; t++) {
-        if (get_local_id(0) == 0 && !*run) *run = active[get_group_id(0)] >= launch;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (*run && i < n) {
-            ulong most = strong_max_now(i, arp, acol, strong, key);
-            if (most != max1[i]) max1[i] = most, changed = 1;
-        }
+        if (node) max1[i] = strong_max_now(i, arp, acol, strong, key);
         barrier(CLK_GLOBAL_MEM_FENCE);
-        if (*run && i < n && MIS_STATE(key[i]) == 1) {
+        if (node && MIS_STATE(key[i]) == 1) {
             ulong k = key[i], most = strong_max_now(i, arp, acol, strong, max1);
-            if (most == k) key[i] = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1, changed = 1;
-            else if (MIS_STATE(most) == 2) key[i] = k & MIS_NUMBER, changed = 1;
+            if (most == k) key[i] = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1;
+            else if (MIS_STATE(most) == 2) key[i] = k & MIS_NUMBER;
         }
-        if (changed == 1) mis_wake(i, arp, acol, strong, active, next, size), *woken = next, changed = 2;
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
+    if (node && strong_open(i, arp, acol, strong, key)) flag[1] = 1;
+    if (node) max1[i] = strong_max_now(i, arp, acol, strong, key); /* final where none was open just before */
+    if (node && MIS_STATE(key[i]) == 1) flag[2] = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && !flag[0] && !flag[1]) settled[get_group_id(0)] = 1;
+    if (get_local_id(0) == 0 && flag[2]) *undecided = 1;
 }
 
 /* *asymmetric = 1 where a strong entry (i, j) has no strong (j, i). */

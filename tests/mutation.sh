@@ -77,9 +77,9 @@ all_mutants() {
     # by blocks, a block's launch waits for B only up to the row before the last its rows reach
     mutant spmm-blocks-reach src/gpu/gpu_spmm.c 'return rows ? byte_of(B, rows - 1,' \
         'return rows > 1 ? byte_of(B, rows - 2,' 'tests/t_spmm_nosvm.sh'
-    # a node's change in the root search wakes its own work-group for the next launch, not its neighbours'
-    mutant mis-wake-own kernels/amg.cl '        if (strong[k]) active[acol[k] / size] = stamp;' \
-        '        if (strong[k] && 0) active[acol[k] / size] = stamp;' 'tests/t_amg_opencl.sh'
+    # the root search takes a work-group as settled when its own nodes are decided, whatever its neighbours
+    mutant mis-settled-own kernels/amg.cl '    for (long k = arp[i]; k < arp[i + 1] && !open; k++) open =' \
+        '    for (long k = arp[i]; k < arp[i + 1] && 0; k++) open =' 'tests/t_amg_opencl.sh'
     # the device's Lanczos steps leave out the last step's vector from the next
     mutant lanczos-orth-prev kernels/amg.cl 'w[i] -= alpha * v[i] + beta * prev[i]' \
         'w[i] -= alpha * v[i]' 'tests/t_amg_opencl.sh'

@@ -181,33 +181,32 @@ static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_a
     return s;
 }
 
-/* Launches of hsp_mis_rounds (MIS_ITERS rounds each, in the work-groups
- * with something to decide) after max1 is made, until a launch changes
- * nothing (*done: then no node is undecided) or the rounds pass
- * MIS_ORDER_ROUNDS.  The strong connections must be symmetric (a change
- * wakes its neighbours' work-groups). */
+/* Launches of hsp_mis_rounds (MIS_ITERS rounds each, in the work-groups not
+ * settled) after max1 is made, until no node is undecided (*done; checked
+ * every MIS_CHECK launches) or the rounds pass MIS_ORDER_ROUNDS.  The strong
+ * connections must be symmetric. */
 static hsp_status many_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *done)
 {
     size_t size = group_size(g, dbl, GK_MIS_ROUNDS), groups = ((size_t)n + size - 1) / size;
     int64_t ngroups = (int64_t)groups, one = 1;
-    int32_t at = 0, iters = MIS_ITERS, woken = 0;
+    int32_t iters = MIS_ITERS, undecided = 1;
     gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), arr(&w[W_ACTIVE])};
     gpu_arg zero1[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
     gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
                       arr(&w[W_MAX1])};
     gpu_arg rounds[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), gpu_val(&at, sizeof at), gpu_val(&iters, sizeof iters),
-                        arr(&w[W_ACTIVE]), arr(&w[W_UNDECIDED]), gpu_local(sizeof(int32_t))};
+                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), gpu_val(&iters, sizeof iters), arr(&w[W_ACTIVE]),
+                        arr(&w[W_UNDECIDED]), gpu_local(3 * sizeof(int32_t))};
     hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, ngroups);
-    if (s == HSP_OK) s = launch(g, dbl, GK_ZERO_INTS, zero1, 2, 1);
     if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
-    *done = 0;
-    for (; s == HSP_OK && !*done && at * MIS_ITERS < MIS_ORDER_ROUNDS; at++) {
-        s = g->ops->launch(g, dbl, GK_MIS_ROUNDS, rounds, 12, groups, size);
-        if (s == HSP_OK && (at + 1) % MIS_CHECK == 0) s = g->ops->finish(g);
-        if (s == HSP_OK && (at + 1) % MIS_CHECK == 0) s = gpu_array_read(g, &w[W_UNDECIDED], &woken, sizeof woken);
-        if ((at + 1) % MIS_CHECK == 0) *done = woken <= at; /* none woken for the next launch */
+    for (int at = 0; s == HSP_OK && undecided > 0 && at * MIS_ITERS < MIS_ORDER_ROUNDS; at++) {
+        int check = (at + 1) % MIS_CHECK == 0;
+        if (check) s = launch(g, dbl, GK_ZERO_INTS, zero1, 2, 1);
+        if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_MIS_ROUNDS, rounds, 11, groups, size);
+        if (s == HSP_OK && check) s = g->ops->finish(g);
+        if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
     }
+    *done = undecided == 0;
     return s;
 }
 
