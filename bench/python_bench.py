@@ -5,11 +5,15 @@
       hspgemm.matmul(A, A) (cpu device) against scipy's A @ A on the generated matrices
       (default: the default bench suite), alternating the two, R runs each after a warm-up:
       the median ms of each and their ratio.
-  python_bench.py amg [--threads=N] [--coarse=N] [SPEC ...]
-      per problem (default: the paper's four), the setup ms, levels and operator complexity of
-      hspgemm.amg_setup (cpu device) and of pyamg.smoothed_aggregation_solver with the same
-      theta, omega, coarse size and levels, then the iterations of PyAMG's CG to a relative
-      residual of 1e-8 (b random, x0 = 0) on each hierarchy (hspgemm.pyamg_solver for ours).
+  python_bench.py amg [--threads=N] [--coarse=N] [--device=D] [SPEC ...]
+      per problem (default: the paper's four), the time to solution of three hierarchies:
+      hspgemm.amg_setup on device D (default cpu; the host path: aggregation on the CPU
+      threads), the same with resident=True (every level made on the device, then brought
+      home; with D cpu it is the host path again) and pyamg.smoothed_aggregation_solver with
+      the same theta, omega, coarse size and levels: the setup ms of each (after a warm-up),
+      levels and operator complexity, then PyAMG's CG to a relative residual of 1e-8 (b
+      random, x0 = 0) on each (hspgemm.pyamg_solver for ours): iterations, solve ms, and
+      setup plus solve.
 
 Run it with a Python that has the package (pip install ./python), numpy, scipy and PyAMG,
 e.g. /opt/hspgemm-python/bin/python3."""
@@ -54,35 +58,46 @@ def cg_iterations(ml, A, b):
     return len(residuals) - 1, np.linalg.norm(b - A @ x) / np.linalg.norm(b)
 
 
-def amg(specs, threads, coarse):
+def solved(ml, A, b):
+    """PyAMG's CG on ml: iterations, the residual reached, and the ms it took."""
+    (its, res), solve_ms = ms(lambda: cg_iterations(ml, A, b))
+    return its, res, solve_ms
+
+
+def amg(specs, threads, coarse, device):
     import pyamg
-    print(f"{'problem':<17} {'setup ms':>9} {'pyamg ms':>9} {'levels':>7} {'complexity':>12} {'CG its':>8} "
-          f"{'pyamg CG its':>12}  residuals")
-    with hspgemm.Context(device="cpu", threads=threads) as ctx:
+    print(f"{'problem':<17} {'hierarchy':<9} {'setup ms':>9} {'levels':>6} {'complexity':>10} {'CG its':>6} "
+          f"{'solve ms':>9} {'total ms':>9}  residual")
+    with hspgemm.Context(device=device, threads=threads) as ctx:
         for spec in specs:
             A = hspgemm.generate(spec)
             b = np.random.default_rng(1).standard_normal(A.shape[0])
-            ctx.amg_setup(A, coarse_size=coarse)  # warm-up
-            h, ours_ms = ms(lambda: ctx.amg_setup(A, coarse_size=coarse))
-            theirs, theirs_ms = ms(lambda: pyamg.smoothed_aggregation_solver(
-                A, strength=("symmetric", {"theta": 0.0}), aggregate="standard",
-                smooth=("jacobi", {"omega": 4.0 / 3.0}), improve_candidates=None, max_coarse=coarse, max_levels=10))
-            its, res = cg_iterations(hspgemm.pyamg_solver(h), A, b)
-            their_its, their_res = cg_iterations(theirs, A, b)
-            print(f"{spec:<17} {ours_ms:>9.0f} {theirs_ms:>9.0f} {len(h.levels):>3}/{len(theirs.levels):<3} "
-                  f"{h.operator_complexity():>5.3f}/{theirs.operator_complexity():<5.3f} {its:>8} {their_its:>12}  "
-                  f"{res:.1e}/{their_res:.1e}", flush=True)
+            setups = {"host": lambda: ctx.amg_setup(A, coarse_size=coarse),
+                      "resident": lambda: ctx.amg_setup(A, coarse_size=coarse, resident=True),
+                      "pyamg": lambda: pyamg.smoothed_aggregation_solver(
+                          A, strength=("symmetric", {"theta": 0.0}), aggregate="standard",
+                          smooth=("jacobi", {"omega": 4.0 / 3.0}), improve_candidates=None, max_coarse=coarse,
+                          max_levels=10)}
+            for name, setup in setups.items():
+                setup()  # warm-up
+                h, setup_ms = ms(setup)
+                ml = h if name == "pyamg" else hspgemm.pyamg_solver(h)
+                its, res, solve_ms = solved(ml, A, b)
+                print(f"{spec:<17} {name:<9} {setup_ms:>9.0f} {len(ml.levels):>6} {ml.operator_complexity():>10.3f} "
+                      f"{its:>6} {solve_ms:>9.0f} {setup_ms + solve_ms:>9.0f}  {res:.1e}", flush=True)
 
 
 def main(argv):
     if not argv or argv[0] not in ("products", "amg") or "--help" in argv:
         sys.exit(__doc__)
     opts = {"threads": 2, "repeat": 5, "coarse": 1000}
-    specs = []
+    specs, device = [], "cpu"
     for a in argv[1:]:
         name, _, value = a[2:].partition("=")
         if a.startswith("--") and name in opts and value.isdigit():
             opts[name] = int(value)
+        elif a.startswith("--device=") and value:
+            device = value
         elif not a.startswith("-"):
             specs.append(a)
         else:
@@ -90,7 +105,7 @@ def main(argv):
     if argv[0] == "products":
         products(specs or SUITE, opts["threads"], opts["repeat"])
     else:
-        amg(specs or PAPER, opts["threads"], opts["coarse"])
+        amg(specs or PAPER, opts["threads"], opts["coarse"], device)
 
 
 if __name__ == "__main__":
