@@ -385,32 +385,38 @@ static void test_host_aggregates(const char *spec, int shuffle)
     hsp_amg_free(host), hsp_csr_free(A);
 }
 
-/* A chain of rows longer than the rounds the device's root search takes in
- * the host's order (a band of 15000 rows: 5000 rounds; the cap is 4096),
- * with a_01 = 0, so that the strong connections are not symmetric and every
- * round takes every node: the rest by hashed keys, every node still in an
- * aggregate, the products right, about a third to a fifth of the rows at
- * the next level, and the same levels from two set-ups. */
-static void test_long_chain(void)
+/* Two resident set-ups of A to 2 levels: every node in an aggregate, the
+ * products right, lo..hi rows at level 1, the same levels from both. */
+static void test_two_levels(const char *what, const hsp_csr *A, int32_t lo, int32_t hi)
 {
-    hsp_csr *A = NULL;
     hsp_amg *amg[2] = {NULL, NULL};
     hsp_resident *M[2] = {NULL, NULL};
     hsp_amg_options o;
     char why[64] = "";
     hsp_amg_options_init(&o);
     o.max_levels = 2;
-    hsp_generate("band:15000,1", 1, HSP_DOUBLE, &A);
-    ((double *)A->values)[1] = 0; /* a_01 */
     int ok = 1;
     for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &amg[r]) == HSP_OK && amg[r]->nlevels == 2;
-    if (tap_ok(ok, "band:15000,1: two resident set-ups of 2 levels %s", ok ? "" : hsp_errmsg())) {
+    if (tap_ok(ok, "%s: two resident set-ups of 2 levels %s", what, ok ? "" : hsp_errmsg())) {
         int32_t rows = amg[0]->level[1].A->nrows;
-        tap_ok(rows >= 15000 / 5 && rows <= 15000 / 3, "band:15000,1: %d rows at level 1", rows);
-        tap_ok(coarse_ok(amg[0], why, sizeof why), "band:15000,1: R = P^T, coarse A = R*A*P %s", why);
-        tap_ok(same_levels(amg[0], amg[1]), "band:15000,1: two resident set-ups give the same levels");
+        tap_ok(rows >= lo && rows <= hi, "%s: %d rows at level 1 (%d..%d)", what, rows, lo, hi);
+        tap_ok(coarse_ok(amg[0], why, sizeof why), "%s: R = P^T, coarse A = R*A*P %s", what, why);
+        tap_ok(same_levels(amg[0], amg[1]), "%s: two resident set-ups give the same levels", what);
     }
     for (int r = 0; r < 2; r++) hsp_amg_free(amg[r]), hsp_resident_free(M[r]);
+}
+
+/* A chain of rows longer than the rounds the device's root search takes in
+ * the host's order (a band of 15000 rows: 5000 rounds; the cap is 4096),
+ * with a_01 = 0, so that the strong connections are not symmetric and every
+ * round takes every node: the rest by hashed keys; a third to a fifth of
+ * the rows at level 1. */
+static void test_long_chain(void)
+{
+    hsp_csr *A = NULL;
+    hsp_generate("band:15000,1", 1, HSP_DOUBLE, &A);
+    ((double *)A->values)[1] = 0; /* a_01 */
+    test_two_levels("band:15000,1", A, 15000 / 5, 15000 / 3);
     hsp_csr_free(A);
 }
 
@@ -472,31 +478,16 @@ static void test_resetup(int resident)
 
 /* Strong connections one way only (poisson2d5:40 with a_{i,i+1} = 0 for
  * every fifth row: a zero is no strong connection; the device's root search
- * then takes every node in every round): the resident hierarchy's nodes all
- * in aggregates, its products right, an eighth to a half of the rows at
- * level 1, the same levels from two set-ups. */
+ * then takes every node in every round): an eighth to a half of the rows at
+ * level 1. */
 static void test_one_way(void)
 {
     hsp_csr *A = NULL;
-    hsp_amg *amg[2] = {NULL, NULL};
-    hsp_resident *M[2] = {NULL, NULL};
-    hsp_amg_options o;
-    char why[64] = "";
-    hsp_amg_options_init(&o);
-    o.max_levels = 2;
     hsp_generate("poisson2d5:40", 1, HSP_DOUBLE, &A);
     for (int32_t i = 0; i < A->nrows; i += 5)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (A->colidx[k] == i + 1) ((double *)A->values)[k] = 0;
-    int ok = 1;
-    for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &amg[r]) == HSP_OK && amg[r]->nlevels == 2;
-    if (tap_ok(ok, "one-way strength: two resident set-ups of 2 levels %s", ok ? "" : hsp_errmsg())) {
-        int32_t rows = amg[0]->level[1].A->nrows;
-        tap_ok(rows >= A->nrows / 8 && rows <= A->nrows / 2, "one-way strength: %d rows at level 1", rows);
-        tap_ok(coarse_ok(amg[0], why, sizeof why), "one-way strength: R = P^T, coarse A = R*A*P %s", why);
-        tap_ok(same_levels(amg[0], amg[1]), "one-way strength: two resident set-ups give the same levels");
-    }
-    for (int r = 0; r < 2; r++) hsp_amg_free(amg[r]), hsp_resident_free(M[r]);
+    test_two_levels("one-way strength", A, A->nrows / 8, A->nrows / 2);
     hsp_csr_free(A);
 }
 
