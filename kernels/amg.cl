@@ -170,9 +170,11 @@ __kernel void hsp_mis_rekey(long n, __global ulong *key)
     key[i] = (ulong)1 << 62 | (ulong)(h & 0x3fffffffu) << 32 | (ulong)i;
 }
 
-/* The largest of x over node i and its strong neighbours. */
+/* The largest of x over node i and its strong neighbours, read past any
+ * cache that another work-group's writes in the same launch would not reach
+ * (hsp_mis_rounds). */
 ulong strong_max(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
-                 __global const ulong *x)
+                 volatile __global const ulong *x)
 {
     ulong most = x[i];
     for (long k = arp[i]; k < arp[i + 1]; k++)
@@ -193,7 +195,7 @@ __kernel void hsp_mis_max(long n, __global const long *arp, __global const int *
  * near holding hsp_mis_max's), out if a root is there; 1 if it was decided
  * (root[i] 1 for a new root), else 0. */
 int mis_decide(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
-               __global ulong *key, __global const ulong *near, __global long *root)
+               __global ulong *key, volatile __global const ulong *near, __global long *root)
 {
     ulong k = key[i];
     if (MIS_STATE(k) != 1) return 0;
@@ -212,17 +214,6 @@ __kernel void hsp_mis_update(long n, __global const long *arp, __global const in
 {
     long i = get_global_id(0);
     if (i < n && !mis_decide(i, arp, acol, strong, key, near, root) && MIS_STATE(key[i]) == 1) *undecided = 1;
-}
-
-/* The largest of x over node i and its strong neighbours, read past any
- * cache another work-group's writes would not reach. */
-ulong strong_max_now(long i, __global const long *arp, __global const int *acol, __global const uchar *strong,
-                     volatile __global const ulong *x)
-{
-    ulong most = x[i];
-    for (long k = arp[i]; k < arp[i + 1]; k++)
-        if (strong[k]) most = max(most, x[acol[k]]);
-    return most;
 }
 
 /* Is node i or a strong neighbour undecided (by key)? */
@@ -255,17 +246,13 @@ __kernel void hsp_mis_rounds(long n, __global const long *arp, __global const in
     barrier(CLK_LOCAL_MEM_FENCE);
     int node = i < n && !flag[0]; /* every item meets every barrier */
     for (int t = 0; t < iters; t++) {
-        if (node) max1[i] = strong_max_now(i, arp, acol, strong, key);
+        if (node) max1[i] = strong_max(i, arp, acol, strong, key);
         barrier(CLK_GLOBAL_MEM_FENCE);
-        if (node && MIS_STATE(key[i]) == 1) {
-            ulong k = key[i], most = strong_max_now(i, arp, acol, strong, max1);
-            if (most == k) key[i] = (ulong)2 << 62 | (k & MIS_NUMBER), root[i] = 1;
-            else if (MIS_STATE(most) == 2) key[i] = k & MIS_NUMBER;
-        }
+        if (node) mis_decide(i, arp, acol, strong, key, max1, root);
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
     if (node && strong_open(i, arp, acol, strong, key)) flag[1] = 1;
-    if (node) max1[i] = strong_max_now(i, arp, acol, strong, key); /* final where none was open just before */
+    if (node) max1[i] = strong_max(i, arp, acol, strong, key); /* final where none was open just before */
     if (node && MIS_STATE(key[i]) == 1) flag[2] = 1;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0 && !flag[0] && !flag[1]) settled[get_group_id(0)] = 1;
@@ -279,8 +266,9 @@ __kernel void hsp_mis_symmetric(long n, __global const long *arp, __global const
     long i = get_global_id(0);
     if (i >= n) return;
     for (long k = arp[i]; k < arp[i + 1]; k++) {
-        long t = strong[k] ? find_col(acol, arp[acol[k]], arp[acol[k] + 1], (int)i) : 0;
-        if (strong[k] && (t < 0 || !strong[t])) *asymmetric = 1;
+        if (!strong[k]) continue;
+        long t = find_col(acol, arp[acol[k]], arp[acol[k] + 1], (int)i);
+        if (t < 0 || !strong[t]) *asymmetric = 1;
     }
 }
 

@@ -22,8 +22,9 @@ enum { GROUP_SIZE = 256, NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
  * whether it is done, and the rounds of a launch of hsp_mis_rounds. */
 enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 8 };
 
-/* The temporaries of one aggregation. */
-enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_ACTIVE, W_SIZE,
+/* The temporaries of one aggregation (W_SETTLED: a flag per work-group of
+ * hsp_mis_rounds). */
+enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SETTLED, W_SIZE,
        W_COUNT };
 
 /* A kernel argument over an array of the caller's. */
@@ -190,12 +191,12 @@ static hsp_status many_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
     size_t size = group_size(g, dbl, GK_MIS_ROUNDS), groups = ((size_t)n + size - 1) / size;
     int64_t ngroups = (int64_t)groups, one = 1;
     int32_t iters = MIS_ITERS, undecided = 1;
-    gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), arr(&w[W_ACTIVE])};
+    gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), arr(&w[W_SETTLED])};
     gpu_arg zero1[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
     gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
                       arr(&w[W_MAX1])};
     gpu_arg rounds[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), gpu_val(&iters, sizeof iters), arr(&w[W_ACTIVE]),
+                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), gpu_val(&iters, sizeof iters), arr(&w[W_SETTLED]),
                         arr(&w[W_UNDECIDED]), gpu_local(3 * sizeof(int32_t))};
     hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, ngroups);
     if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
@@ -293,7 +294,7 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
                          [W_MAX1] = n * sizeof(uint64_t),
                          [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
                          [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t),
-                         [W_ACTIVE] = (n + 1) * sizeof(int32_t)};
+                         [W_SETTLED] = (n + 1) * sizeof(int32_t)};
     memcpy(bytes, b, sizeof b);
 }
 
@@ -485,9 +486,16 @@ static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
     if (z) z->sums = malloc(bytes[LZ_PART]);
     *s = z && z->sums ? arrays(g, z->a, bytes, LZ_COUNT) : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
     if (*s == HSP_OK) return z;
-    if (z) free(z->sums);
+    if (z) free(z->sums); /* arrays() freed its own */
     free(z);
     return NULL;
+}
+
+static void lanczos_free(gpu *g, lz_work *z)
+{
+    if (z && !g->lost) arrays_free(g, z->a, LZ_COUNT);
+    if (z) free(z->sums);
+    free(z);
 }
 
 static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, double alpha,
@@ -495,34 +503,33 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
 {
     static const int kernels[] = {[HSP_LZ_START] = GK_LZ_START, [HSP_LZ_MULTIPLY] = GK_LZ_MULTIPLY,
                                   [HSP_LZ_ORTHOGONALIZE] = GK_LZ_ORTHOGONALIZE, [HSP_LZ_ADVANCE] = GK_LZ_ADVANCE};
+    static const int nargs[] = {[HSP_LZ_START] = 9, [HSP_LZ_MULTIPLY] = 10, [HSP_LZ_ORTHOGONALIZE] = 8,
+                                [HSP_LZ_ADVANCE] = 7};
     gpu *g = dev->state;
     const gpu_held *h = held;
-    lz_work *z = *work;
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows;
     hsp_status s = HSP_OK;
-    if (pass == HSP_LZ_END || (pass == HSP_LZ_START && !(z = *work = lanczos_new(g, A, &s)))) {
-        if (z && !g->lost) arrays_free(g, z->a, LZ_COUNT);
-        if (z) free(z->sums), free(z);
+    if (pass == HSP_LZ_END) {
+        lanczos_free(g, *work);
         *work = NULL;
-        return gpu_noted(dev, s);
+        return HSP_OK;
     }
+    if (pass == HSP_LZ_START && !(*work = lanczos_new(g, A, &s))) return gpu_noted(dev, s);
+    lz_work *z = *work;
     size_t size = group_size(g, dbl, kernels[pass]), ngroups = ((size_t)n + size - 1) / size;
+    gpu_arg local = gpu_local(size * hsp_value_size(A->precision));
     vt_value va, vb;
     gpu_array *x = z->a;
     gpu_arg a[][10] = {
         [HSP_LZ_START] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
-                          arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PART]), gpu_local(size * hsp_value_size(A->precision))},
+                          arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PART]), local},
         [HSP_LZ_MULTIPLY] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
-                             arr(&x[LZ_U]), arr(&x[LZ_V]), arr(&x[LZ_W]), arr(&x[LZ_PART]),
-                             gpu_local(size * hsp_value_size(A->precision))},
+                             arr(&x[LZ_U]), arr(&x[LZ_V]), arr(&x[LZ_W]), arr(&x[LZ_PART]), local},
         [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), vt(dbl, alpha, &va), vt(dbl, beta, &vb), arr(&x[LZ_V]),
-                                  arr(&x[LZ_PREV]), arr(&x[LZ_W]), arr(&x[LZ_PART]),
-                                  gpu_local(size * hsp_value_size(A->precision))},
+                                  arr(&x[LZ_PREV]), arr(&x[LZ_W]), arr(&x[LZ_PART]), local},
         [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), vt(dbl, beta, &vb), arr(&x[LZ_SCALE]), arr(&x[LZ_W]), arr(&x[LZ_V]),
                             arr(&x[LZ_PREV]), arr(&x[LZ_U])}};
-    static const int nargs[] = {[HSP_LZ_START] = 9, [HSP_LZ_MULTIPLY] = 10, [HSP_LZ_ORTHOGONALIZE] = 8,
-                                [HSP_LZ_ADVANCE] = 7};
     if (n) s = g->ops->launch(g, dbl, kernels[pass], a[pass], nargs[pass], ngroups, size);
     if (s == HSP_OK && sum) s = parts_read(g, dbl, &x[LZ_PART], ngroups, 0, z->sums, sum);
     return gpu_noted(dev, s);
