@@ -38,6 +38,7 @@ void hsp_amg_free(hsp_amg *amg)
         free(s->diag), free(s->agg), free(s->t_entry);
         hsp_csr_free(s->T), hsp_plan_free(s->smooth), hsp_plan_free(s->rap);
     }
+    if (amg->state) hsp_pattern_free(&amg->state->fine);
     free(amg->state);
     free(amg);
 }
@@ -96,13 +97,13 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     hsp_stats st[2];
     hsp_csr *next = NULL;
     double t = hsp_now_ms();
-    hsp_status e = hsp_multiply_plan(ctx, v->A, s->T, &v->P, &s->smooth, st);
+    hsp_status e = hsp_multiply_planned(ctx, v->A, s->T, &v->P, 0, &s->smooth, st);
     if (e == HSP_OK) memcpy(amg->device, st[0].device, sizeof amg->device);
     s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
     if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);
     v->ms_smooth = hsp_now_ms() - t;
-    if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, &s->rap, st);
+    if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, 0, &s->rap, st);
     if (e != HSP_OK) return e;
     v->R = s->rap->rt, v->ms_transpose = s->rap->ms_transpose;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
@@ -147,6 +148,7 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
         if (e != HSP_OK || !amg->level[l].naggregates) break;
         e = build_level(ctx, amg, l);
     }
+    if (e == HSP_OK && amg->nlevels > 1) e = hsp_pattern_copy(A, &amg->state->fine);
     amg->ms_total = hsp_now_ms() - start;
     if (e != HSP_OK) {
         hsp_amg_free(amg);
@@ -185,7 +187,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
     if (A->precision != amg->level[0].A->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup: A has another precision than the hierarchy");
     /* the one check of the caller's data: every other matrix is the hierarchy's own */
-    hsp_status e = amg->nlevels > 1 ? hsp_pattern_check(&amg->state->level[0].smooth->a, A, "A") : hsp_csr_check(A);
+    hsp_status e = amg->nlevels > 1 ? hsp_pattern_check(&amg->state->fine, A, "A") : hsp_csr_check(A);
     double start = hsp_now_ms();
     if (e == HSP_OK) amg->level[0].A = A;
     for (int l = 0; e == HSP_OK && l + 1 < amg->nlevels; l++) {

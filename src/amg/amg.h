@@ -2,6 +2,7 @@
 #ifndef HSP_AMG_H
 #define HSP_AMG_H
 #include "hspgemm.h"
+#include "plan.h"
 
 struct hsp_device;
 
@@ -21,6 +22,8 @@ typedef struct {
 struct hsp_amg_state {
     hsp_amg_options options;
     int on_device;    /* the levels are the device's: no host matrices but those brought home */
+    hsp_pattern fine; /* on the host: a copy of the caller's A's pattern, for a re-setup to check
+                         (the plans keep none: the other levels are the hierarchy's own) */
     level_state level[HSP_AMG_MAX_LEVELS];
 };
 

@@ -24,11 +24,12 @@ static void operands(hsp_rap_order order, const hsp_csr *R, const hsp_csr *A, co
     op[2] = order == HSP_RAP_R_AP ? R : mid, op[3] = order == HSP_RAP_R_AP ? mid : P;
 }
 
-/* One product, with a plan when plan is not NULL. */
-static hsp_status product(hsp_context *ctx, const hsp_csr *X, const hsp_csr *Y, hsp_csr **Z, hsp_plan **plan,
-                          hsp_stats *stats)
+/* One product, with a plan (keeping copies of the patterns or not) when plan
+ * is not NULL. */
+static hsp_status product(hsp_context *ctx, const hsp_csr *X, const hsp_csr *Y, hsp_csr **Z, int copies,
+                          hsp_plan **plan, hsp_stats *stats)
 {
-    return plan ? hsp_multiply_plan(ctx, X, Y, Z, plan, stats) : hsp_multiply_sorted(ctx, X, Y, Z, stats);
+    return plan ? hsp_multiply_planned(ctx, X, Y, Z, copies, plan, stats) : hsp_multiply_sorted(ctx, X, Y, Z, stats);
 }
 
 static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order, const void *C)
@@ -110,7 +111,7 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     if (plan) *plan = NULL;
     if ((s = check_operands_named(R, A, P)) != HSP_OK) return s;
     hsp_context_lock(ctx);
-    s = hsp_rap_run(ctx, R, A, P, order, C, plan, stats);
+    s = hsp_rap_run(ctx, R, A, P, order, C, 1, plan, stats);
     if (s == HSP_OK && !plan && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats ? stats + 1 : NULL);
     hsp_context_unlock(ctx);
     return s;
@@ -172,7 +173,7 @@ static hsp_status products(hsp_context *ctx, const hsp_csr *R, const hsp_csr *fi
     operands(p->order, first_R, A, P, NULL, op);
     int first_resident = run_resident(ctx, op[0], op[1]);
     hsp_status s = first_resident ? resident_product(ctx, op[0], NULL, op[1], NULL, &mid, stats)
-                                  : product(ctx, op[0], op[1], &p->mid, planned ? &p->first : NULL, stats);
+                                  : product(ctx, op[0], op[1], &p->mid, p->copies, planned ? &p->first : NULL, stats);
     hsp_status joined = join(joining);
     if (s == HSP_OK) s = joined;
     operands(p->order, R ? R : p->rt, A, P, NULL, op);
@@ -184,19 +185,19 @@ static hsp_status products(hsp_context *ctx, const hsp_csr *R, const hsp_csr *fi
     if (second_resident && s == HSP_OK) s = take_home(rC, C, second), rC = NULL;
     if (s == HSP_OK && mid && (planned || !second_resident)) s = take_home(mid, &p->mid, stats), mid = NULL;
     operands(p->order, R ? R : p->rt, A, P, p->mid, op);
-    if (s == HSP_OK && first_resident && planned) s = hsp_plan_of(op[0], op[1], p->mid, &p->first);
-    if (s == HSP_OK && !second_resident) s = product(ctx, op[2], op[3], C, planned ? &p->second : NULL, second);
-    else if (s == HSP_OK && planned) s = hsp_plan_of(op[2], op[3], *C, &p->second);
+    if (s == HSP_OK && first_resident && planned) s = hsp_plan_of(op[0], op[1], p->mid, p->copies, &p->first);
+    if (s == HSP_OK && !second_resident) s = product(ctx, op[2], op[3], C, p->copies, planned ? &p->second : NULL, second);
+    else if (s == HSP_OK && planned) s = hsp_plan_of(op[2], op[3], *C, p->copies, &p->second);
     hsp_resident_free(mid), hsp_resident_free(rC);
     return s;
 }
 
 hsp_status hsp_rap_run(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
-                       hsp_csr **C, hsp_plan **plan, hsp_stats *stats)
+                       hsp_csr **C, int copies, hsp_plan **plan, hsp_stats *stats)
 {
     hsp_plan *p = calloc(1, sizeof *p);
     if (!p) return hsp_fail(HSP_ERR_NOMEM, "no memory for a Galerkin product");
-    p->kind = HSP_PLAN_RAP, p->order = order;
+    p->kind = HSP_PLAN_RAP, p->order = order, p->copies = copies;
     transpose_job t = {.P = P, .plan = p, .keep_where = plan != NULL, .status = HSP_OK};
     hsp_status s = HSP_OK;
     if (!R) { /* R*(A*P) needs R only for the second product */

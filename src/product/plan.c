@@ -13,7 +13,7 @@ enum { PARTS_PER_THREAD = 8 };
 
 /* ---- patterns ---------------------------------------------------------------- */
 
-static hsp_status pattern_copy(const hsp_csr *M, hsp_pattern *p)
+hsp_status hsp_pattern_copy(const hsp_csr *M, hsp_pattern *p)
 {
     p->nrows = M->nrows, p->ncols = M->ncols, p->nnz = M->nnz;
     p->rowptr = malloc(((size_t)M->nrows + 1) * sizeof *p->rowptr);
@@ -24,7 +24,7 @@ static hsp_status pattern_copy(const hsp_csr *M, hsp_pattern *p)
     return HSP_OK;
 }
 
-static void pattern_free(hsp_pattern *p)
+void hsp_pattern_free(hsp_pattern *p)
 {
     free(p->rowptr), free(p->colidx);
     memset(p, 0, sizeof *p);
@@ -122,7 +122,7 @@ static hsp_status row_flops(const hsp_csr *A, const hsp_csr *B, int64_t **out)
 void hsp_plan_free(hsp_plan *plan)
 {
     if (!plan) return;
-    pattern_free(&plan->a), pattern_free(&plan->b), pattern_free(&plan->c);
+    hsp_pattern_free(&plan->a), hsp_pattern_free(&plan->b), hsp_pattern_free(&plan->c);
     free(plan->flops), free(plan->pos), free(plan->rt_where);
     hsp_csr_free(plan->rt), hsp_csr_free(plan->mid);
     hsp_plan_free(plan->first), hsp_plan_free(plan->second);
@@ -130,17 +130,29 @@ void hsp_plan_free(hsp_plan *plan)
     free(plan);
 }
 
-hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, hsp_plan **plan)
+hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, int copies, hsp_plan **plan)
 {
     hsp_status s = HSP_OK;
     hsp_plan *p = calloc(1, sizeof *p);
     if (!p) s = hsp_fail(HSP_ERR_NOMEM, "no memory for a plan");
-    if (s == HSP_OK) p->kind = HSP_PLAN_MULTIPLY, p->b_is_a = B == A, s = pattern_copy(A, &p->a);
-    if (s == HSP_OK && !p->b_is_a) s = pattern_copy(B, &p->b);
-    if (s == HSP_OK) s = pattern_copy(C, &p->c);
+    if (s == HSP_OK) p->kind = HSP_PLAN_MULTIPLY, p->b_is_a = B == A, p->copies = copies;
+    if (s == HSP_OK && copies) s = hsp_pattern_copy(A, &p->a);
+    if (s == HSP_OK && copies && !p->b_is_a) s = hsp_pattern_copy(B, &p->b);
+    if (s == HSP_OK && copies) s = hsp_pattern_copy(C, &p->c);
     if (s == HSP_OK) s = row_flops(A, B, &p->flops);
     if (s != HSP_OK) hsp_plan_free(p), p = NULL;
     *plan = p;
+    return s;
+}
+
+hsp_status hsp_multiply_planned(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, int copies,
+                                hsp_plan **plan, hsp_stats *stats)
+{
+    *plan = NULL;
+    hsp_context_lock(ctx);
+    hsp_status s = hsp_multiply_sorted(ctx, A, B, C, stats);
+    hsp_context_unlock(ctx);
+    if (s == HSP_OK && (s = hsp_plan_of(A, B, *C, copies, plan)) != HSP_OK) hsp_csr_free(*C), *C = NULL;
     return s;
 }
 
@@ -148,12 +160,7 @@ hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
                              hsp_stats *stats)
 {
     if (!ctx || !plan) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan: ctx or plan is NULL");
-    *plan = NULL;
-    hsp_context_lock(ctx);
-    hsp_status s = hsp_multiply_sorted(ctx, A, B, C, stats);
-    hsp_context_unlock(ctx);
-    if (s == HSP_OK && (s = hsp_plan_of(A, B, *C, plan)) != HSP_OK) hsp_csr_free(*C), *C = NULL;
-    return s;
+    return hsp_multiply_planned(ctx, A, B, C, 1, plan, stats);
 }
 
 hsp_status hsp_multiply_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)

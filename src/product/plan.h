@@ -19,7 +19,9 @@ typedef enum { HSP_PLAN_MULTIPLY, HSP_PLAN_RAP } hsp_plan_kind;
 struct hsp_plan {
     hsp_plan_kind kind;
     /* a product C = A*B */
-    hsp_pattern a, b, c;
+    hsp_pattern a, b, c;     /* empty where the plan keeps no copies */
+    int copies;              /* a, b and c are kept, for a reuse to check operands against;
+                                else the caller changes its operands' values only */
     int b_is_a;
     int64_t *flops;          /* prefix of the products per row of C */
     int32_t *pos;            /* per thread: a column's place in the row of C */
@@ -37,8 +39,14 @@ struct hsp_plan {
                                       a, b and c hold them) */
 };
 
-/* A plan of C = A*B (patterns and row weights). */
-hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, hsp_plan **plan);
+/* A plan of C = A*B: row weights, and the three patterns when copies. */
+hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, int copies, hsp_plan **plan);
+/* hsp_multiply_plan, its plan keeping copies of the patterns or not. */
+hsp_status hsp_multiply_planned(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, int copies,
+                                hsp_plan **plan, hsp_stats *stats);
+/* p, a copy of M's pattern; and its arrays freed. */
+hsp_status hsp_pattern_copy(const hsp_csr *M, hsp_pattern *p);
+void hsp_pattern_free(hsp_pattern *p);
 /* Is M's pattern p's?  HSP_ERR_ARG naming the operand and the first row
  * that differs when not. */
 hsp_status hsp_pattern_check(const hsp_pattern *p, const hsp_csr *M, const char *name);

@@ -36,7 +36,7 @@ static hsp_status plan_resident(hsp_context *ctx, const hsp_resident *A, const h
     hsp_status s = hsp_multiply_resident(ctx, A, B, C, stats);
     if (s != HSP_OK) return s;
     if (!ctx->device->held_ops) {
-        s = hsp_plan_of(hsp_resident_csr(A), hsp_resident_csr(B), hsp_resident_csr(*C), plan);
+        s = hsp_plan_of(hsp_resident_csr(A), hsp_resident_csr(B), hsp_resident_csr(*C), 1, plan);
     } else if (!(*plan = calloc(1, sizeof **plan))) {
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for a plan");
     } else {
