@@ -71,8 +71,9 @@ __kernel void hsp_sa_diag(long n, __global const long *arp, __global const int *
 
 /* The Lanczos passes of src/gpu/gpu_amg.c (device.h's HSP_LZ_*) on
  * S = |D|^-1/2 A |D|^-1/2, a row a work-item, each with its work-group's
- * part of the sum it gives.  Entry i of the start vector: device.h's
- * hsp_lanczos_start. */
+ * part of the sum it gives, which hsp_lz_sum adds into the scalars (alpha,
+ * |w|^2 per step) that the later passes read where they are.  Entry i of
+ * the start vector: device.h's hsp_lanczos_start. */
 VT lanczos_start(long i)
 {
     uint h = (uint)i * 0x9e3779b1u;
@@ -110,23 +111,34 @@ __kernel void hsp_lz_multiply(long n, __global const long *arp, __global const i
     group_reduce(x, 0, l, part);
 }
 
-/* w -= alpha v + beta prev; part: |w|^2. */
-__kernel void hsp_lz_orthogonalize(long n, VT alpha, VT beta, __global const VT *v, __global const VT *prev,
-                                   __global VT *w, __global VT *part, __local VT *l)
+/* w -= alpha v + beta prev (alpha = scalars[alpha_at], beta =
+ * sqrt(scalars[norm2_at])); part: |w|^2. */
+__kernel void hsp_lz_orthogonalize(long n, __global const VT *scalars, long alpha_at, long norm2_at,
+                                   __global const VT *v, __global const VT *prev, __global VT *w, __global VT *part,
+                                   __local VT *l)
 {
     long i = get_global_id(0);
-    VT x = 0;
+    VT alpha = scalars[alpha_at], beta = sqrt(scalars[norm2_at]), x = 0;
     if (i < n) x = w[i] -= alpha * v[i] + beta * prev[i];
     group_reduce(x * x, 0, l, part);
 }
 
-/* prev = v, v = w / beta, u = scale v. */
-__kernel void hsp_lz_advance(long n, VT beta, __global const VT *scale, __global const VT *w, __global VT *v,
-                             __global VT *prev, __global VT *u)
+/* prev = v, v = w / beta, u = scale v (beta = sqrt(scalars[norm2_at])). */
+__kernel void hsp_lz_advance(long n, __global const VT *scalars, long norm2_at, __global const VT *scale,
+                             __global const VT *w, __global VT *v, __global VT *prev, __global VT *u)
 {
     long i = get_global_id(0);
+    VT beta = sqrt(scalars[norm2_at]);
     if (i >= n) return;
     prev[i] = v[i], v[i] = w[i] / beta, u[i] = scale[i] * v[i];
+}
+
+/* scalars[at] = the sum of part[0..nparts), by one work-group. */
+__kernel void hsp_lz_sum(long nparts, __global const VT *part, __global VT *scalars, long at, __local VT *l)
+{
+    VT x = 0;
+    for (long k = get_local_id(0); k < nparts; k += get_local_size(0)) x += part[k];
+    group_reduce(x, 0, l, scalars + at);
 }
 
 /* strong[k]: entry k (row i, column j != i) has a_ij != 0 and |a_ij|^2 >=

@@ -16,10 +16,10 @@
 #include "kernel_meta.h"
 #include "tap.h"
 
-enum { NKERNELS = 22 + 25 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
+enum { NKERNELS = 22 + 26 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
                                      bin_scan, arrange_rows, row_scan, esc_rows, dense_count, dense, hash_rows,
                                      hash, rmerge, hash_rows_count, hash_count, spmm, spmm_lanes, spmm_gather; smoothed
-                                     aggregation's 25 (kernels/amg.cl); heap 2..64 */
+                                     aggregation's 26 (kernels/amg.cl); heap 2..64 */
 
 /* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
 enum { ROW_ARGS = 13 };
@@ -32,7 +32,7 @@ static const struct {
                 {"hsp_dense", ROW_ARGS + 10}, {"hsp_hash_rows", ROW_ARGS + 7},
                 {"hsp_hash", ROW_ARGS + 7}, {"hsp_rmerge", ROW_ARGS + 5},
                 {"hsp_hash_rows_count", 14}, {"hsp_hash_count", 14}, {"hsp_sa_diag", 8}, {"hsp_mis_init", 4}, {"hsp_mis_rekey", 2}, {"hsp_mis_update", 8}, {"hsp_mis_rounds", 11}, {"hsp_mis_symmetric", 5}, {"hsp_agg_far", 8},
-                {"hsp_lz_start", 9}, {"hsp_lz_multiply", 10}, {"hsp_lz_orthogonalize", 8}, {"hsp_lz_advance", 7},
+                {"hsp_lz_start", 9}, {"hsp_lz_multiply", 10}, {"hsp_lz_orthogonalize", 9}, {"hsp_lz_advance", 8}, {"hsp_lz_sum", 5},
                 {"hsp_sa_smooth", 10}, {"hsp_tr_scatter", 8}, {"hsp_numeric", 10}, {"hsp_heap_2", ROW_ARGS},
                 {"hsp_heap_33", ROW_ARGS}, {"hsp_heap_64", ROW_ARGS}};
 
@@ -149,7 +149,7 @@ static void check_resources(const hsp_code_object *co, const char *what)
         "hsp_identity",   "hsp_numeric",    "hsp_tr_values",    "hsp_same_pattern", "hsp_numeric_rows",
         "hsp_rmerge",     "hsp_hash_rows_count", "hsp_hash_count", "hsp_part_scan", "hsp_bin_scan",
         "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes", "hsp_spmm_gather", "hsp_lz_start", "hsp_lz_multiply",
-        "hsp_lz_orthogonalize", "hsp_lz_advance"};
+        "hsp_lz_orthogonalize", "hsp_lz_advance", "hsp_lz_sum"};
     hsp_kernel_meta *read = NULL;
     int nread = 0;
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);

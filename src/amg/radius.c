@@ -18,11 +18,11 @@
 #include "device.h"
 #include "internal.h"
 
-enum { LANCZOS_STEPS = 15, CHUNK_ROWS = 16384 };
+enum { CHUNK_ROWS = 16384, DEVICE_READS = 4 };
 #define RITZ_TOL 1e-2
 
-/* One pass of the Lanczos steps (device.h's HSP_LZ_*) over arg. */
-typedef hsp_status (*lanczos_pass)(void *arg, int pass, double alpha, double beta, double *sum);
+/* Pass `pass` (device.h's HSP_LZ_*) of step `step` over arg. */
+typedef hsp_status (*lanczos_pass)(void *arg, int pass, int step, double *scalars);
 
 /* The vectors of the Lanczos steps on the CPU threads and the partial sums of a pass. */
 typedef struct {
@@ -140,37 +140,56 @@ static double tridiagonal_max(const double *a, const double *b, int n)
     return hi;
 }
 
-/* A pass over the CPU threads. */
-static hsp_status host_pass(void *arg, int pass, double alpha, double beta, double *sum)
+/* A pass over the CPU threads, its scalars straight into the caller's. */
+static hsp_status host_pass(void *arg, int pass, int step, double *scalars)
 {
     static const hsp_chunk_fn fns[] = {[HSP_LZ_START] = start_chunk, [HSP_LZ_MULTIPLY] = multiply_chunk,
                                        [HSP_LZ_ORTHOGONALIZE] = orthogonalize_chunk,
                                        [HSP_LZ_ADVANCE] = advance_chunk};
+    static const int sum_to[] = {[HSP_LZ_START] = HSP_LZ_NORM2, [HSP_LZ_MULTIPLY] = HSP_LZ_ALPHA,
+                                 [HSP_LZ_ORTHOGONALIZE] = HSP_LZ_NORM2 + 1, [HSP_LZ_ADVANCE] = -1};
     lanczos *z = arg;
-    z->alpha = alpha, z->beta = beta;
+    if (pass == HSP_LZ_READ) return HSP_OK;
+    z->alpha = scalars[HSP_LZ_ALPHA + step], z->beta = sqrt(scalars[HSP_LZ_NORM2 + step]);
     hsp_pool_chunks(z->ctx->pool, z->nchunks, fns[pass], z);
-    if (sum) *sum = total(z->partial, z->nchunks);
+    if (sum_to[pass] >= 0) scalars[sum_to[pass] + step] = total(z->partial, z->nchunks);
     return HSP_OK;
 }
 
-/* Up to LANCZOS_STEPS steps on S of n rows from the start vector, by
- * pass: *ritz, the largest Ritz value, once it moves by less than RITZ_TOL
- * from one step to the next. */
-static hsp_status lanczos_max(lanczos_pass pass, void *arg, int32_t n, double *ritz)
+/* Has the estimate settled by step `steps` (scalars of that many steps)?
+ * *ritz: the largest Ritz value where it stopped moving by RITZ_TOL from
+ * one step to the next, or the steps' subspace was invariant (exact), else
+ * after the last step. */
+static int settled(const double *scalars, int steps, double *ritz)
 {
-    double a[LANCZOS_STEPS], b[LANCZOS_STEPS], last = 0, norm2 = 0, beta = 0;
-    hsp_status s = pass(arg, HSP_LZ_START, 0, 0, &norm2);
-    if (s == HSP_OK) s = pass(arg, HSP_LZ_ADVANCE, 0, sqrt(norm2), NULL);
+    const double *a = scalars + HSP_LZ_ALPHA;
+    double b[HSP_LZ_STEPS], last = 0;
+    for (int k = 1; k <= steps; k++) {
+        b[k - 1] = sqrt(scalars[HSP_LZ_NORM2 + k]);
+        last = *ritz, *ritz = tridiagonal_max(a, b, k);
+        if (!(b[k - 1] > 1e-12 * fabs(a[0]))) return 1;
+        if (k >= 4 && fabs(*ritz - last) < RITZ_TOL * *ritz) return 1;
+    }
+    return 0;
+}
+
+/* Up to HSP_LZ_STEPS steps on S of n rows from the start vector, by pass,
+ * the scalars read and checked every `reads` steps: *ritz, the largest
+ * Ritz value once it moves by less than RITZ_TOL from one step to the next
+ * (steps past that, made between reads, are not used). */
+static hsp_status lanczos_max(lanczos_pass pass, void *arg, int32_t n, int reads, double *ritz)
+{
+    double scalars[HSP_LZ_SCALARS] = {0};
+    int most = n < HSP_LZ_STEPS ? n : HSP_LZ_STEPS;
+    hsp_status s = pass(arg, HSP_LZ_START, 0, scalars);
     *ritz = 0;
-    for (int steps = 0; s == HSP_OK && steps < LANCZOS_STEPS && steps < n;) {
-        s = pass(arg, HSP_LZ_MULTIPLY, 0, 0, &a[steps]);
-        if (s == HSP_OK) s = pass(arg, HSP_LZ_ORTHOGONALIZE, a[steps], beta, &norm2);
-        if (s != HSP_OK) break;
-        b[steps++] = beta = sqrt(norm2);
-        last = *ritz, *ritz = tridiagonal_max(a, b, steps);
-        if (!(beta > 1e-12 * fabs(a[0]))) break; /* an invariant subspace: exact */
-        if (steps >= 4 && fabs(*ritz - last) < RITZ_TOL * *ritz) break;
-        s = pass(arg, HSP_LZ_ADVANCE, 0, beta, NULL);
+    for (int j = 0; s == HSP_OK && j < most; j++) {
+        s = pass(arg, HSP_LZ_ADVANCE, j, scalars);
+        if (s == HSP_OK) s = pass(arg, HSP_LZ_MULTIPLY, j, scalars);
+        if (s == HSP_OK) s = pass(arg, HSP_LZ_ORTHOGONALIZE, j, scalars);
+        if (s != HSP_OK || ((j + 1) % reads && j + 1 < most)) continue;
+        s = pass(arg, HSP_LZ_READ, j + 1, scalars);
+        if (s == HSP_OK && settled(scalars, j + 1, ritz)) break;
     }
     return s;
 }
@@ -206,7 +225,7 @@ hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for the spectral radius of a level of %d rows", n);
     } else if (n > 0) {
         for (int32_t i = 0; i < n; i++) z.scale[i] = 1 / sqrt(fabs(hsp_csr_value(A, diag[i])));
-        s = lanczos_max(host_pass, &z, n, &ritz);
+        s = lanczos_max(host_pass, &z, n, 1, &ritz);
     }
     if (ritz > 0 && ritz < *rho) *rho = ritz;
     free(z.scale), free(z.prev), free(z.v), free(z.w), free(z.u), free(z.partial);
@@ -220,18 +239,18 @@ typedef struct {
     void *held, *work;
 } device_lanczos;
 
-static hsp_status device_pass(void *arg, int pass, double alpha, double beta, double *sum)
+static hsp_status device_pass(void *arg, int pass, int step, double *scalars)
 {
     device_lanczos *d = arg;
-    return d->dev->held_ops->lanczos(d->dev, d->A, d->held, &d->work, pass, alpha, beta, sum);
+    return d->dev->held_ops->lanczos(d->dev, d->A, d->held, &d->work, pass, step, scalars);
 }
 
 hsp_status hsp_radius_held(hsp_device *dev, const hsp_csr *A, void *held, double *rho)
 {
     device_lanczos d = {dev, A, held, NULL};
     double ritz = 0;
-    hsp_status s = A->nrows > 0 ? lanczos_max(device_pass, &d, A->nrows, &ritz) : HSP_OK;
-    hsp_status end = device_pass(&d, HSP_LZ_END, 0, 0, NULL);
+    hsp_status s = A->nrows > 0 ? lanczos_max(device_pass, &d, A->nrows, DEVICE_READS, &ritz) : HSP_OK;
+    hsp_status end = device_pass(&d, HSP_LZ_END, 0, NULL);
     if (s == HSP_OK && ritz > 0 && ritz < *rho) *rho = ritz;
     return s == HSP_OK ? end : s;
 }

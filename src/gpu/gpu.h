@@ -25,7 +25,7 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        /* sparse times dense (gpu_spmm.c) */
        GK_SPMM, GK_SPMM_LANES, GK_SPMM_GATHER,
        /* the Lanczos passes of a resident hierarchy's rho (gpu_amg.c) */
-       GK_LZ_START, GK_LZ_MULTIPLY, GK_LZ_ORTHOGONALIZE, GK_LZ_ADVANCE, GK_HEAP,
+       GK_LZ_START, GK_LZ_MULTIPLY, GK_LZ_ORTHOGONALIZE, GK_LZ_ADVANCE, GK_LZ_SUM, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */

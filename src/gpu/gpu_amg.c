@@ -471,11 +471,11 @@ static hsp_status pattern(hsp_device *dev, const hsp_csr *M, void *held, void **
     return gpu_noted(dev, held_result(g, s, p, held_pattern));
 }
 
-/* The Lanczos vectors (device.h's HSP_LZ_*) and the work-groups' sums. */
-enum { LZ_SCALE, LZ_V, LZ_W, LZ_PREV, LZ_U, LZ_PART, LZ_COUNT };
+/* The Lanczos vectors (device.h's HSP_LZ_*), the work-groups' sums, and the steps' scalars. */
+enum { LZ_SCALE, LZ_V, LZ_W, LZ_PREV, LZ_U, LZ_PART, LZ_SCALARS, LZ_COUNT };
 typedef struct {
     gpu_array a[LZ_COUNT];
-    void *sums; /* the work-groups' sums read back */
+    void *scalars; /* the scalars read back */
 } lz_work;
 
 static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
@@ -483,10 +483,11 @@ static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
     size_t vs = hsp_value_size(A->precision), bytes[LZ_COUNT];
     lz_work *z = calloc(1, sizeof *z);
     for (int k = 0; k < LZ_COUNT; k++) bytes[k] = ((size_t)A->nrows + 1) * vs;
-    if (z) z->sums = malloc(bytes[LZ_PART]);
-    *s = z && z->sums ? arrays(g, z->a, bytes, LZ_COUNT) : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
+    bytes[LZ_SCALARS] = HSP_LZ_SCALARS * vs;
+    if (z) z->scalars = malloc(bytes[LZ_SCALARS]);
+    *s = z && z->scalars ? arrays(g, z->a, bytes, LZ_COUNT) : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
     if (*s == HSP_OK) return z;
-    if (z) free(z->sums); /* arrays() freed its own */
+    if (z) free(z->scalars); /* arrays() freed its own */
     free(z);
     return NULL;
 }
@@ -494,21 +495,41 @@ static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
 static void lanczos_free(gpu *g, lz_work *z)
 {
     if (z && !g->lost) arrays_free(g, z->a, LZ_COUNT);
-    if (z) free(z->sums);
+    if (z) free(z->scalars);
     free(z);
 }
 
-static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, double alpha,
-                          double beta, double *sum)
+/* The scalars of the steps so far into the caller's doubles. */
+static hsp_status lanczos_read(gpu *g, int dbl, lz_work *z, double *scalars)
+{
+    hsp_status s = gpu_array_read(g, &z->a[LZ_SCALARS], z->scalars, HSP_LZ_SCALARS * (dbl ? sizeof(double) : sizeof(float)));
+    for (int k = 0; s == HSP_OK && k < HSP_LZ_SCALARS; k++)
+        scalars[k] = dbl ? ((double *)z->scalars)[k] : ((float *)z->scalars)[k];
+    return s;
+}
+
+/* scalars[at] = the sum of the first nparts work-groups' sums, by one work-group. */
+static hsp_status lanczos_sum(gpu *g, int dbl, lz_work *z, int64_t nparts, int64_t at)
+{
+    size_t size = group_size(g, dbl, GK_LZ_SUM);
+    gpu_arg a[] = {gpu_val(&nparts, sizeof nparts), arr(&z->a[LZ_PART]), arr(&z->a[LZ_SCALARS]), gpu_val(&at, sizeof at),
+                   gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
+    return g->ops->launch(g, dbl, GK_LZ_SUM, a, 5, 1, size);
+}
+
+static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, int step,
+                          double *scalars)
 {
     static const int kernels[] = {[HSP_LZ_START] = GK_LZ_START, [HSP_LZ_MULTIPLY] = GK_LZ_MULTIPLY,
                                   [HSP_LZ_ORTHOGONALIZE] = GK_LZ_ORTHOGONALIZE, [HSP_LZ_ADVANCE] = GK_LZ_ADVANCE};
-    static const int nargs[] = {[HSP_LZ_START] = 9, [HSP_LZ_MULTIPLY] = 10, [HSP_LZ_ORTHOGONALIZE] = 8,
-                                [HSP_LZ_ADVANCE] = 7};
+    static const int nargs[] = {[HSP_LZ_START] = 9, [HSP_LZ_MULTIPLY] = 10, [HSP_LZ_ORTHOGONALIZE] = 9,
+                                [HSP_LZ_ADVANCE] = 8};
+    static const int sum_to[] = {[HSP_LZ_START] = HSP_LZ_NORM2, [HSP_LZ_MULTIPLY] = HSP_LZ_ALPHA,
+                                 [HSP_LZ_ORTHOGONALIZE] = HSP_LZ_NORM2 + 1, [HSP_LZ_ADVANCE] = -1};
     gpu *g = dev->state;
     const gpu_held *h = held;
     int dbl = A->precision == HSP_DOUBLE;
-    int64_t n = A->nrows;
+    int64_t n = A->nrows, alpha_at = HSP_LZ_ALPHA + step, norm2_at = HSP_LZ_NORM2 + step;
     hsp_status s = HSP_OK;
     if (pass == HSP_LZ_END) {
         lanczos_free(g, *work);
@@ -517,21 +538,22 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
     }
     if (pass == HSP_LZ_START && !(*work = lanczos_new(g, A, &s))) return gpu_noted(dev, s);
     lz_work *z = *work;
+    if (pass == HSP_LZ_READ) return gpu_noted(dev, lanczos_read(g, dbl, z, scalars));
     size_t size = group_size(g, dbl, kernels[pass]), ngroups = ((size_t)n + size - 1) / size;
     gpu_arg local = gpu_local(size * hsp_value_size(A->precision));
-    vt_value va, vb;
     gpu_array *x = z->a;
     gpu_arg a[][10] = {
         [HSP_LZ_START] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
                           arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PART]), local},
         [HSP_LZ_MULTIPLY] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
                              arr(&x[LZ_U]), arr(&x[LZ_V]), arr(&x[LZ_W]), arr(&x[LZ_PART]), local},
-        [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), vt(dbl, alpha, &va), vt(dbl, beta, &vb), arr(&x[LZ_V]),
-                                  arr(&x[LZ_PREV]), arr(&x[LZ_W]), arr(&x[LZ_PART]), local},
-        [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), vt(dbl, beta, &vb), arr(&x[LZ_SCALE]), arr(&x[LZ_W]), arr(&x[LZ_V]),
-                            arr(&x[LZ_PREV]), arr(&x[LZ_U])}};
+        [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), arr(&x[LZ_SCALARS]), gpu_val(&alpha_at, sizeof alpha_at),
+                                  gpu_val(&norm2_at, sizeof norm2_at), arr(&x[LZ_V]), arr(&x[LZ_PREV]),
+                                  arr(&x[LZ_W]), arr(&x[LZ_PART]), local},
+        [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), arr(&x[LZ_SCALARS]), gpu_val(&norm2_at, sizeof norm2_at),
+                            arr(&x[LZ_SCALE]), arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PREV]), arr(&x[LZ_U])}};
     if (n) s = g->ops->launch(g, dbl, kernels[pass], a[pass], nargs[pass], ngroups, size);
-    if (s == HSP_OK && sum) s = parts_read(g, dbl, &x[LZ_PART], ngroups, 0, z->sums, sum);
+    if (s == HSP_OK && sum_to[pass] >= 0) s = lanczos_sum(g, dbl, z, (int64_t)ngroups, sum_to[pass] + step);
     return gpu_noted(dev, s);
 }
 

@@ -103,17 +103,22 @@ typedef struct hsp_held_ops {
                           void *held_b, void *held_c);
     hsp_status (*same_pattern)(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row);
     hsp_status (*pattern)(hsp_device *dev, const hsp_csr *M, void *held, void **held_pattern);
-    hsp_status (*lanczos)(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, double alpha,
-                          double beta, double *sum);
+    hsp_status (*lanczos)(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, int step,
+                          double *scalars);
     hsp_status (*finish)(hsp_device *dev);
 } hsp_held_ops;
 
-/* The passes of Lanczos steps on S = |D|^-1/2 A |D|^-1/2 (similar to
- * D^-1 A), over vectors v, w, prev: START: w = the start vector
- * (hsp_lanczos_start), v = 0, *sum = |w|^2; MULTIPLY: w = S v, *sum = w.v;
- * ORTHOGONALIZE: w -= alpha v + beta prev, *sum = |w|^2; ADVANCE: prev = v,
- * v = w / beta; END: the vectors freed. */
-enum { HSP_LZ_START, HSP_LZ_MULTIPLY, HSP_LZ_ORTHOGONALIZE, HSP_LZ_ADVANCE, HSP_LZ_END };
+/* The passes of Lanczos step j on S = |D|^-1/2 A |D|^-1/2 (similar to
+ * D^-1 A), over vectors v, w, prev, with scalars alpha (HSP_LZ_ALPHA + j)
+ * and norm2 (HSP_LZ_NORM2 + j) kept where the passes run, so that a
+ * device's steps need no read until READ: START: w = the start vector
+ * (hsp_lanczos_start), v = 0, norm2[0] = |w|^2; ADVANCE j: beta =
+ * sqrt(norm2[j]), prev = v, v = w / beta; MULTIPLY j: w = S v, alpha[j] =
+ * w.v; ORTHOGONALIZE j: w -= alpha[j] v + beta prev, norm2[j + 1] = |w|^2;
+ * READ: the scalars into the caller's array (HSP_LZ_SCALARS of them); END:
+ * the vectors freed. */
+enum { HSP_LZ_START, HSP_LZ_ADVANCE, HSP_LZ_MULTIPLY, HSP_LZ_ORTHOGONALIZE, HSP_LZ_READ, HSP_LZ_END };
+enum { HSP_LZ_STEPS = 15, HSP_LZ_ALPHA = 0, HSP_LZ_NORM2 = HSP_LZ_STEPS, HSP_LZ_SCALARS = 2 * HSP_LZ_STEPS + 1 };
 
 /* Entry i of the Lanczos start vector: a hash of i in [-0.5, 0.5), so that
  * every frequency is in it and any device makes it in parallel
