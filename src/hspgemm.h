@@ -616,6 +616,49 @@ void hsp_dense_resident_free(hsp_dense_resident *M);
 hsp_status hsp_spmm_resident(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense_resident *B,
                              double beta, hsp_dense_resident *C, hsp_spmm_stats *stats);
 
+/* ---- Bitmap-blocked matrices (bmSPARSE, seed 002) ------------------------------ */
+
+/* A sparse matrix as its non-empty 8x8 blocks: block b covers rows
+ * 8 (key[b] >> 32) .. +7 and columns 8 (key[b] & 0xffffffff) .. +7; bit
+ * 8 r + c of bitmap[b] marks an entry at the block's row r, column c; the
+ * entries' values follow one another in values, block by block and within a
+ * block in bit order (row by row).  Valid means: keys strictly increasing
+ * (block rows, then block columns), each block inside the matrix with no
+ * bit past its last row or column and at least one bit set, and nnz the
+ * bits set in all.  Where a value starts is a population count: there are
+ * no indices per entry.  Its memory is 16 bytes a block and a value an
+ * entry (hsp_bitmap_bytes) against CSR's 8 bytes a row and 4 and a value an
+ * entry: less where its fill, nnz / nblocks, passes 16 / (4 + 8 nrows /
+ * nnz) (4 entries a block; fewer where rows are short).  Only matrices
+ * made by the library may be given to hsp_bitmap_free. */
+typedef struct {
+    int32_t nrows, ncols;
+    int64_t nblocks, nnz;
+    hsp_precision precision;
+    uint64_t *key;    /* nblocks: block row << 32 | block column */
+    uint64_t *bitmap; /* nblocks */
+    void *values;     /* nnz floats or doubles, after precision */
+} hsp_bitmap;
+
+/* The blocks of valid CSR A, its entries (explicit zeros too) and values
+ * exactly. */
+hsp_status hsp_bitmap_from_csr(const hsp_csr *A, hsp_bitmap **out);
+/* The CSR matrix of valid B: the same entries and values. */
+hsp_status hsp_bitmap_to_csr(const hsp_bitmap *B, hsp_csr **out);
+/* Check that B is valid; the message names the first bad block. */
+hsp_status hsp_bitmap_check(const hsp_bitmap *B);
+/* Bytes of B's arrays (keys, bitmaps, values). */
+int64_t hsp_bitmap_bytes(const hsp_bitmap *B);
+void hsp_bitmap_free(hsp_bitmap *B);
+/* C = A*B of valid A and B of one precision, block by block on ctx's CPU
+ * threads: each block of C sums the products of A's blocks in its block
+ * row with B's blocks in their block rows, its pattern the blocks'
+ * pattern product (an entry that cancels to zero is kept, as hsp_multiply
+ * keeps it).  stats (may be NULL) gets ms_total, flops, nnz_c, threads and
+ * device. */
+hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_bitmap *B, hsp_bitmap **C,
+                               hsp_stats *stats);
+
 /* Names used by the CLI and in stats: "realloc", "heap", ... */
 const char *hsp_grow_name(hsp_grow g);
 const char *hsp_method_name(hsp_method m);

@@ -124,6 +124,12 @@ all_mutants() {
     # the CSR checker takes unsorted columns (refuses duplicates only)
     mutant csr-unsorted src/core/csr.c 'bad |= c[p] <= c[p - 1];' 'bad |= c[p] == c[p - 1];' 'tests/t_csr'
     # a plan that fails to be made leaks the product it was made of
+    # a block pair's pattern product leaves out the last column of B's block rows
+    mutant bitmap-pattern-column src/bitmap/bitmap_multiply.c '((b >> (B * t)) & 0xff)' '((b >> (B * t)) & 0x7f)' \
+        'tests/t_bitmap'
+    # a block pair's values skip the row of B's block that an entry of A's block meets
+    mutant bitmap-value-row src/bitmap/bitmap_multiply.c 'bv + __builtin_popcountll(b & (((uint64_t)1 << (B * t)) - 1))' \
+        'bv + __builtin_popcountll(b & (((uint64_t)1 << (B * t)) >> 1))' 'tests/t_bitmap'
     mutant plan-leak src/product/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
 }
 
