@@ -40,22 +40,29 @@ static hsp_status index_of(const hsp_bitmap *M, block_index *x)
 
 /* The pattern of the product of blocks a and b: entry (r, c) where a has
  * (r, t) and b has (t, c) for some t.  Column t of a, one bit a byte,
- * times row t of b (a byte) puts that row into the bytes of a's rows. */
+ * times row t of b (a byte) puts that row into the bytes of a's rows; only
+ * the columns of a that hold entries are taken. */
 static inline uint64_t pattern_product(uint64_t a, uint64_t b)
 {
-    uint64_t c = 0;
-    for (int t = 0; t < B; t++) c |= ((a >> t) & BYTE_BITS) * ((b >> (B * t)) & 0xff);
+    uint64_t c = 0, cols = a | a >> 32; /* the columns of a that hold entries, in one byte */
+    cols |= cols >> 16, cols |= cols >> 8;
+    for (cols &= 0xff; cols; cols &= cols - 1) {
+        int t = __builtin_ctzll(cols);
+        c |= ((a >> t) & BYTE_BITS) * ((b >> (B * t)) & 0xff);
+    }
     return c;
 }
 
 /* A thread's blocks of C's current block row: slot s holds block column
- * col[s], its pattern bits[s] and values tile[64 s ..]; slot_of[K] is K's
- * slot or -1. */
+ * col[s], its pattern bits[s] and values tile[64 s ..] (zero but at bits[s]:
+ * write_row clears what it writes); slot_of[K] is K's slot or -1. */
 typedef struct {
     int32_t *slot_of, *col;
     uint64_t *bits;
     double *tile;
     int64_t nslots, cap;
+    uint64_t *taken; /* a bit per block column: has a slot */
+    int64_t words;   /* of taken */
 } slots;
 
 typedef struct {
@@ -69,11 +76,31 @@ typedef struct {
     int failed;             /* a slot array could not grow */
 } product_run;
 
+static int by_value(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
 /* w without slots (slot_of all -1 again). */
 static void empty(slots *w)
 {
-    for (int64_t s = 0; s < w->nslots; s++) w->slot_of[w->col[s]] = -1;
+    for (int64_t s = 0; s < w->nslots; s++) w->slot_of[w->col[s]] = -1, w->taken[w->col[s] / 64] = 0;
     w->nslots = 0;
+}
+
+/* w's block columns in order into w->col: read off the taken bits where
+ * that is shorter than sorting them. */
+static void order_columns(slots *w)
+{
+    int64_t n = w->nslots, log2n = 64 - __builtin_clzll((uint64_t)n | 1);
+    if (n * log2n < w->words) {
+        qsort(w->col, (size_t)n, sizeof *w->col, by_value);
+        return;
+    }
+    n = 0;
+    for (int64_t k = 0; k < w->words; k++)
+        for (uint64_t bits = w->taken[k]; bits; bits &= bits - 1) w->col[n++] = (int32_t)(64 * k + __builtin_ctzll(bits));
 }
 
 /* K's slot in w, made where missing (-1 when there is no memory). */
@@ -88,11 +115,12 @@ static int64_t slot(slots *w, int32_t K)
         if (bits) w->bits = bits;
         double *tile = bits ? realloc(w->tile, (size_t)cap * B * B * sizeof *tile) : NULL;
         if (!tile) return -1;
+        memset(tile + w->cap * B * B, 0, (size_t)(cap - w->cap) * B * B * sizeof *tile);
         w->tile = tile, w->cap = cap;
     }
     int64_t s = w->nslots++;
     w->slot_of[K] = (int32_t)s, w->col[s] = K, w->bits[s] = 0;
-    memset(w->tile + s * B * B, 0, B * B * sizeof *w->tile);
+    w->taken[K / 64] |= (uint64_t)1 << (K % 64);
     return s;
 }
 
@@ -138,26 +166,23 @@ static int64_t gather(product_run *r, slots *w, int64_t I, int values)
     return flops;
 }
 
-static int by_value(const void *x, const void *y)
-{
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    return (a > b) - (a < b);
-}
-
 /* w's slots, as blocks of block row I of C from block r->blocks[I] and
  * value r->nnz[I] on, in order of their columns; then w emptied. */
 static void write_row(product_run *r, slots *w, int64_t I)
 {
     hsp_bitmap *C = r->C;
     int64_t b = r->blocks[I], v = r->nnz[I];
-    qsort(w->col, (size_t)w->nslots, sizeof *w->col, by_value); /* slot_of still finds each column's slot */
+    order_columns(w); /* slot_of still finds each column's slot */
     for (int64_t k = 0; k < w->nslots; k++, b++) {
         int64_t s = w->slot_of[w->col[k]];
-        const double *tile = w->tile + s * B * B;
+        double *tile = w->tile + s * B * B;
         C->key[b] = (uint64_t)I << 32 | (uint32_t)w->col[k], C->bitmap[b] = w->bits[s];
-        for (uint64_t bits = w->bits[s]; bits; bits &= bits - 1, v++)
-            if (C->precision == HSP_DOUBLE) ((double *)C->values)[v] = tile[__builtin_ctzll(bits)];
-            else ((float *)C->values)[v] = (float)tile[__builtin_ctzll(bits)];
+        for (uint64_t bits = w->bits[s]; bits; bits &= bits - 1, v++) {
+            int bit = __builtin_ctzll(bits);
+            if (C->precision == HSP_DOUBLE) ((double *)C->values)[v] = tile[bit];
+            else ((float *)C->values)[v] = (float)tile[bit];
+            tile[bit] = 0;
+        }
     }
     empty(w);
 }
@@ -232,9 +257,10 @@ static hsp_status slots_new(product_run *r, int threads, int32_t ncols)
     for (int t = 0; r->ws && t < threads; t++) {
         slots *w = &r->ws[t];
         w->slot_of = malloc(((size_t)nbcols + 1) * sizeof *w->slot_of), w->cap = FIRST_SLOTS;
+        w->words = nbcols / 64 + 1, w->taken = calloc((size_t)w->words, sizeof *w->taken);
         w->col = malloc(FIRST_SLOTS * sizeof *w->col), w->bits = malloc(FIRST_SLOTS * sizeof *w->bits);
-        w->tile = malloc(FIRST_SLOTS * B * B * sizeof *w->tile);
-        if (!w->slot_of || !w->col || !w->bits || !w->tile) return hsp_fail(HSP_ERR_NOMEM, "no memory for blocks of C");
+        w->tile = calloc(FIRST_SLOTS * B * B, sizeof *w->tile);
+        if (!w->slot_of || !w->col || !w->bits || !w->tile || !w->taken) return hsp_fail(HSP_ERR_NOMEM, "no memory for blocks of C");
         for (int64_t K = 0; K <= nbcols; K++) w->slot_of[K] = -1;
     }
     return r->ws && r->flops ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for blocks of C");
@@ -243,7 +269,7 @@ static hsp_status slots_new(product_run *r, int threads, int32_t ncols)
 static void run_free(product_run *r, int threads)
 {
     for (int t = 0; r->ws && t < threads; t++)
-        free(r->ws[t].slot_of), free(r->ws[t].col), free(r->ws[t].bits), free(r->ws[t].tile);
+        free(r->ws[t].slot_of), free(r->ws[t].col), free(r->ws[t].bits), free(r->ws[t].tile), free(r->ws[t].taken);
     free(r->ws), free(r->flops), free(r->cut), free(r->blocks), free(r->nnz);
     free(r->a.row), free(r->a.start), free(r->b.row), free(r->b.start);
 }
