@@ -140,8 +140,9 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
         if (parse_int(v, 0, INT64_MAX, &n)) return "--seed takes a number from 0";
         a->seed = (uint64_t)n;
     } else if (!strcmp(name, "methods")) {
-        if (parse_methods(v, a->lib.method))
-            return "--methods takes default, paper, or SHORT,MEDIUM,LONG from "
+        a->lib.bitmap = !strcmp(v, "bitmap");
+        if (!a->lib.bitmap && parse_methods(v, a->lib.method))
+            return "--methods takes default, paper, bitmap, or SHORT,MEDIUM,LONG from "
                    "heap, esc, merge, hash, dense, auto, rmerge, hash2";
     } else if (!strcmp(name, "rows")) {
         if (parse_int(v, 1, 1 << 26, &n)) return "--rows takes 1 to 2^26";
@@ -227,6 +228,10 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             fprintf(stderr, "hspgemm: %s: %s\n%s", arg, err, usage);
             return 2;
         }
+    }
+    if (a->resident && a->lib.bitmap) {
+        fprintf(stderr, "hspgemm: --methods=bitmap: not with --resident (resident products are in CSR)\n%s", usage);
+        return 2;
     }
     if (a->resident && a->lib.drop_zeros) {
         fprintf(stderr, "hspgemm: --drop-zeros: not with --resident (a resident C keeps its zeros)\n%s", usage);

@@ -180,6 +180,14 @@ static double gflops(const cli_result *r)
     return r->ms_median > 0 ? (double)r->stats.flops / (r->ms_median * 1e6) : 0.0;
 }
 
+/* The flops and the runs' times. */
+static void report_runs(FILE *f, const cli_result *r)
+{
+    fprintf(f, "flops %lld; %d run%s: median %.3f ms, min %.3f ms, max %.3f ms, first %.3f ms, %.3f GFlop/s\n",
+            (long long)r->stats.flops, r->runs, r->runs > 1 ? "s" : "", r->ms_median, r->ms_min, r->ms_max,
+            r->ms_first, gflops(r));
+}
+
 void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
 {
     static const char *stage[4] = {"1 upper bound", "2 binning", "3 compute", "4 arrange"};
@@ -192,6 +200,13 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
             st->device, st->threads, hsp_grow_name(st->grow), hsp_method_name(st->method[0]),
             hsp_method_name(st->method[1]), hsp_method_name(st->method[2]));
     if (st->device_note[0]) fprintf(f, "(%s)\n", st->device_note);
+    if (st->bitmap) {
+        fprintf(f, "method bitmap: C in %lld blocks of 8x8 (%.2f entries a block); the times include blocking A "
+                "and B and C's conversion to CSR\n", (long long)st->blocks_c,
+                st->blocks_c ? (double)st->nnz_c / (double)st->blocks_c : 0.0);
+        report_runs(f, r);
+        return;
+    }
     if (st->profile[0]) fprintf(f, "methods per bin from the profile %s\n", st->profile);
     fprintf(f, "\n%-16s %10s\n", "stage (last run)", "ms");
     for (int k = 0; k < 4; k++) fprintf(f, "%-16s %10.3f\n", stage[k], st->ms_stage[k]);
@@ -227,9 +242,7 @@ void cli_report_table(FILE *f, const hsp_context *ctx, const cli_result *r)
             (double)st->peak_temp_bytes / 1048576.0, (double)st->peak_device_bytes / 1048576.0);
     fprintf(f, "copied to the device %.1f MiB, back to the host %.1f MiB\n",
             (double)st->bytes_to_device / 1048576.0, (double)st->bytes_to_host / 1048576.0);
-    fprintf(f, "flops %lld; %d run%s: median %.3f ms, min %.3f ms, max %.3f ms, first %.3f ms, %.3f GFlop/s\n",
-            (long long)st->flops, r->runs, r->runs > 1 ? "s" : "", r->ms_median, r->ms_min, r->ms_max, r->ms_first,
-            gflops(r));
+    report_runs(f, r);
 }
 
 void cli_report_json(FILE *f, const cli_result *r)

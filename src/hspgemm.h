@@ -214,6 +214,12 @@ typedef struct {
                              order, which an operand of hsp_multiply needs.  Products
                              made inside plans, hsp_rap and the AMG setup are sorted
                              whatever this says.  Default 0: sorted */
+    int bitmap;           /* nonzero: hsp_multiply blocks A and B into 8x8 bitmaps
+                             (hsp_bitmap_from_csr), multiplies them block by block on
+                             the CPU threads (hsp_bitmap_multiply), whatever the device,
+                             and gives C back in CSR; stats' times include the
+                             conversions.  Other products (plans, hsp_rap, resident
+                             ones, the AMG setup) are not blocked.  Default 0 */
     int drop_zeros;       /* nonzero: hsp_multiply and hsp_rap (without a plan) leave
                              out the entries of C whose value is exactly 0 (products
                              that cancel, explicit zeros of the operands), as scipy's
@@ -306,6 +312,9 @@ typedef struct {
                              the bytes above are the product's own transfers (row counts,
                              bins), not its matrices' */
     hsp_grow grow;        /* the grow mode that ran (copy where realloc cannot) */
+    int bitmap;           /* the product ran by 8x8 bitmap blocks (hsp_bitmap_multiply,
+                             options.bitmap): no stages, bins or growth */
+    int64_t blocks_c;     /* then: C's blocks */
     hsp_method method[HSP_NMETHODGROUPS]; /* as resolved by the device */
     hsp_method bin_method[HSP_MAX_BINS]; /* the method of each non-empty bin of short,
                                             medium and long rows (else DEFAULT) */
@@ -654,8 +663,8 @@ void hsp_bitmap_free(hsp_bitmap *B);
  * threads: each block of C sums the products of A's blocks in its block
  * row with B's blocks in their block rows, its pattern the blocks'
  * pattern product (an entry that cancels to zero is kept, as hsp_multiply
- * keeps it).  stats (may be NULL) gets ms_total, flops, nnz_c, threads and
- * device. */
+ * keeps it).  stats (may be NULL) gets ms_total, flops, nnz_c, threads,
+ * device, bitmap (1) and blocks_c. */
 hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_bitmap *B, hsp_bitmap **C,
                                hsp_stats *stats);
 

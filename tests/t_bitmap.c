@@ -169,6 +169,27 @@ static void test_cancellation(hsp_context *ctx)
     hsp_bitmap_free(a), hsp_bitmap_free(b), hsp_bitmap_free(f), hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(F);
 }
 
+/* hsp_multiply of a context with options.bitmap: blocked, the reference's C. */
+static void test_option(void)
+{
+    hsp_options o;
+    hsp_options_init(&o);
+    o.device = ref_device(), o.bitmap = 1;
+    hsp_context *ctx = NULL;
+    hsp_csr *A = ref_random(300, 200, 0, 30, HSP_DOUBLE, 21), *B = ref_random(200, 250, 0, 30, HSP_DOUBLE, 22);
+    double *mag = NULL;
+    hsp_csr *C = NULL, *ref = ref_multiply(A, B, &mag);
+    hsp_stats st;
+    int ok = hsp_context_create(&o, &ctx) == HSP_OK && hsp_multiply(ctx, A, B, &C, &st) == HSP_OK;
+    char why[256] = "";
+    ok = ok && ref_compare(C, ref, mag, why, sizeof why) && st.bitmap == 1 && st.blocks_c > 0 && st.nnz_c == C->nnz;
+    tap_ok(ok, "hsp_multiply with options.bitmap: blocked, the reference's C%s%s", why[0] ? ": " : "", why);
+    hsp_csr_free(C), C = NULL;
+    tap_ok(ctx && hsp_multiply(ctx, A, A, &C, NULL) == HSP_ERR_SHAPE && !C, "and a product of bad shapes is refused: %s",
+           hsp_errmsg());
+    hsp_context_free(ctx), hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(ref), free(mag);
+}
+
 int main(void)
 {
     hsp_context *ctx = ref_context();
@@ -181,6 +202,7 @@ int main(void)
     test_bad_blocks();
     test_products(ctx);
     test_cancellation(ctx);
+    test_option();
     hsp_context_free(ctx);
     return tap_done();
 }

@@ -184,6 +184,11 @@ ok "$(has "nnz 0," "$tmp/out")" "multiply --drop-zeros leaves it out"
 ok "$(has "^1 1 0$" "$tmp/z.mtx")" "and writes a 1 x 1 C of no entries"
 run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --drop-zeros --resident
 [ $rc -eq 2 ]; ok $? "--drop-zeros with --resident exits 2"
+run "$hsp" square "$tmp/a.mtx" --methods=bitmap --stats -o "$tmp/c4.mtx"
+cmp -s "$tmp/c1.mtx" "$tmp/c4.mtx"; ok $? "square --methods=bitmap gives the same C"
+ok "$(has "method bitmap: C in" "$tmp/out")" "and its figures say so"
+run "$hsp" square "$tmp/a.mtx" --methods=bitmap --resident
+[ $rc -eq 2 ]; ok $? "--methods=bitmap with --resident exits 2"
 ok "$(has "not with --resident" "$tmp/err")" "and says why"
 run "$hsp" amg-setup --gen=poisson2d5:200 --theta=0.25
 ok "$(has "^    1       6700 " "$tmp/out")" "amg-setup --theta=0.25 coarsens a 5-point stencil as PyAMG does (6700 rows)"

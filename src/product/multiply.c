@@ -180,12 +180,31 @@ static hsp_status multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
     return s;
 }
 
+/* hsp_multiply by blocks (options.bitmap): A and B blocked, multiplied on
+ * the CPU threads, C back in CSR. */
+static hsp_status multiply_blocked(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
+                                   hsp_stats *stats)
+{
+    double start = hsp_now_ms();
+    hsp_bitmap *a = NULL, *b = NULL, *c = NULL;
+    hsp_status s = C ? check_operands(ctx, A, B, 0) : hsp_fail(HSP_ERR_ARG, "hsp_multiply: C is NULL");
+    if (C) *C = NULL;
+    if (s == HSP_OK) s = hsp_bitmap_from_csr(A, &a);
+    if (s == HSP_OK && B != A) s = hsp_bitmap_from_csr(B, &b);
+    if (s == HSP_OK) s = hsp_bitmap_multiply(ctx, a, b ? b : a, &c, stats);
+    if (s == HSP_OK) s = hsp_bitmap_to_csr(c, C);
+    if (s == HSP_OK && stats) stats->ms_total = hsp_now_ms() - start;
+    hsp_bitmap_free(a), hsp_bitmap_free(b), hsp_bitmap_free(c);
+    return s;
+}
+
 hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                         hsp_stats *stats)
 {
     if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx is NULL");
     hsp_context_lock(ctx);
-    hsp_status s = multiply(ctx, A, B, ctx->options.unsorted, C, stats);
+    hsp_status s = ctx->options.bitmap ? multiply_blocked(ctx, A, B, C, stats)
+                                       : multiply(ctx, A, B, ctx->options.unsorted, C, stats);
     if (s == HSP_OK && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats);
     hsp_context_unlock(ctx);
     return s;
