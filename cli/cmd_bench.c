@@ -12,7 +12,7 @@
 #include "cli.h"
 
 static const char usage_bench[] =
-    "usage: hspgemm bench [--suite=default|paper|quick|galerkin|galerkin-paper|realloc|amg|spmm] [--repeat=N]\n"
+"usage: hspgemm bench [--suite=default|paper|quick|graph|galerkin|galerkin-paper|realloc|amg|spmm] [--repeat=N]\n"
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--deterministic]\n"
@@ -43,6 +43,9 @@ static const char usage_bench[] =
     "  paper    the paper's AMG problems: poisson2d5:1024, poisson2d9:1024,\n"
     "           poisson3d7:101, poisson3d27:101 (large: minutes and GiBs)\n"
     "  quick    tiny matrices, to check the set-up\n"
+    "  graph    graphs: rmat:14,8, rmat:15,4, rmat:15,16, rmat:16,8, random:100000,6 and\n"
+    "           band:100000,4 (or the --gen ones), each also by the bitmap method (8x8\n"
+    "           blocks on the CPU threads: --methods=bitmap) on a context of its own\n"
     "  galerkin the Galerkin products R*A*P of smoothed-aggregation hierarchies (see\n"
     "           'hspgemm amg-setup'; --theta, --omega, --coarse, --levels) of poisson2d5:256,\n"
     "           poisson2d9:256, poisson3d7:40, poisson3d27:40 (or the --gen problems), per\n"
@@ -81,15 +84,17 @@ static const char *const suite_default[] = {
 static const char *const suite_paper[] = {"poisson2d5:1024", "poisson2d9:1024", "poisson3d7:101",
                                           "poisson3d27:101", NULL};
 static const char *const suite_quick[] = {"poisson2d5:30", "poisson3d27:8", "rmat:9,8", NULL};
+static const char *const suite_graph[] = {"rmat:14,8", "rmat:15,4", "rmat:15,16", "rmat:16,8", "random:100000,6",
+                                          "band:100000,4", NULL};
 
 enum { NPEERS = CLI_NPEERS, CUSPARSE = CLI_CUSPARSE, MKL = CLI_MKL };
 
 /* One row of the table. */
 typedef struct {
     const char *name;
-    cli_result ours, copy;  /* the stats of a run of each grow mode */
-    cli_times ours_t, copy_t;
-    int has_copy;
+    cli_result ours, copy, bitmap; /* the stats of a run of each grow mode, and of the bitmap method */
+    cli_times ours_t, copy_t, bitmap_t;
+    int has_copy, has_bitmap;
     cli_peer_result peer[NPEERS];
     int right;      /* C of the warm-up passed cli_check_product */
     int unsorted;   /* C's rows were left unsorted */
@@ -117,19 +122,18 @@ static hsp_status check_and_warm_up(const cli_args *a, hsp_context *ctx, const h
     return s == HSP_OK ? warm_up(a, ctx, A, &row->ours) : s;
 }
 
-/* grow=copy on its own context: a warm-up and a->repeat runs. */
-static hsp_status time_copy(const cli_args *a, const hsp_csr *A, bench_row *row)
+/* Ours with options o (grow=copy, or the bitmap method) on a context of
+ * their own: a warm-up and a->repeat runs into r and t. */
+static hsp_status time_variant(const cli_args *a, const hsp_options *o, const hsp_csr *A, cli_result *r,
+                               cli_times *t)
 {
-    hsp_options o = a->lib;
     hsp_context *ctx = NULL;
     double ms[a->repeat];
     int n = 0;
-    o.grow = HSP_GROW_COPY;
-    hsp_status s = hsp_context_create(&o, &ctx);
-    if (s == HSP_OK) s = warm_up(a, ctx, A, &row->copy);
-    if (s == HSP_OK) s = cli_time_runs(ctx, A, a->repeat, a->resident, ms, &n, &row->copy);
-    row->copy_t = cli_times_of(ms, n);
-    row->has_copy = s == HSP_OK;
+    hsp_status s = hsp_context_create(o, &ctx);
+    if (s == HSP_OK) s = warm_up(a, ctx, A, r);
+    if (s == HSP_OK) s = cli_time_runs(ctx, A, a->repeat, a->resident, ms, &n, r);
+    *t = cli_times_of(ms, n);
     hsp_context_free(ctx);
     return s;
 }
@@ -149,9 +153,16 @@ static hsp_status time_matrix(const cli_args *a, const cli_peers *p, const char 
     cli_status_line("bench: %s: hspgemm", spec);
     if (s == HSP_OK) s = check_and_warm_up(a, ctx, A, row);
     if (s == HSP_OK) s = cli_time_runs(ctx, A, before, a->resident, ms, &n, &row->ours);
+    hsp_options variant = a->lib;
     if (s == HSP_OK && row->ours.stats.rows_group[4] > 0) {
         cli_status_line("bench: %s: hspgemm grow=copy", spec);
-        s = time_copy(a, A, row);
+        variant.grow = HSP_GROW_COPY;
+        row->has_copy = (s = time_variant(a, &variant, A, &row->copy, &row->copy_t)) == HSP_OK;
+    }
+    if (s == HSP_OK && a->suite && !strcmp(a->suite, "graph") && !a->lib.bitmap && !a->resident) {
+        cli_status_line("bench: %s: hspgemm bitmap", spec);
+        variant = a->lib, variant.bitmap = 1;
+        row->has_bitmap = (s = time_variant(a, &variant, A, &row->bitmap, &row->bitmap_t)) == HSP_OK;
     }
     if (s == HSP_OK) cli_run_peers(spec, (const hsp_csr *const *)&A, 1, "", p, row->peer);
     cli_status_line("bench: %s: hspgemm", spec);
@@ -221,6 +232,13 @@ static void print_matrix(const bench_row *b, const int ran[NPEERS], int *flagged
     if (!b->right) printf("  %s: C is wrong: %s\n", b->name, b->why);
     snprintf(lead, sizeof lead, "%-17s %9s %10s", "", "", "");
     if (b->has_copy) cli_print_times(lead, "grow=copy", &b->copy_t, ours, "");
+    if (b->has_bitmap) {
+        const hsp_stats *bs = &b->bitmap.stats;
+        snprintf(tail, sizeof tail, "%s%.2f entries a block of C", bs->nnz_c != st->nnz_c ? "nnz(C) differs; " : "",
+                 bs->blocks_c ? (double)bs->nnz_c / (double)bs->blocks_c : 0.0);
+        cli_print_times(lead, "bitmap", &b->bitmap_t, ours, tail);
+        *flagged += cli_spread(&b->bitmap_t) > CLI_SPREAD_BOUND;
+    }
     for (int k = 0; k < NPEERS; k++) {
         if (!ran[k]) continue;
         const cli_peer_result *p = &b->peer[k];
@@ -273,7 +291,8 @@ static void print_table(const cli_args *a, const bench_row *rows, int n)
         printf("geomean speedup over cuSPARSE: %.2fx against its host-to-host time, %.2fx against its device-only "
                "time (ours %s)\n", geomean_over(rows, n, CUSPARSE, 0), geomean_over(rows, n, CUSPARSE, 1),
                rows[0].ours.resident ? "resident" : "host to host");
-    printf("spread: (q3 - q1) / median, the middle half of the runs; x: the program's median / hspgemm's (grow=copy: the gain of realloc)\n");
+    printf("spread: (q3 - q1) / median, the middle half of the runs; x: the program's median / hspgemm's (grow=copy: "
+           "the gain of realloc; bitmap: under 1 where blocks are faster)\n");
     if (flagged)
         printf("%d figure%s spread more than %.0f%% (marked !): the machine was busy or its speed drifted; run "
                "again or raise --repeat\n", flagged, flagged > 1 ? "s" : "", 100 * CLI_SPREAD_BOUND);
@@ -298,7 +317,8 @@ static int write_csv(const char *path, const cli_args *a, const cli_peers *p, co
                "scipy_ms,scipy_ms_min,scipy_ms_max,cusparse_ms,cusparse_ms_min,cusparse_ms_max,cusparse_device_ms,"
                "cusparse_device_ms_min,cusparse_device_ms_max,cusparse_nopool_ms,cusparse_nopool_ms_min,"
                "cusparse_nopool_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,mkl_sorted_ms,"
-               "mkl_sorted_ms_min,mkl_sorted_ms_max,peak_device_bytes,cusparse_peak_device_bytes,check,failed\n");
+               "mkl_sorted_ms_min,mkl_sorted_ms_max,peak_device_bytes,cusparse_peak_device_bytes,check,failed,"
+               "bitmap_ms,bitmap_ms_min,bitmap_ms_max,bitmap_blocks_c\n");
     for (int r = 0; r < n; r++) {
         const bench_row *b = &rows[r];
         const hsp_stats *st = &b->ours.stats;
@@ -318,6 +338,8 @@ static int write_csv(const char *path, const cli_args *a, const cli_peers *p, co
         cli_csv_number(f, "%.0f", b->peer[CUSPARSE].device.runs > 0 ? b->peer[CUSPARSE].peak : 0);
         fprintf(f, ",%s", !b->right ? "wrong" : "ok");
         csv_failed(f, b);
+        cli_csv_times(f, &b->bitmap_t);
+        cli_csv_number(f, "%.0f", b->has_bitmap ? (double)b->bitmap.stats.blocks_c : 0);
         fputc('\n', f);
     }
     return fclose(f) != 0;
@@ -335,6 +357,7 @@ static const char *const *suite_specs(const cli_args *a)
     if (!a->suite || !strcmp(a->suite, "default")) return suite_default;
     if (!strcmp(a->suite, "paper")) return suite_paper;
     if (!strcmp(a->suite, "quick")) return suite_quick;
+    if (!strcmp(a->suite, "graph")) return suite_graph;
     if (!strcmp(a->suite, "spmm")) return suite_default;
     return NULL;
 }
@@ -392,7 +415,7 @@ int cmd_bench(int argc, char **argv)
     int spmm = a.suite && !strcmp(a.suite, "spmm");
     const char *const *specs = suite_specs(&a);
     if ((!specs && !galerkin && !realloc_suite && !amg) || (a.noperands && !a.operand_is_gen[0] && !realloc_suite)) {
-        fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, galerkin, galerkin-paper, realloc, "
+        fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, graph, galerkin, galerkin-paper, realloc, "
                         "amg, spmm) or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n%s",
                 a.suite ? a.suite : "", usage_bench);
         return 2;

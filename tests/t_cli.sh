@@ -237,6 +237,9 @@ ok $rc "bench --suite=quick runs"
 [ "$(wc -l <"$tmp/b.csv")" -eq 4 ]; ok $? "bench writes a CSV row per matrix"
 ok "$(has '^"rmat:9,8",' "$tmp/b.csv")" "bench quotes a matrix name with a comma in the CSV"
 ok "$(has "poisson3d27:8" "$tmp/out")" "bench prints the table"
+run "$hsp" bench --suite=graph --gen=rmat:8,4 --peers=none --repeat=1 --csv="$tmp/gr.csv"
+ok "$(has "^ *bitmap .*entries a block of C" "$tmp/out")" "bench --suite=graph times the bitmap method too"
+ok "$(has "bitmap_ms" "$tmp/gr.csv")" "and writes its times in the CSV"
 
 if [ -x "${top_builddir:-.}/bench/peer_mkl" ]; then
     run "$hsp" bench --suite=quick --peers=mkl --repeat=1 --csv="$tmp/m.csv"
