@@ -272,6 +272,7 @@ void cli_report_json(FILE *f, const cli_result *r)
     cli_json_string(f, st->device_note);
     fputs(",\"profile\":", f);
     cli_json_string(f, st->profile);
+    fprintf(f, ",\"bitmap\":%s,\"blocks_c\":%lld", st->bitmap ? "true" : "false", (long long)st->blocks_c);
     fputs(",\"bin_methods\":{", f); /* "BIN":"METHOD" of each non-empty bin of short to long rows */
     for (int b = 0, n = 0; b < HSP_MAX_BINS; b++)
         if (st->bin_method[b]) fprintf(f, "%s\"%d\":\"%s\"", n++ ? "," : "", b, hsp_method_name(st->bin_method[b]));

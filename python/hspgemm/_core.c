@@ -224,7 +224,8 @@ static PyObject *stats_dict(const hsp_stats *st, hsp_precision precision)
     PyObject *bins = bin_methods(st);
     if (!bins) return NULL;
     return Py_BuildValue(
-        "{s:L,s:L,s:s,s:s,s:L,s:L,s:L,s:i,s:s,s:[sss],s:L,s:L,s:L,s:L,s:[dddd],s:d,s:d,s:d,s:d,s:d,s:O,s:s,s:s,s:N}",
+        "{s:L,s:L,s:s,s:s,s:L,s:L,s:L,s:i,s:s,s:[sss],s:L,s:L,s:L,s:L,s:[dddd],s:d,s:d,s:d,s:d,s:d,s:O,s:s,s:s,s:N,"
+        "s:O,s:L}",
         "nnz_c", (long long)st->nnz_c, "flops", (long long)st->flops, "device", st->device, "grow",
         hsp_grow_name(st->grow), "grow_events", (long long)st->grow_events, "grow_bytes_copied",
         (long long)st->grow_bytes_copied, "grow_moves", (long long)st->grow_moves, "threads", st->threads,
@@ -236,7 +237,7 @@ static PyObject *stats_dict(const hsp_stats *st, hsp_precision precision)
         "ms_other", st->ms_other,
         "ms_device", st->ms_device, "ms_host", st->ms_host, "ms_overlap", st->ms_overlap, "resident",
         st->resident ? Py_True : Py_False, "device_note", st->device_note, "profile", st->profile, "bin_methods",
-        bins);
+        bins, "bitmap", st->bitmap ? Py_True : Py_False, "blocks_c", (long long)st->blocks_c);
 }
 
 /* ---- Context ------------------------------------------------------------------ */
@@ -247,6 +248,9 @@ typedef struct {
     PyThread_type_lock lock; /* one call at a time */
     PyObject *device;        /* the device string hsp_options points to */
 } Context;
+
+static const char *grow_name(int k) { return hsp_grow_name((hsp_grow)k); }
+static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
 
 /* The value of option what = name among the count named by name_of; else -1
  * with an argument error naming the option and the names it takes. */
@@ -262,9 +266,6 @@ static int enum_named(const char *name, const char *(*name_of)(int), int count, 
     raise_message(HSP_ERR_ARG, message);
     return -1;
 }
-
-static const char *grow_name(int k) { return hsp_grow_name((hsp_grow)k); }
-static const char *method_name(int k) { return hsp_method_name((hsp_method)k); }
 
 static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
@@ -282,7 +283,8 @@ static int context_init(Context *self, PyObject *args, PyObject *kw)
     int g = enum_named(grow, grow_name, 2, "grow");
     if (g < 0) return -1;
     o.grow = (hsp_grow)g;
-    for (int k = 0; k < 3; k++) {
+    o.bitmap = !strcmp(m[0], "bitmap") && !strcmp(m[1], "bitmap") && !strcmp(m[2], "bitmap");
+    for (int k = 0; k < 3 && !o.bitmap; k++) {
         int v = enum_named(m[k], method_name, HSP_NMETHODS, "methods");
         if (v < 0) return -1;
         o.method[k] = (hsp_method)v;

@@ -59,6 +59,16 @@ def test_long_rows_grow():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bitmap(dtype):
+    """methods="bitmap": blocked into 8x8 bitmaps, scipy's product; the stats say so."""
+    A, B = random_csr(130, 70, 0.1, 11, dtype), random_csr(70, 90, 0.2, 12, dtype)
+    with hspgemm.Context(DEVICE, methods="bitmap") as ctx:
+        C, stats = ctx.matmul(A, B, stats=True)
+    assert_product(C, (A @ B).toarray(), dtype)
+    assert stats["bitmap"] and stats["blocks_c"] > 0 and stats["nnz_c"] == C.nnz
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_unsorted(dtype):
     """unsorted=True: C says its indices are unsorted, has rows out of order, and once sorted is
     the sorted product bit for bit; it goes back in as an operand; rap stays sorted."""
