@@ -27,6 +27,8 @@ static const char usage_multiply[] =
     "                        are the device's alone; placing and bringing C home are timed apart\n"
     "  --unsorted            leave the columns of C's rows in any order, as MKL and scipy do\n"
     "                        (faster on the cpu device; not with --resident, whose C is sorted)\n"
+    "  --pattern             C's pattern only, every value 1 (with --methods=bitmap no values\n"
+    "                        are computed; else they are, then set to 1; not with --resident)\n"
     "  --drop-zeros          leave out the entries of C that are exactly 0 (products that\n"
     "                        cancel), as scipy does (default: kept; not with --resident)\n"
     "  --deterministic       sum each entry of C in one fixed order: the same bits on every\n"
@@ -44,7 +46,7 @@ static const char usage_multiply[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,profile,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,deterministic,digest";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,pattern,deterministic,digest";
 
 /* Fold n bytes at p into the digest h, eight at a time (the last word zero-padded). */
 static uint64_t fold(uint64_t h, const void *p, size_t n)

@@ -119,6 +119,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     else if (!strcmp(name, "resident")) a->resident = 1;
     else if (!strcmp(name, "unsorted")) a->lib.unsorted = 1;
     else if (!strcmp(name, "drop-zeros")) a->lib.drop_zeros = 1;
+    else if (!strcmp(name, "pattern")) a->lib.pattern = 1;
     else if (!strcmp(name, "deterministic")) a->lib.deterministic = 1;
     else if (!strcmp(name, "digest")) a->digest = 1;
     else if (!strcmp(name, "threads")) {
@@ -196,6 +197,7 @@ static int is_flag(const char *name)
 {
     return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") || !strcmp(name, "resetup") ||
            !strcmp(name, "resident") || !strcmp(name, "unsorted") || !strcmp(name, "drop-zeros") ||
+           !strcmp(name, "pattern") ||
            !strcmp(name, "deterministic") || !strcmp(name, "digest");
 }
 
@@ -229,8 +231,9 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             return 2;
         }
     }
-    if (a->resident && a->lib.bitmap) {
-        fprintf(stderr, "hspgemm: --methods=bitmap: not with --resident (resident products are in CSR)\n%s", usage);
+    if (a->resident && (a->lib.bitmap || a->lib.pattern)) {
+        fprintf(stderr, "hspgemm: --%s: not with --resident (resident products are numeric, in CSR)\n%s",
+                a->lib.bitmap ? "methods=bitmap" : "pattern", usage);
         return 2;
     }
     if (a->resident && a->lib.drop_zeros) {

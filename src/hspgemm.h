@@ -220,6 +220,11 @@ typedef struct {
                              and gives C back in CSR; stats' times include the
                              conversions.  Other products (plans, hsp_rap, resident
                              ones, the AMG setup) are not blocked.  Default 0 */
+    int pattern;          /* nonzero: hsp_multiply gives C's pattern, every value 1 (the
+                             entries products land on, as with drop_zeros 0; A's and B's
+                             values not used).  With bitmap set, only the blocks' patterns
+                             are made: no values pass; in CSR the values are made and then
+                             set to 1 (no faster).  Default 0 */
     int drop_zeros;       /* nonzero: hsp_multiply and hsp_rap (without a plan) leave
                              out the entries of C whose value is exactly 0 (products
                              that cancel, explicit zeros of the operands), as scipy's
@@ -663,8 +668,9 @@ void hsp_bitmap_free(hsp_bitmap *B);
  * threads: each block of C sums the products of A's blocks in its block
  * row with B's blocks in their block rows, its pattern the blocks'
  * pattern product (an entry that cancels to zero is kept, as hsp_multiply
- * keeps it).  stats (may be NULL) gets ms_total, flops, nnz_c, threads,
- * device, bitmap (1) and blocks_c. */
+ * keeps it); with ctx's options.pattern, C's pattern only, every value 1.
+ * stats (may be NULL) gets ms_total, flops (0 for a pattern), nnz_c,
+ * threads, device, bitmap (1) and blocks_c. */
 hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_bitmap *B, hsp_bitmap **C,
                                hsp_stats *stats);
 

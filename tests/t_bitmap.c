@@ -190,6 +190,29 @@ static void test_option(void)
     hsp_context_free(ctx), hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(ref), free(mag);
 }
 
+/* options.pattern, by blocks and in CSR: the reference's pattern, every
+ * value 1, and no flops counted by blocks. */
+static void test_pattern(void)
+{
+    hsp_csr *A = ref_random(120, 90, 0, 12, HSP_FLOAT, 31), *B = ref_random(90, 150, 0, 12, HSP_FLOAT, 32);
+    hsp_csr *ref = ref_multiply(A, B, NULL);
+    for (int bitmap = 0; bitmap < 2; bitmap++) {
+        hsp_options o;
+        hsp_options_init(&o);
+        o.device = ref_device(), o.bitmap = bitmap, o.pattern = 1;
+        hsp_context *ctx = NULL;
+        hsp_csr *C = NULL;
+        hsp_stats st;
+        int ok = hsp_context_create(&o, &ctx) == HSP_OK && hsp_multiply(ctx, A, B, &C, &st) == HSP_OK &&
+                 C->nnz == ref->nnz && !memcmp(C->rowptr, ref->rowptr, ((size_t)C->nrows + 1) * sizeof *C->rowptr) &&
+                 !memcmp(C->colidx, ref->colidx, (size_t)C->nnz * sizeof *C->colidx) && (!bitmap || st.flops == 0);
+        for (int64_t k = 0; ok && k < C->nnz; k++) ok = hsp_csr_value(C, k) == 1;
+        tap_ok(ok, "options.pattern%s: the reference's pattern, every value 1", bitmap ? " by blocks" : " in CSR");
+        hsp_csr_free(C), hsp_context_free(ctx);
+    }
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(ref);
+}
+
 int main(void)
 {
     hsp_context *ctx = ref_context();
@@ -203,6 +226,7 @@ int main(void)
     test_products(ctx);
     test_cancellation(ctx);
     test_option();
+    test_pattern();
     hsp_context_free(ctx);
     return tap_done();
 }

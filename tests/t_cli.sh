@@ -187,6 +187,8 @@ run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --drop-zeros --resident
 run "$hsp" square "$tmp/a.mtx" --methods=bitmap --stats -o "$tmp/c4.mtx"
 cmp -s "$tmp/c1.mtx" "$tmp/c4.mtx"; ok $? "square --methods=bitmap gives the same C"
 ok "$(has "method bitmap: C in" "$tmp/out")" "and its figures say so"
+run "$hsp" square "$tmp/a.mtx" --methods=bitmap --pattern -o "$tmp/p.mtx"
+ok "$(awk 'NR > 2 && $3 != 1 { bad = 1 } END { print (bad || NR < 3) ? 1 : 0 }' "$tmp/p.mtx")" "square --pattern writes every value as 1"
 run "$hsp" square "$tmp/a.mtx" --methods=bitmap --resident
 [ $rc -eq 2 ]; ok $? "--methods=bitmap with --resident exits 2"
 ok "$(has "not with --resident" "$tmp/err")" "and says why"

@@ -400,6 +400,10 @@ class Context:
       X's columns the CPU threads make while the device makes the rest; 0 (default): the device
       alone, 1: the CPU threads alone.  The stats' "blocks" and "cpu_cols" say what ran.
 
+    pattern: matmul gives C's pattern, every value 1 (the entries products land on, whatever
+      drop_zeros says); with methods="bitmap" no values are computed, else they are and then
+      set to 1.
+
     A context serves one call at a time (calls from several threads wait their turn); close()
     or a with block frees it.
     """
@@ -408,10 +412,10 @@ class Context:
                  methods: str | Sequence[str] | None = None, mem_limit: int = 0, small_nnz: int = 0,
                  device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True,
                  deterministic: bool = False, profile: str | None = None, spmm_blocks: int = 0,
-                 spmm_cpu_share: float = 0.0) -> None:
+                 spmm_cpu_share: float = 0.0, pattern: bool = False) -> None:
         self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
                           device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic), profile,
-                          int(spmm_blocks), float(spmm_cpu_share))
+                          int(spmm_blocks), float(spmm_cpu_share), bool(pattern))
         self._unsorted = bool(unsorted)
 
     def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,

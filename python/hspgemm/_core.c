@@ -271,14 +271,14 @@ static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
                             "unsorted", "drop_zeros", "deterministic", "profile", "spmm_blocks", "spmm_cpu_share",
-                            NULL};
+                            "pattern", NULL};
     const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
     hsp_options o;
     hsp_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpppzid", names, &device, &o.threads, &grow, &m[0], &m[1],
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpppzidp", names, &device, &o.threads, &grow, &m[0], &m[1],
                                      &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted,
                                      &o.drop_zeros, &o.deterministic, &o.profile, /* the context copies it */
-                                     &o.spmm_blocks, &o.spmm_cpu_share))
+                                     &o.spmm_blocks, &o.spmm_cpu_share, &o.pattern))
         return -1;
     int g = enum_named(grow, grow_name, 2, "grow");
     if (g < 0) return -1;
@@ -537,7 +537,7 @@ static PyTypeObject ContextType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Context(device='auto', threads=0, grow='realloc', methods=(m, m, m), mem_limit=0, small_nnz=0, "
               "device_timeout=0.0, unsorted=False, drop_zeros=False, deterministic=False, profile=None, spmm_blocks=0, "
-              "spmm_cpu_share=0.0): an "
+              "spmm_cpu_share=0.0, pattern=False): an "
               "hsp_context.",
     .tp_methods = context_methods,
     .tp_init = (initproc)context_init,

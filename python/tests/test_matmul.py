@@ -68,6 +68,16 @@ def test_bitmap(dtype):
     assert stats["bitmap"] and stats["blocks_c"] > 0 and stats["nnz_c"] == C.nnz
 
 
+@pytest.mark.parametrize("methods", [None, "bitmap"])
+def test_pattern(methods):
+    """pattern=True: the pattern of A @ B with every value 1."""
+    A, B = random_csr(90, 60, 0.1, 13), random_csr(60, 80, 0.15, 14)
+    with hspgemm.Context(DEVICE, methods=methods, pattern=True) as ctx:
+        C = ctx.matmul(A, B)
+    ones = (abs(A) @ abs(B)).astype(bool).astype(np.float64)
+    assert (C != ones).nnz == 0 and np.all(C.data == 1)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_unsorted(dtype):
     """unsorted=True: C says its indices are unsorted, has rows out of order, and once sorted is

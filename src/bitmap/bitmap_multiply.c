@@ -74,6 +74,7 @@ typedef struct {
     slots *ws;              /* per thread */
     int64_t *flops;         /* per thread */
     int failed;             /* a slot array could not grow */
+    int pattern;            /* C's pattern only: no values pass, every value 1 */
 } product_run;
 
 static int by_value(const void *x, const void *y)
@@ -179,8 +180,9 @@ static void write_row(product_run *r, slots *w, int64_t I)
         C->key[b] = (uint64_t)I << 32 | (uint32_t)w->col[k], C->bitmap[b] = w->bits[s];
         for (uint64_t bits = w->bits[s]; bits; bits &= bits - 1, v++) {
             int bit = __builtin_ctzll(bits);
-            if (C->precision == HSP_DOUBLE) ((double *)C->values)[v] = tile[bit];
-            else ((float *)C->values)[v] = (float)tile[bit];
+            double x = r->pattern ? 1 : tile[bit];
+            if (C->precision == HSP_DOUBLE) ((double *)C->values)[v] = x;
+            else ((float *)C->values)[v] = (float)x;
             tile[bit] = 0;
         }
     }
@@ -200,13 +202,13 @@ static void count_part(void *arg, int tid, int64_t part)
     }
 }
 
-/* C's block rows of a part, at their places. */
+/* C's block rows of a part, at their places (values too unless a pattern). */
 static void fill_part(void *arg, int tid, int64_t part)
 {
     product_run *r = arg;
     slots *w = &r->ws[tid];
     for (int64_t I = r->cut[part]; I < r->cut[part + 1] && !r->failed; I++) {
-        r->flops[tid] += gather(r, w, I, 1);
+        r->flops[tid] += gather(r, w, I, !r->pattern);
         write_row(r, w, I);
     }
 }
@@ -289,7 +291,7 @@ static hsp_status multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_bitm
 {
     int threads = hsp_pool_size(ctx->pool);
     int64_t parts = 0, nbrows = hsp_blocks(A->nrows);
-    product_run r = {.A = A, .B = B};
+    product_run r = {.A = A, .B = B, .pattern = ctx->options.pattern};
     r.blocks = calloc((size_t)nbrows + 1, sizeof *r.blocks), r.nnz = calloc((size_t)nbrows + 1, sizeof *r.nnz);
     hsp_status s = r.blocks && r.nnz ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for C's block rows");
     if (s == HSP_OK) s = index_of(A, &r.a);

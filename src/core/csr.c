@@ -249,6 +249,11 @@ void hsp_csr_drop_zeros(hsp_csr *C, hsp_stats *stats)
     if (stats) stats->nnz_c = C->nnz;
 }
 
+void hsp_csr_set_ones(hsp_csr *C)
+{
+    for (int64_t k = 0; k < C->nnz; k++) hsp_csr_set_value(C, k, 1);
+}
+
 hsp_status hsp_fail_diagonal(int32_t row)
 {
     return hsp_fail(HSP_ERR_ARG, "row %d of A has no nonzero diagonal entry: smoothed aggregation needs one in "

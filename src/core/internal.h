@@ -76,6 +76,8 @@ hsp_status hsp_fail_diagonal(int32_t row);
 /* Leave out of C the entries whose value is exactly 0 (options.drop_zeros),
  * in place; stats->nnz_c, when stats is not NULL, follows. */
 void hsp_csr_drop_zeros(hsp_csr *C, hsp_stats *stats);
+/* Every value of C 1 (options.pattern). */
+void hsp_csr_set_ones(hsp_csr *C);
 
 /* hsp_csr_from_triplets for values given in double (duplicates summed in
  * double), the result in precision. */
