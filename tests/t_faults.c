@@ -392,6 +392,18 @@ static hsp_status call_plan_reuse(hsp_context *ctx, const fixture *f, hsp_csr **
     return s;
 }
 
+/* A*B by bitmap blocks: both blocked, multiplied, C back in CSR. */
+static hsp_status call_bitmap(hsp_context *ctx, const fixture *f, hsp_csr **out)
+{
+    hsp_bitmap *a = NULL, *b = NULL, *c = NULL;
+    hsp_status s = hsp_bitmap_from_csr(f->A, &a);
+    if (s == HSP_OK) s = hsp_bitmap_from_csr(f->B, &b);
+    if (s == HSP_OK) s = hsp_bitmap_multiply(ctx, a, b, &c, NULL);
+    if (s == HSP_OK) s = hsp_bitmap_to_csr(c, out);
+    hsp_bitmap_free(a), hsp_bitmap_free(b), hsp_bitmap_free(c);
+    return s;
+}
+
 static hsp_status call_rap(hsp_context *ctx, const fixture *f, hsp_csr **out)
 {
     hsp_plan *plan = NULL;
@@ -547,13 +559,14 @@ static void walk_device_calls(int kind, const char *device, const fixture *f)
         call_fn call;
     } calls[] = {{"hsp_multiply_plan and hsp_multiply_reuse", call_plan_reuse},
                  {"hsp_rap and hsp_rap_reuse", call_rap},
-                 {"hsp_amg_setup and hsp_amg_resetup", call_amg}};
+                 {"hsp_amg_setup and hsp_amg_resetup", call_amg},
+                 {"hsp_bitmap_from_csr, hsp_bitmap_multiply and hsp_bitmap_to_csr", call_bitmap}};
     char name[128];
     for (int g = 0; g < 2; g++) {
         snprintf(name, sizeof name, "hsp_multiply on %s, grow=%s", device, g ? "copy" : "realloc");
         walk(kind, name, call_multiply, f, device, g ? HSP_GROW_COPY : HSP_GROW_REALLOC);
     }
-    for (int c = 0; c < 3; c++) {
+    for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++) {
         snprintf(name, sizeof name, "%s on %s", calls[c].name, device);
         walk(kind, name, calls[c].call, f, device, HSP_GROW_REALLOC);
     }
