@@ -1,11 +1,12 @@
 /* bitmap_multiply.c: C = A*B of bitmap-blocked matrices on the CPU threads
  * (seed 002's block product, by block rows of C).  Each thread takes block
  * rows of A; for each of their blocks (I, J) and each block (J, K) of B, the
- * pair's pattern product (eight multiplications of a bit column by a byte)
- * and, in a second pass, its values go to C's block (I, K), kept in a slot
- * of the thread's until the block row is done.  The first pass counts C's
- * blocks and entries per block row, so the second writes each block row at
- * its place. */
+ * pair's pattern product (a multiplication of a bit column by a byte for
+ * each column of A's block that holds entries) and, in a second pass, its
+ * values go to C's block (I, K), kept in a slot of the thread's until the
+ * block row is done.  The first pass counts C's blocks and entries per
+ * block row, so the second writes each block row at its place (for a
+ * pattern product, options.pattern, without the values). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
