@@ -44,8 +44,9 @@ static const char usage_bench[] =
     "           poisson3d7:101, poisson3d27:101 (large: minutes and GiBs)\n"
     "  quick    tiny matrices, to check the set-up\n"
     "  graph    graphs: rmat:14,8, rmat:15,4, rmat:15,16, rmat:16,8, random:100000,6 and\n"
-    "           band:100000,4 (or the --gen ones), each also by the bitmap method (8x8\n"
-    "           blocks on the CPU threads: --methods=bitmap) on a context of its own\n"
+    "           band:100000,4 (or the --gen ones and Matrix Market files given), each also\n"
+    "           by the bitmap method (8x8 blocks on the CPU threads: --methods=bitmap) on a\n"
+    "           context of its own\n"
     "  galerkin the Galerkin products R*A*P of smoothed-aggregation hierarchies (see\n"
     "           'hspgemm amg-setup'; --theta, --omega, --coarse, --levels) of poisson2d5:256,\n"
     "           poisson2d9:256, poisson3d7:40, poisson3d27:40 (or the --gen problems), per\n"
@@ -173,16 +174,19 @@ static hsp_status time_matrix(const cli_args *a, const cli_peers *p, const char 
     return s;
 }
 
-/* Generate and time one matrix into row; on failure why says what failed. */
-static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p, bench_row *row, char *why,
-                        size_t len)
+/* Generate (or read, a file: --suite=graph) and time one matrix into row;
+ * on failure why says what failed. */
+static int bench_matrix(const cli_args *a, const char *spec, int is_file, const cli_peers *p, bench_row *row,
+                        char *why, size_t len)
 {
     hsp_csr *A = NULL;
+    const char *base = strrchr(spec, '/');
     memset(row, 0, sizeof *row);
-    row->name = spec;
+    row->name = is_file && base ? base + 1 : spec;
     row->unsorted = a->lib.unsorted && !a->resident;
-    cli_status_line("bench: %s: generating", spec);
-    hsp_status s = hsp_generate(spec, a->seed, a->precision, &A);
+    cli_status_line("bench: %s: %s", spec, is_file ? "reading" : "generating");
+    hsp_status s = is_file ? hsp_mm_read_limit(spec, a->precision, !a->quiet, a->lib.mem_limit, &A)
+                           : hsp_generate(spec, a->seed, a->precision, &A);
     if (s == HSP_OK) s = time_matrix(a, p, spec, A, row);
     hsp_csr_free(A);
     cli_status_line("%s", "");
@@ -390,7 +394,8 @@ static int bench_products(const cli_args *a, const char *const *specs, const cli
     static bench_row rows[CLI_MAX_OPERANDS];
     char why[512] = "";
     int n = 0, rc = 0;
-    for (; specs[n] && n < CLI_MAX_OPERANDS && rc == 0; n++) rc = bench_matrix(a, specs[n], p, &rows[n], why, sizeof why);
+    for (; specs[n] && n < CLI_MAX_OPERANDS && rc == 0; n++)
+        rc = bench_matrix(a, specs[n], a->noperands && !a->operand_is_gen[n], p, &rows[n], why, sizeof why);
     n -= rc != 0; /* the failed matrix has no row */
     print_table(a, rows, n);
     cli_run_info run = {a->suite ? a->suite : "default", n ? rows[0].ours.stats.device : "", rc == 0, why,
@@ -413,10 +418,12 @@ int cmd_bench(int argc, char **argv)
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
     int realloc_suite = a.suite && !strcmp(a.suite, "realloc"), amg = a.suite && !strcmp(a.suite, "amg");
     int spmm = a.suite && !strcmp(a.suite, "spmm");
+    int graph = a.suite && !strcmp(a.suite, "graph"), files = 0;
+    for (int k = 0; k < a.noperands; k++) files += !a.operand_is_gen[k];
     const char *const *specs = suite_specs(&a);
-    if ((!specs && !galerkin && !realloc_suite && !amg) || (a.noperands && !a.operand_is_gen[0] && !realloc_suite)) {
+    if ((!specs && !galerkin && !realloc_suite && !amg) || (files && !realloc_suite && !graph)) {
         fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, graph, galerkin, galerkin-paper, realloc, "
-                        "amg, spmm) or a file given: bench takes --gen=SPEC (files only with --suite=realloc)\n%s",
+                        "amg, spmm) or a file given: bench takes --gen=SPEC (files only with --suite=realloc or graph)\n%s",
                 a.suite ? a.suite : "", usage_bench);
         return 2;
     }

@@ -242,6 +242,10 @@ ok "$(has "poisson3d27:8" "$tmp/out")" "bench prints the table"
 run "$hsp" bench --suite=graph --gen=rmat:8,4 --peers=none --repeat=1 --csv="$tmp/gr.csv"
 ok "$(has "^ *bitmap .*entries a block of C" "$tmp/out")" "bench --suite=graph times the bitmap method too"
 ok "$(has "bitmap_ms" "$tmp/gr.csv")" "and writes its times in the CSV"
+run "$hsp" bench --suite=graph "$tmp/a.mtx" --peers=none --repeat=1 --csv="$tmp/gf.csv"
+ok "$(has '^"a.mtx",' "$tmp/gf.csv")" "bench --suite=graph reads a file given, named by its base name"
+run "$hsp" bench --suite=quick "$tmp/a.mtx" --peers=none --repeat=1
+[ $rc -eq 2 ]; ok $? "other product suites take no file"
 
 if [ -x "${top_builddir:-.}/bench/peer_mkl" ]; then
     run "$hsp" bench --suite=quick --peers=mkl --repeat=1 --csv="$tmp/m.csv"
