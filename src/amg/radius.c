@@ -146,13 +146,12 @@ static hsp_status host_pass(void *arg, int pass, int step, double *scalars)
     static const hsp_chunk_fn fns[] = {[HSP_LZ_START] = start_chunk, [HSP_LZ_MULTIPLY] = multiply_chunk,
                                        [HSP_LZ_ORTHOGONALIZE] = orthogonalize_chunk,
                                        [HSP_LZ_ADVANCE] = advance_chunk};
-    static const int sum_to[] = {[HSP_LZ_START] = HSP_LZ_NORM2, [HSP_LZ_MULTIPLY] = HSP_LZ_ALPHA,
-                                 [HSP_LZ_ORTHOGONALIZE] = HSP_LZ_NORM2 + 1, [HSP_LZ_ADVANCE] = -1};
     lanczos *z = arg;
+    int at = hsp_lanczos_sum_at(pass, step);
     if (pass == HSP_LZ_READ) return HSP_OK;
     z->alpha = scalars[HSP_LZ_ALPHA + step], z->beta = sqrt(scalars[HSP_LZ_NORM2 + step]);
     hsp_pool_chunks(z->ctx->pool, z->nchunks, fns[pass], z);
-    if (sum_to[pass] >= 0) scalars[sum_to[pass] + step] = total(z->partial, z->nchunks);
+    if (at >= 0) scalars[at] = total(z->partial, z->nchunks);
     return HSP_OK;
 }
 

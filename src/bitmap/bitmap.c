@@ -87,6 +87,11 @@ static int by_value(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+void hsp_sort_block_columns(int32_t *cols, int64_t n)
+{
+    qsort(cols, (size_t)n, sizeof *cols, by_value);
+}
+
 /* Scratch of one block row: per block column, whether it is taken (by
  * block row I + 1) and where; the taken columns in order, their bitmaps
  * and where their values start. */
@@ -106,7 +111,7 @@ static int64_t block_row(const hsp_csr *A, int64_t I, row_scratch *s)
             int32_t J = A->colidx[k] / B;
             if (s->seen[J] != I + 1) s->seen[J] = (int32_t)I + 1, s->cols[n++] = J;
         }
-    qsort(s->cols, (size_t)n, sizeof *s->cols, by_value);
+    hsp_sort_block_columns(s->cols, n);
     for (int64_t b = 0; b < n; b++) s->at[s->cols[b]] = (int32_t)b, s->bits[b] = 0;
     for (int64_t i = B * I; i < last; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)

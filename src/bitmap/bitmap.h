@@ -12,6 +12,8 @@ static inline int64_t hsp_blocks(int64_t n)
     return (n + HSP_BITMAP_SIDE - 1) / HSP_BITMAP_SIDE;
 }
 
+/* Sort n block columns ascending. */
+void hsp_sort_block_columns(int32_t *cols, int64_t n);
 /* An nrows x ncols matrix with room for nblocks blocks and nnz values, its
  * arrays left for the caller to fill. */
 hsp_status hsp_bitmap_new(int32_t nrows, int32_t ncols, int64_t nblocks, int64_t nnz, hsp_precision precision,

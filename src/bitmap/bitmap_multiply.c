@@ -64,6 +64,8 @@ typedef struct {
     int64_t nslots, cap;
     uint64_t *taken; /* a bit per block column: has a slot */
     int64_t words;   /* of taken */
+    int64_t flops;   /* multiply-adds of the values pass */
+    int failed;      /* a slot array could not grow */
 } slots;
 
 typedef struct {
@@ -73,16 +75,8 @@ typedef struct {
     int64_t *cut;           /* parts of A's block rows */
     int64_t *blocks, *nnz;  /* per block row I of C, at I + 1: counted; then where each starts, at I */
     slots *ws;              /* per thread */
-    int64_t *flops;         /* per thread */
-    int failed;             /* a slot array could not grow */
     int pattern;            /* C's pattern only: no values pass, every value 1 */
 } product_run;
-
-static int by_value(const void *x, const void *y)
-{
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-    return (a > b) - (a < b);
-}
 
 /* w without slots (slot_of all -1 again). */
 static void empty(slots *w)
@@ -97,7 +91,7 @@ static void order_columns(slots *w)
 {
     int64_t n = w->nslots, log2n = 64 - __builtin_clzll((uint64_t)n | 1);
     if (n * log2n < w->words) {
-        qsort(w->col, (size_t)n, sizeof *w->col, by_value);
+        hsp_sort_block_columns(w->col, n);
         return;
     }
     n = 0;
@@ -153,7 +147,7 @@ static int64_t gather(product_run *r, slots *w, int64_t I, int values)
         for (int64_t q = r->b.row[J]; q < r->b.row[J + 1]; q++) {
             uint64_t bits = pattern_product(A->bitmap[p], Bm->bitmap[q]);
             int64_t s = bits ? slot(w, (int32_t)(Bm->key[q] & 0xffffffffu)) : -2;
-            if (s == -1) return r->failed = 1, flops;
+            if (s == -1) return w->failed = 1, flops;
             if (s < 0) continue;
             w->bits[s] |= bits;
             if (!values) continue;
@@ -195,7 +189,7 @@ static void count_part(void *arg, int tid, int64_t part)
 {
     product_run *r = arg;
     slots *w = &r->ws[tid];
-    for (int64_t I = r->cut[part]; I < r->cut[part + 1] && !r->failed; I++) {
+    for (int64_t I = r->cut[part]; I < r->cut[part + 1] && !w->failed; I++) {
         gather(r, w, I, 0);
         r->blocks[I + 1] = w->nslots, r->nnz[I + 1] = 0;
         for (int64_t s = 0; s < w->nslots; s++) r->nnz[I + 1] += __builtin_popcountll(w->bits[s]);
@@ -208,8 +202,8 @@ static void fill_part(void *arg, int tid, int64_t part)
 {
     product_run *r = arg;
     slots *w = &r->ws[tid];
-    for (int64_t I = r->cut[part]; I < r->cut[part + 1] && !r->failed; I++) {
-        r->flops[tid] += gather(r, w, I, !r->pattern);
+    for (int64_t I = r->cut[part]; I < r->cut[part + 1] && !w->failed; I++) {
+        w->flops += gather(r, w, I, !r->pattern);
         write_row(r, w, I);
     }
 }
@@ -256,7 +250,6 @@ static hsp_status slots_new(product_run *r, int threads, int32_t ncols)
     enum { FIRST_SLOTS = 64 };
     int64_t nbcols = hsp_blocks(ncols);
     r->ws = calloc((size_t)threads, sizeof *r->ws);
-    r->flops = calloc((size_t)threads, sizeof *r->flops);
     for (int t = 0; r->ws && t < threads; t++) {
         slots *w = &r->ws[t];
         w->slot_of = malloc(((size_t)nbcols + 1) * sizeof *w->slot_of), w->cap = FIRST_SLOTS;
@@ -266,14 +259,14 @@ static hsp_status slots_new(product_run *r, int threads, int32_t ncols)
         if (!w->slot_of || !w->col || !w->bits || !w->tile || !w->taken) return hsp_fail(HSP_ERR_NOMEM, "no memory for blocks of C");
         for (int64_t K = 0; K <= nbcols; K++) w->slot_of[K] = -1;
     }
-    return r->ws && r->flops ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for blocks of C");
+    return r->ws ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for blocks of C");
 }
 
 static void run_free(product_run *r, int threads)
 {
     for (int t = 0; r->ws && t < threads; t++)
         free(r->ws[t].slot_of), free(r->ws[t].col), free(r->ws[t].bits), free(r->ws[t].tile), free(r->ws[t].taken);
-    free(r->ws), free(r->flops), free(r->cut), free(r->blocks), free(r->nnz);
+    free(r->ws), free(r->cut), free(r->blocks), free(r->nnz);
     free(r->a.row), free(r->a.start), free(r->b.row), free(r->b.start);
 }
 
@@ -285,6 +278,14 @@ static hsp_status make_c(product_run *r)
     r->blocks[0] = r->nnz[0] = 0;
     for (int64_t I = 0; I < nbrows; I++) r->blocks[I + 1] += r->blocks[I], r->nnz[I + 1] += r->nnz[I];
     return hsp_bitmap_new(r->A->nrows, r->B->ncols, r->blocks[nbrows], r->nnz[nbrows], r->A->precision, &r->C);
+}
+
+/* Did a thread's slots fail to grow? */
+static int any_failed(const product_run *r, int threads)
+{
+    int failed = 0;
+    for (int t = 0; t < threads; t++) failed |= r->ws[t].failed;
+    return failed;
 }
 
 /* hsp_bitmap_multiply of checked operands on ctx's pool. */
@@ -300,10 +301,10 @@ static hsp_status multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_bitm
     if (s == HSP_OK) s = split_rows(&r, threads, &parts);
     if (s == HSP_OK) s = slots_new(&r, threads, B->ncols);
     if (s == HSP_OK) hsp_pool_chunks(ctx->pool, parts, count_part, &r);
-    if (s == HSP_OK && !r.failed) s = make_c(&r);
-    if (s == HSP_OK && !r.failed) hsp_pool_chunks(ctx->pool, parts, fill_part, &r);
-    if (s == HSP_OK && r.failed) s = hsp_fail(HSP_ERR_NOMEM, "no memory for the blocks of a block row of C");
-    for (int t = 0; s == HSP_OK && t < threads; t++) *flops += 2 * r.flops[t];
+    if (s == HSP_OK && !any_failed(&r, threads)) s = make_c(&r);
+    if (s == HSP_OK && !any_failed(&r, threads)) hsp_pool_chunks(ctx->pool, parts, fill_part, &r);
+    if (s == HSP_OK && any_failed(&r, threads)) s = hsp_fail(HSP_ERR_NOMEM, "no memory for the blocks of a block row of C");
+    for (int t = 0; s == HSP_OK && t < threads; t++) *flops += 2 * r.ws[t].flops;
     if (s == HSP_OK) *C = r.C;
     else hsp_bitmap_free(r.C);
     run_free(&r, threads);

@@ -524,12 +524,11 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
                                   [HSP_LZ_ORTHOGONALIZE] = GK_LZ_ORTHOGONALIZE, [HSP_LZ_ADVANCE] = GK_LZ_ADVANCE};
     static const int nargs[] = {[HSP_LZ_START] = 9, [HSP_LZ_MULTIPLY] = 10, [HSP_LZ_ORTHOGONALIZE] = 9,
                                 [HSP_LZ_ADVANCE] = 8};
-    static const int sum_to[] = {[HSP_LZ_START] = HSP_LZ_NORM2, [HSP_LZ_MULTIPLY] = HSP_LZ_ALPHA,
-                                 [HSP_LZ_ORTHOGONALIZE] = HSP_LZ_NORM2 + 1, [HSP_LZ_ADVANCE] = -1};
     gpu *g = dev->state;
     const gpu_held *h = held;
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, alpha_at = HSP_LZ_ALPHA + step, norm2_at = HSP_LZ_NORM2 + step;
+    int sum_at = hsp_lanczos_sum_at(pass, step);
     hsp_status s = HSP_OK;
     if (pass == HSP_LZ_END) {
         lanczos_free(g, *work);
@@ -553,7 +552,7 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
         [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), arr(&x[LZ_SCALARS]), gpu_val(&norm2_at, sizeof norm2_at),
                             arr(&x[LZ_SCALE]), arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PREV]), arr(&x[LZ_U])}};
     if (n) s = g->ops->launch(g, dbl, kernels[pass], a[pass], nargs[pass], ngroups, size);
-    if (s == HSP_OK && sum_to[pass] >= 0) s = lanczos_sum(g, dbl, z, (int64_t)ngroups, sum_to[pass] + step);
+    if (s == HSP_OK && sum_at >= 0) s = lanczos_sum(g, dbl, z, (int64_t)ngroups, sum_at);
     return gpu_noted(dev, s);
 }
 

@@ -120,6 +120,13 @@ typedef struct hsp_held_ops {
 enum { HSP_LZ_START, HSP_LZ_ADVANCE, HSP_LZ_MULTIPLY, HSP_LZ_ORTHOGONALIZE, HSP_LZ_READ, HSP_LZ_END };
 enum { HSP_LZ_STEPS = 15, HSP_LZ_ALPHA = 0, HSP_LZ_NORM2 = HSP_LZ_STEPS, HSP_LZ_SCALARS = 2 * HSP_LZ_STEPS + 1 };
 
+/* The scalar that pass `pass` of step `step` sums into, or -1 (ADVANCE). */
+static inline int hsp_lanczos_sum_at(int pass, int step)
+{
+    return pass == HSP_LZ_START ? HSP_LZ_NORM2 : pass == HSP_LZ_MULTIPLY ? HSP_LZ_ALPHA + step
+           : pass == HSP_LZ_ORTHOGONALIZE ? HSP_LZ_NORM2 + step + 1 : -1;
+}
+
 /* Entry i of the Lanczos start vector: a hash of i in [-0.5, 0.5), so that
  * every frequency is in it and any device makes it in parallel
  * (kernels/amg.cl's lanczos_start is the same function). */

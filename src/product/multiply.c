@@ -205,8 +205,8 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
     hsp_context_lock(ctx);
     hsp_status s = ctx->options.bitmap ? multiply_blocked(ctx, A, B, C, stats)
                                        : multiply(ctx, A, B, ctx->options.unsorted, C, stats);
-    if (s == HSP_OK && ctx->options.pattern) hsp_csr_set_ones(*C);
-    else if (s == HSP_OK && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats);
+    if (s == HSP_OK && ctx->options.pattern && !ctx->options.bitmap) hsp_csr_set_ones(*C); /* blocks give ones */
+    else if (s == HSP_OK && !ctx->options.pattern && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats);
     hsp_context_unlock(ctx);
     return s;
 }
