@@ -130,6 +130,12 @@ all_mutants() {
     # a block pair's values skip the row of B's block that an entry of A's block meets
     mutant bitmap-value-row src/bitmap/bitmap_multiply.c 'bv + __builtin_popcountll(b & (((uint64_t)1 << (B * t)) - 1))' \
         'bv + __builtin_popcountll(b & (((uint64_t)1 << (B * t)) >> 1))' 'tests/t_bitmap'
+    # the device's block product adds into the entry of C before the right one
+    mutant bitmap-kernel-entry kernels/bitmap.cl 'cval[at[J] + popcount(c & ((1UL << cbit) - 1))]' \
+        'cval[at[J] + popcount(c & ((1UL << cbit) >> 1))]' 'tests/t_bitmap_nosvm.sh'
+    # the device drops the last block column of a block row of C over 512 blocks
+    mutant bitmap-kernel-last kernels/bitmap.cl 'yes = J <= st[2] && mark[J] != 0' 'yes = J < st[2] && mark[J] != 0' \
+        'tests/t_bitmap_nosvm.sh'
     mutant plan-leak src/product/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
 }
 

@@ -139,7 +139,9 @@ static void test_products(hsp_context *ctx)
     hsp_csr_from_triplets(300, 3000, 3000, row, col, one, HSP_DOUBLE, &Long);
     product(ctx, Long, R, "a row of 3000 entries");
     product(ctx, L, R, "long and thin");
-    hsp_csr_free(L), hsp_csr_free(R), hsp_csr_free(Long);
+    hsp_csr *Few = ref_random(40, 8, 1, 4, HSP_DOUBLE, 11), *Wide = ref_random(8, 9000, 2000, 6000, HSP_DOUBLE, 12);
+    product(ctx, Few, Wide, "block rows of C of over 512 blocks (a device orders them by its marks)");
+    hsp_csr_free(L), hsp_csr_free(R), hsp_csr_free(Long), hsp_csr_free(Few), hsp_csr_free(Wide);
 }
 
 /* [1 1] [1; -1]: one entry, 0, kept. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "bitmap.h"
 #include "context.h"
+#include "device.h"
 #include "internal.h"
 #include "pool.h"
 
@@ -321,13 +322,15 @@ hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_
     double start = hsp_now_ms();
     int64_t flops = 0;
     hsp_context_lock(ctx);
-    s = multiply(ctx, A, B, C, &flops);
+    hsp_device *dev = ctx->device && ctx->device->bitmap_multiply ? ctx->device : NULL;
+    s = dev ? dev->bitmap_multiply(dev, A, B, ctx->options.pattern, C, &flops) : multiply(ctx, A, B, C, &flops);
     hsp_context_unlock(ctx);
     if (stats && s == HSP_OK) {
         memset(stats, 0, sizeof *stats);
         stats->ms_total = hsp_now_ms() - start, stats->flops = flops, stats->nnz_c = (*C)->nnz;
         stats->threads = hsp_pool_size(ctx->pool), stats->bitmap = 1, stats->blocks_c = (*C)->nblocks;
-        snprintf(stats->device, sizeof stats->device, "CPU threads (%d), bitmap blocks", stats->threads);
+        if (dev) snprintf(stats->device, sizeof stats->device, "%.140s, bitmap blocks", dev->description);
+        else snprintf(stats->device, sizeof stats->device, "CPU threads (%d), bitmap blocks", stats->threads);
     }
     return s;
 }

@@ -443,6 +443,7 @@ void gpu_device_init(hsp_device *dev)
     dev->wait = gpu_wait;
     dev->arrange = gpu_arrange;
     dev->spmm = gpu_spmm;
+    dev->bitmap_multiply = gpu_bitmap_multiply;
     if (g->host_arrays) return;
     dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop, dev->bin = gpu_bin;
     dev->held_ops = &gpu_held_ops;

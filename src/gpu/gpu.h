@@ -25,7 +25,9 @@ enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_RO
        /* sparse times dense (gpu_spmm.c) */
        GK_SPMM, GK_SPMM_LANES, GK_SPMM_GATHER,
        /* the Lanczos passes of a resident hierarchy's rho (gpu_amg.c) */
-       GK_LZ_START, GK_LZ_MULTIPLY, GK_LZ_ORTHOGONALIZE, GK_LZ_ADVANCE, GK_LZ_SUM, GK_HEAP,
+       GK_LZ_START, GK_LZ_MULTIPLY, GK_LZ_ORTHOGONALIZE, GK_LZ_ADVANCE, GK_LZ_SUM,
+       /* bitmap-blocked products (gpu_bitmap.c) */
+       GK_BM_ROWS, GK_BM_BITS, GK_BM_COUNT, GK_BM_FILL, GK_HEAP,
        GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
 
 /* Does kernel number j exist (heap kernels start at u = 2)? */
@@ -241,6 +243,11 @@ hsp_status gpu_nnz_read(gpu *g, struct hsp_job *job);
  * int64_t on the device, whose sum must fit), all on the device; *total =
  * crp[m], read back (a wait for the queue) unless total is NULL. */
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
+
+/* C = A B of bitmap-blocked operands (the device's bitmap_multiply,
+ * gpu_bitmap.c, kernels/bitmap.cl). */
+hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_bitmap *B, int pattern,
+                               hsp_bitmap **C, int64_t *flops);
 
 /* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */
 extern const hsp_held_ops gpu_held_ops;

@@ -17,7 +17,8 @@ const char *gpu_kernel_name(int kernel, char *buf)
                                   "hsp_hash_rows_count", "hsp_hash_count", "hsp_part_scan", "hsp_bin_scan",
                                   "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes",
                                   "hsp_spmm_gather", "hsp_lz_start", "hsp_lz_multiply", "hsp_lz_orthogonalize",
-                                  "hsp_lz_advance", "hsp_lz_sum"};
+                                  "hsp_lz_advance", "hsp_lz_sum", "hsp_bm_rows", "hsp_bm_bits", "hsp_bm_count",
+                                  "hsp_bm_fill"};
     if (kernel < GK_HEAP) return names[kernel];
     snprintf(buf, 24, "hsp_heap_%d", kernel - GK_HEAP);
     return buf;
