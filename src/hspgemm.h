@@ -215,9 +215,9 @@ typedef struct {
                              made inside plans, hsp_rap and the AMG setup are sorted
                              whatever this says.  Default 0: sorted */
     int bitmap;           /* nonzero: hsp_multiply blocks A and B into 8x8 bitmaps
-                             (hsp_bitmap_from_csr), multiplies them block by block on
-                             the CPU threads (hsp_bitmap_multiply), whatever the device,
-                             and gives C back in CSR; stats' times include the
+                             (hsp_bitmap_from_csr), multiplies them block by block
+                             (hsp_bitmap_multiply: on the GPU device, else the CPU
+                             threads) and gives C back in CSR; stats' times include the
                              conversions.  Other products (plans, hsp_rap, resident
                              ones, the AMG setup) are not blocked.  Default 0 */
     int pattern;          /* nonzero: hsp_multiply gives C's pattern, every value 1 (the
@@ -664,8 +664,8 @@ hsp_status hsp_bitmap_check(const hsp_bitmap *B);
 /* Bytes of B's arrays (keys, bitmaps, values). */
 int64_t hsp_bitmap_bytes(const hsp_bitmap *B);
 void hsp_bitmap_free(hsp_bitmap *B);
-/* C = A*B of valid A and B of one precision, block by block on ctx's CPU
- * threads: each block of C sums the products of A's blocks in its block
+/* C = A*B of valid A and B of one precision, block by block on ctx's GPU
+ * device (opencl, hsa) where it has one, else on its CPU threads: each block of C sums the products of A's blocks in its block
  * row with B's blocks in their block rows, its pattern the blocks'
  * pattern product (an entry that cancels to zero is kept, as hsp_multiply
  * keeps it); with ctx's options.pattern, C's pattern only, every value 1.

@@ -373,8 +373,8 @@ class Context:
     grow: how a long row's buffer grows, "realloc" or "copy".
     methods: the per-row methods of short, medium and long rows: one name or three of
       "default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2"; or "bitmap":
-      matmul blocks A and B into 8x8 bitmaps and multiplies them on the CPU threads whatever the
-      device (stats["bitmap"] True, stats["blocks_c"] C's blocks; README: Bitmap-blocked matrices).
+      matmul blocks A and B into 8x8 bitmaps and multiplies them on the GPU device, else the CPU
+      threads (stats["bitmap"] True, stats["blocks_c"] C's blocks; README: Bitmap-blocked matrices).
     mem_limit: bytes of temporary and output memory a product may hold, 0 = no limit.
     small_nnz: with a GPU, products whose operands hold at most this many entries run on the
       CPU threads (0 = 2^18, -1 = none).

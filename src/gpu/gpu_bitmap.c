@@ -166,6 +166,7 @@ hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_b
     if (s == HSP_OK) s = count(g, dbl, a, b, c, nbrows, nbcols, totals);
     if (s == HSP_OK) s = make_c(g, dbl, A, B, a, b, c, pattern, totals, C);
     if (s == HSP_OK) *flops = pattern ? 0 : 2 * totals[2]; /* a pattern multiplies no values */
+    if (s != HSP_OK && !g->lost) g->ops->finish(g); /* launches may still use the arrays */
     if (s != HSP_OK) hsp_bitmap_free(*C), *C = NULL;
     if (!g->lost) arrays_free(g, a, M_ARRAYS), arrays_free(g, b, M_ARRAYS), arrays_free(g, c, C_ARRAYS);
     return gpu_noted(dev, s);
