@@ -133,8 +133,8 @@ all_mutants() {
     # the device's block product adds into the entry of C before the right one
     mutant bitmap-kernel-entry kernels/bitmap.cl 'cval[at[J] + popcount(c & ((1UL << cbit) - 1))]' \
         'cval[at[J] + popcount(c & ((1UL << cbit) >> 1))]' 'tests/t_bitmap_nosvm.sh'
-    # the device drops the last block column of a block row of C over 512 blocks
-    mutant bitmap-kernel-last kernels/bitmap.cl 'yes = J <= st[2] && mark[J] != 0' 'yes = J < st[2] && mark[J] != 0' \
+    # the device writes the block columns of a block row of C over 512 blocks from last to first
+    mutant bitmap-kernel-order kernels/bitmap.cl 'if (yes) ckey[cb + done + at]' 'if (yes) ckey[cb + n - 1 - done - at]' \
         'tests/t_bitmap_nosvm.sh'
     mutant plan-leak src/product/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
 }
