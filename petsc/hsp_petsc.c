@@ -1,0 +1,406 @@
+/* hsp_petsc.c: the aijhsp matrix types (hsp_petsc.h).  seqaijhsp is SeqAIJ
+ * with a product set-up of its own: C = A*B and C = P^T*A*P of SeqAIJ
+ * operands go to hspgemm (hsp_multiply_plan, hsp_rap), whose plan the
+ * product keeps for its numeric phases (hsp_multiply_reuse, hsp_rap_reuse);
+ * the operands' arrays are read in place (row pointers widened to 64 bits)
+ * and C is set from hspgemm's CSR.  mpiaijhsp is MPIAIJ whose products take
+ * PETSc's "backend" algorithm, which makes them from products of the ranks'
+ * local blocks, made seqaijhsp here.  Every other product is PETSc's own.
+ * hspgemm's context is made at the first product and freed by
+ * PetscFinalize. */
+#include <petsc/private/matimpl.h>
+#include <unistd.h>
+#include "hsp_petsc.h"
+#include "hspgemm.h"
+
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+#error "the hspgemm plugin needs PETSc with real double scalars"
+#endif
+
+/* What the process shares: hspgemm's context, the set-ups of SeqAIJ and
+ * MPIAIJ products (for the products left to PETSc), and the counts. */
+static hsp_context *context;
+static PetscErrorCode (*seqaij_products)(Mat);
+static PetscErrorCode (*mpiaij_products)(Mat);
+static PetscInt counts[3]; /* symbolic A*B, symbolic P^T*A*P, numeric */
+
+/* PETSc's error for hspgemm's last failure, our message inside. */
+#define HSP_CHECK(comm, s) PetscCheck((s) == HSP_OK, comm, PETSC_ERR_LIB, "hspgemm: %s", hsp_errmsg())
+
+static PetscErrorCode context_free(void)
+{
+    PetscFunctionBegin;
+    hsp_context_free(context);
+    context = NULL;
+    PetscFunctionReturn(0);
+}
+
+/* CPU threads for hspgemm: -hsp_threads, else the cores of this machine
+ * shared among its ranks. */
+static PetscErrorCode threads_of(PetscInt *threads)
+{
+    MPI_Comm node;
+    PetscMPIInt ranks;
+    PetscBool set;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    PetscFunctionBegin;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
+    if (set) PetscFunctionReturn(0);
+    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_size(node, &ranks));
+    PetscCallMPI(MPI_Comm_free(&node));
+    *threads = cores > ranks ? (PetscInt)(cores / ranks) : 1;
+    PetscFunctionReturn(0);
+}
+
+/* hspgemm's context, made at the first product from the options. */
+static PetscErrorCode context_get(MPI_Comm comm)
+{
+    char device[64] = "cpu";
+    PetscInt threads;
+    hsp_options o;
+
+    PetscFunctionBegin;
+    if (context) PetscFunctionReturn(0);
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-hsp_device", device, sizeof device, NULL));
+    PetscCall(threads_of(&threads));
+    hsp_options_init(&o);
+    o.device = device, o.threads = (int)threads;
+    HSP_CHECK(comm, hsp_context_create(&o, &context));
+    PetscCall(PetscRegisterFinalize(context_free));
+    PetscFunctionReturn(0);
+}
+
+/* A SeqAIJ matrix seen as hspgemm's CSR: its columns and values in place,
+ * its row pointers widened. */
+typedef struct {
+    Mat M;
+    hsp_csr csr;
+    PetscInt n;
+    const PetscInt *ia, *ja;
+    const PetscScalar *a;
+} operand;
+
+static PetscErrorCode operand_open(Mat M, operand *x)
+{
+    PetscBool done;
+
+    PetscFunctionBegin;
+    PetscCheck(sizeof(PetscInt) == sizeof(int32_t), PetscObjectComm((PetscObject)M), PETSC_ERR_SUP,
+               "hspgemm: PETSc's 64-bit indices are not supported");
+    x->M = M;
+    PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &x->n, &x->ia, &x->ja, &done));
+    PetscCheck(done, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "hspgemm: cannot read the rows of a %s matrix",
+               ((PetscObject)M)->type_name);
+    PetscCall(MatSeqAIJGetArrayRead(M, &x->a));
+    x->csr = (hsp_csr){(int32_t)M->rmap->n, (int32_t)M->cmap->n, x->ia[x->n], HSP_DOUBLE, NULL,
+                       (int32_t *)x->ja, (void *)x->a};
+    PetscCall(PetscMalloc1(x->n + 1, &x->csr.rowptr));
+    for (PetscInt i = 0; i <= x->n; i++) x->csr.rowptr[i] = x->ia[i];
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode operand_close(operand *x)
+{
+    PetscBool done;
+
+    PetscFunctionBegin;
+    PetscCall(PetscFree(x->csr.rowptr));
+    PetscCall(MatSeqAIJRestoreArrayRead(x->M, &x->a));
+    PetscCall(MatRestoreRowIJ(x->M, 0, PETSC_FALSE, PETSC_FALSE, &x->n, &x->ia, &x->ja, &done));
+    PetscFunctionReturn(0);
+}
+
+/* A product's data: hspgemm's plan and C, and the operands' states when C's
+ * values were made (its numeric phase makes them again only where changed). */
+typedef struct {
+    hsp_plan *plan;
+    hsp_csr *C;
+    PetscObjectState made[2];
+} product_data;
+
+static PetscErrorCode product_data_free(void *data)
+{
+    product_data *d = data;
+
+    PetscFunctionBegin;
+    hsp_plan_free(d->plan);
+    hsp_csr_free(d->C);
+    PetscCall(PetscFree(d));
+    PetscFunctionReturn(0);
+}
+
+/* The states of the product's operands. */
+static PetscErrorCode states_of(Mat_Product *product, PetscObjectState state[2])
+{
+    PetscFunctionBegin;
+    PetscCall(PetscObjectStateGet((PetscObject)product->A, &state[0]));
+    PetscCall(PetscObjectStateGet((PetscObject)product->B, &state[1]));
+    PetscFunctionReturn(0);
+}
+
+/* C's values from hspgemm's. */
+static PetscErrorCode values_to(Mat C, const hsp_csr *c)
+{
+    PetscScalar *v;
+
+    PetscFunctionBegin;
+    PetscCall(MatSeqAIJGetArrayWrite(C, &v));
+    PetscCall(PetscArraycpy(v, (const PetscScalar *)c->values, c->nnz));
+    PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
+    PetscFunctionReturn(0);
+}
+
+/* The numeric phase: C's values by the plan, unless the operands are as the
+ * symbolic phase found them (its values are C's already). */
+static PetscErrorCode product_numeric(Mat C)
+{
+    Mat_Product *product = C->product;
+    product_data *d = product->data;
+    PetscObjectState now[2];
+    operand a, b;
+    hsp_status s;
+
+    PetscFunctionBegin;
+    PetscCall(states_of(product, now));
+    if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
+    PetscCall(operand_open(product->A, &a));
+    PetscCall(operand_open(product->B, &b));
+    s = product->type == MATPRODUCT_AB ? hsp_multiply_reuse(context, d->plan, &a.csr, &b.csr, d->C)
+                                       : hsp_rap_reuse(context, d->plan, NULL, &a.csr, &b.csr, d->C);
+    PetscCall(operand_close(&a));
+    PetscCall(operand_close(&b));
+    HSP_CHECK(PetscObjectComm((PetscObject)C), s);
+    PetscCall(values_to(C, d->C));
+    PetscCall(states_of(product, d->made));
+    counts[2]++;
+    PetscFunctionReturn(0);
+}
+
+/* C of hspgemm's c: its sizes, type, pattern and values. */
+static PetscErrorCode matrix_of(Mat C, const hsp_csr *c)
+{
+    PetscInt *i, *j;
+
+    PetscFunctionBegin;
+    PetscCall(MatSetSizes(C, c->nrows, c->ncols, c->nrows, c->ncols));
+    PetscCall(MatSetType(C, MATSEQAIJHSP));
+    PetscCall(PetscMalloc2(c->nrows + 1, &i, c->nnz, &j));
+    for (PetscInt r = 0; r <= c->nrows; r++) i[r] = (PetscInt)c->rowptr[r];
+    for (int64_t k = 0; k < c->nnz; k++) j[k] = c->colidx[k];
+    PetscCall(MatSeqAIJSetPreallocationCSR(C, i, j, (const PetscScalar *)c->values));
+    PetscCall(PetscFree2(i, j));
+    PetscFunctionReturn(0);
+}
+
+/* The symbolic phase: C and the plan by hspgemm (C's values too: the
+ * numeric phase that follows keeps them if the operands stay as they are). */
+static PetscErrorCode product_symbolic(Mat C)
+{
+    Mat_Product *product = C->product;
+    MPI_Comm comm = PetscObjectComm((PetscObject)C);
+    product_data *d;
+    operand a, b;
+    hsp_status s;
+
+    PetscFunctionBegin;
+    PetscCall(context_get(comm));
+    PetscCall(PetscNew(&d));
+    PetscCall(operand_open(product->A, &a));
+    PetscCall(operand_open(product->B, &b));
+    s = product->type == MATPRODUCT_AB ? hsp_multiply_plan(context, &a.csr, &b.csr, &d->C, &d->plan, NULL)
+                                       : hsp_rap(context, NULL, &a.csr, &b.csr, HSP_RAP_R_AP, &d->C, &d->plan, NULL);
+    PetscCall(operand_close(&a));
+    PetscCall(operand_close(&b));
+    if (s != HSP_OK) PetscCall(product_data_free(d));
+    HSP_CHECK(comm, s);
+    PetscCall(matrix_of(C, d->C));
+    PetscCall(states_of(product, d->made));
+    product->data = d;
+    product->destroy = product_data_free;
+    C->ops->productnumeric = product_numeric;
+    counts[product->type == MATPRODUCT_AB ? 0 : 1]++;
+    PetscFunctionReturn(0);
+}
+
+/* Is M SeqAIJ or a type built on it (its name begins "seqaij")? */
+static PetscBool is_seqaij(Mat M)
+{
+    PetscBool yes = PETSC_FALSE;
+    PetscCallAbort(PETSC_COMM_SELF, PetscObjectBaseTypeCompare((PetscObject)M, MATSEQAIJ, &yes));
+    return yes;
+}
+
+/* A product of a seqaijhsp: A*B and P^T*A*P of SeqAIJ operands by
+ * hspgemm, the rest as SeqAIJ does them. */
+static PetscErrorCode seq_products(Mat C)
+{
+    Mat_Product *product = C->product;
+
+    PetscFunctionBegin;
+    if ((product->type == MATPRODUCT_AB || product->type == MATPRODUCT_PtAP) && is_seqaij(product->A) &&
+        is_seqaij(product->B)) {
+        C->ops->productsymbolic = product_symbolic;
+        PetscFunctionReturn(0);
+    }
+    PetscCall(seqaij_products(C));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode convert_seq_back(Mat A, MatType type, MatReuse reuse, Mat *out);
+
+/* A SeqAIJ matrix into a seqaijhsp (in place, or a copy). */
+static PetscErrorCode convert_seq(Mat A, MatType type, MatReuse reuse, Mat *out)
+{
+    Mat B = *out;
+
+    PetscFunctionBegin;
+    (void)type;
+    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    if (!seqaij_products) seqaij_products = B->ops->productsetfromoptions;
+    B->ops->productsetfromoptions = seq_products;
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJHSP));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijhsp_C", convert_seq));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijhsp_seqaij_C", convert_seq_back));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaijhsp_seqaij_C", seq_products));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaij_seqaijhsp_C", seq_products));
+    *out = B;
+    PetscFunctionReturn(0);
+}
+
+/* A seqaijhsp back into SeqAIJ. */
+static PetscErrorCode convert_seq_back(Mat A, MatType type, MatReuse reuse, Mat *out)
+{
+    Mat B = *out;
+
+    PetscFunctionBegin;
+    (void)type;
+    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    B->ops->productsetfromoptions = seqaij_products;
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijhsp_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijhsp_seqaij_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaijhsp_seqaij_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaij_seqaijhsp_C", NULL));
+    *out = B;
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatCreate_SeqAIJHSP(Mat A)
+{
+    PetscFunctionBegin;
+    PetscCall(MatSetType(A, MATSEQAIJ));
+    PetscCall(convert_seq(A, MATSEQAIJHSP, MAT_INPLACE_MATRIX, &A));
+    PetscFunctionReturn(0);
+}
+
+/* M's local blocks made seqaijhsp, where M is MPIAIJ (assembled: the blocks
+ * exist) and they are not yet. */
+static PetscErrorCode local_blocks(Mat M)
+{
+    PetscBool mpi;
+    Mat block[2];
+
+    PetscFunctionBegin;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)M, MATMPIAIJ, &mpi));
+    if (!mpi) PetscFunctionReturn(0);
+    PetscCall(MatMPIAIJGetSeqAIJ(M, &block[0], &block[1], NULL));
+    for (int k = 0; k < 2; k++)
+        if (block[k] && block[k]->ops->productsetfromoptions != seq_products)
+            PetscCall(convert_seq(block[k], MATSEQAIJHSP, MAT_INPLACE_MATRIX, &block[k]));
+    PetscFunctionReturn(0);
+}
+
+/* A product of an mpiaijhsp: A*B, A^T*B and P^T*A*P by PETSc's backend
+ * algorithm (local products of seqaijhsp blocks) unless another was asked
+ * for, the rest as MPIAIJ does them. */
+static PetscErrorCode mpi_products(Mat C)
+{
+    Mat_Product *product = C->product;
+    PetscBool asked;
+
+    PetscFunctionBegin;
+    if (product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_PtAP) {
+        PetscCall(local_blocks(product->A));
+        PetscCall(local_blocks(product->B));
+        PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &asked));
+        if (asked) PetscCall(MatProductSetAlgorithm(C, "backend"));
+    }
+    PetscCall(mpiaij_products(C));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode convert_mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out);
+
+/* An MPIAIJ matrix into an mpiaijhsp (in place, or a copy). */
+static PetscErrorCode convert_mpi(Mat A, MatType type, MatReuse reuse, Mat *out)
+{
+    Mat B = *out;
+
+    PetscFunctionBegin;
+    (void)type;
+    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    if (!mpiaij_products) mpiaij_products = B->ops->productsetfromoptions;
+    B->ops->productsetfromoptions = mpi_products;
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJHSP));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhsp_C", convert_mpi));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhsp_mpiaij_C", convert_mpi_back));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaijhsp_mpiaij_C", mpi_products));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaij_mpiaijhsp_C", mpi_products));
+    *out = B;
+    PetscFunctionReturn(0);
+}
+
+/* An mpiaijhsp back into MPIAIJ (its blocks stay seqaijhsp: SeqAIJ still). */
+static PetscErrorCode convert_mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out)
+{
+    Mat B = *out;
+
+    PetscFunctionBegin;
+    (void)type;
+    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    B->ops->productsetfromoptions = mpiaij_products;
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhsp_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhsp_mpiaij_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaijhsp_mpiaij_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaij_mpiaijhsp_C", NULL));
+    *out = B;
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatCreate_MPIAIJHSP(Mat A)
+{
+    PetscFunctionBegin;
+    PetscCall(MatSetType(A, MATMPIAIJ));
+    PetscCall(convert_mpi(A, MATMPIAIJHSP, MAT_INPLACE_MATRIX, &A));
+    PetscFunctionReturn(0);
+}
+
+PetscErrorCode PetscHspgemmRegister(void)
+{
+    static PetscBool done;
+
+    PetscFunctionBegin;
+    if (done) PetscFunctionReturn(0);
+    done = PETSC_TRUE;
+    PetscCall(MatRegister(MATSEQAIJHSP, MatCreate_SeqAIJHSP));
+    PetscCall(MatRegister(MATMPIAIJHSP, MatCreate_MPIAIJHSP));
+    PetscCall(MatRegisterRootName(MATAIJHSP, MATSEQAIJHSP, MATMPIAIJHSP));
+    PetscFunctionReturn(0);
+}
+
+PetscErrorCode PetscHspgemmGetCounts(PetscInt *ab, PetscInt *ptap, PetscInt *numeric)
+{
+    PetscFunctionBegin;
+    *ab = counts[0], *ptap = counts[1], *numeric = counts[2];
+    PetscFunctionReturn(0);
+}
+
+/* What PETSc calls when -dll_append loads libhspgemm_petsc. */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_hspgemm_petsc(void);
+PetscErrorCode PetscDLLibraryRegister_hspgemm_petsc(void)
+{
+    return PetscHspgemmRegister();
+}

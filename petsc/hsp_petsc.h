@@ -1,0 +1,27 @@
+/* hsp_petsc.h: PETSc's AIJ matrices with products by hspgemm (the plugin
+ * libhspgemm_petsc).  A matrix of type MATAIJHSP ("aijhsp": "seqaijhsp" on
+ * one rank, "mpiaijhsp" on several) is AIJ in every way but that its
+ * products C = A*B and C = P^T*A*P (MatMatMult, MatPtAP, MatProduct: AB and
+ * PtAP) run in hspgemm: the symbolic phase keeps hspgemm's plan, the numeric
+ * phase computes C's values by it.  On several ranks PETSc's "backend"
+ * product gathers the rows of other ranks and assembles C, and hspgemm
+ * makes each rank's local products.  Other products are PETSc's own.
+ * Options: -hsp_device (hspgemm's device, default cpu), -hsp_threads (its
+ * CPU threads; default: the cores shared by the ranks of one machine). */
+#ifndef HSP_PETSC_H
+#define HSP_PETSC_H
+
+#include <petscmat.h>
+
+#define MATAIJHSP "aijhsp"
+#define MATSEQAIJHSP "seqaijhsp"
+#define MATMPIAIJHSP "mpiaijhsp"
+
+/* Register the types (once; PetscInitialize first).  Loading the plugin by
+ * PETSc's -dll_append option does it too. */
+PETSC_EXTERN PetscErrorCode PetscHspgemmRegister(void);
+/* The products hspgemm has made in this process since PetscHspgemmRegister:
+ * symbolic phases of A*B and of P^T*A*P, and numeric phases of either. */
+PETSC_EXTERN PetscErrorCode PetscHspgemmGetCounts(PetscInt *ab, PetscInt *ptap, PetscInt *numeric);
+
+#endif
