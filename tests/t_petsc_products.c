@@ -1,0 +1,202 @@
+/* t_petsc_products.c: products of aijhsp matrices (the PETSc plugin) against
+ * PETSc's own of the same matrices as aij, on however many ranks mpiexec
+ * gives it: C = A*P and C = P^T*A*P (pattern exact, values to rounding),
+ * both again after A's values change (the numeric phase by hspgemm's plan),
+ * a product whose operand's pattern changed between the symbolic and the
+ * numeric phase (PETSc's error, hspgemm's message inside), and one of bad
+ * sizes.  Prints "ok - ..." or "not ok - ..." a check (rank 0);
+ * tests/t_petsc.sh numbers them. */
+#include <petscmat.h>
+#include <string.h>
+#include "hsp_petsc.h"
+
+enum { SIDE = 40, PER = 4 }; /* A: 2d9 stencil on SIDE x SIDE; P: PER rows an aggregate */
+
+static char last_error[1024];
+
+/* Keeps the first message of an error (not printed). */
+static PetscErrorCode keep_message(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                                   PetscErrorType p, const char *mess, void *ctx)
+{
+    (void)comm, (void)line, (void)fun, (void)file, (void)ctx;
+    if (p == PETSC_ERROR_INITIAL && mess && !last_error[0]) strncpy(last_error, mess, sizeof last_error - 1);
+    return n;
+}
+
+/* ok on every rank? Printed by rank 0. */
+static PetscErrorCode report(PetscBool ok, const char *what)
+{
+    PetscBool all;
+
+    PetscFunctionBegin;
+    PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s - %s\n", all ? "ok" : "not ok", what));
+    PetscFunctionReturn(0);
+}
+
+/* A: the 9-point stencil, off-diagonal values varying by row and column. */
+static PetscErrorCode make_a(MatType type, Mat *A)
+{
+    PetscInt N = SIDE * SIDE, first, last;
+
+    PetscFunctionBegin;
+    PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+    PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
+    PetscCall(MatSetType(*A, type));
+    PetscCall(MatSeqAIJSetPreallocation(*A, 9, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(*A, 9, NULL, 9, NULL));
+    PetscCall(MatGetOwnershipRange(*A, &first, &last));
+    for (PetscInt i = first; i < last; i++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                PetscInt x = i % SIDE + dx, y = i / SIDE + dy, j = x + SIDE * y;
+                PetscScalar v = dx || dy ? -1.0 / (1 + (i + 3 * j) % 7) : 8.5;
+                if (x >= 0 && y >= 0 && x < SIDE && y < SIDE) PetscCall(MatSetValue(*A, i, j, v, INSERT_VALUES));
+            }
+    PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+}
+
+/* P: row i in aggregate i / PER and, every third row, the next one too. */
+static PetscErrorCode make_p(MatType type, Mat *P)
+{
+    PetscInt N = SIDE * SIDE, nc = N / PER, first, last;
+
+    PetscFunctionBegin;
+    PetscCall(MatCreate(PETSC_COMM_WORLD, P));
+    PetscCall(MatSetSizes(*P, PETSC_DECIDE, PETSC_DECIDE, N, nc));
+    PetscCall(MatSetType(*P, type));
+    PetscCall(MatSeqAIJSetPreallocation(*P, 2, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(*P, 2, NULL, 2, NULL));
+    PetscCall(MatGetOwnershipRange(*P, &first, &last));
+    for (PetscInt i = first; i < last; i++) {
+        PetscCall(MatSetValue(*P, i, i / PER, 0.5 + 0.01 * (i % 5), INSERT_VALUES));
+        if (i % 3 == 0) PetscCall(MatSetValue(*P, i, (i / PER + 1) % nc, 0.25, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+}
+
+/* Do X and Y (this rank's rows) hold the same entries, values to rounding? */
+static PetscErrorCode same(Mat X, Mat Y, PetscBool *ok)
+{
+    PetscInt M[2], N[2], first, last;
+
+    PetscFunctionBegin;
+    PetscCall(MatGetSize(X, &M[0], &N[0]));
+    PetscCall(MatGetSize(Y, &M[1], &N[1]));
+    *ok = M[0] == M[1] && N[0] == N[1];
+    PetscCall(MatGetOwnershipRange(X, &first, &last));
+    for (PetscInt i = first; i < last && *ok; i++) {
+        PetscInt nx, ny;
+        const PetscInt *cx, *cy;
+        const PetscScalar *vx, *vy;
+        PetscCall(MatGetRow(X, i, &nx, &cx, &vx));
+        PetscCall(MatGetRow(Y, i, &ny, &cy, &vy));
+        *ok = nx == ny;
+        for (PetscInt k = 0; k < nx && *ok; k++)
+            *ok = cx[k] == cy[k] && PetscAbsScalar(vx[k] - vy[k]) <= 1e-12 * (1 + PetscAbsScalar(vy[k]));
+        PetscCall(MatRestoreRow(Y, i, &ny, &cy, &vy));
+        PetscCall(MatRestoreRow(X, i, &nx, &cx, &vx));
+    }
+    PetscFunctionReturn(0);
+}
+
+/* The products made by hspgemm so far, on all ranks. */
+static PetscInt made(int which)
+{
+    PetscInt c[3], all = 0;
+    PetscCallAbort(PETSC_COMM_WORLD, PetscHspgemmGetCounts(&c[0], &c[1], &c[2]));
+    PetscCallAbort(PETSC_COMM_WORLD, MPIU_Allreduce(&c[which], &all, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+    return all;
+}
+
+/* A*P and P^T*A*P, then both again after A's values change. */
+static PetscErrorCode test_products(void)
+{
+    Mat A[2], P[2], AP[2], PtAP[2]; /* [0] PETSc's, [1] hspgemm's */
+    PetscBool ok;
+    PetscInt before;
+
+    PetscFunctionBegin;
+    for (int k = 0; k < 2; k++) {
+        PetscCall(make_a(k ? MATAIJHSP : MATAIJ, &A[k]));
+        PetscCall(make_p(k ? MATAIJHSP : MATAIJ, &P[k]));
+        PetscCall(MatMatMult(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP[k]));
+        PetscCall(MatPtAP(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtAP[k]));
+    }
+    PetscCall(same(AP[1], AP[0], &ok));
+    PetscCall(report(ok && made(0) > 0, "A*P of aijhsp matrices by hspgemm equals PETSc's"));
+    PetscCall(same(PtAP[1], PtAP[0], &ok));
+    PetscCall(report(ok && made(1) > 0, "P^T*A*P of aijhsp matrices by hspgemm equals PETSc's"));
+    before = made(2);
+    for (int k = 0; k < 2; k++) {
+        PetscCall(MatScale(A[k], -3.0));
+        PetscCall(MatShift(A[k], 0.5));
+        PetscCall(MatMatMult(A[k], P[k], MAT_REUSE_MATRIX, PETSC_DEFAULT, &AP[k]));
+        PetscCall(MatPtAP(A[k], P[k], MAT_REUSE_MATRIX, PETSC_DEFAULT, &PtAP[k]));
+    }
+    PetscCall(same(AP[1], AP[0], &ok));
+    PetscBool ok2;
+    PetscCall(same(PtAP[1], PtAP[0], &ok2));
+    PetscCall(report(ok && ok2 && made(2) > before, "both again after A's values change: by hspgemm's plans, PETSc's values"));
+    for (int k = 0; k < 2; k++) {
+        PetscCall(MatDestroy(&A[k]));
+        PetscCall(MatDestroy(&P[k]));
+        PetscCall(MatDestroy(&AP[k]));
+        PetscCall(MatDestroy(&PtAP[k]));
+    }
+    PetscFunctionReturn(0);
+}
+
+/* A product whose A gains an entry between its symbolic and numeric phases
+ * (on every rank, in its own columns: each rank's local product fails
+ * before the collective assembly of C), and one of sizes that do not
+ * match: errors, no crash. */
+static PetscErrorCode test_errors(void)
+{
+    Mat A, P, C, D;
+    PetscInt first, last;
+    PetscErrorCode e;
+
+    PetscFunctionBegin;
+    PetscCall(make_a(MATAIJHSP, &A));
+    PetscCall(make_p(MATAIJHSP, &P));
+    PetscCall(MatProductCreate(A, P, NULL, &C));
+    PetscCall(MatProductSetType(C, MATPRODUCT_AB));
+    PetscCall(MatProductSetFromOptions(C));
+    PetscCall(MatProductSymbolic(C));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatGetOwnershipRange(A, &first, &last));
+    if (last - first > 2 * SIDE) PetscCall(MatSetValue(A, first, last - 1, 1.0, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    last_error[0] = 0;
+    PetscCall(PetscPushErrorHandler(keep_message, NULL));
+    e = MatProductNumeric(C);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(report(e != 0 && strstr(last_error, "hspgemm") != NULL,
+                     "A's pattern changed after the symbolic phase: PETSc's error, hspgemm's message inside"));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# [rank] %s\n", last_error));
+    last_error[0] = 0;
+    PetscCall(PetscPushErrorHandler(keep_message, NULL));
+    e = MatMatMult(P, A, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &D);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(report(e != 0 && last_error[0], "P*A of sizes that do not match: PETSc's error"));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&P));
+    PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+    PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+    PetscCall(PetscHspgemmRegister());
+    PetscCall(test_products());
+    PetscCall(test_errors());
+    PetscCall(PetscFinalize());
+    return 0;
+}
