@@ -181,6 +181,22 @@ static void test_plan_patterns(void)
     hsp_csr_free(A), hsp_csr_free(copy), hsp_csr_free(A2), hsp_csr_free(A3), hsp_csr_free(B);
 }
 
+/* Operands of the caller's without entries, their columns and values NULL
+ * (as PETSc hands over an empty block): plans made and reused. */
+static void test_plan_empty(void)
+{
+    int64_t rows[5] = {0, 0, 0, 0, 0};
+    hsp_csr E = {4, 4, 0, HSP_DOUBLE, rows, NULL, NULL}, *C = NULL, *R = NULL;
+    hsp_plan *plan = NULL, *rplan = NULL;
+    int ok = hsp_multiply_plan(ctx, &E, &E, &C, &plan, NULL) == HSP_OK && C->nnz == 0 &&
+             hsp_multiply_reuse(ctx, plan, &E, &E, C) == HSP_OK &&
+             hsp_rap(ctx, NULL, &E, &E, HSP_RAP_R_AP, &R, &rplan, NULL) == HSP_OK && R->nnz == 0 &&
+             hsp_rap_reuse(ctx, rplan, NULL, &E, &E, R) == HSP_OK;
+    tap_ok(ok, "plans of operands without entries (NULL columns and values) made and reused%s%s", ok ? "" : ": ",
+           ok ? "" : hsp_errmsg());
+    hsp_plan_free(plan), hsp_plan_free(rplan), hsp_csr_free(C), hsp_csr_free(R);
+}
+
 /* A with values of small integers of either sign, so that products cancel. */
 static hsp_csr *cancelling(int32_t nrows, int32_t ncols, uint64_t seed)
 {
@@ -301,6 +317,7 @@ int main(void)
     test_rap_messages();
     test_amg_messages();
     test_plan_patterns();
+    test_plan_empty();
     test_drop_zeros();
     test_device_name();
     test_tune_edges();

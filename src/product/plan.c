@@ -20,7 +20,7 @@ hsp_status hsp_pattern_copy(const hsp_csr *M, hsp_pattern *p)
     p->colidx = hsp_alloc((size_t)M->nnz * sizeof *p->colidx);
     if (!p->rowptr || !p->colidx) return hsp_fail(HSP_ERR_NOMEM, "no memory for a plan's pattern");
     memcpy(p->rowptr, M->rowptr, ((size_t)M->nrows + 1) * sizeof *p->rowptr);
-    memcpy(p->colidx, M->colidx, (size_t)M->nnz * sizeof *p->colidx);
+    if (M->nnz) memcpy(p->colidx, M->colidx, (size_t)M->nnz * sizeof *p->colidx); /* (NULL where none) */
     return HSP_OK;
 }
 
@@ -37,8 +37,8 @@ hsp_status hsp_pattern_check(const hsp_pattern *p, const hsp_csr *M, const char 
                         M->nrows, M->ncols, (long long)M->nnz, p->nrows, p->ncols, (long long)p->nnz);
     for (int32_t i = 0; i < p->nrows; i++)
         if (M->rowptr[i + 1] != p->rowptr[i + 1] ||
-            memcmp(M->colidx + p->rowptr[i], p->colidx + p->rowptr[i],
-                   (size_t)(p->rowptr[i + 1] - p->rowptr[i]) * sizeof *p->colidx))
+            (p->rowptr[i + 1] > p->rowptr[i] && memcmp(M->colidx + p->rowptr[i], p->colidx + p->rowptr[i],
+                   (size_t)(p->rowptr[i + 1] - p->rowptr[i]) * sizeof *p->colidx)))
             return hsp_fail(HSP_ERR_ARG, "%s's pattern differs from the plan's in row %d: a plan computes values "
                             "only, for operands of the same pattern", name, i);
     return HSP_OK;
