@@ -140,26 +140,16 @@ static PetscErrorCode states_of(Mat_Product *product, PetscObjectState state[2])
     PetscFunctionReturn(0);
 }
 
-/* C's values from hspgemm's. */
-static PetscErrorCode values_to(Mat C, const hsp_csr *c)
-{
-    PetscScalar *v;
-
-    PetscFunctionBegin;
-    PetscCall(MatSeqAIJGetArrayWrite(C, &v));
-    PetscCall(PetscArraycpy(v, (const PetscScalar *)c->values, c->nnz));
-    PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
-    PetscFunctionReturn(0);
-}
-
-/* The numeric phase: C's values by the plan, unless the operands are as the
- * symbolic phase found them (its values are C's already). */
+/* The numeric phase: C's values by the plan, straight into C's array, unless
+ * the operands are as the symbolic phase found them (its values are C's). */
 static PetscErrorCode product_numeric(Mat C)
 {
     Mat_Product *product = C->product;
     product_data *d = product->data;
     PetscObjectState now[2];
     operand a, b;
+    hsp_csr c = *d->C;
+    PetscScalar *v;
     hsp_status s;
 
     PetscFunctionBegin;
@@ -167,30 +157,39 @@ static PetscErrorCode product_numeric(Mat C)
     if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
     PetscCall(operand_open(product->A, &a));
     PetscCall(operand_open(product->B, &b));
-    s = product->type == MATPRODUCT_AB ? hsp_multiply_reuse(context, d->plan, &a.csr, &b.csr, d->C)
-                                       : hsp_rap_reuse(context, d->plan, NULL, &a.csr, &b.csr, d->C);
+    PetscCall(MatSeqAIJGetArrayWrite(C, &v));
+    c.values = v;
+    s = product->type == MATPRODUCT_AB ? hsp_multiply_reuse(context, d->plan, &a.csr, &b.csr, &c)
+                                       : hsp_rap_reuse(context, d->plan, NULL, &a.csr, &b.csr, &c);
+    PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
     HSP_CHECK(PetscObjectComm((PetscObject)C), s);
-    PetscCall(values_to(C, d->C));
     PetscCall(states_of(product, d->made));
     counts[2]++;
     PetscFunctionReturn(0);
 }
 
-/* C of hspgemm's c: its sizes, type, pattern and values. */
+/* C of hspgemm's c: its sizes, type, rows' lengths, columns and values
+ * (copied whole: no entry inserted one by one). */
 static PetscErrorCode matrix_of(Mat C, const hsp_csr *c)
 {
-    PetscInt *i, *j;
+    PetscInt *lengths;
+    PetscScalar *v;
 
     PetscFunctionBegin;
     PetscCall(MatSetSizes(C, c->nrows, c->ncols, c->nrows, c->ncols));
     PetscCall(MatSetType(C, MATSEQAIJHSP));
-    PetscCall(PetscMalloc2(c->nrows + 1, &i, c->nnz, &j));
-    for (PetscInt r = 0; r <= c->nrows; r++) i[r] = (PetscInt)c->rowptr[r];
-    for (int64_t k = 0; k < c->nnz; k++) j[k] = c->colidx[k];
-    PetscCall(MatSeqAIJSetPreallocationCSR(C, i, j, (const PetscScalar *)c->values));
-    PetscCall(PetscFree2(i, j));
+    PetscCall(PetscMalloc1(c->nrows, &lengths));
+    for (PetscInt r = 0; r < c->nrows; r++) lengths[r] = (PetscInt)(c->rowptr[r + 1] - c->rowptr[r]);
+    PetscCall(MatSeqAIJSetPreallocation(C, 0, lengths));
+    PetscCall(PetscFree(lengths));
+    PetscCall(MatSeqAIJSetColumnIndices(C, (PetscInt *)c->colidx));
+    PetscCall(MatSeqAIJGetArrayWrite(C, &v));
+    PetscCall(PetscArraycpy(v, (const PetscScalar *)c->values, c->nnz));
+    PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
+    PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
     PetscFunctionReturn(0);
 }
 
