@@ -9,7 +9,8 @@ and numeric phases, the slowest rank's) and of the whole set-up (PCSetUp).
 Prints the medians, their spread (min-max) and PETSc's median over ours.
 
   python3 bench/petsc_bench.py [--ranks=1,2,4] [--problems=2d5:512,2d9:512,3d7:64,3d27:64]
-                               [--repeat=5] [--build=.] [-- extra hspgemm-gamg options]
+                               [--repeat=5] [--build=.] [--mpiexec="--bind-to none"]
+                               [-- extra hspgemm-gamg options]
 """
 import argparse
 import os
@@ -21,11 +22,11 @@ import sys
 PRODUCT_EVENTS = ("MatMatMultSym", "MatMatMultNum", "MatPtAPSymbolic", "MatPtAPNumeric")
 
 
-def run(build, ranks, stencil, n, hsp, extra):
+def run(build, mpiexec, ranks, stencil, n, hsp, extra):
     """One run's times (ms): the products' and PCSetUp's, from -log_view."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
-    cmd = ["mpiexec", "-n", str(ranks), os.path.join(build, "petsc", "hspgemm-gamg"), "-stencil", stencil,
+    cmd = ["mpiexec"] + mpiexec.split() + ["-n", str(ranks), os.path.join(build, "petsc", "hspgemm-gamg"), "-stencil", stencil,
            "-n", str(n), "-hsp", str(hsp), "-log_view"] + extra
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     times = {}
@@ -47,6 +48,9 @@ def main():
     ap.add_argument("--problems", default="2d5:512,2d9:512,3d7:64,3d27:64")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--build", default=".")
+    ap.add_argument("--mpiexec", default="--bind-to none",
+                    help="mpiexec's options (default, Open MPI's: ranks not bound to a core each, so that "
+                         "hspgemm's threads can use the cores the ranks leave)")
     ap.add_argument("extra", nargs="*")
     a = ap.parse_args()
     print("%-6s %-12s %5s %22s %22s %7s %22s %22s %7s" % ("ranks", "problem", "its", "products ms: hspgemm",
@@ -58,7 +62,7 @@ def main():
             its = {}
             for _ in range(a.repeat):
                 for hsp in (1, 0):
-                    products, setup, its[hsp] = run(a.build, ranks, stencil, int(n), hsp, a.extra)
+                    products, setup, its[hsp] = run(a.build, a.mpiexec, ranks, stencil, int(n), hsp, a.extra)
                     got[hsp][0].append(products)
                     got[hsp][1].append(setup)
             med = {h: (statistics.median(got[h][0]), statistics.median(got[h][1])) for h in got}

@@ -8,7 +8,9 @@
  * local blocks, made seqaijhsp here.  Every other product is PETSc's own.
  * hspgemm's context is made at the first product and freed by
  * PetscFinalize. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <petsc/private/matimpl.h>
+#include <sched.h>
 #include <unistd.h>
 #include "hsp_petsc.h"
 #include "hspgemm.h"
@@ -36,13 +38,15 @@ static PetscErrorCode context_free(void)
 }
 
 /* CPU threads for hspgemm: -hsp_threads, else the cores of this machine
- * shared among its ranks. */
+ * shared among its ranks, at most the cores this rank may run on (mpiexec
+ * may bind it to one: threads beyond would share it). */
 static PetscErrorCode threads_of(PetscInt *threads)
 {
     MPI_Comm node;
     PetscMPIInt ranks;
     PetscBool set;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t mine;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), allowed = cores;
 
     PetscFunctionBegin;
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
@@ -50,7 +54,9 @@ static PetscErrorCode threads_of(PetscInt *threads)
     PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     PetscCallMPI(MPI_Comm_size(node, &ranks));
     PetscCallMPI(MPI_Comm_free(&node));
+    if (!sched_getaffinity(0, sizeof mine, &mine)) allowed = CPU_COUNT(&mine);
     *threads = cores > ranks ? (PetscInt)(cores / ranks) : 1;
+    if (*threads > allowed) *threads = (PetscInt)allowed;
     PetscFunctionReturn(0);
 }
 
