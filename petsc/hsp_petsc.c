@@ -60,19 +60,21 @@ static PetscErrorCode threads_of(PetscInt *threads)
     PetscFunctionReturn(0);
 }
 
-/* hspgemm's context, made at the first product from the options. */
+/* hspgemm's context, made at the first product from the options:
+ * -hsp_device, -hsp_threads, -hsp_small_nnz (hsp_options.small_nnz). */
 static PetscErrorCode context_get(MPI_Comm comm)
 {
     char device[64] = "cpu";
-    PetscInt threads;
+    PetscInt threads, small = 0;
     hsp_options o;
 
     PetscFunctionBegin;
     if (context) PetscFunctionReturn(0);
     PetscCall(PetscOptionsGetString(NULL, NULL, "-hsp_device", device, sizeof device, NULL));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_small_nnz", &small, NULL));
     PetscCall(threads_of(&threads));
     hsp_options_init(&o);
-    o.device = device, o.threads = (int)threads;
+    o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small;
     HSP_CHECK(comm, hsp_context_create(&o, &context));
     PetscCall(PetscRegisterFinalize(context_free));
     PetscFunctionReturn(0);
@@ -253,52 +255,11 @@ static PetscErrorCode seq_products(Mat C)
     PetscFunctionReturn(0);
 }
 
-static PetscErrorCode convert_seq_back(Mat A, MatType type, MatReuse reuse, Mat *out);
-
-/* A SeqAIJ matrix into a seqaijhsp (in place, or a copy). */
-static PetscErrorCode convert_seq(Mat A, MatType type, MatReuse reuse, Mat *out)
-{
-    Mat B = *out;
-
-    PetscFunctionBegin;
-    (void)type;
-    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-    if (!seqaij_products) seqaij_products = B->ops->productsetfromoptions;
-    B->ops->productsetfromoptions = seq_products;
-    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJHSP));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijhsp_C", convert_seq));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijhsp_seqaij_C", convert_seq_back));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaijhsp_seqaij_C", seq_products));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaij_seqaijhsp_C", seq_products));
-    *out = B;
-    PetscFunctionReturn(0);
-}
-
-/* A seqaijhsp back into SeqAIJ. */
-static PetscErrorCode convert_seq_back(Mat A, MatType type, MatReuse reuse, Mat *out)
-{
-    Mat B = *out;
-
-    PetscFunctionBegin;
-    (void)type;
-    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-    B->ops->productsetfromoptions = seqaij_products;
-    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijhsp_C", NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijhsp_seqaij_C", NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaijhsp_seqaij_C", NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_seqaij_seqaijhsp_C", NULL));
-    *out = B;
-    PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatCreate_SeqAIJHSP(Mat A)
-{
-    PetscFunctionBegin;
-    PetscCall(MatSetType(A, MATSEQAIJ));
-    PetscCall(convert_seq(A, MATSEQAIJHSP, MAT_INPLACE_MATRIX, &A));
-    PetscFunctionReturn(0);
-}
+static PetscErrorCode mpi_products(Mat C);
+static PetscErrorCode seq_into(Mat A, MatType type, MatReuse reuse, Mat *out);
+static PetscErrorCode seq_back(Mat A, MatType type, MatReuse reuse, Mat *out);
+static PetscErrorCode mpi_into(Mat A, MatType type, MatReuse reuse, Mat *out);
+static PetscErrorCode mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out);
 
 /* M's local blocks made seqaijhsp, where M is MPIAIJ (assembled: the blocks
  * exist) and they are not yet. */
@@ -313,7 +274,7 @@ static PetscErrorCode local_blocks(Mat M)
     PetscCall(MatMPIAIJGetSeqAIJ(M, &block[0], &block[1], NULL));
     for (int k = 0; k < 2; k++)
         if (block[k] && block[k]->ops->productsetfromoptions != seq_products)
-            PetscCall(convert_seq(block[k], MATSEQAIJHSP, MAT_INPLACE_MATRIX, &block[k]));
+            PetscCall(seq_into(block[k], MATSEQAIJHSP, MAT_INPLACE_MATRIX, &block[k]));
     PetscFunctionReturn(0);
 }
 
@@ -336,50 +297,85 @@ static PetscErrorCode mpi_products(Mat C)
     PetscFunctionReturn(0);
 }
 
-static PetscErrorCode convert_mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out);
+/* A kind of aijhsp matrix: its base type's name and its own, its product
+ * set-up and the base's (kept at the first conversion), its conversions
+ * from the base and back. */
+typedef PetscErrorCode (*converter)(Mat, MatType, MatReuse, Mat *);
+typedef struct {
+    const char *base, *name;
+    PetscErrorCode (*products)(Mat);
+    PetscErrorCode (**base_products)(Mat);
+    converter into, back;
+} kind;
 
-/* An MPIAIJ matrix into an mpiaijhsp (in place, or a copy). */
-static PetscErrorCode convert_mpi(Mat A, MatType type, MatReuse reuse, Mat *out)
+static const kind kinds[2] = {{MATSEQAIJ, MATSEQAIJHSP, seq_products, &seqaij_products, seq_into, seq_back},
+                              {MATMPIAIJ, MATMPIAIJHSP, mpi_products, &mpiaij_products, mpi_into, mpi_back}};
+
+/* f composed on M under "prefix_first_second_C" (removed where f is NULL). */
+static PetscErrorCode compose(Mat M, const char *prefix, const char *first, const char *second, PetscVoidFunction f)
+{
+    char name[128];
+
+    PetscFunctionBegin;
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s_%s_%s_C", prefix, first, second));
+    PetscCall(PetscObjectComposeFunction_Private((PetscObject)M, name, f));
+    PetscFunctionReturn(0);
+}
+
+/* A matrix of k's base type made of kind k (into), or one of kind k made
+ * of its base type again; in place, or a copy. */
+static PetscErrorCode convert(const kind *k, PetscBool into, Mat A, MatReuse reuse, Mat *out)
 {
     Mat B = *out;
 
     PetscFunctionBegin;
-    (void)type;
     if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-    if (!mpiaij_products) mpiaij_products = B->ops->productsetfromoptions;
-    B->ops->productsetfromoptions = mpi_products;
-    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJHSP));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhsp_C", convert_mpi));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhsp_mpiaij_C", convert_mpi_back));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaijhsp_mpiaij_C", mpi_products));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaij_mpiaijhsp_C", mpi_products));
+    if (into && !*k->base_products) *k->base_products = B->ops->productsetfromoptions;
+    B->ops->productsetfromoptions = into ? k->products : *k->base_products;
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, into ? k->name : k->base));
+    PetscCall(compose(B, "MatConvert", k->base, k->name, into ? (PetscVoidFunction)k->into : NULL));
+    PetscCall(compose(B, "MatConvert", k->name, k->base, into ? (PetscVoidFunction)k->back : NULL));
+    PetscCall(compose(B, "MatProductSetFromOptions", k->name, k->base, into ? (PetscVoidFunction)k->products : NULL));
+    PetscCall(compose(B, "MatProductSetFromOptions", k->base, k->name, into ? (PetscVoidFunction)k->products : NULL));
     *out = B;
     PetscFunctionReturn(0);
 }
 
-/* An mpiaijhsp back into MPIAIJ (its blocks stay seqaijhsp: SeqAIJ still). */
-static PetscErrorCode convert_mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out)
+/* The conversions PETSc finds by name (MatConvert), of either kind. */
+static PetscErrorCode seq_into(Mat A, MatType type, MatReuse reuse, Mat *out)
 {
-    Mat B = *out;
-
-    PetscFunctionBegin;
     (void)type;
-    if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-    B->ops->productsetfromoptions = mpiaij_products;
-    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhsp_C", NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhsp_mpiaij_C", NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaijhsp_mpiaij_C", NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_mpiaij_mpiaijhsp_C", NULL));
-    *out = B;
-    PetscFunctionReturn(0);
+    return convert(&kinds[0], PETSC_TRUE, A, reuse, out);
+}
+static PetscErrorCode seq_back(Mat A, MatType type, MatReuse reuse, Mat *out)
+{
+    (void)type;
+    return convert(&kinds[0], PETSC_FALSE, A, reuse, out);
+}
+static PetscErrorCode mpi_into(Mat A, MatType type, MatReuse reuse, Mat *out)
+{
+    (void)type;
+    return convert(&kinds[1], PETSC_TRUE, A, reuse, out);
+}
+static PetscErrorCode mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out)
+{
+    (void)type;
+    return convert(&kinds[1], PETSC_FALSE, A, reuse, out);
 }
 
+/* A new matrix of either kind: its base type's, then made of the kind. */
+static PetscErrorCode MatCreate_SeqAIJHSP(Mat A)
+{
+    PetscFunctionBegin;
+    PetscCall(MatSetType(A, MATSEQAIJ));
+    PetscCall(seq_into(A, MATSEQAIJHSP, MAT_INPLACE_MATRIX, &A));
+    PetscFunctionReturn(0);
+}
 static PetscErrorCode MatCreate_MPIAIJHSP(Mat A)
 {
     PetscFunctionBegin;
     PetscCall(MatSetType(A, MATMPIAIJ));
-    PetscCall(convert_mpi(A, MATMPIAIJHSP, MAT_INPLACE_MATRIX, &A));
+    PetscCall(mpi_into(A, MATMPIAIJHSP, MAT_INPLACE_MATRIX, &A));
     PetscFunctionReturn(0);
 }
 

@@ -7,7 +7,9 @@
  * product gathers the rows of other ranks and assembles C, and hspgemm
  * makes each rank's local products.  Other products are PETSc's own.
  * Options: -hsp_device (hspgemm's device, default cpu), -hsp_threads (its
- * CPU threads; default: the cores shared by the ranks of one machine). */
+ * CPU threads; default: the cores shared by the ranks of one machine, at
+ * most those the rank may run on), -hsp_small_nnz (products of at most so
+ * many operand entries on the CPU threads; hsp_options.small_nnz). */
 #ifndef HSP_PETSC_H
 #define HSP_PETSC_H
 

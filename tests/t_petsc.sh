@@ -48,4 +48,40 @@ for ranks in 1 2 4; do
             "$ranks ranks, poisson$problem: PCGAMG's levels, complexity and CG iterations as with PETSc's products ($(tr '\n' ';' <"$tmp/ours" | sed 's/;$//'); hspgemm made $products)"
     done
 done
+# hspgemm's products on its opencl device (PoCL's buffers): the same hierarchy
+. "${top_srcdir:-.}/tests/opencl_device.sh"
+dev=$(opencl_device "buffer SVM")
+if [ -n "$dev" ]; then
+    for hsp in 1 0; do
+        run 2 "$b/petsc/hspgemm-gamg" -stencil 2d9 -n 48 -hsp "$hsp" -hsp_device "$dev" -hsp_small_nnz -1 >"$tmp/gamg$hsp"
+    done
+    grep -E '^(levels|operator complexity|iterations)' "$tmp/gamg1" | sed 's/, residual.*//' >"$tmp/ours"
+    grep -E '^(levels|operator complexity|iterations)' "$tmp/gamg0" | sed 's/, residual.*//' >"$tmp/theirs"
+    same=$([ -s "$tmp/ours" ] && cmp -s "$tmp/ours" "$tmp/theirs" && grep -q '^products by hspgemm (all ranks): [1-9]' "$tmp/gamg1" && echo 1)
+    [ "$same" = 1 ] || sed 's/^/# ours:   /' "$tmp/gamg1"
+    check "$same" "2 ranks, poisson2d9:48, hspgemm's products all on $dev (-hsp_device, -hsp_small_nnz -1): PCGAMG as with PETSc's products"
+else
+    t=$((t + 1))
+    echo "ok $t - # SKIP no OpenCL device with buffer SVM"
+fi
+
+# the same from Python through petsc4py (Debian's python3-petsc4py, for the
+# system's python3), the plugin loaded by -dll_append
+plugin="$b/petsc/.libs/libhspgemm_petsc.so"
+for case in 1:2d5:32 2:3d7:10; do
+    ranks=${case%%:*} problem=${case#*:}
+    stencil=${problem%:*} size=${problem#*:}
+    if ! /usr/bin/python3 -c 'import petsc4py' 2>/dev/null; then
+        t=$((t + 1))
+        echo "ok $t - # SKIP no petsc4py for /usr/bin/python3 (python3-petsc4py)"
+        continue
+    fi
+    run "$ranks" /usr/bin/python3 "${top_srcdir:-.}/petsc/gamg.py" -plugin "$plugin" -stencil "$stencil" -n "$size" >"$tmp/py"
+    run "$ranks" "$b/petsc/hspgemm-gamg" -stencil "$stencil" -n "$size" >"$tmp/c"
+    grep -E '^(levels|operator|iterations|products)' "$tmp/py" | sed 's/, residual.*//' >"$tmp/py.lines"
+    grep -E '^(levels|operator|iterations|products)' "$tmp/c" | sed 's/, residual.*//' >"$tmp/c.lines"
+    same=$([ "$(wc -l <"$tmp/py.lines")" = 4 ] && cmp -s "$tmp/py.lines" "$tmp/c.lines" && echo 1)
+    [ "$same" = 1 ] || sed 's/^/# python: /' "$tmp/py"
+    check "$same" "$ranks ranks, poisson$problem from Python (petsc/gamg.py, petsc4py): what hspgemm-gamg prints"
+done
 echo "1..$t"

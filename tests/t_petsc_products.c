@@ -34,18 +34,28 @@ static PetscErrorCode report(PetscBool ok, const char *what)
     PetscFunctionReturn(0);
 }
 
+/* A new M x N matrix of the type, room for width entries a row; this
+ * rank's rows [*first, *last). */
+static PetscErrorCode new_matrix(MatType type, PetscInt M, PetscInt N, PetscInt width, Mat *A, PetscInt *first,
+                                 PetscInt *last)
+{
+    PetscFunctionBegin;
+    PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+    PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, M, N));
+    PetscCall(MatSetType(*A, type));
+    PetscCall(MatSeqAIJSetPreallocation(*A, width, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(*A, width, NULL, width, NULL));
+    PetscCall(MatGetOwnershipRange(*A, first, last));
+    PetscFunctionReturn(0);
+}
+
 /* A: the 9-point stencil, off-diagonal values varying by row and column. */
 static PetscErrorCode make_a(MatType type, Mat *A)
 {
     PetscInt N = SIDE * SIDE, first, last;
 
     PetscFunctionBegin;
-    PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-    PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
-    PetscCall(MatSetType(*A, type));
-    PetscCall(MatSeqAIJSetPreallocation(*A, 9, NULL));
-    PetscCall(MatMPIAIJSetPreallocation(*A, 9, NULL, 9, NULL));
-    PetscCall(MatGetOwnershipRange(*A, &first, &last));
+    PetscCall(new_matrix(type, N, N, 9, A, &first, &last));
     for (PetscInt i = first; i < last; i++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
@@ -64,12 +74,7 @@ static PetscErrorCode make_p(MatType type, Mat *P)
     PetscInt N = SIDE * SIDE, nc = N / PER, first, last;
 
     PetscFunctionBegin;
-    PetscCall(MatCreate(PETSC_COMM_WORLD, P));
-    PetscCall(MatSetSizes(*P, PETSC_DECIDE, PETSC_DECIDE, N, nc));
-    PetscCall(MatSetType(*P, type));
-    PetscCall(MatSeqAIJSetPreallocation(*P, 2, NULL));
-    PetscCall(MatMPIAIJSetPreallocation(*P, 2, NULL, 2, NULL));
-    PetscCall(MatGetOwnershipRange(*P, &first, &last));
+    PetscCall(new_matrix(type, N, nc, 2, P, &first, &last));
     for (PetscInt i = first; i < last; i++) {
         PetscCall(MatSetValue(*P, i, i / PER, 0.5 + 0.01 * (i % 5), INSERT_VALUES));
         if (i % 3 == 0) PetscCall(MatSetValue(*P, i, (i / PER + 1) % nc, 0.25, INSERT_VALUES));
