@@ -8,7 +8,7 @@ time of the products inside the set-up (MatMatMult's and MatPtAP's symbolic
 and numeric phases, the slowest rank's) and of the whole set-up (PCSetUp).
 Prints the medians, their spread (min-max) and PETSc's median over ours.
 
-  python3 bench/petsc_bench.py [--ranks=1,2,4] [--problems=2d5:512,2d9:512,3d7:64,3d27:64]
+  python3 bench/petsc_bench.py [--ranks=1,2,4] [--problems=2d5:1024,2d9:1024,3d7:101,3d27:64]
                                [--repeat=5] [--build=.] [--mpiexec="--bind-to none"]
                                [-- extra hspgemm-gamg options]
 """
@@ -45,7 +45,7 @@ def spread(xs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ranks", default="1,2,4")
-    ap.add_argument("--problems", default="2d5:512,2d9:512,3d7:64,3d27:64")
+    ap.add_argument("--problems", default="2d5:1024,2d9:1024,3d7:101,3d27:64")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--build", default=".")
     ap.add_argument("--mpiexec", default="--bind-to none",
