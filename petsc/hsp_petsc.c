@@ -25,6 +25,7 @@ static hsp_context *context;
 static PetscErrorCode (*seqaij_products)(Mat);
 static PetscErrorCode (*mpiaij_products)(Mat);
 static PetscInt counts[3]; /* symbolic A*B, symbolic P^T*A*P, numeric */
+static PetscMPIInt node_ranks = 1; /* the ranks on this rank's machine (at registration) */
 
 /* PETSc's error for hspgemm's last failure, our message inside. */
 #define HSP_CHECK(comm, s) PetscCheck((s) == HSP_OK, comm, PETSC_ERR_LIB, "hspgemm: %s", hsp_errmsg())
@@ -39,11 +40,10 @@ static PetscErrorCode context_free(void)
 
 /* CPU threads for hspgemm: -hsp_threads, else the cores of this machine
  * shared among its ranks, at most the cores this rank may run on (mpiexec
- * may bind it to one: threads beyond would share it). */
+ * may bind it to one: threads beyond would share it).  No collective call:
+ * a product may run on some ranks only. */
 static PetscErrorCode threads_of(PetscInt *threads)
 {
-    MPI_Comm node;
-    PetscMPIInt ranks;
     PetscBool set;
     cpu_set_t mine;
     long cores = sysconf(_SC_NPROCESSORS_ONLN), allowed = cores;
@@ -51,11 +51,8 @@ static PetscErrorCode threads_of(PetscInt *threads)
     PetscFunctionBegin;
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
     if (set) PetscFunctionReturn(0);
-    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    PetscCallMPI(MPI_Comm_size(node, &ranks));
-    PetscCallMPI(MPI_Comm_free(&node));
     if (!sched_getaffinity(0, sizeof mine, &mine)) allowed = CPU_COUNT(&mine);
-    *threads = cores > ranks ? (PetscInt)(cores / ranks) : 1;
+    *threads = cores > node_ranks ? (PetscInt)(cores / node_ranks) : 1;
     if (*threads > allowed) *threads = (PetscInt)allowed;
     PetscFunctionReturn(0);
 }
@@ -382,10 +379,14 @@ static PetscErrorCode MatCreate_MPIAIJHSP(Mat A)
 PetscErrorCode PetscHspgemmRegister(void)
 {
     static PetscBool done;
+    MPI_Comm node;
 
     PetscFunctionBegin;
     if (done) PetscFunctionReturn(0);
     done = PETSC_TRUE;
+    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_size(node, &node_ranks));
+    PetscCallMPI(MPI_Comm_free(&node));
     PetscCall(MatRegister(MATSEQAIJHSP, MatCreate_SeqAIJHSP));
     PetscCall(MatRegister(MATMPIAIJHSP, MatCreate_MPIAIJHSP));
     PetscCall(MatRegisterRootName(MATAIJHSP, MATSEQAIJHSP, MATMPIAIJHSP));

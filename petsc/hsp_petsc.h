@@ -19,8 +19,9 @@
 #define MATSEQAIJHSP "seqaijhsp"
 #define MATMPIAIJHSP "mpiaijhsp"
 
-/* Register the types (once; PetscInitialize first).  Loading the plugin by
- * PETSc's -dll_append option does it too. */
+/* Register the types (once; after PetscInitialize, on every rank of
+ * PETSC_COMM_WORLD: it counts the ranks of each machine).  Loading the plugin
+ * by PETSc's -dll_append option does it too. */
 PETSC_EXTERN PetscErrorCode PetscHspgemmRegister(void);
 /* The products hspgemm has made in this process since PetscHspgemmRegister:
  * symbolic phases of A*B and of P^T*A*P, and numeric phases of either. */

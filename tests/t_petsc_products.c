@@ -4,7 +4,8 @@
  * both again after A's values change (the numeric phase by hspgemm's plan),
  * a product whose operand's pattern changed between the symbolic and the
  * numeric phase (PETSc's error, hspgemm's message inside), and one of bad
- * sizes.  Prints "ok - ..." or "not ok - ..." a check (rank 0);
+ * sizes, and a first product made by one rank alone.  Prints "ok - ..." or
+ * "not ok - ..." a check (rank 0);
  * tests/t_petsc.sh numbers them. */
 #include <petscmat.h>
 #include <string.h>
@@ -196,10 +197,41 @@ static PetscErrorCode test_errors(void)
     PetscFunctionReturn(0);
 }
 
+/* The first product of the process made by rank 0 alone, on
+ * PETSC_COMM_SELF: nothing behind it waits for the other ranks. */
+static PetscErrorCode test_one_rank(void)
+{
+    PetscMPIInt rank;
+    PetscBool ok = PETSC_TRUE;
+
+    PetscFunctionBegin;
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    if (rank == 0) {
+        Mat A, C;
+        PetscScalar v = 0;
+        PetscInt zero = 0;
+        PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+        PetscCall(MatSetSizes(A, 10, 10, 10, 10));
+        PetscCall(MatSetType(A, MATSEQAIJHSP));
+        PetscCall(MatSeqAIJSetPreallocation(A, 1, NULL));
+        for (PetscInt i = 0; i < 10; i++) PetscCall(MatSetValue(A, i, i, 2.0, INSERT_VALUES));
+        PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+        PetscCall(MatGetValues(C, 1, &zero, 1, &zero, &v));
+        ok = v == 4.0;
+        PetscCall(MatDestroy(&C));
+        PetscCall(MatDestroy(&A));
+    }
+    PetscCall(report(ok && made(0) == 1, "the first product made by one rank alone (PETSC_COMM_SELF): no wait for the others"));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
     PetscCall(PetscHspgemmRegister());
+    PetscCall(test_one_rank());
     PetscCall(test_products());
     PetscCall(test_errors());
     PetscCall(PetscFinalize());
