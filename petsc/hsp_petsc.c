@@ -3,7 +3,8 @@
  * operands go to hspgemm (hsp_multiply_plan, hsp_rap), whose plan the
  * product keeps for its numeric phases (hsp_multiply_reuse, hsp_rap_reuse);
  * the operands' arrays are read in place (row pointers widened to 64 bits)
- * and C is set from hspgemm's CSR.  mpiaijhsp is MPIAIJ whose products take
+ * and C is set from hspgemm's CSR (of A's rows with entries only, where
+ * few hold any).  mpiaijhsp is MPIAIJ whose products take
  * PETSc's "backend" algorithm, which makes them from products of the ranks'
  * local blocks, made seqaijhsp here.  Every other product is PETSc's own.
  * hspgemm's context is made at the first product and freed by
@@ -78,16 +79,46 @@ static PetscErrorCode context_get(MPI_Comm comm)
 }
 
 /* A SeqAIJ matrix seen as hspgemm's CSR: its columns and values in place,
- * its row pointers widened. */
+ * its row pointers widened; with rows, its rows with entries only (rows[k]
+ * is row k's, nrows rows in all): the columns and values of those rows lie
+ * in order in the same arrays. */
 typedef struct {
     Mat M;
     hsp_csr csr;
-    PetscInt n;
+    PetscInt n, *rows, nrows;
     const PetscInt *ia, *ja;
     const PetscScalar *a;
 } operand;
 
-static PetscErrorCode operand_open(Mat M, operand *x)
+/* Leave out M's empty rows where at most this share of them hold entries:
+ * PETSc's off-diagonal blocks on several ranks have half a million rows
+ * and a few thousand entries, and a product's cost in hspgemm and in
+ * PETSc's C grows with the rows (33 ms for such an empty product). */
+#define SPARSE_ROWS 0.25
+
+/* x->csr's rows: M's, or those with entries (x->rows) where few hold any. */
+static PetscErrorCode rows_of(operand *x, PetscBool compress)
+{
+    PetscInt full = 0;
+
+    PetscFunctionBegin;
+    for (PetscInt i = 0; compress && i < x->n; i++) full += x->ia[i + 1] > x->ia[i];
+    x->rows = NULL, x->nrows = x->n;
+    if (compress && full <= SPARSE_ROWS * x->n) {
+        PetscCall(PetscMalloc1(full, &x->rows));
+        x->nrows = 0;
+        for (PetscInt i = 0; i < x->n; i++)
+            if (x->ia[i + 1] > x->ia[i]) x->rows[x->nrows++] = i;
+    }
+    PetscCall(PetscMalloc1(x->nrows + 1, &x->csr.rowptr));
+    x->csr.nrows = (int32_t)x->nrows;
+    x->csr.rowptr[0] = 0;
+    for (PetscInt k = 0; k < x->nrows; k++) x->csr.rowptr[k + 1] = x->ia[(x->rows ? x->rows[k] : k) + 1];
+    PetscFunctionReturn(0);
+}
+
+/* M as an operand; only its rows with entries where compress and few hold any. */
+static PetscErrorCode operand_open(Mat M, operand *x, PetscBool compress)
 {
     PetscBool done;
 
@@ -101,8 +132,7 @@ static PetscErrorCode operand_open(Mat M, operand *x)
     PetscCall(MatSeqAIJGetArrayRead(M, &x->a));
     x->csr = (hsp_csr){(int32_t)M->rmap->n, (int32_t)M->cmap->n, x->ia[x->n], HSP_DOUBLE, NULL,
                        (int32_t *)x->ja, (void *)x->a};
-    PetscCall(PetscMalloc1(x->n + 1, &x->csr.rowptr));
-    for (PetscInt i = 0; i <= x->n; i++) x->csr.rowptr[i] = x->ia[i];
+    PetscCall(rows_of(x, compress));
     PetscFunctionReturn(0);
 }
 
@@ -112,13 +142,15 @@ static PetscErrorCode operand_close(operand *x)
 
     PetscFunctionBegin;
     PetscCall(PetscFree(x->csr.rowptr));
+    PetscCall(PetscFree(x->rows));
     PetscCall(MatSeqAIJRestoreArrayRead(x->M, &x->a));
     PetscCall(MatRestoreRowIJ(x->M, 0, PETSC_FALSE, PETSC_FALSE, &x->n, &x->ia, &x->ja, &done));
     PetscFunctionReturn(0);
 }
 
 /* A product's data: hspgemm's plan and C, and the operands' states when C's
- * values were made (its numeric phase makes them again only where changed). */
+ * values were made (its numeric phase makes them again only where changed).
+ * No plan for a product A*B of an operand without entries: C is empty. */
 typedef struct {
     hsp_plan *plan;
     hsp_csr *C;
@@ -145,6 +177,14 @@ static PetscErrorCode states_of(Mat_Product *product, PetscObjectState state[2])
     PetscFunctionReturn(0);
 }
 
+/* A*B where A or B has no entries: C, empty, without hspgemm's pipeline
+ * (PETSc's off-diagonal blocks on several ranks are often empty, and a
+ * product of half a million rows costs tens of milliseconds there). */
+static hsp_status empty_product(const hsp_csr *A, const hsp_csr *B, hsp_csr **C)
+{
+    return hsp_csr_create(A->nrows, B->ncols, 0, HSP_DOUBLE, C);
+}
+
 /* The numeric phase: C's values by the plan, straight into C's array, unless
  * the operands are as the symbolic phase found them (its values are C's). */
 static PetscErrorCode product_numeric(Mat C)
@@ -155,38 +195,49 @@ static PetscErrorCode product_numeric(Mat C)
     operand a, b;
     hsp_csr c = *d->C;
     PetscScalar *v;
+    PetscBool empty = PETSC_TRUE;
+    long long nnz[2] = {0, 0};
     hsp_status s;
 
     PetscFunctionBegin;
     PetscCall(states_of(product, now));
     if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
-    PetscCall(operand_open(product->A, &a));
-    PetscCall(operand_open(product->B, &b));
+    PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
+    PetscCall(operand_open(product->B, &b, PETSC_FALSE));
     PetscCall(MatSeqAIJGetArrayWrite(C, &v));
     c.values = v;
-    s = product->type == MATPRODUCT_AB ? hsp_multiply_reuse(context, d->plan, &a.csr, &b.csr, &c)
-                                       : hsp_rap_reuse(context, d->plan, NULL, &a.csr, &b.csr, &c);
+    if (!d->plan) { /* an empty product: still one operand without entries? */
+        empty = !a.csr.nnz || !b.csr.nnz;
+        nnz[0] = a.csr.nnz, nnz[1] = b.csr.nnz;
+        s = HSP_OK;
+    } else if (product->type == MATPRODUCT_AB)
+        s = hsp_multiply_reuse(context, d->plan, &a.csr, &b.csr, &c);
+    else
+        s = hsp_rap_reuse(context, d->plan, NULL, &a.csr, &b.csr, &c);
     PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
     HSP_CHECK(PetscObjectComm((PetscObject)C), s);
+    PetscCheck(empty, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_INCOMP,
+               "hspgemm: A has %lld entries and B %lld; the symbolic phase found one of them empty", nnz[0], nnz[1]);
     PetscCall(states_of(product, d->made));
     counts[2]++;
     PetscFunctionReturn(0);
 }
 
-/* C of hspgemm's c: its sizes, type, rows' lengths, columns and values
- * (copied whole: no entry inserted one by one). */
-static PetscErrorCode matrix_of(Mat C, const hsp_csr *c)
+/* C, of nrows rows, from hspgemm's c, whose row k is C's row rows[k] (or k
+ * where rows is NULL; the others empty): its sizes, type, rows' lengths,
+ * columns and values (copied whole: no entry inserted one by one). */
+static PetscErrorCode matrix_of(Mat C, const hsp_csr *c, const PetscInt *rows, PetscInt nrows)
 {
     PetscInt *lengths;
     PetscScalar *v;
 
     PetscFunctionBegin;
-    PetscCall(MatSetSizes(C, c->nrows, c->ncols, c->nrows, c->ncols));
+    PetscCall(MatSetSizes(C, nrows, c->ncols, nrows, c->ncols));
     PetscCall(MatSetType(C, MATSEQAIJHSP));
-    PetscCall(PetscMalloc1(c->nrows, &lengths));
-    for (PetscInt r = 0; r < c->nrows; r++) lengths[r] = (PetscInt)(c->rowptr[r + 1] - c->rowptr[r]);
+    PetscCall(PetscCalloc1(nrows, &lengths));
+    for (PetscInt k = 0; k < c->nrows; k++) lengths[rows ? rows[k] : k] = (PetscInt)(c->rowptr[k + 1] - c->rowptr[k]);
     PetscCall(MatSeqAIJSetPreallocation(C, 0, lengths));
     PetscCall(PetscFree(lengths));
     PetscCall(MatSeqAIJSetColumnIndices(C, (PetscInt *)c->colidx));
@@ -211,15 +262,16 @@ static PetscErrorCode product_symbolic(Mat C)
     PetscFunctionBegin;
     PetscCall(context_get(comm));
     PetscCall(PetscNew(&d));
-    PetscCall(operand_open(product->A, &a));
-    PetscCall(operand_open(product->B, &b));
-    s = product->type == MATPRODUCT_AB ? hsp_multiply_plan(context, &a.csr, &b.csr, &d->C, &d->plan, NULL)
-                                       : hsp_rap(context, NULL, &a.csr, &b.csr, HSP_RAP_R_AP, &d->C, &d->plan, NULL);
+    PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
+    PetscCall(operand_open(product->B, &b, PETSC_FALSE));
+    if (product->type == MATPRODUCT_AB && (!a.csr.nnz || !b.csr.nnz)) s = empty_product(&a.csr, &b.csr, &d->C);
+    else if (product->type == MATPRODUCT_AB) s = hsp_multiply_plan(context, &a.csr, &b.csr, &d->C, &d->plan, NULL);
+    else s = hsp_rap(context, NULL, &a.csr, &b.csr, HSP_RAP_R_AP, &d->C, &d->plan, NULL);
+    if (s == HSP_OK) PetscCall(matrix_of(C, d->C, a.rows, product->type == MATPRODUCT_AB ? a.n : d->C->nrows));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
     if (s != HSP_OK) PetscCall(product_data_free(d));
     HSP_CHECK(comm, s);
-    PetscCall(matrix_of(C, d->C));
     PetscCall(states_of(product, d->made));
     product->data = d;
     product->destroy = product_data_free;
