@@ -1,5 +1,5 @@
 /* hsp_petsc.c: the aijhsp matrix types (hsp_petsc.h).  seqaijhsp is SeqAIJ
- * with a product set-up of its own: C = A*B and C = P^T*A*P of SeqAIJ
+ * with a product set-up of its own: C = A*B, A^T*B and P^T*A*P of SeqAIJ
  * operands go to hspgemm (hsp_multiply_plan, hsp_rap), whose plan the
  * product keeps for its numeric phases (hsp_multiply_reuse, hsp_rap_reuse);
  * the operands' arrays are read in place (row pointers widened to 64 bits)
@@ -25,7 +25,7 @@
 static hsp_context *context;
 static PetscErrorCode (*seqaij_products)(Mat);
 static PetscErrorCode (*mpiaij_products)(Mat);
-static PetscInt counts[3]; /* symbolic A*B, symbolic P^T*A*P, numeric */
+static PetscInt counts[3]; /* symbolic A*B or A^T*B, symbolic P^T*A*P, numeric */
 static PetscMPIInt node_ranks = 1; /* the ranks on this rank's machine (at registration) */
 
 /* PETSc's error for hspgemm's last failure, our message inside. */
@@ -185,6 +185,33 @@ static hsp_status empty_product(const hsp_csr *A, const hsp_csr *B, hsp_csr **C)
     return hsp_csr_create(A->nrows, B->ncols, 0, HSP_DOUBLE, C);
 }
 
+/* C and its plan by hspgemm: A*B, A^T*B (A transposed first), or P^T*A*P
+ * (A and B are A and P); no plan where A*B has an operand without entries. */
+static hsp_status make(MatProductType type, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, hsp_plan **plan)
+{
+    hsp_csr *T = NULL;
+    hsp_status s = HSP_OK;
+
+    if (type == MATPRODUCT_PtAP) return hsp_rap(context, NULL, A, B, HSP_RAP_R_AP, C, plan, NULL);
+    if (type == MATPRODUCT_AtB) s = hsp_transpose(A, &T), A = T;
+    if (s == HSP_OK) s = !A->nnz || !B->nnz ? empty_product(A, B, C) : hsp_multiply_plan(context, A, B, C, plan, NULL);
+    hsp_csr_free(T);
+    return s;
+}
+
+/* C's values anew by the plan that make made. */
+static hsp_status remake(MatProductType type, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)
+{
+    hsp_csr *T = NULL;
+    hsp_status s = HSP_OK;
+
+    if (type == MATPRODUCT_PtAP) return hsp_rap_reuse(context, plan, NULL, A, B, C);
+    if (type == MATPRODUCT_AtB) s = hsp_transpose(A, &T), A = T;
+    if (s == HSP_OK) s = hsp_multiply_reuse(context, plan, A, B, C);
+    hsp_csr_free(T);
+    return s;
+}
+
 /* The numeric phase: C's values by the plan, straight into C's array, unless
  * the operands are as the symbolic phase found them (its values are C's). */
 static PetscErrorCode product_numeric(Mat C)
@@ -210,10 +237,8 @@ static PetscErrorCode product_numeric(Mat C)
         empty = !a.csr.nnz || !b.csr.nnz;
         nnz[0] = a.csr.nnz, nnz[1] = b.csr.nnz;
         s = HSP_OK;
-    } else if (product->type == MATPRODUCT_AB)
-        s = hsp_multiply_reuse(context, d->plan, &a.csr, &b.csr, &c);
-    else
-        s = hsp_rap_reuse(context, d->plan, NULL, &a.csr, &b.csr, &c);
+    } else
+        s = remake(product->type, d->plan, &a.csr, &b.csr, &c);
     PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
@@ -264,9 +289,7 @@ static PetscErrorCode product_symbolic(Mat C)
     PetscCall(PetscNew(&d));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
-    if (product->type == MATPRODUCT_AB && (!a.csr.nnz || !b.csr.nnz)) s = empty_product(&a.csr, &b.csr, &d->C);
-    else if (product->type == MATPRODUCT_AB) s = hsp_multiply_plan(context, &a.csr, &b.csr, &d->C, &d->plan, NULL);
-    else s = hsp_rap(context, NULL, &a.csr, &b.csr, HSP_RAP_R_AP, &d->C, &d->plan, NULL);
+    s = make(product->type, &a.csr, &b.csr, &d->C, &d->plan);
     if (s == HSP_OK) PetscCall(matrix_of(C, d->C, a.rows, product->type == MATPRODUCT_AB ? a.n : d->C->nrows));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
@@ -276,7 +299,7 @@ static PetscErrorCode product_symbolic(Mat C)
     product->data = d;
     product->destroy = product_data_free;
     C->ops->productnumeric = product_numeric;
-    counts[product->type == MATPRODUCT_AB ? 0 : 1]++;
+    counts[product->type == MATPRODUCT_PtAP ? 1 : 0]++;
     PetscFunctionReturn(0);
 }
 
@@ -288,14 +311,15 @@ static PetscBool is_seqaij(Mat M)
     return yes;
 }
 
-/* A product of a seqaijhsp: A*B and P^T*A*P of SeqAIJ operands by
+/* A product of a seqaijhsp: A*B, A^T*B and P^T*A*P of SeqAIJ operands by
  * hspgemm, the rest as SeqAIJ does them. */
 static PetscErrorCode seq_products(Mat C)
 {
     Mat_Product *product = C->product;
+    MatProductType t = product->type;
 
     PetscFunctionBegin;
-    if ((product->type == MATPRODUCT_AB || product->type == MATPRODUCT_PtAP) && is_seqaij(product->A) &&
+    if ((t == MATPRODUCT_AB || t == MATPRODUCT_AtB || t == MATPRODUCT_PtAP) && is_seqaij(product->A) &&
         is_seqaij(product->B)) {
         C->ops->productsymbolic = product_symbolic;
         PetscFunctionReturn(0);

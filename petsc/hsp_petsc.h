@@ -1,8 +1,8 @@
 /* hsp_petsc.h: PETSc's AIJ matrices with products by hspgemm (the plugin
  * libhspgemm_petsc).  A matrix of type MATAIJHSP ("aijhsp": "seqaijhsp" on
  * one rank, "mpiaijhsp" on several) is AIJ in every way but that its
- * products C = A*B and C = P^T*A*P (MatMatMult, MatPtAP, MatProduct: AB and
- * PtAP) run in hspgemm: the symbolic phase keeps hspgemm's plan, the numeric
+ * products C = A*B, A^T*B and P^T*A*P (MatMatMult, MatTransposeMatMult,
+ * MatPtAP; MatProduct's AB, AtB and PtAP) run in hspgemm: the symbolic phase keeps hspgemm's plan, the numeric
  * phase computes C's values by it.  On several ranks PETSc's "backend"
  * product gathers the rows of other ranks and assembles C, and hspgemm
  * makes each rank's local products.  Other products are PETSc's own.
@@ -23,8 +23,8 @@
  * PETSC_COMM_WORLD: it counts the ranks of each machine).  Loading the plugin
  * by PETSc's -dll_append option does it too. */
 PETSC_EXTERN PetscErrorCode PetscHspgemmRegister(void);
-/* The products hspgemm has made in this process since PetscHspgemmRegister:
- * symbolic phases of A*B and of P^T*A*P, and numeric phases of either. */
+/* The products hspgemm has made in this process: symbolic phases of A*B or
+ * A^T*B and of P^T*A*P, and numeric phases that computed values again. */
 PETSC_EXTERN PetscErrorCode PetscHspgemmGetCounts(PetscInt *ab, PetscInt *ptap, PetscInt *numeric);
 
 #endif

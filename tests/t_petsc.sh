@@ -30,7 +30,7 @@ for ranks in 1 2 4; do
         "not ok - "*) echo "# $ranks ranks: $line" ;;
         esac
     done
-    check "$([ "$n" = 6 ] && echo 1)" "$ranks ranks: products of aijhsp matrices as PETSc's own ($n of 6 checks)"
+    check "$([ "$n" = 7 ] && echo 1)" "$ranks ranks: products of aijhsp matrices as PETSc's own ($n of 7 checks)"
     for problem in 2d5:48 2d9:48 3d7:14 3d27:14; do
         stencil=${problem%:*} size=${problem#*:}
         for hsp in 1 0; do

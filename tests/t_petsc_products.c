@@ -1,7 +1,8 @@
 /* t_petsc_products.c: products of aijhsp matrices (the PETSc plugin) against
  * PETSc's own of the same matrices as aij, on however many ranks mpiexec
- * gives it: C = A*P and C = P^T*A*P (pattern exact, values to rounding),
- * both again after A's values change (the numeric phase by hspgemm's plan),
+ * gives it: C = A*P, P^T*A*P and P^T*A (pattern exact, values to
+ * rounding), the three again after A's values change (numeric phases by
+ * hspgemm's plans),
  * a product whose operand's pattern changed between the symbolic and the
  * numeric phase (PETSc's error, hspgemm's message inside), and one of bad
  * sizes, and a first product made by one rank alone.  Prints "ok - ..." or
@@ -119,10 +120,10 @@ static PetscInt made(int which)
     return all;
 }
 
-/* A*P and P^T*A*P, then both again after A's values change. */
+/* A*P, P^T*A*P and P^T*A, then the three again after A's values change. */
 static PetscErrorCode test_products(void)
 {
-    Mat A[2], P[2], AP[2], PtAP[2]; /* [0] PETSc's, [1] hspgemm's */
+    Mat A[2], P[2], AP[2], PtAP[2], PtA[2]; /* [0] PETSc's, [1] hspgemm's */
     PetscBool ok;
     PetscInt before;
 
@@ -132,27 +133,33 @@ static PetscErrorCode test_products(void)
         PetscCall(make_p(k ? MATAIJHSP : MATAIJ, &P[k]));
         PetscCall(MatMatMult(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP[k]));
         PetscCall(MatPtAP(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtAP[k]));
+        PetscCall(MatTransposeMatMult(P[k], A[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtA[k]));
     }
     PetscCall(same(AP[1], AP[0], &ok));
     PetscCall(report(ok && made(0) > 0, "A*P of aijhsp matrices by hspgemm equals PETSc's"));
     PetscCall(same(PtAP[1], PtAP[0], &ok));
     PetscCall(report(ok && made(1) > 0, "P^T*A*P of aijhsp matrices by hspgemm equals PETSc's"));
+    PetscCall(same(PtA[1], PtA[0], &ok));
+    PetscCall(report(ok, "P^T*A (MatTransposeMatMult) of aijhsp matrices by hspgemm equals PETSc's"));
     before = made(2);
     for (int k = 0; k < 2; k++) {
         PetscCall(MatScale(A[k], -3.0));
         PetscCall(MatShift(A[k], 0.5));
         PetscCall(MatMatMult(A[k], P[k], MAT_REUSE_MATRIX, PETSC_DEFAULT, &AP[k]));
         PetscCall(MatPtAP(A[k], P[k], MAT_REUSE_MATRIX, PETSC_DEFAULT, &PtAP[k]));
+        PetscCall(MatTransposeMatMult(P[k], A[k], MAT_REUSE_MATRIX, PETSC_DEFAULT, &PtA[k]));
     }
+    PetscBool ok2, ok3;
     PetscCall(same(AP[1], AP[0], &ok));
-    PetscBool ok2;
     PetscCall(same(PtAP[1], PtAP[0], &ok2));
-    PetscCall(report(ok && ok2 && made(2) > before, "both again after A's values change: by hspgemm's plans, PETSc's values"));
+    PetscCall(same(PtA[1], PtA[0], &ok3));
+    PetscCall(report(ok && ok2 && ok3 && made(2) > before, "the three again after A's values change: by hspgemm's plans, PETSc's values"));
     for (int k = 0; k < 2; k++) {
         PetscCall(MatDestroy(&A[k]));
         PetscCall(MatDestroy(&P[k]));
         PetscCall(MatDestroy(&AP[k]));
         PetscCall(MatDestroy(&PtAP[k]));
+        PetscCall(MatDestroy(&PtA[k]));
     }
     PetscFunctionReturn(0);
 }
