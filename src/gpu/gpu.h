@@ -208,15 +208,22 @@ hsp_status gpu_array_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
  * gpu_spares_free frees the spares (the caller waited for the queue). */
 hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes);
 void gpu_array_free(gpu *g, gpu_array *x);
+/* n such arrays of the bytes given (all freed where one fails); n freed. */
+hsp_status gpu_arrays_new(gpu *g, gpu_array *x, const size_t *bytes, int n);
+void gpu_arrays_free(gpu *g, gpu_array *x, int n);
 void gpu_spares_free(gpu *g);
 /* The array an argument means (B's are A's when B is A). */
 const gpu_array *gpu_array_of(gpu *g, int which);
 
-/* Argument builders: an array of the job (gpu_array_of), a value, a block
- * of local memory. */
+/* Argument builders: an array of the job (gpu_array_of), one of the
+ * caller's, a value, a block of local memory. */
 static inline gpu_arg gpu_arr(gpu *g, int which)
 {
     return (gpu_arg){GPU_ARG_ARRAY, gpu_array_of(g, which), NULL, 0};
+}
+static inline gpu_arg gpu_array_arg(const gpu_array *x)
+{
+    return (gpu_arg){GPU_ARG_ARRAY, x, NULL, 0};
 }
 static inline gpu_arg gpu_val(const void *data, size_t size)
 {
@@ -281,6 +288,12 @@ int64_t gpu_launch_class(const struct hsp_job *job, hsp_method m, int64_t hi);
 
 /* The work-group size for a kernel: want, or less where it allows less. */
 size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
+/* The largest power of two of at most GPU_ITEMS_GROUP items a work-group
+ * the kernel allows; a launch of the kernel with a work-item for each of n
+ * rows or entries, in work-groups of that size. */
+enum { GPU_ITEMS_GROUP = 256 };
+size_t gpu_pow2_group(gpu *g, int dbl, int kernel);
+hsp_status gpu_launch_items(gpu *g, int dbl, int kernel, const gpu_arg *a, int na, int64_t n);
 
 /* C = alpha A B + beta C (the device's spmm, gpu_spmm.c); C's entries are
  * read only where beta is not 0 (as in BLAS: C may hold anything then). */

@@ -13,9 +13,10 @@
 #include "gpu.h"
 #include "internal.h"
 
-/* Work-groups of up to 256 items; values-only rows by work-groups of 64
- * with up to 1024 columns of C in local memory at a time. */
-enum { GROUP_SIZE = 256, NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
+/* Work-groups of up to GPU_ITEMS_GROUP items (gpu_launch_items); values-only
+ * rows by work-groups of 64 with up to 1024 columns of C in local memory at a
+ * time. */
+enum { NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 
 /* The root search (find_roots): chunks of rows taken in the host's order,
  * the rounds in that order at most, the rounds between two looks at
@@ -26,12 +27,6 @@ enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 
  * hsp_mis_rounds). */
 enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SETTLED, W_SIZE,
        W_COUNT };
-
-/* A kernel argument over an array of the caller's. */
-static gpu_arg arr(const gpu_array *x)
-{
-    return (gpu_arg){GPU_ARG_ARRAY, x, NULL, 0};
-}
 
 /* A value of the kernels' type VT. */
 typedef union {
@@ -47,41 +42,12 @@ static gpu_arg vt(int dbl, double x, vt_value *store)
     return dbl ? gpu_val(&store->d, sizeof store->d) : gpu_val(&store->f, sizeof store->f);
 }
 
-/* The work-group size for a kernel: a power of two of at most GROUP_SIZE. */
-static size_t group_size(gpu *g, int dbl, int kernel)
-{
-    size_t most = g->ops->group_limit(g, dbl, kernel), size = GROUP_SIZE;
-    while (size > most && size > 1) size /= 2;
-    return size;
-}
-
-/* Launch kernel with a work-item for each of n rows or entries. */
-static hsp_status launch(gpu *g, int dbl, int kernel, const gpu_arg *a, int na, int64_t n)
-{
-    size_t size = group_size(g, dbl, kernel);
-    return n ? g->ops->launch(g, dbl, kernel, a, na, ((size_t)n + size - 1) / size, size) : HSP_OK;
-}
-
-/* Arrays of the sizes given, freed on failure. */
-static hsp_status arrays(gpu *g, gpu_array *x, const size_t *bytes, int n)
-{
-    hsp_status s = HSP_OK;
-    for (int k = 0; k < n && s == HSP_OK; k++) s = gpu_array_new(g, &x[k], bytes[k]);
-    for (int k = 0; k < n && s != HSP_OK; k++) gpu_array_free(g, &x[k]);
-    return s;
-}
-
-static void arrays_free(gpu *g, gpu_array *x, int n)
-{
-    for (int k = 0; k < n; k++) gpu_array_free(g, &x[k]);
-}
-
 /* A new matrix for the device to hold, its first n arrays of the bytes
  * given (none yet when n is 0; no values when 2); NULL with *s the error. */
 static gpu_held *held_new(gpu *g, const size_t *bytes, int n, hsp_status *s)
 {
     gpu_held *h = calloc(1, sizeof *h);
-    *s = h ? arrays(g, h->a, bytes, n) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
+    *s = h ? gpu_arrays_new(g, h->a, bytes, n) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
     if (*s == HSP_OK) return h;
     free(h);
     return NULL;
@@ -92,7 +58,7 @@ static gpu_held *held_new(gpu *g, const size_t *bytes, int n, hsp_status *s)
 static hsp_status held_result(gpu *g, hsp_status s, gpu_held *h, void **out)
 {
     if (s == HSP_OK) *out = h;
-    else if (h && !g->lost) arrays_free(g, h->a, 3), free(h);
+    else if (h && !g->lost) gpu_arrays_free(g, h->a, 3), free(h);
     return s;
 }
 
@@ -126,13 +92,13 @@ static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_arra
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows;
     int32_t bad = A->nrows;
-    size_t size = group_size(g, dbl, GK_SA_DIAG), vs = hsp_value_size(A->precision);
+    size_t size = gpu_pow2_group(g, dbl, GK_SA_DIAG), vs = hsp_value_size(A->precision);
     size_t ngroups = ((size_t)n + size - 1) / size;
     void *part = malloc(ngroups * vs + 1);
     hsp_status s = part ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for %zu maxima", ngroups);
     if (s == HSP_OK) s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
-    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&w[W_WHERE]),
-                   arr(&w[W_BAD]), arr(&w[W_PART]), gpu_local(size * vs)};
+    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&w[W_WHERE]),
+                   gpu_array_arg(&w[W_BAD]), gpu_array_arg(&w[W_PART]), gpu_local(size * vs)};
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_SA_DIAG, a, 8, ngroups, size);
     if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
     if (s == HSP_OK && bad < A->nrows) s = hsp_fail_diagonal(bad);
@@ -150,19 +116,19 @@ static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
 {
     int64_t one = 1;
     int32_t undecided = 1;
-    gpu_arg rekey[] = {gpu_val(&n, sizeof n), arr(&w[W_KEY])};
-    gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                      arr(&w[W_MAX1])};
-    gpu_arg zero[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
-    gpu_arg update[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                        arr(&w[W_MAX1]), arr(&w[W_UNDECIDED]), arr(&w[W_ROOT])};
+    gpu_arg rekey[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_KEY])};
+    gpu_arg max1[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
+                      gpu_array_arg(&w[W_MAX1])};
+    gpu_arg zero[] = {gpu_val(&one, sizeof one), gpu_array_arg(&w[W_UNDECIDED])};
+    gpu_arg update[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
+                        gpu_array_arg(&w[W_MAX1]), gpu_array_arg(&w[W_UNDECIDED]), gpu_array_arg(&w[W_ROOT])};
     hsp_status s = HSP_OK;
     for (int round = first; s == HSP_OK && undecided > 0; round++) {
         int check = round % MIS_CHECK == 0;
-        if (round == MIS_ORDER_ROUNDS + 1) s = launch(g, dbl, GK_MIS_REKEY, rekey, 2, n);
-        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
-        if (s == HSP_OK && check) s = launch(g, dbl, GK_ZERO_INTS, zero, 2, 1);
-        if (s == HSP_OK) s = launch(g, dbl, GK_MIS_UPDATE, update, 8, n);
+        if (round == MIS_ORDER_ROUNDS + 1) s = gpu_launch_items(g, dbl, GK_MIS_REKEY, rekey, 2, n);
+        if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_MAX, max1, 6, n);
+        if (s == HSP_OK && check) s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, 1);
+        if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_UPDATE, update, 8, n);
         if (s == HSP_OK && check) s = g->ops->finish(g);
         if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
     }
@@ -173,9 +139,9 @@ static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
 static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *yes)
 {
     int32_t asymmetric = 0;
-    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_UNDECIDED])};
+    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_UNDECIDED])};
     hsp_status s = gpu_array_write(g, &w[W_UNDECIDED], &asymmetric, sizeof asymmetric);
-    if (s == HSP_OK) s = launch(g, dbl, GK_MIS_SYMMETRIC, a, 5, n);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_SYMMETRIC, a, 5, n);
     if (s == HSP_OK) s = g->ops->finish(g);
     if (s == HSP_OK) s = gpu_array_read(g, &w[W_UNDECIDED], &asymmetric, sizeof asymmetric);
     *yes = !asymmetric;
@@ -188,21 +154,21 @@ static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_a
  * connections must be symmetric. */
 static hsp_status many_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *done)
 {
-    size_t size = group_size(g, dbl, GK_MIS_ROUNDS), groups = ((size_t)n + size - 1) / size;
+    size_t size = gpu_pow2_group(g, dbl, GK_MIS_ROUNDS), groups = ((size_t)n + size - 1) / size;
     int64_t ngroups = (int64_t)groups, one = 1;
     int32_t iters = MIS_ITERS, undecided = 1;
-    gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), arr(&w[W_SETTLED])};
-    gpu_arg zero1[] = {gpu_val(&one, sizeof one), arr(&w[W_UNDECIDED])};
-    gpu_arg max1[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                      arr(&w[W_MAX1])};
-    gpu_arg rounds[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                        arr(&w[W_MAX1]), arr(&w[W_ROOT]), gpu_val(&iters, sizeof iters), arr(&w[W_SETTLED]),
-                        arr(&w[W_UNDECIDED]), gpu_local(3 * sizeof(int32_t))};
-    hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, ngroups);
-    if (s == HSP_OK) s = launch(g, dbl, GK_MIS_MAX, max1, 6, n);
+    gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), gpu_array_arg(&w[W_SETTLED])};
+    gpu_arg zero1[] = {gpu_val(&one, sizeof one), gpu_array_arg(&w[W_UNDECIDED])};
+    gpu_arg max1[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
+                      gpu_array_arg(&w[W_MAX1])};
+    gpu_arg rounds[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
+                        gpu_array_arg(&w[W_MAX1]), gpu_array_arg(&w[W_ROOT]), gpu_val(&iters, sizeof iters), gpu_array_arg(&w[W_SETTLED]),
+                        gpu_array_arg(&w[W_UNDECIDED]), gpu_local(3 * sizeof(int32_t))};
+    hsp_status s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, ngroups);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_MAX, max1, 6, n);
     for (int at = 0; s == HSP_OK && undecided > 0 && at * MIS_ITERS < MIS_ORDER_ROUNDS; at++) {
         int check = (at + 1) % MIS_CHECK == 0;
-        if (check) s = launch(g, dbl, GK_ZERO_INTS, zero1, 2, 1);
+        if (check) s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero1, 2, 1);
         if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_MIS_ROUNDS, rounds, 11, groups, size);
         if (s == HSP_OK && check) s = g->ops->finish(g);
         if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
@@ -222,8 +188,8 @@ static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_ar
 {
     int dbl = A->precision == HSP_DOUBLE, sym = 0, done = 0;
     int64_t n = A->nrows, chunk = MIS_CHUNK;
-    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), arr(&w[W_KEY]), arr(&w[W_ROOT])};
-    hsp_status s = launch(g, dbl, GK_MIS_INIT, init, 4, n);
+    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_ROOT])};
+    hsp_status s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 4, n);
     if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym);
     if (s == HSP_OK && sym) s = many_rounds(g, dbl, n, h, w, &done);
     if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, sym ? MIS_ORDER_ROUNDS + 1 : 1);
@@ -236,13 +202,13 @@ static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array 
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows;
     int32_t bad = A->nrows;
-    gpu_arg near[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                      arr(&w[W_FIRST]), arr(&w[W_NEAR])};
-    gpu_arg far[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&w[W_STRONG]), arr(&w[W_KEY]),
-                     arr(&w[W_NEAR]), arr(agg), arr(&w[W_BAD])};
+    gpu_arg near[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
+                      gpu_array_arg(&w[W_FIRST]), gpu_array_arg(&w[W_NEAR])};
+    gpu_arg far[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
+                     gpu_array_arg(&w[W_NEAR]), gpu_array_arg(agg), gpu_array_arg(&w[W_BAD])};
     hsp_status s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
-    if (s == HSP_OK) s = launch(g, dbl, GK_AGG_NEAR, near, 7, n);
-    if (s == HSP_OK) s = launch(g, dbl, GK_AGG_FAR, far, 8, n);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_NEAR, near, 7, n);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_FAR, far, 8, n);
     if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
     if (s == HSP_OK && bad < A->nrows)
         s = hsp_fail(HSP_ERR_DEVICE, "aggregation on the device left node %d in no aggregate", bad);
@@ -254,12 +220,12 @@ static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, gpu_array *
 {
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, na = naggs;
-    gpu_arg zero[] = {gpu_val(&na, sizeof na), arr(&w[W_SIZE])};
-    gpu_arg count[] = {gpu_val(&n, sizeof n), arr(&t->a[1]), arr(&w[W_SIZE])};
-    gpu_arg rows[] = {gpu_val(&n, sizeof n), arr(&w[W_SIZE]), arr(&t->a[0]), arr(&t->a[1]), arr(&t->a[2])};
-    hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, na);
-    if (s == HSP_OK) s = launch(g, dbl, GK_COUNT_INTS, count, 3, n);
-    return s == HSP_OK ? launch(g, dbl, GK_SA_TENTATIVE, rows, 5, n) : s;
+    gpu_arg zero[] = {gpu_val(&na, sizeof na), gpu_array_arg(&w[W_SIZE])};
+    gpu_arg count[] = {gpu_val(&n, sizeof n), gpu_array_arg(&t->a[1]), gpu_array_arg(&w[W_SIZE])};
+    gpu_arg rows[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_SIZE]), gpu_array_arg(&t->a[0]), gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
+    hsp_status s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, na);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_COUNT_INTS, count, 3, n);
+    return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 5, n) : s;
 }
 
 /* Strength, roots, aggregates and T, with w allocated. */
@@ -270,9 +236,9 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
     int64_t n = A->nrows, roots = 0;
     vt_value store;
     hsp_status s = diagonal(g, A, h, w, rho);
-    gpu_arg strong[] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&w[W_WHERE]),
-                        vt(dbl, theta, &store), arr(&w[W_STRONG])};
-    if (s == HSP_OK) s = launch(g, dbl, GK_SA_STRONG, strong, 7, n);
+    gpu_arg strong[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&w[W_WHERE]),
+                        vt(dbl, theta, &store), gpu_array_arg(&w[W_STRONG])};
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 7, n);
     if (s == HSP_OK) s = find_roots(g, A, h, w);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
     *naggs = roots < n ? (int32_t)roots : 0; /* else nothing to gain */
@@ -280,7 +246,7 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
     s = gpu_array_new(g, &w[W_SIZE], (size_t)*naggs * sizeof(int32_t));
     size_t bytes[3] = {((size_t)n + 1) * sizeof(int64_t), (size_t)n * sizeof(int32_t),
                        (size_t)n * hsp_value_size(A->precision)};
-    if (s == HSP_OK) s = arrays(g, t->a, bytes, 3);
+    if (s == HSP_OK) s = gpu_arrays_new(g, t->a, bytes, 3);
     if (s == HSP_OK) s = assign(g, A, h, w, &t->a[1]);
     return s == HSP_OK ? tentative(g, A, *naggs, w, t) : s;
 }
@@ -302,7 +268,7 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
 static hsp_status done(gpu *g, hsp_status s, gpu_array *w, int n)
 {
     if (s == HSP_OK) s = g->ops->finish(g);
-    if (!g->lost) arrays_free(g, w, n);
+    if (!g->lost) gpu_arrays_free(g, w, n);
     return s;
 }
 
@@ -316,7 +282,7 @@ static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, do
     gpu_held *t = held_new(g, NULL, 0, &s); /* its arrays once the aggregates are counted */
     *held_t = NULL, *naggs = 0;
     work_bytes(A, bytes);
-    if (s == HSP_OK) s = arrays(g, w, bytes, W_SIZE);
+    if (s == HSP_OK) s = gpu_arrays_new(g, w, bytes, W_SIZE);
     if (s == HSP_OK) s = aggregate(g, A, held, theta, w, t, naggs, rho);
     s = done(g, s, w, W_COUNT);
     if (s == HSP_OK && !*naggs) free(t), t = NULL; /* it would not coarsen */
@@ -329,7 +295,7 @@ static hsp_status sa_radius(hsp_device *dev, const hsp_csr *A, void *held, doubl
     size_t bytes[W_COUNT];
     gpu_array w[W_COUNT] = {{0}};
     work_bytes(A, bytes);
-    hsp_status s = arrays(g, w, bytes, W_PART + 1);
+    hsp_status s = gpu_arrays_new(g, w, bytes, W_PART + 1);
     if (s == HSP_OK) s = diagonal(g, A, held, w, rho);
     return gpu_noted(dev, done(g, s, w, W_PART + 1));
 }
@@ -342,9 +308,9 @@ static hsp_status sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, voi
     const gpu_held *a = held_a, *t = held_t, *p = held_p;
     int64_t n = P->nrows;
     vt_value store;
-    gpu_arg args[] = {gpu_val(&n, sizeof n), arr(&a->a[0]), arr(&a->a[1]), arr(&a->a[2]), vt(dbl, w, &store),
-                      arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&t->a[1]), arr(&t->a[2])};
-    return gpu_noted(dev, launch(g, dbl, GK_SA_SMOOTH, args, 10, n));
+    gpu_arg args[] = {gpu_val(&n, sizeof n), gpu_array_arg(&a->a[0]), gpu_array_arg(&a->a[1]), gpu_array_arg(&a->a[2]), vt(dbl, w, &store),
+                      gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
+    return gpu_noted(dev, gpu_launch_items(g, dbl, GK_SA_SMOOTH, args, 10, n));
 }
 
 /* R's row pointers from P's columns: count, widen, scan. */
@@ -352,12 +318,12 @@ static hsp_status transpose_rows(gpu *g, int dbl, const hsp_csr *P, const gpu_he
                                  gpu_array *counts, gpu_array *rrp)
 {
     int64_t m = P->ncols, nnz = P->nnz, total;
-    gpu_arg zero[] = {gpu_val(&m, sizeof m), arr(next)};
-    gpu_arg count[] = {gpu_val(&nnz, sizeof nnz), arr(&p->a[1]), arr(next)};
-    gpu_arg widen[] = {gpu_val(&m, sizeof m), arr(next), arr(counts)};
-    hsp_status s = launch(g, dbl, GK_ZERO_INTS, zero, 2, m);
-    if (s == HSP_OK) s = launch(g, dbl, GK_COUNT_INTS, count, 3, nnz);
-    if (s == HSP_OK) s = launch(g, dbl, GK_WIDEN, widen, 3, m);
+    gpu_arg zero[] = {gpu_val(&m, sizeof m), gpu_array_arg(next)};
+    gpu_arg count[] = {gpu_val(&nnz, sizeof nnz), gpu_array_arg(&p->a[1]), gpu_array_arg(next)};
+    gpu_arg widen[] = {gpu_val(&m, sizeof m), gpu_array_arg(next), gpu_array_arg(counts)};
+    hsp_status s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, m);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_COUNT_INTS, count, 3, nnz);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_WIDEN, widen, 3, m);
     return s == HSP_OK ? gpu_scan(g, dbl, counts, rrp, m, &total) : s;
 }
 
@@ -375,10 +341,10 @@ static hsp_status transpose(hsp_device *dev, const hsp_csr *P, void *held_p, voi
     gpu_held *r = held_new(g, bytes, 3, &s);
     *held_r = NULL;
     if (!r) return gpu_noted(dev, s);
-    if ((s = arrays(g, tmp, tmp_bytes, 2)) == HSP_OK) s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
-    gpu_arg scatter[] = {gpu_val(&n, sizeof n), arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&r->a[0]),
-                         arr(&tmp[0]), arr(&r->a[1]), arr(&r->a[2])};
-    if (s == HSP_OK) s = launch(g, dbl, GK_TR_SCATTER, scatter, 8, n);
+    if ((s = gpu_arrays_new(g, tmp, tmp_bytes, 2)) == HSP_OK) s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
+    gpu_arg scatter[] = {gpu_val(&n, sizeof n), gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&r->a[0]),
+                         gpu_array_arg(&tmp[0]), gpu_array_arg(&r->a[1]), gpu_array_arg(&r->a[2])};
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_TR_SCATTER, scatter, 8, n);
     return gpu_noted(dev, held_result(g, done(g, s, tmp, 2), r, held_r));
 }
 
@@ -387,9 +353,9 @@ static hsp_status transpose_values(hsp_device *dev, const hsp_csr *P, void *held
     gpu *g = dev->state;
     const gpu_held *p = held_p, *r = held_r;
     int64_t n = P->nrows;
-    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&p->a[0]), arr(&p->a[1]), arr(&p->a[2]), arr(&r->a[0]),
-                   arr(&r->a[1]), arr(&r->a[2])};
-    return gpu_noted(dev, launch(g, P->precision == HSP_DOUBLE, GK_TR_VALUES, a, 7, n));
+    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&r->a[0]),
+                   gpu_array_arg(&r->a[1]), gpu_array_arg(&r->a[2])};
+    return gpu_noted(dev, gpu_launch_items(g, P->precision == HSP_DOUBLE, GK_TR_VALUES, a, 7, n));
 }
 
 static hsp_status identity(hsp_device *dev, int32_t n, hsp_precision precision, void **held)
@@ -403,8 +369,8 @@ static hsp_status identity(hsp_device *dev, int32_t n, hsp_precision precision, 
     gpu_held *h = held_new(g, bytes, 3, &s);
     *held = NULL;
     if (!h) return gpu_noted(dev, s);
-    gpu_arg a[] = {gpu_val(&rows, sizeof rows), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2])};
-    return gpu_noted(dev, held_result(g, launch(g, dbl, GK_IDENTITY, a, 4, rows), h, held));
+    gpu_arg a[] = {gpu_val(&rows, sizeof rows), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2])};
+    return gpu_noted(dev, held_result(g, gpu_launch_items(g, dbl, GK_IDENTITY, a, 4, rows), h, held));
 }
 
 /* The team of work-items for a row of C = A*B, values only, by the mean
@@ -428,15 +394,15 @@ static hsp_status numeric(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, c
     int32_t team = g->local_add[dbl] && !dev->deterministic ? numeric_team(A, B) : 1; /* teams add by atomics */
     size_t vs = hsp_value_size(C->precision), size = NUMERIC_GROUP, rows = NUMERIC_GROUP / (size_t)team;
     int32_t lcap = NUMERIC_LOCAL / (int32_t)rows;
-    gpu_arg args[] = {gpu_val(&m, sizeof m), gpu_val(&team, sizeof team), arr(&a->a[0]), arr(&a->a[1]),
-                      arr(&a->a[2]), arr(&b->a[0]), arr(&b->a[1]), arr(&b->a[2]), arr(&c->a[0]), arr(&c->a[1]),
-                      arr(&c->a[2]), gpu_val(&lcap, sizeof lcap), gpu_local(rows * (size_t)lcap * sizeof(int32_t)),
+    gpu_arg args[] = {gpu_val(&m, sizeof m), gpu_val(&team, sizeof team), gpu_array_arg(&a->a[0]), gpu_array_arg(&a->a[1]),
+                      gpu_array_arg(&a->a[2]), gpu_array_arg(&b->a[0]), gpu_array_arg(&b->a[1]), gpu_array_arg(&b->a[2]), gpu_array_arg(&c->a[0]), gpu_array_arg(&c->a[1]),
+                      gpu_array_arg(&c->a[2]), gpu_val(&lcap, sizeof lcap), gpu_local(rows * (size_t)lcap * sizeof(int32_t)),
                       gpu_local(rows * (size_t)lcap * vs)};
     if (team == 1) {
         args[1] = args[0];
-        return gpu_noted(dev, launch(g, dbl, GK_NUMERIC, args + 1, 10, m));
+        return gpu_noted(dev, gpu_launch_items(g, dbl, GK_NUMERIC, args + 1, 10, m));
     }
-    if (group_size(g, dbl, GK_NUMERIC_ROWS) < size)
+    if (gpu_pow2_group(g, dbl, GK_NUMERIC_ROWS) < size)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s runs work-groups of fewer than %zu items", dev->description,
                         size);
     return gpu_noted(dev, m ? g->ops->launch(g, dbl, GK_NUMERIC_ROWS, args, 14, ((size_t)m + rows - 1) / rows, size)
@@ -452,8 +418,8 @@ static hsp_status same_pattern(hsp_device *dev, const hsp_csr *X, void *held_x, 
     *row = X->nrows;
     hsp_status s = gpu_array_new(g, &bad, sizeof *row);
     if (s == HSP_OK) s = gpu_array_write(g, &bad, row, sizeof *row);
-    gpu_arg a[] = {gpu_val(&n, sizeof n), arr(&x->a[0]), arr(&x->a[1]), arr(&y->a[0]), arr(&y->a[1]), arr(&bad)};
-    if (s == HSP_OK) s = launch(g, X->precision == HSP_DOUBLE, GK_SAME_PATTERN, a, 6, n);
+    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&x->a[0]), gpu_array_arg(&x->a[1]), gpu_array_arg(&y->a[0]), gpu_array_arg(&y->a[1]), gpu_array_arg(&bad)};
+    if (s == HSP_OK) s = gpu_launch_items(g, X->precision == HSP_DOUBLE, GK_SAME_PATTERN, a, 6, n);
     if (s == HSP_OK) s = flag_read(g, &bad, X->nrows, row);
     return gpu_noted(dev, done(g, s, &bad, 1));
 }
@@ -485,7 +451,7 @@ static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
     for (int k = 0; k < LZ_COUNT; k++) bytes[k] = ((size_t)A->nrows + 1) * vs;
     bytes[LZ_SCALARS] = HSP_LZ_SCALARS * vs;
     if (z) z->scalars = malloc(bytes[LZ_SCALARS]);
-    *s = z && z->scalars ? arrays(g, z->a, bytes, LZ_COUNT) : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
+    *s = z && z->scalars ? gpu_arrays_new(g, z->a, bytes, LZ_COUNT) : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
     if (*s == HSP_OK) return z;
     if (z) free(z->scalars); /* arrays() freed its own */
     free(z);
@@ -494,7 +460,7 @@ static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
 
 static void lanczos_free(gpu *g, lz_work *z)
 {
-    if (z && !g->lost) arrays_free(g, z->a, LZ_COUNT);
+    if (z && !g->lost) gpu_arrays_free(g, z->a, LZ_COUNT);
     if (z) free(z->scalars);
     free(z);
 }
@@ -511,8 +477,8 @@ static hsp_status lanczos_read(gpu *g, int dbl, lz_work *z, double *scalars)
 /* scalars[at] = the sum of the first nparts work-groups' sums, by one work-group. */
 static hsp_status lanczos_sum(gpu *g, int dbl, lz_work *z, int64_t nparts, int64_t at)
 {
-    size_t size = group_size(g, dbl, GK_LZ_SUM);
-    gpu_arg a[] = {gpu_val(&nparts, sizeof nparts), arr(&z->a[LZ_PART]), arr(&z->a[LZ_SCALARS]), gpu_val(&at, sizeof at),
+    size_t size = gpu_pow2_group(g, dbl, GK_LZ_SUM);
+    gpu_arg a[] = {gpu_val(&nparts, sizeof nparts), gpu_array_arg(&z->a[LZ_PART]), gpu_array_arg(&z->a[LZ_SCALARS]), gpu_val(&at, sizeof at),
                    gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
     return g->ops->launch(g, dbl, GK_LZ_SUM, a, 5, 1, size);
 }
@@ -538,19 +504,19 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
     if (pass == HSP_LZ_START && !(*work = lanczos_new(g, A, &s))) return gpu_noted(dev, s);
     lz_work *z = *work;
     if (pass == HSP_LZ_READ) return gpu_noted(dev, lanczos_read(g, dbl, z, scalars));
-    size_t size = group_size(g, dbl, kernels[pass]), ngroups = ((size_t)n + size - 1) / size;
+    size_t size = gpu_pow2_group(g, dbl, kernels[pass]), ngroups = ((size_t)n + size - 1) / size;
     gpu_arg local = gpu_local(size * hsp_value_size(A->precision));
     gpu_array *x = z->a;
     gpu_arg a[][10] = {
-        [HSP_LZ_START] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
-                          arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PART]), local},
-        [HSP_LZ_MULTIPLY] = {gpu_val(&n, sizeof n), arr(&h->a[0]), arr(&h->a[1]), arr(&h->a[2]), arr(&x[LZ_SCALE]),
-                             arr(&x[LZ_U]), arr(&x[LZ_V]), arr(&x[LZ_W]), arr(&x[LZ_PART]), local},
-        [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), arr(&x[LZ_SCALARS]), gpu_val(&alpha_at, sizeof alpha_at),
-                                  gpu_val(&norm2_at, sizeof norm2_at), arr(&x[LZ_V]), arr(&x[LZ_PREV]),
-                                  arr(&x[LZ_W]), arr(&x[LZ_PART]), local},
-        [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), arr(&x[LZ_SCALARS]), gpu_val(&norm2_at, sizeof norm2_at),
-                            arr(&x[LZ_SCALE]), arr(&x[LZ_W]), arr(&x[LZ_V]), arr(&x[LZ_PREV]), arr(&x[LZ_U])}};
+        [HSP_LZ_START] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&x[LZ_SCALE]),
+                          gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PART]), local},
+        [HSP_LZ_MULTIPLY] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&x[LZ_SCALE]),
+                             gpu_array_arg(&x[LZ_U]), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_PART]), local},
+        [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), gpu_array_arg(&x[LZ_SCALARS]), gpu_val(&alpha_at, sizeof alpha_at),
+                                  gpu_val(&norm2_at, sizeof norm2_at), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PREV]),
+                                  gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_PART]), local},
+        [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), gpu_array_arg(&x[LZ_SCALARS]), gpu_val(&norm2_at, sizeof norm2_at),
+                            gpu_array_arg(&x[LZ_SCALE]), gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PREV]), gpu_array_arg(&x[LZ_U])}};
     if (n) s = g->ops->launch(g, dbl, kernels[pass], a[pass], nargs[pass], ngroups, size);
     if (s == HSP_OK && sum_at >= 0) s = lanczos_sum(g, dbl, z, (int64_t)ngroups, sum_at);
     return gpu_noted(dev, s);

@@ -25,31 +25,13 @@ enum { M_KEY, M_BITS, M_VAL, M_ROW, M_START, M_COUNT, M_ARRAYS };
  * groups' own arrays. */
 enum { C_BLOCKS, C_NNZ, C_MADDS, C_BLOCK_AT, C_VALUE_AT, C_MADDS_AT, C_KEY, C_BITS, C_VAL, C_MARK, C_AT, C_ARRAYS };
 
-static gpu_arg arr(const gpu_array *x)
+/* Arrays x[0..n) of the bytes given, host's data copied in where given. */
+static hsp_status arrays_with(gpu *g, gpu_array *x, const size_t *bytes, const void *const *host, int n)
 {
-    return (gpu_arg){GPU_ARG_ARRAY, x, NULL, 0};
-}
-
-static hsp_status launch(gpu *g, int dbl, int kernel, const gpu_arg *a, int na, int64_t n)
-{
-    size_t size = gpu_group_size(g, dbl, kernel, 256);
-    return n ? g->ops->launch(g, dbl, kernel, a, na, (size_t)((n + (int64_t)size - 1) / (int64_t)size), size) : HSP_OK;
-}
-
-/* Arrays x[0..n) of the bytes given (host's data copied in where given). */
-static hsp_status arrays(gpu *g, gpu_array *x, const size_t *bytes, const void *const *host, int n)
-{
-    hsp_status s = HSP_OK;
-    for (int k = 0; k < n && s == HSP_OK; k++) {
-        s = gpu_array_new(g, &x[k], bytes[k]);
-        if (s == HSP_OK && host[k] && bytes[k]) s = gpu_array_write(g, &x[k], host[k], bytes[k]);
-    }
+    hsp_status s = gpu_arrays_new(g, x, bytes, n);
+    for (int k = 0; k < n && s == HSP_OK; k++)
+        if (host[k] && bytes[k]) s = gpu_array_write(g, &x[k], host[k], bytes[k]);
     return s;
-}
-
-static void arrays_free(gpu *g, gpu_array *x, int n)
-{
-    for (int k = 0; k < n; k++) gpu_array_free(g, &x[k]);
 }
 
 /* M on the device in x, indexed. */
@@ -59,11 +41,11 @@ static hsp_status place(gpu *g, int dbl, const hsp_bitmap *M, gpu_array *x)
     size_t bytes[M_ARRAYS] = {(size_t)nb * 8, (size_t)nb * 8, (size_t)M->nnz * hsp_value_size(M->precision),
                               (size_t)(nbrows + 1) * 8, (size_t)(nb + 1) * 8, (size_t)nb * 8};
     const void *host[M_ARRAYS] = {M->key, M->bitmap, M->values};
-    hsp_status s = arrays(g, x, bytes, host, M_ARRAYS);
-    gpu_arg rows[] = {gpu_val(&nbrows, 8), gpu_val(&nb, 8), arr(&x[M_KEY]), arr(&x[M_ROW])};
-    gpu_arg bits[] = {gpu_val(&nb, 8), arr(&x[M_BITS]), arr(&x[M_COUNT])};
-    if (s == HSP_OK) s = launch(g, dbl, GK_BM_ROWS, rows, 4, nbrows + 1);
-    if (s == HSP_OK) s = launch(g, dbl, GK_BM_BITS, bits, 3, nb);
+    hsp_status s = arrays_with(g, x, bytes, host, M_ARRAYS);
+    gpu_arg rows[] = {gpu_val(&nbrows, 8), gpu_val(&nb, 8), gpu_array_arg(&x[M_KEY]), gpu_array_arg(&x[M_ROW])};
+    gpu_arg bits[] = {gpu_val(&nb, 8), gpu_array_arg(&x[M_BITS]), gpu_array_arg(&x[M_COUNT])};
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_BM_ROWS, rows, 4, nbrows + 1);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_BM_BITS, bits, 3, nb);
     return s == HSP_OK ? gpu_scan(g, dbl, &x[M_COUNT], &x[M_START], nb, NULL) : s;
 }
 
@@ -81,7 +63,7 @@ static int64_t groups_for(int64_t nbrows, int64_t nbcols)
 static void operand_args(gpu_arg *args, const gpu_array *a, const gpu_array *b)
 {
     const int order[5] = {M_ROW, M_KEY, M_BITS, M_START, M_VAL};
-    for (int k = 0; k < 5; k++) args[k] = arr(&a[order[k]]), args[5 + k] = arr(&b[order[k]]);
+    for (int k = 0; k < 5; k++) args[k] = gpu_array_arg(&a[order[k]]), args[5 + k] = gpu_array_arg(&b[order[k]]);
 }
 
 /* The counting pass, and its scans: C's blocks, entries and multiply-adds. */
@@ -93,7 +75,8 @@ static hsp_status count(gpu *g, int dbl, const gpu_array *a, const gpu_array *b,
     size_t size = gpu_group_size(g, dbl, GK_BM_COUNT, BM_GROUP);
     gpu_arg args[19] = {gpu_val(&nbrows, 8), gpu_val(&nbcols, 8)};
     operand_args(args + 2, a, b);
-    args[12] = arr(&c[C_MARK]), args[13] = arr(&c[C_BLOCKS]), args[14] = arr(&c[C_NNZ]), args[15] = arr(&c[C_MADDS]);
+    const int mine[4] = {C_MARK, C_BLOCKS, C_NNZ, C_MADDS};
+    for (int k = 0; k < 4; k++) args[12 + k] = gpu_array_arg(&c[mine[k]]);
     args[16] = gpu_val(&cap, 4), args[17] = gpu_local(BM_LISTED * sizeof(int32_t)), args[18] = gpu_local(size * 8);
     hsp_status s = g->ops->launch(g, dbl, GK_BM_COUNT, args, 19, (size_t)groups, size);
     for (int k = 0; k < 3 && s == HSP_OK; k++) s = gpu_scan(g, dbl, &c[C_BLOCKS + k], &c[C_BLOCK_AT + k], nbrows, &totals[k]);
@@ -110,7 +93,7 @@ static hsp_status fill(gpu *g, int dbl, const gpu_array *a, const gpu_array *b, 
     gpu_arg args[24] = {gpu_val(&nbrows, 8), gpu_val(&nbcols, 8)};
     operand_args(args + 2, a, b);
     const int mine[7] = {C_MARK, C_AT, C_BLOCK_AT, C_VALUE_AT, C_KEY, C_BITS, C_VAL};
-    for (int k = 0; k < 7; k++) args[12 + k] = arr(&c[mine[k]]);
+    for (int k = 0; k < 7; k++) args[12 + k] = gpu_array_arg(&c[mine[k]]);
     args[19] = gpu_val(&pattern, 4), args[20] = gpu_val(&cap, 4);
     args[21] = gpu_local(BM_LISTED * sizeof(int32_t)), args[22] = gpu_local(size * 8);
     return g->ops->launch(g, dbl, GK_BM_FILL, args, 23, (size_t)groups, size);
@@ -125,8 +108,8 @@ static hsp_status room(gpu *g, int dbl, gpu_array *c, int64_t nbrows, int64_t nb
         s = gpu_array_new(g, &c[k], (size_t)(nbrows + (k >= C_BLOCK_AT)) * 8);
     if (s == HSP_OK) s = gpu_array_new(g, &c[C_MARK], (size_t)own * 8);
     if (s == HSP_OK) s = gpu_array_new(g, &c[C_AT], (size_t)own * 8);
-    gpu_arg zero[] = {gpu_val(&ints, 8), arr(&c[C_MARK])};
-    return s == HSP_OK ? launch(g, dbl, GK_ZERO_INTS, zero, 2, ints) : s;
+    gpu_arg zero[] = {gpu_val(&ints, 8), gpu_array_arg(&c[C_MARK])};
+    return s == HSP_OK ? gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, ints) : s;
 }
 
 /* C of totals[0] blocks and totals[1] entries made, filled, brought home. */
@@ -168,6 +151,6 @@ hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_b
     if (s == HSP_OK) *flops = pattern ? 0 : 2 * totals[2]; /* a pattern multiplies no values */
     if (s != HSP_OK && !g->lost) g->ops->finish(g); /* launches may still use the arrays */
     if (s != HSP_OK) hsp_bitmap_free(*C), *C = NULL;
-    if (!g->lost) arrays_free(g, a, M_ARRAYS), arrays_free(g, b, M_ARRAYS), arrays_free(g, c, C_ARRAYS);
+    if (!g->lost) gpu_arrays_free(g, a, M_ARRAYS), gpu_arrays_free(g, b, M_ARRAYS), gpu_arrays_free(g, c, C_ARRAYS);
     return gpu_noted(dev, s);
 }

@@ -11,6 +11,19 @@ size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want)
     return want > 0 ? want : 1;
 }
 
+size_t gpu_pow2_group(gpu *g, int dbl, int kernel)
+{
+    size_t most = g->ops->group_limit(g, dbl, kernel), size = GPU_ITEMS_GROUP;
+    while (size > most && size > 1) size /= 2;
+    return size;
+}
+
+hsp_status gpu_launch_items(gpu *g, int dbl, int kernel, const gpu_arg *a, int na, int64_t n)
+{
+    size_t size = gpu_pow2_group(g, dbl, kernel);
+    return n ? g->ops->launch(g, dbl, kernel, a, na, ((size_t)n + size - 1) / size, size) : HSP_OK;
+}
+
 /* The smallest power of two >= n. */
 static int64_t pow2_at_least(int64_t n)
 {

@@ -121,6 +121,19 @@ void gpu_array_free(gpu *g, gpu_array *x)
     memset(x, 0, sizeof *x);
 }
 
+hsp_status gpu_arrays_new(gpu *g, gpu_array *x, const size_t *bytes, int n)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < n && s == HSP_OK; k++) s = gpu_array_new(g, &x[k], bytes[k]);
+    if (s != HSP_OK) gpu_arrays_free(g, x, n);
+    return s;
+}
+
+void gpu_arrays_free(gpu *g, gpu_array *x, int n)
+{
+    for (int k = 0; k < n; k++) gpu_array_free(g, &x[k]);
+}
+
 void gpu_release(gpu *g, int which)
 {
     gpu_array_free(g, &g->a[which]);
