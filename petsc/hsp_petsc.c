@@ -212,6 +212,21 @@ static hsp_status remake(MatProductType type, hsp_plan *plan, const hsp_csr *A, 
     return s;
 }
 
+/* The numeric phase of a product made without a plan (an operand had no
+ * entries): one of them still has none, C stays empty. */
+static PetscErrorCode still_empty(Mat_Product *product)
+{
+    MatInfo a, b;
+
+    PetscFunctionBegin;
+    PetscCall(MatGetInfo(product->A, MAT_LOCAL, &a));
+    PetscCall(MatGetInfo(product->B, MAT_LOCAL, &b));
+    PetscCheck(!a.nz_used || !b.nz_used, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+               "hspgemm: A has %.0f entries and B %.0f; the symbolic phase found one of them empty", a.nz_used,
+               b.nz_used);
+    PetscFunctionReturn(0);
+}
+
 /* The numeric phase: C's values by the plan, straight into C's array, unless
  * the operands are as the symbolic phase found them (its values are C's). */
 static PetscErrorCode product_numeric(Mat C)
@@ -222,29 +237,25 @@ static PetscErrorCode product_numeric(Mat C)
     operand a, b;
     hsp_csr c = *d->C;
     PetscScalar *v;
-    PetscBool empty = PETSC_TRUE;
-    long long nnz[2] = {0, 0};
     hsp_status s;
 
     PetscFunctionBegin;
     PetscCall(states_of(product, now));
     if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
+    if (!d->plan) {
+        PetscCall(still_empty(product));
+        PetscCall(states_of(product, d->made));
+        PetscFunctionReturn(0);
+    }
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
     PetscCall(MatSeqAIJGetArrayWrite(C, &v));
     c.values = v;
-    if (!d->plan) { /* an empty product: still one operand without entries? */
-        empty = !a.csr.nnz || !b.csr.nnz;
-        nnz[0] = a.csr.nnz, nnz[1] = b.csr.nnz;
-        s = HSP_OK;
-    } else
-        s = remake(product->type, d->plan, &a.csr, &b.csr, &c);
+    s = remake(product->type, d->plan, &a.csr, &b.csr, &c);
     PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
     HSP_CHECK(PetscObjectComm((PetscObject)C), s);
-    PetscCheck(empty, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_INCOMP,
-               "hspgemm: A has %lld entries and B %lld; the symbolic phase found one of them empty", nnz[0], nnz[1]);
     PetscCall(states_of(product, d->made));
     counts[2]++;
     PetscFunctionReturn(0);
@@ -329,10 +340,10 @@ static PetscErrorCode seq_products(Mat C)
 }
 
 static PetscErrorCode mpi_products(Mat C);
-static PetscErrorCode seq_into(Mat A, MatType type, MatReuse reuse, Mat *out);
-static PetscErrorCode seq_back(Mat A, MatType type, MatReuse reuse, Mat *out);
-static PetscErrorCode mpi_into(Mat A, MatType type, MatReuse reuse, Mat *out);
-static PetscErrorCode mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out);
+static PetscErrorCode convert_named(Mat A, MatType type, MatReuse reuse, Mat *out);
+typedef struct kind kind;
+static const kind *const seq_kind;
+static PetscErrorCode convert(const kind *k, PetscBool into, Mat A, MatReuse reuse, Mat *out);
 
 /* M's local blocks made seqaijhsp, where M is MPIAIJ (assembled: the blocks
  * exist) and they are not yet. */
@@ -347,7 +358,7 @@ static PetscErrorCode local_blocks(Mat M)
     PetscCall(MatMPIAIJGetSeqAIJ(M, &block[0], &block[1], NULL));
     for (int k = 0; k < 2; k++)
         if (block[k] && block[k]->ops->productsetfromoptions != seq_products)
-            PetscCall(seq_into(block[k], MATSEQAIJHSP, MAT_INPLACE_MATRIX, &block[k]));
+            PetscCall(convert(seq_kind, PETSC_TRUE, block[k], MAT_INPLACE_MATRIX, &block[k]));
     PetscFunctionReturn(0);
 }
 
@@ -371,18 +382,16 @@ static PetscErrorCode mpi_products(Mat C)
 }
 
 /* A kind of aijhsp matrix: its base type's name and its own, its product
- * set-up and the base's (kept at the first conversion), its conversions
- * from the base and back. */
-typedef PetscErrorCode (*converter)(Mat, MatType, MatReuse, Mat *);
-typedef struct {
+ * set-up and the base's (kept at the first conversion). */
+struct kind {
     const char *base, *name;
     PetscErrorCode (*products)(Mat);
     PetscErrorCode (**base_products)(Mat);
-    converter into, back;
-} kind;
+};
 
-static const kind kinds[2] = {{MATSEQAIJ, MATSEQAIJHSP, seq_products, &seqaij_products, seq_into, seq_back},
-                              {MATMPIAIJ, MATMPIAIJHSP, mpi_products, &mpiaij_products, mpi_into, mpi_back}};
+static const kind kinds[2] = {{MATSEQAIJ, MATSEQAIJHSP, seq_products, &seqaij_products},
+                              {MATMPIAIJ, MATMPIAIJHSP, mpi_products, &mpiaij_products}};
+static const kind *const seq_kind = &kinds[0], *const mpi_kind = &kinds[1];
 
 /* f composed on M under "prefix_first_second_C" (removed where f is NULL). */
 static PetscErrorCode compose(Mat M, const char *prefix, const char *first, const char *second, PetscVoidFunction f)
@@ -406,34 +415,26 @@ static PetscErrorCode convert(const kind *k, PetscBool into, Mat A, MatReuse reu
     if (into && !*k->base_products) *k->base_products = B->ops->productsetfromoptions;
     B->ops->productsetfromoptions = into ? k->products : *k->base_products;
     PetscCall(PetscObjectChangeTypeName((PetscObject)B, into ? k->name : k->base));
-    PetscCall(compose(B, "MatConvert", k->base, k->name, into ? (PetscVoidFunction)k->into : NULL));
-    PetscCall(compose(B, "MatConvert", k->name, k->base, into ? (PetscVoidFunction)k->back : NULL));
+    PetscCall(compose(B, "MatConvert", k->base, k->name, into ? (PetscVoidFunction)convert_named : NULL));
+    PetscCall(compose(B, "MatConvert", k->name, k->base, into ? (PetscVoidFunction)convert_named : NULL));
     PetscCall(compose(B, "MatProductSetFromOptions", k->name, k->base, into ? (PetscVoidFunction)k->products : NULL));
     PetscCall(compose(B, "MatProductSetFromOptions", k->base, k->name, into ? (PetscVoidFunction)k->products : NULL));
     *out = B;
     PetscFunctionReturn(0);
 }
 
-/* The conversions PETSc finds by name (MatConvert), of either kind. */
-static PetscErrorCode seq_into(Mat A, MatType type, MatReuse reuse, Mat *out)
+/* The conversion PETSc finds by name (MatConvert), either way: into an
+ * aijhsp kind where the type asked for is one ("aijhsp" or its seq or mpi
+ * name), else back to the base; the kind is A's, seq or mpi. */
+static PetscErrorCode convert_named(Mat A, MatType type, MatReuse reuse, Mat *out)
 {
-    (void)type;
-    return convert(&kinds[0], PETSC_TRUE, A, reuse, out);
-}
-static PetscErrorCode seq_back(Mat A, MatType type, MatReuse reuse, Mat *out)
-{
-    (void)type;
-    return convert(&kinds[0], PETSC_FALSE, A, reuse, out);
-}
-static PetscErrorCode mpi_into(Mat A, MatType type, MatReuse reuse, Mat *out)
-{
-    (void)type;
-    return convert(&kinds[1], PETSC_TRUE, A, reuse, out);
-}
-static PetscErrorCode mpi_back(Mat A, MatType type, MatReuse reuse, Mat *out)
-{
-    (void)type;
-    return convert(&kinds[1], PETSC_FALSE, A, reuse, out);
+    PetscBool into, seq;
+
+    PetscFunctionBegin;
+    PetscCall(PetscStrendswith(type, "hsp", &into));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
+    PetscCall(convert(seq ? seq_kind : mpi_kind, into, A, reuse, out));
+    PetscFunctionReturn(0);
 }
 
 /* A new matrix of either kind: its base type's, then made of the kind. */
@@ -441,14 +442,14 @@ static PetscErrorCode MatCreate_SeqAIJHSP(Mat A)
 {
     PetscFunctionBegin;
     PetscCall(MatSetType(A, MATSEQAIJ));
-    PetscCall(seq_into(A, MATSEQAIJHSP, MAT_INPLACE_MATRIX, &A));
+    PetscCall(convert(seq_kind, PETSC_TRUE, A, MAT_INPLACE_MATRIX, &A));
     PetscFunctionReturn(0);
 }
 static PetscErrorCode MatCreate_MPIAIJHSP(Mat A)
 {
     PetscFunctionBegin;
     PetscCall(MatSetType(A, MATMPIAIJ));
-    PetscCall(mpi_into(A, MATMPIAIJHSP, MAT_INPLACE_MATRIX, &A));
+    PetscCall(convert(mpi_kind, PETSC_TRUE, A, MAT_INPLACE_MATRIX, &A));
     PetscFunctionReturn(0);
 }
 
