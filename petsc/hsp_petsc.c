@@ -41,20 +41,23 @@ static PetscErrorCode context_free(void)
 
 /* CPU threads for hspgemm: -hsp_threads, else the cores of this machine
  * shared among its ranks, at most the cores this rank may run on (mpiexec
- * may bind it to one: threads beyond would share it).  No collective call:
- * a product may run on some ranks only. */
-static PetscErrorCode threads_of(PetscInt *threads)
+ * may bind it to one: threads beyond would share it).  Unbound (left to the
+ * scheduler) where ranks share the machine and this one may run on more
+ * CPUs than its threads: mpiexec did not bind it to a share, and every
+ * rank's pool would bind its workers to the same first CPUs.  No
+ * collective call: a product may run on some ranks only. */
+static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound)
 {
     PetscBool set;
     cpu_set_t mine;
     long cores = sysconf(_SC_NPROCESSORS_ONLN), allowed = cores;
 
     PetscFunctionBegin;
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
-    if (set) PetscFunctionReturn(0);
     if (!sched_getaffinity(0, sizeof mine, &mine)) allowed = CPU_COUNT(&mine);
-    *threads = cores > node_ranks ? (PetscInt)(cores / node_ranks) : 1;
-    if (*threads > allowed) *threads = (PetscInt)allowed;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
+    if (!set) *threads = cores > node_ranks ? (PetscInt)(cores / node_ranks) : 1;
+    if (!set && *threads > allowed) *threads = (PetscInt)allowed;
+    *unbound = node_ranks > 1 && allowed > *threads;
     PetscFunctionReturn(0);
 }
 
@@ -64,15 +67,16 @@ static PetscErrorCode context_get(MPI_Comm comm)
 {
     char device[64] = "cpu";
     PetscInt threads, small = 0;
+    PetscBool unbound = PETSC_FALSE;
     hsp_options o;
 
     PetscFunctionBegin;
     if (context) PetscFunctionReturn(0);
     PetscCall(PetscOptionsGetString(NULL, NULL, "-hsp_device", device, sizeof device, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_small_nnz", &small, NULL));
-    PetscCall(threads_of(&threads));
+    PetscCall(threads_of(&threads, &unbound));
     hsp_options_init(&o);
-    o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small;
+    o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small, o.unbound = unbound;
     HSP_CHECK(comm, hsp_context_create(&o, &context));
     PetscCall(PetscRegisterFinalize(context_free));
     PetscFunctionReturn(0);

@@ -8,7 +8,9 @@
  * makes each rank's local products.  Other products are PETSc's own.
  * Options: -hsp_device (hspgemm's device, default cpu), -hsp_threads (its
  * CPU threads; default: the cores shared by the ranks of one machine, at
- * most those the rank may run on), -hsp_small_nnz (products of at most so
+ * most those the rank may run on; unbound, left to the scheduler, where
+ * ranks share the machine and this one may run on more CPUs than its
+ * threads), -hsp_small_nnz (products of at most so
  * many operand entries on the CPU threads; hsp_options.small_nnz). */
 #ifndef HSP_PETSC_H
 #define HSP_PETSC_H

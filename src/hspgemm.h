@@ -188,6 +188,12 @@ typedef struct {
                              ",nosvm" (copy through a pool) or ",svm" (host
                              arrays registered range by range without XNACK) */
     int threads;          /* CPU threads; 0 = one per core */
+    int unbound;          /* nonzero: the pool's threads are left to the scheduler instead
+                             of each bound to a CPU other than the caller's (README "How a
+                             product is computed"): for processes that share a machine
+                             unbound by their launcher (MPI ranks), whose pools would bind
+                             their threads to the same CPUs.  Default 0; HSPGEMM_NO_BIND=1
+                             does the same for every context */
     hsp_grow grow;        /* default HSP_GROW_REALLOC */
     hsp_method method[HSP_NMETHODGROUPS]; /* for groups 3, 4, 5 */
     int wavefront;        /* 0 = the device's; else 2..64, a power of two */

@@ -85,7 +85,7 @@ static void check_transfers(const char *what, const hsp_stats *first, hsp_precis
 static void test_transpose_pool(void)
 {
     hsp_pool *pool = NULL;
-    if (!tap_ok(hsp_pool_create(3, &pool) == HSP_OK, "a pool of 3 threads")) return;
+    if (!tap_ok(hsp_pool_create(3, 0, &pool) == HSP_OK, "a pool of 3 threads")) return;
     for (int k = 0; k < 4; k++) {
         int32_t rows = k == 0 ? 2 : 500 * k, cols = k == 3 ? 7 : 300;
         hsp_csr *A = ref_random(rows, cols, 0, k == 3 ? 7 : 20, HSP_DOUBLE, 40 + k), *T1 = NULL, *T3 = NULL;

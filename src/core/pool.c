@@ -55,7 +55,8 @@ static inline void spin_pause(int k)
  * kept it there while the other CPU idled, so that the threads took turns
  * (poisson3d27:8 on 2 threads: 0.18 ms a product, 0.36 ms run after run
  * once another process had just run).  Not when the workers outnumber the
- * other CPUs, or with HSPGEMM_NO_BIND set. */
+ * other CPUs, or where the pool is unbound (hsp_options.unbound, or
+ * HSPGEMM_NO_BIND set). */
 static void bind_workers(hsp_pool *pool, int cpu)
 {
     cpu_set_t allowed, one;
@@ -115,7 +116,7 @@ static void stop_workers(hsp_pool *pool, int started)
     for (int t = 0; t < started; t++) pthread_join(pool->threads[t], NULL);
 }
 
-hsp_status hsp_pool_create(int nthreads, hsp_pool **out)
+hsp_status hsp_pool_create(int nthreads, int unbound, hsp_pool **out)
 {
     *out = NULL;
     if (nthreads < 1 || nthreads > 4096)
@@ -142,7 +143,7 @@ hsp_status hsp_pool_create(int nthreads, hsp_pool **out)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the thread pool");
     }
     pool->bound_beside = -1;
-    if (nthreads > 1 && !getenv("HSPGEMM_NO_BIND")) bind_workers(pool, sched_getcpu());
+    if (nthreads > 1 && !unbound && !getenv("HSPGEMM_NO_BIND")) bind_workers(pool, sched_getcpu());
     *out = pool;
     return HSP_OK;
 }

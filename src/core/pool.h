@@ -10,8 +10,10 @@ typedef struct hsp_pool hsp_pool;
 typedef void (*hsp_pool_fn)(void *arg, int tid);
 typedef void (*hsp_chunk_fn)(void *arg, int tid, int64_t chunk);
 
-/* Start nthreads - 1 workers; the caller is thread 0 of every run. */
-hsp_status hsp_pool_create(int nthreads, hsp_pool **out);
+/* Start nthreads - 1 workers, bound each to a CPU other than the caller's
+ * unless unbound (or HSPGEMM_NO_BIND is set); the caller is thread 0 of
+ * every run. */
+hsp_status hsp_pool_create(int nthreads, int unbound, hsp_pool **out);
 void hsp_pool_free(hsp_pool *pool);
 int hsp_pool_size(const hsp_pool *pool);
 /* Call fn(arg, tid) once on each thread, tid = 0 .. size-1, and wait. */

@@ -64,7 +64,7 @@ hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **o
     ctx->options.profile = ctx->profile_option;
     int nthreads = o->threads ? o->threads : hsp_cpu_count();
     size_t scratch_bytes = (size_t)nthreads * sizeof *ctx->scratch;
-    hsp_status s = hsp_pool_create(nthreads, &ctx->pool);
+    hsp_status s = hsp_pool_create(nthreads, o->unbound, &ctx->pool);
     if (s == HSP_OK && !(ctx->scratch = aligned_alloc(_Alignof(hsp_scratch), scratch_bytes)))
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for thread workspaces");
     if (s == HSP_OK) memset(ctx->scratch, 0, scratch_bytes);
