@@ -97,8 +97,9 @@ static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_arra
     void *part = malloc(ngroups * vs + 1);
     hsp_status s = part ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for %zu maxima", ngroups);
     if (s == HSP_OK) s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
-    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&w[W_WHERE]),
-                   gpu_array_arg(&w[W_BAD]), gpu_array_arg(&w[W_PART]), gpu_local(size * vs)};
+    gpu_arg a[] = {gpu_val(&n, sizeof n),     gpu_array_arg(&h->a[0]),    gpu_array_arg(&h->a[1]),
+                   gpu_array_arg(&h->a[2]),   gpu_array_arg(&w[W_WHERE]), gpu_array_arg(&w[W_BAD]),
+                   gpu_array_arg(&w[W_PART]), gpu_local(size * vs)};
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_SA_DIAG, a, 8, ngroups, size);
     if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
     if (s == HSP_OK && bad < A->nrows) s = hsp_fail_diagonal(bad);
@@ -117,11 +118,12 @@ static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
     int64_t one = 1;
     int32_t undecided = 1;
     gpu_arg rekey[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_KEY])};
-    gpu_arg max1[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
-                      gpu_array_arg(&w[W_MAX1])};
+    gpu_arg max1[] = {gpu_val(&n, sizeof n),       gpu_array_arg(&h->a[0]),  gpu_array_arg(&h->a[1]),
+                      gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_MAX1])};
     gpu_arg zero[] = {gpu_val(&one, sizeof one), gpu_array_arg(&w[W_UNDECIDED])};
-    gpu_arg update[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
-                        gpu_array_arg(&w[W_MAX1]), gpu_array_arg(&w[W_UNDECIDED]), gpu_array_arg(&w[W_ROOT])};
+    gpu_arg update[] = {gpu_val(&n, sizeof n),          gpu_array_arg(&h->a[0]),  gpu_array_arg(&h->a[1]),
+                        gpu_array_arg(&w[W_STRONG]),    gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_MAX1]),
+                        gpu_array_arg(&w[W_UNDECIDED]), gpu_array_arg(&w[W_ROOT])};
     hsp_status s = HSP_OK;
     for (int round = first; s == HSP_OK && undecided > 0; round++) {
         int check = round % MIS_CHECK == 0;
@@ -139,7 +141,8 @@ static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
 static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *yes)
 {
     int32_t asymmetric = 0;
-    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_UNDECIDED])};
+    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]),
+                   gpu_array_arg(&w[W_UNDECIDED])};
     hsp_status s = gpu_array_write(g, &w[W_UNDECIDED], &asymmetric, sizeof asymmetric);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_SYMMETRIC, a, 5, n);
     if (s == HSP_OK) s = g->ops->finish(g);
@@ -159,10 +162,11 @@ static hsp_status many_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
     int32_t iters = MIS_ITERS, undecided = 1;
     gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), gpu_array_arg(&w[W_SETTLED])};
     gpu_arg zero1[] = {gpu_val(&one, sizeof one), gpu_array_arg(&w[W_UNDECIDED])};
-    gpu_arg max1[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
-                      gpu_array_arg(&w[W_MAX1])};
-    gpu_arg rounds[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
-                        gpu_array_arg(&w[W_MAX1]), gpu_array_arg(&w[W_ROOT]), gpu_val(&iters, sizeof iters), gpu_array_arg(&w[W_SETTLED]),
+    gpu_arg max1[] = {gpu_val(&n, sizeof n),       gpu_array_arg(&h->a[0]),  gpu_array_arg(&h->a[1]),
+                      gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_MAX1])};
+    gpu_arg rounds[] = {gpu_val(&n, sizeof n),          gpu_array_arg(&h->a[0]),       gpu_array_arg(&h->a[1]),
+                        gpu_array_arg(&w[W_STRONG]),    gpu_array_arg(&w[W_KEY]),      gpu_array_arg(&w[W_MAX1]),
+                        gpu_array_arg(&w[W_ROOT]),      gpu_val(&iters, sizeof iters), gpu_array_arg(&w[W_SETTLED]),
                         gpu_array_arg(&w[W_UNDECIDED]), gpu_local(3 * sizeof(int32_t))};
     hsp_status s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, ngroups);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_MAX, max1, 6, n);
@@ -188,7 +192,8 @@ static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_ar
 {
     int dbl = A->precision == HSP_DOUBLE, sym = 0, done = 0;
     int64_t n = A->nrows, chunk = MIS_CHUNK;
-    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_ROOT])};
+    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), gpu_array_arg(&w[W_KEY]),
+                      gpu_array_arg(&w[W_ROOT])};
     hsp_status s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 4, n);
     if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym);
     if (s == HSP_OK && sym) s = many_rounds(g, dbl, n, h, w, &done);
@@ -202,10 +207,12 @@ static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array 
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows;
     int32_t bad = A->nrows;
-    gpu_arg near[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
-                      gpu_array_arg(&w[W_FIRST]), gpu_array_arg(&w[W_NEAR])};
-    gpu_arg far[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),
-                     gpu_array_arg(&w[W_NEAR]), gpu_array_arg(agg), gpu_array_arg(&w[W_BAD])};
+    gpu_arg near[] = {gpu_val(&n, sizeof n),       gpu_array_arg(&h->a[0]),  gpu_array_arg(&h->a[1]),
+                      gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_FIRST]),
+                      gpu_array_arg(&w[W_NEAR])};
+    gpu_arg far[] = {gpu_val(&n, sizeof n),       gpu_array_arg(&h->a[0]),  gpu_array_arg(&h->a[1]),
+                     gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_NEAR]),
+                     gpu_array_arg(agg),          gpu_array_arg(&w[W_BAD])};
     hsp_status s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_NEAR, near, 7, n);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_FAR, far, 8, n);
@@ -222,7 +229,8 @@ static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, gpu_array *
     int64_t n = A->nrows, na = naggs;
     gpu_arg zero[] = {gpu_val(&na, sizeof na), gpu_array_arg(&w[W_SIZE])};
     gpu_arg count[] = {gpu_val(&n, sizeof n), gpu_array_arg(&t->a[1]), gpu_array_arg(&w[W_SIZE])};
-    gpu_arg rows[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_SIZE]), gpu_array_arg(&t->a[0]), gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
+    gpu_arg rows[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_SIZE]), gpu_array_arg(&t->a[0]),
+                      gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
     hsp_status s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, na);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_COUNT_INTS, count, 3, n);
     return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 5, n) : s;
@@ -236,8 +244,9 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
     int64_t n = A->nrows, roots = 0;
     vt_value store;
     hsp_status s = diagonal(g, A, h, w, rho);
-    gpu_arg strong[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&w[W_WHERE]),
-                        vt(dbl, theta, &store), gpu_array_arg(&w[W_STRONG])};
+    gpu_arg strong[] = {gpu_val(&n, sizeof n),      gpu_array_arg(&h->a[0]),    gpu_array_arg(&h->a[1]),
+                        gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), vt(dbl, theta, &store),
+                        gpu_array_arg(&w[W_STRONG])};
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 7, n);
     if (s == HSP_OK) s = find_roots(g, A, h, w);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
@@ -308,8 +317,10 @@ static hsp_status sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, voi
     const gpu_held *a = held_a, *t = held_t, *p = held_p;
     int64_t n = P->nrows;
     vt_value store;
-    gpu_arg args[] = {gpu_val(&n, sizeof n), gpu_array_arg(&a->a[0]), gpu_array_arg(&a->a[1]), gpu_array_arg(&a->a[2]), vt(dbl, w, &store),
-                      gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
+    gpu_arg args[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&a->a[0]), gpu_array_arg(&a->a[1]),
+                      gpu_array_arg(&a->a[2]), vt(dbl, w, &store),      gpu_array_arg(&p->a[0]),
+                      gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&t->a[1]),
+                      gpu_array_arg(&t->a[2])};
     return gpu_noted(dev, gpu_launch_items(g, dbl, GK_SA_SMOOTH, args, 10, n));
 }
 
@@ -341,9 +352,11 @@ static hsp_status transpose(hsp_device *dev, const hsp_csr *P, void *held_p, voi
     gpu_held *r = held_new(g, bytes, 3, &s);
     *held_r = NULL;
     if (!r) return gpu_noted(dev, s);
-    if ((s = gpu_arrays_new(g, tmp, tmp_bytes, 2)) == HSP_OK) s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
-    gpu_arg scatter[] = {gpu_val(&n, sizeof n), gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&r->a[0]),
-                         gpu_array_arg(&tmp[0]), gpu_array_arg(&r->a[1]), gpu_array_arg(&r->a[2])};
+    if ((s = gpu_arrays_new(g, tmp, tmp_bytes, 2)) == HSP_OK)
+        s = transpose_rows(g, dbl, P, p, &tmp[0], &tmp[1], &r->a[0]);
+    gpu_arg scatter[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]),
+                         gpu_array_arg(&p->a[2]), gpu_array_arg(&r->a[0]), gpu_array_arg(&tmp[0]),
+                         gpu_array_arg(&r->a[1]), gpu_array_arg(&r->a[2])};
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_TR_SCATTER, scatter, 8, n);
     return gpu_noted(dev, held_result(g, done(g, s, tmp, 2), r, held_r));
 }
@@ -353,8 +366,8 @@ static hsp_status transpose_values(hsp_device *dev, const hsp_csr *P, void *held
     gpu *g = dev->state;
     const gpu_held *p = held_p, *r = held_r;
     int64_t n = P->nrows;
-    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&r->a[0]),
-                   gpu_array_arg(&r->a[1]), gpu_array_arg(&r->a[2])};
+    gpu_arg a[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&p->a[0]), gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]),
+                   gpu_array_arg(&r->a[0]), gpu_array_arg(&r->a[1]), gpu_array_arg(&r->a[2])};
     return gpu_noted(dev, gpu_launch_items(g, P->precision == HSP_DOUBLE, GK_TR_VALUES, a, 7, n));
 }
 
@@ -369,7 +382,8 @@ static hsp_status identity(hsp_device *dev, int32_t n, hsp_precision precision, 
     gpu_held *h = held_new(g, bytes, 3, &s);
     *held = NULL;
     if (!h) return gpu_noted(dev, s);
-    gpu_arg a[] = {gpu_val(&rows, sizeof rows), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2])};
+    gpu_arg a[] = {gpu_val(&rows, sizeof rows), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]),
+                   gpu_array_arg(&h->a[2])};
     return gpu_noted(dev, held_result(g, gpu_launch_items(g, dbl, GK_IDENTITY, a, 4, rows), h, held));
 }
 
@@ -394,9 +408,19 @@ static hsp_status numeric(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, c
     int32_t team = g->local_add[dbl] && !dev->deterministic ? numeric_team(A, B) : 1; /* teams add by atomics */
     size_t vs = hsp_value_size(C->precision), size = NUMERIC_GROUP, rows = NUMERIC_GROUP / (size_t)team;
     int32_t lcap = NUMERIC_LOCAL / (int32_t)rows;
-    gpu_arg args[] = {gpu_val(&m, sizeof m), gpu_val(&team, sizeof team), gpu_array_arg(&a->a[0]), gpu_array_arg(&a->a[1]),
-                      gpu_array_arg(&a->a[2]), gpu_array_arg(&b->a[0]), gpu_array_arg(&b->a[1]), gpu_array_arg(&b->a[2]), gpu_array_arg(&c->a[0]), gpu_array_arg(&c->a[1]),
-                      gpu_array_arg(&c->a[2]), gpu_val(&lcap, sizeof lcap), gpu_local(rows * (size_t)lcap * sizeof(int32_t)),
+    gpu_arg args[] = {gpu_val(&m, sizeof m),
+                      gpu_val(&team, sizeof team),
+                      gpu_array_arg(&a->a[0]),
+                      gpu_array_arg(&a->a[1]),
+                      gpu_array_arg(&a->a[2]),
+                      gpu_array_arg(&b->a[0]),
+                      gpu_array_arg(&b->a[1]),
+                      gpu_array_arg(&b->a[2]),
+                      gpu_array_arg(&c->a[0]),
+                      gpu_array_arg(&c->a[1]),
+                      gpu_array_arg(&c->a[2]),
+                      gpu_val(&lcap, sizeof lcap),
+                      gpu_local(rows * (size_t)lcap * sizeof(int32_t)),
                       gpu_local(rows * (size_t)lcap * vs)};
     if (team == 1) {
         args[1] = args[0];
@@ -418,7 +442,8 @@ static hsp_status same_pattern(hsp_device *dev, const hsp_csr *X, void *held_x, 
     *row = X->nrows;
     hsp_status s = gpu_array_new(g, &bad, sizeof *row);
     if (s == HSP_OK) s = gpu_array_write(g, &bad, row, sizeof *row);
-    gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&x->a[0]), gpu_array_arg(&x->a[1]), gpu_array_arg(&y->a[0]), gpu_array_arg(&y->a[1]), gpu_array_arg(&bad)};
+    gpu_arg a[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&x->a[0]), gpu_array_arg(&x->a[1]),
+                   gpu_array_arg(&y->a[0]), gpu_array_arg(&y->a[1]), gpu_array_arg(&bad)};
     if (s == HSP_OK) s = gpu_launch_items(g, X->precision == HSP_DOUBLE, GK_SAME_PATTERN, a, 6, n);
     if (s == HSP_OK) s = flag_read(g, &bad, X->nrows, row);
     return gpu_noted(dev, done(g, s, &bad, 1));
@@ -451,7 +476,8 @@ static lz_work *lanczos_new(gpu *g, const hsp_csr *A, hsp_status *s)
     for (int k = 0; k < LZ_COUNT; k++) bytes[k] = ((size_t)A->nrows + 1) * vs;
     bytes[LZ_SCALARS] = HSP_LZ_SCALARS * vs;
     if (z) z->scalars = malloc(bytes[LZ_SCALARS]);
-    *s = z && z->scalars ? gpu_arrays_new(g, z->a, bytes, LZ_COUNT) : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
+    *s = z && z->scalars ? gpu_arrays_new(g, z->a, bytes, LZ_COUNT)
+                         : hsp_fail(HSP_ERR_NOMEM, "no memory for Lanczos steps");
     if (*s == HSP_OK) return z;
     if (z) free(z->scalars); /* arrays() freed its own */
     free(z);
@@ -468,7 +494,8 @@ static void lanczos_free(gpu *g, lz_work *z)
 /* The scalars of the steps so far into the caller's doubles. */
 static hsp_status lanczos_read(gpu *g, int dbl, lz_work *z, double *scalars)
 {
-    hsp_status s = gpu_array_read(g, &z->a[LZ_SCALARS], z->scalars, HSP_LZ_SCALARS * (dbl ? sizeof(double) : sizeof(float)));
+    hsp_status s =
+        gpu_array_read(g, &z->a[LZ_SCALARS], z->scalars, HSP_LZ_SCALARS * (dbl ? sizeof(double) : sizeof(float)));
     for (int k = 0; s == HSP_OK && k < HSP_LZ_SCALARS; k++)
         scalars[k] = dbl ? ((double *)z->scalars)[k] : ((float *)z->scalars)[k];
     return s;
@@ -478,8 +505,8 @@ static hsp_status lanczos_read(gpu *g, int dbl, lz_work *z, double *scalars)
 static hsp_status lanczos_sum(gpu *g, int dbl, lz_work *z, int64_t nparts, int64_t at)
 {
     size_t size = gpu_pow2_group(g, dbl, GK_LZ_SUM);
-    gpu_arg a[] = {gpu_val(&nparts, sizeof nparts), gpu_array_arg(&z->a[LZ_PART]), gpu_array_arg(&z->a[LZ_SCALARS]), gpu_val(&at, sizeof at),
-                   gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
+    gpu_arg a[] = {gpu_val(&nparts, sizeof nparts), gpu_array_arg(&z->a[LZ_PART]), gpu_array_arg(&z->a[LZ_SCALARS]),
+                   gpu_val(&at, sizeof at), gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
     return g->ops->launch(g, dbl, GK_LZ_SUM, a, 5, 1, size);
 }
 
@@ -508,15 +535,19 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
     gpu_arg local = gpu_local(size * hsp_value_size(A->precision));
     gpu_array *x = z->a;
     gpu_arg a[][10] = {
-        [HSP_LZ_START] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&x[LZ_SCALE]),
-                          gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PART]), local},
-        [HSP_LZ_MULTIPLY] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&h->a[2]), gpu_array_arg(&x[LZ_SCALE]),
-                             gpu_array_arg(&x[LZ_U]), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_PART]), local},
-        [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), gpu_array_arg(&x[LZ_SCALARS]), gpu_val(&alpha_at, sizeof alpha_at),
-                                  gpu_val(&norm2_at, sizeof norm2_at), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PREV]),
-                                  gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_PART]), local},
+        [HSP_LZ_START] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]),
+                          gpu_array_arg(&h->a[2]), gpu_array_arg(&x[LZ_SCALE]), gpu_array_arg(&x[LZ_W]),
+                          gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PART]), local},
+        [HSP_LZ_MULTIPLY] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]),
+                             gpu_array_arg(&h->a[2]), gpu_array_arg(&x[LZ_SCALE]), gpu_array_arg(&x[LZ_U]),
+                             gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_PART]), local},
+        [HSP_LZ_ORTHOGONALIZE] = {gpu_val(&n, sizeof n), gpu_array_arg(&x[LZ_SCALARS]),
+                                  gpu_val(&alpha_at, sizeof alpha_at), gpu_val(&norm2_at, sizeof norm2_at),
+                                  gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PREV]), gpu_array_arg(&x[LZ_W]),
+                                  gpu_array_arg(&x[LZ_PART]), local},
         [HSP_LZ_ADVANCE] = {gpu_val(&n, sizeof n), gpu_array_arg(&x[LZ_SCALARS]), gpu_val(&norm2_at, sizeof norm2_at),
-                            gpu_array_arg(&x[LZ_SCALE]), gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_V]), gpu_array_arg(&x[LZ_PREV]), gpu_array_arg(&x[LZ_U])}};
+                            gpu_array_arg(&x[LZ_SCALE]), gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_V]),
+                            gpu_array_arg(&x[LZ_PREV]), gpu_array_arg(&x[LZ_U])}};
     if (n) s = g->ops->launch(g, dbl, kernels[pass], a[pass], nargs[pass], ngroups, size);
     if (s == HSP_OK && sum_at >= 0) s = lanczos_sum(g, dbl, z, (int64_t)ngroups, sum_at);
     return gpu_noted(dev, s);

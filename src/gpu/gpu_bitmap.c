@@ -79,7 +79,8 @@ static hsp_status count(gpu *g, int dbl, const gpu_array *a, const gpu_array *b,
     for (int k = 0; k < 4; k++) args[12 + k] = gpu_array_arg(&c[mine[k]]);
     args[16] = gpu_val(&cap, 4), args[17] = gpu_local(BM_LISTED * sizeof(int32_t)), args[18] = gpu_local(size * 8);
     hsp_status s = g->ops->launch(g, dbl, GK_BM_COUNT, args, 19, (size_t)groups, size);
-    for (int k = 0; k < 3 && s == HSP_OK; k++) s = gpu_scan(g, dbl, &c[C_BLOCKS + k], &c[C_BLOCK_AT + k], nbrows, &totals[k]);
+    for (int k = 0; k < 3 && s == HSP_OK; k++)
+        s = gpu_scan(g, dbl, &c[C_BLOCKS + k], &c[C_BLOCK_AT + k], nbrows, &totals[k]);
     return s;
 }
 
