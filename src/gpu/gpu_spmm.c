@@ -106,8 +106,9 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     gpu_arg args[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&k.row0, sizeof k.row0),
                       gpu_val(&k.col0, sizeof k.col0), gpu_val(&along_rows, sizeof along_rows),
-                      gpu_val(&step, sizeof step), gpu_array_arg(a[0]), gpu_array_arg(a[1]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
-                      gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]), gpu_array_arg(a[ARR_C]),
+                      gpu_val(&step, sizeof step), gpu_array_arg(a[0]), gpu_array_arg(a[1]), gpu_array_arg(a[2]),
+                      gpu_array_arg(a[3]), gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]),
+                      gpu_val(&bs[1], sizeof bs[1]), gpu_array_arg(a[ARR_C]),
                       gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                       gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
                       gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
@@ -141,9 +142,10 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, const hsp_dense *B
     int64_t cs[2];
     float alpha_f = (float)alpha;
     hsp_dense_steps(C, cs);
-    gpu_arg args[] = {gpu_val(&nlong, sizeof nlong), gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[6]), gpu_array_arg(a[7]),
-                      gpu_array_arg(&g->a[GA_SPMM_P]), gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]),
-                      gpu_val(&cs[1], sizeof cs[1]), gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs)};
+    gpu_arg args[] = {gpu_val(&nlong, sizeof nlong), gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[6]),
+                      gpu_array_arg(a[7]), gpu_array_arg(&g->a[GA_SPMM_P]), gpu_array_arg(a[ARR_C]),
+                      gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                      gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs)};
     size_t groups = (size_t)(((int64_t)nlong * ncols + (int64_t)size - 1) / (int64_t)size);
     return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_GATHER, args, 9, groups, size) : s;
 }
