@@ -27,6 +27,7 @@ static PetscErrorCode (*seqaij_products)(Mat);
 static PetscErrorCode (*mpiaij_products)(Mat);
 static PetscInt counts[3]; /* symbolic A*B or A^T*B, symbolic P^T*A*P, numeric */
 static PetscMPIInt node_ranks = 1; /* the ranks on this rank's machine (at registration) */
+static PetscLogEvent events[2];    /* -log_view's HspSymbolic and HspNumeric: the plugin's own time */
 
 /* PETSc's error for hspgemm's last failure, our message inside. */
 #define HSP_CHECK(comm, s) PetscCheck((s) == HSP_OK, comm, PETSC_ERR_LIB, "hspgemm: %s", hsp_errmsg())
@@ -251,6 +252,7 @@ static PetscErrorCode product_numeric(Mat C)
         PetscCall(states_of(product, d->made));
         PetscFunctionReturn(0);
     }
+    PetscCall(PetscLogEventBegin(events[1], C, 0, 0, 0));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
     PetscCall(MatSeqAIJGetArrayWrite(C, &v));
@@ -262,6 +264,7 @@ static PetscErrorCode product_numeric(Mat C)
     HSP_CHECK(PetscObjectComm((PetscObject)C), s);
     PetscCall(states_of(product, d->made));
     counts[2]++;
+    PetscCall(PetscLogEventEnd(events[1], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
 
@@ -301,6 +304,7 @@ static PetscErrorCode product_symbolic(Mat C)
 
     PetscFunctionBegin;
     PetscCall(context_get(comm));
+    PetscCall(PetscLogEventBegin(events[0], C, 0, 0, 0));
     PetscCall(PetscNew(&d));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
@@ -315,6 +319,7 @@ static PetscErrorCode product_symbolic(Mat C)
     product->destroy = product_data_free;
     C->ops->productnumeric = product_numeric;
     counts[product->type == MATPRODUCT_PtAP ? 1 : 0]++;
+    PetscCall(PetscLogEventEnd(events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
 
@@ -471,6 +476,8 @@ PetscErrorCode PetscHspgemmRegister(void)
     PetscCall(MatRegister(MATSEQAIJHSP, MatCreate_SeqAIJHSP));
     PetscCall(MatRegister(MATMPIAIJHSP, MatCreate_MPIAIJHSP));
     PetscCall(MatRegisterRootName(MATAIJHSP, MATSEQAIJHSP, MATMPIAIJHSP));
+    PetscCall(PetscLogEventRegister("HspSymbolic", MAT_CLASSID, &events[0]));
+    PetscCall(PetscLogEventRegister("HspNumeric", MAT_CLASSID, &events[1]));
     PetscFunctionReturn(0);
 }
 
