@@ -4,17 +4,17 @@
  * product keeps for its numeric phases (hsp_multiply_reuse, hsp_rap_reuse);
  * the operands' arrays are read in place (row pointers widened to 64 bits)
  * and C is set from hspgemm's CSR (of A's rows with entries only, where
- * few hold any).  mpiaijhsp is MPIAIJ whose products take
- * PETSc's "backend" algorithm, which makes them from products of the ranks'
- * local blocks, made seqaijhsp here.  Every other product is PETSc's own.
+ * few hold any).  mpiaijhsp is MPIAIJ whose A*B and P^T*A*P are
+ * hsp_petsc_mpi.c's and whose A^T*B (and A*B and P^T*A*P with
+ * -hsp_backend) takes PETSc's "backend" algorithm, which makes it from
+ * products of the ranks' local blocks, made seqaijhsp here.  Every other
+ * product is PETSc's own.
  * hspgemm's context is made at the first product and freed by
  * PetscFinalize. */
 #define _GNU_SOURCE /* sched_getaffinity */
-#include <petsc/private/matimpl.h>
 #include <sched.h>
 #include <unistd.h>
-#include "hsp_petsc.h"
-#include "hspgemm.h"
+#include "hsp_petsc_impl.h"
 
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
 #error "the hspgemm plugin needs PETSc with real double scalars"
@@ -28,9 +28,6 @@ static PetscErrorCode (*mpiaij_products)(Mat);
 static PetscInt counts[3]; /* symbolic A*B or A^T*B, symbolic P^T*A*P, numeric */
 static PetscMPIInt node_ranks = 1; /* the ranks on this rank's machine (at registration) */
 static PetscLogEvent events[2];    /* -log_view's HspSymbolic and HspNumeric: the plugin's own time */
-
-/* PETSc's error for hspgemm's last failure, our message inside. */
-#define HSP_CHECK(comm, s) PetscCheck((s) == HSP_OK, comm, PETSC_ERR_LIB, "hspgemm: %s", hsp_errmsg())
 
 static PetscErrorCode context_free(void)
 {
@@ -64,7 +61,7 @@ static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound)
 
 /* hspgemm's context, made at the first product from the options:
  * -hsp_device, -hsp_threads, -hsp_small_nnz (hsp_options.small_nnz). */
-static PetscErrorCode context_get(MPI_Comm comm)
+PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx)
 {
     char device[64] = "cpu";
     PetscInt threads, small = 0;
@@ -72,6 +69,7 @@ static PetscErrorCode context_get(MPI_Comm comm)
     hsp_options o;
 
     PetscFunctionBegin;
+    *ctx = context;
     if (context) PetscFunctionReturn(0);
     PetscCall(PetscOptionsGetString(NULL, NULL, "-hsp_device", device, sizeof device, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_small_nnz", &small, NULL));
@@ -80,6 +78,7 @@ static PetscErrorCode context_get(MPI_Comm comm)
     o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small, o.unbound = unbound;
     HSP_CHECK(comm, hsp_context_create(&o, &context));
     PetscCall(PetscRegisterFinalize(context_free));
+    *ctx = context;
     PetscFunctionReturn(0);
 }
 
@@ -173,8 +172,7 @@ static PetscErrorCode product_data_free(void *data)
     PetscFunctionReturn(0);
 }
 
-/* The states of the product's operands. */
-static PetscErrorCode states_of(Mat_Product *product, PetscObjectState state[2])
+PetscErrorCode hsp_petsc_states(Mat_Product *product, PetscObjectState state[2])
 {
     PetscFunctionBegin;
     PetscCall(PetscObjectStateGet((PetscObject)product->A, &state[0]));
@@ -245,11 +243,11 @@ static PetscErrorCode product_numeric(Mat C)
     hsp_status s;
 
     PetscFunctionBegin;
-    PetscCall(states_of(product, now));
+    PetscCall(hsp_petsc_states(product, now));
     if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
     if (!d->plan) {
         PetscCall(still_empty(product));
-        PetscCall(states_of(product, d->made));
+        PetscCall(hsp_petsc_states(product, d->made));
         PetscFunctionReturn(0);
     }
     PetscCall(PetscLogEventBegin(events[1], C, 0, 0, 0));
@@ -262,8 +260,8 @@ static PetscErrorCode product_numeric(Mat C)
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
     HSP_CHECK(PetscObjectComm((PetscObject)C), s);
-    PetscCall(states_of(product, d->made));
-    counts[2]++;
+    PetscCall(hsp_petsc_states(product, d->made));
+    hsp_petsc_count(COUNT_NUMERIC);
     PetscCall(PetscLogEventEnd(events[1], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
@@ -298,12 +296,13 @@ static PetscErrorCode product_symbolic(Mat C)
 {
     Mat_Product *product = C->product;
     MPI_Comm comm = PetscObjectComm((PetscObject)C);
+    hsp_context *ctx; /* the static context, which make and remake use */
     product_data *d;
     operand a, b;
     hsp_status s;
 
     PetscFunctionBegin;
-    PetscCall(context_get(comm));
+    PetscCall(hsp_petsc_context(comm, &ctx));
     PetscCall(PetscLogEventBegin(events[0], C, 0, 0, 0));
     PetscCall(PetscNew(&d));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
@@ -314,20 +313,20 @@ static PetscErrorCode product_symbolic(Mat C)
     PetscCall(operand_close(&b));
     if (s != HSP_OK) PetscCall(product_data_free(d));
     HSP_CHECK(comm, s);
-    PetscCall(states_of(product, d->made));
+    PetscCall(hsp_petsc_states(product, d->made));
     product->data = d;
     product->destroy = product_data_free;
     C->ops->productnumeric = product_numeric;
-    counts[product->type == MATPRODUCT_PtAP ? 1 : 0]++;
+    hsp_petsc_count(product->type == MATPRODUCT_PtAP ? COUNT_PTAP : COUNT_AB);
     PetscCall(PetscLogEventEnd(events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
 
-/* Is M SeqAIJ or a type built on it (its name begins "seqaij")? */
-static PetscBool is_seqaij(Mat M)
+/* Is M of the base type (MATSEQAIJ, MATMPIAIJ) or a type built on it? */
+static PetscBool is_of(Mat M, MatType base)
 {
     PetscBool yes = PETSC_FALSE;
-    PetscCallAbort(PETSC_COMM_SELF, PetscObjectBaseTypeCompare((PetscObject)M, MATSEQAIJ, &yes));
+    PetscCallAbort(PETSC_COMM_SELF, PetscObjectBaseTypeCompare((PetscObject)M, base, &yes));
     return yes;
 }
 
@@ -339,8 +338,8 @@ static PetscErrorCode seq_products(Mat C)
     MatProductType t = product->type;
 
     PetscFunctionBegin;
-    if ((t == MATPRODUCT_AB || t == MATPRODUCT_AtB || t == MATPRODUCT_PtAP) && is_seqaij(product->A) &&
-        is_seqaij(product->B)) {
+    if ((t == MATPRODUCT_AB || t == MATPRODUCT_AtB || t == MATPRODUCT_PtAP) && is_of(product->A, MATSEQAIJ) &&
+        is_of(product->B, MATSEQAIJ)) {
         C->ops->productsymbolic = product_symbolic;
         PetscFunctionReturn(0);
     }
@@ -371,20 +370,29 @@ static PetscErrorCode local_blocks(Mat M)
     PetscFunctionReturn(0);
 }
 
-/* A product of an mpiaijhsp: A*B, A^T*B and P^T*A*P by PETSc's backend
- * algorithm (local products of seqaijhsp blocks) unless another was asked
- * for, the rest as MPIAIJ does them. */
+/* A product of an mpiaijhsp: A*B and P^T*A*P of MPIAIJ operands by
+ * hsp_petsc_mpi.c, one hspgemm product a rank, unless an algorithm was set
+ * (MatProductSetAlgorithm) or -hsp_backend asks for PETSc's "backend"
+ * algorithm; that, with its local products of seqaijhsp blocks, for those
+ * and for A^T*B; the rest as MPIAIJ does them. */
 static PetscErrorCode mpi_products(Mat C)
 {
     Mat_Product *product = C->product;
-    PetscBool asked;
+    MatProductType t = product->type;
+    PetscBool by_default, backend = PETSC_FALSE;
 
     PetscFunctionBegin;
-    if (product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_PtAP) {
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-hsp_backend", &backend, NULL));
+    PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &by_default));
+    if (by_default && !backend && (t == MATPRODUCT_AB || t == MATPRODUCT_PtAP) && is_of(product->A, MATMPIAIJ) &&
+        is_of(product->B, MATMPIAIJ)) {
+        C->ops->productsymbolic = hsp_petsc_mpi_symbolic;
+        PetscFunctionReturn(0);
+    }
+    if (t == MATPRODUCT_AB || t == MATPRODUCT_AtB || t == MATPRODUCT_PtAP) {
         PetscCall(local_blocks(product->A));
         PetscCall(local_blocks(product->B));
-        PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &asked));
-        if (asked) PetscCall(MatProductSetAlgorithm(C, "backend"));
+        if (by_default) PetscCall(MatProductSetAlgorithm(C, "backend"));
     }
     PetscCall(mpiaij_products(C));
     PetscFunctionReturn(0);
@@ -479,6 +487,11 @@ PetscErrorCode PetscHspgemmRegister(void)
     PetscCall(PetscLogEventRegister("HspSymbolic", MAT_CLASSID, &events[0]));
     PetscCall(PetscLogEventRegister("HspNumeric", MAT_CLASSID, &events[1]));
     PetscFunctionReturn(0);
+}
+
+void hsp_petsc_count(int which)
+{
+    counts[which]++;
 }
 
 PetscErrorCode PetscHspgemmGetCounts(PetscInt *ab, PetscInt *ptap, PetscInt *numeric)

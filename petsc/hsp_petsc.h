@@ -3,15 +3,20 @@
  * one rank, "mpiaijhsp" on several) is AIJ in every way but that its
  * products C = A*B, A^T*B and P^T*A*P (MatMatMult, MatTransposeMatMult,
  * MatPtAP; MatProduct's AB, AtB and PtAP) run in hspgemm: the symbolic phase keeps hspgemm's plan, the numeric
- * phase computes C's values by it.  On several ranks PETSc's "backend"
- * product gathers the rows of other ranks and assembles C, and hspgemm
- * makes each rank's local products.  Other products are PETSc's own.
+ * phase computes C's values by it.  On several ranks each rank's rows of
+ * A*B, and its share of P^T*A*P, are one hspgemm product of its rows with
+ * the rows of other ranks that PETSc gathers; the rows of P^T*A*P other
+ * ranks own reach them by PETSc's COO assembly.  A^T*B on several ranks,
+ * and A*B and P^T*A*P with -hsp_backend, take PETSc's "backend" algorithm,
+ * its local products by hspgemm (an algorithm the caller sets by
+ * MatProductSetAlgorithm is PETSc's own).  Other products are PETSc's own.
  * Options: -hsp_device (hspgemm's device, default cpu), -hsp_threads (its
  * CPU threads; default: the cores shared by the ranks of one machine, at
  * most those the rank may run on; unbound, left to the scheduler, where
  * ranks share the machine and this one may run on more CPUs than its
  * threads), -hsp_small_nnz (products of at most so
- * many operand entries on the CPU threads; hsp_options.small_nnz). */
+ * many operand entries on the CPU threads; hsp_options.small_nnz),
+ * -hsp_backend (above). */
 #ifndef HSP_PETSC_H
 #define HSP_PETSC_H
 

@@ -48,6 +48,23 @@ for ranks in 1 2 4; do
             "$ranks ranks, poisson$problem: PCGAMG's levels, complexity and CG iterations as with PETSc's products ($(tr '\n' ';' <"$tmp/ours" | sed 's/;$//'); hspgemm made $products)"
     done
 done
+# -hsp_backend on 2 ranks: PETSc's backend algorithm, its local products
+# (of seqaijhsp blocks) by hspgemm: products as PETSc's own, the same
+# hierarchy, and more products by hspgemm than one a rank makes
+run 2 "$b/tests/t_petsc_products" -hsp_backend >"$tmp/products"
+n=$(grep -c '^ok - ' "$tmp/products")
+[ "$n" = 7 ] || grep -E '^(# |not ok)' "$tmp/products"
+check "$([ "$n" = 7 ] && echo 1)" "2 ranks, -hsp_backend: products of aijhsp matrices as PETSc's own ($n of 7 checks)"
+for way in "" -hsp_backend; do
+    run 2 "$b/petsc/hspgemm-gamg" -stencil 3d7 -n 14 $way >"$tmp/way$way"
+done
+ab() { sed -n 's/^products by hspgemm (all ranks): \([0-9]*\) A\*B.*/\1/p' "$1"; }
+grep -E '^(levels|operator complexity|iterations)' "$tmp/way-hsp_backend" | sed 's/, residual.*//' >"$tmp/backend"
+grep -E '^(levels|operator complexity|iterations)' "$tmp/way" | sed 's/, residual.*//' >"$tmp/rows"
+same=$([ -s "$tmp/backend" ] && cmp -s "$tmp/backend" "$tmp/rows" && [ "$(ab "$tmp/way-hsp_backend")" -gt "$(ab "$tmp/way")" ] && echo 1)
+[ "$same" = 1 ] || { sed 's/^/# rank rows: /' "$tmp/way"; sed 's/^/# backend:   /' "$tmp/way-hsp_backend"; }
+check "$same" "2 ranks, poisson3d7:14 with -hsp_backend: the same hierarchy and iterations, local products by hspgemm ($(ab "$tmp/way-hsp_backend") A*B against $(ab "$tmp/way"))"
+
 # hspgemm's products on its opencl device (PoCL's buffers): the same hierarchy
 . "${top_srcdir:-.}/tests/opencl_device.sh"
 dev=$(opencl_device "buffer SVM")
