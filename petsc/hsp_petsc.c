@@ -27,7 +27,7 @@ static PetscErrorCode (*seqaij_products)(Mat);
 static PetscErrorCode (*mpiaij_products)(Mat);
 static PetscInt counts[3]; /* symbolic A*B or A^T*B, symbolic P^T*A*P, numeric */
 static PetscMPIInt node_ranks = 1; /* the ranks on this rank's machine (at registration) */
-static PetscLogEvent events[2];    /* -log_view's HspSymbolic and HspNumeric: the plugin's own time */
+PetscLogEvent hsp_petsc_events[2];
 
 static PetscErrorCode context_free(void)
 {
@@ -250,7 +250,7 @@ static PetscErrorCode product_numeric(Mat C)
         PetscCall(hsp_petsc_states(product, d->made));
         PetscFunctionReturn(0);
     }
-    PetscCall(PetscLogEventBegin(events[1], C, 0, 0, 0));
+    PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
     PetscCall(MatSeqAIJGetArrayWrite(C, &v));
@@ -262,7 +262,7 @@ static PetscErrorCode product_numeric(Mat C)
     HSP_CHECK(PetscObjectComm((PetscObject)C), s);
     PetscCall(hsp_petsc_states(product, d->made));
     hsp_petsc_count(COUNT_NUMERIC);
-    PetscCall(PetscLogEventEnd(events[1], C, 0, 0, 0));
+    PetscCall(PetscLogEventEnd(hsp_petsc_events[1], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
 
@@ -303,7 +303,7 @@ static PetscErrorCode product_symbolic(Mat C)
 
     PetscFunctionBegin;
     PetscCall(hsp_petsc_context(comm, &ctx));
-    PetscCall(PetscLogEventBegin(events[0], C, 0, 0, 0));
+    PetscCall(PetscLogEventBegin(hsp_petsc_events[0], C, 0, 0, 0));
     PetscCall(PetscNew(&d));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
@@ -318,7 +318,7 @@ static PetscErrorCode product_symbolic(Mat C)
     product->destroy = product_data_free;
     C->ops->productnumeric = product_numeric;
     hsp_petsc_count(product->type == MATPRODUCT_PtAP ? COUNT_PTAP : COUNT_AB);
-    PetscCall(PetscLogEventEnd(events[0], C, 0, 0, 0));
+    PetscCall(PetscLogEventEnd(hsp_petsc_events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
 
@@ -484,8 +484,8 @@ PetscErrorCode PetscHspgemmRegister(void)
     PetscCall(MatRegister(MATSEQAIJHSP, MatCreate_SeqAIJHSP));
     PetscCall(MatRegister(MATMPIAIJHSP, MatCreate_MPIAIJHSP));
     PetscCall(MatRegisterRootName(MATAIJHSP, MATSEQAIJHSP, MATMPIAIJHSP));
-    PetscCall(PetscLogEventRegister("HspSymbolic", MAT_CLASSID, &events[0]));
-    PetscCall(PetscLogEventRegister("HspNumeric", MAT_CLASSID, &events[1]));
+    PetscCall(PetscLogEventRegister("HspSymbolic", MAT_CLASSID, &hsp_petsc_events[0]));
+    PetscCall(PetscLogEventRegister("HspNumeric", MAT_CLASSID, &hsp_petsc_events[1]));
     PetscFunctionReturn(0);
 }
 

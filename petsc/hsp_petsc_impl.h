@@ -11,6 +11,9 @@
 /* PETSc's error for hspgemm's last failure, our message inside. */
 #define HSP_CHECK(comm, s) PetscCheck((s) == HSP_OK, comm, PETSC_ERR_LIB, "hspgemm: %s", hsp_errmsg())
 
+/* -log_view's events HspSymbolic and HspNumeric: the plugin's own time in
+ * the symbolic and numeric phases. */
+PETSC_INTERN PetscLogEvent hsp_petsc_events[2];
 /* The counts PetscHspgemmGetCounts returns. */
 enum { COUNT_AB, COUNT_PTAP, COUNT_NUMERIC };
 

@@ -385,6 +385,7 @@ static PetscErrorCode mpi_numeric(Mat C)
     PetscCall(hsp_petsc_states(product, now));
     if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
     PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
+    PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
     PetscCall(operands_of(product, d));
     s = product->type == MATPRODUCT_PtAP ? hsp_rap_reuse(ctx, d->plan, d->R, d->A, d->B, d->C)
                                           : hsp_multiply_reuse(ctx, d->plan, d->A, d->B, d->C);
@@ -397,6 +398,7 @@ static PetscErrorCode mpi_numeric(Mat C)
     PetscCall(PetscObjectStateIncrease((PetscObject)C));
     PetscCall(hsp_petsc_states(product, d->made));
     hsp_petsc_count(COUNT_NUMERIC);
+    PetscCall(PetscLogEventEnd(hsp_petsc_events[1], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
 
@@ -418,6 +420,7 @@ PetscErrorCode hsp_petsc_mpi_symbolic(Mat C)
                "hspgemm: A has %" PetscInt_FMT " columns (%" PetscInt_FMT " here) and B %" PetscInt_FMT
                " rows (%" PetscInt_FMT " here)", A->cmap->N, A->cmap->n, B->rmap->N, B->rmap->n);
     PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
+    PetscCall(PetscLogEventBegin(hsp_petsc_events[0], C, 0, 0, 0));
     PetscCall(PetscNew(&d));
     product->data = d;
     product->destroy = mpi_data_free;
@@ -443,5 +446,6 @@ PetscErrorCode hsp_petsc_mpi_symbolic(Mat C)
     PetscCall(hsp_petsc_states(product, d->made));
     C->ops->productnumeric = mpi_numeric;
     hsp_petsc_count(ptap ? COUNT_PTAP : COUNT_AB);
+    PetscCall(PetscLogEventEnd(hsp_petsc_events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
