@@ -38,9 +38,9 @@ static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-lev
 /* The table of levels; order says where R = P^T was formed. */
 static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *title)
 {
-    double products = 0, cpu = 0, transpose = 0;
-    printf("%s\n%5s %10s %11s %7s %10s %9s %9s %9s %9s %9s\n", title, "level", "rows", "nnz", "nnz/row",
-           "aggregates", "aggr ms", "A*T ms", "P^T ms", "RAP1 ms", "RAP2 ms");
+    double products = 0, cpu = 0, transpose = 0, device = 0, host = 0, wait = 0;
+    printf("%s\n%5s %10s %11s %7s %10s %9s %9s %9s %9s %9s %9s %9s %9s\n", title, "level", "rows", "nnz", "nnz/row",
+           "aggregates", "aggr ms", "A*T ms", "P^T ms", "RAP1 ms", "RAP2 ms", "device ms", "beside ms", "wait ms");
     for (int l = 0; l < amg->nlevels; l++) {
         const hsp_amg_level *v = &amg->level[l];
         int32_t rows = v->A ? v->A->nrows : 0;
@@ -48,16 +48,19 @@ static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *ti
         if (!v->A) hsp_resident_shape(v->rA, &rows, NULL, &nnz); /* resident, not home */
         printf("%5d %10d %11lld %7.1f", l, rows, (long long)nnz, rows ? (double)nnz / rows : 0.0);
         if (l + 1 < amg->nlevels)
-            printf(" %10d %9.2f %9.2f %9.2f %9.2f %9.2f", v->naggregates, v->ms_aggregate, v->ms_smooth,
-                   v->ms_transpose, v->ms_rap[0], v->ms_rap[1]);
+            printf(" %10d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f", v->naggregates, v->ms_aggregate,
+                   v->ms_smooth, v->ms_transpose, v->ms_rap[0], v->ms_rap[1], v->ms_device, v->ms_host, v->ms_wait);
         printf("\n");
         products += v->ms_smooth + v->ms_rap[0] + v->ms_rap[1];
         cpu += v->ms_aggregate, transpose += v->ms_transpose;
+        device += v->ms_device, host += v->ms_host, wait += v->ms_wait;
     }
     int on_device = !amg->level[0].A; /* resident, every step on the device */
     printf("total %.2f ms: products (with forming P) %.2f ms, aggregation %.2f ms, ", amg->ms_total, products, cpu);
-    if (order == HSP_RAP_R_AP && !on_device) printf("P^T on a thread beside A*P\n");
+    if (order == HSP_RAP_R_AP && !on_device) printf("P^T on a thread beside A*P (waited for: %.2f ms)\n", wait);
     else printf("P^T %.2f ms %s\n", transpose, on_device ? "on the device" : "before R*A");
+    printf("%s: %.2f ms of the products' stage 3; the CPU threads on bins 0-1 beside it: %.2f ms\n", amg->device,
+           device, host);
 }
 
 /* Make dir and those of its parents that are missing, as mkdir -p does. */

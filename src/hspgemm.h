@@ -433,9 +433,9 @@ typedef struct {
                             aggregate, and where none has one the next level is one
                             row with P = 0); default 0: every nonzero */
     double omega;        /* smoother weight: P = (I - omega / rho D^-1 A) T, rho the spectral
-                            radius of D^-1 A as 15 Lanczos steps estimate it (at most
-                            Gershgorin's bound; a resident hierarchy on a device with memory
-                            of its own takes the bound); default 4/3 */
+                            radius of D^-1 A as 15 Lanczos steps estimate it, on the CPU
+                            threads or, for a resident hierarchy on a device with memory of
+                            its own, there (at most Gershgorin's bound); default 4/3 */
     int max_levels;      /* at most this many levels, the finest included; default 10 */
     int32_t coarse_size; /* stop at a level of at most this many rows; default 1000 */
     hsp_rap_order order; /* of the Galerkin products; default R*(A*P) */
@@ -461,6 +461,12 @@ typedef struct {
     double ms_smooth;    /* A*T and P = (I - w D^-1 A) T */
     double ms_transpose; /* R = P^T, on a CPU thread beside A*P in the order R*(A*P) */
     double ms_rap[2];    /* the two products of the next level's A = R*A*P */
+    /* which side did what in the three products (A*T and R*A*P's two), their
+     * hsp_stats summed (a resident re-setup runs every step on the device:
+     * ms_device is all of it) */
+    double ms_device;    /* stage 3 on the device (the cpu device's: its threads') */
+    double ms_host;      /* the CPU threads on bins 0-1 meanwhile (beside a GPU device) */
+    double ms_wait;      /* R*(A*P): the wait, after A*P, for R = P^T from its CPU thread */
 } hsp_amg_level;
 
 typedef struct hsp_amg_state hsp_amg_state;

@@ -295,6 +295,14 @@ static void test_poisson(const char *spec, hsp_rap_order order, int resident, do
         tap_ok(smooth, "%s: each P is T - omega/rho D^-1 A T (T from the aggregates, A T by the reference, rho the "
                "library's, within [1, Gershgorin's bound]) %s", spec, pwhy);
     }
+    int sides = 1;
+    for (int l = 0; l + 1 < amg->nlevels; l++) {
+        const hsp_amg_level *v = &amg->level[l];
+        sides &= v->ms_device > 0 && v->ms_host >= 0 && v->ms_wait >= 0 && v->ms_wait <= v->ms_transpose + 1;
+    }
+    tap_ok(sides, "%s: every level says the device's time in its products (%.3f ms at level 0), the CPU threads' "
+           "beside it (%.3f) and the wait for P^T (%.3f, at most its %.3f)", spec, amg->level[0].ms_device,
+           amg->level[0].ms_host, amg->level[0].ms_wait, amg->level[0].ms_transpose);
     double factor = convergence(amg, 10);
     tap_ok(factor < bound, "%s: V(2,2) cycles reduce the residual by %.3f each (bound %.2f)", spec, factor, bound);
     if (resident)
@@ -459,6 +467,11 @@ static void test_resetup(int resident)
     for (int64_t k = 0; ok && k < last->nnz; k++)
         ok = fabs(hsp_csr_value(last, k) - 2 * hsp_csr_value(old, k)) <= 1e-12 * (1 + fabs(hsp_csr_value(old, k)));
     tap_ok(ok, "%s with 2A: the coarsest operator doubles (P does not change)", what);
+    double device = ok ? amg->level[0].ms_device : -1, host = ok ? amg->level[0].ms_host : -1;
+    tap_ok(ok && (resident && amg->state->on_device ? device >= amg->level[0].ms_rap[0] : device == 0) && host == 0,
+           "%s: level 0's device time %.3f ms (%s), CPU threads beside it %.3f", what, device,
+           resident && amg->state->on_device ? "every step there" : "none: values by the plans on the CPU threads",
+           host);
     hsp_csr_convert(B, HSP_DOUBLE, &D);
     srand(3);
     for (int32_t i = 0; i < D->nrows; i++)

@@ -88,6 +88,11 @@ static hsp_status aggregate_level(const hsp_csr *A, const hsp_amg_options *o, le
     return st == HSP_OK && *naggs ? hsp_tentative(s->agg, A->nrows, *naggs, A->precision, &s->T) : st;
 }
 
+void hsp_amg_sides(hsp_amg_level *v, const hsp_stats *stats, int n)
+{
+    for (int k = 0; k < n; k++) v->ms_device += stats[k].ms_device, v->ms_host += stats[k].ms_host;
+}
+
 /* The products of level l: P, R and the next level's A. */
 static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
 {
@@ -98,15 +103,16 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     hsp_csr *next = NULL;
     double t = hsp_now_ms();
     hsp_status e = hsp_multiply_planned(ctx, v->A, s->T, &v->P, 0, &s->smooth, st);
-    if (e == HSP_OK) memcpy(amg->device, st[0].device, sizeof amg->device);
+    if (e == HSP_OK) memcpy(amg->device, st[0].device, sizeof amg->device), hsp_amg_sides(v, st, 1);
     s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
     if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);
     v->ms_smooth = hsp_now_ms() - t;
     if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, 0, &s->rap, st);
     if (e != HSP_OK) return e;
-    v->R = s->rap->rt, v->ms_transpose = s->rap->ms_transpose;
+    v->R = s->rap->rt, v->ms_transpose = s->rap->ms_transpose, v->ms_wait = s->rap->ms_transpose_wait;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
+    hsp_amg_sides(v, st, 2);
     amg->level[l + 1].A = next;
     amg->nlevels = l + 2;
     return HSP_OK;
@@ -200,6 +206,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
         if (e == HSP_OK) e = hsp_rap_numeric(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
         v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
+        v->ms_device = 0, v->ms_host = 0, v->ms_wait = 0; /* values by the plans, on the CPU threads */
     }
     amg->ms_total = hsp_now_ms() - start;
     return e;

@@ -35,6 +35,8 @@ hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t
 /* *rho lowered to the Lanczos estimate of rho(D^-1 A) where it is below,
  * by dev's passes over A, which it holds in held (its diagonal checked). */
 hsp_status hsp_radius_held(struct hsp_device *dev, const hsp_csr *A, void *held, double *rho);
+/* Add the device's and the CPU threads' times of n products (stats) to v's. */
+void hsp_amg_sides(hsp_amg_level *v, const hsp_stats *stats, int n);
 /* hsp_amg_resetup of a hierarchy whose levels are host matrices. */
 hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
 

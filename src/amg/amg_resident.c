@@ -60,8 +60,10 @@ static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, double rho)
     const hsp_resident *T = amg->state->level[l].rT;
     hsp_resident *P = NULL, *R = NULL;
     double t = hsp_now_ms();
+    hsp_stats st;
     hsp_status s = hsp_radius_held(dev, csr(v->rA), held(v->rA), &rho);
-    if (s == HSP_OK) s = hsp_multiply_resident(ctx, v->rA, T, &P, NULL);
+    if (s == HSP_OK) s = hsp_multiply_resident(ctx, v->rA, T, &P, &st);
+    if (s == HSP_OK) hsp_amg_sides(v, &st, 1);
     v->rP = P;
     if (s == HSP_OK) s = smooth(dev, amg, l, rho);
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
@@ -81,6 +83,7 @@ static hsp_status galerkin(hsp_context *ctx, hsp_amg *amg, int l)
                                          &amg->state->level[l].rmid, st);
     if (e != HSP_OK) return e;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
+    hsp_amg_sides(v, st, 2);
     memcpy(amg->device, st[0].device, sizeof amg->device);
     amg->level[l + 1].rA = next;
     amg->nlevels = l + 2;
@@ -183,6 +186,7 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     hsp_resident_touched((hsp_resident *)P), hsp_resident_touched((hsp_resident *)R);
     hsp_resident_touched((hsp_resident *)next);
     v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
+    v->ms_device = v->ms_smooth + v->ms_rap[0], v->ms_host = 0, v->ms_wait = 0; /* all on the device */
     v->P = NULL, v->R = NULL, amg->level[l + 1].A = NULL; /* stale until brought home again */
     return s;
 }

@@ -97,7 +97,9 @@ static hsp_status transpose_join(void *arg)
 {
     transpose_job *t = arg;
     if (!t->started) return HSP_OK;
+    double start = hsp_now_ms();
     pthread_join(t->thread, NULL);
+    t->plan->ms_transpose_wait = hsp_now_ms() - start;
     t->started = 0;
     return t->status == HSP_OK ? HSP_OK : hsp_fail(t->status, "%s", t->error);
 }

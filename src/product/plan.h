@@ -30,6 +30,7 @@ struct hsp_plan {
     hsp_rap_order order;
     hsp_csr *rt;             /* R = P^T, when the plan formed it */
     double ms_transpose;     /* forming it (beside A*P in the order R*(A*P)) */
+    double ms_transpose_wait; /* beside A*P: the wait for it after A*P */
     int64_t *rt_where;       /* where each entry of P went in rt */
     hsp_csr *mid;            /* A*P or R*A */
     hsp_plan *first, *second;
