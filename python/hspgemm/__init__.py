@@ -297,7 +297,9 @@ def _copy_of(m):
 
 class Level(NamedTuple):
     """One level of a Hierarchy: its operator A, the prolongation P from the next level and the
-    restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps."""
+    restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps
+    (ms_aggregate, ms_smooth, ms_transpose, ms_rap) and of which side did what in its products
+    (ms_device, ms_host, ms_wait: hsp_amg_level's fields)."""
     A: sp.csr_array | sp.csr_matrix
     P: sp.csr_array | None
     R: sp.csr_array | None

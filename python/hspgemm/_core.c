@@ -578,9 +578,11 @@ static PyObject *hierarchy_level(Hierarchy *h, PyObject *args)
                       v->P ? matrix_view((PyObject *)h, v->P) : Py_NewRef(Py_None),
                       v->R ? matrix_view((PyObject *)h, v->R) : Py_NewRef(Py_None)};
     PyObject *out = m[0] && m[1] && m[2]
-                        ? Py_BuildValue("(OOOi{s:d,s:d,s:d,s:[dd]})", m[0], m[1], m[2], (int)v->naggregates,
-                                        "ms_aggregate", v->ms_aggregate, "ms_smooth", v->ms_smooth,
-                                        "ms_transpose", v->ms_transpose, "ms_rap", v->ms_rap[0], v->ms_rap[1])
+                        ? Py_BuildValue("(OOOi{s:d,s:d,s:d,s:[dd],s:d,s:d,s:d})", m[0], m[1], m[2],
+                                        (int)v->naggregates, "ms_aggregate", v->ms_aggregate, "ms_smooth",
+                                        v->ms_smooth, "ms_transpose", v->ms_transpose, "ms_rap", v->ms_rap[0],
+                                        v->ms_rap[1], "ms_device", v->ms_device, "ms_host", v->ms_host, "ms_wait",
+                                        v->ms_wait)
                         : NULL;
     for (int j = 0; j < 3; j++) Py_XDECREF(m[j]);
     return out;
