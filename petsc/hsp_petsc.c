@@ -190,27 +190,27 @@ static hsp_status empty_product(const hsp_csr *A, const hsp_csr *B, hsp_csr **C)
 
 /* C and its plan by hspgemm: A*B, A^T*B (A transposed first), or P^T*A*P
  * (A and B are A and P); no plan where A*B has an operand without entries. */
-static hsp_status make(MatProductType type, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, hsp_plan **plan)
+static hsp_status make(hsp_context *ctx, MatProductType type, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, hsp_plan **plan)
 {
     hsp_csr *T = NULL;
     hsp_status s = HSP_OK;
 
-    if (type == MATPRODUCT_PtAP) return hsp_rap(context, NULL, A, B, HSP_RAP_R_AP, C, plan, NULL);
+    if (type == MATPRODUCT_PtAP) return hsp_rap(ctx, NULL, A, B, HSP_RAP_R_AP, C, plan, NULL);
     if (type == MATPRODUCT_AtB) s = hsp_transpose(A, &T), A = T;
-    if (s == HSP_OK) s = !A->nnz || !B->nnz ? empty_product(A, B, C) : hsp_multiply_plan(context, A, B, C, plan, NULL);
+    if (s == HSP_OK) s = !A->nnz || !B->nnz ? empty_product(A, B, C) : hsp_multiply_plan(ctx, A, B, C, plan, NULL);
     hsp_csr_free(T);
     return s;
 }
 
 /* C's values anew by the plan that make made. */
-static hsp_status remake(MatProductType type, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)
+static hsp_status remake(hsp_context *ctx, MatProductType type, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)
 {
     hsp_csr *T = NULL;
     hsp_status s = HSP_OK;
 
-    if (type == MATPRODUCT_PtAP) return hsp_rap_reuse(context, plan, NULL, A, B, C);
+    if (type == MATPRODUCT_PtAP) return hsp_rap_reuse(ctx, plan, NULL, A, B, C);
     if (type == MATPRODUCT_AtB) s = hsp_transpose(A, &T), A = T;
-    if (s == HSP_OK) s = hsp_multiply_reuse(context, plan, A, B, C);
+    if (s == HSP_OK) s = hsp_multiply_reuse(ctx, plan, A, B, C);
     hsp_csr_free(T);
     return s;
 }
@@ -237,6 +237,7 @@ static PetscErrorCode product_numeric(Mat C)
     Mat_Product *product = C->product;
     product_data *d = product->data;
     PetscObjectState now[2];
+    hsp_context *ctx;
     operand a, b;
     hsp_csr c = *d->C;
     PetscScalar *v;
@@ -250,12 +251,13 @@ static PetscErrorCode product_numeric(Mat C)
         PetscCall(hsp_petsc_states(product, d->made));
         PetscFunctionReturn(0);
     }
+    PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
     PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
     PetscCall(MatSeqAIJGetArrayWrite(C, &v));
     c.values = v;
-    s = remake(product->type, d->plan, &a.csr, &b.csr, &c);
+    s = remake(ctx, product->type, d->plan, &a.csr, &b.csr, &c);
     PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
@@ -296,7 +298,7 @@ static PetscErrorCode product_symbolic(Mat C)
 {
     Mat_Product *product = C->product;
     MPI_Comm comm = PetscObjectComm((PetscObject)C);
-    hsp_context *ctx; /* the static context, which make and remake use */
+    hsp_context *ctx;
     product_data *d;
     operand a, b;
     hsp_status s;
@@ -307,7 +309,7 @@ static PetscErrorCode product_symbolic(Mat C)
     PetscCall(PetscNew(&d));
     PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
     PetscCall(operand_open(product->B, &b, PETSC_FALSE));
-    s = make(product->type, &a.csr, &b.csr, &d->C, &d->plan);
+    s = make(ctx, product->type, &a.csr, &b.csr, &d->C, &d->plan);
     if (s == HSP_OK) PetscCall(matrix_of(C, d->C, a.rows, product->type == MATPRODUCT_AB ? a.n : d->C->nrows));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
