@@ -248,40 +248,57 @@ int strong_open(long i, __global const long *arp, __global const int *acol, __gl
  * the end is settled (settled[g] = 1: its keys final, and its max1 made once
  * more after that was seen); one with
  * a node undecided sets *undecided.  Every max1 must hold a value computed
- * after the keys were set (hsp_mis_max first). */
+ * after the keys were set (hsp_mis_max first).
+ * Launch `launch` (from 0) skips a work-group whose neighbourhood saw no
+ * decision in the two launches before (changed[h]: the last launch with a
+ * decision in work-group h): from `reach` work-groups before it (as far as
+ * a decision travels in a launch) to `reach` / (iters + 1) after (as far as
+ * one reaches); its nodes could not be decided, nor its max1 change, so the
+ * rounds that follow are the same.  reach < 0: none skipped. */
 __kernel void hsp_mis_rounds(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
                              __global ulong *key, __global ulong *max1, __global long *root, int iters,
-                             __global int *settled, __global int *undecided, __local int *flag)
+                             __global int *settled, __global int *undecided, __local int *flag, int launch,
+                             __global int *changed, int reach)
 {
-    long i = get_global_id(0);
-    if (get_local_id(0) == 0) flag[0] = settled[get_group_id(0)], flag[1] = 0, flag[2] = 0;
+    long i = get_global_id(0), g = get_group_id(0), groups = get_num_groups(0);
+    if (get_local_id(0) == 0)
+        flag[0] = settled[g], flag[1] = 0, flag[2] = 0, flag[3] = 0, flag[4] = reach < 0 || launch < 2;
     barrier(CLK_LOCAL_MEM_FENCE);
-    int node = i < n && !flag[0]; /* every item meets every barrier */
+    for (long h = g - reach + get_local_id(0); !flag[0] && !flag[4] && h <= g + reach / (iters + 1);
+         h += get_local_size(0))
+        if (h >= 0 && h < groups && changed[h] >= launch - 2) flag[4] = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int run = !flag[0] && flag[4], node = run && i < n; /* every item meets every barrier */
     for (int t = 0; t < iters; t++) {
         if (node) max1[i] = strong_max(i, arp, acol, strong, key);
         barrier(CLK_GLOBAL_MEM_FENCE);
-        if (node) mis_decide(i, arp, acol, strong, key, max1, root);
+        if (node && mis_decide(i, arp, acol, strong, key, max1, root)) flag[3] = 1;
         barrier(CLK_GLOBAL_MEM_FENCE);
     }
     if (node && strong_open(i, arp, acol, strong, key)) flag[1] = 1;
     if (node) max1[i] = strong_max(i, arp, acol, strong, key); /* final where none was open just before */
     if (node && MIS_STATE(key[i]) == 1) flag[2] = 1;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0 && !flag[0] && !flag[1]) settled[get_group_id(0)] = 1;
-    if (get_local_id(0) == 0 && flag[2]) *undecided = 1;
+    if (get_local_id(0) == 0 && run && !flag[1]) settled[g] = 1;
+    if (get_local_id(0) == 0 && (flag[2] || (!flag[0] && !run))) *undecided = 1; /* unsettled: one near undecided */
+    if (get_local_id(0) == 0 && flag[3]) changed[g] = launch;
 }
 
-/* *asymmetric = 1 where a strong entry (i, j) has no strong (j, i). */
+/* out[0] = 1 where a strong entry (i, j) has no strong (j, i); out[1]: the
+ * largest |i - j| of a strong entry (i, j), the rows a decision may reach. */
 __kernel void hsp_mis_symmetric(long n, __global const long *arp, __global const int *acol,
-                                __global const uchar *strong, __global int *asymmetric)
+                                __global const uchar *strong, __global int *out)
 {
     long i = get_global_id(0);
     if (i >= n) return;
+    int span = 0;
     for (long k = arp[i]; k < arp[i + 1]; k++) {
         if (!strong[k]) continue;
+        span = max(span, (int)abs_diff(acol[k], (int)i));
         long t = find_col(acol, arp[acol[k]], arp[acol[k] + 1], (int)i);
-        if (t < 0 || !strong[t]) *asymmetric = 1;
+        if (t < 0 || !strong[t]) out[0] = 1;
     }
+    if (span > ((volatile __global int *)out)[1]) atomic_max(&out[1], span);
 }
 
 /* near[i]: the aggregate of root i, or of the root of largest key among i's

@@ -474,7 +474,7 @@ typedef struct {
     int nlevels;
     hsp_amg_level level[HSP_AMG_MAX_LEVELS];
     double ms_total;
-    char device[160];     /* the device that ran the products */
+    char device[160];     /* the device that ran the finest level's products */
     hsp_amg_state *state; /* what hsp_amg_resetup reuses */
 } hsp_amg;
 

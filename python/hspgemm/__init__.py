@@ -312,7 +312,7 @@ class Hierarchy:
 
     levels: a list of Level(A, P, R, naggregates, timings), csr_arrays copied from the
       library's (level 0's A is the matrix given); ms_total: the setup's ms; device: the
-      device that ran its products.  amg_resetup(h, A) gives new values of the same pattern.
+      device that ran its finest level's products.  amg_resetup(h, A) gives new values of the same pattern.
     """
     levels: list[Level]
     ms_total: float

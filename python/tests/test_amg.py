@@ -26,7 +26,7 @@ def test_levels_are_galerkin_products(spec, order):
         assert (level.R != level.P.T).nnz == 0, f"level {k}: R is not P^T"
         np.testing.assert_allclose(dense(nxt.A), dense(level.R) @ dense(level.A) @ dense(level.P), atol=1e-12)
         t = level.timings
-        assert t["ms_device"] > 0 and t["ms_host"] >= 0 and 0 <= t["ms_wait"] <= t["ms_transpose"] + 1, t
+        assert t["ms_device"] > 0 and t["ms_host"] >= 0 and 0 <= t["ms_wait"] <= h.ms_total, t
     assert h.levels[-1].P is None and h.levels[-1].R is None
     assert 1.0 < h.operator_complexity() < 2.0
 

@@ -103,7 +103,8 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     hsp_csr *next = NULL;
     double t = hsp_now_ms();
     hsp_status e = hsp_multiply_planned(ctx, v->A, s->T, &v->P, 0, &s->smooth, st);
-    if (e == HSP_OK) memcpy(amg->device, st[0].device, sizeof amg->device), hsp_amg_sides(v, st, 1);
+    if (e == HSP_OK && l == 0) memcpy(amg->device, st[0].device, sizeof amg->device); /* not a small level's */
+    if (e == HSP_OK) hsp_amg_sides(v, st, 1);
     s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
     if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);

@@ -84,7 +84,7 @@ static hsp_status galerkin(hsp_context *ctx, hsp_amg *amg, int l)
     if (e != HSP_OK) return e;
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
     hsp_amg_sides(v, st, 2);
-    memcpy(amg->device, st[0].device, sizeof amg->device);
+    if (l == 0) memcpy(amg->device, st[0].device, sizeof amg->device); /* not a small level's */
     amg->level[l + 1].rA = next;
     amg->nlevels = l + 2;
     return HSP_OK;

@@ -20,13 +20,16 @@ enum { NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 
 /* The root search (find_roots): chunks of rows taken in the host's order,
  * the rounds in that order at most, the rounds between two looks at
- * whether it is done, and the rounds of a launch of hsp_mis_rounds. */
-enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 8 };
+ * whether it is done, the rounds of a launch of hsp_mis_rounds, and the
+ * most work-groups a launch's decisions may reach for its work-groups to
+ * skip those whose neighbourhood saw none (more: none skipped). */
+enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 8, MIS_REACH = 256 };
 
-/* The temporaries of one aggregation (W_SETTLED: a flag per work-group of
- * hsp_mis_rounds). */
-enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SETTLED, W_SIZE,
-       W_COUNT };
+/* The temporaries of one aggregation (W_SETTLED, W_CHANGED: a flag and the
+ * last launch with a decision per work-group of hsp_mis_rounds;
+ * W_UNDECIDED: a flag, and the reach of a strong connection in rows). */
+enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SETTLED, W_CHANGED,
+       W_SIZE, W_COUNT };
 
 /* A value of the kernels' type VT. */
 typedef union {
@@ -137,43 +140,59 @@ static hsp_status full_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
     return s;
 }
 
-/* Is every strong connection of A strong both ways? */
-static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *yes)
+/* Is every strong connection of A strong both ways?  *span: the largest
+ * |i - j| of a strong entry (i, j). */
+static hsp_status symmetric(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *yes, int32_t *span)
 {
-    int32_t asymmetric = 0;
+    int32_t out[2] = {0, 0}; /* asymmetric, span */
     gpu_arg a[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]), gpu_array_arg(&w[W_STRONG]),
                    gpu_array_arg(&w[W_UNDECIDED])};
-    hsp_status s = gpu_array_write(g, &w[W_UNDECIDED], &asymmetric, sizeof asymmetric);
+    hsp_status s = gpu_array_write(g, &w[W_UNDECIDED], out, sizeof out);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_SYMMETRIC, a, 5, n);
     if (s == HSP_OK) s = g->ops->finish(g);
-    if (s == HSP_OK) s = gpu_array_read(g, &w[W_UNDECIDED], &asymmetric, sizeof asymmetric);
-    *yes = !asymmetric;
+    if (s == HSP_OK) s = gpu_array_read(g, &w[W_UNDECIDED], out, sizeof out);
+    *yes = !out[0], *span = out[1];
     return s;
+}
+
+/* The work-groups of `size` rows behind a work-group that a launch's
+ * decisions may reach it from (a decision reaches two strong connections,
+ * 2 span rows, a round), or -1 where that passes MIS_REACH or the keys'
+ * chunks interleave (then every work-group runs every launch). */
+static int32_t mis_reach(int64_t n, int32_t span, size_t size)
+{
+    int64_t one = (2 * (int64_t)span + (int64_t)size - 1) / (int64_t)size + 1, reach = one * (MIS_ITERS + 1);
+    return n > MIS_CHUNK || reach > MIS_REACH ? -1 : (int32_t)reach;
 }
 
 /* Launches of hsp_mis_rounds (MIS_ITERS rounds each, in the work-groups not
  * settled) after max1 is made, until no node is undecided (*done; checked
  * every MIS_CHECK launches) or the rounds pass MIS_ORDER_ROUNDS.  The strong
  * connections must be symmetric. */
-static hsp_status many_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int *done)
+static hsp_status many_rounds(gpu *g, int dbl, int64_t n, int32_t span, const gpu_held *h, gpu_array *w, int *done)
 {
     size_t size = gpu_pow2_group(g, dbl, GK_MIS_ROUNDS), groups = ((size_t)n + size - 1) / size;
     int64_t ngroups = (int64_t)groups, one = 1;
-    int32_t iters = MIS_ITERS, undecided = 1;
+    int32_t iters = MIS_ITERS, undecided = 1, launch = 0, reach = mis_reach(n, span, size);
     gpu_arg zero[] = {gpu_val(&ngroups, sizeof ngroups), gpu_array_arg(&w[W_SETTLED])};
+    gpu_arg zero_changed[] = {gpu_val(&ngroups, sizeof ngroups), gpu_array_arg(&w[W_CHANGED])};
     gpu_arg zero1[] = {gpu_val(&one, sizeof one), gpu_array_arg(&w[W_UNDECIDED])};
     gpu_arg max1[] = {gpu_val(&n, sizeof n),       gpu_array_arg(&h->a[0]),  gpu_array_arg(&h->a[1]),
                       gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_MAX1])};
     gpu_arg rounds[] = {gpu_val(&n, sizeof n),          gpu_array_arg(&h->a[0]),       gpu_array_arg(&h->a[1]),
                         gpu_array_arg(&w[W_STRONG]),    gpu_array_arg(&w[W_KEY]),      gpu_array_arg(&w[W_MAX1]),
                         gpu_array_arg(&w[W_ROOT]),      gpu_val(&iters, sizeof iters), gpu_array_arg(&w[W_SETTLED]),
-                        gpu_array_arg(&w[W_UNDECIDED]), gpu_local(3 * sizeof(int32_t))};
+                        gpu_array_arg(&w[W_UNDECIDED]), gpu_local(5 * sizeof(int32_t)),
+                        gpu_val(&launch, sizeof launch), gpu_array_arg(&w[W_CHANGED]),
+                        gpu_val(&reach, sizeof reach)};
     hsp_status s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, ngroups);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero_changed, 2, ngroups);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_MIS_MAX, max1, 6, n);
     for (int at = 0; s == HSP_OK && undecided > 0 && at * MIS_ITERS < MIS_ORDER_ROUNDS; at++) {
         int check = (at + 1) % MIS_CHECK == 0;
+        launch = at;
         if (check) s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero1, 2, 1);
-        if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_MIS_ROUNDS, rounds, 11, groups, size);
+        if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_MIS_ROUNDS, rounds, 14, groups, size);
         if (s == HSP_OK && check) s = g->ops->finish(g);
         if (s == HSP_OK && check) s = gpu_array_read(g, &w[W_UNDECIDED], &undecided, sizeof undecided);
     }
@@ -191,12 +210,13 @@ static hsp_status many_rounds(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu
 static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
 {
     int dbl = A->precision == HSP_DOUBLE, sym = 0, done = 0;
+    int32_t span = 0;
     int64_t n = A->nrows, chunk = MIS_CHUNK;
     gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), gpu_array_arg(&w[W_KEY]),
                       gpu_array_arg(&w[W_ROOT])};
     hsp_status s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 4, n);
-    if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym);
-    if (s == HSP_OK && sym) s = many_rounds(g, dbl, n, h, w, &done);
+    if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym, &span);
+    if (s == HSP_OK && sym) s = many_rounds(g, dbl, n, span, h, w, &done);
     if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, sym ? MIS_ORDER_ROUNDS + 1 : 1);
     return s;
 }
@@ -267,9 +287,9 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
     size_t b[W_COUNT] = {[W_WHERE] = n * sizeof(int64_t), [W_BAD] = sizeof(int32_t), [W_PART] = (n + 1) * vs,
                          [W_STRONG] = (size_t)A->nnz, [W_KEY] = n * sizeof(uint64_t),
                          [W_MAX1] = n * sizeof(uint64_t),
-                         [W_UNDECIDED] = sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
+                         [W_UNDECIDED] = 2 * sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
                          [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t),
-                         [W_SETTLED] = (n + 1) * sizeof(int32_t)};
+                         [W_SETTLED] = (n + 1) * sizeof(int32_t), [W_CHANGED] = (n + 1) * sizeof(int32_t)};
     memcpy(bytes, b, sizeof b);
 }
 
