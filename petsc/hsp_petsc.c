@@ -190,7 +190,8 @@ static hsp_status empty_product(const hsp_csr *A, const hsp_csr *B, hsp_csr **C)
 
 /* C and its plan by hspgemm: A*B, A^T*B (A transposed first), or P^T*A*P
  * (A and B are A and P); no plan where A*B has an operand without entries. */
-static hsp_status make(hsp_context *ctx, MatProductType type, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, hsp_plan **plan)
+static hsp_status make(hsp_context *ctx, MatProductType type, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
+                       hsp_plan **plan)
 {
     hsp_csr *T = NULL;
     hsp_status s = HSP_OK;
@@ -203,7 +204,8 @@ static hsp_status make(hsp_context *ctx, MatProductType type, const hsp_csr *A, 
 }
 
 /* C's values anew by the plan that make made. */
-static hsp_status remake(hsp_context *ctx, MatProductType type, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C)
+static hsp_status remake(hsp_context *ctx, MatProductType type, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B,
+                         hsp_csr *C)
 {
     hsp_csr *T = NULL;
     hsp_status s = HSP_OK;

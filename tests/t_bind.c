@@ -42,11 +42,12 @@ static void check(int unbound, int allowed)
     int n = s == HSP_OK ? worker_cpus(&fewest, &most) : 0;
     /* other threads (a sanitizer's) may run anywhere: the worker is told by one CPU */
     if (unbound)
-        tap_ok(n >= 1 && fewest == allowed, "unbound: the worker may run on the process's %d CPUs (%d other threads, %d-%d CPUs)",
-               allowed, n, n ? fewest : 0, n ? most : 0);
+        tap_ok(n >= 1 && fewest == allowed,
+               "unbound: the worker may run on the process's %d CPUs (%d other threads, %d-%d CPUs)", allowed, n,
+               n ? fewest : 0, n ? most : 0);
     else
-        tap_ok(n >= 1 && fewest == 1, "bound: the worker runs on one CPU (%d other threads, %d-%d CPUs)", n, n ? fewest : 0,
-               n ? most : 0);
+        tap_ok(n >= 1 && fewest == 1, "bound: the worker runs on one CPU (%d other threads, %d-%d CPUs)", n,
+               n ? fewest : 0, n ? most : 0);
     hsp_context_free(ctx);
 }
 

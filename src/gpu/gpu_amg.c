@@ -166,9 +166,10 @@ static int32_t mis_reach(int64_t n, int32_t span, size_t size)
 }
 
 /* Launches of hsp_mis_rounds (MIS_ITERS rounds each, in the work-groups not
- * settled with a decision near in the two launches before) after max1 is made, until no node is undecided (*done; checked
- * every MIS_CHECK launches) or the rounds pass MIS_ORDER_ROUNDS.  The strong
- * connections must be symmetric. */
+ * settled with a decision near in the two launches before) after max1 is
+ * made, until no node is undecided (*done; checked every MIS_CHECK launches)
+ * or the rounds pass MIS_ORDER_ROUNDS.  The strong connections must be
+ * symmetric. */
 static hsp_status many_rounds(gpu *g, int dbl, int64_t n, int32_t span, const gpu_held *h, gpu_array *w, int *done)
 {
     size_t size = gpu_pow2_group(g, dbl, GK_MIS_ROUNDS), groups = ((size_t)n + size - 1) / size;
