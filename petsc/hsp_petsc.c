@@ -92,6 +92,7 @@ typedef struct {
     PetscInt n, *rows, nrows;
     const PetscInt *ia, *ja;
     const PetscScalar *a;
+    PetscScalar *zeros; /* its values where M has none yet */
 } operand;
 
 /* Leave out M's empty rows where at most this share of them hold entries:
@@ -121,7 +122,9 @@ static PetscErrorCode rows_of(operand *x, PetscBool compress)
     PetscFunctionReturn(0);
 }
 
-/* M as an operand; only its rows with entries where compress and few hold any. */
+/* M as an operand; only its rows with entries where compress and few hold
+ * any; zeros for its values where it has none yet (PETSc's own symbolic
+ * phases make a product without them). */
 static PetscErrorCode operand_open(Mat M, operand *x, PetscBool compress)
 {
     PetscBool done;
@@ -134,8 +137,10 @@ static PetscErrorCode operand_open(Mat M, operand *x, PetscBool compress)
     PetscCheck(done, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "hspgemm: cannot read the rows of a %s matrix",
                ((PetscObject)M)->type_name);
     PetscCall(MatSeqAIJGetArrayRead(M, &x->a));
+    x->zeros = NULL;
+    if (!x->a) PetscCall(PetscCalloc1(x->ia[x->n] + 1, &x->zeros));
     x->csr = (hsp_csr){(int32_t)M->rmap->n, (int32_t)M->cmap->n, x->ia[x->n], HSP_DOUBLE, NULL,
-                       (int32_t *)x->ja, (void *)x->a};
+                       (int32_t *)x->ja, x->a ? (void *)x->a : x->zeros};
     PetscCall(rows_of(x, compress));
     PetscFunctionReturn(0);
 }
@@ -147,18 +152,18 @@ static PetscErrorCode operand_close(operand *x)
     PetscFunctionBegin;
     PetscCall(PetscFree(x->csr.rowptr));
     PetscCall(PetscFree(x->rows));
+    PetscCall(PetscFree(x->zeros));
     PetscCall(MatSeqAIJRestoreArrayRead(x->M, &x->a));
     PetscCall(MatRestoreRowIJ(x->M, 0, PETSC_FALSE, PETSC_FALSE, &x->n, &x->ia, &x->ja, &done));
     PetscFunctionReturn(0);
 }
 
-/* A product's data: hspgemm's plan and C, and the operands' states when C's
- * values were made (its numeric phase makes them again only where changed).
- * No plan for a product A*B of an operand without entries: C is empty. */
+/* A product's data: hspgemm's plan and C, and what C's values were made
+ * from.  No plan for a product A*B of an operand without entries: C is empty. */
 typedef struct {
     hsp_plan *plan;
     hsp_csr *C;
-    PetscObjectState made[2];
+    hsp_petsc_made made;
 } product_data;
 
 static PetscErrorCode product_data_free(void *data)
@@ -172,11 +177,54 @@ static PetscErrorCode product_data_free(void *data)
     PetscFunctionReturn(0);
 }
 
-PetscErrorCode hsp_petsc_states(Mat_Product *product, PetscObjectState state[2])
+/* Has M its values?  A SeqAIJ or MPIAIJ matrix made by PETSc's own symbolic
+ * phase has none until its numeric phase. */
+static PetscErrorCode has_values(Mat M, PetscBool *has)
 {
+    Mat block[2] = {M, NULL};
+    PetscBool mpi;
+
     PetscFunctionBegin;
-    PetscCall(PetscObjectStateGet((PetscObject)product->A, &state[0]));
-    PetscCall(PetscObjectStateGet((PetscObject)product->B, &state[1]));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)M, MATMPIAIJ, &mpi));
+    if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(M, &block[0], &block[1], NULL));
+    *has = PETSC_TRUE;
+    for (int k = 0; k < 2 && block[k]; k++) {
+        const PetscScalar *a;
+
+        PetscCall(MatSeqAIJGetArrayRead(block[k], &a));
+        *has = *has && a;
+        PetscCall(MatSeqAIJRestoreArrayRead(block[k], &a));
+    }
+    PetscFunctionReturn(0);
+}
+
+PetscErrorCode hsp_petsc_made_now(hsp_petsc_made *m, Mat A, Mat B, Mat C)
+{
+    PetscBool has[2];
+
+    PetscFunctionBegin;
+    PetscCall(has_values(A, &has[0]));
+    PetscCall(has_values(B, &has[1]));
+    m->fresh = has[0] && has[1];
+    PetscCall(PetscObjectGetId((PetscObject)A, &m->id[0]));
+    PetscCall(PetscObjectGetId((PetscObject)B, &m->id[1]));
+    PetscCall(PetscObjectStateGet((PetscObject)A, &m->state[0]));
+    PetscCall(PetscObjectStateGet((PetscObject)B, &m->state[1]));
+    PetscCall(PetscObjectStateGet((PetscObject)C, &m->state[2]));
+    PetscCall(MatGetNonzeroState(A, &m->pattern[0]));
+    PetscCall(MatGetNonzeroState(B, &m->pattern[1]));
+    PetscFunctionReturn(0);
+}
+
+PetscErrorCode hsp_petsc_made_keep(hsp_petsc_made *m, Mat A, Mat B, Mat C, PetscBool *keep)
+{
+    hsp_petsc_made now;
+
+    PetscFunctionBegin;
+    PetscCall(hsp_petsc_made_now(&now, A, B, C));
+    *keep = m->fresh && now.id[0] == m->id[0] && now.id[1] == m->id[1] && now.state[0] == m->state[0] &&
+            now.state[1] == m->state[1] && now.state[2] == m->state[2];
+    m->fresh = PETSC_FALSE;
     PetscFunctionReturn(0);
 }
 
@@ -219,26 +267,26 @@ static hsp_status remake(hsp_context *ctx, MatProductType type, hsp_plan *plan, 
 
 /* The numeric phase of a product made without a plan (an operand had no
  * entries): one of them still has none, C stays empty. */
-static PetscErrorCode still_empty(Mat_Product *product)
+static PetscErrorCode still_empty(Mat A, Mat B)
 {
     MatInfo a, b;
 
     PetscFunctionBegin;
-    PetscCall(MatGetInfo(product->A, MAT_LOCAL, &a));
-    PetscCall(MatGetInfo(product->B, MAT_LOCAL, &b));
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &a));
+    PetscCall(MatGetInfo(B, MAT_LOCAL, &b));
     PetscCheck(!a.nz_used || !b.nz_used, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
                "hspgemm: A has %.0f entries and B %.0f; the symbolic phase found one of them empty", a.nz_used,
                b.nz_used);
     PetscFunctionReturn(0);
 }
 
-/* The numeric phase: C's values by the plan, straight into C's array, unless
- * the operands are as the symbolic phase found them (its values are C's). */
-static PetscErrorCode product_numeric(Mat C)
+/* C's values from A and B by the plan, straight into C's array, unless
+ * they are the symbolic phase's, made from the same A and B as they stand. */
+static PetscErrorCode numeric_of(Mat A, Mat B, Mat C)
 {
     Mat_Product *product = C->product;
     product_data *d = product->data;
-    PetscObjectState now[2];
+    PetscBool keep;
     hsp_context *ctx;
     operand a, b;
     hsp_csr c = *d->C;
@@ -246,17 +294,16 @@ static PetscErrorCode product_numeric(Mat C)
     hsp_status s;
 
     PetscFunctionBegin;
-    PetscCall(hsp_petsc_states(product, now));
-    if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
+    PetscCall(hsp_petsc_made_keep(&d->made, A, B, C, &keep));
+    if (keep) PetscFunctionReturn(0);
     if (!d->plan) {
-        PetscCall(still_empty(product));
-        PetscCall(hsp_petsc_states(product, d->made));
+        PetscCall(still_empty(A, B));
         PetscFunctionReturn(0);
     }
     PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
     PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
-    PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
-    PetscCall(operand_open(product->B, &b, PETSC_FALSE));
+    PetscCall(operand_open(A, &a, product->type == MATPRODUCT_AB));
+    PetscCall(operand_open(B, &b, PETSC_FALSE));
     PetscCall(MatSeqAIJGetArrayWrite(C, &v));
     c.values = v;
     s = remake(ctx, product->type, d->plan, &a.csr, &b.csr, &c);
@@ -264,9 +311,16 @@ static PetscErrorCode product_numeric(Mat C)
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
     HSP_CHECK(PetscObjectComm((PetscObject)C), s);
-    PetscCall(hsp_petsc_states(product, d->made));
     hsp_petsc_count(COUNT_NUMERIC);
     PetscCall(PetscLogEventEnd(hsp_petsc_events[1], C, 0, 0, 0));
+    PetscFunctionReturn(0);
+}
+
+/* The numeric phase: C's values from the product's operands. */
+static PetscErrorCode product_numeric(Mat C)
+{
+    PetscFunctionBegin;
+    PetscCall(numeric_of(C->product->A, C->product->B, C));
     PetscFunctionReturn(0);
 }
 
@@ -317,13 +371,23 @@ static PetscErrorCode product_symbolic(Mat C)
     PetscCall(operand_close(&b));
     if (s != HSP_OK) PetscCall(product_data_free(d));
     HSP_CHECK(comm, s);
-    PetscCall(hsp_petsc_states(product, d->made));
     product->data = d;
     product->destroy = product_data_free;
+    PetscCall(hsp_petsc_made_now(&d->made, product->A, product->B, C));
     C->ops->productnumeric = product_numeric;
+    hsp_petsc_old_numeric(C, numeric_of);
     hsp_petsc_count(product->type == MATPRODUCT_PtAP ? COUNT_PTAP : COUNT_AB);
     PetscCall(PetscLogEventEnd(hsp_petsc_events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
+}
+
+void hsp_petsc_old_numeric(Mat C, PetscErrorCode (*numeric)(Mat, Mat, Mat))
+{
+    MatProductType t = C->product->type;
+
+    if (t == MATPRODUCT_AB) C->ops->matmultnumeric = numeric;
+    if (t == MATPRODUCT_AtB) C->ops->transposematmultnumeric = numeric;
+    if (t == MATPRODUCT_PtAP) C->ops->ptapnumeric = numeric;
 }
 
 /* Is M of the base type (MATSEQAIJ, MATMPIAIJ) or a type built on it? */
@@ -374,11 +438,117 @@ static PetscErrorCode local_blocks(Mat M)
     PetscFunctionReturn(0);
 }
 
+static PetscErrorCode backend_setup(Mat C);
+
+/* What the values of C, a product by PETSc's backend algorithm, were made
+ * from (composed on C; made at the first call). */
+static PetscErrorCode backend_made(Mat C, hsp_petsc_made **m)
+{
+    PetscContainer box;
+
+    PetscFunctionBegin;
+    PetscCall(PetscObjectQuery((PetscObject)C, "HspBackendMade", (PetscObject *)&box));
+    if (box) {
+        PetscCall(PetscContainerGetPointer(box, (void **)m));
+        PetscFunctionReturn(0);
+    }
+    PetscCall(PetscNew(m));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &box));
+    PetscCall(PetscContainerSetPointer(box, *m));
+    PetscCall(PetscContainerSetUserDestroy(box, PetscContainerUserDestroyDefault));
+    PetscCall(PetscObjectCompose((PetscObject)C, "HspBackendMade", (PetscObject)box));
+    PetscCall(PetscContainerDestroy(&box));
+    PetscFunctionReturn(0);
+}
+
+/* backend_symbolic's numeric phase: PETSc's, after the symbolic phase anew
+ * (on every rank, where one needs it) where an operand was replaced since
+ * (MatProductReplaceMats), its pattern changed, or it changed before this
+ * first numeric phase. */
+static PetscErrorCode backend_numeric(Mat C)
+{
+    Mat_Product *product = C->product;
+    hsp_petsc_made *m, was;
+    PetscBool keep, anew;
+    PetscErrorCode (*numeric)(Mat);
+
+    PetscFunctionBegin;
+    PetscCall(backend_made(C, &m));
+    was = *m;
+    PetscCall(hsp_petsc_made_keep(m, product->A, product->B, C, &keep));
+    PetscCall(hsp_petsc_made_now(m, product->A, product->B, C));
+    anew = m->id[0] != was.id[0] || m->id[1] != was.id[1] || m->pattern[0] != was.pattern[0] ||
+           m->pattern[1] != was.pattern[1] || (was.fresh && !keep);
+    m->fresh = PETSC_FALSE;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &anew, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
+    if (anew) {
+        PetscCall((*product->destroy)(product->data));
+        product->data = NULL, product->destroy = NULL;
+        PetscCall(local_blocks(product->A));
+        PetscCall(local_blocks(product->B));
+        PetscCall(backend_setup(C));
+    }
+    PetscCall(PetscObjectQueryFunction((PetscObject)C, "HspBackendNumeric_C", &numeric));
+    PetscCall((*numeric)(C));
+    PetscFunctionReturn(0);
+}
+
+/* The numeric phase in PETSc's older interface (hsp_petsc_old_numeric):
+ * backend_numeric with the operands given. */
+static PetscErrorCode backend_old_numeric(Mat A, Mat B, Mat C)
+{
+    Mat_Product *product = C->product;
+    Mat a = product->A, b = product->B;
+    PetscErrorCode e;
+
+    PetscFunctionBegin;
+    product->A = A, product->B = B;
+    e = backend_numeric(C);
+    product->A = a, product->B = b;
+    PetscCall(e);
+    PetscFunctionReturn(0);
+}
+
+/* PETSc's symbolic phase of its "backend" algorithm, its numeric phase
+ * composed on C (C's own left as it was), and what C was made from. */
+static PetscErrorCode backend_setup(Mat C)
+{
+    PetscErrorCode (*symbolic)(Mat), (*numeric)(Mat) = C->ops->productnumeric;
+    hsp_petsc_made *m;
+
+    PetscFunctionBegin;
+    PetscCall(PetscObjectQueryFunction((PetscObject)C, "HspBackendSymbolic_C", &symbolic));
+    PetscCall((*symbolic)(C));
+    PetscCall(PetscObjectComposeFunction((PetscObject)C, "HspBackendNumeric_C", C->ops->productnumeric));
+    C->ops->productnumeric = numeric;
+    PetscCall(backend_made(C, &m));
+    PetscCall(hsp_petsc_made_now(m, C->product->A, C->product->B, C));
+    PetscFunctionReturn(0);
+}
+
+/* PETSc's "backend" algorithm (-hsp_backend, and A^T*B on several ranks),
+ * with what PETSc 3.18's lacks: its local products keep the blocks of the
+ * operands it was set up with, and its first numeric phase the values they
+ * had then, so a reuse with an operand replaced gives their stale values,
+ * and so does a first numeric phase after the operands changed (PETSc's
+ * triple products compute an operand between the two phases);
+ * backend_numeric sets it up anew for both.  And it has no numeric phase in
+ * the older interface. */
+static PetscErrorCode backend_symbolic(Mat C)
+{
+    PetscFunctionBegin;
+    PetscCall(backend_setup(C));
+    C->ops->productnumeric = backend_numeric;
+    hsp_petsc_old_numeric(C, backend_old_numeric);
+    PetscFunctionReturn(0);
+}
+
 /* A product of an mpiaijhsp: A*B and P^T*A*P of MPIAIJ operands by
  * hsp_petsc_mpi.c, one hspgemm product a rank, unless an algorithm was set
  * (MatProductSetAlgorithm) or -hsp_backend asks for PETSc's "backend"
  * algorithm; that, with its local products of seqaijhsp blocks, for those
- * and for A^T*B; the rest as MPIAIJ does them. */
+ * and for A^T*B (by backend_symbolic); the rest as MPIAIJ does them.
+ * (PETSc 3.18 may call it twice for one product.) */
 static PetscErrorCode mpi_products(Mat C)
 {
     Mat_Product *product = C->product;
@@ -399,6 +569,11 @@ static PetscErrorCode mpi_products(Mat C)
         if (by_default) PetscCall(MatProductSetAlgorithm(C, "backend"));
     }
     PetscCall(mpiaij_products(C));
+    PetscCall(PetscStrcmp(product->alg, "backend", &backend));
+    if (backend && C->ops->productsymbolic && (t == MATPRODUCT_AB || t == MATPRODUCT_AtB || t == MATPRODUCT_PtAP)) {
+        PetscCall(PetscObjectComposeFunction((PetscObject)C, "HspBackendSymbolic_C", C->ops->productsymbolic));
+        C->ops->productsymbolic = backend_symbolic;
+    }
     PetscFunctionReturn(0);
 }
 

@@ -21,8 +21,26 @@ enum { COUNT_AB, COUNT_PTAP, COUNT_NUMERIC };
 PETSC_INTERN PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx);
 /* One more product of the kind counted (COUNT_AB, ...). */
 PETSC_INTERN void hsp_petsc_count(int which);
-/* The states of a product's operands, A's and B's. */
-PETSC_INTERN PetscErrorCode hsp_petsc_states(Mat_Product *product, PetscObjectState state[2]);
+/* What C's values were made from by a symbolic phase: the operands (PETSc's
+ * object ids, never reused in a process) and the states of A, B and C then. */
+typedef struct {
+    PetscObjectId id[2];
+    PetscObjectState state[3];
+    PetscObjectState pattern[2]; /* A's and B's nonzero states (MatGetNonzeroState) */
+    PetscBool fresh;             /* no numeric phase since */
+} hsp_petsc_made;
+/* m: C's values are A*B's (or A^T*B's, P^T*A*P's) as they stand now, or,
+ * where A or B has no values yet, to be computed by the numeric phase. */
+PETSC_INTERN PetscErrorCode hsp_petsc_made_now(hsp_petsc_made *m, Mat A, Mat B, Mat C);
+/* May this numeric phase keep C's values?  Only the first after the symbolic
+ * phase, with the same A and B, none of A, B and C changed since; a later one
+ * always computes them (MatProductReplaceMats may bring another operand of
+ * equal state, and the user may have changed C). */
+PETSC_INTERN PetscErrorCode hsp_petsc_made_keep(hsp_petsc_made *m, Mat A, Mat B, Mat C, PetscBool *keep);
+/* numeric(A, B, C) as C's numeric phase in PETSc's older interface too
+ * (MatMatMultNumeric and its kin), which PETSc's triple products of mixed
+ * types call with operands of their own; AIJ's would call itself. */
+PETSC_INTERN void hsp_petsc_old_numeric(Mat C, PetscErrorCode (*numeric)(Mat, Mat, Mat));
 /* The symbolic phase of A*B or P^T*A*P of MPIAIJ matrices (hsp_petsc_mpi.c). */
 PETSC_INTERN PetscErrorCode hsp_petsc_mpi_symbolic(Mat C);
 

@@ -64,18 +64,19 @@ static PetscInt global_of(const blocks *b, PetscInt c)
     return c < b->below ? b->garray[c] : c < b->below + b->nd ? b->start + c - b->below : b->garray[c - b->nd];
 }
 
-/* Row i of b in column order into cols and vals, its columns numbered
- * globally or compactly; the count of its entries. */
+/* Row i of b in column order into cols and vals (zeros where b has no
+ * values yet), its columns numbered globally or compactly; the count of its
+ * entries. */
 static PetscInt row_of(const blocks *b, PetscInt i, PetscBool global, int32_t *cols, double *vals)
 {
     PetscInt k = 0, p = b->oi[i];
 
     for (; p < b->oi[i + 1] && b->oj[p] < b->below; p++, k++)
-        cols[k] = (int32_t)(global ? b->garray[b->oj[p]] : b->oj[p]), vals[k] = b->oa[p];
+        cols[k] = (int32_t)(global ? b->garray[b->oj[p]] : b->oj[p]), vals[k] = b->oa ? b->oa[p] : 0;
     for (PetscInt q = b->di[i]; q < b->di[i + 1]; q++, k++)
-        cols[k] = (int32_t)((global ? b->start : b->below) + b->dj[q]), vals[k] = b->da[q];
+        cols[k] = (int32_t)((global ? b->start : b->below) + b->dj[q]), vals[k] = b->da ? b->da[q] : 0;
     for (; p < b->oi[i + 1]; p++, k++)
-        cols[k] = (int32_t)(global ? b->garray[b->oj[p]] : b->nd + b->oj[p]), vals[k] = b->oa[p];
+        cols[k] = (int32_t)(global ? b->garray[b->oj[p]] : b->nd + b->oj[p]), vals[k] = b->oa ? b->oa[p] : 0;
     return k;
 }
 
@@ -199,7 +200,7 @@ typedef struct {
     PetscScalar *coo;
     hsp_csr *got, *own;
     PetscInt *at, first, mine; /* C's rows of this rank: mine rows from first */
-    PetscObjectState made[2];
+    hsp_petsc_made made;
 } mpi_data;
 
 static PetscErrorCode mpi_data_free(void *data)
@@ -220,17 +221,61 @@ static PetscErrorCode mpi_data_free(void *data)
     PetscFunctionReturn(0);
 }
 
-/* The operands anew (made, or their values): A's rows, B's stacked, and for
- * P^T*A*P R, the transpose of P's rows (P is B). */
-static PetscErrorCode operands_of(Mat_Product *product, mpi_data *d)
+/* Did this step succeed on every rank?  e is this rank's error (raised here
+ * already); where another rank's step failed, an error here too, so that no
+ * rank goes on alone into a step that needs all (PETSc's collective calls). */
+static PetscErrorCode agree(MPI_Comm comm, PetscErrorCode e)
 {
+    PetscMPIInt rank, size, first;
+
     PetscFunctionBegin;
-    PetscCall(rows_into("A", product->A, PETSC_FALSE, &d->A));
-    PetscCall(stacked_into(product->A, product->B, &d->others, &d->B));
-    if (product->type != MATPRODUCT_PtAP) PetscFunctionReturn(0);
-    PetscCall(rows_into("P", product->B, PETSC_FALSE, &d->P));
-    hsp_csr_free(d->R), d->R = NULL;
-    PetscCheck(hsp_transpose(d->P, &d->R) == HSP_OK, PETSC_COMM_SELF, PETSC_ERR_MEM, "hspgemm: %s", hsp_errmsg());
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    PetscCall(MPIU_Allreduce(&(PetscMPIInt){e ? rank : size}, &first, 1, MPI_INT, MPI_MIN, comm));
+    PetscCall(e);
+    PetscCheck(first == size, PETSC_COMM_SELF, PETSC_ERR_LIB,
+               "hspgemm: the product failed on rank %d (its message there); every rank stops", first);
+    PetscFunctionReturn(0);
+}
+
+/* The rest of the operands (B's rows stacked, the others' gathered: all
+ * ranks; for P^T*A*P, P's rows and R, their transpose) and this rank's
+ * product: made, with its plan, or its values anew by the plan. */
+static PetscErrorCode product_local(hsp_context *ctx, Mat A, Mat B, MatProductType type, mpi_data *d)
+{
+    PetscBool ptap = type == MATPRODUCT_PtAP;
+    hsp_status s;
+
+    PetscFunctionBegin;
+    PetscCall(stacked_into(A, B, &d->others, &d->B));
+    if (ptap) {
+        PetscCall(rows_into("P", B, PETSC_FALSE, &d->P));
+        hsp_csr_free(d->R), d->R = NULL;
+        PetscCheck(hsp_transpose(d->P, &d->R) == HSP_OK, PETSC_COMM_SELF, PETSC_ERR_MEM, "hspgemm: %s",
+                   hsp_errmsg());
+    }
+    if (!d->plan)
+        s = ptap ? hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, &d->C, &d->plan, NULL)
+                 : hsp_multiply_plan(ctx, d->A, d->B, &d->C, &d->plan, NULL);
+    else
+        s = ptap ? hsp_rap_reuse(ctx, d->plan, d->R, d->A, d->B, d->C)
+                 : hsp_multiply_reuse(ctx, d->plan, d->A, d->B, d->C);
+    HSP_CHECK(PETSC_COMM_SELF, s);
+    PetscFunctionReturn(0);
+}
+
+/* This rank's rows of A*B or R*A*P, made or their values anew, the ranks
+ * agreeing after each step of their own: A's rows (read and checked before
+ * any gathering), then the rest. */
+static PetscErrorCode product_of(Mat A, Mat B, MatProductType type, mpi_data *d)
+{
+    MPI_Comm comm = PetscObjectComm((PetscObject)A);
+    hsp_context *ctx = NULL;
+
+    PetscFunctionBegin;
+    PetscCall(agree(comm, hsp_petsc_context(PETSC_COMM_SELF, &ctx)));
+    PetscCall(agree(comm, rows_into("A", A, PETSC_FALSE, &d->A)));
+    PetscCall(agree(comm, product_local(ctx, A, B, type, d)));
     PetscFunctionReturn(0);
 }
 
@@ -370,35 +415,48 @@ static PetscErrorCode matrix_of(Mat C, const hsp_csr *own, PetscInt m, PetscInt 
     PetscFunctionReturn(0);
 }
 
-/* The numeric phase: C's values by the plan from the operands' values (and,
- * for P^T*A*P, the other ranks' parts of the rank's rows), unless the
- * operands are as the symbolic phase found them. */
-static PetscErrorCode mpi_numeric(Mat C)
+/* C's values from A and B (C's product's, or those PETSc's older interface
+ * gives) unless every rank keeps the symbolic phase's (hsp_petsc_made_keep):
+ * this rank's rows by the plan, for P^T*A*P the other ranks' parts of them
+ * added, set into C's blocks. */
+static PetscErrorCode numeric_of(Mat A, Mat B, Mat C)
 {
-    Mat_Product *product = C->product;
-    mpi_data *d = product->data;
-    PetscObjectState now[2];
-    hsp_context *ctx;
-    hsp_status s;
+    mpi_data *d = C->product->data;
+    PetscBool keep, all;
 
     PetscFunctionBegin;
-    PetscCall(hsp_petsc_states(product, now));
-    if (now[0] == d->made[0] && now[1] == d->made[1]) PetscFunctionReturn(0);
-    PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
+    PetscCall(hsp_petsc_made_keep(&d->made, A, B, C, &keep));
+    PetscCall(MPIU_Allreduce(&keep, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+    if (all) PetscFunctionReturn(0);
     PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
-    PetscCall(operands_of(product, d));
-    s = product->type == MATPRODUCT_PtAP ? hsp_rap_reuse(ctx, d->plan, d->R, d->A, d->B, d->C)
-                                          : hsp_multiply_reuse(ctx, d->plan, d->A, d->B, d->C);
-    HSP_CHECK(PETSC_COMM_SELF, s);
-    if (product->type == MATPRODUCT_PtAP) {
+    PetscCall(product_of(A, B, C->product->type, d));
+    if (C->product->type == MATPRODUCT_PtAP) {
         PetscCall(exchange(d));
         own_values(d);
     }
     PetscCall(blocks_values(C, d->own));
     PetscCall(PetscObjectStateIncrease((PetscObject)C));
-    PetscCall(hsp_petsc_states(product, d->made));
     hsp_petsc_count(COUNT_NUMERIC);
     PetscCall(PetscLogEventEnd(hsp_petsc_events[1], C, 0, 0, 0));
+    PetscFunctionReturn(0);
+}
+
+/* The numeric phase: C's values from the product's operands. */
+static PetscErrorCode mpi_numeric(Mat C)
+{
+    PetscFunctionBegin;
+    PetscCall(numeric_of(C->product->A, C->product->B, C));
+    PetscFunctionReturn(0);
+}
+
+/* Do A's columns on this rank match B's rows? */
+static PetscErrorCode sizes_match(Mat A, Mat B)
+{
+    PetscFunctionBegin;
+    PetscCheck(A->cmap->N == B->rmap->N && A->cmap->rstart == B->rmap->rstart && A->cmap->n == B->rmap->n,
+               PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+               "hspgemm: A has %" PetscInt_FMT " columns (%" PetscInt_FMT " here) and B %" PetscInt_FMT
+               " rows (%" PetscInt_FMT " here)", A->cmap->N, A->cmap->n, B->rmap->N, B->rmap->n);
     PetscFunctionReturn(0);
 }
 
@@ -410,24 +468,15 @@ PetscErrorCode hsp_petsc_mpi_symbolic(Mat C)
     Mat_Product *product = C->product;
     Mat A = product->A, B = product->B;
     PetscBool ptap = product->type == MATPRODUCT_PtAP;
-    hsp_context *ctx;
     mpi_data *d;
-    hsp_status s;
 
     PetscFunctionBegin;
-    PetscCheck(A->cmap->N == B->rmap->N && A->cmap->rstart == B->rmap->rstart && A->cmap->n == B->rmap->n,
-               PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_SIZ,
-               "hspgemm: A has %" PetscInt_FMT " columns (%" PetscInt_FMT " here) and B %" PetscInt_FMT
-               " rows (%" PetscInt_FMT " here)", A->cmap->N, A->cmap->n, B->rmap->N, B->rmap->n);
-    PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
+    PetscCall(agree(PetscObjectComm((PetscObject)C), sizes_match(A, B)));
     PetscCall(PetscLogEventBegin(hsp_petsc_events[0], C, 0, 0, 0));
     PetscCall(PetscNew(&d));
     product->data = d;
     product->destroy = mpi_data_free;
-    PetscCall(operands_of(product, d));
-    s = ptap ? hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, &d->C, &d->plan, NULL)
-             : hsp_multiply_plan(ctx, d->A, d->B, &d->C, &d->plan, NULL);
-    HSP_CHECK(PETSC_COMM_SELF, s);
+    PetscCall(product_of(A, B, product->type, d));
     d->own = d->C;
     if (ptap) {
         blocks p;
@@ -443,8 +492,9 @@ PetscErrorCode hsp_petsc_mpi_symbolic(Mat C)
     }
     PetscCall(matrix_of(C, d->own, ptap ? B->cmap->n : A->rmap->n, B->cmap->n, ptap ? B->cmap->N : A->rmap->N,
                         B->cmap->N));
-    PetscCall(hsp_petsc_states(product, d->made));
+    PetscCall(hsp_petsc_made_now(&d->made, A, B, C));
     C->ops->productnumeric = mpi_numeric;
+    hsp_petsc_old_numeric(C, numeric_of);
     hsp_petsc_count(ptap ? COUNT_PTAP : COUNT_AB);
     PetscCall(PetscLogEventEnd(hsp_petsc_events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);

@@ -1,7 +1,9 @@
 #!/bin/sh
 # t_petsc.sh: the PETSc plugin under mpiexec on 1, 2 and 4 ranks (4 share
 # this machine's cores: oversubscribed).  t_petsc_products' checks of
-# products of aijhsp matrices against PETSc's own, then hspgemm-gamg on the
+# products of aijhsp matrices against PETSc's own (reuses, mixed types, an
+# error on one rank), an error on one rank not caught ending the program on
+# every rank, in C and from Python, then hspgemm-gamg on the
 # paper's four Poisson stencils with hspgemm's products (-hsp 1) and with
 # PETSc's (-hsp 0): the same levels (rows and entries), operator complexity
 # and CG iterations, and hspgemm's products made only in the first.
@@ -30,7 +32,7 @@ for ranks in 1 2 4; do
         "not ok - "*) echo "# $ranks ranks: $line" ;;
         esac
     done
-    check "$([ "$n" = 7 ] && echo 1)" "$ranks ranks: products of aijhsp matrices as PETSc's own ($n of 7 checks)"
+    check "$([ "$n" = 16 ] && echo 1)" "$ranks ranks: products of aijhsp matrices as PETSc's own ($n of 16 checks)"
     for problem in 2d5:48 2d9:48 3d7:14 3d27:14; do
         stencil=${problem%:*} size=${problem#*:}
         for hsp in 1 0; do
@@ -53,8 +55,15 @@ done
 # hierarchy, and more products by hspgemm than one a rank makes
 run 2 "$b/tests/t_petsc_products" -hsp_backend >"$tmp/products"
 n=$(grep -c '^ok - ' "$tmp/products")
-[ "$n" = 7 ] || grep -E '^(# |not ok)' "$tmp/products"
-check "$([ "$n" = 7 ] && echo 1)" "2 ranks, -hsp_backend: products of aijhsp matrices as PETSc's own ($n of 7 checks)"
+[ "$n" = 16 ] || grep -E '^(# |not ok)' "$tmp/products"
+check "$([ "$n" = 16 ] && echo 1)" "2 ranks, -hsp_backend: products of aijhsp matrices as PETSc's own ($n of 16 checks)"
+# an error on rank 0 alone, not caught: the program ends on both ranks (an
+# exit status other than timeout's), rank 1 naming rank 0's failure
+run 2 "$b/tests/t_petsc_products" -uncaught >"$tmp/uncaught"
+rc=$?
+ended=$([ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q '^\[1\].*failed on rank 0' "$tmp/uncaught" && echo 1)
+[ "$ended" = 1 ] || sed 's/^/# /' "$tmp/uncaught" | head -20
+check "$ended" "2 ranks, an error on rank 0 alone not caught: the program ends on every rank (status $rc)"
 for way in "" -hsp_backend; do
     run 2 "$b/petsc/hspgemm-gamg" -stencil 3d7 -n 14 $way >"$tmp/way$way"
 done
@@ -104,5 +113,24 @@ for case in 1:2d5:32 2:3d7:10; do
     same=$([ "$(wc -l <"$tmp/py.lines")" = 4 ] && cmp -s "$tmp/py.lines" "$tmp/c.lines" && echo 1)
     [ "$same" = 1 ] || sed 's/^/# python: /' "$tmp/py"
     check "$same" "$ranks ranks, poisson$problem from Python (petsc/gamg.py, petsc4py): what hspgemm-gamg prints"
+done
+# an error on rank 0 alone from Python: PETSc.Error raised on both ranks,
+# then, not caught, the script ended on both
+for way in caught uncaught; do
+    if [ -n "$why" ]; then
+        t=$((t + 1))
+        echo "ok $t - # SKIP $why"
+        continue
+    fi
+    flag=$([ "$way" = uncaught ] && echo --uncaught)
+    run 2 /usr/bin/python3 "${top_srcdir:-.}/tests/petsc_rank_error.py" "$plugin" $flag >"$tmp/py"
+    rc=$?
+    if [ "$way" = caught ]; then
+        ok=$([ "$(grep -c '^rank [01]: raised' "$tmp/py")" = 2 ] && echo 1)
+    else
+        ok=$([ "$rc" != 0 ] && [ "$rc" != 124 ] && echo 1)
+    fi
+    [ "$ok" = 1 ] || sed 's/^/# /' "$tmp/py" | head -20
+    check "$ok" "2 ranks from Python, an error on rank 0 alone $way: $([ "$way" = caught ] && echo "PETSc.Error on both ranks" || echo "the script ends on both (status $rc)")"
 done
 echo "1..$t"

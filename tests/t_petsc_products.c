@@ -5,9 +5,11 @@
  * hspgemm's plans),
  * a product whose operand's pattern changed between the symbolic and the
  * numeric phase (PETSc's error, hspgemm's message inside), and one of bad
- * sizes, and a first product made by one rank alone.  Prints "ok - ..." or
- * "not ok - ..." a check (rank 0);
- * tests/t_petsc.sh numbers them. */
+ * sizes, and a first product made by one rank alone; reuses with new
+ * operand objects and after C changed, A*B*C of aijhsp and aij mixed, and
+ * an error on one rank only.  Prints "ok - ..." or "not ok - ..." a check
+ * (rank 0); tests/t_petsc.sh numbers them.  -uncaught: only the error on
+ * one rank, not caught (the program ends with it on every rank). */
 #include <petscmat.h>
 #include <string.h>
 #include "hsp_petsc.h"
@@ -51,8 +53,9 @@ static PetscErrorCode new_matrix(MatType type, PetscInt M, PetscInt N, PetscInt 
     PetscFunctionReturn(0);
 }
 
-/* A: the 9-point stencil, off-diagonal values varying by row and column. */
-static PetscErrorCode make_a(MatType type, Mat *A)
+/* A: the 9-point stencil, off-diagonal values varying by row and column,
+ * diag on the diagonal. */
+static PetscErrorCode make_a(MatType type, PetscScalar diag, Mat *A)
 {
     PetscInt N = SIDE * SIDE, first, last;
 
@@ -62,7 +65,7 @@ static PetscErrorCode make_a(MatType type, Mat *A)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
                 PetscInt x = i % SIDE + dx, y = i / SIDE + dy, j = x + SIDE * y;
-                PetscScalar v = dx || dy ? -1.0 / (1 + (i + 3 * j) % 7) : 8.5;
+                PetscScalar v = dx || dy ? -1.0 / (1 + (i + 3 * j) % 7) : diag;
                 if (x >= 0 && y >= 0 && x < SIDE && y < SIDE) PetscCall(MatSetValue(*A, i, j, v, INSERT_VALUES));
             }
     PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
@@ -70,16 +73,17 @@ static PetscErrorCode make_a(MatType type, Mat *A)
     PetscFunctionReturn(0);
 }
 
-/* P: row i in aggregate i / PER and, every third row, the next one too. */
-static PetscErrorCode make_p(MatType type, Mat *P)
+/* P: row i in aggregate i / PER and, every third row, the next one too,
+ * its values scaled. */
+static PetscErrorCode make_p(MatType type, PetscScalar scale, Mat *P)
 {
     PetscInt N = SIDE * SIDE, nc = N / PER, first, last;
 
     PetscFunctionBegin;
     PetscCall(new_matrix(type, N, nc, 2, P, &first, &last));
     for (PetscInt i = first; i < last; i++) {
-        PetscCall(MatSetValue(*P, i, i / PER, 0.5 + 0.01 * (i % 5), INSERT_VALUES));
-        if (i % 3 == 0) PetscCall(MatSetValue(*P, i, (i / PER + 1) % nc, 0.25, INSERT_VALUES));
+        PetscCall(MatSetValue(*P, i, i / PER, scale * (0.5 + 0.01 * (i % 5)), INSERT_VALUES));
+        if (i % 3 == 0) PetscCall(MatSetValue(*P, i, (i / PER + 1) % nc, scale * 0.25, INSERT_VALUES));
     }
     PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
@@ -111,6 +115,23 @@ static PetscErrorCode same(Mat X, Mat Y, PetscBool *ok)
     PetscFunctionReturn(0);
 }
 
+/* Is C op(A, P) as PETSc's own of aij copies computes it? */
+static PetscErrorCode right(int o, Mat A, Mat P, Mat C, PetscBool *ok)
+{
+    Mat a, p, c;
+
+    PetscFunctionBegin;
+    PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &a));
+    PetscCall(MatConvert(P, MATAIJ, MAT_INITIAL_MATRIX, &p));
+    if (o == 0) PetscCall(MatMatMult(a, p, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &c));
+    else PetscCall(MatPtAP(a, p, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &c));
+    PetscCall(same(C, c, ok));
+    PetscCall(MatDestroy(&a));
+    PetscCall(MatDestroy(&p));
+    PetscCall(MatDestroy(&c));
+    PetscFunctionReturn(0);
+}
+
 /* The products made by hspgemm so far, on all ranks. */
 static PetscInt made(int which)
 {
@@ -129,8 +150,8 @@ static PetscErrorCode test_products(void)
 
     PetscFunctionBegin;
     for (int k = 0; k < 2; k++) {
-        PetscCall(make_a(k ? MATAIJHSP : MATAIJ, &A[k]));
-        PetscCall(make_p(k ? MATAIJHSP : MATAIJ, &P[k]));
+        PetscCall(make_a(k ? MATAIJHSP : MATAIJ, 8.5, &A[k]));
+        PetscCall(make_p(k ? MATAIJHSP : MATAIJ, 1.0, &P[k]));
         PetscCall(MatMatMult(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AP[k]));
         PetscCall(MatPtAP(A[k], P[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtAP[k]));
         PetscCall(MatTransposeMatMult(P[k], A[k], MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtA[k]));
@@ -173,10 +194,11 @@ static PetscErrorCode test_errors(void)
     Mat A, P, C, D;
     PetscInt first, last;
     PetscErrorCode e;
+    PetscBool fine = PETSC_FALSE;
 
     PetscFunctionBegin;
-    PetscCall(make_a(MATAIJHSP, &A));
-    PetscCall(make_p(MATAIJHSP, &P));
+    PetscCall(make_a(MATAIJHSP, 8.5, &A));
+    PetscCall(make_p(MATAIJHSP, 1.0, &P));
     PetscCall(MatProductCreate(A, P, NULL, &C));
     PetscCall(MatProductSetType(C, MATPRODUCT_AB));
     PetscCall(MatProductSetFromOptions(C));
@@ -190,8 +212,10 @@ static PetscErrorCode test_errors(void)
     PetscCall(PetscPushErrorHandler(keep_message, NULL));
     e = MatProductNumeric(C);
     PetscCall(PetscPopErrorHandler());
-    PetscCall(report(e != 0 && strstr(last_error, "hspgemm") != NULL,
-                     "A's pattern changed after the symbolic phase: PETSc's error, hspgemm's message inside"));
+    if (!e) PetscCall(right(0, A, P, C, &fine)); /* PETSc's backend algorithm (-hsp_backend), set up anew */
+    PetscCall(report((e != 0 && strstr(last_error, "hspgemm") != NULL) || fine,
+                     "A's pattern changed after the symbolic phase: PETSc's error with hspgemm's message (or, "
+                     "PETSc's backend algorithm set up anew, the changed A's product)"));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "# [rank] %s\n", last_error));
     last_error[0] = 0;
     PetscCall(PetscPushErrorHandler(keep_message, NULL));
@@ -234,13 +258,167 @@ static PetscErrorCode test_one_rank(void)
     PetscFunctionReturn(0);
 }
 
+/* C = op(A, P) of the reuse given: A*P, P^T*A*P or P^T*A. */
+typedef enum { OP_AB, OP_PTAP, OP_ATB } op;
+static const char *const op_names[] = {"A*P", "P^T*A*P", "P^T*A"};
+
+static PetscErrorCode product(op o, Mat A, Mat P, MatReuse reuse, Mat *C)
+{
+    PetscFunctionBegin;
+    if (o == OP_AB) PetscCall(MatMatMult(A, P, reuse, PETSC_DEFAULT, C));
+    if (o == OP_PTAP) PetscCall(MatPtAP(A, P, reuse, PETSC_DEFAULT, C));
+    if (o == OP_ATB) PetscCall(MatTransposeMatMult(P, A, reuse, PETSC_DEFAULT, C));
+    PetscFunctionReturn(0);
+}
+
+/* Each step a new A of the same pattern, built by the same calls (so of the
+ * same PETSc state as the one before), the product reused with it
+ * (MatProductReplaceMats), the old A destroyed: C is the new A's product. */
+static PetscErrorCode test_new_operands(op o)
+{
+    Mat A[2] = {NULL, NULL}, P[2], C[2];
+    PetscBool ok = PETSC_TRUE, step;
+    char what[160];
+
+    PetscFunctionBegin;
+    for (int k = 0; k < 2; k++) PetscCall(make_p(k ? MATAIJHSP : MATAIJ, 1.0, &P[k]));
+    for (int s = 0; s < 3; s++) {
+        for (int k = 0; k < 2; k++) {
+            PetscCall(MatDestroy(&A[k]));
+            PetscCall(make_a(k ? MATAIJHSP : MATAIJ, 8.5 + 3 * s, &A[k]));
+            PetscCall(product(o, A[k], P[k], s ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &C[k]));
+        }
+        PetscCall(same(C[1], C[0], &step));
+        ok = ok && step;
+    }
+    PetscCall(PetscSNPrintf(what, sizeof what, "%s reused with a new A, P or both of the same pattern and state: "
+                            "the new operands' product", op_names[o]));
+    PetscCall(report(ok, what));
+    for (int k = 0; k < 2; k++) {
+        PetscCall(MatDestroy(&A[k]));
+        PetscCall(MatDestroy(&P[k]));
+        PetscCall(MatDestroy(&C[k]));
+    }
+    PetscFunctionReturn(0);
+}
+
+/* C changed by the user (scaled, shifted where square, zeroed), then the
+ * product reused with A and P unchanged: C is the product again. */
+static PetscErrorCode test_changed_c(op o)
+{
+    Mat A[2], P[2], C[2];
+    PetscBool ok = PETSC_TRUE, step;
+    char what[160];
+
+    PetscFunctionBegin;
+    for (int k = 0; k < 2; k++) {
+        PetscCall(make_a(k ? MATAIJHSP : MATAIJ, 8.5, &A[k]));
+        PetscCall(make_p(k ? MATAIJHSP : MATAIJ, 1.0, &P[k]));
+        PetscCall(product(o, A[k], P[k], MAT_INITIAL_MATRIX, &C[k]));
+    }
+    for (int change = 0; change < 3; change++) {
+        if (change == 0) PetscCall(MatScale(C[1], 2.0));
+        if (change == 1 && o == OP_PTAP) PetscCall(MatShift(C[1], 1.0));
+        if (change == 2) PetscCall(MatZeroEntries(C[1]));
+        PetscCall(product(o, A[1], P[1], MAT_REUSE_MATRIX, &C[1]));
+        PetscCall(same(C[1], C[0], &step));
+        ok = ok && step;
+    }
+    PetscCall(PetscSNPrintf(what, sizeof what, "%s reused after C was scaled, shifted or zeroed: the product again",
+                            op_names[o]));
+    PetscCall(report(ok, what));
+    for (int k = 0; k < 2; k++) {
+        PetscCall(MatDestroy(&A[k]));
+        PetscCall(MatDestroy(&P[k]));
+        PetscCall(MatDestroy(&C[k]));
+    }
+    PetscFunctionReturn(0);
+}
+
+/* A*A*P (MatMatMatMult) with aijhsp and aij mixed, either way round, then
+ * reused after A's values change: as PETSc's of aij matrices. */
+static PetscErrorCode test_mixed_abc(void)
+{
+    Mat A[2], P, D[3];
+    PetscBool ok[2];
+
+    PetscFunctionBegin;
+    PetscCall(make_a(MATAIJ, 8.5, &A[0]));
+    PetscCall(make_a(MATAIJHSP, 8.5, &A[1]));
+    PetscCall(make_p(MATAIJ, 1.0, &P));
+    for (int round = 0; round < 2; round++) {
+        MatReuse reuse = round ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX;
+        if (round)
+            for (int k = 0; k < 2; k++) PetscCall(MatScale(A[k], -2.0));
+        PetscCall(MatMatMatMult(A[0], A[0], P, reuse, PETSC_DEFAULT, &D[0]));
+        PetscCall(MatMatMatMult(A[1], A[0], P, reuse, PETSC_DEFAULT, &D[1]));
+        PetscCall(MatMatMatMult(A[0], A[1], P, reuse, PETSC_DEFAULT, &D[2]));
+        PetscCall(same(D[1], D[0], &ok[0]));
+        PetscCall(same(D[2], D[0], &ok[1]));
+        PetscCall(report(ok[0] && ok[1], round ? "A*A*P of aijhsp and aij mixed, reused after A changed: PETSc's values"
+                                             : "A*A*P of aijhsp and aij mixed, either order: PETSc's values"));
+    }
+    for (int k = 0; k < 3; k++) PetscCall(MatDestroy(&D[k]));
+    for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&A[k]));
+    PetscCall(MatDestroy(&P));
+    PetscFunctionReturn(0);
+}
+
+/* Rank 0 alone gives A a new entry, then A*P and P^T*A*P are reused: an
+ * error on every rank, none left waiting for rank 0.  Not caught: the
+ * error ends the program on every rank. */
+static PetscErrorCode test_one_rank_error(PetscBool caught)
+{
+    Mat A, P, C[2];
+    PetscMPIInt rank;
+    PetscInt first, last;
+    PetscErrorCode e[2];
+    PetscBool fine[2] = {PETSC_FALSE, PETSC_FALSE};
+
+    PetscFunctionBegin;
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCall(make_a(MATAIJHSP, 8.5, &A));
+    PetscCall(make_p(MATAIJHSP, 1.0, &P));
+    PetscCall(MatMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C[0]));
+    PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C[1]));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatGetOwnershipRange(A, &first, &last));
+    if (rank == 0) PetscCall(MatSetValue(A, first, last - 1, 1.0, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    if (!caught) PetscCall(MatMatMult(A, P, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C[0]));
+    PetscCall(PetscPushErrorHandler(keep_message, NULL));
+    e[0] = MatMatMult(A, P, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C[0]);
+    e[1] = MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C[1]);
+    PetscCall(PetscPopErrorHandler());
+    for (int k = 0; k < 2; k++)
+        if (!e[k]) PetscCall(right(k, A, P, C[k], &fine[k])); /* PETSc's backend algorithm, set up anew */
+    PetscCall(report((e[0] || fine[0]) && (e[1] || fine[1]), "A's pattern changed on rank 0 alone, A*P and P^T*A*P "
+                     "reused: an error on every rank (or the changed A's products), no rank left waiting"));
+    PetscCall(MatDestroy(&C[0]));
+    PetscCall(MatDestroy(&C[1]));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&P));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
+    PetscBool uncaught = PETSC_FALSE;
+
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
     PetscCall(PetscHspgemmRegister());
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-uncaught", &uncaught, NULL));
+    if (uncaught) PetscCall(test_one_rank_error(PETSC_FALSE));
     PetscCall(test_one_rank());
     PetscCall(test_products());
     PetscCall(test_errors());
+    for (op o = OP_AB; o <= OP_ATB; o++) {
+        PetscCall(test_new_operands(o));
+        PetscCall(test_changed_c(o));
+    }
+    PetscCall(test_mixed_abc());
+    PetscCall(test_one_rank_error(PETSC_TRUE));
     PetscCall(PetscFinalize());
     return 0;
 }
