@@ -13,6 +13,7 @@
  * PetscFinalize. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <sched.h>
+#include <string.h>
 #include <unistd.h>
 #include "hsp_petsc_impl.h"
 
@@ -39,12 +40,13 @@ static PetscErrorCode context_free(void)
 
 /* CPU threads for hspgemm: -hsp_threads, else the cores of this machine
  * shared among its ranks, at most the cores this rank may run on (mpiexec
- * may bind it to one: threads beyond would share it).  Unbound (left to the
- * scheduler) where ranks share the machine and this one may run on more
- * CPUs than its threads: mpiexec did not bind it to a share, and every
- * rank's pool would bind its workers to the same first CPUs.  No
- * collective call: a product may run on some ranks only. */
-static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound)
+ * may bind it to one: threads beyond would share it; *bound then says
+ * how many it would have had).  Unbound (left to the scheduler) where ranks
+ * share the machine and this one may run on more CPUs than its threads:
+ * mpiexec did not bind it to a share, and every rank's pool would bind its
+ * workers to the same first CPUs.  No collective call: a product may run
+ * on some ranks only. */
+static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound, PetscInt *bound)
 {
     PetscBool set;
     cpu_set_t mine;
@@ -54,17 +56,20 @@ static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound)
     if (!sched_getaffinity(0, sizeof mine, &mine)) allowed = CPU_COUNT(&mine);
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
     if (!set) *threads = cores > node_ranks ? (PetscInt)(cores / node_ranks) : 1;
-    if (!set && *threads > allowed) *threads = (PetscInt)allowed;
+    *bound = !set && *threads > allowed ? *threads : 0;
+    if (*bound) *threads = (PetscInt)allowed;
     *unbound = node_ranks > 1 && allowed > *threads;
     PetscFunctionReturn(0);
 }
 
 /* hspgemm's context, made at the first product from the options:
- * -hsp_device, -hsp_threads, -hsp_small_nnz (hsp_options.small_nnz). */
+ * -hsp_device, -hsp_threads, -hsp_small_nnz (hsp_options.small_nnz).  Says
+ * so on stderr where mpiexec's binding left the rank fewer CPUs than its
+ * share. */
 PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx)
 {
     char device[64] = "cpu";
-    PetscInt threads, small = 0;
+    PetscInt threads, small = 0, bound = 0;
     PetscBool unbound = PETSC_FALSE;
     hsp_options o;
 
@@ -73,12 +78,55 @@ PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx)
     if (context) PetscFunctionReturn(0);
     PetscCall(PetscOptionsGetString(NULL, NULL, "-hsp_device", device, sizeof device, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_small_nnz", &small, NULL));
-    PetscCall(threads_of(&threads, &unbound));
+    PetscCall(threads_of(&threads, &unbound, &bound));
+    if (bound)
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
+                               "hspgemm: this rank may run on %" PetscInt_FMT " CPU(s) of the %" PetscInt_FMT
+                               " that are its share (mpiexec's binding): hspgemm's products use %" PetscInt_FMT
+                               " thread(s); mpiexec --bind-to none, or -hsp_threads, to choose\n",
+                               threads, bound, threads));
     hsp_options_init(&o);
     o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small, o.unbound = unbound;
     HSP_CHECK(comm, hsp_context_create(&o, &context));
     PetscCall(PetscRegisterFinalize(context_free));
     *ctx = context;
+    PetscFunctionReturn(0);
+}
+
+/* The plugin's options, read at registration so that -help lists them and
+ * bad values stop the program there rather than at its first product
+ * (deep in a preconditioner's set-up); hsp_petsc_context reads them again. */
+static PetscErrorCode options_check(void)
+{
+    char device[64] = "cpu";
+    PetscInt threads = 0, small = 0;
+    PetscBool backend = PETSC_FALSE, known = PETSC_FALSE;
+    const char *const names[] = {"auto", "cpu", "opencl", "hsa"};
+
+    PetscFunctionBegin;
+    PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hspgemm's products of aijhsp matrices (libhspgemm_petsc)", "Mat");
+    PetscCall(PetscOptionsString("-hsp_device", "hspgemm's device: cpu, auto, opencl[:N][,nosvm][,nofp64] or "
+                                 "hsa[:N][,nosvm|,svm]", "PetscHspgemmRegister", device, device, sizeof device, NULL));
+    PetscCall(PetscOptionsInt("-hsp_threads", "hspgemm's CPU threads a rank (unset: the machine's cores shared "
+                              "by its ranks, at most those the rank may run on; 0: one a core)", "PetscHspgemmRegister",
+                              threads, &threads, NULL));
+    PetscCall(PetscOptionsInt("-hsp_small_nnz", "with a GPU device, products of at most so many operand entries on "
+                              "the CPU threads (0: 2^18; -1: all on the device)", "PetscHspgemmRegister", small,
+                              &small, NULL));
+    PetscCall(PetscOptionsBool("-hsp_backend", "A*B and P^T*A*P on several ranks by PETSc's backend algorithm "
+                               "(its local products by hspgemm) instead of one hspgemm product a rank",
+                               "PetscHspgemmRegister", backend, &backend, NULL));
+    PetscOptionsEnd();
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        known = known || (!strncmp(device, names[k], strlen(names[k])) &&
+                          strchr(":,", device[strlen(names[k])]) != NULL);
+    PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "hspgemm: -hsp_device %s: a device is cpu, auto, opencl[:N][,...] or hsa[:N][,...] (hspgemm "
+               "devices lists them)", device);
+    PetscCheck(threads >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "hspgemm: -hsp_threads %" PetscInt_FMT ": at least 0 (0: one a core)", threads);
+    PetscCheck(small >= -1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "hspgemm: -hsp_small_nnz %" PetscInt_FMT ": at least -1", small);
     PetscFunctionReturn(0);
 }
 
@@ -665,6 +713,7 @@ PetscErrorCode PetscHspgemmRegister(void)
     PetscCall(MatRegisterRootName(MATAIJHSP, MATSEQAIJHSP, MATMPIAIJHSP));
     PetscCall(PetscLogEventRegister("HspSymbolic", MAT_CLASSID, &hsp_petsc_events[0]));
     PetscCall(PetscLogEventRegister("HspNumeric", MAT_CLASSID, &hsp_petsc_events[1]));
+    PetscCall(options_check());
     PetscFunctionReturn(0);
 }
 

@@ -74,6 +74,32 @@ same=$([ -s "$tmp/backend" ] && cmp -s "$tmp/backend" "$tmp/rows" && [ "$(ab "$t
 [ "$same" = 1 ] || { sed 's/^/# rank rows: /' "$tmp/way"; sed 's/^/# backend:   /' "$tmp/way-hsp_backend"; }
 check "$same" "2 ranks, poisson3d7:14 with -hsp_backend: the same hierarchy and iterations, local products by hspgemm ($(ab "$tmp/way-hsp_backend") A*B against $(ab "$tmp/way"))"
 
+# the plugin's options: listed by -help, a bad value refused at registration
+# (before any product), the rank bound by mpiexec to fewer CPUs than its
+# share told on stderr; a program links by the plugin's pkg-config file
+run 1 "$b/petsc/hspgemm-gamg" -n 8 -help >"$tmp/help"
+listed=$(grep -c -E '^ +-hsp_(device|threads|small_nnz|backend)' "$tmp/help")
+check "$([ "$listed" = 4 ] && echo 1)" "-help lists the plugin's four options ($listed)"
+run 1 "$b/petsc/hspgemm-gamg" -n 8 -hsp_device gpu >"$tmp/bad"
+refused=$([ $? != 0 ] && grep -q 'hsp_device gpu' "$tmp/bad" && grep -q 'PetscHspgemmRegister' "$tmp/bad" &&
+    ! grep -q 'product_symbolic' "$tmp/bad" && echo 1)
+[ "$refused" = 1 ] || sed 's/^/# /' "$tmp/bad" | head
+check "$refused" "-hsp_device gpu refused at registration, before any product"
+if [ "$(nproc)" -gt 1 ]; then
+    run 1 --bind-to core "$b/petsc/hspgemm-gamg" -n 8 >"$tmp/bound"
+    told=$(grep -c "^hspgemm: this rank may run on 1 CPU" "$tmp/bound")
+    check "$([ "$told" = 1 ] && echo 1)" "one rank bound to one core: hspgemm says its products use 1 thread"
+else
+    t=$((t + 1))
+    echo "ok $t - # SKIP one CPU: no binding to fewer CPUs than the rank's share"
+fi
+flags=$(PKG_CONFIG_PATH="$b:$b/petsc" pkg-config --cflags --libs hspgemm_petsc 2>&1)
+case "$flags" in
+*-lhspgemm_petsc*-lhspgemm*petsc*) linked=1 ;;
+*) linked= ; echo "# pkg-config hspgemm_petsc: $flags" ;;
+esac
+check "$linked" "pkg-config hspgemm_petsc gives the plugin's, hspgemm's and PETSc's flags"
+
 # hspgemm's products on its opencl device (PoCL's buffers): the same hierarchy
 . "${top_srcdir:-.}/tests/opencl_device.sh"
 dev=$(opencl_device "buffer SVM")
@@ -128,9 +154,10 @@ for way in caught uncaught; do
     if [ "$way" = caught ]; then
         ok=$([ "$(grep -c '^rank [01]: raised' "$tmp/py")" = 2 ] && echo 1)
     else
-        ok=$([ "$rc" != 0 ] && [ "$rc" != 124 ] && echo 1)
+        ok=$([ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q '^\[1\] hspgemm: the product failed on rank 0' "$tmp/py" &&
+            echo 1)
     fi
-    [ "$ok" = 1 ] || sed 's/^/# /' "$tmp/py" | head -20
-    check "$ok" "2 ranks from Python, an error on rank 0 alone $way: $([ "$way" = caught ] && echo "PETSc.Error on both ranks" || echo "the script ends on both (status $rc)")"
+    [ "$ok" = 1 ] || { echo "# status $rc"; sed 's/^/# /' "$tmp/py" | head -20; }
+    check "$ok" "2 ranks from Python, an error on rank 0 alone $way: $([ "$way" = caught ] && echo "PETSc.Error on both ranks" || echo "the script ends on both, rank 1 naming rank 0's failure (status $rc)")"
 done
 echo "1..$t"
