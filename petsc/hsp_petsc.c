@@ -463,6 +463,78 @@ static PetscErrorCode seq_products(Mat C)
     PetscFunctionReturn(0);
 }
 
+/* C = A*B of a SeqAIJ A and a SeqDense B by hsp_spmm, straight into C's
+ * array (column-major, as B's). */
+static PetscErrorCode dense_numeric(Mat C)
+{
+    Mat A = C->product->A, B = C->product->B;
+    hsp_context *ctx;
+    operand a;
+    const PetscScalar *bv;
+    PetscScalar *cv;
+    PetscInt ldb, ldc;
+    hsp_status s;
+
+    PetscFunctionBegin;
+    PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
+    PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
+    PetscCall(operand_open(A, &a, PETSC_FALSE));
+    PetscCall(MatDenseGetLDA(B, &ldb));
+    PetscCall(MatDenseGetLDA(C, &ldc));
+    PetscCall(MatDenseGetArrayRead(B, &bv));
+    PetscCall(MatDenseGetArrayWrite(C, &cv));
+    s = hsp_spmm(ctx, 1.0, &a.csr,
+                 &(hsp_dense){(int32_t)B->rmap->n, (int32_t)B->cmap->n, PetscMax(ldb, 1), HSP_COL_MAJOR, HSP_DOUBLE,
+                              (void *)bv},
+                 0.0,
+                 &(hsp_dense){(int32_t)C->rmap->n, (int32_t)C->cmap->n, PetscMax(ldc, 1), HSP_COL_MAJOR, HSP_DOUBLE,
+                              cv},
+                 NULL);
+    PetscCall(MatDenseRestoreArrayWrite(C, &cv));
+    PetscCall(MatDenseRestoreArrayRead(B, &bv));
+    PetscCall(operand_close(&a));
+    HSP_CHECK(PetscObjectComm((PetscObject)C), s);
+    PetscCall(PetscLogEventEnd(hsp_petsc_events[1], C, 0, 0, 0));
+    PetscFunctionReturn(0);
+}
+
+/* C, dense, of A's rows and B's columns (the values: dense_numeric). */
+static PetscErrorCode dense_symbolic(Mat C)
+{
+    Mat A = C->product->A, B = C->product->B;
+
+    PetscFunctionBegin;
+    PetscCall(MatSetSizes(C, A->rmap->n, B->cmap->n, A->rmap->N, B->cmap->N));
+    PetscCall(MatSetType(C, MATSEQDENSE));
+    PetscCall(MatSetUp(C));
+    C->ops->productnumeric = dense_numeric;
+    hsp_petsc_count(COUNT_AB);
+    PetscFunctionReturn(0);
+}
+
+/* A product of an aijhsp matrix and a dense one: A*B on one rank by
+ * hsp_spmm, the rest as AIJ does them with dense matrices (PETSc's set-up,
+ * composed on A under its base type's name), not PETSc's fallback of a
+ * product a column. */
+static PetscErrorCode dense_products(Mat C)
+{
+    Mat_Product *product = C->product;
+    PetscBool seq = is_of(product->A, MATSEQAIJ);
+    PetscErrorCode (*f)(Mat) = NULL;
+    char name[128];
+
+    PetscFunctionBegin;
+    if (seq && product->type == MATPRODUCT_AB && is_of(product->B, MATSEQDENSE)) {
+        C->ops->productsymbolic = dense_symbolic;
+        PetscFunctionReturn(0);
+    }
+    PetscCall(PetscSNPrintf(name, sizeof name, "MatProductSetFromOptions_%s_%s_C", seq ? MATSEQAIJ : MATMPIAIJ,
+                            seq ? MATSEQDENSE : MATMPIDENSE));
+    PetscCall(PetscObjectQueryFunction((PetscObject)product->A, name, &f));
+    if (f) PetscCall((*f)(C));
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode mpi_products(Mat C);
 static PetscErrorCode convert_named(Mat A, MatType type, MatReuse reuse, Mat *out);
 typedef struct kind kind;
@@ -628,13 +700,13 @@ static PetscErrorCode mpi_products(Mat C)
 /* A kind of aijhsp matrix: its base type's name and its own, its product
  * set-up and the base's (kept at the first conversion). */
 struct kind {
-    const char *base, *name;
+    const char *base, *name, *dense; /* dense: the dense type of its products with dense matrices */
     PetscErrorCode (*products)(Mat);
     PetscErrorCode (**base_products)(Mat);
 };
 
-static const kind kinds[2] = {{MATSEQAIJ, MATSEQAIJHSP, seq_products, &seqaij_products},
-                              {MATMPIAIJ, MATMPIAIJHSP, mpi_products, &mpiaij_products}};
+static const kind kinds[2] = {{MATSEQAIJ, MATSEQAIJHSP, MATSEQDENSE, seq_products, &seqaij_products},
+                              {MATMPIAIJ, MATMPIAIJHSP, MATMPIDENSE, mpi_products, &mpiaij_products}};
 static const kind *const seq_kind = &kinds[0], *const mpi_kind = &kinds[1];
 
 /* f composed on M under "prefix_first_second_C" (removed where f is NULL). */
@@ -663,6 +735,7 @@ static PetscErrorCode convert(const kind *k, PetscBool into, Mat A, MatReuse reu
     PetscCall(compose(B, "MatConvert", k->name, k->base, into ? (PetscVoidFunction)convert_named : NULL));
     PetscCall(compose(B, "MatProductSetFromOptions", k->name, k->base, into ? (PetscVoidFunction)k->products : NULL));
     PetscCall(compose(B, "MatProductSetFromOptions", k->base, k->name, into ? (PetscVoidFunction)k->products : NULL));
+    PetscCall(compose(B, "MatProductSetFromOptions", k->name, k->dense, into ? (PetscVoidFunction)dense_products : NULL));
     *out = B;
     PetscFunctionReturn(0);
 }

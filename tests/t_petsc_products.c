@@ -6,8 +6,8 @@
  * a product whose operand's pattern changed between the symbolic and the
  * numeric phase (PETSc's error, hspgemm's message inside), and one of bad
  * sizes, and a first product made by one rank alone; reuses with new
- * operand objects and after C changed, A*B*C of aijhsp and aij mixed, and
- * an error on one rank only.  Prints "ok - ..." or "not ok - ..." a check
+ * operand objects and after C changed, A*B*C of aijhsp and aij mixed, A*X
+ * of a dense X, and an error on one rank only.  Prints "ok - ..." or "not ok - ..." a check
  * (rank 0); tests/t_petsc.sh numbers them.  -uncaught: only the error on
  * one rank, not caught (the program ends with it on every rank). */
 #include <petscmat.h>
@@ -402,6 +402,46 @@ static PetscErrorCode test_one_rank_error(PetscBool caught)
     PetscFunctionReturn(0);
 }
 
+/* A*X of an aijhsp A and a dense X (5 columns), then again after A's values
+ * change: as PETSc's of aij; by hspgemm (hsp_spmm) on one rank. */
+static PetscErrorCode test_dense(void)
+{
+    Mat A[2], X, C[2];
+    PetscInt first, last, n, before = made(0), after;
+    PetscReal diff[2], norm;
+    PetscMPIInt size;
+
+    PetscFunctionBegin;
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    for (int k = 0; k < 2; k++) PetscCall(make_a(k ? MATAIJHSP : MATAIJ, 8.5, &A[k]));
+    PetscCall(MatGetLocalSize(A[0], NULL, &n));
+    PetscCall(MatCreateDense(PETSC_COMM_WORLD, n, PETSC_DECIDE, PETSC_DETERMINE, 5, NULL, &X));
+    PetscCall(MatGetOwnershipRange(X, &first, &last));
+    for (PetscInt i = first; i < last; i++)
+        for (PetscInt j = 0; j < 5; j++) PetscCall(MatSetValue(X, i, j, 1.0 + (i * 7 + j * 3) % 11, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(X, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(X, MAT_FINAL_ASSEMBLY));
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 2; k++) {
+            if (round) PetscCall(MatScale(A[k], -2.0));
+            PetscCall(MatMatMult(A[k], X, round ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C[k]));
+        }
+        PetscCall(MatNorm(C[0], NORM_FROBENIUS, &norm));
+        PetscCall(MatAXPY(C[1], -1.0, C[0], SAME_NONZERO_PATTERN));
+        PetscCall(MatNorm(C[1], NORM_FROBENIUS, &diff[round]));
+        diff[round] /= norm;
+    }
+    after = made(0);
+    PetscCall(report(diff[0] < 1e-13 && diff[1] < 1e-13 && (size > 1 || after == before + 1),
+                     "A*X of an aijhsp A and a dense X, then reused: PETSc's values (hsp_spmm on one rank)"));
+    for (int k = 0; k < 2; k++) {
+        PetscCall(MatDestroy(&A[k]));
+        PetscCall(MatDestroy(&C[k]));
+    }
+    PetscCall(MatDestroy(&X));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
     PetscBool uncaught = PETSC_FALSE;
@@ -418,6 +458,7 @@ int main(int argc, char **argv)
         PetscCall(test_changed_c(o));
     }
     PetscCall(test_mixed_abc());
+    PetscCall(test_dense());
     PetscCall(test_one_rank_error(PETSC_TRUE));
     PetscCall(PetscFinalize());
     return 0;
