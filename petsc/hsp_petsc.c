@@ -12,6 +12,7 @@
  * hspgemm's context is made at the first product and freed by
  * PetscFinalize. */
 #define _GNU_SOURCE /* sched_getaffinity */
+#include <malloc.h>
 #include <sched.h>
 #include <string.h>
 #include <unistd.h>
@@ -149,15 +150,20 @@ typedef struct {
  * PETSc's C grows with the rows (33 ms for such an empty product). */
 #define SPARSE_ROWS 0.25
 
-/* x->csr's rows: M's, or those with entries (x->rows) where few hold any. */
-static PetscErrorCode rows_of(operand *x, PetscBool compress)
+/* x->csr's rows: M's, or those with entries (x->rows) where few hold any,
+ * or like's (A's for its product C, whose other rows are empty). */
+static PetscErrorCode rows_of(operand *x, PetscBool compress, const operand *like)
 {
     PetscInt full = 0;
 
     PetscFunctionBegin;
     for (PetscInt i = 0; compress && i < x->n; i++) full += x->ia[i + 1] > x->ia[i];
     x->rows = NULL, x->nrows = x->n;
-    if (compress && full <= SPARSE_ROWS * x->n) {
+    if (like && like->rows) {
+        PetscCall(PetscMalloc1(like->nrows, &x->rows));
+        PetscCall(PetscArraycpy(x->rows, like->rows, like->nrows));
+        x->nrows = like->nrows;
+    } else if (compress && full <= SPARSE_ROWS * x->n) {
         PetscCall(PetscMalloc1(full, &x->rows));
         x->nrows = 0;
         for (PetscInt i = 0; i < x->n; i++)
@@ -171,9 +177,9 @@ static PetscErrorCode rows_of(operand *x, PetscBool compress)
 }
 
 /* M as an operand; only its rows with entries where compress and few hold
- * any; zeros for its values where it has none yet (PETSc's own symbolic
- * phases make a product without them). */
-static PetscErrorCode operand_open(Mat M, operand *x, PetscBool compress)
+ * any, or like's rows where like is given; zeros for its values where it has
+ * none yet (PETSc's own symbolic phases make a product without them). */
+static PetscErrorCode operand_open(Mat M, operand *x, PetscBool compress, const operand *like)
 {
     PetscBool done;
 
@@ -189,7 +195,7 @@ static PetscErrorCode operand_open(Mat M, operand *x, PetscBool compress)
     if (!x->a) PetscCall(PetscCalloc1(x->ia[x->n] + 1, &x->zeros));
     x->csr = (hsp_csr){(int32_t)M->rmap->n, (int32_t)M->cmap->n, x->ia[x->n], HSP_DOUBLE, NULL,
                        (int32_t *)x->ja, x->a ? (void *)x->a : x->zeros};
-    PetscCall(rows_of(x, compress));
+    PetscCall(rows_of(x, compress, like));
     PetscFunctionReturn(0);
 }
 
@@ -206,11 +212,13 @@ static PetscErrorCode operand_close(operand *x)
     PetscFunctionReturn(0);
 }
 
-/* A product's data: hspgemm's plan and C, and what C's values were made
- * from.  No plan for a product A*B of an operand without entries: C is empty. */
+/* A product's data: hspgemm's plan, made at the first numeric phase that
+ * computes C's values (a product used once, as many in PCGAMG's set-up,
+ * keeps none), and what C's values were made from.  empty: A*B of an
+ * operand without entries, C without any. */
 typedef struct {
     hsp_plan *plan;
-    hsp_csr *C;
+    PetscBool empty;
     hsp_petsc_made made;
 } product_data;
 
@@ -220,7 +228,6 @@ static PetscErrorCode product_data_free(void *data)
 
     PetscFunctionBegin;
     hsp_plan_free(d->plan);
-    hsp_csr_free(d->C);
     PetscCall(PetscFree(d));
     PetscFunctionReturn(0);
 }
@@ -284,8 +291,9 @@ static hsp_status empty_product(const hsp_csr *A, const hsp_csr *B, hsp_csr **C)
     return hsp_csr_create(A->nrows, B->ncols, 0, HSP_DOUBLE, C);
 }
 
-/* C and its plan by hspgemm: A*B, A^T*B (A transposed first), or P^T*A*P
- * (A and B are A and P); no plan where A*B has an operand without entries. */
+/* C by hspgemm, and its plan where plan is not NULL: A*B, A^T*B (A
+ * transposed first), or P^T*A*P (A and B are A and P); an empty C where A*B
+ * has an operand without entries. */
 static hsp_status make(hsp_context *ctx, MatProductType type, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                        hsp_plan **plan)
 {
@@ -294,9 +302,41 @@ static hsp_status make(hsp_context *ctx, MatProductType type, const hsp_csr *A, 
 
     if (type == MATPRODUCT_PtAP) return hsp_rap(ctx, NULL, A, B, HSP_RAP_R_AP, C, plan, NULL);
     if (type == MATPRODUCT_AtB) s = hsp_transpose(A, &T), A = T;
-    if (s == HSP_OK) s = !A->nnz || !B->nnz ? empty_product(A, B, C) : hsp_multiply_plan(ctx, A, B, C, plan, NULL);
+    if (s == HSP_OK && (!A->nnz || !B->nnz)) s = empty_product(A, B, C);
+    else if (s == HSP_OK) s = plan ? hsp_multiply_plan(ctx, A, B, C, plan, NULL) : hsp_multiply(ctx, A, B, C, NULL);
     hsp_csr_free(T);
     return s;
+}
+
+PetscErrorCode hsp_petsc_same_pattern(const hsp_csr *x, const hsp_csr *c)
+{
+    PetscBool same = x->nrows == c->nrows && x->nnz == c->nnz;
+
+    PetscFunctionBegin;
+    for (int32_t i = 0; same && i < c->nrows; i++) same = x->rowptr[i + 1] == c->rowptr[i + 1];
+    same = same && (!c->nnz || !memcmp(x->colidx, c->colidx, (size_t)c->nnz * sizeof *c->colidx));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+               "hspgemm: the product's pattern is no longer C's (%lld entries here; C has %lld): an operand's "
+               "pattern changed since the symbolic phase", (long long)x->nnz, (long long)c->nnz);
+    PetscFunctionReturn(0);
+}
+
+/* C's values (C's pattern given) by a product with a plan, made now: the
+ * first reuse of a product; its pattern must be C's. */
+static PetscErrorCode planned(hsp_context *ctx, MatProductType type, const hsp_csr *A, const hsp_csr *B, hsp_csr *C,
+                              hsp_plan **plan)
+{
+    hsp_csr *fresh = NULL;
+    PetscErrorCode e;
+
+    PetscFunctionBegin;
+    HSP_CHECK(PETSC_COMM_SELF, make(ctx, type, A, B, &fresh, plan));
+    e = hsp_petsc_same_pattern(fresh, C);
+    if (!e) PetscCall(PetscArraycpy((double *)C->values, (const double *)fresh->values, C->nnz));
+    hsp_csr_free(fresh);
+    if (e) hsp_plan_free(*plan), *plan = NULL;
+    PetscCall(e);
+    PetscFunctionReturn(0);
 }
 
 /* C's values anew by the plan that make made. */
@@ -313,8 +353,8 @@ static hsp_status remake(hsp_context *ctx, MatProductType type, hsp_plan *plan, 
     return s;
 }
 
-/* The numeric phase of a product made without a plan (an operand had no
- * entries): one of them still has none, C stays empty. */
+/* The numeric phase of an empty product (an operand had no entries): one of
+ * them still has none, C stays empty. */
 static PetscErrorCode still_empty(Mat A, Mat B)
 {
     MatInfo a, b;
@@ -328,37 +368,38 @@ static PetscErrorCode still_empty(Mat A, Mat B)
     PetscFunctionReturn(0);
 }
 
-/* C's values from A and B by the plan, straight into C's array, unless
- * they are the symbolic phase's, made from the same A and B as they stand. */
+/* C's values from A and B by the plan (made at the first reuse), straight
+ * into C's array, unless they are the symbolic phase's, made from the same A
+ * and B as they stand. */
 static PetscErrorCode numeric_of(Mat A, Mat B, Mat C)
 {
     Mat_Product *product = C->product;
     product_data *d = product->data;
     PetscBool keep;
     hsp_context *ctx;
-    operand a, b;
-    hsp_csr c = *d->C;
+    operand a, b, c;
     PetscScalar *v;
-    hsp_status s;
 
     PetscFunctionBegin;
     PetscCall(hsp_petsc_made_keep(&d->made, A, B, C, &keep));
     if (keep) PetscFunctionReturn(0);
-    if (!d->plan) {
+    if (d->empty) {
         PetscCall(still_empty(A, B));
         PetscFunctionReturn(0);
     }
     PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
     PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
-    PetscCall(operand_open(A, &a, product->type == MATPRODUCT_AB));
-    PetscCall(operand_open(B, &b, PETSC_FALSE));
+    PetscCall(operand_open(A, &a, product->type == MATPRODUCT_AB, NULL));
+    PetscCall(operand_open(B, &b, PETSC_FALSE, NULL));
+    PetscCall(operand_open(C, &c, PETSC_FALSE, product->type == MATPRODUCT_AB ? &a : NULL));
     PetscCall(MatSeqAIJGetArrayWrite(C, &v));
-    c.values = v;
-    s = remake(ctx, product->type, d->plan, &a.csr, &b.csr, &c);
+    c.csr.values = v;
+    if (d->plan) HSP_CHECK(PetscObjectComm((PetscObject)C), remake(ctx, product->type, d->plan, &a.csr, &b.csr, &c.csr));
+    else PetscCall(planned(ctx, product->type, &a.csr, &b.csr, &c.csr, &d->plan));
     PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
+    PetscCall(operand_close(&c));
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
-    HSP_CHECK(PetscObjectComm((PetscObject)C), s);
     hsp_petsc_count(COUNT_NUMERIC);
     PetscCall(PetscLogEventEnd(hsp_petsc_events[1], C, 0, 0, 0));
     PetscFunctionReturn(0);
@@ -396,8 +437,8 @@ static PetscErrorCode matrix_of(Mat C, const hsp_csr *c, const PetscInt *rows, P
     PetscFunctionReturn(0);
 }
 
-/* The symbolic phase: C and the plan by hspgemm (C's values too: the
- * numeric phase that follows keeps them if the operands stay as they are). */
+/* The symbolic phase: C by hspgemm, its values too (the numeric phase that
+ * follows keeps them if the operands stay as they are), no plan yet. */
 static PetscErrorCode product_symbolic(Mat C)
 {
     Mat_Product *product = C->product;
@@ -405,16 +446,19 @@ static PetscErrorCode product_symbolic(Mat C)
     hsp_context *ctx;
     product_data *d;
     operand a, b;
+    hsp_csr *c = NULL;
     hsp_status s;
 
     PetscFunctionBegin;
     PetscCall(hsp_petsc_context(comm, &ctx));
     PetscCall(PetscLogEventBegin(hsp_petsc_events[0], C, 0, 0, 0));
+    PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB, NULL));
+    PetscCall(operand_open(product->B, &b, PETSC_FALSE, NULL));
+    s = make(ctx, product->type, &a.csr, &b.csr, &c, NULL);
+    if (s == HSP_OK) PetscCall(matrix_of(C, c, a.rows, product->type == MATPRODUCT_AB ? a.n : c->nrows));
     PetscCall(PetscNew(&d));
-    PetscCall(operand_open(product->A, &a, product->type == MATPRODUCT_AB));
-    PetscCall(operand_open(product->B, &b, PETSC_FALSE));
-    s = make(ctx, product->type, &a.csr, &b.csr, &d->C, &d->plan);
-    if (s == HSP_OK) PetscCall(matrix_of(C, d->C, a.rows, product->type == MATPRODUCT_AB ? a.n : d->C->nrows));
+    d->empty = s == HSP_OK && !c->nnz && (!a.csr.nnz || !b.csr.nnz) && product->type != MATPRODUCT_PtAP;
+    hsp_csr_free(c);
     PetscCall(operand_close(&a));
     PetscCall(operand_close(&b));
     if (s != HSP_OK) PetscCall(product_data_free(d));
@@ -425,6 +469,7 @@ static PetscErrorCode product_symbolic(Mat C)
     C->ops->productnumeric = product_numeric;
     hsp_petsc_old_numeric(C, numeric_of);
     hsp_petsc_count(product->type == MATPRODUCT_PtAP ? COUNT_PTAP : COUNT_AB);
+    hsp_petsc_memory_back();
     PetscCall(PetscLogEventEnd(hsp_petsc_events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
@@ -478,7 +523,7 @@ static PetscErrorCode dense_numeric(Mat C)
     PetscFunctionBegin;
     PetscCall(hsp_petsc_context(PetscObjectComm((PetscObject)C), &ctx));
     PetscCall(PetscLogEventBegin(hsp_petsc_events[1], C, 0, 0, 0));
-    PetscCall(operand_open(A, &a, PETSC_FALSE));
+    PetscCall(operand_open(A, &a, PETSC_FALSE, NULL));
     PetscCall(MatDenseGetLDA(B, &ldb));
     PetscCall(MatDenseGetLDA(C, &ldc));
     PetscCall(MatDenseGetArrayRead(B, &bv));
@@ -793,6 +838,12 @@ PetscErrorCode PetscHspgemmRegister(void)
 void hsp_petsc_count(int which)
 {
     counts[which]++;
+}
+
+void hsp_petsc_memory_back(void)
+{
+    hsp_release_memory();
+    malloc_trim(0);
 }
 
 PetscErrorCode PetscHspgemmGetCounts(PetscInt *ab, PetscInt *ptap, PetscInt *numeric)

@@ -21,6 +21,11 @@ enum { COUNT_AB, COUNT_PTAP, COUNT_NUMERIC };
 PETSC_INTERN PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx);
 /* One more product of the kind counted (COUNT_AB, ...). */
 PETSC_INTERN void hsp_petsc_count(int which);
+/* The memory a symbolic phase freed handed back to the system: the large
+ * arrays hspgemm keeps for its next matrices (hsp_release_memory) and the
+ * heaps' free tops (malloc_trim), so that the set-up's peak is its products'
+ * own, not theirs stacked on what earlier ones left. */
+PETSC_INTERN void hsp_petsc_memory_back(void);
 /* What C's values were made from by a symbolic phase: the operands (PETSc's
  * object ids, never reused in a process) and the states of A, B and C then. */
 typedef struct {
@@ -37,6 +42,9 @@ PETSC_INTERN PetscErrorCode hsp_petsc_made_now(hsp_petsc_made *m, Mat A, Mat B, 
  * always computes them (MatProductReplaceMats may bring another operand of
  * equal state, and the user may have changed C). */
 PETSC_INTERN PetscErrorCode hsp_petsc_made_keep(hsp_petsc_made *m, Mat A, Mat B, Mat C, PetscBool *keep);
+/* Has x (a product made anew) c's pattern?  An error saying an operand's
+ * pattern changed where not. */
+PETSC_INTERN PetscErrorCode hsp_petsc_same_pattern(const hsp_csr *x, const hsp_csr *c);
 /* numeric(A, B, C) as C's numeric phase in PETSc's older interface too
  * (MatMatMultNumeric and its kin), which PETSc's triple products of mixed
  * types call with operands of their own; AIJ's would call itself. */

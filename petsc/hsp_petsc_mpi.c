@@ -238,13 +238,34 @@ static PetscErrorCode agree(MPI_Comm comm, PetscErrorCode e)
     PetscFunctionReturn(0);
 }
 
+/* This rank's product made anew with a plan, at the first reuse (a product
+ * used once keeps none): its pattern must be the symbolic phase's. */
+static PetscErrorCode planned(hsp_context *ctx, PetscBool ptap, mpi_data *d)
+{
+    hsp_csr *fresh = NULL;
+    PetscErrorCode e;
+
+    PetscFunctionBegin;
+    HSP_CHECK(PETSC_COMM_SELF, ptap ? hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, &fresh, &d->plan, NULL)
+                                    : hsp_multiply_plan(ctx, d->A, d->B, &fresh, &d->plan, NULL));
+    e = hsp_petsc_same_pattern(fresh, d->C);
+    if (e) {
+        hsp_csr_free(fresh), hsp_plan_free(d->plan), d->plan = NULL;
+        PetscCall(e);
+    }
+    if (d->own == d->C) d->own = fresh;
+    hsp_csr_free(d->C), d->C = fresh;
+    PetscFunctionReturn(0);
+}
+
 /* The rest of the operands (B's rows stacked, the others' gathered: all
  * ranks; for P^T*A*P, P's rows and R, their transpose) and this rank's
- * product: made, with its plan, or its values anew by the plan. */
+ * product: made (the symbolic phase, no plan), made with its plan (the
+ * first reuse), or its values anew by the plan. */
 static PetscErrorCode product_local(hsp_context *ctx, Mat A, Mat B, MatProductType type, mpi_data *d)
 {
     PetscBool ptap = type == MATPRODUCT_PtAP;
-    hsp_status s;
+    hsp_status s = HSP_OK;
 
     PetscFunctionBegin;
     PetscCall(stacked_into(A, B, &d->others, &d->B));
@@ -254,9 +275,11 @@ static PetscErrorCode product_local(hsp_context *ctx, Mat A, Mat B, MatProductTy
         PetscCheck(hsp_transpose(d->P, &d->R) == HSP_OK, PETSC_COMM_SELF, PETSC_ERR_MEM, "hspgemm: %s",
                    hsp_errmsg());
     }
-    if (!d->plan)
-        s = ptap ? hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, &d->C, &d->plan, NULL)
-                 : hsp_multiply_plan(ctx, d->A, d->B, &d->C, &d->plan, NULL);
+    if (!d->C)
+        s = ptap ? hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, &d->C, NULL, NULL)
+                 : hsp_multiply(ctx, d->A, d->B, &d->C, NULL);
+    else if (!d->plan)
+        PetscCall(planned(ctx, ptap, d));
     else
         s = ptap ? hsp_rap_reuse(ctx, d->plan, d->R, d->A, d->B, d->C)
                  : hsp_multiply_reuse(ctx, d->plan, d->A, d->B, d->C);
@@ -496,6 +519,7 @@ PetscErrorCode hsp_petsc_mpi_symbolic(Mat C)
     C->ops->productnumeric = mpi_numeric;
     hsp_petsc_old_numeric(C, numeric_of);
     hsp_petsc_count(ptap ? COUNT_PTAP : COUNT_AB);
+    hsp_petsc_memory_back();
     PetscCall(PetscLogEventEnd(hsp_petsc_events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
 }
