@@ -5,9 +5,11 @@
  * 3d27 (the paper's problems; default 2d5); -hsp 0|1 (default 1); PETSc's
  * own (-ksp_type, -ksp_rtol, -pc_gamg_*, -log_view) and the plugin's
  * (-hsp_device, -hsp_threads).  Prints the levels, the operator complexity,
- * the iterations, the set-up time and the products hspgemm made. */
+ * the iterations, the set-up time, the products hspgemm made and the
+ * ranks' peak memory. */
 #include <petscksp.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "hsp_petsc.h"
 
 /* A stencil: its dimension, and its reach (1: faces only; 2: all neighbours). */
@@ -104,6 +106,19 @@ static PetscErrorCode print_products(void)
     PetscFunctionReturn(0);
 }
 
+/* The peak resident memory of the ranks, summed (getrusage's maxrss). */
+static PetscErrorCode print_memory(void)
+{
+    struct rusage use;
+    double mine = 0, all;
+
+    PetscFunctionBegin;
+    if (!getrusage(RUSAGE_SELF, &use)) mine = use.ru_maxrss / 1024.0;
+    PetscCall(MPIU_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "peak memory (all ranks): %.1f MB\n", all));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
     char name[16] = "2d5";
@@ -148,6 +163,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iterations %" PetscInt_FMT ", residual norm %g, set-up %.3f ms\n", its,
                           (double)rnorm, 1e3 * (setup - start)));
     PetscCall(print_products());
+    PetscCall(print_memory());
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&b));
