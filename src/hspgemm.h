@@ -619,6 +619,7 @@ typedef struct {
                                     beside it for row-major B of several columns, else 0 */
 } hsp_ellr_info;
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out);
+/* What E holds into *info (E NULL: info zeroed; info NULL: nothing). */
 void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info);
 void hsp_ellr_free(hsp_ellr *E);
 /* hsp_spmm with A prepared (stats' format says which form it read). */
@@ -673,7 +674,7 @@ hsp_status hsp_bitmap_from_csr(const hsp_csr *A, hsp_bitmap **out);
 hsp_status hsp_bitmap_to_csr(const hsp_bitmap *B, hsp_csr **out);
 /* Check that B is valid; the message names the first bad block. */
 hsp_status hsp_bitmap_check(const hsp_bitmap *B);
-/* Bytes of B's arrays (keys, bitmaps, values). */
+/* Bytes of B's arrays (keys, bitmaps, values); 0 for NULL. */
 int64_t hsp_bitmap_bytes(const hsp_bitmap *B);
 void hsp_bitmap_free(hsp_bitmap *B);
 /* C = A*B of valid A and B of one precision, block by block on ctx's GPU

@@ -27,6 +27,14 @@ static void test_null_and_range(void)
     tap_ok(1, "hsp_options_init(NULL) and hsp_amg_options_init(NULL) return");
     tap_ok(hsp_context_bins(NULL) == NULL, "hsp_context_bins(NULL) is NULL");
     tap_ok(hsp_context_bins(ctx) && hsp_context_bins(ctx)->nbins > 0, "hsp_context_bins(ctx) is its layout");
+    hsp_ellr_info info;
+    memset(&info, 0xff, sizeof info);
+    hsp_ellr_describe(NULL, &info);
+    tap_ok(info.nrows == 0 && info.bytes == 0 && !info.format[0] && strstr(hsp_errmsg(), "NULL"),
+           "hsp_ellr_describe(NULL, &info) zeroes info: %s", hsp_errmsg());
+    hsp_ellr_describe(NULL, NULL);
+    tap_ok(hsp_bitmap_bytes(NULL) == 0 && strstr(hsp_errmsg(), "NULL"), "hsp_bitmap_bytes(NULL) is 0: %s",
+           hsp_errmsg());
     hsp_csr_free(A);
 }
 
