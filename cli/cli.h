@@ -33,6 +33,7 @@ typedef struct {
     int cpu_share_auto;   /* spmm --cpu-share=auto: the share from both sides' times alone */
     int digest;           /* --digest: print a digest of C's bits */
     uint64_t seed;
+    int mem_default;      /* no --mem-limit: lib.mem_limit is the memory available when the command started */
     char command[1024];   /* the command line as given, for the bench's description of its run */
 } cli_args;
 
@@ -42,17 +43,23 @@ typedef struct {
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a);
 /* Load operand k (file or generator) in a's precision; prints errors. */
 hsp_csr *cli_load(const cli_args *a, int k);
+/* The memory limit a file is read within: --mem-limit, else 0 (the reader's
+ * default, the memory available when it reads). */
+int64_t cli_read_limit(const cli_args *a);
 /* The shape file operand k declares in its size line, read before the file
- * itself: 1 if known; 0 for a generator, what is not a regular file (a pipe
- * read twice would lose its start) or a size line the reader will refuse. */
+ * itself: 1 for a coordinate file, 2 for an array file (a dense matrix); 0
+ * for a generator, what is not a regular file (a pipe read twice would lose
+ * its start) or a size line the reader will refuse. */
 int cli_declared_shape(const cli_args *a, int k, int64_t *rows, int64_t *cols);
-/* Refuse a command before it reads a matrix when the row arrays it needs at
- * once pass the memory limit: its file operands' row pointers (8 bytes a
- * row) and its first product's row arrays (28 bytes a row of product_rows,
- * that product's left operand; 0: none), from the size lines alone (issue
- * 28: a 3-line file of 2147483647 rows read 16 GiB before its product was
- * refused).  Prints the error and returns 1 when refused, else 0. */
-int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows);
+/* Refuse a command before it reads a matrix when what it needs at once
+ * passes the memory limit (--mem-limit, else the memory available): its
+ * coordinate files' row pointers (8 bytes a row), its first product's row
+ * arrays (28 bytes a row of product_rows, that product's left operand; 0:
+ * none) and dense bytes of dense matrices (spmm's B and C), from the size
+ * lines alone (issues 28 and 56: a 3-line file of 2147483647 rows read 16
+ * GiB before its product was refused, or until the OOM killer came).
+ * Prints the error and returns 1 when refused, else 0. */
+int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows, double dense);
 /* Print "hspgemm: what: status: detail" to stderr and return 1. */
 int cli_error(const char *what, hsp_status s);
 /* Milliseconds of a monotonic clock. */

@@ -29,7 +29,7 @@ static const char usage_amg[] =
     "                        Placing A and bringing the levels home are timed apart;\n"
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --profile=FILE,\n"
-    "  --small-nnz=N, --device-timeout=S, --mem-limit=BYTES, --deterministic, --seed=N, --quiet\n"
+    "  --small-nnz=N, --device-timeout=S, --mem-limit=SIZE, --deterministic, --seed=N, --quiet\n"
     "                        as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
@@ -156,7 +156,7 @@ int cmd_amg_setup(int argc, char **argv)
     }
     int64_t rows = 0, cols;
     cli_declared_shape(&a, 0, &rows, &cols);
-    if (cli_check_rows(&a, "amg-setup", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0)) return 1;
+    if (cli_check_rows(&a, "amg-setup", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0, 0)) return 1;
     hsp_csr *A = cli_load(&a, 0);
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;

@@ -15,7 +15,7 @@ static const char usage_bench[] =
 "usage: hspgemm bench [--suite=default|paper|quick|graph|galerkin|galerkin-paper|realloc|amg|spmm] [--repeat=N]\n"
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
-    "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--deterministic]\n"
+    "                     [--mem-limit=SIZE]  [--resident] [--unsorted] [--deterministic]\n"
     "                     [--cols=L] [--blocks=N] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
@@ -185,7 +185,7 @@ static int bench_matrix(const cli_args *a, const char *spec, int is_file, const 
     row->name = is_file && base ? base + 1 : spec;
     row->unsorted = a->lib.unsorted && !a->resident;
     cli_status_line("bench: %s: %s", spec, is_file ? "reading" : "generating");
-    hsp_status s = is_file ? hsp_mm_read_limit(spec, a->precision, !a->quiet, a->lib.mem_limit, &A)
+    hsp_status s = is_file ? hsp_mm_read_limit(spec, a->precision, !a->quiet, cli_read_limit(a), &A)
                            : hsp_generate(spec, a->seed, a->precision, &A);
     if (s == HSP_OK) s = time_matrix(a, p, spec, A, row);
     hsp_csr_free(A);
@@ -388,6 +388,22 @@ static int check_files(const cli_args *a)
     return 0;
 }
 
+/* Each file operand fits in memory with the row arrays of its square, from
+ * its size line (the bench takes one matrix at a time): else say why and
+ * return 1. */
+static int check_rows(const cli_args *a)
+{
+    cli_args one = *a;
+    one.noperands = 1;
+    for (int k = 0; k < a->noperands; k++) {
+        int64_t rows = 0, cols;
+        one.operand[0] = a->operand[k], one.operand_is_gen[0] = a->operand_is_gen[k];
+        cli_declared_shape(&one, 0, &rows, &cols);
+        if (cli_check_rows(&one, "bench", rows, 0)) return 1;
+    }
+    return 0;
+}
+
 /* The products suites (default, paper, quick, or --gen matrices). */
 static int bench_products(const cli_args *a, const char *const *specs, const cli_peers *p, const char *csv)
 {
@@ -441,7 +457,7 @@ int cmd_bench(int argc, char **argv)
                                     : amg      ? "bench-amg.csv"
                                     : spmm     ? "bench-spmm.csv"
                                                : "bench.csv";
-    if ((rc = check_files(&a)) || (rc = cli_check_output(csv))) return rc;
+    if ((rc = check_files(&a)) || (rc = cli_check_output(csv)) || (rc = check_rows(&a))) return rc;
     unsigned allowed = realloc_suite ? 0 : amg ? CLI_AMG_PEERS : spmm ? CLI_SPMM_PEERS : CLI_PRODUCT_PEERS;
     if ((rc = cli_peers_choose(&a, allowed, &peers))) return rc;
     if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL, &peers, csv);

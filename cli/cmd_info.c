@@ -4,7 +4,7 @@
 
 static const char usage_info[] =
     "usage: hspgemm info A [--precision=float|double] [--wavefront=N --local-mem=BYTES]\n"
-    "                      [--mem-limit=BYTES]\n"
+    "                      [--mem-limit=SIZE]\n"
     "Prints the shape and nnz of A, a histogram of its row lengths, and how the rows of\n"
     "A*A fall into the bins (by upper bound u, the number of products of the row).\n";
 
@@ -59,6 +59,7 @@ int cmd_info(int argc, char **argv)
         fprintf(stderr, "hspgemm: info takes one matrix\n%s", usage_info);
         return 2;
     }
+    if (cli_check_rows(&a, "info", 0, 0)) return 1;
     hsp_csr *A = cli_load(&a, 0);
     if (!A) return 1;
     printf("%d x %d, nnz %lld, %.2f entries a row\n", A->nrows, A->ncols, (long long)A->nnz,

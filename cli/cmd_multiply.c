@@ -39,7 +39,9 @@ static const char usage_multiply[] =
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
     "  --wavefront=N, --local-mem=BYTES   override the device's bin layout\n"
     "  --grow-start=N        first buffer of a long row, entries (default 256)\n"
-    "  --mem-limit=BYTES     fail rather than use more temporary + output memory\n"
+    "  --mem-limit=SIZE      refuse files and fail products that need more memory than SIZE\n"
+    "                        (bytes, or 512M, 4G, 1T), reading A and B or as temporary + output\n"
+    "                        memory (default: the memory available when the command starts)\n"
     "  --small-nnz=N         with a GPU device, products whose A and B hold at most N\n"
     "                        entries run on the CPU threads alone (default 262144; -1: none)\n"
     "  --device-timeout=S    the hsa device fails a product whose GPU work takes more than S\n"
@@ -114,7 +116,7 @@ int cmd_multiply(int argc, char **argv, int square)
     }
     int64_t rows = 0, cols;
     cli_declared_shape(&a, 0, &rows, &cols);
-    if (cli_check_rows(&a, argv[0], rows)) return 1;
+    if (cli_check_rows(&a, argv[0], rows, 0)) return 1;
     hsp_csr *A = cli_load(&a, 0), *B = NULL;
     if (A && !square) B = cli_load(&a, 1);
     if (!A || (!square && !B)) rc = 1;

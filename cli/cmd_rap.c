@@ -12,7 +12,7 @@ static const char usage_rap[] =
     "  --device=NAME         auto (default), cpu, opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
-    "  --methods=M, --profile=FILE, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=BYTES,\n"
+    "  --methods=M, --profile=FILE, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=SIZE,\n"
     "  --deterministic\n"
     "                        as for 'hspgemm multiply'\n"
     "  --drop-zeros          leave out the entries of C that are exactly 0, as scipy does\n"
@@ -57,7 +57,7 @@ int cmd_rap(int argc, char **argv)
     int64_t rows = 0, cols = 0; /* those of the first product's left operand: A, R, or P^T */
     int left = a.amg.order == HSP_RAP_R_AP ? a.noperands - 2 : a.noperands == 3 ? 0 : 1;
     cli_declared_shape(&a, left, &rows, &cols);
-    if (cli_check_rows(&a, "rap", a.amg.order == HSP_RAP_RA_P && a.noperands == 2 ? cols : rows)) return 1;
+    if (cli_check_rows(&a, "rap", a.amg.order == HSP_RAP_RA_P && a.noperands == 2 ? cols : rows, 0)) return 1;
     hsp_csr *M[3] = {NULL, NULL, NULL};
     for (int k = 0; k < a.noperands && (k == 0 || M[k - 1]); k++) M[k] = cli_load(&a, k);
     hsp_csr *R = a.noperands == 3 ? M[0] : NULL, *A = M[a.noperands - 2], *P = M[a.noperands - 1], *C = NULL;

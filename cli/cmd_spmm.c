@@ -37,6 +37,8 @@ static const char usage_spmm[] =
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
     "  --stats[=table|json]  print the figures: a table, or one JSON line on stdout\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
+    "  --mem-limit=SIZE      refuse, before reading them, A, B and C that need more memory\n"
+    "                        (bytes, or 512M, 4G; default: the memory available)\n"
     "  --quiet               no progress display\n";
 
 /* A dense nrows x ncols matrix in layout, packed, its values zero (shared
@@ -64,8 +66,8 @@ hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
     return s;
 }
 
-static const char allowed[] =
-    "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,resident,blocks,cpu-share";
+static const char allowed[] = "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,"
+                              "resident,blocks,cpu-share,mem-limit";
 
 /* B and C placed on ctx's device (--resident), or NULL: the host's are used. */
 typedef struct {
@@ -186,6 +188,17 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     return s == HSP_OK ? 0 : 1;
 }
 
+/* Refuse before reading A when its row pointers, B and C pass the memory
+ * limit, from the size lines (B's, or --cols); 1 when refused. */
+static int check_memory(const cli_args *a)
+{
+    int64_t rows = 0, cols = 0, b_rows, L = a->cols;
+    cli_declared_shape(a, 0, &rows, &cols);
+    if (!L && cli_declared_shape(a, 1, &b_rows, &L) != 2) L = 0;
+    double dense = ((double)rows + (double)cols) * (double)L * (a->precision == HSP_DOUBLE ? 8 : 4);
+    return cli_check_rows(a, "spmm", 0, dense);
+}
+
 int cmd_spmm(int argc, char **argv)
 {
     cli_args a;
@@ -200,6 +213,7 @@ int cmd_spmm(int argc, char **argv)
         fprintf(stderr, "hspgemm: spmm takes A and either B.mtx (a dense array file) or --cols=L\n%s", usage_spmm);
         return 2;
     }
+    if (check_memory(&a)) return 1;
     hsp_csr *A = cli_load(&a, 0);
     hsp_dense B = {0};
     hsp_status s = HSP_OK;

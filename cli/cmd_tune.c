@@ -54,6 +54,7 @@ int cmd_tune(int argc, char **argv)
                 "the default needs HOME or XDG_CONFIG_HOME)\n");
         return 2;
     }
+    if (cli_check_rows(&a, "tune", 0, 0)) return 1;
     hsp_csr *M[CLI_MAX_OPERANDS] = {NULL};
     int loaded = 0;
     while (loaded < a.noperands && (M[loaded] = cli_load(&a, loaded)) != NULL) loaded++;

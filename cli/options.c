@@ -1,5 +1,6 @@
 /* options.c: parsing the command line shared by the subcommands, loading
  * operands, and small helpers. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,21 @@ static int parse_int(const char *text, int64_t lo, int64_t hi, int64_t *out)
     long long v = strtoll(text, &end, 10);
     if (errno || end == text || *end || v < lo || v > hi) return -1;
     *out = v;
+    return 0;
+}
+
+/* A byte count from 1 up from text: a whole number, with K, M, G or T for
+ * 2^10, 2^20, 2^30 or 2^40 of them (1G, 512m); 0 on success. */
+static int parse_bytes(const char *text, int64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    int shift = unit ? 10 * (int)(unit - units + 1) : 0;
+    if (errno || end == text || v < 1 || (*end && (!unit || end[1])) || v > INT64_MAX >> shift) return -1;
+    *out = (int64_t)v << shift;
     return 0;
 }
 
@@ -161,7 +177,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
         if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
         a->lib.wavefront = (int)n;
     } else if (!strcmp(name, "local-mem")) {
-        if (parse_int(v, 1, INT64_MAX, &n)) return "--local-mem takes a byte count";
+        if (parse_bytes(v, &n)) return "--local-mem takes a byte count, e.g. 65536 or 64K";
         a->lib.local_mem = n;
     } else if (!strcmp(name, "grow-start")) {
         if (parse_int(v, 1, 1 << 24, &n)) return "--grow-start takes 1 to 2^24 entries";
@@ -179,7 +195,8 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "device-timeout")) {
         if (parse_double(v, 1e-3, 1e9, &a->lib.device_timeout)) return "--device-timeout takes seconds, from 0.001";
     } else if (!strcmp(name, "mem-limit")) {
-        if (parse_int(v, 1, INT64_MAX, &n)) return "--mem-limit takes a byte count";
+        if (parse_bytes(v, &n))
+            return "--mem-limit takes a byte count, e.g. 1500000000, 512M or 4G (K, M, G, T: 2^10, 2^20, 2^30, 2^40)";
         a->lib.mem_limit = n;
     } else if (!strcmp(name, "gen")) {
         if (a->noperands == CLI_MAX_OPERANDS) return "too many matrices (at most 64)";
@@ -240,6 +257,8 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
         fprintf(stderr, "hspgemm: --drop-zeros: not with --resident (a resident C keeps its zeros)\n%s", usage);
         return 2;
     }
+    a->mem_default = !a->lib.mem_limit;
+    if (a->mem_default) a->lib.mem_limit = hsp_available_memory();
     return 0;
 }
 
@@ -248,9 +267,14 @@ hsp_csr *cli_load(const cli_args *a, int k)
     hsp_csr *M = NULL;
     hsp_status s = a->operand_is_gen[k]
                        ? hsp_generate(a->operand[k], a->seed + (uint64_t)k, a->precision, &M)
-                       : hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, a->lib.mem_limit, &M);
+                       : hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, cli_read_limit(a), &M);
     if (s != HSP_OK) cli_error(a->operand[k], s);
     return M;
+}
+
+int64_t cli_read_limit(const cli_args *a)
+{
+    return a->mem_default ? 0 : a->lib.mem_limit;
 }
 
 /* The next line of f into line (at most len - 1 bytes of it: the rest of a
@@ -271,31 +295,30 @@ int cli_declared_shape(const cli_args *a, int k, int64_t *rows, int64_t *cols)
     if (a->operand_is_gen[k] || stat(a->operand[k], &st) || !S_ISREG(st.st_mode) || !(f = fopen(a->operand[k], "r")))
         return 0;
     int known = read_line(f, line, sizeof line) && !strncasecmp(line, "%%MatrixMarket", 14);
+    int numbers = known && strcasestr(line, " array") ? 2 : 3; /* ROWS COLUMNS [ENTRIES] */
     while (known && (known = read_line(f, line, sizeof line))) {
         const char *p = line + strspn(line, " \t\r\n");
         if (*p == '%' || !*p) continue; /* comments and blank lines */
-        long long n[3];
+        long long n[3] = {0, 0, 0};
         errno = 0;
-        for (int t = 0; t < 3; t++, p = end) n[t] = strtoll(p, &end, 10), known &= end > p;
+        for (int t = 0; t < numbers; t++, p = end) n[t] = strtoll(p, &end, 10), known &= end > p;
         known &= !errno && !end[strspn(end, " \t\r\n")] && n[0] >= 0 && n[1] >= 0 && n[2] >= 0 &&
                  n[0] <= INT32_MAX && n[1] <= INT32_MAX;
         if (known) *rows = n[0], *cols = n[1];
         break; /* the size line, or what the reader will refuse */
     }
     fclose(f);
-    return known;
+    return known ? 4 - numbers : 0;
 }
 
-int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows)
+int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows, double dense)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    int64_t limit = a->lib.mem_limit > 0 ? a->lib.mem_limit : pages > 0 && page > 0 ? (int64_t)pages * page : 0;
-    int64_t rows, cols, most_rows = -1, most_cols = 0;
-    double need = product_rows > 0 ? ((double)product_rows + 1) * PRODUCT_ROW_BYTES : 0;
+    int64_t limit = a->lib.mem_limit, rows, cols, most_rows = -1, most_cols = 0;
+    double need = (product_rows > 0 ? ((double)product_rows + 1) * PRODUCT_ROW_BYTES : 0) + dense;
     int most = -1;
-    char product[96] = "";
+    char product[96] = "", dense_text[64] = "";
     for (int k = 0; k < a->noperands; k++) {
-        if (!cli_declared_shape(a, k, &rows, &cols)) continue;
+        if (cli_declared_shape(a, k, &rows, &cols) != 1) continue;
         need += ((double)rows + 1) * sizeof(int64_t);
         if (rows > most_rows) most = k, most_rows = rows, most_cols = cols;
     }
@@ -303,11 +326,12 @@ int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows)
     if (product_rows > 0)
         snprintf(product, sizeof product, " and %d a row of a product of %lld rows", PRODUCT_ROW_BYTES,
                  (long long)product_rows);
+    if (dense > 0) snprintf(dense_text, sizeof dense_text, " and %.0f bytes of dense B and C", dense);
     fprintf(stderr, "hspgemm: %s: %s: %s declares %lld x %lld: the row arrays of %s, 8 bytes a row of each matrix "
-            "read%s, take %.0f bytes (%.1f GiB), more than %s (%lld bytes); --mem-limit=BYTES raises the limit\n",
+            "read%s%s, take %.0f bytes (%.1f GiB), more than %s (%lld bytes); --mem-limit=SIZE raises the limit\n",
             command, hsp_strerror(HSP_ERR_NOMEM), a->operand[most], (long long)most_rows, (long long)most_cols,
-            command, product, need, need / (1 << 30),
-            a->lib.mem_limit > 0 ? "the memory limit" : "this machine's memory", (long long)limit);
+            command, product, dense_text, need, need / (1 << 30),
+            a->mem_default ? "the memory available" : "the memory limit", (long long)limit);
     return 1;
 }
 

@@ -68,6 +68,11 @@ hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
  * them back to the system. */
 void hsp_csr_free(hsp_csr *A);
 void hsp_release_memory(void);
+/* The bytes this process may still take now: the memory available without
+ * swapping (MemAvailable of /proc/meminfo; where unknown, the free pages),
+ * or the address space left where a limit on it (ulimit -v) allows less;
+ * 0 when unknown.  What the readers take as their limit by default. */
+int64_t hsp_available_memory(void);
 /* Check that A is a valid CSR matrix; the error message names the row. */
 hsp_status hsp_csr_check(const hsp_csr *A);
 /* Build a valid CSR matrix from nnz triplets in any order; duplicates are
@@ -100,9 +105,10 @@ double hsp_csr_value(const hsp_csr *A, int64_t k);
  * on stderr when reading takes more than a second. */
 hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
                        hsp_csr **out);
-/* hsp_mm_read within mem_limit bytes (0: the machine's memory, as
- * hsp_mm_read): a file whose declared shape and entries need more to read
- * fails with HSP_ERR_NOMEM, saying how much, before that is allocated. */
+/* hsp_mm_read within mem_limit bytes (0: the memory available when the
+ * read starts, hsp_available_memory, as hsp_mm_read): a file whose declared
+ * shape and entries need more to read fails with HSP_ERR_NOMEM, saying how
+ * much, before that is allocated. */
 hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int progress, int64_t mem_limit,
                              hsp_csr **out);
 /* Write A as a general real coordinate Matrix Market file (its rows sorted

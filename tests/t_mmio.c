@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "ref.h"
 #include "tap.h"
@@ -240,6 +241,36 @@ static void test_dense(void)
     remove(path);
 }
 
+/* The readers' default limit, hsp_available_memory: the memory available,
+ * and no more than the address space left under RLIMIT_AS (issue 56: a
+ * 3-line file declaring 2147483647 x 2147483647 was read until the OOM
+ * killer came, the limit being the machine's memory). */
+static void test_available(void)
+{
+    tap_ok(hsp_available_memory() > 0, "hsp_available_memory: %lld bytes", (long long)hsp_available_memory());
+#ifdef __SANITIZE_ADDRESS__
+    tap_skip("AddressSanitizer maps terabytes of shadow memory", "under an address-space limit");
+    tap_skip("AddressSanitizer maps terabytes of shadow memory", "a file of 2147483647 rows refused under it");
+#else
+    struct rlimit keep, low;
+    int limited = getrlimit(RLIMIT_AS, &keep) == 0 && keep.rlim_max == RLIM_INFINITY;
+    low = keep, low.rlim_cur = (rlim_t)8 << 30;
+    limited = limited && setrlimit(RLIMIT_AS, &low) == 0;
+    int64_t left = hsp_available_memory();
+    tap_ok(limited && left > 0 && left <= (int64_t)8 << 30, "under an 8 GiB address-space limit: %lld bytes",
+           (long long)left);
+    hsp_csr *A = (hsp_csr *)&A;
+    const char *path = scratch("%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n");
+    hsp_status s = hsp_mm_read(path, HSP_DOUBLE, 0, &A);
+    tap_ok(s == HSP_ERR_NOMEM && !A &&
+               strstr(hsp_errmsg(), ":2: a 2147483647 x 2147483647 matrix of 1 entries needs 17179869212 bytes "
+                                    "(16.0 GiB) to read, more than the memory available"),
+           "a file declaring 2147483647 rows is refused from its size line under it: %s", hsp_errmsg());
+    if (limited) setrlimit(RLIMIT_AS, &keep);
+    remove(path);
+#endif
+}
+
 int main(void)
 {
     test_variants();
@@ -248,5 +279,6 @@ int main(void)
     test_float_range();
     test_limit();
     test_dense();
+    test_available();
     return tap_done();
 }

@@ -52,15 +52,13 @@ static hsp_status parse_shape(mm_reader *r, int64_t *m, int64_t *n)
         return hsp_fail(HSP_ERR_OVERFLOW, "%s:%lld: %lld x %lld is over 2^31-1 rows or columns", r->path,
                         (long long)r->line, (long long)*m, (long long)*n);
     double count = (double)*m * (double)*n, need = count * (double)hsp_value_size(r->precision);
-    double have = (double)hsp_physical_memory();
     if (r->size > 0 && count > (double)((mm_bytes_left(r) + 1) / 2))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: %lld x %lld values declared, but the %lld bytes left hold %lld at "
                         "the most", r->path, (long long)r->line, (long long)*m, (long long)*n,
                         (long long)mm_bytes_left(r), (long long)((mm_bytes_left(r) + 1) / 2));
-    if (have > 0 && need > have)
-        return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: a %lld x %lld array needs %.0f bytes, more than this machine's memory",
-                        r->path, (long long)r->line, (long long)*m, (long long)*n, need);
-    return HSP_OK;
+    char what[64];
+    snprintf(what, sizeof what, "a %lld x %lld array", (long long)*m, (long long)*n);
+    return mm_check_need(r, need, what);
 }
 
 /* The file's values, column by column, into M (column-major). */

@@ -125,6 +125,15 @@ hsp_status mm_read_value(const mm_reader *r, const char **p, double *v)
     return HSP_OK;
 }
 
+hsp_status mm_check_need(const mm_reader *r, double need, const char *what)
+{
+    double have = (double)(r->mem_limit > 0 ? r->mem_limit : hsp_available_memory());
+    if (have <= 0 || need <= have) return HSP_OK;
+    return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: %s needs %.0f bytes (%.1f GiB) to read, more than %s (%.0f bytes)",
+                    r->path, (long long)r->line, what, need, need / (1 << 30),
+                    r->mem_limit > 0 ? "the memory limit" : "the memory available", have);
+}
+
 hsp_status mm_parse_banner(const mm_reader *r, const char *line, const char *format, mm_banner *b)
 {
     char word[5][32];

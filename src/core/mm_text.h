@@ -18,7 +18,7 @@ typedef struct {
     size_t cap, len, pos;
     int64_t line, bytes_read, size;
     hsp_precision precision; /* of the matrix read: its values must fit */
-    int64_t mem_limit;       /* bytes reading may take; 0: the machine's memory */
+    int64_t mem_limit;       /* bytes reading may take; 0: the memory available */
     hsp_progress progress;
 } mm_reader;
 
@@ -40,6 +40,11 @@ int mm_read_real(const char **p, double *out);
 /* The number at *p, which must be a finite value of r's precision, and the
  * line's only text after it; the error names the line. */
 hsp_status mm_read_value(const mm_reader *r, const char **p, double *v);
+
+/* Refuse a file whose declared what needs more than need bytes to read:
+ * more than r's mem_limit, else than the memory available; the error names
+ * the line, the bytes and the limit. */
+hsp_status mm_check_need(const mm_reader *r, double need, const char *what);
 
 /* What the banner says. */
 typedef struct {

@@ -27,13 +27,10 @@ static hsp_status check_room(const mm_reader *r, const mm_banner *b, const tripl
     double entries = (double)declared * (b->symmetric || b->skew ? 2 : 1);
     double need = entries * (2 * sizeof(int32_t) + sizeof(double)) + 8.0 * ((double)t->rows + 1)
                   + entries * (sizeof(int32_t) + hsp_value_size(r->precision));
-    double have = r->mem_limit > 0 ? (double)r->mem_limit : (double)hsp_physical_memory();
-    if (have > 0 && need > have)
-        return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: a %lld x %lld matrix of %lld entries needs %.0f bytes (%.1f GiB) to "
-                        "read, more than %s (%.0f bytes)", r->path, (long long)r->line, (long long)t->rows,
-                        (long long)t->cols, (long long)declared, need, need / (1 << 30),
-                        r->mem_limit > 0 ? "the memory limit" : "this machine's memory", have);
-    return HSP_OK;
+    char what[96];
+    snprintf(what, sizeof what, "a %lld x %lld matrix of %lld entries", (long long)t->rows, (long long)t->cols,
+             (long long)declared);
+    return mm_check_need(r, need, what);
 }
 
 /* Parse the size line "M N NNZ" and make room for the entries. */
