@@ -7,9 +7,12 @@
 #include "hspgemm.h"
 
 enum { CLI_MAX_OPERANDS = 64 }; /* matrices on one command line: a bench takes a list */
+/* --nonfinite: what a C holding inf or nan gets (nonfinite.c). */
+typedef enum { CLI_NONFINITE_WARN, CLI_NONFINITE_FAIL, CLI_NONFINITE_IGNORE } cli_nonfinite;
 
 /* Options common to the subcommands. */
 typedef struct {
+    const char *name;     /* the command: "multiply", "square", ... */
     hsp_options lib;
     hsp_precision precision;
     const char *operand[CLI_MAX_OPERANDS]; /* a path or a generator spec */
@@ -32,6 +35,7 @@ typedef struct {
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
     int cpu_share_auto;   /* spmm --cpu-share=auto: the share from both sides' times alone */
     int digest;           /* --digest: print a digest of C's bits */
+    cli_nonfinite nonfinite; /* --nonfinite=warn|fail|ignore */
     uint64_t seed;
     int mem_default;      /* no --mem-limit: lib.mem_limit is the memory available when the command started */
     char command[1024];   /* the command line as given, for the bench's description of its run */
@@ -60,6 +64,11 @@ int cli_declared_shape(const cli_args *a, int k, int64_t *rows, int64_t *cols);
  * GiB before its product was refused, or until the OOM killer came).
  * Prints the error and returns 1 when refused, else 0. */
 int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows, double dense);
+/* Count C's values that are not finite and do what --nonfinite says: a
+ * warning naming the first (default), an error (returns 1: C must not be
+ * written), or nothing; 0 to go on. */
+int cli_check_finite(const cli_args *a, const hsp_csr *C);
+int cli_check_finite_dense(const cli_args *a, const hsp_dense *C);
 /* Print "hspgemm: what: status: detail" to stderr and return 1. */
 int cli_error(const char *what, hsp_status s);
 /* Milliseconds of a monotonic clock. */
@@ -134,8 +143,9 @@ typedef struct {
 } cli_rap_result;
 
 /* C = R*A*P in order, untimed when warm_up (CLI_WARM_MS), then repeat times timed
- * (resident: R or P^T, A and P placed first, hsp_rap_resident); C of one
- * more run, untimed, goes to *C when C is not NULL. */
+ * (resident: R or P^T, A and P placed first, hsp_rap_resident); where C is
+ * not NULL, *C is the last run's C (resident: of one more run, untimed,
+ * brought home). */
 hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
                         int warm_up, int repeat, int resident, hsp_csr **C, cli_rap_result *r);
 void cli_report_json(FILE *f, const cli_result *r);

@@ -36,6 +36,9 @@ static const char usage_multiply[] =
     "                        run (GPU devices then take rmerge and merge, not hash, hash2, dense)\n"
     "  --digest              print a 64-bit digest of C's shape, row pointers, columns and\n"
     "                        values (of the last run): equal digests, the same bits\n"
+    "  --nonfinite=warn|fail|ignore   C holds inf or nan (a sum overflowed): warn on stderr and\n"
+    "                        write them as inf and nan (default), fail (exit 1, C not written),\n"
+    "                        or say nothing\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
     "  --wavefront=N, --local-mem=BYTES   override the device's bin layout\n"
     "  --grow-start=N        first buffer of a long row, entries (default 256)\n"
@@ -49,7 +52,8 @@ static const char usage_multiply[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,profile,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,pattern,deterministic,digest";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,"
+                              "unsorted,drop-zeros,pattern,deterministic,digest,nonfinite";
 
 /* Fold n bytes at p into the digest h, eight at a time (the last word zero-padded). */
 static uint64_t fold(uint64_t h, const void *p, size_t n)
@@ -82,7 +86,8 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
     cli_result r = {0};
     hsp_status s = hsp_context_create(&a->lib, &ctx);
     if (s != HSP_OK) return cli_error("context", s);
-    s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, a->output || a->digest ? &C : NULL, &r);
+    int keep = a->output || a->digest || a->nonfinite != CLI_NONFINITE_IGNORE;
+    s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, keep ? &C : NULL, &r);
     if (s != HSP_OK) {
         hsp_context_free(ctx);
         return cli_error("multiply", s);
@@ -96,10 +101,11 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
         printf("resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
                r.ms_place, r.ms_home);
     if (a->digest) printf("digest of C: %016llx\n", (unsigned long long)digest(C));
-    if (a->output && (s = hsp_mm_write(a->output, C)) != HSP_OK) cli_error(a->output, s);
+    int rc = C && cli_check_finite(a, C);
+    if (!rc && a->output && (s = hsp_mm_write(a->output, C)) != HSP_OK) rc = cli_error(a->output, s);
     hsp_csr_free(C);
     hsp_context_free(ctx);
-    return s == HSP_OK ? 0 : 1;
+    return rc;
 }
 
 int cmd_multiply(int argc, char **argv, int square)

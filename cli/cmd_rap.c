@@ -16,6 +16,7 @@ static const char usage_rap[] =
     "  --deterministic\n"
     "                        as for 'hspgemm multiply'\n"
     "  --drop-zeros          leave out the entries of C that are exactly 0, as scipy does\n"
+    "  --nonfinite=warn|fail|ignore   C holds inf or nan: as for 'hspgemm multiply'\n"
     "  --stats[=table|json]  the time of each product; json: one line on stdout\n"
     "  --repeat=N            compute C N times; times are median and minimum\n"
     "  --resident            place R (or P^T), A and P on the device first; both products stay\n"
@@ -24,7 +25,7 @@ static const char usage_rap[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,order,device,threads,precision,methods,profile,grow,stats,repeat,seed,quiet,gen,"
-                              "small-nnz,device-timeout,mem-limit,resident,drop-zeros,deterministic";
+                              "small-nnz,device-timeout,mem-limit,resident,drop-zeros,deterministic,nonfinite";
 
 static void report(const cli_args *a, const cli_rap_result *r)
 {
@@ -67,13 +68,14 @@ int cmd_rap(int argc, char **argv)
     if (A && P) {
         s = hsp_context_create(&a.lib, &ctx);
         if (s != HSP_OK) cli_error("context", s);
-        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident, a.output ? &C : NULL, &r)) !=
-                 HSP_OK)
+        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident,
+                                   a.output || a.nonfinite != CLI_NONFINITE_IGNORE ? &C : NULL, &r)) != HSP_OK)
             cli_error("rap", s);
     }
     if (s == HSP_OK) report(&a, &r);
-    if (s == HSP_OK && a.output && (s = hsp_mm_write(a.output, C)) != HSP_OK) cli_error(a.output, s);
+    rc = s != HSP_OK || (C && cli_check_finite(&a, C));
+    if (!rc && a.output && (s = hsp_mm_write(a.output, C)) != HSP_OK) rc = cli_error(a.output, s);
     hsp_csr_free(C), hsp_context_free(ctx);
     for (int k = 0; k < 3; k++) hsp_csr_free(M[k]);
-    return s == HSP_OK ? 0 : 1;
+    return rc;
 }

@@ -37,6 +37,7 @@ static const char usage_spmm[] =
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
     "  --stats[=table|json]  print the figures: a table, or one JSON line on stdout\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
+    "  --nonfinite=warn|fail|ignore   C holds inf or nan: as for 'hspgemm multiply'\n"
     "  --mem-limit=SIZE      refuse, before reading them, A, B and C that need more memory\n"
     "                        (bytes, or 512M, 4G; default: the memory available)\n"
     "  --quiet               no progress display\n";
@@ -67,7 +68,7 @@ hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
 }
 
 static const char allowed[] = "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,"
-                              "resident,blocks,cpu-share,mem-limit";
+                              "resident,blocks,cpu-share,mem-limit,nonfinite";
 
 /* B and C placed on ctx's device (--resident), or NULL: the host's are used. */
 typedef struct {
@@ -183,9 +184,10 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
                t.runs, t.median, t.min, t.max, gflops);
     }
     else printf("C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
-    if (a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) cli_error(a->output, s);
+    int rc = cli_check_finite_dense(a, &C);
+    if (!rc && a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) rc = cli_error(a->output, s);
     free(ms), hsp_dense_free(&C);
-    return s == HSP_OK ? 0 : 1;
+    return rc;
 }
 
 /* Refuse before reading A when its row pointers, B and C pass the memory

@@ -170,6 +170,11 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "layout")) {
         if (strcmp(v, "row") && strcmp(v, "col")) return "--layout takes row or col";
         a->layout = strcmp(v, "row") ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
+    } else if (!strcmp(name, "nonfinite")) {
+        if (strcmp(v, "warn") && strcmp(v, "fail") && strcmp(v, "ignore"))
+            return "--nonfinite takes warn, fail or ignore";
+        a->nonfinite = !strcmp(v, "warn") ? CLI_NONFINITE_WARN : !strcmp(v, "fail") ? CLI_NONFINITE_FAIL
+                                                                                    : CLI_NONFINITE_IGNORE;
     } else if (!strcmp(name, "format")) {
         if (strcmp(v, "csr") && strcmp(v, "ellr")) return "--format takes csr or ellr";
         a->csr = !strcmp(v, "csr");
@@ -221,6 +226,7 @@ static int is_flag(const char *name)
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->name = argv[0];
     hsp_options_init(&a->lib);
     hsp_amg_options_init(&a->amg);
     a->precision = HSP_DOUBLE, a->seed = 1;

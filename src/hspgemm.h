@@ -100,9 +100,12 @@ double hsp_csr_value(const hsp_csr *A, int64_t k);
 
 /* Read a coordinate Matrix Market file (real, integer or pattern; general,
  * symmetric or skew-symmetric) into precision.  Duplicates are summed.  A parse
- * error's message names the file and line; a value that is not finite in the
- * precision (1e999, inf, nan; 1e300 in float) is one.  progress != 0 shows a progress line
- * on stderr when reading takes more than a second. */
+ * error's message names the file and line: a number that overflows the
+ * precision (1e999; 1e300 in float), hexadecimal, a value that is not a whole
+ * number in an integer file, a NUL byte, CR line endings (CR LF are read).
+ * inf, infinity and nan (signed or not, any case) are read as such: they are
+ * what hsp_mm_write writes for values that are not finite.  progress != 0
+ * shows a progress line on stderr when reading takes more than a second. */
 hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
                        hsp_csr **out);
 /* hsp_mm_read within mem_limit bytes (0: the memory available when the
@@ -569,8 +572,8 @@ typedef struct {
 /* Read a Matrix Market array file ("%%MatrixMarket matrix array real
  * general", or integer: the size line "M N", then M N values column by
  * column, one a line) into a new column-major *out of precision (ld the
- * rows, at least 1); errors name the line (a value that is not a finite
- * number of the precision, too few or too many values).  hsp_dense_free
+ * rows, at least 1); errors name the line (values as hsp_mm_read takes them,
+ * too few or too many of them).  hsp_dense_free
  * frees what it allocated. */
 hsp_status hsp_mm_read_dense(const char *path, hsp_precision precision, hsp_dense *out);
 /* Write M (either order) as such a file (a regular file whole or not at all). */

@@ -111,6 +111,24 @@ run "$hsp" square "$tmp/tall.mtx" --mem-limit=100M
 [ $rc -eq 1 ] && grep -q "more than the memory limit (104857600 bytes)" "$tmp/err"; ok $? "--mem-limit=100M is 100 MiB"
 run "$hsp" square "$tmp/tall.mtx" --mem-limit=100X
 [ $rc -eq 2 ] && grep -q "512M or 4G" "$tmp/err"; ok $? "--mem-limit=100X is refused, saying what it takes"
+# Issue 56: a product that overflowed wrote inf, which info refused to read; C's values that are not
+# finite are written as inf or nan and read back, with a warning, or an error under --nonfinite=fail.
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e300\n2 2 -1\n' >"$tmp/big.mtx"
+run "$hsp" square "$tmp/big.mtx" -o "$tmp/inf.mtx"
+[ $rc -eq 0 ] && grep -q "^1 1 inf$" "$tmp/inf.mtx" &&
+    grep -q "square: warning: 1 value of C is not finite (inf or nan), the first at row 1, column 1" "$tmp/err"
+ok $? "square of a matrix holding 1e300 writes inf and warns: $(cat "$tmp/err")"
+run "$hsp" info "$tmp/inf.mtx"
+[ $rc -eq 0 ] && grep -q "2 x 2, nnz 2" "$tmp/out"; ok $? "info reads the inf it wrote: $(cat "$tmp/err")"
+run "$hsp" square "$tmp/big.mtx" -o "$tmp/inf2.mtx" --nonfinite=fail
+[ $rc -eq 1 ] && [ ! -e "$tmp/inf2.mtx" ] && grep -q "C is not written (--nonfinite=fail)" "$tmp/err"
+ok $? "--nonfinite=fail exits 1 and writes nothing"
+run "$hsp" rap "$tmp/big.mtx" "$tmp/big.mtx" --nonfinite=ignore
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; ok $? "--nonfinite=ignore says nothing"
+run "$hsp" rap "$tmp/big.mtx" "$tmp/big.mtx"
+[ $rc -eq 0 ] && grep -q "rap: warning: 1 value of C" "$tmp/err"; ok $? "rap warns too (C not asked for)"
+run "$hsp" square "$tmp/big.mtx" --nonfinite=maybe
+[ $rc -eq 2 ]; ok $? "--nonfinite=maybe is refused"
 # outputs against products worked out by hand (tests/data/known_*.mtx)
 run "$hsp" square "$data/known_a.mtx" -o "$tmp/k1.mtx"
 cmp -s "$tmp/k1.mtx" "$data/known_a_squared.mtx"; ok $? "square -o writes A*A, entry by entry"
@@ -409,10 +427,15 @@ printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n%% no more\n' >"$tmp
 run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sbad.mtx"
 [ $rc -eq 1 ] && grep -q "sbad.mtx:4: the file ends after 1 of 2 values" "$tmp/err"
 ok $? "spmm names the line where a short array file ends"
-printf '%%%%MatrixMarket matrix array real general\n2 1\n1\ninf\n' >"$tmp/sbad.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\ninf\n' >"$tmp/sinf.mtx"
+run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sinf.mtx" -o "$tmp/sinfc.mtx"
+[ $rc -eq 0 ] && [ "$(tr '\n' ' ' <"$tmp/sinfc.mtx")" = "%%MatrixMarket matrix array real general 2 1 inf inf " ] &&
+    grep -q "spmm: warning: 2 values of C are not finite (inf or nan), the first at row 1, column 1" "$tmp/err"
+ok $? "spmm reads an array file holding inf (as it writes one), and warns of C's: $(cat "$tmp/err")"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n1e999\n' >"$tmp/sbad.mtx"
 run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sbad.mtx"
-[ $rc -eq 1 ] && grep -q "sbad.mtx:4: the value 'inf' is not a finite double" "$tmp/err"
-ok $? "spmm refuses an array file holding inf"
+[ $rc -eq 1 ] && grep -q "sbad.mtx:4: the value '1e999' is not a finite double" "$tmp/err"
+ok $? "spmm refuses an array file holding 1e999 (no double)"
 run "$hsp" spmm "$tmp/sa.mtx"
 [ $rc -eq 2 ] && grep -q "spmm takes A and either B.mtx" "$tmp/err"
 ok $? "spmm without B or --cols is a usage error"
