@@ -18,7 +18,8 @@ typedef struct {
     const char *operand[CLI_MAX_OPERANDS]; /* a path or a generator spec */
     int operand_is_gen[CLI_MAX_OPERANDS];
     int noperands;
-    const char *output;   /* -o FILE */
+    const char *output;   /* -o FILE ("-": stdout) */
+    FILE *report;         /* where the figures go: stdout, or stderr where C goes to stdout (-o -) */
     const char *csv;      /* bench: --csv=FILE */
     const char *suite;    /* bench: --suite=NAME */
     const char *peers;    /* bench: --peers=LIST */

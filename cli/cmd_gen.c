@@ -42,8 +42,8 @@ int cmd_gen(int argc, char **argv)
     if (s != HSP_OK) return cli_error(spec, s);
     s = hsp_mm_write(a.output, A);
     if (s == HSP_OK && !a.quiet)
-        printf("%s: %d x %d, nnz %lld -> %s\n", spec, A->nrows, A->ncols, (long long)A->nnz,
-               a.output);
+        fprintf(a.report, "%s: %d x %d, nnz %lld -> %s\n", spec, A->nrows, A->ncols, (long long)A->nnz,
+                a.output);
     hsp_csr_free(A);
     return s == HSP_OK ? 0 : cli_error(a.output, s);
 }

@@ -7,7 +7,7 @@ static const char usage_multiply[] =
     "usage: hspgemm multiply A B [-o C.mtx] [OPTIONS]\n"
     "       hspgemm square A [-o C.mtx] [OPTIONS]      (C = A*A)\n"
     "A and B are Matrix Market files or --gen=KIND:ARG[,ARG] (see 'hspgemm gen --help').\n\n"
-    "  -o, --output=FILE     write C as a Matrix Market file\n"
+    "  -o, --output=FILE     write C as a Matrix Market file (-: to stdout, the figures to stderr)\n"
     "  --device=NAME         auto (default), cpu, opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --grow=realloc|copy   how long rows grow their buffers (default realloc)\n"
@@ -92,15 +92,15 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
         hsp_context_free(ctx);
         return cli_error("multiply", s);
     }
-    if (a->stats == 1) cli_report_table(stdout, ctx, &r);
-    if (a->stats == 2) cli_report_json(stdout, &r);
+    if (a->stats == 1) cli_report_table(a->report, ctx, &r);
+    if (a->stats == 2) cli_report_json(a->report, &r);
     if (a->stats == 0)
-        printf("C: %lld x %lld, nnz %lld, %.3f ms\n", (long long)r.nrows, (long long)r.ncols,
-               (long long)r.stats.nnz_c, r.ms_median);
+        fprintf(a->report, "C: %lld x %lld, nnz %lld, %.3f ms\n", (long long)r.nrows, (long long)r.ncols,
+                (long long)r.stats.nnz_c, r.ms_median);
     if (a->stats == 0 && r.resident)
-        printf("resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
-               r.ms_place, r.ms_home);
-    if (a->digest) printf("digest of C: %016llx\n", (unsigned long long)digest(C));
+        fprintf(a->report, "resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
+                r.ms_place, r.ms_home);
+    if (a->digest) fprintf(a->report, "digest of C: %016llx\n", (unsigned long long)digest(C));
     int rc = C && cli_check_finite(a, C);
     if (!rc && a->output && (s = hsp_mm_write(a->output, C)) != HSP_OK) rc = cli_error(a->output, s);
     hsp_csr_free(C);

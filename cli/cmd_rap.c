@@ -7,7 +7,7 @@ static const char usage_rap[] =
     "       hspgemm rap A P [-o C.mtx] [OPTIONS]        (R = P^T)\n"
     "C = R*A*P as two products, in the order --order gives. Matrices are Matrix Market files\n"
     "or --gen=KIND:ARG[,ARG].\n\n"
-    "  -o, --output=FILE     write C as a Matrix Market file\n"
+    "  -o, --output=FILE     write C as a Matrix Market file (-: to stdout, the figures to stderr)\n"
     "  --order=r-ap|ra-p     R*(A*P) (default) or (R*A)*P\n"
     "  --device=NAME         auto (default), cpu, opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --threads=N           CPU threads (default: one per core)\n"
@@ -31,18 +31,20 @@ static void report(const cli_args *a, const cli_rap_result *r)
 {
     const char *device = r->device[0], *second = r->device[1];
     const char *first = a->amg.order == HSP_RAP_R_AP ? "A*P" : "R*A";
+    FILE *out = a->report;
     if (a->stats == 2)
-        printf("{\"order\":\"%s\",\"rows\":%d,\"cols\":%d,\"nnz_c\":%lld,\"ms_median\":%.4f,\"ms_min\":%.4f,"
-               "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\",\"resident\":%s}\n",
-               cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->t.median, r->t.min,
-               r->ms_product[0], r->ms_product[1], device, second, a->resident ? "true" : "false");
+        fprintf(out, "{\"order\":\"%s\",\"rows\":%d,\"cols\":%d,\"nnz_c\":%lld,\"ms_median\":%.4f,\"ms_min\":%.4f,"
+                "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\",\"resident\":%s}\n",
+                cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->t.median, r->t.min,
+                r->ms_product[0], r->ms_product[1], device, second, a->resident ? "true" : "false");
     else
-        printf("C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
-               a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
-               r->t.median, a->repeat, a->stats ? "" : "\n");
+        fprintf(out, "C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
+                a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
+                r->t.median, a->repeat, a->stats ? "" : "\n");
     if (a->stats == 1)
-        printf("; %s %.3f ms, then %.3f ms (last run), device %s%s%s\n", first, r->ms_product[0], r->ms_product[1],
-               device, strcmp(device, second) ? ", then " : "", strcmp(device, second) ? second : "");
+        fprintf(out, "; %s %.3f ms, then %.3f ms (last run), device %s%s%s\n", first, r->ms_product[0],
+                r->ms_product[1], device, strcmp(device, second) ? ", then " : "",
+                strcmp(device, second) ? second : "");
 }
 
 int cmd_rap(int argc, char **argv)

@@ -13,7 +13,7 @@ static const char usage_spmm[] =
     "in [-1, 1) from --seed.  C is written as an array file.  Runs on the CPU threads,\n"
     "or on a GPU device given by --device (a work-item one or two entries of C; A in CSR or\n"
     "ELLPACK-R, whichever that device reads faster for B's layout).\n\n"
-    "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file\n"
+    "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file (-: stdout)\n"
     "  --cols=L              generate B with L columns (instead of B.mtx)\n"
     "  --layout=row|col      B's (generated) and C's storage: row-major (default) or column-major\n"
     "  --format=ellr|csr     ellr (default): A prepared once (hsp_ellr_from_csr: ELLPACK-R, or CSR\n"
@@ -131,6 +131,7 @@ static hsp_status choose_share(cli_args *a, const hsp_csr *A, const hsp_dense *B
  * first where --cpu-share=auto), print the figures, write C. */
 static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
 {
+    FILE *out = a->report;
     hsp_ellr_info in = {0};
     hsp_dense C = {0};
     hsp_spmm_stats st;
@@ -147,43 +148,44 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     cli_times t = cli_times_of(ms, a->repeat);
     double gflops = t.median > 0 ? (double)st.flops / t.median / 1e6 : 0;
     if (a->stats == 2)
-        printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
-               "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
-               "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
-               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
-               "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f,"
-               "\"ms_split_by_rates\":%.4f}\n",
-               A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
-               a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
-               t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
-               (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes, a->resident ? "true" : "false",
-               st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1], alone[2]);
+        fprintf(out, "{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
+                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
+                "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
+                "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
+                "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f,"
+                "\"ms_split_by_rates\":%.4f}\n",
+                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
+                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
+                t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
+                (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes,
+                a->resident ? "true" : "false", st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1],
+                alone[2]);
     else if (a->stats == 1) {
-        printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
-               A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
-               A->precision == HSP_DOUBLE ? "double" : "float", a->layout == HSP_ROW_MAJOR ? "row" : "column",
-               st.device, st.format);
+        fprintf(out, "C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
+                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
+                A->precision == HSP_DOUBLE ? "double" : "float", a->layout == HSP_ROW_MAJOR ? "row" : "column",
+                st.device, st.format);
         if (!a->csr && in.height)
-            printf("A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), %.1f MiB "
-                   "against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
-                   in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
+            fprintf(out, "A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), "
+                    "%.1f MiB against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
+                    in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
         if (in.gpu_csr_bytes)
-            printf("and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
-                   in.gpu_csr_bytes / 1048576.0);
+            fprintf(out, "and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
+                    in.gpu_csr_bytes / 1048576.0);
         else if (!a->csr)
-            printf("A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
-                   HSP_ELLR_MAX_PADDING);
+            fprintf(out, "A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
+                    HSP_ELLR_MAX_PADDING);
         if (a->cpu_share_auto)
-            printf("device alone %.3f ms, CPU threads alone %.3f ms, split by their rates %.3f ms (medians): "
-                   "the CPU threads take %.2f\n", alone[0], alone[1], alone[2], a->lib.spmm_cpu_share);
+            fprintf(out, "device alone %.3f ms, CPU threads alone %.3f ms, split by their rates %.3f ms (medians): "
+                    "the CPU threads take %.2f\n", alone[0], alone[1], alone[2], a->lib.spmm_cpu_share);
         if (st.cpu_cols && st.cpu_cols < B->ncols)
-            printf("the CPU threads made %d of B's %d columns beside the device\n", st.cpu_cols, B->ncols);
+            fprintf(out, "the CPU threads made %d of B's %d columns beside the device\n", st.cpu_cols, B->ncols);
         if (st.blocks > 1)
-            printf("C made in %d blocks, their transfers beside the other blocks' launches\n", st.blocks);
-        printf("flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n", (long long)st.flops,
-               t.runs, t.median, t.min, t.max, gflops);
+            fprintf(out, "C made in %d blocks, their transfers beside the other blocks' launches\n", st.blocks);
+        fprintf(out, "flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n",
+                (long long)st.flops, t.runs, t.median, t.min, t.max, gflops);
     }
-    else printf("C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
+    else fprintf(out, "C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
     int rc = cli_check_finite_dense(a, &C);
     if (!rc && a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) rc = cli_error(a->output, s);
     free(ms), hsp_dense_free(&C);

@@ -1,4 +1,5 @@
 /* main.c: the hspgemm command: dispatch to a subcommand. */
+#include <errno.h>
 #include <string.h>
 #include "cli.h"
 
@@ -21,7 +22,8 @@ static const char usage[] =
     "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
     "'hspgemm COMMAND --help' describes a command's options.\n";
 
-int main(int argc, char **argv)
+/* The subcommand's exit status. */
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "-h")) {
@@ -43,4 +45,15 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "spmm")) return cmd_spmm(argc, argv);
     fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
+}
+
+/* The subcommand's status, or 1 where what it printed could not be written
+ * (a full disk, a closed pipe): a report lost is a failure. */
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    fprintf(stderr, "hspgemm: writing the standard output: %s\n", errno ? strerror(errno) : "I/O error");
+    return rc ? rc : 1;
 }

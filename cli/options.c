@@ -263,6 +263,7 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
         fprintf(stderr, "hspgemm: --drop-zeros: not with --resident (a resident C keeps its zeros)\n%s", usage);
         return 2;
     }
+    a->report = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     a->mem_default = !a->lib.mem_limit;
     if (a->mem_default) a->lib.mem_limit = hsp_available_memory();
     return 0;

@@ -118,7 +118,7 @@ hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int prog
  * or not: a C of options.unsorted is written as it is; bad row pointers,
  * out-of-range and duplicate columns are refused, as hsp_csr_convert does).  A regular file
  * is written beside its place and renamed there once whole, so that a failed
- * write leaves what was there before. */
+ * write leaves what was there before; path "-" writes to stdout. */
 hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
 
 /* ---- Generated matrices ------------------------------------------------ */
@@ -576,7 +576,8 @@ typedef struct {
  * too few or too many of them).  hsp_dense_free
  * frees what it allocated. */
 hsp_status hsp_mm_read_dense(const char *path, hsp_precision precision, hsp_dense *out);
-/* Write M (either order) as such a file (a regular file whole or not at all). */
+/* Write M (either order) as such a file (a regular file whole or not at all;
+ * "-": stdout). */
 hsp_status hsp_mm_write_dense(const char *path, const hsp_dense *M);
 /* Free the values hsp_mm_read_dense allocated (M->values NULL after; M may be NULL). */
 void hsp_dense_free(hsp_dense *M);

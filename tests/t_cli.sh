@@ -146,6 +146,27 @@ ok $? "a write that fails (file size limit) leaves the old file: $(cat "$tmp/err
 [ -z "$(ls "$tmp" | grep '\.tmp$')" ]; ok $? "and no temporary file beside it"
 run "$hsp" square --gen=poisson2d5:6 -o /dev/null
 ok $rc "-o /dev/null writes to the device in place"
+# Issue 56: -o /dev/full said "Inappropriate ioctl for device" (a stale errno); a report lost on a
+# full stdout exited 0; -o - made a file named '-'.
+if [ -w /dev/full ]; then
+    run "$hsp" square --gen=poisson2d5:6 -o /dev/full
+    [ $rc -eq 1 ] && grep -q "/dev/full: write failed: No space left on device" "$tmp/err"
+    ok $? "-o /dev/full says no space is left: $(cat "$tmp/err")"
+    "$hsp" info --gen=poisson2d5:6 >/dev/full 2>"$tmp/err"
+    [ $? -eq 1 ] && grep -q "writing the standard output: No space left on device" "$tmp/err"
+    ok $? "a report to a full stdout exits 1, saying so: $(cat "$tmp/err")"
+else
+    skip "-o /dev/full" "no /dev/full here"
+    skip "a report to a full stdout" "no /dev/full here"
+fi
+hsp_path=$(cd "$(dirname "$hsp")" && pwd)/hspgemm
+(cd "$tmp" && "$hsp_path" square --gen=poisson2d5:6 -o - >"$tmp/dash.mtx" 2>"$tmp/err")
+"$hsp" square --gen=poisson2d5:6 -o "$tmp/file.mtx" >/dev/null
+[ ! -e "$tmp/-" ] && cmp -s "$tmp/dash.mtx" "$tmp/file.mtx" && grep -q "^C: 36 x 36" "$tmp/err"
+ok $? "-o - writes C to stdout (the figures to stderr), no file named '-'"
+run "$hsp" spmm --gen=poisson2d5:6 --cols=2 -o -
+[ $rc -eq 0 ] && [ "$(head -2 "$tmp/out" | tr '\n' ' ')" = "%%MatrixMarket matrix array real general 36 2 " ]
+ok $? "spmm -o - writes C to stdout"
 run "$hsp" square "$tmp/missing.mtx"
 [ $rc -eq 1 ]; ok $? "a missing file exits 1"
 ok "$(has "missing.mtx" "$tmp/err")" "and names the file"

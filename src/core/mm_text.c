@@ -235,18 +235,21 @@ hsp_status mm_write_file(const char *path, int (*put)(FILE *f, const void *arg, 
     static atomic_int serial;
     char *tmp = malloc(strlen(path) + 64), *buf = malloc(MM_CHUNK + 256);
     if (!tmp || !buf) return free(tmp), free(buf), hsp_fail(HSP_ERR_NOMEM, "%s: no memory to write", path);
-    int direct = in_place(path);
+    int out = !strcmp(path, "-"), direct = out || in_place(path);
     if (direct) strcpy(tmp, path);
     else sprintf(tmp, "%s.%ld.%d.tmp", path, (long)getpid(), atomic_fetch_add(&serial, 1));
-    FILE *f = fopen(tmp, direct ? "wb" : "wbx");
+    FILE *f = out ? stdout : fopen(tmp, direct ? "wb" : "wbx");
     int bad = !f, err = errno;
-    if (f) {
-        bad = put(f, arg, buf), err = errno;
-        bad |= ferror(f), bad |= fclose(f) != 0;
-        if (bad && !err) err = errno;
+    if (f) { /* errno of the first call that failed: put's writes, the flush of what they buffered, the close */
+        errno = 0;
+        bad = put(f, arg, buf) || ferror(f), err = errno;
+        if (!bad && fflush(f) != 0) bad = 1, err = errno;
+        if (!out && fclose(f) != 0 && !bad) bad = 1, err = errno;
     }
     if (!bad && !direct && rename(tmp, path) != 0) bad = 1, err = errno;
     if (bad && f && !direct) remove(tmp);
     free(tmp), free(buf);
-    return bad ? hsp_fail(HSP_ERR_IO, "%s: %s failed: %s", path, f ? "write" : "open", strerror(err)) : HSP_OK;
+    return bad ? hsp_fail(HSP_ERR_IO, "%s: %s failed: %s", out ? "the standard output" : path, f ? "write" : "open",
+                          err ? strerror(err) : "I/O error")
+               : HSP_OK;
 }

@@ -67,7 +67,8 @@ char *mm_put_integer(char *p, int64_t v);
 char *mm_put_value(char *p, double v, hsp_precision precision);
 /* Write path by put(f, arg, buf), which returns nonzero on failure (buf:
  * MM_CHUNK + 256 bytes); a regular file through a new file beside it,
- * renamed over it once whole, so that a failed write leaves what was there. */
+ * renamed over it once whole, so that a failed write leaves what was there;
+ * "-" the standard output. */
 hsp_status mm_write_file(const char *path, int (*put)(FILE *f, const void *arg, char *buf), const void *arg);
 
 #endif
