@@ -42,12 +42,15 @@ typedef struct {
     char command[1024];   /* the command line as given, for the bench's description of its run */
 } cli_args;
 
-/* Parse argv (after the subcommand) into a; prints the error and returns 2
- * on bad usage, 1 after --help (usage printed), 0 when parsed.  allowed lists
- * the option names the subcommand takes, e.g. "o,device,threads". */
+/* Parse argv (argv[0] the subcommand) into a; prints the error (with a line
+ * pointing to --help) and returns 2 on bad usage, 1 after --help (usage
+ * printed), 0 when parsed.  allowed lists the option names the subcommand
+ * takes, e.g. "o,device,threads". */
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a);
-/* Load operand k (file or generator) in a's precision; prints errors. */
-hsp_csr *cli_load(const cli_args *a, int k);
+/* Load operand k (file or generator) in a's precision into *M; prints
+ * errors and returns the exit status: 0, 2 for a generator spec the library
+ * refuses (bad usage), else 1. */
+int cli_load(const cli_args *a, int k, hsp_csr **M);
 /* The memory limit a file is read within: --mem-limit, else 0 (the reader's
  * default, the memory available when it reads). */
 int64_t cli_read_limit(const cli_args *a);
@@ -70,8 +73,30 @@ int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows,
  * written), or nothing; 0 to go on. */
 int cli_check_finite(const cli_args *a, const hsp_csr *C);
 int cli_check_finite_dense(const cli_args *a, const hsp_dense *C);
-/* Print "hspgemm: what: status: detail" to stderr and return 1. */
+/* Print "hspgemm: what: status: detail" to stderr (what cut as cli_shown
+ * cuts it) and return 1. */
 int cli_error(const char *what, hsp_status s);
+/* cli_error for a generator spec hsp_generate refused: its text (an unknown
+ * kind, a bad size: HSP_ERR_ARG) is bad usage, status 2; else 1. */
+int cli_gen_error(const char *spec, hsp_status s);
+/* A context of a's options into *ctx: 0, or the exit status after the
+ * error: 2 where the library refuses the command line's text (an unknown
+ * device or one of no such number, a bad --wavefront or --local-mem: bad
+ * usage), 1 where it fails otherwise (a device that does not open, a
+ * malformed profile file). */
+int cli_context(const cli_args *a, hsp_context **ctx);
+/* Open and close a context of a's options before any work, so that a bad
+ * --device is said at once (cli_context's status) where the contexts are
+ * made later (spmm makes one a --cpu-share, the bench several); 0 when it
+ * opens. */
+int cli_check_device(const cli_args *a);
+/* Print "hspgemm: COMMAND: message" and a line pointing to the command's
+ * --help on stderr; return 2, the status of bad usage. */
+int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Characters of a value a message echoes: a longer one is cut, "..." after. */
+enum { CLI_SHOWN = 64 };
+/* s as a message shows it (buf: CLI_SHOWN + 4 bytes, used where s is cut). */
+const char *cli_shown(const char *s, char *buf);
 /* Milliseconds of a monotonic clock. */
 double cli_now_ms(void);
 /* Median, least and largest of n doubles (sorts them). */

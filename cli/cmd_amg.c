@@ -150,22 +150,19 @@ int cmd_amg_setup(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv, allowed, usage_amg, &a);
     if (rc) return rc == 1 ? 0 : rc;
-    if (a.noperands != 1) {
-        fprintf(stderr, "hspgemm: amg-setup takes one matrix, %d given\n%s", a.noperands, usage_amg);
-        return 2;
-    }
+    if (a.noperands != 1) return cli_usage_error(a.name, "takes one matrix, %d given", a.noperands);
     int64_t rows = 0, cols;
     cli_declared_shape(&a, 0, &rows, &cols);
     if (cli_check_rows(&a, "amg-setup", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0, 0)) return 1;
-    hsp_csr *A = cli_load(&a, 0);
+    hsp_csr *A = NULL;
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;
     hsp_resident *M = NULL;
     double ms_place = 0, ms_home = 0;
-    hsp_status s = A ? hsp_context_create(&a.lib, &ctx) : HSP_ERR_IO;
-    if (A && s != HSP_OK) rc = cli_error("context", s);
-    else if (A && (s = setup(ctx, A, &a, &M, &amg, &ms_place)) != HSP_OK) rc = cli_error("amg-setup", s);
-    else if (!A) rc = 1;
+    hsp_status s = HSP_OK;
+    rc = cli_load(&a, 0, &A);
+    if (!rc) rc = cli_context(&a, &ctx);
+    if (!rc && (s = setup(ctx, A, &a, &M, &amg, &ms_place)) != HSP_OK) rc = cli_error("amg-setup", s);
     if (amg) {
         printf("smoothed aggregation, theta %g, omega %g, order %s, %s%s\n", a.amg.theta, a.amg.omega,
                cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",

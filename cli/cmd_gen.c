@@ -29,17 +29,11 @@ int cmd_gen(int argc, char **argv)
     char spec[256];
     int rc = cli_parse(argc, argv, "o,output,seed,precision,quiet", usage_gen, &a);
     if (rc) return rc == 1 ? 0 : rc;
-    if (a.noperands < 1 || !a.output) {
-        fprintf(stderr, "hspgemm: gen needs a KIND and -o FILE\n%s", usage_gen);
-        return 2;
-    }
-    if (!make_spec(&a, spec, sizeof spec)) {
-        fprintf(stderr, "hspgemm: gen: the generator spec is too long\n");
-        return 2;
-    }
+    if (a.noperands < 1 || !a.output) return cli_usage_error(a.name, "needs a KIND and -o FILE");
+    if (!make_spec(&a, spec, sizeof spec)) return cli_usage_error(a.name, "the generator spec is too long");
     hsp_csr *A = NULL;
     hsp_status s = hsp_generate(spec, a.seed, a.precision, &A);
-    if (s != HSP_OK) return cli_error(spec, s);
+    if (s != HSP_OK) return cli_gen_error(spec, s);
     s = hsp_mm_write(a.output, A);
     if (s == HSP_OK && !a.quiet)
         fprintf(a.report, "%s: %d x %d, nnz %lld -> %s\n", spec, A->nrows, A->ncols, (long long)A->nnz,

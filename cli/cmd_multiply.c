@@ -84,13 +84,13 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
     hsp_context *ctx = NULL;
     hsp_csr *C = NULL;
     cli_result r = {0};
-    hsp_status s = hsp_context_create(&a->lib, &ctx);
-    if (s != HSP_OK) return cli_error("context", s);
+    int rc = cli_context(a, &ctx);
+    if (rc) return rc;
     int keep = a->output || a->digest || a->nonfinite != CLI_NONFINITE_IGNORE;
-    s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, keep ? &C : NULL, &r);
+    hsp_status s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, keep ? &C : NULL, &r);
     if (s != HSP_OK) {
         hsp_context_free(ctx);
-        return cli_error("multiply", s);
+        return cli_error(a->name, s);
     }
     if (a->stats == 1) cli_report_table(a->report, ctx, &r);
     if (a->stats == 2) cli_report_json(a->report, &r);
@@ -101,7 +101,7 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
         fprintf(a->report, "resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
                 r.ms_place, r.ms_home);
     if (a->digest) fprintf(a->report, "digest of C: %016llx\n", (unsigned long long)digest(C));
-    int rc = C && cli_check_finite(a, C);
+    rc = C && cli_check_finite(a, C);
     if (!rc && a->output && (s = hsp_mm_write(a->output, C)) != HSP_OK) rc = cli_error(a->output, s);
     hsp_csr_free(C);
     hsp_context_free(ctx);
@@ -115,22 +115,20 @@ int cmd_multiply(int argc, char **argv, int square)
     if (rc) return rc == 1 ? 0 : rc;
     int want = square ? 1 : 2;
     if (!a.repeat) a.repeat = 1;
-    if (a.noperands != want) {
-        fprintf(stderr, "hspgemm: %s takes %d matri%s, %d given\n%s", argv[0], want,
-                want == 1 ? "x" : "ces", a.noperands, usage_multiply);
-        return 2;
-    }
+    if (a.noperands != want)
+        return cli_usage_error(a.name, "takes %d matri%s, %d given", want, want == 1 ? "x" : "ces", a.noperands);
     int64_t rows = 0, cols;
     cli_declared_shape(&a, 0, &rows, &cols);
-    if (cli_check_rows(&a, argv[0], rows, 0)) return 1;
-    hsp_csr *A = cli_load(&a, 0), *B = NULL;
-    if (A && !square) B = cli_load(&a, 1);
-    if (!A || (!square && !B)) rc = 1;
-    else if (square && A->nrows != A->ncols) {
+    if (cli_check_rows(&a, a.name, rows, 0)) return 1;
+    hsp_csr *A = NULL, *B = NULL;
+    rc = cli_load(&a, 0, &A);
+    if (!rc && !square) rc = cli_load(&a, 1, &B);
+    if (!rc && square && A->nrows != A->ncols) {
         fprintf(stderr, "hspgemm: square: A is %d x %d: squaring needs a square matrix (use multiply A B)\n",
                 A->nrows, A->ncols);
         rc = 1;
-    } else rc = run(&a, A, square ? A : B);
+    }
+    if (!rc) rc = run(&a, A, square ? A : B);
     hsp_csr_free(A);
     hsp_csr_free(B);
     return rc;

@@ -53,29 +53,24 @@ int cmd_rap(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_rap, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (!a.repeat) a.repeat = 1;
-    if (a.noperands != 2 && a.noperands != 3) {
-        fprintf(stderr, "hspgemm: rap takes R A P or A P, %d matrices given\n%s", a.noperands, usage_rap);
-        return 2;
-    }
+    if (a.noperands != 2 && a.noperands != 3)
+        return cli_usage_error(a.name, "takes R A P or A P, %d matrices given", a.noperands);
     int64_t rows = 0, cols = 0; /* those of the first product's left operand: A, R, or P^T */
     int left = a.amg.order == HSP_RAP_R_AP ? a.noperands - 2 : a.noperands == 3 ? 0 : 1;
     cli_declared_shape(&a, left, &rows, &cols);
     if (cli_check_rows(&a, "rap", a.amg.order == HSP_RAP_RA_P && a.noperands == 2 ? cols : rows, 0)) return 1;
     hsp_csr *M[3] = {NULL, NULL, NULL};
-    for (int k = 0; k < a.noperands && (k == 0 || M[k - 1]); k++) M[k] = cli_load(&a, k);
+    for (int k = 0; k < a.noperands && !rc; k++) rc = cli_load(&a, k, &M[k]);
     hsp_csr *R = a.noperands == 3 ? M[0] : NULL, *A = M[a.noperands - 2], *P = M[a.noperands - 1], *C = NULL;
     hsp_context *ctx = NULL;
     cli_rap_result r = {0};
-    hsp_status s = HSP_ERR_IO;
-    if (A && P) {
-        s = hsp_context_create(&a.lib, &ctx);
-        if (s != HSP_OK) cli_error("context", s);
-        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident,
-                                   a.output || a.nonfinite != CLI_NONFINITE_IGNORE ? &C : NULL, &r)) != HSP_OK)
-            cli_error("rap", s);
-    }
-    if (s == HSP_OK) report(&a, &r);
-    rc = s != HSP_OK || (C && cli_check_finite(&a, C));
+    hsp_status s = HSP_OK;
+    if (!rc) rc = cli_context(&a, &ctx);
+    if (!rc && (s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident,
+                                 a.output || a.nonfinite != CLI_NONFINITE_IGNORE ? &C : NULL, &r)) != HSP_OK)
+        rc = cli_error("rap", s);
+    if (!rc) report(&a, &r);
+    if (!rc && C) rc = cli_check_finite(&a, C);
     if (!rc && a.output && (s = hsp_mm_write(a.output, C)) != HSP_OK) rc = cli_error(a.output, s);
     hsp_csr_free(C), hsp_context_free(ctx);
     for (int k = 0; k < 3; k++) hsp_csr_free(M[k]);

@@ -136,7 +136,6 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     hsp_dense C = {0};
     hsp_spmm_stats st;
     double alone[3] = {0, 0, 0};
-    if (!strcmp(a->lib.device, "auto")) a->lib.device = "cpu"; /* the CPU threads unless a device is named */
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     hsp_status s = ms ? cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C) : HSP_ERR_NOMEM;
     if (s == HSP_OK && a->cpu_share_auto) s = choose_share(a, A, B, &C, ms, alone);
@@ -209,19 +208,17 @@ int cmd_spmm(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_spmm, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (!a.repeat) a.repeat = 1;
-    if (a.resident && a.csr) {
-        fprintf(stderr, "hspgemm: spmm: --resident multiplies a prepared A: not with --format=csr\n");
-        return 2;
-    }
-    if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1])) {
-        fprintf(stderr, "hspgemm: spmm takes A and either B.mtx (a dense array file) or --cols=L\n%s", usage_spmm);
-        return 2;
-    }
+    if (a.resident && a.csr)
+        return cli_usage_error(a.name, "--resident multiplies a prepared A: not with --format=csr");
+    if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1]))
+        return cli_usage_error(a.name, "takes A and either B.mtx (a dense array file) or --cols=L");
+    if (!strcmp(a.lib.device, "auto")) a.lib.device = "cpu"; /* the CPU threads unless a device is named */
     if (check_memory(&a)) return 1;
-    hsp_csr *A = cli_load(&a, 0);
+    if ((rc = cli_check_device(&a))) return rc;
+    hsp_csr *A = NULL;
     hsp_dense B = {0};
     hsp_status s = HSP_OK;
-    if (!A) return 1;
+    if ((rc = cli_load(&a, 0, &A))) return rc;
     if (a.cols) s = cli_dense_random(A->ncols, a.cols, a.layout, a.precision, a.seed + 1, &B);
     else s = hsp_mm_read_dense(a.operand[1], a.precision, &B);
     if (s != HSP_OK) rc = cli_error(a.cols ? "B" : a.operand[1], s);

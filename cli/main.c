@@ -43,7 +43,8 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
     if (!strcmp(cmd, "tune")) return cmd_tune(argc, argv);
     if (!strcmp(cmd, "spmm")) return cmd_spmm(argc, argv);
-    fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
+    char shown[CLI_SHOWN + 4];
+    fprintf(stderr, "hspgemm: unknown command '%s'\n(see 'hspgemm help')\n", cli_shown(cmd, shown));
     return 2;
 }
 

@@ -2,6 +2,7 @@
  * operands, and small helpers. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -250,33 +251,30 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             if (!err) err = apply_option(a, name, value);
         }
         if (err) {
-            fprintf(stderr, "hspgemm: %s: %s\n%s", arg, err, usage);
-            return 2;
+            char shown[CLI_SHOWN + 4];
+            return cli_usage_error(a->name, "%s: %s", cli_shown(arg, shown), err);
         }
     }
-    if (a->resident && (a->lib.bitmap || a->lib.pattern)) {
-        fprintf(stderr, "hspgemm: --%s: not with --resident (resident products are numeric, in CSR)\n%s",
-                a->lib.bitmap ? "methods=bitmap" : "pattern", usage);
-        return 2;
-    }
-    if (a->resident && a->lib.drop_zeros) {
-        fprintf(stderr, "hspgemm: --drop-zeros: not with --resident (a resident C keeps its zeros)\n%s", usage);
-        return 2;
-    }
+    if (a->resident && (a->lib.bitmap || a->lib.pattern))
+        return cli_usage_error(a->name, "--%s: not with --resident (resident products are numeric, in CSR)",
+                               a->lib.bitmap ? "methods=bitmap" : "pattern");
+    if (a->resident && a->lib.drop_zeros)
+        return cli_usage_error(a->name, "--drop-zeros: not with --resident (a resident C keeps its zeros)");
     a->report = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     a->mem_default = !a->lib.mem_limit;
     if (a->mem_default) a->lib.mem_limit = hsp_available_memory();
     return 0;
 }
 
-hsp_csr *cli_load(const cli_args *a, int k)
+int cli_load(const cli_args *a, int k, hsp_csr **M)
 {
-    hsp_csr *M = NULL;
-    hsp_status s = a->operand_is_gen[k]
-                       ? hsp_generate(a->operand[k], a->seed + (uint64_t)k, a->precision, &M)
-                       : hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, cli_read_limit(a), &M);
-    if (s != HSP_OK) cli_error(a->operand[k], s);
-    return M;
+    *M = NULL;
+    if (a->operand_is_gen[k]) {
+        hsp_status s = hsp_generate(a->operand[k], a->seed + (uint64_t)k, a->precision, M);
+        return s == HSP_OK ? 0 : cli_gen_error(a->operand[k], s);
+    }
+    hsp_status s = hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, cli_read_limit(a), M);
+    return s == HSP_OK ? 0 : cli_error(a->operand[k], s);
 }
 
 int64_t cli_read_limit(const cli_args *a)
@@ -342,10 +340,56 @@ int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows,
     return 1;
 }
 
+int cli_gen_error(const char *spec, hsp_status s)
+{
+    return cli_error(spec, s) + (s == HSP_ERR_ARG);
+}
+
 int cli_error(const char *what, hsp_status s)
 {
-    fprintf(stderr, "hspgemm: %s: %s: %s\n", what, hsp_strerror(s), hsp_errmsg());
+    char shown[CLI_SHOWN + 4];
+    fprintf(stderr, "hspgemm: %s: %s: %s\n", cli_shown(what, shown), hsp_strerror(s), hsp_errmsg());
     return 1;
+}
+
+int cli_context(const cli_args *a, hsp_context **ctx)
+{
+    hsp_status s = hsp_context_create(&a->lib, ctx);
+    if (s == HSP_OK) return 0;
+    cli_error("context", s);
+    if (s != HSP_ERR_ARG) return 1;
+    hsp_options o = a->lib;
+    hsp_context *probe = NULL;
+    o.profile = "none"; /* a profile's lines, refused alike, are a file's, not the command line's */
+    int usage = hsp_context_create(&o, &probe) != HSP_OK;
+    hsp_context_free(probe);
+    return usage ? 2 : 1;
+}
+
+int cli_check_device(const cli_args *a)
+{
+    hsp_context *ctx = NULL;
+    int rc = cli_context(a, &ctx);
+    hsp_context_free(ctx);
+    return rc;
+}
+
+int cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "hspgemm: %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'hspgemm %s --help')\n", command);
+    va_end(ap);
+    return 2;
+}
+
+const char *cli_shown(const char *s, char *buf)
+{
+    if (strlen(s) <= CLI_SHOWN) return s;
+    snprintf(buf, CLI_SHOWN + 4, "%.*s...", (int)CLI_SHOWN, s);
+    return buf;
 }
 
 static int compare_double(const void *x, const void *y)

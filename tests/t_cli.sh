@@ -176,11 +176,39 @@ ok "$(has "shape mismatch" "$tmp/err")" "and says so"
 run "$hsp" square "$tmp/a.mtx" --grow=sideways
 [ $rc -eq 2 ]; ok $? "a bad option value exits 2"
 ok "$(has "realloc or copy" "$tmp/err")" "and says what it takes"
+# Issue 56: bad usage exits 2 as said above, also where the library refuses the text (a device or a
+# generator spec; they exited 1); a usage error prints one line and where the help is (it printed
+# the whole help), an overlong value cut; square's errors are square's (they said multiply).
 run "$hsp" square --gen=cube:3
-[ $rc -eq 1 ]; ok $? "an unknown generator exits 1"
+[ $rc -eq 2 ]; ok $? "an unknown generator exits 2"
 run "$hsp" square --gen=poisson2d5:10 --device=cuda
-[ $rc -eq 1 ]; ok $? "an unknown device exits 1"
+[ $rc -eq 2 ]; ok $? "an unknown device exits 2"
 ok "$(has "unknown device" "$tmp/err")" "and says so"
+for bad in --device=opencl:99 --gen=poisson2d5:0 --wavefront=3; do
+    run "$hsp" square --gen=poisson2d5:10 $bad
+    [ $rc -eq 2 ]; ok $? "square $bad exits 2: $(cat "$tmp/err")"
+done
+run "$hsp" spmm --gen=poisson2d5:10 --cols=2 --device=opencl:99
+[ $rc -eq 2 ]; ok $? "spmm --device=opencl:99 exits 2, before reading A"
+run "$hsp" bench --suite=quick --device=bogus --peers=none --csv="$tmp/bogus.csv"
+[ $rc -eq 2 ] && [ ! -e "$tmp/bogus.csv" ]; ok $? "bench --device=bogus exits 2 before the first product"
+run "$hsp" square "$tmp/a.mtx" --grow=sideways
+[ "$(wc -l <"$tmp/err")" -eq 2 ] && grep -q "^(see 'hspgemm square --help')$" "$tmp/err"
+ok $? "a usage error is its line and where the help is: $(cat "$tmp/err")"
+long=$(printf '%0300d' 0)
+run "$hsp" square --gen=poisson2d5:10 --device="x$long"
+[ $rc -eq 2 ] && [ "$(wc -c <"$tmp/err")" -lt 200 ] && grep -q "x0000000000.*\.\.\." "$tmp/err"
+ok $? "an overlong value is cut in the message: $(cat "$tmp/err")"
+run "$hsp" square --gen="x$long"
+[ $rc -eq 2 ] && [ "$(wc -c <"$tmp/err")" -lt 300 ]; ok $? "an overlong generator spec too"
+run "$hsp" square --gen=poisson2d5:30 --mem-limit=1K
+[ $rc -eq 1 ] && grep -q "^hspgemm: square: out of memory" "$tmp/err"; ok $? "square's errors say square"
+run "$hsp" bench --suite=quick "$tmp/a.mtx"
+[ $rc -eq 2 ] && grep -q "suite=quick takes no file (.*a.mtx)" "$tmp/err"
+ok $? "bench --suite=quick FILE says the suite takes no file: $(cat "$tmp/err")"
+run "$hsp" bench --suite=quik
+[ $rc -eq 2 ] && grep -q "unknown suite 'quik' (the suites: default, paper, quick" "$tmp/err"
+ok $? "an unknown suite is named, with the suites"
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1.0\n' >"$tmp/bad.mtx"
 run "$hsp" square "$tmp/bad.mtx"
 [ $rc -eq 1 ]; ok $? "a malformed file exits 1"
@@ -210,7 +238,7 @@ run "$hsp" square --gen=poisson2d5:10 --stats=json
 ok $rc "auto runs"
 ok "$(has "$note" "$tmp/out")" "auto's stats say what it passed over"
 run "$hsp" square --gen=poisson2d5:10 --device=hsa,fast
-[ $rc -eq 1 ]; ok $? "a bad hsa option is refused"
+[ $rc -eq 2 ]; ok $? "a bad hsa option is refused (bad usage)"
 [ $built = no ] || [ "$(has "give hsa.:N.\[,nosvm\]" "$tmp/err")" -eq 0 ]; ok $? "and says what hsa takes"
 
 # Galerkin products and AMG set-up
@@ -458,7 +486,7 @@ run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sbad.mtx"
 [ $rc -eq 1 ] && grep -q "sbad.mtx:4: the value '1e999' is not a finite double" "$tmp/err"
 ok $? "spmm refuses an array file holding 1e999 (no double)"
 run "$hsp" spmm "$tmp/sa.mtx"
-[ $rc -eq 2 ] && grep -q "spmm takes A and either B.mtx" "$tmp/err"
+[ $rc -eq 2 ] && grep -q "spmm: takes A and either B.mtx" "$tmp/err"
 ok $? "spmm without B or --cols is a usage error"
 run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --stats --repeat=2
 [ $rc -eq 0 ] && grep -q "A read as ellr" "$tmp/out" &&

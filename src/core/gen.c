@@ -226,11 +226,11 @@ hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision
         if (strlen(kinds[k].name) != len || strncmp(spec, kinds[k].name, len)) continue;
         int64_t arg[MAX_ARGS];
         if (!colon || parse_args(colon + 1, arg) != kinds[k].nargs)
-            return hsp_fail(HSP_ERR_ARG, "'%s': %s takes %d positive whole number%s: %s:%s", spec,
+            return hsp_fail(HSP_ERR_ARG, "'%.*s%s': %s takes %d positive whole number%s: %s:%s", HSP_SHOWN(spec),
                             kinds[k].name, kinds[k].nargs, kinds[k].nargs > 1 ? "s" : "",
                             kinds[k].name, kinds[k].args);
         return kinds[k].build(arg, seed, precision, out);
     }
-    return hsp_fail(HSP_ERR_ARG, "'%s': unknown generator (poisson2d5, poisson2d9, poisson3d7, "
-                    "poisson3d27, rmat, random, band)", spec);
+    return hsp_fail(HSP_ERR_ARG, "'%.*s%s': unknown generator (poisson2d5, poisson2d9, poisson3d7, "
+                    "poisson3d27, rmat, random, band)", HSP_SHOWN(spec));
 }

@@ -14,6 +14,9 @@ hsp_status hsp_fail(hsp_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Clear this thread's last error. */
 void hsp_clear_error(void);
+/* A value a message echoes (a device name, a generator spec), cut after 64
+ * characters: the arguments of "%.*s%s" (string.h needed). */
+#define HSP_SHOWN(s) 64, (s), strlen(s) > 64 ? "..." : ""
 
 /* Bytes per value of a precision. */
 static inline size_t hsp_value_size(hsp_precision p)
