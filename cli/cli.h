@@ -241,6 +241,10 @@ typedef struct {
 /* Refuse, before the first product, an output file (and its .json) that cannot
  * be written: prints why and returns 2, else 0. */
 int cli_check_output(const char *csv);
+/* Can path be written ("-", stdout; an existing file that may be; a new one
+ * in a folder that exists and may be written)?  Else prints why, naming the
+ * command, and returns 2; cli_parse checks -o FILE so, before any work. */
+int cli_check_writable(const char *command, const char *path);
 /* Write the JSON that describes a run beside its CSV (csv's name with .json
  * for .csv): version, commit, command line, date, CPU, memory, device and its
  * versions, options, run counts and the peers' versions; 0 on success. */

@@ -260,6 +260,7 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
                                a->lib.bitmap ? "methods=bitmap" : "pattern");
     if (a->resident && a->lib.drop_zeros)
         return cli_usage_error(a->name, "--drop-zeros: not with --resident (a resident C keeps its zeros)");
+    if (a->output && cli_check_writable(a->name, a->output)) return 2; /* before any work */
     a->report = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     a->mem_default = !a->lib.mem_limit;
     if (a->mem_default) a->lib.mem_limit = hsp_available_memory();
@@ -350,6 +351,25 @@ int cli_error(const char *what, hsp_status s)
     char shown[CLI_SHOWN + 4];
     fprintf(stderr, "hspgemm: %s: %s: %s\n", cli_shown(what, shown), hsp_strerror(s), hsp_errmsg());
     return 1;
+}
+
+int cli_check_writable(const char *command, const char *path)
+{
+    char dir[4096];
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    if (!strcmp(path, "-")) return 0;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return fprintf(stderr, "hspgemm: %s: %s is a folder, not a file\n", command, path), 2;
+        if (access(path, W_OK) == 0) return 0;
+        return fprintf(stderr, "hspgemm: %s: %s: %s\n", command, path, strerror(errno)), 2;
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return fprintf(stderr, "hspgemm: %s: cannot write %s: no folder %s\n", command, path, dir), 2;
+    if (access(dir, W_OK | X_OK) != 0)
+        return fprintf(stderr, "hspgemm: %s: cannot write %s: %s: %s\n", command, path, dir, strerror(errno)), 2;
+    return 0;
 }
 
 int cli_context(const cli_args *a, hsp_context **ctx)

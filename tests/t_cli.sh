@@ -320,6 +320,29 @@ run "$hsp" amg-setup --gen=random:100,3 --coarse=10
 ok "$(has "diagonal" "$tmp/err")" "and says why"
 run "$hsp" amg-setup --gen=poisson2d5:10 --theta=-1
 [ $rc -eq 2 ]; ok $? "amg-setup with a negative theta exits 2"
+# Issue 56: the diagonal was checked only where the set-up coarsened (a matrix of no more rows than
+# --coarse exited 0, its summary naming no device), rows were named from 0, a 0 x 0 A exited 0.
+run "$hsp" amg-setup --gen=random:100,3
+[ $rc -eq 1 ] && grep -q "has no nonzero diagonal entry" "$tmp/err" && [ ! -s "$tmp/out" ]
+ok $? "amg-setup of 100 rows (below --coarse) without a full diagonal exits 1: $(cat "$tmp/err")"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 4\n2 1 1\n' >"$tmp/nodiag.mtx"
+run "$hsp" amg-setup "$tmp/nodiag.mtx" --coarse=1
+[ $rc -eq 1 ] && grep -q "row 2 of A (counted from 1, as in a Matrix Market file) has no nonzero diagonal" "$tmp/err"
+ok $? "and names the row as the file counts it: $(cat "$tmp/err")"
+printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/zero.mtx"
+run "$hsp" amg-setup "$tmp/zero.mtx"
+[ $rc -eq 1 ] && grep -q "A is 0 x 0" "$tmp/err"; ok $? "amg-setup of a 0 x 0 matrix exits 1"
+run "$hsp" amg-setup --gen=poisson2d5:10
+[ $rc -eq 0 ] && ! grep -q "^:" "$tmp/out"; ok $? "a hierarchy of one level names no empty device"
+# Issue 56: output paths were checked after the work (square printed C's figures, amg-setup ran
+# the whole set-up, then each failed): now before, as bench checks its CSV.
+touch "$tmp/plain"
+run "$hsp" square --gen=poisson2d5:60 -o "$tmp/nodir/o.mtx"
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "cannot write $tmp/nodir/o.mtx: no folder" "$tmp/err"
+ok $? "square -o into a missing folder is refused before the product: $(cat "$tmp/err")"
+run "$hsp" amg-setup --gen=poisson2d5:60 --write-levels="$tmp/plain/sub"
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "write-levels=$tmp/plain/sub: Not a directory" "$tmp/err"
+ok $? "amg-setup --write-levels under a file is refused before the set-up: $(cat "$tmp/err")"
 
 run "$hsp" bench --suite=quick --peers=none --repeat=1 --csv="$tmp/b.csv"
 ok $rc "bench --suite=quick runs"
