@@ -73,6 +73,12 @@ int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows,
  * written), or nothing; 0 to go on. */
 int cli_check_finite(const cli_args *a, const hsp_csr *C);
 int cli_check_finite_dense(const cli_args *a, const hsp_dense *C);
+/* Did a GPU device leave the product that ran on device (hsp_stats.device)
+ * to the CPU threads, it being small (--small-nnz)?  What the default
+ * output says then (CLI_SMALL_NOTE), not only --stats. */
+int cli_small_product(const char *device);
+#define CLI_SMALL_NOTE "a product whose A and B hold at most --small-nnz entries (default 262144) costs a GPU " \
+                       "more than it takes on them; --small-nnz=-1 runs every product on the device"
 /* Print "hspgemm: what: status: detail" to stderr (what cut as cli_shown
  * cuts it) and return 1. */
 int cli_error(const char *what, hsp_status s);

@@ -46,7 +46,8 @@ static const char usage_multiply[] =
     "                        (bytes, or 512M, 4G, 1T), reading A and B or as temporary + output\n"
     "                        memory (default: the memory available when the command starts)\n"
     "  --small-nnz=N         with a GPU device, products whose A and B hold at most N\n"
-    "                        entries run on the CPU threads alone (default 262144; -1: none)\n"
+    "                        entries run on the CPU threads alone, as the output then says\n"
+    "                        (default 262144; -1: none)\n"
     "  --device-timeout=S    the hsa device fails a product whose GPU work takes more than S\n"
     "                        seconds (default: $HSPGEMM_DEVICE_TIMEOUT, else 600)\n"
     "  --quiet               no progress display\n";
@@ -97,6 +98,8 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
     if (a->stats == 0)
         fprintf(a->report, "C: %lld x %lld, nnz %lld, %.3f ms\n", (long long)r.nrows, (long long)r.ncols,
                 (long long)r.stats.nnz_c, r.ms_median);
+    if (a->stats == 0 && cli_small_product(r.stats.device))
+        fprintf(a->report, "(ran on the CPU threads: %s)\n", CLI_SMALL_NOTE);
     if (a->stats == 0 && r.resident)
         fprintf(a->report, "resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
                 r.ms_place, r.ms_home);

@@ -41,6 +41,10 @@ static void report(const cli_args *a, const cli_rap_result *r)
         fprintf(out, "C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
                 a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
                 r->t.median, a->repeat, a->stats ? "" : "\n");
+    if (!a->stats && (cli_small_product(device) || cli_small_product(second)))
+        fprintf(out, "(%s ran on the CPU threads: %s)\n",
+                cli_small_product(device) && cli_small_product(second) ? "both products" : "one product",
+                CLI_SMALL_NOTE);
     if (a->stats == 1)
         fprintf(out, "; %s %.3f ms, then %.3f ms (last run), device %s%s%s\n", first, r->ms_product[0],
                 r->ms_product[1], device, strcmp(device, second) ? ", then " : "",

@@ -241,6 +241,20 @@ run "$hsp" square --gen=poisson2d5:10 --device=hsa,fast
 [ $rc -eq 2 ]; ok $? "a bad hsa option is refused (bad usage)"
 [ $built = no ] || [ "$(has "give hsa.:N.\[,nosvm\]" "$tmp/err")" -eq 0 ]; ok $? "and says what hsa takes"
 
+# Issue 56: a GPU device left small products to the CPU threads saying so only under --stats.
+dev=$(opencl_device "buffer SVM")
+if [ -n "$dev" ]; then
+    run "$hsp" square --gen=poisson2d5:30 --device="$dev"
+    [ $rc -eq 0 ] && grep -q "^(ran on the CPU threads: a product whose A and B hold at most --small-nnz" "$tmp/out"
+    ok $? "square on $dev says a small product ran on the CPU threads: $(tail -1 "$tmp/out")"
+    run "$hsp" rap --gen=poisson2d5:30 --gen=random:900,2 --device="$dev"
+    [ $rc -eq 0 ] && grep -q "^(both products ran on the CPU threads" "$tmp/out"; ok $? "rap says so too"
+    run "$hsp" square --gen=poisson2d5:30 --device="$dev" --small-nnz=-1
+    [ $rc -eq 0 ] && ! grep -q "CPU threads" "$tmp/out"; ok $? "and not where the device ran it (--small-nnz=-1)"
+else
+    for t in square rap "--small-nnz=-1"; do skip "$t says a small product ran on the CPU threads" "no PoCL"; done
+fi
+
 # Galerkin products and AMG set-up
 # (on the cpu device: another device, or another method, sums in another order)
 run "$hsp" rap "$tmp/a.mtx" --gen=random:144,2 -o "$tmp/c.mtx" --device=cpu
