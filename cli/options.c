@@ -260,6 +260,11 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
                                a->lib.bitmap ? "methods=bitmap" : "pattern");
     if (a->resident && a->lib.drop_zeros)
         return cli_usage_error(a->name, "--drop-zeros: not with --resident (a resident C keeps its zeros)");
+    if (a->lib.pattern && a->lib.drop_zeros)
+        return cli_usage_error(a->name, "--pattern --drop-zeros: a pattern is where products land, whatever their "
+                               "values: nothing cancels (--drop-zeros alone gives C without the zeros, values kept)");
+    if (a->resident && a->lib.unsorted)
+        return cli_usage_error(a->name, "--unsorted: not with --resident (a resident C's rows are sorted)");
     if (a->output && cli_check_writable(a->name, a->output)) return 2; /* before any work */
     a->report = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     a->mem_default = !a->lib.mem_limit;

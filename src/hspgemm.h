@@ -495,7 +495,7 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
  * hsp_amg_setup's hierarchy over A's own arrays, whose host matrices are
  * set too.  On a device with memory of its own every step runs there, and
  * the level's A, P and R stay NULL until hsp_amg_home.  The aggregates are
- * then made there too, in the CPU's greedy order within chunks of 2^17 rows:
+ * then made there too, in the CPU's greedy order within chunks of 2^21 rows:
  * a level of at most that many rows gets the CPU's aggregates, a larger one
  * slightly fewer (README: "Matrices resident on the device"). */
 hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out);

@@ -285,6 +285,12 @@ ok "$(has "nnz 0," "$tmp/out")" "multiply --drop-zeros leaves it out"
 ok "$(has "^1 1 0$" "$tmp/z.mtx")" "and writes a 1 x 1 C of no entries"
 run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --drop-zeros --resident
 [ $rc -eq 2 ]; ok $? "--drop-zeros with --resident exits 2"
+# Issue 56: --resident --unsorted and --pattern --drop-zeros were taken, the second flag ignored.
+run "$hsp" square "$tmp/a.mtx" --resident --unsorted
+[ $rc -eq 2 ] && grep -q "unsorted: not with --resident" "$tmp/err"; ok $? "--unsorted with --resident exits 2"
+run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --pattern --drop-zeros
+[ $rc -eq 2 ] && grep -q "pattern --drop-zeros: a pattern is where products land" "$tmp/err"
+ok $? "--pattern with --drop-zeros exits 2, saying why"
 run "$hsp" square "$tmp/a.mtx" --methods=bitmap --stats -o "$tmp/c4.mtx"
 cmp -s "$tmp/c1.mtx" "$tmp/c4.mtx"; ok $? "square --methods=bitmap gives the same C"
 ok "$(has "method bitmap: C in" "$tmp/out")" "and its figures say so"
@@ -448,6 +454,23 @@ else
     skip "bench --suite=spmm --peers=mkl" "no oneMKL peer (build-aux/install-mkl.py)"
     skip "peer_mkl --spmm=0" "no oneMKL peer"
 fi
+
+# Issue 56: the documentation against the code: README's multiply table has every option of
+# square --help, bench's spmm peers are --help's, the header's chunks of rows are the code's.
+missing=""
+for o in $("$hsp" square --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    case $o in --help | --gen) continue ;; esac
+    awk '/^Options of `multiply` and `square`:/, /^Generators/' "${top_srcdir:-.}/README.md" | grep -q -- "\`$o" ||
+        missing="$missing $o"
+done
+[ -z "$missing" ]; ok $? "README's table of multiply's options has each of square --help's:$missing"
+"$hsp" bench --help | grep -q "scipy,cusparse,mkl for --suite=spmm" &&
+    tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q '`scipy,cusparse,mkl` for *`--suite=spmm`'
+ok $? "README and bench --help name the same peers of --suite=spmm"
+chunk=$(sed -n 's/.*MIS_CHUNK = 1 << \([0-9]*\).*/\1/p' "${top_srcdir:-.}/src/gpu/gpu_amg.c")
+grep -q "chunks of 2^$chunk rows" "${top_srcdir:-.}/src/hspgemm.h" &&
+    tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q "within chunks of 2^$chunk rows"
+ok $? "hspgemm.h and README give the device aggregation's chunks of rows as the code: 2^$chunk"
 
 # The bench's mistakes are refused before the first product, with status 2.
 run "$hsp" --version
