@@ -9,7 +9,7 @@ static const char usage_gen[] =
     "  poisson2d5 N, poisson2d9 N     2D Laplacian on an N x N grid (5- or 9-point)\n"
     "  poisson3d7 N, poisson3d27 N    3D Laplacian on an N^3 grid (7- or 27-point)\n"
     "  rmat SCALE,EDGEFACTOR          R-MAT graph, 2^SCALE rows (Graph500 a,b,c = .57,.19,.19)\n"
-    "  random N,PER_ROW               N x N, PER_ROW random columns a row\n"
+    "  random N,PER_ROW               N x N, PER_ROW <= N distinct random columns a row\n"
     "  band N,HALFWIDTH               N x N band, |i-j| <= HALFWIDTH\n"
     "Values of rmat, random and band are uniform in [0.5, 1.5), from --seed (default 1).\n";
 

@@ -126,7 +126,7 @@ hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
 /* Make a matrix from a spec "KIND:ARG[,ARG]", deterministic for a seed:
  *   poisson2d5:N  poisson2d9:N  poisson3d7:N  poisson3d27:N   (grid side N)
  *   rmat:SCALE,EDGEFACTOR   (2^SCALE rows, Graph500 probabilities)
- *   random:N,PER_ROW        (N x N, PER_ROW random columns a row)
+ *   random:N,PER_ROW        (N x N, PER_ROW <= N distinct random columns a row)
  *   band:N,HALFWIDTH        (N x N, |i-j| <= HALFWIDTH) */
 hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision,
                         hsp_csr **out);

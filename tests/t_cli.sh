@@ -184,7 +184,7 @@ run "$hsp" square --gen=cube:3
 run "$hsp" square --gen=poisson2d5:10 --device=cuda
 [ $rc -eq 2 ]; ok $? "an unknown device exits 2"
 ok "$(has "unknown device" "$tmp/err")" "and says so"
-for bad in --device=opencl:99 --gen=poisson2d5:0 --wavefront=3; do
+for bad in --device=opencl:99 --gen=poisson2d5:0 --wavefront=3 --gen=random:10,20; do
     run "$hsp" square --gen=poisson2d5:10 $bad
     [ $rc -eq 2 ]; ok $? "square $bad exits 2: $(cat "$tmp/err")"
 done

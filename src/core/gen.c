@@ -152,10 +152,13 @@ static hsp_status rmat(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_c
     return s;
 }
 
-/* random:N,PER_ROW: each row has min(PER_ROW, N) distinct random columns. */
+/* random:N,PER_ROW: each row has PER_ROW distinct random columns of N. */
 static hsp_status random_rows(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_csr **out)
 {
-    int64_t n = arg[0], per = arg[1] < arg[0] ? arg[1] : arg[0], count;
+    int64_t n = arg[0], per = arg[1], count;
+    if (per > n) /* it took N a row where it could not take more, without a word */
+        return hsp_fail(HSP_ERR_ARG, "random:%lld,%lld: %lld distinct columns a row of %lld columns: give PER_ROW <= N",
+                        (long long)n, (long long)per, (long long)per, (long long)n);
     if (hsp_mul_overflows(n, per, &count) || count > INT32_MAX || n > INT32_MAX)
         return hsp_fail(HSP_ERR_OVERFLOW, "random:%lld,%lld has too many entries", (long long)n,
                         (long long)arg[1]);
