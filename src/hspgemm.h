@@ -488,7 +488,8 @@ typedef struct {
 } hsp_amg;
 
 /* Build the hierarchy of A (square, with no zero on its diagonal), the
- * products on the context's device. */
+ * products on the context's device; o NULL: the defaults above.  *out is
+ * NULL after any failure. */
 hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out);
 /* The hierarchy of a resident A, every level's A, P and R resident (the
  * level's rA, rP, rR).  Where the device uses host arrays in place this is

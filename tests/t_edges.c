@@ -147,6 +147,19 @@ static void test_amg_messages(void)
     hsp_amg_options_init(&o), o.max_levels = HSP_AMG_MAX_LEVELS + 1, amg_refused(&o, "max_levels");
     hsp_amg_options_init(&o), o.coarse_size = 0, amg_refused(&o, "coarse_size");
     hsp_amg_options_init(&o), o.order = (hsp_rap_order)7, amg_refused(&o, "order");
+    /* issue 56: NULL options were refused (hsp_context_create takes them), and a NULL argument left *out as it was */
+    hsp_csr *A = NULL;
+    hsp_amg *amg = NULL, *given = NULL;
+    hsp_generate("poisson2d5:40", 1, HSP_DOUBLE, &A);
+    hsp_amg_options_init(&o);
+    hsp_status s = hsp_amg_setup(ctx, A, NULL, &amg), d = hsp_amg_setup(ctx, A, &o, &given);
+    tap_ok(s == HSP_OK && d == HSP_OK && amg->nlevels == given->nlevels && amg->nlevels > 1,
+           "hsp_amg_setup(ctx, A, NULL, &amg) sets up with the default options: %d levels", amg ? amg->nlevels : 0);
+    hsp_amg_free(amg), hsp_amg_free(given);
+    amg = (hsp_amg *)&amg;
+    s = hsp_amg_setup(NULL, A, NULL, &amg);
+    tap_ok(s == HSP_ERR_ARG && !amg, "a NULL context is refused, *out set to NULL: %s", hsp_errmsg());
+    hsp_csr_free(A);
 }
 
 /* M's values times 1 + k / 8 at entry k mod 8: the same pattern, new values. */
