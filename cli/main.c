@@ -48,10 +48,19 @@ static int dispatch(int argc, char **argv)
     return 2;
 }
 
+/* A notice of the library (a GPU's kernels built from source: seconds to
+ * minutes, once) as a line on stderr. */
+static void print_notice(const char *message, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "hspgemm: %s\n", message);
+}
+
 /* The subcommand's status, or 1 where what it printed could not be written
  * (a full disk, a closed pipe): a report lost is a failure. */
 int main(int argc, char **argv)
 {
+    hsp_set_notice(print_notice, NULL); /* cli_parse takes it back under --quiet */
     int rc = dispatch(argc, argv);
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return rc;

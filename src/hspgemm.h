@@ -121,6 +121,16 @@ hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int prog
  * write leaves what was there before; path "-" writes to stdout. */
 hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
 
+/* ---- Notices -------------------------------------------------------------- */
+
+/* fn(message, arg) is called with one line (no newline) before work that
+ * takes long with nothing else to show for it: building a GPU device's
+ * kernels from source when they are not in the cache yet (once per device
+ * and driver; seconds, minutes on PoCL), on the thread creating the context.
+ * fn NULL (the default): no notices.  The CLI prints them on stderr. */
+typedef void (*hsp_notice_fn)(const char *message, void *arg);
+void hsp_set_notice(hsp_notice_fn fn, void *arg);
+
 /* ---- Generated matrices ------------------------------------------------ */
 
 /* Make a matrix from a spec "KIND:ARG[,ARG]", deterministic for a seed:

@@ -251,8 +251,18 @@ if [ -n "$dev" ]; then
     [ $rc -eq 0 ] && grep -q "^(both products ran on the CPU threads" "$tmp/out"; ok $? "rap says so too"
     run "$hsp" square --gen=poisson2d5:30 --device="$dev" --small-nnz=-1
     [ $rc -eq 0 ] && ! grep -q "CPU threads" "$tmp/out"; ok $? "and not where the device ran it (--small-nnz=-1)"
+    # Issue 56: a GPU device's first use built its kernels for seconds to minutes without a word.
+    run env HSPGEMM_CACHE_DIR="$tmp/kernels" "$hsp" square --gen=poisson2d5:6 --device="$dev"
+    [ $rc -eq 0 ] && [ "$(grep -c "^hspgemm: building the OpenCL kernels for .* (once: they are cached in $tmp/kernels) ...$" \
+                          "$tmp/err")" -eq 1 ]
+    ok $? "the first use of $dev says, in one line, that its kernels are being built: $(cat "$tmp/err")"
+    run env HSPGEMM_CACHE_DIR="$tmp/kernels" "$hsp" square --gen=poisson2d5:6 --device="$dev"
+    [ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; ok $? "the next, from the cache, says nothing"
+    run env HSPGEMM_CACHE_DIR=off "$hsp" square --gen=poisson2d5:6 --device="$dev" --quiet
+    [ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; ok $? "nor does --quiet"
 else
     for t in square rap "--small-nnz=-1"; do skip "$t says a small product ran on the CPU threads" "no PoCL"; done
+    for t in "first use" "next" "--quiet"; do skip "$t: the notice of a kernel build" "no PoCL"; done
 fi
 
 # Galerkin products and AMG set-up
