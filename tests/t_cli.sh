@@ -253,8 +253,8 @@ if [ -n "$dev" ]; then
     [ $rc -eq 0 ] && ! grep -q "CPU threads" "$tmp/out"; ok $? "and not where the device ran it (--small-nnz=-1)"
     # Issue 56: a GPU device's first use built its kernels for seconds to minutes without a word.
     run env HSPGEMM_CACHE_DIR="$tmp/kernels" "$hsp" square --gen=poisson2d5:6 --device="$dev"
-    [ $rc -eq 0 ] && [ "$(grep -c "^hspgemm: building the OpenCL kernels for .* (once: they are cached in $tmp/kernels) ...$" \
-                          "$tmp/err")" -eq 1 ]
+    built="^hspgemm: building the OpenCL kernels for .* (once: they are cached in $tmp/kernels) ...$"
+    [ $rc -eq 0 ] && [ "$(grep -c "$built" "$tmp/err")" -eq 1 ]
     ok $? "the first use of $dev says, in one line, that its kernels are being built: $(cat "$tmp/err")"
     run env HSPGEMM_CACHE_DIR="$tmp/kernels" "$hsp" square --gen=poisson2d5:6 --device="$dev"
     [ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; ok $? "the next, from the cache, says nothing"
