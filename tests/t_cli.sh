@@ -184,9 +184,10 @@ run "$hsp" square --gen=cube:3
 run "$hsp" square --gen=poisson2d5:10 --device=cuda
 [ $rc -eq 2 ]; ok $? "an unknown device exits 2"
 ok "$(has "unknown device" "$tmp/err")" "and says so"
-for bad in --device=opencl:99 --gen=poisson2d5:0 --wavefront=3 --gen=random:10,20; do
-    run "$hsp" square --gen=poisson2d5:10 $bad
-    [ $rc -eq 2 ]; ok $? "square $bad exits 2: $(cat "$tmp/err")"
+for bad in "--gen=poisson2d5:10 --device=opencl:99" --gen=poisson2d5:0 "--gen=poisson2d5:10 --wavefront=3" \
+           --gen=random:10,20; do
+    run "$hsp" square $bad
+    [ $rc -eq 2 ] && grep -q "invalid argument" "$tmp/err"; ok $? "square $bad exits 2: $(cat "$tmp/err")"
 done
 run "$hsp" spmm --gen=poisson2d5:10 --cols=2 --device=opencl:99
 [ $rc -eq 2 ]; ok $? "spmm --device=opencl:99 exits 2, before reading A"
