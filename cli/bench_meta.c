@@ -18,31 +18,11 @@ static void meta_path(const char *csv, char *path, size_t len)
     snprintf(path, len, "%.*s.json", (int)(dot_csv ? n - 4 : n), csv);
 }
 
-/* Can path be written (an existing file that may be, or a new one in a
- * folder that exists and may be written)?  Prints why not and returns 1. */
-static int unwritable(const char *path)
-{
-    char dir[4096];
-    struct stat st;
-    const char *slash = strrchr(path, '/');
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return fprintf(stderr, "hspgemm: bench: %s is a folder, not a file\n", path), 1;
-        if (access(path, W_OK) == 0) return 0;
-        return fprintf(stderr, "hspgemm: bench: %s: %s\n", path, strerror(errno)), 1;
-    }
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return fprintf(stderr, "hspgemm: bench: cannot write %s: no folder %s\n", path, dir), 1;
-    if (access(dir, W_OK | X_OK) != 0)
-        return fprintf(stderr, "hspgemm: bench: cannot write %s: %s: %s\n", path, dir, strerror(errno)), 1;
-    return 0;
-}
-
 int cli_check_output(const char *csv)
 {
     char meta[4096];
     meta_path(csv, meta, sizeof meta);
-    return unwritable(csv) || unwritable(meta) ? 2 : 0;
+    return cli_check_writable("bench", csv) || cli_check_writable("bench", meta) ? 2 : 0;
 }
 
 /* The CPU's model name from /proc/cpuinfo, or "". */

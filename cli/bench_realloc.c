@@ -55,8 +55,8 @@ static int bench_matrix(const cli_args *a, int k, const char *spec, hsp_context 
         one.precision = (hsp_precision)p;
         rows[p].name = spec, rows[p].precision = (hsp_precision)p;
         cli_status_line("bench: %s, %s: realloc and copy", spec, p ? "double" : "float");
-        hsp_csr *A = a->noperands && !a->operand_is_gen[k] ? cli_load(&one, k) : NULL;
-        if (a->noperands && !a->operand_is_gen[k] && !A) /* cli_load said why */
+        hsp_csr *A = NULL;
+        if (a->noperands && !a->operand_is_gen[k] && cli_load(&one, k, &A)) /* cli_load said why */
             return snprintf(why, len, "%s: %s", spec, hsp_errmsg()), 1;
         hsp_status s = A ? HSP_OK : hsp_generate(spec, a->seed, one.precision, &A);
         if (s == HSP_OK) s = time_modes(ctx[p], A, a->repeat, &rows[p]);

@@ -7,15 +7,19 @@
 #include "hspgemm.h"
 
 enum { CLI_MAX_OPERANDS = 64 }; /* matrices on one command line: a bench takes a list */
+/* --nonfinite: what a C holding inf or nan gets (nonfinite.c). */
+typedef enum { CLI_NONFINITE_WARN, CLI_NONFINITE_FAIL, CLI_NONFINITE_IGNORE } cli_nonfinite;
 
 /* Options common to the subcommands. */
 typedef struct {
+    const char *name;     /* the command: "multiply", "square", ... */
     hsp_options lib;
     hsp_precision precision;
     const char *operand[CLI_MAX_OPERANDS]; /* a path or a generator spec */
     int operand_is_gen[CLI_MAX_OPERANDS];
     int noperands;
-    const char *output;   /* -o FILE */
+    const char *output;   /* -o FILE ("-": stdout) */
+    FILE *report;         /* where the figures go: stdout, or stderr where C goes to stdout (-o -) */
     const char *csv;      /* bench: --csv=FILE */
     const char *suite;    /* bench: --suite=NAME */
     const char *peers;    /* bench: --peers=LIST */
@@ -32,29 +36,73 @@ typedef struct {
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
     int cpu_share_auto;   /* spmm --cpu-share=auto: the share from both sides' times alone */
     int digest;           /* --digest: print a digest of C's bits */
+    cli_nonfinite nonfinite; /* --nonfinite=warn|fail|ignore */
     uint64_t seed;
+    int mem_default;      /* no --mem-limit: lib.mem_limit is the memory available when the command started */
     char command[1024];   /* the command line as given, for the bench's description of its run */
 } cli_args;
 
-/* Parse argv (after the subcommand) into a; prints the error and returns 2
- * on bad usage, 1 after --help (usage printed), 0 when parsed.  allowed lists
- * the option names the subcommand takes, e.g. "o,device,threads". */
+/* Parse argv (argv[0] the subcommand) into a; prints the error (with a line
+ * pointing to --help) and returns 2 on bad usage, 1 after --help (usage
+ * printed), 0 when parsed.  allowed lists the option names the subcommand
+ * takes, e.g. "o,device,threads". */
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a);
-/* Load operand k (file or generator) in a's precision; prints errors. */
-hsp_csr *cli_load(const cli_args *a, int k);
+/* Load operand k (file or generator) in a's precision into *M; prints
+ * errors and returns the exit status: 0, 2 for a generator spec the library
+ * refuses (bad usage), else 1. */
+int cli_load(const cli_args *a, int k, hsp_csr **M);
+/* The memory limit a file is read within: --mem-limit, else 0 (the reader's
+ * default, the memory available when it reads). */
+int64_t cli_read_limit(const cli_args *a);
 /* The shape file operand k declares in its size line, read before the file
- * itself: 1 if known; 0 for a generator, what is not a regular file (a pipe
- * read twice would lose its start) or a size line the reader will refuse. */
+ * itself: 1 for a coordinate file, 2 for an array file (a dense matrix); 0
+ * for a generator, what is not a regular file (a pipe read twice would lose
+ * its start) or a size line the reader will refuse. */
 int cli_declared_shape(const cli_args *a, int k, int64_t *rows, int64_t *cols);
-/* Refuse a command before it reads a matrix when the row arrays it needs at
- * once pass the memory limit: its file operands' row pointers (8 bytes a
- * row) and its first product's row arrays (28 bytes a row of product_rows,
- * that product's left operand; 0: none), from the size lines alone (issue
- * 28: a 3-line file of 2147483647 rows read 16 GiB before its product was
- * refused).  Prints the error and returns 1 when refused, else 0. */
-int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows);
-/* Print "hspgemm: what: status: detail" to stderr and return 1. */
+/* Refuse a command before it reads a matrix when what it needs at once
+ * passes the memory limit (--mem-limit, else the memory available): its
+ * coordinate files' row pointers (8 bytes a row), its first product's row
+ * arrays (28 bytes a row of product_rows, that product's left operand; 0:
+ * none) and dense bytes of dense matrices (spmm's B and C), from the size
+ * lines alone (issues 28 and 56: a 3-line file of 2147483647 rows read 16
+ * GiB before its product was refused, or until the OOM killer came).
+ * Prints the error and returns 1 when refused, else 0. */
+int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows, double dense);
+/* Count C's values that are not finite and do what --nonfinite says: a
+ * warning naming the first (default), an error (returns 1: C must not be
+ * written), or nothing; 0 to go on. */
+int cli_check_finite(const cli_args *a, const hsp_csr *C);
+int cli_check_finite_dense(const cli_args *a, const hsp_dense *C);
+/* Did a GPU device leave the product that ran on device (hsp_stats.device)
+ * to the CPU threads, it being small (--small-nnz)?  What the default
+ * output says then (CLI_SMALL_NOTE), not only --stats. */
+int cli_small_product(const char *device);
+#define CLI_SMALL_NOTE "a product whose A and B hold at most --small-nnz entries (default 262144) costs a GPU " \
+                       "more than it takes on them; --small-nnz=-1 runs every product on the device"
+/* Print "hspgemm: what: status: detail" to stderr (what cut as cli_shown
+ * cuts it) and return 1. */
 int cli_error(const char *what, hsp_status s);
+/* cli_error for a generator spec hsp_generate refused: its text (an unknown
+ * kind, a bad size: HSP_ERR_ARG) is bad usage, status 2; else 1. */
+int cli_gen_error(const char *spec, hsp_status s);
+/* A context of a's options into *ctx: 0, or the exit status after the
+ * error: 2 where the library refuses the command line's text (an unknown
+ * device or one of no such number, a bad --wavefront or --local-mem: bad
+ * usage), 1 where it fails otherwise (a device that does not open, a
+ * malformed profile file). */
+int cli_context(const cli_args *a, hsp_context **ctx);
+/* Open and close a context of a's options before any work, so that a bad
+ * --device is said at once (cli_context's status) where the contexts are
+ * made later (spmm makes one a --cpu-share, the bench several); 0 when it
+ * opens. */
+int cli_check_device(const cli_args *a);
+/* Print "hspgemm: COMMAND: message" and a line pointing to the command's
+ * --help on stderr; return 2, the status of bad usage. */
+int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Characters of a value a message echoes: a longer one is cut, "..." after. */
+enum { CLI_SHOWN = 64 };
+/* s as a message shows it (buf: CLI_SHOWN + 4 bytes, used where s is cut). */
+const char *cli_shown(const char *s, char *buf);
 /* Milliseconds of a monotonic clock. */
 double cli_now_ms(void);
 /* Median, least and largest of n doubles (sorts them). */
@@ -127,8 +175,9 @@ typedef struct {
 } cli_rap_result;
 
 /* C = R*A*P in order, untimed when warm_up (CLI_WARM_MS), then repeat times timed
- * (resident: R or P^T, A and P placed first, hsp_rap_resident); C of one
- * more run, untimed, goes to *C when C is not NULL. */
+ * (resident: R or P^T, A and P placed first, hsp_rap_resident); where C is
+ * not NULL, *C is the last run's C (resident: of one more run, untimed,
+ * brought home). */
 hsp_status cli_time_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_rap_order order,
                         int warm_up, int repeat, int resident, hsp_csr **C, cli_rap_result *r);
 void cli_report_json(FILE *f, const cli_result *r);
@@ -198,6 +247,10 @@ typedef struct {
 /* Refuse, before the first product, an output file (and its .json) that cannot
  * be written: prints why and returns 2, else 0. */
 int cli_check_output(const char *csv);
+/* Can path be written ("-", stdout; an existing file that may be; a new one
+ * in a folder that exists and may be written)?  Else prints why, naming the
+ * command, and returns 2; cli_parse checks -o FILE so, before any work. */
+int cli_check_writable(const char *command, const char *path);
 /* Write the JSON that describes a run beside its CSV (csv's name with .json
  * for .csv): version, commit, command line, date, CPU, memory, device and its
  * versions, options, run counts and the peers' versions; 0 on success. */

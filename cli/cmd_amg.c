@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 
 static const char usage_amg[] =
@@ -29,7 +30,7 @@ static const char usage_amg[] =
     "                        Placing A and bringing the levels home are timed apart;\n"
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --profile=FILE,\n"
-    "  --small-nnz=N, --device-timeout=S, --mem-limit=BYTES, --deterministic, --seed=N, --quiet\n"
+    "  --small-nnz=N, --device-timeout=S, --mem-limit=SIZE, --deterministic, --seed=N, --quiet\n"
     "                        as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
@@ -59,8 +60,31 @@ static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *ti
     printf("total %.2f ms: products (with forming P) %.2f ms, aggregation %.2f ms, ", amg->ms_total, products, cpu);
     if (order == HSP_RAP_R_AP && !on_device) printf("P^T on a thread beside A*P (waited for: %.2f ms)\n", wait);
     else printf("P^T %.2f ms %s\n", transpose, on_device ? "on the device" : "before R*A");
-    printf("%s: %.2f ms of the products' stage 3; the CPU threads on bins 0-1 beside it: %.2f ms\n", amg->device,
-           device, host);
+    if (amg->nlevels > 1)
+        printf("%s: %.2f ms of the products' stage 3; the CPU threads on bins 0-1 beside it: %.2f ms\n", amg->device,
+               device, host);
+}
+
+/* Refuse, before the set-up, an A it cannot take, whatever the options
+ * (the library's set-up checks the diagonal only where it coarsens): no
+ * rows, or a row without a nonzero diagonal entry, named as in the file
+ * (1-based); 1 when refused. */
+static int check_matrix(const hsp_csr *A)
+{
+    if (!A->nrows) {
+        fprintf(stderr, "hspgemm: amg-setup: A is 0 x 0: there is no hierarchy to build\n");
+        return 1;
+    }
+    for (int32_t i = 0; i < A->nrows; i++) {
+        int64_t k = A->rowptr[i];
+        while (k < A->rowptr[i + 1] && !(A->colidx[k] == i && hsp_csr_value(A, k) != 0)) k++;
+        if (k == A->rowptr[i + 1]) {
+            fprintf(stderr, "hspgemm: amg-setup: row %d of A (counted from 1, as in a Matrix Market file) has no "
+                    "nonzero diagonal entry: smoothed aggregation needs one in every row\n", i + 1);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Make dir and those of its parents that are missing, as mkdir -p does. */
@@ -77,14 +101,19 @@ static int make_dirs(const char *dir)
     return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-/* A0.mtx, P0.mtx, ... into dir. */
+/* The folder of --write-levels made (with its parents) and writable,
+ * before the set-up: else says why and returns 2. */
+static int level_dir(const char *dir)
+{
+    if (make_dirs(dir) == 0 && access(dir, W_OK | X_OK) == 0) return 0;
+    fprintf(stderr, "hspgemm: amg-setup: --write-levels=%s: %s\n", dir, strerror(errno));
+    return 2;
+}
+
+/* A0.mtx, P0.mtx, ... into dir (level_dir made it). */
 static int write_levels(const hsp_amg *amg, const char *dir)
 {
     char path[4096];
-    if (make_dirs(dir)) {
-        fprintf(stderr, "hspgemm: %s: %s\n", dir, strerror(errno));
-        return 1;
-    }
     for (int l = 0; l < amg->nlevels; l++) {
         const hsp_csr *M[2] = {amg->level[l].A, amg->level[l].P};
         for (int k = 0; k < 2 && M[k]; k++) {
@@ -150,22 +179,21 @@ int cmd_amg_setup(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv, allowed, usage_amg, &a);
     if (rc) return rc == 1 ? 0 : rc;
-    if (a.noperands != 1) {
-        fprintf(stderr, "hspgemm: amg-setup takes one matrix, %d given\n%s", a.noperands, usage_amg);
-        return 2;
-    }
+    if (a.noperands != 1) return cli_usage_error(a.name, "takes one matrix, %d given", a.noperands);
+    if (a.write_levels && (rc = level_dir(a.write_levels))) return rc;
     int64_t rows = 0, cols;
     cli_declared_shape(&a, 0, &rows, &cols);
-    if (cli_check_rows(&a, "amg-setup", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0)) return 1;
-    hsp_csr *A = cli_load(&a, 0);
+    if (cli_check_rows(&a, "amg-setup", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0, 0)) return 1;
+    hsp_csr *A = NULL;
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;
     hsp_resident *M = NULL;
     double ms_place = 0, ms_home = 0;
-    hsp_status s = A ? hsp_context_create(&a.lib, &ctx) : HSP_ERR_IO;
-    if (A && s != HSP_OK) rc = cli_error("context", s);
-    else if (A && (s = setup(ctx, A, &a, &M, &amg, &ms_place)) != HSP_OK) rc = cli_error("amg-setup", s);
-    else if (!A) rc = 1;
+    hsp_status s = HSP_OK;
+    rc = cli_load(&a, 0, &A);
+    if (!rc && A->nrows == A->ncols) rc = check_matrix(A); /* (one not square: the set-up says so) */
+    if (!rc) rc = cli_context(&a, &ctx);
+    if (!rc && (s = setup(ctx, A, &a, &M, &amg, &ms_place)) != HSP_OK) rc = cli_error("amg-setup", s);
     if (amg) {
         printf("smoothed aggregation, theta %g, omega %g, order %s, %s%s\n", a.amg.theta, a.amg.omega,
                cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",

@@ -15,7 +15,7 @@ static const char usage_bench[] =
 "usage: hspgemm bench [--suite=default|paper|quick|graph|galerkin|galerkin-paper|realloc|amg|spmm] [--repeat=N]\n"
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
-    "                     [--mem-limit=BYTES] [--resident] [--unsorted] [--deterministic]\n"
+    "                     [--mem-limit=SIZE]  [--resident] [--unsorted] [--deterministic]\n"
     "                     [--cols=L] [--blocks=N] [--gen=SPEC ...]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
@@ -185,7 +185,7 @@ static int bench_matrix(const cli_args *a, const char *spec, int is_file, const 
     row->name = is_file && base ? base + 1 : spec;
     row->unsorted = a->lib.unsorted && !a->resident;
     cli_status_line("bench: %s: %s", spec, is_file ? "reading" : "generating");
-    hsp_status s = is_file ? hsp_mm_read_limit(spec, a->precision, !a->quiet, a->lib.mem_limit, &A)
+    hsp_status s = is_file ? hsp_mm_read_limit(spec, a->precision, !a->quiet, cli_read_limit(a), &A)
                            : hsp_generate(spec, a->seed, a->precision, &A);
     if (s == HSP_OK) s = time_matrix(a, p, spec, A, row);
     hsp_csr_free(A);
@@ -366,6 +366,14 @@ static const char *const *suite_specs(const cli_args *a)
     return NULL;
 }
 
+/* The first file operand, or a->noperands where none is a file. */
+static int files_at(const cli_args *a)
+{
+    int k = 0;
+    while (k < a->noperands && a->operand_is_gen[k]) k++;
+    return k;
+}
+
 /* The command line into a->command, each argument quoted where a shell would need it. */
 static void keep_command(int argc, char **argv, cli_args *a)
 {
@@ -384,6 +392,22 @@ static int check_files(const cli_args *a)
         if (!a->operand_is_gen[k] && !f)
             return fprintf(stderr, "hspgemm: bench: %s: %s\n", a->operand[k], strerror(errno)), 2;
         if (f) fclose(f);
+    }
+    return 0;
+}
+
+/* Each file operand fits in memory with the row arrays of its square, from
+ * its size line (the bench takes one matrix at a time): else say why and
+ * return 1. */
+static int check_rows(const cli_args *a)
+{
+    cli_args one = *a;
+    one.noperands = 1;
+    for (int k = 0; k < a->noperands; k++) {
+        int64_t rows = 0, cols;
+        one.operand[0] = a->operand[k], one.operand_is_gen[0] = a->operand_is_gen[k];
+        cli_declared_shape(&one, 0, &rows, &cols);
+        if (cli_check_rows(&one, "bench", rows, 0)) return 1;
     }
     return 0;
 }
@@ -418,30 +442,28 @@ int cmd_bench(int argc, char **argv)
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
     int realloc_suite = a.suite && !strcmp(a.suite, "realloc"), amg = a.suite && !strcmp(a.suite, "amg");
     int spmm = a.suite && !strcmp(a.suite, "spmm");
-    int graph = a.suite && !strcmp(a.suite, "graph"), files = 0;
-    for (int k = 0; k < a.noperands; k++) files += !a.operand_is_gen[k];
+    int graph = a.suite && !strcmp(a.suite, "graph"), files = files_at(&a) < a.noperands;
     const char *const *specs = suite_specs(&a);
-    if ((!specs && !galerkin && !realloc_suite && !amg) || (files && !realloc_suite && !graph)) {
-        fprintf(stderr, "hspgemm: bench: unknown suite '%s' (default, paper, quick, graph, galerkin, galerkin-paper, realloc, "
-                        "amg, spmm) or a file given: bench takes --gen=SPEC (files only with --suite=realloc or graph)\n%s",
-                a.suite ? a.suite : "", usage_bench);
-        return 2;
-    }
-    if (realloc_suite && a.peers && strcmp(a.peers, "none") && strcmp(a.peers, "auto")) {
-        fprintf(stderr, "hspgemm: bench: --suite=realloc runs no peers (it times hspgemm's two grow modes)\n");
-        return 2;
-    }
-    if ((a.cols || a.lib.spmm_blocks) && !spmm) {
-        fprintf(stderr, "hspgemm: bench: --%s is an option of --suite=spmm\n", a.cols ? "cols=L" : "blocks=N");
-        return 2;
-    }
+    char shown[CLI_SHOWN + 4];
+    if (!specs && !galerkin && !realloc_suite && !amg)
+        return cli_usage_error(a.name, "unknown suite '%s' (the suites: default, paper, quick, graph, galerkin, "
+                               "galerkin-paper, realloc, amg, spmm)", cli_shown(a.suite, shown));
+    if (files && !realloc_suite && !graph)
+        return cli_usage_error(a.name, "--suite=%s takes no file (%s): files go with --suite=graph or realloc; the "
+                               "others take --gen=SPEC", a.suite ? a.suite : "default",
+                               cli_shown(a.operand[files_at(&a)], shown));
+    if (realloc_suite && a.peers && strcmp(a.peers, "none") && strcmp(a.peers, "auto"))
+        return cli_usage_error(a.name, "--suite=realloc runs no peers (it times hspgemm's two grow modes)");
+    if ((a.cols || a.lib.spmm_blocks) && !spmm)
+        return cli_usage_error(a.name, "--%s is an option of --suite=spmm", a.cols ? "cols=L" : "blocks=N");
     if (!a.repeat) a.repeat = amg ? 5 : 7;
     if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     const char *csv = a.csv ? a.csv : galerkin ? "bench-galerkin.csv" : realloc_suite ? "bench-realloc.csv"
                                     : amg      ? "bench-amg.csv"
                                     : spmm     ? "bench-spmm.csv"
                                                : "bench.csv";
-    if ((rc = check_files(&a)) || (rc = cli_check_output(csv))) return rc;
+    if ((rc = check_files(&a)) || (rc = cli_check_output(csv)) || (rc = check_rows(&a)) || (rc = cli_check_device(&a)))
+        return rc;
     unsigned allowed = realloc_suite ? 0 : amg ? CLI_AMG_PEERS : spmm ? CLI_SPMM_PEERS : CLI_PRODUCT_PEERS;
     if ((rc = cli_peers_choose(&a, allowed, &peers))) return rc;
     if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL, &peers, csv);

@@ -28,10 +28,7 @@ int cmd_devices(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv, "", usage_devices, &a);
     if (rc) return rc == 1 ? 0 : rc;
-    if (a.noperands) {
-        fprintf(stderr, "hspgemm: devices takes no arguments\n%s", usage_devices);
-        return 2;
-    }
+    if (a.noperands) return cli_usage_error(a.name, "takes no arguments");
     hsp_device_info list[33];
     int count = 0;
     hsp_status s = hsp_devices(list, 33, &count);

@@ -9,7 +9,7 @@ static const char usage_gen[] =
     "  poisson2d5 N, poisson2d9 N     2D Laplacian on an N x N grid (5- or 9-point)\n"
     "  poisson3d7 N, poisson3d27 N    3D Laplacian on an N^3 grid (7- or 27-point)\n"
     "  rmat SCALE,EDGEFACTOR          R-MAT graph, 2^SCALE rows (Graph500 a,b,c = .57,.19,.19)\n"
-    "  random N,PER_ROW               N x N, PER_ROW random columns a row\n"
+    "  random N,PER_ROW               N x N, PER_ROW <= N distinct random columns a row\n"
     "  band N,HALFWIDTH               N x N band, |i-j| <= HALFWIDTH\n"
     "Values of rmat, random and band are uniform in [0.5, 1.5), from --seed (default 1).\n";
 
@@ -29,21 +29,15 @@ int cmd_gen(int argc, char **argv)
     char spec[256];
     int rc = cli_parse(argc, argv, "o,output,seed,precision,quiet", usage_gen, &a);
     if (rc) return rc == 1 ? 0 : rc;
-    if (a.noperands < 1 || !a.output) {
-        fprintf(stderr, "hspgemm: gen needs a KIND and -o FILE\n%s", usage_gen);
-        return 2;
-    }
-    if (!make_spec(&a, spec, sizeof spec)) {
-        fprintf(stderr, "hspgemm: gen: the generator spec is too long\n");
-        return 2;
-    }
+    if (a.noperands < 1 || !a.output) return cli_usage_error(a.name, "needs a KIND and -o FILE");
+    if (!make_spec(&a, spec, sizeof spec)) return cli_usage_error(a.name, "the generator spec is too long");
     hsp_csr *A = NULL;
     hsp_status s = hsp_generate(spec, a.seed, a.precision, &A);
-    if (s != HSP_OK) return cli_error(spec, s);
+    if (s != HSP_OK) return cli_gen_error(spec, s);
     s = hsp_mm_write(a.output, A);
     if (s == HSP_OK && !a.quiet)
-        printf("%s: %d x %d, nnz %lld -> %s\n", spec, A->nrows, A->ncols, (long long)A->nnz,
-               a.output);
+        fprintf(a.report, "%s: %d x %d, nnz %lld -> %s\n", spec, A->nrows, A->ncols, (long long)A->nnz,
+                a.output);
     hsp_csr_free(A);
     return s == HSP_OK ? 0 : cli_error(a.output, s);
 }

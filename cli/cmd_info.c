@@ -4,7 +4,7 @@
 
 static const char usage_info[] =
     "usage: hspgemm info A [--precision=float|double] [--wavefront=N --local-mem=BYTES]\n"
-    "                      [--mem-limit=BYTES]\n"
+    "                      [--mem-limit=SIZE]\n"
     "Prints the shape and nnz of A, a histogram of its row lengths, and how the rows of\n"
     "A*A fall into the bins (by upper bound u, the number of products of the row).\n";
 
@@ -55,21 +55,19 @@ int cmd_info(int argc, char **argv)
     cli_args a;
     int rc = cli_parse(argc, argv, "precision,wavefront,local-mem,mem-limit,seed,quiet,gen", usage_info, &a);
     if (rc) return rc == 1 ? 0 : rc;
-    if (a.noperands != 1) {
-        fprintf(stderr, "hspgemm: info takes one matrix\n%s", usage_info);
-        return 2;
-    }
-    hsp_csr *A = cli_load(&a, 0);
-    if (!A) return 1;
+    if (a.noperands != 1) return cli_usage_error(a.name, "takes one matrix, %d given", a.noperands);
+    if (cli_check_rows(&a, "info", 0, 0)) return 1;
+    hsp_csr *A = NULL;
+    if ((rc = cli_load(&a, 0, &A))) return rc;
     printf("%d x %d, nnz %lld, %.2f entries a row\n", A->nrows, A->ncols, (long long)A->nnz,
            A->nrows ? (double)A->nnz / A->nrows : 0.0);
     row_histogram(A);
     hsp_context *ctx = NULL;
     a.lib.threads = 1;
-    hsp_status s = hsp_context_create(&a.lib, &ctx);
-    if (s == HSP_OK && A->nrows == A->ncols) bin_histogram(A, hsp_context_bins(ctx));
-    else if (s == HSP_OK) printf("\nA is not square: no A*A bins\n");
+    rc = cli_context(&a, &ctx);
+    if (!rc && A->nrows == A->ncols) bin_histogram(A, hsp_context_bins(ctx));
+    else if (!rc) printf("\nA is not square: no A*A bins\n");
     hsp_context_free(ctx);
     hsp_csr_free(A);
-    return s == HSP_OK ? 0 : cli_error("context", s);
+    return rc;
 }

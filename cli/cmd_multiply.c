@@ -7,7 +7,7 @@ static const char usage_multiply[] =
     "usage: hspgemm multiply A B [-o C.mtx] [OPTIONS]\n"
     "       hspgemm square A [-o C.mtx] [OPTIONS]      (C = A*A)\n"
     "A and B are Matrix Market files or --gen=KIND:ARG[,ARG] (see 'hspgemm gen --help').\n\n"
-    "  -o, --output=FILE     write C as a Matrix Market file\n"
+    "  -o, --output=FILE     write C as a Matrix Market file (-: to stdout, the figures to stderr)\n"
     "  --device=NAME         auto (default), cpu, opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --grow=realloc|copy   how long rows grow their buffers (default realloc)\n"
@@ -29,25 +29,33 @@ static const char usage_multiply[] =
     "  --unsorted            leave the columns of C's rows in any order, as MKL and scipy do\n"
     "                        (faster on the cpu device; not with --resident, whose C is sorted)\n"
     "  --pattern             C's pattern only, every value 1 (with --methods=bitmap no values\n"
-    "                        are computed; else they are, then set to 1; not with --resident)\n"
+    "                        are computed; else they are, then set to 1; not with --resident\n"
+    "                        nor --drop-zeros)\n"
     "  --drop-zeros          leave out the entries of C that are exactly 0 (products that\n"
     "                        cancel), as scipy does (default: kept; not with --resident)\n"
     "  --deterministic       sum each entry of C in one fixed order: the same bits on every\n"
     "                        run (GPU devices then take rmerge and merge, not hash, hash2, dense)\n"
     "  --digest              print a 64-bit digest of C's shape, row pointers, columns and\n"
     "                        values (of the last run): equal digests, the same bits\n"
+    "  --nonfinite=warn|fail|ignore   C holds inf or nan (a sum overflowed): warn on stderr and\n"
+    "                        write them as inf and nan (default), fail (exit 1, C not written),\n"
+    "                        or say nothing\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
     "  --wavefront=N, --local-mem=BYTES   override the device's bin layout\n"
     "  --grow-start=N        first buffer of a long row, entries (default 256)\n"
-    "  --mem-limit=BYTES     fail rather than use more temporary + output memory\n"
+    "  --mem-limit=SIZE      refuse files and fail products that need more memory than SIZE\n"
+    "                        (bytes, or 512M, 4G, 1T), reading A and B or as temporary + output\n"
+    "                        memory (default: the memory available when the command starts)\n"
     "  --small-nnz=N         with a GPU device, products whose A and B hold at most N\n"
-    "                        entries run on the CPU threads alone (default 262144; -1: none)\n"
+    "                        entries run on the CPU threads alone, as the output then says\n"
+    "                        (default 262144; -1: none)\n"
     "  --device-timeout=S    the hsa device fails a product whose GPU work takes more than S\n"
     "                        seconds (default: $HSPGEMM_DEVICE_TIMEOUT, else 600)\n"
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,device,threads,grow,precision,methods,profile,stats,repeat,seed,"
-                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,unsorted,drop-zeros,pattern,deterministic,digest";
+                              "wavefront,local-mem,grow-start,mem-limit,small-nnz,device-timeout,quiet,gen,resident,"
+                              "unsorted,drop-zeros,pattern,deterministic,digest,nonfinite";
 
 /* Fold n bytes at p into the digest h, eight at a time (the last word zero-padded). */
 static uint64_t fold(uint64_t h, const void *p, size_t n)
@@ -78,26 +86,30 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_csr *B)
     hsp_context *ctx = NULL;
     hsp_csr *C = NULL;
     cli_result r = {0};
-    hsp_status s = hsp_context_create(&a->lib, &ctx);
-    if (s != HSP_OK) return cli_error("context", s);
-    s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, a->output || a->digest ? &C : NULL, &r);
+    int rc = cli_context(a, &ctx);
+    if (rc) return rc;
+    int keep = a->output || a->digest || a->nonfinite != CLI_NONFINITE_IGNORE;
+    hsp_status s = cli_time_multiply(ctx, A, B, a->repeat, !a->quiet, a->resident, keep ? &C : NULL, &r);
     if (s != HSP_OK) {
         hsp_context_free(ctx);
-        return cli_error("multiply", s);
+        return cli_error(a->name, s);
     }
-    if (a->stats == 1) cli_report_table(stdout, ctx, &r);
-    if (a->stats == 2) cli_report_json(stdout, &r);
+    if (a->stats == 1) cli_report_table(a->report, ctx, &r);
+    if (a->stats == 2) cli_report_json(a->report, &r);
     if (a->stats == 0)
-        printf("C: %lld x %lld, nnz %lld, %.3f ms\n", (long long)r.nrows, (long long)r.ncols,
-               (long long)r.stats.nnz_c, r.ms_median);
+        fprintf(a->report, "C: %lld x %lld, nnz %lld, %.3f ms\n", (long long)r.nrows, (long long)r.ncols,
+                (long long)r.stats.nnz_c, r.ms_median);
+    if (a->stats == 0 && cli_small_product(r.stats.device))
+        fprintf(a->report, "(ran on the CPU threads: %s)\n", CLI_SMALL_NOTE);
     if (a->stats == 0 && r.resident)
-        printf("resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
-               r.ms_place, r.ms_home);
-    if (a->digest) printf("digest of C: %016llx\n", (unsigned long long)digest(C));
-    if (a->output && (s = hsp_mm_write(a->output, C)) != HSP_OK) cli_error(a->output, s);
+        fprintf(a->report, "resident: operands placed in %.3f ms, C brought home in %.3f ms (not in the time above)\n",
+                r.ms_place, r.ms_home);
+    if (a->digest) fprintf(a->report, "digest of C: %016llx\n", (unsigned long long)digest(C));
+    rc = C && cli_check_finite(a, C);
+    if (!rc && a->output && (s = hsp_mm_write(a->output, C)) != HSP_OK) rc = cli_error(a->output, s);
     hsp_csr_free(C);
     hsp_context_free(ctx);
-    return s == HSP_OK ? 0 : 1;
+    return rc;
 }
 
 int cmd_multiply(int argc, char **argv, int square)
@@ -107,22 +119,20 @@ int cmd_multiply(int argc, char **argv, int square)
     if (rc) return rc == 1 ? 0 : rc;
     int want = square ? 1 : 2;
     if (!a.repeat) a.repeat = 1;
-    if (a.noperands != want) {
-        fprintf(stderr, "hspgemm: %s takes %d matri%s, %d given\n%s", argv[0], want,
-                want == 1 ? "x" : "ces", a.noperands, usage_multiply);
-        return 2;
-    }
+    if (a.noperands != want)
+        return cli_usage_error(a.name, "takes %d matri%s, %d given", want, want == 1 ? "x" : "ces", a.noperands);
     int64_t rows = 0, cols;
     cli_declared_shape(&a, 0, &rows, &cols);
-    if (cli_check_rows(&a, argv[0], rows)) return 1;
-    hsp_csr *A = cli_load(&a, 0), *B = NULL;
-    if (A && !square) B = cli_load(&a, 1);
-    if (!A || (!square && !B)) rc = 1;
-    else if (square && A->nrows != A->ncols) {
+    if (cli_check_rows(&a, a.name, rows, 0)) return 1;
+    hsp_csr *A = NULL, *B = NULL;
+    rc = cli_load(&a, 0, &A);
+    if (!rc && !square) rc = cli_load(&a, 1, &B);
+    if (!rc && square && A->nrows != A->ncols) {
         fprintf(stderr, "hspgemm: square: A is %d x %d: squaring needs a square matrix (use multiply A B)\n",
                 A->nrows, A->ncols);
         rc = 1;
-    } else rc = run(&a, A, square ? A : B);
+    }
+    if (!rc) rc = run(&a, A, square ? A : B);
     hsp_csr_free(A);
     hsp_csr_free(B);
     return rc;

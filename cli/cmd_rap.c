@@ -7,15 +7,16 @@ static const char usage_rap[] =
     "       hspgemm rap A P [-o C.mtx] [OPTIONS]        (R = P^T)\n"
     "C = R*A*P as two products, in the order --order gives. Matrices are Matrix Market files\n"
     "or --gen=KIND:ARG[,ARG].\n\n"
-    "  -o, --output=FILE     write C as a Matrix Market file\n"
+    "  -o, --output=FILE     write C as a Matrix Market file (-: to stdout, the figures to stderr)\n"
     "  --order=r-ap|ra-p     R*(A*P) (default) or (R*A)*P\n"
     "  --device=NAME         auto (default), cpu, opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --threads=N           CPU threads (default: one per core)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
-    "  --methods=M, --profile=FILE, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=BYTES,\n"
+    "  --methods=M, --profile=FILE, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=SIZE,\n"
     "  --deterministic\n"
     "                        as for 'hspgemm multiply'\n"
     "  --drop-zeros          leave out the entries of C that are exactly 0, as scipy does\n"
+    "  --nonfinite=warn|fail|ignore   C holds inf or nan: as for 'hspgemm multiply'\n"
     "  --stats[=table|json]  the time of each product; json: one line on stdout\n"
     "  --repeat=N            compute C N times; times are median and minimum\n"
     "  --resident            place R (or P^T), A and P on the device first; both products stay\n"
@@ -24,24 +25,30 @@ static const char usage_rap[] =
     "  --quiet               no progress display\n";
 
 static const char allowed[] = "o,output,order,device,threads,precision,methods,profile,grow,stats,repeat,seed,quiet,gen,"
-                              "small-nnz,device-timeout,mem-limit,resident,drop-zeros,deterministic";
+                              "small-nnz,device-timeout,mem-limit,resident,drop-zeros,deterministic,nonfinite";
 
 static void report(const cli_args *a, const cli_rap_result *r)
 {
     const char *device = r->device[0], *second = r->device[1];
     const char *first = a->amg.order == HSP_RAP_R_AP ? "A*P" : "R*A";
+    FILE *out = a->report;
     if (a->stats == 2)
-        printf("{\"order\":\"%s\",\"rows\":%d,\"cols\":%d,\"nnz_c\":%lld,\"ms_median\":%.4f,\"ms_min\":%.4f,"
-               "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\",\"resident\":%s}\n",
-               cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->t.median, r->t.min,
-               r->ms_product[0], r->ms_product[1], device, second, a->resident ? "true" : "false");
+        fprintf(out, "{\"order\":\"%s\",\"rows\":%d,\"cols\":%d,\"nnz_c\":%lld,\"ms_median\":%.4f,\"ms_min\":%.4f,"
+                "\"ms_products\":[%.4f,%.4f],\"device\":\"%s\",\"device_second\":\"%s\",\"resident\":%s}\n",
+                cli_order_name(a->amg.order), r->rows, r->cols, (long long)r->nnz_c, r->t.median, r->t.min,
+                r->ms_product[0], r->ms_product[1], device, second, a->resident ? "true" : "false");
     else
-        printf("C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
-               a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
-               r->t.median, a->repeat, a->stats ? "" : "\n");
+        fprintf(out, "C = %s: %d x %d, nnz %lld, %.3f ms (median of %d)%s",
+                a->amg.order == HSP_RAP_R_AP ? "R*(A*P)" : "(R*A)*P", r->rows, r->cols, (long long)r->nnz_c,
+                r->t.median, a->repeat, a->stats ? "" : "\n");
+    if (!a->stats && (cli_small_product(device) || cli_small_product(second)))
+        fprintf(out, "(%s ran on the CPU threads: %s)\n",
+                cli_small_product(device) && cli_small_product(second) ? "both products" : "one product",
+                CLI_SMALL_NOTE);
     if (a->stats == 1)
-        printf("; %s %.3f ms, then %.3f ms (last run), device %s%s%s\n", first, r->ms_product[0], r->ms_product[1],
-               device, strcmp(device, second) ? ", then " : "", strcmp(device, second) ? second : "");
+        fprintf(out, "; %s %.3f ms, then %.3f ms (last run), device %s%s%s\n", first, r->ms_product[0],
+                r->ms_product[1], device, strcmp(device, second) ? ", then " : "",
+                strcmp(device, second) ? second : "");
 }
 
 int cmd_rap(int argc, char **argv)
@@ -50,30 +57,26 @@ int cmd_rap(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_rap, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (!a.repeat) a.repeat = 1;
-    if (a.noperands != 2 && a.noperands != 3) {
-        fprintf(stderr, "hspgemm: rap takes R A P or A P, %d matrices given\n%s", a.noperands, usage_rap);
-        return 2;
-    }
+    if (a.noperands != 2 && a.noperands != 3)
+        return cli_usage_error(a.name, "takes R A P or A P, %d matrices given", a.noperands);
     int64_t rows = 0, cols = 0; /* those of the first product's left operand: A, R, or P^T */
     int left = a.amg.order == HSP_RAP_R_AP ? a.noperands - 2 : a.noperands == 3 ? 0 : 1;
     cli_declared_shape(&a, left, &rows, &cols);
-    if (cli_check_rows(&a, "rap", a.amg.order == HSP_RAP_RA_P && a.noperands == 2 ? cols : rows)) return 1;
+    if (cli_check_rows(&a, "rap", a.amg.order == HSP_RAP_RA_P && a.noperands == 2 ? cols : rows, 0)) return 1;
     hsp_csr *M[3] = {NULL, NULL, NULL};
-    for (int k = 0; k < a.noperands && (k == 0 || M[k - 1]); k++) M[k] = cli_load(&a, k);
+    for (int k = 0; k < a.noperands && !rc; k++) rc = cli_load(&a, k, &M[k]);
     hsp_csr *R = a.noperands == 3 ? M[0] : NULL, *A = M[a.noperands - 2], *P = M[a.noperands - 1], *C = NULL;
     hsp_context *ctx = NULL;
     cli_rap_result r = {0};
-    hsp_status s = HSP_ERR_IO;
-    if (A && P) {
-        s = hsp_context_create(&a.lib, &ctx);
-        if (s != HSP_OK) cli_error("context", s);
-        else if ((s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident, a.output ? &C : NULL, &r)) !=
-                 HSP_OK)
-            cli_error("rap", s);
-    }
-    if (s == HSP_OK) report(&a, &r);
-    if (s == HSP_OK && a.output && (s = hsp_mm_write(a.output, C)) != HSP_OK) cli_error(a.output, s);
+    hsp_status s = HSP_OK;
+    if (!rc) rc = cli_context(&a, &ctx);
+    if (!rc && (s = cli_time_rap(ctx, R, A, P, a.amg.order, 0, a.repeat, a.resident,
+                                 a.output || a.nonfinite != CLI_NONFINITE_IGNORE ? &C : NULL, &r)) != HSP_OK)
+        rc = cli_error("rap", s);
+    if (!rc) report(&a, &r);
+    if (!rc && C) rc = cli_check_finite(&a, C);
+    if (!rc && a.output && (s = hsp_mm_write(a.output, C)) != HSP_OK) rc = cli_error(a.output, s);
     hsp_csr_free(C), hsp_context_free(ctx);
     for (int k = 0; k < 3; k++) hsp_csr_free(M[k]);
-    return s == HSP_OK ? 0 : 1;
+    return rc;
 }

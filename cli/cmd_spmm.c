@@ -13,7 +13,7 @@ static const char usage_spmm[] =
     "in [-1, 1) from --seed.  C is written as an array file.  Runs on the CPU threads,\n"
     "or on a GPU device given by --device (a work-item one or two entries of C; A in CSR or\n"
     "ELLPACK-R, whichever that device reads faster for B's layout).\n\n"
-    "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file\n"
+    "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file (-: stdout)\n"
     "  --cols=L              generate B with L columns (instead of B.mtx)\n"
     "  --layout=row|col      B's (generated) and C's storage: row-major (default) or column-major\n"
     "  --format=ellr|csr     ellr (default): A prepared once (hsp_ellr_from_csr: ELLPACK-R, or CSR\n"
@@ -37,6 +37,9 @@ static const char usage_spmm[] =
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
     "  --stats[=table|json]  print the figures: a table, or one JSON line on stdout\n"
     "  --seed=N              seed of generated matrices (default 1; B uses N+1)\n"
+    "  --nonfinite=warn|fail|ignore   C holds inf or nan: as for 'hspgemm multiply'\n"
+    "  --mem-limit=SIZE      refuse, before reading them, A, B and C that need more memory\n"
+    "                        (bytes, or 512M, 4G; default: the memory available)\n"
     "  --quiet               no progress display\n";
 
 /* A dense nrows x ncols matrix in layout, packed, its values zero (shared
@@ -64,8 +67,8 @@ hsp_status cli_dense_random(int32_t nrows, int32_t ncols, hsp_order layout, hsp_
     return s;
 }
 
-static const char allowed[] =
-    "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,resident,blocks,cpu-share";
+static const char allowed[] = "o,output,cols,layout,format,device,threads,precision,repeat,stats,seed,quiet,gen,"
+                              "resident,blocks,cpu-share,mem-limit,nonfinite";
 
 /* B and C placed on ctx's device (--resident), or NULL: the host's are used. */
 typedef struct {
@@ -128,11 +131,11 @@ static hsp_status choose_share(cli_args *a, const hsp_csr *A, const hsp_dense *B
  * first where --cpu-share=auto), print the figures, write C. */
 static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
 {
+    FILE *out = a->report;
     hsp_ellr_info in = {0};
     hsp_dense C = {0};
     hsp_spmm_stats st;
     double alone[3] = {0, 0, 0};
-    if (!strcmp(a->lib.device, "auto")) a->lib.device = "cpu"; /* the CPU threads unless a device is named */
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     hsp_status s = ms ? cli_dense_new(A->nrows, B->ncols, a->layout, A->precision, &C) : HSP_ERR_NOMEM;
     if (s == HSP_OK && a->cpu_share_auto) s = choose_share(a, A, B, &C, ms, alone);
@@ -144,46 +147,59 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
     cli_times t = cli_times_of(ms, a->repeat);
     double gflops = t.median > 0 ? (double)st.flops / t.median / 1e6 : 0;
     if (a->stats == 2)
-        printf("{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
-               "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
-               "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
-               "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
-               "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f,"
-               "\"ms_split_by_rates\":%.4f}\n",
-               A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
-               a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
-               t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
-               (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes, a->resident ? "true" : "false",
-               st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1], alone[2]);
+        fprintf(out, "{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
+                "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
+                "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
+                "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
+                "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f,"
+                "\"ms_split_by_rates\":%.4f}\n",
+                A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
+                a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
+                t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
+                (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes,
+                a->resident ? "true" : "false", st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1],
+                alone[2]);
     else if (a->stats == 1) {
-        printf("C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
-               A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
-               A->precision == HSP_DOUBLE ? "double" : "float", a->layout == HSP_ROW_MAJOR ? "row" : "column",
-               st.device, st.format);
+        fprintf(out, "C = A*B: %d x %d (nnz(A) %lld) times %d x %d, %s, %s-major\n%s, A read as %s\n",
+                A->nrows, A->ncols, (long long)A->nnz, B->nrows, B->ncols,
+                A->precision == HSP_DOUBLE ? "double" : "float", a->layout == HSP_ROW_MAJOR ? "row" : "column",
+                st.device, st.format);
         if (!a->csr && in.height)
-            printf("A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), %.1f MiB "
-                   "against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
-                   in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
+            fprintf(out, "A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), "
+                    "%.1f MiB against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
+                    in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
         if (in.gpu_csr_bytes)
-            printf("and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
-                   in.gpu_csr_bytes / 1048576.0);
+            fprintf(out, "and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
+                    in.gpu_csr_bytes / 1048576.0);
         else if (!a->csr)
-            printf("A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
-                   HSP_ELLR_MAX_PADDING);
+            fprintf(out, "A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
+                    HSP_ELLR_MAX_PADDING);
         if (a->cpu_share_auto)
-            printf("device alone %.3f ms, CPU threads alone %.3f ms, split by their rates %.3f ms (medians): "
-                   "the CPU threads take %.2f\n", alone[0], alone[1], alone[2], a->lib.spmm_cpu_share);
+            fprintf(out, "device alone %.3f ms, CPU threads alone %.3f ms, split by their rates %.3f ms (medians): "
+                    "the CPU threads take %.2f\n", alone[0], alone[1], alone[2], a->lib.spmm_cpu_share);
         if (st.cpu_cols && st.cpu_cols < B->ncols)
-            printf("the CPU threads made %d of B's %d columns beside the device\n", st.cpu_cols, B->ncols);
+            fprintf(out, "the CPU threads made %d of B's %d columns beside the device\n", st.cpu_cols, B->ncols);
         if (st.blocks > 1)
-            printf("C made in %d blocks, their transfers beside the other blocks' launches\n", st.blocks);
-        printf("flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n", (long long)st.flops,
-               t.runs, t.median, t.min, t.max, gflops);
+            fprintf(out, "C made in %d blocks, their transfers beside the other blocks' launches\n", st.blocks);
+        fprintf(out, "flops %lld; %d runs: median %.3f ms, min %.3f ms, max %.3f ms, %.3f GFlop/s\n",
+                (long long)st.flops, t.runs, t.median, t.min, t.max, gflops);
     }
-    else printf("C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
-    if (a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) cli_error(a->output, s);
+    else fprintf(out, "C: %d x %d, %.3f ms\n", C.nrows, C.ncols, t.median);
+    int rc = cli_check_finite_dense(a, &C);
+    if (!rc && a->output && (s = hsp_mm_write_dense(a->output, &C)) != HSP_OK) rc = cli_error(a->output, s);
     free(ms), hsp_dense_free(&C);
-    return s == HSP_OK ? 0 : 1;
+    return rc;
+}
+
+/* Refuse before reading A when its row pointers, B and C pass the memory
+ * limit, from the size lines (B's, or --cols); 1 when refused. */
+static int check_memory(const cli_args *a)
+{
+    int64_t rows = 0, cols = 0, b_rows, L = a->cols;
+    cli_declared_shape(a, 0, &rows, &cols);
+    if (!L && cli_declared_shape(a, 1, &b_rows, &L) != 2) L = 0;
+    double dense = ((double)rows + (double)cols) * (double)L * (a->precision == HSP_DOUBLE ? 8 : 4);
+    return cli_check_rows(a, "spmm", 0, dense);
 }
 
 int cmd_spmm(int argc, char **argv)
@@ -192,18 +208,17 @@ int cmd_spmm(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_spmm, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (!a.repeat) a.repeat = 1;
-    if (a.resident && a.csr) {
-        fprintf(stderr, "hspgemm: spmm: --resident multiplies a prepared A: not with --format=csr\n");
-        return 2;
-    }
-    if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1])) {
-        fprintf(stderr, "hspgemm: spmm takes A and either B.mtx (a dense array file) or --cols=L\n%s", usage_spmm);
-        return 2;
-    }
-    hsp_csr *A = cli_load(&a, 0);
+    if (a.resident && a.csr)
+        return cli_usage_error(a.name, "--resident multiplies a prepared A: not with --format=csr");
+    if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1]))
+        return cli_usage_error(a.name, "takes A and either B.mtx (a dense array file) or --cols=L");
+    if (!strcmp(a.lib.device, "auto")) a.lib.device = "cpu"; /* the CPU threads unless a device is named */
+    if (check_memory(&a)) return 1;
+    if ((rc = cli_check_device(&a))) return rc;
+    hsp_csr *A = NULL;
     hsp_dense B = {0};
     hsp_status s = HSP_OK;
-    if (!A) return 1;
+    if ((rc = cli_load(&a, 0, &A))) return rc;
     if (a.cols) s = cli_dense_random(A->ncols, a.cols, a.layout, a.precision, a.seed + 1, &B);
     else s = hsp_mm_read_dense(a.operand[1], a.precision, &B);
     if (s != HSP_OK) rc = cli_error(a.cols ? "B" : a.operand[1], s);

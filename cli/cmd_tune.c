@@ -54,16 +54,17 @@ int cmd_tune(int argc, char **argv)
                 "the default needs HOME or XDG_CONFIG_HOME)\n");
         return 2;
     }
+    if (cli_check_rows(&a, "tune", 0, 0)) return 1;
     hsp_csr *M[CLI_MAX_OPERANDS] = {NULL};
-    int loaded = 0;
-    while (loaded < a.noperands && (M[loaded] = cli_load(&a, loaded)) != NULL) loaded++;
-    hsp_status s = loaded == a.noperands ? HSP_OK : HSP_ERR_PARSE; /* cli_load said why */
+    for (int k = 0; k < a.noperands && !rc; k++) rc = cli_load(&a, k, &M[k]);
     t.matrices = (const hsp_csr *const *)M, t.names = a.operand, t.nmatrices = a.noperands;
     hsp_context *ctx = NULL;
-    if (s == HSP_OK && (s = hsp_context_create(&a.lib, &ctx)) == HSP_OK) s = hsp_tune(ctx, &t);
+    hsp_status s = HSP_OK;
+    if (!rc) rc = cli_context(&a, &ctx);
+    if (!rc && (s = hsp_tune(ctx, &t)) != HSP_OK) rc = cli_error("tune", s);
     hsp_context_free(ctx);
-    for (int k = 0; k < loaded; k++) hsp_csr_free(M[k]);
-    if (s != HSP_OK) return loaded == a.noperands ? cli_error("tune", s) : 1;
+    for (int k = 0; k < a.noperands; k++) hsp_csr_free(M[k]);
+    if (rc) return rc;
     printf("wrote %s:\n", path);
     return print_file(path);
 }

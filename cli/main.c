@@ -1,4 +1,5 @@
 /* main.c: the hspgemm command: dispatch to a subcommand. */
+#include <errno.h>
 #include <string.h>
 #include "cli.h"
 
@@ -21,7 +22,8 @@ static const char usage[] =
     "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
     "'hspgemm COMMAND --help' describes a command's options.\n";
 
-int main(int argc, char **argv)
+/* The subcommand's exit status. */
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "-h")) {
@@ -41,6 +43,27 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
     if (!strcmp(cmd, "tune")) return cmd_tune(argc, argv);
     if (!strcmp(cmd, "spmm")) return cmd_spmm(argc, argv);
-    fprintf(stderr, "hspgemm: unknown command '%s'\n\n%s", cmd, usage);
+    char shown[CLI_SHOWN + 4];
+    fprintf(stderr, "hspgemm: unknown command '%s'\n(see 'hspgemm help')\n", cli_shown(cmd, shown));
     return 2;
+}
+
+/* A notice of the library (a GPU's kernels built from source: seconds to
+ * minutes, once) as a line on stderr. */
+static void print_notice(const char *message, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "hspgemm: %s\n", message);
+}
+
+/* The subcommand's status, or 1 where what it printed could not be written
+ * (a full disk, a closed pipe): a report lost is a failure. */
+int main(int argc, char **argv)
+{
+    hsp_set_notice(print_notice, NULL); /* cli_parse takes it back under --quiet */
+    int rc = dispatch(argc, argv);
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    fprintf(stderr, "hspgemm: writing the standard output: %s\n", errno ? strerror(errno) : "I/O error");
+    return rc ? rc : 1;
 }

@@ -1,6 +1,8 @@
 /* options.c: parsing the command line shared by the subcommands, loading
  * operands, and small helpers. */
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,6 +23,21 @@ static int parse_int(const char *text, int64_t lo, int64_t hi, int64_t *out)
     long long v = strtoll(text, &end, 10);
     if (errno || end == text || *end || v < lo || v > hi) return -1;
     *out = v;
+    return 0;
+}
+
+/* A byte count from 1 up from text: a whole number, with K, M, G or T for
+ * 2^10, 2^20, 2^30 or 2^40 of them (1G, 512m); 0 on success. */
+static int parse_bytes(const char *text, int64_t *out)
+{
+    static const char units[] = "KMGT";
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    int shift = unit ? 10 * (int)(unit - units + 1) : 0;
+    if (errno || end == text || v < 1 || (*end && (!unit || end[1])) || v > INT64_MAX >> shift) return -1;
+    *out = (int64_t)v << shift;
     return 0;
 }
 
@@ -154,6 +171,11 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "layout")) {
         if (strcmp(v, "row") && strcmp(v, "col")) return "--layout takes row or col";
         a->layout = strcmp(v, "row") ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
+    } else if (!strcmp(name, "nonfinite")) {
+        if (strcmp(v, "warn") && strcmp(v, "fail") && strcmp(v, "ignore"))
+            return "--nonfinite takes warn, fail or ignore";
+        a->nonfinite = !strcmp(v, "warn") ? CLI_NONFINITE_WARN : !strcmp(v, "fail") ? CLI_NONFINITE_FAIL
+                                                                                    : CLI_NONFINITE_IGNORE;
     } else if (!strcmp(name, "format")) {
         if (strcmp(v, "csr") && strcmp(v, "ellr")) return "--format takes csr or ellr";
         a->csr = !strcmp(v, "csr");
@@ -161,7 +183,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
         if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
         a->lib.wavefront = (int)n;
     } else if (!strcmp(name, "local-mem")) {
-        if (parse_int(v, 1, INT64_MAX, &n)) return "--local-mem takes a byte count";
+        if (parse_bytes(v, &n)) return "--local-mem takes a byte count, e.g. 65536 or 64K";
         a->lib.local_mem = n;
     } else if (!strcmp(name, "grow-start")) {
         if (parse_int(v, 1, 1 << 24, &n)) return "--grow-start takes 1 to 2^24 entries";
@@ -179,7 +201,8 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "device-timeout")) {
         if (parse_double(v, 1e-3, 1e9, &a->lib.device_timeout)) return "--device-timeout takes seconds, from 0.001";
     } else if (!strcmp(name, "mem-limit")) {
-        if (parse_int(v, 1, INT64_MAX, &n)) return "--mem-limit takes a byte count";
+        if (parse_bytes(v, &n))
+            return "--mem-limit takes a byte count, e.g. 1500000000, 512M or 4G (K, M, G, T: 2^10, 2^20, 2^30, 2^40)";
         a->lib.mem_limit = n;
     } else if (!strcmp(name, "gen")) {
         if (a->noperands == CLI_MAX_OPERANDS) return "too many matrices (at most 64)";
@@ -204,6 +227,7 @@ static int is_flag(const char *name)
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->name = argv[0];
     hsp_options_init(&a->lib);
     hsp_amg_options_init(&a->amg);
     a->precision = HSP_DOUBLE, a->seed = 1;
@@ -227,30 +251,42 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             if (!err) err = apply_option(a, name, value);
         }
         if (err) {
-            fprintf(stderr, "hspgemm: %s: %s\n%s", arg, err, usage);
-            return 2;
+            char shown[CLI_SHOWN + 4];
+            return cli_usage_error(a->name, "%s: %s", cli_shown(arg, shown), err);
         }
     }
-    if (a->resident && (a->lib.bitmap || a->lib.pattern)) {
-        fprintf(stderr, "hspgemm: --%s: not with --resident (resident products are numeric, in CSR)\n%s",
-                a->lib.bitmap ? "methods=bitmap" : "pattern", usage);
-        return 2;
-    }
-    if (a->resident && a->lib.drop_zeros) {
-        fprintf(stderr, "hspgemm: --drop-zeros: not with --resident (a resident C keeps its zeros)\n%s", usage);
-        return 2;
-    }
+    if (a->resident && (a->lib.bitmap || a->lib.pattern))
+        return cli_usage_error(a->name, "--%s: not with --resident (resident products are numeric, in CSR)",
+                               a->lib.bitmap ? "methods=bitmap" : "pattern");
+    if (a->resident && a->lib.drop_zeros)
+        return cli_usage_error(a->name, "--drop-zeros: not with --resident (a resident C keeps its zeros)");
+    if (a->lib.pattern && a->lib.drop_zeros)
+        return cli_usage_error(a->name, "--pattern --drop-zeros: a pattern is where products land, whatever their "
+                               "values: nothing cancels (--drop-zeros alone gives C without the zeros, values kept)");
+    if (a->resident && a->lib.unsorted)
+        return cli_usage_error(a->name, "--unsorted: not with --resident (a resident C's rows are sorted)");
+    if (a->output && cli_check_writable(a->name, a->output)) return 2; /* before any work */
+    if (a->quiet) hsp_set_notice(NULL, NULL);
+    a->report = a->output && !strcmp(a->output, "-") ? stderr : stdout;
+    a->mem_default = !a->lib.mem_limit;
+    if (a->mem_default) a->lib.mem_limit = hsp_available_memory();
     return 0;
 }
 
-hsp_csr *cli_load(const cli_args *a, int k)
+int cli_load(const cli_args *a, int k, hsp_csr **M)
 {
-    hsp_csr *M = NULL;
-    hsp_status s = a->operand_is_gen[k]
-                       ? hsp_generate(a->operand[k], a->seed + (uint64_t)k, a->precision, &M)
-                       : hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, a->lib.mem_limit, &M);
-    if (s != HSP_OK) cli_error(a->operand[k], s);
-    return M;
+    *M = NULL;
+    if (a->operand_is_gen[k]) {
+        hsp_status s = hsp_generate(a->operand[k], a->seed + (uint64_t)k, a->precision, M);
+        return s == HSP_OK ? 0 : cli_gen_error(a->operand[k], s);
+    }
+    hsp_status s = hsp_mm_read_limit(a->operand[k], a->precision, !a->quiet, cli_read_limit(a), M);
+    return s == HSP_OK ? 0 : cli_error(a->operand[k], s);
+}
+
+int64_t cli_read_limit(const cli_args *a)
+{
+    return a->mem_default ? 0 : a->lib.mem_limit;
 }
 
 /* The next line of f into line (at most len - 1 bytes of it: the rest of a
@@ -271,31 +307,30 @@ int cli_declared_shape(const cli_args *a, int k, int64_t *rows, int64_t *cols)
     if (a->operand_is_gen[k] || stat(a->operand[k], &st) || !S_ISREG(st.st_mode) || !(f = fopen(a->operand[k], "r")))
         return 0;
     int known = read_line(f, line, sizeof line) && !strncasecmp(line, "%%MatrixMarket", 14);
+    int numbers = known && strcasestr(line, " array") ? 2 : 3; /* ROWS COLUMNS [ENTRIES] */
     while (known && (known = read_line(f, line, sizeof line))) {
         const char *p = line + strspn(line, " \t\r\n");
         if (*p == '%' || !*p) continue; /* comments and blank lines */
-        long long n[3];
+        long long n[3] = {0, 0, 0};
         errno = 0;
-        for (int t = 0; t < 3; t++, p = end) n[t] = strtoll(p, &end, 10), known &= end > p;
+        for (int t = 0; t < numbers; t++, p = end) n[t] = strtoll(p, &end, 10), known &= end > p;
         known &= !errno && !end[strspn(end, " \t\r\n")] && n[0] >= 0 && n[1] >= 0 && n[2] >= 0 &&
                  n[0] <= INT32_MAX && n[1] <= INT32_MAX;
         if (known) *rows = n[0], *cols = n[1];
         break; /* the size line, or what the reader will refuse */
     }
     fclose(f);
-    return known;
+    return known ? 4 - numbers : 0;
 }
 
-int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows)
+int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows, double dense)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    int64_t limit = a->lib.mem_limit > 0 ? a->lib.mem_limit : pages > 0 && page > 0 ? (int64_t)pages * page : 0;
-    int64_t rows, cols, most_rows = -1, most_cols = 0;
-    double need = product_rows > 0 ? ((double)product_rows + 1) * PRODUCT_ROW_BYTES : 0;
+    int64_t limit = a->lib.mem_limit, rows, cols, most_rows = -1, most_cols = 0;
+    double need = (product_rows > 0 ? ((double)product_rows + 1) * PRODUCT_ROW_BYTES : 0) + dense;
     int most = -1;
-    char product[96] = "";
+    char product[96] = "", dense_text[64] = "";
     for (int k = 0; k < a->noperands; k++) {
-        if (!cli_declared_shape(a, k, &rows, &cols)) continue;
+        if (cli_declared_shape(a, k, &rows, &cols) != 1) continue;
         need += ((double)rows + 1) * sizeof(int64_t);
         if (rows > most_rows) most = k, most_rows = rows, most_cols = cols;
     }
@@ -303,18 +338,89 @@ int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows)
     if (product_rows > 0)
         snprintf(product, sizeof product, " and %d a row of a product of %lld rows", PRODUCT_ROW_BYTES,
                  (long long)product_rows);
+    if (dense > 0) snprintf(dense_text, sizeof dense_text, " and %.0f bytes of dense B and C", dense);
     fprintf(stderr, "hspgemm: %s: %s: %s declares %lld x %lld: the row arrays of %s, 8 bytes a row of each matrix "
-            "read%s, take %.0f bytes (%.1f GiB), more than %s (%lld bytes); --mem-limit=BYTES raises the limit\n",
+            "read%s%s, take %.0f bytes (%.1f GiB), more than %s (%lld bytes); --mem-limit=SIZE raises the limit\n",
             command, hsp_strerror(HSP_ERR_NOMEM), a->operand[most], (long long)most_rows, (long long)most_cols,
-            command, product, need, need / (1 << 30),
-            a->lib.mem_limit > 0 ? "the memory limit" : "this machine's memory", (long long)limit);
+            command, product, dense_text, need, need / (1 << 30),
+            a->mem_default ? "the memory available" : "the memory limit", (long long)limit);
     return 1;
+}
+
+int cli_small_product(const char *device)
+{
+    return !strcmp(device, "cpu (a small product)"); /* the description src/product/open.c gives it */
+}
+
+int cli_gen_error(const char *spec, hsp_status s)
+{
+    return cli_error(spec, s) + (s == HSP_ERR_ARG);
 }
 
 int cli_error(const char *what, hsp_status s)
 {
-    fprintf(stderr, "hspgemm: %s: %s: %s\n", what, hsp_strerror(s), hsp_errmsg());
+    char shown[CLI_SHOWN + 4];
+    fprintf(stderr, "hspgemm: %s: %s: %s\n", cli_shown(what, shown), hsp_strerror(s), hsp_errmsg());
     return 1;
+}
+
+int cli_check_writable(const char *command, const char *path)
+{
+    char dir[4096];
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    if (!strcmp(path, "-")) return 0;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return fprintf(stderr, "hspgemm: %s: %s is a folder, not a file\n", command, path), 2;
+        if (access(path, W_OK) == 0) return 0;
+        return fprintf(stderr, "hspgemm: %s: %s: %s\n", command, path, strerror(errno)), 2;
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return fprintf(stderr, "hspgemm: %s: cannot write %s: no folder %s\n", command, path, dir), 2;
+    if (access(dir, W_OK | X_OK) != 0)
+        return fprintf(stderr, "hspgemm: %s: cannot write %s: %s: %s\n", command, path, dir, strerror(errno)), 2;
+    return 0;
+}
+
+int cli_context(const cli_args *a, hsp_context **ctx)
+{
+    hsp_status s = hsp_context_create(&a->lib, ctx);
+    if (s == HSP_OK) return 0;
+    cli_error("context", s);
+    if (s != HSP_ERR_ARG) return 1;
+    hsp_options o = a->lib;
+    hsp_context *probe = NULL;
+    o.profile = "none"; /* a profile's lines, refused alike, are a file's, not the command line's */
+    int usage = hsp_context_create(&o, &probe) != HSP_OK;
+    hsp_context_free(probe);
+    return usage ? 2 : 1;
+}
+
+int cli_check_device(const cli_args *a)
+{
+    hsp_context *ctx = NULL;
+    int rc = cli_context(a, &ctx);
+    hsp_context_free(ctx);
+    return rc;
+}
+
+int cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "hspgemm: %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'hspgemm %s --help')\n", command);
+    va_end(ap);
+    return 2;
+}
+
+const char *cli_shown(const char *s, char *buf)
+{
+    if (strlen(s) <= CLI_SHOWN) return s;
+    snprintf(buf, CLI_SHOWN + 4, "%.*s...", (int)CLI_SHOWN, s);
+    return buf;
 }
 
 static int compare_double(const void *x, const void *y)

@@ -68,6 +68,11 @@ hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
  * them back to the system. */
 void hsp_csr_free(hsp_csr *A);
 void hsp_release_memory(void);
+/* The bytes this process may still take now: the memory available without
+ * swapping (MemAvailable of /proc/meminfo; where unknown, the free pages),
+ * or the address space left where a limit on it (ulimit -v) allows less;
+ * 0 when unknown.  What the readers take as their limit by default. */
+int64_t hsp_available_memory(void);
 /* Check that A is a valid CSR matrix; the error message names the row. */
 hsp_status hsp_csr_check(const hsp_csr *A);
 /* Build a valid CSR matrix from nnz triplets in any order; duplicates are
@@ -95,29 +100,43 @@ double hsp_csr_value(const hsp_csr *A, int64_t k);
 
 /* Read a coordinate Matrix Market file (real, integer or pattern; general,
  * symmetric or skew-symmetric) into precision.  Duplicates are summed.  A parse
- * error's message names the file and line; a value that is not finite in the
- * precision (1e999, inf, nan; 1e300 in float) is one.  progress != 0 shows a progress line
- * on stderr when reading takes more than a second. */
+ * error's message names the file and line: a number that overflows the
+ * precision (1e999; 1e300 in float), hexadecimal, a value that is not a whole
+ * number in an integer file, a NUL byte, CR line endings (CR LF are read).
+ * inf, infinity and nan (signed or not, any case) are read as such: they are
+ * what hsp_mm_write writes for values that are not finite.  progress != 0
+ * shows a progress line on stderr when reading takes more than a second. */
 hsp_status hsp_mm_read(const char *path, hsp_precision precision, int progress,
                        hsp_csr **out);
-/* hsp_mm_read within mem_limit bytes (0: the machine's memory, as
- * hsp_mm_read): a file whose declared shape and entries need more to read
- * fails with HSP_ERR_NOMEM, saying how much, before that is allocated. */
+/* hsp_mm_read within mem_limit bytes (0: the memory available when the
+ * read starts, hsp_available_memory, as hsp_mm_read): a file whose declared
+ * shape and entries need more to read fails with HSP_ERR_NOMEM, saying how
+ * much, before that is allocated. */
 hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int progress, int64_t mem_limit,
                              hsp_csr **out);
 /* Write A as a general real coordinate Matrix Market file (its rows sorted
  * or not: a C of options.unsorted is written as it is; bad row pointers,
  * out-of-range and duplicate columns are refused, as hsp_csr_convert does).  A regular file
  * is written beside its place and renamed there once whole, so that a failed
- * write leaves what was there before. */
+ * write leaves what was there before; path "-" writes to stdout. */
 hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
+
+/* ---- Notices -------------------------------------------------------------- */
+
+/* fn(message, arg) is called with one line (no newline) before work that
+ * takes long with nothing else to show for it: building a GPU device's
+ * kernels from source when they are not in the cache yet (once per device
+ * and driver; seconds, minutes on PoCL), on the thread creating the context.
+ * fn NULL (the default): no notices.  The CLI prints them on stderr. */
+typedef void (*hsp_notice_fn)(const char *message, void *arg);
+void hsp_set_notice(hsp_notice_fn fn, void *arg);
 
 /* ---- Generated matrices ------------------------------------------------ */
 
 /* Make a matrix from a spec "KIND:ARG[,ARG]", deterministic for a seed:
  *   poisson2d5:N  poisson2d9:N  poisson3d7:N  poisson3d27:N   (grid side N)
  *   rmat:SCALE,EDGEFACTOR   (2^SCALE rows, Graph500 probabilities)
- *   random:N,PER_ROW        (N x N, PER_ROW random columns a row)
+ *   random:N,PER_ROW        (N x N, PER_ROW <= N distinct random columns a row)
  *   band:N,HALFWIDTH        (N x N, |i-j| <= HALFWIDTH) */
 hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision,
                         hsp_csr **out);
@@ -479,14 +498,15 @@ typedef struct {
 } hsp_amg;
 
 /* Build the hierarchy of A (square, with no zero on its diagonal), the
- * products on the context's device. */
+ * products on the context's device; o NULL: the defaults above.  *out is
+ * NULL after any failure. */
 hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out);
 /* The hierarchy of a resident A, every level's A, P and R resident (the
  * level's rA, rP, rR).  Where the device uses host arrays in place this is
  * hsp_amg_setup's hierarchy over A's own arrays, whose host matrices are
  * set too.  On a device with memory of its own every step runs there, and
  * the level's A, P and R stay NULL until hsp_amg_home.  The aggregates are
- * then made there too, in the CPU's greedy order within chunks of 2^17 rows:
+ * then made there too, in the CPU's greedy order within chunks of 2^21 rows:
  * a level of at most that many rows gets the CPU's aggregates, a larger one
  * slightly fewer (README: "Matrices resident on the device"). */
 hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out);
@@ -563,11 +583,12 @@ typedef struct {
 /* Read a Matrix Market array file ("%%MatrixMarket matrix array real
  * general", or integer: the size line "M N", then M N values column by
  * column, one a line) into a new column-major *out of precision (ld the
- * rows, at least 1); errors name the line (a value that is not a finite
- * number of the precision, too few or too many values).  hsp_dense_free
+ * rows, at least 1); errors name the line (values as hsp_mm_read takes them,
+ * too few or too many of them).  hsp_dense_free
  * frees what it allocated. */
 hsp_status hsp_mm_read_dense(const char *path, hsp_precision precision, hsp_dense *out);
-/* Write M (either order) as such a file (a regular file whole or not at all). */
+/* Write M (either order) as such a file (a regular file whole or not at all;
+ * "-": stdout). */
 hsp_status hsp_mm_write_dense(const char *path, const hsp_dense *M);
 /* Free the values hsp_mm_read_dense allocated (M->values NULL after; M may be NULL). */
 void hsp_dense_free(hsp_dense *M);
@@ -619,6 +640,7 @@ typedef struct {
                                     beside it for row-major B of several columns, else 0 */
 } hsp_ellr_info;
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out);
+/* What E holds into *info (E NULL: info zeroed; info NULL: nothing). */
 void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info);
 void hsp_ellr_free(hsp_ellr *E);
 /* hsp_spmm with A prepared (stats' format says which form it read). */
@@ -673,7 +695,7 @@ hsp_status hsp_bitmap_from_csr(const hsp_csr *A, hsp_bitmap **out);
 hsp_status hsp_bitmap_to_csr(const hsp_bitmap *B, hsp_csr **out);
 /* Check that B is valid; the message names the first bad block. */
 hsp_status hsp_bitmap_check(const hsp_bitmap *B);
-/* Bytes of B's arrays (keys, bitmaps, values). */
+/* Bytes of B's arrays (keys, bitmaps, values); 0 for NULL. */
 int64_t hsp_bitmap_bytes(const hsp_bitmap *B);
 void hsp_bitmap_free(hsp_bitmap *B);
 /* C = A*B of valid A and B of one precision, block by block on ctx's GPU

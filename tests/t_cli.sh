@@ -91,6 +91,44 @@ run "$hsp" square "$tmp/tall.mtx" --mem-limit=100000000
 ok "$(has "more than the memory limit (100000000 bytes)" "$tmp/err")" "and says how much it needs: $(cat "$tmp/err")"
 run "$hsp" info "$tmp/tall.mtx" --mem-limit=100000000 --quiet
 [ $rc -eq 1 ]; ok $? "info reads within --mem-limit too"
+# Issue 56: info and spmm read huge28.mtx until the OOM killer came (the limit was the machine's
+# memory, not what is free, and they had no check before reading): every command that reads a file
+# refuses it from its size line, within the memory available (less under ulimit -v) or --mem-limit.
+if ldd "${top_builddir:-.}/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; then
+    skip "info, spmm and bench refuse huge28.mtx within 4 GiB" "AddressSanitizer needs more address space"
+else
+    for cmd in info "spmm --cols=2" "bench --suite=graph --peers=none --csv=$tmp/huge.csv"; do
+        (ulimit -v 4194304; timeout 20 "$hsp" $cmd "$tmp/huge28.mtx") >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ $rc -eq 1 ] && grep -q "declares 2147483647 x 2147483647.*more than the memory available" "$tmp/err"
+        ok $? "$cmd: huge28.mtx refused before reading within 4 GiB of address space ($rc): $(cat "$tmp/err")"
+    done
+fi
+run "$hsp" spmm "$tmp/huge28.mtx" --cols=2 --mem-limit=1G
+[ $rc -eq 1 ] && grep -q "68719476704 bytes of dense B and C, .*than the memory limit (1073741824 bytes)" "$tmp/err"
+ok $? "spmm --mem-limit=1G counts A's row pointers, B and C: $(cat "$tmp/err")"
+run "$hsp" square "$tmp/tall.mtx" --mem-limit=100M
+[ $rc -eq 1 ] && grep -q "more than the memory limit (104857600 bytes)" "$tmp/err"; ok $? "--mem-limit=100M is 100 MiB"
+run "$hsp" square "$tmp/tall.mtx" --mem-limit=100X
+[ $rc -eq 2 ] && grep -q "512M or 4G" "$tmp/err"; ok $? "--mem-limit=100X is refused, saying what it takes"
+# Issue 56: a product that overflowed wrote inf, which info refused to read; C's values that are not
+# finite are written as inf or nan and read back, with a warning, or an error under --nonfinite=fail.
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e300\n2 2 -1\n' >"$tmp/big.mtx"
+run "$hsp" square "$tmp/big.mtx" -o "$tmp/inf.mtx"
+[ $rc -eq 0 ] && grep -q "^1 1 inf$" "$tmp/inf.mtx" &&
+    grep -q "square: warning: 1 value of C is not finite (inf or nan), the first at row 1, column 1" "$tmp/err"
+ok $? "square of a matrix holding 1e300 writes inf and warns: $(cat "$tmp/err")"
+run "$hsp" info "$tmp/inf.mtx"
+[ $rc -eq 0 ] && grep -q "2 x 2, nnz 2" "$tmp/out"; ok $? "info reads the inf it wrote: $(cat "$tmp/err")"
+run "$hsp" square "$tmp/big.mtx" -o "$tmp/inf2.mtx" --nonfinite=fail
+[ $rc -eq 1 ] && [ ! -e "$tmp/inf2.mtx" ] && grep -q "C is not written (--nonfinite=fail)" "$tmp/err"
+ok $? "--nonfinite=fail exits 1 and writes nothing"
+run "$hsp" rap "$tmp/big.mtx" "$tmp/big.mtx" --nonfinite=ignore
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; ok $? "--nonfinite=ignore says nothing"
+run "$hsp" rap "$tmp/big.mtx" "$tmp/big.mtx"
+[ $rc -eq 0 ] && grep -q "rap: warning: 1 value of C" "$tmp/err"; ok $? "rap warns too (C not asked for)"
+run "$hsp" square "$tmp/big.mtx" --nonfinite=maybe
+[ $rc -eq 2 ]; ok $? "--nonfinite=maybe is refused"
 # outputs against products worked out by hand (tests/data/known_*.mtx)
 run "$hsp" square "$data/known_a.mtx" -o "$tmp/k1.mtx"
 cmp -s "$tmp/k1.mtx" "$data/known_a_squared.mtx"; ok $? "square -o writes A*A, entry by entry"
@@ -108,6 +146,27 @@ ok $? "a write that fails (file size limit) leaves the old file: $(cat "$tmp/err
 [ -z "$(ls "$tmp" | grep '\.tmp$')" ]; ok $? "and no temporary file beside it"
 run "$hsp" square --gen=poisson2d5:6 -o /dev/null
 ok $rc "-o /dev/null writes to the device in place"
+# Issue 56: -o /dev/full said "Inappropriate ioctl for device" (a stale errno); a report lost on a
+# full stdout exited 0; -o - made a file named '-'.
+if [ -w /dev/full ]; then
+    run "$hsp" square --gen=poisson2d5:6 -o /dev/full
+    [ $rc -eq 1 ] && grep -q "/dev/full: write failed: No space left on device" "$tmp/err"
+    ok $? "-o /dev/full says no space is left: $(cat "$tmp/err")"
+    "$hsp" info --gen=poisson2d5:6 >/dev/full 2>"$tmp/err"
+    [ $? -eq 1 ] && grep -q "writing the standard output: No space left on device" "$tmp/err"
+    ok $? "a report to a full stdout exits 1, saying so: $(cat "$tmp/err")"
+else
+    skip "-o /dev/full" "no /dev/full here"
+    skip "a report to a full stdout" "no /dev/full here"
+fi
+hsp_path=$(cd "$(dirname "$hsp")" && pwd)/hspgemm
+(cd "$tmp" && "$hsp_path" square --gen=poisson2d5:6 -o - >"$tmp/dash.mtx" 2>"$tmp/err")
+"$hsp" square --gen=poisson2d5:6 -o "$tmp/file.mtx" >/dev/null
+[ ! -e "$tmp/-" ] && cmp -s "$tmp/dash.mtx" "$tmp/file.mtx" && grep -q "^C: 36 x 36" "$tmp/err"
+ok $? "-o - writes C to stdout (the figures to stderr), no file named '-'"
+run "$hsp" spmm --gen=poisson2d5:6 --cols=2 -o -
+[ $rc -eq 0 ] && [ "$(head -2 "$tmp/out" | tr '\n' ' ')" = "%%MatrixMarket matrix array real general 36 2 " ]
+ok $? "spmm -o - writes C to stdout"
 run "$hsp" square "$tmp/missing.mtx"
 [ $rc -eq 1 ]; ok $? "a missing file exits 1"
 ok "$(has "missing.mtx" "$tmp/err")" "and names the file"
@@ -117,11 +176,40 @@ ok "$(has "shape mismatch" "$tmp/err")" "and says so"
 run "$hsp" square "$tmp/a.mtx" --grow=sideways
 [ $rc -eq 2 ]; ok $? "a bad option value exits 2"
 ok "$(has "realloc or copy" "$tmp/err")" "and says what it takes"
+# Issue 56: bad usage exits 2 as said above, also where the library refuses the text (a device or a
+# generator spec; they exited 1); a usage error prints one line and where the help is (it printed
+# the whole help), an overlong value cut; square's errors are square's (they said multiply).
 run "$hsp" square --gen=cube:3
-[ $rc -eq 1 ]; ok $? "an unknown generator exits 1"
+[ $rc -eq 2 ]; ok $? "an unknown generator exits 2"
 run "$hsp" square --gen=poisson2d5:10 --device=cuda
-[ $rc -eq 1 ]; ok $? "an unknown device exits 1"
+[ $rc -eq 2 ]; ok $? "an unknown device exits 2"
 ok "$(has "unknown device" "$tmp/err")" "and says so"
+for bad in "--gen=poisson2d5:10 --device=opencl:99" --gen=poisson2d5:0 "--gen=poisson2d5:10 --wavefront=3" \
+           --gen=random:10,20; do
+    run "$hsp" square $bad
+    [ $rc -eq 2 ] && grep -q "invalid argument" "$tmp/err"; ok $? "square $bad exits 2: $(cat "$tmp/err")"
+done
+run "$hsp" spmm --gen=poisson2d5:10 --cols=2 --device=opencl:99
+[ $rc -eq 2 ]; ok $? "spmm --device=opencl:99 exits 2, before reading A"
+run "$hsp" bench --suite=quick --device=bogus --peers=none --csv="$tmp/bogus.csv"
+[ $rc -eq 2 ] && [ ! -e "$tmp/bogus.csv" ]; ok $? "bench --device=bogus exits 2 before the first product"
+run "$hsp" square "$tmp/a.mtx" --grow=sideways
+[ "$(wc -l <"$tmp/err")" -eq 2 ] && grep -q "^(see 'hspgemm square --help')$" "$tmp/err"
+ok $? "a usage error is its line and where the help is: $(cat "$tmp/err")"
+long=$(printf '%0300d' 0)
+run "$hsp" square --gen=poisson2d5:10 --device="x$long"
+[ $rc -eq 2 ] && [ "$(wc -c <"$tmp/err")" -lt 200 ] && grep -q "x0000000000.*\.\.\." "$tmp/err"
+ok $? "an overlong value is cut in the message: $(cat "$tmp/err")"
+run "$hsp" square --gen="x$long"
+[ $rc -eq 2 ] && [ "$(wc -c <"$tmp/err")" -lt 300 ]; ok $? "an overlong generator spec too"
+run "$hsp" square --gen=poisson2d5:30 --mem-limit=1K
+[ $rc -eq 1 ] && grep -q "^hspgemm: square: out of memory" "$tmp/err"; ok $? "square's errors say square"
+run "$hsp" bench --suite=quick "$tmp/a.mtx"
+[ $rc -eq 2 ] && grep -q "suite=quick takes no file (.*a.mtx)" "$tmp/err"
+ok $? "bench --suite=quick FILE says the suite takes no file: $(cat "$tmp/err")"
+run "$hsp" bench --suite=quik
+[ $rc -eq 2 ] && grep -q "unknown suite 'quik' (the suites: default, paper, quick" "$tmp/err"
+ok $? "an unknown suite is named, with the suites"
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1.0\n' >"$tmp/bad.mtx"
 run "$hsp" square "$tmp/bad.mtx"
 [ $rc -eq 1 ]; ok $? "a malformed file exits 1"
@@ -151,8 +239,32 @@ run "$hsp" square --gen=poisson2d5:10 --stats=json
 ok $rc "auto runs"
 ok "$(has "$note" "$tmp/out")" "auto's stats say what it passed over"
 run "$hsp" square --gen=poisson2d5:10 --device=hsa,fast
-[ $rc -eq 1 ]; ok $? "a bad hsa option is refused"
+[ $rc -eq 2 ]; ok $? "a bad hsa option is refused (bad usage)"
 [ $built = no ] || [ "$(has "give hsa.:N.\[,nosvm\]" "$tmp/err")" -eq 0 ]; ok $? "and says what hsa takes"
+
+# Issue 56: a GPU device left small products to the CPU threads saying so only under --stats.
+dev=$(opencl_device "buffer SVM")
+if [ -n "$dev" ]; then
+    run "$hsp" square --gen=poisson2d5:30 --device="$dev"
+    [ $rc -eq 0 ] && grep -q "^(ran on the CPU threads: a product whose A and B hold at most --small-nnz" "$tmp/out"
+    ok $? "square on $dev says a small product ran on the CPU threads: $(tail -1 "$tmp/out")"
+    run "$hsp" rap --gen=poisson2d5:30 --gen=random:900,2 --device="$dev"
+    [ $rc -eq 0 ] && grep -q "^(both products ran on the CPU threads" "$tmp/out"; ok $? "rap says so too"
+    run "$hsp" square --gen=poisson2d5:30 --device="$dev" --small-nnz=-1
+    [ $rc -eq 0 ] && ! grep -q "CPU threads" "$tmp/out"; ok $? "and not where the device ran it (--small-nnz=-1)"
+    # Issue 56: a GPU device's first use built its kernels for seconds to minutes without a word.
+    run env HSPGEMM_CACHE_DIR="$tmp/kernels" "$hsp" square --gen=poisson2d5:6 --device="$dev"
+    built="^hspgemm: building the OpenCL kernels for .* (once: they are cached in $tmp/kernels) ...$"
+    [ $rc -eq 0 ] && [ "$(grep -c "$built" "$tmp/err")" -eq 1 ]
+    ok $? "the first use of $dev says, in one line, that its kernels are being built: $(cat "$tmp/err")"
+    run env HSPGEMM_CACHE_DIR="$tmp/kernels" "$hsp" square --gen=poisson2d5:6 --device="$dev"
+    [ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; ok $? "the next, from the cache, says nothing"
+    run env HSPGEMM_CACHE_DIR=off "$hsp" square --gen=poisson2d5:6 --device="$dev" --quiet
+    [ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; ok $? "nor does --quiet"
+else
+    for t in square rap "--small-nnz=-1"; do skip "$t says a small product ran on the CPU threads" "no PoCL"; done
+    for t in "first use" "next" "--quiet"; do skip "$t: the notice of a kernel build" "no PoCL"; done
+fi
 
 # Galerkin products and AMG set-up
 # (on the cpu device: another device, or another method, sums in another order)
@@ -184,6 +296,12 @@ ok "$(has "nnz 0," "$tmp/out")" "multiply --drop-zeros leaves it out"
 ok "$(has "^1 1 0$" "$tmp/z.mtx")" "and writes a 1 x 1 C of no entries"
 run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --drop-zeros --resident
 [ $rc -eq 2 ]; ok $? "--drop-zeros with --resident exits 2"
+# Issue 56: --resident --unsorted and --pattern --drop-zeros were taken, the second flag ignored.
+run "$hsp" square "$tmp/a.mtx" --resident --unsorted
+[ $rc -eq 2 ] && grep -q "unsorted: not with --resident" "$tmp/err"; ok $? "--unsorted with --resident exits 2"
+run "$hsp" multiply "$tmp/row.mtx" "$tmp/col.mtx" --pattern --drop-zeros
+[ $rc -eq 2 ] && grep -q "pattern --drop-zeros: a pattern is where products land" "$tmp/err"
+ok $? "--pattern with --drop-zeros exits 2, saying why"
 run "$hsp" square "$tmp/a.mtx" --methods=bitmap --stats -o "$tmp/c4.mtx"
 cmp -s "$tmp/c1.mtx" "$tmp/c4.mtx"; ok $? "square --methods=bitmap gives the same C"
 ok "$(has "method bitmap: C in" "$tmp/out")" "and its figures say so"
@@ -233,6 +351,29 @@ run "$hsp" amg-setup --gen=random:100,3 --coarse=10
 ok "$(has "diagonal" "$tmp/err")" "and says why"
 run "$hsp" amg-setup --gen=poisson2d5:10 --theta=-1
 [ $rc -eq 2 ]; ok $? "amg-setup with a negative theta exits 2"
+# Issue 56: the diagonal was checked only where the set-up coarsened (a matrix of no more rows than
+# --coarse exited 0, its summary naming no device), rows were named from 0, a 0 x 0 A exited 0.
+run "$hsp" amg-setup --gen=random:100,3
+[ $rc -eq 1 ] && grep -q "has no nonzero diagonal entry" "$tmp/err" && [ ! -s "$tmp/out" ]
+ok $? "amg-setup of 100 rows (below --coarse) without a full diagonal exits 1: $(cat "$tmp/err")"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 4\n2 1 1\n' >"$tmp/nodiag.mtx"
+run "$hsp" amg-setup "$tmp/nodiag.mtx" --coarse=1
+[ $rc -eq 1 ] && grep -q "row 2 of A (counted from 1, as in a Matrix Market file) has no nonzero diagonal" "$tmp/err"
+ok $? "and names the row as the file counts it: $(cat "$tmp/err")"
+printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/zero.mtx"
+run "$hsp" amg-setup "$tmp/zero.mtx"
+[ $rc -eq 1 ] && grep -q "A is 0 x 0" "$tmp/err"; ok $? "amg-setup of a 0 x 0 matrix exits 1"
+run "$hsp" amg-setup --gen=poisson2d5:10
+[ $rc -eq 0 ] && ! grep -q "^:" "$tmp/out"; ok $? "a hierarchy of one level names no empty device"
+# Issue 56: output paths were checked after the work (square printed C's figures, amg-setup ran
+# the whole set-up, then each failed): now before, as bench checks its CSV.
+touch "$tmp/plain"
+run "$hsp" square --gen=poisson2d5:60 -o "$tmp/nodir/o.mtx"
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "cannot write $tmp/nodir/o.mtx: no folder" "$tmp/err"
+ok $? "square -o into a missing folder is refused before the product: $(cat "$tmp/err")"
+run "$hsp" amg-setup --gen=poisson2d5:60 --write-levels="$tmp/plain/sub"
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "write-levels=$tmp/plain/sub: Not a directory" "$tmp/err"
+ok $? "amg-setup --write-levels under a file is refused before the set-up: $(cat "$tmp/err")"
 
 run "$hsp" bench --suite=quick --peers=none --repeat=1 --csv="$tmp/b.csv"
 ok $rc "bench --suite=quick runs"
@@ -325,6 +466,23 @@ else
     skip "peer_mkl --spmm=0" "no oneMKL peer"
 fi
 
+# Issue 56: the documentation against the code: README's multiply table has every option of
+# square --help, bench's spmm peers are --help's, the header's chunks of rows are the code's.
+missing=""
+for o in $("$hsp" square --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    case $o in --help | --gen) continue ;; esac
+    awk '/^Options of `multiply` and `square`:/, /^Generators/' "${top_srcdir:-.}/README.md" | grep -q -- "\`$o" ||
+        missing="$missing $o"
+done
+[ -z "$missing" ]; ok $? "README's table of multiply's options has each of square --help's:$missing"
+"$hsp" bench --help | grep -q "scipy,cusparse,mkl for --suite=spmm" &&
+    tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q '`scipy,cusparse,mkl` for *`--suite=spmm`'
+ok $? "README and bench --help name the same peers of --suite=spmm"
+chunk=$(sed -n 's/.*MIS_CHUNK = 1 << \([0-9]*\).*/\1/p' "${top_srcdir:-.}/src/gpu/gpu_amg.c")
+grep -q "chunks of 2^$chunk rows" "${top_srcdir:-.}/src/hspgemm.h" &&
+    tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q "within chunks of 2^$chunk rows"
+ok $? "hspgemm.h and README give the device aggregation's chunks of rows as the code: 2^$chunk"
+
 # The bench's mistakes are refused before the first product, with status 2.
 run "$hsp" --version
 [ $rc -eq 0 ] && grep -q "^hspgemm [0-9][0-9.]* (commit " "$tmp/out"; ok $? "--version names the version and the commit"
@@ -389,12 +547,17 @@ printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n%% no more\n' >"$tmp
 run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sbad.mtx"
 [ $rc -eq 1 ] && grep -q "sbad.mtx:4: the file ends after 1 of 2 values" "$tmp/err"
 ok $? "spmm names the line where a short array file ends"
-printf '%%%%MatrixMarket matrix array real general\n2 1\n1\ninf\n' >"$tmp/sbad.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\ninf\n' >"$tmp/sinf.mtx"
+run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sinf.mtx" -o "$tmp/sinfc.mtx"
+[ $rc -eq 0 ] && [ "$(tr '\n' ' ' <"$tmp/sinfc.mtx")" = "%%MatrixMarket matrix array real general 2 1 inf inf " ] &&
+    grep -q "spmm: warning: 2 values of C are not finite (inf or nan), the first at row 1, column 1" "$tmp/err"
+ok $? "spmm reads an array file holding inf (as it writes one), and warns of C's: $(cat "$tmp/err")"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n1e999\n' >"$tmp/sbad.mtx"
 run "$hsp" spmm "$tmp/sa.mtx" "$tmp/sbad.mtx"
-[ $rc -eq 1 ] && grep -q "sbad.mtx:4: the value 'inf' is not a finite double" "$tmp/err"
-ok $? "spmm refuses an array file holding inf"
+[ $rc -eq 1 ] && grep -q "sbad.mtx:4: the value '1e999' is not a finite double" "$tmp/err"
+ok $? "spmm refuses an array file holding 1e999 (no double)"
 run "$hsp" spmm "$tmp/sa.mtx"
-[ $rc -eq 2 ] && grep -q "spmm takes A and either B.mtx" "$tmp/err"
+[ $rc -eq 2 ] && grep -q "spmm: takes A and either B.mtx" "$tmp/err"
 ok $? "spmm without B or --cols is a usage error"
 run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --stats --repeat=2
 [ $rc -eq 0 ] && grep -q "A read as ellr" "$tmp/out" &&

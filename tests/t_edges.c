@@ -27,6 +27,14 @@ static void test_null_and_range(void)
     tap_ok(1, "hsp_options_init(NULL) and hsp_amg_options_init(NULL) return");
     tap_ok(hsp_context_bins(NULL) == NULL, "hsp_context_bins(NULL) is NULL");
     tap_ok(hsp_context_bins(ctx) && hsp_context_bins(ctx)->nbins > 0, "hsp_context_bins(ctx) is its layout");
+    hsp_ellr_info info;
+    memset(&info, 0xff, sizeof info);
+    hsp_ellr_describe(NULL, &info);
+    tap_ok(info.nrows == 0 && info.bytes == 0 && !info.format[0] && strstr(hsp_errmsg(), "NULL"),
+           "hsp_ellr_describe(NULL, &info) zeroes info: %s", hsp_errmsg());
+    hsp_ellr_describe(NULL, NULL);
+    tap_ok(hsp_bitmap_bytes(NULL) == 0 && strstr(hsp_errmsg(), "NULL"), "hsp_bitmap_bytes(NULL) is 0: %s",
+           hsp_errmsg());
     hsp_csr_free(A);
 }
 
@@ -139,6 +147,19 @@ static void test_amg_messages(void)
     hsp_amg_options_init(&o), o.max_levels = HSP_AMG_MAX_LEVELS + 1, amg_refused(&o, "max_levels");
     hsp_amg_options_init(&o), o.coarse_size = 0, amg_refused(&o, "coarse_size");
     hsp_amg_options_init(&o), o.order = (hsp_rap_order)7, amg_refused(&o, "order");
+    /* issue 56: NULL options were refused (hsp_context_create takes them), and a NULL argument left *out as it was */
+    hsp_csr *A = NULL;
+    hsp_amg *amg = NULL, *given = NULL;
+    hsp_generate("poisson2d5:40", 1, HSP_DOUBLE, &A);
+    hsp_amg_options_init(&o);
+    hsp_status s = hsp_amg_setup(ctx, A, NULL, &amg), d = hsp_amg_setup(ctx, A, &o, &given);
+    tap_ok(s == HSP_OK && d == HSP_OK && amg->nlevels == given->nlevels && amg->nlevels > 1,
+           "hsp_amg_setup(ctx, A, NULL, &amg) sets up with the default options: %d levels", amg ? amg->nlevels : 0);
+    hsp_amg_free(amg), hsp_amg_free(given);
+    amg = (hsp_amg *)&amg;
+    s = hsp_amg_setup(NULL, A, NULL, &amg);
+    tap_ok(s == HSP_ERR_ARG && !amg, "a NULL context is refused, *out set to NULL: %s", hsp_errmsg());
+    hsp_csr_free(A);
 }
 
 /* M's values times 1 + k / 8 at entry k mod 8: the same pattern, new values. */

@@ -105,6 +105,7 @@ static void test_errors(void)
         {"poisson2d5:4,4", "takes 1", HSP_ERR_ARG},
         {"rmat:10", "SCALE,EDGEFACTOR", HSP_ERR_ARG},
         {"random:10,x", "N,PER_ROW", HSP_ERR_ARG},
+        {"random:10,20", "20 distinct columns a row of 10 columns: give PER_ROW <= N", HSP_ERR_ARG},
         {"band:0,3", "positive", HSP_ERR_ARG},
         {"band:-5,3", "positive", HSP_ERR_ARG},
         {"poisson3d27:100000", "too many rows", HSP_ERR_OVERFLOW},

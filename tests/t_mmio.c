@@ -1,8 +1,10 @@
 /* t_mmio.c: Matrix Market round trips, the field and symmetry variants, and
  * malformed files, each with its status and the line it names. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "ref.h"
 #include "tap.h"
@@ -105,7 +107,7 @@ static void test_malformed(void)
         {"bad_missing_value.mtx", ":4: missing or malformed value", HSP_ERR_PARSE},
         {"bad_value.mtx", ":3: missing or malformed value", HSP_ERR_PARSE},
         {"bad_trailing.mtx", ":3: unexpected text 'extra'", HSP_ERR_PARSE},
-        {"bad_short.mtx", ":2: 3 entries declared, but the 16 bytes left hold 2 at the most", HSP_ERR_PARSE},
+        {"bad_short.mtx", ":2: 5 entries declared, but the 16 bytes left hold 4 at the most", HSP_ERR_PARSE},
         {"bad_ends_early.mtx", "ends after 2 of 3 entries", HSP_ERR_PARSE},
         {"bad_long.mtx", ":4: more entries than the 1 declared", HSP_ERR_PARSE},
         {"bad_skew_diagonal.mtx", ":3: a skew-symmetric matrix has no diagonal", HSP_ERR_PARSE},
@@ -113,7 +115,6 @@ static void test_malformed(void)
         {"bad_sym_shape.mtx", ":2: a symmetric matrix must be square", HSP_ERR_PARSE},
         {"no_such_file.mtx", "No such file", HSP_ERR_IO},
         {"bad_overflow.mtx", ":3: the value '1e999' is not a finite double", HSP_ERR_PARSE},
-        {"bad_nan.mtx", ":4: the value 'nan' is not a finite double", HSP_ERR_PARSE},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         hsp_csr *A = (hsp_csr *)&A;
@@ -208,7 +209,11 @@ static void test_dense(void)
          HSP_ERR_PARSE},
         {"%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n", ":5: more values than the 2 declared",
          HSP_ERR_PARSE},
-        {"%%MatrixMarket matrix array real general\n1 2\n1\nnan\n", ":4: the value 'nan' is not a finite double",
+        {"%%MatrixMarket matrix array real general\n1 2\n1\n1e999\n", ":4: the value '1e999' is not a finite double",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix array integer general\n1 2\n1\n2.0\n", ":4: the value '2.0' is not a whole number",
+         HSP_ERR_PARSE},
+        {"%%MatrixMarket matrix array real general\n1 2\n1\n0x1p1\n", ":4: the value '0x1p1' is hexadecimal",
          HSP_ERR_PARSE},
         {"%%MatrixMarket matrix array real general\n1 2\n1 2\n", ":3: unexpected text '2' after the value",
          HSP_ERR_PARSE},
@@ -240,6 +245,117 @@ static void test_dense(void)
     remove(path);
 }
 
+/* Is x of the class of want: the same infinity, or a NaN? */
+static int same_class(double x, double want)
+{
+    return isnan(want) ? isnan(x) : x == want;
+}
+
+/* Values that are not finite (a product that overflowed) are written as
+ * inf, -inf and nan, and read back as written, in both precisions and in
+ * array files too (issue 56: the writers wrote what the readers refused). */
+static void test_non_finite(void)
+{
+    const double want[3] = {INFINITY, -INFINITY, NAN}; /* (1,1), (1,2) and (2,2) of tests/data/inf_nan.mtx */
+    for (hsp_precision p = HSP_FLOAT; p <= HSP_DOUBLE; p++) {
+        hsp_csr *A = NULL, *B = NULL;
+        hsp_status s = hsp_mm_read(data("inf_nan.mtx"), p, 0, &A);
+        int ok = s == HSP_OK && A->nnz == 3;
+        for (int k = 0; ok && k < 3; k++) ok = same_class(hsp_csr_value(A, k), want[k]);
+        tap_ok(ok, "%s: inf, -Infinity and -NaN are read as written: %s", p ? "double" : "float",
+               s == HSP_OK ? "" : hsp_errmsg());
+        B = A ? round_trip(A) : NULL;
+        ok = B && B->nnz == 3;
+        for (int k = 0; ok && k < 3; k++) ok = same_class(hsp_csr_value(B, k), want[k]);
+        tap_ok(ok, "%s: and written and read back the same", p ? "double" : "float");
+        hsp_csr_free(A), hsp_csr_free(B);
+    }
+    double v[3] = {NAN, 1, -INFINITY};
+    hsp_dense M = {3, 1, 3, HSP_COL_MAJOR, HSP_DOUBLE, v}, R = {0};
+    const char *path = scratch("");
+    hsp_status s = hsp_mm_write_dense(path, &M);
+    if (s == HSP_OK) s = hsp_mm_read_dense(path, HSP_DOUBLE, &R);
+    double *r = R.values;
+    tap_ok(s == HSP_OK && isnan(r[0]) && r[1] == 1 && r[2] == -INFINITY, "a dense nan and -inf written, read back: %s",
+           s == HSP_OK ? "" : hsp_errmsg());
+    hsp_dense_free(&R), remove(path);
+}
+
+/* Text the reader took without a word (issue 56): a value in hexadecimal,
+ * a NUL byte and what follows it, 3.5 in an integer file; and CR line
+ * endings, a directory, an entry without its value, each refused naming the
+ * line (and what is wrong) as it is in the file. */
+static void test_lenient(void)
+{
+#define TEXT(literal) literal, sizeof literal - 1 /* a text that may hold a NUL byte, and its length */
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *msg;
+    } bad[] = {
+        {TEXT("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0x10\n2 2 1\n"),
+         ":3: the value '0x10' is hexadecimal"},
+        {TEXT("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\0 2 2 1\n2 2 1\n"),
+         ":3: a NUL byte at column 6: not a text file"},
+        {TEXT("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3.5\n2 2 1\n"),
+         ":3: the value '3.5' is not a whole number, in a file whose field is integer"},
+        {TEXT("%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1\r"),
+         ":1: a carriage return inside the line: CR line endings"},
+        {TEXT("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1\n2 2 1\n"), ":3: missing or malformed value"},
+        {TEXT("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1e9999999999999999999999999999999999999999\n"),
+         ":3: the value '1e99999999999999999999999999999999999999...' is not a finite double"},
+    };
+#undef TEXT
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/t_mmio_%d.mtx", (int)getpid());
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        FILE *f = fopen(path, "wb");
+        if (f) fwrite(bad[k].text, 1, bad[k].len, f), fclose(f);
+        hsp_csr *A = (hsp_csr *)&A;
+        hsp_status s = hsp_mm_read(path, HSP_DOUBLE, 0, &A);
+        tap_ok(s == HSP_ERR_PARSE && !A && strstr(hsp_errmsg(), bad[k].msg), "refused: %s", hsp_errmsg());
+    }
+    hsp_csr *A = NULL;
+    hsp_status s = hsp_mm_read(scratch("%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 1 1.5\r\n"),
+                               HSP_DOUBLE, 0, &A);
+    tap_ok(s == HSP_OK && A->nnz == 1 && hsp_csr_value(A, 0) == 1.5, "CR LF line endings are read");
+    hsp_csr_free(A);
+    A = (hsp_csr *)&A;
+    s = hsp_mm_read(data(""), HSP_DOUBLE, 0, &A);
+    tap_ok(s == HSP_ERR_IO && !A && strstr(hsp_errmsg(), "is a directory"), "a directory: %s", hsp_errmsg());
+    remove(path);
+}
+
+/* The readers' default limit, hsp_available_memory: the memory available,
+ * and no more than the address space left under RLIMIT_AS (issue 56: a
+ * 3-line file declaring 2147483647 x 2147483647 was read until the OOM
+ * killer came, the limit being the machine's memory). */
+static void test_available(void)
+{
+    tap_ok(hsp_available_memory() > 0, "hsp_available_memory: %lld bytes", (long long)hsp_available_memory());
+#ifdef __SANITIZE_ADDRESS__
+    tap_skip("AddressSanitizer maps terabytes of shadow memory", "under an address-space limit");
+    tap_skip("AddressSanitizer maps terabytes of shadow memory", "a file of 2147483647 rows refused under it");
+#else
+    struct rlimit keep, low;
+    int limited = getrlimit(RLIMIT_AS, &keep) == 0 && keep.rlim_max == RLIM_INFINITY;
+    low = keep, low.rlim_cur = (rlim_t)8 << 30;
+    limited = limited && setrlimit(RLIMIT_AS, &low) == 0;
+    int64_t left = hsp_available_memory();
+    tap_ok(limited && left > 0 && left <= (int64_t)8 << 30, "under an 8 GiB address-space limit: %lld bytes",
+           (long long)left);
+    hsp_csr *A = (hsp_csr *)&A;
+    const char *path = scratch("%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n");
+    hsp_status s = hsp_mm_read(path, HSP_DOUBLE, 0, &A);
+    tap_ok(s == HSP_ERR_NOMEM && !A &&
+               strstr(hsp_errmsg(), ":2: a 2147483647 x 2147483647 matrix of 1 entries needs 17179869212 bytes "
+                                    "(16.0 GiB) to read, more than the memory available"),
+           "a file declaring 2147483647 rows is refused from its size line under it: %s", hsp_errmsg());
+    if (limited) setrlimit(RLIMIT_AS, &keep);
+    remove(path);
+#endif
+}
+
 int main(void)
 {
     test_variants();
@@ -248,5 +364,8 @@ int main(void)
     test_float_range();
     test_limit();
     test_dense();
+    test_lenient();
+    test_non_finite();
+    test_available();
     return tap_done();
 }

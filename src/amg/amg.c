@@ -167,8 +167,10 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
 
 hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, hsp_amg **out)
 {
-    if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: an argument is NULL");
-    *out = NULL;
+    hsp_amg_options defaults;
+    if (out) *out = NULL;
+    if (!ctx || !A || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup: ctx, A or out is NULL");
+    if (!o) hsp_amg_options_init(&defaults), o = &defaults;
     hsp_status e = hsp_amg_check("hsp_amg_setup", A->nrows, A->ncols, o);
     if (e == HSP_OK) e = hsp_csr_check(A);
     if (e != HSP_OK) return e;

@@ -13,8 +13,10 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -43,6 +45,41 @@ int64_t hsp_physical_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+}
+
+/* MemAvailable of /proc/meminfo in bytes, or -1 where it cannot be read. */
+static int64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    long long kib = -1;
+    while (f && kib < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kib) != 1) kib = -1;
+    if (f) fclose(f);
+    return kib < 0 ? -1 : (int64_t)kib * 1024;
+}
+
+/* The address space left under RLIMIT_AS (its limit less what is mapped,
+ * /proc/self/statm's size), or INT64_MAX where there is no limit. */
+static int64_t address_space_left(void)
+{
+    struct rlimit rl;
+    long long pages = 0;
+    if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY) return INT64_MAX;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%lld", &pages) != 1) pages = 0;
+    if (f) fclose(f);
+    int64_t mapped = (int64_t)pages * sysconf(_SC_PAGESIZE), limit = (int64_t)rl.rlim_cur;
+    return limit > mapped ? limit - mapped : 0;
+}
+
+int64_t hsp_available_memory(void)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    int64_t have = mem_available(), left = address_space_left();
+    if (have < 0) have = pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+    if (!have) return left == INT64_MAX ? 0 : left;
+    return left < have ? left : have;
 }
 
 int64_t hsp_memory_limit(const hsp_options *o)

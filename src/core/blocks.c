@@ -7,6 +7,10 @@
 
 int64_t hsp_bitmap_bytes(const hsp_bitmap *M)
 {
+    if (!M) {
+        hsp_fail(HSP_ERR_ARG, "hsp_bitmap_bytes: M is NULL");
+        return 0;
+    }
     return M->nblocks * (int64_t)(2 * sizeof(uint64_t)) + M->nnz * (int64_t)hsp_value_size(M->precision);
 }
 

@@ -152,10 +152,13 @@ static hsp_status rmat(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_c
     return s;
 }
 
-/* random:N,PER_ROW: each row has min(PER_ROW, N) distinct random columns. */
+/* random:N,PER_ROW: each row has PER_ROW distinct random columns of N. */
 static hsp_status random_rows(const int64_t *arg, uint64_t seed, hsp_precision p, hsp_csr **out)
 {
-    int64_t n = arg[0], per = arg[1] < arg[0] ? arg[1] : arg[0], count;
+    int64_t n = arg[0], per = arg[1], count;
+    if (per > n) /* it took N a row where it could not take more, without a word */
+        return hsp_fail(HSP_ERR_ARG, "random:%lld,%lld: %lld distinct columns a row of %lld columns: give PER_ROW <= N",
+                        (long long)n, (long long)per, (long long)per, (long long)n);
     if (hsp_mul_overflows(n, per, &count) || count > INT32_MAX || n > INT32_MAX)
         return hsp_fail(HSP_ERR_OVERFLOW, "random:%lld,%lld has too many entries", (long long)n,
                         (long long)arg[1]);
@@ -226,11 +229,11 @@ hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision
         if (strlen(kinds[k].name) != len || strncmp(spec, kinds[k].name, len)) continue;
         int64_t arg[MAX_ARGS];
         if (!colon || parse_args(colon + 1, arg) != kinds[k].nargs)
-            return hsp_fail(HSP_ERR_ARG, "'%s': %s takes %d positive whole number%s: %s:%s", spec,
+            return hsp_fail(HSP_ERR_ARG, "'%.*s%s': %s takes %d positive whole number%s: %s:%s", HSP_SHOWN(spec),
                             kinds[k].name, kinds[k].nargs, kinds[k].nargs > 1 ? "s" : "",
                             kinds[k].name, kinds[k].args);
         return kinds[k].build(arg, seed, precision, out);
     }
-    return hsp_fail(HSP_ERR_ARG, "'%s': unknown generator (poisson2d5, poisson2d9, poisson3d7, "
-                    "poisson3d27, rmat, random, band)", spec);
+    return hsp_fail(HSP_ERR_ARG, "'%.*s%s': unknown generator (poisson2d5, poisson2d9, poisson3d7, "
+                    "poisson3d27, rmat, random, band)", HSP_SHOWN(spec));
 }

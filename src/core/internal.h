@@ -14,6 +14,9 @@ hsp_status hsp_fail(hsp_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Clear this thread's last error. */
 void hsp_clear_error(void);
+/* A value a message echoes (a device name, a generator spec), cut after 64
+ * characters: the arguments of "%.*s%s" (string.h needed). */
+#define HSP_SHOWN(s) 64, (s), strlen(s) > 64 ? "..." : ""
 
 /* Bytes per value of a precision. */
 static inline size_t hsp_value_size(hsp_precision p)
@@ -93,6 +96,8 @@ double hsp_now_ms(void);
  * hsp_options.device_timeout nor HSPGEMM_DEVICE_TIMEOUT says otherwise. */
 #define HSP_DEVICE_TIMEOUT 600.0
 
+/* Pass a printf-style line to the function hsp_set_notice set, if any. */
+void hsp_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A progress line on stderr, shown only when stderr is a terminal, enabled,
  * and the work has run for more than a second; updates at most 10 times a
  * second.  hsp_progress_done erases the line. */

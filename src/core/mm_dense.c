@@ -43,7 +43,9 @@ void hsp_dense_steps(const hsp_dense *M, int64_t step[2])
 static hsp_status parse_shape(mm_reader *r, int64_t *m, int64_t *n)
 {
     const char *line = mm_next_data_line(r), *p = line;
-    if (!line) return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends before the size line", r->path, (long long)r->line);
+    if (!line)
+        return r->error ? r->error : hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends before the size line", r->path,
+                                              (long long)r->line);
     if (!mm_read_integer(&p, m) || !mm_read_integer(&p, n) || *mm_skip_blanks(p))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the size line of an array must be 'ROWS COLUMNS'", r->path,
                         (long long)r->line);
@@ -52,15 +54,13 @@ static hsp_status parse_shape(mm_reader *r, int64_t *m, int64_t *n)
         return hsp_fail(HSP_ERR_OVERFLOW, "%s:%lld: %lld x %lld is over 2^31-1 rows or columns", r->path,
                         (long long)r->line, (long long)*m, (long long)*n);
     double count = (double)*m * (double)*n, need = count * (double)hsp_value_size(r->precision);
-    double have = (double)hsp_physical_memory();
     if (r->size > 0 && count > (double)((mm_bytes_left(r) + 1) / 2))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: %lld x %lld values declared, but the %lld bytes left hold %lld at "
                         "the most", r->path, (long long)r->line, (long long)*m, (long long)*n,
                         (long long)mm_bytes_left(r), (long long)((mm_bytes_left(r) + 1) / 2));
-    if (have > 0 && need > have)
-        return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: a %lld x %lld array needs %.0f bytes, more than this machine's memory",
-                        r->path, (long long)r->line, (long long)*m, (long long)*n, need);
-    return HSP_OK;
+    char what[64];
+    snprintf(what, sizeof what, "a %lld x %lld array", (long long)*m, (long long)*n);
+    return mm_check_need(r, need, what);
 }
 
 /* The file's values, column by column, into M (column-major). */
@@ -71,8 +71,9 @@ static hsp_status parse_values(mm_reader *r, hsp_dense *M)
         const char *p = mm_next_data_line(r);
         double v;
         if (!p)
-            return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends after %lld of %lld values", r->path,
-                            (long long)r->line, (long long)k, (long long)count);
+            return r->error ? r->error
+                            : hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends after %lld of %lld values", r->path,
+                                       (long long)r->line, (long long)k, (long long)count);
         hsp_status s = mm_read_value(r, &p, &v);
         if (s != HSP_OK) return s;
         if (*mm_skip_blanks(p))
@@ -84,7 +85,7 @@ static hsp_status parse_values(mm_reader *r, hsp_dense *M)
     if (mm_next_data_line(r))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: more values than the %lld declared", r->path, (long long)r->line,
                         (long long)count);
-    return HSP_OK;
+    return r->error;
 }
 
 /* Banner, size line and values into *out (its values allocated here). */
@@ -93,7 +94,7 @@ static hsp_status parse_array(mm_reader *r, hsp_dense *out)
     mm_banner b;
     int64_t m, n;
     const char *line = mm_next_line(r);
-    if (!line) return r->line = 1, hsp_fail(HSP_ERR_PARSE, "%s:1: empty file", r->path);
+    if (!line) return r->error ? r->error : hsp_fail(HSP_ERR_PARSE, "%s:1: empty file", r->path);
     hsp_status s = mm_parse_banner(r, line, "array", &b);
     if (s == HSP_OK) s = parse_shape(r, &m, &n);
     if (s != HSP_OK) return s;

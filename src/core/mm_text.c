@@ -15,11 +15,13 @@ hsp_status mm_open(mm_reader *r, const char *path, hsp_precision precision, int6
     struct stat st;
     *r = (mm_reader){.path = path, .cap = MM_CHUNK + 1, .precision = precision, .mem_limit = mem_limit};
     if (!(r->f = fopen(path, "rb"))) return hsp_fail(HSP_ERR_IO, "%s: %s", path, strerror(errno));
-    if (!(r->buf = malloc(r->cap))) {
+    int dir = fstat(fileno(r->f), &st) == 0 && S_ISDIR(st.st_mode);
+    if (dir || !(r->buf = malloc(r->cap))) {
         fclose(r->f);
-        return hsp_fail(HSP_ERR_NOMEM, "%s: no memory to read", path);
+        return dir ? hsp_fail(HSP_ERR_IO, "%s: is a directory, not a Matrix Market file", path)
+                   : hsp_fail(HSP_ERR_NOMEM, "%s: no memory to read", path);
     }
-    r->size = fstat(fileno(r->f), &st) == 0 ? (int64_t)st.st_size : 0;
+    r->size = (int64_t)st.st_size;
     hsp_progress_start(&r->progress, path, r->size, progress);
     return HSP_OK;
 }
@@ -33,6 +35,23 @@ hsp_status mm_close(mm_reader *r, hsp_status s)
     return s;
 }
 
+/* Is line (len bytes, its newline cut) text the reader takes: no NUL byte
+ * (the text after it would go unread) and no carriage return but one just
+ * before the newline (CR line endings would make the file one line)?  Else
+ * r->error says why. */
+static int plain_text(mm_reader *r, const char *line, size_t len)
+{
+    const char *cr = memchr(line, '\r', len);
+    if (strlen(line) < len)
+        r->error = hsp_fail(HSP_ERR_PARSE, "%s:%lld: a NUL byte at column %zu: not a text file", r->path,
+                            (long long)r->line, strlen(line) + 1);
+    else if (cr && cr < line + len - 1)
+        r->error = hsp_fail(HSP_ERR_PARSE, "%s:%lld: a carriage return inside the line: CR line endings (classic "
+                            "Mac OS) are not supported; convert them to newlines (tr '\\r' '\\n')", r->path,
+                            (long long)r->line);
+    return r->error == HSP_OK;
+}
+
 /* The next line without its newline, or NULL at the end of the file. */
 char *mm_next_line(mm_reader *r)
 {
@@ -44,14 +63,18 @@ char *mm_next_line(mm_reader *r)
             r->pos = (size_t)(end - r->buf) + (nl != NULL);
             if (!nl) r->pos = r->len;
             r->line++;
-            return start;
+            return plain_text(r, start, (size_t)(end - start)) ? start : NULL;
         }
         if (feof(r->f) || ferror(r->f)) return NULL;
         memmove(r->buf, start, r->len - r->pos); /* keep the partial line */
         r->len -= r->pos, r->pos = 0;
         if (r->cap - r->len < MM_CHUNK) {
             char *p = realloc(r->buf, r->cap * 2 + 1);
-            if (!p) return NULL;
+            if (!p) {
+                r->error = hsp_fail(HSP_ERR_NOMEM, "%s:%lld: no memory for a line of %zu bytes", r->path,
+                                    (long long)r->line + 1, r->len);
+                return NULL;
+            }
             r->buf = p, r->cap = r->cap * 2 + 1;
         }
         size_t got = fread(r->buf + r->len, 1, r->cap - r->len - 1, r->f);
@@ -102,30 +125,55 @@ int mm_read_integer(const char **p, int64_t *out)
     return 1;
 }
 
-/* A number at *p (advanced past it); 0 when there is none. */
-int mm_read_real(const char **p, double *out)
+/* Is the number text (len bytes) inf, infinity or nan, signed or not? */
+static int non_finite_word(const char *text, size_t len)
 {
-    char *end;
-    const char *s = mm_skip_blanks(*p);
-    errno = 0;
-    *out = strtod(s, &end);
-    if (end == s || (*end && *end != ' ' && *end != '\t' && *end != '\r')) return 0;
-    *p = end;
-    return 1;
+    if (*text == '-' || *text == '+') text++, len--;
+    return (len == 3 && (!strncasecmp(text, "inf", 3) || !strncasecmp(text, "nan", 3))) ||
+           (len == 8 && !strncasecmp(text, "infinity", 8));
 }
+
+/* Is the number text (len bytes) a whole number: digits, signed or not? */
+static int whole_number(const char *text, size_t len)
+{
+    size_t sign = *text == '-' || *text == '+';
+    return len > sign && strspn(text + sign, "0123456789") == len - sign;
+}
+
+/* Characters of a value a message shows: an overlong one is cut. */
+enum { SHOWN = 40 };
 
 hsp_status mm_read_value(const mm_reader *r, const char **p, double *v)
 {
+    char *end;
     const char *value = mm_skip_blanks(*p);
-    if (!mm_read_real(p, v))
+    *v = strtod(value, &end);
+    size_t len = (size_t)(end - value);
+    int shown = len < SHOWN ? (int)len : SHOWN;
+    const char *cut = len > SHOWN ? "..." : "", *why = NULL;
+    if (end == value || (*end && *end != ' ' && *end != '\t' && *end != '\r'))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: missing or malformed value", r->path, (long long)r->line);
-    if (!isfinite(*v) || (r->precision == HSP_FLOAT && fabs(*v) > FLT_MAX))
-        return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the value '%.*s' is not a finite %s", r->path, (long long)r->line,
-                        (int)(*p - value), value, r->precision == HSP_FLOAT ? "float" : "double");
+    if (memchr(value, 'x', len) || memchr(value, 'X', len)) why = "is hexadecimal: Matrix Market numbers are decimal";
+    else if (r->integer && !whole_number(value, len)) why = "is not a whole number, in a file whose field is integer";
+    else if (!non_finite_word(value, len) && (!isfinite(*v) || (r->precision == HSP_FLOAT && fabs(*v) > FLT_MAX)))
+        why = r->precision == HSP_FLOAT ? "is not a finite float" : "is not a finite double";
+    if (why)
+        return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the value '%.*s%s' %s", r->path, (long long)r->line, shown, value,
+                        cut, why);
+    *p = end;
     return HSP_OK;
 }
 
-hsp_status mm_parse_banner(const mm_reader *r, const char *line, const char *format, mm_banner *b)
+hsp_status mm_check_need(const mm_reader *r, double need, const char *what)
+{
+    double have = (double)(r->mem_limit > 0 ? r->mem_limit : hsp_available_memory());
+    if (have <= 0 || need <= have) return HSP_OK;
+    return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: %s needs %.0f bytes (%.1f GiB) to read, more than %s (%.0f bytes)",
+                    r->path, (long long)r->line, what, need, need / (1 << 30),
+                    r->mem_limit > 0 ? "the memory limit" : "the memory available", have);
+}
+
+hsp_status mm_parse_banner(mm_reader *r, const char *line, const char *format, mm_banner *b)
 {
     char word[5][32];
     int n = sscanf(line, "%31s %31s %31s %31s %31s", word[0], word[1], word[2], word[3], word[4]), array;
@@ -141,6 +189,7 @@ hsp_status mm_parse_banner(const mm_reader *r, const char *line, const char *for
     array = !strcasecmp(format, "array");
     *b = (mm_banner){!strcasecmp(word[3], "pattern"), !strcasecmp(word[4], "symmetric"),
                      !strcasecmp(word[4], "skew-symmetric")};
+    r->integer = !strcasecmp(word[3], "integer");
     if ((b->pattern && array) || (!b->pattern && strcasecmp(word[3], "real") && strcasecmp(word[3], "integer")))
         return hsp_fail(HSP_ERR_UNSUPPORTED, "%s:%lld: field '%s' is not supported (real, integer%s)",
                         r->path, (long long)r->line, word[3], array ? "" : ", pattern");
@@ -186,18 +235,21 @@ hsp_status mm_write_file(const char *path, int (*put)(FILE *f, const void *arg, 
     static atomic_int serial;
     char *tmp = malloc(strlen(path) + 64), *buf = malloc(MM_CHUNK + 256);
     if (!tmp || !buf) return free(tmp), free(buf), hsp_fail(HSP_ERR_NOMEM, "%s: no memory to write", path);
-    int direct = in_place(path);
+    int out = !strcmp(path, "-"), direct = out || in_place(path);
     if (direct) strcpy(tmp, path);
     else sprintf(tmp, "%s.%ld.%d.tmp", path, (long)getpid(), atomic_fetch_add(&serial, 1));
-    FILE *f = fopen(tmp, direct ? "wb" : "wbx");
+    FILE *f = out ? stdout : fopen(tmp, direct ? "wb" : "wbx");
     int bad = !f, err = errno;
-    if (f) {
-        bad = put(f, arg, buf), err = errno;
-        bad |= ferror(f), bad |= fclose(f) != 0;
-        if (bad && !err) err = errno;
+    if (f) { /* errno of the first call that failed: put's writes, the flush of what they buffered, the close */
+        errno = 0;
+        bad = put(f, arg, buf) || ferror(f), err = errno;
+        if (!bad && fflush(f) != 0) bad = 1, err = errno;
+        if (!out && fclose(f) != 0 && !bad) bad = 1, err = errno;
     }
     if (!bad && !direct && rename(tmp, path) != 0) bad = 1, err = errno;
     if (bad && f && !direct) remove(tmp);
     free(tmp), free(buf);
-    return bad ? hsp_fail(HSP_ERR_IO, "%s: %s failed: %s", path, f ? "write" : "open", strerror(err)) : HSP_OK;
+    return bad ? hsp_fail(HSP_ERR_IO, "%s: %s failed: %s", out ? "the standard output" : path, f ? "write" : "open",
+                          err ? strerror(err) : "I/O error")
+               : HSP_OK;
 }

@@ -15,11 +15,13 @@ typedef struct {
 } triplets;
 
 /* Can the file hold the entries it declares (an entry line takes 4 bytes at
- * the least, 6 with a value), and can this machine hold the matrix read:
- * triplets, then CSR?  Checked before anything of that size is allocated. */
+ * the least: "I J" and its newline; counting a value's 2 more would blame
+ * the size line for an entry line that lacks its value), and can this
+ * machine hold the matrix read: triplets, then CSR?  Checked before
+ * anything of that size is allocated. */
 static hsp_status check_room(const mm_reader *r, const mm_banner *b, const triplets *t, int64_t declared)
 {
-    int64_t left = mm_bytes_left(r), per_line = b->pattern ? 4 : 6;
+    int64_t left = mm_bytes_left(r), per_line = 4;
     if (r->size > 0 && declared > (left + 1) / per_line)
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: %lld entries declared, but the %lld bytes left hold %lld at the most",
                         r->path, (long long)r->line, (long long)declared, (long long)left,
@@ -27,13 +29,10 @@ static hsp_status check_room(const mm_reader *r, const mm_banner *b, const tripl
     double entries = (double)declared * (b->symmetric || b->skew ? 2 : 1);
     double need = entries * (2 * sizeof(int32_t) + sizeof(double)) + 8.0 * ((double)t->rows + 1)
                   + entries * (sizeof(int32_t) + hsp_value_size(r->precision));
-    double have = r->mem_limit > 0 ? (double)r->mem_limit : (double)hsp_physical_memory();
-    if (have > 0 && need > have)
-        return hsp_fail(HSP_ERR_NOMEM, "%s:%lld: a %lld x %lld matrix of %lld entries needs %.0f bytes (%.1f GiB) to "
-                        "read, more than %s (%.0f bytes)", r->path, (long long)r->line, (long long)t->rows,
-                        (long long)t->cols, (long long)declared, need, need / (1 << 30),
-                        r->mem_limit > 0 ? "the memory limit" : "this machine's memory", have);
-    return HSP_OK;
+    char what[96];
+    snprintf(what, sizeof what, "a %lld x %lld matrix of %lld entries", (long long)t->rows, (long long)t->cols,
+             (long long)declared);
+    return mm_check_need(r, need, what);
 }
 
 /* Parse the size line "M N NNZ" and make room for the entries. */
@@ -42,8 +41,8 @@ static hsp_status parse_size(mm_reader *r, const mm_banner *b, triplets *t)
     const char *line = mm_next_data_line(r), *p = line;
     int64_t declared;
     if (!line)
-        return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends before the size line", r->path,
-                        (long long)r->line);
+        return r->error ? r->error : hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends before the size line", r->path,
+                                              (long long)r->line);
     if (!mm_read_integer(&p, &t->rows) || !mm_read_integer(&p, &t->cols) ||
         !mm_read_integer(&p, &declared) || *mm_skip_blanks(p))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the size line must be 'ROWS COLUMNS ENTRIES'",
@@ -108,8 +107,9 @@ static hsp_status parse_entries(mm_reader *r, const mm_banner *b, triplets *t)
     for (int64_t e = 0; e < declared; e++) {
         const char *line = mm_next_data_line(r);
         if (!line)
-            return hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends after %lld of %lld entries",
-                            r->path, (long long)r->line, (long long)e, (long long)declared);
+            return r->error ? r->error
+                            : hsp_fail(HSP_ERR_PARSE, "%s:%lld: the file ends after %lld of %lld entries", r->path,
+                                       (long long)r->line, (long long)e, (long long)declared);
         hsp_status s = parse_entry(r, b, line, t, &k);
         if (s != HSP_OK) return s;
     }
@@ -117,7 +117,7 @@ static hsp_status parse_entries(mm_reader *r, const mm_banner *b, triplets *t)
     if (mm_next_data_line(r))
         return hsp_fail(HSP_ERR_PARSE, "%s:%lld: more entries than the %lld declared", r->path,
                         (long long)r->line, (long long)declared);
-    return HSP_OK;
+    return r->error;
 }
 
 /* Banner, size line and entries, into triplets. */
@@ -125,10 +125,7 @@ static hsp_status parse_file(mm_reader *r, triplets *t)
 {
     mm_banner b = {0};
     const char *line = mm_next_line(r);
-    if (!line) {
-        r->line = 1;
-        return hsp_fail(HSP_ERR_PARSE, "%s:1: empty file", r->path);
-    }
+    if (!line) return r->error ? r->error : hsp_fail(HSP_ERR_PARSE, "%s:1: empty file", r->path);
     hsp_status s = mm_parse_banner(r, line, "coordinate", &b);
     if (s == HSP_OK) s = parse_size(r, &b, t);
     if (s == HSP_OK) s = parse_entries(r, &b, t);
@@ -148,7 +145,7 @@ hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int prog
     if (precision != HSP_FLOAT && precision != HSP_DOUBLE)
         return hsp_fail(HSP_ERR_ARG, "hsp_mm_read: unknown precision %d", (int)precision);
     if (mem_limit < 0) return hsp_fail(HSP_ERR_ARG, "hsp_mm_read: mem_limit = %lld: give bytes, or 0 for the "
-                                       "machine's memory", (long long)mem_limit);
+                                       "memory available", (long long)mem_limit);
     mm_reader r;
     hsp_status s = mm_open(&r, path, precision, mem_limit, progress);
     if (s != HSP_OK) return s;

@@ -1,7 +1,38 @@
-/* progress.c: a progress line on stderr for work that runs over a second. */
+/* progress.c: a progress line on stderr for work that runs over a second,
+ * and the notices of long work passed to the caller's function. */
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "internal.h"
+
+static struct {
+    pthread_mutex_t lock;
+    hsp_notice_fn fn;
+    void *arg;
+} notice = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+
+void hsp_set_notice(hsp_notice_fn fn, void *arg)
+{
+    pthread_mutex_lock(&notice.lock);
+    notice.fn = fn, notice.arg = arg;
+    pthread_mutex_unlock(&notice.lock);
+}
+
+void hsp_notice(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    pthread_mutex_lock(&notice.lock);
+    hsp_notice_fn fn = notice.fn;
+    void *arg = notice.arg;
+    pthread_mutex_unlock(&notice.lock);
+    if (!fn) return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fn(line, arg);
+}
 
 void hsp_progress_start(hsp_progress *p, const char *label, int64_t total,
                         int enabled)

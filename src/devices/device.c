@@ -39,9 +39,9 @@ static hsp_status open_named(const char *name, hsp_pool *pool, hsp_device **out)
     if (names(name, "hsa")) return hsp_device_hsa_open(name, out);
 #endif
     if (names(name, "opencl") || names(name, "hsa"))
-        return hsp_fail(HSP_ERR_UNSUPPORTED, "device '%s' is not built into this version of hspgemm "
-                        "(devices: " DEVICES "; see README for the packages)", name);
-    return hsp_fail(HSP_ERR_ARG, "unknown device '%s' (devices: " DEVICES ")", name);
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "device '%.*s%s' is not built into this version of hspgemm "
+                        "(devices: " DEVICES "; see README for the packages)", HSP_SHOWN(name));
+    return hsp_fail(HSP_ERR_ARG, "unknown device '%.*s%s' (devices: " DEVICES ")", HSP_SHOWN(name));
 }
 
 /* Open candidate c of "auto" (HSP_AUTO_*); *tried is 0 where it is absent

@@ -36,5 +36,5 @@ hsp_status hsp_device_spec(const char *spec, const char *prefix, const char *con
 bad:
     for (int j = 0; j < nflags && at < (int)sizeof usage; j++)
         at += snprintf(usage + at, sizeof usage - at, "[,%s]", flags[j]);
-    return hsp_fail(HSP_ERR_ARG, "bad device '%s': give %s (N from `hspgemm devices`)", spec, usage);
+    return hsp_fail(HSP_ERR_ARG, "bad device '%.*s%s': give %s (N from `hspgemm devices`)", HSP_SHOWN(spec), usage);
 }

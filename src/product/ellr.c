@@ -203,6 +203,11 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
 
 void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
 {
+    if (!E || !info) {
+        if (info) *info = (hsp_ellr_info){0};
+        hsp_fail(HSP_ERR_ARG, "hsp_ellr_describe: %s is NULL", E ? "info" : "E");
+        return;
+    }
     size_t vs = hsp_value_size(E->precision);
     int64_t m = E->nrows, nslices = E->rowptr ? 0 : hsp_ellr_nslices(E), slots = E->rowptr ? 0 : E->slice[nslices];
     *info = (hsp_ellr_info){E->nrows, E->ncols, E->width, E->rowptr ? 0 : SLICE, E->nnz, slots, "ellr", 0, 0, 0};
