@@ -359,38 +359,79 @@ static hsp_csr *shuffled(const hsp_csr *A, uint64_t seed)
     return B;
 }
 
-/* The resident hierarchy of spec (levels of up to 2^21 rows, where the
- * device's root search takes the host's order whole), its rows shuffled
- * or not, has the host's aggregates at every level and, with rho estimated
- * by the same Lanczos steps, the host's levels to rounding; two resident
- * set-ups the same levels.  Shuffled, a decision on the device waits for
- * nodes of work-groups before and after its own. */
-static void test_host_aggregates(const char *spec, int shuffle)
+/* Re-set up amg for A: with resident, A placed (into *M, whose matrix before
+ * is freed once the hierarchy no longer needs it) and the levels brought home. */
+static hsp_status resetup(hsp_amg *amg, const hsp_csr *A, int resident, hsp_resident **M)
 {
-    hsp_csr *A = NULL;
+    if (!resident) return hsp_amg_resetup(ctx, amg, A);
+    hsp_resident *next = NULL;
+    hsp_status s = hsp_place(ctx, A, &next);
+    if (s == HSP_OK) s = hsp_amg_resetup_resident(ctx, amg, next);
+    if (s != HSP_OK) {
+        hsp_resident_free(next);
+        return s;
+    }
+    hsp_resident_free(*M), *M = next;
+    return hsp_amg_home(amg);
+}
+
+/* "rows/entries" of each level of amg into buf. */
+static void level_sizes(const hsp_amg *amg, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int l = 0; l < amg->nlevels && strlen(buf) + 1 < len; l++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d/%lld", l ? " " : "", amg->level[l].A->nrows,
+                 (long long)amg->level[l].A->nnz);
+}
+
+/* The resident hierarchy of A at theta (levels of up to 2^21 rows, where the
+ * device's root search takes the host's order whole) has the host's levels
+ * (rows and entries) and aggregates at every level, also where some or all
+ * nodes have no strong connection (in no aggregate; where none has, one
+ * empty aggregate: a coarse level of one row) and, with rho estimated by the
+ * same Lanczos steps, the host's levels to rounding; two resident set-ups
+ * the same levels, and a resident re-setup with A's values again too. */
+static void host_and_resident(const char *what, const hsp_csr *A, double theta)
+{
     hsp_amg *host = NULL, *res[2] = {NULL, NULL};
     hsp_resident *M[2] = {NULL, NULL};
     hsp_amg_options o;
-    char why[128] = "", name[64];
+    char why[128] = "", sizes[2][160] = {"", ""};
     hsp_amg_options_init(&o);
-    o.coarse_size = 50;
+    o.coarse_size = 50, o.theta = theta;
+    int ok = A && setup(A, &o, 0, NULL, &host) == HSP_OK;
+    for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &res[r]) == HSP_OK;
+    if (tap_ok(ok, "%s, theta %g: host and two resident set-ups %s", what, theta, ok ? "" : hsp_errmsg())) {
+        level_sizes(res[0], sizes[0], sizeof sizes[0]), level_sizes(host, sizes[1], sizeof sizes[1]);
+        tap_ok(!strcmp(sizes[0], sizes[1]), "%s, theta %g: resident levels (rows/entries) %s, the host's %s", what,
+               theta, sizes[0], sizes[1]);
+        tap_ok(same_aggregates(res[0], host, why, sizeof why), "%s, theta %g: the resident hierarchy has the host's "
+               "%d levels and aggregates (P's patterns) %s", what, theta, host->nlevels, why);
+        tap_ok(same_levels(res[0], host), "%s, theta %g: the resident levels are the host's, values to rounding", what,
+               theta);
+        tap_ok(same_levels(res[0], res[1]), "%s, theta %g: two resident set-ups give the same levels", what, theta);
+        ok = resetup(res[1], A, 1, &M[1]) == HSP_OK;
+        tap_ok(ok && same_levels(res[1], host), "%s, theta %g: a resident re-setup gives the host's levels again %s",
+               what, theta, ok ? "" : hsp_errmsg());
+    }
+    for (int r = 0; r < 2; r++) hsp_amg_free(res[r]), hsp_resident_free(M[r]);
+    hsp_amg_free(host);
+}
+
+/* host_and_resident on spec, its rows shuffled or not (shuffled, a decision
+ * on the device waits for nodes of work-groups before and after its own). */
+static void test_host_aggregates(const char *spec, double theta, int shuffle)
+{
+    hsp_csr *A = NULL;
+    char name[64];
     hsp_generate(spec, 1, HSP_DOUBLE, &A);
-    if (shuffle) {
+    if (shuffle && A) {
         hsp_csr *B = shuffled(A, 7);
         hsp_csr_free(A), A = B;
     }
     snprintf(name, sizeof name, "%s%s", spec, shuffle ? " shuffled" : "");
-    spec = name;
-    int ok = A && setup(A, &o, 0, NULL, &host) == HSP_OK;
-    for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &res[r]) == HSP_OK;
-    if (tap_ok(ok, "%s: host and two resident set-ups %s", spec, ok ? "" : hsp_errmsg())) {
-        tap_ok(same_aggregates(res[0], host, why, sizeof why), "%s: the resident hierarchy has the host's %d levels "
-               "and aggregates (P's patterns) %s", spec, host->nlevels, why);
-        tap_ok(same_levels(res[0], host), "%s: the resident levels are the host's, values to rounding", spec);
-        tap_ok(same_levels(res[0], res[1]), "%s: two resident set-ups give the same levels", spec);
-    }
-    for (int r = 0; r < 2; r++) hsp_amg_free(res[r]), hsp_resident_free(M[r]);
-    hsp_amg_free(host), hsp_csr_free(A);
+    host_and_resident(name, A, theta);
+    hsp_csr_free(A);
 }
 
 /* Two resident set-ups of A to 2 levels: every node in an aggregate, the
@@ -426,22 +467,6 @@ static void test_long_chain(void)
     ((double *)A->values)[1] = 0; /* a_01 */
     test_two_levels("band:15000,1", A, 15000 / 5, 15000 / 3);
     hsp_csr_free(A);
-}
-
-/* Re-set up amg for A: with resident, A placed (into *M, whose matrix before
- * is freed once the hierarchy no longer needs it) and the levels brought home. */
-static hsp_status resetup(hsp_amg *amg, const hsp_csr *A, int resident, hsp_resident **M)
-{
-    if (!resident) return hsp_amg_resetup(ctx, amg, A);
-    hsp_resident *next = NULL;
-    hsp_status s = hsp_place(ctx, A, &next);
-    if (s == HSP_OK) s = hsp_amg_resetup_resident(ctx, amg, next);
-    if (s != HSP_OK) {
-        hsp_resident_free(next);
-        return s;
-    }
-    hsp_resident_free(*M), *M = next;
-    return hsp_amg_home(amg);
 }
 
 /* Re-setup with new values (values only; on a device with memory of its own,
@@ -530,7 +555,7 @@ static void test_theta(const char *spec, double theta, int nlevels, const int32_
 }
 
 /* A Dirichlet row (its diagonal alone) has no strong connection: in no
- * aggregate, its row of T empty, as in PyAMG. */
+ * aggregate, its row of T empty, as in PyAMG; the resident hierarchy the same. */
 static void test_isolated(void)
 {
     hsp_csr *A = NULL;
@@ -551,6 +576,7 @@ static void test_isolated(void)
     tap_ok(ok && amg->state->level[0].agg[dirichlet] == HSP_AGG_NONE && zero_row,
            "a row of its diagonal alone (and explicit zeros) joins no aggregate; its row of P is 0 %s",
            ok ? "" : hsp_errmsg());
+    host_and_resident("a row of its diagonal alone", A, 0);
     hsp_amg_free(amg), hsp_csr_free(A);
 }
 
@@ -586,12 +612,15 @@ int main(void)
     test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 30, 1.0 / 3, 0.5);
-    test_host_aggregates("poisson2d5:100", 0);
-    test_host_aggregates("poisson2d9:60", 0);
-    test_host_aggregates("poisson3d7:20", 0);
-    test_host_aggregates("poisson3d27:20", 0);
-    test_host_aggregates("poisson2d5:100", 1);
-    test_host_aggregates("poisson3d7:20", 1);
+    test_host_aggregates("poisson2d5:100", 0, 0);
+    test_host_aggregates("poisson2d9:60", 0, 0);
+    test_host_aggregates("poisson3d7:20", 0, 0);
+    test_host_aggregates("poisson3d27:20", 0, 0);
+    test_host_aggregates("poisson2d5:100", 0, 1);
+    test_host_aggregates("poisson3d7:20", 0, 1);
+    /* every theta: at 0.25 level 1 has no strong connection (one row next), at
+     * 0.5 level 0 has none */
+    for (int k = 0; k < 4; k++) test_host_aggregates("poisson2d5:200", (const double[]){0, 0.08, 0.25, 0.5}[k], 0);
     test_long_chain();
     test_one_way();
     test_resetup(0);

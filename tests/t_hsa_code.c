@@ -32,9 +32,9 @@ static const struct {
                 {"hsp_part_scan", 3}, {"hsp_bin_scan", 8}, {"hsp_arrange_rows", 11}, {"hsp_row_scan", 5}, {"hsp_spmm", 20}, {"hsp_spmm_lanes", 22}, {"hsp_spmm_gather", 9}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_dense_count", ROW_ARGS + 9},
                 {"hsp_dense", ROW_ARGS + 10}, {"hsp_hash_rows", ROW_ARGS + 7},
                 {"hsp_hash", ROW_ARGS + 7}, {"hsp_rmerge", ROW_ARGS + 5},
-                {"hsp_hash_rows_count", 14}, {"hsp_hash_count", 14}, {"hsp_sa_diag", 8}, {"hsp_mis_init", 4}, {"hsp_mis_rekey", 2}, {"hsp_mis_update", 8}, {"hsp_mis_rounds", 14}, {"hsp_mis_symmetric", 5}, {"hsp_agg_far", 8},
+                {"hsp_hash_rows_count", 14}, {"hsp_hash_count", 14}, {"hsp_sa_diag", 8}, {"hsp_mis_init", 6}, {"hsp_mis_rekey", 2}, {"hsp_mis_update", 8}, {"hsp_mis_rounds", 14}, {"hsp_mis_symmetric", 5}, {"hsp_agg_far", 9},
                 {"hsp_lz_start", 9}, {"hsp_lz_multiply", 10}, {"hsp_lz_orthogonalize", 9}, {"hsp_lz_advance", 8}, {"hsp_lz_sum", 5},
-                {"hsp_sa_smooth", 10}, {"hsp_tr_scatter", 8}, {"hsp_numeric", 10}, {"hsp_heap_2", ROW_ARGS},
+                {"hsp_sa_smooth", 11}, {"hsp_tr_scatter", 8}, {"hsp_numeric", 10}, {"hsp_heap_2", ROW_ARGS},
                 {"hsp_heap_33", ROW_ARGS}, {"hsp_heap_64", ROW_ARGS}};
 
 /* Is co an executable for its target? */
