@@ -141,10 +141,11 @@ __kernel void hsp_lz_sum(long nparts, __global const VT *part, __global VT *scal
     group_reduce(x, 0, l, scalars + at);
 }
 
-/* strong[k]: entry k (row i, column j != i) has a_ij != 0 and |a_ij|^2 >=
- * theta^2 |a_ii| |a_jj| (PyAMG's symmetric strength, as the CPU's). */
+/* strong[k]: entry k (row i, column j != i) has |a_ij|^2 >= theta^2 |a_ii|
+ * |a_jj| and, unless zeros (level 0's stored zeros count), a_ij != 0
+ * (PyAMG's symmetric strength, as the CPU's). */
 __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
-                            __global const long *where, VT theta, __global uchar *strong)
+                            __global const long *where, VT theta, int zeros, __global uchar *strong)
 {
     long i = get_global_id(0);
     if (i >= n) return;
@@ -152,7 +153,7 @@ __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int
     for (long k = arp[i]; k < arp[i + 1]; k++) {
         int j = acol[k];
         VT a = aval[k];
-        strong[k] = j != i && a != 0 && a * a >= theta * theta * fabs(aii) * fabs(aval[where[j]]);
+        strong[k] = j != i && (zeros || a != 0) && a * a >= theta * theta * fabs(aii) * fabs(aval[where[j]]);
     }
 }
 
@@ -350,11 +351,20 @@ __kernel void hsp_zero_ints(long n, __global int *x)
     if (i < n) x[i] = 0;
 }
 
-/* count[v] += the times v occurs in x[0..n) (v >= 0; a negative x[i] counts nowhere). */
+/* count[v] += the times v occurs in x[0..n). */
 __kernel void hsp_count_ints(long n, __global const int *x, __global int *count)
 {
     long i = get_global_id(0);
-    if (i < n && x[i] >= 0) atomic_inc(&count[x[i]]);
+    if (i < n) atomic_inc(&count[x[i]]);
+}
+
+/* weight[a] += the weight of each node i of aggregate a = agg[i] (w[i] where
+ * weighted, else 1; a node of no aggregate, -1, counts nowhere). */
+__kernel void hsp_agg_weights(long n, __global const int *agg, int weighted, __global const int *w,
+                              __global int *weight)
+{
+    long i = get_global_id(0);
+    if (i < n && agg[i] >= 0) atomic_add(&weight[agg[i]], weighted ? w[i] : 1);
 }
 
 /* wide[i] = x[i], and x[i] = 0, for i < n. */
@@ -366,15 +376,19 @@ __kernel void hsp_widen(long n, __global int *x, __global long *wide)
     x[i] = 0;
 }
 
-/* T: row i's entry, 1 / sqrt(the size of its aggregate), in column agg[i],
- * at trp[i] (trp made from the members); none for a row of no aggregate. */
-__kernel void hsp_sa_tentative(long n, __global const int *agg, __global const int *size, __global const long *trp,
-                               __global int *tcol, __global VT *tval)
+/* T: row i's entry, sqrt(w[i] / weight[agg[i]]) (w[i] 1 unless weighted),
+ * in column agg[i], at trp[i] (trp made from the members); none for a row of
+ * no aggregate.  With a node's weight the nodes of level 0 in it, this is
+ * PyAMG's T of the constant vector: its candidate on a coarse level is the
+ * norm of the one before on the aggregate, the root of the weight. */
+__kernel void hsp_sa_tentative(long n, __global const int *agg, int weighted, __global const int *w,
+                               __global const int *weight, __global const long *trp, __global int *tcol,
+                               __global VT *tval)
 {
     long i = get_global_id(0);
     if (i >= n || agg[i] < 0) return;
     tcol[trp[i]] = agg[i];
-    tval[trp[i]] = 1 / sqrt((VT)size[agg[i]]);
+    tval[trp[i]] = sqrt((VT)(weighted ? w[i] : 1) / (VT)weight[agg[i]]);
 }
 
 /* P = T - (w / a_ii) (A*T) row by row, over A*T in prp, pcol, pval (which

@@ -162,20 +162,40 @@ static int coarse_ok(const hsp_amg *amg, char *why, size_t len)
     return 1;
 }
 
-/* T from the aggregates: row i is 1/sqrt(|aggregate of i|) at column agg[i],
- * or empty where agg[i] is HSP_AGG_NONE; NULL when an aggregate number is out
- * of range or an aggregate is empty (but the one of a level where no node
- * has a strong connection). */
-static hsp_csr *tentative_from(const int32_t *agg, int32_t n, int32_t naggs)
+/* The weight of each node of level l (n of them): the nodes of level 0 in
+ * it (in aggregates of every level between), 1 at level 0.  With the
+ * constant vector as level 0's candidate, level l's candidate (PyAMG's B
+ * there, the norms of the candidates on the aggregates before) is the
+ * square root of the weight. */
+static int32_t *weights(const hsp_amg *amg, int l, int32_t n)
+{
+    int32_t *w = malloc(((size_t)n + 1) * sizeof *w);
+    int32_t *below = l ? weights(amg, l - 1, amg->level[l - 1].A->nrows) : NULL;
+    for (int32_t i = 0; w && i < n; i++) w[i] = l ? 0 : 1;
+    for (int32_t i = 0; w && below && i < amg->level[l - 1].A->nrows; i++)
+        if (amg->state->level[l - 1].agg[i] != HSP_AGG_NONE) w[amg->state->level[l - 1].agg[i]] += below[i];
+    if (l && !below) free(w), w = NULL;
+    free(below);
+    return w;
+}
+
+/* T from the aggregates and the weights w of the level's nodes: row i is
+ * sqrt(w_i / the weight of its aggregate) at column agg[i] (1/sqrt(|aggregate
+ * of i|) at level 0), or empty where agg[i] is HSP_AGG_NONE; NULL when an
+ * aggregate number is out of range or an aggregate is empty (but the one of
+ * a level where no node has a strong connection). */
+static hsp_csr *tentative_from(const int32_t *agg, const int32_t *w, int32_t n, int32_t naggs)
 {
     int32_t *size = calloc((size_t)naggs + 1, sizeof *size), *rows = malloc(((size_t)n + 1) * sizeof *rows);
     int32_t *cols = malloc(((size_t)n + 1) * sizeof *cols), members = 0;
     double *v = malloc(((size_t)n + 1) * sizeof *v);
-    int ok = size && rows && cols && v;
-    for (int32_t i = 0; ok && i < n; i++) ok = agg[i] == HSP_AGG_NONE || (agg[i] >= 0 && agg[i] < naggs && ++size[agg[i]]);
+    int ok = size && rows && cols && v && w;
+    for (int32_t i = 0; ok && i < n; i++)
+        ok = agg[i] == HSP_AGG_NONE || (agg[i] >= 0 && agg[i] < naggs && (size[agg[i]] += w[i]));
     for (int32_t a = 0; ok && a < naggs; a++) ok = size[a] > 0 || naggs == 1;
     for (int32_t i = 0; ok && i < n; i++)
-        if (agg[i] != HSP_AGG_NONE) rows[members] = i, cols[members] = agg[i], v[members++] = 1 / sqrt((double)size[agg[i]]);
+        if (agg[i] != HSP_AGG_NONE)
+            rows[members] = i, cols[members] = agg[i], v[members++] = sqrt((double)w[i] / size[agg[i]]);
     hsp_csr *T = NULL;
     if (ok && hsp_csr_from_triplets(n, naggs, members, rows, cols, v, HSP_DOUBLE, &T) != HSP_OK) T = NULL;
     free(size), free(rows), free(cols), free(v);
@@ -195,7 +215,7 @@ static double gershgorin_bound(const hsp_csr *A)
 }
 
 /* Is level l's P = T - omega/rho D^-1 (A T), pattern and values, with T
- * made here from the level's aggregates, A T by the reference product and
+ * made here from the level's aggregates and weights, A T by the reference product and
  * rho the library's estimate, which must lie in [1, Gershgorin's bound]
  * (D^-1 A's eigenvalues average 1)? */
 static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_t len)
@@ -204,7 +224,8 @@ static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_
     const hsp_csr *A = v->A, *P = v->P;
     int64_t *diag = malloc(((size_t)A->nrows + 1) * sizeof *diag);
     double rho = 0, bound = gershgorin_bound(A);
-    hsp_csr *T = tentative_from(amg->state->level[l].agg, A->nrows, v->naggregates);
+    int32_t *w = weights(amg, l, A->nrows);
+    hsp_csr *T = tentative_from(amg->state->level[l].agg, w, A->nrows, v->naggregates);
     hsp_csr *AT = T ? ref_multiply(A, T, NULL) : NULL;
     int ok = AT && diag && hsp_diagonal(A, diag) == HSP_OK && hsp_radius_estimate(ctx, A, diag, &rho) == HSP_OK;
     if (ok && !(rho >= 1 && rho <= bound * (1 + 1e-12)))
@@ -223,7 +244,7 @@ static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_
                          hsp_csr_value(P, k), want), ok = 0;
         }
     if (!ok && !why[0]) snprintf(why, len, "level %d: no T, A T or rho", l);
-    free(diag), hsp_csr_free(T), hsp_csr_free(AT);
+    free(diag), free(w), hsp_csr_free(T), hsp_csr_free(AT);
     return ok;
 }
 
@@ -554,30 +575,134 @@ static void test_theta(const char *spec, double theta, int nlevels, const int32_
     hsp_amg_free(amg), hsp_csr_free(A);
 }
 
-/* A Dirichlet row (its diagonal alone) has no strong connection: in no
- * aggregate, its row of T empty, as in PyAMG; the resident hierarchy the same. */
-static void test_isolated(void)
+/* The aggregate of node i of A's hierarchy at theta (coarse_size 10), or
+ * -2 where the setup fails. */
+static int32_t aggregate_of(const hsp_csr *A, double theta, int32_t i)
 {
-    hsp_csr *A = NULL;
     hsp_amg *amg = NULL;
     hsp_amg_options o;
     hsp_amg_options_init(&o);
-    o.coarse_size = 10;
+    o.coarse_size = 10, o.theta = theta;
+    int32_t agg = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 2 ? amg->state->level[0].agg[i] : -2;
+    int zero_row = agg != -2;
+    for (int64_t k = zero_row ? amg->level[0].P->rowptr[i] : 0; zero_row && k < amg->level[0].P->rowptr[i + 1]; k++)
+        zero_row = agg != HSP_AGG_NONE || hsp_csr_value(amg->level[0].P, k) == 0; /* no aggregate: P's row is 0 */
+    hsp_amg_free(amg);
+    return zero_row ? agg : -2;
+}
+
+/* A Dirichlet row (its diagonal alone) has no strong connection: in no
+ * aggregate, its row of T empty, as in PyAMG.  Its row and column cut to
+ * explicit zeros instead, those are connections as PyAMG takes a matrix's
+ * stored entries: strong at theta 0 (it joins an aggregate), not at 0.25.
+ * The resident hierarchies the same. */
+static void test_isolated(void)
+{
+    hsp_csr *A = NULL, *D = NULL;
     hsp_generate("poisson2d5:30", 1, HSP_DOUBLE, &A);
-    int32_t dirichlet = 77;
-    for (int32_t i = 0; i < A->nrows; i++) /* row and column 77 cut to the diagonal: explicit zeros */
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if ((i == dirichlet) != (A->colidx[k] == dirichlet)) ((double *)A->values)[k] = 0;
-    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 2;
-    const hsp_csr *P = ok ? amg->level[0].P : NULL;
-    int zero_row = ok;
-    for (int64_t k = ok ? P->rowptr[dirichlet] : 0; ok && k < P->rowptr[dirichlet + 1]; k++)
-        zero_row &= hsp_csr_value(P, k) == 0;
-    tap_ok(ok && amg->state->level[0].agg[dirichlet] == HSP_AGG_NONE && zero_row,
-           "a row of its diagonal alone (and explicit zeros) joins no aggregate; its row of P is 0 %s",
-           ok ? "" : hsp_errmsg());
-    host_and_resident("a row of its diagonal alone", A, 0);
-    hsp_amg_free(amg), hsp_csr_free(A);
+    int32_t dirichlet = 77, *rows = malloc((size_t)A->nnz * sizeof *rows);
+    int32_t *cols = malloc((size_t)A->nnz * sizeof *cols);
+    double *vals = malloc((size_t)A->nnz * sizeof *vals);
+    int64_t kept = 0;
+    for (int32_t i = 0; i < A->nrows; i++) /* row and column 77 cut to the diagonal: explicit zeros in A, none in D */
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            if ((i == dirichlet) != (A->colidx[k] == dirichlet)) {
+                ((double *)A->values)[k] = 0;
+                continue;
+            }
+            rows[kept] = i, cols[kept] = A->colidx[k], vals[kept++] = hsp_csr_value(A, k);
+        }
+    hsp_csr_from_triplets(A->nrows, A->ncols, kept, rows, cols, vals, HSP_DOUBLE, &D);
+    int32_t alone = aggregate_of(D, 0, dirichlet), zeros = aggregate_of(A, 0, dirichlet);
+    int32_t weak = aggregate_of(A, 0.25, dirichlet);
+    tap_ok(alone == HSP_AGG_NONE, "a row of its diagonal alone joins no aggregate; its row of P is 0 (aggregate %d)",
+           alone);
+    tap_ok(zeros >= 0 && weak == HSP_AGG_NONE, "a row of explicit zeros beside its diagonal joins an aggregate at "
+           "theta 0 (%d), none at 0.25 (%d), as PyAMG takes A's stored entries", zeros, weak);
+    host_and_resident("a row of its diagonal alone", D, 0);
+    host_and_resident("a row of explicit zeros", A, 0);
+    host_and_resident("a row of explicit zeros", A, 0.25);
+    free(rows), free(cols), free(vals), hsp_csr_free(A), hsp_csr_free(D);
+}
+
+/* Is T's fit of the candidates B (n x k) PyAMG's: T's columns orthonormal
+ * (T^T T the identity but for a column dropped, 0) and B in T's range on
+ * the rows of aggregated nodes (B = T R)? */
+static int fitted(const hsp_csr *T, const double *B, int32_t k, char *why, size_t len)
+{
+    hsp_csr *TT = NULL, *G = NULL;
+    int ok = hsp_transpose(T, &TT) == HSP_OK && (G = ref_multiply(TT, T, NULL)) != NULL;
+    for (int32_t i = 0; ok && i < G->nrows; i++)
+        for (int64_t e = G->rowptr[i]; ok && e < G->rowptr[i + 1]; e++) {
+            double g = hsp_csr_value(G, e), want = G->colidx[e] == i && g > 0.5 ? 1 : 0;
+            if (!(fabs(g - want) <= 1e-12)) snprintf(why, len, "T^T T (%d, %d) = %g", i, G->colidx[e], g), ok = 0;
+        }
+    double *c = calloc((size_t)T->ncols + 1, sizeof *c);
+    for (int32_t j = 0; ok && c && j < k; j++) { /* c = T^T b_j, then T c = b_j on T's rows */
+        for (int32_t r = 0; r < T->ncols; r++) c[r] = 0;
+        for (int32_t i = 0; i < T->nrows; i++)
+            for (int64_t e = T->rowptr[i]; e < T->rowptr[i + 1]; e++)
+                c[T->colidx[e]] += hsp_csr_value(T, e) * B[i * k + j];
+        for (int32_t i = 0; ok && i < T->nrows; i++) {
+            double sum = 0;
+            for (int64_t e = T->rowptr[i]; e < T->rowptr[i + 1]; e++) sum += hsp_csr_value(T, e) * c[T->colidx[e]];
+            if (T->rowptr[i] < T->rowptr[i + 1] && !(fabs(sum - B[i * k + j]) <= 1e-10 * (1 + fabs(B[i * k + j]))))
+                snprintf(why, len, "row %d: (T T^T B)_%d = %g, B's %g", i, j, sum, B[i * k + j]), ok = 0;
+        }
+    }
+    free(c), hsp_csr_free(TT), hsp_csr_free(G);
+    return ok;
+}
+
+/* Near-nullspace candidates (PyAMG's B): on poisson2d5:40 the constant and
+ * x, two a node; T fits them (orthonormal on each aggregate, B in its
+ * range), level 1's nodes have two rows (its aggregates make P's columns two
+ * by two), the levels are Galerkin products; B = ones is the default. */
+static void test_candidates(void)
+{
+    hsp_csr *A = NULL;
+    hsp_amg *amg = NULL, *ones = NULL, *dflt = NULL;
+    hsp_amg_options o;
+    char why[128] = "";
+    hsp_generate("poisson2d5:40", 1, HSP_DOUBLE, &A);
+    double *B = malloc(2 * (size_t)A->nrows * sizeof *B), *one = malloc((size_t)A->nrows * sizeof *one);
+    for (int32_t i = 0; i < A->nrows; i++) B[2 * i] = 1, B[2 * i + 1] = i % 40, one[i] = 1;
+    hsp_amg_options_init(&o);
+    o.coarse_size = 20, o.B = B, o.nullspace = 2;
+    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 3;
+    if (tap_ok(ok, "two candidates: a hierarchy of %d levels %s", ok ? amg->nlevels : 0, ok ? "" : hsp_errmsg())) {
+        int shapes = 1;
+        for (int l = 0; l + 1 < amg->nlevels; l++)
+            shapes &= amg->level[l].P->ncols == 2 * amg->level[l].naggregates &&
+                      amg->level[l + 1].A->nrows == 2 * amg->level[l].naggregates;
+        tap_ok(shapes, "two candidates: each P has two columns an aggregate (level 1: %d of %d aggregates)",
+               amg->level[0].P->ncols, amg->level[0].naggregates);
+        tap_ok(fitted(amg->state->level[0].T, B, 2, why, sizeof why), "two candidates: T is their QR on each "
+               "aggregate %s", why);
+        tap_ok(coarse_ok(amg, why, sizeof why), "two candidates: R = P^T, each coarse A = R*A*P %s", why);
+    }
+    o.B = one, o.nullspace = 1;
+    ok = hsp_amg_setup(ctx, A, &o, &ones) == HSP_OK;
+    o.B = NULL;
+    ok = ok && hsp_amg_setup(ctx, A, &o, &dflt) == HSP_OK;
+    tap_ok(ok && same_levels(ones, dflt), "B = ones gives the default hierarchy (the constant candidate)");
+    hsp_amg_free(amg), hsp_amg_free(ones), hsp_amg_free(dflt), amg = NULL;
+    o.nullspace = 2;
+    tap_ok(hsp_amg_setup(ctx, A, &o, &amg) == HSP_ERR_ARG && !amg, "nullspace 2 without B: %s", hsp_errmsg());
+    o.B = B, o.block = 3;
+    tap_ok(hsp_amg_setup(ctx, A, &o, &amg) == HSP_ERR_ARG && strstr(hsp_errmsg(), "block"),
+           "block 3 on 1600 rows: %s", hsp_errmsg());
+    o.block = 1, B[7] = NAN;
+    tap_ok(hsp_amg_setup(ctx, A, &o, &amg) == HSP_ERR_ARG && strstr(hsp_errmsg(), "B[3][1]"),
+           "a NaN candidate: %s", hsp_errmsg());
+    B[7] = 3;
+    hsp_resident *M = NULL;
+    hsp_status s = hsp_place(ctx, A, &M);
+    if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, M, &o, &amg);
+    tap_ok(s == HSP_OK ? !amg->state->on_device : s == HSP_ERR_UNSUPPORTED && !amg && strstr(hsp_errmsg(), "B"),
+           "resident with B: %s", s == HSP_OK ? "the host's setup over A's arrays" : hsp_errmsg());
+    hsp_amg_free(amg), hsp_resident_free(M);
+    free(B), free(one), hsp_csr_free(A);
 }
 
 static void test_errors(void)
@@ -634,6 +759,7 @@ int main(void)
     test_theta("poisson2d5:200", 0, 3, (const int32_t[]){40000, 6700, 765});
     test_theta("poisson3d7:30", 0, 3, (const int32_t[]){27000, 3257, 88});
     test_isolated();
+    test_candidates();
     test_errors();
     hsp_context_free(ctx);
     return tap_done();

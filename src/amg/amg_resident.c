@@ -107,8 +107,9 @@ static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l)
     void *held_t = NULL;
     int64_t tnnz = 0;
     double rho = 0, t = hsp_now_ms();
-    hsp_status s = dev->held_ops->tentative(dev, A, held(v->rA), amg->state->options.theta, &held_t, &v->naggregates,
-                                            &tnnz, &rho);
+    const void *prev = l ? held(amg->state->level[l - 1].rT) : NULL; /* the weights of A's nodes */
+    hsp_status s = dev->held_ops->tentative(dev, A, held(v->rA), amg->state->options.theta, l == 0, prev, &held_t,
+                                            &v->naggregates, &tnnz, &rho);
     v->ms_aggregate = hsp_now_ms() - t;
     if (s != HSP_OK || !v->naggregates) return s;
     level_state *ls = &amg->state->level[l];
@@ -156,6 +157,9 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     *out = NULL;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
+    if (s == HSP_OK && ctx->device->held_ops && (o->B || o->nullspace != 1 || o->block != 1))
+        s = hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_setup_resident: B, nullspace > 1 or block > 1 on %s (a device with "
+                     "memory of its own): set the hierarchy up with hsp_amg_setup", ctx->device->description);
     hsp_context_lock(ctx);
     if (s == HSP_OK) s = ctx->device->held_ops ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     hsp_context_unlock(ctx);

@@ -31,7 +31,12 @@ enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 
  * W_ROOT: 1 for each root, then for each node in an aggregate; W_AGG: the
  * aggregate of each node, or -1). */
 enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SETTLED, W_CHANGED,
-       W_AGG, W_SIZE, W_COUNT };
+       W_AGG, W_COUNT };
+
+/* T's arrays where the device holds it: row pointers, columns, values, and
+ * the weights of its aggregates (the next level's nodes): the nodes of
+ * level 0 in each. */
+enum { T_WEIGHTS = 3 };
 
 /* A value of the kernels' type VT. */
 typedef union {
@@ -63,7 +68,7 @@ static gpu_held *held_new(gpu *g, const size_t *bytes, int n, hsp_status *s)
 static hsp_status held_result(gpu *g, hsp_status s, gpu_held *h, void **out)
 {
     if (s == HSP_OK) *out = h;
-    else if (h && !g->lost) gpu_arrays_free(g, h->a, 3), free(h);
+    else if (h && !g->lost) gpu_arrays_free(g, h->a, HSP_HELD_MAX), free(h);
     return s;
 }
 
@@ -247,30 +252,40 @@ static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array 
     return s;
 }
 
-/* T from the aggregates in w[W_AGG]: its row pointers from the members
- * (*tnnz of them), then its arrays and an entry a member. */
-static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, gpu_array *w, gpu_held *t, int64_t *tnnz)
+/* T from the aggregates in w[W_AGG] and the weights of A's nodes (prev's,
+ * the T of the level before; all 1 where NULL): its row pointers from the
+ * members (*tnnz of them), then its arrays, its aggregates' weights and an
+ * entry a member. */
+static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, const gpu_held *prev, gpu_array *w, gpu_held *t,
+                            int64_t *tnnz)
 {
-    int dbl = A->precision == HSP_DOUBLE;
+    int dbl = A->precision == HSP_DOUBLE, weighted = prev != NULL;
     int64_t n = A->nrows, na = naggs;
-    gpu_arg zero[] = {gpu_val(&na, sizeof na), gpu_array_arg(&w[W_SIZE])};
-    gpu_arg count[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_AGG]), gpu_array_arg(&w[W_SIZE])};
-    gpu_arg rows[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&w[W_AGG]), gpu_array_arg(&w[W_SIZE]),
-                      gpu_array_arg(&t->a[0]), gpu_array_arg(&t->a[1]),  gpu_array_arg(&t->a[2])};
-    hsp_status s = gpu_array_new(g, &t->a[0], ((size_t)n + 1) * sizeof(int64_t));
+    const gpu_array *nw = prev ? &prev->a[T_WEIGHTS] : &w[W_AGG]; /* any array where not weighted */
+    gpu_arg zero[] = {gpu_val(&na, sizeof na), gpu_array_arg(&t->a[T_WEIGHTS])};
+    gpu_arg sum[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_AGG]), gpu_val(&weighted, sizeof weighted),
+                     gpu_array_arg(nw), gpu_array_arg(&t->a[T_WEIGHTS])};
+    gpu_arg rows[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_AGG]), gpu_val(&weighted, sizeof weighted),
+                      gpu_array_arg(nw),     gpu_array_arg(&t->a[T_WEIGHTS]), gpu_array_arg(&t->a[0]),
+                      gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
+    size_t first[2] = {((size_t)n + 1) * sizeof(int64_t), (size_t)naggs * sizeof(int32_t)};
+    hsp_status s = gpu_array_new(g, &t->a[0], first[0]);
+    if (s == HSP_OK) s = gpu_array_new(g, &t->a[T_WEIGHTS], first[1]);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &t->a[0], n, tnnz);
     size_t bytes[2] = {(size_t)*tnnz * sizeof(int32_t), (size_t)*tnnz * hsp_value_size(A->precision)};
     if (s == HSP_OK) s = gpu_arrays_new(g, &t->a[1], bytes, 2);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, na);
-    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_COUNT_INTS, count, 3, n);
-    return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 6, n) : s;
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_WEIGHTS, sum, 5, n);
+    return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 8, n) : s;
 }
 
-/* Strength, roots, aggregates and T (*tnnz entries), with w allocated: as
+/* Strength (zeros: A's stored zeros count), roots, aggregates and T (*tnnz
+ * entries; prev: the T of the level before, or NULL), with w allocated: as
  * the host's, nodes of no strong connection in no aggregate, and where no
  * node has one, one empty aggregate. */
-static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double theta, gpu_array *w,
-                            gpu_held *t, int32_t *naggs, int64_t *tnnz, double *rho)
+static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double theta, int zeros,
+                            const gpu_held *prev, gpu_array *w, gpu_held *t, int32_t *naggs, int64_t *tnnz,
+                            double *rho)
 {
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, roots = 0;
@@ -278,18 +293,17 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
     hsp_status s = diagonal(g, A, h, w, rho);
     gpu_arg strong[] = {gpu_val(&n, sizeof n),      gpu_array_arg(&h->a[0]),    gpu_array_arg(&h->a[1]),
                         gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), vt(dbl, theta, &store),
-                        gpu_array_arg(&w[W_STRONG])};
-    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 7, n);
+                        gpu_val(&zeros, sizeof zeros), gpu_array_arg(&w[W_STRONG])};
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 8, n);
     if (s == HSP_OK) s = find_roots(g, A, h, w);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
     *naggs = roots >= n ? 0 : roots ? (int32_t)roots : 1; /* 0: nothing to gain */
     if (s != HSP_OK || !*naggs) return s;
-    s = gpu_array_new(g, &w[W_SIZE], (size_t)*naggs * sizeof(int32_t));
-    if (s == HSP_OK) s = assign(g, A, h, w);
-    return s == HSP_OK ? tentative(g, A, *naggs, w, t, tnnz) : s;
+    s = assign(g, A, h, w);
+    return s == HSP_OK ? tentative(g, A, *naggs, prev, w, t, tnnz) : s;
 }
 
-/* The bytes of the temporaries of an aggregation of A (W_SIZE's come later). */
+/* The bytes of the temporaries of an aggregation of A. */
 static void work_bytes(const hsp_csr *A, size_t *bytes)
 {
     size_t n = (size_t)A->nrows, vs = hsp_value_size(A->precision);
@@ -311,8 +325,8 @@ static hsp_status done(gpu *g, hsp_status s, gpu_array *w, int n)
     return s;
 }
 
-static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
-                               int32_t *naggs, int64_t *tnnz, double *rho)
+static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta, int zeros,
+                               const void *held_prev, void **held_t, int32_t *naggs, int64_t *tnnz, double *rho)
 {
     gpu *g = dev->state;
     size_t bytes[W_COUNT];
@@ -321,8 +335,8 @@ static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, do
     gpu_held *t = held_new(g, NULL, 0, &s); /* its arrays once the aggregates are counted */
     *held_t = NULL, *naggs = 0, *tnnz = 0;
     work_bytes(A, bytes);
-    if (s == HSP_OK) s = gpu_arrays_new(g, w, bytes, W_SIZE);
-    if (s == HSP_OK) s = aggregate(g, A, held, theta, w, t, naggs, tnnz, rho);
+    if (s == HSP_OK) s = gpu_arrays_new(g, w, bytes, W_COUNT);
+    if (s == HSP_OK) s = aggregate(g, A, held, theta, zeros, held_prev, w, t, naggs, tnnz, rho);
     s = done(g, s, w, W_COUNT);
     if (s == HSP_OK && !*naggs) free(t), t = NULL; /* it would not coarsen */
     return gpu_noted(dev, held_result(g, s, t, held_t));
