@@ -764,9 +764,9 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
                  coarse_solver: str | tuple[str, dict[str, Any]] | Callable[..., Any] = "pinv",
                  **options: Any) -> "MultilevelSolver":
     """A pyamg MultilevelSolver on hspgemm's hierarchy of A (a matrix, set up here with the
-    options of amg_setup, resident=True and device= among them, or a Hierarchy), with PyAMG's smoothers and coarse solver (the
-    defaults of pyamg.smoothed_aggregation_solver), so that ml.solve(b, accel="cg") and
-    ml.aspreconditioner() work as on PyAMG's own hierarchy.  Needs PyAMG.
+    options of amg_setup, resident=True and device= among them, or a Hierarchy), with PyAMG's
+    smoothers and coarse solver (the defaults of pyamg.smoothed_aggregation_solver), so that
+    ml.solve(b, accel="cg") and ml.aspreconditioner() work as on PyAMG's own hierarchy.  Needs PyAMG.
 
     PyAMG's own keywords are taken where they mean the same: B (the near-nullspace candidates),
     max_coarse (coarse_size), max_levels, strength ("symmetric" or ("symmetric", {"theta": x})),
