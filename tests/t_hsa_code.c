@@ -16,10 +16,10 @@
 #include "kernel_meta.h"
 #include "tap.h"
 
-enum { NKERNELS = 22 + 26 + 4 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
+enum { NKERNELS = 22 + 27 + 4 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
                                          bin_scan, arrange_rows, row_scan, esc_rows, dense_count, dense, hash_rows,
                                          hash, rmerge, hash_rows_count, hash_count, spmm, spmm_lanes, spmm_gather;
-                                         smoothed aggregation's 26 (kernels/amg.cl); bitmap blocks' 4
+                                         smoothed aggregation's 27 (kernels/amg.cl); bitmap blocks' 4
                                          (kernels/bitmap.cl); heap 2..64 */
 
 /* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
