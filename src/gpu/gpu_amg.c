@@ -6,7 +6,7 @@
  * which sorts them in a product; and for a re-setup, values-only products
  * and P^T, and the check of a new A's pattern.  What crosses is a few
  * numbers: a flag, one every few launches of the root search, a maximum or
- * a sum per work-group. */
+ * a sum per work-group, T's entry count. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
