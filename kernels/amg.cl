@@ -141,10 +141,11 @@ __kernel void hsp_lz_sum(long nparts, __global const VT *part, __global VT *scal
     group_reduce(x, 0, l, scalars + at);
 }
 
-/* strong[k]: entry k (row i, column j != i) has a_ij != 0 and |a_ij|^2 >=
- * theta^2 |a_ii| |a_jj| (PyAMG's symmetric strength, as the CPU's). */
+/* strong[k]: entry k (row i, column j != i) has |a_ij|^2 >= theta^2 |a_ii|
+ * |a_jj| and, unless zeros (level 0's stored zeros count), a_ij != 0
+ * (PyAMG's symmetric strength, as the CPU's). */
 __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
-                            __global const long *where, VT theta, __global uchar *strong)
+                            __global const long *where, VT theta, int zeros, __global uchar *strong)
 {
     long i = get_global_id(0);
     if (i >= n) return;
@@ -152,21 +153,26 @@ __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int
     for (long k = arp[i]; k < arp[i + 1]; k++) {
         int j = acol[k];
         VT a = aval[k];
-        strong[k] = j != i && a != 0 && a * a >= theta * theta * fabs(aii) * fabs(aval[where[j]]);
+        strong[k] = j != i && (zeros || a != 0) && a * a >= theta * theta * fabs(aii) * fabs(aval[where[j]]);
     }
 }
 
-/* Every node undecided (root[i] 0), with the host's order within chunks of
- * chunk rows: node i is at place i % chunk of chunk i / chunk, and the
- * earlier place comes first, then the earlier chunk.  The rounds then take each chunk's
- * rows in order, as the host's greedy pass takes all rows (one chunk: the
- * host's roots), while the chunks go at once. */
-__kernel void hsp_mis_init(long n, long chunk, __global ulong *key, __global long *root)
+/* Every node with a strong connection undecided, every other out (in no
+ * aggregate, as the host's isolated nodes), root[i] 0; the keys in the
+ * host's order within chunks of chunk rows: node i is at place i % chunk of
+ * chunk i / chunk, and the earlier place comes first, then the earlier
+ * chunk.  The rounds then take each chunk's rows in order, as the host's
+ * greedy pass takes all rows (one chunk: the host's roots), while the
+ * chunks go at once. */
+__kernel void hsp_mis_init(long n, long chunk, __global const long *arp, __global const uchar *strong,
+                           __global ulong *key, __global long *root)
 {
     long i = get_global_id(0);
     if (i >= n) return;
     long chunks = (n + chunk - 1) / chunk, place = i % chunk, c = i / chunk;
-    key[i] = (ulong)1 << 62 | (ulong)((chunk - 1 - place) * chunks + chunks - 1 - c);
+    int connected = 0;
+    for (long k = arp[i]; k < arp[i + 1] && !connected; k++) connected = strong[k];
+    key[i] = (ulong)connected << 62 | (ulong)((chunk - 1 - place) * chunks + chunks - 1 - c);
     root[i] = 0;
 }
 
@@ -317,20 +323,25 @@ __kernel void hsp_agg_near(long n, __global const long *arp, __global const int 
 }
 
 /* agg[i]: near[i], else the near aggregate of i's strong neighbour of
- * largest key that has one; *bad: the first node left without (none is,
- * as the roots are maximal). */
+ * largest key that has one, else -1 for a node of no strong connection;
+ * member[i]: 1 if i is in an aggregate, else 0; *bad: the first node with a
+ * strong connection left without (none is, as the roots are maximal). */
 __kernel void hsp_agg_far(long n, __global const long *arp, __global const int *acol, __global const uchar *strong,
-                          __global const ulong *key, __global const int *near, __global int *agg, __global int *bad)
+                          __global const ulong *key, __global const int *near, __global int *agg, __global int *bad,
+                          __global long *member)
 {
     long i = get_global_id(0);
     if (i >= n) return;
     long best = -1;
+    int connected = 0;
     for (long k = arp[i]; k < arp[i + 1] && near[i] < 0; k++) {
         int j = acol[k];
+        connected |= strong[k];
         if (strong[k] && near[j] >= 0 && (best < 0 || key[j] > key[best])) best = j;
     }
     agg[i] = near[i] >= 0 ? near[i] : best >= 0 ? near[best] : -1;
-    if (agg[i] < 0) atomic_min(bad, (int)i);
+    member[i] = agg[i] >= 0;
+    if (agg[i] < 0 && connected) atomic_min(bad, (int)i);
 }
 
 /* x[0..n) = 0. */
@@ -347,6 +358,15 @@ __kernel void hsp_count_ints(long n, __global const int *x, __global int *count)
     if (i < n) atomic_inc(&count[x[i]]);
 }
 
+/* weight[a] += the weight of each node i of aggregate a = agg[i] (w[i] where
+ * weighted, else 1; a node of no aggregate, -1, counts nowhere). */
+__kernel void hsp_agg_weights(long n, __global const int *agg, int weighted, __global const int *w,
+                              __global int *weight)
+{
+    long i = get_global_id(0);
+    if (i < n && agg[i] >= 0) atomic_add(&weight[agg[i]], weighted ? w[i] : 1);
+}
+
 /* wide[i] = x[i], and x[i] = 0, for i < n. */
 __kernel void hsp_widen(long n, __global int *x, __global long *wide)
 {
@@ -356,29 +376,32 @@ __kernel void hsp_widen(long n, __global int *x, __global long *wide)
     x[i] = 0;
 }
 
-/* T: row i's one entry, 1 / sqrt(the size of its aggregate), in column agg[i]
- * (tcol holds agg already). */
-__kernel void hsp_sa_tentative(long n, __global const int *size, __global long *trp, __global const int *tcol,
+/* T: row i's entry, sqrt(w[i] / weight[agg[i]]) (w[i] 1 unless weighted),
+ * in column agg[i], at trp[i] (trp made from the members); none for a row of
+ * no aggregate.  With a node's weight the nodes of level 0 in it, this is
+ * PyAMG's T of the constant vector: its candidate on a coarse level is the
+ * norm of the one before on the aggregate, the root of the weight. */
+__kernel void hsp_sa_tentative(long n, __global const int *agg, int weighted, __global const int *w,
+                               __global const int *weight, __global const long *trp, __global int *tcol,
                                __global VT *tval)
 {
     long i = get_global_id(0);
-    if (i >= n) return;
-    if (i == 0) trp[0] = 0;
-    trp[i + 1] = i + 1;
-    tval[i] = 1 / sqrt((VT)size[tcol[i]]);
+    if (i >= n || agg[i] < 0) return;
+    tcol[trp[i]] = agg[i];
+    tval[trp[i]] = sqrt((VT)(weighted ? w[i] : 1) / (VT)weight[agg[i]]);
 }
 
 /* P = T - (w / a_ii) (A*T) row by row, over A*T in prp, pcol, pval (which
- * holds T's pattern, as a_ii is not zero). */
+ * holds T's pattern, as a_ii is not zero; a row of T has one entry or none). */
 __kernel void hsp_sa_smooth(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
                             VT w, __global const long *prp, __global const int *pcol, __global VT *pval,
-                            __global const int *tcol, __global const VT *tval)
+                            __global const long *trp, __global const int *tcol, __global const VT *tval)
 {
     long i = get_global_id(0);
     if (i >= n) return;
     VT scale = -w / aval[find_col(acol, arp[i], arp[i + 1], (int)i)];
     for (long k = prp[i]; k < prp[i + 1]; k++) pval[k] *= scale;
-    pval[find_col(pcol, prp[i], prp[i + 1], tcol[i])] += tval[i];
+    for (long k = trp[i]; k < trp[i + 1]; k++) pval[find_col(pcol, prp[i], prp[i + 1], tcol[k])] += tval[k];
 }
 
 /* Row i's entries into their columns' rows of R = P^T, in any order: next[c]

@@ -446,24 +446,37 @@ hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_r
 /* ---- Algebraic multigrid setup: smoothed aggregation ------------------------- */
 
 typedef struct {
-    double theta;        /* strength: a_ij is strong when a_ij != 0 and |a_ij| >= theta
-                            sqrt(|a_ii a_jj|), as in PyAMG's symmetric strength (its
-                            aggregation too: a node with no strong connection joins no
-                            aggregate, and where none has one the next level is one
-                            row with P = 0); default 0: every nonzero */
+    double theta;        /* strength: a_ij is strong when |a_ij| >= theta sqrt(|a_ii a_jj|), as
+                            in PyAMG's symmetric strength (its aggregation too: a node with no
+                            strong connection joins no aggregate, and where none has one the
+                            next level is one aggregate with P = 0).  Level 0's stored entries
+                            are its connections, explicit zeros too (at theta 0 strong, as
+                            PyAMG takes them); on the coarse levels a product's exact zeros are
+                            none (scipy's products that PyAMG uses drop them).  Nodes of
+                            several rows (block, nullspace) compare the Frobenius norms of
+                            their blocks, as PyAMG does for BSR.  Default 0: every connection */
     double omega;        /* smoother weight: P = (I - omega / rho D^-1 A) T, rho the spectral
                             radius of D^-1 A as 15 Lanczos steps estimate it, on the CPU
                             threads or, for a resident hierarchy on a device with memory of
                             its own, there (at most Gershgorin's bound); default 4/3 */
     int max_levels;      /* at most this many levels, the finest included; default 10 */
-    int32_t coarse_size; /* stop at a level of at most this many rows; default 1000 */
+    int32_t coarse_size; /* stop at a level of at most this many nodes (rows / its block, as
+                            PyAMG's max_coarse); default 1000 */
     hsp_rap_order order; /* of the Galerkin products; default R*(A*P) */
+    /* The near-nullspace candidates (PyAMG's B): nrows x nullspace values, row by row
+     * (B[i * nullspace + j]), which T reproduces on each aggregate (a QR per aggregate, as
+     * PyAMG's fit_candidates: T's columns orthonormal there, and the next level's B its R);
+     * the next levels then have nodes of nullspace rows.  NULL (default): one candidate, the
+     * constant vector.  Read during the setup only. */
+    const double *B;
+    int32_t nullspace;   /* the columns of B (1 to HSP_AMG_MAX_NULLSPACE); default 1 */
+    int32_t block;       /* rows per node of level 0 (A's BSR block size in PyAMG); default 1 */
 } hsp_amg_options;
 
 /* Fill o with the defaults above (o NULL: nothing). */
 void hsp_amg_options_init(hsp_amg_options *o);
 
-enum { HSP_AMG_MAX_LEVELS = 32 };
+enum { HSP_AMG_MAX_LEVELS = 32, HSP_AMG_MAX_NULLSPACE = 16 };
 
 /* One level: its operator, and (but on the coarsest) the prolongation P from
  * the next level's space and the restriction R = P^T to it (all owned by the
@@ -475,7 +488,7 @@ typedef struct {
     /* a resident hierarchy's (hsp_amg_setup_resident) A, P and R, resident;
      * level 0's A is the caller's; NULL in a hierarchy of hsp_amg_setup */
     const hsp_resident *rA, *rP, *rR;
-    int32_t naggregates;
+    int32_t naggregates; /* P has naggregates x nullspace columns */
     double ms_aggregate; /* strength of connection, aggregation, tentative T */
     double ms_smooth;    /* A*T and P = (I - w D^-1 A) T */
     double ms_transpose; /* R = P^T, on a CPU thread beside A*P in the order R*(A*P) */
@@ -508,7 +521,9 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
  * the level's A, P and R stay NULL until hsp_amg_home.  The aggregates are
  * then made there too, in the CPU's greedy order within chunks of 2^21 rows:
  * a level of at most that many rows gets the CPU's aggregates, a larger one
- * slightly fewer (README: "Matrices resident on the device"). */
+ * slightly fewer (README: "Matrices resident on the device").
+ * There, B, nullspace > 1 or block > 1 (o) are refused (HSP_ERR_UNSUPPORTED):
+ * set such a hierarchy up with hsp_amg_setup. */
 hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out);
 /* Every level's A, P and R of a resident hierarchy on the host (brought home
  * from the device where it holds them; level 0's A by hsp_resident_host of

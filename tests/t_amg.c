@@ -162,20 +162,40 @@ static int coarse_ok(const hsp_amg *amg, char *why, size_t len)
     return 1;
 }
 
-/* T from the aggregates: row i is 1/sqrt(|aggregate of i|) at column agg[i],
- * or empty where agg[i] is HSP_AGG_NONE; NULL when an aggregate number is out
- * of range or an aggregate is empty (but the one of a level where no node
- * has a strong connection). */
-static hsp_csr *tentative_from(const int32_t *agg, int32_t n, int32_t naggs)
+/* The weight of each node of level l (n of them): the nodes of level 0 in
+ * it (in aggregates of every level between), 1 at level 0.  With the
+ * constant vector as level 0's candidate, level l's candidate (PyAMG's B
+ * there, the norms of the candidates on the aggregates before) is the
+ * square root of the weight. */
+static int32_t *weights(const hsp_amg *amg, int l, int32_t n)
+{
+    int32_t *w = malloc(((size_t)n + 1) * sizeof *w);
+    int32_t *below = l ? weights(amg, l - 1, amg->level[l - 1].A->nrows) : NULL;
+    for (int32_t i = 0; w && i < n; i++) w[i] = l ? 0 : 1;
+    for (int32_t i = 0; w && below && i < amg->level[l - 1].A->nrows; i++)
+        if (amg->state->level[l - 1].agg[i] != HSP_AGG_NONE) w[amg->state->level[l - 1].agg[i]] += below[i];
+    if (l && !below) free(w), w = NULL;
+    free(below);
+    return w;
+}
+
+/* T from the aggregates and the weights w of the level's nodes: row i is
+ * sqrt(w_i / the weight of its aggregate) at column agg[i] (1/sqrt(|aggregate
+ * of i|) at level 0), or empty where agg[i] is HSP_AGG_NONE; NULL when an
+ * aggregate number is out of range or an aggregate is empty (but the one of
+ * a level where no node has a strong connection). */
+static hsp_csr *tentative_from(const int32_t *agg, const int32_t *w, int32_t n, int32_t naggs)
 {
     int32_t *size = calloc((size_t)naggs + 1, sizeof *size), *rows = malloc(((size_t)n + 1) * sizeof *rows);
     int32_t *cols = malloc(((size_t)n + 1) * sizeof *cols), members = 0;
     double *v = malloc(((size_t)n + 1) * sizeof *v);
-    int ok = size && rows && cols && v;
-    for (int32_t i = 0; ok && i < n; i++) ok = agg[i] == HSP_AGG_NONE || (agg[i] >= 0 && agg[i] < naggs && ++size[agg[i]]);
+    int ok = size && rows && cols && v && w;
+    for (int32_t i = 0; ok && i < n; i++)
+        ok = agg[i] == HSP_AGG_NONE || (agg[i] >= 0 && agg[i] < naggs && (size[agg[i]] += w[i]));
     for (int32_t a = 0; ok && a < naggs; a++) ok = size[a] > 0 || naggs == 1;
     for (int32_t i = 0; ok && i < n; i++)
-        if (agg[i] != HSP_AGG_NONE) rows[members] = i, cols[members] = agg[i], v[members++] = 1 / sqrt((double)size[agg[i]]);
+        if (agg[i] != HSP_AGG_NONE)
+            rows[members] = i, cols[members] = agg[i], v[members++] = sqrt((double)w[i] / size[agg[i]]);
     hsp_csr *T = NULL;
     if (ok && hsp_csr_from_triplets(n, naggs, members, rows, cols, v, HSP_DOUBLE, &T) != HSP_OK) T = NULL;
     free(size), free(rows), free(cols), free(v);
@@ -195,7 +215,7 @@ static double gershgorin_bound(const hsp_csr *A)
 }
 
 /* Is level l's P = T - omega/rho D^-1 (A T), pattern and values, with T
- * made here from the level's aggregates, A T by the reference product and
+ * made here from the level's aggregates and weights, A T by the reference product and
  * rho the library's estimate, which must lie in [1, Gershgorin's bound]
  * (D^-1 A's eigenvalues average 1)? */
 static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_t len)
@@ -204,7 +224,8 @@ static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_
     const hsp_csr *A = v->A, *P = v->P;
     int64_t *diag = malloc(((size_t)A->nrows + 1) * sizeof *diag);
     double rho = 0, bound = gershgorin_bound(A);
-    hsp_csr *T = tentative_from(amg->state->level[l].agg, A->nrows, v->naggregates);
+    int32_t *w = weights(amg, l, A->nrows);
+    hsp_csr *T = tentative_from(amg->state->level[l].agg, w, A->nrows, v->naggregates);
     hsp_csr *AT = T ? ref_multiply(A, T, NULL) : NULL;
     int ok = AT && diag && hsp_diagonal(A, diag) == HSP_OK && hsp_radius_estimate(ctx, A, diag, &rho) == HSP_OK;
     if (ok && !(rho >= 1 && rho <= bound * (1 + 1e-12)))
@@ -223,7 +244,7 @@ static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_
                          hsp_csr_value(P, k), want), ok = 0;
         }
     if (!ok && !why[0]) snprintf(why, len, "level %d: no T, A T or rho", l);
-    free(diag), hsp_csr_free(T), hsp_csr_free(AT);
+    free(diag), free(w), hsp_csr_free(T), hsp_csr_free(AT);
     return ok;
 }
 
@@ -359,38 +380,79 @@ static hsp_csr *shuffled(const hsp_csr *A, uint64_t seed)
     return B;
 }
 
-/* The resident hierarchy of spec (levels of up to 2^21 rows, where the
- * device's root search takes the host's order whole), its rows shuffled
- * or not, has the host's aggregates at every level and, with rho estimated
- * by the same Lanczos steps, the host's levels to rounding; two resident
- * set-ups the same levels.  Shuffled, a decision on the device waits for
- * nodes of work-groups before and after its own. */
-static void test_host_aggregates(const char *spec, int shuffle)
+/* Re-set up amg for A: with resident, A placed (into *M, whose matrix before
+ * is freed once the hierarchy no longer needs it) and the levels brought home. */
+static hsp_status resetup(hsp_amg *amg, const hsp_csr *A, int resident, hsp_resident **M)
 {
-    hsp_csr *A = NULL;
+    if (!resident) return hsp_amg_resetup(ctx, amg, A);
+    hsp_resident *next = NULL;
+    hsp_status s = hsp_place(ctx, A, &next);
+    if (s == HSP_OK) s = hsp_amg_resetup_resident(ctx, amg, next);
+    if (s != HSP_OK) {
+        hsp_resident_free(next);
+        return s;
+    }
+    hsp_resident_free(*M), *M = next;
+    return hsp_amg_home(amg);
+}
+
+/* "rows/entries" of each level of amg into buf. */
+static void level_sizes(const hsp_amg *amg, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int l = 0; l < amg->nlevels && strlen(buf) + 1 < len; l++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d/%lld", l ? " " : "", amg->level[l].A->nrows,
+                 (long long)amg->level[l].A->nnz);
+}
+
+/* The resident hierarchy of A at theta (levels of up to 2^21 rows, where the
+ * device's root search takes the host's order whole) has the host's levels
+ * (rows and entries) and aggregates at every level, also where some or all
+ * nodes have no strong connection (in no aggregate; where none has, one
+ * empty aggregate: a coarse level of one row) and, with rho estimated by the
+ * same Lanczos steps, the host's levels to rounding; two resident set-ups
+ * the same levels, and a resident re-setup with A's values again too. */
+static void host_and_resident(const char *what, const hsp_csr *A, double theta)
+{
     hsp_amg *host = NULL, *res[2] = {NULL, NULL};
     hsp_resident *M[2] = {NULL, NULL};
     hsp_amg_options o;
-    char why[128] = "", name[64];
+    char why[128] = "", sizes[2][160] = {"", ""};
     hsp_amg_options_init(&o);
-    o.coarse_size = 50;
+    o.coarse_size = 50, o.theta = theta;
+    int ok = A && setup(A, &o, 0, NULL, &host) == HSP_OK;
+    for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &res[r]) == HSP_OK;
+    if (tap_ok(ok, "%s, theta %g: host and two resident set-ups %s", what, theta, ok ? "" : hsp_errmsg())) {
+        level_sizes(res[0], sizes[0], sizeof sizes[0]), level_sizes(host, sizes[1], sizeof sizes[1]);
+        tap_ok(!strcmp(sizes[0], sizes[1]), "%s, theta %g: resident levels (rows/entries) %s, the host's %s", what,
+               theta, sizes[0], sizes[1]);
+        tap_ok(same_aggregates(res[0], host, why, sizeof why), "%s, theta %g: the resident hierarchy has the host's "
+               "%d levels and aggregates (P's patterns) %s", what, theta, host->nlevels, why);
+        tap_ok(same_levels(res[0], host), "%s, theta %g: the resident levels are the host's, values to rounding", what,
+               theta);
+        tap_ok(same_levels(res[0], res[1]), "%s, theta %g: two resident set-ups give the same levels", what, theta);
+        ok = resetup(res[1], A, 1, &M[1]) == HSP_OK;
+        tap_ok(ok && same_levels(res[1], host), "%s, theta %g: a resident re-setup gives the host's levels again %s",
+               what, theta, ok ? "" : hsp_errmsg());
+    }
+    for (int r = 0; r < 2; r++) hsp_amg_free(res[r]), hsp_resident_free(M[r]);
+    hsp_amg_free(host);
+}
+
+/* host_and_resident on spec, its rows shuffled or not (shuffled, a decision
+ * on the device waits for nodes of work-groups before and after its own). */
+static void test_host_aggregates(const char *spec, double theta, int shuffle)
+{
+    hsp_csr *A = NULL;
+    char name[64];
     hsp_generate(spec, 1, HSP_DOUBLE, &A);
-    if (shuffle) {
+    if (shuffle && A) {
         hsp_csr *B = shuffled(A, 7);
         hsp_csr_free(A), A = B;
     }
     snprintf(name, sizeof name, "%s%s", spec, shuffle ? " shuffled" : "");
-    spec = name;
-    int ok = A && setup(A, &o, 0, NULL, &host) == HSP_OK;
-    for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &res[r]) == HSP_OK;
-    if (tap_ok(ok, "%s: host and two resident set-ups %s", spec, ok ? "" : hsp_errmsg())) {
-        tap_ok(same_aggregates(res[0], host, why, sizeof why), "%s: the resident hierarchy has the host's %d levels "
-               "and aggregates (P's patterns) %s", spec, host->nlevels, why);
-        tap_ok(same_levels(res[0], host), "%s: the resident levels are the host's, values to rounding", spec);
-        tap_ok(same_levels(res[0], res[1]), "%s: two resident set-ups give the same levels", spec);
-    }
-    for (int r = 0; r < 2; r++) hsp_amg_free(res[r]), hsp_resident_free(M[r]);
-    hsp_amg_free(host), hsp_csr_free(A);
+    host_and_resident(name, A, theta);
+    hsp_csr_free(A);
 }
 
 /* Two resident set-ups of A to 2 levels: every node in an aggregate, the
@@ -426,22 +488,6 @@ static void test_long_chain(void)
     ((double *)A->values)[1] = 0; /* a_01 */
     test_two_levels("band:15000,1", A, 15000 / 5, 15000 / 3);
     hsp_csr_free(A);
-}
-
-/* Re-set up amg for A: with resident, A placed (into *M, whose matrix before
- * is freed once the hierarchy no longer needs it) and the levels brought home. */
-static hsp_status resetup(hsp_amg *amg, const hsp_csr *A, int resident, hsp_resident **M)
-{
-    if (!resident) return hsp_amg_resetup(ctx, amg, A);
-    hsp_resident *next = NULL;
-    hsp_status s = hsp_place(ctx, A, &next);
-    if (s == HSP_OK) s = hsp_amg_resetup_resident(ctx, amg, next);
-    if (s != HSP_OK) {
-        hsp_resident_free(next);
-        return s;
-    }
-    hsp_resident_free(*M), *M = next;
-    return hsp_amg_home(amg);
 }
 
 /* Re-setup with new values (values only; on a device with memory of its own,
@@ -529,29 +575,134 @@ static void test_theta(const char *spec, double theta, int nlevels, const int32_
     hsp_amg_free(amg), hsp_csr_free(A);
 }
 
-/* A Dirichlet row (its diagonal alone) has no strong connection: in no
- * aggregate, its row of T empty, as in PyAMG. */
-static void test_isolated(void)
+/* The aggregate of node i of A's hierarchy at theta (coarse_size 10), or
+ * -2 where the setup fails. */
+static int32_t aggregate_of(const hsp_csr *A, double theta, int32_t i)
 {
-    hsp_csr *A = NULL;
     hsp_amg *amg = NULL;
     hsp_amg_options o;
     hsp_amg_options_init(&o);
-    o.coarse_size = 10;
+    o.coarse_size = 10, o.theta = theta;
+    int32_t agg = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 2 ? amg->state->level[0].agg[i] : -2;
+    int zero_row = agg != -2;
+    for (int64_t k = zero_row ? amg->level[0].P->rowptr[i] : 0; zero_row && k < amg->level[0].P->rowptr[i + 1]; k++)
+        zero_row = agg != HSP_AGG_NONE || hsp_csr_value(amg->level[0].P, k) == 0; /* no aggregate: P's row is 0 */
+    hsp_amg_free(amg);
+    return zero_row ? agg : -2;
+}
+
+/* A Dirichlet row (its diagonal alone) has no strong connection: in no
+ * aggregate, its row of T empty, as in PyAMG.  Its row and column cut to
+ * explicit zeros instead, those are connections as PyAMG takes a matrix's
+ * stored entries: strong at theta 0 (it joins an aggregate), not at 0.25.
+ * The resident hierarchies the same. */
+static void test_isolated(void)
+{
+    hsp_csr *A = NULL, *D = NULL;
     hsp_generate("poisson2d5:30", 1, HSP_DOUBLE, &A);
-    int32_t dirichlet = 77;
-    for (int32_t i = 0; i < A->nrows; i++) /* row and column 77 cut to the diagonal: explicit zeros */
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if ((i == dirichlet) != (A->colidx[k] == dirichlet)) ((double *)A->values)[k] = 0;
-    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 2;
-    const hsp_csr *P = ok ? amg->level[0].P : NULL;
-    int zero_row = ok;
-    for (int64_t k = ok ? P->rowptr[dirichlet] : 0; ok && k < P->rowptr[dirichlet + 1]; k++)
-        zero_row &= hsp_csr_value(P, k) == 0;
-    tap_ok(ok && amg->state->level[0].agg[dirichlet] == HSP_AGG_NONE && zero_row,
-           "a row of its diagonal alone (and explicit zeros) joins no aggregate; its row of P is 0 %s",
-           ok ? "" : hsp_errmsg());
-    hsp_amg_free(amg), hsp_csr_free(A);
+    int32_t dirichlet = 77, *rows = malloc((size_t)A->nnz * sizeof *rows);
+    int32_t *cols = malloc((size_t)A->nnz * sizeof *cols);
+    double *vals = malloc((size_t)A->nnz * sizeof *vals);
+    int64_t kept = 0;
+    for (int32_t i = 0; i < A->nrows; i++) /* row and column 77 cut to the diagonal: explicit zeros in A, none in D */
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            if ((i == dirichlet) != (A->colidx[k] == dirichlet)) {
+                ((double *)A->values)[k] = 0;
+                continue;
+            }
+            rows[kept] = i, cols[kept] = A->colidx[k], vals[kept++] = hsp_csr_value(A, k);
+        }
+    hsp_csr_from_triplets(A->nrows, A->ncols, kept, rows, cols, vals, HSP_DOUBLE, &D);
+    int32_t alone = aggregate_of(D, 0, dirichlet), zeros = aggregate_of(A, 0, dirichlet);
+    int32_t weak = aggregate_of(A, 0.25, dirichlet);
+    tap_ok(alone == HSP_AGG_NONE, "a row of its diagonal alone joins no aggregate; its row of P is 0 (aggregate %d)",
+           alone);
+    tap_ok(zeros >= 0 && weak == HSP_AGG_NONE, "a row of explicit zeros beside its diagonal joins an aggregate at "
+           "theta 0 (%d), none at 0.25 (%d), as PyAMG takes A's stored entries", zeros, weak);
+    host_and_resident("a row of its diagonal alone", D, 0);
+    host_and_resident("a row of explicit zeros", A, 0);
+    host_and_resident("a row of explicit zeros", A, 0.25);
+    free(rows), free(cols), free(vals), hsp_csr_free(A), hsp_csr_free(D);
+}
+
+/* Is T's fit of the candidates B (n x k) PyAMG's: T's columns orthonormal
+ * (T^T T the identity but for a column dropped, 0) and B in T's range on
+ * the rows of aggregated nodes (B = T R)? */
+static int fitted(const hsp_csr *T, const double *B, int32_t k, char *why, size_t len)
+{
+    hsp_csr *TT = NULL, *G = NULL;
+    int ok = hsp_transpose(T, &TT) == HSP_OK && (G = ref_multiply(TT, T, NULL)) != NULL;
+    for (int32_t i = 0; ok && i < G->nrows; i++)
+        for (int64_t e = G->rowptr[i]; ok && e < G->rowptr[i + 1]; e++) {
+            double g = hsp_csr_value(G, e), want = G->colidx[e] == i && g > 0.5 ? 1 : 0;
+            if (!(fabs(g - want) <= 1e-12)) snprintf(why, len, "T^T T (%d, %d) = %g", i, G->colidx[e], g), ok = 0;
+        }
+    double *c = calloc((size_t)T->ncols + 1, sizeof *c);
+    for (int32_t j = 0; ok && c && j < k; j++) { /* c = T^T b_j, then T c = b_j on T's rows */
+        for (int32_t r = 0; r < T->ncols; r++) c[r] = 0;
+        for (int32_t i = 0; i < T->nrows; i++)
+            for (int64_t e = T->rowptr[i]; e < T->rowptr[i + 1]; e++)
+                c[T->colidx[e]] += hsp_csr_value(T, e) * B[i * k + j];
+        for (int32_t i = 0; ok && i < T->nrows; i++) {
+            double sum = 0;
+            for (int64_t e = T->rowptr[i]; e < T->rowptr[i + 1]; e++) sum += hsp_csr_value(T, e) * c[T->colidx[e]];
+            if (T->rowptr[i] < T->rowptr[i + 1] && !(fabs(sum - B[i * k + j]) <= 1e-10 * (1 + fabs(B[i * k + j]))))
+                snprintf(why, len, "row %d: (T T^T B)_%d = %g, B's %g", i, j, sum, B[i * k + j]), ok = 0;
+        }
+    }
+    free(c), hsp_csr_free(TT), hsp_csr_free(G);
+    return ok;
+}
+
+/* Near-nullspace candidates (PyAMG's B): on poisson2d5:40 the constant and
+ * x, two a node; T fits them (orthonormal on each aggregate, B in its
+ * range), level 1's nodes have two rows (its aggregates make P's columns two
+ * by two), the levels are Galerkin products; B = ones is the default. */
+static void test_candidates(void)
+{
+    hsp_csr *A = NULL;
+    hsp_amg *amg = NULL, *ones = NULL, *dflt = NULL;
+    hsp_amg_options o;
+    char why[128] = "";
+    hsp_generate("poisson2d5:40", 1, HSP_DOUBLE, &A);
+    double *B = malloc(2 * (size_t)A->nrows * sizeof *B), *one = malloc((size_t)A->nrows * sizeof *one);
+    for (int32_t i = 0; i < A->nrows; i++) B[2 * i] = 1, B[2 * i + 1] = i % 40, one[i] = 1;
+    hsp_amg_options_init(&o);
+    o.coarse_size = 20, o.B = B, o.nullspace = 2;
+    int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 3;
+    if (tap_ok(ok, "two candidates: a hierarchy of %d levels %s", ok ? amg->nlevels : 0, ok ? "" : hsp_errmsg())) {
+        int shapes = 1;
+        for (int l = 0; l + 1 < amg->nlevels; l++)
+            shapes &= amg->level[l].P->ncols == 2 * amg->level[l].naggregates &&
+                      amg->level[l + 1].A->nrows == 2 * amg->level[l].naggregates;
+        tap_ok(shapes, "two candidates: each P has two columns an aggregate (level 1: %d of %d aggregates)",
+               amg->level[0].P->ncols, amg->level[0].naggregates);
+        tap_ok(fitted(amg->state->level[0].T, B, 2, why, sizeof why), "two candidates: T is their QR on each "
+               "aggregate %s", why);
+        tap_ok(coarse_ok(amg, why, sizeof why), "two candidates: R = P^T, each coarse A = R*A*P %s", why);
+    }
+    o.B = one, o.nullspace = 1;
+    ok = hsp_amg_setup(ctx, A, &o, &ones) == HSP_OK;
+    o.B = NULL;
+    ok = ok && hsp_amg_setup(ctx, A, &o, &dflt) == HSP_OK;
+    tap_ok(ok && same_levels(ones, dflt), "B = ones gives the default hierarchy (the constant candidate)");
+    hsp_amg_free(amg), hsp_amg_free(ones), hsp_amg_free(dflt), amg = NULL;
+    o.nullspace = 2;
+    tap_ok(hsp_amg_setup(ctx, A, &o, &amg) == HSP_ERR_ARG && !amg, "nullspace 2 without B: %s", hsp_errmsg());
+    o.B = B, o.block = 3;
+    tap_ok(hsp_amg_setup(ctx, A, &o, &amg) == HSP_ERR_ARG && strstr(hsp_errmsg(), "block"),
+           "block 3 on 1600 rows: %s", hsp_errmsg());
+    o.block = 1, B[7] = NAN;
+    tap_ok(hsp_amg_setup(ctx, A, &o, &amg) == HSP_ERR_ARG && strstr(hsp_errmsg(), "B[3][1]"),
+           "a NaN candidate: %s", hsp_errmsg());
+    B[7] = 3;
+    hsp_resident *M = NULL;
+    hsp_status s = hsp_place(ctx, A, &M);
+    if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, M, &o, &amg);
+    tap_ok(s == HSP_OK ? !amg->state->on_device : s == HSP_ERR_UNSUPPORTED && !amg && strstr(hsp_errmsg(), "B"),
+           "resident with B: %s", s == HSP_OK ? "the host's setup over A's arrays" : hsp_errmsg());
+    hsp_amg_free(amg), hsp_resident_free(M);
+    free(B), free(one), hsp_csr_free(A);
 }
 
 static void test_errors(void)
@@ -586,12 +737,15 @@ int main(void)
     test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 30, 1.0 / 3, 0.5);
-    test_host_aggregates("poisson2d5:100", 0);
-    test_host_aggregates("poisson2d9:60", 0);
-    test_host_aggregates("poisson3d7:20", 0);
-    test_host_aggregates("poisson3d27:20", 0);
-    test_host_aggregates("poisson2d5:100", 1);
-    test_host_aggregates("poisson3d7:20", 1);
+    test_host_aggregates("poisson2d5:100", 0, 0);
+    test_host_aggregates("poisson2d9:60", 0, 0);
+    test_host_aggregates("poisson3d7:20", 0, 0);
+    test_host_aggregates("poisson3d27:20", 0, 0);
+    test_host_aggregates("poisson2d5:100", 0, 1);
+    test_host_aggregates("poisson3d7:20", 0, 1);
+    /* every theta: at 0.25 level 1 has no strong connection (one row next), at
+     * 0.5 level 0 has none */
+    for (int k = 0; k < 4; k++) test_host_aggregates("poisson2d5:200", (const double[]){0, 0.08, 0.25, 0.5}[k], 0);
     test_long_chain();
     test_one_way();
     test_resetup(0);
@@ -605,6 +759,7 @@ int main(void)
     test_theta("poisson2d5:200", 0, 3, (const int32_t[]){40000, 6700, 765});
     test_theta("poisson3d7:30", 0, 3, (const int32_t[]){27000, 3257, 88});
     test_isolated();
+    test_candidates();
     test_errors();
     hsp_context_free(ctx);
     return tap_done();

@@ -16,10 +16,10 @@
 #include "kernel_meta.h"
 #include "tap.h"
 
-enum { NKERNELS = 22 + 26 + 4 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
+enum { NKERNELS = 22 + 27 + 4 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
                                          bin_scan, arrange_rows, row_scan, esc_rows, dense_count, dense, hash_rows,
                                          hash, rmerge, hash_rows_count, hash_count, spmm, spmm_lanes, spmm_gather;
-                                         smoothed aggregation's 26 (kernels/amg.cl); bitmap blocks' 4
+                                         smoothed aggregation's 27 (kernels/amg.cl); bitmap blocks' 4
                                          (kernels/bitmap.cl); heap 2..64 */
 
 /* The explicit arguments of kernels (in kernels/); hidden ones may follow. */
@@ -32,9 +32,10 @@ static const struct {
                 {"hsp_part_scan", 3}, {"hsp_bin_scan", 8}, {"hsp_arrange_rows", 11}, {"hsp_row_scan", 5}, {"hsp_spmm", 20}, {"hsp_spmm_lanes", 22}, {"hsp_spmm_gather", 9}, {"hsp_esc_rows", ROW_ARGS + 4}, {"hsp_dense_count", ROW_ARGS + 9},
                 {"hsp_dense", ROW_ARGS + 10}, {"hsp_hash_rows", ROW_ARGS + 7},
                 {"hsp_hash", ROW_ARGS + 7}, {"hsp_rmerge", ROW_ARGS + 5},
-                {"hsp_hash_rows_count", 14}, {"hsp_hash_count", 14}, {"hsp_sa_diag", 8}, {"hsp_mis_init", 4}, {"hsp_mis_rekey", 2}, {"hsp_mis_update", 8}, {"hsp_mis_rounds", 14}, {"hsp_mis_symmetric", 5}, {"hsp_agg_far", 8},
+                {"hsp_hash_rows_count", 14}, {"hsp_hash_count", 14}, {"hsp_sa_diag", 8}, {"hsp_mis_init", 6}, {"hsp_mis_rekey", 2}, {"hsp_mis_update", 8}, {"hsp_mis_rounds", 14}, {"hsp_mis_symmetric", 5}, {"hsp_agg_far", 9},
+                {"hsp_sa_strong", 8}, {"hsp_agg_weights", 5}, {"hsp_sa_tentative", 8},
                 {"hsp_lz_start", 9}, {"hsp_lz_multiply", 10}, {"hsp_lz_orthogonalize", 9}, {"hsp_lz_advance", 8}, {"hsp_lz_sum", 5},
-                {"hsp_sa_smooth", 10}, {"hsp_tr_scatter", 8}, {"hsp_numeric", 10}, {"hsp_heap_2", ROW_ARGS},
+                {"hsp_sa_smooth", 11}, {"hsp_tr_scatter", 8}, {"hsp_numeric", 10}, {"hsp_heap_2", ROW_ARGS},
                 {"hsp_heap_33", ROW_ARGS}, {"hsp_heap_64", ROW_ARGS}};
 
 /* Is co an executable for its target? */
@@ -146,7 +147,7 @@ static void check_resources(const hsp_code_object *co, const char *what)
         "hsp_bin_place",  "hsp_row_sums",   "hsp_row_scan",     "hsp_dense_count", "hsp_dense",
         "hsp_hash_rows",  "hsp_hash",       "hsp_sa_diag",      "hsp_sa_strong",   "hsp_mis_init",
         "hsp_mis_rekey",  "hsp_mis_max",    "hsp_mis_update", "hsp_mis_rounds", "hsp_mis_symmetric", "hsp_agg_near",     "hsp_agg_far",     "hsp_zero_ints",
-        "hsp_count_ints", "hsp_widen",      "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
+        "hsp_count_ints", "hsp_agg_weights", "hsp_widen", "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
         "hsp_identity",   "hsp_numeric",    "hsp_tr_values",    "hsp_same_pattern", "hsp_numeric_rows",
         "hsp_rmerge",     "hsp_hash_rows_count", "hsp_hash_count", "hsp_part_scan", "hsp_bin_scan",
         "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes", "hsp_spmm_gather", "hsp_lz_start", "hsp_lz_multiply",

@@ -240,6 +240,27 @@ def _sorted_unique(indptr, indices):
     return bool(up.all())
 
 
+def _candidates(B, n):
+    """B as a C-contiguous float64 array of n rows (a vector: one column), or None."""
+    if B is None:
+        return None
+    B = np.asarray(B)
+    if B.ndim == 1:
+        B = B.reshape(-1, 1)
+    if B.ndim != 2 or B.shape[0] != n or B.shape[1] < 1:
+        raise ShapeError(f"B is {'x'.join(map(str, B.shape))}: give {n} rows of candidates (an (n,) or (n, k) array)")
+    if np.iscomplexobj(B) or not (np.issubdtype(B.dtype, np.number) or B.dtype == np.bool_):
+        raise TypeError(f"B: real values, not {B.dtype}")
+    return np.ascontiguousarray(B, dtype=np.float64)
+
+
+def _count(x, name):
+    """The int option x, a TypeError naming it where it is not an integer."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} = {x!r}: give an integer")
+    return int(x)
+
+
 def _canonical(M, dtype, name):
     """M as CSR with sorted, unique columns and values of dtype, as its arrays say (scipy's flags
     may be stale, the arrays changed in place since): M itself where it is so, else a copy
@@ -491,21 +512,40 @@ class Context:
 
     def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
                   coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
-                  resident: bool = False) -> Hierarchy:
+                  resident: bool = False, B: ArrayLike | None = None, block: int = 1) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
-        products on this context's device: a Hierarchy.  theta: strength threshold, PyAMG's
-        symmetric rule (a nonzero a_ij is strong when |a_ij| >= theta sqrt(|a_ii a_jj|); a row
-        with no strong neighbour joins no aggregate, as in PyAMG); omega: the weight of P =
-        (I - omega/rho D^-1 A) T; max_levels, coarse_size: stop at this many levels or a level
-        of at most this many rows; order: of the Galerkin products, "r-ap" or "ra-p";
+        products on this context's device: a Hierarchy.
+
+        theta: strength threshold, PyAMG's symmetric rule (a_ij is strong when |a_ij| >= theta
+          sqrt(|a_ii a_jj|); a row with no strong neighbour joins no aggregate, as in PyAMG).
+          A's stored entries are its connections, explicit zeros too (strong at theta 0, as PyAMG
+          takes them); on the coarse levels a product's exact zeros are none.
+        omega: the weight of P = (I - omega/rho D^-1 A) T.
+        max_levels, coarse_size: stop at this many levels or a level of at most this many nodes
+          (rows / rows per node; PyAMG's max_levels and max_coarse).
+        order: of the Galerkin products, "r-ap" or "ra-p".
+        B: the near-nullspace candidates, an (n,) or (n, k) array (k <= 16; PyAMG's B, e.g. the
+          rigid-body modes of pyamg.gallery.linear_elasticity): T fits them on each aggregate by a
+          QR (PyAMG's fit_candidates; P then has k columns an aggregate) and their R is the next
+          level's B, whose nodes then have k rows.  None: the constant vector (as B=np.ones(n)).
+        block: the rows of a node of level 0 (A's block size, as PyAMG aggregates a BSR matrix's
+          blocks), dividing n.
         resident: A placed on the device and every level made there (on a device with memory
-        of its own the aggregation too, hsp_amg_setup_resident), then brought home."""
+          of its own the aggregation too, hsp_amg_setup_resident; B and block > 1 are then
+          refused: UnsupportedError), then brought home.
+        Level 1 is PyAMG's (smoothed_aggregation_solver with the same B, theta, max_coarse and
+        improve_candidates=None: its rows, aggregates and T; P but for rho's estimate), and at
+        theta 0 so is level 2's size.  Later levels may differ by a few per cent: PyAMG takes a
+        coarse node's neighbours in the unsorted order of scipy's product, and at theta > 0 its
+        rho estimate differs (README: "Python", when the levels are PyAMG's)."""
         order = _order(order)
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
         C = _canonical(A, dtype, "A")
+        cand = _candidates(B, C.shape[0])
         core = _call(self._ctx.amg_setup, _core_matrix(C), float(theta), float(omega), int(max_levels),
-                     int(coarse_size), order, bool(resident))
+                     int(coarse_size), order, bool(resident), cand, 1 if cand is None else cand.shape[1],
+                     _count(block, "block"))
         return Hierarchy(core, C)
 
     def close(self) -> None:
@@ -610,13 +650,13 @@ def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.c
 
 def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
               coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
-              resident: bool = False, device: str = "auto", threads: int = 0, grow: str = "realloc",
-              methods: str | Sequence[str] | None = None) -> Hierarchy:
+              resident: bool = False, B: ArrayLike | None = None, block: int = 1, device: str = "auto",
+              threads: int = 0, grow: str = "realloc", methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A as a Hierarchy (see Context.amg_setup for
-    the options, resident=True among them; device, threads, grow, methods as in matmul)."""
+    the options, resident=True and B among them; device, threads, grow, methods as in matmul)."""
     return _shared_context(device, threads, grow, methods).amg_setup(
         A, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
-        precision=precision, resident=resident)
+        precision=precision, resident=resident, B=B, block=block)
 
 
 def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
@@ -635,20 +675,129 @@ def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
     return hierarchy
 
 
+# pyamg.smoothed_aggregation_solver's keywords that mean the same as amg_setup's options here
+_PYAMG_NAMES = {"max_coarse": "coarse_size", "strength": "theta", "smooth": "omega"}
+
+
+def _one_per_level(value, name, parse):
+    """parse(value), or of each entry of a per-level list (PyAMG's), which must all give the same."""
+    found = {parse(v) for v in value} if isinstance(value, list) and value else {parse(value)}
+    if len(found) > 1:
+        raise ArgumentError(f"{name} = {value!r}: hspgemm takes one setting for every level")
+    return found.pop()
+
+
+def _theta_of(strength):
+    """theta of PyAMG's strength option: "symmetric" or ("symmetric", {"theta": x})."""
+    if strength == "symmetric":
+        return 0.0
+    if (isinstance(strength, tuple) and len(strength) == 2 and strength[0] == "symmetric"
+            and isinstance(strength[1], dict) and set(strength[1]) <= {"theta"}):
+        return float(strength[1].get("theta", 0.0))
+    raise ArgumentError(f"strength = {strength!r}: give 'symmetric' or ('symmetric', {{'theta': x}}), the strength "
+                        "hspgemm computes")
+
+
+def _omega_of(smooth):
+    """omega of PyAMG's smooth option: "jacobi" or ("jacobi", {"omega": w}) (its other keys at their defaults)."""
+    defaults = {"degree": 1, "filter": False, "weighting": "diagonal"}
+    if smooth == "jacobi":
+        return 4.0 / 3.0
+    if (isinstance(smooth, tuple) and len(smooth) == 2 and smooth[0] == "jacobi" and isinstance(smooth[1], dict)
+            and set(smooth[1]) <= {"omega", *defaults}
+            and all(smooth[1].get(k, v) == v for k, v in defaults.items())):
+        return float(smooth[1].get("omega", 4.0 / 3.0))
+    raise ArgumentError(f"smooth = {smooth!r}: give 'jacobi' or ('jacobi', {{'omega': w}}), the smoothing of P "
+                        "hspgemm computes")
+
+
+def _pyamg_options(A, options):
+    """amg_setup's options from pyamg_solver's, PyAMG's keywords among them (a clear error for
+    what hspgemm does not do), and level 0's improve_candidates (PyAMG's form, or None)."""
+    opts = dict(options)
+    for pyamg_name, ours in _PYAMG_NAMES.items():
+        if pyamg_name in opts and ours in opts:
+            raise ArgumentError(f"give {ours} or {pyamg_name} (PyAMG's name for it), not both")
+    if "max_coarse" in opts:
+        opts["coarse_size"] = opts.pop("max_coarse")
+    if "strength" in opts:
+        opts["theta"] = _one_per_level(opts.pop("strength"), "strength", _theta_of)
+    if "smooth" in opts:
+        opts["omega"] = _one_per_level(opts.pop("smooth"), "smooth", _omega_of)
+    aggregate = opts.pop("aggregate", "standard")
+    if _one_per_level(aggregate, "aggregate", lambda a: a if a in ("standard", ("standard", {})) else None) is None:
+        raise ArgumentError(f"aggregate = {aggregate!r}: give 'standard', the aggregation hspgemm computes")
+    if opts.pop("symmetry", "hermitian") not in ("hermitian", "symmetric"):
+        raise ArgumentError("symmetry: give 'hermitian' or 'symmetric' (R = P^T: A real and symmetric)")
+    for name, only in (("BH", None), ("diagonal_dominance", False), ("keep", False)):
+        if opts.pop(name, only) is not only:
+            raise ArgumentError(f"{name}: hspgemm takes {only} only (its levels keep A, P and R)")
+    if "block" not in opts and sp.issparse(A) and A.format == "bsr" and A.blocksize[0] == A.blocksize[1] > 1:
+        opts["block"] = bs = A.blocksize[0]  # PyAMG aggregates a BSR matrix's blocks, a candidate per block row
+        if opts.get("B") is None:
+            opts["B"] = np.kron(np.ones((A.shape[0] // bs, 1)), np.eye(bs))
+    improve = opts.pop("improve_candidates", None)
+    if improve is None:
+        return opts, None
+    from pyamg.util.utils import levelize_smooth_or_improve_candidates
+    levels = levelize_smooth_or_improve_candidates(improve, opts.get("max_levels", 10))
+    if any(x not in (None, (None, {})) for x in levels[1:]):
+        raise ArgumentError(f"improve_candidates = {improve!r}: hspgemm improves level 0's candidates only "
+                            "(PyAMG's default: (('block_gauss_seidel', {'sweep': 'symmetric', 'iterations': 4}), "
+                            "None))")
+    return opts, None if levels[0] in (None, (None, {})) else levels[0]
+
+
+def _improved(A, B, method):
+    """B (None: the constant vector) relaxed on A x = 0 by method, as PyAMG's improve_candidates does
+    on level 0 (its own relaxation, so the same values)."""
+    from pyamg.relaxation.utils import relaxation_as_linear_operator
+    M = A if sp.issparse(A) and A.format in ("csr", "bsr") else sp.csr_array(A)
+    n = M.shape[0]
+    B = np.ones((n, 1)) if B is None else np.asarray(B, dtype=np.float64).reshape(n, -1)
+    method = method if isinstance(method, tuple) else (method, {})
+    return relaxation_as_linear_operator(method, M, np.zeros((n, 1), dtype=M.dtype)) @ B
+
+
 def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
                  postsmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
                  coarse_solver: str | tuple[str, dict[str, Any]] | Callable[..., Any] = "pinv",
                  **options: Any) -> "MultilevelSolver":
     """A pyamg MultilevelSolver on hspgemm's hierarchy of A (a matrix, set up here with the
-    options of amg_setup, resident=True and device= among them, or a Hierarchy), with PyAMG's smoothers and coarse solver (the
-    defaults of pyamg.smoothed_aggregation_solver), so that ml.solve(b, accel="cg") and
-    ml.aspreconditioner() work as on PyAMG's own hierarchy.  Needs PyAMG."""
+    options of amg_setup, resident=True and device= among them, or a Hierarchy), with PyAMG's
+    smoothers and coarse solver (the defaults of pyamg.smoothed_aggregation_solver), so that
+    ml.solve(b, accel="cg") and ml.aspreconditioner() work as on PyAMG's own hierarchy.  Needs PyAMG.
+
+    PyAMG's own keywords are taken where they mean the same: B (the near-nullspace candidates),
+    max_coarse (coarse_size), max_levels, strength ("symmetric" or ("symmetric", {"theta": x})),
+    smooth ("jacobi" or ("jacobi", {"omega": w})), aggregate ("standard"), symmetry ("hermitian"
+    or "symmetric"), improve_candidates (level 0's, relaxed by PyAMG's own code before the setup:
+    PyAMG's default is (("block_gauss_seidel", {"sweep": "symmetric", "iterations": 4}), None),
+    hspgemm's None), BH=None, diagonal_dominance=False and keep=False; a BSR A's square blocks are
+    its nodes (block), as in PyAMG.  Anything else raises ArgumentError saying what is taken.
+    The defaults stay amg_setup's (coarse_size 1000 where PyAMG's max_coarse is 10, and no
+    improve_candidates): with those of PyAMG given, level 1 is PyAMG's (P to rounding but for rho's
+    estimate) and at theta 0 so is level 2's size; later levels may differ by a few per cent (see
+    amg_setup).  resident=True with B on a device with memory of its own raises UnsupportedError."""
     try:
         from pyamg.multilevel import MultilevelSolver
         from pyamg.relaxation.smoothing import change_smoothers
     except ImportError as e:
         raise ImportError("hspgemm.pyamg_solver needs PyAMG (pip install pyamg)") from e
-    hierarchy = A if isinstance(A, Hierarchy) else amg_setup(A, **options)
+    if isinstance(A, Hierarchy):
+        if options:
+            raise ArgumentError(f"options {sorted(options)} with a Hierarchy: it is set up already")
+        hierarchy = A
+    else:
+        opts, improve = _pyamg_options(A, options)
+        unknown = set(opts) - set(amg_setup.__kwdefaults__)
+        if unknown:
+            raise ArgumentError(f"pyamg_solver: unknown option(s) {sorted(unknown)}: give amg_setup's ("
+                                f"{', '.join(amg_setup.__kwdefaults__)}) or PyAMG's {sorted(_PYAMG_NAMES)}, "
+                                "B, aggregate, symmetry, improve_candidates")
+        if improve is not None:
+            opts["B"] = _improved(A, opts.get("B"), improve)
+        hierarchy = amg_setup(A, **opts)
     levels = []
     for level in hierarchy.levels:
         L = MultilevelSolver.Level()

@@ -519,7 +519,7 @@ static PyObject *context_amg_setup(Context *self, PyObject *args);
 
 static PyMethodDef context_methods[] = {
     {"amg_setup", (PyCFunction)context_amg_setup, METH_VARARGS,
-     "amg_setup(A, theta, omega, max_levels, coarse_size, order, resident) -> Hierarchy"},
+     "amg_setup(A, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block) -> Hierarchy"},
     {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
     {"spmm", (PyCFunction)context_spmm, METH_VARARGS,
@@ -663,15 +663,35 @@ static PyTypeObject HierarchyType = {
     .tp_methods = hierarchy_methods,
 };
 
-/* amg_setup(A, theta, omega, max_levels, coarse_size, order, resident) -> Hierarchy */
+/* o->B over the buffer of B (None: NULL), a C-contiguous float64 array of
+ * nrows rows of o->nullspace values (the caller releases view where
+ * view->obj is set). */
+static int candidates_in(PyObject *B, int32_t nrows, Py_buffer *view, hsp_amg_options *o)
+{
+    view->obj = NULL;
+    if (B == Py_None) return 0;
+    if (PyObject_GetBuffer(B, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    if (view->itemsize != 8 || !view->format || strcmp(view->format, "d") || o->nullspace < 1 ||
+        view->len != (Py_ssize_t)nrows * o->nullspace * 8) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_ValueError, "B: give a C-contiguous float64 array of %d rows of %d", (int)nrows,
+                     (int)o->nullspace);
+        return -1;
+    }
+    o->B = view->buf;
+    return 0;
+}
+
+/* amg_setup(A, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block) -> Hierarchy */
 static PyObject *context_amg_setup(Context *self, PyObject *args)
 {
-    PyObject *ta;
+    PyObject *ta, *tb;
+    Py_buffer bview = {0};
     hsp_amg_options o;
     int order, resident;
     hsp_amg_options_init(&o);
-    if (!PyArg_ParseTuple(args, "Oddiiip", &ta, &o.theta, &o.omega, &o.max_levels, &o.coarse_size, &order,
-                          &resident))
+    if (!PyArg_ParseTuple(args, "OddiiipOii", &ta, &o.theta, &o.omega, &o.max_levels, &o.coarse_size, &order,
+                          &resident, &tb, &o.nullspace, &o.block))
         return NULL;
     if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
         return PyErr_Format(PyExc_ValueError, "unknown order %d", order);
@@ -682,12 +702,15 @@ static PyObject *context_amg_setup(Context *self, PyObject *args)
     memset(h->a, 0, sizeof h->a);
     Py_INCREF(self);
     h->context = self;
-    if (matrix_in_parse(ta, &h->a[0], "A") < 0 || context_enter(self) < 0) return Py_DECREF(h), NULL;
+    if (matrix_in_parse(ta, &h->a[0], "A") < 0 || candidates_in(tb, h->a[0].csr.nrows, &bview, &o) < 0)
+        return Py_DECREF(h), NULL;
+    if (context_enter(self) < 0) return PyBuffer_Release(&bview), Py_DECREF(h), NULL;
     hsp_status s;
     Py_BEGIN_ALLOW_THREADS
     s = setup_levels(h, &h->a[0].csr, &o, resident);
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
+    PyBuffer_Release(&bview); /* B is read during the setup only */
     if (s != HSP_OK) return Py_DECREF(h), raise_status(s);
     if (PyErr_CheckSignals() < 0) return Py_DECREF(h), NULL;
     return (PyObject *)h;

@@ -119,3 +119,112 @@ def test_resident_hierarchy_has_the_hosts_aggregates(device):
         hspgemm.pyamg_solver(h).solve(b, tol=1e-8, accel="cg", residuals=residuals, maxiter=200)
         its.append(len(residuals))
     assert its[0] <= its[1] + 1, f"{its[0]} iterations on the resident hierarchy against {its[1]}"
+
+
+def _sizes(levels):
+    return [level.A.shape[0] for level in levels]
+
+
+def test_stored_zeros_count_as_in_pyamg():
+    """A's explicit zeros are connections at theta 0, as PyAMG takes a matrix's stored entries
+    (pyamg.gallery.linear_elasticity stores 143040 of them at 120 x 120)."""
+    pyamg = pytest.importorskip("pyamg")
+    A = sp.csr_array(pyamg.gallery.linear_elasticity((40, 40))[0].tocsr())
+    assert (A.data == 0).any()
+    pruned = A.copy()
+    pruned.eliminate_zeros()
+    for M in (A, pruned):
+        ours = hspgemm.amg_setup(M, coarse_size=50, device=DEVICE)
+        theirs = pyamg.smoothed_aggregation_solver(M, strength=("symmetric", {"theta": 0.0}), max_coarse=50,
+                                                   improve_candidates=None)
+        assert _sizes(ours.levels) == _sizes(theirs.levels)
+    with_zeros, without = (hspgemm.amg_setup(M, coarse_size=50, device=DEVICE) for M in (A, pruned))
+    assert _sizes(with_zeros.levels) != _sizes(without.levels)
+
+
+@pytest.mark.parametrize("theta", [0.0, 0.08])
+def test_candidates_as_pyamg(theta):
+    """B, elasticity's three rigid-body modes: PyAMG's level sizes, and P of level 0 PyAMG's T (its QR on
+    each aggregate) smoothed by the one scalar omega/rho, to rounding (rho is estimated otherwise)."""
+    pyamg = pytest.importorskip("pyamg")
+    A, B = pyamg.gallery.linear_elasticity((60, 60))
+    A = sp.csr_array(A.tocsr())
+    ours = hspgemm.amg_setup(A, B=B, theta=theta, coarse_size=100, device=DEVICE)
+    theirs = pyamg.smoothed_aggregation_solver(A, B=B, strength=("symmetric", {"theta": theta}), max_coarse=100,
+                                               improve_candidates=None, keep=True)
+    assert _sizes(ours.levels) == _sizes(theirs.levels) and len(ours.levels) >= 3
+    assert ours.levels[0].P.shape[1] == 3 * ours.levels[0].naggregates
+    T = sp.csr_array(theirs.levels[0].T)
+    X = (sp.diags(1 / A.diagonal()) @ A @ T).toarray().ravel()
+    Y = (T - ours.levels[0].P).toarray().ravel()
+    w = X @ Y / (X @ X)
+    assert np.linalg.norm(Y - w * X) <= 1e-12 * np.linalg.norm(Y)
+    w_theirs = ((T - theirs.levels[0].P).toarray().ravel() @ X) / (X @ X)
+    assert abs(w / w_theirs - 1) < 0.05, (w, w_theirs)
+
+
+IMPROVE = (("block_gauss_seidel", {"sweep": "symmetric", "iterations": 4}), None)  # PyAMG's default
+
+
+def test_pyamg_keywords():
+    """pyamg_solver takes PyAMG's names (B, max_coarse, strength, smooth, aggregate, symmetry,
+    improve_candidates, and a BSR A's blocks) and gives PyAMG's level sizes with them."""
+    pyamg = pytest.importorskip("pyamg")
+    A, B = pyamg.gallery.linear_elasticity((40, 40))
+    csr = sp.csr_array(A.tocsr())
+    kw = dict(strength=("symmetric", {"theta": 0.08}), smooth=("jacobi", {"omega": 4.0 / 3.0}), max_coarse=60)
+    theirs = pyamg.smoothed_aggregation_solver(csr, B=B, **kw)  # improve_candidates: PyAMG's default
+    ours = hspgemm.pyamg_solver(csr, B=B, aggregate="standard", symmetry="hermitian", improve_candidates=IMPROVE,
+                                device=DEVICE, **kw)
+    assert _sizes(ours.levels) == _sizes(theirs.levels)
+    theirs = pyamg.smoothed_aggregation_solver(A, improve_candidates=None, **kw)  # BSR: 2 x 2 nodes, B = eye blocks
+    ours = hspgemm.pyamg_solver(A, device=DEVICE, **kw)
+    assert _sizes(ours.levels) == _sizes(theirs.levels)
+    b = np.random.default_rng(3).standard_normal(A.shape[0])
+    residuals = []
+    ours.solve(b, tol=1e-8, accel="cg", residuals=residuals, maxiter=300)
+    assert residuals[-1] <= 1e-8 * residuals[0]
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(strength="classical"), "strength"),
+    (dict(strength=[("symmetric", {"theta": 0.0}), ("symmetric", {"theta": 0.25})]), "one setting"),
+    (dict(smooth=("energy", {})), "smooth"),
+    (dict(aggregate="lloyd"), "aggregate"),
+    (dict(symmetry="nonsymmetric"), "symmetry"),
+    (dict(keep=True), "keep"),
+    (dict(BH=np.ones(64)), "BH"),
+    (dict(max_coarse=10, coarse_size=10), "not both"),
+    (dict(improve_candidates="gauss_seidel"), "level 0"),
+    (dict(presmooth="jacobi"), "unknown"),
+])
+def test_pyamg_keywords_refused(kw, match):
+    pytest.importorskip("pyamg")
+    with pytest.raises(hspgemm.ArgumentError, match=match):
+        hspgemm.pyamg_solver(hspgemm.generate("poisson2d5:8"), device=DEVICE, **kw)
+
+
+def test_candidates_errors():
+    A = hspgemm.generate("poisson2d5:8")
+    with pytest.raises(hspgemm.ShapeError, match="B is 63x2"):
+        hspgemm.amg_setup(A, B=np.ones((63, 2)), device=DEVICE)
+    with pytest.raises(hspgemm.ArgumentError, match="B\\[2\\]\\[0\\]"):
+        hspgemm.amg_setup(A, B=np.array([1.0, 1, np.nan] + [1] * 61), device=DEVICE)
+    with pytest.raises(hspgemm.ArgumentError, match="block"):
+        hspgemm.amg_setup(A, block=5, device=DEVICE)
+    with pytest.raises(TypeError, match="block"):
+        hspgemm.amg_setup(A, block=2.0, device=DEVICE)
+
+
+@pytest.mark.parametrize("device", ["cpu"] + _buffer_devices())
+def test_resident_candidates(device):
+    """resident=True with B: the host's setup where the device uses host arrays, else UnsupportedError."""
+    A = hspgemm.generate("poisson2d5:20")
+    B = np.stack([np.ones(400), np.arange(400) % 20], axis=1)
+    if device == "cpu":
+        res = hspgemm.amg_setup(A, B=B, coarse_size=20, device=device, resident=True)
+        host = hspgemm.amg_setup(A, B=B, coarse_size=20, device=device)
+        assert _sizes(res.levels) == _sizes(host.levels)
+    else:
+        with pytest.raises(hspgemm.UnsupportedError, match="hsp_amg_setup"):
+            hspgemm.amg_setup(A, B=B, device=device, resident=True)

@@ -1,8 +1,9 @@
 /* aggregate.c: the CPU side of smoothed aggregation: strength of
- * connection, greedy aggregation in three passes (Vanek, Mandel and Brezina)
- * with PyAMG's rules (its symmetric strength, its standard aggregation: the
- * same aggregates for the same matrix), and the tentative prolongator.
- * Serial and linear in nnz(A). */
+ * connection between nodes (a row, or a block of rows), greedy aggregation
+ * in three passes (Vanek, Mandel and Brezina) with PyAMG's rules (its
+ * symmetric strength, its standard aggregation: the same aggregates for the
+ * same matrix), and the tentative prolongator from the near-nullspace
+ * candidates (PyAMG's fit_candidates).  Serial and linear in nnz(A). */
 #include <math.h>
 #include <stdlib.h>
 #include "aggregate.h"
@@ -27,35 +28,89 @@ hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where)
     return HSP_OK;
 }
 
-/* Is entry k of row i, column j != i, a strong connection: a_ij != 0 and
- * |a_ij|^2 >= theta^2 |a_ii| |a_jj|?  PyAMG's symmetric strength of
- * connection, computed as it does (squares, no root), so that a_ij on the
- * threshold (|a_ij| = theta sqrt(|a_ii a_jj|), a 5-point stencil at 0.25) is
- * strong in both. */
-static int strong(const hsp_csr *A, const int64_t *diag, double theta, int32_t i, int64_t k)
+/* The Frobenius norm of each node's diagonal block into norm (block 1:
+ * |a_ii|). */
+static void diagonal_norms(const hsp_csr *A, int32_t block, double *norm)
 {
-    int32_t j = A->colidx[k];
-    double a = hsp_csr_value(A, k);
-    if (j == i || a == 0) return 0;
-    double bound = theta * theta * fabs(hsp_csr_value(A, diag[i]));
-    return a * a >= bound * fabs(hsp_csr_value(A, diag[j]));
+    for (int32_t i = 0; i < A->nrows / block; i++) {
+        double sum = 0;
+        for (int32_t r = i * block; r < (i + 1) * block; r++)
+            for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++)
+                if (A->colidx[k] / block == i) sum += hsp_csr_value(A, k) * hsp_csr_value(A, k);
+        norm[i] = sqrt(sum);
+    }
+}
+
+/* The blocks of node i's rows: their node columns in touched[0 .. return)
+ * (ascending), the squares of their entries summed in norm2[], the nodes
+ * seen marked with i in mark[]. */
+static int32_t node_row(const hsp_csr *A, int32_t block, int32_t i, int32_t *mark, double *norm2, int32_t *touched)
+{
+    int32_t m = 0;
+    for (int32_t r = i * block; r < (i + 1) * block; r++)
+        for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
+            int32_t j = A->colidx[k] / block;
+            double a = hsp_csr_value(A, k);
+            if (mark[j] != i) {
+                int32_t at = m++;
+                for (; at > 0 && touched[at - 1] > j; at--) touched[at] = touched[at - 1]; /* few, nearly sorted */
+                touched[at] = j, mark[j] = i, norm2[j] = 0;
+            }
+            norm2[j] += a * a;
+        }
+    return m;
+}
+
+hsp_status hsp_strength(const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S)
+{
+    int32_t n = A->nrows / block, *mark = malloc(((size_t)n + 1) * sizeof *mark);
+    int32_t *touched = malloc(((size_t)n + 1) * sizeof *touched);
+    double *norm = malloc(((size_t)n + 1) * sizeof *norm), *norm2 = malloc(((size_t)n + 1) * sizeof *norm2);
+    S->n = n, S->rowptr = malloc(((size_t)n + 1) * sizeof *S->rowptr);
+    S->col = malloc(((size_t)A->nnz + 1) * sizeof *S->col);
+    hsp_status s = HSP_OK;
+    if (!mark || !touched || !norm || !norm2 || !S->rowptr || !S->col) {
+        s = hsp_fail(HSP_ERR_NOMEM, "no memory for the strong connections of %d rows", A->nrows);
+        n = 0;
+    } else {
+        diagonal_norms(A, block, norm);
+        S->rowptr[0] = 0;
+    }
+    for (int32_t i = 0; i < n; i++) mark[i] = -1;
+    for (int32_t i = 0; i < n; i++) { /* squares, no root, as PyAMG: a value on the threshold is strong */
+        int32_t m = node_row(A, block, i, mark, norm2, touched);
+        double bound = theta * theta * norm[i];
+        int64_t at = S->rowptr[i];
+        for (int32_t t = 0; t < m; t++) {
+            int32_t j = touched[t];
+            if (j != i && (zeros || norm2[j] != 0) && norm2[j] >= bound * norm[j]) S->col[at++] = j;
+        }
+        S->rowptr[i + 1] = at;
+    }
+    free(mark), free(touched), free(norm), free(norm2);
+    if (s != HSP_OK) hsp_graph_free(S);
+    return s;
+}
+
+void hsp_graph_free(hsp_graph *S)
+{
+    free(S->rowptr), free(S->col);
+    S->rowptr = NULL, S->col = NULL;
 }
 
 /* Pass 1: a free node with strong neighbours, none of them taken, becomes
  * an aggregate with them; a node with no strong neighbour is isolated. */
-static void pass_roots(const hsp_csr *A, const int64_t *diag, double theta, int32_t *agg, int32_t *n)
+static void pass_roots(const hsp_graph *S, int32_t *agg, int32_t *n)
 {
-    for (int32_t i = 0; i < A->nrows; i++) {
+    for (int32_t i = 0; i < S->n; i++) {
         if (agg[i] != AGG_FREE) continue;
-        int neighbours = 0, taken = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1] && !taken; k++)
-            if (strong(A, diag, theta, i, k)) neighbours = 1, taken = agg[A->colidx[k]] != AGG_FREE;
-        if (!neighbours) {
+        int taken = 0;
+        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && !taken; k++) taken = agg[S->col[k]] != AGG_FREE;
+        if (S->rowptr[i] == S->rowptr[i + 1]) {
             agg[i] = AGG_ISOLATED;
         } else if (!taken) {
             agg[i] = *n;
-            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-                if (strong(A, diag, theta, i, k)) agg[A->colidx[k]] = *n;
+            for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) agg[S->col[k]] = *n;
             ++*n;
         }
     }
@@ -63,64 +118,139 @@ static void pass_roots(const hsp_csr *A, const int64_t *diag, double theta, int3
 
 /* Pass 2: a free node joins the aggregate of pass 1 of its first strong
  * neighbour that has one (first[] holds the aggregates after pass 1). */
-static void pass_join(const hsp_csr *A, const int64_t *diag, double theta, const int32_t *first, int32_t *agg)
+static void pass_join(const hsp_graph *S, const int32_t *first, int32_t *agg)
 {
-    for (int32_t i = 0; i < A->nrows; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1] && agg[i] == AGG_FREE; k++)
-            if (strong(A, diag, theta, i, k) && first[A->colidx[k]] >= 0) agg[i] = first[A->colidx[k]];
+    for (int32_t i = 0; i < S->n; i++)
+        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && agg[i] == AGG_FREE; k++)
+            if (first[S->col[k]] >= 0) agg[i] = first[S->col[k]];
 }
 
 /* Pass 3: a node still free starts an aggregate with its free strong
  * neighbours; isolated nodes are left out of every aggregate. */
-static void pass_rest(const hsp_csr *A, const int64_t *diag, double theta, int32_t *agg, int32_t *n)
+static void pass_rest(const hsp_graph *S, int32_t *agg, int32_t *n)
 {
-    for (int32_t i = 0; i < A->nrows; i++) {
+    for (int32_t i = 0; i < S->n; i++) {
         if (agg[i] != AGG_FREE) continue;
         agg[i] = *n;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (strong(A, diag, theta, i, k) && agg[A->colidx[k]] == AGG_FREE) agg[A->colidx[k]] = *n;
+        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++)
+            if (agg[S->col[k]] == AGG_FREE) agg[S->col[k]] = *n;
         ++*n;
     }
-    for (int32_t i = 0; i < A->nrows; i++)
+    for (int32_t i = 0; i < S->n; i++)
         if (agg[i] == AGG_ISOLATED) agg[i] = HSP_AGG_NONE;
 }
 
-hsp_status hsp_aggregate(const hsp_csr *A, const int64_t *diag, double theta, int32_t *agg, int32_t *naggregates)
+hsp_status hsp_aggregate(const hsp_graph *S, int32_t *agg, int32_t *naggregates)
 {
-    int32_t *first = malloc(((size_t)A->nrows + 1) * sizeof *first);
-    if (!first) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d rows", A->nrows);
+    int32_t *first = malloc(((size_t)S->n + 1) * sizeof *first);
+    if (!first) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d nodes", S->n);
     *naggregates = 0;
-    for (int32_t i = 0; i < A->nrows; i++) agg[i] = AGG_FREE;
-    pass_roots(A, diag, theta, agg, naggregates);
-    for (int32_t i = 0; i < A->nrows; i++) first[i] = agg[i];
-    pass_join(A, diag, theta, first, agg);
-    pass_rest(A, diag, theta, agg, naggregates);
+    for (int32_t i = 0; i < S->n; i++) agg[i] = AGG_FREE;
+    pass_roots(S, agg, naggregates);
+    for (int32_t i = 0; i < S->n; i++) first[i] = agg[i];
+    pass_join(S, first, agg);
+    pass_rest(S, agg, naggregates);
     if (*naggregates == 0) *naggregates = 1; /* no strong connection at all: one empty aggregate, as PyAMG */
     free(first);
     return HSP_OK;
 }
 
-hsp_status hsp_tentative(const int32_t *agg, int32_t n, int32_t naggregates, hsp_precision precision, hsp_csr **T)
+/* Candidate j of row r: B's, or 1 (the constant vector) where B is NULL. */
+static double candidate(const double *B, int32_t k, int64_t r, int32_t j)
 {
-    int64_t members = 0;
-    for (int32_t i = 0; i < n; i++) members += agg[i] != HSP_AGG_NONE;
-    int32_t *size = calloc((size_t)naggregates + 1, sizeof *size);
-    hsp_status s = size ? hsp_csr_create(n, naggregates, members, precision, T)
-                        : hsp_fail(HSP_ERR_NOMEM, "no memory for %d aggregates", naggregates);
-    if (s != HSP_OK) {
-        free(size);
-        return s;
-    }
-    for (int32_t i = 0; i < n; i++)
-        if (agg[i] != HSP_AGG_NONE) size[agg[i]]++;
-    int64_t k = 0;
-    for (int32_t i = 0; i < n; i++) {
-        if (agg[i] != HSP_AGG_NONE) { /* the constant vector, normalized per aggregate */
-            (*T)->colidx[k] = agg[i];
-            hsp_csr_set_value(*T, k++, 1 / sqrt((double)size[agg[i]]));
+    return B ? B[r * k + j] : 1;
+}
+
+/* Q (m rows of k, row by row) orthonormalized in place, column by column
+ * (modified Gram-Schmidt, as PyAMG's fit_candidates), R (k x k, zeroed
+ * first) its factor: a column whose norm after falls to 1e-10 of its norm
+ * before is zeroed, R's diagonal there 0. */
+static void orthonormalize(double *Q, int32_t m, int32_t k, double *R)
+{
+    for (int32_t i = 0; i < k * k; i++) R[i] = 0;
+    for (int32_t j = 0; j < k; j++) {
+        double before = 0, after = 0;
+        for (int32_t r = 0; r < m; r++) before += Q[r * k + j] * Q[r * k + j];
+        for (int32_t i = 0; i < j; i++) {
+            double dot = 0;
+            for (int32_t r = 0; r < m; r++) dot += Q[r * k + j] * Q[r * k + i];
+            for (int32_t r = 0; r < m; r++) Q[r * k + j] -= dot * Q[r * k + i];
+            R[i * k + j] = dot;
         }
-        (*T)->rowptr[i + 1] = k;
+        for (int32_t r = 0; r < m; r++) after += Q[r * k + j] * Q[r * k + j];
+        after = sqrt(after);
+        double scale = after > 1e-10 * sqrt(before) ? 1 / after : 0;
+        R[j * k + j] = scale ? after : 0;
+        for (int32_t r = 0; r < m; r++) Q[r * k + j] *= scale;
     }
-    free(size);
+}
+
+/* The nodes of each aggregate, in order: those of a at node[start[a] ..
+ * start[a + 1]); *most: the rows of the largest. */
+static hsp_status members(const int32_t *agg, int32_t nnodes, int32_t naggs, int32_t block, int64_t **start,
+                          int32_t **node, int64_t *most)
+{
+    *start = calloc((size_t)naggs + 2, sizeof **start), *node = malloc(((size_t)nnodes + 1) * sizeof **node);
+    if (!*start || !*node) return hsp_fail(HSP_ERR_NOMEM, "no memory for %d aggregates", naggs);
+    for (int32_t i = 0; i < nnodes; i++)
+        if (agg[i] != HSP_AGG_NONE) (*start)[agg[i] + 2]++;
+    *most = 0;
+    for (int32_t a = 0; a < naggs; a++) {
+        *most = (*start)[a + 2] * block > *most ? (*start)[a + 2] * block : *most;
+        (*start)[a + 2] += (*start)[a + 1];
+    }
+    for (int32_t i = 0; i < nnodes; i++) /* counting sort: start[a + 1] moves to a's end */
+        if (agg[i] != HSP_AGG_NONE) (*node)[(*start)[agg[i] + 1]++] = i;
     return HSP_OK;
+}
+
+/* Row r of the aggregate whose nodes begin at node[first]. */
+static int64_t row_of(const int32_t *node, int64_t first, int32_t block, int32_t r)
+{
+    return (int64_t)node[first + r / block] * block + r % block;
+}
+
+/* T's pattern: k entries, columns agg * k .. agg * k + k - 1, in each row of
+ * a node in an aggregate. */
+static void tentative_pattern(const int32_t *agg, int32_t nnodes, int32_t block, int32_t k, hsp_csr *T)
+{
+    int64_t at = 0;
+    for (int32_t r = 0; r < nnodes * block; r++) {
+        int32_t a = agg[r / block];
+        for (int32_t j = 0; a != HSP_AGG_NONE && j < k; j++) T->colidx[at++] = a * k + j;
+        T->rowptr[r + 1] = at;
+    }
+}
+
+hsp_status hsp_tentative(const int32_t *agg, int32_t nnodes, int32_t block, int32_t naggregates, const double *B,
+                         int32_t k, hsp_precision precision, hsp_csr **T, double **Bc)
+{
+    int64_t in = 0, *start = NULL, most = 0;
+    int32_t *node = NULL;
+    for (int32_t i = 0; i < nnodes; i++) in += agg[i] != HSP_AGG_NONE;
+    *T = NULL, *Bc = NULL;
+    if ((int64_t)naggregates * k > INT32_MAX)
+        return hsp_fail(HSP_ERR_OVERFLOW, "%d aggregates of %d candidates: more columns of P than an int32_t holds",
+                        naggregates, k);
+    *Bc = calloc((size_t)naggregates * k * k + 1, sizeof **Bc);
+    hsp_status s = *Bc ? members(agg, nnodes, naggregates, block, &start, &node, &most)
+                       : hsp_fail(HSP_ERR_NOMEM, "no memory for %d aggregates", naggregates);
+    double *Q = s == HSP_OK ? malloc(((size_t)most * k + 1) * sizeof *Q) : NULL;
+    double R[HSP_AMG_MAX_NULLSPACE * HSP_AMG_MAX_NULLSPACE];
+    if (s == HSP_OK && !Q) s = hsp_fail(HSP_ERR_NOMEM, "no memory for an aggregate of %lld rows", (long long)most);
+    if (s == HSP_OK) s = hsp_csr_create(nnodes * block, naggregates * k, in * block * k, precision, T);
+    if (s == HSP_OK) tentative_pattern(agg, nnodes, block, k, *T);
+    for (int32_t a = 0; s == HSP_OK && a < naggregates; a++) { /* rows of the aggregate's nodes in order */
+        int32_t m = (int32_t)(start[a + 1] - start[a]) * block;
+        for (int32_t r = 0; r < m; r++)
+            for (int32_t j = 0; j < k; j++) Q[r * k + j] = candidate(B, k, row_of(node, start[a], block, r), j);
+        orthonormalize(Q, m, k, R);
+        for (int32_t r = 0; r < m; r++)
+            for (int32_t j = 0; j < k; j++)
+                hsp_csr_set_value(*T, (*T)->rowptr[row_of(node, start[a], block, r)] + j, Q[r * k + j]);
+        for (int32_t i = 0; i < k * k; i++) (*Bc)[(int64_t)a * k * k + i] = R[i];
+    }
+    free(start), free(node), free(Q);
+    if (s != HSP_OK) hsp_csr_free(*T), free(*Bc), *T = NULL, *Bc = NULL;
+    return s;
 }

@@ -8,15 +8,40 @@
 /* where[i]: the entry of A's diagonal in row i; HSP_ERR_ARG naming a row
  * without a nonzero one. */
 hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where);
+
+/* The strong connections between the nodes of a level (a node: block
+ * consecutive rows), row by row: node i's are col[rowptr[i] .. rowptr[i + 1]). */
+typedef struct {
+    int32_t n;
+    int64_t *rowptr;
+    int32_t *col;
+} hsp_graph;
+
+/* S: the strong connections of A's nodes of block rows (nrows a multiple of
+ * block), PyAMG's symmetric strength: node j != i is strong for i when
+ * |A_ij|^2 >= theta^2 |A_ii| |A_jj|, |A_ij| the Frobenius norm of the block
+ * of A (|a_ij| when block is 1).  With zeros, every block A stores counts
+ * (its zeros too: strong at theta 0, as PyAMG takes a matrix's stored
+ * entries), else only a nonzero one (a product's exact zeros, which scipy's
+ * products leave out). */
+hsp_status hsp_strength(const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S);
+void hsp_graph_free(hsp_graph *S);
+
 /* The aggregate of a node in no aggregate: one without strong connections. */
 enum { HSP_AGG_NONE = -1 };
-/* agg[i]: the aggregate of node i (0 .. *naggregates - 1, or HSP_AGG_NONE),
- * over the strong connections of A (a_ij != 0, |a_ij| >= theta sqrt(|a_ii
- * a_jj|)), by PyAMG's standard aggregation; where nothing is strong, one
- * aggregate of no node (PyAMG's coarse level of one row). */
-hsp_status hsp_aggregate(const hsp_csr *A, const int64_t *diag, double theta, int32_t *agg, int32_t *naggregates);
-/* T: n x naggregates, T(i, agg[i]) = 1 / sqrt(size of the aggregate); a row
- * of no aggregate is empty. */
-hsp_status hsp_tentative(const int32_t *agg, int32_t n, int32_t naggregates, hsp_precision precision, hsp_csr **T);
+/* agg[i]: the aggregate of node i (0 .. *naggregates - 1, or HSP_AGG_NONE)
+ * over the strong connections S, by PyAMG's standard aggregation; where
+ * nothing is strong, one aggregate of no node (PyAMG's). */
+hsp_status hsp_aggregate(const hsp_graph *S, int32_t *agg, int32_t *naggregates);
+
+/* T, (nnodes * block) x (naggregates * k), and *Bc, the next level's
+ * candidates ((naggregates * k) x k, row by row), from the candidates B
+ * (nnodes * block rows of k, row by row): on each aggregate, the rows of its
+ * nodes (in order) of B orthonormalized by modified Gram-Schmidt into T's k
+ * columns of the aggregate, R into Bc's k rows (PyAMG's fit_candidates, a
+ * column dropped where it falls below 1e-10 of its norm); a row of no
+ * aggregate is empty. */
+hsp_status hsp_tentative(const int32_t *agg, int32_t nnodes, int32_t block, int32_t naggregates, const double *B,
+                         int32_t k, hsp_precision precision, hsp_csr **T, double **Bc);
 
 #endif

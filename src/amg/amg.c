@@ -20,6 +20,7 @@ void hsp_amg_options_init(hsp_amg_options *o)
 {
     if (!o) return;
     o->theta = 0, o->omega = 4.0 / 3.0, o->max_levels = 10, o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
+    o->B = NULL, o->nullspace = 1, o->block = 1;
 }
 
 void hsp_amg_free(hsp_amg *amg)
@@ -43,19 +44,20 @@ void hsp_amg_free(hsp_amg *amg)
     free(amg);
 }
 
-/* Where T's entry of each row (column agg[i]) is in P, whose pattern is
- * A*T's and so holds it (a_ii is nonzero); -1 for a row of no aggregate. */
-static void find_t_entries(const hsp_csr *P, const int32_t *agg, int64_t *t_entry)
+/* Where each entry of T is in P, whose pattern is A*T's and so holds T's
+ * (a_ii is nonzero). */
+static void find_t_entries(const hsp_csr *P, const hsp_csr *T, int64_t *t_entry)
 {
-    for (int32_t i = 0; i < P->nrows; i++) {
-        int64_t lo = P->rowptr[i], hi = P->rowptr[i + 1] - 1;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (P->colidx[mid] < agg[i]) lo = mid + 1;
-            else hi = mid;
+    for (int32_t i = 0; i < P->nrows; i++)
+        for (int64_t t = T->rowptr[i]; t < T->rowptr[i + 1]; t++) {
+            int64_t lo = P->rowptr[i], hi = P->rowptr[i + 1] - 1;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (P->colidx[mid] < T->colidx[t]) lo = mid + 1;
+                else hi = mid;
+            }
+            t_entry[t] = lo;
         }
-        t_entry[i] = agg[i] == HSP_AGG_NONE ? -1 : lo;
-    }
 }
 
 /* P = T - (omega / rho) D^-1 (A*T), in place over A*T's values. */
@@ -69,23 +71,30 @@ static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, const leve
         double scale = -w / hsp_csr_value(A, s->diag[i]);
         for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
             hsp_csr_set_value(P, k, scale * hsp_csr_value(P, k));
-        int64_t t = s->t_entry[i];
-        if (t >= 0) hsp_csr_set_value(P, t, hsp_csr_value(P, t) + hsp_csr_value(s->T, s->T->rowptr[i]));
+        for (int64_t t = s->T->rowptr[i]; t < s->T->rowptr[i + 1]; t++)
+            hsp_csr_set_value(P, s->t_entry[t], hsp_csr_value(P, s->t_entry[t]) + hsp_csr_value(s->T, t));
     }
     return HSP_OK;
 }
 
-/* Aggregates and T of level l (its A given); *naggs 0 when it does not
- * coarsen. */
-static hsp_status aggregate_level(const hsp_csr *A, const hsp_amg_options *o, level_state *s, int32_t *naggs)
+/* Aggregates, T and the next level's candidates (*Bc) of level l, its A
+ * and candidates B given, its nodes of block rows; *naggs 0 when it does
+ * not coarsen. */
+static hsp_status aggregate_level(const hsp_csr *A, const hsp_amg_options *o, int l, int32_t block, const double *B,
+                                  level_state *s, int32_t *naggs, double **Bc)
 {
+    hsp_graph S = {0, NULL, NULL};
+    int32_t nodes = A->nrows / block;
     s->diag = malloc(((size_t)A->nrows + 1) * sizeof *s->diag);
-    s->agg = malloc(((size_t)A->nrows + 1) * sizeof *s->agg);
+    s->agg = malloc(((size_t)nodes + 1) * sizeof *s->agg);
     if (!s->diag || !s->agg) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d rows", A->nrows);
     hsp_status st = hsp_diagonal(A, s->diag);
-    if (st == HSP_OK) st = hsp_aggregate(A, s->diag, o->theta, s->agg, naggs);
-    if (st == HSP_OK && *naggs >= A->nrows) *naggs = 0; /* nothing to gain */
-    return st == HSP_OK && *naggs ? hsp_tentative(s->agg, A->nrows, *naggs, A->precision, &s->T) : st;
+    if (st == HSP_OK) st = hsp_strength(A, o->theta, block, l == 0, &S); /* the caller's stored zeros count */
+    if (st == HSP_OK) st = hsp_aggregate(&S, s->agg, naggs);
+    hsp_graph_free(&S);
+    if (st == HSP_OK && *naggs >= nodes) *naggs = 0; /* nothing to gain */
+    if (st != HSP_OK || !*naggs) return st;
+    return hsp_tentative(s->agg, nodes, block, *naggs, B, o->nullspace, A->precision, &s->T, Bc);
 }
 
 void hsp_amg_sides(hsp_amg_level *v, const hsp_stats *stats, int n)
@@ -105,9 +114,9 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     hsp_status e = hsp_multiply_planned(ctx, v->A, s->T, &v->P, 0, &s->smooth, st);
     if (e == HSP_OK && l == 0) memcpy(amg->device, st[0].device, sizeof amg->device); /* not a small level's */
     if (e == HSP_OK) hsp_amg_sides(v, st, 1);
-    s->t_entry = e == HSP_OK ? malloc(((size_t)v->A->nrows + 1) * sizeof *s->t_entry) : NULL;
+    s->t_entry = e == HSP_OK ? malloc(((size_t)s->T->nnz + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
-    if (e == HSP_OK) find_t_entries(v->P, s->agg, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);
+    if (e == HSP_OK) find_t_entries(v->P, s->T, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);
     v->ms_smooth = hsp_now_ms() - t;
     if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, 0, &s->rap, st);
     if (e != HSP_OK) return e;
@@ -132,6 +141,16 @@ hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp
         return hsp_fail(HSP_ERR_ARG, "%s: coarse_size = %d: give 1 or more rows", fn, (int)o->coarse_size);
     if (o->order != HSP_RAP_R_AP && o->order != HSP_RAP_RA_P)
         return hsp_fail(HSP_ERR_ARG, "%s: order = %d: give HSP_RAP_R_AP or HSP_RAP_RA_P", fn, (int)o->order);
+    if (o->nullspace < 1 || o->nullspace > HSP_AMG_MAX_NULLSPACE || (!o->B && o->nullspace != 1))
+        return hsp_fail(HSP_ERR_ARG, "%s: nullspace = %d: give 1 to %d columns of B (1 where B is NULL)", fn,
+                        (int)o->nullspace, HSP_AMG_MAX_NULLSPACE);
+    if (o->block < 1 || nrows % o->block)
+        return hsp_fail(HSP_ERR_ARG, "%s: block = %d: give a number of rows per node that divides the %d rows", fn,
+                        (int)o->block, nrows);
+    for (int64_t i = 0; o->B && i < (int64_t)nrows * o->nullspace; i++)
+        if (!isfinite(o->B[i]))
+            return hsp_fail(HSP_ERR_ARG, "%s: B[%lld][%lld] = %g: give finite candidates", fn,
+                            (long long)(i / o->nullspace), (long long)(i % o->nullspace), o->B[i]);
     return HSP_OK;
 }
 
@@ -146,15 +165,21 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
         return hsp_fail(HSP_ERR_NOMEM, "no memory for an AMG hierarchy");
     }
     double start = hsp_now_ms();
-    amg->state->options = *o;
+    amg->state->options = *o, amg->state->options.B = NULL; /* the caller's B is read during the setup only */
     amg->level[0].A = A, amg->nlevels = 1;
-    for (int l = 0; e == HSP_OK && l + 1 < o->max_levels && amg->level[l].A->nrows > o->coarse_size; l++) {
-        double t = hsp_now_ms();
-        e = aggregate_level(amg->level[l].A, o, &amg->state->level[l], &amg->level[l].naggregates);
+    double *B = NULL; /* the candidates of level l > 0 (level 0's: o->B) */
+    for (int l = 0; e == HSP_OK && l + 1 < o->max_levels; l++) {
+        int32_t block = l ? o->nullspace : o->block;
+        double *next = NULL, t = hsp_now_ms();
+        if (amg->level[l].A->nrows / block <= o->coarse_size) break;
+        e = aggregate_level(amg->level[l].A, o, l, block, l ? B : o->B, &amg->state->level[l],
+                            &amg->level[l].naggregates, &next);
+        free(B), B = next;
         amg->level[l].ms_aggregate = hsp_now_ms() - t;
         if (e != HSP_OK || !amg->level[l].naggregates) break;
         e = build_level(ctx, amg, l);
     }
+    free(B);
     if (e == HSP_OK && amg->nlevels > 1) e = hsp_pattern_copy(A, &amg->state->fine);
     amg->ms_total = hsp_now_ms() - start;
     if (e != HSP_OK) {

@@ -24,13 +24,19 @@ static void *held(const hsp_resident *M)
 }
 
 /* *R = P^T on the device: scattered there, its rows then sorted by the
- * product with the identity (exact: one product per entry). */
+ * product with the identity (exact: one product per entry); a P of no
+ * entries (a product's, which the device does not hold) gives an R of none. */
 static hsp_status transpose(hsp_context *ctx, const hsp_resident *P, hsp_resident **R)
 {
     hsp_device *dev = ctx->device;
     const hsp_csr *H = csr(P);
     hsp_resident *unsorted = NULL, *I = NULL;
     void *held_r = NULL, *held_i = NULL;
+    if (!H->nnz) {
+        hsp_csr *E = NULL;
+        hsp_status s = hsp_csr_create(H->ncols, H->nrows, 0, H->precision, &E);
+        return s == HSP_OK && !(*R = hsp_resident_new(ctx, E, 0, NULL)) ? HSP_ERR_NOMEM : s;
+    }
     hsp_status s = dev->held_ops->transpose(dev, H, held(P), &held_r);
     if (s == HSP_OK && !(unsorted = hsp_resident_held_new(ctx, H->ncols, H->nrows, H->nnz, H->precision, held_r)))
         s = HSP_ERR_NOMEM;
@@ -42,11 +48,13 @@ static hsp_status transpose(hsp_context *ctx, const hsp_resident *P, hsp_residen
     return s;
 }
 
-/* Level l's A*T, in P, into P = T - (omega / rho) D^-1 A*T. */
+/* Level l's A*T, in P, into P = T - (omega / rho) D^-1 A*T (nothing to do
+ * where P has no entries: no node of A is in an aggregate). */
 static hsp_status smooth(hsp_device *dev, const hsp_amg *amg, int l, double rho)
 {
     const hsp_amg_level *v = &amg->level[l];
     const hsp_resident *T = amg->state->level[l].rT;
+    if (!csr(v->rP)->nnz) return HSP_OK;
     return dev->held_ops->smooth(dev, csr(v->rA), held(v->rA), held(T), amg->state->options.omega / rho, csr(v->rP),
                                  held(v->rP));
 }
@@ -97,13 +105,15 @@ static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l)
     hsp_amg_level *v = &amg->level[l];
     const hsp_csr *A = csr(v->rA);
     void *held_t = NULL;
+    int64_t tnnz = 0;
     double rho = 0, t = hsp_now_ms();
-    hsp_status s = dev->held_ops->tentative(dev, A, held(v->rA), amg->state->options.theta, &held_t, &v->naggregates,
-                                       &rho);
+    const void *prev = l ? held(amg->state->level[l - 1].rT) : NULL; /* the weights of A's nodes */
+    hsp_status s = dev->held_ops->tentative(dev, A, held(v->rA), amg->state->options.theta, l == 0, prev, &held_t,
+                                            &v->naggregates, &tnnz, &rho);
     v->ms_aggregate = hsp_now_ms() - t;
     if (s != HSP_OK || !v->naggregates) return s;
     level_state *ls = &amg->state->level[l];
-    ls->rT = hsp_resident_held_new(ctx, A->nrows, v->naggregates, A->nrows, A->precision, held_t);
+    ls->rT = hsp_resident_held_new(ctx, A->nrows, v->naggregates, tnnz, A->precision, held_t);
     s = ls->rT ? prolongator(ctx, amg, l, rho) : HSP_ERR_NOMEM;
     return s == HSP_OK ? galerkin(ctx, amg, l) : s;
 }
@@ -147,6 +157,9 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     *out = NULL;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
+    if (s == HSP_OK && ctx->device->held_ops && (o->B || o->nullspace != 1 || o->block != 1))
+        s = hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_setup_resident: B, nullspace > 1 or block > 1 on %s (a device with "
+                     "memory of its own): set the hierarchy up with hsp_amg_setup", ctx->device->description);
     hsp_context_lock(ctx);
     if (s == HSP_OK) s = ctx->device->held_ops ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     hsp_context_unlock(ctx);
@@ -158,13 +171,16 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     return HSP_OK;
 }
 
-/* C's values as A*B, on the device. */
+/* C's values as A*B, on the device (none where C has no entries: the device
+ * holds no such product). */
 static hsp_status values(hsp_device *dev, const hsp_resident *C, const hsp_resident *A, const hsp_resident *B)
 {
+    if (!csr(C)->nnz) return HSP_OK;
     return dev->held_ops->numeric(dev, csr(C), csr(A), csr(B), held(A), held(B), held(C));
 }
 
-/* Level l's values anew on the device: P, R and the next level's A. */
+/* Level l's values anew on the device: P, R and the next level's A (where
+ * P has no entries, R, A*P and the next A have none either). */
 static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
 {
     hsp_device *dev = ctx->device;
@@ -177,7 +193,7 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     if (s == HSP_OK) s = hsp_radius_held(dev, csr(A), held(A), &rho);
     if (s == HSP_OK) s = values(dev, P, A, ls->rT);
     if (s == HSP_OK) s = smooth(dev, amg, l, rho);
-    if (s == HSP_OK) s = dev->held_ops->transpose_values(dev, csr(P), held(P), held(R));
+    if (s == HSP_OK && csr(P)->nnz) s = dev->held_ops->transpose_values(dev, csr(P), held(P), held(R));
     if (s == HSP_OK) s = dev->held_ops->finish(dev); /* for the time of each step */
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
     if (s == HSP_OK) s = values(dev, mid, r_ap ? A : R, r_ap ? P : A);

@@ -6,7 +6,7 @@
  * which sorts them in a product; and for a re-setup, values-only products
  * and P^T, and the check of a new A's pattern.  What crosses is a few
  * numbers: a flag, one every few launches of the root search, a maximum or
- * a sum per work-group. */
+ * a sum per work-group, T's entry count. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +27,16 @@ enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 
 
 /* The temporaries of one aggregation (W_SETTLED, W_CHANGED: a flag and the
  * last launch with a decision per work-group of hsp_mis_rounds;
- * W_UNDECIDED: a flag, and the reach of a strong connection in rows). */
+ * W_UNDECIDED: a flag, and the reach of a strong connection in rows;
+ * W_ROOT: 1 for each root, then for each node in an aggregate; W_AGG: the
+ * aggregate of each node, or -1). */
 enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_FIRST, W_NEAR, W_SETTLED, W_CHANGED,
-       W_SIZE, W_COUNT };
+       W_AGG, W_COUNT };
+
+/* T's arrays where the device holds it: row pointers, columns, values, and
+ * the weights of its aggregates (the next level's nodes): the nodes of
+ * level 0 in each. */
+enum { T_WEIGHTS = 3 };
 
 /* A value of the kernels' type VT. */
 typedef union {
@@ -61,7 +68,7 @@ static gpu_held *held_new(gpu *g, const size_t *bytes, int n, hsp_status *s)
 static hsp_status held_result(gpu *g, hsp_status s, gpu_held *h, void **out)
 {
     if (s == HSP_OK) *out = h;
-    else if (h && !g->lost) gpu_arrays_free(g, h->a, 3), free(h);
+    else if (h && !g->lost) gpu_arrays_free(g, h->a, HSP_HELD_MAX), free(h);
     return s;
 }
 
@@ -213,17 +220,19 @@ static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_ar
     int dbl = A->precision == HSP_DOUBLE, sym = 0, done = 0;
     int32_t span = 0;
     int64_t n = A->nrows, chunk = MIS_CHUNK;
-    gpu_arg init[] = {gpu_val(&n, sizeof n), gpu_val(&chunk, sizeof chunk), gpu_array_arg(&w[W_KEY]),
-                      gpu_array_arg(&w[W_ROOT])};
-    hsp_status s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 4, n);
+    gpu_arg init[] = {gpu_val(&n, sizeof n),   gpu_val(&chunk, sizeof chunk), gpu_array_arg(&h->a[0]),
+                      gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),   gpu_array_arg(&w[W_ROOT])};
+    hsp_status s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 6, n);
     if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym, &span);
     if (s == HSP_OK && sym) s = many_rounds(g, dbl, n, span, h, w, &done);
     if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, sym ? MIS_ORDER_ROUNDS + 1 : 1);
     return s;
 }
 
-/* Each node's aggregate into agg: its root's, or its strong neighbour's. */
-static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w, gpu_array *agg)
+/* Each node's aggregate into w[W_AGG]: its root's, or its strong
+ * neighbour's, or none where it has no strong connection (w[W_ROOT] then 1
+ * for each node in one). */
+static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
 {
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows;
@@ -233,33 +242,50 @@ static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array 
                       gpu_array_arg(&w[W_NEAR])};
     gpu_arg far[] = {gpu_val(&n, sizeof n),       gpu_array_arg(&h->a[0]),  gpu_array_arg(&h->a[1]),
                      gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]), gpu_array_arg(&w[W_NEAR]),
-                     gpu_array_arg(agg),          gpu_array_arg(&w[W_BAD])};
+                     gpu_array_arg(&w[W_AGG]),    gpu_array_arg(&w[W_BAD]), gpu_array_arg(&w[W_ROOT])};
     hsp_status s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_NEAR, near, 7, n);
-    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_FAR, far, 8, n);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_FAR, far, 9, n);
     if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
     if (s == HSP_OK && bad < A->nrows)
         s = hsp_fail(HSP_ERR_DEVICE, "aggregation on the device left node %d in no aggregate", bad);
     return s;
 }
 
-/* T from the aggregates in t->a[1]: a row pointer and a value a row. */
-static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, gpu_array *w, gpu_held *t)
+/* T from the aggregates in w[W_AGG] and the weights of A's nodes (prev's,
+ * the T of the level before; all 1 where NULL): its row pointers from the
+ * members (*tnnz of them), then its arrays, its aggregates' weights and an
+ * entry a member. */
+static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, const gpu_held *prev, gpu_array *w, gpu_held *t,
+                            int64_t *tnnz)
 {
-    int dbl = A->precision == HSP_DOUBLE;
+    int dbl = A->precision == HSP_DOUBLE, weighted = prev != NULL;
     int64_t n = A->nrows, na = naggs;
-    gpu_arg zero[] = {gpu_val(&na, sizeof na), gpu_array_arg(&w[W_SIZE])};
-    gpu_arg count[] = {gpu_val(&n, sizeof n), gpu_array_arg(&t->a[1]), gpu_array_arg(&w[W_SIZE])};
-    gpu_arg rows[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_SIZE]), gpu_array_arg(&t->a[0]),
+    const gpu_array *nw = prev ? &prev->a[T_WEIGHTS] : &w[W_AGG]; /* any array where not weighted */
+    gpu_arg zero[] = {gpu_val(&na, sizeof na), gpu_array_arg(&t->a[T_WEIGHTS])};
+    gpu_arg sum[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_AGG]), gpu_val(&weighted, sizeof weighted),
+                     gpu_array_arg(nw), gpu_array_arg(&t->a[T_WEIGHTS])};
+    gpu_arg rows[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_AGG]), gpu_val(&weighted, sizeof weighted),
+                      gpu_array_arg(nw),     gpu_array_arg(&t->a[T_WEIGHTS]), gpu_array_arg(&t->a[0]),
                       gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
-    hsp_status s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, na);
-    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_COUNT_INTS, count, 3, n);
-    return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 5, n) : s;
+    size_t first[2] = {((size_t)n + 1) * sizeof(int64_t), (size_t)naggs * sizeof(int32_t)};
+    hsp_status s = gpu_array_new(g, &t->a[0], first[0]);
+    if (s == HSP_OK) s = gpu_array_new(g, &t->a[T_WEIGHTS], first[1]);
+    if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &t->a[0], n, tnnz);
+    size_t bytes[2] = {(size_t)*tnnz * sizeof(int32_t), (size_t)*tnnz * hsp_value_size(A->precision)};
+    if (s == HSP_OK) s = gpu_arrays_new(g, &t->a[1], bytes, 2);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, na);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_WEIGHTS, sum, 5, n);
+    return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 8, n) : s;
 }
 
-/* Strength, roots, aggregates and T, with w allocated. */
-static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double theta, gpu_array *w,
-                            gpu_held *t, int32_t *naggs, double *rho)
+/* Strength (zeros: A's stored zeros count), roots, aggregates and T (*tnnz
+ * entries; prev: the T of the level before, or NULL), with w allocated: as
+ * the host's, nodes of no strong connection in no aggregate, and where no
+ * node has one, one empty aggregate. */
+static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double theta, int zeros,
+                            const gpu_held *prev, gpu_array *w, gpu_held *t, int32_t *naggs, int64_t *tnnz,
+                            double *rho)
 {
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, roots = 0;
@@ -267,21 +293,17 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
     hsp_status s = diagonal(g, A, h, w, rho);
     gpu_arg strong[] = {gpu_val(&n, sizeof n),      gpu_array_arg(&h->a[0]),    gpu_array_arg(&h->a[1]),
                         gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), vt(dbl, theta, &store),
-                        gpu_array_arg(&w[W_STRONG])};
-    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 7, n);
+                        gpu_val(&zeros, sizeof zeros), gpu_array_arg(&w[W_STRONG])};
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 8, n);
     if (s == HSP_OK) s = find_roots(g, A, h, w);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
-    *naggs = roots < n ? (int32_t)roots : 0; /* else nothing to gain */
+    *naggs = roots >= n ? 0 : roots ? (int32_t)roots : 1; /* 0: nothing to gain */
     if (s != HSP_OK || !*naggs) return s;
-    s = gpu_array_new(g, &w[W_SIZE], (size_t)*naggs * sizeof(int32_t));
-    size_t bytes[3] = {((size_t)n + 1) * sizeof(int64_t), (size_t)n * sizeof(int32_t),
-                       (size_t)n * hsp_value_size(A->precision)};
-    if (s == HSP_OK) s = gpu_arrays_new(g, t->a, bytes, 3);
-    if (s == HSP_OK) s = assign(g, A, h, w, &t->a[1]);
-    return s == HSP_OK ? tentative(g, A, *naggs, w, t) : s;
+    s = assign(g, A, h, w);
+    return s == HSP_OK ? tentative(g, A, *naggs, prev, w, t, tnnz) : s;
 }
 
-/* The bytes of the temporaries of an aggregation of A (W_SIZE's come later). */
+/* The bytes of the temporaries of an aggregation of A. */
 static void work_bytes(const hsp_csr *A, size_t *bytes)
 {
     size_t n = (size_t)A->nrows, vs = hsp_value_size(A->precision);
@@ -290,7 +312,8 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
                          [W_MAX1] = n * sizeof(uint64_t),
                          [W_UNDECIDED] = 2 * sizeof(int32_t), [W_ROOT] = n * sizeof(int64_t),
                          [W_FIRST] = (n + 1) * sizeof(int64_t), [W_NEAR] = n * sizeof(int32_t),
-                         [W_SETTLED] = (n + 1) * sizeof(int32_t), [W_CHANGED] = (n + 1) * sizeof(int32_t)};
+                         [W_SETTLED] = (n + 1) * sizeof(int32_t), [W_CHANGED] = (n + 1) * sizeof(int32_t),
+                         [W_AGG] = n * sizeof(int32_t)};
     memcpy(bytes, b, sizeof b);
 }
 
@@ -302,18 +325,18 @@ static hsp_status done(gpu *g, hsp_status s, gpu_array *w, int n)
     return s;
 }
 
-static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
-                               int32_t *naggs, double *rho)
+static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta, int zeros,
+                               const void *held_prev, void **held_t, int32_t *naggs, int64_t *tnnz, double *rho)
 {
     gpu *g = dev->state;
     size_t bytes[W_COUNT];
     gpu_array w[W_COUNT] = {{0}};
     hsp_status s;
     gpu_held *t = held_new(g, NULL, 0, &s); /* its arrays once the aggregates are counted */
-    *held_t = NULL, *naggs = 0;
+    *held_t = NULL, *naggs = 0, *tnnz = 0;
     work_bytes(A, bytes);
-    if (s == HSP_OK) s = gpu_arrays_new(g, w, bytes, W_SIZE);
-    if (s == HSP_OK) s = aggregate(g, A, held, theta, w, t, naggs, rho);
+    if (s == HSP_OK) s = gpu_arrays_new(g, w, bytes, W_COUNT);
+    if (s == HSP_OK) s = aggregate(g, A, held, theta, zeros, held_prev, w, t, naggs, tnnz, rho);
     s = done(g, s, w, W_COUNT);
     if (s == HSP_OK && !*naggs) free(t), t = NULL; /* it would not coarsen */
     return gpu_noted(dev, held_result(g, s, t, held_t));
@@ -340,9 +363,9 @@ static hsp_status sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, voi
     vt_value store;
     gpu_arg args[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&a->a[0]), gpu_array_arg(&a->a[1]),
                       gpu_array_arg(&a->a[2]), vt(dbl, w, &store),      gpu_array_arg(&p->a[0]),
-                      gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&t->a[1]),
-                      gpu_array_arg(&t->a[2])};
-    return gpu_noted(dev, gpu_launch_items(g, dbl, GK_SA_SMOOTH, args, 10, n));
+                      gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&t->a[0]),
+                      gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
+    return gpu_noted(dev, gpu_launch_items(g, dbl, GK_SA_SMOOTH, args, 11, n));
 }
 
 /* R's row pointers from P's columns: count, widen, scan. */

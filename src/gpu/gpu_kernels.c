@@ -11,7 +11,7 @@ const char *gpu_kernel_name(int kernel, char *buf)
                                   "hsp_hash_rows", "hsp_hash", "hsp_sa_diag", "hsp_sa_strong",
                                   "hsp_mis_init", "hsp_mis_rekey", "hsp_mis_max", "hsp_mis_update",
                                   "hsp_mis_rounds", "hsp_mis_symmetric", "hsp_agg_near",
-                                  "hsp_agg_far", "hsp_zero_ints", "hsp_count_ints", "hsp_widen",
+                                  "hsp_agg_far", "hsp_zero_ints", "hsp_count_ints", "hsp_agg_weights", "hsp_widen",
                                   "hsp_sa_tentative", "hsp_sa_smooth", "hsp_tr_scatter", "hsp_identity", "hsp_numeric",
                                   "hsp_tr_values", "hsp_same_pattern", "hsp_numeric_rows", "hsp_rmerge",
                                   "hsp_hash_rows_count", "hsp_hash_count", "hsp_part_scan", "hsp_bin_scan",

@@ -81,9 +81,14 @@ struct hsp_device {
 /* What a device with memory of its own does on matrices it holds (held:
  * what dev->hold made, or a product's C) besides products: the steps of a
  * resident AMG hierarchy and of resident plans.
- * tentative aggregates A's nodes over its strong connections (theta) into
- * *naggs aggregates (0: none would coarsen) and holds the tentative
- * prolongator T, with *rho a bound of rho(D^-1 A); radius checks A's
+ * tentative aggregates A's nodes over its strong connections (theta; zeros:
+ * A's stored zeros count, as level 0's) into *naggs aggregates (0: none
+ * would coarsen; nodes of no strong connection in none, and where no node
+ * has one, one empty aggregate, as the host's) and holds the tentative
+ * prolongator T of *tnnz entries (one a node in an aggregate: the constant
+ * candidate at level 0, and on each later level the norms of the one
+ * before, held_prev being the T of the level before), with *rho a bound of
+ * rho(D^-1 A); radius checks A's
  * diagonal and gives *rho; smooth turns A*T, held as P, into
  * T - (w / a_ii) A*T; transpose holds P^T, its rows unsorted, and
  * transpose_values writes P's values into an R of P^T's pattern; identity
@@ -96,8 +101,8 @@ struct hsp_device {
  * in *work from HSP_LZ_START to HSP_LZ_END; finish waits for what the others
  * launched. */
 typedef struct hsp_held_ops {
-    hsp_status (*tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, void **held_t,
-                            int32_t *naggs, double *rho);
+    hsp_status (*tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, int zeros,
+                            const void *held_prev, void **held_t, int32_t *naggs, int64_t *tnnz, double *rho);
     hsp_status (*radius)(hsp_device *dev, const hsp_csr *A, void *held, double *rho);
     hsp_status (*smooth)(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,
                          void *held_p);
