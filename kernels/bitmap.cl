@@ -117,11 +117,14 @@ __kernel void hsp_bm_count(long nbrows, long nbcols, BM_OPERANDS, __global ulong
         if (lid == 0) st[0] = 0, st[1] = INT_MAX, st[2] = -1;
         barrier(CLK_LOCAL_MEM_FENCE);
         long m = bm_marks(I, BM_PASS, mark, list, cap, st), e = 0, total;
-        int n = st[0];
-        if (n <= cap)
-            for (int k = lid; k < n; k += size) e += popcount(mark[list[k]]), mark[list[k]] = 0;
-        else
-            for (int J = st[1] + lid; J <= st[2]; J += size) e += popcount(mark[J]), mark[J] = 0;
+        int n = st[0], listed = n <= cap, lo = listed ? 0 : st[1], hi = listed ? n - 1 : st[2];
+        /* The listed block columns, or the range of them: one loop, as PoCL 5 fails on a choice
+         * of two loops inside a loop holding barriers (tests/t_kernels.c). */
+        for (int k = lo + lid; k <= hi; k += size) {
+            int J = listed ? list[k] : k;
+            e += popcount(mark[J]);
+            mark[J] = 0;
+        }
         group_scan_long(e, scan, &total);
         if (lid == 0) nnz[I] = total, blocks[I] = n;
         group_scan_long(m, scan, &total);
