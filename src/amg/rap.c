@@ -40,20 +40,14 @@ static hsp_status check_args(hsp_context *ctx, const hsp_csr *A, const hsp_csr *
     return HSP_OK;
 }
 
-/* Is M valid CSR?  The error names it. */
-static hsp_status check_named(const hsp_csr *M, const char *name)
+/* Are R (NULL: P^T), A and P valid (checked on ctx's threads, once: the
+ * products skip it), of one precision, and of shapes that multiply?  The
+ * error names the operands. */
+static hsp_status check_operands_named(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P)
 {
-    hsp_status s = hsp_csr_check(M);
-    return s == HSP_OK ? s : hsp_fail(s, "%s: %s", name, hsp_errmsg());
-}
-
-/* Are R (NULL: P^T), A and P valid, of one precision, and of shapes that
- * multiply?  The error names the operands. */
-static hsp_status check_operands_named(const hsp_csr *R, const hsp_csr *A, const hsp_csr *P)
-{
-    hsp_status s = check_named(A, "A");
-    if (s == HSP_OK) s = check_named(P, "P");
-    if (s == HSP_OK && R) s = check_named(R, "R");
+    hsp_status s = hsp_csr_check_named(ctx, A, "A");
+    if (s == HSP_OK) s = hsp_csr_check_named(ctx, P, "P");
+    if (s == HSP_OK && R) s = hsp_csr_check_named(ctx, R, "R");
     if (s != HSP_OK) return s;
     if (A->ncols != P->nrows)
         return hsp_fail(HSP_ERR_SHAPE, "A is %d x %d but P is %d x %d: ncols(A) != nrows(P)", A->nrows, A->ncols,
@@ -111,8 +105,8 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     if (s != HSP_OK) return s;
     *C = NULL;
     if (plan) *plan = NULL;
-    if ((s = check_operands_named(R, A, P)) != HSP_OK) return s;
     hsp_context_lock(ctx);
+    if ((s = check_operands_named(ctx, R, A, P)) != HSP_OK) return hsp_context_unlock(ctx), s;
     s = hsp_rap_run(ctx, R, A, P, order, C, 1, plan, stats);
     if (s == HSP_OK && !plan && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats ? stats + 1 : NULL);
     hsp_context_unlock(ctx);

@@ -24,10 +24,18 @@ static hsp_status check_row_arrays(const hsp_context *ctx, const hsp_csr *A)
     return HSP_OK;
 }
 
-/* Check the operands: valid CSR (rows checked on the pool; none when
- * placed: resident matrices were checked then), one precision, matching
- * shapes, row arrays within the memory limit (before the rows are read).
- * The message names the operand and its first bad row. */
+hsp_status hsp_csr_check_named(hsp_context *ctx, const hsp_csr *M, const char *name)
+{
+    hsp_status s = hsp_csr_check_header(M);
+    if (s == HSP_OK) s = hsp_csr_check_rows_pooled(ctx->pool, M);
+    return s == HSP_OK ? s : hsp_fail(s, "%s: %s", name, hsp_errmsg());
+}
+
+/* Check the operands: headers (none when placed: resident matrices were
+ * checked then), one precision, matching shapes, row arrays within the
+ * memory limit (before the rows are read); their rows are checked by
+ * hsp_csr_check_named where they come from the caller.  The message names
+ * the operand. */
 static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed)
 {
     const char *name[2] = {"A", "B"};
@@ -43,11 +51,16 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
         return hsp_fail(HSP_ERR_ARG, "A is %s but B is %s: convert one with hsp_csr_convert",
                         A->precision == HSP_DOUBLE ? "double" : "float",
                         B->precision == HSP_DOUBLE ? "double" : "float");
-    hsp_status s = check_row_arrays(ctx, A);
-    if (s != HSP_OK || placed) return s;
-    for (int k = 0; k < (B == A ? 1 : 2) && s == HSP_OK; k++) {
-        if ((s = hsp_csr_check_rows_pooled(ctx->pool, M[k])) != HSP_OK) hsp_fail(s, "%s: %s", name[k], hsp_errmsg());
-    }
+    return check_row_arrays(ctx, A);
+}
+
+/* A caller's A and B checked whole: as check_operands (their row arrays
+ * refused before a row pointer is read), then their rows. */
+static hsp_status check_caller(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B)
+{
+    hsp_status s = check_operands(ctx, A, B, 0);
+    if (s == HSP_OK) s = hsp_csr_check_named(ctx, A, "A");
+    if (s == HSP_OK && B != A) s = hsp_csr_check_named(ctx, B, "B");
     return s;
 }
 
@@ -187,7 +200,7 @@ static hsp_status multiply_blocked(hsp_context *ctx, const hsp_csr *A, const hsp
 {
     double start = hsp_now_ms();
     hsp_bitmap *a = NULL, *b = NULL, *c = NULL;
-    hsp_status s = C ? check_operands(ctx, A, B, 0) : hsp_fail(HSP_ERR_ARG, "hsp_multiply: C is NULL");
+    hsp_status s = C ? check_caller(ctx, A, B) : hsp_fail(HSP_ERR_ARG, "hsp_multiply: C is NULL");
     if (C) *C = NULL;
     if (s == HSP_OK) s = hsp_bitmap_from_csr(A, &a);
     if (s == HSP_OK && B != A) s = hsp_bitmap_from_csr(B, &b);
@@ -203,8 +216,9 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
 {
     if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx is NULL");
     hsp_context_lock(ctx);
-    hsp_status s = ctx->options.bitmap ? multiply_blocked(ctx, A, B, C, stats)
-                                       : multiply(ctx, A, B, ctx->options.unsorted, C, stats);
+    hsp_status s = ctx->options.bitmap ? multiply_blocked(ctx, A, B, C, stats) : check_caller(ctx, A, B);
+    if (s == HSP_OK && !ctx->options.bitmap) s = multiply(ctx, A, B, ctx->options.unsorted, C, stats);
+    else if (C && !ctx->options.bitmap) *C = NULL;
     if (s == HSP_OK && ctx->options.pattern && !ctx->options.bitmap) hsp_csr_set_ones(*C); /* blocks give ones */
     else if (s == HSP_OK && !ctx->options.pattern && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats);
     hsp_context_unlock(ctx);

@@ -14,9 +14,14 @@
 hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int placed, void *const held[2],
                        int hold_c, int unsorted, hsp_csr **C, void **held_c, hsp_stats *stats);
 /* hsp_multiply with C's rows sorted whatever the options say: for the
- * library's own products (plans, hsp_rap, AMG), which later products read. */
+ * library's own products (plans, hsp_rap, AMG), which later products read;
+ * the operands' rows are not checked again (the caller checked them, or made
+ * them). */
 hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                                hsp_stats *stats);
+/* Is the caller's M valid CSR (its rows checked on ctx's threads; ctx
+ * locked)?  The error names it. */
+hsp_status hsp_csr_check_named(hsp_context *ctx, const hsp_csr *M, const char *name);
 
 /* C = alpha A B + beta C (hsp_spmm): B and C checked here, and A where csr
  * (A's CSR, of which A is a view) is given; A's arrays held by ctx's device
