@@ -407,7 +407,8 @@ class Context:
       set to 1.
 
     A context serves one call at a time (calls from several threads wait their turn); close()
-    or a with block frees it.
+    or a with block frees it.  Hierarchies and Prepared matrices made on it keep it alive: after
+    close() it takes no call, and its device and threads are freed when the last of them goes.
     """
 
     def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
@@ -509,7 +510,9 @@ class Context:
         return Hierarchy(core, C)
 
     def close(self) -> None:
-        """Free the context and its device (waits for a call in another thread to end)."""
+        """Close the context: later calls on it raise ArgumentError.  Its device and threads are
+        freed now (after a call in another thread ends), or where hierarchies or Prepared
+        matrices made on it are alive, when the last of them goes."""
         self._ctx.close()
 
     def __enter__(self) -> "Context":

@@ -247,6 +247,9 @@ typedef struct {
     hsp_context *ctx;
     PyThread_type_lock lock; /* one call at a time */
     PyObject *device;        /* the device string hsp_options points to */
+    int closed;              /* close() was called: no call is taken */
+    Py_ssize_t dependents;   /* hierarchies and prepared matrices made on it that are alive: the
+                                library frees them before their context, so ctx waits for them */
 } Context;
 
 static const char *grow_name(int k) { return hsp_grow_name((hsp_grow)k); }
@@ -299,11 +302,12 @@ static int context_init(Context *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     s = hsp_context_create(&o, &self->ctx);
     Py_END_ALLOW_THREADS
+    self->closed = 0;
     return s == HSP_OK ? 0 : (raise_status(s), -1);
 }
 
-/* Free the context (waiting for a call in another thread to end). */
-static void context_close_now(Context *self)
+/* Free the library's context (waiting for a call in another thread to end). */
+static void context_free_now(Context *self)
 {
     if (!self->ctx) return;
     Py_BEGIN_ALLOW_THREADS
@@ -314,9 +318,33 @@ static void context_close_now(Context *self)
     Py_END_ALLOW_THREADS
 }
 
+/* Close the context: no call is taken from here on; the library's context is
+ * freed now, or where hierarchies or prepared matrices made on it are alive,
+ * when the last of them goes (freeing them touches their context). */
+static void context_close_now(Context *self)
+{
+    self->closed = 1;
+    if (self->dependents == 0) context_free_now(self);
+}
+
+/* A reference to self for an object made on it, which self outlives. */
+static Context *context_depend(Context *self)
+{
+    self->dependents++;
+    return (Context *)Py_NewRef(self);
+}
+
+/* An object made on c has gone (freed): c's reference to it dropped, and c
+ * freed where it was closed and that was the last. */
+static void context_release(Context *c)
+{
+    if (--c->dependents == 0 && c->closed) context_free_now(c);
+    Py_DECREF(c);
+}
+
 static void context_dealloc(Context *self)
 {
-    context_close_now(self);
+    context_free_now(self); /* no dependent is left: each holds a reference */
     if (self->lock) PyThread_free_lock(self->lock);
     Py_XDECREF(self->device);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -332,11 +360,11 @@ static PyObject *context_close(Context *self, PyObject *unused)
 /* The context's lock, taken without the GIL; -1 with an exception when closed. */
 static int context_enter(Context *self)
 {
-    if (!self->ctx) return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
+    if (self->closed || !self->ctx) return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS
-    if (!self->ctx) {
+    if (self->closed) {
         PyThread_release_lock(self->lock);
         return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
     }
@@ -421,11 +449,15 @@ typedef struct {
     hsp_ellr *ellr;
     hsp_ellr_info info;
     hsp_precision precision;
+    Context *context; /* where it was made: freed after it */
 } Prepared;
 
 static void prepared_dealloc(Prepared *p)
 {
+    Py_BEGIN_ALLOW_THREADS
     hsp_ellr_free(p->ellr);
+    Py_END_ALLOW_THREADS
+    if (p->context) context_release(p->context);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -461,7 +493,7 @@ static PyObject *context_prepare(Context *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O", &ta) || matrix_in_parse(ta, &a, "A") < 0) return NULL;
     Prepared *p = PyObject_New(Prepared, &PreparedType);
     if (!p) return release_in(&a), NULL;
-    p->ellr = NULL, p->precision = a.csr.precision;
+    p->ellr = NULL, p->precision = a.csr.precision, p->context = context_depend(self);
     if (context_enter(self) < 0) return release_in(&a), Py_DECREF(p), NULL;
     hsp_status s;
     Py_BEGIN_ALLOW_THREADS
@@ -527,7 +559,8 @@ static PyMethodDef context_methods[] = {
     {"prepare", (PyCFunction)context_prepare, METH_VARARGS, "prepare(A) -> Prepared, for spmm"},
     {"rap", (PyCFunction)context_rap, METH_VARARGS,
      "rap(R or None, A, P, order=0, stats=False) -> (C, [stats, stats] or None)"},
-    {"close", (PyCFunction)context_close, METH_NOARGS, "close() frees the context and its device"},
+    {"close", (PyCFunction)context_close, METH_NOARGS,
+     "close(): no more calls; the context freed now, or after the last object made on it"},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject ContextType = {
@@ -549,7 +582,7 @@ static PyTypeObject ContextType = {
 typedef struct {
     PyObject_HEAD
     hsp_amg *amg;
-    Context *context;      /* where it was made, and where a re-setup runs */
+    Context *context;      /* where it was made, and where a re-setup runs: freed after it */
     matrix_in a[2];        /* level 0's A (the caller's arrays, held): a[cur]; a re-setup's goes to the other */
     int cur;
     hsp_resident *placed;  /* a resident hierarchy's level 0 (A placed), else NULL */
@@ -557,10 +590,12 @@ typedef struct {
 
 static void hierarchy_dealloc(Hierarchy *h)
 {
+    Py_BEGIN_ALLOW_THREADS
     hsp_amg_free(h->amg);
     hsp_resident_free(h->placed);
+    Py_END_ALLOW_THREADS
     release_in(&h->a[0]), release_in(&h->a[1]);
-    Py_XDECREF(h->context);
+    if (h->context) context_release(h->context);
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
 
@@ -680,8 +715,7 @@ static PyObject *context_amg_setup(Context *self, PyObject *args)
     if (!h) return NULL;
     h->amg = NULL, h->cur = 0, h->placed = NULL;
     memset(h->a, 0, sizeof h->a);
-    Py_INCREF(self);
-    h->context = self;
+    h->context = context_depend(self);
     if (matrix_in_parse(ta, &h->a[0], "A") < 0 || context_enter(self) < 0) return Py_DECREF(h), NULL;
     hsp_status s;
     Py_BEGIN_ALLOW_THREADS
