@@ -281,7 +281,12 @@ typedef struct hsp_context hsp_context;
 /* Create a context: opens the device and starts the thread pool, which every
  * multiply on this context reuses.  A context serves one call at a time:
  * calls from other threads on it (on its resident matrices, plans and
- * hierarchies too) wait for the one running.  Free it when no call is. */
+ * hierarchies too) wait for the one running.  Free it when no call is.
+ * fork(): in the child (which has only the forking thread) a context made
+ * before works on the cpu device, its pool started anew at its first call
+ * there, and may be freed there; fork while no call runs on it.  A GPU
+ * device's runtime in a child is its driver's affair: PoCL's hangs there
+ * (even in a context made in the child), Intel's CPU runtime works. */
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out);
 void hsp_context_free(hsp_context *ctx);
 

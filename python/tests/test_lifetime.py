@@ -1,7 +1,9 @@
 """Objects made on a context (hierarchies, prepared matrices) outliving it: closing the context,
 deleting them after, and the interpreter's exit must not hang.  Freeing them touches their
-context's device (PoCL's buffers): the context waits for the last of them.  The scenarios that
-hung run in a child interpreter with a timeout, so that a regression fails instead of hanging."""
+context's device (PoCL's buffers): the context waits for the last of them.  And a product in a
+child of fork() (multiprocessing's 'fork' start method) after one in the parent.  The scenarios
+that hung run in a child interpreter with a timeout, so that a regression fails instead of
+hanging."""
 import subprocess
 import sys
 
@@ -88,3 +90,27 @@ def test_objects_after_close(device):
     assert h.levels[1].A.nnz > 0
     with hspgemm.Context(device="cpu") as other:
         np.testing.assert_allclose(other.spmm(P, X), A @ X)
+
+
+def test_product_in_a_forked_child():
+    """A product in the parent (the module's context and its thread pool made), then products in
+    a multiprocessing child with the 'fork' start method (it hung: the child has none of the
+    pool's workers), the same values as the parent's."""
+    run_scenario("""
+import multiprocessing, sys, warnings
+import numpy as np, hspgemm
+warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12's: fork() of a process with threads
+A = hspgemm.generate("poisson3d7:20")
+X = np.ones((A.shape[1], 4))
+C, Y = hspgemm.matmul(A, A, device="cpu", threads=3), hspgemm.spmm(A, X, device="cpu", threads=3)
+
+def child():
+    same = (hspgemm.matmul(A, A, device="cpu", threads=3) != C).nnz == 0
+    sys.exit(0 if same and np.array_equal(hspgemm.spmm(A, X, device="cpu", threads=3), Y) else 1)
+
+p = multiprocessing.get_context("fork").Process(target=child)
+p.start()
+p.join(60)
+if p.is_alive():
+    p.kill()
+print("done" if p.exitcode == 0 else f"child: exit code {p.exitcode} (None: hung)")""")
