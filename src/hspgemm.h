@@ -187,7 +187,8 @@ typedef struct {
                              and ",nofp64" (no double), or "hsa[:N]" with
                              ",nosvm" (copy through a pool) or ",svm" (host
                              arrays registered range by range without XNACK) */
-    int threads;          /* CPU threads; 0 = one per core */
+    int threads;          /* CPU threads; 0 = one per CPU the calling thread may run on
+                             (its affinity: taskset, cgroup cpusets, mpiexec's binding) */
     int unbound;          /* nonzero: the pool's threads are left to the scheduler instead
                              of each bound to a CPU other than the caller's (README "How a
                              product is computed"): for processes that share a machine

@@ -371,7 +371,8 @@ class Context:
 
     device: "auto" (an HSA GPU, else an OpenCL GPU, else cpu), "cpu", "opencl[:N]" (",nosvm",
       ",nofp64"), "hsa[:N]" (",nosvm", ",svm"); see hspgemm.devices().
-    threads: CPU threads, 0 = one per core.
+    threads: CPU threads, 0 = one per CPU the process may run on (os.sched_getaffinity(0), as
+      taskset, cgroup cpusets or mpiexec's binding leave it).
     grow: how a long row's buffer grows, "realloc" or "copy".
     methods: the per-row methods of short, medium and long rows: one name or three of
       "default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2"; or "bitmap":

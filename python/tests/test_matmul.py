@@ -1,4 +1,5 @@
 """hspgemm.matmul, rap and transpose against scipy's own products, and their errors."""
+import os
 import threading
 
 import numpy as np
@@ -202,6 +203,23 @@ def test_context_reuse_and_close():
             assert_product(ctx.matmul(A, A), (A @ A).toarray(), np.float64)
     with pytest.raises(ValueError, match="closed"):
         ctx.matmul(A, A)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="the process may run on one CPU only")
+def test_threads_0_counts_the_cpus_the_process_may_run_on():
+    """threads=0 made where the process may run on one CPU (taskset, mpiexec's binding): one
+    thread, not one per online CPU."""
+    allowed = os.sched_getaffinity(0)
+    A = random_csr(200, 200, 0.05, 9)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        ctx = hspgemm.Context(device=DEVICE, threads=0)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    with ctx:
+        _, st = ctx.matmul(A, A, stats=True)
+    assert st["threads"] == 1
 
 
 def test_threads_share_a_context():
