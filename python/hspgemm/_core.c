@@ -506,6 +506,10 @@ static PyObject *context_prepare(Context *self, PyObject *args)
     return (PyObject *)p;
 }
 
+/* The leading dimension of a packed dense matrix whose lines hold n values:
+ * n, and at least 1 as the library (BLAS) wants, also where n is 0. */
+static int64_t packed_ld(int64_t n) { return n > 0 ? n : 1; }
+
 /* spmm(A, X, Y, L, colmajor, alpha, beta, stats): Y = alpha A X + beta Y in
  * place, A a matrix tuple or a Prepared, X and Y dense of L columns over the
  * caller's buffers (row-major, or column-major where colmajor), packed (ld =
@@ -523,8 +527,8 @@ static PyObject *context_spmm(Context *self, PyObject *args)
     if (prep) a.csr = (hsp_csr){prep->info.nrows, prep->info.ncols, 0, prep->precision, NULL, NULL, NULL};
     else if (matrix_in_parse(ta, &a, "A") < 0) return PyBuffer_Release(&x), PyBuffer_Release(&y), NULL;
     hsp_order order = colmajor ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
-    hsp_dense X = {a.csr.ncols, ncols, colmajor ? a.csr.ncols : ncols, order, a.csr.precision, x.buf};
-    hsp_dense Y = {a.csr.nrows, ncols, colmajor ? a.csr.nrows : ncols, order, a.csr.precision, y.buf};
+    hsp_dense X = {a.csr.ncols, ncols, packed_ld(colmajor ? a.csr.ncols : ncols), order, a.csr.precision, x.buf};
+    hsp_dense Y = {a.csr.nrows, ncols, packed_ld(colmajor ? a.csr.nrows : ncols), order, a.csr.precision, y.buf};
     Py_ssize_t item = a.csr.precision == HSP_DOUBLE ? 8 : 4;
     PyObject *out = NULL;
     if (x.len != (Py_ssize_t)a.csr.ncols * ncols * item || y.len != (Py_ssize_t)a.csr.nrows * ncols * item)
