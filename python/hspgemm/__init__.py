@@ -2,8 +2,10 @@
 
 The package is the Python face of libhspgemm: scipy.sparse matrices and
 arrays go in (CSR, CSC or COO; float32 or float64, others as matmul says), a
-scipy.sparse.csr_array with sorted indices comes out, its exact zeros left
-out as scipy's A @ B leaves them (drop_zeros=False keeps them).  Operands
+CSR result with sorted indices comes out in the left operand's container, as
+scipy's A @ B gives it (a csr_matrix for a scipy.sparse matrix, else a
+csr_array), its exact zeros left out as scipy's A @ B leaves them
+(drop_zeros=False keeps them).  Operands
 are checked from their own arrays, never from scipy's flags; a CSR operand
 with sorted, unique int32 column indices is read in place, others are
 converted first, never changed.  C's arrays are the library's own, handed
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 # the types of the annotations: what the functions take as a matrix, a product's figures, a
 # PyAMG smoother
 _Sparse = sp.sparray | sp.spmatrix
+_CSR = sp.csr_array | sp.csr_matrix
 _Stats = dict[str, Any]
 _Smoother = str | tuple[str, dict[str, Any]] | list[str | tuple[str, dict[str, Any]]]
 
@@ -266,14 +269,21 @@ def _operand(M, dtype, name):
     return _core_matrix(_canonical(M, dtype, name))
 
 
-def _result(m, unsorted=False):
-    """A csr_array over the arrays of a matrix _core returned (no copy of its columns or values),
-    its indices sorted unless unsorted."""
+def _container(left):
+    """The class of scipy's CSR product whose left operand is left: csr_matrix where left is a
+    scipy.sparse matrix (spmatrix: matrix in, matrix out, where * is the matrix product), else
+    csr_array."""
+    return sp.csr_matrix if isinstance(left, sp.spmatrix) else sp.csr_array
+
+
+def _result(m, unsorted=False, container=sp.csr_array):
+    """A container (csr_array or csr_matrix) over the arrays of a matrix _core returned (no copy
+    of its columns or values), its indices sorted unless unsorted."""
     nrows, ncols, indptr, indices, data = m
     indptr, indices, data = (np.asarray(memoryview(x)) for x in (indptr, indices, data))
     if indptr[-1] <= _INT32_MAX:  # scipy wants one index type: int32 row pointers keep the columns uncopied
         indptr = indptr.astype(np.int32)
-    C = sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
+    C = container((data, indices, indptr), shape=(nrows, ncols), copy=False)
     C.has_sorted_indices = not unsorted
     return C
 
@@ -286,6 +296,14 @@ def _as_scipy_types(C, precision, operands):
     P = C.astype(np.bool_)
     P.eliminate_zeros()
     return P
+
+
+def _dense_as_scipy(Y, X, operands):
+    """spmm's new result Y as scipy's A @ X types it: where the operands are all bool, the bool
+    pattern of Y's nonzeros; a numpy.matrix where X is one; else Y itself."""
+    if operands and all(M.dtype == np.bool_ for M in operands):
+        Y = Y != 0
+    return np.asmatrix(Y) if isinstance(X, np.matrix) else Y
 
 
 def _copy_of(m):
@@ -423,14 +441,15 @@ class Context:
         self._unsorted = bool(unsorted)
 
     def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,
-               stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
-        """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
+               stats: bool = False) -> _CSR | tuple[_CSR, _Stats]:
+        """C = A @ B as hspgemm.matmul gives it (a csr_matrix where A is a scipy.sparse matrix,
+        else a csr_array); with stats=True, (C, dict of the product's figures)."""
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
         a = _operand(A, dtype, "A")
         b = a if B is A else _operand(B, dtype, "B")  # A @ A: A checked and converted once
         m, st = _call(self._ctx.multiply, a, b, stats)
-        C = _as_scipy_types(_result(m, self._unsorted), precision, (A, B))
+        C = _as_scipy_types(_result(m, self._unsorted, _container(A)), precision, (A, B))
         return (C, st) if stats else C
 
     def prepare(self, A: _Sparse, *, precision: DTypeLike | None = None) -> "Prepared":
@@ -450,7 +469,7 @@ class Context:
         On the context's device (the CPU threads for "cpu"; see spmm_blocks and spmm_cpu_share).
         A prepared A takes X in its own precision.  stats: ms, flops, threads, format (A's form
         read), device, blocks, cpu_cols."""
-        prepared = isinstance(A, Prepared)
+        prepared, given, X0 = isinstance(A, Prepared), out is not None, X
         if not prepared:
             A = _check_sparse(A, "A")
         X = np.asarray(X)
@@ -475,12 +494,14 @@ class Context:
         a = A._core if prepared else _operand(A, dtype, "A")
         st = _call(self._ctx.spmm, a, x.T if colmajor else x, Y.T if colmajor else Y,
                    Y.shape[1], colmajor, float(alpha), float(beta), stats)
+        if not given:
+            out = _dense_as_scipy(out, X0, () if prepared or precision is not None else (A, X))
         return (out, st) if stats else out
 
     def rap(self, A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap",
             precision: DTypeLike | None = None,
-            stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
-        """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, in the order
+            stats: bool = False) -> _CSR | tuple[_CSR, list[_Stats]]:
+        """The Galerkin product R @ A @ P (R = P.T when None) as hspgemm.rap gives it, in the order
         "r-ap" (R @ (A @ P)) or "ra-p" ((R @ A) @ P); with stats=True, (C, [figures of the
         first product, of the second])."""
         order = _order(order)
@@ -488,7 +509,7 @@ class Context:
         dtype = _dtype(precision, operands)
         r = None if R is None else _operand(R, dtype, "R")
         m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), order, stats)
-        C = _as_scipy_types(_result(m), precision, operands)
+        C = _as_scipy_types(_result(m, container=_container(P if R is None else R)), precision, operands)
         return (C, st) if stats else C
 
     def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
@@ -539,8 +560,9 @@ def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=T
 
 def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, grow: str = "realloc",
            precision: DTypeLike | None = None, methods: str | Sequence[str] | None = None, stats: bool = False,
-           unsorted: bool = False, drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
-    """C = A @ B as a scipy.sparse.csr_array with sorted indices (unless unsorted).
+           unsorted: bool = False, drop_zeros: bool = True) -> _CSR | tuple[_CSR, _Stats]:
+    """C = A @ B in CSR with sorted indices (unless unsorted): a csr_matrix where A is a
+    scipy.sparse matrix (spmatrix), else a csr_array, as scipy's A @ B.
 
     A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of real values; duplicates are
       summed.  float32 and float64 are computed as they are; float16 as float32 (exactly);
@@ -578,18 +600,20 @@ def spmm(A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0, out
 def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = "auto",
         threads: int = 0, grow: str = "realloc", precision: DTypeLike | None = None,
         methods: str | Sequence[str] | None = None, stats: bool = False,
-        drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
-    """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, its zeros left out
-    unless drop_zeros=False (as matmul); see Context.rap."""
+        drop_zeros: bool = True) -> _CSR | tuple[_CSR, list[_Stats]]:
+    """The Galerkin product R @ A @ P (R = P.T when None) in CSR, its zeros left out unless
+    drop_zeros=False, values as matmul's: a csr_matrix where R (P when R is None) is a
+    scipy.sparse matrix, else a csr_array, as scipy's P.T @ A @ P; see Context.rap."""
     return _shared_context(device, threads, grow, methods, drop_zeros=drop_zeros).rap(
         A, P, R, order=order, precision=precision, stats=stats)
 
 
-def transpose(A: _Sparse) -> sp.csr_array:
-    """A.T as a csr_array with sorted indices, in A's precision as matmul's (float32 stays float32,
+def transpose(A: _Sparse) -> _CSR:
+    """A.T in CSR with sorted indices (a csr_matrix where A is a scipy.sparse matrix, else a
+    csr_array), in A's precision as matmul's (float32 stays float32, float16 becomes float32,
     bool stays bool with its entries kept; integers become float64)."""
     M = _check_sparse(A, "A")
-    T = _result(_call(_core.transpose, _operand(M, _dtype(None, (M,)), "A")))
+    T = _result(_call(_core.transpose, _operand(M, _dtype(None, (M,)), "A")), container=_container(M))
     return T.astype(np.bool_) if M.dtype == np.bool_ else T
 
 

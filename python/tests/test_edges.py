@@ -176,6 +176,33 @@ def test_bool_operands_give_a_bool_pattern():
     assert_same_csr(hspgemm.transpose(A), sp.csr_array(A.T))  # its False entries kept, as scipy's
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # numpy's, of numpy.matrix
+def test_containers_follow_scipy():
+    """A csr_matrix (spmatrix) left operand gives a csr_matrix, on which * is the matrix product
+    (it gave a csr_array, where * is elementwise), a csr_array one a csr_array, as scipy's A @ B
+    and P.T @ A @ P; the same values.  spmm follows scipy's types too: bool and bool give bool,
+    a numpy.matrix X a numpy.matrix."""
+    A = random_csr(40, 40, 0.1, 21)
+    M, P = sp.csr_matrix(A), random_csr(40, 10, 0.2, 22)
+    cases = [(hspgemm.matmul(M, M, device=DEVICE), M @ M), (hspgemm.matmul(M, A, device=DEVICE), M @ A),
+             (hspgemm.matmul(A, M, device=DEVICE), A @ M),
+             (hspgemm.matmul(sp.csc_matrix(A), A, device=DEVICE), M @ A),
+             (hspgemm.rap(A, sp.csr_matrix(P), device=DEVICE), sp.csr_matrix(P).T @ A @ sp.csr_matrix(P)),
+             (hspgemm.rap(M, P, sp.csr_matrix(P.T), device=DEVICE), sp.csr_matrix(P.T) @ M @ P),
+             (hspgemm.transpose(M), M.T.tocsr()), (hspgemm.matmul(M > 0, M > 0, device=DEVICE), (M > 0) @ (M > 0)),
+             (hspgemm.Context(DEVICE).matmul(M, M), M @ M)]
+    for C, S in cases:
+        assert type(C) is type(S.tocsr()), (type(C), type(S))
+        assert C.dtype == S.dtype and abs(C - S).max() < 1e-12
+    C = hspgemm.matmul(M, M, device=DEVICE)
+    assert abs(C * M - M @ M @ M).max() < 1e-12  # * is the product of matrices
+    X = np.ones((40, 3))
+    assert isinstance(hspgemm.spmm(M, np.asmatrix(X), device=DEVICE), np.matrix)
+    Y = hspgemm.spmm(A > 0, X > 0, device=DEVICE)
+    assert Y.dtype == np.bool_ and np.array_equal(Y, (A > 0) @ (X > 0))
+    assert hspgemm.spmm(A.astype(np.int32), X.astype(np.int32), device=DEVICE).dtype == np.float64
+
+
 def test_float16_as_float32():
     """float16 values (scipy holds them, though its astype refuses) are exact in float32."""
     A = random_csr(40, 40, 0.1, 15, np.float32)
