@@ -584,7 +584,9 @@ typedef struct {
     int64_t flops;        /* 2 nnz(A) ncols(B) */
     int threads;
     char format[8];       /* A's storage the product read: "csr" or "ellr" */
-    char device[160];     /* what computed it */
+    char device[160];     /* what computed it, named as hsp_stats.device names it: the
+                             device's description, "cpu" for the CPU threads (threads says
+                             how many), "<description> and cpu" where both made columns */
     int blocks;           /* the blocks of C whose transfers overlapped the launches
                              (options.spmm_blocks); 1: moved whole; 0: nothing moved */
     int cpu_cols;         /* the columns of B the CPU threads made beside a device

@@ -21,6 +21,7 @@ The library works without the GIL; a Ctrl-C during a product is raised as
 KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
 subclasses carrying the library's message.
 """
+import numbers
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -167,6 +168,20 @@ def _check_sparse(M, name):
         raise TypeError(f"{name}: {M.dtype} values are not supported (real values only: float32, float64, "
                         f"float16, bool or integers)")
     return M
+
+
+def _shape_words(shape):
+    """A shape as the library's messages write it: "m x n", or "a vector of n"."""
+    return " x ".join(map(str, shape)) if len(shape) == 2 else f"a vector of {shape[0]}"
+
+
+def _check_chain(product, operands):
+    """Raise ShapeError where the (name, shape) operands of product (their names joined by @)
+    do not chain, naming every operand and its shape and the first pair that does not fit."""
+    for (left, a), (right, b) in zip(operands, operands[1:]):
+        if a[1] != b[0]:
+            shapes = ", ".join(f"{name} is {_shape_words(shape)}" for name, shape in operands)
+            raise ShapeError(f"{product}: {shapes}: ncols({left}) != nrows({right})")
 
 
 def _first_outside(idx, n):
@@ -360,6 +375,22 @@ class Hierarchy:
         return f"<hspgemm.Hierarchy: {len(self.levels)} levels ({rows} rows), device {self.device}>"
 
 
+# what an option of each type takes, for the messages of _option
+_TAKES = {int: "an integer", float: "a number", str: "a string"}
+
+
+def _option(value, name, kind):
+    """Option name's value as kind (int, float or str), or TypeError naming the option: a string
+    of digits is not an integer here, nor a bool a number."""
+    if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if kind is float and isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if kind is str and isinstance(value, str):
+        return value
+    raise TypeError(f"{name} = {value!r}: give {_TAKES[kind]} ({type(value).__name__} given)")
+
+
 def _methods(methods):
     """The three methods (short, medium, long rows) from None, one name, or three names."""
     if methods is None:
@@ -435,12 +466,16 @@ class Context:
                  device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True,
                  deterministic: bool = False, profile: str | None = None, spmm_blocks: int = 0,
                  spmm_cpu_share: float = 0.0, pattern: bool = False) -> None:
-        self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic), profile,
-                          int(spmm_blocks), float(spmm_cpu_share), bool(pattern))
+        self._ctx = _call(_core.Context, _option(device, "device", str), _option(threads, "threads", int),
+                          _option(grow, "grow", str), _methods(methods), _option(mem_limit, "mem_limit", int),
+                          _option(small_nnz, "small_nnz", int), _option(device_timeout, "device_timeout", float),
+                          bool(unsorted), bool(drop_zeros), bool(deterministic),
+                          None if profile is None else _option(profile, "profile", str),
+                          _option(spmm_blocks, "spmm_blocks", int), _option(spmm_cpu_share, "spmm_cpu_share", float),
+                          bool(pattern))
         self._unsorted = bool(unsorted)
 
-    def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,
+    def matmul(self, A: _Sparse, B: _Sparse, *, precision: "DTypeLike | None" = None,
                stats: bool = False) -> _CSR | tuple[_CSR, _Stats]:
         """C = A @ B as hspgemm.matmul gives it (a csr_matrix where A is a scipy.sparse matrix,
         else a csr_array); with stats=True, (C, dict of the product's figures)."""
@@ -452,7 +487,7 @@ class Context:
         C = _as_scipy_types(_result(m, self._unsorted, _container(A)), precision, (A, B))
         return (C, st) if stats else C
 
-    def prepare(self, A: _Sparse, *, precision: DTypeLike | None = None) -> "Prepared":
+    def prepare(self, A: _Sparse, *, precision: "DTypeLike | None" = None) -> "Prepared":
         """A checked once and copied into a form of the library's own (sliced ELLPACK-R, or CSR
         where a few long rows would pad it too much: hsp_ellr_from_csr), for spmm to read again
         and again without converting or checking A; A may change or go afterwards."""
@@ -460,8 +495,8 @@ class Context:
         dtype = _dtype(precision, (A,))
         return Prepared(_call(self._ctx.prepare, _operand(A, dtype, "A")), A.shape, dtype)
 
-    def spmm(self, A: "_Sparse | Prepared", X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0,
-             out: np.ndarray | None = None, precision: DTypeLike | None = None,
+    def spmm(self, A: "_Sparse | Prepared", X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0,
+             out: np.ndarray | None = None, precision: "DTypeLike | None" = None,
              stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
         """alpha * A @ X + beta * out for a sparse A (or one that prepare made) and a dense X
         (numpy, one or two dimensions, either order), as a numpy array in X's order; with out
@@ -476,6 +511,7 @@ class Context:
         if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
             raise ArgumentError(f"X: give a numpy array of one or two dimensions of real values, not "
                                 f"{X.ndim} of {X.dtype}")
+        _check_chain("A @ X", [("A", A.shape), ("X", X.shape)])
         dtype = A.dtype if prepared else _dtype(precision, (A, X))
         X2 = X.reshape(-1, 1) if X.ndim == 1 else X
         shape = (A.shape[0],) + X.shape[1:]
@@ -499,13 +535,15 @@ class Context:
         return (out, st) if stats else out
 
     def rap(self, A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap",
-            precision: DTypeLike | None = None,
+            precision: "DTypeLike | None" = None,
             stats: bool = False) -> _CSR | tuple[_CSR, list[_Stats]]:
         """The Galerkin product R @ A @ P (R = P.T when None) as hspgemm.rap gives it, in the order
         "r-ap" (R @ (A @ P)) or "ra-p" ((R @ A) @ P); with stats=True, (C, [figures of the
         first product, of the second])."""
         order = _order(order)
         operands = [_check_sparse(A, "A"), _check_sparse(P, "P")] + ([] if R is None else [_check_sparse(R, "R")])
+        left = ("P.T", P.shape[::-1]) if R is None else ("R", R.shape)
+        _check_chain(f"{left[0]} @ A @ P", [left, ("A", A.shape), ("P", P.shape)])
         dtype = _dtype(precision, operands)
         r = None if R is None else _operand(R, dtype, "R")
         m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), order, stats)
@@ -513,7 +551,7 @@ class Context:
         return (C, st) if stats else C
 
     def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-                  coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
+                  coarse_size: int = 1000, order: str = "r-ap", precision: "DTypeLike | None" = None,
                   resident: bool = False) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
         products on this context's device: a Hierarchy.  theta: strength threshold, PyAMG's
@@ -559,7 +597,7 @@ def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=T
 
 
 def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, grow: str = "realloc",
-           precision: DTypeLike | None = None, methods: str | Sequence[str] | None = None, stats: bool = False,
+           precision: "DTypeLike | None" = None, methods: str | Sequence[str] | None = None, stats: bool = False,
            unsorted: bool = False, drop_zeros: bool = True) -> _CSR | tuple[_CSR, _Stats]:
     """C = A @ B in CSR with sorted indices (unless unsorted): a csr_matrix where A is a
     scipy.sparse matrix (spmatrix), else a csr_array, as scipy's A @ B.
@@ -585,8 +623,8 @@ def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, gr
                                                                                          stats=stats)
 
 
-def spmm(A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
-         device: str = "auto", threads: int = 0, precision: DTypeLike | None = None,
+def spmm(A: _Sparse, X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
+         device: str = "auto", threads: int = 0, precision: "DTypeLike | None" = None,
          stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
     """alpha * A @ X + beta * out: a sparse A (scipy.sparse) times a dense X (numpy, a vector or a
     matrix, C or Fortran order), as a numpy array in X's order (see Context.spmm; device and
@@ -598,7 +636,7 @@ def spmm(A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0, out
 
 
 def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = "auto",
-        threads: int = 0, grow: str = "realloc", precision: DTypeLike | None = None,
+        threads: int = 0, grow: str = "realloc", precision: "DTypeLike | None" = None,
         methods: str | Sequence[str] | None = None, stats: bool = False,
         drop_zeros: bool = True) -> _CSR | tuple[_CSR, list[_Stats]]:
     """The Galerkin product R @ A @ P (R = P.T when None) in CSR, its zeros left out unless
@@ -628,7 +666,7 @@ def release_memory() -> None:
     _core.release_memory()
 
 
-def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.csr_array:
+def generate(spec: str, seed: int = 1, precision: "DTypeLike" = "float64") -> sp.csr_array:
     """A generated matrix as a csr_array (hsp_generate; `hspgemm gen` takes the same specs):
     "poisson2d5:N", "poisson2d9:N", "poisson3d7:N", "poisson3d27:N" (grid side N),
     "rmat:SCALE,EDGEFACTOR", "random:N,PER_ROW", "band:N,HALFWIDTH"."""
@@ -637,7 +675,7 @@ def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.c
 
 
 def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-              coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
+              coarse_size: int = 1000, order: str = "r-ap", precision: "DTypeLike | None" = None,
               resident: bool = False, device: str = "auto", threads: int = 0, grow: str = "realloc",
               methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A as a Hierarchy (see Context.amg_setup for

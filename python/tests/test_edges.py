@@ -253,13 +253,51 @@ def test_bad_options_raise_argument_error_naming_them():
         hspgemm.matmul(sp.coo_array(np.ones(3)), A, device=DEVICE)
 
 
-def test_rap_shape_error_names_the_operands():
+def test_shape_errors_name_every_operand():
+    """rap's ShapeError names its three operands and their shapes (it named two), spmm's A's and
+    X's (it gave none)."""
     A = hspgemm.generate("poisson2d5:20")
     P = random_csr(400, 50, 0.05, 18)
-    with pytest.raises(hspgemm.ShapeError, match=r"A is 400 x 400 but P is 100 x 50: ncols\(A\) != nrows\(P\)"):
+    with pytest.raises(hspgemm.ShapeError, match=r"^P.T @ A @ P: P.T is 50 x 100, A is 400 x 400, P is 100 x 50: "
+                                                 r"ncols\(P.T\) != nrows\(A\)$"):
         hspgemm.rap(A, P[:100], device=DEVICE)
-    with pytest.raises(hspgemm.ShapeError, match=r"R is 50 x 100 but A is 400 x 400"):
+    with pytest.raises(hspgemm.ShapeError, match=r"^R @ A @ P: R is 50 x 100, A is 400 x 400, P is 400 x 50: "
+                                                 r"ncols\(R\) != nrows\(A\)$"):
         hspgemm.rap(A, P, P.T[:, :100], device=DEVICE)
+    with pytest.raises(hspgemm.ShapeError, match=r"^R @ A @ P: R is 50 x 400, A is 400 x 400, P is 100 x 50: "
+                                                 r"ncols\(A\) != nrows\(P\)$"):
+        hspgemm.rap(A, P[:100], P.T, device=DEVICE)
+    with pytest.raises(hspgemm.ShapeError, match=r"^A @ X: A is 400 x 400, X is 399 x 2: ncols\(A\) != nrows\(X\)$"):
+        hspgemm.spmm(A, np.ones((399, 2)), device=DEVICE)
+    with hspgemm.Context(DEVICE) as ctx, pytest.raises(hspgemm.ShapeError, match=r"X is a vector of 3:"):
+        ctx.spmm(ctx.prepare(A), np.ones(3))
+
+
+def test_option_types_named():
+    """An option of the wrong type raises TypeError naming the option (threads='2' gave
+    "'str' object cannot be interpreted as an integer")."""
+    cases = [({"threads": "2"}, r"threads = '2': give an integer \(str given\)"),
+             ({"threads": 2.5}, "threads = 2.5: give an integer"), ({"mem_limit": "1G"}, "mem_limit = '1G'"),
+             ({"small_nnz": None}, "small_nnz = None"), ({"device_timeout": "1"}, "device_timeout = '1': give a number"),
+             ({"spmm_cpu_share": "0.5"}, "spmm_cpu_share"), ({"device": 0}, "device = 0: give a string"),
+             ({"profile": 1}, "profile = 1"), ({"grow": None}, "grow = None")]
+    for options, message in cases:
+        with pytest.raises(TypeError, match=message):
+            hspgemm.Context(**options)
+    with pytest.raises(TypeError, match="threads = '2'"):
+        hspgemm.matmul(hspgemm.generate("poisson2d5:4"), hspgemm.generate("poisson2d5:4"), threads="2")
+    hspgemm.Context(DEVICE, threads=np.int64(1), device_timeout=np.float32(1)).close()  # numpy's numbers are numbers
+
+
+def test_stats_name_the_cpu_device_alike():
+    """spmm's stats name the CPU threads 'cpu' as matmul's do (they said 'CPU threads (2)')."""
+    A = hspgemm.generate("poisson2d5:10")
+    with hspgemm.Context(DEVICE, threads=2) as ctx:
+        _, mm = ctx.matmul(A, A, stats=True)
+        _, sm = ctx.spmm(A, np.ones((100, 2)), stats=True)
+        _, bm = hspgemm.Context(DEVICE, methods="bitmap").matmul(A, A, stats=True)
+    assert mm["device"] == sm["device"] == "cpu" and bm["device"] == "cpu, bitmap blocks"
+    assert mm["threads"] == sm["threads"] == 2
 
 
 # ---- 7. AMG's theta as PyAMG's -------------------------------------------------------------------
@@ -289,3 +327,5 @@ def test_public_api_annotated():
         assert not bare and sig.return_annotation is not sig.empty, f"{f.__qualname__}: no hint for {bare or 'return'}"
         if f is not hspgemm.pyamg_solver:
             typing.get_type_hints(f)
+        assert all(len(str(p.annotation)) < 100 for p in sig.parameters.values()), \
+            f"{f.__qualname__}: an annotation expands in its signature: {sig}"  # numpy's DTypeLike did, to 600
