@@ -278,7 +278,8 @@ def test_option_types_named():
     "'str' object cannot be interpreted as an integer")."""
     cases = [({"threads": "2"}, r"threads = '2': give an integer \(str given\)"),
              ({"threads": 2.5}, "threads = 2.5: give an integer"), ({"mem_limit": "1G"}, "mem_limit = '1G'"),
-             ({"small_nnz": None}, "small_nnz = None"), ({"device_timeout": "1"}, "device_timeout = '1': give a number"),
+             ({"small_nnz": None}, "small_nnz = None"),
+             ({"device_timeout": "1"}, "device_timeout = '1': give a number"),
              ({"spmm_cpu_share": "0.5"}, "spmm_cpu_share"), ({"device": 0}, "device = 0: give a string"),
              ({"profile": 1}, "profile = 1"), ({"grow": None}, "grow = None")]
     for options, message in cases:
