@@ -1,5 +1,6 @@
 """Edges that users of the package met (issue 34), each against what scipy does or should."""
 import inspect
+import os
 import typing
 
 import numpy as np
@@ -330,3 +331,19 @@ def test_public_api_annotated():
             typing.get_type_hints(f)
         assert all(len(str(p.annotation)) < 100 for p in sig.parameters.values()), \
             f"{f.__qualname__}: an annotation expands in its signature: {sig}"  # numpy's DTypeLike did, to 600
+
+
+# ---- 9. the tests themselves ---------------------------------------------------------------------
+
+def test_pytest_runs_in_the_sources_folder(child_process):
+    """python -m pytest run in python/ (where the sources, without the extension, come first on
+    sys.path) tests the installed package: conftest.py drops that folder (it failed: ImportError,
+    the extension is not built there)."""
+    import subprocess
+    import sys
+    sources = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(child_process["env"], PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "tests/test_amg.py::test_setup_errors"], cwd=sources, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0 and "1 passed" in p.stdout, p.stdout + p.stderr

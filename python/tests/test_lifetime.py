@@ -26,10 +26,12 @@ POCL = _pocl()
 needs_pocl = pytest.mark.skipif(POCL is None, reason="no PoCL OpenCL device (buffer SVM)")
 
 
-def run_scenario(code):
-    """code run by a child interpreter; it must print "done" and exit 0 within TIMEOUT."""
+def run_scenario(code, child_process):
+    """code run by a child interpreter (child_process: the fixture's keywords); it must print
+    "done" and exit 0 within TIMEOUT."""
     try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT,
+                           **child_process)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"hung: no exit within {TIMEOUT} s; output: {e.stdout!r} {e.stderr!r}")
     assert p.returncode == 0 and p.stdout.split() == ["done"], (p.returncode, p.stdout, p.stderr)
@@ -48,7 +50,7 @@ def warm_pocl():
 
 
 @needs_pocl
-def test_resident_hierarchy_deleted_after_its_context_closed(warm_pocl):
+def test_resident_hierarchy_deleted_after_its_context_closed(warm_pocl, child_process):
     """A resident hierarchy made in a with block and deleted after it (it hung: its free locked the
     freed context's mutex)."""
     run_scenario(f"""
@@ -57,12 +59,12 @@ A = hspgemm.generate("poisson2d5:40")
 with hspgemm.Context(device="{warm_pocl},nosvm") as ctx:
     h = ctx.amg_setup(A, coarse_size=40, resident=True)
 del h
-print("done")""")
+print("done")""", child_process)
 
 
 @needs_pocl
 @pytest.mark.parametrize("ending", ["", "del ctx\ndel P\n"], ids=["at-exit", "context-deleted-first"])
-def test_prepared_matrix_outliving_its_context(warm_pocl, ending):
+def test_prepared_matrix_outliving_its_context(warm_pocl, ending, child_process):
     """ctx.prepare(A) and ctx.spmm(P, X) on PoCL, then the script ends (it hung at exit, at times),
     or the context is deleted before P."""
     run_scenario(f"""
@@ -71,7 +73,7 @@ A = hspgemm.generate("poisson2d5:40")
 ctx = hspgemm.Context(device="{warm_pocl}")
 P = ctx.prepare(A)
 Y = ctx.spmm(P, np.ones((A.shape[1], 3)))
-{ending}print("done")""")
+{ending}print("done")""", child_process)
 
 
 @pytest.mark.parametrize("device", ["cpu"] + ([POCL] if POCL else []))
@@ -92,7 +94,7 @@ def test_objects_after_close(device):
         np.testing.assert_allclose(other.spmm(P, X), A @ X)
 
 
-def test_product_in_a_forked_child():
+def test_product_in_a_forked_child(child_process):
     """A product in the parent (the module's context and its thread pool made), then products in
     a multiprocessing child with the 'fork' start method (it hung: the child has none of the
     pool's workers), the same values as the parent's."""
@@ -113,4 +115,4 @@ p.start()
 p.join(60)
 if p.is_alive():
     p.kill()
-print("done" if p.exitcode == 0 else f"child: exit code {p.exitcode} (None: hung)")""")
+print("done" if p.exitcode == 0 else f"child: exit code {p.exitcode} (None: hung)")""", child_process)

@@ -283,9 +283,8 @@ def test_gil_released_during_a_product():
     assert count > 500000, f"the main thread ran {count} loops during the product (held: under 100000)"
 
 
-def test_ctrl_c_during_a_product_is_raised():
+def test_ctrl_c_during_a_product_is_raised(child_process):
     """SIGINT during a long loop of products ends it with KeyboardInterrupt, soon."""
-    import os
     import signal
     import subprocess
     import sys
@@ -293,7 +292,7 @@ def test_ctrl_c_during_a_product_is_raised():
     code = ("import hspgemm, sys\nA = hspgemm.generate('rmat:15,8')\nprint('ready', flush=True)\n"
             "while True:\n    hspgemm.matmul(A, A, device='cpu')\n")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ))
+                         **child_process)
     assert p.stdout.readline().strip() == "ready"
     time.sleep(0.5)
     t = time.monotonic()
