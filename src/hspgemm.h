@@ -147,6 +147,21 @@ typedef struct {
  * first OpenCL GPU, else cpu. */
 hsp_status hsp_devices(hsp_device_info *list, int max, int *count);
 
+/* Kernel builds: an opencl device compiles its kernels when it opens (in
+ * hsp_context_create) where they are not in the on-disk cache yet: once per
+ * device, driver and precision, and it takes a while (about 10 s on an
+ * NVIDIA GPU, 20 s on Intel's CPU runtime, minutes on PoCL).  A hook set
+ * here hears each such build: HSP_BUILD_START before it, HSP_BUILD_DONE
+ * after (failed or not), with the OpenCL device's name, the precision of
+ * the kernels and, at the end, the seconds it took, so that a program can
+ * say what it waits for (the Python package logs it).  Called in the thread
+ * that opens the device.  One hook for the process, NULL (the default) for
+ * none; setting it is thread-safe. */
+typedef enum { HSP_BUILD_START, HSP_BUILD_DONE } hsp_build_event;
+typedef void (*hsp_build_hook)(hsp_build_event event, const char *device, hsp_precision precision, double seconds,
+                               void *arg);
+void hsp_set_build_hook(hsp_build_hook hook, void *arg);
+
 /* ---- Contexts and multiplication ---------------------------------------- */
 
 /* How a long row's buffer grows when it overflows: realloc in place, or

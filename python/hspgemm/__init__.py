@@ -21,6 +21,7 @@ The library works without the GIL; a Ctrl-C during a product is raised as
 KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
 subclasses carrying the library's message.
 """
+import logging
 import numbers
 import threading
 from collections.abc import Callable, Sequence
@@ -96,6 +97,22 @@ class DeviceError(Error, RuntimeError):
 class UnsupportedError(Error, NotImplementedError):
     """A valid request this build of the library cannot do."""
 
+
+_log = logging.getLogger("hspgemm")
+
+
+def _build_heard(started, device, precision, seconds):
+    """The library's news of a kernel build (hsp_set_build_hook) as records of the logger "hspgemm":
+    a warning at its start, since it takes a while and is shown so where logging is not set up,
+    INFO at its end."""
+    if started:
+        _log.warning("hspgemm is building its %s kernels for the OpenCL device %r: once per device and driver "
+                     "(they are cached, see HSPGEMM_CACHE_DIR), in seconds to minutes", precision, device)
+    else:
+        _log.info("hspgemm built its %s kernels for %r in %.1f s", precision, device, seconds)
+
+
+_core.set_build_hook(_build_heard)
 
 # the library's hsp_status values, in order from HSP_ERR_ARG = 1
 _ERRORS = [None, ArgumentError, OutOfMemoryError, ShapeError, InvalidMatrixError, SizeOverflowError,
@@ -471,7 +488,9 @@ class Context:
     ----------
     device : str, default "auto"
         "auto" (an HSA GPU, else an OpenCL GPU, else cpu), "cpu", "opencl[:N]" (with ",nosvm",
-        ",nofp64"), "hsa[:N]" (with ",nosvm", ",svm"); see devices().
+        ",nofp64"), "hsa[:N]" (with ",nosvm", ",svm"); see devices().  An opencl device builds
+        its kernels when the context opens it, where they are not cached yet (seconds on a GPU,
+        minutes on PoCL): the logger "hspgemm" warns at the start and says at INFO when it ends.
     threads : int, default 0
         CPU threads; 0: one per CPU the process may run on (os.sched_getaffinity(0), as
         taskset, cgroup cpusets or mpiexec's binding leave it).

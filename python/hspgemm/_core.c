@@ -790,6 +790,33 @@ static PyObject *core_devices(PyObject *mod, PyObject *unused)
     return out;
 }
 
+/* The callable of set_build_hook, or NULL. */
+static PyObject *build_callback;
+
+/* The library's build hook: build_callback(started, device, precision,
+ * seconds) called with the GIL (the thread opening the device released it). */
+static void build_heard(hsp_build_event event, const char *device, hsp_precision precision, double seconds, void *arg)
+{
+    (void)arg;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *f = Py_XNewRef(build_callback), *r = NULL;
+    const char *dtype = precision == HSP_DOUBLE ? "float64" : "float32";
+    if (f && !(r = PyObject_CallFunction(f, "Nssd", PyBool_FromLong(event == HSP_BUILD_START), device, dtype, seconds)))
+        PyErr_WriteUnraisable(f);
+    Py_XDECREF(r), Py_XDECREF(f);
+    PyGILState_Release(gil);
+}
+
+static PyObject *core_set_build_hook(PyObject *mod, PyObject *callback)
+{
+    (void)mod;
+    if (callback != Py_None && !PyCallable_Check(callback))
+        return PyErr_Format(PyExc_TypeError, "set_build_hook: give a callable or None");
+    hsp_set_build_hook(callback == Py_None ? NULL : build_heard, NULL);
+    Py_XSETREF(build_callback, callback == Py_None ? NULL : Py_NewRef(callback));
+    Py_RETURN_NONE;
+}
+
 static PyObject *core_release_memory(PyObject *mod, PyObject *unused)
 {
     (void)mod, (void)unused;
@@ -802,6 +829,8 @@ static PyMethodDef core_methods[] = {
     {"generate", core_generate, METH_VARARGS, "generate(spec, seed=1, double=True) -> a generated matrix"},
     {"devices", core_devices, METH_NOARGS, "devices() -> a list of dicts, one per device"},
     {"release_memory", core_release_memory, METH_NOARGS, "hsp_release_memory()"},
+    {"set_build_hook", core_set_build_hook, METH_O,
+     "set_build_hook(f): f(started, device, precision, seconds) hears the library's kernel builds; None: nothing"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "hspgemm._core",

@@ -373,3 +373,31 @@ def test_pytest_runs_in_the_sources_folder(child_process):
                         "tests/test_amg.py::test_setup_errors"], cwd=sources, env=env, capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 0 and "1 passed" in p.stdout, p.stdout + p.stderr
+
+
+# ---- 10. a kernel build is said ------------------------------------------------------------------
+
+def test_kernel_build_logged(child_process, tmp_path):
+    """The first context on an OpenCL device builds its kernels, which takes a while and was silent:
+    the logger "hspgemm" warns at its start (so that it shows where logging is not set up) and
+    says at INFO when it ended; a second context, which finds them cached, logs nothing.  On an
+    empty kernel cache (HSPGEMM_CACHE_DIR), in float32 only (",nofp64"); not on PoCL, whose build
+    takes minutes."""
+    import subprocess
+    import sys
+    fast = [d["name"] for d in hspgemm.devices() if d["name"].startswith("opencl") and d["usable"]
+            and "Portable Computing Language" not in d["description"]]
+    if not fast:
+        pytest.skip("no OpenCL device but PoCL's, whose kernels take minutes to build")
+    code = f"""
+import logging, hspgemm
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+for _ in range(2):
+    hspgemm.Context("{fast[0]},nofp64").close()"""
+    env = dict(child_process["env"], HSPGEMM_CACHE_DIR=str(tmp_path / "cache"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       cwd=child_process["cwd"], env=env)
+    lines = p.stderr.splitlines()
+    assert p.returncode == 0 and len(lines) == 2, p.stderr
+    assert lines[0].startswith("WARNING hspgemm: hspgemm is building its float32 kernels for the OpenCL device")
+    assert lines[1].startswith("INFO hspgemm: hspgemm built its float32 kernels"), p.stderr

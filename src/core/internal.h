@@ -107,4 +107,8 @@ void hsp_progress_start(hsp_progress *p, const char *label, int64_t total,
 void hsp_progress_update(hsp_progress *p, int64_t done);
 void hsp_progress_done(hsp_progress *p);
 
+/* Tell the hook of hsp_set_build_hook, if any, of a kernel build of device
+ * (seconds: its time, at HSP_BUILD_DONE). */
+void hsp_build_heard(hsp_build_event event, const char *device, hsp_precision precision, double seconds);
+
 #endif

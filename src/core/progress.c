@@ -1,7 +1,31 @@
-/* progress.c: a progress line on stderr for work that runs over a second. */
+/* progress.c: a progress line on stderr for work that runs over a second,
+ * and the hook that hears kernel builds. */
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "internal.h"
+
+static struct {
+    pthread_mutex_t lock;
+    hsp_build_hook hook;
+    void *arg;
+} build = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+
+void hsp_set_build_hook(hsp_build_hook hook, void *arg)
+{
+    pthread_mutex_lock(&build.lock);
+    build.hook = hook, build.arg = arg;
+    pthread_mutex_unlock(&build.lock);
+}
+
+void hsp_build_heard(hsp_build_event event, const char *device, hsp_precision precision, double seconds)
+{
+    pthread_mutex_lock(&build.lock);
+    hsp_build_hook hook = build.hook;
+    void *arg = build.arg;
+    pthread_mutex_unlock(&build.lock);
+    if (hook) hook(event, device, precision, seconds, arg);
+}
 
 void hsp_progress_start(hsp_progress *p, const char *label, int64_t total,
                         int enabled)

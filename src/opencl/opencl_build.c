@@ -149,7 +149,11 @@ hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
     int cached = cache_path(st, options, path, sizeof path);
     memset(k, 0, sizeof *k);
     if (!cached || !(k->program = load_cached(st, path, options))) {
+        hsp_precision precision = dbl ? HSP_DOUBLE : HSP_FLOAT;
+        double start = hsp_now_ms();
+        hsp_build_heard(HSP_BUILD_START, st->name, precision, 0);
         hsp_status s = build_source(st, options, &k->program);
+        hsp_build_heard(HSP_BUILD_DONE, st->name, precision, (hsp_now_ms() - start) / 1e3);
         if (s != HSP_OK) return s;
         if (cached) store_cached(st, k->program, path);
     }
