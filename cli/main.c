@@ -48,19 +48,27 @@ static int dispatch(int argc, char **argv)
     return 2;
 }
 
-/* A notice of the library (a GPU's kernels built from source: seconds to
- * minutes, once) as a line on stderr. */
-static void print_notice(const char *message, void *arg)
+/* A GPU device's kernels built from source (seconds to minutes, once: the
+ * library's build hook) said in one line on stderr at the first build of
+ * the process, whichever precision it is. */
+static void print_build(hsp_build_event event, const char *device, hsp_precision precision, const char *cache,
+                        double seconds, void *said)
 {
-    (void)arg;
-    fprintf(stderr, "hspgemm: %s\n", message);
+    (void)precision, (void)seconds;
+    if (event != HSP_BUILD_START || *(int *)said) return;
+    *(int *)said = 1;
+    if (cache) fprintf(stderr, "hspgemm: building the OpenCL kernels for %s (once: they are cached in %s) ...\n",
+                       device, cache);
+    else fprintf(stderr, "hspgemm: building the OpenCL kernels for %s (not cached: HSPGEMM_CACHE_DIR=off or no "
+                 "HOME) ...\n", device);
 }
 
 /* The subcommand's status, or 1 where what it printed could not be written
  * (a full disk, a closed pipe): a report lost is a failure. */
 int main(int argc, char **argv)
 {
-    hsp_set_notice(print_notice, NULL); /* cli_parse takes it back under --quiet */
+    static int said;
+    hsp_set_build_hook(print_build, &said); /* cli_parse takes it back under --quiet */
     int rc = dispatch(argc, argv);
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return rc;

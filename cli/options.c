@@ -266,7 +266,7 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
     if (a->resident && a->lib.unsorted)
         return cli_usage_error(a->name, "--unsorted: not with --resident (a resident C's rows are sorted)");
     if (a->output && cli_check_writable(a->name, a->output)) return 2; /* before any work */
-    if (a->quiet) hsp_set_notice(NULL, NULL);
+    if (a->quiet) hsp_set_build_hook(NULL, NULL);
     a->report = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     a->mem_default = !a->lib.mem_limit;
     if (a->mem_default) a->lib.mem_limit = hsp_available_memory();

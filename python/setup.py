@@ -15,7 +15,8 @@
 
 The sources are globbed (src/**/*.c; the include path is every folder holding a header under src/ and
 hsa/, as Makefile.am's AM_CPPFLAGS) and compiled in parallel, one compiler per core.  `sdist` copies
-them into libsrc/ for the archive and removes it after, so that a wheel builds from the sdist alone.
+them into libsrc/ for the archive (no MANIFEST.in: Sdist lists them) and removes it after, so that a wheel
+builds from the sdist alone.
 """
 import glob
 import os
@@ -128,7 +129,9 @@ class BuildExt(build_ext):
 
 
 class Sdist(sdist):
-    """sdist carrying the library's sources in libsrc/, copied from the repository for the archive."""
+    """sdist carrying the library's sources in libsrc/, copied from the repository for the archive and
+    added to its file list here (a MANIFEST.in naming libsrc/ warned in every other command, where it is
+    absent)."""
 
     def run(self):
         if not files(REPOSITORY, SOURCES):
@@ -142,6 +145,10 @@ class Sdist(sdist):
             super().run()
         finally:
             shutil.rmtree(VENDORED)
+
+    def make_distribution(self):
+        self.filelist.extend(os.path.relpath(f, HERE) for f in files(VENDORED, ["**/*"]))
+        super().make_distribution()
 
 
 def extension():

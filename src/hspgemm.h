@@ -121,16 +121,6 @@ hsp_status hsp_mm_read_limit(const char *path, hsp_precision precision, int prog
  * write leaves what was there before; path "-" writes to stdout. */
 hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
 
-/* ---- Notices -------------------------------------------------------------- */
-
-/* fn(message, arg) is called with one line (no newline) before work that
- * takes long with nothing else to show for it: building a GPU device's
- * kernels from source when they are not in the cache yet (once per device
- * and driver; seconds, minutes on PoCL), on the thread creating the context.
- * fn NULL (the default): no notices.  The CLI prints them on stderr. */
-typedef void (*hsp_notice_fn)(const char *message, void *arg);
-void hsp_set_notice(hsp_notice_fn fn, void *arg);
-
 /* ---- Generated matrices ------------------------------------------------ */
 
 /* Make a matrix from a spec "KIND:ARG[,ARG]", deterministic for a seed:
@@ -165,6 +155,23 @@ typedef struct {
  * many there are.  Device "auto" takes the first usable HSA agent, else the
  * first OpenCL GPU, else cpu. */
 hsp_status hsp_devices(hsp_device_info *list, int max, int *count);
+
+/* Kernel builds: an opencl device compiles its kernels when it opens (in
+ * hsp_context_create) where they are not in the on-disk cache yet: once per
+ * device, driver and precision, and it takes a while (about 10 s on an
+ * NVIDIA GPU, 20 s on Intel's CPU runtime, minutes on PoCL).  A hook set
+ * here hears each such build: HSP_BUILD_START before it, HSP_BUILD_DONE
+ * after (failed or not), with the OpenCL device's name, the precision of
+ * the kernels, the folder they will be cached in (NULL where they are not:
+ * HSPGEMM_CACHE_DIR=off, or no HOME) and, at the end, the seconds it took,
+ * so that a program can say what it waits for (the CLI prints a line, the
+ * Python package logs it).  Called in the thread that opens the device.  One
+ * hook for the process, NULL (the default) for none; setting it is
+ * thread-safe. */
+typedef enum { HSP_BUILD_START, HSP_BUILD_DONE } hsp_build_event;
+typedef void (*hsp_build_hook)(hsp_build_event event, const char *device, hsp_precision precision,
+                               const char *cache, double seconds, void *arg);
+void hsp_set_build_hook(hsp_build_hook hook, void *arg);
 
 /* ---- Contexts and multiplication ---------------------------------------- */
 
@@ -206,7 +213,8 @@ typedef struct {
                              and ",nofp64" (no double), or "hsa[:N]" with
                              ",nosvm" (copy through a pool) or ",svm" (host
                              arrays registered range by range without XNACK) */
-    int threads;          /* CPU threads; 0 = one per core */
+    int threads;          /* CPU threads; 0 = one per CPU the calling thread may run on
+                             (its affinity: taskset, cgroup cpusets, mpiexec's binding) */
     int unbound;          /* nonzero: the pool's threads are left to the scheduler instead
                              of each bound to a CPU other than the caller's (README "How a
                              product is computed"): for processes that share a machine
@@ -300,7 +308,12 @@ typedef struct hsp_context hsp_context;
 /* Create a context: opens the device and starts the thread pool, which every
  * multiply on this context reuses.  A context serves one call at a time:
  * calls from other threads on it (on its resident matrices, plans and
- * hierarchies too) wait for the one running.  Free it when no call is. */
+ * hierarchies too) wait for the one running.  Free it when no call is.
+ * fork(): in the child (which has only the forking thread) a context made
+ * before works on the cpu device, its pool started anew at its first call
+ * there, and may be freed there; fork while no call runs on it.  A GPU
+ * device's runtime in a child is its driver's affair: PoCL's hangs there
+ * (even in a context made in the child), Intel's CPU runtime works. */
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out);
 void hsp_context_free(hsp_context *ctx);
 
@@ -614,7 +627,9 @@ typedef struct {
     int64_t flops;        /* 2 nnz(A) ncols(B) */
     int threads;
     char format[8];       /* A's storage the product read: "csr" or "ellr" */
-    char device[160];     /* what computed it */
+    char device[160];     /* what computed it, named as hsp_stats.device names it: the
+                             device's description, "cpu" for the CPU threads (threads says
+                             how many), "<description> and cpu" where both made columns */
     int blocks;           /* the blocks of C whose transfers overlapped the launches
                              (options.spmm_blocks); 1: moved whole; 0: nothing moved */
     int cpu_cols;         /* the columns of B the CPU threads made beside a device

@@ -5,7 +5,9 @@
  * library as a GPU (it wraps the loader's clGetDeviceInfo): auto then
  * chooses it through OpenCL.  Other wrappers of the loader's functions fail
  * the context's creation, the kernels' build, a launch or a wait (a wait
- * fails after waiting) while armed.  Where PoCL is absent the tests skip. */
+ * fails after waiting) while armed.  Where PoCL is absent the tests skip.
+ * And the hook of hsp_set_build_hook: it hears a kernel build that is not
+ * cached (made to fail here, at once), and nothing where the kernels are. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +209,47 @@ static void no_hand_over(const operands *o)
     hsp_context_free(ctx);
 }
 
+/* What the build hook heard. */
+typedef struct {
+    int start, done, precision, cache;
+    char device[128];
+} heard;
+
+static void hear(hsp_build_event event, const char *device, hsp_precision precision, const char *cache,
+                 double seconds, void *arg)
+{
+    heard *h = arg;
+    h->start += event == HSP_BUILD_START;
+    h->done += event == HSP_BUILD_DONE && seconds >= 0;
+    h->precision = precision;
+    h->cache += cache != NULL;
+    snprintf(h->device, sizeof h->device, "%s", device);
+}
+
+/* The build hook hears nothing where the kernels are cached (as they are
+ * once a context opened the device), and a build's start and end where
+ * they are not (a fault makes the cached binary fail to load, then the
+ * build from source fail). */
+static void build_heard(void)
+{
+    heard h = {0};
+    int cache = !getenv("HSPGEMM_CACHE_DIR") || strcmp(getenv("HSPGEMM_CACHE_DIR"), "off");
+    hsp_set_build_hook(hear, &h);
+    hsp_context_free(auto_context(NONE, 0));
+    if (cache) tap_ok(h.start + h.done == 0, "the build hook hears nothing where the kernels are cached (%d, %d)",
+                      h.start, h.done);
+    else tap_skip("HSPGEMM_CACHE_DIR=off", "the build hook hears nothing where the kernels are cached");
+    h = (heard){0};
+    hsp_context_free(auto_context(BUILD, 0));
+    hsp_set_build_hook(NULL, NULL);
+    tap_ok(h.start == 1 && h.done == 1 && h.precision == HSP_FLOAT && h.device[0] && h.cache == (cache ? 2 : 0),
+           "a build of the kernels (which fails): the hook hears its start and end, float, on '%s', the cache "
+           "folder where there is one (%d, %d, %d)", h.device, h.start, h.done, h.cache);
+    h = (heard){0};
+    hsp_context_free(auto_context(BUILD, 0));
+    tap_ok(h.start + h.done == 0, "a hook set to NULL hears nothing");
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -229,6 +272,7 @@ int main(void)
         open_fails(&o, CONTEXT, "creating the OpenCL context", "OpenCL: opening");
         open_fails(&o, BUILD, "building the kernels", "OpenCL: building the kernels");
         no_hand_over(&o);
+        build_heard();
     }
     hsp_csr_free(o.A), hsp_csr_free(o.B), hsp_csr_free(o.copy[0]), hsp_csr_free(o.copy[1]), hsp_csr_free(o.ref);
     free(o.mag);

@@ -7,7 +7,9 @@
 # folder hspgemm imports, multiplies on the cpu device as scipy does, lists its
 # devices and has py.typed and _core.pyi.  Before the copy goes, importing
 # hspgemm from its python/ folder (the sources, no extension built) must say
-# so, not fail with Python's circular-import message.  No network: pip builds
+# so, not fail with Python's circular-import message, and the wheel's metadata
+# made there must warn of nothing (a MANIFEST.in naming libsrc/, absent
+# there, made setuptools warn in every build).  No network: pip builds
 # with the Python's own setuptools (--no-build-isolation --no-index).  Python
 # is $HSPGEMM_PYTHON, else /opt/hspgemm-python/bin/python3; skipped where it
 # lacks numpy, scipy or setuptools.  Unlike t_python.sh it also runs when the
@@ -42,7 +44,7 @@ ok_if() {
 copy_sources() {
     mkdir -p "$copy/build-aux" "$copy/python" && (cd "$src" && cp -R src hsa kernels Makefile.am "$copy") \
         && cp "$src/build-aux/embed-kernels.sh" "$copy/build-aux" \
-        && (cd "$src/python" && cp -R README.md MANIFEST.in pyproject.toml setup.py hspgemm tests "$copy/python") \
+        && (cd "$src/python" && cp -R README.md pyproject.toml setup.py hspgemm tests "$copy/python") \
         && chmod -R u+w "$copy" && find "$copy/python" \( -name '*.so' -o -name __pycache__ \) -exec rm -rf {} +
 }
 
@@ -58,6 +60,13 @@ source_import_says_so() {
     grep -q "hspgemm._core is not built in" "$tmp/import.log" && ! grep -q "circular import" "$tmp/import.log"
 }
 
+# The wheel's metadata made from the copy's python/ folder: no warning (setuptools' lines starting "warning:").
+metadata_quiet() {
+    mkdir "$tmp/metadata" && (cd "$copy/python" && "$py" -c "from setuptools import build_meta
+build_meta.prepare_metadata_for_build_wheel('$tmp/metadata')") >"$tmp/metadata.log" 2>&1 || return 1
+    ! grep -i "warning" "$tmp/metadata.log"
+}
+
 # The unpacked sdist built into a wheel and installed into $tmp/site; then the sdist deleted.
 install_sdist() {
     mkdir "$tmp/unpacked" && tar xzf "$tmp"/dist/hspgemm-*.tar.gz -C "$tmp/unpacked" \
@@ -71,10 +80,11 @@ installed() {
     mkdir -p "$tmp/elsewhere" && (cd "$tmp/elsewhere" && PYTHONPATH="$tmp/site" "$py" -c "$1")
 }
 
-echo "1..6"
+echo "1..7"
 copy_sources
 ok_if "an sdist made from a copy of the sources" make_sdist
 ok_if "import hspgemm in python/ says the extension is not built there" source_import_says_so
+ok_if "the wheel's metadata made from the sources warns of nothing (no libsrc/ there)" metadata_quiet
 rm -rf "$copy"
 ok_if "a wheel built and installed from the unpacked sdist alone" install_sdist
 ok_if "the installed hspgemm multiplies on the cpu device as scipy does" installed '

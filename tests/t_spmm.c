@@ -172,7 +172,8 @@ static void products(hsp_context *ctx, int form)
                         hsp_spmm_stats st = {0};
                         char why[160] = "";
                         int ok = checked_product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, &st, why, sizeof why) &&
-                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, read_ellr(ellr, &st, ob, L) ? "ellr" : "csr");
+                                 st.flops == 2 * A->nnz * L && !strcmp(st.format, read_ellr(ellr, &st, ob, L) ? "ellr" : "csr")
+                                 && (!st.cpu_cols || strstr(st.device, "cpu")); /* hsp_stats' name of the CPU threads */
                         tap_ok(ok, "A %s, %s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
                                forms[form], prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
                                oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "", why);

@@ -2,8 +2,10 @@
 
 The package is the Python face of libhspgemm: scipy.sparse matrices and
 arrays go in (CSR, CSC or COO; float32 or float64, others as matmul says), a
-scipy.sparse.csr_array with sorted indices comes out, its exact zeros left
-out as scipy's A @ B leaves them (drop_zeros=False keeps them).  Operands
+CSR result with sorted indices comes out in the left operand's container, as
+scipy's A @ B gives it (a csr_matrix for a scipy.sparse matrix, else a
+csr_array), its exact zeros left out as scipy's A @ B leaves them
+(drop_zeros=False keeps them).  Operands
 are checked from their own arrays, never from scipy's flags; a CSR operand
 with sorted, unique int32 column indices is read in place, others are
 converted first, never changed.  C's arrays are the library's own, handed
@@ -19,6 +21,8 @@ The library works without the GIL; a Ctrl-C during a product is raised as
 KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
 subclasses carrying the library's message.
 """
+import logging
+import numbers
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -48,6 +52,7 @@ if TYPE_CHECKING:
 # the types of the annotations: what the functions take as a matrix, a product's figures, a
 # PyAMG smoother
 _Sparse = sp.sparray | sp.spmatrix
+_CSR = sp.csr_array | sp.csr_matrix
 _Stats = dict[str, Any]
 _Smoother = str | tuple[str, dict[str, Any]] | list[str | tuple[str, dict[str, Any]]]
 
@@ -66,7 +71,7 @@ class OutOfMemoryError(Error, MemoryError):
 
 
 class ShapeError(Error, ValueError):
-    """The operands' shapes do not fit (the message names both)."""
+    """The operands' shapes do not fit (the message names every operand and its shape)."""
 
 
 class InvalidMatrixError(Error, ValueError):
@@ -92,6 +97,22 @@ class DeviceError(Error, RuntimeError):
 class UnsupportedError(Error, NotImplementedError):
     """A valid request this build of the library cannot do."""
 
+
+_log = logging.getLogger("hspgemm")
+
+
+def _build_heard(started, device, precision, seconds):
+    """The library's news of a kernel build (hsp_set_build_hook) as records of the logger "hspgemm":
+    a warning at its start, since it takes a while and is shown so where logging is not set up,
+    INFO at its end."""
+    if started:
+        _log.warning("hspgemm is building its %s kernels for the OpenCL device %r: once per device and driver "
+                     "(they are cached, see HSPGEMM_CACHE_DIR), in seconds to minutes", precision, device)
+    else:
+        _log.info("hspgemm built its %s kernels for %r in %.1f s", precision, device, seconds)
+
+
+_core.set_build_hook(_build_heard)
 
 # the library's hsp_status values, in order from HSP_ERR_ARG = 1
 _ERRORS = [None, ArgumentError, OutOfMemoryError, ShapeError, InvalidMatrixError, SizeOverflowError,
@@ -164,6 +185,20 @@ def _check_sparse(M, name):
         raise TypeError(f"{name}: {M.dtype} values are not supported (real values only: float32, float64, "
                         f"float16, bool or integers)")
     return M
+
+
+def _shape_words(shape):
+    """A shape as the library's messages write it: "m x n", or "a vector of n"."""
+    return " x ".join(map(str, shape)) if len(shape) == 2 else f"a vector of {shape[0]}"
+
+
+def _check_chain(product, operands):
+    """Raise ShapeError where the (name, shape) operands of product (their names joined by @)
+    do not chain, naming every operand and its shape and the first pair that does not fit."""
+    for (left, a), (right, b) in zip(operands, operands[1:]):
+        if a[1] != b[0]:
+            shapes = ", ".join(f"{name} is {_shape_words(shape)}" for name, shape in operands)
+            raise ShapeError(f"{product}: {shapes}: ncols({left}) != nrows({right})")
 
 
 def _first_outside(idx, n):
@@ -287,14 +322,21 @@ def _operand(M, dtype, name):
     return _core_matrix(_canonical(M, dtype, name))
 
 
-def _result(m, unsorted=False):
-    """A csr_array over the arrays of a matrix _core returned (no copy of its columns or values),
-    its indices sorted unless unsorted."""
+def _container(left):
+    """The class of scipy's CSR product whose left operand is left: csr_matrix where left is a
+    scipy.sparse matrix (spmatrix: matrix in, matrix out, where * is the matrix product), else
+    csr_array."""
+    return sp.csr_matrix if isinstance(left, sp.spmatrix) else sp.csr_array
+
+
+def _result(m, unsorted=False, container=sp.csr_array):
+    """A container (csr_array or csr_matrix) over the arrays of a matrix _core returned (no copy
+    of its columns or values), its indices sorted unless unsorted."""
     nrows, ncols, indptr, indices, data = m
     indptr, indices, data = (np.asarray(memoryview(x)) for x in (indptr, indices, data))
     if indptr[-1] <= _INT32_MAX:  # scipy wants one index type: int32 row pointers keep the columns uncopied
         indptr = indptr.astype(np.int32)
-    C = sp.csr_array((data, indices, indptr), shape=(nrows, ncols), copy=False)
+    C = container((data, indices, indptr), shape=(nrows, ncols), copy=False)
     C.has_sorted_indices = not unsorted
     return C
 
@@ -309,6 +351,14 @@ def _as_scipy_types(C, precision, operands):
     return P
 
 
+def _dense_as_scipy(Y, X, operands):
+    """spmm's new result Y as scipy's A @ X types it: where the operands are all bool, the bool
+    pattern of Y's nonzeros; a numpy.matrix where X is one; else Y itself."""
+    if operands and all(M.dtype == np.bool_ for M in operands):
+        Y = Y != 0
+    return np.asmatrix(Y) if isinstance(X, np.matrix) else Y
+
+
 def _copy_of(m):
     """A csr_array of copies of a matrix tuple's arrays (a hierarchy's, which a re-setup changes)."""
     nrows, ncols, indptr, indices, data = m
@@ -317,10 +367,21 @@ def _copy_of(m):
 
 
 class Level(NamedTuple):
-    """One level of a Hierarchy: its operator A, the prolongation P from the next level and the
-    restriction R = P.T to it (None on the coarsest), the next level's size, and the ms of its steps
-    (ms_aggregate, ms_smooth, ms_transpose, ms_rap) and of which side did what in its products
-    (ms_device, ms_host, ms_wait: hsp_amg_level's fields)."""
+    """One level of a Hierarchy.
+
+    Attributes
+    ----------
+    A : csr_array or csr_matrix
+        Its operator (level 0's: the matrix given, as CSR).
+    P, R : csr_array or None
+        The prolongation from the next level and the restriction R = P.T to it; None on the
+        coarsest.
+    naggregates : int
+        The next level's size.
+    timings : dict
+        The ms of its steps (ms_aggregate, ms_smooth, ms_transpose, ms_rap) and of which side
+        did what in its products (ms_device, ms_host, ms_wait: hsp_amg_level's fields).
+    """
     A: sp.csr_array | sp.csr_matrix
     P: sp.csr_array | None
     R: sp.csr_array | None
@@ -331,9 +392,17 @@ class Level(NamedTuple):
 class Hierarchy:
     """A smoothed-aggregation AMG hierarchy (hsp_amg), made by amg_setup.
 
-    levels: a list of Level(A, P, R, naggregates, timings), csr_arrays copied from the
-      library's (level 0's A is the matrix given); ms_total: the setup's ms; device: the
-      device that ran its finest level's products.  amg_resetup(h, A) gives new values of the same pattern.
+    amg_resetup(h, A) gives new values of the same pattern.  It keeps the context that made it
+    alive (see Context.close).
+
+    Attributes
+    ----------
+    levels : list of Level
+        csr_arrays copied from the library's (level 0's A is the matrix given).
+    ms_total : float
+        The setup's ms.
+    device : str
+        The device that ran its finest level's products.
     """
     levels: list[Level]
     ms_total: float
@@ -355,12 +424,33 @@ class Hierarchy:
                                      None if R is None else _copy_of(R), nagg, ms))
 
     def operator_complexity(self) -> float:
-        """The sum of the levels' entries over level 0's."""
+        """The sum of the levels' entries over level 0's.
+
+        Returns
+        -------
+        float
+        """
         return sum(level.A.nnz for level in self.levels) / self.levels[0].A.nnz
 
     def __repr__(self) -> str:
         rows = "/".join(str(level.A.shape[0]) for level in self.levels)
         return f"<hspgemm.Hierarchy: {len(self.levels)} levels ({rows} rows), device {self.device}>"
+
+
+# what an option of each type takes, for the messages of _option
+_TAKES = {int: "an integer", float: "a number", str: "a string"}
+
+
+def _option(value, name, kind):
+    """Option name's value as kind (int, float or str), or TypeError naming the option: a string
+    of digits is not an integer here, nor a bool a number."""
+    if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if kind is float and isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if kind is str and isinstance(value, str):
+        return value
+    raise TypeError(f"{name} = {value!r}: give {_TAKES[kind]} ({type(value).__name__} given)")
 
 
 def _methods(methods):
@@ -376,59 +466,109 @@ def _methods(methods):
 
 
 class Prepared:
-    """A sparse matrix that Context.prepare checked and copied for spmm: shape, dtype, and
-    info() (its width, slice height, slots against entries, format "ellr" or "csr", bytes
-    against CSR's)."""
+    """A sparse matrix that Context.prepare checked and copied for spmm.
+
+    Context.spmm takes it in place of A, without converting or checking A again.  It keeps
+    the context that made it alive (see Context.close); it may be used on another context too.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        A's shape, (nrows, ncols).
+    dtype : numpy.dtype
+        The precision it holds, float32 or float64: the X of a product is taken in it.
+    """
 
     def __init__(self, core, shape, dtype):
         self._core, self.shape, self.dtype = core, tuple(shape), np.dtype(dtype)
 
     def info(self) -> dict:
+        """The form the library keeps the matrix in, as figures.
+
+        Returns
+        -------
+        dict
+            ``nrows``, ``ncols``; ``format``: "ellr" (sliced ELLPACK-R) or "csr" (where a few
+            long rows would pad ELLPACK-R's slots past twice the entries); ``width``: the longest
+            row's entries; ``height``: the rows of a slice (0 in CSR); ``nnz``; ``slots``:
+            ELLPACK-R's slots, padding included (0 in CSR); ``bytes`` against ``csr_bytes``, A's
+            in CSR; ``precision``: "float" or "double".
+        """
         return self._core.info()
 
 
 class Context:
     """A device and its CPU threads, kept across products (hsp_context).
 
-    device: "auto" (an HSA GPU, else an OpenCL GPU, else cpu), "cpu", "opencl[:N]" (",nosvm",
-      ",nofp64"), "hsa[:N]" (",nosvm", ",svm"); see hspgemm.devices().
-    threads: CPU threads, 0 = one per core.
-    grow: how a long row's buffer grows, "realloc" or "copy".
-    methods: the per-row methods of short, medium and long rows: one name or three of
-      "default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2"; or "bitmap":
-      matmul blocks A and B into 8x8 bitmaps and multiplies them on the GPU device, else the CPU
-      threads (stats["bitmap"] True, stats["blocks_c"] C's blocks; README: Bitmap-blocked matrices).
-    mem_limit: bytes of temporary and output memory a product may hold, 0 = no limit.
-    small_nnz: with a GPU, products whose operands hold at most this many entries run on the
-      CPU threads (0 = 2^18, -1 = none).
-    device_timeout: seconds a wait for the hsa device may last (0 = the default, 600).
-    unsorted: matmul may leave the column indices of C's rows in any order, as scipy's A @ B
-      does (faster on the cpu device); C.has_sorted_indices says which, and C.sort_indices()
-      orders them.  rap and amg_setup always give sorted indices.
-    drop_zeros: matmul and rap leave out of C the entries that are exactly 0 (sums that cancel,
-      products of stored zeros), as scipy's A @ B does: True by default, so that C has the nnz and
-      the pattern of scipy's product.  False keeps them (the C library's default), so that C's
-      pattern depends on the operands' patterns alone, whatever their values, as plans reuse it.
-      amg_setup keeps them always.
-    deterministic: every entry of C is summed in one fixed order, so that a product gives the
-      same bits on every run (GPU devices then take "rmerge" and "merge", not "hash", "hash2" or
-      "dense"; naming one of those for a GPU raises).
-    profile: a profile file that `hspgemm tune` wrote: the methods per bin a GPU device takes
-      where methods leaves the choice to it.  None: the user's ($XDG_CONFIG_HOME/hspgemm/profile,
-      else ~/.config/hspgemm/profile) where it exists; "none": no profile.  stats["profile"]
-      names the file a product's methods came from ("" where none).
-    spmm_blocks: spmm on a device reached by transfers (opencl buffers): C made in this many
-      blocks whose transfers go beside the other blocks' launches; 0 or 1 (default): none.
-    spmm_cpu_share: spmm on a device that reads host memory (system SVM, an APU): the share of
-      X's columns the CPU threads make while the device makes the rest; 0 (default): the device
-      alone, 1: the CPU threads alone.  The stats' "blocks" and "cpu_cols" say what ran.
-
-    pattern: matmul gives C's pattern, every value 1 (the entries products land on, whatever
-      drop_zeros says); with methods="bitmap" no values are computed, else they are and then
-      set to 1.
-
     A context serves one call at a time (calls from several threads wait their turn); close()
-    or a with block frees it.
+    or a with block frees it.  Hierarchies and Prepared matrices made on it keep it alive:
+    after close() it takes no call, and its device and threads are freed when the last of them
+    goes.
+
+    Parameters
+    ----------
+    device : str, default "auto"
+        "auto" (an HSA GPU, else an OpenCL GPU, else cpu), "cpu", "opencl[:N]" (with ",nosvm",
+        ",nofp64"), "hsa[:N]" (with ",nosvm", ",svm"); see devices().  An opencl device builds
+        its kernels when the context opens it, where they are not cached yet (seconds on a GPU,
+        minutes on PoCL): the logger "hspgemm" warns at the start and says at INFO when it ends.
+    threads : int, default 0
+        CPU threads; 0: one per CPU the process may run on (os.sched_getaffinity(0), as
+        taskset, cgroup cpusets or mpiexec's binding leave it).
+    grow : {"realloc", "copy"}, default "realloc"
+        How a long row's buffer grows.
+    methods : str or sequence of three str, optional
+        The per-row methods of short, medium and long rows: one name or three of "default",
+        "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2"; or "bitmap": matmul
+        blocks A and B into 8x8 bitmaps and multiplies them on the GPU device, else the CPU
+        threads (stats["bitmap"] True, stats["blocks_c"] C's blocks; README: Bitmap-blocked
+        matrices).  None: "default".
+    mem_limit : int, default 0
+        Bytes of temporary and output memory a product may hold; 0: no limit.
+    small_nnz : int, default 0
+        With a GPU, products whose operands hold at most this many entries run on the CPU
+        threads; 0: 2^18, -1: none.
+    device_timeout : float, default 0.0
+        Seconds a wait for the hsa device may last; 0: the default, 600.
+    unsorted : bool, default False
+        matmul may leave the column indices of C's rows in any order, as scipy's A @ B does
+        (faster on the cpu device); C.has_sorted_indices says which, and C.sort_indices() orders
+        them.  rap and amg_setup always give sorted indices.
+    drop_zeros : bool, default True
+        matmul and rap leave out of C the entries that are exactly 0 (sums that cancel,
+        products of stored zeros), as scipy's A @ B does, so that C has the nnz and the pattern
+        of scipy's product.  False keeps them (the C library's default), so that C's pattern
+        depends on the operands' patterns alone, whatever their values, as plans reuse it.
+        amg_setup keeps them always.
+    deterministic : bool, default False
+        Every entry of C is summed in one fixed order, so that a product gives the same bits on
+        every run (GPU devices then take "rmerge" and "merge", not "hash", "hash2" or "dense";
+        naming one of those for a GPU raises).
+    profile : str, optional
+        A profile file that ``hspgemm tune`` wrote: the methods per bin a GPU device takes where
+        methods leaves the choice to it.  None: the user's ($XDG_CONFIG_HOME/hspgemm/profile,
+        else ~/.config/hspgemm/profile) where it exists; "none": no profile.  stats["profile"]
+        names the file a product's methods came from ("" where none).
+    spmm_blocks : int, default 0
+        spmm on a device reached by transfers (opencl buffers): C made in this many blocks whose
+        transfers go beside the other blocks' launches; 0 or 1: none.
+    spmm_cpu_share : float, default 0.0
+        spmm on a device that reads host memory (system SVM, an APU): the share of X's columns
+        the CPU threads make while the device makes the rest; 0: the device alone, 1: the CPU
+        threads alone.  The stats' "blocks" and "cpu_cols" say what ran.
+    pattern : bool, default False
+        matmul gives C's pattern, every value 1 (the entries products land on, whatever
+        drop_zeros says); with methods="bitmap" no values are computed, else they are and then
+        set to 1.
+
+    Examples
+    --------
+    >>> import hspgemm
+    >>> A = hspgemm.generate("poisson2d5:100")
+    >>> with hspgemm.Context(device="cpu", threads=2) as ctx:
+    ...     C, stats = ctx.matmul(A, A, stats=True)
+    >>> C.shape, stats["threads"]
+    ((10000, 10000), 2)
     """
 
     def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
@@ -436,46 +576,122 @@ class Context:
                  device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True,
                  deterministic: bool = False, profile: str | None = None, spmm_blocks: int = 0,
                  spmm_cpu_share: float = 0.0, pattern: bool = False) -> None:
-        self._ctx = _call(_core.Context, device, threads, grow, _methods(methods), mem_limit, small_nnz,
-                          device_timeout, bool(unsorted), bool(drop_zeros), bool(deterministic), profile,
-                          int(spmm_blocks), float(spmm_cpu_share), bool(pattern))
+        self._ctx = _call(_core.Context, _option(device, "device", str), _option(threads, "threads", int),
+                          _option(grow, "grow", str), _methods(methods), _option(mem_limit, "mem_limit", int),
+                          _option(small_nnz, "small_nnz", int), _option(device_timeout, "device_timeout", float),
+                          bool(unsorted), bool(drop_zeros), bool(deterministic),
+                          None if profile is None else _option(profile, "profile", str),
+                          _option(spmm_blocks, "spmm_blocks", int), _option(spmm_cpu_share, "spmm_cpu_share", float),
+                          bool(pattern))
         self._unsorted = bool(unsorted)
 
-    def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,
-               stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
-        """C = A @ B as a csr_array; with stats=True, (C, dict of the product's figures)."""
+    def matmul(self, A: _Sparse, B: _Sparse, *, precision: "DTypeLike | None" = None,
+               stats: bool = False) -> _CSR | tuple[_CSR, _Stats]:
+        """C = A @ B on this context's device and threads.
+
+        Parameters
+        ----------
+        A, B : scipy.sparse matrix or array
+            As matmul takes them.
+        precision : {"float32", "float64"} or numpy dtype, optional
+            As matmul's.
+        stats : bool, default False
+            Also return a dict of the product's figures.
+
+        Returns
+        -------
+        C : csr_matrix or csr_array
+            As matmul gives it (a csr_matrix where A is a scipy.sparse matrix, else a csr_array).
+        stats : dict
+            Only with stats=True: the product's figures (the keys of ``hspgemm --stats=json``).
+
+        See Also
+        --------
+        matmul : the same with the module's context for a set of options.
+        """
         A, B = _check_sparse(A, "A"), _check_sparse(B, "B")
         dtype = _dtype(precision, (A, B))
         a = _operand(A, dtype, "A")
         b = a if B is A else _operand(B, dtype, "B")  # A @ A: A checked and converted once
         m, st = _call(self._ctx.multiply, a, b, stats)
-        C = _as_scipy_types(_result(m, self._unsorted), precision, (A, B))
+        C = _as_scipy_types(_result(m, self._unsorted, _container(A)), precision, (A, B))
         return (C, st) if stats else C
 
-    def prepare(self, A: _Sparse, *, precision: DTypeLike | None = None) -> "Prepared":
-        """A checked once and copied into a form of the library's own (sliced ELLPACK-R, or CSR
-        where a few long rows would pad it too much: hsp_ellr_from_csr), for spmm to read again
-        and again without converting or checking A; A may change or go afterwards."""
+    def prepare(self, A: _Sparse, *, precision: "DTypeLike | None" = None) -> "Prepared":
+        """A checked once and copied for Context.spmm (hsp_ellr_from_csr).
+
+        The copy is in a form of the library's own (sliced ELLPACK-R, or CSR where a few long rows
+        would pad it too much), which spmm reads again and again without converting or checking A;
+        A may change or go afterwards.
+
+        Parameters
+        ----------
+        A : scipy.sparse matrix or array
+            Real values, as matmul takes them.
+        precision : {"float32", "float64"} or numpy dtype, optional
+            The precision kept: None gives float32 where A's values are float32, float16 or bool,
+            else float64 (integers among them).
+
+        Returns
+        -------
+        Prepared
+            Taken by spmm in A's place; it keeps this context alive.
+        """
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
         return Prepared(_call(self._ctx.prepare, _operand(A, dtype, "A")), A.shape, dtype)
 
-    def spmm(self, A: "_Sparse | Prepared", X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0,
-             out: np.ndarray | None = None, precision: DTypeLike | None = None,
+    def spmm(self, A: "_Sparse | Prepared", X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0,
+             out: np.ndarray | None = None, precision: "DTypeLike | None" = None,
              stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
-        """alpha * A @ X + beta * out for a sparse A (or one that prepare made) and a dense X
-        (numpy, one or two dimensions, either order), as a numpy array in X's order; with out
-        (writable, C- or F-contiguous, of the result's shape and dtype) computed in place there.
-        On the context's device (the CPU threads for "cpu"; see spmm_blocks and spmm_cpu_share).
-        A prepared A takes X in its own precision.  stats: ms, flops, threads, format (A's form
-        read), device, blocks, cpu_cols."""
-        prepared = isinstance(A, Prepared)
+        """alpha * A @ X + beta * out, a sparse A times a dense X, on this context's device.
+
+        On the CPU threads for "cpu"; a GPU's kernel on an opencl or hsa device (see spmm_blocks
+        and spmm_cpu_share).
+
+        Parameters
+        ----------
+        A : scipy.sparse matrix or array, or Prepared
+            The sparse operand; a Prepared (from prepare) takes X in its own precision.
+        X : array_like
+            A dense vector or matrix (numpy, one or two dimensions, C or Fortran order) of real
+            values.
+        alpha, beta : float
+            The scales; beta needs out, whose values it scales.
+        out : numpy.ndarray, optional
+            Where the result goes: writable, C- or F-contiguous, of the result's shape and dtype.
+        precision : {"float32", "float64"} or numpy dtype, optional
+            None: float32 where A and X are float32, float16 or bool, else float64.
+        stats : bool, default False
+            Also return the product's figures.
+
+        Returns
+        -------
+        Y : numpy.ndarray
+            out where given, else a new array in X's order: (A's rows,) for a vector X, (A's
+            rows, X's columns) for a matrix (no columns: (m, 0), as scipy).  Where A and X are both
+            bool (and no precision is asked), the bool pattern of the product's nonzeros, as
+            scipy's A @ X; integers give float64; a numpy.matrix X gives a numpy.matrix.
+        stats : dict
+            Only with stats=True: ``ms``, ``flops``, ``threads``, ``format`` (A's form read:
+            "csr" or "ellr"), ``device`` (named as matmul's stats name it: "cpu" for the CPU
+            threads), ``blocks``, ``cpu_cols``.
+
+        Raises
+        ------
+        ShapeError
+            X's rows are not A's columns (the message gives both shapes).
+        ArgumentError
+            A bad out or X, beta without out; out is then untouched.
+        """
+        prepared, given, X0 = isinstance(A, Prepared), out is not None, X
         if not prepared:
             A = _check_sparse(A, "A")
         X = np.asarray(X)
         if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
             raise ArgumentError(f"X: give a numpy array of one or two dimensions of real values, not "
                                 f"{X.ndim} of {X.dtype}")
+        _check_chain("A @ X", [("A", A.shape), ("X", X.shape)])
         dtype = A.dtype if prepared else _dtype(precision, (A, X))
         X2 = X.reshape(-1, 1) if X.ndim == 1 else X
         shape = (A.shape[0],) + X.shape[1:]
@@ -494,50 +710,94 @@ class Context:
         a = A._core if prepared else _operand(A, dtype, "A")
         st = _call(self._ctx.spmm, a, x.T if colmajor else x, Y.T if colmajor else Y,
                    Y.shape[1], colmajor, float(alpha), float(beta), stats)
+        if not given:
+            out = _dense_as_scipy(out, X0, () if prepared or precision is not None else (A, X))
         return (out, st) if stats else out
 
     def rap(self, A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap",
-            precision: DTypeLike | None = None,
-            stats: bool = False) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
-        """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, in the order
-        "r-ap" (R @ (A @ P)) or "ra-p" ((R @ A) @ P); with stats=True, (C, [figures of the
-        first product, of the second])."""
+            precision: "DTypeLike | None" = None,
+            stats: bool = False) -> _CSR | tuple[_CSR, list[_Stats]]:
+        """The Galerkin product R @ A @ P (R = P.T when None) on this context.
+
+        Parameters
+        ----------
+        A, P : scipy.sparse matrix or array
+            The operator and the prolongation.
+        R : scipy.sparse matrix or array, optional
+            The restriction; None: P.T.
+        order : {"r-ap", "ra-p"}, default "r-ap"
+            R @ (A @ P) or (R @ A) @ P.
+        precision : {"float32", "float64"} or numpy dtype, optional
+            As matmul's.
+        stats : bool, default False
+            Also return the figures of both products.
+
+        Returns
+        -------
+        C : csr_matrix or csr_array
+            As rap gives it, with sorted indices.
+        stats : list of two dict
+            Only with stats=True: the figures of the first product and of the second.
+        """
         order = _order(order)
         operands = [_check_sparse(A, "A"), _check_sparse(P, "P")] + ([] if R is None else [_check_sparse(R, "R")])
+        left = ("P.T", P.shape[::-1]) if R is None else ("R", R.shape)
+        _check_chain(f"{left[0]} @ A @ P", [left, ("A", A.shape), ("P", P.shape)])
         dtype = _dtype(precision, operands)
         r = None if R is None else _operand(R, dtype, "R")
         m, st = _call(self._ctx.rap, r, _operand(A, dtype, "A"), _operand(P, dtype, "P"), order, stats)
-        C = _as_scipy_types(_result(m), precision, operands)
+        C = _as_scipy_types(_result(m, container=_container(P if R is None else R)), precision, operands)
         return (C, st) if stats else C
 
     def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-                  coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
-                  resident: bool = False, B: ArrayLike | None = None, block: int = 1) -> Hierarchy:
-        """The smoothed-aggregation AMG hierarchy of A (square, no zero on its diagonal), its
-        products on this context's device: a Hierarchy.
+                  coarse_size: int = 1000, order: str = "r-ap", precision: "DTypeLike | None" = None,
+                  resident: bool = False, B: "ArrayLike | None" = None, block: int = 1) -> Hierarchy:
+        """The smoothed-aggregation AMG hierarchy of A, its products on this context.
 
-        theta: strength threshold, PyAMG's symmetric rule (a_ij is strong when |a_ij| >= theta
-          sqrt(|a_ii a_jj|); a row with no strong neighbour joins no aggregate, as in PyAMG).
-          A's stored entries are its connections, explicit zeros too (strong at theta 0, as PyAMG
-          takes them); on the coarse levels a product's exact zeros are none.
-        omega: the weight of P = (I - omega/rho D^-1 A) T.
-        max_levels, coarse_size: stop at this many levels or a level of at most this many nodes
-          (rows / rows per node; PyAMG's max_levels and max_coarse).
-        order: of the Galerkin products, "r-ap" or "ra-p".
-        B: the near-nullspace candidates, an (n,) or (n, k) array (k <= 16; PyAMG's B, e.g. the
-          rigid-body modes of pyamg.gallery.linear_elasticity): T fits them on each aggregate by a
-          QR (PyAMG's fit_candidates; P then has k columns an aggregate) and their R is the next
-          level's B, whose nodes then have k rows.  None: the constant vector (as B=np.ones(n)).
-        block: the rows of a node of level 0 (A's block size, as PyAMG aggregates a BSR matrix's
-          blocks), dividing n.
-        resident: A placed on the device and every level made there (on a device with memory
-          of its own the aggregation too, hsp_amg_setup_resident; B and block > 1 are then
-          refused: UnsupportedError), then brought home.
+        Parameters
+        ----------
+        A : scipy.sparse matrix or array
+            Square, no zero on its diagonal.
+        theta : float, default 0.0
+            The strength threshold, PyAMG's symmetric rule: a_ij is strong when |a_ij| >=
+            theta sqrt(|a_ii a_jj|); a row with no strong neighbour joins no aggregate, as in PyAMG.
+            A's stored entries are its connections, explicit zeros too (strong at theta 0, as
+            PyAMG takes them); on the coarse levels a product's exact zeros are none.
+        omega : float, default 4/3
+            The weight of P = (I - omega/rho D^-1 A) T.
+        max_levels, coarse_size : int, default 10, 1000
+            Stop at this many levels, or at a level of at most this many nodes (rows / rows per
+            node; PyAMG's max_levels and max_coarse).
+        order : {"r-ap", "ra-p"}, default "r-ap"
+            The order of the Galerkin products.
+        precision : {"float32", "float64"} or numpy dtype, optional
+            As matmul's.
+        resident : bool, default False
+            A placed on the device and every level made there (on a device with memory of its own
+            the aggregation too, hsp_amg_setup_resident; B and block > 1 are then refused:
+            UnsupportedError), then brought home.
+        B : array of shape (n,) or (n, k), optional
+            The near-nullspace candidates (k <= 16; PyAMG's B, e.g. the rigid-body modes of
+            pyamg.gallery.linear_elasticity): T fits them on each aggregate by a QR (PyAMG's
+            fit_candidates; P then has k columns an aggregate) and their R is the next level's
+            B, whose nodes then have k rows.  None: the constant vector (as B=np.ones(n)).
+        block : int, default 1
+            The rows of a node of level 0 (A's block size, as PyAMG aggregates a BSR matrix's
+            blocks), dividing n.
+
+        Returns
+        -------
+        Hierarchy
+            Its levels; it keeps this context alive, where amg_resetup runs.
+
+        Notes
+        -----
         Level 1 is PyAMG's (smoothed_aggregation_solver with the same B, theta, max_coarse and
         improve_candidates=None: its rows, aggregates and T; P but for rho's estimate), and at
         theta 0 so is level 2's size.  Later levels may differ by a few per cent: PyAMG takes a
         coarse node's neighbours in the unsorted order of scipy's product, and at theta > 0 its
-        rho estimate differs (README: "Python", when the levels are PyAMG's)."""
+        rho estimate differs (README: "Python", when the levels are PyAMG's).
+        """
         order = _order(order)
         A = _check_sparse(A, "A")
         dtype = _dtype(precision, (A,))
@@ -549,7 +809,12 @@ class Context:
         return Hierarchy(core, C)
 
     def close(self) -> None:
-        """Free the context and its device (waits for a call in another thread to end)."""
+        """Close the context: later calls on it raise ArgumentError.
+
+        Its device and threads are freed now (after a call in another thread ends), or, where
+        hierarchies or Prepared matrices made on it are alive, when the last of them goes (the
+        library frees them before their context).
+        """
         self._ctx.close()
 
     def __enter__(self) -> "Context":
@@ -574,64 +839,187 @@ def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=T
 
 
 def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, grow: str = "realloc",
-           precision: DTypeLike | None = None, methods: str | Sequence[str] | None = None, stats: bool = False,
-           unsorted: bool = False, drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, _Stats]:
-    """C = A @ B as a scipy.sparse.csr_array with sorted indices (unless unsorted).
+           precision: "DTypeLike | None" = None, methods: str | Sequence[str] | None = None, stats: bool = False,
+           unsorted: bool = False, drop_zeros: bool = True) -> _CSR | tuple[_CSR, _Stats]:
+    """C = A @ B in CSR with sorted indices (unless unsorted).
 
-    A, B: scipy.sparse matrices or arrays (CSR, CSC, COO, ...) of real values; duplicates are
-      summed.  float32 and float64 are computed as they are; float16 as float32 (exactly);
-      integers as float64 (exact up to 2^53); bool as scipy does: where both are bool, C is the
-      bool pattern of the product's nonzeros (computed in float32, zeros left out), else bool
-      counts as 0 and 1.  long double and complex values raise TypeError (convert them to
-      float64, or multiply real and imaginary parts apart).
-    device, threads, grow, methods, unsorted, drop_zeros: as hspgemm.Context; the module keeps
-      one context per set of these, so that later calls reuse its threads and device.
-    precision: "float32" or "float64"; None = float32 where both are float32, float16 or bool
-      (bool and bool: bool), else float64.
-    stats: also return a dict of the product's figures (the keys of `hspgemm --stats=json`).
-    unsorted: C's rows may keep their column indices in any order, as scipy's A @ B does
-      (faster; C.has_sorted_indices is then False).
-    drop_zeros: leave out of C its entries that are exactly 0, as scipy's A @ B does (True, the
-      default here: scipy's nnz and pattern); False keeps them, as the C library does by default
-      (C's pattern then follows from A's and B's patterns alone).
+    Parameters
+    ----------
+    A, B : scipy.sparse matrix or array
+        CSR, CSC or COO (BSR, DIA, LIL, DOK converted by scipy), of real values; duplicates are
+        summed.  Each is checked from its own arrays, never changed.
+    device, threads, grow, methods : optional
+        As Context's; the module keeps one context per set of options, made at its first use,
+        so that later calls reuse its threads and device.
+    precision : {"float32", "float64"} or numpy dtype, optional
+        None: float32 where both are float32, float16 or bool, else float64.
+    stats : bool, default False
+        Also return a dict of the product's figures (the keys of ``hspgemm --stats=json``).
+    unsorted : bool, default False
+        C's rows may keep their column indices in any order, as scipy's A @ B does (faster;
+        C.has_sorted_indices is then False).
+    drop_zeros : bool, default True
+        Leave out of C its entries that are exactly 0, as scipy's A @ B does (its nnz and
+        pattern); False keeps them, as the C library does by default (C's pattern then follows
+        from A's and B's patterns alone).
+
+    Returns
+    -------
+    C : csr_matrix or csr_array
+        A csr_matrix where A is a scipy.sparse matrix (spmatrix, on which * is the matrix
+        product), else a csr_array, as scipy's A @ B; its arrays are the library's, not copied.
+    stats : dict
+        Only with stats=True.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a scipy.sparse matrix or array, or of complex or long double
+        values; an option of the wrong type.
+    ShapeError
+        Shapes that do not chain (the message names every operand and its shape).
+    InvalidMatrixError
+        An operand whose own arrays are not valid (the message names it and its first bad row).
+    ArgumentError
+        A bad option value; a closed context.
+    OutOfMemoryError
+        An allocation failed, or mem_limit was reached.
+
+    Notes
+    -----
+    Values: float32 and float64 are computed as they are; float16 as float32 (exactly);
+    integers as float64 (exact up to 2^53); bool as scipy does: where every operand is bool, C is
+    the bool pattern of the product's nonzeros (computed in float32, zeros left out), else bool
+    counts as 0 and 1.  long double and complex values raise TypeError (convert them to float64,
+    or multiply real and imaginary parts apart).
+
+    Examples
+    --------
+    >>> import hspgemm, scipy.sparse as sp
+    >>> A = sp.random_array((1000, 1000), density=0.01, format="csr", rng=1)
+    >>> C = hspgemm.matmul(A, A, device="cpu")
+    >>> bool(abs(C - A @ A).max() < 1e-12)
+    True
     """
     return _shared_context(device, threads, grow, methods, unsorted, drop_zeros).matmul(A, B, precision=precision,
                                                                                          stats=stats)
 
 
-def spmm(A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
-         device: str = "auto", threads: int = 0, precision: DTypeLike | None = None,
+def spmm(A: _Sparse, X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
+         device: str = "auto", threads: int = 0, precision: "DTypeLike | None" = None,
          stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
-    """alpha * A @ X + beta * out: a sparse A (scipy.sparse) times a dense X (numpy, a vector or a
-    matrix, C or Fortran order), as a numpy array in X's order (see Context.spmm; device and
-    threads as hspgemm.Context).  Values as matmul takes them (precision: "float32" or "float64",
-    None = float32 where both are float32, else float64).  stats: also return {ms, flops, threads,
-    format, device}."""
+    """alpha * A @ X + beta * out: a sparse A times a dense X.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix or array
+        Real values, as matmul takes them.
+    X : array_like
+        A dense vector or matrix (numpy, C or Fortran order) of real values.
+    alpha, beta : float
+        The scales; beta needs out, whose values it scales.
+    out : numpy.ndarray, optional
+        Where the result goes (writable, contiguous, the result's shape and dtype).
+    device, threads : optional
+        As Context's (the module's context for them).
+    precision : {"float32", "float64"} or numpy dtype, optional
+        None: float32 where A and X are float32, float16 or bool, else float64.
+    stats : bool, default False
+        Also return the product's figures.
+
+    Returns
+    -------
+    Y : numpy.ndarray
+        As Context.spmm gives it (bool A and X: bool; integers: float64).
+    stats : dict
+        Only with stats=True.
+
+    See Also
+    --------
+    Context.spmm, Context.prepare
+    """
     return _shared_context(device, threads, "realloc", None).spmm(A, X, alpha=alpha, beta=beta, out=out,
                                                                   precision=precision, stats=stats)
 
 
 def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = "auto",
-        threads: int = 0, grow: str = "realloc", precision: DTypeLike | None = None,
+        threads: int = 0, grow: str = "realloc", precision: "DTypeLike | None" = None,
         methods: str | Sequence[str] | None = None, stats: bool = False,
-        drop_zeros: bool = True) -> sp.csr_array | tuple[sp.csr_array, list[_Stats]]:
-    """The Galerkin product R @ A @ P (R = P.T when None) as a csr_array, its zeros left out
-    unless drop_zeros=False (as matmul); see Context.rap."""
+        drop_zeros: bool = True) -> _CSR | tuple[_CSR, list[_Stats]]:
+    """The Galerkin product R @ A @ P (R = P.T when None) in CSR with sorted indices.
+
+    Parameters
+    ----------
+    A, P : scipy.sparse matrix or array
+        The operator and the prolongation.
+    R : scipy.sparse matrix or array, optional
+        The restriction; None: P.T.
+    order : {"r-ap", "ra-p"}, default "r-ap"
+        R @ (A @ P) or (R @ A) @ P.
+    device, threads, grow, methods : optional
+        As Context's; the module keeps one context per set of options, made at its first use,
+        so that later calls reuse its threads and device.
+    precision : {"float32", "float64"} or numpy dtype, optional
+        As matmul's.
+    stats : bool, default False
+        Also return the figures of both products.
+    drop_zeros : bool, default True
+        As matmul's.
+
+    Returns
+    -------
+    C : csr_matrix or csr_array
+        A csr_matrix where R (P when R is None) is a scipy.sparse matrix, else a csr_array, as
+        scipy's P.T @ A @ P; values as matmul's (bool operands give a bool pattern).
+    stats : list of two dict
+        Only with stats=True.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a scipy.sparse matrix or array, or of complex or long double
+        values; an option of the wrong type.
+    ShapeError
+        Shapes that do not chain (the message names every operand and its shape).
+    InvalidMatrixError
+        An operand whose own arrays are not valid (the message names it and its first bad row).
+    ArgumentError
+        A bad option value; a closed context.
+    OutOfMemoryError
+        An allocation failed, or mem_limit was reached.
+    """
     return _shared_context(device, threads, grow, methods, drop_zeros=drop_zeros).rap(
         A, P, R, order=order, precision=precision, stats=stats)
 
 
-def transpose(A: _Sparse) -> sp.csr_array:
-    """A.T as a csr_array with sorted indices, in A's precision as matmul's (float32 stays float32,
-    bool stays bool with its entries kept; integers become float64)."""
+def transpose(A: _Sparse) -> _CSR:
+    """A.T in CSR with sorted indices.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix or array
+
+    Returns
+    -------
+    csr_matrix or csr_array
+        A csr_matrix where A is a scipy.sparse matrix, else a csr_array; in A's precision as
+        matmul's: float32 stays float32, float16 becomes float32, bool stays bool (its entries
+        kept), integers become float64.
+    """
     M = _check_sparse(A, "A")
-    T = _result(_call(_core.transpose, _operand(M, _dtype(None, (M,)), "A")))
+    T = _result(_call(_core.transpose, _operand(M, _dtype(None, (M,)), "A")), container=_container(M))
     return T.astype(np.bool_) if M.dtype == np.bool_ else T
 
 
 def devices() -> list[dict[str, Any]]:
-    """The devices of this build, as dicts: name (what device= takes), description, is_gpu,
-    wavefront, local_mem, fp64, memory, usable, note."""
+    """The devices of this build.
+
+    Returns
+    -------
+    list of dict
+        One per device: ``name`` (what device= takes), ``description``, ``is_gpu``,
+        ``wavefront``, ``local_mem``, ``fp64``, ``memory``, ``usable``, ``note``.
+    """
     return _call(_core.devices)
 
 
@@ -640,30 +1028,77 @@ def release_memory() -> None:
     _core.release_memory()
 
 
-def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.csr_array:
-    """A generated matrix as a csr_array (hsp_generate; `hspgemm gen` takes the same specs):
-    "poisson2d5:N", "poisson2d9:N", "poisson3d7:N", "poisson3d27:N" (grid side N),
-    "rmat:SCALE,EDGEFACTOR", "random:N,PER_ROW", "band:N,HALFWIDTH"."""
+def generate(spec: str, seed: int = 1, precision: "DTypeLike" = "float64") -> sp.csr_array:
+    """A generated matrix (hsp_generate; ``hspgemm gen`` takes the same specs).
+
+    Parameters
+    ----------
+    spec : str
+        "poisson2d5:N", "poisson2d9:N", "poisson3d7:N", "poisson3d27:N" (grid side N),
+        "rmat:SCALE,EDGEFACTOR", "random:N,PER_ROW", "band:N,HALFWIDTH".
+    seed : int, default 1
+        The seed of the random ones.
+    precision : {"float32", "float64"} or numpy dtype, default "float64"
+
+    Returns
+    -------
+    csr_array
+    """
     dtype = _dtype(precision, ())
     return _result(_call(_core.generate, spec, int(seed), dtype == np.float64))
 
 
 def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-              coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
-              resident: bool = False, B: ArrayLike | None = None, block: int = 1, device: str = "auto",
+              coarse_size: int = 1000, order: str = "r-ap", precision: "DTypeLike | None" = None,
+              resident: bool = False, B: "ArrayLike | None" = None, block: int = 1, device: str = "auto",
               threads: int = 0, grow: str = "realloc", methods: str | Sequence[str] | None = None) -> Hierarchy:
-    """The smoothed-aggregation AMG hierarchy of A as a Hierarchy (see Context.amg_setup for
-    the options, resident=True and B among them; device, threads, grow, methods as in matmul)."""
+    """The smoothed-aggregation AMG hierarchy of A (hsp_amg_setup).
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix or array
+        Square, no zero on its diagonal.
+    theta, omega, max_levels, coarse_size, order, precision, resident, B, block : optional
+        As Context.amg_setup's.
+    device, threads, grow, methods : optional
+        As Context's; the module keeps one context per set of options, made at its first use,
+        so that later calls reuse its threads and device.
+
+    Returns
+    -------
+    Hierarchy
+    """
     return _shared_context(device, threads, grow, methods).amg_setup(
         A, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
         precision=precision, resident=resident, B=B, block=block)
 
 
 def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
-    """The hierarchy's values anew for A, of the pattern and precision of the A it was made
-    from (new coefficients): the aggregates and patterns are kept, every product computes
-    values only.  Another pattern raises ArgumentError naming the first row that differs.
-    Returns the hierarchy, whose levels are read again."""
+    """The hierarchy's values anew for A of the same pattern (hsp_amg_resetup).
+
+    The aggregates and patterns are kept; every product computes values only, on the context
+    that made the hierarchy.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        Made by amg_setup.
+    A : scipy.sparse matrix or array
+        Of the pattern and precision of the A the hierarchy was made from (new coefficients).
+
+    Returns
+    -------
+    Hierarchy
+        The hierarchy given, its levels read again.
+
+    Raises
+    ------
+    ArgumentError
+        Another pattern (the message names the first row that differs); the hierarchy's context
+        is closed.
+    ShapeError
+        Another shape.
+    """
     M = _check_sparse(A, "A")
     A0 = hierarchy.levels[0].A
     if M.shape != A0.shape:

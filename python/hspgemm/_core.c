@@ -247,6 +247,9 @@ typedef struct {
     hsp_context *ctx;
     PyThread_type_lock lock; /* one call at a time */
     PyObject *device;        /* the device string hsp_options points to */
+    int closed;              /* close() was called: no call is taken */
+    Py_ssize_t dependents;   /* hierarchies and prepared matrices made on it that are alive: the
+                                library frees them before their context, so ctx waits for them */
 } Context;
 
 static const char *grow_name(int k) { return hsp_grow_name((hsp_grow)k); }
@@ -299,11 +302,12 @@ static int context_init(Context *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     s = hsp_context_create(&o, &self->ctx);
     Py_END_ALLOW_THREADS
+    self->closed = 0;
     return s == HSP_OK ? 0 : (raise_status(s), -1);
 }
 
-/* Free the context (waiting for a call in another thread to end). */
-static void context_close_now(Context *self)
+/* Free the library's context (waiting for a call in another thread to end). */
+static void context_free_now(Context *self)
 {
     if (!self->ctx) return;
     Py_BEGIN_ALLOW_THREADS
@@ -314,9 +318,33 @@ static void context_close_now(Context *self)
     Py_END_ALLOW_THREADS
 }
 
+/* Close the context: no call is taken from here on; the library's context is
+ * freed now, or where hierarchies or prepared matrices made on it are alive,
+ * when the last of them goes (freeing them touches their context). */
+static void context_close_now(Context *self)
+{
+    self->closed = 1;
+    if (self->dependents == 0) context_free_now(self);
+}
+
+/* A reference to self for an object made on it, which self outlives. */
+static Context *context_depend(Context *self)
+{
+    self->dependents++;
+    return (Context *)Py_NewRef(self);
+}
+
+/* An object made on c has gone (freed): c's reference to it dropped, and c
+ * freed where it was closed and that was the last. */
+static void context_release(Context *c)
+{
+    if (--c->dependents == 0 && c->closed) context_free_now(c);
+    Py_DECREF(c);
+}
+
 static void context_dealloc(Context *self)
 {
-    context_close_now(self);
+    context_free_now(self); /* no dependent is left: each holds a reference */
     if (self->lock) PyThread_free_lock(self->lock);
     Py_XDECREF(self->device);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -332,11 +360,11 @@ static PyObject *context_close(Context *self, PyObject *unused)
 /* The context's lock, taken without the GIL; -1 with an exception when closed. */
 static int context_enter(Context *self)
 {
-    if (!self->ctx) return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
+    if (self->closed || !self->ctx) return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS
-    if (!self->ctx) {
+    if (self->closed) {
         PyThread_release_lock(self->lock);
         return raise_message(HSP_ERR_ARG, "the context is closed"), -1;
     }
@@ -421,11 +449,15 @@ typedef struct {
     hsp_ellr *ellr;
     hsp_ellr_info info;
     hsp_precision precision;
+    Context *context; /* where it was made: freed after it */
 } Prepared;
 
 static void prepared_dealloc(Prepared *p)
 {
+    Py_BEGIN_ALLOW_THREADS
     hsp_ellr_free(p->ellr);
+    Py_END_ALLOW_THREADS
+    if (p->context) context_release(p->context);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -461,7 +493,7 @@ static PyObject *context_prepare(Context *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O", &ta) || matrix_in_parse(ta, &a, "A") < 0) return NULL;
     Prepared *p = PyObject_New(Prepared, &PreparedType);
     if (!p) return release_in(&a), NULL;
-    p->ellr = NULL, p->precision = a.csr.precision;
+    p->ellr = NULL, p->precision = a.csr.precision, p->context = context_depend(self);
     if (context_enter(self) < 0) return release_in(&a), Py_DECREF(p), NULL;
     hsp_status s;
     Py_BEGIN_ALLOW_THREADS
@@ -473,6 +505,10 @@ static PyObject *context_prepare(Context *self, PyObject *args)
     hsp_ellr_describe(p->ellr, &p->info);
     return (PyObject *)p;
 }
+
+/* The leading dimension of a packed dense matrix whose lines hold n values:
+ * n, and at least 1 as the library (BLAS) wants, also where n is 0. */
+static int64_t packed_ld(int64_t n) { return n > 0 ? n : 1; }
 
 /* spmm(A, X, Y, L, colmajor, alpha, beta, stats): Y = alpha A X + beta Y in
  * place, A a matrix tuple or a Prepared, X and Y dense of L columns over the
@@ -491,8 +527,8 @@ static PyObject *context_spmm(Context *self, PyObject *args)
     if (prep) a.csr = (hsp_csr){prep->info.nrows, prep->info.ncols, 0, prep->precision, NULL, NULL, NULL};
     else if (matrix_in_parse(ta, &a, "A") < 0) return PyBuffer_Release(&x), PyBuffer_Release(&y), NULL;
     hsp_order order = colmajor ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
-    hsp_dense X = {a.csr.ncols, ncols, colmajor ? a.csr.ncols : ncols, order, a.csr.precision, x.buf};
-    hsp_dense Y = {a.csr.nrows, ncols, colmajor ? a.csr.nrows : ncols, order, a.csr.precision, y.buf};
+    hsp_dense X = {a.csr.ncols, ncols, packed_ld(colmajor ? a.csr.ncols : ncols), order, a.csr.precision, x.buf};
+    hsp_dense Y = {a.csr.nrows, ncols, packed_ld(colmajor ? a.csr.nrows : ncols), order, a.csr.precision, y.buf};
     Py_ssize_t item = a.csr.precision == HSP_DOUBLE ? 8 : 4;
     PyObject *out = NULL;
     if (x.len != (Py_ssize_t)a.csr.ncols * ncols * item || y.len != (Py_ssize_t)a.csr.nrows * ncols * item)
@@ -527,7 +563,8 @@ static PyMethodDef context_methods[] = {
     {"prepare", (PyCFunction)context_prepare, METH_VARARGS, "prepare(A) -> Prepared, for spmm"},
     {"rap", (PyCFunction)context_rap, METH_VARARGS,
      "rap(R or None, A, P, order=0, stats=False) -> (C, [stats, stats] or None)"},
-    {"close", (PyCFunction)context_close, METH_NOARGS, "close() frees the context and its device"},
+    {"close", (PyCFunction)context_close, METH_NOARGS,
+     "close(): no more calls; the context freed now, or after the last object made on it"},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject ContextType = {
@@ -549,7 +586,7 @@ static PyTypeObject ContextType = {
 typedef struct {
     PyObject_HEAD
     hsp_amg *amg;
-    Context *context;      /* where it was made, and where a re-setup runs */
+    Context *context;      /* where it was made, and where a re-setup runs: freed after it */
     matrix_in a[2];        /* level 0's A (the caller's arrays, held): a[cur]; a re-setup's goes to the other */
     int cur;
     hsp_resident *placed;  /* a resident hierarchy's level 0 (A placed), else NULL */
@@ -557,10 +594,12 @@ typedef struct {
 
 static void hierarchy_dealloc(Hierarchy *h)
 {
+    Py_BEGIN_ALLOW_THREADS
     hsp_amg_free(h->amg);
     hsp_resident_free(h->placed);
+    Py_END_ALLOW_THREADS
     release_in(&h->a[0]), release_in(&h->a[1]);
-    Py_XDECREF(h->context);
+    if (h->context) context_release(h->context);
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
 
@@ -700,8 +739,7 @@ static PyObject *context_amg_setup(Context *self, PyObject *args)
     if (!h) return NULL;
     h->amg = NULL, h->cur = 0, h->placed = NULL;
     memset(h->a, 0, sizeof h->a);
-    Py_INCREF(self);
-    h->context = self;
+    h->context = context_depend(self);
     if (matrix_in_parse(ta, &h->a[0], "A") < 0 || candidates_in(tb, h->a[0].csr.nrows, &bview, &o) < 0)
         return Py_DECREF(h), NULL;
     if (context_enter(self) < 0) return PyBuffer_Release(&bview), Py_DECREF(h), NULL;
@@ -775,6 +813,34 @@ static PyObject *core_devices(PyObject *mod, PyObject *unused)
     return out;
 }
 
+/* The callable of set_build_hook, or NULL. */
+static PyObject *build_callback;
+
+/* The library's build hook: build_callback(started, device, precision,
+ * seconds) called with the GIL (the thread opening the device released it). */
+static void build_heard(hsp_build_event event, const char *device, hsp_precision precision, const char *cache,
+                        double seconds, void *arg)
+{
+    (void)arg, (void)cache;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *f = Py_XNewRef(build_callback), *r = NULL;
+    const char *dtype = precision == HSP_DOUBLE ? "float64" : "float32";
+    if (f && !(r = PyObject_CallFunction(f, "Nssd", PyBool_FromLong(event == HSP_BUILD_START), device, dtype, seconds)))
+        PyErr_WriteUnraisable(f);
+    Py_XDECREF(r), Py_XDECREF(f);
+    PyGILState_Release(gil);
+}
+
+static PyObject *core_set_build_hook(PyObject *mod, PyObject *callback)
+{
+    (void)mod;
+    if (callback != Py_None && !PyCallable_Check(callback))
+        return PyErr_Format(PyExc_TypeError, "set_build_hook: give a callable or None");
+    hsp_set_build_hook(callback == Py_None ? NULL : build_heard, NULL);
+    Py_XSETREF(build_callback, callback == Py_None ? NULL : Py_NewRef(callback));
+    Py_RETURN_NONE;
+}
+
 static PyObject *core_release_memory(PyObject *mod, PyObject *unused)
 {
     (void)mod, (void)unused;
@@ -787,6 +853,8 @@ static PyMethodDef core_methods[] = {
     {"generate", core_generate, METH_VARARGS, "generate(spec, seed=1, double=True) -> a generated matrix"},
     {"devices", core_devices, METH_NOARGS, "devices() -> a list of dicts, one per device"},
     {"release_memory", core_release_memory, METH_NOARGS, "hsp_release_memory()"},
+    {"set_build_hook", core_set_build_hook, METH_O,
+     "set_build_hook(f): f(started, device, precision, seconds) hears the library's kernel builds; None: nothing"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "hspgemm._core",

@@ -1,4 +1,5 @@
 """hspgemm.matmul, rap and transpose against scipy's own products, and their errors."""
+import os
 import threading
 
 import numpy as np
@@ -46,7 +47,9 @@ def test_random_shapes(m, k, n, dtype):
 def test_input_formats(fmt):
     A, B = random_csr(60, 50, 0.1, 1), random_csr(50, 70, 0.1, 2)
     convert = (lambda M: sp.csr_matrix(M)) if fmt == "matrix" else (lambda M: M.asformat(fmt))
-    assert_product(hspgemm.matmul(convert(A), convert(B), device=DEVICE), (A @ B).toarray(), np.float64)
+    C = hspgemm.matmul(convert(A), convert(B), device=DEVICE)
+    assert type(C) is (sp.csr_matrix if fmt == "matrix" else sp.csr_array)  # scipy's container
+    assert_product(sp.csr_array(C), (A @ B).toarray(), np.float64)
 
 
 def test_long_rows_grow():
@@ -204,6 +207,23 @@ def test_context_reuse_and_close():
         ctx.matmul(A, A)
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="the process may run on one CPU only")
+def test_threads_0_counts_the_cpus_the_process_may_run_on():
+    """threads=0 made where the process may run on one CPU (taskset, mpiexec's binding): one
+    thread, not one per online CPU."""
+    allowed = os.sched_getaffinity(0)
+    A = random_csr(200, 200, 0.05, 9)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        ctx = hspgemm.Context(device=DEVICE, threads=0)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    with ctx:
+        _, st = ctx.matmul(A, A, stats=True)
+    assert st["threads"] == 1
+
+
 def test_threads_share_a_context():
     """Calls from several Python threads on one context take turns, each right."""
     A = random_csr(300, 300, 0.02, 10)
@@ -263,9 +283,8 @@ def test_gil_released_during_a_product():
     assert count > 500000, f"the main thread ran {count} loops during the product (held: under 100000)"
 
 
-def test_ctrl_c_during_a_product_is_raised():
+def test_ctrl_c_during_a_product_is_raised(child_process):
     """SIGINT during a long loop of products ends it with KeyboardInterrupt, soon."""
-    import os
     import signal
     import subprocess
     import sys
@@ -273,7 +292,7 @@ def test_ctrl_c_during_a_product_is_raised():
     code = ("import hspgemm, sys\nA = hspgemm.generate('rmat:15,8')\nprint('ready', flush=True)\n"
             "while True:\n    hspgemm.matmul(A, A, device='cpu')\n")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ))
+                         **child_process)
     assert p.stdout.readline().strip() == "ready"
     time.sleep(0.5)
     t = time.monotonic()

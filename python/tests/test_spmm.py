@@ -44,6 +44,21 @@ def test_vector_alpha_beta_out_and_stats():
     assert st["flops"] == 2 * A.nnz * 3 and st["format"] == "csr" and st["ms"] >= 0
 
 
+@pytest.mark.parametrize("m,k,L", [(30, 20, 0), (0, 20, 3), (30, 0, 3), (30, 0, 0), (0, 0, 0)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_empty_shapes_as_scipy(m, k, L, order):
+    """X of no columns, A of no rows or no columns: scipy's shapes (an (m, 0) array for X of no
+    columns: it raised), zeros where A has no columns; a prepared A too."""
+    A = operand(m, k, np.float64) if m and k else sp.csr_array((m, k))
+    X = np.ones((k, L), order=order)
+    Y = hspgemm.spmm(A, X, device=DEVICE)
+    assert Y.shape == (A @ X).shape == (m, L) and not Y.any()
+    with hspgemm.Context(device=DEVICE) as ctx:
+        out = np.full((m, L), 2.0, order=order)
+        assert ctx.spmm(ctx.prepare(A), X, beta=1.0, out=out) is out
+    np.testing.assert_array_equal(out, A @ X + 2.0)
+
+
 def test_errors_leave_out_untouched():
     A = operand(30, 20, np.float64)
     with pytest.raises(hspgemm.ShapeError):

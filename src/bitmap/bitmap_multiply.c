@@ -329,8 +329,7 @@ hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_
         memset(stats, 0, sizeof *stats);
         stats->ms_total = hsp_now_ms() - start, stats->flops = flops, stats->nnz_c = (*C)->nnz;
         stats->threads = hsp_pool_size(ctx->pool), stats->bitmap = 1, stats->blocks_c = (*C)->nblocks;
-        if (dev) snprintf(stats->device, sizeof stats->device, "%.140s, bitmap blocks", dev->description);
-        else snprintf(stats->device, sizeof stats->device, "CPU threads (%d), bitmap blocks", stats->threads);
+        snprintf(stats->device, sizeof stats->device, "%.140s, bitmap blocks", dev ? dev->description : "cpu");
     }
     return s;
 }

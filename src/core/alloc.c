@@ -30,6 +30,32 @@ static struct {
     size_t size[CACHE_SLOTS]; /* their usable sizes */
     size_t bytes;             /* their sum */
 } cache = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}, 0};
+static pthread_once_t cache_forks = PTHREAD_ONCE_INIT;
+
+static void cache_unlock(void)
+{
+    pthread_mutex_unlock(&cache.lock);
+}
+
+static void cache_lock_now(void)
+{
+    pthread_mutex_lock(&cache.lock);
+}
+
+/* The cache's lock held across a fork() (taken before, given back after in
+ * parent and child): a fork while another thread held it would leave it
+ * held in the child for good. */
+static void cache_guard_forks(void)
+{
+    pthread_atfork(cache_lock_now, cache_unlock, cache_unlock);
+}
+
+/* Take the cache's lock (its fork handlers set up at the first). */
+static void cache_lock(void)
+{
+    pthread_once(&cache_forks, cache_guard_forks);
+    cache_lock_now();
+}
 
 /* Most bytes the cache keeps: CACHE_MAX_BYTES, or less on a small machine. */
 static size_t cache_limit(void)
@@ -102,14 +128,14 @@ static void *cache_take(int k)
 static void *cache_find(size_t bytes)
 {
     void *p = NULL;
-    pthread_mutex_lock(&cache.lock);
+    cache_lock();
     int best = -1;
     for (int k = 0; k < cache.n; k++)
         if (cache.size[k] >= bytes && cache.size[k] - bytes <= bytes / 2
             && (best < 0 || cache.size[k] < cache.size[best]))
             best = k;
     if (best >= 0) p = cache_take(best);
-    pthread_mutex_unlock(&cache.lock);
+    cache_unlock();
     return p;
 }
 
@@ -137,17 +163,17 @@ void hsp_free_large(void *p)
     }
     void *evicted[CACHE_SLOTS];
     int nevicted = 0;
-    pthread_mutex_lock(&cache.lock);
+    cache_lock();
     while (cache.n == CACHE_SLOTS || cache.bytes + size > limit) evicted[nevicted++] = cache_take(0);
     cache.block[cache.n] = p, cache.size[cache.n] = size;
     cache.n++, cache.bytes += size;
-    pthread_mutex_unlock(&cache.lock);
+    cache_unlock();
     for (int k = 0; k < nevicted; k++) free(evicted[k]);
 }
 
 void hsp_release_memory(void)
 {
-    pthread_mutex_lock(&cache.lock);
+    cache_lock();
     while (cache.n > 0) free(cache_take(cache.n - 1));
-    pthread_mutex_unlock(&cache.lock);
+    cache_unlock();
 }

@@ -96,8 +96,6 @@ double hsp_now_ms(void);
  * hsp_options.device_timeout nor HSPGEMM_DEVICE_TIMEOUT says otherwise. */
 #define HSP_DEVICE_TIMEOUT 600.0
 
-/* Pass a printf-style line to the function hsp_set_notice set, if any. */
-void hsp_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A progress line on stderr, shown only when stderr is a terminal, enabled,
  * and the work has run for more than a second; updates at most 10 times a
  * second.  hsp_progress_done erases the line. */
@@ -111,5 +109,10 @@ void hsp_progress_start(hsp_progress *p, const char *label, int64_t total,
                         int enabled);
 void hsp_progress_update(hsp_progress *p, int64_t done);
 void hsp_progress_done(hsp_progress *p);
+
+/* Tell the hook of hsp_set_build_hook, if any, of a kernel build of device
+ * (seconds: its time, at HSP_BUILD_DONE). */
+void hsp_build_heard(hsp_build_event event, const char *device, hsp_precision precision, const char *cache,
+                     double seconds);
 
 #endif

@@ -4,7 +4,13 @@
  * so does the caller waiting for the workers: a product posts several runs a
  * few microseconds apart, and waking a sleeping thread costs tens of
  * microseconds (more in a virtual machine).  The workers are bound to CPUs
- * other than the caller's (bind_workers). */
+ * other than the caller's (bind_workers).
+ *
+ * After fork() the child has only the thread that forked: a pool made
+ * before has no workers there, and its lock may have been held by one of
+ * them.  A run in the child finds that from the count of forks (a
+ * pthread_atfork handler counts them in the child) and starts the pool
+ * anew first: new lock, conditions and workers. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -23,7 +29,25 @@ struct hsp_pool {
     hsp_pool_fn fn;
     void *arg;
     int bound_beside; /* the caller's CPU the workers are bound beside; -1: not bound */
+    int unbound;      /* hsp_pool_create's */
+    int workers;      /* workers running: nthreads - 1, or 0 where they could not be started
+                         (each run then runs every thread's part on the caller, in turn) */
+    unsigned forks;   /* the process's forks when the workers were started */
 };
+
+/* The forks of this process's ancestry so far, counted in each child. */
+static atomic_uint forks;
+static pthread_once_t forks_counted = PTHREAD_ONCE_INIT;
+
+static void count_fork(void)
+{
+    atomic_fetch_add(&forks, 1);
+}
+
+static void count_forks(void)
+{
+    pthread_atfork(NULL, NULL, count_fork);
+}
 
 typedef struct {
     hsp_pool *pool;
@@ -102,6 +126,8 @@ static void *worker_main(void *p)
 
 int hsp_cpu_count(void)
 {
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0) return CPU_COUNT(&allowed);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
@@ -116,42 +142,66 @@ static void stop_workers(hsp_pool *pool, int started)
     for (int t = 0; t < started; t++) pthread_join(pool->threads[t], NULL);
 }
 
-hsp_status hsp_pool_create(int nthreads, int unbound, hsp_pool **out)
+/* Start the pool's workers, its lock and conditions made first; where a
+ * worker cannot be started, those started are stopped and there are none. */
+static hsp_status start_workers(hsp_pool *pool)
 {
-    *out = NULL;
-    if (nthreads < 1 || nthreads > 4096)
-        return hsp_fail(HSP_ERR_ARG, "thread count %d outside 1..4096", nthreads);
-    hsp_pool *pool = calloc(1, sizeof *pool);
-    if (!pool) return hsp_fail(HSP_ERR_NOMEM, "no memory for the thread pool");
-    pool->nthreads = nthreads;
-    pool->threads = calloc((size_t)nthreads, sizeof *pool->threads);
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
-    for (int t = 0; pool->threads && t < nthreads - 1; t++) {
+    atomic_store(&pool->generation, 0), atomic_store(&pool->pending, 0), atomic_store(&pool->stop, 0);
+    pool->forks = atomic_load(&forks), pool->workers = 0, pool->bound_beside = -1;
+    for (int t = 0; t < pool->nthreads - 1; t++) {
         worker_arg *w = malloc(sizeof *w);
         if (w) *w = (worker_arg){pool, t + 1};
         if (!w || pthread_create(&pool->threads[t], NULL, worker_main, w) != 0) {
             free(w);
             stop_workers(pool, t);
-            hsp_pool_free(pool);
-            return hsp_fail(HSP_ERR_NOMEM, "could not start thread %d of %d", t + 2, nthreads);
+            return hsp_fail(HSP_ERR_NOMEM, "could not start thread %d of %d", t + 2, pool->nthreads);
         }
     }
-    if (!pool->threads) {
-        hsp_pool_free(pool);
+    pool->workers = pool->nthreads - 1;
+    if (pool->workers && !pool->unbound && !getenv("HSPGEMM_NO_BIND")) bind_workers(pool, sched_getcpu());
+    return HSP_OK;
+}
+
+hsp_status hsp_pool_create(int nthreads, int unbound, hsp_pool **out)
+{
+    *out = NULL;
+    if (nthreads < 1 || nthreads > 4096)
+        return hsp_fail(HSP_ERR_ARG, "thread count %d outside 1..4096", nthreads);
+    pthread_once(&forks_counted, count_forks);
+    hsp_pool *pool = calloc(1, sizeof *pool);
+    if (!pool || !(pool->threads = calloc((size_t)nthreads, sizeof *pool->threads))) {
+        free(pool);
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the thread pool");
     }
-    pool->bound_beside = -1;
-    if (nthreads > 1 && !unbound && !getenv("HSPGEMM_NO_BIND")) bind_workers(pool, sched_getcpu());
+    pool->nthreads = nthreads, pool->unbound = unbound;
+    hsp_status s = start_workers(pool);
+    if (s != HSP_OK) {
+        hsp_pool_free(pool);
+        return s;
+    }
     *out = pool;
     return HSP_OK;
+}
+
+/* Has the process forked since the pool's workers were started (they are
+ * then not in this process)? */
+static int forked(const hsp_pool *pool)
+{
+    return pool->forks != atomic_load(&forks);
 }
 
 void hsp_pool_free(hsp_pool *pool)
 {
     if (!pool) return;
-    if (!atomic_load(&pool->stop) && pool->threads) stop_workers(pool, pool->nthreads - 1);
+    if (forked(pool)) { /* a child's: no worker to stop, and a lock they may have held */
+        free(pool->threads);
+        free(pool);
+        return;
+    }
+    if (!atomic_load(&pool->stop)) stop_workers(pool, pool->workers);
     pthread_mutex_destroy(&pool->lock);
     pthread_cond_destroy(&pool->wake);
     pthread_cond_destroy(&pool->done);
@@ -166,8 +216,9 @@ int hsp_pool_size(const hsp_pool *pool)
 
 void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg)
 {
-    if (pool->nthreads == 1) {
-        fn(arg, 0);
+    if (forked(pool)) start_workers(pool); /* without workers where it fails: the run below copes */
+    if (pool->workers == 0) {
+        for (int tid = 0; tid < pool->nthreads; tid++) fn(arg, tid);
         return;
     }
     int cpu = sched_getcpu();

@@ -12,11 +12,14 @@ typedef void (*hsp_chunk_fn)(void *arg, int tid, int64_t chunk);
 
 /* Start nthreads - 1 workers, bound each to a CPU other than the caller's
  * unless unbound (or HSPGEMM_NO_BIND is set); the caller is thread 0 of
- * every run. */
+ * every run.  Fork-safe: in a child of fork() the first run starts the
+ * workers anew (the child has none of the parent's). */
 hsp_status hsp_pool_create(int nthreads, int unbound, hsp_pool **out);
 void hsp_pool_free(hsp_pool *pool);
 int hsp_pool_size(const hsp_pool *pool);
-/* Call fn(arg, tid) once on each thread, tid = 0 .. size-1, and wait. */
+/* Call fn(arg, tid) once on each thread, tid = 0 .. size-1, and wait (on
+ * the caller, tid after tid, where a child of fork() could not start its
+ * workers again). */
 void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg);
 /* Call fn(arg, tid, c) for c = 0 .. nchunks-1, each chunk taken by whichever
  * thread is free next (dynamic scheduling), and wait; one chunk or none runs
@@ -26,7 +29,9 @@ void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg
  * parts of about equal weight for the pool: part p is [cut[p], cut[p + 1]).
  * Returns the parts. */
 int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut);
-/* The number of online CPU cores. */
+/* The CPUs this thread may run on (its affinity: taskset, cgroup cpusets,
+ * mpiexec's binding), else where that is unknown the online CPUs: the
+ * threads of a context made with threads = 0. */
 int hsp_cpu_count(void);
 
 #endif

@@ -1,37 +1,31 @@
 /* progress.c: a progress line on stderr for work that runs over a second,
- * and the notices of long work passed to the caller's function. */
+ * and the hook that hears kernel builds. */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "internal.h"
 
 static struct {
     pthread_mutex_t lock;
-    hsp_notice_fn fn;
+    hsp_build_hook hook;
     void *arg;
-} notice = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+} build = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
 
-void hsp_set_notice(hsp_notice_fn fn, void *arg)
+void hsp_set_build_hook(hsp_build_hook hook, void *arg)
 {
-    pthread_mutex_lock(&notice.lock);
-    notice.fn = fn, notice.arg = arg;
-    pthread_mutex_unlock(&notice.lock);
+    pthread_mutex_lock(&build.lock);
+    build.hook = hook, build.arg = arg;
+    pthread_mutex_unlock(&build.lock);
 }
 
-void hsp_notice(const char *fmt, ...)
+void hsp_build_heard(hsp_build_event event, const char *device, hsp_precision precision, const char *cache,
+                     double seconds)
 {
-    char line[512];
-    va_list ap;
-    pthread_mutex_lock(&notice.lock);
-    hsp_notice_fn fn = notice.fn;
-    void *arg = notice.arg;
-    pthread_mutex_unlock(&notice.lock);
-    if (!fn) return;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fn(line, arg);
+    pthread_mutex_lock(&build.lock);
+    hsp_build_hook hook = build.hook;
+    void *arg = build.arg;
+    pthread_mutex_unlock(&build.lock);
+    if (hook) hook(event, device, precision, cache, seconds, arg);
 }
 
 void hsp_progress_start(hsp_progress *p, const char *label, int64_t total,

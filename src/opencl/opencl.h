@@ -53,8 +53,7 @@ typedef struct {
     unsigned char *up_ptr;
     size_t up_used;
     struct ocl_profile *profile; /* kernel times (HSPGEMM_PROFILE), or NULL */
-    char name[64];               /* the device's, for the profile and the notice of a build */
-    int noticed;                 /* a build from source was noticed (hsp_notice): the next is not */
+    char name[64];               /* the device's, for the profile and the hook of a build */
 } ocl_state;
 
 /* What an OpenCL device offers, for the device list and for choosing. */

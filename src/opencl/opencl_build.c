@@ -141,18 +141,6 @@ static int warp_redux(ocl_state *st)
            major >= 8;
 }
 
-/* Tell the caller (hsp_notice) that st's kernels are being built from
- * source, and where they will be cached (path, the cache file; NULL: none):
- * seconds, minutes on PoCL, with nothing else to show. */
-static void notice_build(const ocl_state *st, const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    if (slash)
-        hsp_notice("building the OpenCL kernels for %s (once: they are cached in %.*s) ...", st->name,
-                   (int)(slash - path), path);
-    else hsp_notice("building the OpenCL kernels for %s (not cached: HSPGEMM_CACHE_DIR=off or no HOME) ...", st->name);
-}
-
 hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
 {
     char options[64], path[1100], name[32];
@@ -161,8 +149,14 @@ hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
     int cached = cache_path(st, options, path, sizeof path);
     memset(k, 0, sizeof *k);
     if (!cached || !(k->program = load_cached(st, path, options))) {
-        if (!st->noticed++) notice_build(st, cached ? path : NULL);
+        hsp_precision precision = dbl ? HSP_DOUBLE : HSP_FLOAT;
+        char *slash = cached ? strrchr(path, '/') : NULL;
+        double start = hsp_now_ms();
+        if (slash) *slash = 0; /* the folder, for the hook */
+        hsp_build_heard(HSP_BUILD_START, st->name, precision, slash ? path : NULL, 0);
         hsp_status s = build_source(st, options, &k->program);
+        hsp_build_heard(HSP_BUILD_DONE, st->name, precision, slash ? path : NULL, (hsp_now_ms() - start) / 1e3);
+        if (slash) *slash = '/';
         if (s != HSP_OK) return s;
         if (cached) store_cached(st, k->program, path);
     }

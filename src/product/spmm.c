@@ -204,8 +204,8 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
         stats->threads = cpu_cols ? hsp_pool_size(ctx->pool) : 0;
         stats->blocks = on_dev ? blocks : 0, stats->cpu_cols = cpu_cols;
         snprintf(stats->format, sizeof stats->format, "%s", (on_dev ? A : r.A)->rowptr ? "csr" : "ellr");
-        if (!on_dev) snprintf(stats->device, sizeof stats->device, "CPU threads (%d)", stats->threads);
-        else if (cpu_cols) snprintf(stats->device, sizeof stats->device, "%.100s and CPU threads (%d)", dev->description, stats->threads);
+        if (!on_dev) snprintf(stats->device, sizeof stats->device, "cpu"); /* hsp_stats.device's name for them */
+        else if (cpu_cols) snprintf(stats->device, sizeof stats->device, "%.100s and cpu", dev->description);
         else snprintf(stats->device, sizeof stats->device, "%s", dev->description);
         stats->ms = hsp_now_ms() - t0;
     }
