@@ -271,34 +271,46 @@ static PetscErrorCode product(op o, Mat A, Mat P, MatReuse reuse, Mat *C)
     PetscFunctionReturn(0);
 }
 
-/* Each step a new A of the same pattern, built by the same calls (so of the
- * same PETSc state as the one before), the product reused with it
- * (MatProductReplaceMats), the old A destroyed: C is the new A's product. */
+/* The two of each: A, P and C, PETSc's and hspgemm's. */
+static PetscErrorCode destroy_pairs(Mat A[2], Mat P[2], Mat C[2])
+{
+    PetscFunctionBegin;
+    for (int k = 0; k < 2; k++) {
+        PetscCall(MatDestroy(&A[k]));
+        PetscCall(MatDestroy(&P[k]));
+        PetscCall(MatDestroy(&C[k]));
+    }
+    PetscFunctionReturn(0);
+}
+
+/* Each step a new operand of the same pattern, built by the same calls (so
+ * of the same PETSc state as the one before; A, then P, then both), the
+ * product reused with it (MatProductReplaceMats), the old one destroyed: C
+ * is the new operands' product, as PETSc's made anew. */
 static PetscErrorCode test_new_operands(op o)
 {
-    Mat A[2] = {NULL, NULL}, P[2], C[2];
+    Mat A[2] = {NULL, NULL}, P[2] = {NULL, NULL}, C[2];
     PetscBool ok = PETSC_TRUE, step;
     char what[160];
 
     PetscFunctionBegin;
-    for (int k = 0; k < 2; k++) PetscCall(make_p(k ? MATAIJHSP : MATAIJ, 1.0, &P[k]));
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 4; s++) {
         for (int k = 0; k < 2; k++) {
-            PetscCall(MatDestroy(&A[k]));
-            PetscCall(make_a(k ? MATAIJHSP : MATAIJ, 8.5 + 3 * s, &A[k]));
-            PetscCall(product(o, A[k], P[k], s ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &C[k]));
+            if (s != 2) PetscCall(MatDestroy(&A[k]));
+            if (s != 1) PetscCall(MatDestroy(&P[k]));
+            if (!A[k]) PetscCall(make_a(k ? MATAIJHSP : MATAIJ, 8.5 + 3 * s, &A[k]));
+            if (!P[k]) PetscCall(make_p(k ? MATAIJHSP : MATAIJ, 1.0 + s, &P[k]));
         }
+        if (s) PetscCall(MatDestroy(&C[0])); /* PETSc's own, made anew: its MPIAIJ P^T*A*P refuses a new P */
+        PetscCall(product(o, A[0], P[0], MAT_INITIAL_MATRIX, &C[0]));
+        PetscCall(product(o, A[1], P[1], s ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &C[1]));
         PetscCall(same(C[1], C[0], &step));
         ok = ok && step;
     }
     PetscCall(PetscSNPrintf(what, sizeof what, "%s reused with a new A, P or both of the same pattern and state: "
                             "the new operands' product", op_names[o]));
     PetscCall(report(ok, what));
-    for (int k = 0; k < 2; k++) {
-        PetscCall(MatDestroy(&A[k]));
-        PetscCall(MatDestroy(&P[k]));
-        PetscCall(MatDestroy(&C[k]));
-    }
+    PetscCall(destroy_pairs(A, P, C));
     PetscFunctionReturn(0);
 }
 
@@ -327,11 +339,7 @@ static PetscErrorCode test_changed_c(op o)
     PetscCall(PetscSNPrintf(what, sizeof what, "%s reused after C was scaled, shifted or zeroed: the product again",
                             op_names[o]));
     PetscCall(report(ok, what));
-    for (int k = 0; k < 2; k++) {
-        PetscCall(MatDestroy(&A[k]));
-        PetscCall(MatDestroy(&P[k]));
-        PetscCall(MatDestroy(&C[k]));
-    }
+    PetscCall(destroy_pairs(A, P, C));
     PetscFunctionReturn(0);
 }
 
