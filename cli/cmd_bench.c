@@ -457,7 +457,7 @@ int cmd_bench(int argc, char **argv)
     if ((a.cols || a.lib.spmm_blocks) && !spmm)
         return cli_usage_error(a.name, "--%s is an option of --suite=spmm", a.cols ? "cols=L" : "blocks=N");
     if (!a.repeat) a.repeat = amg ? 5 : 7;
-    if (!a.lib.threads) a.lib.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (!a.lib.threads) a.lib.threads = hsp_cpu_count();
     const char *csv = a.csv ? a.csv : galerkin ? "bench-galerkin.csv" : realloc_suite ? "bench-realloc.csv"
                                     : amg      ? "bench-amg.csv"
                                     : spmm     ? "bench-spmm.csv"

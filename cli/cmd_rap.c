@@ -10,7 +10,7 @@ static const char usage_rap[] =
     "  -o, --output=FILE     write C as a Matrix Market file (-: to stdout, the figures to stderr)\n"
     "  --order=r-ap|ra-p     R*(A*P) (default) or (R*A)*P\n"
     "  --device=NAME         auto (default), cpu, opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
-    "  --threads=N           CPU threads (default: one per core)\n"
+    "  --threads=N           CPU threads (default: one per CPU the process may run on)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --methods=M, --profile=FILE, --grow=realloc|copy, --small-nnz=N, --device-timeout=S, --mem-limit=SIZE,\n"
     "  --deterministic\n"

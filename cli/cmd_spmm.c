@@ -32,7 +32,7 @@ static const char usage_spmm[] =
     "                        product timed first on each side alone and split by their rates,\n"
     "                        t_device / (t_device + t_cpu) to the CPU (--repeat runs each), and\n"
     "                        the fastest of the three kept\n"
-    "  --threads=N           CPU threads (default: one per core)\n"
+    "  --threads=N           CPU threads (default: one per CPU the process may run on)\n"
     "  --precision=float|double   values are read and computed in this (default double)\n"
     "  --repeat=N            multiply N times; the figures give median and minimum\n"
     "  --stats[=table|json]  print the figures: a table, or one JSON line on stdout\n"

@@ -140,7 +140,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     else if (!strcmp(name, "deterministic")) a->lib.deterministic = 1;
     else if (!strcmp(name, "digest")) a->digest = 1;
     else if (!strcmp(name, "threads")) {
-        if (parse_int(v, 0, 4096, &n)) return "--threads takes 0 (one per core) to 4096";
+        if (parse_int(v, 0, 4096, &n)) return "--threads takes 0 (one per CPU the process may run on) to 4096";
         a->lib.threads = (int)n;
     } else if (!strcmp(name, "grow")) {
         if (strcmp(v, "realloc") && strcmp(v, "copy")) return "--grow takes realloc or copy";

@@ -29,9 +29,5 @@ void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg
  * parts of about equal weight for the pool: part p is [cut[p], cut[p + 1]).
  * Returns the parts. */
 int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut);
-/* The CPUs this thread may run on (its affinity: taskset, cgroup cpusets,
- * mpiexec's binding), else where that is unknown the online CPUs: the
- * threads of a context made with threads = 0. */
-int hsp_cpu_count(void);
 
 #endif

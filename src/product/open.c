@@ -17,7 +17,7 @@
 static hsp_status check_options(const hsp_options *o)
 {
     if (o->threads < 0 || o->threads > 4096)
-        return hsp_fail(HSP_ERR_ARG, "threads = %d: give 0 (one per core) to 4096", o->threads);
+        return hsp_fail(HSP_ERR_ARG, "threads = %d: give 0 (one per CPU the process may run on) to 4096", o->threads);
     if (o->grow != HSP_GROW_REALLOC && o->grow != HSP_GROW_COPY)
         return hsp_fail(HSP_ERR_ARG, "unknown grow mode %d", (int)o->grow);
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
