@@ -159,6 +159,17 @@ static void test_amg_messages(void)
     amg = (hsp_amg *)&amg;
     s = hsp_amg_setup(NULL, A, NULL, &amg);
     tap_ok(s == HSP_ERR_ARG && !amg, "a NULL context is refused, *out set to NULL: %s", hsp_errmsg());
+    hsp_resident *rA = NULL;
+    s = hsp_place(ctx, A, &rA);
+    if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, rA, NULL, &amg);
+    tap_ok(s == HSP_OK && amg->nlevels > 1, "hsp_amg_setup_resident(ctx, rA, NULL, &amg): the default options too (%d "
+           "levels)", s == HSP_OK ? amg->nlevels : 0);
+    hsp_amg_free(amg);
+    amg = (hsp_amg *)&amg;
+    s = hsp_amg_setup_resident(ctx, NULL, NULL, &amg);
+    tap_ok(s == HSP_ERR_ARG && !amg, "hsp_amg_setup_resident of a NULL A is refused, *out set to NULL: %s",
+           hsp_errmsg());
+    hsp_resident_free(rA);
     hsp_csr_free(A);
 }
 

@@ -153,8 +153,10 @@ static hsp_status device_levels(hsp_context *ctx, const hsp_resident *A, const h
 
 hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out)
 {
-    if (!ctx || !A || !o || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup_resident: an argument is NULL");
-    *out = NULL;
+    hsp_amg_options defaults;
+    if (out) *out = NULL;
+    if (!ctx || !A || !out) return hsp_fail(HSP_ERR_ARG, "hsp_amg_setup_resident: ctx, A or out is NULL");
+    if (!o) hsp_amg_options_init(&defaults), o = &defaults;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
     if (s == HSP_OK && ctx->device->held_ops && (o->B || o->nullspace != 1 || o->block != 1))
