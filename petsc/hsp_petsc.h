@@ -2,8 +2,9 @@
  * libhspgemm_petsc).  A matrix of type MATAIJHSP ("aijhsp": "seqaijhsp" on
  * one rank, "mpiaijhsp" on several) is AIJ in every way but that its
  * products C = A*B, A^T*B and P^T*A*P (MatMatMult, MatTransposeMatMult,
- * MatPtAP; MatProduct's AB, AtB and PtAP) run in hspgemm: the symbolic phase keeps hspgemm's plan, the numeric
- * phase computes C's values by it.  On several ranks each rank's rows of
+ * MatPtAP; MatProduct's AB, AtB and PtAP) run in hspgemm: the symbolic phase
+ * makes C with its values, a numeric phase computes them again by hspgemm's
+ * plan (made at the first reuse).  On several ranks each rank's rows of
  * A*B, and its share of P^T*A*P, are one hspgemm product of its rows with
  * the rows of other ranks that PETSc gathers; the rows of P^T*A*P other
  * ranks own reach them by PETSc's COO assembly.  A^T*B on several ranks,
