@@ -238,6 +238,14 @@ static PetscErrorCode agree(MPI_Comm comm, PetscErrorCode e)
     PetscFunctionReturn(0);
 }
 
+/* This rank's product, R*(A*P) or A*B, into *C, with a plan where plan is
+ * not NULL. */
+static hsp_status local_make(hsp_context *ctx, PetscBool ptap, const mpi_data *d, hsp_csr **C, hsp_plan **plan)
+{
+    if (ptap) return hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, C, plan, NULL);
+    return plan ? hsp_multiply_plan(ctx, d->A, d->B, C, plan, NULL) : hsp_multiply(ctx, d->A, d->B, C, NULL);
+}
+
 /* This rank's product made anew with a plan, at the first reuse (a product
  * used once keeps none): its pattern must be the symbolic phase's. */
 static PetscErrorCode planned(hsp_context *ctx, PetscBool ptap, mpi_data *d)
@@ -246,8 +254,7 @@ static PetscErrorCode planned(hsp_context *ctx, PetscBool ptap, mpi_data *d)
     PetscErrorCode e;
 
     PetscFunctionBegin;
-    HSP_CHECK(PETSC_COMM_SELF, ptap ? hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, &fresh, &d->plan, NULL)
-                                    : hsp_multiply_plan(ctx, d->A, d->B, &fresh, &d->plan, NULL));
+    HSP_CHECK(PETSC_COMM_SELF, local_make(ctx, ptap, d, &fresh, &d->plan));
     e = hsp_petsc_same_pattern(fresh, d->C);
     if (e) {
         hsp_csr_free(fresh), hsp_plan_free(d->plan), d->plan = NULL;
@@ -276,8 +283,7 @@ static PetscErrorCode product_local(hsp_context *ctx, Mat A, Mat B, MatProductTy
                    hsp_errmsg());
     }
     if (!d->C)
-        s = ptap ? hsp_rap(ctx, d->R, d->A, d->B, HSP_RAP_R_AP, &d->C, NULL, NULL)
-                 : hsp_multiply(ctx, d->A, d->B, &d->C, NULL);
+        s = local_make(ctx, ptap, d, &d->C, NULL);
     else if (!d->plan)
         PetscCall(planned(ctx, ptap, d));
     else

@@ -54,9 +54,7 @@ static hsp_status check_operands(hsp_context *ctx, const hsp_csr *A, const hsp_c
     return check_row_arrays(ctx, A);
 }
 
-/* A caller's A and B checked whole: as check_operands (their row arrays
- * refused before a row pointer is read), then their rows. */
-static hsp_status check_caller(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B)
+hsp_status hsp_check_caller(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B)
 {
     hsp_status s = check_operands(ctx, A, B, 0);
     if (s == HSP_OK) s = hsp_csr_check_named(ctx, A, "A");
@@ -200,7 +198,7 @@ static hsp_status multiply_blocked(hsp_context *ctx, const hsp_csr *A, const hsp
 {
     double start = hsp_now_ms();
     hsp_bitmap *a = NULL, *b = NULL, *c = NULL;
-    hsp_status s = C ? check_caller(ctx, A, B) : hsp_fail(HSP_ERR_ARG, "hsp_multiply: C is NULL");
+    hsp_status s = C ? hsp_check_caller(ctx, A, B) : hsp_fail(HSP_ERR_ARG, "hsp_multiply: C is NULL");
     if (C) *C = NULL;
     if (s == HSP_OK) s = hsp_bitmap_from_csr(A, &a);
     if (s == HSP_OK && B != A) s = hsp_bitmap_from_csr(B, &b);
@@ -216,7 +214,7 @@ hsp_status hsp_multiply(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hs
 {
     if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx is NULL");
     hsp_context_lock(ctx);
-    hsp_status s = ctx->options.bitmap ? multiply_blocked(ctx, A, B, C, stats) : check_caller(ctx, A, B);
+    hsp_status s = ctx->options.bitmap ? multiply_blocked(ctx, A, B, C, stats) : hsp_check_caller(ctx, A, B);
     if (s == HSP_OK && !ctx->options.bitmap) s = multiply(ctx, A, B, ctx->options.unsorted, C, stats);
     else if (C && !ctx->options.bitmap) *C = NULL;
     if (s == HSP_OK && ctx->options.pattern && !ctx->options.bitmap) hsp_csr_set_ones(*C); /* blocks give ones */

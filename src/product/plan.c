@@ -159,10 +159,9 @@ hsp_status hsp_multiply_planned(hsp_context *ctx, const hsp_csr *A, const hsp_cs
 hsp_status hsp_multiply_plan(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, hsp_plan **plan,
                              hsp_stats *stats)
 {
-    if (!ctx || !plan || !A || !B) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan: ctx, A, B or plan is NULL");
+    if (!ctx || !plan) return hsp_fail(HSP_ERR_ARG, "hsp_multiply_plan: ctx or plan is NULL");
     hsp_context_lock(ctx);
-    hsp_status s = hsp_csr_check_named(ctx, A, "A");
-    if (s == HSP_OK && B != A) s = hsp_csr_check_named(ctx, B, "B");
+    hsp_status s = hsp_check_caller(ctx, A, B);
     hsp_context_unlock(ctx);
     if (s != HSP_OK) return *plan = NULL, s;
     return hsp_multiply_planned(ctx, A, B, C, 1, plan, stats);

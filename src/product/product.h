@@ -19,6 +19,10 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
  * them). */
 hsp_status hsp_multiply_sorted(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C,
                                hsp_stats *stats);
+/* A caller's A and B checked whole (ctx locked): headers, shapes, and row
+ * arrays within the memory limit (refused before a row pointer is read),
+ * then their rows on ctx's threads.  The error names the operand. */
+hsp_status hsp_check_caller(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B);
 /* Is the caller's M valid CSR (its rows checked on ctx's threads; ctx
  * locked)?  The error names it. */
 hsp_status hsp_csr_check_named(hsp_context *ctx, const hsp_csr *M, const char *name);
