@@ -448,7 +448,11 @@ typedef enum {
 /* C = R*A*P in the given order; R NULL means P^T, formed once.  plan, if not
  * NULL, gets a plan for hsp_rap_reuse; stats is NULL or an array of two
  * hsp_stats, which get the figures of the first and the second product.
- * Errors name R, A and P.  options.drop_zeros applies where plan is NULL. */
+ * Without a plan, where P aggregates (at most one entry in each row) and R
+ * is P^T or has at most one entry in each column, and the product runs on
+ * the CPU threads, C is one pass over A instead (no A*P held; either order
+ * gives the same C): stats[0] gets its figures, stats[1] zeros.  Errors
+ * name R, A and P.  options.drop_zeros applies where plan is NULL. */
 hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P,
                    hsp_rap_order order, hsp_csr **C, hsp_plan **plan, hsp_stats stats[2]);
 /* C's values anew from R, A and P of the plan's patterns (R NULL exactly when

@@ -326,8 +326,9 @@ static long next_point(long n, long total)
 
 /* The operands every call reads, and copies of them to check they are untouched. */
 typedef struct {
-    hsp_csr *A, *B, *P, *S; /* A*B has long rows; P tall for R = P^T; S square for AMG */
-    hsp_csr *copy[4];
+    hsp_csr *A, *B, *P, *S, *G; /* A*B has long rows; P tall for R = P^T; S square for AMG; G
+                                   aggregates S's rows (one pass of hsp_rap) */
+    hsp_csr *copy[5];
     char path[64];          /* a Matrix Market file with duplicates and unsorted rows */
 } fixture;
 
@@ -414,6 +415,11 @@ static hsp_status call_rap(hsp_context *ctx, const fixture *f, hsp_csr **out)
     return s;
 }
 
+static hsp_status call_rap_aggregate(hsp_context *ctx, const fixture *f, hsp_csr **out)
+{
+    return hsp_rap(ctx, NULL, f->S, f->G, HSP_RAP_R_AP, out, NULL, NULL);
+}
+
 static hsp_status call_amg(hsp_context *ctx, const fixture *f, hsp_csr **out)
 {
     hsp_amg_options o;
@@ -456,8 +462,8 @@ static hsp_context *context(const char *device, hsp_grow grow)
 
 static int operands_intact(const fixture *f)
 {
-    const hsp_csr *M[4] = {f->A, f->B, f->P, f->S};
-    for (int k = 0; k < 4; k++)
+    const hsp_csr *M[5] = {f->A, f->B, f->P, f->S, f->G};
+    for (int k = 0; k < 5; k++)
         if (!ref_identical(M[k], f->copy[k])) return 0;
     return 1;
 }
@@ -559,6 +565,7 @@ static void walk_device_calls(int kind, const char *device, const fixture *f)
         call_fn call;
     } calls[] = {{"hsp_multiply_plan and hsp_multiply_reuse", call_plan_reuse},
                  {"hsp_rap and hsp_rap_reuse", call_rap},
+                 {"hsp_rap of an aggregating P", call_rap_aggregate},
                  {"hsp_amg_setup and hsp_amg_resetup", call_amg},
                  {"hsp_bitmap_from_csr, hsp_bitmap_multiply and hsp_bitmap_to_csr", call_bitmap}};
     char name[128];
@@ -597,8 +604,9 @@ int main(void)
     f.B = ref_random(90, 100, 0, 30, HSP_DOUBLE, 12);
     hsp_generate("poisson2d5:12", 1, HSP_DOUBLE, &f.S); /* 144 rows */
     f.P = ref_random(144, 40, 1, 3, HSP_DOUBLE, 13);
-    const hsp_csr *M[4] = {f.A, f.B, f.P, f.S};
-    for (int k = 0; k < 4; k++) hsp_csr_convert(M[k], HSP_DOUBLE, &f.copy[k]);
+    f.G = ref_random(144, 40, 0, 1, HSP_DOUBLE, 14);
+    const hsp_csr *M[5] = {f.A, f.B, f.P, f.S, f.G};
+    for (int k = 0; k < 5; k++) hsp_csr_convert(M[k], HSP_DOUBLE, &f.copy[k]);
     if (!tap_ok(f.S && f.copy[3] && write_file(&f, f.path), "operands and their file made")) return tap_done();
     walk(FAULT_ALLOC, "hsp_mm_read", call_read, &f, NULL, HSP_GROW_REALLOC);
     walk(FAULT_ALLOC, "hsp_mm_read in float", call_read_float, &f, NULL, HSP_GROW_REALLOC);
@@ -614,7 +622,7 @@ int main(void)
     walk(FAULT_OPENCL, "hsp_context_create on opencl and a product", call_context, &f, NULL, HSP_GROW_REALLOC);
 #endif
     unlink(f.path);
-    for (int k = 0; k < 4; k++) hsp_csr_free(f.copy[k]), hsp_csr_free((hsp_csr *)M[k]);
+    for (int k = 0; k < 5; k++) hsp_csr_free(f.copy[k]), hsp_csr_free((hsp_csr *)M[k]);
     return tap_done();
 }
 #endif

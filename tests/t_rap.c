@@ -145,6 +145,50 @@ static void test_rap(void)
     hsp_csr_free(A), hsp_csr_free(P);
 }
 
+/* R*A*P of an aggregating P (at most one entry a row, some rows empty) and
+ * R = P^T or the transpose of another such matrix: the one pass (stats[1]
+ * left zero), against the reference, with the two products' pattern (a
+ * plan's path), the same bits twice. */
+static void check_aggregate(const char *what, const hsp_csr *A, const hsp_csr *P, const hsp_csr *Q)
+{
+    hsp_csr *R = NULL;
+    hsp_transpose(Q ? Q : P, &R);
+    hsp_csr *C = NULL, *again = NULL, *two = NULL;
+    hsp_plan *plan = NULL;
+    hsp_stats st[2];
+    char why[256] = "";
+    int ok = hsp_rap(ctx, Q ? R : NULL, A, P, HSP_RAP_R_AP, &C, NULL, st) == HSP_OK &&
+             rap_matches(C, R, A, P, why, sizeof why);
+    tap_ok(ok, "%s, R %s: %dx%d, %lld entries %s", what, Q ? "given" : "= P^T", C ? C->nrows : -1,
+           C ? C->ncols : -1, C ? (long long)C->nnz : -1LL, why);
+    tap_ok(C && st[0].nnz_c == C->nnz && st[1].nnz_c == 0 && st[1].ms_total == 0 && st[0].threads > 0,
+           "%s: one pass (the second product's figures zero)", what);
+    ok = C && hsp_rap(ctx, Q ? R : NULL, A, P, HSP_RAP_RA_P, &again, NULL, NULL) == HSP_OK && ref_identical(C, again);
+    tap_ok(ok, "%s: the same bits again, whatever the order asked", what);
+    ok = C && hsp_rap(ctx, Q ? R : NULL, A, P, HSP_RAP_R_AP, &two, &plan, NULL) == HSP_OK && same_pattern(C, two);
+    tap_ok(ok, "%s: the pattern of the two products (a plan's)", what);
+    hsp_csr_free(C), hsp_csr_free(again), hsp_csr_free(two), hsp_plan_free(plan), hsp_csr_free(R);
+}
+
+static void test_aggregate(void)
+{
+    for (int dbl = 0; dbl < 2; dbl++) {
+        hsp_precision p = dbl ? HSP_DOUBLE : HSP_FLOAT;
+        const char *name = dbl ? "double" : "float";
+        char what[96];
+        hsp_csr *A = NULL, *P = ref_random(576, 70, 0, 1, p, 21), *Q = ref_random(576, 90, 0, 1, p, 22);
+        hsp_generate("poisson2d9:24", 1, p, &A);
+        snprintf(what, sizeof what, "poisson2d9:24 by an aggregating 576x70, %s", name);
+        check_aggregate(what, A, P, NULL);
+        check_aggregate(what, A, P, Q);
+        hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(Q);
+        A = ref_random(400, 250, 0, 120, p, 23), P = ref_random(250, 40, 0, 1, p, 24), Q = ref_random(400, 9, 0, 1, p, 25);
+        snprintf(what, sizeof what, "random 400x250 (empty and long rows) by an aggregating 250x40, %s", name);
+        check_aggregate(what, A, P, Q);
+        hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(Q);
+    }
+}
+
 /* New values on the same pattern: each value times a factor in [0.5, 1.5). */
 static void new_values(hsp_csr *M, unsigned seed)
 {
@@ -283,6 +327,7 @@ static void test_kept(void)
         count[1][i] = 1, col[1][i][0] = i / 2;
         count[2][i] = i < N / 2 ? 2 : 0, col[2][i][0] = 2 * i, col[2][i][1] = 2 * i + 1;
     }
+    count[1][N - 1] = 2, col[1][N - 1][1] = 0; /* not an aggregation: two products, not one pass */
     count[2][0] = 1; /* R*(A*P): (A*P)'s row 0 is one entry (P's rows 0 and 1 meet), so is R's */
     hsp_csr *A = rows_of(N, N, count[0], col[0]), *P = rows_of(N, N / 2, count[1], col[1]);
     hsp_csr *R = rows_of(N / 2, N, count[2], col[2]), *C = NULL;
@@ -303,7 +348,7 @@ static void test_kept(void)
     hsp_options_init(&o);
     o.device = ref_device(), o.small_nnz = 3000; /* A*P and R*A above, the second products below */
     hsp_generate("poisson2d9:24", 1, HSP_DOUBLE, &A);
-    P = ref_random(576, 2, 1, 1, HSP_DOUBLE, 13);
+    P = ref_random(576, 2, 1, 2, HSP_DOUBLE, 13); /* rows of two: two products */
     hsp_transpose(P, &R);
     for (int order = 0; order < 2; order++) {
         C = NULL;
@@ -325,6 +370,7 @@ int main(void)
     test_transpose();
     test_transpose_pool();
     test_rap();
+    test_aggregate();
     test_reuse();
     test_reuse_values(HSP_FLOAT);
     test_reuse_values(HSP_DOUBLE);

@@ -107,7 +107,8 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
     if (plan) *plan = NULL;
     hsp_context_lock(ctx);
     if ((s = check_operands_named(ctx, R, A, P)) != HSP_OK) return hsp_context_unlock(ctx), s;
-    s = hsp_rap_run(ctx, R, A, P, order, C, 1, plan, stats);
+    if (!plan && hsp_rap_aggregate_fits(ctx, R, A, P)) s = hsp_rap_aggregate(ctx, R, A, P, C, stats);
+    else s = hsp_rap_run(ctx, R, A, P, order, C, 1, plan, stats);
     if (s == HSP_OK && !plan && ctx->options.drop_zeros) hsp_csr_drop_zeros(*C, stats ? stats + 1 : NULL);
     hsp_context_unlock(ctx);
     return s;
