@@ -25,6 +25,7 @@
 /* What the process shares: hspgemm's context, the set-ups of SeqAIJ and
  * MPIAIJ products (for the products left to PETSc), and the counts. */
 static hsp_context *context;
+static PetscInt context_threads; /* its CPU threads */
 static PetscErrorCode (*seqaij_products)(Mat);
 static PetscErrorCode (*mpiaij_products)(Mat);
 static PetscInt counts[3]; /* symbolic A*B or A^T*B, symbolic P^T*A*P, numeric */
@@ -89,6 +90,7 @@ PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx)
     hsp_options_init(&o);
     o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small, o.unbound = unbound;
     HSP_CHECK(comm, hsp_context_create(&o, &context));
+    context_threads = threads;
     PetscCall(PetscRegisterFinalize(context_free));
     *ctx = context;
     PetscFunctionReturn(0);
@@ -843,7 +845,7 @@ void hsp_petsc_count(int which)
 void hsp_petsc_memory_back(void)
 {
     hsp_release_memory();
-    malloc_trim(0);
+    if (context_threads > 1) malloc_trim(0);
 }
 
 PetscErrorCode PetscHspgemmGetCounts(PetscInt *ab, PetscInt *ptap, PetscInt *numeric)

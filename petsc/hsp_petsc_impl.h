@@ -21,10 +21,14 @@ enum { COUNT_AB, COUNT_PTAP, COUNT_NUMERIC };
 PETSC_INTERN PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx);
 /* One more product of the kind counted (COUNT_AB, ...). */
 PETSC_INTERN void hsp_petsc_count(int which);
-/* The memory a symbolic phase freed handed back to the system: the large
- * arrays hspgemm keeps for its next matrices (hsp_release_memory) and the
- * heaps' free tops (malloc_trim), so that the set-up's peak is its products'
- * own, not theirs stacked on what earlier ones left. */
+/* The memory a symbolic phase freed handed back to the system, so that the
+ * set-up's peak is its products' own, not theirs stacked on what earlier
+ * ones left: the large arrays hspgemm keeps for its next matrices
+ * (hsp_release_memory), and where the context has worker threads, the free
+ * memory of every malloc heap (malloc_trim), which a worker's heap keeps
+ * otherwise.  With one thread the freed memory is the main heap's, which
+ * PETSc takes again: trimming it costs the faults of taking it back
+ * (README, PETSc: the figures). */
 PETSC_INTERN void hsp_petsc_memory_back(void);
 /* What C's values were made from by a symbolic phase: the operands (PETSc's
  * object ids, never reused in a process) and the states of A, B and C then. */

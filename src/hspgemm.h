@@ -495,11 +495,6 @@ typedef struct {
     int32_t block;       /* rows per node of level 0 (A's BSR block size in PyAMG); default 1 */
 } hsp_amg_options;
 
-/* The CPUs the calling thread may run on (its affinity: taskset, cgroup
- * cpusets, mpiexec's binding), else where that is unknown the online CPUs:
- * the threads of a context made with threads = 0. */
-int hsp_cpu_count(void);
-
 /* Fill o with the defaults above (o NULL: nothing). */
 void hsp_amg_options_init(hsp_amg_options *o);
 
