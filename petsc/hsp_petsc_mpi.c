@@ -221,6 +221,15 @@ static PetscErrorCode mpi_data_free(void *data)
     PetscFunctionReturn(0);
 }
 
+/* The copies of the operands' rows, dropped after the symbolic phase: a
+ * product used once (most of PCGAMG's set-up) keeps none beside the later
+ * products; a reuse makes them again, as it gives them new values. */
+static void operands_drop(mpi_data *d)
+{
+    hsp_csr_free(d->A), hsp_csr_free(d->B), hsp_csr_free(d->P), hsp_csr_free(d->R);
+    d->A = d->B = d->P = d->R = NULL;
+}
+
 /* Did this step succeed on every rank?  e is this rank's error (raised here
  * already); where another rank's step failed, an error here too, so that no
  * rank goes on alone into a step that needs all (PETSc's collective calls). */
@@ -522,6 +531,7 @@ PetscErrorCode hsp_petsc_mpi_symbolic(Mat C)
     PetscCall(matrix_of(C, d->own, ptap ? B->cmap->n : A->rmap->n, B->cmap->n, ptap ? B->cmap->N : A->rmap->N,
                         B->cmap->N));
     PetscCall(hsp_petsc_made_now(&d->made, A, B, C));
+    operands_drop(d);
     C->ops->productnumeric = mpi_numeric;
     hsp_petsc_old_numeric(C, numeric_of);
     hsp_petsc_count(ptap ? COUNT_PTAP : COUNT_AB);
