@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "fuzz.h"
-#include "bins.h"
-#include "device.h"
-#include "profile.h"
+#include "spgemm/bins.h"
+#include "device/device.h"
+#include "spgemm/profile.h"
 
 /* The device the profiles are read for: every method on every group. */
 static hsp_device *fuzz_device(void)

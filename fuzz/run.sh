@@ -19,7 +19,7 @@ mkdir -p "$build/obj"
 
 # The library, tests/ref.c and the CLI's option parsing, built again when
 # any of their sources or headers is newer than the archive.
-lib=$(cd "$src" && find src -name '*.c' ! -path 'src/opencl/*' | sort)
+lib=$(cd "$src" && find src -name '*.c' ! -path 'src/device/opencl/*' | sort)
 if [ -z "$(find "$build/libfuzzlib.a" 2>/dev/null)" ] \
    || [ -n "$(find "$src/src" "$src/cli" "$src/tests" -newer "$build/libfuzzlib.a" -name '*.[ch]')" ]; then
     for f in $lib tests/ref.c cli/options.c; do

@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 #include "fuzz.h"
-#include "device.h"
+#include "device/device.h"
 
 /* Has text a run of more than two digits? */
 static int large(const char *text)

@@ -11,7 +11,7 @@
 #include "agents.h"
 #include "hsa_gpu.h"
 #include "kfd_topology.h"
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct {
     hsp_hsa_agent *list;

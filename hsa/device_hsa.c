@@ -9,7 +9,7 @@
 #include "agents.h"
 #include "device_hsa.h"
 #include "hsa_gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* The targets this build has code objects for, space-separated, in buf. */
 static const char *built_targets(char *buf, size_t len)

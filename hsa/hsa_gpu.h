@@ -11,7 +11,7 @@
 #include <hsa/hsa_ext_amd.h>
 #include <stdatomic.h>
 #include "code_objects.h"
-#include "gpu.h"
+#include "device/gpu.h"
 #include "kernel_layout.h"
 
 /* How host and GPU share memory. */

@@ -4,7 +4,7 @@
  * the layout read from the metadata at build time. */
 #include <stdio.h>
 #include "hsa_gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 const char *hsa_error(hsa_status_t status)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hsa_gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 hsa_mem_mode hsa_choose_memory(int svm, int by_default, hsa_mem_want want)
 {

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include "aql.h"
 #include "hsa_gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 enum { QUEUE_SIZE = 256, KERNARG_BLOCKS = 256 };
 

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include "hsa_gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 
 enum { WATCHED_MAX = 64 };
 

@@ -1,7 +1,7 @@
 /* kernel_layout.c: the embedded kernel layouts, found by code object and
  * kernel name, and kernel-argument packing by them. */
 #include <string.h>
-#include "internal.h"
+#include "core/internal.h"
 #include "kernel_layout.h"
 
 const hsp_kernel_info *hsp_code_object_kernels(const hsp_code_object *co, int *count)

@@ -2,7 +2,7 @@
 #include <amd_comgr.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "core/internal.h"
 #include "kernel_meta.h"
 
 /* The kind the metadata calls name; HSP_KARG_NKINDS when there is none. */

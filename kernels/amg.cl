@@ -1,5 +1,5 @@
 /* amg.cl: smoothed aggregation on a device with memory of its own, for a
- * resident hierarchy (src/gpu/gpu_amg.c), a row or an entry a work-item.  A's
+ * resident hierarchy (src/amg/gpu_amg.c), a row or an entry a work-item.  A's
  * diagonal and the bound of rho(D^-1 A); the passes of the Lanczos steps
  * that estimate rho below it; strong connections; roots: a
  * maximal set of nodes at distance 3 or more from each other over the
@@ -69,7 +69,7 @@ __kernel void hsp_sa_diag(long n, __global const long *arp, __global const int *
     group_reduce(r, 1, lmax, part);
 }
 
-/* The Lanczos passes of src/gpu/gpu_amg.c (device.h's HSP_LZ_*) on
+/* The Lanczos passes of src/amg/gpu_amg.c (device.h's HSP_LZ_*) on
  * S = |D|^-1/2 A |D|^-1/2, a row a work-item, each with its work-group's
  * part of the sum it gives, which hsp_lz_sum adds into the scalars (alpha,
  * |w|^2 per step) that the later passes read where they are.  Entry i of

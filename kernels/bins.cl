@@ -39,7 +39,7 @@ long group_sum(long x, __local long *sum)
     return total;
 }
 
-/* Is row i one of the sample (src/pipeline/sample.c: runs of 32 rows, the
+/* Is row i one of the sample (src/spgemm/sample.c: runs of 32 rows, the
  * first of every 2048)? */
 int sampled(long i)
 {

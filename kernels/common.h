@@ -87,7 +87,7 @@ VT shuffle_xor_vt(VT x, int s)
 #endif
 
 /* The state of a long row between launches of the merge kernel; the host
- * keeps the same layout (src/opencl/opencl.h).  The row owns pool entries
+ * keeps the same layout (src/device/opencl/opencl.h).  The row owns pool entries
  * [off, off + 2 hcap) (two halves); its result so far, len entries, lies at
  * roff, and holds its first `next` products.  A row that stopped because its
  * next merge needs more than hcap entries sets need; the host grows it and

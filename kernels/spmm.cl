@@ -1,5 +1,5 @@
 /* spmm.cl: C = alpha A B + beta C (hsp_spmm) on a device.  A's rows as
- * src/pipeline/ellr.h lays them out: entry q of row i at first + q step, with
+ * src/spmm/ellr.h lays them out: entry q of row i at first + q step, with
  * first = rows[i / step] + i % step, and len[i] entries where lengths, else
  * rows[i + 1] - rows[i]; in CSR step is 1 and rows the row pointers, in
  * sliced ELLPACK-R step is the slice's rows, rows where each slice begins and

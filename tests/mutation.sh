@@ -31,25 +31,25 @@ logs=${MUTATION_LOGS:-$(pwd)/mutation-logs}
 # file), its replacement, and the tests likely to catch it (tried first).
 all_mutants() {
     # rows whose bound is W times a power of two go one bin too high
-    mutant bins-pow2 src/pipeline/bins.h '(uint64_t)(u - 1) / (uint64_t)bins->width' \
+    mutant bins-pow2 src/spgemm/bins.h '(uint64_t)(u - 1) / (uint64_t)bins->width' \
         '(uint64_t)u / (uint64_t)bins->width' 'tests/t_bins tests/t_multiply'
     # -o writes A instead of C
     mutant cli-writes-a cli/cmd_multiply.c 'hsp_mm_write(a->output, C)' 'hsp_mm_write(a->output, A)' 'tests/t_cli.sh'
     # a values-only reuse in float adds to C's old values
-    mutant plan-float-stale src/product/plan.c 'k++) row[k - start] = 0;' 'k++) if (sizeof(VT) == 8) row[k - start] = 0;' \
+    mutant plan-float-stale src/spgemm/plan.c 'k++) row[k - start] = 0;' 'k++) if (sizeof(VT) == 8) row[k - start] = 0;' \
         'tests/t_rap'
     # bin 1's chunks all start at the bin's first row
-    mutant single-chunk-offset src/pipeline/stages.c 'r->first + chunk * r->rows_per_chunk' 'r->first + chunk' \
+    mutant single-chunk-offset src/spgemm/stages.c 'r->first + chunk * r->rows_per_chunk' 'r->first + chunk' \
         'tests/t_multiply_opencl.sh tests/t_multiply_nosvm.sh'
     # the prolongator's smoothing weight halved
     mutant amg-omega-half src/amg/amg.c 'double w = omega / rho;' 'double w = omega / rho / 2;' 'tests/t_amg'
     # a long row that grows keeps all but its last entry
-    mutant grow-drops-last src/pipeline/rows_impl.h 'hsp_job_grow(job, o->buf, need, used)' \
+    mutant grow-drops-last src/spgemm/rows_impl.h 'hsp_job_grow(job, o->buf, need, used)' \
         'hsp_job_grow(job, o->buf, need, used - 1)' 'tests/t_multiply'
     # the hash accumulator overwrites a column's sum
-    mutant hash-overwrites src/pipeline/rows_impl.h 'sum[h] += a * op->bval[q];' 'sum[h] = a * op->bval[q];' 'tests/t_multiply'
+    mutant hash-overwrites src/spgemm/rows_impl.h 'sum[h] += a * op->bval[q];' 'sum[h] = a * op->bval[q];' 'tests/t_multiply'
     # the dense accumulator's first product of a column adds to what was there
-    mutant dense-stale src/pipeline/rows_impl.h 'acc[c] = a * bval[q];' 'acc[c] += a * bval[q];' 'tests/t_multiply'
+    mutant dense-stale src/spgemm/rows_impl.h 'acc[c] = a * bval[q];' 'acc[c] += a * bval[q];' 'tests/t_multiply'
     # the heap kernel's sift-down never looks at the last cursor
     mutant heap-kernel-bound kernels/heap.cl 'for (int c = 2 * x + 1; c < n; x = c' \
         'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl_pocl.sh tests/t_multiply_opencl.sh'
@@ -75,7 +75,7 @@ all_mutants() {
     mutant spmm-pair-second kernels/spmm.cl 's0 += a * bp[0], s1 += a * bp[second];' \
         's0 += a * bp[0], s1 += a * bp[0];' 'tests/t_spmm_nosvm.sh'
     # by blocks, a block's launch waits for B only up to the row before the last its rows reach
-    mutant spmm-blocks-reach src/gpu/gpu_spmm.c 'return rows ? byte_of(B, rows - 1,' \
+    mutant spmm-blocks-reach src/spmm/gpu_spmm.c 'return rows ? byte_of(B, rows - 1,' \
         'return rows > 1 ? byte_of(B, rows - 2,' 'tests/t_spmm_nosvm.sh'
     # the root search takes a work-group as settled when its own nodes are decided, whatever its neighbours
     mutant mis-settled-own kernels/amg.cl '    for (long k = arp[i]; k < arp[i + 1] && !open; k++) open =' \
@@ -99,19 +99,19 @@ all_mutants() {
     # the scan of the work-groups' row sums drops the stretches before each
     mutant part-scan-carry kernels/bins.cl 'if (j < n) part[j] = at + before;' 'if (j < n) part[j] = before;' \
         'tests/t_resident_nosvm.sh'
-    mutant sample-shared-all src/pipeline/sample.c 'n += cp == cq, p += cp <= cq' 'n += 1, p += cp <= cq' \
+    mutant sample-shared-all src/spgemm/sample.c 'n += cp == cq, p += cp <= cq' 'n += 1, p += cp <= cq' \
         'tests/t_warp_pocl.sh'
     # hash2's count takes every product of a row for a new column
     mutant hash2-count-all kernels/hash.cl 'else if (seen == -1) atomic_inc(count);' 'else atomic_inc(count);' \
         'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
     # a prepared A's entries all land in the first slot of their row
-    mutant ellr-slot-step src/product/ellr.c 'col[at + q * step] = A->colidx[first + q];' \
+    mutant ellr-slot-step src/spmm/ellr.c 'col[at + q * step] = A->colidx[first + q];' \
         'col[at + q] = A->colidx[first + q];' 'tests/t_spmm'
     # SpMM's full passes over row-major B leave out their first column
-    mutant spmm-pass-first src/product/spmm_rows.h 'for (int k = 0; k < w; k++) sum[k] += a * bp[k];' \
+    mutant spmm-pass-first src/spmm/spmm_rows.h 'for (int k = 0; k < w; k++) sum[k] += a * bp[k];' \
         'for (int k = 1; k < w; k++) sum[k] += a * bp[k];' 'tests/t_spmm'
     # SpMM's slices of ELLPACK-R read their padding slots as entries
-    mutant spmm-slice-padding src/product/spmm_rows.h \
+    mutant spmm-slice-padding src/spmm/spmm_rows.h \
         'for (int q = 0; q < HSP_ELLR_SLICE; q++) least = len[q] < least ? len[q] : least;' \
         'for (int q = 0; q < 0; q++) least = len[q] < least ? len[q] : least;' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror
@@ -136,7 +136,7 @@ all_mutants() {
     # the device writes the block columns of a block row of C over 512 blocks from last to first
     mutant bitmap-kernel-order kernels/bitmap.cl 'if (yes) ckey[cb + done + at]' 'if (yes) ckey[cb + n - 1 - done - at]' \
         'tests/t_bitmap_nosvm.sh'
-    mutant plan-leak src/product/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
+    mutant plan-leak src/spgemm/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
 }
 
 # How many times the text $MUT_OLD occurs in file $1.

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate.h"
-#include "amg.h"
-#include "internal.h"
+#include "amg/aggregate.h"
+#include "amg/amg.h"
+#include "core/internal.h"
 #include "ref.h"
 #include "tap.h"
 

@@ -1,10 +1,10 @@
-/* t_bins.c: the bin layout and the bin lookup (src/pipeline/bins.c) for several
+/* t_bins.c: the bin layout and the bin lookup (src/spgemm/bins.c) for several
  * wavefronts and local memory sizes: the bins tile 0..INT64_MAX in order,
  * and every upper bound u = 0..10^5 is found in the bin whose range holds
  * it (a lookup one bin off at powers of two would fail here). */
 #include <stddef.h>
 #include <stdint.h>
-#include "bins.h"
+#include "spgemm/bins.h"
 #include "tap.h"
 
 enum { U_MAX = 100000 };

@@ -478,7 +478,7 @@ done
 "$hsp" bench --help | grep -q "scipy,cusparse,mkl for --suite=spmm" &&
     tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q '`scipy,cusparse,mkl` for *`--suite=spmm`'
 ok $? "README and bench --help name the same peers of --suite=spmm"
-chunk=$(sed -n 's/.*MIS_CHUNK = 1 << \([0-9]*\).*/\1/p' "${top_srcdir:-.}/src/gpu/gpu_amg.c")
+chunk=$(sed -n 's/.*MIS_CHUNK = 1 << \([0-9]*\).*/\1/p' "${top_srcdir:-.}/src/amg/gpu_amg.c")
 grep -q "chunks of 2^$chunk rows" "${top_srcdir:-.}/src/hspgemm.h" &&
     tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q "within chunks of 2^$chunk rows"
 ok $? "hspgemm.h and README give the device aggregation's chunks of rows as the code: 2^$chunk"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "internal.h"
+#include "core/internal.h"
 #include "ref.h"
 #include "tap.h"
 

@@ -19,7 +19,7 @@
 #include "aql.h"
 #include "fake_hsa.h"
 #include "hsa_gpu.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "tap.h"
 
 static gpu g;

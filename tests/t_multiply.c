@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include "ref.h"
-#include "scratch.h"
+#include "core/scratch.h"
 #include "tap.h"
 
 /* Options for the device under test with method for every group that can run

@@ -19,11 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpu.h"
-#include "internal.h"
-#include "product.h"
+#include "device/gpu.h"
+#include "core/internal.h"
+#include "spgemm/product.h"
 #include "ref.h"
-#include "stages.h"
+#include "spgemm/stages.h"
 #include "tap.h"
 
 #define TWO_62 ((int64_t)1 << 62)

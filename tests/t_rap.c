@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pool.h"
+#include "core/pool.h"
 #include "ref.h"
 #include "tap.h"
-#include "transpose.h"
+#include "core/transpose.h"
 
 static hsp_context *ctx;
 

@@ -6,8 +6,8 @@
  * candidates (PyAMG's fit_candidates).  Serial and linear in nnz(A). */
 #include <math.h>
 #include <stdlib.h>
-#include "aggregate.h"
-#include "internal.h"
+#include "amg/aggregate.h"
+#include "core/internal.h"
 
 /* A node's state during aggregation, beside the aggregates 0, 1, ... */
 enum { AGG_FREE = -1, AGG_ISOLATED = -2 };

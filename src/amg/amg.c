@@ -8,13 +8,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate.h"
-#include "amg.h"
-#include "context.h"
-#include "internal.h"
-#include "plan.h"
-#include "product.h"
-#include "rap.h"
+#include "amg/aggregate.h"
+#include "amg/amg.h"
+#include "device/context.h"
+#include "core/internal.h"
+#include "spgemm/plan.h"
+#include "spgemm/product.h"
+#include "amg/rap.h"
 
 void hsp_amg_options_init(hsp_amg_options *o)
 {

@@ -2,7 +2,7 @@
 #ifndef HSP_AMG_H
 #define HSP_AMG_H
 #include "hspgemm.h"
-#include "plan.h"
+#include "spgemm/plan.h"
 
 struct hsp_device;
 

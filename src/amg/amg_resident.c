@@ -7,11 +7,11 @@
  * with new values computes values only, there too. */
 #include <stdlib.h>
 #include <string.h>
-#include "amg.h"
-#include "context.h"
-#include "internal.h"
-#include "product.h"
-#include "resident.h"
+#include "amg/amg.h"
+#include "device/context.h"
+#include "core/internal.h"
+#include "spgemm/product.h"
+#include "spgemm/resident.h"
 
 static const hsp_csr *csr(const hsp_resident *M)
 {

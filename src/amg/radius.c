@@ -13,10 +13,10 @@
  * start vector. */
 #include <math.h>
 #include <stdlib.h>
-#include "amg.h"
-#include "context.h"
-#include "device.h"
-#include "internal.h"
+#include "amg/amg.h"
+#include "device/context.h"
+#include "device/device.h"
+#include "core/internal.h"
 
 enum { CHUNK_ROWS = 16384, DEVICE_READS = 4 };
 #define RITZ_TOL 1e-2

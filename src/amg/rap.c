@@ -7,14 +7,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "context.h"
-#include "devices.h"
-#include "internal.h"
-#include "plan.h"
-#include "product.h"
-#include "rap.h"
-#include "resident.h"
-#include "transpose.h"
+#include "device/context.h"
+#include "core/internal.h"
+#include "spgemm/plan.h"
+#include "spgemm/product.h"
+#include "amg/rap.h"
+#include "spgemm/resident.h"
+#include "core/transpose.h"
 
 /* The two products of an order: first X*Y into mid, then the second. */
 static void operands(hsp_rap_order order, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, const hsp_csr *mid,

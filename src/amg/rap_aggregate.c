@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "context.h"
-#include "internal.h"
-#include "rap.h"
-#include "rows.h"
-#include "scratch.h"
-#include "transpose.h"
+#include "device/context.h"
+#include "core/internal.h"
+#include "amg/rap.h"
+#include "spgemm/rows.h"
+#include "core/scratch.h"
+#include "core/transpose.h"
 
 enum { PARTS_PER_THREAD = 8 };
 

@@ -5,8 +5,8 @@
  * plus the bits set before its own. */
 #include <stdlib.h>
 #include <string.h>
-#include "bitmap.h"
-#include "internal.h"
+#include "bitmap/bitmap.h"
+#include "core/internal.h"
 
 enum { B = HSP_BITMAP_SIDE };
 

@@ -2,7 +2,7 @@
 #ifndef HSP_BITMAP_H
 #define HSP_BITMAP_H
 
-#include "blocks.h"
+#include "bitmap/blocks.h"
 
 /* Sort n block columns ascending. */
 void hsp_sort_block_columns(int32_t *cols, int64_t n);

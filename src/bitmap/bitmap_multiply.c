@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bitmap.h"
-#include "context.h"
-#include "device.h"
-#include "internal.h"
-#include "pool.h"
+#include "bitmap/bitmap.h"
+#include "device/context.h"
+#include "device/device.h"
+#include "core/internal.h"
+#include "core/pool.h"
 
 enum { B = HSP_BITMAP_SIDE, PARTS_PER_THREAD = 8 };
 #define BYTE_BITS 0x0101010101010101ull /* bit 0 of each byte: one bit per row of a block */

@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include "internal.h"
+#include "core/internal.h"
 
 enum { PAGE = 4096, LARGE = 4 << 20, CACHE_SLOTS = 8, CACHE_SHARE = 16 };
 #define CACHE_MAX_BYTES ((size_t)1 << 30)

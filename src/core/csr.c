@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-#include "pool.h"
+#include "core/internal.h"
+#include "core/pool.h"
 
 hsp_status hsp_csr_create(int32_t nrows, int32_t ncols, int64_t nnz,
                           hsp_precision precision, hsp_csr **out)

@@ -2,7 +2,7 @@
  * banner, the size line "M N", then M N values column by column, one a
  * line; and the check of a dense matrix's layout. */
 #include <stdlib.h>
-#include "mm_text.h"
+#include "core/mm_text.h"
 
 hsp_status hsp_dense_check(const hsp_dense *M, const char *who)
 {

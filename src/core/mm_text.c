@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "mm_text.h"
+#include "core/mm_text.h"
 
 hsp_status mm_open(mm_reader *r, const char *path, hsp_precision precision, int64_t mem_limit, int progress)
 {

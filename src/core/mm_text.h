@@ -6,7 +6,7 @@
 #define HSP_MM_TEXT_H
 
 #include <stdio.h>
-#include "internal.h"
+#include "core/internal.h"
 
 enum { MM_CHUNK = 1 << 22 };
 

@@ -5,7 +5,7 @@
  * any error (a value that overflows the precision read, inf or nan among
  * them); duplicates are summed. */
 #include <stdlib.h>
-#include "mm_text.h"
+#include "core/mm_text.h"
 
 /* The triplets being read. */
 typedef struct {

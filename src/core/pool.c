@@ -16,8 +16,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "internal.h"
-#include "pool.h"
+#include "core/internal.h"
+#include "core/pool.h"
 
 struct hsp_pool {
     int nthreads;

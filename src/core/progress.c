@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "internal.h"
+#include "core/internal.h"
 
 static struct {
     pthread_mutex_t lock;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "internal.h"
+#include "core/internal.h"
 
 static _Thread_local char last_error[512];
 

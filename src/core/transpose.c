@@ -8,8 +8,8 @@
  * place (hsp_csr_sort). */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-#include "transpose.h"
+#include "core/internal.h"
+#include "core/transpose.h"
 
 enum { MAX_PARTS = 64 };
 

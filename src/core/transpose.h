@@ -3,7 +3,7 @@
 #define HSP_TRANSPOSE_H
 
 #include "hspgemm.h"
-#include "pool.h"
+#include "core/pool.h"
 
 /* AT = A^T for a valid A, on pool's threads (NULL: this thread alone);
  * where (if not NULL) gets, per entry k of A, its place in AT (free it). */

@@ -1,7 +1,7 @@
 /* triplets.c: building a valid CSR matrix from triplets in any order. */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "core/internal.h"
 
 static int compare_u64(const void *x, const void *y)
 {

@@ -1,0 +1,114 @@
+/* context.c: what a context holds (options, thread pool, per-thread
+ * workspaces, its lock; the device is product/open.c's to open), its freeing,
+ * and the names of enums. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "device/context.h"
+#include "core/internal.h"
+#include "core/scratch.h"
+
+void hsp_options_init(hsp_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->device = "auto";
+    o->grow = HSP_GROW_REALLOC;
+}
+
+/* A recursive mutex into *lock; nonzero on failure. */
+static int init_lock(pthread_mutex_t *lock)
+{
+    pthread_mutexattr_t attr;
+    if (pthread_mutexattr_init(&attr) != 0) return 1;
+    int e = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) || pthread_mutex_init(lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return e;
+}
+
+void hsp_context_lock(hsp_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+}
+
+void hsp_context_unlock(hsp_context *ctx)
+{
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void hsp_context_drop(hsp_context *ctx, void *held)
+{
+    if (!held || !ctx->device->drop) return;
+    hsp_context_lock(ctx);
+    ctx->device->drop(ctx->device, held);
+    hsp_context_unlock(ctx);
+}
+
+hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out)
+{
+    hsp_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
+    if (init_lock(&ctx->lock) != 0) {
+        free(ctx);
+        return hsp_fail(HSP_ERR_NOMEM, "no resources for a context's lock");
+    }
+    ctx->options = *o;
+    if (!ctx->options.device) ctx->options.device = "auto";
+    if (!ctx->options.grow_start) ctx->options.grow_start = 256;
+    if (!ctx->options.small_nnz) ctx->options.small_nnz = 1 << 18;
+    ctx->options.device_timeout = timeout;
+    if (o->profile && !(ctx->profile_option = strdup(o->profile))) { /* read again at a hand-over */
+        pthread_mutex_destroy(&ctx->lock), free(ctx);
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
+    }
+    ctx->options.profile = ctx->profile_option;
+    int nthreads = o->threads ? o->threads : hsp_cpu_count();
+    size_t scratch_bytes = (size_t)nthreads * sizeof *ctx->scratch;
+    hsp_status s = hsp_pool_create(nthreads, o->unbound, &ctx->pool);
+    if (s == HSP_OK && !(ctx->scratch = aligned_alloc(_Alignof(hsp_scratch), scratch_bytes)))
+        s = hsp_fail(HSP_ERR_NOMEM, "no memory for thread workspaces");
+    if (s == HSP_OK) memset(ctx->scratch, 0, scratch_bytes);
+    if (s != HSP_OK) {
+        hsp_context_free(ctx);
+        return s;
+    }
+    *out = ctx;
+    return HSP_OK;
+}
+
+void hsp_context_free(hsp_context *ctx)
+{
+    if (!ctx) return;
+    if (ctx->scratch)
+        for (int t = 0; t < hsp_pool_size(ctx->pool); t++) hsp_scratch_free(&ctx->scratch[t]);
+    free(ctx->scratch);
+    for (int k = 0; k < WS_COUNT && !(ctx->device && ctx->device->lost); k++) free(ctx->ws.block[k]);
+    if (ctx->device) ctx->device->destroy(ctx->device);
+    if (ctx->cpu) ctx->cpu->destroy(ctx->cpu);
+    hsp_pool_free(ctx->pool);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx->profile_option);
+    free(ctx);
+}
+
+const hsp_bins *hsp_context_bins(const hsp_context *ctx)
+{
+    return ctx ? &ctx->bins : NULL;
+}
+
+const char *hsp_grow_name(hsp_grow g)
+{
+    return g == HSP_GROW_COPY ? "copy" : g == HSP_GROW_REALLOC ? "realloc" : "?";
+}
+
+const char *hsp_method_name(hsp_method m)
+{
+    static const char *names[] = {"default", "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2"};
+    return m >= HSP_METHOD_DEFAULT && m < HSP_NMETHODS ? names[m] : "?";
+}
+
+const char *hsp_group_name(int group)
+{
+    static const char *names[] = {"empty", "single", "short", "medium", "long"};
+    return group >= 0 && group < HSP_NGROUPS ? names[group] : "?";
+}

@@ -1,0 +1,63 @@
+/* context.h: what a context holds (private to the library). */
+#ifndef HSP_CONTEXT_H
+#define HSP_CONTEXT_H
+
+#include <pthread.h>
+#include "device/device.h"
+#include "core/pool.h"
+
+/* The arrays of a job, kept between multiplies so that each call does not
+ * fault in (and have the kernel zero) fresh pages for C~. */
+enum { WS_BOUND, WS_BINS, WS_SLOT, WS_TMPCOL, WS_TMPVAL, WS_LONG, WS_COUNT };
+typedef struct {
+    void *block[WS_COUNT];
+    size_t bytes[WS_COUNT];
+} hsp_workspace;
+
+/* A profile's methods for one device (README: Tuning), per precision (1:
+ * double): each bin's, or DEFAULT where its group's method holds, and the
+ * long rows', or DEFAULT. */
+typedef struct {
+    hsp_method bin[2][HSP_MAX_BINS];
+    hsp_method long_rows[2];
+    char path[256]; /* the file they came from, or "" where there is none */
+} hsp_profile;
+
+/* The devices "auto" tries, in order (src/device/open/device.c). */
+enum { HSP_AUTO_NONE, HSP_AUTO_HSA, HSP_AUTO_OPENCL, HSP_AUTO_CPU };
+
+struct hsp_context {
+    pthread_mutex_t lock;                 /* recursive: one call at a time on the context, its
+                                             resident matrices and plans: every public call
+                                             on them holds it */
+    hsp_options options;
+    hsp_pool *pool;
+    hsp_device *device;
+    hsp_bins bins;
+    hsp_method method[HSP_NMETHODGROUPS]; /* resolved: never DEFAULT */
+    hsp_device *cpu;                      /* with a GPU device: for small products */
+    hsp_method cpu_method[HSP_NMETHODGROUPS];
+    hsp_profile profile;                  /* the methods of its device's profile */
+    char *profile_option;                 /* a copy of options.profile, which points to it */
+    int auto_next;                        /* "auto" chose the device, which has done no work
+                                             yet: the candidate (HSP_AUTO_*) to hand over to
+                                             when it fails, else HSP_AUTO_NONE */
+    hsp_status (*hand_over)(hsp_context *ctx); /* close the failed device of "auto" and open
+                                             the next candidate (src/device/open/open.c, which
+                                             made the context) */
+    struct hsp_scratch *scratch;          /* one per thread */
+    hsp_workspace ws;
+};
+
+/* A context of options o (checked) and device timeout, its thread pool and
+ * workspaces made, no device yet (product/open.c opens it). */
+hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out);
+/* Take and give back ctx's lock: every public call on a context (or on a
+ * resident matrix, plan or hierarchy of it) holds it, so that threads
+ * sharing a context take turns.  Recursive: a call may make others. */
+void hsp_context_lock(hsp_context *ctx);
+void hsp_context_unlock(hsp_context *ctx);
+/* Free arrays ctx's device holds (its drop, under the lock); NULL: none. */
+void hsp_context_drop(hsp_context *ctx, void *held);
+
+#endif

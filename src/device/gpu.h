@@ -1,0 +1,327 @@
+/* gpu.h: a GPU device over a back end (private to the library).  The stages
+ * of a job on a GPU (device_gpu.c), its arrays (gpu_mem.c) and its long rows
+ * (gpu_long.c) are written once, over what a back end offers: memory,
+ * transfers, kernel launches and a queue.  OpenCL (src/opencl*.c) and the HSA
+ * runtime (hsa/) are the back ends. */
+#ifndef HSP_GPU_H
+#define HSP_GPU_H
+
+#include "device/device.h"
+
+struct hsp_job;
+
+/* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
+enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_ROW_SUMS, GK_ROW_SCAN, GK_ESC_ROWS,
+       GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HASH,
+       /* smoothed aggregation of resident hierarchies (gpu_amg.c) */
+       GK_SA_DIAG, GK_SA_STRONG, GK_MIS_INIT, GK_MIS_REKEY, GK_MIS_MAX, GK_MIS_UPDATE, GK_MIS_ROUNDS,
+       GK_MIS_SYMMETRIC, GK_AGG_NEAR, GK_AGG_FAR, GK_ZERO_INTS,
+       GK_COUNT_INTS, GK_AGG_WEIGHTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY,
+       GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_RMERGE,
+       /* method hash2's count phase */
+       GK_HASH_ROWS_COUNT, GK_HASH_COUNT,
+       /* the scans of stages 2 and 4 without a round trip (gpu_bins.c); stage 4's copy in C's order */
+       GK_PART_SCAN, GK_BIN_SCAN, GK_ARRANGE_ROWS,
+       /* sparse times dense (gpu_spmm.c) */
+       GK_SPMM, GK_SPMM_LANES, GK_SPMM_GATHER,
+       /* the Lanczos passes of a resident hierarchy's rho (gpu_amg.c) */
+       GK_LZ_START, GK_LZ_MULTIPLY, GK_LZ_ORTHOGONALIZE, GK_LZ_ADVANCE, GK_LZ_SUM,
+       /* bitmap-blocked products (gpu_bitmap.c) */
+       GK_BM_ROWS, GK_BM_BITS, GK_BM_COUNT, GK_BM_FILL, GK_HEAP,
+       GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
+
+/* Does kernel number j exist (heap kernels start at u = 2)? */
+static inline int gpu_kernel_exists(int j)
+{
+    return j < GK_HEAP || j >= GK_HEAP + 2;
+}
+/* Is kernel number j one that needs local compare-and-swap of values (in
+ * double: 64-bit atomics), absent where the device has none (local_add)? */
+static inline int gpu_kernel_adds_locally(int j)
+{
+    return (j >= GK_DENSE_COUNT && j <= GK_HASH) || j == GK_NUMERIC_ROWS || j == GK_HASH_ROWS_COUNT ||
+           j == GK_HASH_COUNT;
+}
+/* The kernel's name in kernels/ ("hsp_heap_17"); buf holds at least 24 bytes. */
+const char *gpu_kernel_name(int kernel, char *buf);
+
+/* The arrays of a job on the device. */
+enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SLOT,
+       GA_TCOL, GA_TVAL, GA_CNT, GA_PCOL, GA_PVAL, GA_LROWS, GA_RELAUNCH, GA_LONGROWS, GA_CRP,
+       GA_CCOL, GA_CVAL,
+       /* stages 2 and 4 on the device (gpu_bins.c) */
+       GA_BIN_HI, GA_BIN_GROUP, GA_PART_FIGURES, GA_PART_BASE, GA_PART_SUM, GA_BIN_SUMS, GA_LONG_U,
+       /* long rows by the dense method (gpu_dense.c): their entries up to each window */
+       GA_WEND,
+       /* sparse times dense (gpu_spmm.c): A's arrays (ellr.h's hsp_ellr_arrays, from GA_SPMM_A); B; C;
+          the sums of long rows' pieces */
+       GA_SPMM_A, GA_SPMM_B = GA_SPMM_A + HSP_HELD_MAX, GA_SPMM_C, GA_SPMM_P, GA_COUNT };
+
+/* An array the kernels use: host-visible memory at ptr (SVM, a fine-grained
+ * pool, or a host array used in place when owned is 0), or a back-end handle
+ * mem that only transfers reach. */
+typedef struct {
+    void *ptr, *mem;
+    size_t bytes;
+    int owned;
+} gpu_array;
+
+/* A kernel argument: an array, a value of size bytes at data, or a block of
+ * size bytes of local memory. */
+typedef enum { GPU_ARG_ARRAY, GPU_ARG_VALUE, GPU_ARG_LOCAL } gpu_arg_kind;
+enum { GPU_ARGS_MAX = 23 }; /* the most a kernel takes (dense) */
+typedef struct {
+    gpu_arg_kind kind;
+    const gpu_array *array;
+    const void *data;
+    size_t size;
+} gpu_arg;
+
+/* Resident arrays on the device (hold): a matrix's row pointers, columns and
+ * values; a prepared A's four (ellr.h); a dense matrix's one. */
+typedef struct {
+    gpu_array a[HSP_HELD_MAX];
+} gpu_held;
+
+/* A long row's state, laid out as kernels/common.h's hsp_longrow. */
+typedef struct {
+    int64_t off, hcap, roff, len, next, need;
+} gpu_longrow;
+
+typedef struct gpu gpu;
+
+/* Rows [first, first + nrows) of array rows, of up to hi products. */
+typedef struct {
+    int64_t hi;
+    int rows;
+    int64_t first, nrows;
+} gpu_fill;
+
+/* Arrays of the device's own that were freed, kept for the next ones (the
+ * result of the next resident product takes the last one's): a warm product
+ * allocates no device memory, and neither does a warm AMG set-up's chain of
+ * Galerkin products (six arrays a level). */
+enum { GPU_SPARES = 32 };
+
+/* A resident C whose arrays at its bound on entries (the products) take at
+ * most this many bytes gets them so, and its nnz is read with C done, not
+ * before stage 4: one round trip less (gpu_nnz_later). */
+enum { GPU_NNZ_LATER_BYTES = 16 << 20 };
+
+/* What a back end does.  Arrays: alloc fills ptr or mem (bytes > 0); write
+ * and read move data of arrays without ptr; copy copies the first bytes of
+ * src to dst (arrays without ptr); read takes bytes from offset on; map_host makes host memory used in place
+ * reachable by the device (owned: an array of the device's own, kept between
+ * products) and unmap_host forgets such an array before it is freed or
+ * reallocated, or (host NULL) the last product's arrays before the next
+ * product (both NULL when host memory is always reachable).  Kernels: the
+ * largest work-group of a kernel; launch a 1-D grid of groups x size (args in
+ * the kernel's order); finish waits for all launched work and transfers.
+ * Transfers beside the kernels (NULL where the back end has none; arrays
+ * without ptr): put copies host's bytes into x from offset on, on a queue of
+ * its own, and the launches after it wait for it; get copies x's bytes from
+ * offset on into host on another queue once the launches before it have
+ * run, and returns with them there. */
+typedef struct {
+    hsp_status (*alloc)(gpu *g, gpu_array *x, size_t bytes);
+    void (*free)(gpu *g, gpu_array *x);
+    hsp_status (*write)(gpu *g, gpu_array *x, const void *host, size_t bytes);
+    hsp_status (*read)(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
+    hsp_status (*copy)(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
+    hsp_status (*map_host)(gpu *g, void *host, size_t bytes, int owned);
+    void (*unmap_host)(gpu *g, void *host);
+    size_t (*group_limit)(gpu *g, int dbl, int kernel);
+    hsp_status (*launch)(gpu *g, int dbl, int kernel, const gpu_arg *args, int nargs, size_t groups,
+                         size_t size);
+    hsp_status (*finish)(gpu *g);
+    void (*close)(gpu *g);
+    hsp_status (*put)(gpu *g, gpu_array *x, size_t offset, const void *host, size_t bytes);
+    hsp_status (*get)(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
+} gpu_ops;
+
+struct gpu {
+    const gpu_ops *ops;
+    void *backend;           /* the back end's own state */
+    int host_arrays;         /* host arrays are used in place; the pool may realloc */
+    int beside;              /* ops->put and ops->get move its arrays (buffers) */
+    int fp64;                /* double kernels exist */
+    int local_add[2];        /* the kernels that add in local memory by atomics
+                                (dense, hash) exist, in float and in double (where the
+                                device has 64-bit atomics) */
+    const char *no_fp64;     /* why not, for the message */
+    int warp_shuffles;       /* the kernels trade registers within a warp (NVIDIA's OpenCL:
+                                rmerge.cl's PTX shuffles), so RMerge takes no barriers */
+    int64_t local_mem;       /* local memory of a work-group, bytes */
+    gpu_array a[GA_COUNT];
+    gpu_array spare[GPU_SPARES]; /* freed arrays kept (counted in device_bytes) */
+    uint64_t spare_kept[GPU_SPARES], spares_kept; /* when each was kept: the count of arrays kept then */
+    int64_t device_bytes, peak_device_bytes;
+    int64_t moved[2];        /* bytes copied to the device and back since the job began */
+    int host_wrote;          /* the host wrote memory the device reads since the last launch */
+    double timeout_s;        /* the longest wait for the device (hsp_options.device_timeout) */
+    int lost;                /* the back end cannot trust the GPU any more (a fault, a wait
+                                past the deadline): every call fails, and nothing the GPU
+                                was given is freed, since it may still write there */
+    char lost_why[160];
+    /* the job in flight */
+    int overlap;             /* launches now may run at once (stage 3's bins) */
+    int started;             /* its rows, slots and C~ are on the device */
+    int b_is_a;              /* B is A: the B arrays are A's */
+    const gpu_array *held[2]; /* A's and B's three arrays where the job's operand is a
+                                resident matrix (gpu_held), else NULL */
+    int64_t pool_used, pool_cap; /* entries of the long-row pool */
+    gpu_longrow *lrows;      /* host copy of the long rows' state */
+    int32_t *relaunch;       /* rows to launch again */
+    int32_t *longrows;       /* long rows ordered by kernel (methods auto, dense) */
+    int long_dense;          /* long rows that ESC does not take go dense, not merge */
+    int64_t dense_first, dense_rows; /* those rows: entries of GA_LONGROWS */
+    int32_t dense_w, dense_bw; /* their windows' columns, and the count's bitmap's */
+    int64_t *counts;         /* row counts read back */
+    gpu_fill fill[HSP_MAX_BINS]; /* launches of hash2 rows, counted, to fill in stage 4 */
+    int nfill;
+    int64_t filled;          /* their rows */
+};
+
+/* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);
+ * host data in (a copy, or the host array itself when host_arrays; room
+ * only when host is NULL); data back; release.  gpu_grow grows array which
+ * to bytes keeping its first keep bytes, by realloc (host arrays and
+ * use_realloc) or allocate + copy; it counts the bytes copied and moves. */
+hsp_status gpu_reserve(gpu *g, int which, size_t bytes);
+hsp_status gpu_upload(gpu *g, int which, const void *host, size_t bytes);
+hsp_status gpu_download(gpu *g, int which, void *host, size_t bytes);
+/* ops->put and ops->get on array which (reserved), the bytes counted. */
+hsp_status gpu_put(gpu *g, int which, size_t offset, const void *host, size_t bytes);
+hsp_status gpu_get(gpu *g, int which, size_t offset, void *host, size_t bytes);
+void gpu_release(gpu *g, int which);
+hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_realloc, int64_t *copied, int *moved);
+/* The first bytes of array x from host, or to host; bytes from offset on to host. */
+hsp_status gpu_array_write(gpu *g, gpu_array *x, const void *host, size_t bytes);
+hsp_status gpu_array_read(gpu *g, gpu_array *x, void *host, size_t bytes);
+hsp_status gpu_array_read_at(gpu *g, gpu_array *x, size_t offset, void *host, size_t bytes);
+/* The first bytes of src into dst, on the device (host-visible ones by the host). */
+hsp_status gpu_array_copy(gpu *g, gpu_array *dst, gpu_array *src, size_t bytes);
+/* An array of the device's own of bytes in x (a host array where host arrays
+ * are used in place; a spare of at least bytes and at most twice that where
+ * one is kept); freeing one keeps it as a spare where it can (or frees it;
+ * nothing when x holds no array of its own) and leaves x empty.
+ * gpu_spares_free frees the spares (the caller waited for the queue). */
+hsp_status gpu_array_new(gpu *g, gpu_array *x, size_t bytes);
+void gpu_array_free(gpu *g, gpu_array *x);
+/* n such arrays of the bytes given (all freed where one fails); n freed. */
+hsp_status gpu_arrays_new(gpu *g, gpu_array *x, const size_t *bytes, int n);
+void gpu_arrays_free(gpu *g, gpu_array *x, int n);
+void gpu_spares_free(gpu *g);
+/* The array an argument means (B's are A's when B is A). */
+const gpu_array *gpu_array_of(gpu *g, int which);
+
+/* Argument builders: an array of the job (gpu_array_of), one of the
+ * caller's, a value, a block of local memory. */
+static inline gpu_arg gpu_arr(gpu *g, int which)
+{
+    return (gpu_arg){GPU_ARG_ARRAY, gpu_array_of(g, which), NULL, 0};
+}
+static inline gpu_arg gpu_array_arg(const gpu_array *x)
+{
+    return (gpu_arg){GPU_ARG_ARRAY, x, NULL, 0};
+}
+static inline gpu_arg gpu_val(const void *data, size_t size)
+{
+    return (gpu_arg){GPU_ARG_VALUE, NULL, data, size};
+}
+static inline gpu_arg gpu_local(size_t size)
+{
+    return (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, size};
+}
+
+/* The row work of stages 2 and 4 on the device (gpu_bins.c), for a
+ * job->all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
+ * and job->ub) and the sample of rows of up to most products (job->sample_u
+ * and sample_shared; none if most is 0); C's row pointers in GA_CRP from the
+ * row counts, and nnz(C), or, where gpu_nnz_later (a resident C whose
+ * arrays at its bound take at most GPU_NNZ_LATER_BYTES), the bound that sizes
+ * C's arrays (gpu_nnz_read reads the true one once C is done: one wait for
+ * the queue less). */
+hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job, int64_t most);
+hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
+int gpu_nnz_later(const struct hsp_job *job);
+hsp_status gpu_nnz_read(gpu *g, struct hsp_job *job);
+/* Work-groups of GPU_SPAN_GROUP items (fewer where the kernel allows
+ * fewer: *size, a power of two), GPU_SPAN_ROWS rows an item, over m rows. */
+enum { GPU_SPAN_ROWS = 8, GPU_SPAN_GROUP = 256 };
+int64_t gpu_span_groups(gpu *g, int dbl, int kernel, int64_t m, size_t *size);
+/* crp[0] = 0 and crp[i + 1] = cnt[0] + ... + cnt[i] for i < m (arrays of
+ * int64_t on the device, whose sum must fit), all on the device; *total =
+ * crp[m], read back (a wait for the queue) unless total is NULL. */
+hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
+
+/* C = A B of bitmap-blocked operands (the device's bitmap_multiply,
+ * gpu_bitmap.c, kernels/bitmap.cl). */
+hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_bitmap *B, int pattern,
+                               hsp_bitmap **C, int64_t *flops);
+
+/* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */
+extern const hsp_held_ops gpu_held_ops;
+
+/* s, after noting in dev whether the back end lost the GPU. */
+static inline hsp_status gpu_noted(hsp_device *dev, hsp_status s)
+{
+    dev->lost = ((gpu *)dev->state)->lost;
+    return s;
+}
+
+/* Long rows (gpu_long.c): give each its first region of the pool (room for
+ * all u products where u is at most esc_max, for ESC; none for the others
+ * when they go dense, which write C itself); after the queue ran,
+ * grow and relaunch the rows that stopped until all are done. */
+hsp_status gpu_long_start(gpu *g, struct hsp_job *job, int64_t esc_max, int dense);
+hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
+/* Per-row kernels (gpu_launch.c).  Launch method m's kernel over rows
+ * [first, first + nrows) of the array
+ * `rows` (GA_ROWS, GA_LONGROWS or GA_RELAUNCH), rows of up to hi products
+ * (hi < 0: any), long rows (results in the pool) when islong. */
+hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
+                           int64_t first, int64_t nrows);
+/* Method hash2's rows (counted by gpu_launch_rows: g->fill) into C itself,
+ * once GA_CRP holds C's row pointers and GA_CCOL, GA_CVAL its room. */
+hsp_status gpu_fill_rows(gpu *g, struct hsp_job *job);
+/* What method m's launch for rows of up to hi products (not long) is made
+ * for: the table or sort size of hash and ESC, RMerge's width, else hi.
+ * Rows of two bins of one class can share a launch. */
+int64_t gpu_launch_class(const struct hsp_job *job, hsp_method m, int64_t hi);
+
+/* The work-group size for a kernel: want, or less where it allows less. */
+size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
+/* The largest power of two of at most GPU_ITEMS_GROUP items a work-group
+ * the kernel allows; a launch of the kernel with a work-item for each of n
+ * rows or entries, in work-groups of that size. */
+enum { GPU_ITEMS_GROUP = 256 };
+size_t gpu_pow2_group(gpu *g, int dbl, int kernel);
+hsp_status gpu_launch_items(gpu *g, int dbl, int kernel, const gpu_arg *a, int na, int64_t n);
+
+/* C = alpha A B + beta C (the device's spmm, gpu_spmm.c); C's entries are
+ * read only where beta is not 0 (as in BLAS: C may hold anything then). */
+struct hsp_ellr;
+hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                    hsp_dense *C, void *const held[3], int *blocks);
+/* The arguments every row kernel takes first (kernels/common.h's
+ * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows: results
+ * into C~, or with fill into C (its row pointers as the rows' slots). */
+enum { ROW_ARGS = 13 };
+void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows, int fill);
+
+/* Long rows by the dense method (gpu_dense.c): can the job take n long rows
+ * so; count rows [first, first + n) of GA_LONGROWS (stage 3, their counts
+ * into the row counts); their entries into C (stage 4, C's arrays made). */
+int gpu_dense_fits(gpu *g, struct hsp_job *job, int64_t n);
+hsp_status gpu_dense_count(gpu *g, struct hsp_job *job, int64_t first, int64_t n);
+hsp_status gpu_dense_sums(gpu *g, struct hsp_job *job);
+
+/* A new device over a back end: ops, a zeroed state of state_bytes at
+ * g->backend (g is dev->state); dev->destroy closes it.  name is for the
+ * message when memory is short. */
+hsp_status gpu_device_new(const gpu_ops *ops, size_t state_bytes, const char *name, hsp_device **dev);
+/* Once the back end is open: the device's stages, methods and limits. */
+void gpu_device_init(hsp_device *dev);
+
+#endif

@@ -1,0 +1,168 @@
+/* open.c: making a context: its options checked, its device opened by name
+ * (and, beside a device that works with the CPU threads, a cpu device for
+ * small products), the bin layout and methods that follow from the device
+ * and its profile;
+ * the hand-over of "auto" to its next device when the first fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "spgemm/bins.h"
+#include "device/context.h"
+#include "device/open/devices.h"
+#include "spgemm/device_cpu.h"
+#include "core/internal.h"
+#include "spgemm/product.h"
+#include "spgemm/profile.h"
+
+/* Check the options a context is made from. */
+static hsp_status check_options(const hsp_options *o)
+{
+    if (o->threads < 0 || o->threads > 4096)
+        return hsp_fail(HSP_ERR_ARG, "threads = %d: give 0 (one per CPU the process may run on) to 4096", o->threads);
+    if (o->grow != HSP_GROW_REALLOC && o->grow != HSP_GROW_COPY)
+        return hsp_fail(HSP_ERR_ARG, "unknown grow mode %d", (int)o->grow);
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++)
+        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] >= HSP_NMETHODS)
+            return hsp_fail(HSP_ERR_ARG, "unknown method %d for group %d", (int)o->method[g],
+                            g + 3);
+    if (o->grow_start < 0 || o->grow_start > (1 << 24))
+        return hsp_fail(HSP_ERR_ARG, "grow_start = %lld: give 0 (256) to 2^24",
+                        (long long)o->grow_start);
+    if (o->mem_limit < 0 || o->local_mem < 0)
+        return hsp_fail(HSP_ERR_ARG, "mem_limit and local_mem must not be negative");
+    if (o->small_nnz < -1)
+        return hsp_fail(HSP_ERR_ARG, "small_nnz = %lld: give -1, 0 or a count", (long long)o->small_nnz);
+    if (o->spmm_blocks < 0 || o->spmm_blocks > HSP_SPMM_MAX_BLOCKS)
+        return hsp_fail(HSP_ERR_ARG, "spmm_blocks = %d: give 0 or 1 (none) to %d",
+                        o->spmm_blocks, HSP_SPMM_MAX_BLOCKS);
+    if (!(o->spmm_cpu_share >= 0 && o->spmm_cpu_share <= 1))
+        return hsp_fail(HSP_ERR_ARG, "spmm_cpu_share = %g: give a share from 0 (the device alone) to 1", o->spmm_cpu_share);
+    if (!(o->device_timeout >= 0 && o->device_timeout <= 1e9))
+        return hsp_fail(HSP_ERR_ARG, "device_timeout = %g: give 0 (the default) or seconds up to 1e9",
+                        o->device_timeout);
+    return HSP_OK;
+}
+/* The device timeout into *seconds when the options give none:
+ * HSPGEMM_DEVICE_TIMEOUT where set (an error unless it is seconds), else
+ * HSP_DEVICE_TIMEOUT. */
+static hsp_status default_timeout(double *seconds)
+{
+    const char *text = getenv("HSPGEMM_DEVICE_TIMEOUT");
+    char *end;
+    *seconds = HSP_DEVICE_TIMEOUT;
+    if (!text) return HSP_OK;
+    double t = strtod(text, &end);
+    if (end == text || *end || !(t > 0 && t <= 1e9))
+        return hsp_fail(HSP_ERR_ARG, "HSPGEMM_DEVICE_TIMEOUT='%s': give seconds, more than 0", text);
+    *seconds = t;
+    return HSP_OK;
+}
+/* Group g's method on dev when options do not name one: the device's
+ * default, or where the sums must be exact and it is not, RMerge, else ESC,
+ * else the first exact one the group runs (none: the default, which the
+ * caller refuses).  RMerge was faster than ESC on the stencils and band
+ * matrices on an H100, even without warp shuffles (README: The opencl device). */
+static hsp_method default_method(const hsp_device *dev, int g, int deterministic)
+{
+    unsigned exact = dev->exact[g] & dev->methods[g];
+    if (!deterministic || exact & 1u << dev->default_method[g]) return dev->default_method[g];
+    if (exact & 1u << HSP_METHOD_RMERGE) return HSP_METHOD_RMERGE;
+    if (exact & 1u << HSP_METHOD_ESC) return HSP_METHOD_ESC;
+    for (hsp_method m = HSP_METHOD_HEAP; m < HSP_NMETHODS; m++)
+        if (exact & 1u << m) return m;
+    return dev->default_method[g];
+}
+
+/* The error for method m, not exact on group g of dev, with the ones that are. */
+static hsp_status not_exact(const hsp_device *dev, int g, hsp_method m)
+{
+    char list[96] = "";
+    for (int k = HSP_METHOD_HEAP; k < HSP_NMETHODS; k++)
+        if (dev->exact[g] & dev->methods[g] & 1u << k)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+                     hsp_method_name((hsp_method)k));
+    return hsp_fail(HSP_ERR_UNSUPPORTED, "method %s adds the %s rows of device %s in an order that varies from "
+                    "run to run; deterministic takes %s", hsp_method_name(m), hsp_group_name(g + 2),
+                    dev->description, list);
+}
+
+/* Make dev the context's device, with what follows from it: the bin layout,
+ * each group's method and, for a device that works beside the CPU threads, a
+ * cpu device for small products.  On failure the context is as it was and
+ * dev is not taken. */
+static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
+{
+    const hsp_options *o = &ctx->options;
+    hsp_bins bins;
+    hsp_device *cpu = NULL;
+    hsp_method method[HSP_NMETHODGROUPS], cpu_method[HSP_NMETHODGROUPS] = {HSP_METHOD_DEFAULT};
+    hsp_status s = hsp_bins_layout(o->wavefront ? o->wavefront : dev->wavefront,
+                                   o->local_mem ? o->local_mem : dev->local_mem,
+                                   o->wavefront || o->local_mem ? 0 : dev->medium_max, &bins);
+    if (s == HSP_OK && dev->async && o->small_nnz > 0 && (s = hsp_device_cpu_open(ctx->pool, &cpu)) == HSP_OK)
+        snprintf(cpu->description, sizeof cpu->description, "cpu (a small product)");
+    for (int g = 0; g < HSP_NMETHODGROUPS && s == HSP_OK; g++) {
+        if (cpu) cpu_method[g] = o->method[g] ? o->method[g] : cpu->default_method[g];
+        method[g] = o->method[g] ? o->method[g] : default_method(dev, g, o->deterministic);
+        if (!(dev->methods[g] & 1u << method[g]))
+            s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
+                         hsp_method_name(method[g]), hsp_group_name(g + 2), dev->description);
+        else if (o->deterministic && !(dev->exact[g] & 1u << method[g]))
+            s = not_exact(dev, g, method[g]);
+    }
+    hsp_profile profile;
+    if (s == HSP_OK) s = hsp_profile_load(o, dev, &bins, &profile);
+    dev->deterministic = o->deterministic;
+    if (s != HSP_OK) {
+        if (cpu) cpu->destroy(cpu);
+        return s;
+    }
+    ctx->device = dev, ctx->cpu = cpu, ctx->bins = bins, ctx->options.device = dev->name;
+    memcpy(ctx->method, method, sizeof method);
+    memcpy(ctx->cpu_method, cpu_method, sizeof cpu_method);
+    ctx->profile = profile;
+    return HSP_OK;
+}
+/* The device "auto" chose failed its first product (with the error of
+ * hsp_errmsg()): close it and make the next candidate that opens the
+ * context's device, its note saying what failed and why. */
+static hsp_status hand_over(hsp_context *ctx)
+{
+    hsp_device *failed = ctx->device, *cpu = ctx->cpu, *dev;
+    char note[sizeof failed->note];
+    int next;
+    snprintf(note, sizeof note, "%s", failed->note);
+    hsp_note_passed(note, sizeof note, failed->name);
+    hsp_status s = hsp_device_open_auto(ctx->auto_next, note, ctx->pool, &dev, &next);
+    if (s == HSP_OK && (s = take_device(ctx, dev)) != HSP_OK) dev->destroy(dev);
+    if (s != HSP_OK) return s;
+    if (failed->lost) memset(&ctx->ws, 0, sizeof ctx->ws); /* it may still write them: left, not freed */
+    failed->destroy(failed);
+    if (cpu) cpu->destroy(cpu);
+    ctx->auto_next = next;
+    return HSP_OK;
+}
+
+hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
+{
+    hsp_options defaults;
+    if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_context_create: out is NULL");
+    *out = NULL;
+    if (!o) hsp_options_init(&defaults), o = &defaults;
+    double timeout = o->device_timeout;
+    hsp_status s = check_options(o);
+    if (s == HSP_OK && !timeout) s = default_timeout(&timeout);
+    hsp_context *ctx = NULL;
+    if (s == HSP_OK) s = hsp_context_new(o, timeout, &ctx);
+    if (s != HSP_OK) return s;
+    ctx->hand_over = hand_over;
+    hsp_device *dev = NULL;
+    s = hsp_device_open(ctx->options.device, ctx->pool, &dev, &ctx->auto_next);
+    if (s == HSP_OK && (s = take_device(ctx, dev)) != HSP_OK) dev->destroy(dev);
+    if (s != HSP_OK) {
+        hsp_context_free(ctx);
+        return s;
+    }
+    *out = ctx;
+    return HSP_OK;
+}

@@ -1,4 +1,0 @@
-/* rows_double.c: the row methods for double values (see rows_impl.h). */
-#define VT double
-#define RF(name) name##_d
-#include "rows_impl.h"

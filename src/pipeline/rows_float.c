@@ -1,4 +1,0 @@
-/* rows_float.c: the row methods for float values (see rows_impl.h). */
-#define VT float
-#define RF(name) name##_f
-#include "rows_impl.h"

@@ -1,0 +1,33 @@
+/* device_cpu.c: the cpu device.  It computes every row on the context's
+ * thread pool, straight into C (direct.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "device/device.h"
+#include "spgemm/device_cpu.h"
+#include "core/internal.h"
+
+static void cpu_destroy(hsp_device *dev)
+{
+    free(dev);
+}
+
+hsp_status hsp_device_cpu_open(hsp_pool *pool, hsp_device **out)
+{
+    hsp_device *dev = calloc(1, sizeof *dev);
+    (void)pool;
+    if (!dev) return hsp_fail(HSP_ERR_NOMEM, "no memory for the cpu device");
+    dev->name = "cpu";
+    snprintf(dev->description, sizeof dev->description, "cpu");
+    dev->wavefront = 32;       /* the paper's layout: 38 bins, */
+    dev->local_mem = 48 << 10; /* a core's L1 data cache is of this order, */
+    dev->medium_max = 1024;    /* but rows up to u = 1024 are medium (README: a long row's
+                                  buffer cost poisson3d27:30, u = 729, a third of its time) */
+    dev->host_realloc = 1;
+    dev->direct = 1;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++) dev->default_method[g] = HSP_METHOD_DENSE;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++)
+        dev->methods[g] = dev->exact[g] = ((1u << (HSP_METHOD_AUTO + 1)) - 1) & ~1u; /* all; a row a thread */
+    dev->destroy = cpu_destroy;
+    *out = dev;
+    return HSP_OK;
+}

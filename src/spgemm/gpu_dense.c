@@ -1,0 +1,93 @@
+/* gpu_dense.c: long rows by the dense method on a GPU device
+ * (kernels/dense.cl).  Stage 3 counts each row's entries per window of
+ * columns, a work-group a row; stage 4, once C's row pointers and arrays
+ * exist, sums each (row, window) in local memory straight into C, up to 16
+ * work-groups a row taking its windows in turn.  The rows take no pool and
+ * never grow: their counts are exact. */
+#include "device/gpu.h"
+#include "core/internal.h"
+#include "spgemm/job.h"
+
+/* The most (row, window) pairs a job takes dense (their counts, 4 bytes
+ * each, live on the device); a job with more merges its long rows.  The
+ * work-groups a row gets for its sums, which take its windows in turn. */
+enum { DENSE_MAX_PAIRS = 1 << 24, DENSE_GROUPS_A_ROW = 16 };
+
+/* The work-group size of both dense kernels: a power of two. */
+static size_t dense_group(gpu *g, int dbl)
+{
+    size_t most = gpu_group_size(g, dbl, GK_DENSE_COUNT, 256), other = gpu_group_size(g, dbl, GK_DENSE, 256), p = 1;
+    if (other < most) most = other;
+    while (2 * p <= most) p *= 2;
+    return p;
+}
+
+/* The window w (columns whose values and bitmap fit in local memory, at
+ * least one a work-item) and the count's bitmap of bw columns, for work-groups
+ * of size items; 0 when not even the smallest window fits. */
+static void dense_windows(gpu *g, int64_t vsize, size_t size, int32_t *w, int32_t *bw)
+{
+    int64_t budget = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10, scan = (int64_t)size * (4 + 8);
+    int64_t cols = size < 32 ? 32 : (int64_t)size;
+    if (cols * vsize + cols / 8 + scan > budget) {
+        *w = *bw = 0;
+        return;
+    }
+    while (2 * cols <= 16384 && 2 * cols * vsize + 2 * cols / 8 + scan <= budget) cols *= 2;
+    *w = (int32_t)cols;
+    while (2 * cols <= (1 << 22) && 2 * cols / 8 + 2 * cols / *w * 4 + scan <= budget) cols *= 2;
+    *bw = (int32_t)cols;
+}
+
+/* Windows of a row of C. */
+static int64_t window_count(const hsp_job *job, int32_t w)
+{
+    return ((int64_t)job->B->ncols + w - 1) / w;
+}
+
+int gpu_dense_fits(gpu *g, hsp_job *job, int64_t n)
+{
+    int dbl = job->vsize == 8;
+    if (!g->local_add[dbl]) return 0;
+    dense_windows(g, job->vsize, dense_group(g, dbl), &g->dense_w, &g->dense_bw);
+    return g->dense_w > 0 && n * window_count(job, g->dense_w) <= DENSE_MAX_PAIRS;
+}
+
+hsp_status gpu_dense_count(gpu *g, hsp_job *job, int64_t first, int64_t n)
+{
+    int dbl = job->vsize == 8;
+    int32_t ncols = job->B->ncols, words = g->dense_bw / 32, wins = g->dense_bw / g->dense_w;
+    size_t size = dense_group(g, dbl);
+    g->dense_first = first, g->dense_rows = n;
+    if (!n) return HSP_OK;
+    hsp_status s = gpu_reserve(g, GA_WEND, (size_t)(n * window_count(job, g->dense_w)) * sizeof(int32_t));
+    gpu_arg a[GPU_ARGS_MAX];
+    gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
+    a[ROW_ARGS] = gpu_arr(g, GA_LROWS), a[ROW_ARGS + 1] = gpu_val(&ncols, sizeof ncols);
+    a[ROW_ARGS + 2] = gpu_val(&g->dense_w, sizeof g->dense_w);
+    a[ROW_ARGS + 3] = gpu_val(&g->dense_bw, sizeof g->dense_bw);
+    a[ROW_ARGS + 4] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 5] = gpu_local((size_t)words * sizeof(uint32_t));
+    a[ROW_ARGS + 6] = gpu_local((size_t)wins * sizeof(int32_t)), a[ROW_ARGS + 7] = gpu_local(size * sizeof(int32_t));
+    a[ROW_ARGS + 8] = gpu_local(size * sizeof(int64_t));
+    return s == HSP_OK ? g->ops->launch(g, dbl, GK_DENSE_COUNT, a, ROW_ARGS + 9, (size_t)n, size) : s;
+}
+
+hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
+{
+    int dbl = job->vsize == 8;
+    int32_t ncols = job->B->ncols;
+    int64_t first = g->dense_first, n = g->dense_rows;
+    size_t size = dense_group(g, dbl);
+    if (!n) return HSP_OK;
+    gpu_arg a[GPU_ARGS_MAX];
+    gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
+    a[ROW_ARGS] = gpu_val(&ncols, sizeof ncols), a[ROW_ARGS + 1] = gpu_val(&g->dense_w, sizeof g->dense_w);
+    a[ROW_ARGS + 2] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 3] = gpu_arr(g, GA_CRP);
+    a[ROW_ARGS + 4] = gpu_arr(g, GA_CCOL), a[ROW_ARGS + 5] = gpu_arr(g, GA_CVAL);
+    a[ROW_ARGS + 6] = gpu_local((size_t)g->dense_w * job->vsize);
+    a[ROW_ARGS + 7] = gpu_local((size_t)g->dense_w / 32 * sizeof(uint32_t));
+    a[ROW_ARGS + 8] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 9] = gpu_local(size * sizeof(int64_t));
+    int64_t nwin = window_count(job, g->dense_w);
+    size_t groups = (size_t)(n * (nwin < DENSE_GROUPS_A_ROW ? nwin : DENSE_GROUPS_A_ROW));
+    return g->ops->launch(g, dbl, GK_DENSE, a, ROW_ARGS + 10, groups, size);
+}

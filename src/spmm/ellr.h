@@ -1,0 +1,113 @@
+/* ellr.h: a matrix's rows as the SpMM kernels read them (hsp_ellr's
+ * insides): entry q of row i at first + q step, where in CSR first is
+ * rowptr[i] and step 1; in sliced ELLPACK-R (slices of HSP_ELLR_SLICE rows,
+ * each padded to its longest row and stored slot by slot) first is
+ * slice[i / HSP_ELLR_SLICE] + i % HSP_ELLR_SLICE and step HSP_ELLR_SLICE. */
+#ifndef HSP_ELLR_H
+#define HSP_ELLR_H
+
+#include "core/internal.h"
+
+/* The rows of a slice: 8, so that on CPU threads a slice's slots of one
+ * entry fill a cache line or two, where ELLPACK-R's one slice of all rows
+ * spreads a row over as many streams as its entries (hspgemm spmm
+ * --cols=8, 2 threads, ms, runs of this VM: poisson2d5:400 1.27-1.31
+ * against 1.01-1.25 in CSR and 1.15-1.32 in one slice; random:100000,8
+ * 1.42-1.51 / 1.30-1.51 / 2.29-2.35; poisson3d27:30 0.45-0.46 / 0.43-0.48 /
+ * 0.70-0.71). */
+#define HSP_ELLR_SLICE 8
+
+/* In CSR prepared on a GPU device, rows of more than HSP_ELLR_LONG entries
+ * and 4 times the mean row are also cut into pieces of HSP_ELLR_PIECE entries, which a GPU sums apart
+ * and then adds up (gpu_spmm.c): one work-item's walk down a row of
+ * thousands of entries (rmat's hubs) held up the whole product.  On an
+ * H100 (resident, double, ms at L = 8 and 32), rmat:16,8 took 0.049 and
+ * 0.079 with these, 0.059 and 0.11 with rows past 128 cut by 32, 0.076 and
+ * 0.14 past 256 by 64, 0.13 and 0.24 past 1024 by 256; rmat:17,4 0.058 and
+ * 0.11 against 0.070 / 0.16, 0.094 / 0.24 and 0.22 / 0.42. */
+#define HSP_ELLR_PIECE 32
+#define HSP_ELLR_LONG 64
+
+/* The rows of a group of hsp_ellr's reach. */
+#define HSP_ELLR_REACH 1024
+
+struct hsp_ellr {
+    int32_t nrows, ncols, width;
+    int64_t nnz;
+    hsp_precision precision;
+    const int64_t *rowptr; /* CSR: the row pointers; ELLPACK-R: NULL */
+    const int64_t *slice;  /* ELLPACK-R: where each slice's slots begin (one more at the end) */
+    const int32_t *len;    /* ELLPACK-R: each row's entries; CSR: NULL */
+    const int32_t *col;    /* CSR: nnz entries; ELLPACK-R: slice[nslices] slots */
+    const void *val;
+    int64_t long_entries;  /* CSR: rows of more entries are long (ellr.c)... */
+    int32_t nlong;         /* ... and there are nlong of them */
+    int64_t npieces;       /* their pieces, in row order */
+    const int64_t *piece;  /* where each piece's entries begin */
+    const int32_t *piece_len; /* and how many it has */
+    const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
+    const int32_t *reach;  /* prepared on a GPU device with memory of its own: reach[g], one
+                              past the largest column of rows 0 to the last of group g of
+                              HSP_ELLR_REACH rows (the rows of B a block of C's rows reads);
+                              else NULL */
+    void *own[9];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
+    hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
+    void *held;            /* where ctx's device has memory of its own: its copy of the
+                              arrays there (hsp_ellr_arrays' order), else NULL */
+    struct hsp_ellr *csr;  /* ELLPACK-R prepared on a GPU device: a copy in CSR, which
+                              that device reads faster with row-major B of several
+                              columns (spmm.c); else NULL */
+};
+
+/* Where row i's entries begin, and how many it has. */
+static inline int64_t hsp_ellr_first(const struct hsp_ellr *a, int32_t i)
+{
+    return a->rowptr ? a->rowptr[i] : a->slice[i / HSP_ELLR_SLICE] + i % HSP_ELLR_SLICE;
+}
+static inline int64_t hsp_ellr_count(const struct hsp_ellr *a, int32_t i)
+{
+    return a->rowptr ? a->rowptr[i + 1] - a->rowptr[i] : a->len[i];
+}
+/* The distance between entries of a row. */
+static inline int64_t hsp_ellr_step(const struct hsp_ellr *a)
+{
+    return a->rowptr ? 1 : HSP_ELLR_SLICE;
+}
+/* The slices of ELLPACK-R's rows. */
+static inline int64_t hsp_ellr_nslices(const struct hsp_ellr *a)
+{
+    return ((int64_t)a->nrows + HSP_ELLR_SLICE - 1) / HSP_ELLR_SLICE;
+}
+/* One step past row i's last entry. */
+static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
+{
+    return hsp_ellr_first(a, i) + hsp_ellr_count(a, i) * hsp_ellr_step(a);
+}
+
+/* The arrays of a, as a device holds them (rows or slices, lengths,
+ * columns, values; no lengths in CSR; then the pieces of long rows, their
+ * lengths, the long rows and their first pieces, empty where there are
+ * none), and their bytes. */
+enum { HSP_ELLR_ARRAYS = 8 };
+static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HSP_ELLR_ARRAYS],
+                                   size_t bytes[HSP_ELLR_ARRAYS])
+{
+    int ellr = !a->rowptr;
+    int64_t nslices = hsp_ellr_nslices(a), slots = ellr ? a->slice[nslices] : a->nnz;
+    host[0] = ellr ? (const void *)a->slice : a->rowptr, host[1] = a->len, host[2] = a->col, host[3] = a->val;
+    bytes[0] = (size_t)(ellr ? nslices + 1 : (int64_t)a->nrows + 1) * sizeof(int64_t);
+    bytes[1] = ellr ? (size_t)a->nrows * sizeof(int32_t) : 0;
+    bytes[2] = (size_t)slots * sizeof(int32_t), bytes[3] = (size_t)slots * hsp_value_size(a->precision);
+    host[4] = a->piece, host[5] = a->piece_len, host[6] = a->long_row, host[7] = a->long_first;
+    bytes[4] = (size_t)a->npieces * sizeof(int64_t), bytes[5] = (size_t)a->npieces * sizeof(int32_t);
+    bytes[6] = (size_t)a->nlong * sizeof(int32_t), bytes[7] = a->nlong ? (size_t)(a->nlong + 1) * sizeof(int32_t) : 0;
+}
+
+/* A view of CSR A (its arrays, not copied). */
+static inline struct hsp_ellr hsp_ellr_view(const hsp_csr *A)
+{
+    return (struct hsp_ellr){.nrows = A->nrows, .ncols = A->ncols, .nnz = A->nnz, .precision = A->precision,
+                             .rowptr = A->rowptr, .col = A->colidx, .val = A->values};
+}
+
+#endif

@@ -1,0 +1,250 @@
+/* gpu_spmm.c: C = alpha A B + beta C (hsp_spmm) on a GPU device, by
+ * kernels/spmm.cl: A's arrays, and the spans of B's and C's entries, go to
+ * the device (or are used in place where it reads host arrays; a prepared
+ * A's and resident B's and C's are there already), one launch makes C
+ * (where A has long rows, two more: their pieces' sums, then those added
+ * up), and C's span comes back unless C is resident.  Where B and C are the
+ * host's and the back end can move data beside its launches, C is made by
+ * blocks instead: each block's launch waits only for the part of B its rows
+ * reach, and comes back while the next blocks run (FastSpMM's streams,
+ * seed 001). */
+#include "spmm/ellr.h"
+#include "device/gpu.h"
+#include "core/internal.h"
+
+/* The arrays of one launch: A's (hsp_ellr_arrays' order), then B's and C's. */
+enum { ARR_B = HSP_ELLR_ARRAYS, ARR_C, NARR };
+
+/* A's arrays on the device in a[0..HSP_ELLR_ARRAYS) : those held where A
+ * was prepared on this device, else copies of the host's in the job's
+ * arrays (or the host's themselves where the device reads host arrays). */
+static hsp_status place_rows(gpu *g, const struct hsp_ellr *A, void *held, const gpu_array **a)
+{
+    const void *host[HSP_ELLR_ARRAYS];
+    size_t bytes[HSP_ELLR_ARRAYS];
+    hsp_status s = HSP_OK;
+    hsp_ellr_arrays(A, host, bytes);
+    for (int k = 0; k < HSP_ELLR_ARRAYS && s == HSP_OK; k++) {
+        s = held ? HSP_OK : gpu_upload(g, GA_SPMM_A + k, bytes[k] ? host[k] : NULL, bytes[k]);
+        a[k] = held ? &((gpu_held *)held)->a[k] : &g->a[GA_SPMM_A + k];
+    }
+    return s;
+}
+
+/* Does M's span hold bytes between its rows (row-major) or columns that are
+ * not M's?  A C of such a span goes to the device whatever beta, so that
+ * what comes back leaves them as they were. */
+static int has_gaps(const hsp_dense *M)
+{
+    return M->order == HSP_ROW_MAJOR ? M->ld > M->ncols && M->nrows > 1 : M->ld > M->nrows && M->ncols > 1;
+}
+
+/* Dense operand M's array on the device: held, else the job's array which
+ * (the host's M copied there when send) where the device reads host arrays
+ * is M's own. */
+static hsp_status place_dense(gpu *g, int which, const hsp_dense *M, void *held, int send, const gpu_array **a)
+{
+    *a = held ? &((gpu_held *)held)->a[0] : &g->a[which];
+    return held ? HSP_OK : gpu_upload(g, which, send || g->host_arrays ? M->values : NULL, hsp_dense_bytes(M));
+}
+
+/* A's entries that one work-item sums at most before a second shares each
+ * entry of C (see lanes_for). */
+enum { LANE_ENTRIES = 64, MAX_LANES = 32 };
+
+/* The work-items an entry of C: one, doubled while A's longest row (known
+ * where A was prepared; at most skip entries, longer rows going by pieces)
+ * passes LANE_ENTRIES a work-item, at most MAX_LANES and the work-group's
+ * size: a hub of thousands of entries (rmat) held up its work-items and
+ * every other row's behind them.  For one column of CSR, doubled too while
+ * the mean row passes 8 entries a work-item (poisson3d27:60 on an H100: 0.056
+ * ms against 0.132 with one). */
+static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols, int64_t skip)
+{
+    int32_t lanes = 1;
+    int64_t width = A->width < skip ? A->width : skip;
+    while (lanes < MAX_LANES && (size_t)lanes < size && (int64_t)lanes * LANE_ENTRIES < width) lanes *= 2;
+    while (ncols == 1 && A->rowptr && lanes < MAX_LANES && (int64_t)lanes * 8 * A->nrows < A->nnz) lanes *= 2;
+    return lanes;
+}
+
+/* The work-groups of the launch, and their size: entries of C in order (by
+ * pairs along rows), or, with lanes along rows, whole rows of lanes x ncols
+ * items (lanes halved till a row fits the work-group). */
+static size_t groups_of(int32_t nrows, int32_t ncols, int along_rows, int32_t *lanes, size_t *size)
+{
+    while (along_rows && *lanes > 1 && (size_t)*lanes * (size_t)ncols > *size) *lanes /= 2;
+    if (*lanes > 1 && along_rows) {
+        size_t per = (size_t)*lanes * (size_t)ncols, rows = *size / per;
+        *size = rows * per;
+        return ((size_t)nrows + rows - 1) / rows;
+    }
+    int64_t items = (int64_t)nrows * (along_rows && *lanes == 1 ? (ncols + 1) / 2 : ncols) * *lanes;
+    return (size_t)((items + (int64_t)*size - 1) / (int64_t)*size);
+}
+
+/* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
+typedef struct {
+    int64_t row0, col0;
+    int32_t nrows, ncols;
+} spmm_block;
+
+/* One launch over block k of C's entries, along its rows where B is
+ * row-major; a: A's rows, lengths, columns and values, then B's and C's
+ * (a[ARR_B], a[ARR_C]); rows of more than skip entries left to their
+ * pieces. */
+static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                         const hsp_dense *C, const gpu_array *const *a, int64_t skip, spmm_block k)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
+    int32_t nrows = k.nrows, ncols = k.ncols, along_rows = B->order == HSP_ROW_MAJOR;
+    int32_t lanes = lanes_for(A, size, ncols, skip), lengths = A->len != NULL;
+    int64_t step = hsp_ellr_step(A), bs[2], cs[2];
+    size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
+    float alpha_f = (float)alpha, beta_f = (float)beta;
+    hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
+    gpu_arg args[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&k.row0, sizeof k.row0),
+                      gpu_val(&k.col0, sizeof k.col0), gpu_val(&along_rows, sizeof along_rows),
+                      gpu_val(&step, sizeof step), gpu_array_arg(a[0]), gpu_array_arg(a[1]), gpu_array_arg(a[2]),
+                      gpu_array_arg(a[3]), gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]),
+                      gpu_val(&bs[1], sizeof bs[1]), gpu_array_arg(a[ARR_C]),
+                      gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                      gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
+                      gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
+                      gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
+    if (!nrows || !ncols) return HSP_OK;
+    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 22, groups, size)
+                     : g->ops->launch(g, dbl, GK_SPMM, args, 20, groups, size);
+}
+
+/* The whole of C as one block. */
+static spmm_block whole(const hsp_dense *C)
+{
+    return (spmm_block){0, 0, C->nrows, C->ncols};
+}
+
+/* A's long rows: each piece summed into a row of GA_SPMM_P (a launch over
+ * the pieces as rows of their own), then alpha times the pieces' sums added
+ * to the rows' C, which the first launch left at beta C. */
+static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, const hsp_dense *C,
+                            const gpu_array *const *a)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_GATHER, 256);
+    int32_t ncols = C->ncols, nlong = A->nlong;
+    struct hsp_ellr pieces = {.nrows = (int32_t)A->npieces, .ncols = A->ncols, .width = HSP_ELLR_PIECE,
+                              .nnz = A->npieces * HSP_ELLR_PIECE, .precision = A->precision, .rowptr = A->piece, .len = A->piece_len};
+    hsp_dense P = {(int32_t)A->npieces, ncols, ncols, HSP_ROW_MAJOR, A->precision, NULL};
+    hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
+    const gpu_array *pa[NARR] = {a[4], a[5], a[2], a[3], NULL, NULL, NULL, NULL, a[ARR_B], &g->a[GA_SPMM_P]};
+    if (s == HSP_OK) s = launch(g, &pieces, B, 1, 0, &P, pa, INT64_MAX, whole(&P));
+    int64_t cs[2];
+    float alpha_f = (float)alpha;
+    hsp_dense_steps(C, cs);
+    gpu_arg args[] = {gpu_val(&nlong, sizeof nlong), gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[6]),
+                      gpu_array_arg(a[7]), gpu_array_arg(&g->a[GA_SPMM_P]), gpu_array_arg(a[ARR_C]),
+                      gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                      gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs)};
+    size_t groups = (size_t)(((int64_t)nlong * ncols + (int64_t)size - 1) / (int64_t)size);
+    return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_GATHER, args, 9, groups, size) : s;
+}
+
+/* The blocks C is made in: asked (0: one), at most C's rows (row-major) or
+ * columns; 1 where the transfers cannot go beside the launches (or A has
+ * long rows, whose sums come after all its rows). */
+static int count_blocks(const gpu *g, const struct hsp_ellr *A, const hsp_dense *C, void *const held[3], int asked)
+{
+    if (!g->beside || held[1] || held[2] || A->nlong || asked < 2) return 1;
+    int32_t most = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
+    return asked < most ? asked : most;
+}
+
+/* Block k of n of C: its rows (row-major) or columns cut evenly. */
+static spmm_block block_of(const hsp_dense *C, int k, int n)
+{
+    int64_t outer = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
+    int64_t lo = outer * k / n, hi = outer * (k + 1) / n;
+    return C->order == HSP_ROW_MAJOR ? (spmm_block){lo, 0, (int32_t)(hi - lo), C->ncols}
+                                     : (spmm_block){0, lo, C->nrows, (int32_t)(hi - lo)};
+}
+
+/* The byte of M's array where entry (i, j) begins. */
+static size_t byte_of(const hsp_dense *M, int64_t i, int64_t j)
+{
+    int64_t step[2];
+    hsp_dense_steps(M, step);
+    return (size_t)(i * step[0] + j * step[1]) * hsp_value_size(M->precision);
+}
+
+/* The bytes of B block k's launch reads: B's span up to the last column of
+ * the block and the last row of B its rows of A reach (every row of B where
+ * A's reach is not known). */
+static size_t b_needed(const struct hsp_ellr *A, const hsp_dense *B, spmm_block k)
+{
+    int64_t rows = A->reach ? A->reach[(k.row0 + k.nrows - 1) / HSP_ELLR_REACH] : B->nrows;
+    return rows ? byte_of(B, rows - 1, k.col0 + k.ncols - 1) + hsp_value_size(B->precision) : 0;
+}
+
+/* The span of block k in C's array, from *lo (bytes). */
+static size_t c_span(const hsp_dense *C, spmm_block k, size_t *lo)
+{
+    *lo = byte_of(C, k.row0, k.col0);
+    return byte_of(C, k.row0 + k.nrows - 1, k.col0 + k.ncols - 1) + hsp_value_size(C->precision) - *lo;
+}
+
+/* Block b of C brought back from the device. */
+static hsp_status get_block(gpu *g, hsp_dense *C, spmm_block b)
+{
+    size_t lo, bytes = c_span(C, b, &lo);
+    return gpu_get(g, GA_SPMM_C, lo, (char *)C->values + lo, bytes);
+}
+
+/* C by n blocks, B and C the host's: block k's part of B and C (where
+ * read) put beside the launches, its launch, then block k - 1 brought back,
+ * so that the transfers of one block overlap the others' work. */
+static hsp_status by_blocks(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                            hsp_dense *C, const gpu_array **a, int n)
+{
+    hsp_status s = gpu_reserve(g, GA_SPMM_B, hsp_dense_bytes(B));
+    if (s == HSP_OK) s = gpu_reserve(g, GA_SPMM_C, hsp_dense_bytes(C));
+    a[ARR_B] = &g->a[GA_SPMM_B], a[ARR_C] = &g->a[GA_SPMM_C];
+    size_t sent = 0, lo, bytes;
+    for (int k = 0; k < n && s == HSP_OK; k++) {
+        spmm_block b = block_of(C, k, n);
+        size_t need = b_needed(A, B, b);
+        if (need > sent) s = gpu_put(g, GA_SPMM_B, sent, (const char *)B->values + sent, need - sent), sent = need;
+        if (s == HSP_OK && (beta != 0 || has_gaps(C)))
+            bytes = c_span(C, b, &lo), s = gpu_put(g, GA_SPMM_C, lo, (const char *)C->values + lo, bytes);
+        if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, INT64_MAX, b);
+        if (s == HSP_OK && k > 0) s = get_block(g, C, block_of(C, k - 1, n));
+    }
+    return s == HSP_OK ? get_block(g, C, block_of(C, n - 1, n)) : s;
+}
+
+hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                    hsp_dense *C, void *const held[3], int *blocks)
+{
+    gpu *g = dev->state;
+    const gpu_array *a[NARR];
+    int64_t skip = A->nlong ? A->long_entries : INT64_MAX;
+    if (A->precision == HSP_DOUBLE && !g->fp64)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
+                        dev->description, g->no_fp64);
+    /* every call ends with its work done; where host arrays are mapped, the
+     * last call's may be gone (a wait on the empty queue cost 2-3 us on an
+     * H100: poisson3d27:30 at L = 8, resident, 0.023 ms against 0.025) */
+    hsp_status s = g->ops->unmap_host ? g->ops->finish(g) : HSP_OK;
+    if (g->ops->unmap_host) g->ops->unmap_host(g, NULL);
+    if (s == HSP_OK) s = place_rows(g, A, held[0], a);
+    int n = count_blocks(g, A, C, held, *blocks);
+    *blocks = n > 1 ? n : g->host_arrays || (held[1] && held[2]) ? 0 : 1; /* by blocks; whole; nothing moved */
+    if (s == HSP_OK && n > 1) return gpu_noted(dev, by_blocks(g, A, B, alpha, beta, C, a, n));
+    if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
+    if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0 || has_gaps(C), &a[ARR_C]);
+    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, skip, whole(C));
+    if (s == HSP_OK && A->nlong && C->ncols) s = long_rows(g, A, B, alpha, C, a);
+    if (s == HSP_OK && !held[2]) s = gpu_download(g, GA_SPMM_C, C->values, hsp_dense_bytes(C));
+    if (s == HSP_OK && held[2]) s = g->ops->finish(g); /* C is done when the call returns */
+    return gpu_noted(dev, s);
+}

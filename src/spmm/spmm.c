@@ -1,0 +1,233 @@
+/* spmm.c: hsp_spmm and hsp_spmm_ellr, a sparse matrix (CSR, or prepared:
+ * ellr.c) times a dense one on the context's CPU threads, or on its device
+ * where that has an spmm (a GPU: gpu_spmm.c).  The operands are
+ * checked first (a prepared A was, when prepared); the rows are split into parts
+ * of about equal entries, taken by the threads as they come free, and each
+ * row of C is made SPMM_WIDE columns at a time (row-major B; SPMM_LC for
+ * column-major), so that A's row is read once for that many columns of B
+ * (FastSpMM's passes, seed 001). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "device/context.h"
+#include "spmm/ellr.h"
+#include "core/internal.h"
+#include "spgemm/product.h"
+
+enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8 };
+
+/* One product: its operands, the strides of B's and C's entries (row i,
+ * column j at i * step[0] + j * step[1]), and its parts of rows. */
+typedef struct {
+    const struct hsp_ellr *A;
+    const hsp_dense *B;
+    hsp_dense *C;
+    double alpha, beta;
+    int64_t b_step[2], c_step[2];
+    int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
+} spmm_run;
+
+/* The row kernels built for AVX-512, AVX2 and the x86-64 baseline, the
+ * widest the CPU runs taken at load time: 8-15% faster than the baseline
+ * alone on an AVX-512 CPU (hspgemm spmm --threads=2 --repeat=15, three
+ * alternated runs, ms: poisson2d9:300 L = 32 2.68-2.85 against 3.15-3.35,
+ * poisson2d5:400 L = 8 1.13-1.14 against 1.27, random:100000,8 L = 8
+ * 1.28-1.39 against 1.44-1.48).  Not under ThreadSanitizer, whose runtime
+ * is not started when the loader runs the clones' resolver. */
+#if defined(__SANITIZE_THREAD__)
+#define SPMM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SPMM_TSAN 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SPMM_TSAN)
+#define SPMM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SPMM_CLONES
+#endif
+
+#define VT float
+#define SF(name) name##_f
+#include "spmm/spmm_rows.h"
+#undef VT
+#undef SF
+#define VT double
+#define SF(name) name##_d
+#include "spmm/spmm_rows.h"
+#undef VT
+#undef SF
+
+/* Check dense operand M (named name): its layout, and the shape and
+ * precision the product needs. */
+static hsp_status check_dense(const hsp_dense *M, const char *name, int32_t nrows, int32_t ncols,
+                              hsp_precision precision)
+{
+    char who[24];
+    snprintf(who, sizeof who, "hsp_spmm: %s", name);
+    if (M && (M->nrows != nrows || M->ncols != ncols))
+        return hsp_fail(HSP_ERR_SHAPE, "%s is %d x %d; the product needs %d x %d", who, M->nrows, M->ncols, nrows,
+                        ncols);
+    hsp_status s = hsp_dense_check(M, who);
+    if (s == HSP_OK && M->precision != precision)
+        s = hsp_fail(HSP_ERR_ARG, "%s is %s and A %s: give them one precision", who,
+                     M->precision == HSP_DOUBLE ? "double" : "float", precision == HSP_DOUBLE ? "double" : "float");
+    return s;
+}
+
+/* The bytes of M's array, [*lo, *hi) (empty where it has no entries). */
+static void dense_span(const hsp_dense *M, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = (uintptr_t)M->values;
+    *hi = *lo + hsp_dense_bytes(M);
+}
+
+/* C's array may not share a byte with B's or with A's values (A NULL: a
+ * prepared A's own): C is written while they are read. */
+static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C)
+{
+    uintptr_t c0, c1, b0, b1, a0 = A ? (uintptr_t)A->values : 0;
+    uintptr_t a1 = A ? a0 + (uintptr_t)A->nnz * hsp_value_size(A->precision) : 0;
+    dense_span(C, &c0, &c1), dense_span(B, &b0, &b1);
+    if ((c0 < b1 && b0 < c1) || (c0 < a1 && a0 < c1))
+        return hsp_fail(HSP_ERR_ARG, "hsp_spmm: C's array overlaps %s: give C an array of its own",
+                        c0 < b1 && b0 < c1 ? "B's" : "A's values");
+    return HSP_OK;
+}
+
+/* Part p's rows of C. */
+static void spmm_part(void *arg, int tid, int64_t p)
+{
+    spmm_run *r = arg;
+    (void)tid;
+    if (r->A->precision == HSP_DOUBLE) spmm_rows_d(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
+    else spmm_rows_f(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
+}
+
+/* A product split between a device that reads host memory and the CPU
+ * threads: the device makes C's first columns (from B's first ones), on the
+ * pool's thread that takes chunk 0, which waits for it, while the other
+ * chunks are the threads' parts of the last columns (cpu). */
+typedef struct {
+    spmm_run cpu;
+    hsp_device *dev;
+    const struct hsp_ellr *A; /* the form of A the device reads */
+    hsp_dense B, C;           /* the device's columns */
+    void *const *held;
+    int blocks;
+    hsp_status status;        /* the device's */
+} split_run;
+
+static void split_part(void *arg, int tid, int64_t p)
+{
+    split_run *r = arg;
+    if (p) spmm_part(&r->cpu, tid, p - 1);
+    else r->status = r->dev->spmm(r->dev, r->A, &r->B, r->cpu.alpha, r->cpu.beta, &r->C, r->held, &r->blocks);
+}
+
+/* The product computed by parts on the pool, of about equal entries (and
+ * beside them split's device part, where split is not NULL: then r is
+ * split->cpu). */
+static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r, split_run *split)
+{
+    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
+    if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
+    /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
+    int64_t parts = hsp_split_weighted(r->A->rowptr, m, want, r->cut);
+    if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
+    else hsp_pool_chunks(pool, parts, spmm_part, r);
+    free(r->cut);
+    return HSP_OK;
+}
+
+/* Columns [j0, j0 + n) of M: a view of its array. */
+static hsp_dense columns_of(const hsp_dense *M, int32_t j0, int32_t n)
+{
+    int64_t step[2];
+    hsp_dense V = *M;
+    hsp_dense_steps(M, step);
+    V.ncols = n, V.values = (char *)M->values + (size_t)(j0 * step[1]) * hsp_value_size(M->precision);
+    return V;
+}
+
+/* The columns of L that the CPU threads make beside ctx's device: its
+ * share of them where the device reads host memory (no hold), else none. */
+static int32_t cpu_columns(const hsp_context *ctx, int32_t L)
+{
+    return ctx->device->hold ? 0 : (int32_t)(ctx->options.spmm_cpu_share * L + 0.5);
+}
+
+/* r's product on ctx: on its device (A_dev, the form of A it reads; held:
+ * what it holds), on the CPU threads (no device, or cpu_cols all of B's), or
+ * split: the device B's first columns and the threads the last cpu_cols,
+ * at once; *blocks as the device's spmm gives them (0 where it made none). */
+static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_ellr *A_dev, void *const held[3],
+                                int32_t cpu_cols, int *blocks)
+{
+    hsp_device *dev = ctx->device;
+    int32_t dev_cols = r->B->ncols - cpu_cols;
+    if (dev->spmm && !cpu_cols) return dev->spmm(dev, A_dev, r->B, r->alpha, r->beta, r->C, held, blocks);
+    *blocks = 0;
+    if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx->pool, r, NULL);
+    split_run sr = {*r, dev, A_dev, columns_of(r->B, 0, dev_cols), columns_of(r->C, 0, dev_cols), held, 0, HSP_OK};
+    hsp_dense B = columns_of(r->B, dev_cols, cpu_cols), C = columns_of(r->C, dev_cols, cpu_cols);
+    sr.cpu.B = &B, sr.cpu.C = &C;
+    hsp_status s = spmm_on_pool(ctx->pool, &sr.cpu, &sr);
+    return s != HSP_OK ? s : sr.status;
+}
+
+hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
+                        const hsp_dense *B, double beta, hsp_dense *C, void *const held_bc[2],
+                        hsp_spmm_stats *stats)
+{
+    double t0 = hsp_now_ms();
+    hsp_status s = check_dense(B, "B", A->ncols, B ? B->ncols : 0, A->precision);
+    if (s == HSP_OK) s = check_dense(C, "C", A->nrows, B->ncols, A->precision);
+    if (s == HSP_OK && !held_bc[1]) s = check_apart(csr, B, C); /* a held C is apart */
+    if (s != HSP_OK) return s;
+    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
+    hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
+    hsp_device *dev = ctx->device;
+    if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (README) */
+    void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
+    int blocks = ctx->options.spmm_blocks;
+    int32_t cpu_cols = dev->spmm ? cpu_columns(ctx, B->ncols) : B->ncols;
+    hsp_context_lock(ctx);
+    if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
+        s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
+    else s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
+    if (s == HSP_OK && stats) {
+        *stats = (hsp_spmm_stats){0};
+        if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;
+        int on_dev = dev->spmm && !(cpu_cols && cpu_cols == B->ncols); /* the device made some of C */
+        stats->threads = cpu_cols ? hsp_pool_size(ctx->pool) : 0;
+        stats->blocks = on_dev ? blocks : 0, stats->cpu_cols = cpu_cols;
+        snprintf(stats->format, sizeof stats->format, "%s", (on_dev ? A : r.A)->rowptr ? "csr" : "ellr");
+        if (!on_dev) snprintf(stats->device, sizeof stats->device, "cpu"); /* hsp_stats.device's name for them */
+        else if (cpu_cols) snprintf(stats->device, sizeof stats->device, "%.100s and cpu", dev->description);
+        else snprintf(stats->device, sizeof stats->device, "%s", dev->description);
+        stats->ms = hsp_now_ms() - t0;
+    }
+    hsp_context_unlock(ctx);
+    return s;
+}
+
+hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
+                    hsp_dense *C, hsp_spmm_stats *stats)
+{
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: ctx is NULL");
+    if (!A) return hsp_fail(HSP_ERR_ARG, "hsp_spmm: A is NULL");
+    hsp_status s = hsp_csr_check_header(A);
+    if (s != HSP_OK) return hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
+    struct hsp_ellr view = hsp_ellr_view(A);
+    return hsp_spmm_run(ctx, alpha, &view, A, B, beta, C, (void *[2]){NULL, NULL}, stats);
+}
+
+hsp_status hsp_spmm_ellr(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense *B, double beta,
+                         hsp_dense *C, hsp_spmm_stats *stats)
+{
+    if (!ctx) return hsp_fail(HSP_ERR_ARG, "hsp_spmm_ellr: ctx is NULL");
+    if (!A) return hsp_fail(HSP_ERR_ARG, "hsp_spmm_ellr: A is NULL");
+    return hsp_spmm_run(ctx, alpha, A, NULL, B, beta, C, (void *[2]){NULL, NULL}, stats);
+}
