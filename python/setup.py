@@ -13,8 +13,8 @@
   installed library, `pkg-config --variable=includedir hspgemm` and `--variable=libdir`), the extension
   links that library, with its directory as the run path.  tests/t_python.sh builds so.
 
-The sources are globbed (src/**/*.c; the include path is every folder holding a header under src/ and
-hsa/, as Makefile.am's AM_CPPFLAGS) and compiled in parallel, one compiler per core.  `sdist` copies
+The sources are globbed (src/**/*.c but src/device/hsa/; the include path is every folder holding a header
+under src/, as Makefile.am's AM_CPPFLAGS) and compiled in parallel, one compiler per core.  `sdist` copies
 them into libsrc/ for the archive (no MANIFEST.in: Sdist lists them) and removes it after, so that a wheel
 builds from the sdist alone.
 """
@@ -34,9 +34,10 @@ from setuptools.errors import CompileError, LinkError
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(HERE)
 VENDORED = os.path.join(HERE, "libsrc")
-SOURCES, HEADERS = ["src/**/*.c"], ["src/**/*.h", "hsa/*.h"]
+SOURCES, HEADERS = ["src/**/*.c"], ["src/**/*.h"]
 # what an sdist carries besides the sources: what makes the kernels' string
 SDIST_FILES = SOURCES + HEADERS + ["kernels/*", "build-aux/embed-kernels.sh", "Makefile.am"]
+HSA_FOLDER = os.path.join("src", "device", "hsa", "")  # never compiled in: its code objects need autotools
 FLAGS = ["-std=c11", "-pthread", "-O2", "-fvisibility=hidden", "-Wall"]
 
 
@@ -99,7 +100,8 @@ class BuildExt(build_ext):
     def add_library(self, ext):
         """The library's sources, include path and devices added to ext."""
         root = VENDORED if os.path.isdir(VENDORED) else REPOSITORY
-        sources, headers = files(root, SOURCES), files(root, HEADERS)
+        sources = [s for s in files(root, SOURCES) if HSA_FOLDER not in s]
+        headers = files(root, HEADERS)
         if not sources:
             raise SystemExit(f"hspgemm: the library's sources (src/) are not in {root}: build from the repository's "
                              "python/ folder or its sdist, or set HSPGEMM_INCLUDE_DIR and HSPGEMM_LIBRARY_DIR")

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "fake_hsa.h"
-#include "kernel_layout.h"
+#include "device/hsa/kernel_layout.h"
 
 fake_hsa_state fake_hsa;
 

@@ -28,7 +28,7 @@
 
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
-#include "code_objects.h"
+#include "device/hsa/code_objects.h"
 
 enum { FAKE_LOG_MAX = 1024, FAKE_KERNARG_MAX = 512, FAKE_ATTRS_MAX = 4 };
 enum { FAKE_GPU_AGENT = 7, FAKE_CPU_AGENT = 8 }; /* agent handles */

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agents.h"
-#include "aql.h"
-#include "kernel_meta.h"
+#include "device/hsa/agents.h"
+#include "device/hsa/aql.h"
+#include "device/hsa/kernel_meta.h"
 #include "tap.h"
 
 enum { NKERNELS = 22 + 27 + 4 + 63 }; /* bound, esc, merge, arrange, bin_count, bin_place, row_sums, part_scan,
@@ -369,7 +369,7 @@ static int write_file(const char *path, const void *bytes, size_t size)
     return (f && fclose(f) == 0) && ok;
 }
 
-/* hsa/layouts run on image as both of co's target's objects: its exit
+/* src/device/hsa/layouts run on image as both of co's target's objects: its exit
  * status, and what it said into out. */
 static int run_tool(const hsp_code_object *co, const unsigned char *image, size_t size, char *out, size_t len)
 {
@@ -381,7 +381,7 @@ static int run_tool(const hsp_code_object *co, const unsigned char *image, size_
         snprintf(path[p], sizeof path[p], "%s/%s-%s.hsaco", dir, co->target, p ? "double" : "float");
         written &= write_file(path[p], image, size);
     }
-    snprintf(cmd, sizeof cmd, "%s/hsa/layouts %s %s 2>&1 >/dev/null", builddir ? builddir : ".", dir, co->target);
+    snprintf(cmd, sizeof cmd, "%s/src/device/hsa/layouts %s %s 2>&1 >/dev/null", builddir ? builddir : ".", dir, co->target);
     FILE *p = written ? popen(cmd, "r") : NULL;
     if (p) {
         out[fread(out, 1, len - 1, p)] = '\0';
@@ -415,7 +415,7 @@ static void check_kind_refused(const hsp_code_object *co, const char *from, cons
            kind, s == HSP_OK ? "read" : hsp_errmsg());
     int status = run_tool(co, image, size, out, sizeof out);
     tap_ok(status != 0 && status != -1 && names_refusal(out, co->target, kind, why),
-           "hsa/layouts fails on %s (status %d): %.*s", kind, status, (int)strcspn(out, "\n"), out);
+           "src/device/hsa/layouts fails on %s (status %d): %.*s", kind, status, (int)strcspn(out, "\n"), out);
     free(image);
 }
 

@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aql.h"
+#include "device/hsa/aql.h"
 #include "fake_hsa.h"
-#include "hsa_gpu.h"
+#include "device/hsa/hsa_gpu.h"
 #include "core/internal.h"
 #include "tap.h"
 

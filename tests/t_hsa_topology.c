@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kfd_topology.h"
+#include "device/hsa/kfd_topology.h"
 #include "tap.h"
 
 #define NO_AGENT "the HSA runtime sees no GPU agent"

@@ -3,7 +3,7 @@
 # it, and no files call each other in a circle.  Read from the code itself:
 # the includes of every source and header, and the symbols each object file
 # of the built library defines and uses (nm).  The layers, bottom first:
-layers="src/core src/device src/bitmap src/spgemm src/spmm src/amg src/device/gpu src/device/opencl hsa src/device/open"
+layers="src/core src/device src/bitmap src/spgemm src/spmm src/amg src/device/gpu src/device/opencl src/device/hsa src/device/open"
 # (src/hspgemm.h, the public header, is below them all).
 src="${top_srcdir:-.}"
 build="${top_builddir:-.}"

@@ -42,7 +42,7 @@ ok_if() {
 
 # The library's sources and the package's, without build outputs.
 copy_sources() {
-    mkdir -p "$copy/build-aux" "$copy/python" && (cd "$src" && cp -R src hsa kernels Makefile.am "$copy") \
+    mkdir -p "$copy/build-aux" "$copy/python" && (cd "$src" && cp -R src kernels Makefile.am "$copy") \
         && cp "$src/build-aux/embed-kernels.sh" "$copy/build-aux" \
         && (cd "$src/python" && cp -R README.md pyproject.toml setup.py hspgemm tests "$copy/python") \
         && chmod -R u+w "$copy" && find "$copy/python" \( -name '*.so' -o -name __pycache__ \) -exec rm -rf {} +

@@ -2,7 +2,7 @@
  * of a job on a GPU (device_gpu.c), its arrays (gpu_mem.c) and its long rows
  * (gpu_long.c) are written once, over what a back end offers: memory,
  * transfers, kernel launches and a queue.  OpenCL (src/opencl*.c) and the HSA
- * runtime (hsa/) are the back ends. */
+ * runtime (device/hsa/) are the back ends. */
 #ifndef HSP_GPU_H
 #define HSP_GPU_H
 

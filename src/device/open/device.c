@@ -15,7 +15,7 @@
 #define OPENCL_NAMES ""
 #endif
 #ifdef HSP_HAVE_HSA
-#include "device_hsa.h"
+#include "device/hsa/device_hsa.h"
 #define HSA_NAMES ", hsa[:N]"
 #else
 #define HSA_NAMES ""

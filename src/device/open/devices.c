@@ -7,8 +7,8 @@
 #include "device/opencl/opencl.h"
 #endif
 #ifdef HSP_HAVE_HSA
-#include "agents.h"
-#include "hsa_gpu.h"
+#include "device/hsa/agents.h"
+#include "device/hsa/hsa_gpu.h"
 #endif
 
 /* Entry at of list (cleared and named prefix:k, or prefix alone when k < 0),

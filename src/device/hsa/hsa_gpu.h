@@ -10,9 +10,9 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <stdatomic.h>
-#include "code_objects.h"
+#include "device/hsa/code_objects.h"
 #include "device/gpu.h"
-#include "kernel_layout.h"
+#include "device/hsa/kernel_layout.h"
 
 /* How host and GPU share memory. */
 typedef enum {

@@ -1,6 +1,6 @@
 /* code_match.c: the embedded code object for an HSA agent's ISA. */
 #include <string.h>
-#include "code_objects.h"
+#include "device/hsa/code_objects.h"
 
 const hsp_code_object *hsp_code_object_match(const char *isa_name, int dbl)
 {

@@ -1,7 +1,7 @@
 /* aql.c: AQL kernel-dispatch packets (see aql.h). */
 #include <stdatomic.h>
 #include <string.h>
-#include "aql.h"
+#include "device/hsa/aql.h"
 
 uint16_t hsp_aql_header(hsa_packet_type_t type, int barrier, hsa_fence_scope_t acquire, hsa_fence_scope_t release)
 {

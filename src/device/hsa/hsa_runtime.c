@@ -9,7 +9,7 @@
  * A device's close gives back what it holds, unless it is lost. */
 #include <pthread.h>
 #include <stdlib.h>
-#include "hsa_gpu.h"
+#include "device/hsa/hsa_gpu.h"
 #include "core/internal.h"
 
 enum { WATCHED_MAX = 64 };

@@ -16,7 +16,7 @@
  * (hsa_queue.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "hsa_gpu.h"
+#include "device/hsa/hsa_gpu.h"
 #include "core/internal.h"
 
 hsa_mem_mode hsa_choose_memory(int svm, int by_default, hsa_mem_want want)

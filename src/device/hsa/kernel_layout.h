@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "code_objects.h"
+#include "device/hsa/code_objects.h"
 #include "hspgemm.h"
 
 /* How an argument is passed: the metadata's .value_kind, upper-cased.  The

@@ -15,8 +15,8 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include "aql.h"
-#include "hsa_gpu.h"
+#include "device/hsa/aql.h"
+#include "device/hsa/hsa_gpu.h"
 #include "core/internal.h"
 
 enum { QUEUE_SIZE = 256, KERNARG_BLOCKS = 256 };

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
-#include "kernel_meta.h"
+#include "device/hsa/kernel_meta.h"
 
 /* The kind the metadata calls name; HSP_KARG_NKINDS when there is none. */
 static hsp_karg_kind kind_named(const char *name)

@@ -8,7 +8,7 @@
 #define HSP_AQL_H
 
 #include <hsa/hsa.h>
-#include "kernel_layout.h"
+#include "device/hsa/kernel_layout.h"
 
 /* The header of a packet of type (HSA_PACKET_TYPE_*) with its acquire and
  * release fence scopes (HSA_FENCE_SCOPE_*), and the barrier bit when it must

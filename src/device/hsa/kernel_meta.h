@@ -6,7 +6,7 @@
 #ifndef HSP_KERNEL_META_H
 #define HSP_KERNEL_META_H
 
-#include "kernel_layout.h"
+#include "device/hsa/kernel_layout.h"
 
 enum { HSP_KARG_MAX = 40 };
 

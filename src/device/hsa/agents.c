@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agents.h"
-#include "hsa_gpu.h"
-#include "kfd_topology.h"
+#include "device/hsa/agents.h"
+#include "device/hsa/hsa_gpu.h"
+#include "device/hsa/kfd_topology.h"
 #include "core/internal.h"
 
 typedef struct {

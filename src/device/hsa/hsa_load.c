@@ -3,7 +3,7 @@
  * runtime's view of each kernel (kernel-argument bytes) is checked against
  * the layout read from the metadata at build time. */
 #include <stdio.h>
-#include "hsa_gpu.h"
+#include "device/hsa/hsa_gpu.h"
 #include "core/internal.h"
 
 const char *hsa_error(hsa_status_t status)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kfd_topology.h"
+#include "device/hsa/kfd_topology.h"
 
 enum { MAX_GPU_NODES = 16, PATH_LEN = 4096, NAME_LEN = 16 };
 

@@ -2,7 +2,7 @@
  * kernel name, and kernel-argument packing by them. */
 #include <string.h>
 #include "core/internal.h"
-#include "kernel_layout.h"
+#include "device/hsa/kernel_layout.h"
 
 const hsp_kernel_info *hsp_code_object_kernels(const hsp_code_object *co, int *count)
 {

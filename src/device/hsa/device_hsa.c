@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agents.h"
-#include "device_hsa.h"
-#include "hsa_gpu.h"
+#include "device/hsa/agents.h"
+#include "device/hsa/device_hsa.h"
+#include "device/hsa/hsa_gpu.h"
 #include "core/internal.h"
 
 /* The targets this build has code objects for, space-separated, in buf. */
