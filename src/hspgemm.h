@@ -196,7 +196,7 @@ typedef enum {
                          memory, dense elsewhere (merge without 64-bit atomics
                          in double) */
     HSP_METHOD_RMERGE, /* a GPU's short and medium rows: w work-items merge the
-                         row's B rows at once, w - 1 at a time (seed 003) */
+                         row's B rows at once, w - 1 at a time (Gremse et al. 2015) */
     HSP_METHOD_HASH2  /* a GPU's short and medium rows: hash in two phases,
                          each row counted first, then filled into C in place
                          (no copy from the upper-bound C~) */
@@ -656,7 +656,7 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
                     hsp_dense *C, hsp_spmm_stats *stats);
 
 /* A sparse matrix prepared for repeated products with dense matrices, in
- * sliced ELLPACK-R (FastSpMM's ELLPACK-R, seed 001, by slices of rows):
+ * sliced ELLPACK-R (FastSpMM's ELLPACK-R: Ortega et al. 2014, by slices of rows):
  * each slice of `height` rows padded to its longest row and stored slot by
  * slot (entry k of the slice's row r at k height + r, so that a slice's rows
  * are read together), with each row's length.  Where that padding would
@@ -704,7 +704,7 @@ void hsp_dense_resident_free(hsp_dense_resident *M);
 hsp_status hsp_spmm_resident(hsp_context *ctx, double alpha, const hsp_ellr *A, const hsp_dense_resident *B,
                              double beta, hsp_dense_resident *C, hsp_spmm_stats *stats);
 
-/* ---- Bitmap-blocked matrices (bmSPARSE, seed 002) ------------------------------ */
+/* ---- Bitmap-blocked matrices (bmSPARSE: Zhang and Gruenwald 2018) ------------ */
 
 /* A sparse matrix as its non-empty 8x8 blocks: block b covers rows
  * 8 (key[b] >> 32) .. +7 and columns 8 (key[b] & 0xffffffff) .. +7; bit

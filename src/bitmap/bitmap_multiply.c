@@ -1,5 +1,5 @@
 /* bitmap_multiply.c: C = A*B of bitmap-blocked matrices on the CPU threads
- * (seed 002's block product, by block rows of C).  Each thread takes block
+ * (the block product of Zhang and Gruenwald 2018, by block rows of C).  Each thread takes block
  * rows of A; for each of their blocks (I, J) and each block (J, K) of B, the
  * pair's pattern product (a multiplication of a bit column by a byte for
  * each column of A's block that holds entries) and, in a second pass, its

@@ -66,7 +66,7 @@ struct hsp_device {
      * the CPU threads do it. */
     hsp_status (*spmm)(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
                        hsp_dense *C, void *const held[3], int *blocks);
-    /* C = A B of bitmap-blocked operands (checked, one precision; seed 002's
+    /* C = A B of bitmap-blocked operands (checked, one precision; Zhang and Gruenwald's (2018)
      * block product), every value of C 1 where pattern; *flops: twice its
      * multiply-adds.  NULL where the CPU threads do it. */
     hsp_status (*bitmap_multiply)(hsp_device *dev, const hsp_bitmap *A, const hsp_bitmap *B, int pattern,

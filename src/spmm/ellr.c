@@ -1,5 +1,5 @@
 /* ellr.c: hsp_ellr, a sparse matrix prepared for SpMM: checked once, its
- * rows copied into sliced ELLPACK-R (FastSpMM's ELLPACK-R, seed 001, by
+ * rows copied into sliced ELLPACK-R (FastSpMM's ELLPACK-R: Ortega et al. 2014, by
  * slices of HSP_ELLR_SLICE rows, each padded to its own longest row), or into CSR
  * where that padding would cost more than HSP_ELLR_MAX_PADDING times the
  * entries. */

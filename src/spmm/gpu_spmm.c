@@ -7,7 +7,7 @@
  * host's and the back end can move data beside its launches, C is made by
  * blocks instead: each block's launch waits only for the part of B its rows
  * reach, and comes back while the next blocks run (FastSpMM's streams,
- * seed 001). */
+ * Ortega et al. 2014). */
 #include "spmm/ellr.h"
 #include "device/gpu.h"
 #include "core/internal.h"

@@ -5,7 +5,7 @@
  * of about equal entries, taken by the threads as they come free, and each
  * row of C is made SPMM_WIDE columns at a time (row-major B; SPMM_LC for
  * column-major), so that A's row is read once for that many columns of B
- * (FastSpMM's passes, seed 001). */
+ * (FastSpMM's passes: Ortega et al. 2014). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
