@@ -73,7 +73,8 @@ static void check_table(const hsp_code_object *co, const char *what)
     const hsp_kernel_info *table = hsp_code_object_kernels(co, &n);
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);
     tap_ok(s == HSP_OK && table && n == nread && n == table_kernels(),
-           "%s: %d kernels embedded, %d read by comgr, %d in the table%s%s", what, n, nread, table_kernels(), s == HSP_OK ? "" : ": ", s == HSP_OK ? "" : hsp_errmsg());
+           "%s: %d kernels embedded, %d read by comgr, %d in the table%s%s", what, n, nread, table_kernels(),
+           s == HSP_OK ? "" : ": ", s == HSP_OK ? "" : hsp_errmsg());
     for (; s == HSP_OK && k < n && k < nread && !diff; k++) diff = layout_difference(&table[k], &read[k].info);
     tap_ok(s == HSP_OK && n > 0 && n == nread && !diff, "%s: each embedded layout equals comgr's%s%s%s%s", what,
            diff ? "; not so in " : "", diff ? read[k - 1].name : "", diff ? ": " : "", diff ? diff : "");

@@ -27,7 +27,9 @@ enum {
 _Static_assert(GK_HEAP == GK_TABLE - 1, "the heap family is the last line of kernels/kernels.def");
 
 /* The features whose host code launches kernels (SHARED: several). */
-typedef enum { GPU_FEATURE_SPGEMM, GPU_FEATURE_SPMM, GPU_FEATURE_BITMAP, GPU_FEATURE_AMG, GPU_FEATURE_SHARED } gpu_feature;
+typedef enum {
+    GPU_FEATURE_SPGEMM, GPU_FEATURE_SPMM, GPU_FEATURE_BITMAP, GPU_FEATURE_AMG, GPU_FEATURE_SHARED
+} gpu_feature;
 
 /* A row of the kernel table: the name (the heap family's prefix), the
  * argument count, the feature, and whether it adds values in local memory

@@ -46,7 +46,8 @@ const char *gpu_feature_name(gpu_feature f)
 hsp_status gpu_kernel_check(int kernel, int nargs)
 {
     char buf[24];
-    if (!gpu_kernel_exists(kernel)) return hsp_fail(HSP_ERR_ARG, "launch of kernel number %d, which does not exist", kernel);
+    if (!gpu_kernel_exists(kernel))
+        return hsp_fail(HSP_ERR_ARG, "launch of kernel number %d, which does not exist", kernel);
     int want = gpu_kernel_of(kernel)->nargs;
     if (nargs != want)
         return hsp_fail(HSP_ERR_ARG, "kernel %s takes %d arguments (kernels/kernels.def); a launch gave %d",
