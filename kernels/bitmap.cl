@@ -1,4 +1,4 @@
-/* bitmap.cl: C = A B of bitmap-blocked matrices (seed 002) on a device
+/* bitmap.cl: C = A B of bitmap-blocked matrices (Zhang and Gruenwald 2018) on a device
  * (src/bitmap/gpu_bitmap.c).  A block is a key (block row << 32 | block
  * column), a bitmap (bit 8 r + c: entry (r, c) of the 8 x 8) and its values
  * in bit order from start[b]; row[I] is block row I's first block.

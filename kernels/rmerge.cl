@@ -1,4 +1,4 @@
-/* rmerge.cl: RMerge (seed 003, Gremse et al.): a row of C computed by w
+/* rmerge.cl: RMerge (Gremse et al. 2015): a row of C computed by w
  * work-items (a power of two, 4 to 64) that merge the row's B rows, each
  * sorted, into the sorted row of C, summing equal columns as they go.  At
  * each step every work-item shows the next column of its B row; the least

@@ -256,8 +256,8 @@ static void test_local(void)
     const hsp_kernel_info *k = st->kernel[1][GK_ESC].layout;
     int64_t first = 0, nrows = 3;
     int32_t n2 = 512, islong = 0;
-    gpu_arg a[21];
-    for (int j = 0; j < 21; j++) a[j] = (gpu_arg){GPU_ARG_ARRAY, &arr, NULL, 0};
+    gpu_arg a[22];
+    for (int j = 0; j < 22; j++) a[j] = (gpu_arg){GPU_ARG_ARRAY, &arr, NULL, 0};
     a[7] = (gpu_arg){GPU_ARG_VALUE, NULL, &first, 8}, a[8] = (gpu_arg){GPU_ARG_VALUE, NULL, &nrows, 8};
     a[13] = (gpu_arg){GPU_ARG_VALUE, NULL, &n2, 4}, a[17] = (gpu_arg){GPU_ARG_VALUE, NULL, &islong, 4};
     a[14] = (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, 512 * 4}, a[15] = (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, 512 * 8};
@@ -274,8 +274,13 @@ static void test_local(void)
     tap_ok(hsa_launch(&g, 1, GK_ESC, a, 21, 3, 256) == HSP_ERR_UNSUPPORTED && strstr(hsp_errmsg(), "group memory"),
            "local: more group memory than the GPU has is refused: %s", hsp_errmsg());
     st->group_mem = 64 << 10;
-    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 20, 3, 256) == HSP_ERR_ARG, "arguments: one too few refused: %s",
-           hsp_errmsg());
+    int logged = fake_hsa.nlog;
+    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 20, 3, 256) == HSP_ERR_ARG && strstr(hsp_errmsg(), "hsp_esc takes 21") &&
+               fake_hsa.nlog == logged,
+           "arguments: one too few refused by the kernel table, nothing dispatched: %s", hsp_errmsg());
+    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 22, 3, 256) == HSP_ERR_ARG && strstr(hsp_errmsg(), "gave 22") &&
+               fake_hsa.nlog == logged,
+           "arguments: one too many refused, nothing dispatched: %s", hsp_errmsg());
     tap_ok(launch_bound(1, 1u << 31, 256) == HSP_ERR_UNSUPPORTED, "grid: 2^31 groups of 256 refused: %s",
            hsp_errmsg());
     hsa_finish(&g);

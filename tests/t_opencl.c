@@ -1,13 +1,16 @@
 /* t_opencl.c: what is particular to the opencl device (on PoCL in CI): a
  * device without double, the kernel binary cache, rows that overflow many
  * times, the memory and grow mode it reports, the methods it refuses, the
- * device list and what auto picks.  The multiply suite itself runs on it
+ * device list and what auto picks, and launches with the wrong number of
+ * arguments refused.  The multiply suite itself runs on it
  * through t_multiply_opencl.sh and t_multiply_nosvm.sh; t_opencl_pocl.sh runs this on PoCL. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "device/open/devices.h"
+#include "device/gpu.h"
 #include "ref.h"
 #include "tap.h"
 
@@ -263,6 +266,38 @@ static void test_small(void)
     hsp_csr_free(A), hsp_csr_free(ref), free(mag);
 }
 
+/* Launches on the device itself: hsp_bound with its 5 arguments runs; with
+ * 4 (the 5th would be left from the launch before) or 6 it is refused,
+ * naming the kernel and both counts, and so is a kernel number that does not
+ * exist (kernels/kernels.def's table); the device still runs after. */
+static void test_argument_count(void)
+{
+    char name[64];
+    int next;
+    hsp_device *dev = NULL;
+    hsp_status s = hsp_device_open(device(name, ""), NULL, &dev, &next);
+    if (!tap_ok(s == HSP_OK, "launch: %s opens%s%s", name, dev ? "" : ": ", dev ? "" : hsp_errmsg())) return;
+    gpu *g = dev->state;
+    gpu_array x = {0};
+    int64_t m = 1;
+    s = gpu_array_new(g, &x, 64);
+    if (s == HSP_OK) s = gpu_array_write(g, &x, (int64_t[8]){0}, 64);
+    gpu_arg a[] = {gpu_val(&m, sizeof m), gpu_array_arg(&x), gpu_array_arg(&x), gpu_array_arg(&x), gpu_array_arg(&x),
+                   gpu_val(&m, sizeof m)};
+    tap_ok(s == HSP_OK && g->ops->launch(g, 0, GK_BOUND, a, 5, 1, 64) == HSP_OK && g->ops->finish(g) == HSP_OK,
+           "launch: hsp_bound with its 5 arguments runs%s%s", s == HSP_OK ? "" : ": ", s == HSP_OK ? "" : hsp_errmsg());
+    tap_ok(g->ops->launch(g, 0, GK_BOUND, a, 4, 1, 64) == HSP_ERR_ARG && strstr(hsp_errmsg(), "hsp_bound takes 5"),
+           "launch: one argument short refused: %s", hsp_errmsg());
+    tap_ok(g->ops->launch(g, 0, GK_BOUND, a, 6, 1, 64) == HSP_ERR_ARG && strstr(hsp_errmsg(), "a launch gave 6"),
+           "launch: one argument over refused: %s", hsp_errmsg());
+    tap_ok(g->ops->launch(g, 0, GK_HEAP + 1, a, ROW_ARGS, 1, 64) == HSP_ERR_ARG && strstr(hsp_errmsg(), "not exist"),
+           "launch: a kernel number without a kernel refused: %s", hsp_errmsg());
+    tap_ok(g->ops->launch(g, 0, GK_BOUND, a, 5, 1, 64) == HSP_OK && g->ops->finish(g) == HSP_OK,
+           "launch: the device runs hsp_bound after");
+    gpu_array_free(g, &x);
+    dev->destroy(dev);
+}
+
 int main(void)
 {
     test_device_list();
@@ -274,5 +309,6 @@ int main(void)
     test_reports();
     test_methods_refused();
     test_small();
+    test_argument_count();
     return tap_done();
 }

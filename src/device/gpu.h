@@ -10,40 +10,65 @@
 
 struct hsp_job;
 
-/* The kernels of kernels/, by number; heap kernel u is GK_HEAP + u. */
-enum { GK_BOUND, GK_ESC, GK_MERGE, GK_ARRANGE, GK_BIN_COUNT, GK_BIN_PLACE, GK_ROW_SUMS, GK_ROW_SCAN, GK_ESC_ROWS,
-       GK_DENSE_COUNT, GK_DENSE, GK_HASH_ROWS, GK_HASH,
-       /* smoothed aggregation of resident hierarchies (gpu_amg.c) */
-       GK_SA_DIAG, GK_SA_STRONG, GK_MIS_INIT, GK_MIS_REKEY, GK_MIS_MAX, GK_MIS_UPDATE, GK_MIS_ROUNDS,
-       GK_MIS_SYMMETRIC, GK_AGG_NEAR, GK_AGG_FAR, GK_ZERO_INTS,
-       GK_COUNT_INTS, GK_AGG_WEIGHTS, GK_WIDEN, GK_SA_TENTATIVE, GK_SA_SMOOTH, GK_TR_SCATTER, GK_IDENTITY,
-       GK_NUMERIC, GK_TR_VALUES, GK_SAME_PATTERN, GK_NUMERIC_ROWS, GK_RMERGE,
-       /* method hash2's count phase */
-       GK_HASH_ROWS_COUNT, GK_HASH_COUNT,
-       /* the scans of stages 2 and 4 without a round trip (gpu_bins.c); stage 4's copy in C's order */
-       GK_PART_SCAN, GK_BIN_SCAN, GK_ARRANGE_ROWS,
-       /* sparse times dense (gpu_spmm.c) */
-       GK_SPMM, GK_SPMM_LANES, GK_SPMM_GATHER,
-       /* the Lanczos passes of a resident hierarchy's rho (gpu_amg.c) */
-       GK_LZ_START, GK_LZ_MULTIPLY, GK_LZ_ORTHOGONALIZE, GK_LZ_ADVANCE, GK_LZ_SUM,
-       /* bitmap-blocked products (gpu_bitmap.c) */
-       GK_BM_ROWS, GK_BM_BITS, GK_BM_COUNT, GK_BM_FILL, GK_HEAP,
-       GK_HEAP_MAX = 64, GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1 };
+/* How many arguments every row kernel takes first (kernels/common.h's
+ * HSP_ROW_ARGS; gpu_row_args). */
+enum { ROW_ARGS = 13 };
 
+/* The kernels of kernels/, by number (kernels/kernels.def); heap kernel u is
+ * GK_HEAP + u, for 2 <= u <= GK_HEAP_MAX; GK_TABLE rows in the table. */
+enum {
+#define HSP_KERNEL(id, name, nargs, feature, atomics) GK_##id,
+#include "../kernels/kernels.def"
+#undef HSP_KERNEL
+    GK_TABLE,
+    GK_HEAP_MAX = 64,
+    GK_COUNT = GK_HEAP + GK_HEAP_MAX + 1
+};
+_Static_assert(GK_HEAP == GK_TABLE - 1, "the heap family is the last line of kernels/kernels.def");
+
+/* The features whose host code launches kernels (SHARED: several). */
+typedef enum {
+    GPU_FEATURE_SPGEMM, GPU_FEATURE_SPMM, GPU_FEATURE_BITMAP, GPU_FEATURE_AMG, GPU_FEATURE_SHARED
+} gpu_feature;
+
+/* A row of the kernel table: the name (the heap family's prefix), the
+ * argument count, the feature, and whether it adds values in local memory
+ * by compare-and-swap (in double: 64-bit atomics), absent where the device
+ * has none (gpu.local_add). */
+typedef struct {
+    const char *name;
+    int nargs;
+    gpu_feature feature;
+    int atomics;
+} gpu_kernel_info;
+
+/* The kernel table (gpu_kernels.c), GK_TABLE rows; kernel number j's row
+ * (the heap kernels share GK_HEAP's). */
+extern const gpu_kernel_info gpu_kernel_table[];
+static inline const gpu_kernel_info *gpu_kernel_of(int j)
+{
+    return &gpu_kernel_table[j < GK_HEAP ? j : GK_HEAP];
+}
 /* Does kernel number j exist (heap kernels start at u = 2)? */
 static inline int gpu_kernel_exists(int j)
 {
-    return j < GK_HEAP || j >= GK_HEAP + 2;
+    return j >= 0 && j < GK_COUNT && (j < GK_HEAP || j >= GK_HEAP + 2);
 }
-/* Is kernel number j one that needs local compare-and-swap of values (in
- * double: 64-bit atomics), absent where the device has none (local_add)? */
+/* Is kernel number j one that adds in local memory by atomics? */
 static inline int gpu_kernel_adds_locally(int j)
 {
-    return (j >= GK_DENSE_COUNT && j <= GK_HASH) || j == GK_NUMERIC_ROWS || j == GK_HASH_ROWS_COUNT ||
-           j == GK_HASH_COUNT;
+    return gpu_kernel_of(j)->atomics;
 }
 /* The kernel's name in kernels/ ("hsp_heap_17"); buf holds at least 24 bytes. */
 const char *gpu_kernel_name(int kernel, char *buf);
+/* The number of the kernel called name, or -1 where none is. */
+int gpu_kernel_number(const char *name);
+/* The feature's name ("spgemm"). */
+const char *gpu_feature_name(gpu_feature f);
+/* HSP_OK where kernel exists and takes nargs arguments, else HSP_ERR_ARG
+ * naming the kernel and both counts: every back end's launch checks first,
+ * so that no kernel runs with arguments missing or left from a launch before. */
+hsp_status gpu_kernel_check(int kernel, int nargs);
 
 /* The arrays of a job on the device. */
 enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SLOT,
@@ -69,7 +94,7 @@ typedef struct {
 /* A kernel argument: an array, a value of size bytes at data, or a block of
  * size bytes of local memory. */
 typedef enum { GPU_ARG_ARRAY, GPU_ARG_VALUE, GPU_ARG_LOCAL } gpu_arg_kind;
-enum { GPU_ARGS_MAX = 23 }; /* the most a kernel takes (dense) */
+enum { GPU_ARGS_MAX = 23 }; /* the most a kernel takes (dense, bm_fill; gpu_kernels.c checks) */
 typedef struct {
     gpu_arg_kind kind;
     const gpu_array *array;
@@ -304,10 +329,9 @@ hsp_status gpu_launch_items(gpu *g, int dbl, int kernel, const gpu_arg *a, int n
 struct hsp_ellr;
 hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
                     hsp_dense *C, void *const held[3], int *blocks);
-/* The arguments every row kernel takes first (kernels/common.h's
- * HSP_ROW_ARGS), for rows [*first, *first + *nrows) of array rows: results
- * into C~, or with fill into C (its row pointers as the rows' slots). */
-enum { ROW_ARGS = 13 };
+/* The row kernels' first arguments (ROW_ARGS of them, above) for rows
+ * [*first, *first + *nrows) of array rows: results into C~, or with fill
+ * into C (its row pointers as the rows' slots). */
 void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows, int fill);
 
 /* Long rows by the dense method (gpu_dense.c): can the job take n long rows

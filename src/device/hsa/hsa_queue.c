@@ -180,9 +180,9 @@ hsp_status hsa_finish(gpu *g)
     return HSP_OK;
 }
 
-/* Pack the arguments of kernel k into the next kernel-argument block (after
- * draining the queue when all are in use); *group_size is the group segment
- * the dispatch needs. */
+/* Pack the arguments of kernel k (nargs of them, its count by the table)
+ * into the next kernel-argument block (after draining the queue when all are
+ * in use); *group_size is the group segment the dispatch needs. */
 static hsp_status pack(gpu *g, const hsa_kernel *k, const gpu_arg *args, int nargs, size_t groups, size_t size,
                        void **block, uint32_t *group_size)
 {
@@ -190,7 +190,6 @@ static hsp_status pack(gpu *g, const hsa_kernel *k, const gpu_arg *args, int nar
     hsp_kernarg_value v[GPU_ARGS_MAX];
     hsp_status s = st->next_slot < st->nslots ? HSP_OK : hsa_finish(g);
     if (s != HSP_OK) return s;
-    if (nargs > GPU_ARGS_MAX) return hsp_fail(HSP_ERR_ARG, "kernel %s: %d arguments", k->layout->name, nargs);
     for (int j = 0; j < nargs; j++)
         v[j] = args[j].kind == GPU_ARG_ARRAY   ? (hsp_kernarg_value){&args[j].array->ptr, sizeof(void *)}
                : args[j].kind == GPU_ARG_VALUE ? (hsp_kernarg_value){args[j].data, args[j].size}
@@ -210,11 +209,12 @@ hsp_status hsa_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, int narg
     void *block, *p;
     uint32_t group_size;
     uint64_t index;
-    if (!groups) return HSP_OK;
+    hsp_status s = gpu_kernel_check(kernel, nargs);
+    if (s != HSP_OK || !groups) return s;
     if (size > UINT16_MAX || groups > UINT32_MAX / size)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "kernel %s: a grid of %zu x %zu is too large", k->layout->name, groups,
                         size);
-    hsp_status s = health(g);
+    s = health(g);
     if (s == HSP_OK) s = pack(g, k, args, nargs, groups, size, &block, &group_size);
     if (s == HSP_OK) s = next_packet(g, &p, &index);
     if (s != HSP_OK) return s;

@@ -4,11 +4,14 @@
  * source for kernel_layouts.c: every kernel's layout, each distinct argument
  * list once, and hsp_layout_tables[], one entry per code object.  Run at build
  * time so that the library needs no comgr at run time.  It fails, saying
- * which kernel and kind, on an argument kind that the packing cannot fill. */
+ * which kernel and kind, on an argument kind that the packing cannot fill,
+ * and, naming the kernel, where an object's kernels or their argument
+ * counts differ from kernels/kernels.def's. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "device/gpu.h"
 #include "device/hsa/kernel_meta.h"
 
 static const char *const precision_names[2] = {"float", "double"};
@@ -58,6 +61,30 @@ static unsigned char *read_file(const char *path, size_t *size)
     return bytes;
 }
 
+/* Nonzero (said on stderr) unless the kernels of the object at path are
+ * those of kernels/kernels.def, each with the table's argument count. */
+static int check_table(const object_layouts *o, const char *path)
+{
+    char why[160];
+    int known = 0;
+    for (int j = 0; j < GK_COUNT; j++) known += gpu_kernel_exists(j);
+    for (int j = 0; j < o->nkernels; j++) {
+        const hsp_kernel_info *k = &o->kernel[j].info;
+        int number = gpu_kernel_number(k->name);
+        if (number < 0) {
+            snprintf(why, sizeof why, "kernel %s is not in kernels/kernels.def", k->name);
+            return fail(path, why);
+        }
+        if (k->nexplicit != gpu_kernel_of(number)->nargs) {
+            snprintf(why, sizeof why, "kernel %s takes %d arguments; kernels/kernels.def says %d", k->name,
+                     k->nexplicit, gpu_kernel_of(number)->nargs);
+            return fail(path, why);
+        }
+    }
+    snprintf(why, sizeof why, "%d kernels; kernels/kernels.def has %d", o->nkernels, known);
+    return o->nkernels == known ? 0 : fail(path, why);
+}
+
 /* The layouts of the code object dir/target-precision.hsaco into o; nonzero
  * (said on stderr) when they cannot be read or printed. */
 static int read_object(const char *dir, const char *target, int dbl, object_layouts *o)
@@ -75,7 +102,7 @@ static int read_object(const char *dir, const char *target, int dbl, object_layo
     for (int j = 0; j < o->nkernels; j++)
         if (!plain(o->kernel[j].name) || !plain(o->kernel[j].symbol)) return fail(path, "a kernel with an odd name");
     o->target = target, o->dbl = dbl;
-    return 0;
+    return check_table(o, path);
 }
 
 /* The index of k's argument list among the distinct lists, or lists->n when

@@ -40,7 +40,8 @@ static hsp_status ocl_launch(gpu *g, int dbl, int kernel, const gpu_arg *args, i
     char name[24];
     cl_event event = NULL;
     cl_int err = CL_SUCCESS;
-    if (!groups) return HSP_OK;
+    hsp_status s = gpu_kernel_check(kernel, nargs);
+    if (s != HSP_OK || !groups) return s;
     for (int j = 0; j < nargs && err == CL_SUCCESS; j++) err = set_arg(st, k, (cl_uint)j, &args[j]);
     if (err == CL_SUCCESS) err = ocl_after_put(st);
     if (err == CL_SUCCESS)

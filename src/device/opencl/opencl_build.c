@@ -121,13 +121,23 @@ static hsp_status build_source(ocl_state *st, const char *options, cl_program *o
     return HSP_OK;
 }
 
-/* Kernel name of prog into *k. */
-static hsp_status get_kernel(cl_program prog, const char *name, cl_kernel *k)
+/* Kernel number j of prog into *k (NULL, with HSP_OK, where the kernel adds
+ * locally by atomics and the device has none); the build fails where the
+ * source's argument count differs from kernels/kernels.def's. */
+static hsp_status get_kernel(cl_program prog, int j, cl_kernel *k)
 {
+    char buf[24];
+    const char *name = gpu_kernel_name(j, buf);
+    cl_uint nargs = 0;
     cl_int err;
     *k = clCreateKernel(prog, name, &err);
+    if (err != CL_SUCCESS && gpu_kernel_adds_locally(j)) return HSP_OK; /* in double: with 64-bit atomics */
+    if (err == CL_SUCCESS) err = clGetKernelInfo(*k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
     if (err != CL_SUCCESS)
         return hsp_fail(HSP_ERR_DEVICE, "OpenCL: kernel %s: %s (%d)", name, ocl_error(err), err);
+    if ((int)nargs != gpu_kernel_of(j)->nargs)
+        return hsp_fail(HSP_ERR_DEVICE, "OpenCL: kernel %s takes %u arguments; kernels/kernels.def says %d", name,
+                        nargs, gpu_kernel_of(j)->nargs);
     return HSP_OK;
 }
 
@@ -143,7 +153,7 @@ static int warp_redux(ocl_state *st)
 
 hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
 {
-    char options[64], path[1100], name[32];
+    char options[64], path[1100];
     snprintf(options, sizeof options, "-cl-std=CL1.2%s%s", dbl ? " -DHSP_DOUBLE" : "",
              warp_redux(st) ? " -DHSP_WARP_REDUX" : "");
     int cached = cache_path(st, options, path, sizeof path);
@@ -161,12 +171,8 @@ hsp_status ocl_build(ocl_state *st, int dbl, ocl_kernels *k)
         if (cached) store_cached(st, k->program, path);
     }
     hsp_status s = HSP_OK;
-    for (int j = 0; j < GK_COUNT && s == HSP_OK; j++) {
-        if (gpu_kernel_adds_locally(j)) /* in double: with 64-bit atomics */
-            k->kernel[j] = clCreateKernel(k->program, gpu_kernel_name(j, name), NULL);
-        else if (gpu_kernel_exists(j))
-            s = get_kernel(k->program, gpu_kernel_name(j, name), &k->kernel[j]);
-    }
+    for (int j = 0; j < GK_COUNT && s == HSP_OK; j++)
+        if (gpu_kernel_exists(j)) s = get_kernel(k->program, j, &k->kernel[j]);
     return s;
 }
 

@@ -51,11 +51,12 @@ void ocl_profile_print(ocl_profile *p, const char *device)
     if (!p) return;
     ocl_profile_collect(p);
     for (int k = 0; k < GK_COUNT; k++) total += p->ms[k];
-    fprintf(stderr, "hspgemm profile, %s: kernel, launches, ms in all, ms a launch\n", device);
+    fprintf(stderr, "hspgemm profile, %s: kernel, feature, launches, ms in all, ms a launch\n", device);
     for (int k = 0; k < GK_COUNT; k++)
         if (p->launches[k])
-            fprintf(stderr, "  %-14s %8lld %12.3f %12.4f\n", gpu_kernel_name(k, name), p->launches[k], p->ms[k],
+            fprintf(stderr, "  %-14s %-6s %8lld %12.3f %12.4f\n", gpu_kernel_name(k, name),
+                    gpu_feature_name(gpu_kernel_of(k)->feature), p->launches[k], p->ms[k],
                     p->ms[k] / (double)p->launches[k]);
-    fprintf(stderr, "  %-14s %8s %12.3f\n", "all", "", total);
+    fprintf(stderr, "  %-14s %-6s %8s %12.3f\n", "all", "", "", total);
     free(p);
 }
