@@ -25,6 +25,7 @@
 #include "ref.h"
 #include "spgemm/stages.h"
 #include "tap.h"
+#include "spgemm/gpu_stages.h"
 
 #define TWO_62 ((int64_t)1 << 62)
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "device/gpu.h"
 #include "core/internal.h"
+#include "amg/gpu_amg.h"
 
 /* Work-groups of up to GPU_ITEMS_GROUP items (gpu_launch_items); values-only
  * rows by work-groups of 64 with up to 1024 columns of C in local memory at a

@@ -9,6 +9,7 @@
 #include "bitmap/blocks.h"
 #include "device/gpu.h"
 #include "core/internal.h"
+#include "bitmap/gpu_bitmap.h"
 
 /* Work-items of a block row (the paper's 64), block columns of one ordered
  * in local memory, and the most bytes the work-groups' own arrays (16 a

@@ -259,18 +259,6 @@ static inline gpu_arg gpu_local(size_t size)
     return (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, size};
 }
 
-/* The row work of stages 2 and 4 on the device (gpu_bins.c), for a
- * job->all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
- * and job->ub) and the sample of rows of up to most products (job->sample_u
- * and sample_shared; none if most is 0); C's row pointers in GA_CRP from the
- * row counts, and nnz(C), or, where gpu_nnz_later (a resident C whose
- * arrays at its bound take at most GPU_NNZ_LATER_BYTES), the bound that sizes
- * C's arrays (gpu_nnz_read reads the true one once C is done: one wait for
- * the queue less). */
-hsp_status gpu_bin_rows(gpu *g, struct hsp_job *job, int64_t most);
-hsp_status gpu_row_pointers(gpu *g, struct hsp_job *job);
-int gpu_nnz_later(const struct hsp_job *job);
-hsp_status gpu_nnz_read(gpu *g, struct hsp_job *job);
 /* Work-groups of GPU_SPAN_GROUP items (fewer where the kernel allows
  * fewer: *size, a power of two), GPU_SPAN_ROWS rows an item, over m rows. */
 enum { GPU_SPAN_ROWS = 8, GPU_SPAN_GROUP = 256 };
@@ -280,40 +268,12 @@ int64_t gpu_span_groups(gpu *g, int dbl, int kernel, int64_t m, size_t *size);
  * crp[m], read back (a wait for the queue) unless total is NULL. */
 hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64_t m, int64_t *total);
 
-/* C = A B of bitmap-blocked operands (the device's bitmap_multiply,
- * gpu_bitmap.c, kernels/bitmap.cl). */
-hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_bitmap *B, int pattern,
-                               hsp_bitmap **C, int64_t *flops);
-
-/* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */
-extern const hsp_held_ops gpu_held_ops;
-
 /* s, after noting in dev whether the back end lost the GPU. */
 static inline hsp_status gpu_noted(hsp_device *dev, hsp_status s)
 {
     dev->lost = ((gpu *)dev->state)->lost;
     return s;
 }
-
-/* Long rows (gpu_long.c): give each its first region of the pool (room for
- * all u products where u is at most esc_max, for ESC; none for the others
- * when they go dense, which write C itself); after the queue ran,
- * grow and relaunch the rows that stopped until all are done. */
-hsp_status gpu_long_start(gpu *g, struct hsp_job *job, int64_t esc_max, int dense);
-hsp_status gpu_long_finish(gpu *g, struct hsp_job *job);
-/* Per-row kernels (gpu_launch.c).  Launch method m's kernel over rows
- * [first, first + nrows) of the array
- * `rows` (GA_ROWS, GA_LONGROWS or GA_RELAUNCH), rows of up to hi products
- * (hi < 0: any), long rows (results in the pool) when islong. */
-hsp_status gpu_launch_rows(gpu *g, struct hsp_job *job, hsp_method m, int64_t hi, int islong, int rows,
-                           int64_t first, int64_t nrows);
-/* Method hash2's rows (counted by gpu_launch_rows: g->fill) into C itself,
- * once GA_CRP holds C's row pointers and GA_CCOL, GA_CVAL its room. */
-hsp_status gpu_fill_rows(gpu *g, struct hsp_job *job);
-/* What method m's launch for rows of up to hi products (not long) is made
- * for: the table or sort size of hash and ESC, RMerge's width, else hi.
- * Rows of two bins of one class can share a launch. */
-int64_t gpu_launch_class(const struct hsp_job *job, hsp_method m, int64_t hi);
 
 /* The work-group size for a kernel: want, or less where it allows less. */
 size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
@@ -323,23 +283,6 @@ size_t gpu_group_size(gpu *g, int dbl, int kernel, size_t want);
 enum { GPU_ITEMS_GROUP = 256 };
 size_t gpu_pow2_group(gpu *g, int dbl, int kernel);
 hsp_status gpu_launch_items(gpu *g, int dbl, int kernel, const gpu_arg *a, int na, int64_t n);
-
-/* C = alpha A B + beta C (the device's spmm, gpu_spmm.c); C's entries are
- * read only where beta is not 0 (as in BLAS: C may hold anything then). */
-struct hsp_ellr;
-hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                    hsp_dense *C, void *const held[3], int *blocks);
-/* The row kernels' first arguments (ROW_ARGS of them, above) for rows
- * [*first, *first + *nrows) of array rows: results into C~, or with fill
- * into C (its row pointers as the rows' slots). */
-void gpu_row_args(gpu *g, gpu_arg *a, int rows, const int64_t *first, const int64_t *nrows, int fill);
-
-/* Long rows by the dense method (gpu_dense.c): can the job take n long rows
- * so; count rows [first, first + n) of GA_LONGROWS (stage 3, their counts
- * into the row counts); their entries into C (stage 4, C's arrays made). */
-int gpu_dense_fits(gpu *g, struct hsp_job *job, int64_t n);
-hsp_status gpu_dense_count(gpu *g, struct hsp_job *job, int64_t first, int64_t n);
-hsp_status gpu_dense_sums(gpu *g, struct hsp_job *job);
 
 /* A new device over a back end: ops, a zeroed state of state_bytes at
  * g->backend (g is dev->state); dev->destroy closes it.  name is for the

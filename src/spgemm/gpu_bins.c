@@ -10,6 +10,7 @@
 #include "device/gpu.h"
 #include "core/internal.h"
 #include "spgemm/job.h"
+#include "spgemm/gpu_stages.h"
 
 enum { GROUP_SIZE = GPU_SPAN_GROUP, NGROUPS_U = 5, NSAMPLE = 2, NSUMS = 2 * NGROUPS_U + NSAMPLE };
 

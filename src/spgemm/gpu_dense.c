@@ -7,6 +7,7 @@
 #include "device/gpu.h"
 #include "core/internal.h"
 #include "spgemm/job.h"
+#include "spgemm/gpu_stages.h"
 
 /* The most (row, window) pairs a job takes dense (their counts, 4 bytes
  * each, live on the device); a job with more merges its long rows.  The

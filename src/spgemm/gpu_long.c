@@ -15,6 +15,7 @@
 #include "device/gpu.h"
 #include "core/internal.h"
 #include "spgemm/job.h"
+#include "spgemm/gpu_stages.h"
 
 /* Room for entries pool entries (column and value), by growth when
  * keep > 0 entries are in use. */

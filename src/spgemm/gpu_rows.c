@@ -3,6 +3,7 @@
 #include "device/gpu.h"
 #include "core/internal.h"
 #include "spgemm/job.h"
+#include "spgemm/gpu_stages.h"
 
 /* The smallest power of two >= n. */
 static int64_t pow2_at_least(int64_t n)

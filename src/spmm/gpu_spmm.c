@@ -11,6 +11,7 @@
 #include "spmm/ellr.h"
 #include "device/gpu.h"
 #include "core/internal.h"
+#include "spmm/gpu_spmm.h"
 
 /* The arrays of one launch: A's (hsp_ellr_arrays' order), then B's and C's. */
 enum { ARR_B = HSP_ELLR_ARRAYS, ARR_C, NARR };

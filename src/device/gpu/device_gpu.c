@@ -7,6 +7,9 @@
 #include "core/internal.h"
 #include "device/gpu.h"
 #include "spgemm/gpu_stages.h"
+#include "bitmap/gpu_bitmap.h"
+#include "amg/gpu_amg.h"
+#include "spmm/gpu_spmm.h"
 
 /* Resident arrays freed (those of a lost device are left to it). */
 static void gpu_drop(hsp_device *dev, void *held)

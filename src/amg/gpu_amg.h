@@ -1,0 +1,10 @@
+/* gpu_amg.h: the AMG steps on a GPU device (private). */
+#ifndef HSP_GPU_AMG_H
+#define HSP_GPU_AMG_H
+
+#include "device/gpu.h"
+
+/* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */
+extern const hsp_held_ops gpu_held_ops;
+
+#endif
