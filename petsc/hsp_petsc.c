@@ -9,92 +9,19 @@
  * -hsp_backend) takes PETSc's "backend" algorithm, which makes it from
  * products of the ranks' local blocks, made seqaijhsp here.  Every other
  * product is PETSc's own.
- * hspgemm's context is made at the first product and freed by
- * PetscFinalize. */
-#define _GNU_SOURCE /* sched_getaffinity */
-#include <malloc.h>
-#include <sched.h>
+ * What both kinds share (hspgemm's context, the counts, what C was made
+ * from) is hsp_petsc_context.c's. */
 #include <string.h>
-#include <unistd.h>
 #include "hsp_petsc_impl.h"
 
 #if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
 #error "the hspgemm plugin needs PETSc with real double scalars"
 #endif
 
-/* What the process shares: hspgemm's context, the set-ups of SeqAIJ and
- * MPIAIJ products (for the products left to PETSc), and the counts. */
-static hsp_context *context;
-static PetscInt context_threads; /* its CPU threads */
+/* What the process shares: the set-ups of SeqAIJ and MPIAIJ products (for
+ * the products left to PETSc). */
 static PetscErrorCode (*seqaij_products)(Mat);
 static PetscErrorCode (*mpiaij_products)(Mat);
-static PetscInt counts[3]; /* symbolic A*B or A^T*B, symbolic P^T*A*P, numeric */
-static PetscMPIInt node_ranks = 1; /* the ranks on this rank's machine (at registration) */
-PetscLogEvent hsp_petsc_events[2];
-
-static PetscErrorCode context_free(void)
-{
-    PetscFunctionBegin;
-    hsp_context_free(context);
-    context = NULL;
-    PetscFunctionReturn(0);
-}
-
-/* CPU threads for hspgemm: -hsp_threads, else the cores of this machine
- * shared among its ranks, at most the cores this rank may run on (mpiexec
- * may bind it to one: threads beyond would share it; *bound then says
- * how many it would have had).  Unbound (left to the scheduler) where ranks
- * share the machine and this one may run on more CPUs than its threads:
- * mpiexec did not bind it to a share, and every rank's pool would bind its
- * workers to the same first CPUs.  No collective call: a product may run
- * on some ranks only. */
-static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound, PetscInt *bound)
-{
-    PetscBool set;
-    cpu_set_t mine;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN), allowed = cores;
-
-    PetscFunctionBegin;
-    if (!sched_getaffinity(0, sizeof mine, &mine)) allowed = CPU_COUNT(&mine);
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
-    if (!set) *threads = cores > node_ranks ? (PetscInt)(cores / node_ranks) : 1;
-    *bound = !set && *threads > allowed ? *threads : 0;
-    if (*bound) *threads = (PetscInt)allowed;
-    *unbound = node_ranks > 1 && allowed > *threads;
-    PetscFunctionReturn(0);
-}
-
-/* hspgemm's context, made at the first product from the options:
- * -hsp_device, -hsp_threads, -hsp_small_nnz (hsp_options.small_nnz).  Says
- * so on stderr where mpiexec's binding left the rank fewer CPUs than its
- * share. */
-PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx)
-{
-    char device[64] = "cpu";
-    PetscInt threads, small = 0, bound = 0;
-    PetscBool unbound = PETSC_FALSE;
-    hsp_options o;
-
-    PetscFunctionBegin;
-    *ctx = context;
-    if (context) PetscFunctionReturn(0);
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-hsp_device", device, sizeof device, NULL));
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_small_nnz", &small, NULL));
-    PetscCall(threads_of(&threads, &unbound, &bound));
-    if (bound)
-        PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
-                               "hspgemm: this rank may run on %" PetscInt_FMT " CPU(s) of the %" PetscInt_FMT
-                               " that are its share (mpiexec's binding): hspgemm's products use %" PetscInt_FMT
-                               " thread(s); mpiexec --bind-to none, or -hsp_threads, to choose\n",
-                               threads, bound, threads));
-    hsp_options_init(&o);
-    o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small, o.unbound = unbound;
-    HSP_CHECK(comm, hsp_context_create(&o, &context));
-    context_threads = threads;
-    PetscCall(PetscRegisterFinalize(context_free));
-    *ctx = context;
-    PetscFunctionReturn(0);
-}
 
 /* The plugin's options, read at registration so that -help lists them and
  * bad values stop the program there rather than at its first product
@@ -234,57 +161,6 @@ static PetscErrorCode product_data_free(void *data)
     PetscFunctionReturn(0);
 }
 
-/* Has M its values?  A SeqAIJ or MPIAIJ matrix made by PETSc's own symbolic
- * phase has none until its numeric phase. */
-static PetscErrorCode has_values(Mat M, PetscBool *has)
-{
-    Mat block[2] = {M, NULL};
-    PetscBool mpi;
-
-    PetscFunctionBegin;
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)M, MATMPIAIJ, &mpi));
-    if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(M, &block[0], &block[1], NULL));
-    *has = PETSC_TRUE;
-    for (int k = 0; k < 2 && block[k]; k++) {
-        const PetscScalar *a;
-
-        PetscCall(MatSeqAIJGetArrayRead(block[k], &a));
-        *has = *has && a;
-        PetscCall(MatSeqAIJRestoreArrayRead(block[k], &a));
-    }
-    PetscFunctionReturn(0);
-}
-
-PetscErrorCode hsp_petsc_made_now(hsp_petsc_made *m, Mat A, Mat B, Mat C)
-{
-    PetscBool has[2];
-
-    PetscFunctionBegin;
-    PetscCall(has_values(A, &has[0]));
-    PetscCall(has_values(B, &has[1]));
-    m->fresh = has[0] && has[1];
-    PetscCall(PetscObjectGetId((PetscObject)A, &m->id[0]));
-    PetscCall(PetscObjectGetId((PetscObject)B, &m->id[1]));
-    PetscCall(PetscObjectStateGet((PetscObject)A, &m->state[0]));
-    PetscCall(PetscObjectStateGet((PetscObject)B, &m->state[1]));
-    PetscCall(PetscObjectStateGet((PetscObject)C, &m->state[2]));
-    PetscCall(MatGetNonzeroState(A, &m->pattern[0]));
-    PetscCall(MatGetNonzeroState(B, &m->pattern[1]));
-    PetscFunctionReturn(0);
-}
-
-PetscErrorCode hsp_petsc_made_keep(hsp_petsc_made *m, Mat A, Mat B, Mat C, PetscBool *keep)
-{
-    hsp_petsc_made now;
-
-    PetscFunctionBegin;
-    PetscCall(hsp_petsc_made_now(&now, A, B, C));
-    *keep = m->fresh && now.id[0] == m->id[0] && now.id[1] == m->id[1] && now.state[0] == m->state[0] &&
-            now.state[1] == m->state[1] && now.state[2] == m->state[2];
-    m->fresh = PETSC_FALSE;
-    PetscFunctionReturn(0);
-}
-
 /* A*B where A or B has no entries: C, empty, without hspgemm's pipeline
  * (PETSc's off-diagonal blocks on several ranks are often empty, and a
  * product of half a million rows costs tens of milliseconds there). */
@@ -308,19 +184,6 @@ static hsp_status make(hsp_context *ctx, MatProductType type, const hsp_csr *A, 
     else if (s == HSP_OK) s = plan ? hsp_multiply_plan(ctx, A, B, C, plan, NULL) : hsp_multiply(ctx, A, B, C, NULL);
     hsp_csr_free(T);
     return s;
-}
-
-PetscErrorCode hsp_petsc_same_pattern(const hsp_csr *x, const hsp_csr *c)
-{
-    PetscBool same = x->nrows == c->nrows && x->nnz == c->nnz;
-
-    PetscFunctionBegin;
-    for (int32_t i = 0; same && i < c->nrows; i++) same = x->rowptr[i + 1] == c->rowptr[i + 1];
-    same = same && (!c->nnz || !memcmp(x->colidx, c->colidx, (size_t)c->nnz * sizeof *c->colidx));
-    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
-               "hspgemm: the product's pattern is no longer C's (%lld entries here; C has %lld): an operand's "
-               "pattern changed since the symbolic phase", (long long)x->nnz, (long long)c->nnz);
-    PetscFunctionReturn(0);
 }
 
 /* C's values (C's pattern given) by a product with a plan, made now: the
@@ -474,15 +337,6 @@ static PetscErrorCode product_symbolic(Mat C)
     hsp_petsc_memory_back();
     PetscCall(PetscLogEventEnd(hsp_petsc_events[0], C, 0, 0, 0));
     PetscFunctionReturn(0);
-}
-
-void hsp_petsc_old_numeric(Mat C, PetscErrorCode (*numeric)(Mat, Mat, Mat))
-{
-    MatProductType t = C->product->type;
-
-    if (t == MATPRODUCT_AB) C->ops->matmultnumeric = numeric;
-    if (t == MATPRODUCT_AtB) C->ops->transposematmultnumeric = numeric;
-    if (t == MATPRODUCT_PtAP) C->ops->ptapnumeric = numeric;
 }
 
 /* Is M of the base type (MATSEQAIJ, MATMPIAIJ) or a type built on it? */
@@ -820,38 +674,17 @@ static PetscErrorCode MatCreate_MPIAIJHSP(Mat A)
 PetscErrorCode PetscHspgemmRegister(void)
 {
     static PetscBool done;
-    MPI_Comm node;
 
     PetscFunctionBegin;
     if (done) PetscFunctionReturn(0);
     done = PETSC_TRUE;
-    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    PetscCallMPI(MPI_Comm_size(node, &node_ranks));
-    PetscCallMPI(MPI_Comm_free(&node));
+    PetscCall(hsp_petsc_count_node_ranks());
     PetscCall(MatRegister(MATSEQAIJHSP, MatCreate_SeqAIJHSP));
     PetscCall(MatRegister(MATMPIAIJHSP, MatCreate_MPIAIJHSP));
     PetscCall(MatRegisterRootName(MATAIJHSP, MATSEQAIJHSP, MATMPIAIJHSP));
     PetscCall(PetscLogEventRegister("HspSymbolic", MAT_CLASSID, &hsp_petsc_events[0]));
     PetscCall(PetscLogEventRegister("HspNumeric", MAT_CLASSID, &hsp_petsc_events[1]));
     PetscCall(options_check());
-    PetscFunctionReturn(0);
-}
-
-void hsp_petsc_count(int which)
-{
-    counts[which]++;
-}
-
-void hsp_petsc_memory_back(void)
-{
-    hsp_release_memory();
-    if (context_threads > 1) malloc_trim(0);
-}
-
-PetscErrorCode PetscHspgemmGetCounts(PetscInt *ab, PetscInt *ptap, PetscInt *numeric)
-{
-    PetscFunctionBegin;
-    *ab = counts[0], *ptap = counts[1], *numeric = counts[2];
     PetscFunctionReturn(0);
 }
 

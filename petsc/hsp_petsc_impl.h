@@ -1,6 +1,7 @@
-/* hsp_petsc_impl.h: what the plugin's two files share: hspgemm's context,
- * the counts of products, PETSc's error for hspgemm's failure, and the
- * MPIAIJ products (hsp_petsc_mpi.c) that hsp_petsc.c's set-up selects. */
+/* hsp_petsc_impl.h: what the plugin's files share: hspgemm's context, the
+ * counts of products and the rest of hsp_petsc_context.c, PETSc's error for
+ * hspgemm's failure, and the MPIAIJ products (hsp_petsc_mpi.c) that
+ * hsp_petsc.c's set-up selects. */
 #ifndef HSP_PETSC_IMPL_H
 #define HSP_PETSC_IMPL_H
 
@@ -17,6 +18,9 @@ PETSC_INTERN PetscLogEvent hsp_petsc_events[2];
 /* The counts PetscHspgemmGetCounts returns. */
 enum { COUNT_AB, COUNT_PTAP, COUNT_NUMERIC };
 
+/* The ranks on this rank's machine counted (at registration: collective on
+ * PETSC_COMM_WORLD), which share its cores among their threads. */
+PETSC_INTERN PetscErrorCode hsp_petsc_count_node_ranks(void);
 /* hspgemm's context, made at the first product from the options. */
 PETSC_INTERN PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx);
 /* One more product of the kind counted (COUNT_AB, ...). */
