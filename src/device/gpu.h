@@ -108,19 +108,7 @@ typedef struct {
     gpu_array a[HSP_HELD_MAX];
 } gpu_held;
 
-/* A long row's state, laid out as kernels/common.h's hsp_longrow. */
-typedef struct {
-    int64_t off, hcap, roff, len, next, need;
-} gpu_longrow;
-
 typedef struct gpu gpu;
-
-/* Rows [first, first + nrows) of array rows, of up to hi products. */
-typedef struct {
-    int64_t hi;
-    int rows;
-    int64_t first, nrows;
-} gpu_fill;
 
 /* Arrays of the device's own that were freed, kept for the next ones (the
  * result of the next resident product takes the last one's): a warm product
@@ -188,23 +176,13 @@ struct gpu {
                                 past the deadline): every call fails, and nothing the GPU
                                 was given is freed, since it may still write there */
     char lost_why[160];
-    /* the job in flight */
+    /* the product in flight */
     int overlap;             /* launches now may run at once (stage 3's bins) */
-    int started;             /* its rows, slots and C~ are on the device */
     int b_is_a;              /* B is A: the B arrays are A's */
-    const gpu_array *held[2]; /* A's and B's three arrays where the job's operand is a
+    const gpu_array *held[2]; /* A's and B's three arrays where the product's operand is a
                                 resident matrix (gpu_held), else NULL */
-    int64_t pool_used, pool_cap; /* entries of the long-row pool */
-    gpu_longrow *lrows;      /* host copy of the long rows' state */
-    int32_t *relaunch;       /* rows to launch again */
-    int32_t *longrows;       /* long rows ordered by kernel (methods auto, dense) */
-    int long_dense;          /* long rows that ESC does not take go dense, not merge */
-    int64_t dense_first, dense_rows; /* those rows: entries of GA_LONGROWS */
-    int32_t dense_w, dense_bw; /* their windows' columns, and the count's bitmap's */
-    int64_t *counts;         /* row counts read back */
-    gpu_fill fill[HSP_MAX_BINS]; /* launches of hash2 rows, counted, to fill in stage 4 */
-    int nfill;
-    int64_t filled;          /* their rows */
+    struct gpu_job *job;     /* the pipeline's own state (spgemm/gpu_stages.h), made at the
+                                first product, freed with the device */
 };
 
 /* Arrays (gpu_mem.c): room for bytes (kept between jobs, grown when short);

@@ -50,23 +50,23 @@ int gpu_dense_fits(gpu *g, hsp_job *job, int64_t n)
 {
     int dbl = job->vsize == 8;
     if (!g->local_add[dbl]) return 0;
-    dense_windows(g, job->vsize, dense_group(g, dbl), &g->dense_w, &g->dense_bw);
-    return g->dense_w > 0 && n * window_count(job, g->dense_w) <= DENSE_MAX_PAIRS;
+    dense_windows(g, job->vsize, dense_group(g, dbl), &g->job->dense_w, &g->job->dense_bw);
+    return g->job->dense_w > 0 && n * window_count(job, g->job->dense_w) <= DENSE_MAX_PAIRS;
 }
 
 hsp_status gpu_dense_count(gpu *g, hsp_job *job, int64_t first, int64_t n)
 {
     int dbl = job->vsize == 8;
-    int32_t ncols = job->B->ncols, words = g->dense_bw / 32, wins = g->dense_bw / g->dense_w;
+    int32_t ncols = job->B->ncols, words = g->job->dense_bw / 32, wins = g->job->dense_bw / g->job->dense_w;
     size_t size = dense_group(g, dbl);
-    g->dense_first = first, g->dense_rows = n;
+    g->job->dense_first = first, g->job->dense_rows = n;
     if (!n) return HSP_OK;
-    hsp_status s = gpu_reserve(g, GA_WEND, (size_t)(n * window_count(job, g->dense_w)) * sizeof(int32_t));
+    hsp_status s = gpu_reserve(g, GA_WEND, (size_t)(n * window_count(job, g->job->dense_w)) * sizeof(int32_t));
     gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
     a[ROW_ARGS] = gpu_arr(g, GA_LROWS), a[ROW_ARGS + 1] = gpu_val(&ncols, sizeof ncols);
-    a[ROW_ARGS + 2] = gpu_val(&g->dense_w, sizeof g->dense_w);
-    a[ROW_ARGS + 3] = gpu_val(&g->dense_bw, sizeof g->dense_bw);
+    a[ROW_ARGS + 2] = gpu_val(&g->job->dense_w, sizeof g->job->dense_w);
+    a[ROW_ARGS + 3] = gpu_val(&g->job->dense_bw, sizeof g->job->dense_bw);
     a[ROW_ARGS + 4] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 5] = gpu_local((size_t)words * sizeof(uint32_t));
     a[ROW_ARGS + 6] = gpu_local((size_t)wins * sizeof(int32_t)), a[ROW_ARGS + 7] = gpu_local(size * sizeof(int32_t));
     a[ROW_ARGS + 8] = gpu_local(size * sizeof(int64_t));
@@ -77,18 +77,18 @@ hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
 {
     int dbl = job->vsize == 8;
     int32_t ncols = job->B->ncols;
-    int64_t first = g->dense_first, n = g->dense_rows;
+    int64_t first = g->job->dense_first, n = g->job->dense_rows;
     size_t size = dense_group(g, dbl);
     if (!n) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
-    a[ROW_ARGS] = gpu_val(&ncols, sizeof ncols), a[ROW_ARGS + 1] = gpu_val(&g->dense_w, sizeof g->dense_w);
+    a[ROW_ARGS] = gpu_val(&ncols, sizeof ncols), a[ROW_ARGS + 1] = gpu_val(&g->job->dense_w, sizeof g->job->dense_w);
     a[ROW_ARGS + 2] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 3] = gpu_arr(g, GA_CRP);
     a[ROW_ARGS + 4] = gpu_arr(g, GA_CCOL), a[ROW_ARGS + 5] = gpu_arr(g, GA_CVAL);
-    a[ROW_ARGS + 6] = gpu_local((size_t)g->dense_w * job->vsize);
-    a[ROW_ARGS + 7] = gpu_local((size_t)g->dense_w / 32 * sizeof(uint32_t));
+    a[ROW_ARGS + 6] = gpu_local((size_t)g->job->dense_w * job->vsize);
+    a[ROW_ARGS + 7] = gpu_local((size_t)g->job->dense_w / 32 * sizeof(uint32_t));
     a[ROW_ARGS + 8] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 9] = gpu_local(size * sizeof(int64_t));
-    int64_t nwin = window_count(job, g->dense_w);
+    int64_t nwin = window_count(job, g->job->dense_w);
     size_t groups = (size_t)(n * (nwin < DENSE_GROUPS_A_ROW ? nwin : DENSE_GROUPS_A_ROW));
     return g->ops->launch(g, dbl, GK_DENSE, a, ROW_ARGS + 10, groups, size);
 }

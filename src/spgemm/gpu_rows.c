@@ -192,17 +192,17 @@ static hsp_status rmerge_rows(gpu *g, hsp_job *job, int64_t hi, int rows, int64_
 /* Rows that hash2 counted, for their fill in stage 4. */
 static hsp_status note_fill(gpu *g, int64_t hi, int rows, int64_t first, int64_t nrows)
 {
-    if (g->nfill == HSP_MAX_BINS) return hsp_fail(HSP_ERR_DEVICE, "more hash2 launches than bins");
-    g->fill[g->nfill++] = (gpu_fill){hi, rows, first, nrows};
-    g->filled += nrows;
+    if (g->job->nfill == HSP_MAX_BINS) return hsp_fail(HSP_ERR_DEVICE, "more hash2 launches than bins");
+    g->job->fill[g->job->nfill++] = (gpu_fill){hi, rows, first, nrows};
+    g->job->filled += nrows;
     return HSP_OK;
 }
 
 hsp_status gpu_fill_rows(gpu *g, hsp_job *job)
 {
     hsp_status s = HSP_OK;
-    for (int k = 0; k < g->nfill && s == HSP_OK; k++) {
-        const gpu_fill *f = &g->fill[k];
+    for (int k = 0; k < g->job->nfill && s == HSP_OK; k++) {
+        const gpu_fill *f = &g->job->fill[k];
         int done;
         s = hash_launch(g, job, PHASE_FILL, f->hi, f->rows, f->first, f->nrows, &done);
     }

@@ -22,10 +22,12 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     if (dbl && !g->fp64)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
                         dev->description, g->no_fp64);
+    if (!g->job && !(g->job = calloc(1, sizeof *g->job)))
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for a product's state on %s", dev->description);
     g->timeout_s = job->ctx->options.device_timeout;
     hsp_status s = g->ops->finish(g);
     if (g->ops->unmap_host) g->ops->unmap_host(g, NULL); /* the last product's arrays may be gone */
-    g->started = 0;
+    g->job->started = 0;
     g->peak_device_bytes = g->device_bytes;
     g->moved[0] = g->moved[1] = 0;
     size_t m = (size_t)A->nrows, vs = job->vsize;
@@ -140,9 +142,9 @@ static hsp_status start_compute(gpu *g, hsp_job *job)
     job->method[1] = medium_method(g, job);
     esc_for_sparse_rows(g, job);
     size_t m = (size_t)job->A->nrows;
-    int64_t *counts = realloc(g->counts, (m ? m : 1) * sizeof *counts);
+    int64_t *counts = realloc(g->job->counts, (m ? m : 1) * sizeof *counts);
     if (!counts) return hsp_fail(HSP_ERR_NOMEM, "no memory for the row counts");
-    g->counts = counts;
+    g->job->counts = counts;
     hsp_status s = HSP_OK;
     if (!job->all_device) s = gpu_upload(g, GA_ROWS, job->bin_rows, m * sizeof(int32_t)); /* else there */
     if (s == HSP_OK && !job->all_device) s = gpu_upload(g, GA_SLOT, job->slot, m * sizeof(int64_t));
@@ -150,11 +152,11 @@ static hsp_status start_compute(gpu *g, hsp_job *job)
         s = gpu_upload(g, GA_TCOL, g->host_arrays ? job->tmp_col : NULL, (size_t)job->nslots * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_TVAL, g->host_arrays ? job->tmp_val : NULL, (size_t)job->nslots * job->vsize);
     if (s == HSP_OK) s = gpu_upload(g, GA_CNT, g->host_arrays ? counts : NULL, m * sizeof(int64_t));
-    g->long_dense = job->nlong && long_dense(g, job), g->dense_rows = 0;
-    g->nfill = 0, g->filled = 0;
-    if (s == HSP_OK && job->nlong) s = gpu_long_start(g, job, esc_limit(g, job), g->long_dense);
+    g->job->long_dense = job->nlong && long_dense(g, job), g->job->dense_rows = 0;
+    g->job->nfill = 0, g->job->filled = 0;
+    if (s == HSP_OK && job->nlong) s = gpu_long_start(g, job, esc_limit(g, job), g->job->long_dense);
     for (int a = GA_PCOL; s == HSP_OK && !job->nlong && a <= GA_LROWS; a++) s = gpu_reserve(g, a, 1);
-    g->started = 1;
+    g->job->started = 1;
     return s;
 }
 
@@ -165,9 +167,9 @@ static hsp_status launch_long(gpu *g, hsp_job *job, int bin)
 {
     int64_t first = job->bin_start[bin], n = job->bin_start[bin + 1] - first, limit = esc_limit(g, job);
     int64_t start[14] = {0}; /* rows of ESC class c (n2 = 2^c) start at start[c]; merge at [13] */
-    int32_t *rows = realloc(g->longrows, (size_t)(n ? n : 1) * sizeof *rows);
+    int32_t *rows = realloc(g->job->longrows, (size_t)(n ? n : 1) * sizeof *rows);
     if (!rows) return hsp_fail(HSP_ERR_NOMEM, "no memory for %lld long rows", (long long)n);
-    g->longrows = rows;
+    g->job->longrows = rows;
     for (int pass = 0; pass < 2; pass++) { /* count, then place */
         for (int64_t k = 0; k < n; k++) {
             int64_t u = job->ub[job->bin_rows[first + k]];
@@ -183,7 +185,7 @@ static hsp_status launch_long(gpu *g, hsp_job *job, int bin)
     hsp_status s = gpu_upload(g, GA_LONGROWS, rows, (size_t)n * sizeof *rows);
     for (int c = 0, at = 0; c < 14 && s == HSP_OK; c++) { /* start[c] is now the end of class c */
         if (c < 13) s = gpu_launch_rows(g, job, HSP_METHOD_ESC, (int64_t)1 << c, 1, GA_LONGROWS, at, start[c] - at);
-        else if (g->long_dense) s = gpu_dense_count(g, job, at, start[c] - at);
+        else if (g->job->long_dense) s = gpu_dense_count(g, job, at, start[c] - at);
         else s = gpu_launch_rows(g, job, HSP_METHOD_MERGE, -1, 1, GA_LONGROWS, at, start[c] - at);
         at = (int)start[c];
     }
@@ -208,7 +210,7 @@ static int run_end(const hsp_job *job, int b, hsp_method m)
 static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin, int *last)
 {
     gpu *g = dev->state;
-    hsp_status s = g->started ? HSP_OK : start_compute(g, job);
+    hsp_status s = g->job->started ? HSP_OK : start_compute(g, job);
     int group = job->ctx->bins.group[bin];
     hsp_method m = hsp_job_bin_method(job, bin);
     *last = group == HSP_GROUP_SHORT || group == HSP_GROUP_MEDIUM ? run_end(job, bin, m) : bin;
@@ -228,13 +230,13 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin, int *la
 static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
 {
     gpu *g = dev->state;
-    if (!g->started) return HSP_OK;
+    if (!g->job->started) return HSP_OK;
     hsp_status s = job->nlong ? g->ops->finish(g) : HSP_OK;
     if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
     if (job->all_device) return gpu_noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
-    if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->counts, (size_t)job->A->nrows * sizeof(int64_t));
+    if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->job->counts, (size_t)job->A->nrows * sizeof(int64_t));
     for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
-        job->C->rowptr[job->bin_rows[k] + 1] = g->counts[job->bin_rows[k]];
+        job->C->rowptr[job->bin_rows[k] + 1] = g->job->counts[job->bin_rows[k]];
     return gpu_noted(dev, s);
 }
 
@@ -315,7 +317,7 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
     hsp_status s = job->all_device ? HSP_OK : gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
-    int64_t copied = job->bin_start[job->ctx->bins.nbins] - job->bin_start[host_max + 1] - g->filled;
+    int64_t copied = job->bin_start[job->ctx->bins.nbins] - job->bin_start[host_max + 1] - g->job->filled;
     if (s == HSP_OK) s = gpu_fill_rows(g, job);
     if (s == HSP_OK && copied) s = arrange_copy(g, job, host_max);
     if (s == HSP_OK) s = gpu_dense_sums(g, job);
@@ -334,7 +336,7 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
 static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
 {
     gpu *g = dev->state;
-    hsp_status s = g->started && job->C->nnz ? arrange_rows(g, job) : HSP_OK;
+    hsp_status s = g->job->started && job->C->nnz ? arrange_rows(g, job) : HSP_OK;
     job->stats->peak_device_bytes = g->peak_device_bytes;
     job->stats->bytes_to_device = g->moved[0], job->stats->bytes_to_host = g->moved[1];
     return gpu_noted(dev, s);
@@ -344,6 +346,14 @@ static hsp_status gpu_arrange(hsp_device *dev, hsp_job *job)
 static hsp_status gpu_bin(hsp_device *dev, hsp_job *job)
 {
     return gpu_noted(dev, gpu_bin_rows(dev->state, job, sample_most(dev->state, job)));
+}
+
+void gpu_spgemm_free(gpu *g)
+{
+    if (!g->job) return;
+    free(g->job->lrows), free(g->job->relaunch), free(g->job->counts), free(g->job->longrows);
+    free(g->job);
+    g->job = NULL;
 }
 
 void gpu_spgemm_ops(hsp_device *dev)

@@ -7,6 +7,38 @@
 
 struct hsp_job;
 
+/* A long row's state, laid out as kernels/common.h's hsp_longrow. */
+typedef struct {
+    int64_t off, hcap, roff, len, next, need;
+} gpu_longrow;
+
+/* Rows [first, first + nrows) of array rows, of up to hi products. */
+typedef struct {
+    int64_t hi;
+    int rows;
+    int64_t first, nrows;
+} gpu_fill;
+
+/* The pipeline's state on a GPU device (g->job): the product in flight and
+ * the host buffers kept for the next. */
+typedef struct gpu_job {
+    int started;             /* its rows, slots and C~ are on the device */
+    int64_t pool_used, pool_cap; /* entries of the long-row pool */
+    gpu_longrow *lrows;      /* host copy of the long rows' state */
+    int32_t *relaunch;       /* rows to launch again */
+    int32_t *longrows;       /* long rows ordered by kernel (methods auto, dense) */
+    int long_dense;          /* long rows that ESC does not take go dense, not merge */
+    int64_t dense_first, dense_rows; /* those rows: entries of GA_LONGROWS */
+    int32_t dense_w, dense_bw; /* their windows' columns, and the count's bitmap's */
+    int64_t *counts;         /* row counts read back */
+    gpu_fill fill[HSP_MAX_BINS]; /* launches of hash2 rows, counted, to fill in stage 4 */
+    int nfill;
+    int64_t filled;          /* their rows */
+} gpu_job;
+
+/* g->job freed with its buffers (the device's destroy). */
+void gpu_spgemm_free(gpu *g);
+
 /* The row work of stages 2 and 4 on the device (gpu_bins.c), for a
  * job->all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
  * and job->ub) and the sample of rows of up to most products (job->sample_u

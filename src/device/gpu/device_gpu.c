@@ -57,7 +57,7 @@ static void gpu_destroy(hsp_device *dev)
         if (!g->lost) gpu_spares_free(g);
         g->ops->close(g);
         if (!g->lost) {
-            free(g->lrows), free(g->relaunch), free(g->counts), free(g->longrows);
+            gpu_spgemm_free(g);
             free(g);
         }
     }
