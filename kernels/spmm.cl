@@ -101,9 +101,8 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 
 /* Row-major B and C: entries (i, j) and (i, j + 1) of C, j = 2 k for this
  * work-item's k-th pair of row i (the last pair of an odd row one entry):
- * each entry of A read once for both, which took 0.38 ms against 0.58 on
- * poisson2d5:1024 at L = 32 on an H100 (four entries: 0.37-0.39, but
- * poisson3d27:60 0.23 against 0.19). */
+ * each entry of A read once for both (faster than one entry or four a
+ * work-item on an H100: doc/performance.md, "Figures behind the code"). */
 void spmm_pair(HSP_SPMM_ARGS)
 {
     long pairs = (ncols + 1) / 2, k, i = div_rem(get_global_id(0), pairs, &k), j = 2 * k, first;

@@ -60,8 +60,8 @@ enum { SPINS = 1 << 14, YIELD_EVERY = 64 }; /* about 50-100 microseconds of spin
  * YIELD_EVERY steps the other threads of this CPU.  Where the thread waited
  * for shares this CPU (more threads than CPUs, or unbound threads the
  * scheduler put together) a spin without yields holds it up until the spin
- * ends: products of 0.2 ms took 3 ms, run after run (a 2-core VM,
- * poisson3d27:8, threads unbound). */
+ * ends: small products took 15 times as long (doc/performance.md,
+ * "Figures behind the code"). */
 static inline void spin_pause(int k)
 {
     if (k % YIELD_EVERY == YIELD_EVERY - 1) {
@@ -77,8 +77,8 @@ static inline void spin_pause(int k)
  * cpu, the caller's (which stays free to move): left to itself the
  * scheduler of a 2-core VM at times put a worker on the caller's CPU and
  * kept it there while the other CPU idled, so that the threads took turns
- * (poisson3d27:8 on 2 threads: 0.18 ms a product, 0.36 ms run after run
- * once another process had just run).  Not when the workers outnumber the
+ * (twice the time: doc/performance.md, "Figures behind the code").  Not
+ * when the workers outnumber the
  * other CPUs, or where the pool is unbound (hsp_options.unbound, or
  * HSPGEMM_NO_BIND set). */
 static void bind_workers(hsp_pool *pool, int cpu)

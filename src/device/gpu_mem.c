@@ -66,8 +66,8 @@ void gpu_spares_free(gpu *g)
  * ago when all are taken (freed after the queue ran); 0 when x is not kept.
  * The spares follow the sizes of the latest products: an AMG set-up's first
  * levels left arrays that no coarse level's product could take, and each
- * coarse product allocated its own (H100: a 2154-row level's Galerkin
- * product 0.6 ms after a hierarchy's set-up, 0.4 alone). */
+ * coarse product allocated its own (half as slow again: doc/performance.md,
+ * "Figures behind the code"). */
 static int keep_spare(gpu *g, const gpu_array *x)
 {
     int k = 0;

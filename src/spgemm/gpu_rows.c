@@ -152,9 +152,8 @@ static hsp_status hash_launch(gpu *g, hsp_job *job, int phase, int64_t hi, int r
 /* The work-items of RMerge for rows of up to hi products of A: a power of
  * two above A's mean row, so that one round takes a typical row, and no
  * wider than rows of n entries over B rows of n each need (hi about n^2);
- * from 4 to 16.  Not 32: poisson3d27's rows of 27 entries took 3.72 ms on
- * an H100 in one round of 32 items, 3.44 in two of 16 (each step's trees
- * cost more than the steps saved); 8 made it 5.12. */
+ * from 4 to 16.  Not 32: each step's trees cost more than the steps saved
+ * (doc/performance.md, "Figures behind the code"). */
 static int32_t rmerge_width(int64_t hi, const hsp_csr *A)
 {
     int32_t w = 4;

@@ -80,9 +80,8 @@ static int long_dense(gpu *g, hsp_job *job)
 
 /* Are the job's rows alike: does one bin of short and medium rows hold 75%
  * of them?  RMerge steps a warp's rows together, so rows of unlike lengths
- * leave its items idle (rmat:17,4, 20% in one bin: 14.1 ms by RMerge, 10.3
- * by hash on the H100; the stencils, 81% (poisson3d27:30) to 100%, go
- * faster by RMerge: README). */
+ * leave its items idle; rows alike go faster by RMerge, unlike ones by
+ * hash (doc/performance.md, "Figures behind the code"). */
 static int rows_alike(const hsp_job *job)
 {
     int64_t total = 0, most = 0;
@@ -119,7 +118,7 @@ static int64_t sample_most(const gpu *g, const hsp_job *job)
  * the context nor its profile names their method) when the sampled products
  * rarely meet (not one in ten shares a column with the next B row's): ESC
  * sorts such rows within a warp in about half the time RMerge or hash take,
- * which gain only where products meet (H100: README, "Methods"). */
+ * which gain only where products meet (README, "Methods"). */
 static void esc_for_sparse_rows(gpu *g, hsp_job *job)
 {
     if (!sample_most(g, job)) return;
@@ -271,9 +270,8 @@ static hsp_status arrange_launch(gpu *g, hsp_job *job, int64_t first, int64_t en
 /* The rows of up to medium_max products of a product whose rows are all the
  * device's, from C~ into C in C's order (kernel hsp_arrange_rows).  Its
  * work-groups walk every entry of their rows, the long rows' too, so it pays
- * where long rows are few: on an H100, stage 4 of poisson2d5:1024 took 0.19
- * ms against 0.25 by bins, poisson3d7:101 0.33 against 0.44, but the copy of
- * rmat:16,8 (most products in long rows) 4.05 against 0.07. */
+ * where long rows are few, and loses badly where most products are in long
+ * rows (doc/performance.md, "Figures behind the code"). */
 static hsp_status arrange_in_order(gpu *g, hsp_job *job)
 {
     int dbl = job->vsize == 8;
@@ -365,7 +363,7 @@ void gpu_spgemm_ops(hsp_device *dev)
         if (dev->medium_max * (int64_t)(sizeof(int32_t) + sizeof(double)) + 256 * 4 <= dev->local_mem) break;
     /* several rows a work-group, by hash where the device adds in local
      * memory; medium rows by RMerge where it shuffles within warps: the
-     * fastest on the H100 (README) */
+     * fastest measured (README, "Methods") */
     dev->default_method[0] = dev->default_method[1] = g->local_add[1] ? HSP_METHOD_HASH : HSP_METHOD_ESC;
     if (g->warp_shuffles) dev->default_method[1] = HSP_METHOD_RMERGE;
     dev->default_method[2] = HSP_METHOD_AUTO;

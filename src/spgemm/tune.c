@@ -5,11 +5,10 @@
  * there, the rest as the device chooses; the settings take turns run by run.
  * A bin's time for a method is the sum, over the matrices with rows in the
  * bin, of the median whole product with that method there.  A method that
- * beats the device's own by more than 5% takes the bin (on an H100, bins of
- * 2000 rows that cannot move the products by 0.1% came out up to 4% apart:
- * the noise of the sums).  (Timing each bin's
- * launch alone misled: on an H100 it chose ESC for rows of 129-256 products,
- * which made band:1000000,6 five times slower.) */
+ * beats the device's own by more than 5% takes the bin: below that is the
+ * noise of the sums.  (Timing each bin's launch alone misled: it chose
+ * methods that made whole products five times slower.  Both:
+ * doc/performance.md, "Figures behind the code".) */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -20,11 +20,9 @@
 /* In CSR prepared on a GPU device, rows of more than HSP_ELLR_LONG entries
  * and 4 times the mean row are also cut into pieces of HSP_ELLR_PIECE entries, which a GPU sums apart
  * and then adds up (gpu_spmm.c): one work-item's walk down a row of
- * thousands of entries (rmat's hubs) held up the whole product.  On an
- * H100 (resident, double, ms at L = 8 and 32), rmat:16,8 took 0.049 and
- * 0.079 with these, 0.059 and 0.11 with rows past 128 cut by 32, 0.076 and
- * 0.14 past 256 by 64, 0.13 and 0.24 past 1024 by 256; rmat:17,4 0.058 and
- * 0.11 against 0.070 / 0.16, 0.094 / 0.24 and 0.22 / 0.42. */
+ * thousands of entries (rmat's hubs) held up the whole product.  These
+ * limits were the fastest of those tried (doc/performance.md, "Figures
+ * behind the code"). */
 #define HSP_ELLR_PIECE 32
 #define HSP_ELLR_LONG 64
 

@@ -58,8 +58,8 @@ enum { LANE_ENTRIES = 64, MAX_LANES = 32 };
  * passes LANE_ENTRIES a work-item, at most MAX_LANES and the work-group's
  * size: a hub of thousands of entries (rmat) held up its work-items and
  * every other row's behind them.  For one column of CSR, doubled too while
- * the mean row passes 8 entries a work-item (poisson3d27:60 on an H100: 0.056
- * ms against 0.132 with one). */
+ * the mean row passes 8 entries a work-item (twice as fast there:
+ * doc/performance.md, "Figures behind the code"). */
 static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols, int64_t skip)
 {
     int32_t lanes = 1;
@@ -233,8 +233,8 @@ hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
                         dev->description, g->no_fp64);
     /* every call ends with its work done; where host arrays are mapped, the
-     * last call's may be gone (a wait on the empty queue cost 2-3 us on an
-     * H100: poisson3d27:30 at L = 8, resident, 0.023 ms against 0.025) */
+     * last call's may be gone (a wait on the empty queue costs microseconds
+     * only: doc/performance.md, "Figures behind the code") */
     hsp_status s = g->ops->unmap_host ? g->ops->finish(g) : HSP_OK;
     if (g->ops->unmap_host) g->ops->unmap_host(g, NULL);
     if (s == HSP_OK) s = place_rows(g, A, held[0], a);

@@ -29,10 +29,8 @@ typedef struct {
 
 /* The row kernels built for AVX-512, AVX2 and the x86-64 baseline, the
  * widest the CPU runs taken at load time: 8-15% faster than the baseline
- * alone on an AVX-512 CPU (hspgemm spmm --threads=2 --repeat=15, three
- * alternated runs, ms: poisson2d9:300 L = 32 2.68-2.85 against 3.15-3.35,
- * poisson2d5:400 L = 8 1.13-1.14 against 1.27, random:100000,8 L = 8
- * 1.28-1.39 against 1.44-1.48).  Not under ThreadSanitizer, whose runtime
+ * alone on an AVX-512 CPU (doc/performance.md, "Figures behind the
+ * code").  Not under ThreadSanitizer, whose runtime
  * is not started when the loader runs the clones' resolver. */
 #if defined(__SANITIZE_THREAD__)
 #define SPMM_TSAN 1
