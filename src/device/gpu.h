@@ -1,8 +1,11 @@
-/* gpu.h: a GPU device over a back end (private to the library).  The stages
- * of a job on a GPU (device_gpu.c), its arrays (gpu_mem.c) and its long rows
- * (gpu_long.c) are written once, over what a back end offers: memory,
- * transfers, kernel launches and a queue.  OpenCL (src/opencl*.c) and the HSA
- * runtime (device/hsa/) are the back ends. */
+/* gpu.h: a GPU device over a back end (private to the library).  Each
+ * feature's GPU host code (spgemm/gpu_*.c, spmm/gpu_spmm.c,
+ * bitmap/gpu_bitmap.c, amg/gpu_amg.c) is written once over what a back end
+ * offers (gpu_ops: memory, transfers, kernel launches and a queue) and the
+ * device arrays (gpu_mem.c), kernels (gpu_kernels.c) and launches
+ * (gpu_launch.c) declared here; device/gpu/device_gpu.c assembles a device
+ * from them.  OpenCL (device/opencl/) and the HSA runtime (device/hsa/) are
+ * the back ends. */
 #ifndef HSP_GPU_H
 #define HSP_GPU_H
 
