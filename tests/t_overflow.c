@@ -209,7 +209,7 @@ static hsp_status device_bins(hsp_context *ctx, gpu *g, int bin, const int64_t s
     make_operands(&o, 1, 1);
     o.A.nrows = 2 * SPAN; /* only its row count is read */
     hsp_job job = job_of(ctx, &o.A, &o.B, st);
-    job.all_device = 1, job.bin_rows = rows;
+    job.resident.all_device = 1, job.bin_rows = rows;
     script.bin = bin, script.group = ctx->bins.group[bin], script.sum[0] = sum[0], script.sum[1] = sum[1];
     return gpu_bin_rows(g, &job, 0);
 }

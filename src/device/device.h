@@ -36,10 +36,10 @@ struct hsp_device {
                                             order on the group (the same bits from run to run) */
     int deterministic;          /* the context wants exact sums (hsp_options.deterministic):
                                    nothing the device does adds by atomics */
-    /* Stage 1 on the device (fills job->ub, but for a job->all_device), or
+    /* Stage 1 on the device (fills job->ub, but for a job->resident.all_device), or
      * NULL for the CPU threads. */
     hsp_status (*bound)(hsp_device *dev, struct hsp_job *job);
-    /* Stage 2 on the device, for a job->all_device (a device with hold has it). */
+    /* Stage 2 on the device, for a job->resident.all_device (a device with hold has it). */
     hsp_status (*bin)(hsp_device *dev, struct hsp_job *job);
     /* Queue bin b of the job, and the bins after it that the same launch
      * takes (*last: the last bin queued); returns at once or after the work. */

@@ -171,7 +171,8 @@ static hsp_rows_mode choose_mode(hsp_job *job)
 {
     for (int t = 0; t < hsp_pool_size(job->ctx->pool); t++)
         if (!hsp_region_get(&job->ctx->scratch[t])) return HSP_ROWS_COUNT;
-    int64_t need = atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, job->staged) + hsp_entry_bytes(job, job->most);
+    int64_t need = atomic_load(&job->temp_bytes) + hsp_entry_bytes(job, job->direct.staged) +
+                   hsp_entry_bytes(job, job->direct.most);
     return need > hsp_memory_limit(&job->ctx->options) ? HSP_ROWS_COUNT : HSP_ROWS_STAGE;
 }
 
@@ -184,8 +185,8 @@ static hsp_rows_mode choose_mode(hsp_job *job)
 static void alloc_c_early(hsp_job *job, direct_run *r)
 {
     hsp_csr *C = job->C;
-    int64_t most = job->most;
-    if (job->hold_c || most == 0 || most > INT64_MAX / 16) return;
+    int64_t most = job->direct.most;
+    if (job->resident.hold_c || most == 0 || most > INT64_MAX / 16) return;
     C->colidx = hsp_alloc((size_t)most * sizeof *C->colidx);
     C->values = hsp_alloc((size_t)most * job->vsize);
     if (C->colidx && C->values) {
@@ -196,17 +197,18 @@ static void alloc_c_early(hsp_job *job, direct_run *r)
     C->colidx = NULL, C->values = NULL;
 }
 
-/* The chunks, cut at blocks of rows by their weights (job->slot); in one
+/* The chunks, cut at blocks of rows by their weights (job->direct.weight); in one
  * pass, their places in C and, where it can be had, C. */
 static hsp_status start_run(hsp_job *job, direct_run *r)
 {
-    int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block, work = job->slot[nblocks];
+    int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block;
+    int64_t work = job->direct.weight[nblocks];
     int64_t chunks = CHUNKS_PER_THREAD * (int64_t)hsp_pool_size(job->ctx->pool);
     if (chunks < work / CHUNK_MAX_WORK) chunks = work / CHUNK_MAX_WORK;
     if (chunks > work / CHUNK_MIN_WORK) chunks = work / CHUNK_MIN_WORK > 0 ? work / CHUNK_MIN_WORK : 1;
     r->job = job;
     r->mode = choose_mode(job);
-    r->stream = hsp_entry_bytes(job, job->most) >= STREAM_BYTES;
+    r->stream = hsp_entry_bytes(job, job->direct.most) >= STREAM_BYTES;
     r->cut = malloc((size_t)(chunks + 1) * sizeof *r->cut);
     r->nnz = malloc((size_t)(chunks + 1) * sizeof *r->nnz);
     r->staged = malloc((size_t)(chunks + 1) * sizeof *r->staged);
@@ -217,7 +219,7 @@ static hsp_status start_run(hsp_job *job, direct_run *r)
     r->oldest = calloc((size_t)hsp_pool_size(job->ctx->pool), sizeof *r->oldest);
     if (!r->cut || !r->nnz || !r->staged || !r->from || !r->tid || !r->at || !r->placed || !r->oldest)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the cpu device's chunks");
-    r->nchunks = hsp_split_weighted(job->slot, nblocks, chunks, r->cut);
+    r->nchunks = hsp_split_weighted(job->direct.weight, nblocks, chunks, r->cut);
     for (int64_t c = 0; c <= r->nchunks; c++) r->cut[c] = r->cut[c] * block < m ? r->cut[c] * block : m;
     for (int64_t c = 0; c <= r->nchunks; c++) r->nnz[c] = -1;
     r->at[0] = 0;
@@ -228,7 +230,7 @@ static hsp_status start_run(hsp_job *job, direct_run *r)
 hsp_status hsp_direct_compute(hsp_job *job)
 {
     double t0 = hsp_now_ms();
-    direct_run *r = job->run = calloc(1, sizeof *r);
+    direct_run *r = job->direct.run = calloc(1, sizeof *r);
     if (r) pthread_mutex_init(&r->lock, NULL);
     hsp_status s = r ? start_run(job, r) : hsp_fail(HSP_ERR_NOMEM, "no memory for the cpu device's chunks");
     if (s == HSP_OK) hsp_pool_chunks(job->ctx->pool, r->nchunks, compute_chunk, r);
@@ -252,7 +254,7 @@ static hsp_status arrange_staged(hsp_job *job, direct_run *r)
 
 hsp_status hsp_direct_arrange(hsp_job *job)
 {
-    direct_run *r = job->run;
+    direct_run *r = job->direct.run;
     hsp_status s;
     job->stats->passes = r->mode == HSP_ROWS_STAGE ? 1 : 2;
     if (r->mode == HSP_ROWS_STAGE) {
@@ -267,10 +269,10 @@ hsp_status hsp_direct_arrange(hsp_job *job)
 
 void hsp_direct_free(hsp_job *job)
 {
-    direct_run *r = job->run;
+    direct_run *r = job->direct.run;
     if (!r) return;
     free(r->cut), free(r->nnz), free(r->staged), free(r->from), free(r->tid), free(r->at), free(r->placed), free(r->oldest);
     pthread_mutex_destroy(&r->lock);
     free(r);
-    job->run = NULL;
+    job->direct.run = NULL;
 }

@@ -19,7 +19,7 @@ typedef struct {
                                         when the products do not overflow) */
     int64_t *products;              /* the sum of u over each part; -1: it overflows */
     int64_t (*sums)[2];             /* each part's sums of u over the rows that are not
-                                       long and of min(u, columns of B) (job->staged, most) */
+                                       long and of min(u, columns of B) (job->direct.staged, most) */
 } bound_run;
 
 /* u of each row of a part, and what stage 2 and the stats need of it. */
@@ -48,7 +48,7 @@ static void bound_part(void *arg, int tid, int64_t part)
             staged += (uint64_t)(u <= job->medium_max ? u : 0);
             most += (uint64_t)(u < B->ncols ? u : B->ncols);
         }
-        job->slot[i / block] = (int64_t)weight;
+        job->direct.weight[i / block] = (int64_t)weight;
     }
     r->products[part] = over ? -1 : sum;
     r->sums[part][0] = (int64_t)staged, r->sums[part][1] = (int64_t)most;
@@ -62,8 +62,8 @@ static hsp_status gather_parts(hsp_job *job, const bound_run *r, int64_t nparts)
     hsp_stats *st = job->stats;
     hsp_status s = hsp_job_flops(job, r->products, nparts);
     if (s != HSP_OK) return s;
-    job->staged = 0, job->most = 0;
-    for (int64_t p = 0; p < nparts; p++) job->staged += r->sums[p][0], job->most += r->sums[p][1];
+    job->direct.staged = 0, job->direct.most = 0;
+    for (int64_t p = 0; p < nparts; p++) job->direct.staged += r->sums[p][0], job->direct.most += r->sums[p][1];
     for (int b = 0; b < job->ctx->bins.nbins; b++) {
         st->rows_bin[b] = 0;
         for (int64_t p = 0; p < nparts; p++) st->rows_bin[b] += r->count[p][b];
@@ -82,10 +82,11 @@ hsp_status hsp_direct_bound(hsp_job *job)
     int64_t nparts = 4 * (int64_t)hsp_pool_size(job->ctx->pool);
     int64_t cut[nparts + 1], products[nparts], sums[nparts][2];
     job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
-    job->slot = job->ub ? hsp_job_alloc(job, WS_SLOT, (nblocks + 1) * (int64_t)sizeof(int64_t), "row weights") : NULL;
+    int64_t bytes = (nblocks + 1) * (int64_t)sizeof(int64_t);
+    job->direct.weight = job->ub ? hsp_job_alloc(job, WS_SLOT, bytes, "row weights") : NULL;
     bound_run r = {job, cut, malloc((size_t)nparts * sizeof *r.count), malloc((size_t)nparts * sizeof *r.flops),
                    products, sums};
-    hsp_status s = !job->slot ? HSP_ERR_NOMEM : r.count && r.flops ? HSP_OK
+    hsp_status s = !job->direct.weight ? HSP_ERR_NOMEM : r.count && r.flops ? HSP_OK
                  : hsp_fail(HSP_ERR_NOMEM, "no memory for bin counts");
     if (s == HSP_OK) {
         nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
@@ -103,11 +104,11 @@ hsp_status hsp_direct_bin(hsp_job *job)
     int longbin = job->ctx->bins.nbins - 1;
     int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
     for (int64_t b = 0; b < nblocks; b++) {
-        int64_t w = job->slot[b];
-        job->slot[b] = weight;
+        int64_t w = job->direct.weight[b];
+        job->direct.weight[b] = weight;
         weight += w;
     }
-    job->slot[nblocks] = weight;
+    job->direct.weight[nblocks] = weight;
     job->bin_rows = hsp_job_alloc(job, WS_BINS, (nlong + 1) * (int64_t)sizeof(int32_t), "long rows");
     if (!job->bin_rows) return HSP_ERR_NOMEM;
     for (int32_t i = 0; k < nlong; i++)

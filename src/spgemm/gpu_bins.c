@@ -139,12 +139,13 @@ hsp_status gpu_row_pointers(gpu *g, hsp_job *job)
 
 int gpu_nnz_later(const hsp_job *job)
 {
-    return job->hold_c && job->stats->flops / 2 <= GPU_NNZ_LATER_BYTES / (int64_t)(sizeof(int32_t) + job->vsize);
+    int64_t entry = (int64_t)(sizeof(int32_t) + job->vsize);
+    return job->resident.hold_c && job->stats->flops / 2 <= GPU_NNZ_LATER_BYTES / entry;
 }
 
 hsp_status gpu_nnz_read(gpu *g, hsp_job *job)
 {
-    gpu_array *crp = job->held_c ? &((gpu_held *)job->held_c)->a[0] : &g->a[GA_CRP];
+    gpu_array *crp = job->resident.held_c ? &((gpu_held *)job->resident.held_c)->a[0] : &g->a[GA_CRP];
     hsp_status s = gpu_array_read_at(g, crp, (size_t)job->A->nrows * sizeof(int64_t), &job->C->nnz, sizeof(int64_t));
     job->stats->nnz_c = job->C->nnz;
     return s;

@@ -31,8 +31,8 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
     g->peak_device_bytes = g->device_bytes;
     g->moved[0] = g->moved[1] = 0;
     size_t m = (size_t)A->nrows, vs = job->vsize;
-    for (int k = 0; k < 2; k++) g->held[k] = job->held[k] ? ((gpu_held *)job->held[k])->a : NULL;
-    int a_held = job->held[0] != NULL, b_held = job->held[1] != NULL;
+    for (int k = 0; k < 2; k++) g->held[k] = job->resident.held[k] ? ((gpu_held *)job->resident.held[k])->a : NULL;
+    int a_held = job->resident.held[0] != NULL, b_held = job->resident.held[1] != NULL;
     if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_ARP, A->rowptr, (m + 1) * sizeof(int64_t));
     if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_ACOL, A->colidx, (size_t)A->nnz * sizeof(int32_t));
     if (s == HSP_OK && !a_held) s = gpu_upload(g, GA_AVAL, A->values, (size_t)A->nnz * vs);
@@ -47,7 +47,8 @@ static hsp_status gpu_bound(hsp_device *dev, hsp_job *job)
                    gpu_arr(g, GA_UB)};
     size_t size = gpu_group_size(g, dbl, GK_BOUND, 256);
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_BOUND, a, 5, (m + size - 1) / size, size);
-    return gpu_noted(dev, s == HSP_OK && !job->all_device ? gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t)) : s);
+    if (s == HSP_OK && !job->resident.all_device) s = gpu_download(g, GA_UB, job->ub, m * sizeof(int64_t));
+    return gpu_noted(dev, s);
 }
 
 /* The long rows' method. */
@@ -122,7 +123,7 @@ static int64_t sample_most(const gpu *g, const hsp_job *job)
 static void esc_for_sparse_rows(gpu *g, hsp_job *job)
 {
     if (!sample_most(g, job)) return;
-    if (!job->all_device) hsp_sample_shared(job, WARP_ESC_MAX, &job->sample_u, &job->sample_shared);
+    if (!job->resident.all_device) hsp_sample_shared(job, WARP_ESC_MAX, &job->sample_u, &job->sample_shared);
     if (!job->sample_u || job->sample_shared * 10 >= job->sample_u) return;
     const hsp_bins *bins = &job->ctx->bins;
     for (int b = 0; b < bins->nbins; b++) {
@@ -145,8 +146,8 @@ static hsp_status start_compute(gpu *g, hsp_job *job)
     if (!counts) return hsp_fail(HSP_ERR_NOMEM, "no memory for the row counts");
     g->job->counts = counts;
     hsp_status s = HSP_OK;
-    if (!job->all_device) s = gpu_upload(g, GA_ROWS, job->bin_rows, m * sizeof(int32_t)); /* else there */
-    if (s == HSP_OK && !job->all_device) s = gpu_upload(g, GA_SLOT, job->slot, m * sizeof(int64_t));
+    if (!job->resident.all_device) s = gpu_upload(g, GA_ROWS, job->bin_rows, m * sizeof(int32_t)); /* else there */
+    if (s == HSP_OK && !job->resident.all_device) s = gpu_upload(g, GA_SLOT, job->slot, m * sizeof(int64_t));
     if (s == HSP_OK)
         s = gpu_upload(g, GA_TCOL, g->host_arrays ? job->tmp_col : NULL, (size_t)job->nslots * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_TVAL, g->host_arrays ? job->tmp_val : NULL, (size_t)job->nslots * job->vsize);
@@ -232,7 +233,7 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
     if (!g->job->started) return HSP_OK;
     hsp_status s = job->nlong ? g->ops->finish(g) : HSP_OK;
     if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
-    if (job->all_device) return gpu_noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
+    if (job->resident.all_device) return gpu_noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->job->counts, (size_t)job->A->nrows * sizeof(int64_t));
     for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = g->job->counts[job->bin_rows[k]];
@@ -240,13 +241,13 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
 }
 
 /* C's arrays, as the arrange kernel left them, become a resident matrix's
- * (job->held_c); the job's next C gets arrays of its own. */
+ * (job->resident.held_c); the job's next C gets arrays of its own. */
 static hsp_status hold_result(gpu *g, hsp_job *job)
 {
     gpu_held *h = calloc(1, sizeof *h);
     if (!h) return hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
     for (int k = 0; k < 3; k++) h->a[k] = g->a[GA_CRP + k], memset(&g->a[GA_CRP + k], 0, sizeof g->a[0]);
-    job->held_c = h;
+    job->resident.held_c = h;
     return HSP_OK;
 }
 
@@ -294,7 +295,7 @@ static hsp_status arrange_copy(gpu *g, hsp_job *job, int host_max)
     const hsp_bins *bins = &job->ctx->bins;
     int medium = host_max + 1, last = bins->nbins - 1;
     hsp_status s;
-    if (job->all_device && job->stats->flops_group[HSP_GROUP_LONG] <= job->stats->flops / 4) {
+    if (job->resident.all_device && job->stats->flops_group[HSP_GROUP_LONG] <= job->stats->flops / 4) {
         s = arrange_in_order(g, job);
     } else {
         while (medium < last && bins->group[medium] != HSP_GROUP_MEDIUM) medium++;
@@ -311,8 +312,9 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
 {
     hsp_csr *C = job->C;
     int64_t nnz = C->nnz, m = C->nrows;
-    int host_max = job->all_device ? 0 : 1;
-    hsp_status s = job->all_device ? HSP_OK : gpu_upload(g, GA_CRP, C->rowptr, ((size_t)m + 1) * sizeof(int64_t));
+    int host_max = job->resident.all_device ? 0 : 1;
+    size_t rowptr_bytes = ((size_t)m + 1) * sizeof(int64_t);
+    hsp_status s = job->resident.all_device ? HSP_OK : gpu_upload(g, GA_CRP, C->rowptr, rowptr_bytes);
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
     int64_t copied = job->bin_start[job->ctx->bins.nbins] - job->bin_start[host_max + 1] - g->job->filled;
@@ -321,9 +323,9 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
     if (s == HSP_OK) s = gpu_dense_sums(g, job);
     /* the device holds all of C but bin 1's rows, which the host writes; with
      * host arrays in place it holds nothing of its own */
-    if (s == HSP_OK && job->hold_c) s = hold_result(g, job);
+    if (s == HSP_OK && job->resident.hold_c) s = hold_result(g, job);
     if (gpu_nnz_later(job)) return s == HSP_OK ? gpu_nnz_read(g, job) : s; /* which waits for C */
-    if (job->hold_c) return s == HSP_OK ? g->ops->finish(g) : s; /* C is done when the call returns */
+    if (job->resident.hold_c) return s == HSP_OK ? g->ops->finish(g) : s; /* C is done when the call returns */
     if (s == HSP_OK) s = gpu_download(g, GA_CCOL, C->colidx, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_download(g, GA_CVAL, C->values, (size_t)nnz * job->vsize);
     return s;

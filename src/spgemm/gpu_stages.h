@@ -40,7 +40,7 @@ typedef struct gpu_job {
 void gpu_spgemm_free(gpu *g);
 
 /* The row work of stages 2 and 4 on the device (gpu_bins.c), for a
- * job->all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
+ * job->resident.all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
  * and job->ub) and the sample of rows of up to most products (job->sample_u
  * and sample_shared; none if most is 0); C's row pointers in GA_CRP from the
  * row counts, and nnz(C), or, where gpu_nnz_later (a resident C whose

@@ -238,8 +238,8 @@ hsp_status hsp_job_alloc_entries(hsp_job *job)
     if (C->nnz > INT64_MAX / 16 || (uint64_t)C->nnz > SIZE_MAX / 16) /* its bytes, in int64_t and size_t */
         return hsp_fail(HSP_ERR_OVERFLOW, "nnz(C) = %lld does not fit in memory",
                         (long long)C->nnz);
-    hsp_status s = job->hold_c ? HSP_OK : hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));
-    if (s != HSP_OK || job->hold_c) return s; /* a C the device holds has its entries there alone */
+    hsp_status s = job->resident.hold_c ? HSP_OK : hsp_job_reserve(job, hsp_entry_bytes(job, C->nnz));
+    if (s != HSP_OK || job->resident.hold_c) return s; /* a C the device holds has its entries there alone */
     C->colidx = hsp_alloc((size_t)C->nnz * sizeof *C->colidx);
     C->values = hsp_alloc((size_t)C->nnz * job->vsize);
     if (!C->colidx || !C->values)
@@ -251,7 +251,7 @@ hsp_status hsp_job_alloc_c(hsp_job *job)
 {
     hsp_csr *C = job->C;
     int64_t m = C->nrows;
-    for (int64_t i = 0; i < m && !job->all_device; i++) C->rowptr[i + 1] += C->rowptr[i];
-    if (!job->all_device) C->nnz = C->rowptr[m]; /* else the device's row pointers gave it */
+    for (int64_t i = 0; i < m && !job->resident.all_device; i++) C->rowptr[i + 1] += C->rowptr[i];
+    if (!job->resident.all_device) C->nnz = C->rowptr[m]; /* else the device's row pointers gave it */
     return hsp_job_alloc_entries(job);
 }

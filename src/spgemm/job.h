@@ -27,15 +27,17 @@ typedef struct hsp_job {
     hsp_method bin_method[HSP_MAX_BINS]; /* a bin's own method (a profile's), or DEFAULT:
                                             its group's */
     const hsp_csr *A, *B;
-    void *held[2];          /* A's and B's entries as the device holds them (dev->hold),
+    struct {                /* resident products: what the device holds */
+        void *held[2];      /* A's and B's entries as the device holds them (dev->hold),
                                or NULL: on the host */
-    int hold_c;             /* C stays on the device: held_c gets its arrays, and the
+        int hold_c;         /* C stays on the device: held_c gets its arrays, and the
                                host's C only its row pointers */
-    void *held_c;
-    int unsorted;           /* C's rows may stay unsorted (hsp_options.unsorted) */
-    int all_device;         /* operands or C are the device's alone: it does every row (bin 1
-                               too) and the row work of stages 2 and 4 (dev->bin), C's row
+        void *held_c;
+        int all_device;     /* operands or C are the device's alone: it does every row (bin
+                               1 too) and the row work of stages 2 and 4 (dev->bin), C's row
                                pointers stay there, and the host gets u of long rows only */
+    } resident;
+    int unsorted;           /* C's rows may stay unsorted (hsp_options.unsorted) */
     size_t vsize;           /* bytes of one value */
     int64_t *ub;            /* upper bound u_i of each row of C */
     int32_t *bin_rows;      /* the rows, ordered by bin (on a dev->direct, the long rows
@@ -43,15 +45,17 @@ typedef struct hsp_job {
     int64_t bin_start[HSP_MAX_BINS + 1]; /* bin b is bin_rows[bin_start[b] ..] */
     int64_t short_max;      /* rows with u up to this are short */
     int64_t medium_max;     /* rows with u above this are long */
-    int64_t *slot;          /* C~ offset of a row, or its long-buffer number; on a
-                               dev->direct, per block of hsp_direct_block rows, the sum
-                               of u + 1 over the rows before it */
-    int64_t staged, most;   /* dev->direct (stage 1): the sum of u over the rows that are
-                               not long, and of min(u, columns of B) over every row */
+    int64_t *slot;          /* C~ offset of a row, or its long-buffer number */
     int64_t nslots;         /* entries of C~ */
     int64_t sample_u, sample_shared; /* a device's sample of how often products meet, or 0, 0:
                                         see hsp_sample_shared */
-    struct direct_run *run; /* a dev->direct's chunks between stages 3 and 4 (direct.c) */
+    struct {                /* a dev->direct's own (direct*.c): no bins, C~ or slots */
+        int64_t *weight;    /* per block of hsp_direct_block rows, the sum of u + 1 over
+                               the rows before it (stage 1) */
+        int64_t staged, most; /* the sum of u over the rows that are not long, and of
+                               min(u, columns of B) over every row (stage 1) */
+        struct direct_run *run; /* its chunks between stages 3 and 4 (direct.c) */
+    } direct;
     int32_t *tmp_col;       /* C~ for single, short and medium rows */
     void *tmp_val;
     hsp_growbuf *longbuf;   /* one per long row, as in bin_rows; freed by stage 4 */

@@ -66,8 +66,8 @@ hsp_status hsp_check_caller(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B
 static hsp_status start_result(hsp_job *job)
 {
     hsp_csr *C = calloc(1, sizeof *C);
-    if (C && !job->all_device) C->rowptr = calloc((size_t)job->A->nrows + 1, sizeof *C->rowptr);
-    if (!C || (!C->rowptr && !job->all_device)) {
+    if (C && !job->resident.all_device) C->rowptr = calloc((size_t)job->A->nrows + 1, sizeof *C->rowptr);
+    if (!C || (!C->rowptr && !job->resident.all_device)) {
         free(C);
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the row pointers of C");
     }
@@ -149,7 +149,8 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     memset(st, 0, sizeof *st);
     hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev,
                    .A = A, .B = B,
-                   .held = {held[0], held[1]}, .hold_c = hold_c, .unsorted = unsorted, .all_device = on_device,
+                   .resident = {.held = {held[0], held[1]}, .hold_c = hold_c, .all_device = on_device},
+                   .unsorted = unsorted,
                    .vsize = hsp_value_size(A->precision),
                    .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
                    .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
@@ -170,11 +171,11 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     call_times(st, t_call);
     if (s != HSP_OK) {
         if (!job.dev->lost) hsp_csr_free(job.C); /* else the GPU may still write it */
-        if (job.held_c && !job.dev->lost) dev->drop(dev, job.held_c);
+        if (job.resident.held_c && !job.dev->lost) dev->drop(dev, job.resident.held_c);
         return s;
     }
     *C = job.C;
-    if (held_c) *held_c = job.held_c;
+    if (held_c) *held_c = job.resident.held_c;
     return HSP_OK;
 }
 

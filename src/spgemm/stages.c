@@ -59,7 +59,7 @@ hsp_status hsp_stage_bound(hsp_job *job)
     job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
     hsp_status s = dev->bound ? dev->bound(dev, job) : HSP_OK;
-    if (s != HSP_OK || job->all_device) return s; /* the device sums u in stage 2 */
+    if (s != HSP_OK || job->resident.all_device) return s; /* the device sums u in stage 2 */
     nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
     part_run r = {job, cut, part_flops};
     hsp_pool_chunks(job->ctx->pool, nparts, dev->bound ? sum_part : bound_part, &r);
@@ -167,7 +167,7 @@ hsp_status hsp_stage_bin(hsp_job *job)
     int64_t m = job->A->nrows, nparts = part_count(job), total_slots;
     int64_t cut[nparts + 1], slots[nparts], flops[nparts][HSP_NGROUPS];
     if (job->dev->direct) return hsp_direct_bin(job);
-    if (job->all_device) {
+    if (job->resident.all_device) {
         job->bin_rows = hsp_job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
         return job->bin_rows ? bin_on_device(job) : HSP_ERR_NOMEM;
     }
@@ -212,16 +212,16 @@ hsp_status hsp_stage_compute(hsp_job *job)
     int nbins = job->ctx->bins.nbins;
     if (dev->direct) return hsp_direct_compute(job);
     double t0 = hsp_now_ms();
-    for (int b = job->all_device ? 1 : 2; b < nbins; b++) {
+    for (int b = job->resident.all_device ? 1 : 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
         int last = b;
         hsp_status s = dev->launch_bin(dev, job, b, &last);
         if (s != HSP_OK) return s;
         b = last;
     }
-    for (int64_t k = job->bin_start[0]; k < job->bin_start[1] && !job->all_device; k++)
+    for (int64_t k = job->bin_start[0]; k < job->bin_start[1] && !job->resident.all_device; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = 0;
-    single_run r = {job, job->bin_start[1], 4096, job->all_device ? 0 : job->bin_start[2] - job->bin_start[1]};
+    single_run r = {job, job->bin_start[1], 4096, job->resident.all_device ? 0 : job->bin_start[2] - job->bin_start[1]};
     hsp_pool_chunks(job->ctx->pool, (r.nrows + r.rows_per_chunk - 1) / r.rows_per_chunk,
                     single_chunk, &r);
     job->stats->ms_host = hsp_now_ms() - t0;
@@ -274,7 +274,8 @@ hsp_status hsp_stage_arrange(hsp_job *job)
     if (dev->arrange) { /* the device's rows there, bin 1's here unless the device did them */
         if ((s = dev->arrange(dev, job)) != HSP_OK) return s;
         r.rows = job->bin_rows + job->bin_start[1];
-        nparts = hsp_split_weighted(NULL, job->all_device ? 0 : job->bin_start[2] - job->bin_start[1], nparts, cut);
+        int64_t singles = job->resident.all_device ? 0 : job->bin_start[2] - job->bin_start[1];
+        nparts = hsp_split_weighted(NULL, singles, nparts, cut);
     } else {
         nparts = hsp_split_weighted(job->C->rowptr, m, nparts, cut);
     }
