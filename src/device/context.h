@@ -50,7 +50,7 @@ struct hsp_context {
 };
 
 /* A context of options o (checked) and device timeout, its thread pool and
- * workspaces made, no device yet (product/open.c opens it). */
+ * workspaces made, no device yet (device/open/open.c opens it). */
 hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out);
 /* Take and give back ctx's lock: every public call on a context (or on a
  * resident matrix, plan or hierarchy of it) holds it, so that threads
