@@ -304,6 +304,7 @@ int cmd_tune(int argc, char **argv);
 int cmd_spmm(int argc, char **argv);
 int cmd_rap(int argc, char **argv);
 int cmd_amg_setup(int argc, char **argv);
+int cmd_options(int argc, char **argv);
 /* "r-ap" or "ra-p". */
 const char *cli_order_name(hsp_rap_order order);
 
