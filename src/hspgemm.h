@@ -362,6 +362,10 @@ typedef struct hsp_context hsp_context;
  * device's runtime in a child is its driver's affair: PoCL's hangs there
  * (even in a context made in the child), Intel's CPU runtime works. */
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out);
+/* The checks hsp_context_create makes of o (its size, each option's range:
+ * src/options.def), without opening a device: for front ends that check
+ * their options before they make a context. */
+hsp_status hsp_options_check(const hsp_options *o);
 void hsp_context_free(hsp_context *ctx);
 
 /* The bin layout of a context: bin b holds rows whose upper bound u satisfies

@@ -112,3 +112,9 @@ hsp_status hsp_options_take(const hsp_options *given, hsp_options *o)
     }
     return HSP_OK;
 }
+
+hsp_status hsp_options_check(const hsp_options *o)
+{
+    hsp_options taken;
+    return o ? hsp_options_take(o, &taken) : hsp_fail(HSP_ERR_ARG, "hsp_options_check: o is NULL");
+}
