@@ -5,12 +5,12 @@
 
 static const char usage_options[] =
     "usage: hspgemm options [OPTIONS]\n"
-    "Lists the library's options (hsp_options, src/options.def) as a command line of these\n"
-    "options gives them to the library, one a line: the member, its value (NULL: not given), the\n"
-    "flag that sets it, the keyword of the Python package's Context and the PETSc plugin's\n"
-    "option (-: none).  Without options: the defaults, which are the same everywhere; but\n"
-    "the commands take --mem-limit as the memory available when they start, and spmm (as\n"
-    "the PETSc plugin) --device as cpu.\n";
+    "Lists the library's options (hsp_options, src/options.def), one a line: the member, its\n"
+    "value as a command line of these options gives it to the library, its default (the same\n"
+    "in the library, the commands, the Python package; NULL: none), the flag that sets it, the\n"
+    "keyword of the Python package's Context and the PETSc plugin's option (-: none).  The\n"
+    "commands take --mem-limit as the memory available when they start, and spmm (as the\n"
+    "PETSc plugin) --device as cpu, where none is given.\n";
 
 /* The value of option t in o, as the listing writes it. */
 static void print_value(const hsp_option_info *t, const hsp_options *o)
@@ -44,9 +44,13 @@ int cmd_options(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_options, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (a.noperands) return cli_usage_error(a.name, "takes no matrices");
+    hsp_options defaults;
+    hsp_options_init(&defaults);
     for (int k = 0; k < n; k++) {
         printf("%s\t", t[k].name);
         print_value(&t[k], &a.lib);
+        putchar('\t');
+        print_value(&t[k], &defaults);
         printf("\t%s%.*s\t%s\t%s\n", t[k].flag ? "--" : "-", t[k].flag ? (int)strcspn(t[k].flag, "=") : 0,
                t[k].flag ? t[k].flag : "", t[k].python ? t[k].python : "-", t[k].petsc ? t[k].petsc : "-");
     }
