@@ -793,7 +793,7 @@ void hsp_bitmap_free(hsp_bitmap *B);
  * row with B's blocks in their block rows, its pattern the blocks'
  * pattern product (an entry that cancels to zero is kept, as hsp_multiply
  * keeps it); with ctx's options.pattern, C's pattern only, every value 1.
- * stats (may be NULL) gets ms_total, flops (0 for a pattern), nnz_c,
+ * stats (may be NULL) gets size, ms_total, flops (0 for a pattern), nnz_c,
  * threads, device, bitmap (1) and blocks_c. */
 hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_bitmap *B, hsp_bitmap **C,
                                hsp_stats *stats);
