@@ -246,7 +246,7 @@ typedef struct {
     PyObject_HEAD
     hsp_context *ctx;
     PyThread_type_lock lock; /* one call at a time */
-    PyObject *device;        /* the device string hsp_options points to */
+    PyObject *device;        /* the device string hsp_options points to (NULL: the default's) */
     int closed;              /* close() was called: no call is taken */
     Py_ssize_t dependents;   /* hierarchies and prepared matrices made on it that are alive: the
                                 library frees them before their context, so ctx waits for them */
@@ -334,9 +334,8 @@ static int context_init(Context *self, PyObject *args, PyObject *kw)
         return -1;
     }
     PyObject *device = kw ? PyDict_GetItemString(kw, "device") : NULL; /* kept: the context points to it */
-    if (!(self->device = device ? Py_NewRef(device) : PyUnicode_FromString(o.device)) ||
-        !(self->lock = PyThread_allocate_lock()))
-        return -1;
+    Py_XSETREF(self->device, Py_XNewRef(device));
+    if (!self->lock && !(self->lock = PyThread_allocate_lock())) return -1;
     while (kw && PyDict_Next(kw, &at, &key, &v)) {
         const hsp_option_info *t = python_option(PyUnicode_AsUTF8(key));
         if (!t) return PyErr_Format(PyExc_TypeError, "Context: no option '%U'", key), -1;
