@@ -170,17 +170,22 @@ static int apply_table_option(cli_args *a, const hsp_option_info *t, const char 
     }
 }
 
+/* Does text name option --flag (len characters of it), not only a longer
+ * one that starts alike (--device-timeout for --device)? */
+static int mentions(const char *text, const char *flag, size_t len)
+{
+    for (const char *at = strstr(text, "--"); at; at = strstr(at + 2, "--"))
+        if (!strncmp(at + 2, flag, len) && !islower((unsigned char)at[len + 2]) && at[len + 2] != '-') return 1;
+    return 0;
+}
+
 void cli_options_help(FILE *f, const char *allowed, const char *usage)
 {
     int n;
     const hsp_option_info *t = hsp_option_table(&n);
     for (int k = 0; k < n; k++) {
-        char own[64];
-        int len = t[k].flag ? (int)flag_len(&t[k]) : 0;
-        snprintf(own, sizeof own, "--%.*s", len, t[k].flag ? t[k].flag : "");
-        const char *at = strstr(usage, own);
-        if (!t[k].help || !allowed_option(allowed, t[k].flag, (size_t)len) ||
-            (at && !islower((unsigned char)at[len + 2]) && at[len + 2] != '-'))
+        if (!t[k].help || !t[k].flag || !allowed_option(allowed, t[k].flag, flag_len(&t[k])) ||
+            mentions(usage, t[k].flag, flag_len(&t[k])))
             continue; /* none, not the command's, or its own text says it */
         fprintf(f, "  --%-20s", t[k].flag);
         for (const char *line = t[k].help; *line;) {
