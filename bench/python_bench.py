@@ -2,7 +2,8 @@
 """python_bench.py: the Python package against scipy and PyAMG, from Python.
 
   python_bench.py products [--threads=N] [--repeat=R] [SPEC ...]
-      hspgemm.matmul(A, A) (cpu device) against scipy's A @ A on the generated matrices
+      hspgemm.matmul(A, A) (cpu device, drop_zeros=True: scipy's result) against scipy's A @ A
+      on the generated matrices
       (default: the default bench suite), alternating the two, R runs each after a warm-up:
       the median ms of each and their ratio.
   python_bench.py amg [--threads=N] [--coarse=N] [--device=D] [SPEC ...]
@@ -39,7 +40,7 @@ def ms(f):
 
 def products(specs, threads, repeat):
     print(f"{'matrix':<18} {'hspgemm ms':>11} {'scipy ms':>10} {'x':>6}")
-    with hspgemm.Context(device="cpu", threads=threads) as ctx:
+    with hspgemm.Context(device="cpu", threads=threads, drop_zeros=True) as ctx:
         for spec in specs:
             A = hspgemm.generate(spec)
             ctx.matmul(A, A), A @ A  # warm-up

@@ -47,6 +47,11 @@ typedef struct {
  * printed), 0 when parsed.  allowed lists the option names the subcommand
  * takes, e.g. "o,device,threads". */
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a);
+/* The --help lines of the library's options (options.def) that allowed lists
+ * and usage, a command's own text, does not describe itself. */
+void cli_options_help(FILE *f, const char *allowed, const char *usage);
+/* Bytes of a usage error's message. */
+enum { CLI_MSG = 256 };
 /* Load operand k (file or generator) in a's precision into *M; prints
  * errors and returns the exit status: 0, 2 for a generator spec the library
  * refuses (bad usage), else 1. */
@@ -299,6 +304,7 @@ int cmd_tune(int argc, char **argv);
 int cmd_spmm(int argc, char **argv);
 int cmd_rap(int argc, char **argv);
 int cmd_amg_setup(int argc, char **argv);
+int cmd_options(int argc, char **argv);
 /* "r-ap" or "ra-p". */
 const char *cli_order_name(hsp_rap_order order);
 

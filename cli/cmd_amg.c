@@ -30,9 +30,7 @@ static const char usage_amg[] =
     "                        it also aggregates, in the CPU's order by chunks of rows.\n"
     "                        Placing A and bringing the levels home are timed apart;\n"
     "                        with --resetup the re-setup runs there too, values only\n"
-    "  --device=NAME, --threads=N, --precision=float|double, --methods=M, --profile=FILE,\n"
-    "  --small-nnz=N, --device-timeout=S, --mem-limit=SIZE, --deterministic, --seed=N, --quiet\n"
-    "                        as for 'hspgemm multiply'\n";
+    "  --precision=float|double, --seed=N, --quiet   as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
                               "methods,profile,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";

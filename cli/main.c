@@ -17,6 +17,7 @@ static const char usage[] =
     "  bench               time a suite of matrices against peer libraries\n"
     "  devices             the devices --device= takes\n"
     "  tune                time each bin's methods on a GPU device; write a profile\n"
+    "  options             the library's options, their defaults and flags\n"
     "  help                this text\n"
     "  --version           the version and the commit this build is from\n\n"
     "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
@@ -36,6 +37,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "multiply")) return cmd_multiply(argc, argv, 0);
     if (!strcmp(cmd, "square")) return cmd_multiply(argc, argv, 1);
     if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
+    if (!strcmp(cmd, "options")) return cmd_options(argc, argv);
     if (!strcmp(cmd, "info")) return cmd_info(argc, argv);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
     if (!strcmp(cmd, "rap")) return cmd_rap(argc, argv);

@@ -122,30 +122,98 @@ static int allowed_option(const char *allowed, const char *name, size_t len)
     return 0;
 }
 
-/* Apply option name=value to a; returns an error message or NULL. */
-static const char *apply_option(cli_args *a, const char *name, const char *v)
+/* The length of t's flag name (before "=WHAT"). */
+static size_t flag_len(const hsp_option_info *t)
+{
+    return strcspn(t->flag, "=");
+}
+
+/* The option of the table whose flag is name, or NULL. */
+static const hsp_option_info *table_option(const char *name)
+{
+    int n;
+    const hsp_option_info *t = hsp_option_table(&n);
+    for (int k = 0; k < n; k++)
+        if (t[k].flag && strlen(name) == flag_len(&t[k]) && !strncmp(name, t[k].flag, flag_len(&t[k]))) return &t[k];
+    return NULL;
+}
+
+/* A number of t's kind in its flag's range from text into p; 0 on success. */
+static int parse_number(const hsp_option_info *t, const char *text, void *p)
 {
     int64_t n;
-    if (!strcmp(name, "o") || !strcmp(name, "output")) a->output = v;
-    else if (!strcmp(name, "device")) a->lib.device = v;
-    else if (!strcmp(name, "profile")) a->lib.profile = v;
+    double x;
+    if (t->kind == HSP_OPTION_REAL) return parse_double(text, t->flag_lo, t->flag_hi, p);
+    if (t->kind == HSP_OPTION_BYTES ? parse_bytes(text, &n) : parse_int(text, INT64_MIN, INT64_MAX, &n)) return -1;
+    if ((x = (double)n) < t->flag_lo || x > t->flag_hi) return -1;
+    if (t->kind == HSP_OPTION_INT) *(int *)p = (int)n;
+    else *(int64_t *)p = n;
+    return 0;
+}
+
+/* Apply option t of the table (options.def) to a's library options: 0, or
+ * -1 where v is not what it takes. */
+static int apply_table_option(cli_args *a, const hsp_option_info *t, const char *v)
+{
+    void *p = (char *)&a->lib + t->offset;
+    switch (t->kind) {
+    case HSP_OPTION_TEXT: *(const char **)p = v; return 0;
+    case HSP_OPTION_FLAG: *(int *)p = 1; return 0;
+    case HSP_OPTION_GROW:
+        if (strcmp(v, "realloc") && strcmp(v, "copy")) return -1;
+        a->lib.grow = strcmp(v, "copy") ? HSP_GROW_REALLOC : HSP_GROW_COPY;
+        return 0;
+    case HSP_OPTION_METHODS:
+        a->lib.bitmap = !strcmp(v, "bitmap");
+        return a->lib.bitmap ? 0 : parse_methods(v, a->lib.method);
+    default: return parse_number(t, v, p);
+    }
+}
+
+/* Does text name option --flag (len characters of it), not only a longer
+ * one that starts alike (--device-timeout for --device)? */
+static int mentions(const char *text, const char *flag, size_t len)
+{
+    for (const char *at = strstr(text, "--"); at; at = strstr(at + 2, "--"))
+        if (!strncmp(at + 2, flag, len) && !islower((unsigned char)at[len + 2]) && at[len + 2] != '-') return 1;
+    return 0;
+}
+
+void cli_options_help(FILE *f, const char *allowed, const char *usage)
+{
+    int n;
+    const hsp_option_info *t = hsp_option_table(&n);
+    for (int k = 0; k < n; k++) {
+        if (!t[k].help || !t[k].flag || !allowed_option(allowed, t[k].flag, flag_len(&t[k])) ||
+            mentions(usage, t[k].flag, flag_len(&t[k])))
+            continue; /* none, not the command's, or its own text says it */
+        fprintf(f, "  --%-20s", t[k].flag);
+        for (const char *line = t[k].help; *line;) {
+            int end = (int)strcspn(line, "\n");
+            fprintf(f, "%s%.*s\n", line == t[k].help ? "" : "                        ", end, line);
+            line += end + (line[end] == '\n');
+        }
+    }
+}
+
+/* Apply option name=value to a; returns an error message (msg, of CLI_MSG
+ * bytes, may hold it) or NULL. */
+static const char *apply_option(cli_args *a, const char *name, const char *v, char *msg)
+{
+    int64_t n;
+    const hsp_option_info *t = table_option(name);
+    if (!strcmp(name, "cpu-share") && (a->cpu_share_auto = !strcmp(v, "auto"))) return NULL;
+    if (t) {
+        if (apply_table_option(a, t, v))
+            return snprintf(msg, CLI_MSG, "--%s takes %s", name, t->takes), msg;
+    } else if (!strcmp(name, "o") || !strcmp(name, "output")) a->output = v;
     else if (!strcmp(name, "csv")) a->csv = v;
     else if (!strcmp(name, "suite")) a->suite = v;
     else if (!strcmp(name, "peers")) a->peers = v;
     else if (!strcmp(name, "quiet")) a->quiet = 1;
     else if (!strcmp(name, "resident")) a->resident = 1;
-    else if (!strcmp(name, "unsorted")) a->lib.unsorted = 1;
-    else if (!strcmp(name, "drop-zeros")) a->lib.drop_zeros = 1;
-    else if (!strcmp(name, "pattern")) a->lib.pattern = 1;
-    else if (!strcmp(name, "deterministic")) a->lib.deterministic = 1;
     else if (!strcmp(name, "digest")) a->digest = 1;
-    else if (!strcmp(name, "threads")) {
-        if (parse_int(v, 0, 4096, &n)) return "--threads takes 0 (one per CPU the process may run on) to 4096";
-        a->lib.threads = (int)n;
-    } else if (!strcmp(name, "grow")) {
-        if (strcmp(v, "realloc") && strcmp(v, "copy")) return "--grow takes realloc or copy";
-        a->lib.grow = strcmp(v, "copy") ? HSP_GROW_REALLOC : HSP_GROW_COPY;
-    } else if (!strcmp(name, "precision")) {
+    else if (!strcmp(name, "precision")) {
         if (strcmp(v, "float") && strcmp(v, "double")) return "--precision takes float or double";
         a->precision = strcmp(v, "float") ? HSP_DOUBLE : HSP_FLOAT;
     } else if (!strcmp(name, "stats")) {
@@ -157,11 +225,6 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "seed")) {
         if (parse_int(v, 0, INT64_MAX, &n)) return "--seed takes a number from 0";
         a->seed = (uint64_t)n;
-    } else if (!strcmp(name, "methods")) {
-        a->lib.bitmap = !strcmp(v, "bitmap");
-        if (!a->lib.bitmap && parse_methods(v, a->lib.method))
-            return "--methods takes default, paper, bitmap, or SHORT,MEDIUM,LONG from "
-                   "heap, esc, merge, hash, dense, auto, rmerge, hash2";
     } else if (!strcmp(name, "rows")) {
         if (parse_int(v, 1, 1 << 26, &n)) return "--rows takes 1 to 2^26";
         a->rows = n;
@@ -179,31 +242,6 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
     } else if (!strcmp(name, "format")) {
         if (strcmp(v, "csr") && strcmp(v, "ellr")) return "--format takes csr or ellr";
         a->csr = !strcmp(v, "csr");
-    } else if (!strcmp(name, "wavefront")) {
-        if (parse_int(v, 2, 64, &n)) return "--wavefront takes 2 to 64";
-        a->lib.wavefront = (int)n;
-    } else if (!strcmp(name, "local-mem")) {
-        if (parse_bytes(v, &n)) return "--local-mem takes a byte count, e.g. 65536 or 64K";
-        a->lib.local_mem = n;
-    } else if (!strcmp(name, "grow-start")) {
-        if (parse_int(v, 1, 1 << 24, &n)) return "--grow-start takes 1 to 2^24 entries";
-        a->lib.grow_start = n;
-    } else if (!strcmp(name, "small-nnz")) {
-        if (parse_int(v, -1, INT64_MAX, &n)) return "--small-nnz takes -1 (none), 0 (the default) or an entry count";
-        a->lib.small_nnz = n;
-    } else if (!strcmp(name, "cpu-share")) {
-        a->cpu_share_auto = !strcmp(v, "auto");
-        if (!a->cpu_share_auto && parse_double(v, 0, 1, &a->lib.spmm_cpu_share))
-            return "--cpu-share takes auto or a share from 0 (the device alone) to 1 (the CPU threads alone)";
-    } else if (!strcmp(name, "blocks")) {
-        if (parse_int(v, 1, HSP_SPMM_MAX_BLOCKS, &n)) return "--blocks takes 1 (none, the default) to 256";
-        a->lib.spmm_blocks = (int)n;
-    } else if (!strcmp(name, "device-timeout")) {
-        if (parse_double(v, 1e-3, 1e9, &a->lib.device_timeout)) return "--device-timeout takes seconds, from 0.001";
-    } else if (!strcmp(name, "mem-limit")) {
-        if (parse_bytes(v, &n))
-            return "--mem-limit takes a byte count, e.g. 1500000000, 512M or 4G (K, M, G, T: 2^10, 2^20, 2^30, 2^40)";
-        a->lib.mem_limit = n;
     } else if (!strcmp(name, "gen")) {
         if (a->noperands == CLI_MAX_OPERANDS) return "too many matrices (at most 64)";
         a->operand_is_gen[a->noperands] = 1;
@@ -218,10 +256,10 @@ static const char *apply_option(cli_args *a, const char *name, const char *v)
 /* Options that take no value. */
 static int is_flag(const char *name)
 {
-    return !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") || !strcmp(name, "resetup") ||
-           !strcmp(name, "resident") || !strcmp(name, "unsorted") || !strcmp(name, "drop-zeros") ||
-           !strcmp(name, "pattern") ||
-           !strcmp(name, "deterministic") || !strcmp(name, "digest");
+    const hsp_option_info *t = table_option(name);
+    return t ? t->kind == HSP_OPTION_FLAG
+             : !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") ||
+                   !strcmp(name, "resetup") || !strcmp(name, "resident") || !strcmp(name, "digest");
 }
 
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)
@@ -233,8 +271,9 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
     a->precision = HSP_DOUBLE, a->seed = 1;
     for (int k = 1; k < argc; k++) {
         const char *arg = argv[k], *value = NULL, *err = NULL;
-        char name[64];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) return fputs(usage, stdout), 1;
+        char name[64], msg[CLI_MSG];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+            return fputs(usage, stdout), cli_options_help(stdout, allowed, usage), 1;
         if (arg[0] != '-' || !arg[1]) {
             if (a->noperands == CLI_MAX_OPERANDS) err = "too many matrices (at most 64)";
             else a->operand[a->noperands++] = arg;
@@ -248,7 +287,7 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             else if (is_flag(name)) value = "";
             else if (k + 1 < argc) value = argv[++k];
             else err = "needs a value";
-            if (!err) err = apply_option(a, name, value);
+            if (!err) err = apply_option(a, name, value, msg);
         }
         if (err) {
             char shown[CLI_SHOWN + 4];

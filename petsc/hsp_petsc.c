@@ -25,13 +25,17 @@ static PetscErrorCode (*mpiaij_products)(Mat);
 
 /* The plugin's options, read at registration so that -help lists them and
  * bad values stop the program there rather than at its first product
- * (deep in a preconditioner's set-up); hsp_petsc_context reads them again. */
+ * (deep in a preconditioner's set-up), checked as hspgemm checks them
+ * (hsp_options_check: src/options.def, whose petsc column names them; their
+ * defaults here, the cpu device and a rank's share of the cores, are the
+ * plugin's); hsp_petsc_context reads them again. */
 static PetscErrorCode options_check(void)
 {
     char device[64] = "cpu";
     PetscInt threads = 0, small = 0;
     PetscBool backend = PETSC_FALSE, known = PETSC_FALSE;
     const char *const names[] = {"auto", "cpu", "opencl", "hsa"};
+    hsp_options o;
 
     PetscFunctionBegin;
     PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hspgemm's products of aijhsp matrices (libhspgemm_petsc)", "Mat");
@@ -53,10 +57,11 @@ static PetscErrorCode options_check(void)
     PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
                "hspgemm: -hsp_device %s: a device is cpu, auto, opencl[:N][,...] or hsa[:N][,...] (hspgemm "
                "devices lists them)", device);
-    PetscCheck(threads >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "hspgemm: -hsp_threads %" PetscInt_FMT ": at least 0 (0: one a core)", threads);
-    PetscCheck(small >= -1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "hspgemm: -hsp_small_nnz %" PetscInt_FMT ": at least -1", small);
+    hsp_options_init(&o);
+    o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small;
+    PetscCheck(hsp_options_check(&o) == HSP_OK, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "hspgemm: -hsp_threads %" PetscInt_FMT " -hsp_small_nnz %" PetscInt_FMT ": %s", threads, small,
+               hsp_errmsg());
     PetscFunctionReturn(0);
 }
 

@@ -36,7 +36,7 @@ REPOSITORY = os.path.dirname(HERE)
 VENDORED = os.path.join(HERE, "libsrc")
 SOURCES, HEADERS = ["src/**/*.c"], ["src/**/*.h"]
 # what an sdist carries besides the sources: what makes the kernels' string
-SDIST_FILES = SOURCES + HEADERS + ["kernels/*", "build-aux/embed-kernels.sh", "Makefile.am"]
+SDIST_FILES = SOURCES + HEADERS + ["src/options.def", "kernels/*", "build-aux/embed-kernels.sh", "Makefile.am"]
 HSA_FOLDER = os.path.join("src", "device", "hsa", "")  # never compiled in: its code objects need autotools
 FLAGS = ["-std=c11", "-pthread", "-O2", "-fvisibility=hidden", "-Wall"]
 

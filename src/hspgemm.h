@@ -205,7 +205,16 @@ typedef enum {
 
 enum { HSP_NGROUPS = 5, HSP_NMETHODGROUPS = 3, HSP_MAX_BINS = 72 };
 
+/* The options of a context.  Make them with hsp_options_init, then set the
+ * members wanted: src/options.def lists each one's default and range once
+ * (hsp_option_table below gives them at run time). */
 typedef struct {
+    size_t size;          /* sizeof the hsp_options the caller was built with, which
+                             hsp_options_init sets: members are only ever added at the
+                             end, and hsp_context_create takes the defaults for those
+                             past size (a caller built against an older hspgemm.h); a
+                             size it does not know (0: options not made by
+                             hsp_options_init) is an error */
     const char *device;   /* "auto" (default: the hsa device if it opens, else
                              a GPU through OpenCL if there is one, else cpu;
                              stats' device_note says what it passed over),
@@ -305,8 +314,41 @@ typedef struct {
  * the threads of a context made with threads = 0. */
 int hsp_cpu_count(void);
 
-/* Fill o with the defaults above (o NULL: nothing). */
-void hsp_options_init(hsp_options *o);
+/* Fill o, of size bytes, with the defaults above and o->size = size (o
+ * NULL: nothing); hsp_options_init passes the caller's sizeof(hsp_options). */
+void hsp_options_init_size(hsp_options *o, size_t size);
+#define hsp_options_init(o) hsp_options_init_size((o), sizeof(hsp_options))
+
+/* How an option is stored and written (src/options.def). */
+typedef enum {
+    HSP_OPTION_TEXT,    /* const char *, e.g. "cpu" */
+    HSP_OPTION_INT,     /* int */
+    HSP_OPTION_INT64,   /* int64_t */
+    HSP_OPTION_BYTES,   /* int64_t bytes; on the command line also 64K, 512M, 4G, 1T */
+    HSP_OPTION_REAL,    /* double */
+    HSP_OPTION_FLAG,    /* int, 0 or 1 */
+    HSP_OPTION_GROW,    /* hsp_grow, written "realloc" or "copy" */
+    HSP_OPTION_METHODS  /* hsp_method[HSP_NMETHODGROUPS], written by name */
+} hsp_option_kind;
+/* One option of hsp_options as src/options.def lists it, for front ends
+ * (the command line, the Python package, the PETSc plugin) that take them
+ * by name: its default is what hsp_options_init sets at offset. */
+typedef struct {
+    const char *name;     /* the member of hsp_options */
+    hsp_option_kind kind;
+    size_t offset;        /* offsetof(hsp_options, name) */
+    double lo, hi;        /* the numbers hsp_context_create takes */
+    const char *give;     /* what they are, as its message says it; NULL: not checked */
+    const char *flag;     /* the command line's flag without "--", "=WHAT" after a name
+                             that takes a value ("threads=N"); NULL: none */
+    double flag_lo, flag_hi; /* the numbers the flag takes */
+    const char *takes;    /* what it takes, as "--flag takes TAKES" says it */
+    const char *help;     /* its --help text ('\n' between lines), or NULL */
+    const char *python;   /* the keyword of hspgemm.Context, or NULL */
+    const char *petsc;    /* the PETSc plugin's option ("-hsp_threads"), or NULL */
+} hsp_option_info;
+/* The options, in the order of hsp_options' members; their count into *count. */
+const hsp_option_info *hsp_option_table(int *count);
 
 typedef struct hsp_context hsp_context;
 
@@ -320,6 +362,10 @@ typedef struct hsp_context hsp_context;
  * device's runtime in a child is its driver's affair: PoCL's hangs there
  * (even in a context made in the child), Intel's CPU runtime works. */
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out);
+/* The checks hsp_context_create makes of o (its size, each option's range:
+ * src/options.def), without opening a device: for front ends that check
+ * their options before they make a context. */
+hsp_status hsp_options_check(const hsp_options *o);
 void hsp_context_free(hsp_context *ctx);
 
 /* The bin layout of a context: bin b holds rows whose upper bound u satisfies
@@ -335,6 +381,10 @@ const hsp_bins *hsp_context_bins(const hsp_context *ctx);
 
 /* Figures of one multiplication. */
 typedef struct {
+    size_t size;          /* sizeof the hsp_stats the library wrote, set by every call
+                             that fills one: members are only ever added at the end, so
+                             a caller built against a newer hspgemm.h reads a member only
+                             where size covers it */
     double ms_stage[4];   /* upper bound, binning, compute, arrange */
     double ms_total;      /* the whole call, C complete (resident ones too) */
     double ms_other;      /* of it, outside the stages: checks, the job's set-up and clean-up */
@@ -743,7 +793,7 @@ void hsp_bitmap_free(hsp_bitmap *B);
  * row with B's blocks in their block rows, its pattern the blocks'
  * pattern product (an entry that cancels to zero is kept, as hsp_multiply
  * keeps it); with ctx's options.pattern, C's pattern only, every value 1.
- * stats (may be NULL) gets ms_total, flops (0 for a pattern), nnz_c,
+ * stats (may be NULL) gets size, ms_total, flops (0 for a pattern), nnz_c,
  * threads, device, bitmap (1) and blocks_c. */
 hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_bitmap *B, hsp_bitmap **C,
                                hsp_stats *stats);

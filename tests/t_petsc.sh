@@ -85,6 +85,16 @@ refused=$([ $? != 0 ] && grep -q 'hsp_device gpu' "$tmp/bad" && grep -q 'PetscHs
     ! grep -q 'product_symbolic' "$tmp/bad" && echo 1)
 [ "$refused" = 1 ] || sed 's/^/# /' "$tmp/bad" | head
 check "$refused" "-hsp_device gpu refused at registration, before any product"
+run 1 "$b/petsc/hspgemm-gamg" -n 8 -hsp_threads 5000 >"$tmp/bad"
+refused=$([ $? != 0 ] && grep -q 'threads = 5000: give 0 (one per CPU the process may run on) to 4096' "$tmp/bad" &&
+    grep -q 'PetscHspgemmRegister' "$tmp/bad" && echo 1)
+[ "$refused" = 1 ] || sed 's/^/# /' "$tmp/bad" | head
+check "$refused" "-hsp_threads 5000 refused at registration, in the library's words (hsp_options_check)"
+want=$("$b/hspgemm" options | cut -f6 | grep -v '^-$' | sort | tr '\n' ' ')
+got=$(grep -o -E '^ +-hsp_[a-z_]+' "$tmp/help" | tr -d ' ' | grep -v -- -hsp_backend | sort -u | tr '\n' ' ')
+[ -n "$want" ] && [ "$want" = "$got" ] || echo "# the table: $want"
+check "$([ -n "$want" ] && [ "$want" = "$got" ] && echo 1)" \
+    "-help lists the option table's PETSc options ($got), and -hsp_backend, the plugin's own"
 if [ "$(nproc)" -gt 1 ]; then
     run 1 --bind-to core "$b/petsc/hspgemm-gamg" -n 8 >"$tmp/bound"
     told=$(grep -c "^hspgemm: this rank may run on 1 CPU" "$tmp/bound")

@@ -4,8 +4,8 @@ The package is the Python face of libhspgemm: scipy.sparse matrices and
 arrays go in (CSR, CSC or COO; float32 or float64, others as matmul says), a
 CSR result with sorted indices comes out in the left operand's container, as
 scipy's A @ B gives it (a csr_matrix for a scipy.sparse matrix, else a
-csr_array), its exact zeros left out as scipy's A @ B leaves them
-(drop_zeros=False keeps them).  Operands
+csr_array), explicit zeros kept as the C library keeps them
+(drop_zeros=True leaves them out, as scipy's A @ B does).  Operands
 are checked from their own arrays, never from scipy's flags; a CSR operand
 with sorted, unique int32 column indices is read in place, others are
 converted first, never changed.  C's arrays are the library's own, handed
@@ -114,6 +114,10 @@ def _build_heard(started, device, precision, seconds):
 
 _core.set_build_hook(_build_heard)
 
+# Context's options and their defaults, from the library's option table (src/options.def): each
+# keyword below defaults to its entry here, so that the package and the library have one default
+_DEFAULTS = _core.options()
+
 # the library's hsp_status values, in order from HSP_ERR_ARG = 1
 _ERRORS = [None, ArgumentError, OutOfMemoryError, ShapeError, InvalidMatrixError, SizeOverflowError,
            FileError, ParseError, DeviceError, UnsupportedError]
@@ -137,10 +141,10 @@ def _library_error(e):
     return err
 
 
-def _call(f, *args):
-    """f(*args), a _core call, with the library's errors as the package's exceptions."""
+def _call(f, *args, **kw):
+    """f(*args, **kw), a _core call, with the library's errors as the package's exceptions."""
     try:
-        return f(*args)
+        return f(*args, **kw)
     except _core.Error as e:
         raise _library_error(e) from None
 
@@ -456,7 +460,7 @@ def _option(value, name, kind):
 def _methods(methods):
     """The three methods (short, medium, long rows) from None, one name, or three names."""
     if methods is None:
-        return ("default",) * 3
+        return _DEFAULTS["methods"]
     if isinstance(methods, str):
         return (methods,) * 3
     methods = tuple(methods)
@@ -524,7 +528,8 @@ class Context:
         threads (stats["bitmap"] True, stats["blocks_c"] C's blocks; README: Bitmap-blocked
         matrices).  None: "default".
     mem_limit : int, default 0
-        Bytes of temporary and output memory a product may hold; 0: no limit.
+        Bytes of temporary and output memory a product may hold; 0: the machine's physical
+        memory.
     small_nnz : int, default 0
         With a GPU, products whose operands hold at most this many entries run on the CPU
         threads; 0: 2^18, -1: none.
@@ -534,10 +539,10 @@ class Context:
         matmul may leave the column indices of C's rows in any order, as scipy's A @ B does
         (faster on the cpu device); C.has_sorted_indices says which, and C.sort_indices() orders
         them.  rap and amg_setup always give sorted indices.
-    drop_zeros : bool, default True
-        matmul and rap leave out of C the entries that are exactly 0 (sums that cancel,
+    drop_zeros : bool, default False
+        True: matmul and rap leave out of C the entries that are exactly 0 (sums that cancel,
         products of stored zeros), as scipy's A @ B does, so that C has the nnz and the pattern
-        of scipy's product.  False keeps them (the C library's default), so that C's pattern
+        of scipy's product.  False keeps them (the library's one default), so that C's pattern
         depends on the operands' patterns alone, whatever their values, as plans reuse it.
         amg_setup keeps them always.
     deterministic : bool, default False
@@ -571,18 +576,22 @@ class Context:
     ((10000, 10000), 2)
     """
 
-    def __init__(self, device: str = "auto", threads: int = 0, grow: str = "realloc",
-                 methods: str | Sequence[str] | None = None, mem_limit: int = 0, small_nnz: int = 0,
-                 device_timeout: float = 0.0, unsorted: bool = False, drop_zeros: bool = True,
-                 deterministic: bool = False, profile: str | None = None, spmm_blocks: int = 0,
-                 spmm_cpu_share: float = 0.0, pattern: bool = False) -> None:
-        self._ctx = _call(_core.Context, _option(device, "device", str), _option(threads, "threads", int),
-                          _option(grow, "grow", str), _methods(methods), _option(mem_limit, "mem_limit", int),
-                          _option(small_nnz, "small_nnz", int), _option(device_timeout, "device_timeout", float),
-                          bool(unsorted), bool(drop_zeros), bool(deterministic),
-                          None if profile is None else _option(profile, "profile", str),
-                          _option(spmm_blocks, "spmm_blocks", int), _option(spmm_cpu_share, "spmm_cpu_share", float),
-                          bool(pattern))
+    def __init__(self, device: str = _DEFAULTS["device"], threads: int = _DEFAULTS["threads"],
+                 grow: str = _DEFAULTS["grow"], methods: str | Sequence[str] | None = None,
+                 mem_limit: int = _DEFAULTS["mem_limit"], small_nnz: int = _DEFAULTS["small_nnz"],
+                 device_timeout: float = _DEFAULTS["device_timeout"], unsorted: bool = _DEFAULTS["unsorted"],
+                 drop_zeros: bool = _DEFAULTS["drop_zeros"], deterministic: bool = _DEFAULTS["deterministic"],
+                 profile: str | None = _DEFAULTS["profile"], spmm_blocks: int = _DEFAULTS["spmm_blocks"],
+                 spmm_cpu_share: float = _DEFAULTS["spmm_cpu_share"], pattern: bool = _DEFAULTS["pattern"]) -> None:
+        self._ctx = _call(_core.Context, device=_option(device, "device", str),
+                          threads=_option(threads, "threads", int), grow=_option(grow, "grow", str),
+                          methods=_methods(methods), mem_limit=_option(mem_limit, "mem_limit", int),
+                          small_nnz=_option(small_nnz, "small_nnz", int),
+                          device_timeout=_option(device_timeout, "device_timeout", float), unsorted=bool(unsorted),
+                          drop_zeros=bool(drop_zeros), deterministic=bool(deterministic),
+                          profile=None if profile is None else _option(profile, "profile", str),
+                          spmm_blocks=_option(spmm_blocks, "spmm_blocks", int),
+                          spmm_cpu_share=_option(spmm_cpu_share, "spmm_cpu_share", float), pattern=bool(pattern))
         self._unsorted = bool(unsorted)
 
     def matmul(self, A: _Sparse, B: _Sparse, *, precision: "DTypeLike | None" = None,
@@ -829,7 +838,7 @@ _contexts: dict[tuple, "Context"] = {}
 _contexts_lock = threading.Lock()
 
 
-def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=True):
+def _shared_context(device, threads, grow, methods, unsorted=_DEFAULTS["unsorted"], drop_zeros=_DEFAULTS["drop_zeros"]):
     """The module functions' context for these options."""
     key = (device, threads, grow, _methods(methods), bool(unsorted), bool(drop_zeros))
     with _contexts_lock:
@@ -838,9 +847,11 @@ def _shared_context(device, threads, grow, methods, unsorted=False, drop_zeros=T
         return _contexts[key]
 
 
-def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, grow: str = "realloc",
+def matmul(A: _Sparse, B: _Sparse, *, device: str = _DEFAULTS["device"], threads: int = _DEFAULTS["threads"],
+           grow: str = _DEFAULTS["grow"],
            precision: "DTypeLike | None" = None, methods: str | Sequence[str] | None = None, stats: bool = False,
-           unsorted: bool = False, drop_zeros: bool = True) -> _CSR | tuple[_CSR, _Stats]:
+           unsorted: bool = _DEFAULTS["unsorted"],
+           drop_zeros: bool = _DEFAULTS["drop_zeros"]) -> _CSR | tuple[_CSR, _Stats]:
     """C = A @ B in CSR with sorted indices (unless unsorted).
 
     Parameters
@@ -858,8 +869,8 @@ def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, gr
     unsorted : bool, default False
         C's rows may keep their column indices in any order, as scipy's A @ B does (faster;
         C.has_sorted_indices is then False).
-    drop_zeros : bool, default True
-        Leave out of C its entries that are exactly 0, as scipy's A @ B does (its nnz and
+    drop_zeros : bool, default False
+        True: leave out of C its entries that are exactly 0, as scipy's A @ B does (its nnz and
         pattern); False keeps them, as the C library does by default (C's pattern then follows
         from A's and B's patterns alone).
 
@@ -906,7 +917,7 @@ def matmul(A: _Sparse, B: _Sparse, *, device: str = "auto", threads: int = 0, gr
 
 
 def spmm(A: _Sparse, X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
-         device: str = "auto", threads: int = 0, precision: "DTypeLike | None" = None,
+         device: str = _DEFAULTS["device"], threads: int = _DEFAULTS["threads"], precision: "DTypeLike | None" = None,
          stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
     """alpha * A @ X + beta * out: a sparse A times a dense X.
 
@@ -938,14 +949,14 @@ def spmm(A: _Sparse, X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0, o
     --------
     Context.spmm, Context.prepare
     """
-    return _shared_context(device, threads, "realloc", None).spmm(A, X, alpha=alpha, beta=beta, out=out,
+    return _shared_context(device, threads, _DEFAULTS["grow"], None).spmm(A, X, alpha=alpha, beta=beta, out=out,
                                                                   precision=precision, stats=stats)
 
 
-def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = "auto",
-        threads: int = 0, grow: str = "realloc", precision: "DTypeLike | None" = None,
+def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = _DEFAULTS["device"],
+        threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"], precision: "DTypeLike | None" = None,
         methods: str | Sequence[str] | None = None, stats: bool = False,
-        drop_zeros: bool = True) -> _CSR | tuple[_CSR, list[_Stats]]:
+        drop_zeros: bool = _DEFAULTS["drop_zeros"]) -> _CSR | tuple[_CSR, list[_Stats]]:
     """The Galerkin product R @ A @ P (R = P.T when None) in CSR with sorted indices.
 
     Parameters
@@ -963,7 +974,7 @@ def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap"
         As matmul's.
     stats : bool, default False
         Also return the figures of both products.
-    drop_zeros : bool, default True
+    drop_zeros : bool, default False
         As matmul's.
 
     Returns
@@ -1050,8 +1061,9 @@ def generate(spec: str, seed: int = 1, precision: "DTypeLike" = "float64") -> sp
 
 def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
               coarse_size: int = 1000, order: str = "r-ap", precision: "DTypeLike | None" = None,
-              resident: bool = False, B: "ArrayLike | None" = None, block: int = 1, device: str = "auto",
-              threads: int = 0, grow: str = "realloc", methods: str | Sequence[str] | None = None) -> Hierarchy:
+              resident: bool = False, B: "ArrayLike | None" = None, block: int = 1, device: str = _DEFAULTS["device"],
+              threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"],
+              methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A (hsp_amg_setup).
 
     Parameters

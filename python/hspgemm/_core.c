@@ -246,7 +246,7 @@ typedef struct {
     PyObject_HEAD
     hsp_context *ctx;
     PyThread_type_lock lock; /* one call at a time */
-    PyObject *device;        /* the device string hsp_options points to */
+    PyObject *device;        /* the device string hsp_options points to (NULL: the default's) */
     int closed;              /* close() was called: no call is taken */
     Py_ssize_t dependents;   /* hierarchies and prepared matrices made on it that are alive: the
                                 library frees them before their context, so ctx waits for them */
@@ -270,40 +270,117 @@ static int enum_named(const char *name, const char *(*name_of)(int), int count, 
     return -1;
 }
 
+/* The option of the table (options.def) whose Python keyword is key, or NULL. */
+static const hsp_option_info *python_option(const char *key)
+{
+    int n;
+    const hsp_option_info *t = hsp_option_table(&n);
+    for (int k = 0; k < n; k++)
+        if (t[k].python && !strcmp(t[k].python, key)) return &t[k];
+    return NULL;
+}
+
+/* An int from v into *out; -1 with an exception where it is none or too large. */
+static int int_of(PyObject *v, int *out)
+{
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (x < INT_MIN || x > INT_MAX) return PyErr_SetString(PyExc_OverflowError, "an option passes a C int"), -1;
+    *out = (int)x;
+    return 0;
+}
+
+/* Set option t of o from v (its type the package's to check); -1 with an
+ * exception when v is not of its kind.  A text's bytes are v's. */
+static int set_option(hsp_options *o, const hsp_option_info *t, PyObject *v)
+{
+    void *p = (char *)o + t->offset;
+    const char *m[3];
+    int k;
+    switch (t->kind) {
+    case HSP_OPTION_TEXT:
+        *(const char **)p = v == Py_None ? NULL : PyUnicode_AsUTF8(v);
+        return v != Py_None && !*(const char **)p ? -1 : 0;
+    case HSP_OPTION_INT: return int_of(v, p);
+    case HSP_OPTION_INT64:
+    case HSP_OPTION_BYTES: return (*(int64_t *)p = PyLong_AsLongLong(v)) == -1 && PyErr_Occurred() ? -1 : 0;
+    case HSP_OPTION_REAL: return (*(double *)p = PyFloat_AsDouble(v)) == -1 && PyErr_Occurred() ? -1 : 0;
+    case HSP_OPTION_FLAG: return (*(int *)p = PyObject_IsTrue(v)) < 0 ? -1 : 0;
+    case HSP_OPTION_GROW:
+        if (!PyUnicode_Check(v)) return PyErr_SetString(PyExc_TypeError, "grow: give a str"), -1;
+        return (k = enum_named(PyUnicode_AsUTF8(v), grow_name, 2, "grow")) < 0 ? -1 : (o->grow = (hsp_grow)k, 0);
+    case HSP_OPTION_METHODS:
+        if (!PyArg_ParseTuple(v, "sss", &m[0], &m[1], &m[2])) return -1;
+        o->bitmap = !strcmp(m[0], "bitmap") && !strcmp(m[1], "bitmap") && !strcmp(m[2], "bitmap");
+        for (int g = 0; g < 3 && !o->bitmap; g++) {
+            if ((k = enum_named(m[g], method_name, HSP_NMETHODS, "methods")) < 0) return -1;
+            o->method[g] = (hsp_method)k;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* Context(**options): the keywords of the option table, each defaulting to hsp_options_init's. */
 static int context_init(Context *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"device", "threads", "grow", "methods", "mem_limit", "small_nnz", "device_timeout",
-                            "unsorted", "drop_zeros", "deterministic", "profile", "spmm_blocks", "spmm_cpu_share",
-                            "pattern", NULL};
-    const char *device = "auto", *grow = "realloc", *m[3] = {"default", "default", "default"};
+    PyObject *key, *v;
+    Py_ssize_t at = 0;
     hsp_options o;
     hsp_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sis(sss)LLdpppzidp", names, &device, &o.threads, &grow, &m[0], &m[1],
-                                     &m[2], &o.mem_limit, &o.small_nnz, &o.device_timeout, &o.unsorted,
-                                     &o.drop_zeros, &o.deterministic, &o.profile, /* the context copies it */
-                                     &o.spmm_blocks, &o.spmm_cpu_share, &o.pattern))
-        return -1;
-    int g = enum_named(grow, grow_name, 2, "grow");
-    if (g < 0) return -1;
-    o.grow = (hsp_grow)g;
-    o.bitmap = !strcmp(m[0], "bitmap") && !strcmp(m[1], "bitmap") && !strcmp(m[2], "bitmap");
-    for (int k = 0; k < 3 && !o.bitmap; k++) {
-        int v = enum_named(m[k], method_name, HSP_NMETHODS, "methods");
-        if (v < 0) return -1;
-        o.method[k] = (hsp_method)v;
-    }
+    if (PyTuple_GET_SIZE(args)) return PyErr_SetString(PyExc_TypeError, "Context takes keywords only"), -1;
     if (self->ctx) {
         PyErr_SetString(PyExc_RuntimeError, "the context is open already");
         return -1;
     }
-    if (!(self->device = PyUnicode_FromString(device)) || !(self->lock = PyThread_allocate_lock())) return -1;
-    o.device = PyUnicode_AsUTF8(self->device);
+    PyObject *device = kw ? PyDict_GetItemString(kw, "device") : NULL; /* kept: the context points to it */
+    Py_XSETREF(self->device, Py_XNewRef(device));
+    if (!self->lock && !(self->lock = PyThread_allocate_lock())) return -1;
+    while (kw && PyDict_Next(kw, &at, &key, &v)) {
+        const hsp_option_info *t = python_option(PyUnicode_AsUTF8(key));
+        if (!t) return PyErr_Format(PyExc_TypeError, "Context: no option '%U'", key), -1;
+        if (set_option(&o, t, v) < 0) return -1;
+    }
     hsp_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = hsp_context_create(&o, &self->ctx);
+    s = hsp_context_create(&o, &self->ctx); /* it copies the profile's name */
     Py_END_ALLOW_THREADS
     self->closed = 0;
     return s == HSP_OK ? 0 : (raise_status(s), -1);
+}
+
+/* options() -> {keyword: default} of Context's options, from the option table
+ * and hsp_options_init: the package's one source of its defaults. */
+static PyObject *core_options(PyObject *mod, PyObject *unused)
+{
+    (void)mod, (void)unused;
+    int n;
+    const hsp_option_info *t = hsp_option_table(&n);
+    hsp_options o;
+    hsp_options_init(&o);
+    PyObject *d = PyDict_New();
+    for (int k = 0; d && k < n; k++) {
+        const void *p = (const char *)&o + t[k].offset;
+        PyObject *v = NULL;
+        if (!t[k].python) continue;
+        switch (t[k].kind) {
+        case HSP_OPTION_TEXT:
+            v = *(const char *const *)p ? PyUnicode_FromString(*(const char *const *)p) : Py_NewRef(Py_None);
+            break;
+        case HSP_OPTION_INT: v = PyLong_FromLong(*(const int *)p); break;
+        case HSP_OPTION_INT64:
+        case HSP_OPTION_BYTES: v = PyLong_FromLongLong(*(const int64_t *)p); break;
+        case HSP_OPTION_REAL: v = PyFloat_FromDouble(*(const double *)p); break;
+        case HSP_OPTION_FLAG: v = PyBool_FromLong(*(const int *)p); break;
+        case HSP_OPTION_GROW: v = PyUnicode_FromString(grow_name(o.grow)); break;
+        case HSP_OPTION_METHODS:
+            v = Py_BuildValue("(sss)", method_name(o.method[0]), method_name(o.method[1]), method_name(o.method[2]));
+            break;
+        }
+        if (!v || PyDict_SetItemString(d, t[k].python, v) < 0) Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
 }
 
 /* Free the library's context (waiting for a call in another thread to end). */
@@ -853,6 +930,7 @@ static PyMethodDef core_methods[] = {
     {"generate", core_generate, METH_VARARGS, "generate(spec, seed=1, double=True) -> a generated matrix"},
     {"devices", core_devices, METH_NOARGS, "devices() -> a list of dicts, one per device"},
     {"release_memory", core_release_memory, METH_NOARGS, "hsp_release_memory()"},
+    {"options", core_options, METH_NOARGS, "options() -> {keyword: default} of Context's options"},
     {"set_build_hook", core_set_build_hook, METH_O,
      "set_build_hook(f): f(started, device, precision, seconds) hears the library's kernel builds; None: nothing"},
     {NULL, NULL, 0, NULL}};

@@ -145,21 +145,22 @@ def cancelling_operands():
     return A, B
 
 
-def test_zeros_dropped_by_default_as_scipy():
+def test_zeros_kept_by_default_dropped_as_scipy():
+    """drop_zeros=True gives scipy's nnz and pattern; by default (the library's) the zeros stay."""
     A, B = cancelling_operands()
     S = A @ B
-    C = hspgemm.matmul(A, B, device=DEVICE)
+    C = hspgemm.matmul(A, B, device=DEVICE, drop_zeros=True)
     assert_same_csr(C, S)
-    K = hspgemm.matmul(A, B, device=DEVICE, drop_zeros=False)
+    K = hspgemm.matmul(A, B, device=DEVICE)
     assert K.nnz > C.nnz and np.count_nonzero(K.data == 0) == K.nnz - C.nnz
     assert (K != S).nnz == 0
-    with hspgemm.Context(DEVICE, drop_zeros=False) as ctx:
+    with hspgemm.Context(DEVICE) as ctx:
         assert ctx.matmul(A, B).nnz == K.nnz
     P = random_csr(300, 40, 0.05, 12)
     P.data[:] = np.where(P.data > 0.5, 1.0, -1.0)
-    G = hspgemm.rap(A @ A.T, P, device=DEVICE)
+    G = hspgemm.rap(A @ A.T, P, device=DEVICE, drop_zeros=True)
     assert_same_csr(G, P.T @ (A @ A.T) @ P)
-    assert hspgemm.rap(A @ A.T, P, device=DEVICE, drop_zeros=False).nnz >= G.nnz
+    assert hspgemm.rap(A @ A.T, P, device=DEVICE).nnz >= G.nnz
 
 
 # ---- 5. value types ------------------------------------------------------------------------------
@@ -357,6 +358,28 @@ def test_public_docstrings_numpydoc():
     for obj in (hspgemm.matmul, hspgemm.Context):
         for test in doctest.DocTestFinder(recurse=False).find(obj, globs={}):
             assert doctest.DocTestRunner().run(test).failed == 0, obj.__qualname__
+
+
+def test_options_are_the_library_table():
+    """Context's keywords are the library's option table's (src/options.def, read by _core.options()),
+    each defaulting to the library's default in its signature, its docstring and the module functions
+    that take it: one default per option (drop_zeros was True here, 0 in C)."""
+    import re
+    from hspgemm import _core
+    table = _core.options()
+    sig = inspect.signature(hspgemm.Context.__init__).parameters
+    assert sorted(k for k in sig if k != "self") == sorted(table)
+    doc = inspect.getdoc(hspgemm.Context)
+    for k, want in table.items():
+        got = hspgemm._methods(sig[k].default) if k == "methods" else sig[k].default
+        assert got == want and type(got) is type(want), f"Context({k}={got!r}): the library's default is {want!r}"
+        said = re.search(rf"^{k} : .*, default (.+)$", doc, re.M)
+        assert not said or said.group(1).replace('"', "'") == repr(want), f"Context's docstring: {said.group(0)}"
+    for f in (hspgemm.matmul, hspgemm.rap, hspgemm.spmm, hspgemm.amg_setup):
+        for k, p in inspect.signature(f).parameters.items():
+            assert k not in table or k == "methods" or p.default == table[k], f"{f.__name__}({k}={p.default!r})"
+    with pytest.raises(TypeError, match="no option 'nonesuch'"):
+        _core.Context(nonesuch=1)
 
 
 # ---- 9. the tests themselves ---------------------------------------------------------------------

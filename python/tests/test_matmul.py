@@ -135,12 +135,13 @@ def test_precision():
         hspgemm.matmul(A64, A64, device=DEVICE, precision="int8")
 
 
-def test_cancellation_dropped_unless_kept():
-    """A sum that cancels is left out as in scipy; drop_zeros=False keeps it as an explicit zero."""
+def test_cancellation_kept_unless_dropped():
+    """A sum that cancels is kept as an explicit zero, as the C library keeps it; drop_zeros=True leaves
+    it out, as scipy does."""
     A = sp.csr_array(np.array([[1.0, 1.0]]))
     B = sp.csr_array(np.array([[1.0], [-1.0]]))
-    assert hspgemm.matmul(A, B, device=DEVICE).nnz == 0
-    C = hspgemm.matmul(A, B, device=DEVICE, drop_zeros=False)
+    assert hspgemm.matmul(A, B, device=DEVICE, drop_zeros=True).nnz == 0
+    C = hspgemm.matmul(A, B, device=DEVICE)
     assert C.nnz == 1 and C.data[0] == 0.0
 
 

@@ -169,6 +169,7 @@ static hsp_status fused(fused_run *r, hsp_csr **C)
 static void fused_stats(const hsp_context *ctx, const fused_run *r, double start, hsp_stats stats[2])
 {
     memset(stats, 0, 2 * sizeof *stats);
+    stats[0].size = stats[1].size = sizeof *stats;
     stats->ms_total = hsp_now_ms() - start;
     stats->nnz_c = r->C->nnz;
     for (int32_t I = 0; I < r->R->nrows; I++)

@@ -327,6 +327,7 @@ hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_
     hsp_context_unlock(ctx);
     if (stats && s == HSP_OK) {
         memset(stats, 0, sizeof *stats);
+        stats->size = sizeof *stats;
         stats->ms_total = hsp_now_ms() - start, stats->flops = flops, stats->nnz_c = (*C)->nnz;
         stats->threads = hsp_pool_size(ctx->pool), stats->bitmap = 1, stats->blocks_c = (*C)->nblocks;
         snprintf(stats->device, sizeof stats->device, "%.140s, bitmap blocks", dev ? dev->description : "cpu");

@@ -46,6 +46,12 @@ int64_t hsp_memory_limit(const hsp_options *o);
  * (see alloc.c). */
 void hsp_free_large(void *p);
 
+/* The options a context takes from given (NULL: the defaults) into *o, whole:
+ * the defaults for members past given->size (a caller built against an
+ * older hspgemm.h); an error for a size this library does not know, or a
+ * value out of its range (options.def). */
+hsp_status hsp_options_take(const hsp_options *given, hsp_options *o);
+
 /* Store v as value k of A, whatever its precision (hsp_csr_value's twin). */
 void hsp_csr_set_value(hsp_csr *A, int64_t k, double v);
 

@@ -8,14 +8,6 @@
 #include "core/internal.h"
 #include "core/scratch.h"
 
-void hsp_options_init(hsp_options *o)
-{
-    if (!o) return;
-    memset(o, 0, sizeof *o);
-    o->device = "auto";
-    o->grow = HSP_GROW_REALLOC;
-}
-
 /* A recursive mutex into *lock; nonzero on failure. */
 static int init_lock(pthread_mutex_t *lock)
 {

@@ -147,6 +147,7 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
+    st->size = sizeof *st;
     hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev,
                    .A = A, .B = B,
                    .resident = {.held = {held[0], held[1]}, .hold_c = hold_c, .all_device = on_device},

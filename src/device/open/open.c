@@ -1,7 +1,7 @@
-/* open.c: making a context: its options checked, its device opened by name
+/* open.c: making a context: its device opened by name
  * (and, beside a device that works with the CPU threads, a cpu device for
  * small products), the bin layout and methods that follow from the device
- * and its profile;
+ * and its profile (the options themselves checked by core/options.c);
  * the hand-over of "auto" to its next device when the first fails. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,34 +14,6 @@
 #include "spgemm/product.h"
 #include "spgemm/profile.h"
 
-/* Check the options a context is made from. */
-static hsp_status check_options(const hsp_options *o)
-{
-    if (o->threads < 0 || o->threads > 4096)
-        return hsp_fail(HSP_ERR_ARG, "threads = %d: give 0 (one per CPU the process may run on) to 4096", o->threads);
-    if (o->grow != HSP_GROW_REALLOC && o->grow != HSP_GROW_COPY)
-        return hsp_fail(HSP_ERR_ARG, "unknown grow mode %d", (int)o->grow);
-    for (int g = 0; g < HSP_NMETHODGROUPS; g++)
-        if (o->method[g] < HSP_METHOD_DEFAULT || o->method[g] >= HSP_NMETHODS)
-            return hsp_fail(HSP_ERR_ARG, "unknown method %d for group %d", (int)o->method[g],
-                            g + 3);
-    if (o->grow_start < 0 || o->grow_start > (1 << 24))
-        return hsp_fail(HSP_ERR_ARG, "grow_start = %lld: give 0 (256) to 2^24",
-                        (long long)o->grow_start);
-    if (o->mem_limit < 0 || o->local_mem < 0)
-        return hsp_fail(HSP_ERR_ARG, "mem_limit and local_mem must not be negative");
-    if (o->small_nnz < -1)
-        return hsp_fail(HSP_ERR_ARG, "small_nnz = %lld: give -1, 0 or a count", (long long)o->small_nnz);
-    if (o->spmm_blocks < 0 || o->spmm_blocks > HSP_SPMM_MAX_BLOCKS)
-        return hsp_fail(HSP_ERR_ARG, "spmm_blocks = %d: give 0 or 1 (none) to %d",
-                        o->spmm_blocks, HSP_SPMM_MAX_BLOCKS);
-    if (!(o->spmm_cpu_share >= 0 && o->spmm_cpu_share <= 1))
-        return hsp_fail(HSP_ERR_ARG, "spmm_cpu_share = %g: give a share from 0 (the device alone) to 1", o->spmm_cpu_share);
-    if (!(o->device_timeout >= 0 && o->device_timeout <= 1e9))
-        return hsp_fail(HSP_ERR_ARG, "device_timeout = %g: give 0 (the default) or seconds up to 1e9",
-                        o->device_timeout);
-    return HSP_OK;
-}
 /* The device timeout into *seconds when the options give none:
  * HSPGEMM_DEVICE_TIMEOUT where set (an error unless it is seconds), else
  * HSP_DEVICE_TIMEOUT. */
@@ -145,15 +117,14 @@ static hsp_status hand_over(hsp_context *ctx)
 
 hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
 {
-    hsp_options defaults;
+    hsp_options taken;
     if (!out) return hsp_fail(HSP_ERR_ARG, "hsp_context_create: out is NULL");
     *out = NULL;
-    if (!o) hsp_options_init(&defaults), o = &defaults;
-    double timeout = o->device_timeout;
-    hsp_status s = check_options(o);
+    hsp_status s = hsp_options_take(o, &taken);
+    double timeout = taken.device_timeout;
     if (s == HSP_OK && !timeout) s = default_timeout(&timeout);
     hsp_context *ctx = NULL;
-    if (s == HSP_OK) s = hsp_context_new(o, timeout, &ctx);
+    if (s == HSP_OK) s = hsp_context_new(&taken, timeout, &ctx);
     if (s != HSP_OK) return s;
     ctx->hand_over = hand_over;
     hsp_device *dev = NULL;
