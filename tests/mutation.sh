@@ -40,7 +40,7 @@ all_mutants() {
         'tests/t_rap'
     # bin 1's chunks all start at the bin's first row
     mutant single-chunk-offset src/spgemm/stages.c 'r->first + chunk * r->rows_per_chunk' 'r->first + chunk' \
-        'tests/t_multiply_opencl.sh tests/t_multiply_nosvm.sh'
+        'tests/t_multiply@bufsvm.dev tests/t_multiply@nosvm.dev'
     # the prolongator's smoothing weight halved
     mutant amg-omega-half src/amg/amg.c 'double w = omega / rho;' 'double w = omega / rho / 2;' 'tests/t_amg'
     # a long row that grows keeps all but its last entry
@@ -52,58 +52,58 @@ all_mutants() {
     mutant dense-stale src/spgemm/rows_impl.h 'acc[c] = a * bval[q];' 'acc[c] += a * bval[q];' 'tests/t_multiply'
     # the heap kernel's sift-down never looks at the last cursor
     mutant heap-kernel-bound kernels/heap.cl 'for (int c = 2 * x + 1; c < n; x = c' \
-        'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl_pocl.sh tests/t_multiply_opencl.sh'
+        'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl@bufsvm.dev tests/t_multiply@bufsvm.dev'
     # RMerge's full rounds each leave out the B row of their first A entry
     mutant rmerge-round-short kernels/rmerge.cl 'from = max(0, to - (w - 1));' 'from = max(0, to - (w - 2));' \
-        'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
+        'tests/t_multiply@nosvm.dev tests/t_multiply@bufsvm.dev'
     # RMerge's result so far loses its last entry when it moves to the region's end
     mutant rmerge-move-short kernels/rmerge.cl 'int x = n - 1 - k * w - lane, c = 0;' \
-        'int x = n - 2 - k * w - lane, c = 0;' 'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
+        'int x = n - 2 - k * w - lane, c = 0;' 'tests/t_multiply@nosvm.dev tests/t_multiply@bufsvm.dev'
     # ESC's warp-sorted rows: the second entry of a row's first work-item never starts a run
     mutant esc-warp-head kernels/esc.cl 'h[1] = c[1] != INT_MAX && c[1] != c[0];' \
-        'h[1] = c[1] != INT_MAX && c[1] != c[0] && lane;' 'tests/t_warp_pocl.sh'
+        'h[1] = c[1] != INT_MAX && c[1] != c[0] && lane;' 'tests/t_warp@bufsvm.dev'
     # the device's sample of meeting products counts none (and the host's every one)
     mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
-        'tests/t_warp_pocl.sh'
+        'tests/t_warp@bufsvm.dev'
     # the SpMM kernel skips each row's first entry
     mutant spmm-kernel-first kernels/spmm.cl 'for (long p = first + lane * step;' 'for (long p = first + (lane + 1) * step;' \
-        'tests/t_spmm_nosvm.sh'
+        'tests/t_spmm@nosvm.dev'
     # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
     mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart * unit];' \
-        'if (lane < apart) lsum[lid] += lsum[lid + apart * unit - 1];' 'tests/t_spmm_nosvm.sh'
+        'if (lane < apart) lsum[lid] += lsum[lid + apart * unit - 1];' 'tests/t_spmm@nosvm.dev'
     # a pair of entries of C sums the first column's products into the second
     mutant spmm-pair-second kernels/spmm.cl 's0 += a * bp[0], s1 += a * bp[second];' \
-        's0 += a * bp[0], s1 += a * bp[0];' 'tests/t_spmm_nosvm.sh'
+        's0 += a * bp[0], s1 += a * bp[0];' 'tests/t_spmm@nosvm.dev'
     # by blocks, a block's launch waits for B only up to the row before the last its rows reach
     mutant spmm-blocks-reach src/spmm/gpu_spmm.c 'return rows ? byte_of(B, rows - 1,' \
-        'return rows > 1 ? byte_of(B, rows - 2,' 'tests/t_spmm_nosvm.sh'
+        'return rows > 1 ? byte_of(B, rows - 2,' 'tests/t_spmm@nosvm.dev'
     # the root search takes a work-group as settled when its own nodes are decided, whatever its neighbours
     mutant mis-settled-own kernels/amg.cl '    for (long k = arp[i]; k < arp[i + 1] && !open; k++) open =' \
-        '    for (long k = arp[i]; k < arp[i + 1] && 0; k++) open =' 'tests/t_amg_opencl.sh'
+        '    for (long k = arp[i]; k < arp[i + 1] && 0; k++) open =' 'tests/t_amg@nosvm.dev'
     # the device's Lanczos steps leave out the last step's vector from the next
     mutant lanczos-orth-prev kernels/amg.cl 'w[i] -= alpha * v[i] + beta * prev[i]' \
-        'w[i] -= alpha * v[i]' 'tests/t_amg_opencl.sh'
+        'w[i] -= alpha * v[i]' 'tests/t_amg@nosvm.dev'
     # on the device, a node left after its root's neighbours joins the
     # aggregate of its last strong neighbour with one, not the first
     mutant agg-join-last kernels/amg.cl 'near[j] >= 0 && (best < 0 || key[j] > key[best])' \
-        'near[j] >= 0 && (best < 0 || key[j] < key[best])' 'tests/t_amg_opencl.sh'
+        'near[j] >= 0 && (best < 0 || key[j] < key[best])' 'tests/t_amg@nosvm.dev'
     # the sum of a long row's pieces leaves out its first piece
     mutant spmm-gather-first kernels/spmm.cl 'for (int q = long_first[r]; q < long_first[r + 1]; q++)' \
-        'for (int q = long_first[r] + 1; q < long_first[r + 1]; q++)' 'tests/t_spmm_nosvm.sh'
+        'for (int q = long_first[r] + 1; q < long_first[r + 1]; q++)' 'tests/t_spmm@nosvm.dev'
     # stage 2's scan of the bins' figures drops the stretches of work-groups before each
     mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
-        'base[g * nbins + b] = (int)before;' 'tests/t_resident_nosvm.sh'
+        'base[g * nbins + b] = (int)before;' 'tests/t_resident@nosvm.dev'
     # stage 4's copy in C's order takes each entry from the row before its own
     mutant arrange-rows-bisect kernels/arrange.cl 'if (lcrp[mid] <= e) lo = mid;' 'if (lcrp[mid] < e) lo = mid;' \
-        'tests/t_resident_nosvm.sh'
+        'tests/t_resident@nosvm.dev'
     # the scan of the work-groups' row sums drops the stretches before each
     mutant part-scan-carry kernels/bins.cl 'if (j < n) part[j] = at + before;' 'if (j < n) part[j] = before;' \
-        'tests/t_resident_nosvm.sh'
+        'tests/t_resident@nosvm.dev'
     mutant sample-shared-all src/spgemm/sample.c 'n += cp == cq, p += cp <= cq' 'n += 1, p += cp <= cq' \
-        'tests/t_warp_pocl.sh'
+        'tests/t_warp@bufsvm.dev'
     # hash2's count takes every product of a row for a new column
     mutant hash2-count-all kernels/hash.cl 'else if (seen == -1) atomic_inc(count);' 'else atomic_inc(count);' \
-        'tests/t_multiply_nosvm.sh tests/t_multiply_opencl.sh'
+        'tests/t_multiply@nosvm.dev tests/t_multiply@bufsvm.dev'
     # a prepared A's entries all land in the first slot of their row
     mutant ellr-slot-step src/spmm/ellr.c 'col[at + q * step] = A->colidx[first + q];' \
         'col[at + q] = A->colidx[first + q];' 'tests/t_spmm'
@@ -132,10 +132,10 @@ all_mutants() {
         'bv + __builtin_popcountll(b & (((uint64_t)1 << (B * t)) >> 1))' 'tests/t_bitmap'
     # the device's block product adds into the entry of C before the right one
     mutant bitmap-kernel-entry kernels/bitmap.cl 'cval[at[J] + popcount(c & ((1UL << cbit) - 1))]' \
-        'cval[at[J] + popcount(c & ((1UL << cbit) >> 1))]' 'tests/t_bitmap_nosvm.sh'
+        'cval[at[J] + popcount(c & ((1UL << cbit) >> 1))]' 'tests/t_bitmap@nosvm.dev'
     # the device writes the block columns of a block row of C over 512 blocks from last to first
     mutant bitmap-kernel-order kernels/bitmap.cl 'if (yes) ckey[cb + done + at]' 'if (yes) ckey[cb + n - 1 - done - at]' \
-        'tests/t_bitmap_nosvm.sh'
+        'tests/t_bitmap@nosvm.dev'
     mutant plan-leak src/spgemm/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
 }
 

@@ -6,14 +6,3 @@ opencl_device() {
         awk -v want="$1" '$1 ~ /^opencl:/ { m = $6; if ($6 == "system" || $6 == "buffer") m = $6 " " $7;
                                              if (m == want) { print $1; exit } }'
 }
-
-# run_on MEMORY FLAGS PROGRAM: PROGRAM's tests on that device (with ",FLAGS"
-# when FLAGS is not empty), or the TAP plan of a skip when there is none.
-run_on() {
-    dev=$(opencl_device "$1")
-    if [ -z "$dev" ]; then
-        echo "1..0 # SKIP no OpenCL device with $1"
-        exit 0
-    fi
-    HSPGEMM_TEST_DEVICE="$dev${2:+,$2}" exec "${top_builddir:-.}/tests/$3"
-}

@@ -907,8 +907,8 @@ static void test_default_layout(void)
 }
 
 /* The tests in two parts of about equal time on the slowest device here
- * (Intel's CPU runtime, about a minute each), which t_multiply_syssvm.sh
- * and t_multiply_syssvm_2.sh run at once (ref_shard). */
+ * (Intel's CPU runtime, about a minute each), which tests/t_multiply@syssvm.1of2.dev
+ * and .2of2.dev run at once (ref_shard). */
 int main(void)
 {
     if (ref_shard(2)) test_default_layout();

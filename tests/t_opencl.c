@@ -2,8 +2,8 @@
  * device without double, the kernel binary cache, rows that overflow many
  * times, the memory and grow mode it reports, the methods it refuses, the
  * device list and what auto picks, and launches with the wrong number of
- * arguments refused.  The multiply suite itself runs on it
- * through t_multiply_opencl.sh and t_multiply_nosvm.sh; t_opencl_pocl.sh runs this on PoCL. */
+ * arguments refused.  The multiply suite itself runs on it as
+ * tests/t_multiply@bufsvm.dev and @nosvm.dev; tests/t_opencl@bufsvm.dev runs this on PoCL. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

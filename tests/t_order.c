@@ -3,7 +3,7 @@
  * then after each of the others and after a failed call in one context:
  * every time the same result (the reference's) and the same bytes copied
  * to the device and back, on the device under test ($HSPGEMM_TEST_DEVICE;
- * t_order_nosvm.sh runs it on an OpenCL device with plain buffers, where
+ * tests/t_order@nosvm.dev runs it on an OpenCL device with plain buffers, where
  * every product copies). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * loader's clGetPlatformInfo wrapped too), the defaults NVIDIA's devices
  * take: ESC for the short and medium bins of up to 64 products where the
  * sampled products rarely meet (random rows), not where they do (a
- * stencil), on the host path and resident.  Run on PoCL by t_warp_pocl.sh. */
+ * stencil), on the host path and resident.  Run on PoCL as tests/t_warp@bufsvm.dev. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,6 +1,0 @@
-#!/bin/sh
-# t_amg_syssvm.sh: the amg suite on an OpenCL device with fine-grained
-# system SVM (Intel's CPU runtime, build-aux/install-intel-opencl.py): host
-# arrays used in place and long rows grown by host realloc, as on an APU.
-. "${top_srcdir:-.}/tests/opencl_device.sh"
-run_on "system SVM" "" t_amg
