@@ -1,5 +1,6 @@
 /* peer_cusparse.c: the NVIDIA cuSPARSE peer of `hspgemm bench`: times C = A*B
- * (and, with --spmm, C = A X: peer_cusparse_spmm.c),
+ * (and, with --spmm, C = A X: peer_cusparse_spmm.c; the CUDA calls both
+ * make: peer_cuda.c),
  * or the Galerkin product C = R*A*P as two products, with the generic SpGEMM API
  * (work estimation, compute, copy) on GPU 0, once from host CSR to host CSR
  * (transfers included) and with the factors already on the device, there with
@@ -51,71 +52,6 @@ typedef struct {
     cusparseSpGEMMDescr_t s;
 } spgemm_descr;
 
-#define MAX_LIVE 32 /* R*A*P from the host holds 17 at most: 3 factors, T, C, C's work buffers */
-static struct {
-    void *p;
-    size_t bytes;
-} live[MAX_LIVE];                     /* the device allocations held now */
-static size_t live_bytes, peak_bytes; /* their sum, and its largest value */
-static int pooled;                    /* allocations come from the device's memory pool */
-
-void cuda_ok(cudaError_t e, const char *what)
-{
-    if (e != cudaSuccess) exit(peer_fail(what, cudaGetErrorString(e)));
-}
-
-void sparse_ok(cusparseStatus_t s, const char *what)
-{
-    if (s != CUSPARSE_STATUS_SUCCESS) exit(peer_fail(what, cusparseGetErrorString(s)));
-}
-
-void *dev_alloc(size_t bytes, const char *what)
-{
-    void *p = NULL;
-    int k = 0;
-    while (k < MAX_LIVE && live[k].p) k++;
-    if (k == MAX_LIVE) exit(peer_fail(what, "too many device allocations"));
-    bytes = bytes ? bytes : 1;
-    cuda_ok(pooled ? cudaMallocAsync(&p, bytes, 0) : cudaMalloc(&p, bytes), what);
-    live[k].p = p, live[k].bytes = bytes;
-    live_bytes += bytes;
-    if (live_bytes > peak_bytes) peak_bytes = live_bytes;
-    return p;
-}
-
-void dev_free(void *p)
-{
-    if (!p) return;
-    for (int k = 0; k < MAX_LIVE; k++)
-        if (live[k].p == p) {
-            live_bytes -= live[k].bytes, live[k].p = NULL;
-            break;
-        }
-    cuda_ok(pooled ? cudaFreeAsync(p, 0) : cudaFree(p), "cudaFree");
-}
-
-void to_device(void *d, const void *h, size_t bytes, const char *what)
-{
-    if (bytes) cuda_ok(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), what);
-}
-
-void to_host(void *h, const void *d, size_t bytes, const char *what)
-{
-    if (bytes) cuda_ok(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost), what);
-}
-
-csr32 upload(const csr32 *h, size_t vsize)
-{
-    csr32 d = *h;
-    size_t nr = ((size_t)h->nrows + 1) * sizeof(int32_t), nz = (size_t)h->nnz;
-    d.rowptr = dev_alloc(nr, "cudaMalloc(rowptr)");
-    d.colidx = dev_alloc(nz * sizeof(int32_t), "cudaMalloc(colidx)");
-    d.values = dev_alloc(nz * vsize, "cudaMalloc(values)");
-    to_device(d.rowptr, h->rowptr, nr, "cudaMemcpy(rowptr) to the device");
-    to_device(d.colidx, h->colidx, nz * sizeof(int32_t), "cudaMemcpy(colidx) to the device");
-    to_device(d.values, h->values, nz * vsize, "cudaMemcpy(values) to the device");
-    return d;
-}
 
 /* Copy the device matrix d into the host arrays of h, which has room for it. */
 static void download(const csr32 *d, csr32 *h, size_t vsize)
@@ -124,12 +60,6 @@ static void download(const csr32 *d, csr32 *h, size_t vsize)
     to_host(h->rowptr, d->rowptr, ((size_t)d->nrows + 1) * sizeof(int32_t), "cudaMemcpy(rowptr) to the host");
     to_host(h->colidx, d->colidx, nz * sizeof(int32_t), "cudaMemcpy(colidx) to the host");
     to_host(h->values, d->values, nz * vsize, "cudaMemcpy(values) to the host");
-}
-
-void free_device(csr32 *d)
-{
-    dev_free(d->rowptr), dev_free(d->colidx), dev_free(d->values);
-    d->rowptr = d->colidx = NULL, d->values = NULL;
 }
 
 /* Whether factor k is the one before it, sharing its arrays (B = A when one file is given). */
@@ -149,15 +79,6 @@ static void free_factors(const gemm *g, csr32 *d)
 {
     for (int k = g->nfactors - 1; k >= 0; k--)
         if (!shared(d, k)) free_device(&d[k]);
-}
-
-cusparseSpMatDescr_t describe(const csr32 *d, cudaDataType type)
-{
-    cusparseSpMatDescr_t m;
-    sparse_ok(cusparseCreateCsr(&m, d->nrows, d->ncols, d->nnz, d->rowptr, d->colidx, d->values,
-                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type),
-              "cusparseCreateCsr");
-    return m;
 }
 
 /* Work estimation (compute = 0) or compute (1): ask the buffer size, allocate it, run; the buffer. */
@@ -220,12 +141,6 @@ static csr32 product(const gemm *g, const csr32 *f, void *buf[2])
     return C;
 }
 
-double synced_ms(void)
-{
-    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    return peer_now_ms();
-}
-
 /* One product with the factors f already on the device, transfers excluded; its time, nnz(C) in *nnz. */
 static double time_device(const gemm *g, const csr32 *f, int64_t *nnz)
 {
@@ -277,22 +192,14 @@ static int64_t run_device(const gemm *g, const csr32 *h, int repeat, int pool, d
 {
     csr32 f[3];
     upload_factors(g, h, f);
-    pooled = pool;
+    dev_pooled(pool);
     int64_t nnz = 0;
     double warm = 0;
     for (int n = 0; n == 0 || (n < WARM_RUNS && warm < WARM_MS); n++) warm += time_device(g, f, &nnz);
     for (int k = 0; k < repeat; k++) ms[k] = time_device(g, f, &nnz);
-    pooled = 0;
+    dev_pooled(0);
     free_factors(g, f);
     return nnz;
-}
-
-void keep_pool(void)
-{
-    cudaMemPool_t pool;
-    uint64_t keep = UINT64_MAX;
-    cuda_ok(cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
-    cuda_ok(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
 }
 
 /* The host-to-host runs into ms[0..repeat) after a warm-up. */
@@ -302,24 +209,6 @@ static void run_host(const gemm *g, const csr32 *h, int64_t nnz_c, int repeat, d
         double t = time_host(g, h, nnz_c);
         if (k) ms[k - 1] = t;
     }
-}
-
-csr32 narrow(const hsp_csr *M, const char *name)
-{
-    if (M->nnz > INT32_MAX) exit(peer_fail(name, "more than 2^31-1 entries, beyond 32-bit cuSPARSE SpGEMM"));
-    csr32 h = {M->nrows, M->ncols, M->nnz, malloc(((size_t)M->nrows + 1) * sizeof(int32_t)), M->colidx,
-               M->values};
-    if (!h.rowptr) exit(peer_fail("out of memory", NULL));
-    for (int64_t i = 0; i <= M->nrows; i++) h.rowptr[i] = (int32_t)M->rowptr[i];
-    return h;
-}
-
-void require_gpu(void)
-{
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) exit(peer_fail("no usable CUDA GPU", cudaGetErrorString(e)));
-    if (n < 1) exit(peer_fail("no CUDA GPU found", NULL));
 }
 
 /* --version: the cuSPARSE this peer runs with, once a CUDA GPU is found. */
@@ -372,7 +261,7 @@ int main(int argc, char **argv)
     peer_print_times("ms", ms, repeat);
     peer_print_times("ms_device", dev_ms, repeat);
     peer_print_times("ms_device_nopool", nopool_ms, repeat);
-    printf(",\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n", (long long)nnz_c, peak_bytes);
+    printf(",\"nnz_c\":%lld,\"peak_device_bytes\":%zu}\n", (long long)nnz_c, dev_peak_bytes());
     free(ms);
     for (int k = 0; k < n; k++)
         if (!peer_shared(M, k)) free(h[k].rowptr);

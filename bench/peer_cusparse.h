@@ -1,6 +1,6 @@
 /* peer_cusparse.h: what the cuSPARSE peer's products (peer_cusparse.c) and
- * its SpMM (peer_cusparse_spmm.c) share: CUDA errors, device memory, CSR
- * with 32-bit offsets, the clock after a wait for the GPU. */
+ * its SpMM (peer_cusparse_spmm.c) share (peer_cuda.c): CUDA errors, device
+ * memory, CSR with 32-bit offsets, the clock after a wait for the GPU. */
 #ifndef HSP_PEER_CUSPARSE_H
 #define HSP_PEER_CUSPARSE_H
 #include <cuda_runtime_api.h>
@@ -28,6 +28,10 @@ void sparse_ok(cusparseStatus_t s, const char *what);
 void *dev_alloc(size_t bytes, const char *what);
 /* cudaFree (cudaFreeAsync, back to the pool, when pooled) of a dev_alloc'd pointer; NULL is ignored. */
 void dev_free(void *p);
+/* dev_alloc takes from the device's memory pool from now on (on), or from cudaMalloc. */
+void dev_pooled(int on);
+/* The most bytes dev_alloc held at once. */
+size_t dev_peak_bytes(void);
 /* Copy bytes from the host to the device, or back, when there are any. */
 void to_device(void *d, const void *h, size_t bytes, const char *what);
 void to_host(void *h, const void *d, size_t bytes, const char *what);
