@@ -11,14 +11,6 @@ static const hsp_option_info table[] = {
      python, petsc},
 #include "options.def"
 #undef HSP_OPTION
-#undef set_TEXT
-#undef set_INT
-#undef set_INT64
-#undef set_BYTES
-#undef set_REAL
-#undef set_FLAG
-#undef set_GROW
-#undef set_METHODS
 };
 enum { NOPTIONS = sizeof table / sizeof *table };
 
