@@ -1,17 +1,19 @@
 /* amg_resident.c: the hierarchy of a resident matrix, its levels resident.
  * Where the device uses host arrays in place it is hsp_amg_setup's over the
  * matrix's own arrays, each level's matrices then wrapped as resident ones.
- * On a device with memory of its own every step runs there (dev->held_ops
+ * On a device with memory of its own every step runs there (dev->amg
  * and resident products): what crosses is sizes and a few numbers a step.  Each
  * level keeps T and the first product of R*A*P there, so that a re-setup
  * with new values computes values only, there too. */
 #include <stdlib.h>
 #include <string.h>
 #include "amg/amg.h"
+#include "amg/amg_device.h"
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/product.h"
 #include "spgemm/resident.h"
+#include "spgemm/spgemm_device.h"
 
 static const hsp_csr *csr(const hsp_resident *M)
 {
@@ -37,10 +39,10 @@ static hsp_status transpose(hsp_context *ctx, const hsp_resident *P, hsp_residen
         hsp_status s = hsp_csr_create(H->ncols, H->nrows, 0, H->precision, &E);
         return s == HSP_OK && !(*R = hsp_resident_new(ctx, E, 0, NULL)) ? HSP_ERR_NOMEM : s;
     }
-    hsp_status s = dev->held_ops->transpose(dev, H, held(P), &held_r);
+    hsp_status s = dev->amg->transpose(dev, H, held(P), &held_r);
     if (s == HSP_OK && !(unsorted = hsp_resident_held_new(ctx, H->ncols, H->nrows, H->nnz, H->precision, held_r)))
         s = HSP_ERR_NOMEM;
-    if (s == HSP_OK) s = dev->held_ops->identity(dev, H->nrows, H->precision, &held_i);
+    if (s == HSP_OK) s = dev->amg->identity(dev, H->nrows, H->precision, &held_i);
     if (s == HSP_OK && !(I = hsp_resident_held_new(ctx, H->nrows, H->nrows, H->nrows, H->precision, held_i)))
         s = HSP_ERR_NOMEM;
     if (s == HSP_OK) s = hsp_multiply_resident(ctx, unsorted, I, R, NULL);
@@ -55,8 +57,8 @@ static hsp_status smooth(hsp_device *dev, const hsp_amg *amg, int l, double rho)
     const hsp_amg_level *v = &amg->level[l];
     const hsp_resident *T = amg->state->level[l].rT;
     if (!csr(v->rP)->nnz) return HSP_OK;
-    return dev->held_ops->smooth(dev, csr(v->rA), held(v->rA), held(T), amg->state->options.omega / rho, csr(v->rP),
-                                 held(v->rP));
+    return dev->amg->smooth(dev, csr(v->rA), held(v->rA), held(T), amg->state->options.omega / rho, csr(v->rP),
+                            held(v->rP));
 }
 
 /* Level l's P = (I - w D^-1 A) T and R = P^T on the device (rho:
@@ -108,8 +110,8 @@ static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l)
     int64_t tnnz = 0;
     double rho = 0, t = hsp_now_ms();
     const void *prev = l ? held(amg->state->level[l - 1].rT) : NULL; /* the weights of A's nodes */
-    hsp_status s = dev->held_ops->tentative(dev, A, held(v->rA), amg->state->options.theta, l == 0, prev, &held_t,
-                                            &v->naggregates, &tnnz, &rho);
+    hsp_status s = dev->amg->tentative(dev, A, held(v->rA), amg->state->options.theta, l == 0, prev, &held_t,
+                                       &v->naggregates, &tnnz, &rho);
     v->ms_aggregate = hsp_now_ms() - t;
     if (s != HSP_OK || !v->naggregates) return s;
     level_state *ls = &amg->state->level[l];
@@ -159,11 +161,11 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     if (!o) hsp_amg_options_init(&defaults), o = &defaults;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
-    if (s == HSP_OK && ctx->device->held_ops && (o->B || o->nullspace != 1 || o->block != 1))
+    if (s == HSP_OK && ctx->device->amg && (o->B || o->nullspace != 1 || o->block != 1))
         s = hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_setup_resident: B, nullspace > 1 or block > 1 on %s (a device with "
                      "memory of its own): set the hierarchy up with hsp_amg_setup", ctx->device->description);
     hsp_context_lock(ctx);
-    if (s == HSP_OK) s = ctx->device->held_ops ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
+    if (s == HSP_OK) s = ctx->device->amg ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     hsp_context_unlock(ctx);
     if (s != HSP_OK) {
         hsp_amg_free(amg);
@@ -178,7 +180,7 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
 static hsp_status values(hsp_device *dev, const hsp_resident *C, const hsp_resident *A, const hsp_resident *B)
 {
     if (!csr(C)->nnz) return HSP_OK;
-    return dev->held_ops->numeric(dev, csr(C), csr(A), csr(B), held(A), held(B), held(C));
+    return dev->spgemm->numeric(dev, csr(C), csr(A), csr(B), held(A), held(B), held(C));
 }
 
 /* Level l's values anew on the device: P, R and the next level's A (where
@@ -191,16 +193,16 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     const hsp_resident *A = v->rA, *P = v->rP, *R = v->rR, *mid = ls->rmid, *next = amg->level[l + 1].rA;
     int r_ap = amg->state->options.order == HSP_RAP_R_AP;
     double rho, t = hsp_now_ms();
-    hsp_status s = dev->held_ops->radius(dev, csr(A), held(A), &rho);
+    hsp_status s = dev->amg->radius(dev, csr(A), held(A), &rho);
     if (s == HSP_OK) s = hsp_radius_held(dev, csr(A), held(A), &rho);
     if (s == HSP_OK) s = values(dev, P, A, ls->rT);
     if (s == HSP_OK) s = smooth(dev, amg, l, rho);
-    if (s == HSP_OK && csr(P)->nnz) s = dev->held_ops->transpose_values(dev, csr(P), held(P), held(R));
-    if (s == HSP_OK) s = dev->held_ops->finish(dev); /* for the time of each step */
+    if (s == HSP_OK && csr(P)->nnz) s = dev->amg->transpose_values(dev, csr(P), held(P), held(R));
+    if (s == HSP_OK) s = dev->finish(dev); /* for the time of each step */
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
     if (s == HSP_OK) s = values(dev, mid, r_ap ? A : R, r_ap ? P : A);
     if (s == HSP_OK) s = values(dev, next, r_ap ? R : mid, r_ap ? mid : P);
-    if (s == HSP_OK) s = dev->held_ops->finish(dev);
+    if (s == HSP_OK) s = dev->finish(dev);
     hsp_resident_touched((hsp_resident *)P), hsp_resident_touched((hsp_resident *)R);
     hsp_resident_touched((hsp_resident *)next);
     v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
@@ -219,7 +221,7 @@ static hsp_status device_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_resid
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A is %d x %d with %lld entries; the hierarchy's "
                         "is %d x %d with %lld", H->nrows, H->ncols, (long long)H->nnz, old->nrows, old->ncols,
                         (long long)old->nnz);
-    hsp_status s = dev->held_ops->same_pattern(dev, old, held(amg->level[0].rA), held(A), &row);
+    hsp_status s = dev->spgemm->same_pattern(dev, old, held(amg->level[0].rA), held(A), &row);
     if (s == HSP_OK && row < H->nrows)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A's pattern differs from the hierarchy's in row %d: "
                         "a re-setup computes values only, for A of the same pattern", row);

@@ -3,8 +3,9 @@
  * matrices cross to the host: the diagonal and the bound of rho(D^-1 A), the
  * passes of the Lanczos steps that lower it, strong connections, aggregates,
  * T, the smoothing of A*T into P, R = P^T (rows unsorted) and the identity,
- * which sorts them in a product; and for a re-setup, values-only products
- * and P^T, and the check of a new A's pattern.  What crosses is a few
+ * which sorts them in a product; and for a re-setup, P^T's values (its
+ * values-only products and the check of a new A's pattern are the
+ * pipeline's: spgemm/gpu_plan.c).  What crosses is a few
  * numbers: a flag, one every few launches of the root search, a maximum or
  * a sum per work-group, T's entry count. */
 #include <math.h>
@@ -13,11 +14,6 @@
 #include "device/gpu.h"
 #include "core/internal.h"
 #include "amg/gpu_amg.h"
-
-/* Work-groups of up to GPU_ITEMS_GROUP items (gpu_launch_items); values-only
- * rows by work-groups of 64 with up to 1024 columns of C in local memory at a
- * time. */
-enum { NUMERIC_GROUP = 64, NUMERIC_LOCAL = 1024 };
 
 /* The root search (find_roots): chunks of rows taken in the host's order,
  * the rounds in that order at most, the rounds between two looks at
@@ -53,36 +49,6 @@ static gpu_arg vt(int dbl, double x, vt_value *store)
     return dbl ? gpu_val(&store->d, sizeof store->d) : gpu_val(&store->f, sizeof store->f);
 }
 
-/* A new matrix for the device to hold, its first n arrays of the bytes
- * given (none yet when n is 0; no values when 2); NULL with *s the error. */
-static gpu_held *held_new(gpu *g, const size_t *bytes, int n, hsp_status *s)
-{
-    gpu_held *h = calloc(1, sizeof *h);
-    *s = h ? gpu_arrays_new(g, h->a, bytes, n) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
-    if (*s == HSP_OK) return h;
-    free(h);
-    return NULL;
-}
-
-/* h into *out when s is HSP_OK, else freed with its arrays (a lost
- * device's left to it); s. */
-static hsp_status held_result(gpu *g, hsp_status s, gpu_held *h, void **out)
-{
-    if (s == HSP_OK) *out = h;
-    else if (h && !g->lost) gpu_arrays_free(g, h->a, HSP_HELD_MAX), free(h);
-    return s;
-}
-
-/* The first row named by the flag at x, or n when none was (x set to n first). */
-static hsp_status flag_read(gpu *g, gpu_array *x, int32_t n, int32_t *row)
-{
-    hsp_status s = g->ops->finish(g);
-    if (s == HSP_OK) s = gpu_array_read(g, x, row, sizeof *row);
-    if (s == HSP_OK && *row < n) return HSP_OK;
-    *row = n;
-    return s;
-}
-
 /* *out: the largest (most) or the sum of the ngroups values of the
  * kernels' type at part (buf holds as many). */
 static hsp_status parts_read(gpu *g, int dbl, gpu_array *part, size_t ngroups, int most, void *buf, double *out)
@@ -112,7 +78,7 @@ static hsp_status diagonal(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_arra
                    gpu_array_arg(&h->a[2]),   gpu_array_arg(&w[W_WHERE]), gpu_array_arg(&w[W_BAD]),
                    gpu_array_arg(&w[W_PART]), gpu_local(size * vs)};
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_SA_DIAG, a, 8, ngroups, size);
-    if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
+    if (s == HSP_OK) s = gpu_flag_read(g, &w[W_BAD], A->nrows, &bad);
     if (s == HSP_OK && bad < A->nrows) s = hsp_fail_diagonal(bad);
     *rho = 0;
     if (s == HSP_OK) s = parts_read(g, dbl, &w[W_PART], ngroups, 1, part, rho);
@@ -252,7 +218,7 @@ static hsp_status assign(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array 
     hsp_status s = gpu_array_write(g, &w[W_BAD], &bad, sizeof bad);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_NEAR, near, 7, n);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_AGG_FAR, far, 9, n);
-    if (s == HSP_OK) s = flag_read(g, &w[W_BAD], A->nrows, &bad);
+    if (s == HSP_OK) s = gpu_flag_read(g, &w[W_BAD], A->nrows, &bad);
     if (s == HSP_OK && bad < A->nrows)
         s = hsp_fail(HSP_ERR_DEVICE, "aggregation on the device left node %d in no aggregate", bad);
     return s;
@@ -323,14 +289,6 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
     memcpy(bytes, b, sizeof b);
 }
 
-/* Every launched kernel done, then the temporaries freed (a lost device's left to it). */
-static hsp_status done(gpu *g, hsp_status s, gpu_array *w, int n)
-{
-    if (s == HSP_OK) s = g->ops->finish(g);
-    if (!g->lost) gpu_arrays_free(g, w, n);
-    return s;
-}
-
 static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta, int zeros,
                                const void *held_prev, void **held_t, int32_t *naggs, int64_t *tnnz, double *rho)
 {
@@ -338,14 +296,14 @@ static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, do
     size_t bytes[W_COUNT];
     gpu_array w[W_COUNT] = {{0}};
     hsp_status s;
-    gpu_held *t = held_new(g, NULL, 0, &s); /* its arrays once the aggregates are counted */
+    gpu_held *t = gpu_held_new(g, NULL, 0, &s); /* its arrays once the aggregates are counted */
     *held_t = NULL, *naggs = 0, *tnnz = 0;
     work_bytes(A, bytes);
     if (s == HSP_OK) s = gpu_arrays_new(g, w, bytes, W_COUNT);
     if (s == HSP_OK) s = aggregate(g, A, held, theta, zeros, held_prev, w, t, naggs, tnnz, rho);
-    s = done(g, s, w, W_COUNT);
+    s = gpu_done(g, s, w, W_COUNT);
     if (s == HSP_OK && !*naggs) free(t), t = NULL; /* it would not coarsen */
-    return gpu_noted(dev, held_result(g, s, t, held_t));
+    return gpu_noted(dev, gpu_held_result(g, s, t, held_t));
 }
 
 static hsp_status sa_radius(hsp_device *dev, const hsp_csr *A, void *held, double *rho)
@@ -356,7 +314,7 @@ static hsp_status sa_radius(hsp_device *dev, const hsp_csr *A, void *held, doubl
     work_bytes(A, bytes);
     hsp_status s = gpu_arrays_new(g, w, bytes, W_PART + 1);
     if (s == HSP_OK) s = diagonal(g, A, held, w, rho);
-    return gpu_noted(dev, done(g, s, w, W_PART + 1));
+    return gpu_noted(dev, gpu_done(g, s, w, W_PART + 1));
 }
 
 static hsp_status sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w,
@@ -399,7 +357,7 @@ static hsp_status transpose(hsp_device *dev, const hsp_csr *P, void *held_p, voi
     size_t bytes[3] = {((size_t)m + 1) * sizeof(int64_t), (size_t)P->nnz * sizeof(int32_t),
                        (size_t)P->nnz * hsp_value_size(P->precision)};
     hsp_status s;
-    gpu_held *r = held_new(g, bytes, 3, &s);
+    gpu_held *r = gpu_held_new(g, bytes, 3, &s);
     *held_r = NULL;
     if (!r) return gpu_noted(dev, s);
     if ((s = gpu_arrays_new(g, tmp, tmp_bytes, 2)) == HSP_OK)
@@ -408,7 +366,7 @@ static hsp_status transpose(hsp_device *dev, const hsp_csr *P, void *held_p, voi
                          gpu_array_arg(&p->a[2]), gpu_array_arg(&r->a[0]), gpu_array_arg(&tmp[0]),
                          gpu_array_arg(&r->a[1]), gpu_array_arg(&r->a[2])};
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_TR_SCATTER, scatter, 8, n);
-    return gpu_noted(dev, held_result(g, done(g, s, tmp, 2), r, held_r));
+    return gpu_noted(dev, gpu_held_result(g, gpu_done(g, s, tmp, 2), r, held_r));
 }
 
 static hsp_status transpose_values(hsp_device *dev, const hsp_csr *P, void *held_p, void *held_r)
@@ -429,87 +387,12 @@ static hsp_status identity(hsp_device *dev, int32_t n, hsp_precision precision, 
     size_t bytes[3] = {((size_t)n + 1) * sizeof(int64_t), (size_t)n * sizeof(int32_t),
                        (size_t)n * hsp_value_size(precision)};
     hsp_status s;
-    gpu_held *h = held_new(g, bytes, 3, &s);
+    gpu_held *h = gpu_held_new(g, bytes, 3, &s);
     *held = NULL;
     if (!h) return gpu_noted(dev, s);
     gpu_arg a[] = {gpu_val(&rows, sizeof rows), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]),
                    gpu_array_arg(&h->a[2])};
-    return gpu_noted(dev, held_result(g, gpu_launch_items(g, dbl, GK_IDENTITY, a, 4, rows), h, held));
-}
-
-/* The team of work-items for a row of C = A*B, values only, by the mean
- * products per row: 1 (a row a work-item, hsp_numeric) for few. */
-static int numeric_team(const hsp_csr *A, const hsp_csr *B)
-{
-    double products = (double)A->nnz / (A->nrows ? A->nrows : 1) * ((double)B->nnz / (B->nrows ? B->nrows : 1));
-    return products < 32 ? 1 : products < 1024 ? 8 : NUMERIC_GROUP;
-}
-
-/* Values only, a row of C a team of work-items (numeric_team) with the row's
- * columns in local memory, where the device adds there; else a row a
- * work-item. */
-static hsp_status numeric(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, const hsp_csr *B, void *held_a,
-                          void *held_b, void *held_c)
-{
-    gpu *g = dev->state;
-    int dbl = C->precision == HSP_DOUBLE;
-    const gpu_held *a = held_a, *b = held_b, *c = held_c;
-    int64_t m = C->nrows;
-    int32_t team = g->local_add[dbl] && !dev->deterministic ? numeric_team(A, B) : 1; /* teams add by atomics */
-    size_t vs = hsp_value_size(C->precision), size = NUMERIC_GROUP, rows = NUMERIC_GROUP / (size_t)team;
-    int32_t lcap = NUMERIC_LOCAL / (int32_t)rows;
-    gpu_arg args[] = {gpu_val(&m, sizeof m),
-                      gpu_val(&team, sizeof team),
-                      gpu_array_arg(&a->a[0]),
-                      gpu_array_arg(&a->a[1]),
-                      gpu_array_arg(&a->a[2]),
-                      gpu_array_arg(&b->a[0]),
-                      gpu_array_arg(&b->a[1]),
-                      gpu_array_arg(&b->a[2]),
-                      gpu_array_arg(&c->a[0]),
-                      gpu_array_arg(&c->a[1]),
-                      gpu_array_arg(&c->a[2]),
-                      gpu_val(&lcap, sizeof lcap),
-                      gpu_local(rows * (size_t)lcap * sizeof(int32_t)),
-                      gpu_local(rows * (size_t)lcap * vs)};
-    if (team == 1) {
-        args[1] = args[0];
-        return gpu_noted(dev, gpu_launch_items(g, dbl, GK_NUMERIC, args + 1, 10, m));
-    }
-    if (gpu_pow2_group(g, dbl, GK_NUMERIC_ROWS) < size)
-        return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s runs work-groups of fewer than %zu items", dev->description,
-                        size);
-    return gpu_noted(dev, m ? g->ops->launch(g, dbl, GK_NUMERIC_ROWS, args, 14, ((size_t)m + rows - 1) / rows, size)
-                            : HSP_OK);
-}
-
-static hsp_status same_pattern(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row)
-{
-    gpu *g = dev->state;
-    const gpu_held *x = held_x, *y = held_y;
-    int64_t n = X->nrows;
-    gpu_array bad = {0};
-    *row = X->nrows;
-    hsp_status s = gpu_array_new(g, &bad, sizeof *row);
-    if (s == HSP_OK) s = gpu_array_write(g, &bad, row, sizeof *row);
-    gpu_arg a[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&x->a[0]), gpu_array_arg(&x->a[1]),
-                   gpu_array_arg(&y->a[0]), gpu_array_arg(&y->a[1]), gpu_array_arg(&bad)};
-    if (s == HSP_OK) s = gpu_launch_items(g, X->precision == HSP_DOUBLE, GK_SAME_PATTERN, a, 6, n);
-    if (s == HSP_OK) s = flag_read(g, &bad, X->nrows, row);
-    return gpu_noted(dev, done(g, s, &bad, 1));
-}
-
-static hsp_status pattern(hsp_device *dev, const hsp_csr *M, void *held, void **held_pattern)
-{
-    gpu *g = dev->state;
-    const gpu_held *h = held;
-    size_t bytes[2] = {((size_t)M->nrows + 1) * sizeof(int64_t), (size_t)M->nnz * sizeof(int32_t)};
-    hsp_status s;
-    gpu_held *p = held_new(g, bytes, 2, &s);
-    *held_pattern = NULL;
-    for (int k = 0; k < 2 && p && s == HSP_OK; k++)
-        s = gpu_array_copy(g, &p->a[k], (gpu_array *)&h->a[k], bytes[k]);
-    return gpu_noted(dev, held_result(g, s, p, held_pattern));
+    return gpu_noted(dev, gpu_held_result(g, gpu_launch_items(g, dbl, GK_IDENTITY, a, 4, rows), h, held));
 }
 
 /* The Lanczos vectors (device.h's HSP_LZ_*), the work-groups' sums, and the steps' scalars. */
@@ -603,11 +486,5 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
     return gpu_noted(dev, s);
 }
 
-static hsp_status finish(hsp_device *dev)
-{
-    gpu *g = dev->state;
-    return gpu_noted(dev, g->ops->finish(g));
-}
-
-const hsp_held_ops gpu_held_ops = {sa_tentative, sa_radius, sa_smooth, transpose, transpose_values, identity,
-                                numeric, same_pattern, pattern, lanczos, finish};
+const hsp_amg_device gpu_amg_device = {sa_tentative, sa_radius, sa_smooth, transpose, transpose_values, identity,
+                                      lanczos};

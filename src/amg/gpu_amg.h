@@ -4,7 +4,9 @@
 
 #include "device/gpu.h"
 
+#include "amg/amg_device.h"
+
 /* The steps of a resident AMG hierarchy (gpu_amg.c, kernels/amg.cl). */
-extern const hsp_held_ops gpu_held_ops;
+extern const hsp_amg_device gpu_amg_device;
 
 #endif

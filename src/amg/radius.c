@@ -16,6 +16,7 @@
 #include "amg/amg.h"
 #include "device/context.h"
 #include "device/device.h"
+#include "amg/amg_device.h"
 #include "core/internal.h"
 
 enum { CHUNK_ROWS = 16384, DEVICE_READS = 4 };
@@ -241,7 +242,7 @@ typedef struct {
 static hsp_status device_pass(void *arg, int pass, int step, double *scalars)
 {
     device_lanczos *d = arg;
-    return d->dev->held_ops->lanczos(d->dev, d->A, d->held, &d->work, pass, step, scalars);
+    return d->dev->amg->lanczos(d->dev, d->A, d->held, &d->work, pass, step, scalars);
 }
 
 hsp_status hsp_radius_held(hsp_device *dev, const hsp_csr *A, void *held, double *rho)

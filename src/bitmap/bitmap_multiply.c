@@ -13,6 +13,7 @@
 #include "bitmap/bitmap.h"
 #include "device/context.h"
 #include "device/device.h"
+#include "bitmap/bitmap_device.h"
 #include "core/internal.h"
 #include "core/pool.h"
 
@@ -322,8 +323,8 @@ hsp_status hsp_bitmap_multiply(hsp_context *ctx, const hsp_bitmap *A, const hsp_
     double start = hsp_now_ms();
     int64_t flops = 0;
     hsp_context_lock(ctx);
-    hsp_device *dev = ctx->device && ctx->device->bitmap_multiply ? ctx->device : NULL;
-    s = dev ? dev->bitmap_multiply(dev, A, B, ctx->options.pattern, C, &flops) : multiply(ctx, A, B, C, &flops);
+    hsp_device *dev = ctx->device && ctx->device->bitmap ? ctx->device : NULL;
+    s = dev ? dev->bitmap->multiply(dev, A, B, ctx->options.pattern, C, &flops) : multiply(ctx, A, B, C, &flops);
     hsp_context_unlock(ctx);
     if (stats && s == HSP_OK) {
         memset(stats, 0, sizeof *stats);

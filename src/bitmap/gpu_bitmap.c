@@ -132,8 +132,8 @@ static hsp_status make_c(gpu *g, int dbl, const hsp_bitmap *A, const hsp_bitmap 
     return s;
 }
 
-hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_bitmap *B, int pattern,
-                               hsp_bitmap **C, int64_t *flops)
+static hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_bitmap *B, int pattern,
+                                      hsp_bitmap **C, int64_t *flops)
 {
     gpu *g = dev->state;
     int dbl = A->precision == HSP_DOUBLE;
@@ -156,3 +156,5 @@ hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_b
     if (!g->lost) gpu_arrays_free(g, a, M_ARRAYS), gpu_arrays_free(g, b, M_ARRAYS), gpu_arrays_free(g, c, C_ARRAYS);
     return gpu_noted(dev, s);
 }
+
+const hsp_bitmap_device gpu_bitmap_device = {gpu_bitmap_multiply};

@@ -4,9 +4,9 @@
 
 #include "device/gpu.h"
 
-/* C = A B of bitmap-blocked operands (the device's bitmap_multiply,
- * gpu_bitmap.c, kernels/bitmap.cl). */
-hsp_status gpu_bitmap_multiply(hsp_device *dev, const hsp_bitmap *A, const hsp_bitmap *B, int pattern,
-                               hsp_bitmap **C, int64_t *flops);
+#include "bitmap/bitmap_device.h"
+
+/* C = A B of bitmap-blocked operands (gpu_bitmap.c, kernels/bitmap.cl). */
+extern const hsp_bitmap_device gpu_bitmap_device;
 
 #endif

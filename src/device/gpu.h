@@ -218,6 +218,17 @@ void gpu_array_free(gpu *g, gpu_array *x);
 hsp_status gpu_arrays_new(gpu *g, gpu_array *x, const size_t *bytes, int n);
 void gpu_arrays_free(gpu *g, gpu_array *x, int n);
 void gpu_spares_free(gpu *g);
+/* A new matrix for the device to hold, its first n arrays of the bytes
+ * given (none yet when n is 0; no values when 2); NULL with *s the error.
+ * gpu_held_result puts h into *out when s is HSP_OK, else frees it with its
+ * arrays (a lost device's are left to it); returns s. */
+gpu_held *gpu_held_new(gpu *g, const size_t *bytes, int n, hsp_status *s);
+hsp_status gpu_held_result(gpu *g, hsp_status s, gpu_held *h, void **out);
+/* The first row named by the flag at x, or n when none was (x set to n first). */
+hsp_status gpu_flag_read(gpu *g, gpu_array *x, int32_t n, int32_t *row);
+/* Every launched kernel done (where s is HSP_OK), then the n temporaries at
+ * w freed (a lost device's left to it); s or the wait's error. */
+hsp_status gpu_done(gpu *g, hsp_status s, gpu_array *w, int n);
 /* The array an argument means (B's are A's when B is A). */
 const gpu_array *gpu_array_of(gpu *g, int which);
 
@@ -269,7 +280,7 @@ hsp_status gpu_launch_items(gpu *g, int dbl, int kernel, const gpu_arg *a, int n
  * g->backend (g is dev->state); dev->destroy closes it.  name is for the
  * message when memory is short. */
 hsp_status gpu_device_new(const gpu_ops *ops, size_t state_bytes, const char *name, hsp_device **dev);
-/* Once the back end is open: the device's stages, methods and limits. */
-void gpu_device_init(hsp_device *dev);
+/* Once the back end is open: the device's limits and the features' tables. */
+hsp_status gpu_device_init(hsp_device *dev);
 
 #endif

@@ -252,3 +252,35 @@ hsp_status gpu_grow(gpu *g, int which, size_t bytes, size_t keep, int use_reallo
     *copied += (int64_t)keep;
     return s;
 }
+
+gpu_held *gpu_held_new(gpu *g, const size_t *bytes, int n, hsp_status *s)
+{
+    gpu_held *h = calloc(1, sizeof *h);
+    *s = h ? gpu_arrays_new(g, h->a, bytes, n) : hsp_fail(HSP_ERR_NOMEM, "no memory for a resident matrix");
+    if (*s == HSP_OK) return h;
+    free(h);
+    return NULL;
+}
+
+hsp_status gpu_held_result(gpu *g, hsp_status s, gpu_held *h, void **out)
+{
+    if (s == HSP_OK) *out = h;
+    else if (h && !g->lost) gpu_arrays_free(g, h->a, HSP_HELD_MAX), free(h);
+    return s;
+}
+
+hsp_status gpu_flag_read(gpu *g, gpu_array *x, int32_t n, int32_t *row)
+{
+    hsp_status s = g->ops->finish(g);
+    if (s == HSP_OK) s = gpu_array_read(g, x, row, sizeof *row);
+    if (s == HSP_OK && *row < n) return HSP_OK;
+    *row = n;
+    return s;
+}
+
+hsp_status gpu_done(gpu *g, hsp_status s, gpu_array *w, int n)
+{
+    if (s == HSP_OK) s = g->ops->finish(g);
+    if (!g->lost) gpu_arrays_free(g, w, n);
+    return s;
+}

@@ -1,14 +1,14 @@
 /* direct.h: the stages of a device that computes rows on the host threads,
- * straight into C (dev->direct: the cpu device), without C~ (private). */
+ * straight into C (dev->spgemm->direct: the cpu device), without C~ (private). */
 #ifndef HSP_DIRECT_H
 #define HSP_DIRECT_H
 
 #include "spgemm/job.h"
 
-/* Stages 3 and 4 on a dev->direct (direct.c), and the freeing of what they
+/* Stages 3 and 4 on a dev->spgemm->direct (direct.c), and the freeing of what they
  * share. */
 hsp_status hsp_direct_compute(hsp_job *job);
-/* Stages 1 and 2 on a dev->direct (direct_bound.c), whose chunks are cut
+/* Stages 1 and 2 on a dev->spgemm->direct (direct_bound.c), whose chunks are cut
  * at blocks of rows: of 16 rows where A has 16384 rows or more (a few
  * blocks a chunk), else of one row (a chunk may be a few heavy rows). */
 static inline int64_t hsp_direct_block(int64_t nrows)

@@ -1,5 +1,5 @@
 /* direct_bound.c: stages 1 and 2 on a device that computes rows on the host
- * threads (dev->direct), which needs neither the rows placed in their bins
+ * threads (dev->spgemm->direct), which needs neither the rows placed in their bins
  * nor C~: one pass over the rows gives each row's upper bound u, the bins'
  * row counts and the groups' flops (for the stats), the number of long rows,
  * the sums direct.c sizes its memory by and the weight (the sum of u + 1) of each block of rows (hsp_direct_block);

@@ -10,6 +10,7 @@
 #include "device/gpu.h"
 #include "spgemm/gpu_stages.h"
 #include "spgemm/job.h"
+#include "spgemm/spgemm_device.h"
 
 /* ---- the stages ------------------------------------------------------------------ */
 
@@ -348,40 +349,52 @@ static hsp_status gpu_bin(hsp_device *dev, hsp_job *job)
     return gpu_noted(dev, gpu_bin_rows(dev->state, job, sample_most(dev->state, job)));
 }
 
-void gpu_spgemm_free(gpu *g)
+void gpu_spgemm_free(hsp_device *dev)
 {
-    if (!g->job) return;
+    gpu *g = dev->state;
+    free(dev->spgemm);
+    dev->spgemm = NULL;
+    if (!g->job || g->lost) return; /* a lost device's buffers are left to it */
     free(g->job->lrows), free(g->job->relaunch), free(g->job->counts), free(g->job->longrows);
     free(g->job);
     g->job = NULL;
 }
 
-void gpu_spgemm_ops(hsp_device *dev)
+/* The methods of each group on g: which can run, which are exact, the
+ * defaults; and the largest medium row. */
+static void gpu_methods(const gpu *g, int64_t local_mem, hsp_spgemm_device *d)
 {
-    gpu *g = dev->state;
     /* medium rows up to what ESC sorts in local memory in double, at most
      * 4096 products (its largest batch) */
-    for (dev->medium_max = 4096; dev->medium_max > 1; dev->medium_max /= 2)
-        if (dev->medium_max * (int64_t)(sizeof(int32_t) + sizeof(double)) + 256 * 4 <= dev->local_mem) break;
+    for (d->medium_max = 4096; d->medium_max > 1; d->medium_max /= 2)
+        if (d->medium_max * (int64_t)(sizeof(int32_t) + sizeof(double)) + 256 * 4 <= local_mem) break;
     /* several rows a work-group, by hash where the device adds in local
      * memory; medium rows by RMerge where it shuffles within warps: the
      * fastest measured (README, "Methods") */
-    dev->default_method[0] = dev->default_method[1] = g->local_add[1] ? HSP_METHOD_HASH : HSP_METHOD_ESC;
-    if (g->warp_shuffles) dev->default_method[1] = HSP_METHOD_RMERGE;
-    dev->default_method[2] = HSP_METHOD_AUTO;
+    d->default_method[0] = d->default_method[1] = g->local_add[1] ? HSP_METHOD_HASH : HSP_METHOD_ESC;
+    if (g->warp_shuffles) d->default_method[1] = HSP_METHOD_RMERGE;
+    d->default_method[2] = HSP_METHOD_AUTO;
     unsigned hash = g->local_add[0] ? 1u << HSP_METHOD_HASH | 1u << HSP_METHOD_HASH2 : 0;
     unsigned rmerge = 1u << HSP_METHOD_RMERGE;
-    dev->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | hash | rmerge;
-    dev->methods[1] = 1u << HSP_METHOD_ESC | hash | rmerge;
-    dev->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO | (g->local_add[0] ? 1u << HSP_METHOD_DENSE : 0);
+    d->methods[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | hash | rmerge;
+    d->methods[1] = 1u << HSP_METHOD_ESC | hash | rmerge;
+    d->methods[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO | (g->local_add[0] ? 1u << HSP_METHOD_DENSE : 0);
     /* hash and dense add by compare-and-swap in whatever order the work-items
      * come; auto's long rows take ESC or merge when the context is deterministic */
-    dev->exact[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | rmerge;
-    dev->exact[1] = 1u << HSP_METHOD_ESC | rmerge;
-    dev->exact[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
-    dev->bound = gpu_bound;
-    dev->launch_bin = gpu_launch_bin;
-    dev->wait = gpu_wait;
-    dev->arrange = gpu_arrange;
-    if (!g->host_arrays) dev->bin = gpu_bin;
+    d->exact[0] = 1u << HSP_METHOD_HEAP | 1u << HSP_METHOD_ESC | rmerge;
+    d->exact[1] = 1u << HSP_METHOD_ESC | rmerge;
+    d->exact[2] = 1u << HSP_METHOD_MERGE | 1u << HSP_METHOD_AUTO;
+}
+
+hsp_status gpu_spgemm_open(hsp_device *dev)
+{
+    gpu *g = dev->state;
+    hsp_spgemm_device *d = calloc(1, sizeof *d);
+    if (!d) return hsp_fail(HSP_ERR_NOMEM, "no memory for the %s device", dev->name);
+    gpu_methods(g, dev->local_mem, d);
+    d->bound = gpu_bound, d->launch_bin = gpu_launch_bin, d->wait = gpu_wait, d->arrange = gpu_arrange;
+    if (!g->host_arrays)
+        d->bin = gpu_bin, d->numeric = gpu_numeric, d->same_pattern = gpu_same_pattern, d->pattern = gpu_pattern;
+    dev->spgemm = d;
+    return HSP_OK;
 }

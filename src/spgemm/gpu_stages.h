@@ -36,8 +36,9 @@ typedef struct gpu_job {
     int64_t filled;          /* their rows */
 } gpu_job;
 
-/* g->job freed with its buffers (the device's destroy). */
-void gpu_spgemm_free(gpu *g);
+/* dev->spgemm freed, and g->job with its buffers but on a lost device (the
+ * device's destroy). */
+void gpu_spgemm_free(hsp_device *dev);
 
 /* The row work of stages 2 and 4 on the device (gpu_bins.c), for a
  * job->resident.all_device: bins, C~ slots, the long rows (fetched to job->bin_rows
@@ -85,9 +86,17 @@ hsp_status gpu_dense_count(gpu *g, struct hsp_job *job, int64_t first, int64_t n
 hsp_status gpu_dense_sums(gpu *g, struct hsp_job *job);
 
 
-/* Give dev, a GPU device (device/gpu.h) its back end made, the pipeline's
- * stages and its methods per group: which can run, which are exact, the
- * defaults. */
-void gpu_spgemm_ops(hsp_device *dev);
+/* Give dev, a GPU device (device/gpu.h) its back end made, its part of the
+ * pipeline (dev->spgemm): the stages, its methods per group (which can run,
+ * which are exact, the defaults) and, where it holds arrays of its own, the
+ * values-only steps of resident plans (gpu_plan.c). */
+hsp_status gpu_spgemm_open(hsp_device *dev);
+
+/* The values-only steps of resident plans (gpu_plan.c): spgemm_device.h's
+ * numeric, same_pattern and pattern. */
+hsp_status gpu_numeric(hsp_device *dev, const hsp_csr *C, const hsp_csr *A, const hsp_csr *B, void *held_a,
+                       void *held_b, void *held_c);
+hsp_status gpu_same_pattern(hsp_device *dev, const hsp_csr *X, void *held_x, void *held_y, int32_t *row);
+hsp_status gpu_pattern(hsp_device *dev, const hsp_csr *M, void *held, void **held_pattern);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "spgemm/bins.h"
 #include "device/context.h"
+#include "spgemm/spgemm_device.h"
 
 /* A long row's buffer: starts at grow_start entries and grows on overflow
  * (in place at the top of its thread's region, by realloc, or by allocate +
@@ -34,13 +35,13 @@ typedef struct hsp_job {
                                host's C only its row pointers */
         void *held_c;
         int all_device;     /* operands or C are the device's alone: it does every row (bin
-                               1 too) and the row work of stages 2 and 4 (dev->bin), C's row
+                               1 too) and the row work of stages 2 and 4 (dev->spgemm->bin), C's row
                                pointers stay there, and the host gets u of long rows only */
     } resident;
     int unsorted;           /* C's rows may stay unsorted (hsp_options.unsorted) */
     size_t vsize;           /* bytes of one value */
     int64_t *ub;            /* upper bound u_i of each row of C */
-    int32_t *bin_rows;      /* the rows, ordered by bin (on a dev->direct, the long rows
+    int32_t *bin_rows;      /* the rows, ordered by bin (on a dev->spgemm->direct, the long rows
                                alone, in their order) */
     int64_t bin_start[HSP_MAX_BINS + 1]; /* bin b is bin_rows[bin_start[b] ..] */
     int64_t short_max;      /* rows with u up to this are short */
@@ -49,7 +50,7 @@ typedef struct hsp_job {
     int64_t nslots;         /* entries of C~ */
     int64_t sample_u, sample_shared; /* a device's sample of how often products meet, or 0, 0:
                                         see hsp_sample_shared */
-    struct {                /* a dev->direct's own (direct*.c): no bins, C~ or slots */
+    struct {                /* a dev->spgemm->direct's own (direct*.c): no bins, C~ or slots */
         int64_t *weight;    /* per block of hsp_direct_block rows, the sum of u + 1 over
                                the rows before it (stage 1) */
         int64_t staged, most; /* the sum of u over the rows that are not long, and of
@@ -121,7 +122,7 @@ hsp_status hsp_job_grow_start(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *
  * allocation; one that grew keeps its buffer. */
 hsp_status hsp_job_finish_long(hsp_job *job, struct hsp_scratch *s, hsp_growbuf *buf,
                                int64_t len);
-/* A long row of len entries is done, in stage 3 of a one-pass dev->direct:
+/* A long row of len entries is done, in stage 3 of a one-pass dev->spgemm->direct:
  * it goes at the top of the thread's region, after the rows before it.  One
  * there already stays; another is copied there and its buffer kept as the
  * thread's spare (it never grew) or freed. */

@@ -89,7 +89,7 @@ static void finish_stats(hsp_job *job, hsp_stats *st)
     st->grow_moves = atomic_load(&job->grow_moves);
     st->peak_temp_bytes = atomic_load(&job->peak_temp_bytes) + scratch;
     const hsp_profile *profile = &job->ctx->profile;
-    int took = !job->dev->direct && st->rows_group[HSP_GROUP_LONG] && profile->long_rows[job->vsize == 8];
+    int took = !job->dev->spgemm->direct && st->rows_group[HSP_GROUP_LONG] && profile->long_rows[job->vsize == 8];
     for (int b = 0; b < bins->nbins; b++) {
         int group = bins->group[b];
         if (!st->rows_bin[b] || group < HSP_GROUP_SHORT) continue;
@@ -159,8 +159,8 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     else device_methods(&job);
     s = run_stages(&job, st);
     if (s == HSP_OK) finish_stats(&job, st);
-    else if (!job.dev->lost && job.dev->held_ops) /* work launched before the failure may still use the job's arrays */
-        job.dev->held_ops->finish(job.dev);
+    else if (!job.dev->lost && job.dev->finish) /* work launched before the failure may still use the job's arrays */
+        job.dev->finish(job.dev);
     hsp_job_cleanup(&job);
     st->threads = hsp_pool_size(ctx->pool);
     st->grow = job.dev->host_realloc ? ctx->options.grow : HSP_GROW_COPY;

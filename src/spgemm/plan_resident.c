@@ -2,13 +2,14 @@
  * arrays in place it is a plan of the matrices' host arrays.  On a device
  * with memory of its own the plan holds copies of the three patterns there;
  * a reuse checks the operands' patterns against them by a kernel and
- * computes C's values there (dev->held_ops). */
+ * computes C's values there (dev->spgemm->numeric). */
 #include <stdlib.h>
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/plan.h"
 #include "spgemm/product.h"
 #include "spgemm/resident.h"
+#include "spgemm/spgemm_device.h"
 
 static const char *const operand_name[3] = {"A", "B", "C"};
 
@@ -21,7 +22,7 @@ static hsp_status hold_patterns(hsp_context *ctx, const hsp_resident *const M[3]
         const hsp_csr *H = hsp_resident_csr(M[k]);
         void *held = NULL;
         if (k == 1 && p->b_is_a) continue;
-        s = dev->held_ops->pattern(dev, H, hsp_resident_held(M[k]), &held);
+        s = dev->spgemm->pattern(dev, H, hsp_resident_held(M[k]), &held);
         if (s == HSP_OK &&
             !(p->held_pattern[k] = hsp_resident_held_new(ctx, H->nrows, H->ncols, H->nnz, H->precision, held)))
             s = HSP_ERR_NOMEM;
@@ -35,7 +36,7 @@ static hsp_status plan_resident(hsp_context *ctx, const hsp_resident *A, const h
 {
     hsp_status s = hsp_multiply_resident(ctx, A, B, C, stats);
     if (s != HSP_OK) return s;
-    if (!ctx->device->held_ops) {
+    if (!ctx->device->hold) {
         s = hsp_plan_of(hsp_resident_csr(A), hsp_resident_csr(B), hsp_resident_csr(*C), 1, plan);
     } else if (!(*plan = calloc(1, sizeof **plan))) {
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for a plan");
@@ -70,7 +71,7 @@ static hsp_status check_held(hsp_device *dev, const hsp_resident *pattern, const
     if (H->nrows != P->nrows || H->ncols != P->ncols || H->nnz != P->nnz)
         return hsp_fail(HSP_ERR_ARG, "%s is %d x %d with %lld entries; the plan's was %d x %d with %lld", name,
                         H->nrows, H->ncols, (long long)H->nnz, P->nrows, P->ncols, (long long)P->nnz);
-    hsp_status s = dev->held_ops->same_pattern(dev, P, hsp_resident_held(pattern), hsp_resident_held(M), &row);
+    hsp_status s = dev->spgemm->same_pattern(dev, P, hsp_resident_held(pattern), hsp_resident_held(M), &row);
     if (s == HSP_OK && row < P->nrows)
         return hsp_fail(HSP_ERR_ARG, "%s's pattern differs from the plan's in row %d: a plan computes values "
                         "only, for operands of the same pattern", name, row);
@@ -85,11 +86,11 @@ hsp_status hsp_multiply_reuse_resident(hsp_context *ctx, hsp_plan *plan, const h
     hsp_device *dev = ctx->device;
     if (plan->kind != HSP_PLAN_MULTIPLY)
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse_resident: the plan is of a Galerkin product");
-    if (dev->held_ops && !plan->held_pattern[0])
+    if (dev->hold && !plan->held_pattern[0])
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse_resident: the plan is of host matrices; use "
                         "hsp_multiply_reuse");
     const hsp_csr *H[3] = {hsp_resident_csr(A), hsp_resident_csr(B), hsp_resident_csr(C)};
-    if (!dev->held_ops) return hsp_multiply_reuse(ctx, plan, H[0], H[1], (hsp_csr *)H[2]); /* host arrays */
+    if (!dev->hold) return hsp_multiply_reuse(ctx, plan, H[0], H[1], (hsp_csr *)H[2]); /* host arrays */
     if (H[0]->precision != H[2]->precision || H[1]->precision != H[2]->precision)
         return hsp_fail(HSP_ERR_ARG, "hsp_multiply_reuse_resident: A, B and C must have one precision");
     const hsp_resident *const M[3] = {A, B, C};
@@ -99,7 +100,7 @@ hsp_status hsp_multiply_reuse_resident(hsp_context *ctx, hsp_plan *plan, const h
         s = check_held(dev, plan->held_pattern[k] ? plan->held_pattern[k] : plan->held_pattern[0], M[k],
                        operand_name[k]);
     if (s == HSP_OK)
-        s = dev->held_ops->numeric(dev, H[2], H[0], H[1], hsp_resident_held(A), hsp_resident_held(B),
+        s = dev->spgemm->numeric(dev, H[2], H[0], H[1], hsp_resident_held(A), hsp_resident_held(B),
                                    hsp_resident_held(C));
     hsp_resident_touched(C);
     hsp_context_unlock(ctx);

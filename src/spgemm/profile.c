@@ -18,6 +18,7 @@
 #include "core/internal.h"
 #include "spgemm/bins.h"
 #include "spgemm/profile.h"
+#include "spgemm/spgemm_device.h"
 
 enum { LINE_BYTES = 1024 };
 
@@ -78,10 +79,10 @@ static hsp_status take(reading *r, int g, int m, hsp_method *to)
 {
     const hsp_device *dev = r->dev;
     if (r->o->method[g]) return HSP_OK;
-    if (!(dev->methods[g] & 1u << m))
+    if (!(dev->spgemm->methods[g] & 1u << m))
         return hsp_fail(HSP_ERR_UNSUPPORTED, "profile %s, line %d: method %s cannot run on the %s rows of device %s",
                         r->path, r->line, hsp_method_name((hsp_method)m), hsp_group_name(g + 2), dev->description);
-    if (r->o->deterministic && !(dev->exact[g] & 1u << m)) return HSP_OK;
+    if (r->o->deterministic && !(dev->spgemm->exact[g] & 1u << m)) return HSP_OK;
     *to = (hsp_method)m, r->taken = 1;
     return HSP_OK;
 }

@@ -10,7 +10,7 @@
 /* Rows bin_rows[first .. last) of bin 1. */
 void hsp_rows_single(hsp_job *job, int64_t first, int64_t last);
 /* What hsp_rows_run does with rows, on a device that computes them on the
- * host threads (dev->direct). */
+ * host threads (dev->spgemm->direct). */
 typedef enum {
     HSP_ROWS_COUNT, /* each row's number of entries into C->rowptr[i + 1] */
     HSP_ROWS_FILL,  /* each row into its place in C (row pointers final, arrays allocated) */

@@ -55,14 +55,14 @@ hsp_status hsp_stage_bound(hsp_job *job)
     int64_t m = job->A->nrows, nparts = part_count(job);
     int64_t cut[nparts + 1], part_flops[nparts];
     hsp_device *dev = job->dev;
-    if (dev->direct) return hsp_direct_bound(job);
+    if (dev->spgemm->direct) return hsp_direct_bound(job);
     job->ub = hsp_job_alloc(job, WS_BOUND, (m + 1) * (int64_t)sizeof(int64_t), "upper bounds");
     if (!job->ub) return HSP_ERR_NOMEM;
-    hsp_status s = dev->bound ? dev->bound(dev, job) : HSP_OK;
+    hsp_status s = dev->spgemm->bound ? dev->spgemm->bound(dev, job) : HSP_OK;
     if (s != HSP_OK || job->resident.all_device) return s; /* the device sums u in stage 2 */
     nparts = hsp_split_weighted(job->A->rowptr, m, nparts, cut);
     part_run r = {job, cut, part_flops};
-    hsp_pool_chunks(job->ctx->pool, nparts, dev->bound ? sum_part : bound_part, &r);
+    hsp_pool_chunks(job->ctx->pool, nparts, dev->spgemm->bound ? sum_part : bound_part, &r);
     return hsp_job_flops(job, part_flops, nparts);
 }
 
@@ -145,7 +145,7 @@ static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total
 /* Stage 2 on the device; here only the long rows' buffers (empty). */
 static hsp_status bin_on_device(hsp_job *job)
 {
-    hsp_status s = job->dev->bin(job->dev, job);
+    hsp_status s = job->dev->spgemm->bin(job->dev, job);
     return s != HSP_OK ? s : hsp_job_longbufs(job, job->nlong);
 }
 
@@ -166,7 +166,7 @@ hsp_status hsp_stage_bin(hsp_job *job)
 {
     int64_t m = job->A->nrows, nparts = part_count(job), total_slots;
     int64_t cut[nparts + 1], slots[nparts], flops[nparts][HSP_NGROUPS];
-    if (job->dev->direct) return hsp_direct_bin(job);
+    if (job->dev->spgemm->direct) return hsp_direct_bin(job);
     if (job->resident.all_device) {
         job->bin_rows = hsp_job_alloc(job, WS_BINS, (m + 1) * (int64_t)sizeof(int32_t), "bins");
         return job->bin_rows ? bin_on_device(job) : HSP_ERR_NOMEM;
@@ -210,12 +210,12 @@ hsp_status hsp_stage_compute(hsp_job *job)
 {
     hsp_device *dev = job->dev;
     int nbins = job->ctx->bins.nbins;
-    if (dev->direct) return hsp_direct_compute(job);
+    if (dev->spgemm->direct) return hsp_direct_compute(job);
     double t0 = hsp_now_ms();
     for (int b = job->resident.all_device ? 1 : 2; b < nbins; b++) {
         if (job->bin_start[b + 1] == job->bin_start[b]) continue;
         int last = b;
-        hsp_status s = dev->launch_bin(dev, job, b, &last);
+        hsp_status s = dev->spgemm->launch_bin(dev, job, b, &last);
         if (s != HSP_OK) return s;
         b = last;
     }
@@ -225,7 +225,7 @@ hsp_status hsp_stage_compute(hsp_job *job)
     hsp_pool_chunks(job->ctx->pool, (r.nrows + r.rows_per_chunk - 1) / r.rows_per_chunk,
                     single_chunk, &r);
     job->stats->ms_host = hsp_now_ms() - t0;
-    hsp_status s = dev->wait(dev, job);
+    hsp_status s = dev->spgemm->wait(dev, job);
     job->stats->ms_device = hsp_now_ms() - t0;
     job->stats->ms_overlap = dev->async ? job->stats->ms_host : 0; /* the device began first */
     return s != HSP_OK ? s : hsp_job_status(job);
@@ -265,14 +265,14 @@ static void arrange_part(void *arg, int tid, int64_t part)
 hsp_status hsp_stage_arrange(hsp_job *job)
 {
     hsp_device *dev = job->dev;
-    if (dev->direct) return hsp_direct_arrange(job);
+    if (dev->spgemm->direct) return hsp_direct_arrange(job);
     int64_t m = job->C->nrows, nparts = part_count(job);
     int64_t cut[nparts + 1];
     hsp_status s = hsp_job_alloc_c(job);
     if (s != HSP_OK) return s;
     arrange_run r = {job, cut, NULL};
-    if (dev->arrange) { /* the device's rows there, bin 1's here unless the device did them */
-        if ((s = dev->arrange(dev, job)) != HSP_OK) return s;
+    if (dev->spgemm->arrange) { /* the device's rows there, bin 1's here unless the device did them */
+        if ((s = dev->spgemm->arrange(dev, job)) != HSP_OK) return s;
         r.rows = job->bin_rows + job->bin_start[1];
         int64_t singles = job->resident.all_device ? 0 : job->bin_start[2] - job->bin_start[1];
         nparts = hsp_split_weighted(NULL, singles, nparts, cut);

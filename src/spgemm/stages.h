@@ -6,7 +6,7 @@
 
 /* Stage 1: upper bounds and flops.  Stage 2: bins and C~.  Stage 3: bins 0-1
  * on CPU threads, the rest on the device.  Stage 4: C from C~.  A device
- * that computes rows on the host threads (dev->direct) has no C~: stage 3
+ * that computes rows on the host threads (dev->spgemm->direct) has no C~: stage 3
  * counts the rows' entries, stage 4 computes them into C (direct.c). */
 hsp_status hsp_stage_bound(hsp_job *job);
 hsp_status hsp_stage_bin(hsp_job *job);

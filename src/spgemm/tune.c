@@ -19,6 +19,7 @@
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/profile.h"
+#include "spgemm/spgemm_device.h"
 
 /* A bin is given a method only where the matrices put MIN_ROWS rows or more
  * in it: the time of fewer is mostly the launch's, whatever the method. */
@@ -342,7 +343,7 @@ static hsp_status check_tune(const hsp_context *ctx, const hsp_tune_options *t)
     if (t->rows < 0 || t->rows > (1 << 26) || t->runs < 0 || t->runs > 1000)
         return hsp_fail(HSP_ERR_ARG, "hsp_tune: rows = %lld, runs = %d: give 0 (the default) or rows 1..2^26, "
                         "runs 1..1000", (long long)t->rows, t->runs);
-    if (!dev->launch_bin || dev->direct)
+    if (!dev->spgemm->launch_bin || dev->spgemm->direct)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_tune: device %s computes rows on CPU threads, with no bins "
                         "launched to time: tune a GPU device (opencl, hsa)", dev->description);
     return HSP_OK;
@@ -354,7 +355,7 @@ static void tune_start(hsp_context *ctx, const hsp_tune_options *t, tuning *r)
     const hsp_device *dev = ctx->device;
     r->ctx = ctx, r->t = t, r->dbl = t->precision == HSP_DOUBLE;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++)
-        r->candidates[g] = dev->methods[g] & (ctx->options.deterministic ? dev->exact[g] : ~0u);
+        r->candidates[g] = dev->spgemm->methods[g] & (ctx->options.deterministic ? dev->spgemm->exact[g] : ~0u);
     for (int m = 0; m < NMETHODS; m++) {
         r->long_ms[m] = -1;
         for (int b = 0; b < HSP_MAX_BINS; b++) r->bin_ms[m][b] = -1;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "device/context.h"
 #include "spmm/ellr.h"
+#include "spmm/spmm_device.h"
 #include "core/internal.h"
 #include "core/pool.h"
 

@@ -223,8 +223,8 @@ static hsp_status by_blocks(gpu *g, const struct hsp_ellr *A, const hsp_dense *B
     return s == HSP_OK ? get_block(g, C, block_of(C, n - 1, n)) : s;
 }
 
-hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                    hsp_dense *C, void *const held[3], int *blocks)
+static hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
+                           hsp_dense *C, void *const held[3], int *blocks)
 {
     gpu *g = dev->state;
     const gpu_array *a[NARR];
@@ -249,3 +249,5 @@ hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *
     if (s == HSP_OK && held[2]) s = g->ops->finish(g); /* C is done when the call returns */
     return gpu_noted(dev, s);
 }
+
+const hsp_spmm_device gpu_spmm_device = {gpu_spmm};

@@ -4,10 +4,10 @@
 
 #include "device/gpu.h"
 
-/* C = alpha A B + beta C (the device's spmm, gpu_spmm.c); C's entries are
- * read only where beta is not 0 (as in BLAS: C may hold anything then). */
-struct hsp_ellr;
-hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
-                    hsp_dense *C, void *const held[3], int *blocks);
+#include "spmm/spmm_device.h"
+
+/* C = alpha A B + beta C (gpu_spmm.c); C's entries are read only where
+ * beta is not 0 (as in BLAS: C may hold anything then). */
+extern const hsp_spmm_device gpu_spmm_device;
 
 #endif

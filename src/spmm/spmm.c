@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "device/context.h"
 #include "spmm/ellr.h"
+#include "spmm/spmm_device.h"
 #include "core/internal.h"
 #include "spgemm/product.h"
 
@@ -120,7 +121,7 @@ static void split_part(void *arg, int tid, int64_t p)
 {
     split_run *r = arg;
     if (p) spmm_part(&r->cpu, tid, p - 1);
-    else r->status = r->dev->spmm(r->dev, r->A, &r->B, r->cpu.alpha, r->cpu.beta, &r->C, r->held, &r->blocks);
+    else r->status = r->dev->spmm->multiply(r->dev, r->A, &r->B, r->cpu.alpha, r->cpu.beta, &r->C, r->held, &r->blocks);
 }
 
 /* The product computed by parts on the pool, of about equal entries (and
@@ -165,7 +166,7 @@ static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_
 {
     hsp_device *dev = ctx->device;
     int32_t dev_cols = r->B->ncols - cpu_cols;
-    if (dev->spmm && !cpu_cols) return dev->spmm(dev, A_dev, r->B, r->alpha, r->beta, r->C, held, blocks);
+    if (dev->spmm && !cpu_cols) return dev->spmm->multiply(dev, A_dev, r->B, r->alpha, r->beta, r->C, held, blocks);
     *blocks = 0;
     if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx->pool, r, NULL);
     split_run sr = {*r, dev, A_dev, columns_of(r->B, 0, dev_cols), columns_of(r->C, 0, dev_cols), held, 0, HSP_OK};

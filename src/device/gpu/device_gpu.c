@@ -56,10 +56,8 @@ static void gpu_destroy(hsp_device *dev)
         for (int a = 0; a < GA_COUNT && !g->lost; a++) gpu_release(g, a);
         if (!g->lost) gpu_spares_free(g);
         g->ops->close(g);
-        if (!g->lost) {
-            gpu_spgemm_free(g);
-            free(g);
-        }
+        gpu_spgemm_free(dev);
+        if (!g->lost) free(g);
     }
     free(dev);
 }
@@ -79,16 +77,25 @@ hsp_status gpu_device_new(const gpu_ops *ops, size_t state_bytes, const char *na
     return HSP_OK;
 }
 
-void gpu_device_init(hsp_device *dev)
+/* Every launched kernel and transfer done. */
+static hsp_status gpu_finish(hsp_device *dev)
+{
+    gpu *g = dev->state;
+    return gpu_noted(dev, g->ops->finish(g));
+}
+
+hsp_status gpu_device_init(hsp_device *dev)
 {
     gpu *g = dev->state;
     dev->local_mem = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10;
     dev->host_realloc = g->host_arrays;
     dev->async = 1;
-    gpu_spgemm_ops(dev);
-    dev->spmm = gpu_spmm;
-    dev->bitmap_multiply = gpu_bitmap_multiply;
-    if (g->host_arrays) return;
-    dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop;
-    dev->held_ops = &gpu_held_ops;
+    dev->finish = gpu_finish;
+    dev->spmm = &gpu_spmm_device;
+    dev->bitmap = &gpu_bitmap_device;
+    if (!g->host_arrays) {
+        dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop;
+        dev->amg = &gpu_amg_device;
+    }
+    return gpu_spgemm_open(dev);
 }

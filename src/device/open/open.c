@@ -10,6 +10,7 @@
 #include "device/context.h"
 #include "device/open/devices.h"
 #include "spgemm/device_cpu.h"
+#include "spgemm/spgemm_device.h"
 #include "core/internal.h"
 #include "spgemm/product.h"
 #include "spgemm/profile.h"
@@ -36,13 +37,13 @@ static hsp_status default_timeout(double *seconds)
  * matrices on an H100, even without warp shuffles (README: The opencl device). */
 static hsp_method default_method(const hsp_device *dev, int g, int deterministic)
 {
-    unsigned exact = dev->exact[g] & dev->methods[g];
-    if (!deterministic || exact & 1u << dev->default_method[g]) return dev->default_method[g];
+    unsigned exact = dev->spgemm->exact[g] & dev->spgemm->methods[g];
+    if (!deterministic || exact & 1u << dev->spgemm->default_method[g]) return dev->spgemm->default_method[g];
     if (exact & 1u << HSP_METHOD_RMERGE) return HSP_METHOD_RMERGE;
     if (exact & 1u << HSP_METHOD_ESC) return HSP_METHOD_ESC;
     for (hsp_method m = HSP_METHOD_HEAP; m < HSP_NMETHODS; m++)
         if (exact & 1u << m) return m;
-    return dev->default_method[g];
+    return dev->spgemm->default_method[g];
 }
 
 /* The error for method m, not exact on group g of dev, with the ones that are. */
@@ -50,7 +51,7 @@ static hsp_status not_exact(const hsp_device *dev, int g, hsp_method m)
 {
     char list[96] = "";
     for (int k = HSP_METHOD_HEAP; k < HSP_NMETHODS; k++)
-        if (dev->exact[g] & dev->methods[g] & 1u << k)
+        if (dev->spgemm->exact[g] & dev->spgemm->methods[g] & 1u << k)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
                      hsp_method_name((hsp_method)k));
     return hsp_fail(HSP_ERR_UNSUPPORTED, "method %s adds the %s rows of device %s in an order that varies from "
@@ -70,16 +71,16 @@ static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
     hsp_method method[HSP_NMETHODGROUPS], cpu_method[HSP_NMETHODGROUPS] = {HSP_METHOD_DEFAULT};
     hsp_status s = hsp_bins_layout(o->wavefront ? o->wavefront : dev->wavefront,
                                    o->local_mem ? o->local_mem : dev->local_mem,
-                                   o->wavefront || o->local_mem ? 0 : dev->medium_max, &bins);
+                                   o->wavefront || o->local_mem ? 0 : dev->spgemm->medium_max, &bins);
     if (s == HSP_OK && dev->async && o->small_nnz > 0 && (s = hsp_device_cpu_open(ctx->pool, &cpu)) == HSP_OK)
         snprintf(cpu->description, sizeof cpu->description, "cpu (a small product)");
     for (int g = 0; g < HSP_NMETHODGROUPS && s == HSP_OK; g++) {
-        if (cpu) cpu_method[g] = o->method[g] ? o->method[g] : cpu->default_method[g];
+        if (cpu) cpu_method[g] = o->method[g] ? o->method[g] : cpu->spgemm->default_method[g];
         method[g] = o->method[g] ? o->method[g] : default_method(dev, g, o->deterministic);
-        if (!(dev->methods[g] & 1u << method[g]))
+        if (!(dev->spgemm->methods[g] & 1u << method[g]))
             s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
                          hsp_method_name(method[g]), hsp_group_name(g + 2), dev->description);
-        else if (o->deterministic && !(dev->exact[g] & 1u << method[g]))
+        else if (o->deterministic && !(dev->spgemm->exact[g] & 1u << method[g]))
             s = not_exact(dev, g, method[g]);
     }
     hsp_profile profile;
