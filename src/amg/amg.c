@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "spgemm/plan.h"
 #include "spgemm/product.h"
-#include "amg/rap.h"
+#include "spgemm/rap.h"
 
 void hsp_amg_options_init(hsp_amg_options *o)
 {

@@ -11,7 +11,7 @@
 #include "core/internal.h"
 #include "spgemm/plan.h"
 #include "spgemm/product.h"
-#include "amg/rap.h"
+#include "spgemm/rap.h"
 #include "spgemm/resident.h"
 #include "core/transpose.h"
 

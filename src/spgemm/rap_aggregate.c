@@ -12,7 +12,7 @@
 #include <string.h>
 #include "device/context.h"
 #include "core/internal.h"
-#include "amg/rap.h"
+#include "spgemm/rap.h"
 #include "spgemm/rows.h"
 #include "core/scratch.h"
 #include "core/transpose.h"
