@@ -388,7 +388,7 @@ int cli_check_rows(const cli_args *a, const char *command, int64_t product_rows,
 
 int cli_small_product(const char *device)
 {
-    return !strcmp(device, "cpu (a small product)"); /* the description src/device/open/open.c gives it */
+    return !strcmp(device, "cpu (a small product)"); /* the description src/open/open.c gives it */
 }
 
 int cli_gen_error(const char *spec, hsp_status s)

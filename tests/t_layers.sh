@@ -1,10 +1,15 @@
 #!/bin/sh
 # t_layers.sh: the library's folders are layers, each using only those below
-# it, and no files call each other in a circle.  Read from the code itself:
-# the includes of every source and header, and the symbols each object file
-# of the built library defines and uses (nm).  The layers, bottom first:
-layers="src/core src/device src/bitmap src/spgemm src/spmm src/amg src/device/gpu src/device/opencl src/device/hsa src/device/open"
-# (src/hspgemm.h, the public header, is below them all).
+# it, and no files call each other in a circle; a feature uses another only
+# through that feature's one header (src/spgemm/spgemm.h).  Read from the
+# code itself: the includes of every source and header, and the symbols each
+# object file of the built library defines and uses (nm).  The layers,
+# bottom first (src/hspgemm.h, the public header, is below them all):
+layers="${LAYERS:-src/core src/device src/device/opencl src/device/hsa src/bitmap src/spgemm src/spmm src/amg src/open}"
+# The features: each may use the device core, core, the public header and,
+# of a feature below it, only what the public header or that feature's
+# header <f>/<f>.h declares.
+features="src/bitmap src/spgemm src/spmm src/amg"
 src="${top_srcdir:-.}"
 build="${top_builddir:-.}"
 tmp=$(mktemp -d) || exit 1
@@ -19,6 +24,14 @@ for dir in $layers; do
     done
 done >"$tmp/layer"
 echo "src/hspgemm.h 0" >>"$tmp/layer"
+
+# Each feature's header, and the names it declares: "header name".
+for f in $features; do
+    h="$f/${f##*/}.h"
+    [ -e "$src/$h" ] && grep -o '[A-Za-z_][A-Za-z0-9_]*' "$src/$h" | sed "s|^|$h |"
+done >"$tmp/exports"
+grep -o '[A-Za-z_][A-Za-z0-9_]*' "$src/src/hspgemm.h" | sed 's|^|public |' >>"$tmp/exports"
+echo "features $features" >>"$tmp/exports"
 
 # Includes: "file header" for each #include "header" of a file of a layer.
 while read -r file layer; do
@@ -37,6 +50,9 @@ for dir in $layers; do
 done >"$tmp/symbols"
 
 awk '
+# The folder of a file under src ("src/spgemm"), and the header of a feature folder.
+function folder(f) { sub(/\/[^\/]*$/, "", f); return f }
+function head(d,    b) { b = d; sub(/.*\//, "", b); return d "/" b ".h" }
 # The files on circles of the graph whose edges are "from to" in
 # list[1..n]: the strongly connected components of more than one file
 # (by Tarjan: reach[f] lists the files that f reaches).
@@ -60,10 +76,13 @@ function visit(v,    next_, m, i, x, ring, size) {
     if (size > 1) found = found " {" substr(ring, 2) "}"
 }
 FNR == 1 { part++ }
-part == 1 { layer[$1] = $2; base = $1; sub(/.*\//, "", base); if (base in where) dup[base] = where[base] " " $1; where[base] = $1; next }
-part == 2 { includes[++ni] = $0; next }
-part == 3 && $2 == "D" { owner[$3] = $1; next }
-part == 3 { uses[++nu] = $1 " " $3 }
+part == 1 && $1 == "features" { for (k = 2; k <= NF; k++) feature[$k] = 1; next }
+part == 1 && $1 == "public" { public[$2] = 1; next }
+part == 1 { exported[$1, $2] = 1; next }
+part == 2 { layer[$1] = $2; base = $1; sub(/.*\//, "", base); if (base in where) dup[base] = where[base] " " $1; where[base] = $1; next }
+part == 3 { includes[++ni] = $0; next }
+part == 4 && $2 == "D" { owner[$3] = $1; next }
+part == 4 { uses[++nu] = $1 " " $3 }
 END {
     t = 0
     for (b in dup) { printf "not ok %d - header name %s is not unique: %s\n", ++t, b, dup[b]; bad = 1 }
@@ -77,6 +96,16 @@ END {
     }
     printf "%s %d - no file includes a header of a layer above its own (%d includes read)\n", up ? "not ok" : "ok", ++t, ni
     bad = bad || up
+    aside = 0
+    for (k = 1; k <= ni; k++) {
+        split(includes[k], w, " ")
+        if (!(w[2] in where)) continue
+        to = where[w[2]]; from_f = folder(w[1]); to_f = folder(to)
+        if (!(from_f in feature) || !(to_f in feature) || from_f == to_f || to == head(to_f)) continue
+        printf "# %s includes %s, not %s\n", w[1], to, head(to_f); aside++
+    }
+    printf "%s %d - a feature includes of another only its header <f>/<f>.h\n", aside ? "not ok" : "ok", ++t
+    bad = bad || aside
     left = circles(ilist, nil)
     printf "%s %d - no headers include each other in a circle%s\n", left ? "not ok" : "ok", ++t, left ? ":" left : ""
     bad = bad || left != ""
@@ -91,9 +120,19 @@ END {
     }
     printf "%s %d - no object uses a symbol defined a layer above its own (%d uses read)\n", up ? "not ok" : "ok", ++t, nu
     bad = bad || up
+    aside = 0
+    for (k = 1; k <= nu; k++) {
+        split(uses[k], w, " ")
+        if (!(w[2] in owner)) continue
+        from_f = folder(w[1]); to_f = folder(owner[w[2]])
+        if (!(from_f in feature) || !(to_f in feature) || from_f == to_f || w[2] in public || (head(to_f), w[2]) in exported) continue
+        printf "# %s uses %s of %s, which %s does not declare\n", w[1], w[2], owner[w[2]], head(to_f); aside++
+    }
+    printf "%s %d - a feature uses of another only what its header or the public one declares\n", aside ? "not ok" : "ok", ++t
+    bad = bad || aside
     left = circles(clist, ncl)
     printf "%s %d - no files call each other in a circle%s\n", left ? "not ok" : "ok", ++t, left ? ": on circles:" left : ""
     bad = bad || left != ""
     print "1.." t
     exit bad
-}' "$tmp/layer" "$tmp/includes" "$tmp/symbols"
+}' "$tmp/exports" "$tmp/layer" "$tmp/includes" "$tmp/symbols"

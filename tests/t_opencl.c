@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "device/open/devices.h"
+#include "open/devices.h"
 #include "device/gpu.h"
 #include "ref.h"
 #include "tap.h"

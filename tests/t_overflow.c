@@ -21,7 +21,7 @@
 #include <string.h>
 #include "device/gpu.h"
 #include "core/internal.h"
-#include "spgemm/product.h"
+#include "spgemm/spgemm.h"
 #include "ref.h"
 #include "spgemm/stages.h"
 #include "tap.h"

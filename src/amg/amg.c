@@ -12,9 +12,7 @@
 #include "amg/amg.h"
 #include "device/context.h"
 #include "core/internal.h"
-#include "spgemm/plan.h"
-#include "spgemm/product.h"
-#include "spgemm/rap.h"
+#include "spgemm/spgemm.h"
 
 void hsp_amg_options_init(hsp_amg_options *o)
 {
@@ -120,7 +118,7 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     v->ms_smooth = hsp_now_ms() - t;
     if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, 0, &s->rap, st);
     if (e != HSP_OK) return e;
-    v->R = s->rap->rt, v->ms_transpose = s->rap->ms_transpose, v->ms_wait = s->rap->ms_transpose_wait;
+    v->R = hsp_rap_transpose(s->rap, &v->ms_transpose, &v->ms_wait);
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
     hsp_amg_sides(v, st, 2);
     amg->level[l + 1].A = next;

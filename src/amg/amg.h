@@ -2,7 +2,7 @@
 #ifndef HSP_AMG_H
 #define HSP_AMG_H
 #include "hspgemm.h"
-#include "spgemm/plan.h"
+#include "spgemm/spgemm.h"
 
 struct hsp_device;
 

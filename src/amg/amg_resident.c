@@ -11,9 +11,7 @@
 #include "amg/amg_device.h"
 #include "device/context.h"
 #include "core/internal.h"
-#include "spgemm/product.h"
-#include "spgemm/resident.h"
-#include "spgemm/spgemm_device.h"
+#include "spgemm/spgemm.h"
 
 static const hsp_csr *csr(const hsp_resident *M)
 {
@@ -175,14 +173,6 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     return HSP_OK;
 }
 
-/* C's values as A*B, on the device (none where C has no entries: the device
- * holds no such product). */
-static hsp_status values(hsp_device *dev, const hsp_resident *C, const hsp_resident *A, const hsp_resident *B)
-{
-    if (!csr(C)->nnz) return HSP_OK;
-    return dev->spgemm->numeric(dev, csr(C), csr(A), csr(B), held(A), held(B), held(C));
-}
-
 /* Level l's values anew on the device: P, R and the next level's A (where
  * P has no entries, R, A*P and the next A have none either). */
 static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
@@ -195,13 +185,13 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     double rho, t = hsp_now_ms();
     hsp_status s = dev->amg->radius(dev, csr(A), held(A), &rho);
     if (s == HSP_OK) s = hsp_radius_held(dev, csr(A), held(A), &rho);
-    if (s == HSP_OK) s = values(dev, P, A, ls->rT);
+    if (s == HSP_OK) s = hsp_resident_numeric(dev, P, A, ls->rT);
     if (s == HSP_OK) s = smooth(dev, amg, l, rho);
     if (s == HSP_OK && csr(P)->nnz) s = dev->amg->transpose_values(dev, csr(P), held(P), held(R));
     if (s == HSP_OK) s = dev->finish(dev); /* for the time of each step */
     v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
-    if (s == HSP_OK) s = values(dev, mid, r_ap ? A : R, r_ap ? P : A);
-    if (s == HSP_OK) s = values(dev, next, r_ap ? R : mid, r_ap ? mid : P);
+    if (s == HSP_OK) s = hsp_resident_numeric(dev, mid, r_ap ? A : R, r_ap ? P : A);
+    if (s == HSP_OK) s = hsp_resident_numeric(dev, next, r_ap ? R : mid, r_ap ? mid : P);
     if (s == HSP_OK) s = dev->finish(dev);
     hsp_resident_touched((hsp_resident *)P), hsp_resident_touched((hsp_resident *)R);
     hsp_resident_touched((hsp_resident *)next);
@@ -221,7 +211,7 @@ static hsp_status device_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_resid
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A is %d x %d with %lld entries; the hierarchy's "
                         "is %d x %d with %lld", H->nrows, H->ncols, (long long)H->nnz, old->nrows, old->ncols,
                         (long long)old->nnz);
-    hsp_status s = dev->spgemm->same_pattern(dev, old, held(amg->level[0].rA), held(A), &row);
+    hsp_status s = hsp_resident_same_pattern(dev, amg->level[0].rA, A, &row);
     if (s == HSP_OK && row < H->nrows)
         return hsp_fail(HSP_ERR_ARG, "hsp_amg_resetup_resident: A's pattern differs from the hierarchy's in row %d: "
                         "a re-setup computes values only, for A of the same pattern", row);

@@ -1,5 +1,5 @@
 /* context.c: what a context holds (options, thread pool, per-thread
- * workspaces, its lock; the device is device/open/open.c's to open), its freeing,
+ * workspaces, its lock; the device is open/open.c's to open), its freeing,
  * and the names of enums. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@ typedef struct {
     char path[256]; /* the file they came from, or "" where there is none */
 } hsp_profile;
 
-/* The devices "auto" tries, in order (src/device/open/device.c). */
+/* The devices "auto" tries, in order (src/open/device.c). */
 enum { HSP_AUTO_NONE, HSP_AUTO_HSA, HSP_AUTO_OPENCL, HSP_AUTO_CPU };
 
 struct hsp_context {
@@ -43,14 +43,14 @@ struct hsp_context {
                                              yet: the candidate (HSP_AUTO_*) to hand over to
                                              when it fails, else HSP_AUTO_NONE */
     hsp_status (*hand_over)(hsp_context *ctx); /* close the failed device of "auto" and open
-                                             the next candidate (src/device/open/open.c, which
+                                             the next candidate (src/open/open.c, which
                                              made the context) */
     struct hsp_scratch *scratch;          /* one per thread */
     hsp_workspace ws;
 };
 
 /* A context of options o (checked) and device timeout, its thread pool and
- * workspaces made, no device yet (device/open/open.c opens it). */
+ * workspaces made, no device yet (open/open.c opens it). */
 hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out);
 /* Take and give back ctx's lock: every public call on a context (or on a
  * resident matrix, plan or hierarchy of it) holds it, so that threads

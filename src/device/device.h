@@ -44,6 +44,8 @@ struct hsp_device {
     const struct hsp_spmm_device *spmm;     /* spmm/spmm_device.h, or NULL: the CPU threads */
     const struct hsp_bitmap_device *bitmap; /* bitmap/bitmap_device.h, or NULL: the CPU threads */
     const struct hsp_amg_device *amg;       /* amg/amg_device.h, or NULL: hierarchies on the host */
+    void (*features_free)(hsp_device *dev); /* frees what the features made for the device (their
+                                               tables, a product's buffers), or NULL */
     void (*destroy)(hsp_device *dev);
     void *state;
 };

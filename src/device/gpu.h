@@ -3,9 +3,9 @@
  * bitmap/gpu_bitmap.c, amg/gpu_amg.c) is written once over what a back end
  * offers (gpu_ops: memory, transfers, kernel launches and a queue) and the
  * device arrays (gpu_mem.c), kernels (gpu_kernels.c) and launches
- * (gpu_launch.c) declared here; device/gpu/device_gpu.c assembles a device
- * from them.  OpenCL (device/opencl/) and the HSA runtime (device/hsa/) are
- * the back ends. */
+ * (gpu_launch.c) declared here; gpu_device.c makes the device and
+ * open/device_gpu.c gives it the features' tables.  OpenCL
+ * (device/opencl/) and the HSA runtime (device/hsa/) are the back ends. */
 #ifndef HSP_GPU_H
 #define HSP_GPU_H
 
@@ -280,7 +280,9 @@ hsp_status gpu_launch_items(gpu *g, int dbl, int kernel, const gpu_arg *a, int n
  * g->backend (g is dev->state); dev->destroy closes it.  name is for the
  * message when memory is short. */
 hsp_status gpu_device_new(const gpu_ops *ops, size_t state_bytes, const char *name, hsp_device **dev);
-/* Once the back end is open: the device's limits and the features' tables. */
-hsp_status gpu_device_init(hsp_device *dev);
+/* Once the back end is open (g->local_mem, g->host_arrays known): the
+ * device's limits, finish, and hold, home and drop where it has memory of
+ * its own. */
+void gpu_device_ready(hsp_device *dev);
 
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "device/context.h"
 #include "core/internal.h"
-#include "spgemm/product.h"
+#include "spgemm/spgemm.h"
 #include "core/scratch.h"
 #include "spgemm/stages.h"
 

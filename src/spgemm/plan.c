@@ -7,7 +7,7 @@
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/plan.h"
-#include "spgemm/product.h"
+#include "spgemm/spgemm.h"
 
 enum { PARTS_PER_THREAD = 8 };
 

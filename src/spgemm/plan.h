@@ -5,14 +5,7 @@
 #define HSP_PLAN_H
 
 #include "hspgemm.h"
-
-/* A copy of a matrix's pattern. */
-typedef struct {
-    int32_t nrows, ncols;
-    int64_t nnz;
-    int64_t *rowptr;
-    int32_t *colidx;
-} hsp_pattern;
+#include "spgemm/spgemm.h"
 
 typedef enum { HSP_PLAN_MULTIPLY, HSP_PLAN_RAP } hsp_plan_kind;
 
@@ -42,17 +35,4 @@ struct hsp_plan {
 
 /* A plan of C = A*B: row weights, and the three patterns when copies. */
 hsp_status hsp_plan_of(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, int copies, hsp_plan **plan);
-/* hsp_multiply_plan, its plan keeping copies of the patterns or not. */
-hsp_status hsp_multiply_planned(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_csr **C, int copies,
-                                hsp_plan **plan, hsp_stats *stats);
-/* p, a copy of M's pattern; and its arrays freed. */
-hsp_status hsp_pattern_copy(const hsp_csr *M, hsp_pattern *p);
-void hsp_pattern_free(hsp_pattern *p);
-/* Is M's pattern p's?  HSP_ERR_ARG naming the operand and the first row
- * that differs when not. */
-hsp_status hsp_pattern_check(const hsp_pattern *p, const hsp_csr *M, const char *name);
-/* C's values from A and B of one precision, whose patterns (and C's) the
- * caller has found to be the plan's: on the pool, in parts of about equal
- * products. */
-hsp_status hsp_plan_numeric(hsp_context *ctx, hsp_plan *plan, const hsp_csr *A, const hsp_csr *B, hsp_csr *C);
 #endif

@@ -7,8 +7,7 @@
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/plan.h"
-#include "spgemm/product.h"
-#include "spgemm/resident.h"
+#include "spgemm/spgemm.h"
 #include "spgemm/spgemm_device.h"
 
 static const char *const operand_name[3] = {"A", "B", "C"};
@@ -62,6 +61,19 @@ hsp_status hsp_multiply_plan_resident(hsp_context *ctx, const hsp_resident *A, c
     return s;
 }
 
+hsp_status hsp_resident_numeric(hsp_device *dev, const hsp_resident *C, const hsp_resident *A, const hsp_resident *B)
+{
+    const hsp_csr *H = hsp_resident_csr(C);
+    if (!H->nnz) return HSP_OK; /* the device holds no such product */
+    return dev->spgemm->numeric(dev, H, hsp_resident_csr(A), hsp_resident_csr(B), hsp_resident_held(A),
+                                hsp_resident_held(B), hsp_resident_held(C));
+}
+
+hsp_status hsp_resident_same_pattern(hsp_device *dev, const hsp_resident *X, const hsp_resident *Y, int32_t *row)
+{
+    return dev->spgemm->same_pattern(dev, hsp_resident_csr(X), hsp_resident_held(X), hsp_resident_held(Y), row);
+}
+
 /* Is M's pattern the one the device holds as pattern?  HSP_ERR_ARG naming
  * the operand and the first row that differs when not. */
 static hsp_status check_held(hsp_device *dev, const hsp_resident *pattern, const hsp_resident *M, const char *name)
@@ -71,7 +83,7 @@ static hsp_status check_held(hsp_device *dev, const hsp_resident *pattern, const
     if (H->nrows != P->nrows || H->ncols != P->ncols || H->nnz != P->nnz)
         return hsp_fail(HSP_ERR_ARG, "%s is %d x %d with %lld entries; the plan's was %d x %d with %lld", name,
                         H->nrows, H->ncols, (long long)H->nnz, P->nrows, P->ncols, (long long)P->nnz);
-    hsp_status s = dev->spgemm->same_pattern(dev, P, hsp_resident_held(pattern), hsp_resident_held(M), &row);
+    hsp_status s = hsp_resident_same_pattern(dev, pattern, M, &row);
     if (s == HSP_OK && row < P->nrows)
         return hsp_fail(HSP_ERR_ARG, "%s's pattern differs from the plan's in row %d: a plan computes values "
                         "only, for operands of the same pattern", name, row);
@@ -99,9 +111,7 @@ hsp_status hsp_multiply_reuse_resident(hsp_context *ctx, hsp_plan *plan, const h
     for (int k = 0; k < 3 && s == HSP_OK; k++) /* B against A's pattern where the plan's B was A */
         s = check_held(dev, plan->held_pattern[k] ? plan->held_pattern[k] : plan->held_pattern[0], M[k],
                        operand_name[k]);
-    if (s == HSP_OK)
-        s = dev->spgemm->numeric(dev, H[2], H[0], H[1], hsp_resident_held(A), hsp_resident_held(B),
-                                   hsp_resident_held(C));
+    if (s == HSP_OK) s = hsp_resident_numeric(dev, C, A, B);
     hsp_resident_touched(C);
     hsp_context_unlock(ctx);
     return s;

@@ -10,9 +10,8 @@
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/plan.h"
-#include "spgemm/product.h"
+#include "spgemm/spgemm.h"
 #include "spgemm/rap.h"
-#include "spgemm/resident.h"
 #include "core/transpose.h"
 
 /* The two products of an order: first X*Y into mid, then the second. */
@@ -256,4 +255,10 @@ hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, con
     s = hsp_rap_numeric(ctx, plan, R, A, P, C);
     hsp_context_unlock(ctx);
     return s;
+}
+
+hsp_csr *hsp_rap_transpose(const hsp_plan *plan, double *ms, double *ms_wait)
+{
+    *ms = plan->ms_transpose, *ms_wait = plan->ms_transpose_wait;
+    return plan->rt;
 }

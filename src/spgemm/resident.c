@@ -6,8 +6,7 @@
 #include <string.h>
 #include "device/context.h"
 #include "core/internal.h"
-#include "spgemm/product.h"
-#include "spgemm/resident.h"
+#include "spgemm/spgemm.h"
 
 struct hsp_resident {
     hsp_context *ctx;

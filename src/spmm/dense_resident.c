@@ -8,7 +8,7 @@
 #include "device/context.h"
 #include "spmm/ellr.h"
 #include "core/internal.h"
-#include "spgemm/product.h"
+#include "spmm/spmm.h"
 
 struct hsp_dense_resident {
     hsp_context *ctx;

@@ -13,7 +13,7 @@
 #include "spmm/ellr.h"
 #include "spmm/spmm_device.h"
 #include "core/internal.h"
-#include "spgemm/product.h"
+#include "spmm/spmm.h"
 
 enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8 };
 

@@ -111,10 +111,7 @@ hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
     snprintf(dev->description, sizeof dev->description, "hsa:%d %.60s %.60s (%s)", index % 1000,
              agent.name, agent.product, hsa_memory_name(st->mode));
     dev->wavefront = agent.wavefront;
-    if ((s = gpu_device_init(dev)) != HSP_OK) {
-        dev->destroy(dev);
-        return s;
-    }
+    gpu_device_ready(dev);
     *out = dev;
     return HSP_OK;
 }

@@ -141,10 +141,7 @@ hsp_status hsp_device_opencl_open(const char *spec, hsp_pool *pool, hsp_device *
     snprintf(dev->description, sizeof dev->description, "opencl:%d %.100s (%.20s)", index % 1000,
              list[index].name, ocl_svm_name(st->svm));
     dev->wavefront = list[index].wavefront;
-    if ((s = gpu_device_init(dev)) != HSP_OK) {
-        dev->destroy(dev);
-        return s;
-    }
+    gpu_device_ready(dev);
     *out = dev;
     return HSP_OK;
 }

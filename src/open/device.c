@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "device/open/devices.h"
+#include "open/devices.h"
 #include "spgemm/device_cpu.h"
 #include "core/internal.h"
 #ifdef HSP_HAVE_OPENCL
@@ -29,15 +29,27 @@ static int names(const char *name, const char *prefix)
     return !strncmp(name, prefix, n) && (!name[n] || name[n] == ':' || name[n] == ',');
 }
 
+/* A GPU back end's device (s its opening's status) given the features'
+ * tables (device_gpu.c); closed again where that fails. */
+static hsp_status with_features(hsp_status s, hsp_device **out)
+{
+    if (s != HSP_OK) return s;
+    if ((s = gpu_device_init(*out)) != HSP_OK) {
+        (*out)->destroy(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
 /* Open a device named explicitly. */
 static hsp_status open_named(const char *name, hsp_pool *pool, hsp_device **out)
 {
     if (!strcmp(name, "cpu")) return hsp_device_cpu_open(pool, out);
 #ifdef HSP_HAVE_OPENCL
-    if (names(name, "opencl")) return hsp_device_opencl_open(name, pool, out);
+    if (names(name, "opencl")) return with_features(hsp_device_opencl_open(name, pool, out), out);
 #endif
 #ifdef HSP_HAVE_HSA
-    if (names(name, "hsa")) return hsp_device_hsa_open(name, out);
+    if (names(name, "hsa")) return with_features(hsp_device_hsa_open(name, out), out);
 #endif
     if (names(name, "opencl") || names(name, "hsa"))
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device '%.*s%s' is not built into this version of hspgemm "
@@ -51,10 +63,11 @@ static hsp_status open_candidate(int c, hsp_pool *pool, hsp_device **out, int *t
 {
     *tried = 1;
 #ifdef HSP_HAVE_HSA
-    if (c == HSP_AUTO_HSA) return hsp_device_hsa_open("hsa", out);
+    if (c == HSP_AUTO_HSA) return with_features(hsp_device_hsa_open("hsa", out), out);
 #endif
 #ifdef HSP_HAVE_OPENCL
-    if (c == HSP_AUTO_OPENCL && ocl_first_gpu() >= 0) return hsp_device_opencl_open("opencl", pool, out);
+    if (c == HSP_AUTO_OPENCL && ocl_first_gpu() >= 0)
+        return with_features(hsp_device_opencl_open("opencl", pool, out), out);
 #endif
     if (c == HSP_AUTO_CPU) return hsp_device_cpu_open(pool, out);
     *tried = 0;

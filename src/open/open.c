@@ -8,11 +8,11 @@
 #include <string.h>
 #include "spgemm/bins.h"
 #include "device/context.h"
-#include "device/open/devices.h"
+#include "open/devices.h"
 #include "spgemm/device_cpu.h"
 #include "spgemm/spgemm_device.h"
 #include "core/internal.h"
-#include "spgemm/product.h"
+#include "spgemm/spgemm.h"
 #include "spgemm/profile.h"
 
 /* The device timeout into *seconds when the options give none:

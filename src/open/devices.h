@@ -17,5 +17,8 @@ hsp_status hsp_device_open_auto(int from, const char *note, hsp_pool *pool, hsp_
 /* Append "auto passed over NAME: " and the calling thread's error message
  * to note (size bytes), after a "; " when it holds one already. */
 void hsp_note_passed(char *note, size_t size, const char *name);
+/* A GPU device whose back end is open (device/gpu.h) given its limits and
+ * the features' tables (device_gpu.c). */
+hsp_status gpu_device_init(hsp_device *dev);
 
 #endif

@@ -1,15 +1,11 @@
-/* device_gpu.c: a GPU device over any back end (device/gpu.h), assembled
- * from the features' operations: the pipeline's stages (spgemm/gpu_stages.c),
- * SpMM, bitmap products and, where the device has memory of its own,
- * resident arrays and the AMG steps. */
+/* gpu_device.c: a device over any GPU back end (device/gpu.h): made, closed
+ * (a lost one keeps what the GPU was given), its limits, and the arrays it
+ * holds of its own (hold, home, drop) where it does not use host arrays in
+ * place.  The features' tables are given to it above (src/open). */
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
 #include "device/gpu.h"
-#include "spgemm/gpu_stages.h"
-#include "bitmap/gpu_bitmap.h"
-#include "amg/gpu_amg.h"
-#include "spmm/gpu_spmm.h"
 
 /* Resident arrays freed (those of a lost device are left to it). */
 static void gpu_drop(hsp_device *dev, void *held)
@@ -56,7 +52,7 @@ static void gpu_destroy(hsp_device *dev)
         for (int a = 0; a < GA_COUNT && !g->lost; a++) gpu_release(g, a);
         if (!g->lost) gpu_spares_free(g);
         g->ops->close(g);
-        gpu_spgemm_free(dev);
+        if (dev->features_free) dev->features_free(dev);
         if (!g->lost) free(g);
     }
     free(dev);
@@ -84,18 +80,12 @@ static hsp_status gpu_finish(hsp_device *dev)
     return gpu_noted(dev, g->ops->finish(g));
 }
 
-hsp_status gpu_device_init(hsp_device *dev)
+void gpu_device_ready(hsp_device *dev)
 {
     gpu *g = dev->state;
     dev->local_mem = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10;
     dev->host_realloc = g->host_arrays;
     dev->async = 1;
     dev->finish = gpu_finish;
-    dev->spmm = &gpu_spmm_device;
-    dev->bitmap = &gpu_bitmap_device;
-    if (!g->host_arrays) {
-        dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop;
-        dev->amg = &gpu_amg_device;
-    }
-    return gpu_spgemm_open(dev);
+    if (!g->host_arrays) dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop;
 }
