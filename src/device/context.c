@@ -61,31 +61,23 @@ hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **o
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for thread workspaces");
     if (s == HSP_OK) memset(ctx->scratch, 0, scratch_bytes);
     if (s != HSP_OK) {
-        hsp_context_free(ctx);
+        hsp_context_release(ctx);
         return s;
     }
     *out = ctx;
     return HSP_OK;
 }
 
-void hsp_context_free(hsp_context *ctx)
+void hsp_context_release(hsp_context *ctx)
 {
     if (!ctx) return;
     if (ctx->scratch)
         for (int t = 0; t < hsp_pool_size(ctx->pool); t++) hsp_scratch_free(&ctx->scratch[t]);
     free(ctx->scratch);
-    for (int k = 0; k < WS_COUNT && !(ctx->device && ctx->device->lost); k++) free(ctx->ws.block[k]);
-    if (ctx->device) ctx->device->destroy(ctx->device);
-    if (ctx->cpu) ctx->cpu->destroy(ctx->cpu);
     hsp_pool_free(ctx->pool);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx->profile_option);
     free(ctx);
-}
-
-const hsp_bins *hsp_context_bins(const hsp_context *ctx)
-{
-    return ctx ? &ctx->bins : NULL;
 }
 
 const char *hsp_grow_name(hsp_grow g)

@@ -6,23 +6,6 @@
 #include "device/device.h"
 #include "core/pool.h"
 
-/* The arrays of a job, kept between multiplies so that each call does not
- * fault in (and have the kernel zero) fresh pages for C~. */
-enum { WS_BOUND, WS_BINS, WS_SLOT, WS_TMPCOL, WS_TMPVAL, WS_LONG, WS_COUNT };
-typedef struct {
-    void *block[WS_COUNT];
-    size_t bytes[WS_COUNT];
-} hsp_workspace;
-
-/* A profile's methods for one device (README: Tuning), per precision (1:
- * double): each bin's, or DEFAULT where its group's method holds, and the
- * long rows', or DEFAULT. */
-typedef struct {
-    hsp_method bin[2][HSP_MAX_BINS];
-    hsp_method long_rows[2];
-    char path[256]; /* the file they came from, or "" where there is none */
-} hsp_profile;
-
 /* The devices "auto" tries, in order (src/open/device.c). */
 enum { HSP_AUTO_NONE, HSP_AUTO_HSA, HSP_AUTO_OPENCL, HSP_AUTO_CPU };
 
@@ -33,11 +16,8 @@ struct hsp_context {
     hsp_options options;
     hsp_pool *pool;
     hsp_device *device;
-    hsp_bins bins;
-    hsp_method method[HSP_NMETHODGROUPS]; /* resolved: never DEFAULT */
-    hsp_device *cpu;                      /* with a GPU device: for small products */
-    hsp_method cpu_method[HSP_NMETHODGROUPS];
-    hsp_profile profile;                  /* the methods of its device's profile */
+    struct hsp_engine *engine;            /* the products' state for the device
+                                             (spgemm/engine.h), made with it by src/open */
     char *profile_option;                 /* a copy of options.profile, which points to it */
     int auto_next;                        /* "auto" chose the device, which has done no work
                                              yet: the candidate (HSP_AUTO_*) to hand over to
@@ -46,12 +26,14 @@ struct hsp_context {
                                              the next candidate (src/open/open.c, which
                                              made the context) */
     struct hsp_scratch *scratch;          /* one per thread */
-    hsp_workspace ws;
 };
 
 /* A context of options o (checked) and device timeout, its thread pool and
  * workspaces made, no device yet (open/open.c opens it). */
 hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out);
+/* What hsp_context_new made freed (threads, workspaces, lock) and ctx; the
+ * device and engine are freed first by hsp_context_free (src/open). */
+void hsp_context_release(hsp_context *ctx);
 /* Take and give back ctx's lock: every public call on a context (or on a
  * resident matrix, plan or hierarchy of it) holds it, so that threads
  * sharing a context take turns.  Recursive: a call may make others. */

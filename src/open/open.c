@@ -11,6 +11,7 @@
 #include "open/devices.h"
 #include "spgemm/device_cpu.h"
 #include "spgemm/spgemm_device.h"
+#include "spgemm/engine.h"
 #include "core/internal.h"
 #include "spgemm/spgemm.h"
 #include "spgemm/profile.h"
@@ -59,41 +60,40 @@ static hsp_status not_exact(const hsp_device *dev, int g, hsp_method m)
                     dev->description, list);
 }
 
-/* Make dev the context's device, with what follows from it: the bin layout,
- * each group's method and, for a device that works beside the CPU threads, a
- * cpu device for small products.  On failure the context is as it was and
- * dev is not taken. */
-static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
+/* The products' state for dev under options o: the bin layout, each
+ * group's method, the profile's methods and, for a device that works beside
+ * the CPU threads, a cpu device for small products. */
+static hsp_status engine_for(const hsp_options *o, hsp_pool *pool, hsp_device *dev, hsp_engine *e)
 {
-    const hsp_options *o = &ctx->options;
-    hsp_bins bins;
-    hsp_device *cpu = NULL;
-    hsp_method method[HSP_NMETHODGROUPS], cpu_method[HSP_NMETHODGROUPS] = {HSP_METHOD_DEFAULT};
     hsp_status s = hsp_bins_layout(o->wavefront ? o->wavefront : dev->wavefront,
                                    o->local_mem ? o->local_mem : dev->local_mem,
-                                   o->wavefront || o->local_mem ? 0 : dev->spgemm->medium_max, &bins);
-    if (s == HSP_OK && dev->async && o->small_nnz > 0 && (s = hsp_device_cpu_open(ctx->pool, &cpu)) == HSP_OK)
-        snprintf(cpu->description, sizeof cpu->description, "cpu (a small product)");
+                                   o->wavefront || o->local_mem ? 0 : dev->spgemm->medium_max, &e->bins);
+    if (s == HSP_OK && dev->async && o->small_nnz > 0 && (s = hsp_device_cpu_open(pool, &e->cpu)) == HSP_OK)
+        snprintf(e->cpu->description, sizeof e->cpu->description, "cpu (a small product)");
     for (int g = 0; g < HSP_NMETHODGROUPS && s == HSP_OK; g++) {
-        if (cpu) cpu_method[g] = o->method[g] ? o->method[g] : cpu->spgemm->default_method[g];
-        method[g] = o->method[g] ? o->method[g] : default_method(dev, g, o->deterministic);
-        if (!(dev->spgemm->methods[g] & 1u << method[g]))
+        if (e->cpu) e->cpu_method[g] = o->method[g] ? o->method[g] : e->cpu->spgemm->default_method[g];
+        e->method[g] = o->method[g] ? o->method[g] : default_method(dev, g, o->deterministic);
+        if (!(dev->spgemm->methods[g] & 1u << e->method[g]))
             s = hsp_fail(HSP_ERR_UNSUPPORTED, "method %s cannot run on the %s rows of device %s",
-                         hsp_method_name(method[g]), hsp_group_name(g + 2), dev->description);
-        else if (o->deterministic && !(dev->spgemm->exact[g] & 1u << method[g]))
-            s = not_exact(dev, g, method[g]);
+                         hsp_method_name(e->method[g]), hsp_group_name(g + 2), dev->description);
+        else if (o->deterministic && !(dev->spgemm->exact[g] & 1u << e->method[g]))
+            s = not_exact(dev, g, e->method[g]);
     }
-    hsp_profile profile;
-    if (s == HSP_OK) s = hsp_profile_load(o, dev, &bins, &profile);
-    dev->deterministic = o->deterministic;
+    return s == HSP_OK ? hsp_profile_load(o, dev, &e->bins, &e->profile) : s;
+}
+
+/* Make dev the context's device, with its engine (engine_for).  On failure
+ * the context is as it was and dev is not taken. */
+static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
+{
+    hsp_engine *e = calloc(1, sizeof *e);
+    hsp_status s = e ? engine_for(&ctx->options, ctx->pool, dev, e) : hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
     if (s != HSP_OK) {
-        if (cpu) cpu->destroy(cpu);
+        hsp_engine_free(e, 0);
         return s;
     }
-    ctx->device = dev, ctx->cpu = cpu, ctx->bins = bins, ctx->options.device = dev->name;
-    memcpy(ctx->method, method, sizeof method);
-    memcpy(ctx->cpu_method, cpu_method, sizeof cpu_method);
-    ctx->profile = profile;
+    dev->deterministic = ctx->options.deterministic;
+    ctx->device = dev, ctx->engine = e, ctx->options.device = dev->name;
     return HSP_OK;
 }
 /* The device "auto" chose failed its first product (with the error of
@@ -101,7 +101,8 @@ static hsp_status take_device(hsp_context *ctx, hsp_device *dev)
  * context's device, its note saying what failed and why. */
 static hsp_status hand_over(hsp_context *ctx)
 {
-    hsp_device *failed = ctx->device, *cpu = ctx->cpu, *dev;
+    hsp_device *failed = ctx->device, *dev;
+    hsp_engine *old = ctx->engine;
     char note[sizeof failed->note];
     int next;
     snprintf(note, sizeof note, "%s", failed->note);
@@ -109,9 +110,8 @@ static hsp_status hand_over(hsp_context *ctx)
     hsp_status s = hsp_device_open_auto(ctx->auto_next, note, ctx->pool, &dev, &next);
     if (s == HSP_OK && (s = take_device(ctx, dev)) != HSP_OK) dev->destroy(dev);
     if (s != HSP_OK) return s;
-    if (failed->lost) memset(&ctx->ws, 0, sizeof ctx->ws); /* it may still write them: left, not freed */
+    hsp_engine_free(old, failed->lost); /* a lost device may still write the job's arrays: left */
     failed->destroy(failed);
-    if (cpu) cpu->destroy(cpu);
     ctx->auto_next = next;
     return HSP_OK;
 }
@@ -137,4 +137,12 @@ hsp_status hsp_context_create(const hsp_options *o, hsp_context **out)
     }
     *out = ctx;
     return HSP_OK;
+}
+
+void hsp_context_free(hsp_context *ctx)
+{
+    if (!ctx) return;
+    hsp_engine_free(ctx->engine, ctx->device && ctx->device->lost);
+    if (ctx->device) ctx->device->destroy(ctx->device);
+    hsp_context_release(ctx);
 }

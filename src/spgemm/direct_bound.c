@@ -28,7 +28,7 @@ static void bound_part(void *arg, int tid, int64_t part)
     bound_run *r = arg;
     hsp_job *job = r->job;
     const hsp_csr *A = job->A, *B = job->B;
-    const hsp_bins *bins = &job->ctx->bins;
+    const hsp_bins *bins = &job->ctx->engine->bins;
     int64_t *count = r->count[part], sum = 0, last = r->cut[part + 1], block = hsp_direct_block(A->nrows);
     uint64_t staged = 0, most = 0; /* unsigned: meaningful where sum does not overflow */
     uint64_t *flops = r->flops[part];
@@ -64,15 +64,15 @@ static hsp_status gather_parts(hsp_job *job, const bound_run *r, int64_t nparts)
     if (s != HSP_OK) return s;
     job->direct.staged = 0, job->direct.most = 0;
     for (int64_t p = 0; p < nparts; p++) job->direct.staged += r->sums[p][0], job->direct.most += r->sums[p][1];
-    for (int b = 0; b < job->ctx->bins.nbins; b++) {
+    for (int b = 0; b < job->ctx->engine->bins.nbins; b++) {
         st->rows_bin[b] = 0;
         for (int64_t p = 0; p < nparts; p++) st->rows_bin[b] += r->count[p][b];
         job->bin_start[b] = pos;
         pos += st->rows_bin[b];
     }
-    job->bin_start[job->ctx->bins.nbins] = pos;
-    for (int b = 0; b < job->ctx->bins.nbins; b++)
-        for (int64_t p = 0; p < nparts; p++) st->flops_group[job->ctx->bins.group[b]] += (int64_t)r->flops[p][b];
+    job->bin_start[job->ctx->engine->bins.nbins] = pos;
+    for (int b = 0; b < job->ctx->engine->bins.nbins; b++)
+        for (int64_t p = 0; p < nparts; p++) st->flops_group[job->ctx->engine->bins.group[b]] += (int64_t)r->flops[p][b];
     return HSP_OK;
 }
 
@@ -101,7 +101,7 @@ hsp_status hsp_direct_bound(hsp_job *job)
 hsp_status hsp_direct_bin(hsp_job *job)
 {
     int64_t m = job->A->nrows, block = hsp_direct_block(m), nblocks = (m + block - 1) / block, weight = 0, k = 0;
-    int longbin = job->ctx->bins.nbins - 1;
+    int longbin = job->ctx->engine->bins.nbins - 1;
     int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
     for (int64_t b = 0; b < nblocks; b++) {
         int64_t w = job->direct.weight[b];

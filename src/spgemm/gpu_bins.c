@@ -28,7 +28,7 @@ static void *host_array(int64_t n, size_t bytes)
  * figures' high and of their low 32 bits; the sample's two sums. */
 static hsp_status totals(hsp_job *job, const int64_t *sums)
 {
-    int nb = job->ctx->bins.nbins;
+    int nb = job->ctx->engine->bins.nbins;
     int64_t pos = 0, slots = 0, flops = 0, u[NGROUPS_U];
     for (int b = 0; b < nb; b++) job->bin_start[b] = pos, job->stats->rows_bin[b] = sums[b], pos += sums[b];
     job->bin_start[nb] = pos;
@@ -52,7 +52,7 @@ static hsp_status totals(hsp_job *job, const int64_t *sums)
  * of up to most products (none if 0), per work-group. */
 static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t most, int64_t ngroups, size_t size)
 {
-    const hsp_bins *bins = &job->ctx->bins;
+    const hsp_bins *bins = &job->ctx->engine->bins;
     int32_t nb = bins->nbins, group[HSP_MAX_BINS];
     for (int b = 0; b < nb; b++) group[b] = bins->group[b];
     hsp_status s = gpu_upload(g, GA_BIN_HI, bins->hi, (size_t)nb * sizeof(int64_t));
@@ -70,7 +70,7 @@ static hsp_status count_bins(gpu *g, hsp_job *job, int64_t m, int64_t most, int6
  * read into sums (nbins + NSUMS). */
 static hsp_status scan_bins(gpu *g, hsp_job *job, int64_t ngroups, int64_t *sums)
 {
-    int32_t nb = job->ctx->bins.nbins, medium = HSP_GROUP_MEDIUM;
+    int32_t nb = job->ctx->engine->bins.nbins, medium = HSP_GROUP_MEDIUM;
     size_t size = gpu_group_size(g, job->vsize == 8, GK_BIN_SCAN, GROUP_SIZE);
     hsp_status s = gpu_reserve(g, GA_PART_BASE, (size_t)(ngroups * nb) * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_reserve(g, GA_PART_SUM, (size_t)ngroups * sizeof(int64_t));
@@ -85,7 +85,7 @@ static hsp_status scan_bins(gpu *g, hsp_job *job, int64_t ngroups, int64_t *sums
 /* Place the rows in their bins, from the offsets on the device. */
 static hsp_status place_rows(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, size_t size)
 {
-    int32_t nb = job->ctx->bins.nbins;
+    int32_t nb = job->ctx->engine->bins.nbins;
     int64_t medium = job->medium_max, long_start = job->bin_start[nb - 1];
     hsp_status s = gpu_reserve(g, GA_ROWS, (size_t)m * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_reserve(g, GA_SLOT, (size_t)m * sizeof(int64_t));
@@ -104,7 +104,7 @@ static hsp_status place_rows(gpu *g, hsp_job *job, int64_t m, int64_t ngroups, s
  * long-row pool; the long-row buffers the CPU would use stay empty. */
 static hsp_status fetch_long_rows(gpu *g, hsp_job *job)
 {
-    int64_t first = job->bin_start[job->ctx->bins.nbins - 1], n = job->nlong;
+    int64_t first = job->bin_start[job->ctx->engine->bins.nbins - 1], n = job->nlong;
     int64_t *u = host_array(n, sizeof *u);
     if (!u) return HSP_ERR_NOMEM;
     hsp_status s = gpu_download(g, GA_LONG_U, u, (size_t)n * sizeof *u);

@@ -55,7 +55,7 @@ static hsp_status host_tables(gpu *g, int64_t n)
 
 hsp_status gpu_long_start(gpu *g, hsp_job *job, int64_t esc_max, int dense)
 {
-    int64_t n = job->nlong, first = job->bin_start[job->ctx->bins.nbins - 1], off = 0;
+    int64_t n = job->nlong, first = job->bin_start[job->ctx->engine->bins.nbins - 1], off = 0;
     hsp_status s = host_tables(g, n);
     if (s != HSP_OK) return s;
     for (int64_t k = 0; k < n; k++) {
@@ -74,7 +74,7 @@ hsp_status gpu_long_start(gpu *g, hsp_job *job, int64_t esc_max, int dense)
  * pool's end; returns the number of such rows, listed in g->job->relaunch. */
 static int64_t regrow(gpu *g, hsp_job *job)
 {
-    int64_t count = 0, first = job->bin_start[job->ctx->bins.nbins - 1];
+    int64_t count = 0, first = job->bin_start[job->ctx->engine->bins.nbins - 1];
     for (int64_t k = 0; k < job->nlong; k++) {
         gpu_longrow *l = &g->job->lrows[k];
         if (!l->need) continue;

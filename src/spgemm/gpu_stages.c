@@ -74,7 +74,7 @@ static int64_t esc_limit(gpu *g, hsp_job *job)
 static int long_dense(gpu *g, hsp_job *job)
 {
     hsp_method m = long_method(job);
-    int64_t limit = esc_limit(g, job), n = 0, first = job->bin_start[job->ctx->bins.nbins - 1];
+    int64_t limit = esc_limit(g, job), n = 0, first = job->bin_start[job->ctx->engine->bins.nbins - 1];
     if ((m != HSP_METHOD_AUTO && m != HSP_METHOD_DENSE) || job->dev->deterministic) return 0;
     for (int64_t k = 0; k < job->nlong; k++) n += job->ub[job->bin_rows[first + k]] > limit;
     return gpu_dense_fits(g, job, n);
@@ -87,7 +87,7 @@ static int long_dense(gpu *g, hsp_job *job)
 static int rows_alike(const hsp_job *job)
 {
     int64_t total = 0, most = 0;
-    for (int b = 2; b < job->ctx->bins.nbins - 1; b++) {
+    for (int b = 2; b < job->ctx->engine->bins.nbins - 1; b++) {
         int64_t n = job->stats->rows_bin[b];
         total += n, most = n > most ? n : most;
     }
@@ -126,7 +126,7 @@ static void esc_for_sparse_rows(gpu *g, hsp_job *job)
     if (!sample_most(g, job)) return;
     if (!job->resident.all_device) hsp_sample_shared(job, WARP_ESC_MAX, &job->sample_u, &job->sample_shared);
     if (!job->sample_u || job->sample_shared * 10 >= job->sample_u) return;
-    const hsp_bins *bins = &job->ctx->bins;
+    const hsp_bins *bins = &job->ctx->engine->bins;
     for (int b = 0; b < bins->nbins; b++) {
         int k = bins->group[b] - HSP_GROUP_SHORT; /* 0 short, 1 medium */
         if ((k == 0 || k == 1) && job->ctx->options.method[k] == HSP_METHOD_DEFAULT && !job->bin_method[b] &&
@@ -197,7 +197,7 @@ static hsp_status launch_long(gpu *g, hsp_job *job, int bin)
  * of method m takes: the bins after it of its group, method and class. */
 static int run_end(const hsp_job *job, int b, hsp_method m)
 {
-    const hsp_bins *bins = &job->ctx->bins;
+    const hsp_bins *bins = &job->ctx->engine->bins;
     int64_t kind = gpu_launch_class(job, m, bins->hi[b]);
     while (b + 1 < bins->nbins && bins->group[b + 1] == bins->group[b] && hsp_job_bin_method(job, b + 1) == m &&
            gpu_launch_class(job, m, bins->hi[b + 1]) == kind)
@@ -212,11 +212,11 @@ static hsp_status gpu_launch_bin(hsp_device *dev, hsp_job *job, int bin, int *la
 {
     gpu *g = dev->state;
     hsp_status s = g->job->started ? HSP_OK : start_compute(g, job);
-    int group = job->ctx->bins.group[bin];
+    int group = job->ctx->engine->bins.group[bin];
     hsp_method m = hsp_job_bin_method(job, bin);
     *last = group == HSP_GROUP_SHORT || group == HSP_GROUP_MEDIUM ? run_end(job, bin, m) : bin;
     int64_t first = job->bin_start[bin], nrows = job->bin_start[*last + 1] - first;
-    int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->bins.hi[*last];
+    int64_t hi = group == HSP_GROUP_SINGLE ? 2 : group == HSP_GROUP_LONG ? -1 : job->ctx->engine->bins.hi[*last];
     if (s != HSP_OK) return s;
     g->overlap = 1; /* bins hold distinct rows */
     if (group == HSP_GROUP_LONG && (m == HSP_METHOD_AUTO || m == HSP_METHOD_DENSE)) s = launch_long(g, job, bin);
@@ -236,7 +236,7 @@ static hsp_status gpu_wait(hsp_device *dev, hsp_job *job)
     if (s == HSP_OK && job->nlong) s = gpu_long_finish(g, job);
     if (job->resident.all_device) return gpu_noted(dev, s == HSP_OK ? gpu_row_pointers(g, job) : s);
     if (s == HSP_OK) s = gpu_download(g, GA_CNT, g->job->counts, (size_t)job->A->nrows * sizeof(int64_t));
-    for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->bins.nbins]; k++)
+    for (int64_t k = job->bin_start[2]; s == HSP_OK && k < job->bin_start[job->ctx->engine->bins.nbins]; k++)
         job->C->rowptr[job->bin_rows[k] + 1] = g->job->counts[job->bin_rows[k]];
     return gpu_noted(dev, s);
 }
@@ -293,7 +293,7 @@ static hsp_status arrange_in_order(gpu *g, hsp_job *job)
  * (bins 0-1, or 0 where the device computed bin 1). */
 static hsp_status arrange_copy(gpu *g, hsp_job *job, int host_max)
 {
-    const hsp_bins *bins = &job->ctx->bins;
+    const hsp_bins *bins = &job->ctx->engine->bins;
     int medium = host_max + 1, last = bins->nbins - 1;
     hsp_status s;
     if (job->resident.all_device && job->stats->flops_group[HSP_GROUP_LONG] <= job->stats->flops / 4) {
@@ -318,7 +318,7 @@ static hsp_status arrange_rows(gpu *g, hsp_job *job)
     hsp_status s = job->resident.all_device ? HSP_OK : gpu_upload(g, GA_CRP, C->rowptr, rowptr_bytes);
     if (s == HSP_OK) s = gpu_upload(g, GA_CCOL, g->host_arrays ? C->colidx : NULL, (size_t)nnz * sizeof(int32_t));
     if (s == HSP_OK) s = gpu_upload(g, GA_CVAL, g->host_arrays ? C->values : NULL, (size_t)nnz * job->vsize);
-    int64_t copied = job->bin_start[job->ctx->bins.nbins] - job->bin_start[host_max + 1] - g->job->filled;
+    int64_t copied = job->bin_start[job->ctx->engine->bins.nbins] - job->bin_start[host_max + 1] - g->job->filled;
     if (s == HSP_OK) s = gpu_fill_rows(g, job);
     if (s == HSP_OK && copied) s = arrange_copy(g, job, host_max);
     if (s == HSP_OK) s = gpu_dense_sums(g, job);

@@ -197,7 +197,7 @@ void hsp_job_drop_long(hsp_job *job, hsp_growbuf *buf)
 
 void *hsp_job_alloc(hsp_job *job, int k, int64_t bytes, const char *what)
 {
-    hsp_workspace *ws = &job->ctx->ws;
+    hsp_workspace *ws = &job->ctx->engine->ws;
     if (hsp_job_reserve(job, bytes) != HSP_OK) return NULL;
     if ((size_t)bytes <= ws->bytes[k] && ws->block[k]) return ws->block[k];
     free(ws->block[k]);

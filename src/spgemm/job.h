@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include "spgemm/bins.h"
-#include "device/context.h"
+#include "spgemm/engine.h"
 #include "spgemm/spgemm_device.h"
 
 /* A long row's buffer: starts at grow_start entries and grows on overflow
@@ -83,7 +83,7 @@ static inline int64_t hsp_row_bound(const hsp_csr *A, const hsp_csr *B, int64_t 
  * group's (bin 1's: the short rows'). */
 static inline hsp_method hsp_job_bin_method(const hsp_job *job, int b)
 {
-    int group = job->ctx->bins.group[b];
+    int group = job->ctx->engine->bins.group[b];
     if (group != HSP_GROUP_LONG && job->bin_method[b]) return job->bin_method[b];
     return job->method[group > HSP_GROUP_SHORT ? group - HSP_GROUP_SHORT : 0];
 }

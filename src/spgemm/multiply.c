@@ -79,7 +79,7 @@ static hsp_status start_result(hsp_job *job)
 /* Group totals and the figures the job gathered. */
 static void finish_stats(hsp_job *job, hsp_stats *st)
 {
-    const hsp_bins *bins = &job->ctx->bins;
+    const hsp_bins *bins = &job->ctx->engine->bins;
     for (int b = 0; b < bins->nbins; b++) st->rows_group[bins->group[b]] += st->rows_bin[b];
     int64_t scratch = 0;
     for (int t = 0; t < hsp_pool_size(job->ctx->pool); t++)
@@ -88,7 +88,7 @@ static void finish_stats(hsp_job *job, hsp_stats *st)
     st->grow_bytes_copied = atomic_load(&job->grow_bytes_copied);
     st->grow_moves = atomic_load(&job->grow_moves);
     st->peak_temp_bytes = atomic_load(&job->peak_temp_bytes) + scratch;
-    const hsp_profile *profile = &job->ctx->profile;
+    const hsp_profile *profile = &job->ctx->engine->profile;
     int took = !job->dev->spgemm->direct && st->rows_group[HSP_GROUP_LONG] && profile->long_rows[job->vsize == 8];
     for (int b = 0; b < bins->nbins; b++) {
         int group = bins->group[b];
@@ -106,9 +106,9 @@ static void device_methods(hsp_job *job)
 {
     const hsp_context *ctx = job->ctx;
     int dbl = job->vsize == 8;
-    memcpy(job->method, ctx->method, sizeof job->method);
-    memcpy(job->bin_method, ctx->profile.bin[dbl], sizeof job->bin_method);
-    if (ctx->profile.long_rows[dbl]) job->method[HSP_NMETHODGROUPS - 1] = ctx->profile.long_rows[dbl];
+    memcpy(job->method, ctx->engine->method, sizeof job->method);
+    memcpy(job->bin_method, ctx->engine->profile.bin[dbl], sizeof job->bin_method);
+    if (ctx->engine->profile.long_rows[dbl]) job->method[HSP_NMETHODGROUPS - 1] = ctx->engine->profile.long_rows[dbl];
 }
 
 /* Run the four stages, timing each. */
@@ -141,21 +141,21 @@ hsp_status hsp_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, int
     if (!ctx || !C) return hsp_fail(HSP_ERR_ARG, "hsp_multiply: ctx or C is NULL");
     *C = NULL;
     int on_device = held[0] || held[1] || hold_c; /* entries only the device has */
-    int small = !placed && !on_device && ctx->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
+    int small = !placed && !on_device && ctx->engine->cpu && A && B && A->nnz + (B == A ? 0 : B->nnz) <= ctx->options.small_nnz;
     hsp_device *dev = ctx->device;
     hsp_status s = check_operands(ctx, A, B, placed);
     if (s != HSP_OK) return s;
     hsp_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     st->size = sizeof *st;
-    hsp_job job = {.ctx = ctx, .dev = small ? ctx->cpu : dev,
+    hsp_job job = {.ctx = ctx, .dev = small ? ctx->engine->cpu : dev,
                    .A = A, .B = B,
                    .resident = {.held = {held[0], held[1]}, .hold_c = hold_c, .all_device = on_device},
                    .unsorted = unsorted,
                    .vsize = hsp_value_size(A->precision),
-                   .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
-                   .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
-    if (small) memcpy(job.method, ctx->cpu_method, sizeof job.method);
+                   .short_max = hsp_bins_group_max(&ctx->engine->bins, HSP_GROUP_SHORT),
+                   .medium_max = hsp_bins_group_max(&ctx->engine->bins, HSP_GROUP_MEDIUM), .stats = st};
+    if (small) memcpy(job.method, ctx->engine->cpu_method, sizeof job.method);
     else device_methods(&job);
     s = run_stages(&job, st);
     if (s == HSP_OK) finish_stats(&job, st);

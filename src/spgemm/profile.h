@@ -4,7 +4,7 @@
 #define HSP_PROFILE_H
 
 #include <stddef.h>
-#include "device/context.h"
+#include "spgemm/engine.h"
 
 /* out gets the methods of the profile that o names for dev, whose bins are
  * bins: none where the options name none or the user has no profile file,

@@ -12,6 +12,7 @@
 #include "spgemm/plan.h"
 #include "spgemm/spgemm.h"
 #include "spgemm/rap.h"
+#include "spgemm/engine.h"
 #include "core/transpose.h"
 
 /* The two products of an order: first X*Y into mid, then the second. */
@@ -119,7 +120,7 @@ hsp_status hsp_rap(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const h
 static int run_resident(const hsp_context *ctx, const hsp_csr *X, const hsp_csr *Y)
 {
     int64_t nnz = X->nnz + (Y == X ? 0 : Y->nnz);
-    return ctx->device->hold && ctx->auto_next == HSP_AUTO_NONE && !(ctx->cpu && nnz <= ctx->options.small_nnz);
+    return ctx->device->hold && ctx->auto_next == HSP_AUTO_NONE && !(ctx->engine->cpu && nnz <= ctx->options.small_nnz);
 }
 
 /* Bytes that cross between host and device for M: its three arrays. */

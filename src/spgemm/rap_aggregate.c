@@ -56,7 +56,7 @@ static int one_a_column(const hsp_csr *M)
 
 int hsp_rap_aggregate_fits(const hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P)
 {
-    int on_cpu = !ctx->cpu || A->nnz + P->nnz + (R ? R->nnz : P->nnz) <= ctx->options.small_nnz;
+    int on_cpu = !ctx->engine->cpu || A->nnz + P->nnz + (R ? R->nnz : P->nnz) <= ctx->options.small_nnz;
     int64_t threads = hsp_pool_size(ctx->pool); /* accumulators no larger than A*P would be */
     return on_cpu && threads <= 64 && threads * P->ncols <= A->nnz + P->nrows && one_a_row(P) &&
            (!R || one_a_column(R));
@@ -177,7 +177,7 @@ static void fused_stats(const hsp_context *ctx, const fused_run *r, double start
     stats->flops = 4 * r->reads;
     stats->threads = hsp_pool_size(ctx->pool);
     stats->passes = 2;
-    snprintf(stats->device, sizeof stats->device, "%s", (ctx->cpu ? ctx->cpu : ctx->device)->description);
+    snprintf(stats->device, sizeof stats->device, "%s", (ctx->engine->cpu ? ctx->engine->cpu : ctx->device)->description);
 }
 
 hsp_status hsp_rap_aggregate(hsp_context *ctx, const hsp_csr *R, const hsp_csr *A, const hsp_csr *P, hsp_csr **C,

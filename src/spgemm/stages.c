@@ -87,9 +87,9 @@ static void bin_count_part(void *arg, int tid, int64_t part)
     memset(r->flops[part], 0, sizeof r->flops[part]);
     for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
         int64_t u = job->ub[i];
-        int b = hsp_bins_find(&job->ctx->bins, u);
+        int b = hsp_bins_find(&job->ctx->engine->bins, u);
         r->count[part][b]++;
-        r->flops[part][job->ctx->bins.group[b]] += 2 * u;
+        r->flops[part][job->ctx->engine->bins.group[b]] += 2 * u;
         if (u <= job->medium_max) slots += u;
     }
     r->slots[part] = slots;
@@ -101,11 +101,11 @@ static void bin_place_part(void *arg, int tid, int64_t part)
     bin_run *r = arg;
     hsp_job *job = r->job;
     int64_t *next = r->count[part], slot = r->slots[part];
-    int longbin = job->ctx->bins.nbins - 1;
+    int longbin = job->ctx->engine->bins.nbins - 1;
     (void)tid;
     for (int64_t i = r->cut[part]; i < r->cut[part + 1]; i++) {
         int64_t u = job->ub[i];
-        int b = hsp_bins_find(&job->ctx->bins, u);
+        int b = hsp_bins_find(&job->ctx->engine->bins, u);
         int64_t pos = next[b]++;
         job->bin_rows[pos] = (int32_t)i;
         if (u <= job->medium_max) {
@@ -120,7 +120,7 @@ static void bin_place_part(void *arg, int tid, int64_t part)
 /* Turn per-part counts into offsets: bin by bin, part by part. */
 static void bin_offsets(hsp_job *job, bin_run *r, int64_t nparts, int64_t *total_slots)
 {
-    int nbins = job->ctx->bins.nbins;
+    int nbins = job->ctx->engine->bins.nbins;
     int64_t pos = 0, slots = 0;
     for (int b = 0; b < nbins; b++) {
         job->bin_start[b] = pos;
@@ -181,7 +181,7 @@ hsp_status hsp_stage_bin(hsp_job *job)
     bin_run r = {job, cut, count, flops, slots};
     hsp_pool_chunks(job->ctx->pool, nparts, bin_count_part, &r);
     bin_offsets(job, &r, nparts, &total_slots);
-    int longbin = job->ctx->bins.nbins - 1;
+    int longbin = job->ctx->engine->bins.nbins - 1;
     int64_t nlong = job->bin_start[longbin + 1] - job->bin_start[longbin];
     hsp_status s = place_rows(job, &r, nparts, total_slots);
     free(count);
@@ -209,7 +209,7 @@ static void single_chunk(void *arg, int tid, int64_t chunk)
 hsp_status hsp_stage_compute(hsp_job *job)
 {
     hsp_device *dev = job->dev;
-    int nbins = job->ctx->bins.nbins;
+    int nbins = job->ctx->engine->bins.nbins;
     if (dev->spgemm->direct) return hsp_direct_compute(job);
     double t0 = hsp_now_ms();
     for (int b = job->resident.all_device ? 1 : 2; b < nbins; b++) {

@@ -119,7 +119,7 @@ static hsp_status square_once(hsp_context *ctx, const hsp_csr *A, hsp_resident *
  * each non-empty bin of short and medium rows, and of the long rows. */
 static void list_variants(tuning *r, const hsp_stats *own)
 {
-    const hsp_bins *bins = &r->ctx->bins;
+    const hsp_bins *bins = &r->ctx->engine->bins;
     r->nv = 0;
     for (int b = 0; b < bins->nbins; b++) {
         int g = bins->group[b] - HSP_GROUP_SHORT;
@@ -135,7 +135,7 @@ static void list_variants(tuning *r, const hsp_stats *own)
 static hsp_status time_variant(tuning *r, const hsp_csr *A, hsp_resident *rA, const variant *v, double *ms)
 {
     hsp_stats st;
-    hsp_profile *p = &r->ctx->profile;
+    hsp_profile *p = &r->ctx->engine->profile;
     if (v && v->bin == LONG_ROWS) p->long_rows[r->dbl] = (hsp_method)v->method;
     else if (v) p->bin[r->dbl][v->bin] = (hsp_method)v->method;
     hsp_status s = square_once(r->ctx, A, rA, &st);
@@ -164,7 +164,7 @@ static hsp_status tune_matrix(tuning *r, const hsp_csr *A, hsp_resident *rA)
 {
     hsp_stats own;
     int runs = r->t->runs;
-    memset(&r->ctx->profile, 0, sizeof r->ctx->profile);
+    memset(&r->ctx->engine->profile, 0, sizeof r->ctx->engine->profile);
     hsp_status s = square_once(r->ctx, A, rA, &own); /* untimed: its bins and methods */
     if (s != HSP_OK) return s;
     list_variants(r, &own);
@@ -177,8 +177,8 @@ static hsp_status tune_matrix(tuning *r, const hsp_csr *A, hsp_resident *rA)
     }
     if (s != HSP_OK) return s;
     double own_ms = median(own_runs, runs);
-    for (int b = 0; b < r->ctx->bins.nbins; b++) {
-        int g = r->ctx->bins.group[b] - HSP_GROUP_SHORT;
+    for (int b = 0; b < r->ctx->engine->bins.nbins; b++) {
+        int g = r->ctx->engine->bins.group[b] - HSP_GROUP_SHORT;
         if ((g != 0 && g != 1) || !own.rows_bin[b]) continue;
         r->rows[b] += own.rows_bin[b];
         add_to(&r->own_ms[b], own_ms), add_to(&r->bin_ms[own.bin_method[b]][b], own_ms);
@@ -225,7 +225,7 @@ static void append(char *text, const char *fmt, ...)
 /* The section's comment table: each bin's rows and times per method. */
 static void times_table(const tuning *r, char *text)
 {
-    const hsp_bins *bins = &r->ctx->bins;
+    const hsp_bins *bins = &r->ctx->engine->bins;
     append(text, "# bin     u from     u to       rows       own");
     for (int m = HSP_METHOD_HEAP; m < NMETHODS; m++)
         if ((r->candidates[0] | r->candidates[1]) & 1u << m) append(text, " %9s", hsp_method_name((hsp_method)m));
@@ -248,7 +248,7 @@ static void times_table(const tuning *r, char *text)
  * same fastest method, the long rows' times and line. */
 static void section_text(const tuning *r, const char *specs, char *text)
 {
-    const hsp_bins *bins = &r->ctx->bins;
+    const hsp_bins *bins = &r->ctx->engine->bins;
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&now));
@@ -399,11 +399,11 @@ hsp_status hsp_tune(hsp_context *ctx, const hsp_tune_options *t)
     hsp_context_lock(ctx);
     hsp_status s = check_tune(ctx, t);
     if (s == HSP_OK) {
-        hsp_profile kept = ctx->profile;
+        hsp_profile kept = ctx->engine->profile;
         int64_t small_nnz = ctx->options.small_nnz;
         ctx->options.small_nnz = -1; /* every product on the device */
         s = tune_locked(ctx, t, &use);
-        ctx->profile = kept, ctx->options.small_nnz = small_nnz;
+        ctx->engine->profile = kept, ctx->options.small_nnz = small_nnz;
     }
     hsp_context_unlock(ctx);
     return s;
