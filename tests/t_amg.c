@@ -10,7 +10,9 @@
 #include <string.h>
 #include "amg/aggregate.h"
 #include "amg/amg.h"
+#include "amg/amg_device.h"
 #include "core/internal.h"
+#include "device/context.h"
 #include "ref.h"
 #include "tap.h"
 
@@ -733,6 +735,75 @@ static void test_errors(void)
     hsp_csr_free(A), hsp_csr_free(Z);
 }
 
+/* A host vector of n values of precision p, entry i f(i). */
+static void *vector(int64_t n, hsp_precision p, double (*f)(int64_t))
+{
+    void *v = malloc((size_t)(n ? n : 1) * hsp_value_size(p));
+    for (int64_t i = 0; i < n; i++)
+        if (p == HSP_DOUBLE) ((double *)v)[i] = f(i);
+        else ((float *)v)[i] = (float)f(i);
+    return v;
+}
+
+static double wave(int64_t i) { return sin(0.37 * (double)i) + 0.25; }
+static double ramp(int64_t i) { return (double)(i % 17) / 8 - 1; }
+
+/* y = alpha A x + beta y on the device (amg_device.h's spmv) against the
+ * host's, for a random A with empty and long rows; the relative error of
+ * each entry against the sum of its terms' magnitudes. */
+static double device_spmv(hsp_device *dev, const hsp_csr *A, double alpha, double beta)
+{
+    void *x = vector(A->ncols, A->precision, wave), *y = vector(A->nrows, A->precision, ramp);
+    size_t xb = (size_t)A->ncols * hsp_value_size(A->precision), yb = (size_t)A->nrows * hsp_value_size(A->precision);
+    hsp_resident *R = NULL;
+    void *hx = NULL, *hy = NULL;
+    double worst = INFINITY;
+    hsp_status s = hsp_place(ctx, A, &R);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){x}, &xb, &hx);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){y}, &yb, &hy);
+    if (s == HSP_OK) s = dev->amg->spmv(dev, hsp_resident_csr(R), hsp_resident_held(R), alpha, hx, beta, hy);
+    void *out = malloc(yb ? yb : 1);
+    if (s == HSP_OK) s = dev->home(dev, hy, 1, (void *[]){out}, &yb);
+    for (int32_t i = 0; s == HSP_OK && i < A->nrows; i++) {
+        double sum = 0, mag = 0, yi = A->precision == HSP_DOUBLE ? ((double *)y)[i] : ((float *)y)[i];
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            double t = hsp_csr_value(A, k) * wave(A->colidx[k]);
+            t = A->precision == HSP_DOUBLE ? t : (double)(float)hsp_csr_value(A, k) * (float)wave(A->colidx[k]);
+            sum += t, mag += fabs(t);
+        }
+        double want = alpha * sum + beta * yi, got = A->precision == HSP_DOUBLE ? ((double *)out)[i] : ((float *)out)[i];
+        double err = fabs(got - want) / (fabs(alpha) * mag + fabs(beta * yi) + 1e-300);
+        worst = isfinite(worst) ? fmax(worst, err) : err;
+    }
+    if (s != HSP_OK) tap_diag("spmv: %s", hsp_errmsg());
+    dev->drop(dev, hx), dev->drop(dev, hy);
+    hsp_resident_free(R);
+    free(x), free(y), free(out);
+    return s == HSP_OK ? worst : INFINITY;
+}
+
+/* The solve's product on a device with memory of its own: every alpha and
+ * beta case (beta 0 never reads y), both precisions. */
+static void test_device_spmv(void)
+{
+    hsp_device *dev = ctx->device;
+    if (!dev->amg) {
+        tap_skip("the device uses host arrays in place (no resident solve steps)", "device spmv");
+        return;
+    }
+    for (int p = 0; p < 2; p++) {
+        hsp_precision prec = p ? HSP_DOUBLE : HSP_FLOAT;
+        hsp_csr *A = ref_random(3000, 2500, 0, 300, prec, 58);
+        const double cases[][2] = {{1, 0}, {-1, 1}, {0.5, -2}};
+        for (int c = 0; c < 3; c++) {
+            double err = device_spmv(dev, A, cases[c][0], cases[c][1]);
+            tap_ok(err <= (p ? 1e-13 : 1e-5), "device spmv, %s, y = %g A x + %g y: 3000 x 2500, rows of 0-300: "
+                   "largest relative error %.2g", p ? "double" : "float", cases[c][0], cases[c][1], err);
+        }
+        hsp_csr_free(A);
+    }
+}
+
 int main(void)
 {
     if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
@@ -767,6 +838,7 @@ int main(void)
     test_isolated();
     test_candidates();
     test_errors();
+    test_device_spmv();
     hsp_context_free(ctx);
     return tap_done();
 }

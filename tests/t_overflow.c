@@ -53,9 +53,9 @@ static hsp_job job_of(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B, hsp_
 {
     memset(st, 0, sizeof *st);
     hsp_job job = {.ctx = ctx, .dev = ctx->device, .A = A, .B = B,
-                   .vsize = sizeof(double), .short_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_SHORT),
-                   .medium_max = hsp_bins_group_max(&ctx->bins, HSP_GROUP_MEDIUM), .stats = st};
-    memcpy(job.method, ctx->method, sizeof job.method);
+                   .vsize = sizeof(double), .short_max = hsp_bins_group_max(&ctx->engine->bins, HSP_GROUP_SHORT),
+                   .medium_max = hsp_bins_group_max(&ctx->engine->bins, HSP_GROUP_MEDIUM), .stats = st};
+    memcpy(job.method, ctx->engine->method, sizeof job.method);
     return job;
 }
 
@@ -210,7 +210,7 @@ static hsp_status device_bins(hsp_context *ctx, gpu *g, int bin, const int64_t s
     o.A.nrows = 2 * SPAN; /* only its row count is read */
     hsp_job job = job_of(ctx, &o.A, &o.B, st);
     job.resident.all_device = 1, job.bin_rows = rows;
-    script.bin = bin, script.group = ctx->bins.group[bin], script.sum[0] = sum[0], script.sum[1] = sum[1];
+    script.bin = bin, script.group = ctx->engine->bins.group[bin], script.sum[0] = sum[0], script.sum[1] = sum[1];
     return gpu_bin_rows(g, &job, 0);
 }
 
@@ -221,8 +221,8 @@ static void device_sums(hsp_context *ctx)
     if (!tap_ok(gpu_device_new(&scripted_ops, 1, "scripted", &dev) == HSP_OK, "a scripted device")) return;
     gpu *g = dev->state;
     g->host_arrays = 1;
-    int medium = 0, longbin = ctx->bins.nbins - 1;
-    while (ctx->bins.group[medium] != HSP_GROUP_MEDIUM) medium++;
+    int medium = 0, longbin = ctx->engine->bins.nbins - 1;
+    while (ctx->engine->bins.group[medium] != HSP_GROUP_MEDIUM) medium++;
     hsp_stats st;
     const int64_t half[2] = {TWO_62, TWO_62}, most[2] = {TWO_62 - 1, 0}, flops[2] = {TWO_62, 0};
     hsp_status s = device_bins(ctx, g, longbin, half, &st);

@@ -34,6 +34,10 @@ typedef struct hsp_amg_device {
     hsp_status (*identity)(hsp_device *dev, int32_t n, hsp_precision precision, void **held);
     hsp_status (*lanczos)(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, int step,
                           double *scalars);
+    /* The solve: y = alpha A x + beta y, x and y vectors of A's precision
+     * held as one array each (dev->hold), y not read where beta is 0. */
+    hsp_status (*spmv)(hsp_device *dev, const hsp_csr *A, void *held_a, double alpha, void *held_x, double beta,
+                       void *held_y);
 } hsp_amg_device;
 
 /* The passes of Lanczos step j on S = |D|^-1/2 A |D|^-1/2 (similar to

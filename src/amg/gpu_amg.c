@@ -35,20 +35,6 @@ enum { W_WHERE, W_BAD, W_PART, W_STRONG, W_KEY, W_MAX1, W_UNDECIDED, W_ROOT, W_F
  * level 0 in each. */
 enum { T_WEIGHTS = 3 };
 
-/* A value of the kernels' type VT. */
-typedef union {
-    float f;
-    double d;
-} vt_value;
-
-/* x as an argument of type VT, kept in *store. */
-static gpu_arg vt(int dbl, double x, vt_value *store)
-{
-    if (dbl) store->d = x;
-    else store->f = (float)x;
-    return dbl ? gpu_val(&store->d, sizeof store->d) : gpu_val(&store->f, sizeof store->f);
-}
-
 /* *out: the largest (most) or the sum of the ngroups values of the
  * kernels' type at part (buf holds as many). */
 static hsp_status parts_read(gpu *g, int dbl, gpu_array *part, size_t ngroups, int most, void *buf, double *out)
@@ -261,10 +247,10 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double 
 {
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, roots = 0;
-    vt_value store;
+    gpu_vt_value store;
     hsp_status s = diagonal(g, A, h, w, rho);
     gpu_arg strong[] = {gpu_val(&n, sizeof n),      gpu_array_arg(&h->a[0]),    gpu_array_arg(&h->a[1]),
-                        gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), vt(dbl, theta, &store),
+                        gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), gpu_vt(dbl, theta, &store),
                         gpu_val(&zeros, sizeof zeros), gpu_array_arg(&w[W_STRONG])};
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 8, n);
     if (s == HSP_OK) s = find_roots(g, A, h, w);
@@ -324,9 +310,9 @@ static hsp_status sa_smooth(hsp_device *dev, const hsp_csr *A, void *held_a, voi
     int dbl = A->precision == HSP_DOUBLE;
     const gpu_held *a = held_a, *t = held_t, *p = held_p;
     int64_t n = P->nrows;
-    vt_value store;
+    gpu_vt_value store;
     gpu_arg args[] = {gpu_val(&n, sizeof n),   gpu_array_arg(&a->a[0]), gpu_array_arg(&a->a[1]),
-                      gpu_array_arg(&a->a[2]), vt(dbl, w, &store),      gpu_array_arg(&p->a[0]),
+                      gpu_array_arg(&a->a[2]), gpu_vt(dbl, w, &store),      gpu_array_arg(&p->a[0]),
                       gpu_array_arg(&p->a[1]), gpu_array_arg(&p->a[2]), gpu_array_arg(&t->a[0]),
                       gpu_array_arg(&t->a[1]), gpu_array_arg(&t->a[2])};
     return gpu_noted(dev, gpu_launch_items(g, dbl, GK_SA_SMOOTH, args, 11, n));
@@ -486,5 +472,11 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
     return gpu_noted(dev, s);
 }
 
-const hsp_amg_device gpu_amg_device = {sa_tentative, sa_radius, sa_smooth, transpose, transpose_values, identity,
-                                      lanczos};
+const hsp_amg_device gpu_amg_device = {.tentative = sa_tentative,
+                                       .radius = sa_radius,
+                                       .smooth = sa_smooth,
+                                       .transpose = transpose,
+                                       .transpose_values = transpose_values,
+                                       .identity = identity,
+                                       .lanczos = lanczos,
+                                       .spmv = gpu_spmv};

@@ -232,6 +232,14 @@ hsp_status gpu_done(gpu *g, hsp_status s, gpu_array *w, int n);
 /* The array an argument means (B's are A's when B is A). */
 const gpu_array *gpu_array_of(gpu *g, int which);
 
+/* A value of the kernels' type VT (float or double), and x as an argument of
+ * that type, kept in *store. */
+typedef union {
+    float f;
+    double d;
+} gpu_vt_value;
+gpu_arg gpu_vt(int dbl, double x, gpu_vt_value *store);
+
 /* Argument builders: an array of the job (gpu_array_of), one of the
  * caller's, a value, a block of local memory. */
 static inline gpu_arg gpu_arr(gpu *g, int which)

@@ -52,3 +52,10 @@ hsp_status gpu_scan(gpu *g, int dbl, const gpu_array *cnt, gpu_array *crp, int64
     if (s == HSP_OK) s = g->ops->launch(g, dbl, GK_ROW_SCAN, scan, 5, (size_t)ngroups, size);
     return s == HSP_OK && total ? gpu_array_read_at(g, crp, (size_t)m * sizeof(int64_t), total, sizeof *total) : s;
 }
+
+gpu_arg gpu_vt(int dbl, double x, gpu_vt_value *store)
+{
+    if (dbl) store->d = x;
+    else store->f = (float)x;
+    return dbl ? gpu_val(&store->d, sizeof store->d) : gpu_val(&store->f, sizeof store->f);
+}
