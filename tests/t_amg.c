@@ -747,60 +747,171 @@ static void *vector(int64_t n, hsp_precision p, double (*f)(int64_t))
 
 static double wave(int64_t i) { return sin(0.37 * (double)i) + 0.25; }
 static double ramp(int64_t i) { return (double)(i % 17) / 8 - 1; }
+static double at(const void *v, hsp_precision p, int64_t i) { return p == HSP_DOUBLE ? ((double *)v)[i] : ((float *)v)[i]; }
+/* f(i) as a vector of precision p holds it. */
+static double held_value(double (*f)(int64_t), hsp_precision p, int64_t i) { return p == HSP_DOUBLE ? f(i) : (float)f(i); }
 
-/* y = alpha A x + beta y on the device (amg_device.h's spmv) against the
- * host's, for a random A with empty and long rows; the relative error of
- * each entry against the sum of its terms' magnitudes. */
-static double device_spmv(hsp_device *dev, const hsp_csr *A, double alpha, double beta)
+/* The device's vectors of the solve: n values of f held (h[k]), and read home. */
+typedef struct {
+    hsp_device *dev;
+    hsp_precision p;
+    int64_t n;
+    void *held;
+} dvec;
+
+static dvec dvec_of(hsp_device *dev, int64_t n, hsp_precision p, double (*f)(int64_t))
 {
-    void *x = vector(A->ncols, A->precision, wave), *y = vector(A->nrows, A->precision, ramp);
-    size_t xb = (size_t)A->ncols * hsp_value_size(A->precision), yb = (size_t)A->nrows * hsp_value_size(A->precision);
-    hsp_resident *R = NULL;
-    void *hx = NULL, *hy = NULL;
-    double worst = INFINITY;
-    hsp_status s = hsp_place(ctx, A, &R);
-    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){x}, &xb, &hx);
-    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){y}, &yb, &hy);
-    if (s == HSP_OK) s = dev->amg->spmv(dev, hsp_resident_csr(R), hsp_resident_held(R), alpha, hx, beta, hy);
-    void *out = malloc(yb ? yb : 1);
-    if (s == HSP_OK) s = dev->home(dev, hy, 1, (void *[]){out}, &yb);
-    for (int32_t i = 0; s == HSP_OK && i < A->nrows; i++) {
-        double sum = 0, mag = 0, yi = A->precision == HSP_DOUBLE ? ((double *)y)[i] : ((float *)y)[i];
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            double t = hsp_csr_value(A, k) * wave(A->colidx[k]);
-            t = A->precision == HSP_DOUBLE ? t : (double)(float)hsp_csr_value(A, k) * (float)wave(A->colidx[k]);
-            sum += t, mag += fabs(t);
-        }
-        double want = alpha * sum + beta * yi, got = A->precision == HSP_DOUBLE ? ((double *)out)[i] : ((float *)out)[i];
-        double err = fabs(got - want) / (fabs(alpha) * mag + fabs(beta * yi) + 1e-300);
-        worst = isfinite(worst) ? fmax(worst, err) : err;
-    }
-    if (s != HSP_OK) tap_diag("spmv: %s", hsp_errmsg());
-    dev->drop(dev, hx), dev->drop(dev, hy);
-    hsp_resident_free(R);
-    free(x), free(y), free(out);
-    return s == HSP_OK ? worst : INFINITY;
+    dvec v = {dev, p, n, NULL};
+    void *host = vector(n, p, f);
+    size_t bytes = (size_t)n * hsp_value_size(p);
+    if (dev->hold(dev, 1, (const void *[]){host}, &bytes, &v.held) != HSP_OK) tap_diag("hold: %s", hsp_errmsg());
+    free(host);
+    return v;
 }
 
-/* The solve's product on a device with memory of its own: every alpha and
- * beta case (beta 0 never reads y), both precisions. */
-static void test_device_spmv(void)
+/* v's values (malloc'd), or NULL where it could not be read. */
+static void *dvec_home(const dvec *v)
+{
+    size_t bytes = (size_t)v->n * hsp_value_size(v->p);
+    void *host = malloc(bytes ? bytes : 1);
+    if (!v->held || v->dev->home(v->dev, v->held, 1, (void *[]){host}, &bytes) != HSP_OK) free(host), host = NULL;
+    return host;
+}
+
+/* The largest |got - want| / scale[i] over n entries, or infinity where got is NULL. */
+static double worst(const void *got, hsp_precision p, const double *want, const double *scale, int64_t n)
+{
+    double e = got ? 0 : INFINITY;
+    for (int64_t i = 0; got && i < n; i++) e = fmax(e, fabs(at(got, p, i) - want[i]) / (scale[i] + 1e-300));
+    return e;
+}
+
+/* y = c + s A x (c: none, another vector, or y itself) and y.w on the
+ * device (amg_device.h's spmv) against the host's, for a random A with
+ * empty and long rows: the worst entry's error against the sum of its terms'
+ * magnitudes, and the dot's against the sum of |y_i w_i|. */
+static void device_spmv(hsp_device *dev, const hsp_csr *A, double s, int c_is)
+{
+    hsp_precision p = A->precision;
+    hsp_resident *R = NULL;
+    dvec x = dvec_of(dev, A->ncols, p, wave), c = dvec_of(dev, A->nrows, p, ramp), y = dvec_of(dev, A->nrows, p, ramp);
+    dvec w = dvec_of(dev, A->nrows, p, wave);
+    double *want = malloc((size_t)A->nrows * sizeof *want), *mag = malloc((size_t)A->nrows * sizeof *mag), yw = 0;
+    double dot = 0, dmag = 0;
+    hsp_status st = hsp_place(ctx, A, &R);
+    if (st == HSP_OK)
+        st = dev->amg->spmv(dev, hsp_resident_csr(R), hsp_resident_held(R), s, x.held,
+                            c_is == 0 ? NULL : c_is == 1 ? c.held : y.held, y.held, w.held, &yw);
+    if (st != HSP_OK) tap_diag("spmv: %s", hsp_errmsg());
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double sum = 0, m = 0, ci = c_is ? ramp(i) : 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            double t = hsp_csr_value(A, k) * held_value(wave, p, A->colidx[k]);
+            sum += t, m += fabs(t);
+        }
+        want[i] = ci + s * sum, mag[i] = fabs(ci) + fabs(s) * m;
+        dot += want[i] * held_value(wave, p, i), dmag += fabs(want[i] * held_value(wave, p, i));
+    }
+    void *got = st == HSP_OK ? dvec_home(&y) : NULL;
+    double e = worst(got, p, want, mag, A->nrows), de = fabs(yw - dot) / (dmag + 1e-300), tol = p == HSP_DOUBLE ? 1e-13 : 1e-5;
+    tap_ok(e <= tol && de <= (p == HSP_DOUBLE ? 1e-12 : 1e-4), "device spmv, %s, y = %s%g A x and y.w: %d x %d, rows of 0-300: "
+           "largest relative error %.2g, of the dot %.2g", p == HSP_DOUBLE ? "double" : "float",
+           (const char *[]){"", "c + ", "y + "}[c_is], s, A->nrows, A->ncols, e, de);
+    dvec *all[] = {&x, &c, &y, &w};
+    for (int k = 0; k < 4; k++) dev->drop(dev, all[k]->held);
+    hsp_resident_free(R);
+    free(want), free(mag), free(got);
+}
+/* dinv = 1 / a_ii and l1inv = 1 / sum_j |a_ij| on the device against the host's. */
+static void device_diagonals(hsp_device *dev, hsp_precision p)
+{
+    hsp_csr *A = NULL;
+    hsp_resident *R = NULL;
+    hsp_generate("poisson2d9:40", 1, p, &A);
+    dvec d = dvec_of(dev, A->nrows, p, ramp), l = dvec_of(dev, A->nrows, p, ramp);
+    double *dw = malloc((size_t)A->nrows * sizeof *dw), *lw = malloc((size_t)A->nrows * sizeof *lw);
+    double *one = malloc((size_t)A->nrows * sizeof *one);
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double sum = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) sum += fabs(hsp_csr_value(A, k));
+        dw[i] = 1 / diagonal(A, i), lw[i] = 1 / sum, one[i] = fabs(dw[i]) + fabs(lw[i]);
+    }
+    hsp_status st = hsp_place(ctx, A, &R);
+    if (st == HSP_OK) st = dev->amg->diagonals(dev, hsp_resident_csr(R), hsp_resident_held(R), d.held, l.held);
+    void *gd = st == HSP_OK ? dvec_home(&d) : NULL, *gl = st == HSP_OK ? dvec_home(&l) : NULL;
+    double e = fmax(worst(gd, p, dw, one, A->nrows), worst(gl, p, lw, one, A->nrows));
+    tap_ok(e <= (p == HSP_DOUBLE ? 1e-15 : 1e-6), "device diagonals, %s, poisson2d9:40: 1 / a_ii and 1 / sum |a_ij|, "
+           "largest relative error %.2g", p == HSP_DOUBLE ? "double" : "float", e);
+    dev->drop(dev, d.held), dev->drop(dev, l.held);
+    hsp_resident_free(R);
+    hsp_csr_free(A);
+    free(dw), free(lw), free(one), free(gd), free(gl);
+}
+
+static double bump(int64_t i) { return 1.5 + cos(0.11 * (double)i); }
+
+/* Each vector step (amg_device.h's HSP_VEC_*) on n entries against the same
+ * worked out here: the vectors after it, and the sum it gives. */
+static void device_vector(hsp_device *dev, hsp_precision p, int op, int with_d)
+{
+    enum { N = 5000 };
+    const double a = op == HSP_VEC_STEP && !with_d ? 0 : 0.75, c = -1.25;
+    double (*f[4])(int64_t) = {wave, ramp, bump, wave};
+    dvec v[4];
+    double want[4][N], scale[N], out = 0, sum = 0, smag = 0;
+    for (int k = 0; k < 4; k++) v[k] = dvec_of(dev, N, p, f[k]);
+    for (int64_t i = 0; i < N; i++) {
+        double x[4];
+        for (int k = 0; k < 4; k++) x[k] = want[k][i] = held_value(f[k], p, i);
+        if (op == HSP_VEC_STEP) {
+            double u = c * x[3] * x[2] + a * x[1];
+            want[1][i] = with_d ? u : x[1], want[0][i] = x[0] + u;
+        } else if (op == HSP_VEC_UPDATE) {
+            want[0][i] = x[0] + a * x[2], want[1][i] = x[1] - a * x[3];
+            sum += want[1][i] * want[1][i], smag += want[1][i] * want[1][i];
+        } else if (op == HSP_VEC_DIRECTION) {
+            want[0][i] = x[1] + a * x[0];
+        } else if (op == HSP_VEC_DOT) {
+            sum += x[0] * x[1], smag += fabs(x[0] * x[1]);
+        } else {
+            want[0][i] = x[1];
+        }
+        scale[i] = 4; /* every value here is below 4 in magnitude */
+    }
+    if (op == HSP_VEC_STEP && !with_d) dev->drop(dev, v[1].held), v[1].held = NULL;
+    void *held[4] = {v[0].held, v[1].held, v[2].held, v[3].held};
+    hsp_status st = dev->amg->vector(dev, op, N, p, a, c, held, &out);
+    double e = st == HSP_OK ? 0 : INFINITY;
+    for (int k = 0; k < 4 && st == HSP_OK; k++) {
+        if (!v[k].held) continue;
+        void *got = dvec_home(&v[k]);
+        e = fmax(e, worst(got, p, want[k], scale, N));
+        free(got);
+    }
+    if (op == HSP_VEC_UPDATE || op == HSP_VEC_DOT) e = fmax(e, fabs(out - sum) / (smag + 1e-300));
+    static const char *const names[] = {"step", "update", "direction", "dot", "copy"};
+    tap_ok(e <= (p == HSP_DOUBLE ? 1e-14 : 1e-5), "device vector %s%s, %s, %d entries: the vectors and the sum as "
+           "worked out here (largest error %.2g)", names[op], op == HSP_VEC_STEP ? (with_d ? " with d" : " without d") : "",
+           p == HSP_DOUBLE ? "double" : "float", N, e);
+    for (int k = 0; k < 4; k++) dev->drop(dev, v[k].held);
+}
+
+/* The solve's steps on a device with memory of its own, both precisions. */
+static void test_device_solve_steps(void)
 {
     hsp_device *dev = ctx->device;
     if (!dev->amg) {
-        tap_skip("the device uses host arrays in place (no resident solve steps)", "device spmv");
+        tap_skip("the device uses host arrays in place (no resident solve steps)", "device solve steps");
         return;
     }
     for (int p = 0; p < 2; p++) {
         hsp_precision prec = p ? HSP_DOUBLE : HSP_FLOAT;
         hsp_csr *A = ref_random(3000, 2500, 0, 300, prec, 58);
-        const double cases[][2] = {{1, 0}, {-1, 1}, {0.5, -2}};
-        for (int c = 0; c < 3; c++) {
-            double err = device_spmv(dev, A, cases[c][0], cases[c][1]);
-            tap_ok(err <= (p ? 1e-13 : 1e-5), "device spmv, %s, y = %g A x + %g y: 3000 x 2500, rows of 0-300: "
-                   "largest relative error %.2g", p ? "double" : "float", cases[c][0], cases[c][1], err);
-        }
+        for (int c_is = 0; c_is < 3; c_is++) device_spmv(dev, A, c_is == 1 ? -1 : 0.5, c_is);
         hsp_csr_free(A);
+        device_diagonals(dev, prec);
+        for (int op = HSP_VEC_STEP; op <= HSP_VEC_COPY; op++) device_vector(dev, prec, op, 1);
+        device_vector(dev, prec, HSP_VEC_STEP, 0);
     }
 }
 
@@ -838,7 +949,7 @@ int main(void)
     test_isolated();
     test_candidates();
     test_errors();
-    test_device_spmv();
+    test_device_solve_steps();
     hsp_context_free(ctx);
     return tap_done();
 }

@@ -34,11 +34,25 @@ typedef struct hsp_amg_device {
     hsp_status (*identity)(hsp_device *dev, int32_t n, hsp_precision precision, void **held);
     hsp_status (*lanczos)(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, int step,
                           double *scalars);
-    /* The solve: y = alpha A x + beta y, x and y vectors of A's precision
-     * held as one array each (dev->hold), y not read where beta is 0. */
-    hsp_status (*spmv)(hsp_device *dev, const hsp_csr *A, void *held_a, double alpha, void *held_x, double beta,
-                       void *held_y);
+    /* The solve's steps, on vectors of the level's precision held as one
+     * array each (dev->hold): spmv makes y = c + s M x (c NULL: 0; c may
+     * be y) and, where w is not NULL, *yw = y.w; diagonals holds 1 / a_ii
+     * in dinv and 1 / sum_j |a_ij| in l1inv; vector runs step op
+     * (HSP_VEC_*, below) over n entries. */
+    hsp_status (*spmv)(hsp_device *dev, const hsp_csr *M, void *held_m, double s, void *x, void *c, void *y,
+                       void *w, double *yw);
+    hsp_status (*diagonals)(hsp_device *dev, const hsp_csr *A, void *held_a, void *dinv, void *l1inv);
+    hsp_status (*vector)(hsp_device *dev, int op, int64_t n, hsp_precision precision, double a, double c,
+                         void *const v[4], double *out);
 } hsp_amg_device;
+
+/* The solve's vector steps over n entries, v[] the vectors named (the CPU
+ * threads run the same on double vectors: solve.h): STEP, v = {x, d, r,
+ * dinv}: u = c dinv.r + a d (d read only where a != 0; d NULL where a is
+ * 0), d = u where given, x += u; UPDATE, {x, r, p, q}: x += a p, r -= a q,
+ * *out = r.r; DIRECTION, {p, z}: p = z + a p; DOT, {u, v}: *out = u.v;
+ * COPY, {y, x}: y = x. */
+enum { HSP_VEC_STEP, HSP_VEC_UPDATE, HSP_VEC_DIRECTION, HSP_VEC_DOT, HSP_VEC_COPY };
 
 /* The passes of Lanczos step j on S = |D|^-1/2 A |D|^-1/2 (similar to
  * D^-1 A), over vectors v, w, prev, with scalars alpha (HSP_LZ_ALPHA + j)

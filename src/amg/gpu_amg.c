@@ -479,4 +479,6 @@ const hsp_amg_device gpu_amg_device = {.tentative = sa_tentative,
                                        .transpose_values = transpose_values,
                                        .identity = identity,
                                        .lanczos = lanczos,
-                                       .spmv = gpu_spmv};
+                                       .spmv = gpu_spmv,
+                                       .diagonals = gpu_diagonals,
+                                       .vector = gpu_vector};
