@@ -160,9 +160,9 @@ static hsp_status solve(hsp_context *ctx, hsp_amg *amg, const void *b, void *x, 
     solver s = {.ctx = ctx, .o = o, .n = A->nrows};
     if (info) s.info.history = info->history, s.info.history_size = info->history_size;
     hsp_status e = hsp_solve_data(ctx, amg, o, &s.sd);
-    double *v = e == HSP_OK ? malloc(((size_t)s.n * 6 + 1) * sizeof *v) : NULL;
-    if (e == HSP_OK && !v) e = hsp_fail(HSP_ERR_NOMEM, "hsp_amg_solve: no memory for the vectors of %d rows", s.n);
-    if (e != HSP_OK) return e;
+    if (e != HSP_OK) return hsp_fail(e, "hsp_amg_solve: %s", hsp_errmsg());
+    double *v = malloc(((size_t)s.n * 6 + 1) * sizeof *v);
+    if (!v) return hsp_fail(HSP_ERR_NOMEM, "hsp_amg_solve: no memory for the vectors of %d rows", s.n);
     s.x = v, s.b = v + s.n, s.r = v + 2 * (size_t)s.n, s.z = v + 3 * (size_t)s.n, s.p = v + 4 * (size_t)s.n;
     s.q = v + 5 * (size_t)s.n;
     to_double(b, A->precision, s.n, s.b);
@@ -208,7 +208,8 @@ hsp_status hsp_amg_apply(hsp_context *ctx, hsp_amg *amg, const void *r, void *z,
     hsp_context_lock(ctx);
     const hsp_csr *A = amg->level[0].A;
     e = hsp_solve_data(ctx, amg, o, &sd);
-    if (e == HSP_OK) {
+    if (e != HSP_OK) e = hsp_fail(e, "hsp_amg_apply: %s", hsp_errmsg());
+    else {
         hsp_solve_level *v = &sd->level[0];
         to_double(r, A->precision, A->nrows, v->b);
         memset(v->x, 0, (size_t)A->nrows * sizeof *v->x);
