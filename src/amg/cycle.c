@@ -19,7 +19,7 @@ void hsp_solve_data_free(hsp_amg_solve_data *sd)
     if (!sd) return;
     for (int l = 0; l < sd->nlevels; l++) {
         hsp_solve_level *v = &sd->level[l];
-        free(v->A.cut), free(v->R.cut), free(v->P.cut);
+        free(v->A.cut), free(v->R.cut), free(v->P.cut), free(v->ghost);
         free(v->dinv), free(v->l1inv), free(v->x), free(v->b), free(v->t), free(v->d);
     }
     hsp_dense_factor_free(&sd->coarse);
@@ -41,6 +41,24 @@ static hsp_status diagonals(const hsp_csr *A, hsp_solve_level *v)
     return s;
 }
 
+/* v's ghost rows: those a part of A's rows reads from outside itself. */
+static hsp_status ghosts(hsp_solve_level *v)
+{
+    const hsp_csr *A = v->A.M;
+    uint8_t *read = calloc((size_t)A->nrows + 1, 1);
+    if (!read) return hsp_fail(HSP_ERR_NOMEM, "no memory for the parts of a level of %d rows", A->nrows);
+    for (int64_t p = 0; p < v->A.nparts; p++)
+        for (int32_t i = (int32_t)v->A.cut[p]; i < v->A.cut[p + 1]; i++)
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                read[A->colidx[k]] |= A->colidx[k] < v->A.cut[p] || A->colidx[k] >= v->A.cut[p + 1];
+    for (int32_t i = 0; i < A->nrows; i++) v->nghost += read[i];
+    v->ghost = malloc((size_t)v->nghost * sizeof *v->ghost + 1);
+    for (int32_t i = 0, k = 0; v->ghost && i < A->nrows; i++)
+        if (read[i]) v->ghost[k++] = i;
+    free(read);
+    return v->ghost ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the parts of a level of %d rows", A->nrows);
+}
+
 /* Level l's parts, diagonals, work vectors and the setup's rho (0 where it made none). */
 static hsp_status make_level(hsp_context *ctx, const hsp_amg *amg, int l, hsp_solve_level *v)
 {
@@ -55,7 +73,8 @@ static hsp_status make_level(hsp_context *ctx, const hsp_amg *amg, int l, hsp_so
     if (!v->dinv || !v->l1inv || !v->x || !v->b || !v->t || !v->d)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d (%d rows)", l, a->A->nrows);
     v->rho = amg->state->level[l].rho;
-    return diagonals(a->A, v);
+    s = diagonals(a->A, v);
+    return s == HSP_OK ? ghosts(v) : s;
 }
 
 /* The solve data of amg for ctx's threads, the coarsest level factored where it is small enough. */

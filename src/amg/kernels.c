@@ -23,20 +23,6 @@ hsp_status hsp_rows_cut(hsp_context *ctx, const hsp_csr *M, hsp_rows *r)
     return HSP_OK;
 }
 
-/* Row i of M times x. */
-static inline double row_times(const hsp_csr *M, int32_t i, const double *x)
-{
-    double sum = 0;
-    if (M->precision == HSP_DOUBLE) {
-        const double *v = M->values;
-        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) sum += v[k] * x[M->colidx[k]];
-    } else {
-        const float *v = M->values;
-        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) sum += v[k] * x[M->colidx[k]];
-    }
-    return sum;
-}
-
 /* y = c + s M x over parts, with each part's y.w. */
 typedef struct {
     const hsp_rows *r;
@@ -51,7 +37,7 @@ static void spmv_part(void *arg, int tid, int64_t p)
     double dot = 0;
     (void)tid;
     for (int32_t i = (int32_t)j->r->cut[p]; i < j->r->cut[p + 1]; i++) {
-        j->y[i] = (j->c ? j->c[i] : 0) + j->s * row_times(j->r->M, i, j->x);
+        j->y[i] = (j->c ? j->c[i] : 0) + j->s * hsp_row_times(j->r->M, i, j->x);
         if (j->w) dot += j->y[i] * j->w[i];
     }
     j->partial[p] = dot;

@@ -9,20 +9,23 @@
 #include "core/pool.h"
 #include "device/context.h"
 
-/* Row i of M times x, the columns lo .. hi - 1 from x and the others from old. */
+/* Row i of M times x (its columns sorted), the columns lo .. hi - 1 from x and the others
+ * from old (a row of no other columns by the plain loop). */
 static inline double row_split(const hsp_csr *M, int32_t i, const double *x, const double *old, int32_t lo,
                                int32_t hi)
 {
     double sum = 0;
+    int64_t first = M->rowptr[i], last = M->rowptr[i + 1];
+    if (first < last && M->colidx[first] >= lo && M->colidx[last - 1] < hi) return hsp_row_times(M, i, x);
     if (M->precision == HSP_DOUBLE) {
         const double *v = M->values;
-        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) {
+        for (int64_t k = first; k < last; k++) {
             int32_t j = M->colidx[k];
             sum += v[k] * (j >= lo && j < hi ? x[j] : old[j]);
         }
     } else {
         const float *v = M->values;
-        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) {
+        for (int64_t k = first; k < last; k++) {
             int32_t j = M->colidx[k];
             sum += v[k] * (j >= lo && j < hi ? x[j] : old[j]);
         }
@@ -49,11 +52,11 @@ static void gs_part(void *arg, int tid, int64_t p)
     }
 }
 
-/* One sweep, forward or backward, the other parts' values from before it (in v->t). */
+/* One sweep, forward or backward, the other parts' values from before it (the ghost rows' in v->t). */
 static void gauss_seidel(hsp_context *ctx, hsp_solve_level *v, double *x, const double *b, int backward)
 {
-    gs_job j = {&v->A, x, b, x, v->dinv, backward};
-    if (v->A.nparts > 1) hsp_vec_copy(ctx, v->A.M->nrows, x, v->t), j.old = v->t;
+    gs_job j = {&v->A, x, b, v->t, v->dinv, backward};
+    for (int64_t k = 0; k < v->nghost; k++) v->t[v->ghost[k]] = x[v->ghost[k]];
     hsp_pool_chunks(ctx->pool, v->A.nparts, gs_part, &j);
 }
 

@@ -23,7 +23,8 @@ void hsp_amg_solve_options_init(hsp_amg_solve_options *o)
 /* o in range, else an error naming fn and the option. */
 static hsp_status check_options(const char *fn, const hsp_amg_solve_options *o)
 {
-    if (!(o->tol >= 0 && o->tol < INFINITY)) return hsp_fail(HSP_ERR_ARG, "%s: tol = %g: give a number >= 0", fn, o->tol);
+    if (!(o->tol >= 0 && o->tol < INFINITY))
+        return hsp_fail(HSP_ERR_ARG, "%s: tol = %g: give a number >= 0", fn, o->tol);
     if (o->maxiter < 0) return hsp_fail(HSP_ERR_ARG, "%s: maxiter = %d: give 0 or more", fn, o->maxiter);
     if (o->accel != HSP_ACCEL_CG && o->accel != HSP_ACCEL_NONE)
         return hsp_fail(HSP_ERR_ARG, "%s: accel = %d: give HSP_ACCEL_CG or HSP_ACCEL_NONE", fn, (int)o->accel);

@@ -28,6 +28,8 @@ typedef struct {
 /* A level as the solve uses it. */
 typedef struct {
     hsp_rows A, R, P;   /* R, P: none on the coarsest level */
+    int32_t *ghost;     /* the rows whose x a part of A's rows other than their own reads, */
+    int64_t nghost;     /* ascending: Gauss-Seidel keeps their values from before a sweep */
     double *dinv;       /* 1 / a_ii */
     double *l1inv;      /* 1 / sum_j |a_ij| */
     double rho;         /* rho(D^-1 A): the setup's, else estimated when a smoother needs it; 0 until */
@@ -44,6 +46,19 @@ typedef struct hsp_amg_solve_data {
 } hsp_amg_solve_data;
 
 /* ---- row kernels (kernels.c) ---- */
+/* Row i of M times x. */
+static inline double hsp_row_times(const hsp_csr *M, int32_t i, const double *x)
+{
+    double sum = 0;
+    if (M->precision == HSP_DOUBLE) {
+        const double *v = M->values;
+        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) sum += v[k] * x[M->colidx[k]];
+    } else {
+        const float *v = M->values;
+        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) sum += v[k] * x[M->colidx[k]];
+    }
+    return sum;
+}
 /* Cut M's rows for ctx's threads (r->cut allocated). */
 hsp_status hsp_rows_cut(hsp_context *ctx, const hsp_csr *M, hsp_rows *r);
 /* y = c + s M x (c NULL: 0; y may be c) on the threads; returns y.w (w NULL: 0). */
