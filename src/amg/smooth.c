@@ -9,30 +9,6 @@
 #include "core/pool.h"
 #include "device/context.h"
 
-/* Row i of M times x (its columns sorted), the columns lo .. hi - 1 from x and the others
- * from old (a row of no other columns by the plain loop). */
-static inline double row_split(const hsp_csr *M, int32_t i, const double *x, const double *old, int32_t lo,
-                               int32_t hi)
-{
-    double sum = 0;
-    int64_t first = M->rowptr[i], last = M->rowptr[i + 1];
-    if (first < last && M->colidx[first] >= lo && M->colidx[last - 1] < hi) return hsp_row_times(M, i, x);
-    if (M->precision == HSP_DOUBLE) {
-        const double *v = M->values;
-        for (int64_t k = first; k < last; k++) {
-            int32_t j = M->colidx[k];
-            sum += v[k] * (j >= lo && j < hi ? x[j] : old[j]);
-        }
-    } else {
-        const float *v = M->values;
-        for (int64_t k = first; k < last; k++) {
-            int32_t j = M->colidx[k];
-            sum += v[k] * (j >= lo && j < hi ? x[j] : old[j]);
-        }
-    }
-    return sum;
-}
-
 /* A Gauss-Seidel sweep over each part's rows. */
 typedef struct {
     const hsp_rows *r;
@@ -41,15 +17,53 @@ typedef struct {
     int backward;
 } gs_job;
 
+/* Entry k of M's values, of precision dbl (1: double). */
+static inline double entry(const hsp_csr *M, int64_t k, int dbl)
+{
+    return dbl ? ((const double *)M->values)[k] : ((const float *)M->values)[k];
+}
+
+/* x_j as a row of part lo .. hi - 1 reads it: from x in the part, else from before the sweep. */
+static inline double value_of(const gs_job *g, int32_t j, int32_t lo, int32_t hi)
+{
+    return j >= lo && j < hi ? g->x[j] : g->old[j];
+}
+
+/* Row i's update, sweeping backward or not, M's values double or not (constants where it is
+ * called, so that each of gs_part's four loops is its own).  The entries of the columns the
+ * sweep has just passed (j < i forward, j > i backward) are added last, toward i, so that the
+ * wait for x of the row before is short: the other entries' sum does not depend on it. */
+static inline __attribute__((always_inline)) void gs_row(const gs_job *g, int32_t i, int32_t lo, int32_t hi,
+                                                         int backward, int dbl)
+{
+    const hsp_csr *M = g->r->M;
+    int64_t first = M->rowptr[i], last = M->rowptr[i + 1], mid = first, k;
+    double early = 0, late = 0;
+    while (mid < last && M->colidx[mid] < i) mid++; /* the first column >= i */
+    if (!backward) {
+        for (k = mid; k < last; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
+        for (k = first; k < mid; k++) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
+    } else {
+        if (mid < last && M->colidx[mid] == i) mid++; /* the first column > i */
+        for (k = first; k < mid; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
+        for (k = last - 1; k >= mid; k--) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
+    }
+    g->x[i] += (g->b[i] - early - late) * g->dinv[i];
+}
+
 static void gs_part(void *arg, int tid, int64_t p)
 {
-    const gs_job *j = arg;
-    int32_t lo = (int32_t)j->r->cut[p], hi = (int32_t)j->r->cut[p + 1];
+    const gs_job *g = arg;
+    int32_t lo = (int32_t)g->r->cut[p], hi = (int32_t)g->r->cut[p + 1];
     (void)tid;
-    for (int32_t k = 0; k < hi - lo; k++) {
-        int32_t i = j->backward ? hi - 1 - k : lo + k;
-        j->x[i] += (j->b[i] - row_split(j->r->M, i, j->x, j->old, lo, hi)) * j->dinv[i];
-    }
+    if (g->r->M->precision == HSP_DOUBLE && g->backward)
+        for (int32_t i = hi - 1; i >= lo; i--) gs_row(g, i, lo, hi, 1, 1);
+    else if (g->r->M->precision == HSP_DOUBLE)
+        for (int32_t i = lo; i < hi; i++) gs_row(g, i, lo, hi, 0, 1);
+    else if (g->backward)
+        for (int32_t i = hi - 1; i >= lo; i--) gs_row(g, i, lo, hi, 1, 0);
+    else
+        for (int32_t i = lo; i < hi; i++) gs_row(g, i, lo, hi, 0, 0);
 }
 
 /* One sweep, forward or backward, the other parts' values from before it (the ghost rows' in v->t). */
