@@ -5,12 +5,15 @@
  * Gauss-Seidel, l1-Jacobi, a dense coarse solve); hsp_amg_apply is
  * symmetric, positive and one stationary cycle; the history, an initial
  * guess, maxiter reached, a one-level hierarchy solved exactly, a re-setup
- * (its coarse factor made anew); bad options, a non-finite b, an indefinite
+ * (its coarse factor made anew), a coarsest level too large to factor; a level
+ * not on the host, bad options, a non-finite b, an indefinite
  * A under CG and a singular coarsest level refused, x untouched. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "amg/amg.h"
+#include "amg/solve.h"
 #include "ref.h"
 #include "tap.h"
 
@@ -154,6 +157,12 @@ static void test_pyamg_count(void)
     hsp_amg_free(amg), hsp_amg_free(amg1), hsp_csr_free(A);
 }
 
+/* The parts of level 0's rows amg's solves use (0 before the first). */
+static int parts(const hsp_amg *amg)
+{
+    return amg->state->solve ? (int)amg->state->solve->level[0].A.nparts : 0;
+}
+
 /* ---- a plain V-cycle, one thread's reference ---- */
 
 /* A x = b by Gaussian elimination with partial pivoting. */
@@ -275,6 +284,9 @@ static void test_apply(const char *spec)
             tap_ok(s == HSP_OK && fabs(umv - vmu) <= 1e-10 * (fabs(umv) + fabs(vmu)) && umu > 0,
                    "%s, %s, %c(2,2): <u, Mv> = %.12g, <Mu, v> = %.12g; u.Mu = %.6g > 0", spec, smoother_name[sm],
                    cyc ? 'W' : 'V', umv, vmu, umu);
+            if (s == HSP_OK) s = hsp_amg_apply(ctx, amg, v, x, &o);
+            tap_ok(s == HSP_OK && !memcmp(x, mv, n * sizeof *x), "%s, %s, %c(2,2): the same bits twice (on %d parts "
+                   "of level 0's rows)", spec, smoother_name[sm], cyc ? 'W' : 'V', parts(amg));
             o.accel = HSP_ACCEL_NONE, o.maxiter = 1, o.tol = 0;
             s = hsp_amg_solve(ctx, amg, u, x, &o, NULL);
             int same = s == HSP_OK && !memcmp(x, mu, n * sizeof *x);
@@ -342,6 +354,50 @@ static void test_one_level(void)
     hsp_amg_free(amg), hsp_csr_free(A), hsp_csr_free(B);
 }
 
+/* Is x still all `value`? */
+static int untouched(const double *x, int32_t n, double value)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (x[i] != value) return 0;
+    return 1;
+}
+
+/* A coarsest level of more than 5000 rows (max_levels reached first) is smoothed, not
+ * factored: CG still converges (with one level, CG preconditioned by symmetric
+ * Gauss-Seidel alone); a level not on the host (as a resident hierarchy's before
+ * hsp_amg_home) is refused, naming hsp_amg_home. */
+static void test_large_coarse(void)
+{
+    for (int levels = 1; levels <= 2; levels++) {
+        hsp_csr *A = NULL;
+        hsp_amg_options ao;
+        hsp_amg *amg = NULL;
+        hsp_amg_solve_options o;
+        char what[96];
+        hsp_amg_options_init(&ao);
+        ao.max_levels = levels;
+        hsp_generate(levels == 1 ? "poisson2d5:80" : "poisson2d5:200", 1, HSP_DOUBLE, &A);
+        hsp_amg_solve_options_init(&o);
+        o.maxiter = 400;
+        if (hsp_amg_setup(ctx, A, &ao, &amg) == HSP_OK) {
+            snprintf(what, sizeof what, "%d level(s), the coarsest of %d rows smoothed", levels,
+                     amg->level[amg->nlevels - 1].A->nrows);
+            check_solve(what, amg, &o, levels == 1 ? 400 : 100);
+        }
+        if (amg && levels == 2) {
+            double *b = vector(HSP_DOUBLE, A->nrows, 1, 1), *x = vector(HSP_DOUBLE, A->nrows, 0, 7);
+            const hsp_csr *keep = amg->level[1].A;
+            amg->level[1].A = NULL;
+            hsp_status s = hsp_amg_solve(ctx, amg, b, x, NULL, NULL);
+            tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "hsp_amg_home") && untouched(x, A->nrows, 7),
+                   "a level not on the host refused, x untouched: %s", hsp_errmsg());
+            amg->level[1].A = keep;
+            free(b), free(x);
+        }
+        hsp_amg_free(amg), hsp_csr_free(A);
+    }
+}
+
 /* A re-setup with a perturbed A: the solve converges to the new A's solution. */
 static void test_resetup(void)
 {
@@ -377,14 +433,6 @@ static void test_random(void)
         if (amg) check_solve(what, amg, &o, 40);
         hsp_amg_free(amg), hsp_csr_free(A);
     }
-}
-
-/* Is x still all `value`? */
-static int untouched(const double *x, int32_t n, double value)
-{
-    for (int32_t i = 0; i < n; i++)
-        if (x[i] != value) return 0;
-    return 1;
 }
 
 /* Bad options, NULL arguments, NaN and Inf in b or x0 refused (HSP_ERR_ARG,
@@ -477,6 +525,7 @@ int main(void)
     test_iterations();
     test_one_level();
     test_resetup();
+    test_large_coarse();
     test_random();
     test_errors();
     hsp_context_free(ctx), hsp_context_free(ctx1);

@@ -104,7 +104,10 @@ hsp_status hsp_solve_data(hsp_context *ctx, hsp_amg *amg, const hsp_amg_solve_op
 {
     hsp_amg_solve_data *sd = amg->state->solve;
     hsp_status s = HSP_OK;
-    if (sd && sd->nthreads != hsp_pool_size(ctx->pool)) hsp_solve_data_free(sd), sd = amg->state->solve = NULL;
+    /* made anew for other threads; and for a hierarchy whose levels a device made, whose re-setup
+     * (amg_resident.c) does not drop it yet: each solve of it prepares its own */
+    if (sd && (sd->nthreads != hsp_pool_size(ctx->pool) || amg->state->on_device))
+        hsp_solve_data_free(sd), sd = amg->state->solve = NULL;
     if (!sd) {
         sd = calloc(1, sizeof *sd);
         if (!sd) return hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's data");
