@@ -24,33 +24,44 @@ static inline double entry(const hsp_csr *M, int64_t k, int dbl)
 }
 
 /* x_j as a row of part lo .. hi - 1 reads it: from x in the part, else from before the sweep. */
-static inline double value_of(const gs_job *g, int32_t j, int32_t lo, int32_t hi)
+static inline double value_of(const gs_job *g, int32_t j, int32_t lo, int32_t hi, int inside)
 {
-    return j >= lo && j < hi ? g->x[j] : g->old[j];
+    return inside || (uint32_t)(j - lo) < (uint32_t)(hi - lo) ? g->x[j] : g->old[j];
 }
 
 /* Row i's update, sweeping backward or not, M's values double or not (constants where it is
  * called, so that each of gs_part's four loops is its own).  The entries of the columns the
  * sweep has just passed (j < i forward, j > i backward) are added last, toward i, so that the
  * wait for x of the row before is short: the other entries' sum does not depend on it. */
-static inline __attribute__((always_inline)) void gs_row(const gs_job *g, int32_t i, int32_t lo, int32_t hi,
-                                                         int backward, int dbl)
+static inline __attribute__((always_inline)) void gs_cols(const gs_job *g, int32_t i, int32_t lo, int32_t hi,
+                                                          int backward, int dbl, int inside)
 {
     const hsp_csr *M = g->r->M;
     int64_t first = M->rowptr[i], last = M->rowptr[i + 1], mid = first, k;
     double early = 0, late = 0;
     while (mid < last && M->colidx[mid] < i) mid++; /* the first column >= i */
     if (!backward) {
-        for (k = mid; k < last; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
-        for (k = first; k < mid; k++) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
+        for (k = mid; k < last; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
+        for (k = first; k < mid; k++) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
     } else {
         if (mid < last && M->colidx[mid] == i) mid++; /* the first column > i */
-        for (k = first; k < mid; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
-        for (k = last - 1; k >= mid; k--) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi);
+        for (k = first; k < mid; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
+        for (k = last - 1; k >= mid; k--) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
     }
     g->x[i] += (g->b[i] - early - late) * g->dinv[i];
 }
 
+/* gs_cols of row i, which reads x alone where it has no column of another part. */
+static inline __attribute__((always_inline)) void gs_row(const gs_job *g, int32_t i, int32_t lo, int32_t hi,
+                                                         int backward, int dbl)
+{
+    const hsp_csr *M = g->r->M;
+    int64_t first = M->rowptr[i], last = M->rowptr[i + 1];
+    if (first < last && M->colidx[first] >= lo && M->colidx[last - 1] < hi) gs_cols(g, i, lo, hi, backward, dbl, 1);
+    else gs_cols(g, i, lo, hi, backward, dbl, 0);
+}
+
+/* The sweep over part p's rows. */
 static void gs_part(void *arg, int tid, int64_t p)
 {
     const gs_job *g = arg;
