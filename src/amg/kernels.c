@@ -31,6 +31,7 @@ typedef struct {
     double partial[MAX_PARTS];
 } spmv_job;
 
+/* spmv_job's rows of part p. */
 static void spmv_part(void *arg, int tid, int64_t p)
 {
     spmv_job *j = arg;
@@ -92,6 +93,7 @@ static double vec_rows(vec_job *j, int32_t first, int32_t last)
     return sum;
 }
 
+/* vec_job's rows of part p (of nparts equal ones). */
 static void vec_part(void *arg, int tid, int64_t p)
 {
     vec_job *j = arg;
