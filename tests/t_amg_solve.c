@@ -278,9 +278,8 @@ static void test_apply(const char *spec)
             o.smoother = sm, o.cycle = cyc, o.pre = 2, o.post = 2;
             hsp_status s = hsp_amg_apply(ctx, amg, u, mu, &o);
             if (s == HSP_OK) s = hsp_amg_apply(ctx, amg, v, mv, &o);
-            double umv = 0, vmu = 0, umu = 0, uu = 0;
+            double umv = 0, vmu = 0, umu = 0;
             for (int32_t i = 0; i < n; i++) umv += u[i] * mv[i], vmu += v[i] * mu[i], umu += u[i] * mu[i];
-            for (int32_t i = 0; i < n; i++) uu += u[i] * u[i];
             tap_ok(s == HSP_OK && fabs(umv - vmu) <= 1e-10 * (fabs(umv) + fabs(vmu)) && umu > 0,
                    "%s, %s, %c(2,2): <u, Mv> = %.12g, <Mu, v> = %.12g; u.Mu = %.6g > 0", spec, smoother_name[sm],
                    cyc ? 'W' : 'V', umv, vmu, umu);
