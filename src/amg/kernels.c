@@ -78,7 +78,7 @@ static double vec_rows(vec_job *j, int32_t first, int32_t last)
     double sum = 0;
     for (int32_t i = first; i < last; i++) switch (j->op) {
         case VEC_STEP: {
-            double u = j->c * j->dinv[i] * j->r[i] + (j->d ? j->a * j->d[i] : 0);
+            double u = j->c * j->dinv[i] * j->r[i] + (j->a != 0 ? j->a * j->d[i] : 0); /* d unread where a = 0 */
             if (j->d) j->d[i] = u;
             j->x[i] += u;
             break;

@@ -64,7 +64,7 @@ hsp_status hsp_rows_cut(hsp_context *ctx, const hsp_csr *M, hsp_rows *r);
 /* y = c + s M x (c NULL: 0; y may be c) on the threads; returns y.w (w NULL: 0). */
 double hsp_rows_spmv(hsp_context *ctx, const hsp_rows *r, const double *x, const double *c, double s, double *y,
                      const double *w);
-/* u = c dinv.r + a d (d NULL: none; else d = u), x += u, over n rows. */
+/* u = c dinv.r + a d (d read only where a != 0; d NULL: a is 0, else d = u), x += u, over n rows. */
 void hsp_vec_step(hsp_context *ctx, int32_t n, double *x, double *d, const double *r, const double *dinv, double a,
                   double c);
 /* x += a p, r -= a q; returns r.r. */
