@@ -274,6 +274,18 @@ static void test_apply(const char *spec)
         tap_ok(s == HSP_OK && diff <= 1e-10 * size, "%s, %s, one thread: hsp_amg_apply is the plain V(1,1) cycle "
                "(%d levels; max difference %.3g of %.3g)", spec, smoother_name[o.smoother], amg1->nlevels, diff, size);
     }
+    if (amg && amg1) { /* the hierarchy of the device's threads, solved on one: its solve data made anew */
+        hsp_amg_solve_options o;
+        hsp_amg_solve_options_init(&o);
+        hsp_status s = hsp_amg_apply(ctx, amg, u, mv, &o);
+        int before = parts(amg);
+        if (s == HSP_OK) s = hsp_amg_apply(ctx1, amg, u, mu, &o);
+        plain_cycle(amg, 0, plain, u, 0);
+        double diff = 0, size = 0;
+        for (int32_t i = 0; i < n; i++) diff = fmax(diff, fabs(mu[i] - plain[i])), size = fmax(size, fabs(plain[i]));
+        tap_ok(s == HSP_OK && diff <= 1e-10 * size && parts(amg) == 1, "%s: a hierarchy applied on one thread after "
+               "%d parts of its rows is the plain cycle (its solve data made anew)", spec, before);
+    }
     for (int sm = 0; sm < 4 && amg; sm++)
         for (int cyc = 0; cyc < 2; cyc++) {
             hsp_amg_solve_options o;
