@@ -520,6 +520,14 @@ static void test_errors(void)
     tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "singular") && untouched(x, 10, 7),
            "a singular coarsest level refused, x untouched: %s", hsp_errmsg());
     hsp_amg_free(sing), hsp_csr_free(N);
+    /* one level (no set-up check of its diagonal): a zero on it refused by the solve */
+    hsp_csr_from_triplets(2, 2, 2, (const int32_t[]){0, 1}, (const int32_t[]){1, 0}, (const double[]){1, 1},
+                          HSP_DOUBLE, &N);
+    sing = setup(ctx, N, 100);
+    s = sing ? hsp_amg_solve(ctx, sing, b, x, NULL, NULL) : HSP_ERR_ARG;
+    tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "row 0 of A has no nonzero diagonal") && untouched(x, 2, 7),
+           "a zero on a one-level hierarchy's diagonal refused, x untouched: %s", hsp_errmsg());
+    hsp_amg_free(sing), hsp_csr_free(N);
     free(b), free(x), hsp_amg_free(amg), hsp_csr_free(A);
 }
 

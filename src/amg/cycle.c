@@ -4,7 +4,6 @@
  * factor), and what they use, made by a hierarchy's first solve and kept in
  * its state until a re-setup: the levels' inverted diagonals, rho(D^-1 A)
  * where a smoother needs it, parts of rows, work vectors and the factor. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "amg/aggregate.h"
@@ -24,21 +23,6 @@ void hsp_solve_data_free(hsp_amg_solve_data *sd)
     }
     hsp_dense_factor_free(&sd->coarse);
     free(sd);
-}
-
-/* v's 1 / a_ii and 1 / sum_j |a_ij| of A (a zero on its diagonal refused). */
-static hsp_status diagonals(const hsp_csr *A, hsp_solve_level *v)
-{
-    int64_t *where = malloc(((size_t)A->nrows + 1) * sizeof *where);
-    if (!where) return hsp_fail(HSP_ERR_NOMEM, "no memory for a level's diagonal (%d rows)", A->nrows);
-    hsp_status s = hsp_diagonal(A, where);
-    for (int32_t i = 0; s == HSP_OK && i < A->nrows; i++) {
-        double l1 = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) l1 += fabs(hsp_csr_value(A, k));
-        v->dinv[i] = 1 / hsp_csr_value(A, where[i]), v->l1inv[i] = 1 / l1;
-    }
-    free(where);
-    return s;
 }
 
 /* v's ghost rows: those a part of A's rows reads from outside itself. */
@@ -73,8 +57,9 @@ static hsp_status make_level(hsp_context *ctx, const hsp_amg *amg, int l, hsp_so
     if (!v->dinv || !v->l1inv || !v->x || !v->b || !v->t || !v->d)
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d (%d rows)", l, a->A->nrows);
     v->rho = amg->state->level[l].rho;
-    s = diagonals(a->A, v);
-    return s == HSP_OK ? ghosts(v) : s;
+    s = hsp_rows_diagonals(ctx, v);
+    if (s != HSP_OK) return hsp_fail(s, "level %d: %s", l, hsp_errmsg());
+    return ghosts(v);
 }
 
 /* The solve data of amg for ctx's threads, the coarsest level factored where it is small enough. */

@@ -3,6 +3,7 @@
  * the smoothers and of CG over equal parts.  Each part's sum is its own and
  * the parts' sums are added in order, so that a result depends on the number
  * of parts, never on which thread ran which. */
+#include <math.h>
 #include <stdlib.h>
 #include "amg/solve.h"
 #include "core/internal.h"
@@ -58,6 +59,40 @@ double hsp_rows_spmv(hsp_context *ctx, const hsp_rows *r, const double *x, const
     spmv_job j = {.r = r, .x = x, .c = c, .w = w, .s = s, .y = y};
     hsp_pool_chunks(ctx->pool, r->nparts, spmv_part, &j);
     return total(j.partial, r->nparts);
+}
+
+/* The diagonals of part p of v's A: first_bad[p], its first row without a nonzero
+ * diagonal entry (-1: none). */
+typedef struct {
+    hsp_solve_level *v;
+    int32_t first_bad[MAX_PARTS];
+} diag_job;
+
+static void diag_part(void *arg, int tid, int64_t p)
+{
+    diag_job *j = arg;
+    const hsp_csr *A = j->v->A.M;
+    int dbl = A->precision == HSP_DOUBLE;
+    (void)tid;
+    j->first_bad[p] = -1;
+    for (int32_t i = (int32_t)j->v->A.cut[p]; i < j->v->A.cut[p + 1]; i++) {
+        double d = 0, l1 = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            l1 += fabs(hsp_entry(A, k, dbl));
+            if (A->colidx[k] == i) d = hsp_entry(A, k, dbl);
+        }
+        if (d == 0 && j->first_bad[p] < 0) j->first_bad[p] = i;
+        j->v->dinv[i] = 1 / d, j->v->l1inv[i] = 1 / l1;
+    }
+}
+
+hsp_status hsp_rows_diagonals(hsp_context *ctx, hsp_solve_level *v)
+{
+    diag_job j = {.v = v};
+    hsp_pool_chunks(ctx->pool, v->A.nparts, diag_part, &j);
+    for (int64_t p = 0; p < v->A.nparts; p++)
+        if (j.first_bad[p] >= 0) return hsp_fail_diagonal(j.first_bad[p]);
+    return HSP_OK;
 }
 
 /* A vector pass: which, its vectors and scalars, and the parts' sums. */

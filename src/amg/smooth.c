@@ -17,12 +17,6 @@ typedef struct {
     int backward;
 } gs_job;
 
-/* Entry k of M's values, of precision dbl (1: double). */
-static inline double entry(const hsp_csr *M, int64_t k, int dbl)
-{
-    return dbl ? ((const double *)M->values)[k] : ((const float *)M->values)[k];
-}
-
 /* x_j as a row of part lo .. hi - 1 reads it: from x in the part, else from before the sweep. */
 static inline double value_of(const gs_job *g, int32_t j, int32_t lo, int32_t hi, int inside)
 {
@@ -41,12 +35,12 @@ static inline __attribute__((always_inline)) void gs_cols(const gs_job *g, int32
     double early = 0, late = 0;
     while (mid < last && M->colidx[mid] < i) mid++; /* the first column >= i */
     if (!backward) {
-        for (k = mid; k < last; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
-        for (k = first; k < mid; k++) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
+        for (k = mid; k < last; k++) early += hsp_entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
+        for (k = first; k < mid; k++) late += hsp_entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
     } else {
         if (mid < last && M->colidx[mid] == i) mid++; /* the first column > i */
-        for (k = first; k < mid; k++) early += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
-        for (k = last - 1; k >= mid; k--) late += entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
+        for (k = first; k < mid; k++) early += hsp_entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
+        for (k = last - 1; k >= mid; k--) late += hsp_entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
     }
     g->x[i] += (g->b[i] - early - late) * g->dinv[i];
 }

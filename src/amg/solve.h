@@ -46,6 +46,11 @@ typedef struct hsp_amg_solve_data {
 } hsp_amg_solve_data;
 
 /* ---- row kernels (kernels.c) ---- */
+/* Entry k of M's values, M double where dbl (a constant where the caller's loop should be its own). */
+static inline double hsp_entry(const hsp_csr *M, int64_t k, int dbl)
+{
+    return dbl ? ((const double *)M->values)[k] : ((const float *)M->values)[k];
+}
 /* Row i of M times x. */
 static inline double hsp_row_times(const hsp_csr *M, int32_t i, const double *x)
 {
@@ -64,6 +69,9 @@ hsp_status hsp_rows_cut(hsp_context *ctx, const hsp_csr *M, hsp_rows *r);
 /* y = c + s M x (c NULL: 0; y may be c) on the threads; returns y.w (w NULL: 0). */
 double hsp_rows_spmv(hsp_context *ctx, const hsp_rows *r, const double *x, const double *c, double s, double *y,
                      const double *w);
+/* v's dinv and l1inv of its A on the threads; an error naming the first row without a
+ * nonzero diagonal entry. */
+hsp_status hsp_rows_diagonals(hsp_context *ctx, hsp_solve_level *v);
 /* u = c dinv.r + a d (d read only where a != 0; d NULL: a is 0, else d = u), x += u, over n rows. */
 void hsp_vec_step(hsp_context *ctx, int32_t n, double *x, double *d, const double *r, const double *dinv, double a,
                   double c);
