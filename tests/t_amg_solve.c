@@ -211,26 +211,75 @@ static double row(const hsp_csr *A, int32_t i, const double *x, double *d, doubl
     return s;
 }
 
-/* One sweep: symmetric Gauss-Seidel (forward, backward) or l1-Jacobi. */
-static void plain_smooth(const hsp_csr *A, double *x, const double *b, int l1jacobi)
+/* x += w r / scale, r = b - A x (scale: a_ii, or sum_j |a_ij| where l1). */
+static void plain_jacobi(const hsp_csr *A, double *x, const double *b, double w, int l1)
 {
     int32_t n = A->nrows;
-    double d, l1;
-    if (l1jacobi) {
-        double *r = malloc(n * sizeof *r);
-        for (int32_t i = 0; i < n; i++) r[i] = b[i] - row(A, i, x, &d, &l1), r[i] /= l1;
-        for (int32_t i = 0; i < n; i++) x[i] += r[i];
-        free(r);
-        return;
-    }
-    for (int32_t i = 0; i < n; i++) x[i] += (b[i] - row(A, i, x, &d, &l1)) / d;
-    for (int32_t i = n - 1; i >= 0; i--) x[i] += (b[i] - row(A, i, x, &d, &l1)) / d;
+    double *r = malloc(n * sizeof *r), d, s;
+    for (int32_t i = 0; i < n; i++) r[i] = b[i] - row(A, i, x, &d, &s), r[i] *= w / (l1 ? s : d);
+    for (int32_t i = 0; i < n; i++) x[i] += r[i];
+    free(r);
 }
 
-/* The V(1,1) cycle at level l from x = 0. */
-static void plain_cycle(const hsp_amg *amg, int l, double *x, const double *b, int l1jacobi)
+/* A Gauss-Seidel sweep over each of the level's parts of rows (cut), forward or backward,
+ * the other parts' values from before the sweep. */
+static void plain_gauss_seidel(const hsp_csr *A, double *x, const double *b, const hsp_rows *parts, int backward)
+{
+    int32_t n = A->nrows;
+    double *old = malloc(n * sizeof *old), d, l1;
+    memcpy(old, x, n * sizeof *x);
+    for (int64_t p = 0; p < parts->nparts; p++) {
+        int32_t lo = (int32_t)parts->cut[p], hi = (int32_t)parts->cut[p + 1];
+        for (int32_t k = 0; k < hi - lo; k++) {
+            int32_t i = backward ? hi - 1 - k : lo + k;
+            double sum = 0;
+            for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+                int32_t j = A->colidx[e];
+                sum += hsp_csr_value(A, e) * (j >= lo && j < hi ? x[j] : old[j]);
+            }
+            row(A, i, x, &d, &l1);
+            x[i] += (b[i] - sum) / d;
+        }
+    }
+    free(old);
+}
+
+/* Chebyshev's polynomial of degree 3 in D^-1 A over [rho / 30, 1.1 rho] (Saad's Algorithm 12.1). */
+static void plain_chebyshev(const hsp_csr *A, double *x, const double *b, double rho)
+{
+    int32_t n = A->nrows;
+    double lo = rho / 30, hi = 1.1 * rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
+    double rk = 1 / sigma, *dir = calloc(n, sizeof *dir), d, l1;
+    for (int k = 0; k < 3; k++) {
+        double next = 1 / (2 * sigma - rk);
+        for (int32_t i = 0; i < n; i++) {
+            double r = (b[i] - row(A, i, x, &d, &l1)) / d;
+            dir[i] = k ? next * rk * dir[i] + 2 * next / delta * r : r / theta;
+        }
+        for (int32_t i = 0; i < n; i++) x[i] += dir[i];
+        if (k) rk = next;
+    }
+    free(dir);
+}
+
+/* One sweep of smoother sm on level v's A x = b (the solve data's parts and rho). */
+static void plain_smooth(const hsp_csr *A, const hsp_solve_level *v, double *x, const double *b, int sm)
+{
+    switch (sm) {
+    case HSP_SMOOTHER_GAUSS_SEIDEL:
+        plain_gauss_seidel(A, x, b, &v->A, 0), plain_gauss_seidel(A, x, b, &v->A, 1);
+        break;
+    case HSP_SMOOTHER_JACOBI: plain_jacobi(A, x, b, 1 / v->rho, 0); break;
+    case HSP_SMOOTHER_L1_JACOBI: plain_jacobi(A, x, b, 1, 1); break;
+    default: plain_chebyshev(A, x, b, v->rho); break;
+    }
+}
+
+/* The (1,1) cycle at level l from x, V or W (the coarsest level visited once), smoother sm. */
+static void plain_cycle(const hsp_amg *amg, int l, double *x, const double *b, int sm, int w)
 {
     const hsp_csr *A = amg->level[l].A;
+    const hsp_solve_level *v = &amg->state->solve->level[l];
     int32_t n = A->nrows;
     if (l == amg->nlevels - 1) {
         dense_solve(A, b, x);
@@ -239,21 +288,42 @@ static void plain_cycle(const hsp_amg *amg, int l, double *x, const double *b, i
     int32_t nc = amg->level[l + 1].A->nrows;
     double *r = malloc(n * sizeof *r), *bc = malloc(nc * sizeof *bc), *xc = calloc(nc, sizeof *xc);
     double *e = malloc(n * sizeof *e);
-    memset(x, 0, n * sizeof *x);
-    plain_smooth(A, x, b, l1jacobi);
+    plain_smooth(A, v, x, b, sm);
     spmv(A, x, r);
     for (int32_t i = 0; i < n; i++) r[i] = b[i] - r[i];
     spmv(amg->level[l].R, r, bc);
-    plain_cycle(amg, l + 1, xc, bc, l1jacobi);
+    for (int k = 0; k < (w && l + 2 < amg->nlevels ? 2 : 1); k++) plain_cycle(amg, l + 1, xc, bc, sm, w);
     spmv(amg->level[l].P, xc, e);
     for (int32_t i = 0; i < n; i++) x[i] += e[i];
-    plain_smooth(A, x, b, l1jacobi);
+    plain_smooth(A, v, x, b, sm);
     free(r), free(bc), free(xc), free(e);
 }
 
-/* One thread's hsp_amg_apply is the plain V(1,1) cycle; the device's threads'
- * hsp_amg_apply is symmetric (<Mu, v> = <u, Mv>), positive (r.Mr > 0) and one
- * stationary iteration from zero. */
+/* hsp_amg_apply on c and amg, every smoother, V and W, against the plain cycle of the
+ * same parts of rows (one: exactly Gauss-Seidel) and rho. */
+static void against_plain(const char *spec, hsp_context *c, hsp_amg *amg, const double *u, double *mu,
+                          double *plain)
+{
+    int32_t n = amg->level[0].A->nrows;
+    for (int sm = 0; sm < 4; sm++)
+        for (int w = 0; w < 2; w++) {
+            hsp_amg_solve_options o;
+            hsp_amg_solve_options_init(&o);
+            o.smoother = sm, o.cycle = w;
+            hsp_status s = hsp_amg_apply(c, amg, u, mu, &o);
+            memset(plain, 0, n * sizeof *plain);
+            if (s == HSP_OK) plain_cycle(amg, 0, plain, u, sm, w);
+            double diff = 0, size = 0;
+            for (int32_t i = 0; i < n; i++) diff = fmax(diff, fabs(mu[i] - plain[i])), size = fmax(size, fabs(plain[i]));
+            tap_ok(s == HSP_OK && diff <= 1e-10 * size, "%s, %s, %c(1,1), %d part(s) of level 0's rows: "
+                   "hsp_amg_apply is the plain cycle (%d levels; max difference %.3g of %.3g)", spec,
+                   smoother_name[sm], w ? 'W' : 'V', parts(amg), amg->nlevels, diff, size);
+        }
+}
+
+/* hsp_amg_apply, on one thread and on the device's, is the plain cycle of every smoother,
+ * V and W; on the device's threads it is symmetric (<Mu, v> = <u, Mv>), positive (r.Mr > 0),
+ * the same bits twice and one stationary iteration from zero. */
 static void test_apply(const char *spec)
 {
     hsp_csr *A = NULL;
@@ -263,24 +333,16 @@ static void test_apply(const char *spec)
     double *u = vector(HSP_DOUBLE, n, 1, 1), *v = malloc(n * sizeof *v), *mu = malloc(n * sizeof *mu);
     double *mv = malloc(n * sizeof *mv), *plain = malloc(n * sizeof *plain), *x = calloc(n, sizeof *x);
     for (int32_t i = 0; i < n; i++) v[i] = cos(0.013 * i * i);
-    for (int l1 = 0; l1 < 2 && amg && amg1; l1++) {
-        hsp_amg_solve_options o;
-        hsp_amg_solve_options_init(&o);
-        o.smoother = l1 ? HSP_SMOOTHER_L1_JACOBI : HSP_SMOOTHER_GAUSS_SEIDEL;
-        hsp_status s = hsp_amg_apply(ctx1, amg1, u, mu, &o);
-        plain_cycle(amg1, 0, plain, u, l1);
-        double diff = 0, size = 0;
-        for (int32_t i = 0; i < n; i++) diff = fmax(diff, fabs(mu[i] - plain[i])), size = fmax(size, fabs(plain[i]));
-        tap_ok(s == HSP_OK && diff <= 1e-10 * size, "%s, %s, one thread: hsp_amg_apply is the plain V(1,1) cycle "
-               "(%d levels; max difference %.3g of %.3g)", spec, smoother_name[o.smoother], amg1->nlevels, diff, size);
-    }
+    if (amg1) against_plain(spec, ctx1, amg1, u, mu, plain);
+    if (amg) against_plain(spec, ctx, amg, u, mu, plain);
     if (amg && amg1) { /* the hierarchy of the device's threads, solved on one: its solve data made anew */
         hsp_amg_solve_options o;
         hsp_amg_solve_options_init(&o);
         hsp_status s = hsp_amg_apply(ctx, amg, u, mv, &o);
         int before = parts(amg);
         if (s == HSP_OK) s = hsp_amg_apply(ctx1, amg, u, mu, &o);
-        plain_cycle(amg, 0, plain, u, 0);
+        memset(plain, 0, n * sizeof *plain);
+        plain_cycle(amg, 0, plain, u, 0, 0);
         double diff = 0, size = 0;
         for (int32_t i = 0; i < n; i++) diff = fmax(diff, fabs(mu[i] - plain[i])), size = fmax(size, fabs(plain[i]));
         tap_ok(s == HSP_OK && diff <= 1e-10 * size && parts(amg) == 1, "%s: a hierarchy applied on one thread after "
@@ -519,6 +581,13 @@ static void test_errors(void)
     s = sing ? hsp_amg_solve(ctx, sing, b, x, NULL, NULL) : HSP_ERR_ARG;
     tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "singular") && untouched(x, 10, 7),
            "a singular coarsest level refused, x untouched: %s", hsp_errmsg());
+    hsp_amg_free(sing), hsp_csr_free(N);
+    /* one level, not symmetric: its LU (rows swapped) solves it in one stationary iteration */
+    hsp_csr_from_triplets(3, 3, 7, (const int32_t[]){0, 0, 1, 1, 1, 2, 2}, (const int32_t[]){0, 1, 0, 1, 2, 1, 2},
+                          (const double[]){1, 4, 3, 1, 2, 2, 1}, HSP_DOUBLE, &N);
+    sing = setup(ctx, N, 100);
+    o.x0 = 0, o.accel = HSP_ACCEL_NONE;
+    if (sing) check_solve("one level of [1 4 0; 3 1 2; 0 2 1] (LU, rows swapped), stationary", sing, &o, 1);
     hsp_amg_free(sing), hsp_csr_free(N);
     /* one level (no set-up check of its diagonal): a zero on it refused by the solve */
     hsp_csr_from_triplets(2, 2, 2, (const int32_t[]){0, 1}, (const int32_t[]){1, 0}, (const double[]){1, 1},
