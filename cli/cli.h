@@ -26,6 +26,8 @@ typedef struct {
     hsp_amg_options amg;  /* rap, amg-setup: --order, --theta, --omega, --levels, --coarse */
     const char *write_levels; /* amg-setup: --write-levels DIR */
     int resetup;          /* amg-setup: --resetup */
+    hsp_amg_solve_options solve; /* amg-solve: --tol, --maxiter, --cycle, --smoother, ... */
+    const char *rhs;      /* amg-solve: --rhs=FILE */
     int stats;            /* 0 none, 1 table, 2 json */
     int repeat;           /* 0 when not given */
     int64_t rows;         /* tune: --rows=N, 0 when not given */
@@ -304,6 +306,13 @@ int cmd_tune(int argc, char **argv);
 int cmd_spmm(int argc, char **argv);
 int cmd_rap(int argc, char **argv);
 int cmd_amg_setup(int argc, char **argv);
+int cmd_amg_solve(int argc, char **argv);
+/* The options of amg-solve (cmd_amg_solve.c) into a; an error message, NULL
+ * when applied, or "" when name is none of them. */
+const char *cli_apply_solve_option(cli_args *a, const char *name, const char *v);
+/* Refuse, before a set-up, an A it cannot take (no rows, a row without a
+ * nonzero diagonal entry), the message naming command; 1 when refused. */
+int cli_amg_check_matrix(const hsp_csr *A, const char *command);
 int cmd_options(int argc, char **argv);
 /* "r-ap" or "ra-p". */
 const char *cli_order_name(hsp_rap_order order);

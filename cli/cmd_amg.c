@@ -64,22 +64,18 @@ static void print_levels(const hsp_amg *amg, hsp_rap_order order, const char *ti
                device, host);
 }
 
-/* Refuse, before the set-up, an A it cannot take, whatever the options
- * (the library's set-up checks the diagonal only where it coarsens): no
- * rows, or a row without a nonzero diagonal entry, named as in the file
- * (1-based); 1 when refused. */
-static int check_matrix(const hsp_csr *A)
+int cli_amg_check_matrix(const hsp_csr *A, const char *command)
 {
     if (!A->nrows) {
-        fprintf(stderr, "hspgemm: amg-setup: A is 0 x 0: there is no hierarchy to build\n");
+        fprintf(stderr, "hspgemm: %s: A is 0 x 0: there is no hierarchy to build\n", command);
         return 1;
     }
     for (int32_t i = 0; i < A->nrows; i++) {
         int64_t k = A->rowptr[i];
         while (k < A->rowptr[i + 1] && !(A->colidx[k] == i && hsp_csr_value(A, k) != 0)) k++;
         if (k == A->rowptr[i + 1]) {
-            fprintf(stderr, "hspgemm: amg-setup: row %d of A (counted from 1, as in a Matrix Market file) has no "
-                    "nonzero diagonal entry: smoothed aggregation needs one in every row\n", i + 1);
+            fprintf(stderr, "hspgemm: %s: row %d of A (counted from 1, as in a Matrix Market file) has no "
+                    "nonzero diagonal entry: smoothed aggregation needs one in every row\n", command, i + 1);
             return 1;
         }
     }
@@ -190,7 +186,7 @@ int cmd_amg_setup(int argc, char **argv)
     double ms_place = 0, ms_home = 0;
     hsp_status s = HSP_OK;
     rc = cli_load(&a, 0, &A);
-    if (!rc && A->nrows == A->ncols) rc = check_matrix(A); /* (one not square: the set-up says so) */
+    if (!rc && A->nrows == A->ncols) rc = cli_amg_check_matrix(A, "amg-setup"); /* (one not square: the set-up says so) */
     if (!rc) rc = cli_context(&a, &ctx);
     if (!rc && (s = setup(ctx, A, &a, &M, &amg, &ms_place)) != HSP_OK) rc = cli_error("amg-setup", s);
     if (amg) {

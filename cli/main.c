@@ -14,6 +14,7 @@ static const char usage[] =
     "  info A              shape, row lengths and the bins of A*A\n"
     "  rap [R] A P -o C    C = R*A*P, a Galerkin product (R = P^T when not given)\n"
     "  amg-setup A         build a smoothed-aggregation AMG hierarchy of A\n"
+    "  amg-solve A         solve A x = b by CG preconditioned by that hierarchy's cycles\n"
     "  bench               time a suite of matrices against peer libraries\n"
     "  devices             the devices --device= takes\n"
     "  tune                time each bin's methods on a GPU device; write a profile\n"
@@ -42,6 +43,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
     if (!strcmp(cmd, "rap")) return cmd_rap(argc, argv);
     if (!strcmp(cmd, "amg-setup")) return cmd_amg_setup(argc, argv);
+    if (!strcmp(cmd, "amg-solve")) return cmd_amg_solve(argc, argv);
     if (!strcmp(cmd, "devices")) return cmd_devices(argc, argv);
     if (!strcmp(cmd, "tune")) return cmd_tune(argc, argv);
     if (!strcmp(cmd, "spmm")) return cmd_spmm(argc, argv);

@@ -77,7 +77,7 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
     } else if (!strcmp(name, "coarse")) {
         if (parse_int(v, 1, INT32_MAX, &n)) return "--coarse takes a row count from 1";
         a->amg.coarse_size = (int32_t)n;
-    } else return "";
+    } else return cli_apply_solve_option(a, name, v);
     return NULL;
 }
 
@@ -268,6 +268,7 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
     a->name = argv[0];
     hsp_options_init(&a->lib);
     hsp_amg_options_init(&a->amg);
+    hsp_amg_solve_options_init(&a->solve);
     a->precision = HSP_DOUBLE, a->seed = 1;
     for (int k = 1; k < argc; k++) {
         const char *arg = argv[k], *value = NULL, *err = NULL;

@@ -616,6 +616,85 @@ hsp_status hsp_amg_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A);
 hsp_status hsp_amg_resetup_resident(hsp_context *ctx, hsp_amg *amg, const hsp_resident *A);
 void hsp_amg_free(hsp_amg *amg);
 
+/* ---- Algebraic multigrid solve ------------------------------------------------- */
+
+/* The smoother of each level but a coarsest one solved directly. */
+typedef enum {
+    HSP_SMOOTHER_GAUSS_SEIDEL = 0, /* a symmetric sweep: forward, then backward (PyAMG's default).  On
+                                      several threads "hybrid", as hypre's: Gauss-Seidel within each
+                                      part of rows (parts of about equal entries, one a thread; a level
+                                      of fewer than 16384 entries is one part), Jacobi between the
+                                      parts (their values from before the sweep); with one thread it is
+                                      exactly PyAMG's symmetric Gauss-Seidel.  The result depends on
+                                      the number of threads, never on their timing */
+    HSP_SMOOTHER_JACOBI = 1,       /* x += w D^-1 (b - A x), w = jacobi_omega / rho(D^-1 A), as
+                                      PyAMG's jacobi (withrho) */
+    HSP_SMOOTHER_L1_JACOBI = 2,    /* x += D_l1^-1 (b - A x), d_i = sum_j |a_ij| (hypre's l1 scaling):
+                                      convergent on any SPD A, no eigenvalue bound needed */
+    HSP_SMOOTHER_CHEBYSHEV = 3     /* a Chebyshev polynomial in D^-1 A of chebyshev_degree over
+                                      [rho / 30, 1.1 rho], rho = rho(D^-1 A) (PyAMG's bounds and
+                                      degree; PyAMG's is in A unscaled): degree products with A a sweep */
+} hsp_smoother;
+
+/* The outer iteration: CG preconditioned by one cycle (the hierarchy's cycle is
+ * symmetric: every smoother above is, and the post-smoother is the pre-smoother's
+ * adjoint), or the cycles alone (stationary). */
+typedef enum { HSP_ACCEL_CG = 0, HSP_ACCEL_NONE = 1 } hsp_accel;
+/* V: each level visits the next once; W: twice (the coarsest level once, as PyAMG's). */
+typedef enum { HSP_CYCLE_V = 0, HSP_CYCLE_W = 1 } hsp_cycle;
+
+typedef struct {
+    double tol;            /* stop at |b - A x| / |b| <= tol; default 1e-8 */
+    int maxiter;           /* at most this many iterations (0: the initial residual only);
+                              default 100 */
+    hsp_accel accel;       /* default HSP_ACCEL_CG */
+    hsp_cycle cycle;       /* default HSP_CYCLE_V */
+    hsp_smoother smoother; /* default HSP_SMOOTHER_GAUSS_SEIDEL */
+    int pre, post;         /* sweeps before and after the coarse correction, 0 to 100; default 1, 1
+                              (a Gauss-Seidel sweep is symmetric: forward and backward) */
+    double jacobi_omega;   /* HSP_SMOOTHER_JACOBI's weight over rho(D^-1 A), in (0, 2); default 1
+                              (PyAMG's: 1 / rho, about 1/2 on a Poisson matrix) */
+    int chebyshev_degree;  /* 1 to 16; default 3 (PyAMG's) */
+    int x0;                /* 1: x holds the initial guess; 0 (default): start from zero */
+} hsp_amg_solve_options;
+
+/* Fill o with the defaults above (o NULL: nothing). */
+void hsp_amg_solve_options_init(hsp_amg_solve_options *o);
+
+typedef struct {
+    int iterations;   /* outer iterations made */
+    int converged;    /* 1 when the final relative residual is at most tol */
+    double residual;  /* the final |b - A x| / |b|, recomputed from x (0 where b = 0) */
+    double *history;  /* the caller's array of history_size doubles, or NULL: the relative
+                         residual before the first iteration ([0]) and after each (CG's: its
+                         recurrence's, but where it said converged: the recomputed one) */
+    int history_size;
+    int history_len;  /* entries written: iterations + 1, at most history_size */
+    double ms_solve;  /* the solve's time, the hierarchy's first-solve preparation included */
+} hsp_amg_solve_info;
+
+/* Solve A x = b, A level 0's, by the hierarchy (a resident one whose levels are
+ * home: hsp_amg_home first; a solve on the device comes later).  b and x: level
+ * 0's nrows values in A's precision (float or double); the vectors of the cycles
+ * and of CG, the residual norms and CG's scalars are double.  o NULL: the
+ * defaults; info NULL or filled (its history and history_size the caller's).
+ * The first solve of a hierarchy (and the first after a re-setup) prepares what
+ * every solve uses: each level's inverted diagonal, rho(D^-1 A) where the
+ * smoother needs it (the setup's where it made one), parts of rows for the
+ * threads and the coarsest level's dense factor (Cholesky, else LU with partial
+ * pivoting; a coarsest level of more than 5000 rows gets pre + post smoother
+ * sweeps instead of a direct solve).  Not converging within maxiter is no error
+ * (HSP_OK, info->converged 0).  Errors (x untouched): an argument NULL, an
+ * option out of range (the message names it), b or an initial x not finite, a
+ * singular coarsest level, CG's breakdown (p.Ap or r.z not positive: A or the
+ * cycle is not positive definite). */
+hsp_status hsp_amg_solve(hsp_context *ctx, hsp_amg *amg, const void *b, void *x, const hsp_amg_solve_options *o,
+                         hsp_amg_solve_info *info);
+/* z = M r: one cycle of the options (their cycle, smoother, pre, post) from z = 0,
+ * a symmetric positive definite preconditioner for the caller's Krylov method; r
+ * and z as hsp_amg_solve's b and x (r need not be finite: NaN in, NaN out). */
+hsp_status hsp_amg_apply(hsp_context *ctx, hsp_amg *amg, const void *r, void *z, const hsp_amg_solve_options *o);
+
 /* ---- Tuning ---------------------------------------------------------------------- */
 
 typedef struct {

@@ -137,6 +137,22 @@ all_mutants() {
     mutant bitmap-kernel-order kernels/bitmap.cl 'if (yes) ckey[cb + done + at]' 'if (yes) ckey[cb + n - 1 - done - at]' \
         'tests/t_bitmap@nosvm.dev'
     mutant plan-leak src/spgemm/plan.c '!= HSP_OK) hsp_csr_free(*C), *C = NULL;' '!= HSP_OK) *C = NULL;' 'tests/t_faults'
+    # the AMG solve's W-cycle visits each coarser level once (a V-cycle)
+    mutant solve-w-once src/amg/cycle.c 'int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;' \
+        'int visits = 1;' 'tests/t_amg_solve'
+    # Chebyshev's later steps take half the residual's share
+    mutant solve-chebyshev-step src/amg/smooth.c '2 * next / delta' 'next / delta' 'tests/t_amg_solve'
+    # hybrid Gauss-Seidel keeps all ghost rows' values but the first from before a sweep
+    mutant solve-ghost-first src/amg/smooth.c 'for (int64_t k = 0; k < v->nghost; k++)' \
+        'for (int64_t k = 1; k < v->nghost; k++)' 'tests/t_amg_solve'
+    # the coarse correction prolonged at half its size
+    mutant solve-prolong-half src/amg/cycle.c 'hsp_rows_spmv(ctx, &v->P, next->x, x, 1, x, NULL);' \
+        'hsp_rows_spmv(ctx, &v->P, next->x, x, 0.5, x, NULL);' 'tests/t_amg_solve'
+    # CG's new direction keeps half the old one's share
+    mutant solve-cg-beta src/amg/solve.c 'next / rz, s->p);' 'next / rz / 2, s->p);' 'tests/t_amg_solve'
+    # the coarsest level's LU solve leaves out the first row swap
+    mutant solve-lu-first-swap src/amg/coarse.c 'for (int32_t c = 0; f->perm && c < n; c++) {' \
+        'for (int32_t c = 1; f->perm && c < n; c++) {' 'tests/t_amg_solve'
 }
 
 # How many times the text $MUT_OLD occurs in file $1.

@@ -363,6 +363,31 @@ ok $? "and names the row as the file counts it: $(cat "$tmp/err")"
 printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$tmp/zero.mtx"
 run "$hsp" amg-setup "$tmp/zero.mtx"
 [ $rc -eq 1 ] && grep -q "A is 0 x 0" "$tmp/err"; ok $? "amg-setup of a 0 x 0 matrix exits 1"
+
+# amg-solve: the hierarchy's set-up, then CG preconditioned by its cycles (issue 57)
+run "$hsp" amg-solve --gen=poisson2d5:64 --coarse=10
+ok $rc "amg-solve runs"
+ok "$(has "^converged after [0-9]* iterations" "$tmp/out")" "amg-solve converges: $(grep converged "$tmp/out")"
+ok "$(has "time to solution" "$tmp/out")" "amg-solve prints the time to solution"
+[ "$(grep -c '^ *[0-9]*  [0-9.]*e[-+][0-9]*$' "$tmp/out")" -ge 5 ]; ok $? "amg-solve prints the residual history"
+run "$hsp" amg-solve --gen=poisson3d7:12 --smoother=chebyshev --cycle=W --accel=none --pre=2 --post=2 \
+    --precision=float --tol=1e-5 --stats=json -o "$tmp/x.mtx"
+[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ]; ok $? "amg-solve --stats=json prints one line"
+for key in setup_ms solve_ms total_ms iterations history residual; do
+    ok "$(has "\"$key\":" "$tmp/out")" "amg-solve --stats=json has $key"
+done
+ok "$(has '"converged":true' "$tmp/out")" "amg-solve W(2,2) Chebyshev stationary in float converges"
+run "$hsp" amg-solve --gen=poisson3d7:12 --rhs="$tmp/x.mtx" --maxiter=2 --tol=1e-14
+[ $rc -eq 0 ] && grep -q "NOT converged after 2 iterations" "$tmp/out"
+ok $? "amg-solve --rhs reads b (x of before); maxiter reached is no error"
+run "$hsp" amg-solve --gen=poisson2d5:10 --rhs="$tmp/x.mtx"
+[ $rc -eq 1 ] && grep -q "give 100 x 1" "$tmp/err"; ok $? "amg-solve refuses a b of another length: $(cat "$tmp/err")"
+for bad in --smoother=sor --cycle=F --accel=gmres --tol=-1 --maxiter=-2 --pre=101 --jacobi-omega=2 --degree=0; do
+    run "$hsp" amg-solve --gen=poisson2d5:10 "$bad"
+    [ $rc -eq 2 ]; ok $? "amg-solve $bad exits 2: $(head -1 "$tmp/err")"
+done
+run "$hsp" amg-solve --gen=random:100,3
+[ $rc -eq 1 ] && grep -q "amg-solve: row" "$tmp/err"; ok $? "amg-solve of a matrix without a full diagonal exits 1"
 run "$hsp" amg-setup --gen=poisson2d5:10
 [ $rc -eq 0 ] && ! grep -q "^:" "$tmp/out"; ok $? "a hierarchy of one level names no empty device"
 # Issue 56: output paths were checked after the work (square printed C's figures, amg-setup ran

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "amg/aggregate.h"
 #include "amg/amg.h"
+#include "amg/solve.h"
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/spgemm.h"
@@ -37,7 +38,7 @@ void hsp_amg_free(hsp_amg *amg)
         free(s->diag), free(s->agg), free(s->t_entry);
         hsp_csr_free(s->T), hsp_plan_free(s->smooth), hsp_plan_free(s->rap);
     }
-    if (amg->state) hsp_pattern_free(&amg->state->fine);
+    if (amg->state) hsp_pattern_free(&amg->state->fine), hsp_solve_data_free(amg->state->solve);
     free(amg->state);
     free(amg);
 }
@@ -59,12 +60,13 @@ static void find_t_entries(const hsp_csr *P, const hsp_csr *T, int64_t *t_entry)
 }
 
 /* P = T - (omega / rho) D^-1 (A*T), in place over A*T's values. */
-static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, const level_state *s, double omega, hsp_csr *P)
+static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, level_state *s, double omega, hsp_csr *P)
 {
     double rho;
     hsp_status e = hsp_radius_estimate(ctx, A, s->diag, &rho);
     if (e != HSP_OK) return e;
     double w = omega / rho;
+    s->rho = rho; /* for the solve's smoothers */
     for (int32_t i = 0; i < P->nrows; i++) {
         double scale = -w / hsp_csr_value(A, s->diag[i]);
         for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
@@ -221,6 +223,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
     /* the one check of the caller's data: every other matrix is the hierarchy's own */
     hsp_status e = amg->nlevels > 1 ? hsp_pattern_check(&amg->state->fine, A, "A") : hsp_csr_check(A);
     double start = hsp_now_ms();
+    if (e == HSP_OK) hsp_solve_data_free(amg->state->solve), amg->state->solve = NULL; /* new values */
     if (e == HSP_OK) amg->level[0].A = A;
     for (int l = 0; e == HSP_OK && l + 1 < amg->nlevels; l++) {
         hsp_amg_level *v = &amg->level[l];

@@ -17,6 +17,7 @@ typedef struct {
     hsp_plan *smooth; /* A*T into P */
     hsp_plan *rap;    /* R*A*P into the next A; it holds R */
     hsp_resident *rT, *rmid; /* on the device: T, and the first product of R*A*P */
+    double rho;       /* rho(D^-1 A) that smoothed P (host set-ups; 0 where unknown), for the solve */
 } level_state;
 
 struct hsp_amg_state {
@@ -25,6 +26,8 @@ struct hsp_amg_state {
     hsp_pattern fine; /* on the host: a copy of the caller's A's pattern, for a re-setup to check
                          (the plans keep none: the other levels are the hierarchy's own) */
     level_state level[HSP_AMG_MAX_LEVELS];
+    struct hsp_amg_solve_data *solve; /* what the solves keep (amg/solve.h); NULL until the first,
+                                         and again after a re-setup */
 };
 
 /* A square A (nrows x ncols) and options in range, else an error naming fn. */

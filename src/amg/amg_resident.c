@@ -9,6 +9,7 @@
 #include <string.h>
 #include "amg/amg.h"
 #include "amg/amg_device.h"
+#include "amg/solve.h"
 #include "device/context.h"
 #include "core/internal.h"
 #include "spgemm/spgemm.h"
@@ -218,6 +219,7 @@ static hsp_status device_resetup(hsp_context *ctx, hsp_amg *amg, const hsp_resid
     double start = hsp_now_ms();
     if (s == HSP_OK) amg->level[0].rA = A, amg->level[0].A = NULL;
     for (int l = 0; s == HSP_OK && l + 1 < amg->nlevels; l++) s = device_values(ctx, amg, l);
+    hsp_solve_data_free(amg->state->solve), amg->state->solve = NULL; /* the levels' values are new */
     amg->ms_total = hsp_now_ms() - start;
     return s;
 }

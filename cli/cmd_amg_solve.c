@@ -1,0 +1,192 @@
+/* cmd_amg_solve.c: `hspgemm amg-solve A`: a smoothed-aggregation hierarchy
+ * of A, then A x = b solved by it (hsp_amg_solve) on the CPU threads: the
+ * set-up's and the solve's times, the iterations, the residual history and
+ * the time to solution; x optionally written. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static const char usage_solve[] =
+    "usage: hspgemm amg-solve A [OPTIONS]\n"
+    "Builds the smoothed-aggregation hierarchy of A (square, nonzero diagonal; a Matrix Market\n"
+    "file or --gen=KIND:ARG) as amg-setup does, then solves A x = b by it on the CPU threads\n"
+    "and prints the set-up's and the solve's times, the iterations, the relative residual\n"
+    "|b - Ax| / |b| after each and the time to solution (set-up + solve).\n\n"
+    "  --rhs=FILE            b, a Matrix Market array file of A's rows (default: ones, so\n"
+    "                        that a run is repeatable without a file; PyAMG's examples\n"
+    "                        take a random b)\n"
+    "  -o FILE               write x there as a Matrix Market array file\n"
+    "  --tol=X               stop at |b - Ax| / |b| <= X (default 1e-8)\n"
+    "  --maxiter=N           at most N iterations (default 100); not converging is no error\n"
+    "  --accel=cg|none       CG preconditioned by one cycle (default), or the cycles alone\n"
+    "  --cycle=V|W           (default V)\n"
+    "  --smoother=gs|jacobi|l1-jacobi|chebyshev\n"
+    "                        gs (default): symmetric Gauss-Seidel, hybrid between the\n"
+    "                        threads' parts of rows; jacobi: weight --jacobi-omega over\n"
+    "                        rho(D^-1 A); l1-jacobi; chebyshev: of --degree in D^-1 A\n"
+    "  --pre=N, --post=N     sweeps before and after the coarse correction (default 1, 1)\n"
+    "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
+    "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
+    "  --stats=json          one JSON line on stdout instead of the text\n"
+    "  --theta, --omega, --levels, --coarse, --order   the set-up's, as for amg-setup\n"
+    "  --precision=float|double, --seed=N, --quiet     as for 'hspgemm multiply'\n";
+
+static const char allowed[] = "theta,omega,levels,coarse,order,device,threads,precision,methods,profile,grow,seed,"
+                              "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
+                              "maxiter,accel,cycle,smoother,pre,post,jacobi-omega,degree";
+
+static const char *const smoother_names[] = {"gs", "jacobi", "l1-jacobi", "chebyshev"};
+
+/* A whole number of text in [lo, hi] into *out; 0 when it is one. */
+static int whole(const char *text, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < lo || v > hi) return 1;
+    *out = (int)v;
+    return 0;
+}
+
+/* A finite number of text above lo (below hi) into *out; 0 when it is one. */
+static int number(const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v > lo && v < hi)) return 1;
+    *out = v;
+    return 0;
+}
+
+const char *cli_apply_solve_option(cli_args *a, const char *name, const char *v)
+{
+    hsp_amg_solve_options *o = &a->solve;
+    if (!strcmp(name, "rhs")) a->rhs = v;
+    else if (!strcmp(name, "tol")) {
+        if (number(v, -1e-300, INFINITY, &o->tol)) return "--tol takes a number >= 0";
+    } else if (!strcmp(name, "maxiter")) {
+        if (whole(v, 0, 1000000000, &o->maxiter)) return "--maxiter takes a count from 0";
+    } else if (!strcmp(name, "accel")) {
+        if (strcmp(v, "cg") && strcmp(v, "none")) return "--accel takes cg or none";
+        o->accel = strcmp(v, "cg") ? HSP_ACCEL_NONE : HSP_ACCEL_CG;
+    } else if (!strcmp(name, "cycle")) {
+        if (strcmp(v, "V") && strcmp(v, "W") && strcmp(v, "v") && strcmp(v, "w")) return "--cycle takes V or W";
+        o->cycle = *v == 'W' || *v == 'w' ? HSP_CYCLE_W : HSP_CYCLE_V;
+    } else if (!strcmp(name, "smoother")) {
+        int k = 0;
+        while (k < 4 && strcmp(v, smoother_names[k])) k++;
+        if (k == 4) return "--smoother takes gs, jacobi, l1-jacobi or chebyshev";
+        o->smoother = (hsp_smoother)k;
+    } else if (!strcmp(name, "pre") || !strcmp(name, "post")) {
+        if (whole(v, 0, 100, name[1] == 'r' ? &o->pre : &o->post)) return "--pre and --post take 0 to 100 sweeps";
+    } else if (!strcmp(name, "jacobi-omega")) {
+        if (number(v, 0, 2, &o->jacobi_omega)) return "--jacobi-omega takes a number in (0, 2)";
+    } else if (!strcmp(name, "degree")) {
+        if (whole(v, 1, 16, &o->chebyshev_degree)) return "--degree takes 1 to 16";
+    } else return "";
+    return NULL;
+}
+
+/* b: --rhs's file (A's rows x 1) or ones, in A's precision, into *b (malloc'd). */
+static int right_side(const cli_args *a, const hsp_csr *A, void **b)
+{
+    size_t size = A->precision == HSP_DOUBLE ? sizeof(double) : sizeof(float);
+    hsp_dense B = {0};
+    if (a->rhs) {
+        hsp_status s = hsp_mm_read_dense(a->rhs, A->precision, &B);
+        if (s != HSP_OK) return cli_error(a->rhs, s);
+        if (B.nrows != A->nrows || B.ncols != 1) {
+            fprintf(stderr, "hspgemm: amg-solve: --rhs=%s is %d x %d: give %d x 1 (A's rows)\n", a->rhs, B.nrows,
+                    B.ncols, A->nrows);
+            hsp_dense_free(&B);
+            return 1;
+        }
+        *b = B.values; /* column-major, one column: the vector itself */
+        return 0;
+    }
+    *b = malloc((size_t)A->nrows * size + 1);
+    if (!*b) return cli_error("amg-solve", HSP_ERR_NOMEM);
+    for (int32_t i = 0; i < A->nrows; i++)
+        if (A->precision == HSP_DOUBLE) ((double *)*b)[i] = 1;
+        else ((float *)*b)[i] = 1;
+    return 0;
+}
+
+/* The solve's figures as text. */
+static void print_text(const cli_args *a, const hsp_amg *amg, const hsp_amg_solve_info *info, int len)
+{
+    const hsp_amg_solve_options *o = &a->solve;
+    printf("smoothed aggregation: %d levels, rows", amg->nlevels);
+    for (int l = 0; l < amg->nlevels; l++) printf(" %d", amg->level[l].A->nrows);
+    printf("; set-up %.2f ms\n", amg->ms_total);
+    printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s\n", o->accel == HSP_ACCEL_CG ? "CG preconditioned by"
+           : "stationary", o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post, smoother_names[o->smoother],
+           o->tol, a->rhs ? a->rhs : "ones");
+    printf("iteration  |b - Ax| / |b|\n");
+    for (int k = 0; k < len; k++) printf("%9d  %.3e\n", k, info->history[k]);
+    printf("%s after %d iterations: |b - Ax| / |b| = %.3e\n", info->converged ? "converged" : "NOT converged",
+           info->iterations, info->residual);
+    printf("solve %.2f ms (%.2f ms an iteration); time to solution %.2f ms (set-up + solve)\n", info->ms_solve,
+           info->iterations ? info->ms_solve / info->iterations : 0.0, amg->ms_total + info->ms_solve);
+}
+
+/* The solve's figures as one JSON line. */
+static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, const hsp_amg_solve_info *info,
+                       int len)
+{
+    const hsp_amg_solve_options *o = &a->solve;
+    printf("{\"command\":\"amg-solve\",\"rows\":%d,\"nnz\":%lld,\"precision\":\"%s\",\"levels\":%d,", A->nrows,
+           (long long)A->nnz, A->precision == HSP_DOUBLE ? "double" : "float", amg->nlevels);
+    printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,",
+           o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
+           smoother_names[o->smoother], o->pre, o->post, o->tol);
+    printf("\"setup_ms\":%.3f,\"solve_ms\":%.3f,\"total_ms\":%.3f,\"iterations\":%d,\"converged\":%s,"
+           "\"residual\":%.6e,\"history\":[", amg->ms_total, info->ms_solve, amg->ms_total + info->ms_solve,
+           info->iterations, info->converged ? "true" : "false", info->residual);
+    for (int k = 0; k < len; k++) printf("%s%.6e", k ? "," : "", info->history[k]);
+    printf("]}\n");
+}
+
+/* Solve on ctx by amg, print, write x; the exit status. */
+static int solve(const cli_args *a, hsp_context *ctx, const hsp_csr *A, hsp_amg *amg)
+{
+    void *b = NULL;
+    int rc = right_side(a, A, &b);
+    size_t size = A->precision == HSP_DOUBLE ? sizeof(double) : sizeof(float);
+    void *x = rc ? NULL : calloc((size_t)A->nrows + 1, size);
+    hsp_amg_solve_info info = {0};
+    info.history_size = a->solve.maxiter + 1;
+    info.history = rc ? NULL : malloc((size_t)info.history_size * sizeof *info.history);
+    if (!rc && (!x || !info.history)) rc = cli_error("amg-solve", HSP_ERR_NOMEM);
+    hsp_status s = rc ? HSP_OK : hsp_amg_solve(ctx, amg, b, x, &a->solve, &info);
+    if (!rc && s != HSP_OK) rc = cli_error("amg-solve", s);
+    if (!rc && a->stats == 2) print_json(a, A, amg, &info, info.history_len);
+    else if (!rc) print_text(a, amg, &info, info.history_len);
+    hsp_dense X = {A->nrows, 1, A->nrows, HSP_COL_MAJOR, A->precision, x};
+    if (!rc && a->output && (s = hsp_mm_write_dense(a->output, &X)) != HSP_OK) rc = cli_error(a->output, s);
+    free(b), free(x), free(info.history);
+    return rc;
+}
+
+int cmd_amg_solve(int argc, char **argv)
+{
+    cli_args a;
+    int rc = cli_parse(argc, argv, allowed, usage_solve, &a);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (a.noperands != 1) return cli_usage_error(a.name, "takes one matrix, %d given", a.noperands);
+    int64_t rows = 0, cols;
+    cli_declared_shape(&a, 0, &rows, &cols);
+    if (cli_check_rows(&a, "amg-solve", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0, 0)) return 1;
+    hsp_csr *A = NULL;
+    hsp_context *ctx = NULL;
+    hsp_amg *amg = NULL;
+    hsp_status s;
+    rc = cli_load(&a, 0, &A);
+    if (!rc && A->nrows == A->ncols) rc = cli_amg_check_matrix(A, "amg-solve");
+    if (!rc) rc = cli_context(&a, &ctx);
+    if (!rc && (s = hsp_amg_setup(ctx, A, &a.amg, &amg)) != HSP_OK) rc = cli_error("amg-solve", s);
+    if (!rc) rc = solve(&a, ctx, A, amg);
+    hsp_amg_free(amg), hsp_context_free(ctx), hsp_csr_free(A);
+    return rc;
+}

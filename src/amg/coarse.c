@@ -1,0 +1,127 @@
+/* coarse.c: the coarsest level's direct solve: its A made dense and factored
+ * once (per setup or re-setup), by Cholesky where A is symmetric and its
+ * pivots stay positive, else by LU with partial pivoting; a pivot below
+ * 1e-13 of A's largest entry (Cholesky: of its own diagonal entry) fails
+ * the factor, and LU's failing means A is singular. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "amg/solve.h"
+#include "core/internal.h"
+
+#define PIVOT_TOL 1e-13
+
+/* A into the dense n x n f, row by row; returns its largest |a_ij|. */
+static double densify(const hsp_csr *A, double *f)
+{
+    double amax = 0;
+    int32_t n = A->nrows;
+    memset(f, 0, (size_t)n * n * sizeof *f);
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            f[(size_t)i * n + A->colidx[k]] = hsp_csr_value(A, k);
+            amax = fmax(amax, fabs(f[(size_t)i * n + A->colidx[k]]));
+        }
+    return amax;
+}
+
+/* Is the dense f symmetric to rounding (amax its largest entry)? */
+static int symmetric(const double *f, int32_t n, double amax)
+{
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < i; j++)
+            if (fabs(f[(size_t)i * n + j] - f[(size_t)j * n + i]) > 1e-12 * amax) return 0;
+    return 1;
+}
+
+/* u.v over n entries. */
+static double dot(const double *u, const double *v, int32_t n)
+{
+    double s = 0;
+    for (int32_t k = 0; k < n; k++) s += u[k] * v[k];
+    return s;
+}
+
+/* f = L (lower, row by row) of f = L L^T; 0 where a pivot is not positive enough. */
+static int cholesky(double *f, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        double *row = f + (size_t)i * n;
+        for (int32_t j = 0; j < i; j++) row[j] = (row[j] - dot(row, f + (size_t)j * n, j)) / f[(size_t)j * n + j];
+        double s = row[i] - dot(row, row, i);
+        if (!(s > PIVOT_TOL * row[i])) return 0;
+        row[i] = sqrt(s);
+    }
+    return 1;
+}
+
+/* f = L\U of P f = L U, perm[c] the row swapped with row c at step c; 0 where a pivot
+ * is below PIVOT_TOL amax (singular). */
+static int lu(double *f, int32_t n, int32_t *perm, double amax)
+{
+    for (int32_t c = 0; c < n; c++) {
+        int32_t p = c;
+        for (int32_t i = c + 1; i < n; i++)
+            if (fabs(f[(size_t)i * n + c]) > fabs(f[(size_t)p * n + c])) p = i;
+        if (!(fabs(f[(size_t)p * n + c]) > PIVOT_TOL * amax)) return 0;
+        perm[c] = p;
+        for (int32_t j = 0; p != c && j < n; j++) {
+            double t = f[(size_t)c * n + j];
+            f[(size_t)c * n + j] = f[(size_t)p * n + j], f[(size_t)p * n + j] = t;
+        }
+        const double *top = f + (size_t)c * n;
+        for (int32_t i = c + 1; i < n; i++) {
+            double *row = f + (size_t)i * n, m = row[c] /= top[c];
+            for (int32_t j = c + 1; j < n; j++) row[j] -= m * top[j];
+        }
+    }
+    return 1;
+}
+
+hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f)
+{
+    int32_t n = A->nrows;
+    f->n = 0, f->perm = NULL;
+    f->f = malloc((size_t)n * n * sizeof *f->f + 1);
+    if (!f->f) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
+    double amax = densify(A, f->f);
+    if (symmetric(f->f, n, amax) && cholesky(f->f, n)) return f->n = n, HSP_OK;
+    f->perm = malloc((size_t)n * sizeof *f->perm + 1);
+    if (!f->perm) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
+    densify(A, f->f);
+    if (!lu(f->f, n, f->perm, amax))
+        return hsp_fail(HSP_ERR_ARG, "the coarsest level's A (%d x %d) is singular: LU with partial pivoting found "
+                        "a pivot below %g of its largest entry", n, n, PIVOT_TOL);
+    f->n = n;
+    return HSP_OK;
+}
+
+void hsp_dense_solve(const hsp_dense_factor *f, const double *b, double *x)
+{
+    int32_t n = f->n;
+    if (x != b) memcpy(x, b, (size_t)n * sizeof *x);
+    for (int32_t c = 0; f->perm && c < n; c++) {
+        double t = x[c];
+        x[c] = x[f->perm[c]], x[f->perm[c]] = t;
+    }
+    for (int32_t i = 0; i < n; i++) { /* L y = x: L's diagonal is ones in LU's */
+        const double *row = f->f + (size_t)i * n;
+        x[i] -= dot(row, x, i);
+        if (!f->perm) x[i] /= row[i];
+    }
+    for (int32_t i = n - 1; i >= 0; i--) { /* U x = y, or L^T x = y by L's rows */
+        const double *row = f->f + (size_t)i * n;
+        if (f->perm) {
+            x[i] = (x[i] - dot(row + i + 1, x + i + 1, n - i - 1)) / row[i];
+        } else {
+            x[i] /= row[i];
+            for (int32_t k = 0; k < i; k++) x[k] -= row[k] * x[i];
+        }
+    }
+}
+
+void hsp_dense_factor_free(hsp_dense_factor *f)
+{
+    free(f->f), free(f->perm);
+    f->f = NULL, f->perm = NULL, f->n = 0;
+}

@@ -1,0 +1,107 @@
+/* solve.h: the AMG solve's parts (private): what a hierarchy keeps for its
+ * solves, the row kernels on the CPU threads, the smoothers, the cycle and
+ * the coarsest level's dense factor.  Vectors are double; a matrix's values
+ * are read in its precision. */
+#ifndef HSP_SOLVE_H
+#define HSP_SOLVE_H
+#include "hspgemm.h"
+
+enum {
+    HSP_DENSE_MAX = 5000,      /* a coarsest level of more rows is smoothed, not factored */
+    HSP_PART_ENTRIES = 16384   /* entries of a part of rows, at least (but for a level of fewer) */
+};
+
+/* Rows of a matrix cut into parts of about equal entries, one a thread. */
+typedef struct {
+    const hsp_csr *M;
+    int64_t nparts;
+    int64_t *cut; /* part p: rows cut[p] .. cut[p + 1] - 1 */
+} hsp_rows;
+
+/* A dense LU or Cholesky factor of the coarsest level's A. */
+typedef struct {
+    int32_t n;     /* 0: none (the level is smoothed) */
+    double *f;     /* n x n, row by row: L of A = L L^T, or L\U of P A = L U */
+    int32_t *perm; /* LU's row of each pivot; NULL for Cholesky */
+} hsp_dense_factor;
+
+/* A level as the solve uses it. */
+typedef struct {
+    hsp_rows A, R, P;   /* R, P: none on the coarsest level */
+    int32_t *ghost;     /* the rows whose x a part of A's rows other than their own reads, */
+    int64_t nghost;     /* ascending: Gauss-Seidel keeps their values from before a sweep */
+    double *dinv;       /* 1 / a_ii */
+    double *l1inv;      /* 1 / sum_j |a_ij| */
+    double rho;         /* rho(D^-1 A): the setup's, else estimated when a smoother needs it; 0 until */
+    double *x, *b;      /* the level's iterate and right side (level 0's for hsp_amg_apply) */
+    double *t, *d;      /* a residual; Chebyshev's step */
+} hsp_solve_level;
+
+/* What the solves of a hierarchy keep, made by the first (amg.h's state holds it). */
+typedef struct hsp_amg_solve_data {
+    int nlevels, nthreads;
+    hsp_context *ctx;   /* of the solve running (its pool) */
+    hsp_solve_level level[HSP_AMG_MAX_LEVELS];
+    hsp_dense_factor coarse;
+} hsp_amg_solve_data;
+
+/* ---- row kernels (kernels.c) ---- */
+/* Entry k of M's values, M double where dbl (a constant where the caller's loop should be its own). */
+static inline double hsp_entry(const hsp_csr *M, int64_t k, int dbl)
+{
+    return dbl ? ((const double *)M->values)[k] : ((const float *)M->values)[k];
+}
+/* Row i of M times x. */
+static inline double hsp_row_times(const hsp_csr *M, int32_t i, const double *x)
+{
+    double sum = 0;
+    if (M->precision == HSP_DOUBLE) {
+        const double *v = M->values;
+        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) sum += v[k] * x[M->colidx[k]];
+    } else {
+        const float *v = M->values;
+        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++) sum += v[k] * x[M->colidx[k]];
+    }
+    return sum;
+}
+/* Cut M's rows for ctx's threads (r->cut allocated). */
+hsp_status hsp_rows_cut(hsp_context *ctx, const hsp_csr *M, hsp_rows *r);
+/* y = c + s M x (c NULL: 0; y may be c) on the threads; returns y.w (w NULL: 0). */
+double hsp_rows_spmv(hsp_context *ctx, const hsp_rows *r, const double *x, const double *c, double s, double *y,
+                     const double *w);
+/* v's dinv and l1inv of its A on the threads; an error naming the first row without a
+ * nonzero diagonal entry. */
+hsp_status hsp_rows_diagonals(hsp_context *ctx, hsp_solve_level *v);
+/* u = c dinv.r + a d (d read only where a != 0; d NULL: a is 0, else d = u), x += u, over n rows. */
+void hsp_vec_step(hsp_context *ctx, int32_t n, double *x, double *d, const double *r, const double *dinv, double a,
+                  double c);
+/* x += a p, r -= a q; returns r.r. */
+double hsp_vec_update(hsp_context *ctx, int32_t n, double a, const double *p, const double *q, double *x, double *r);
+/* p = z + beta p. */
+void hsp_vec_direction(hsp_context *ctx, int32_t n, const double *z, double beta, double *p);
+/* u.v. */
+double hsp_vec_dot(hsp_context *ctx, int32_t n, const double *u, const double *v);
+/* y = x. */
+void hsp_vec_copy(hsp_context *ctx, int32_t n, const double *x, double *y);
+
+/* ---- smoothers (smooth.c) ---- */
+/* sweeps of the smoother on level v's A x = b (x zero where zero is nonzero: first sweep shortened). */
+void hsp_smooth(hsp_context *ctx, const hsp_amg_solve_options *o, hsp_solve_level *v, double *x, const double *b,
+                int sweeps, int zero);
+
+/* ---- the cycle and the hierarchy's solve data (cycle.c) ---- */
+/* amg's solve data for ctx and o (made or completed; kept in amg's state). */
+hsp_status hsp_solve_data(hsp_context *ctx, hsp_amg *amg, const hsp_amg_solve_options *o, hsp_amg_solve_data **out);
+/* Free sd (NULL: nothing). */
+void hsp_solve_data_free(hsp_amg_solve_data *sd);
+/* One cycle on level 0's A x = b, x improved in place (zero: x is 0 on entry). */
+void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, double *x, const double *b, int zero);
+
+/* ---- the coarsest level (coarse.c) ---- */
+/* A's dense factor: Cholesky, else LU with partial pivoting; an error where A is singular. */
+hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f);
+/* x = A^-1 b by f (x may be b). */
+void hsp_dense_solve(const hsp_dense_factor *f, const double *b, double *x);
+void hsp_dense_factor_free(hsp_dense_factor *f);
+
+#endif

@@ -1,0 +1,624 @@
+/* t_amg_solve.c: hsp_amg_solve and hsp_amg_apply on the CPU threads: every
+ * smoother, V and W, CG and none, float and double solve Poisson problems
+ * and a random SPD matrix to tol, checked by a residual computed here; one
+ * thread's cycle equals a plain V-cycle written here (exact symmetric
+ * Gauss-Seidel, l1-Jacobi, a dense coarse solve); hsp_amg_apply is
+ * symmetric, positive and one stationary cycle; the history, an initial
+ * guess, maxiter reached, a one-level hierarchy solved exactly, a re-setup
+ * (its coarse factor made anew), a coarsest level too large to factor; a level
+ * not on the host, bad options, a non-finite b, an indefinite
+ * A under CG and a singular coarsest level refused, x untouched. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "amg/amg.h"
+#include "amg/solve.h"
+#include "ref.h"
+#include "tap.h"
+
+static hsp_context *ctx, *ctx1; /* the device under test's; one thread's */
+static const char *const smoother_name[] = {"gauss-seidel", "jacobi", "l1-jacobi", "chebyshev"};
+
+/* y = A x. */
+static void spmv(const hsp_csr *A, const double *x, double *y)
+{
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double s = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += hsp_csr_value(A, k) * x[A->colidx[k]];
+        y[i] = s;
+    }
+}
+
+/* |b - A x| / |b| of x and b in A's precision, computed here in double. */
+static double relres(const hsp_csr *A, const void *b, const void *x)
+{
+    int32_t n = A->nrows;
+    double *xd = calloc(n, sizeof *xd), *y = malloc(n * sizeof *y), rr = 0, bb = 0;
+    for (int32_t i = 0; i < n; i++)
+        xd[i] = A->precision == HSP_DOUBLE ? ((const double *)x)[i] : ((const float *)x)[i];
+    spmv(A, xd, y);
+    for (int32_t i = 0; i < n; i++) {
+        double bi = A->precision == HSP_DOUBLE ? ((const double *)b)[i] : ((const float *)b)[i];
+        rr += (bi - y[i]) * (bi - y[i]), bb += bi * bi;
+    }
+    free(xd), free(y);
+    return sqrt(rr / bb);
+}
+
+/* n values in precision p: v[i] = f(i) (0: ones, 1: a smooth-free pattern). */
+static void *vector(hsp_precision p, int32_t n, int kind, double scale)
+{
+    void *v = malloc(n * (p == HSP_DOUBLE ? sizeof(double) : sizeof(float)));
+    for (int32_t i = 0; i < n; i++) {
+        double x = scale * (kind ? sin(0.37 * i + 1) + 0.5 * cos(1.91 * i) : 1.0);
+        if (p == HSP_DOUBLE) ((double *)v)[i] = x;
+        else ((float *)v)[i] = (float)x;
+    }
+    return v;
+}
+
+/* A symmetric diagonally dominant matrix with a random pattern: SPD, an M-matrix. */
+static hsp_csr *random_spd(int32_t n, hsp_precision p, uint64_t seed)
+{
+    hsp_csr *B = ref_random(n, n, 2, 6, HSP_DOUBLE, seed), *A = NULL;
+    int64_t m = 2 * B->nnz + n, k = 0;
+    int32_t *rows = malloc(m * sizeof *rows), *cols = malloc(m * sizeof *cols);
+    double *vals = malloc(m * sizeof *vals), *diag = calloc(n, sizeof *diag);
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t e = B->rowptr[i]; e < B->rowptr[i + 1]; e++) {
+            int32_t j = B->colidx[e];
+            double v = fabs(hsp_csr_value(B, e));
+            if (j == i) continue;
+            rows[k] = i, cols[k] = j, vals[k++] = -v, rows[k] = j, cols[k] = i, vals[k++] = -v;
+            diag[i] += v, diag[j] += v;
+        }
+    for (int32_t i = 0; i < n; i++) rows[k] = cols[k] = i, vals[k++] = diag[i] + 0.01;
+    hsp_csr_from_triplets(n, n, k, rows, cols, vals, HSP_DOUBLE, &A);
+    hsp_csr *C = NULL;
+    hsp_csr_convert(A, p, &C);
+    hsp_csr_free(A), hsp_csr_free(B), free(rows), free(cols), free(vals), free(diag);
+    return C;
+}
+
+/* The hierarchy of A (coarse_size rows at the coarsest). */
+static hsp_amg *setup(hsp_context *c, const hsp_csr *A, int32_t coarse_size)
+{
+    hsp_amg_options o;
+    hsp_amg *amg = NULL;
+    hsp_amg_options_init(&o);
+    o.coarse_size = coarse_size;
+    if (hsp_amg_setup(c, A, &o, &amg) != HSP_OK) tap_diag("setup: %s", hsp_errmsg());
+    return amg;
+}
+
+/* Solve A x = b (b: kind 1 pattern) with o; checks convergence, the residual here and the
+ * history, and that iterations <= most; returns the iterations (-1 on failure). */
+static int check_solve(const char *what, hsp_amg *amg, const hsp_amg_solve_options *o, int most)
+{
+    const hsp_csr *A = amg->level[0].A;
+    void *b = vector(A->precision, A->nrows, 1, 1), *x = vector(A->precision, A->nrows, 0, 0);
+    double hist[256];
+    hsp_amg_solve_info info = {.history = hist, .history_size = 256};
+    hsp_status s = hsp_amg_solve(ctx, amg, b, x, o, &info);
+    double rel = s == HSP_OK ? relres(A, b, x) : NAN;
+    int ok = s == HSP_OK && info.converged && rel <= o->tol * 1.001 && info.iterations <= most &&
+             info.history_len == info.iterations + 1 && fabs(hist[info.iterations] - info.residual) <= 1e-3 * rel &&
+             fabs(info.residual - rel) <= 1e-3 * o->tol;
+    tap_ok(ok, "%s: %d iterations (at most %d), |b - Ax|/|b| = %.3g here, %.3g by the solve (tol %g) %s", what,
+           info.iterations, most, rel, info.residual, o->tol, s == HSP_OK ? "" : hsp_errmsg());
+    free(b), free(x);
+    return ok ? info.iterations : -1;
+}
+
+/* Every smoother, V and W, CG and none, on spec in precision p. */
+static void test_matrix(const char *spec, hsp_precision p)
+{
+    hsp_csr *A = NULL;
+    hsp_generate(spec, 1, p, &A);
+    hsp_amg *amg = setup(ctx, A, 100);
+    if (!tap_ok(amg && amg->nlevels >= 3, "%s %s: a hierarchy of %d levels", spec, p ? "double" : "float",
+                amg ? amg->nlevels : 0)) {
+        hsp_csr_free(A);
+        return;
+    }
+    for (int sm = 0; sm < 4; sm++)
+        for (int cyc = 0; cyc < 2; cyc++)
+            for (int acc = 0; acc < 2; acc++) {
+                hsp_amg_solve_options o;
+                char what[128];
+                hsp_amg_solve_options_init(&o);
+                o.smoother = sm, o.cycle = cyc, o.accel = acc, o.maxiter = 200;
+                o.tol = p == HSP_DOUBLE ? 1e-8 : 1e-5; /* a float x's own rounding: about 1e-7 */
+                snprintf(what, sizeof what, "%s %s, %s, %c-cycle, %s", spec, p ? "double" : "float",
+                         smoother_name[sm], cyc ? 'W' : 'V', acc ? "stationary" : "CG");
+                check_solve(what, amg, &o, acc ? 120 : 30);
+            }
+    hsp_amg_free(amg), hsp_csr_free(A);
+}
+
+/* CG with symmetric Gauss-Seidel V(1,1) on poisson2d5:64, coarse_size 10 (PyAMG's
+ * max_coarse: the same level sizes, 4096 704 80 9), in about PyAMG's iterations (PyAMG
+ * 5.4.1 to 1e-8 with b = ones: 9, and 9 here; this b: 7 by PyAMG's defaults), on the
+ * device's threads (hybrid) and one (exact); at most 12 catches a broken cycle. */
+static void test_pyamg_count(void)
+{
+    hsp_csr *A = NULL;
+    hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &A);
+    hsp_amg *amg = setup(ctx, A, 10), *amg1 = setup(ctx1, A, 10);
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    tap_ok(amg && amg->nlevels == 4 && amg->level[1].A->nrows == 704 && amg->level[3].A->nrows == 9,
+           "poisson2d5:64, coarse 10: PyAMG's levels 4096 704 80 9");
+    int it = amg ? check_solve("poisson2d5:64, defaults (CG, symmetric Gauss-Seidel V(1,1))", amg, &o, 12) : -1;
+    hsp_context *keep = ctx;
+    ctx = ctx1;
+    int it1 = amg1 ? check_solve("poisson2d5:64, defaults, one thread (exact Gauss-Seidel)", amg1, &o, 12) : -1;
+    ctx = keep;
+    tap_diag("poisson2d5:64 CG + SGS V(1,1) to 1e-8: %d iterations (threads of the device), %d (one thread)", it,
+             it1);
+    hsp_amg_free(amg), hsp_amg_free(amg1), hsp_csr_free(A);
+}
+
+/* The parts of level 0's rows amg's solves use (0 before the first). */
+static int parts(const hsp_amg *amg)
+{
+    return amg->state->solve ? (int)amg->state->solve->level[0].A.nparts : 0;
+}
+
+/* ---- a plain V-cycle, one thread's reference ---- */
+
+/* A x = b by Gaussian elimination with partial pivoting. */
+static void dense_solve(const hsp_csr *A, const double *b, double *x)
+{
+    int n = A->nrows;
+    double *M = calloc((size_t)n * (n + 1), sizeof *M);
+    for (int i = 0; i < n; i++) {
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) M[i * (n + 1) + A->colidx[k]] = hsp_csr_value(A, k);
+        M[i * (n + 1) + n] = b[i];
+    }
+    for (int c = 0; c < n; c++) {
+        int p = c;
+        for (int i = c + 1; i < n; i++)
+            if (fabs(M[i * (n + 1) + c]) > fabs(M[p * (n + 1) + c])) p = i;
+        for (int j = 0; j <= n; j++) {
+            double t = M[c * (n + 1) + j];
+            M[c * (n + 1) + j] = M[p * (n + 1) + j], M[p * (n + 1) + j] = t;
+        }
+        for (int i = c + 1; i < n; i++) {
+            double f = M[i * (n + 1) + c] / M[c * (n + 1) + c];
+            for (int j = c; j <= n; j++) M[i * (n + 1) + j] -= f * M[c * (n + 1) + j];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = M[i * (n + 1) + n];
+        for (int j = i + 1; j < n; j++) s -= M[i * (n + 1) + j] * x[j];
+        x[i] = s / M[i * (n + 1) + i];
+    }
+    free(M);
+}
+
+/* Row i of A times x, and a_ii into *d, sum_j |a_ij| into *l1. */
+static double row(const hsp_csr *A, int32_t i, const double *x, double *d, double *l1)
+{
+    double s = 0;
+    *d = 0, *l1 = 0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        double a = hsp_csr_value(A, k);
+        s += a * x[A->colidx[k]], *l1 += fabs(a);
+        if (A->colidx[k] == i) *d = a;
+    }
+    return s;
+}
+
+/* x += w r / scale, r = b - A x (scale: a_ii, or sum_j |a_ij| where l1). */
+static void plain_jacobi(const hsp_csr *A, double *x, const double *b, double w, int l1)
+{
+    int32_t n = A->nrows;
+    double *r = malloc(n * sizeof *r), d, s;
+    for (int32_t i = 0; i < n; i++) r[i] = b[i] - row(A, i, x, &d, &s), r[i] *= w / (l1 ? s : d);
+    for (int32_t i = 0; i < n; i++) x[i] += r[i];
+    free(r);
+}
+
+/* A Gauss-Seidel sweep over each of the level's parts of rows (cut), forward or backward,
+ * the other parts' values from before the sweep. */
+static void plain_gauss_seidel(const hsp_csr *A, double *x, const double *b, const hsp_rows *parts, int backward)
+{
+    int32_t n = A->nrows;
+    double *old = malloc(n * sizeof *old), d, l1;
+    memcpy(old, x, n * sizeof *x);
+    for (int64_t p = 0; p < parts->nparts; p++) {
+        int32_t lo = (int32_t)parts->cut[p], hi = (int32_t)parts->cut[p + 1];
+        for (int32_t k = 0; k < hi - lo; k++) {
+            int32_t i = backward ? hi - 1 - k : lo + k;
+            double sum = 0;
+            for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+                int32_t j = A->colidx[e];
+                sum += hsp_csr_value(A, e) * (j >= lo && j < hi ? x[j] : old[j]);
+            }
+            row(A, i, x, &d, &l1);
+            x[i] += (b[i] - sum) / d;
+        }
+    }
+    free(old);
+}
+
+/* Chebyshev's polynomial of degree 3 in D^-1 A over [rho / 30, 1.1 rho] (Saad's Algorithm 12.1). */
+static void plain_chebyshev(const hsp_csr *A, double *x, const double *b, double rho)
+{
+    int32_t n = A->nrows;
+    double lo = rho / 30, hi = 1.1 * rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
+    double rk = 1 / sigma, *dir = calloc(n, sizeof *dir), d, l1;
+    for (int k = 0; k < 3; k++) {
+        double next = 1 / (2 * sigma - rk);
+        for (int32_t i = 0; i < n; i++) {
+            double r = (b[i] - row(A, i, x, &d, &l1)) / d;
+            dir[i] = k ? next * rk * dir[i] + 2 * next / delta * r : r / theta;
+        }
+        for (int32_t i = 0; i < n; i++) x[i] += dir[i];
+        if (k) rk = next;
+    }
+    free(dir);
+}
+
+/* One sweep of smoother sm on level v's A x = b (the solve data's parts and rho). */
+static void plain_smooth(const hsp_csr *A, const hsp_solve_level *v, double *x, const double *b, int sm)
+{
+    switch (sm) {
+    case HSP_SMOOTHER_GAUSS_SEIDEL:
+        plain_gauss_seidel(A, x, b, &v->A, 0), plain_gauss_seidel(A, x, b, &v->A, 1);
+        break;
+    case HSP_SMOOTHER_JACOBI: plain_jacobi(A, x, b, 1 / v->rho, 0); break;
+    case HSP_SMOOTHER_L1_JACOBI: plain_jacobi(A, x, b, 1, 1); break;
+    default: plain_chebyshev(A, x, b, v->rho); break;
+    }
+}
+
+/* The (1,1) cycle at level l from x, V or W (the coarsest level visited once), smoother sm. */
+static void plain_cycle(const hsp_amg *amg, int l, double *x, const double *b, int sm, int w)
+{
+    const hsp_csr *A = amg->level[l].A;
+    const hsp_solve_level *v = &amg->state->solve->level[l];
+    int32_t n = A->nrows;
+    if (l == amg->nlevels - 1) {
+        dense_solve(A, b, x);
+        return;
+    }
+    int32_t nc = amg->level[l + 1].A->nrows;
+    double *r = malloc(n * sizeof *r), *bc = malloc(nc * sizeof *bc), *xc = calloc(nc, sizeof *xc);
+    double *e = malloc(n * sizeof *e);
+    plain_smooth(A, v, x, b, sm);
+    spmv(A, x, r);
+    for (int32_t i = 0; i < n; i++) r[i] = b[i] - r[i];
+    spmv(amg->level[l].R, r, bc);
+    for (int k = 0; k < (w && l + 2 < amg->nlevels ? 2 : 1); k++) plain_cycle(amg, l + 1, xc, bc, sm, w);
+    spmv(amg->level[l].P, xc, e);
+    for (int32_t i = 0; i < n; i++) x[i] += e[i];
+    plain_smooth(A, v, x, b, sm);
+    free(r), free(bc), free(xc), free(e);
+}
+
+/* hsp_amg_apply on c and amg, every smoother, V and W, against the plain cycle of the
+ * same parts of rows (one: exactly Gauss-Seidel) and rho. */
+static void against_plain(const char *spec, hsp_context *c, hsp_amg *amg, const double *u, double *mu,
+                          double *plain)
+{
+    int32_t n = amg->level[0].A->nrows;
+    for (int sm = 0; sm < 4; sm++)
+        for (int w = 0; w < 2; w++) {
+            hsp_amg_solve_options o;
+            hsp_amg_solve_options_init(&o);
+            o.smoother = sm, o.cycle = w;
+            hsp_status s = hsp_amg_apply(c, amg, u, mu, &o);
+            memset(plain, 0, n * sizeof *plain);
+            if (s == HSP_OK) plain_cycle(amg, 0, plain, u, sm, w);
+            double diff = 0, size = 0;
+            for (int32_t i = 0; i < n; i++) diff = fmax(diff, fabs(mu[i] - plain[i])), size = fmax(size, fabs(plain[i]));
+            tap_ok(s == HSP_OK && diff <= 1e-10 * size, "%s, %s, %c(1,1), %d part(s) of level 0's rows: "
+                   "hsp_amg_apply is the plain cycle (%d levels; max difference %.3g of %.3g)", spec,
+                   smoother_name[sm], w ? 'W' : 'V', parts(amg), amg->nlevels, diff, size);
+        }
+}
+
+/* hsp_amg_apply, on one thread and on the device's, is the plain cycle of every smoother,
+ * V and W; on the device's threads it is symmetric (<Mu, v> = <u, Mv>), positive (r.Mr > 0),
+ * the same bits twice and one stationary iteration from zero. */
+static void test_apply(const char *spec)
+{
+    hsp_csr *A = NULL;
+    hsp_generate(spec, 1, HSP_DOUBLE, &A);
+    hsp_amg *amg1 = setup(ctx1, A, 50), *amg = setup(ctx, A, 50);
+    int32_t n = A->nrows;
+    double *u = vector(HSP_DOUBLE, n, 1, 1), *v = malloc(n * sizeof *v), *mu = malloc(n * sizeof *mu);
+    double *mv = malloc(n * sizeof *mv), *plain = malloc(n * sizeof *plain), *x = calloc(n, sizeof *x);
+    for (int32_t i = 0; i < n; i++) v[i] = cos(0.013 * i * i);
+    if (amg1) against_plain(spec, ctx1, amg1, u, mu, plain);
+    if (amg) against_plain(spec, ctx, amg, u, mu, plain);
+    if (amg && amg1) { /* the hierarchy of the device's threads, solved on one: its solve data made anew */
+        hsp_amg_solve_options o;
+        hsp_amg_solve_options_init(&o);
+        hsp_status s = hsp_amg_apply(ctx, amg, u, mv, &o);
+        int before = parts(amg);
+        if (s == HSP_OK) s = hsp_amg_apply(ctx1, amg, u, mu, &o);
+        memset(plain, 0, n * sizeof *plain);
+        plain_cycle(amg, 0, plain, u, 0, 0);
+        double diff = 0, size = 0;
+        for (int32_t i = 0; i < n; i++) diff = fmax(diff, fabs(mu[i] - plain[i])), size = fmax(size, fabs(plain[i]));
+        tap_ok(s == HSP_OK && diff <= 1e-10 * size && parts(amg) == 1, "%s: a hierarchy applied on one thread after "
+               "%d parts of its rows is the plain cycle (its solve data made anew)", spec, before);
+    }
+    for (int sm = 0; sm < 4 && amg; sm++)
+        for (int cyc = 0; cyc < 2; cyc++) {
+            hsp_amg_solve_options o;
+            hsp_amg_solve_options_init(&o);
+            o.smoother = sm, o.cycle = cyc, o.pre = 2, o.post = 2;
+            hsp_status s = hsp_amg_apply(ctx, amg, u, mu, &o);
+            if (s == HSP_OK) s = hsp_amg_apply(ctx, amg, v, mv, &o);
+            double umv = 0, vmu = 0, umu = 0;
+            for (int32_t i = 0; i < n; i++) umv += u[i] * mv[i], vmu += v[i] * mu[i], umu += u[i] * mu[i];
+            tap_ok(s == HSP_OK && fabs(umv - vmu) <= 1e-10 * (fabs(umv) + fabs(vmu)) && umu > 0,
+                   "%s, %s, %c(2,2): <u, Mv> = %.12g, <Mu, v> = %.12g; u.Mu = %.6g > 0", spec, smoother_name[sm],
+                   cyc ? 'W' : 'V', umv, vmu, umu);
+            if (s == HSP_OK) s = hsp_amg_apply(ctx, amg, v, x, &o);
+            tap_ok(s == HSP_OK && !memcmp(x, mv, n * sizeof *x), "%s, %s, %c(2,2): the same bits twice (on %d parts "
+                   "of level 0's rows)", spec, smoother_name[sm], cyc ? 'W' : 'V', parts(amg));
+            o.accel = HSP_ACCEL_NONE, o.maxiter = 1, o.tol = 0;
+            s = hsp_amg_solve(ctx, amg, u, x, &o, NULL);
+            int same = s == HSP_OK && !memcmp(x, mu, n * sizeof *x);
+            tap_ok(same, "%s, %s, %c(2,2): hsp_amg_apply is one stationary iteration from zero", spec,
+                   smoother_name[sm], cyc ? 'W' : 'V');
+        }
+    free(u), free(v), free(mu), free(mv), free(plain), free(x);
+    hsp_amg_free(amg), hsp_amg_free(amg1), hsp_csr_free(A);
+}
+
+/* An initial guess (the history's first entry its residual), maxiter reached
+ * (no error: converged 0), the history cut at history_size, b = 0. */
+static void test_iterations(void)
+{
+    hsp_csr *A = NULL;
+    hsp_generate("poisson3d7:16", 1, HSP_DOUBLE, &A);
+    hsp_amg *amg = setup(ctx, A, 100);
+    int32_t n = A->nrows;
+    double *b = vector(HSP_DOUBLE, n, 1, 1), *x = vector(HSP_DOUBLE, n, 1, 3), hist[4];
+    double r0 = relres(A, b, x);
+    hsp_amg_solve_options o;
+    hsp_amg_solve_info info = {.history = hist, .history_size = 4};
+    hsp_amg_solve_options_init(&o);
+    o.x0 = 1, o.maxiter = 6, o.tol = 1e-14;
+    hsp_status s = hsp_amg_solve(ctx, amg, b, x, &o, &info);
+    tap_ok(s == HSP_OK && !info.converged && info.iterations == 6 && info.history_len == 4 &&
+           fabs(hist[0] - r0) <= 1e-12 * r0 && hist[3] < hist[0] && info.residual > 1e-14,
+           "maxiter 6 from a given x: HSP_OK, not converged, 6 iterations, 4 of history (its size), history[0] = "
+           "%.6g (here %.6g), final %.3g", hist[0], r0, info.residual);
+    o.tol = 1e-8, o.maxiter = 100;
+    s = hsp_amg_solve(ctx, amg, b, x, &o, &info);
+    tap_ok(s == HSP_OK && info.converged && info.iterations < 8 && relres(A, b, x) <= 1e-8,
+           "continued from there: converged in %d iterations", info.iterations);
+    s = hsp_amg_solve(ctx, amg, b, x, &o, &info);
+    tap_ok(s == HSP_OK && info.converged && info.iterations == 0 && info.history_len == 1,
+           "from the solution: 0 iterations, history of 1 (%d, %d)", info.iterations, info.history_len);
+    memset(b, 0, n * sizeof *b);
+    s = hsp_amg_solve(ctx, amg, b, x, &o, &info);
+    int zero = 1;
+    for (int32_t i = 0; i < n; i++) zero &= x[i] == 0;
+    tap_ok(s == HSP_OK && info.converged && zero, "b = 0: x = 0, converged");
+    free(b), free(x), hsp_amg_free(amg), hsp_csr_free(A);
+}
+
+/* A of fewer rows than coarse_size: one level, its dense factor solves exactly (CG:
+ * 1 iteration; stationary: 1); after a re-setup with 2A, the solution is 2A's (the
+ * factor made anew). */
+static void test_one_level(void)
+{
+    hsp_csr *A = NULL, *B = NULL;
+    hsp_generate("poisson2d9:20", 1, HSP_DOUBLE, &A);
+    hsp_amg *amg = setup(ctx, A, 1000);
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    tap_ok(amg && amg->nlevels == 1, "poisson2d9:20 below coarse_size: one level");
+    if (!amg) return;
+    tap_ok(check_solve("one level, CG", amg, &o, 1) == 1, "one level, CG: exact in one iteration");
+    o.accel = HSP_ACCEL_NONE;
+    tap_ok(check_solve("one level, stationary", amg, &o, 1) == 1, "one level, stationary: exact in one");
+    hsp_csr_convert(A, HSP_DOUBLE, &B);
+    for (int64_t k = 0; k < B->nnz; k++) ((double *)B->values)[k] *= 2;
+    hsp_status s = hsp_amg_resetup(ctx, amg, B);
+    tap_ok(s == HSP_OK && check_solve("one level after a re-setup with 2A", amg, &o, 1) == 1,
+           "after a re-setup with 2A: 2A's solution in one iteration (the factor made anew)");
+    hsp_amg_free(amg), hsp_csr_free(A), hsp_csr_free(B);
+}
+
+/* Is x still all `value`? */
+static int untouched(const double *x, int32_t n, double value)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (x[i] != value) return 0;
+    return 1;
+}
+
+/* A coarsest level of more than 5000 rows (max_levels reached first) is smoothed, not
+ * factored: CG still converges (with one level, CG preconditioned by symmetric
+ * Gauss-Seidel alone); a level not on the host (as a resident hierarchy's before
+ * hsp_amg_home) is refused, naming hsp_amg_home. */
+static void test_large_coarse(void)
+{
+    for (int levels = 1; levels <= 2; levels++) {
+        hsp_csr *A = NULL;
+        hsp_amg_options ao;
+        hsp_amg *amg = NULL;
+        hsp_amg_solve_options o;
+        char what[96];
+        hsp_amg_options_init(&ao);
+        ao.max_levels = levels;
+        hsp_generate(levels == 1 ? "poisson2d5:80" : "poisson2d5:200", 1, HSP_DOUBLE, &A);
+        hsp_amg_solve_options_init(&o);
+        o.maxiter = 400;
+        if (hsp_amg_setup(ctx, A, &ao, &amg) == HSP_OK) {
+            snprintf(what, sizeof what, "%d level(s), the coarsest of %d rows smoothed", levels,
+                     amg->level[amg->nlevels - 1].A->nrows);
+            check_solve(what, amg, &o, levels == 1 ? 400 : 100);
+        }
+        if (amg && levels == 2) {
+            double *b = vector(HSP_DOUBLE, A->nrows, 1, 1), *x = vector(HSP_DOUBLE, A->nrows, 0, 7);
+            const hsp_csr *keep = amg->level[1].A;
+            amg->level[1].A = NULL;
+            hsp_status s = hsp_amg_solve(ctx, amg, b, x, NULL, NULL);
+            tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "hsp_amg_home") && untouched(x, A->nrows, 7),
+                   "a level not on the host refused, x untouched: %s", hsp_errmsg());
+            amg->level[1].A = keep;
+            free(b), free(x);
+        }
+        hsp_amg_free(amg), hsp_csr_free(A);
+    }
+}
+
+/* A re-setup with a perturbed A: the solve converges to the new A's solution. */
+static void test_resetup(void)
+{
+    hsp_csr *A = NULL, *B = NULL;
+    hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &A);
+    hsp_amg *amg = setup(ctx, A, 100);
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    if (!amg) return;
+    check_solve("poisson2d5:64 before the re-setup", amg, &o, 20);
+    hsp_csr_convert(A, HSP_DOUBLE, &B);
+    for (int32_t i = 0; i < B->nrows; i++)
+        for (int64_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++)
+            ((double *)B->values)[k] *= B->colidx[k] == i ? 1.5 + 0.5 * sin(i) : 1;
+    hsp_status s = hsp_amg_resetup(ctx, amg, B);
+    tap_ok(s == HSP_OK, "re-setup with a larger diagonal %s", s == HSP_OK ? "" : hsp_errmsg());
+    check_solve("poisson2d5:64 after the re-setup (the new A's residual)", amg, &o, 20);
+    hsp_amg_free(amg), hsp_csr_free(A), hsp_csr_free(B);
+}
+
+/* A random SPD matrix (an M-matrix) in both precisions. */
+static void test_random(void)
+{
+    for (int p = 0; p < 2; p++) {
+        hsp_csr *A = random_spd(20000, p, 5);
+        hsp_amg *amg = setup(ctx, A, 200);
+        hsp_amg_solve_options o;
+        char what[64];
+        hsp_amg_solve_options_init(&o);
+        o.tol = p ? 1e-8 : 1e-5;
+        snprintf(what, sizeof what, "random SPD 20000 rows, %s, %d levels", p ? "double" : "float",
+                 amg ? amg->nlevels : 0);
+        if (amg) check_solve(what, amg, &o, 40);
+        hsp_amg_free(amg), hsp_csr_free(A);
+    }
+}
+
+/* Bad options, NULL arguments, NaN and Inf in b or x0 refused (HSP_ERR_ARG,
+ * the message naming the option), x untouched; an indefinite A under CG (its
+ * breakdown reported), and a singular coarsest level. */
+static void test_errors(void)
+{
+    hsp_csr *A = NULL, *N = NULL;
+    hsp_generate("poisson2d5:40", 1, HSP_DOUBLE, &A);
+    hsp_amg *amg = setup(ctx, A, 100);
+    int32_t n = A->nrows;
+    double *b = vector(HSP_DOUBLE, n, 1, 1), *x = vector(HSP_DOUBLE, n, 0, 7);
+    static const char *const names[] = {"tol", "maxiter", "accel", "cycle", "smoother", "pre", "jacobi_omega",
+                                        "chebyshev_degree", "x0", "post"};
+    for (int k = 0; k < 10 && amg; k++) {
+        hsp_amg_solve_options o;
+        hsp_amg_solve_options_init(&o);
+        switch (k) {
+        case 0: o.tol = NAN; break;
+        case 1: o.maxiter = -1; break;
+        case 2: o.accel = 7; break;
+        case 3: o.cycle = 2; break;
+        case 4: o.smoother = 4; break;
+        case 5: o.pre = 101; break;
+        case 6: o.jacobi_omega = 2; break;
+        case 7: o.chebyshev_degree = 0; break;
+        case 8: o.x0 = 2; break;
+        case 9: o.post = -1; break;
+        }
+        hsp_status s = hsp_amg_solve(ctx, amg, b, x, &o, NULL);
+        hsp_status s2 = hsp_amg_apply(ctx, amg, b, x, &o);
+        int named = strstr(hsp_errmsg(), names[k]) != NULL;
+        tap_ok((s == HSP_ERR_ARG && (k < 2 || s2 == HSP_ERR_ARG)) && named && untouched(x, n, 7),
+               "bad %s refused, x untouched: %s", names[k], hsp_errmsg());
+    }
+    tap_ok(hsp_amg_solve(NULL, amg, b, x, NULL, NULL) == HSP_ERR_ARG &&
+           hsp_amg_solve(ctx, NULL, b, x, NULL, NULL) == HSP_ERR_ARG &&
+           hsp_amg_solve(ctx, amg, NULL, x, NULL, NULL) == HSP_ERR_ARG &&
+           hsp_amg_apply(ctx, amg, b, NULL, NULL) == HSP_ERR_ARG, "NULL arguments refused");
+    for (int k = 0; k < 2; k++) {
+        b[17] = k ? INFINITY : NAN;
+        tap_ok(hsp_amg_solve(ctx, amg, b, x, NULL, NULL) == HSP_ERR_ARG && untouched(x, n, 7) &&
+               strstr(hsp_errmsg(), "b[17]"), "%s in b refused, x untouched: %s", k ? "Inf" : "NaN", hsp_errmsg());
+    }
+    b[17] = 1, x[3] = NAN;
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    o.x0 = 1;
+    tap_ok(hsp_amg_solve(ctx, amg, b, x, &o, NULL) == HSP_ERR_ARG && strstr(hsp_errmsg(), "x (the initial guess)[3]"),
+           "NaN in the initial x refused: %s", hsp_errmsg());
+    x[3] = 7;
+    hsp_csr_convert(A, HSP_DOUBLE, &N);
+    for (int64_t k = 0; k < N->nnz; k++) ((double *)N->values)[k] *= -1;
+    hsp_amg *neg = setup(ctx, N, 100);
+    hsp_status s = neg ? hsp_amg_solve(ctx, neg, b, x, NULL, NULL) : HSP_ERR_ARG;
+    tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "broke down") && untouched(x, n, 7),
+           "-A (negative definite) under CG: breakdown reported, x untouched: %s", hsp_errmsg());
+    hsp_amg_free(neg), hsp_csr_free(N);
+    /* a path's Laplacian (Neumann: rows sum to 0) is singular */
+    int32_t rows[28], cols[28];
+    double vals[28];
+    int k = 0;
+    for (int32_t i = 0; i < 10; i++) {
+        if (i > 0) rows[k] = i, cols[k] = i - 1, vals[k++] = -1;
+        rows[k] = i, cols[k] = i, vals[k++] = i == 0 || i == 9 ? 1 : 2;
+        if (i < 9) rows[k] = i, cols[k] = i + 1, vals[k++] = -1;
+    }
+    hsp_csr_from_triplets(10, 10, k, rows, cols, vals, HSP_DOUBLE, &N);
+    hsp_amg *sing = setup(ctx, N, 100);
+    s = sing ? hsp_amg_solve(ctx, sing, b, x, NULL, NULL) : HSP_ERR_ARG;
+    tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "singular") && untouched(x, 10, 7),
+           "a singular coarsest level refused, x untouched: %s", hsp_errmsg());
+    hsp_amg_free(sing), hsp_csr_free(N);
+    /* one level, not symmetric: its LU (rows swapped) solves it in one stationary iteration */
+    hsp_csr_from_triplets(3, 3, 7, (const int32_t[]){0, 0, 1, 1, 1, 2, 2}, (const int32_t[]){0, 1, 0, 1, 2, 1, 2},
+                          (const double[]){1, 4, 3, 1, 2, 2, 1}, HSP_DOUBLE, &N);
+    sing = setup(ctx, N, 100);
+    o.x0 = 0, o.accel = HSP_ACCEL_NONE;
+    if (sing) check_solve("one level of [1 4 0; 3 1 2; 0 2 1] (LU, rows swapped), stationary", sing, &o, 1);
+    hsp_amg_free(sing), hsp_csr_free(N);
+    /* one level (no set-up check of its diagonal): a zero on it refused by the solve */
+    hsp_csr_from_triplets(2, 2, 2, (const int32_t[]){0, 1}, (const int32_t[]){1, 0}, (const double[]){1, 1},
+                          HSP_DOUBLE, &N);
+    sing = setup(ctx, N, 100);
+    s = sing ? hsp_amg_solve(ctx, sing, b, x, NULL, NULL) : HSP_ERR_ARG;
+    tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "row 0 of A has no nonzero diagonal") && untouched(x, 2, 7),
+           "a zero on a one-level hierarchy's diagonal refused, x untouched: %s", hsp_errmsg());
+    hsp_amg_free(sing), hsp_csr_free(N);
+    free(b), free(x), hsp_amg_free(amg), hsp_csr_free(A);
+}
+
+int main(void)
+{
+    hsp_options one;
+    hsp_options_init(&one);
+    one.device = "cpu", one.threads = 1;
+    if (!tap_ok((ctx = ref_context()) != NULL && hsp_context_create(&one, &ctx1) == HSP_OK,
+                "a context on %s, and one of one thread on cpu", ref_device()))
+        return tap_done();
+    test_pyamg_count();
+    test_matrix("poisson2d5:64", HSP_DOUBLE);
+    test_matrix("poisson3d7:16", HSP_DOUBLE);
+    test_matrix("poisson2d5:64", HSP_FLOAT);
+    test_apply("poisson2d5:64");
+    test_iterations();
+    test_one_level();
+    test_resetup();
+    test_large_coarse();
+    test_random();
+    test_errors();
+    hsp_context_free(ctx), hsp_context_free(ctx1);
+    return tap_done();
+}
