@@ -22,10 +22,14 @@ static const char usage_solve[] =
     "  --maxiter=N           at most N iterations (default 100); not converging is no error\n"
     "  --accel=cg|none       CG preconditioned by one cycle (default), or the cycles alone\n"
     "  --cycle=V|W           (default V)\n"
-    "  --smoother=gs|jacobi|l1-jacobi|chebyshev\n"
-    "                        gs (default): symmetric Gauss-Seidel, hybrid between the\n"
+    "  --smoother=auto|gs|jacobi|l1-jacobi|chebyshev\n"
+    "                        auto (default): gs on the CPU threads, chebyshev on a GPU\n"
+    "                        (--resident); gs: symmetric Gauss-Seidel, hybrid between the\n"
     "                        threads' parts of rows; jacobi: weight --jacobi-omega over\n"
     "                        rho(D^-1 A); l1-jacobi; chebyshev: of --degree in D^-1 A\n"
+    "  --resident            set the hierarchy up on the device (hsp_amg_setup_resident)\n"
+    "                        and, on one with memory of its own, solve there: the vectors\n"
+    "                        stay on it, a few numbers an iteration cross\n"
     "  --pre=N, --post=N     sweeps before and after the coarse correction (default 1, 1)\n"
     "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
     "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
@@ -35,9 +39,10 @@ static const char usage_solve[] =
 
 static const char allowed[] = "theta,omega,levels,coarse,order,device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
-                              "maxiter,accel,cycle,smoother,pre,post,jacobi-omega,degree";
+                              "maxiter,accel,cycle,smoother,pre,post,jacobi-omega,degree,resident";
 
-static const char *const smoother_names[] = {"gs", "jacobi", "l1-jacobi", "chebyshev"};
+/* hsp_smoother's names, by value */
+static const char *const smoother_names[] = {"gs", "jacobi", "l1-jacobi", "chebyshev", "auto"};
 
 /* A whole number of text in [lo, hi] into *out; 0 when it is one. */
 static int whole(const char *text, int lo, int hi, int *out)
@@ -75,8 +80,8 @@ const char *cli_apply_solve_option(cli_args *a, const char *name, const char *v)
         o->cycle = *v == 'W' || *v == 'w' ? HSP_CYCLE_W : HSP_CYCLE_V;
     } else if (!strcmp(name, "smoother")) {
         int k = 0;
-        while (k < 4 && strcmp(v, smoother_names[k])) k++;
-        if (k == 4) return "--smoother takes gs, jacobi, l1-jacobi or chebyshev";
+        while (k < 5 && strcmp(v, smoother_names[k])) k++;
+        if (k == 5) return "--smoother takes auto, gs, jacobi, l1-jacobi or chebyshev";
         o->smoother = (hsp_smoother)k;
     } else if (!strcmp(name, "pre") || !strcmp(name, "post")) {
         if (whole(v, 0, 100, name[1] == 'r' ? &o->pre : &o->post)) return "--pre and --post take 0 to 100 sweeps";
@@ -113,16 +118,26 @@ static int right_side(const cli_args *a, const hsp_csr *A, void **b)
     return 0;
 }
 
+/* Level l's rows (a resident level's shape where it is not home). */
+static int32_t level_rows(const hsp_amg *amg, int l)
+{
+    int32_t rows = 0;
+    if (amg->level[l].A) return amg->level[l].A->nrows;
+    hsp_resident_shape(amg->level[l].rA, &rows, NULL, NULL);
+    return rows;
+}
+
 /* The solve's figures as text. */
 static void print_text(const cli_args *a, const hsp_amg *amg, const hsp_amg_solve_info *info, int len)
 {
     const hsp_amg_solve_options *o = &a->solve;
     printf("smoothed aggregation: %d levels, rows", amg->nlevels);
-    for (int l = 0; l < amg->nlevels; l++) printf(" %d", amg->level[l].A->nrows);
+    for (int l = 0; l < amg->nlevels; l++) printf(" %d", level_rows(amg, l));
     printf("; set-up %.2f ms\n", amg->ms_total);
-    printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s\n", o->accel == HSP_ACCEL_CG ? "CG preconditioned by"
-           : "stationary", o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post, smoother_names[o->smoother],
-           o->tol, a->rhs ? a->rhs : "ones");
+    printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
+           ? "CG preconditioned by" : "stationary", o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
+           smoother_names[info->smoother], o->tol, a->rhs ? a->rhs : "ones",
+           info->on_device ? amg->device : "the CPU threads");
     printf("iteration  |b - Ax| / |b|\n");
     for (int k = 0; k < len; k++) printf("%9d  %.3e\n", k, info->history[k]);
     printf("%s after %d iterations: |b - Ax| / |b| = %.3e\n", info->converged ? "converged" : "NOT converged",
@@ -138,9 +153,9 @@ static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
     const hsp_amg_solve_options *o = &a->solve;
     printf("{\"command\":\"amg-solve\",\"rows\":%d,\"nnz\":%lld,\"precision\":\"%s\",\"levels\":%d,", A->nrows,
            (long long)A->nnz, A->precision == HSP_DOUBLE ? "double" : "float", amg->nlevels);
-    printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,",
-           o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
-           smoother_names[o->smoother], o->pre, o->post, o->tol);
+    printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,"
+           "\"on_device\":%s,", o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
+           smoother_names[info->smoother], o->pre, o->post, o->tol, info->on_device ? "true" : "false");
     printf("\"setup_ms\":%.3f,\"solve_ms\":%.3f,\"total_ms\":%.3f,\"iterations\":%d,\"converged\":%s,"
            "\"residual\":%.6e,\"history\":[", amg->ms_total, info->ms_solve, amg->ms_total + info->ms_solve,
            info->iterations, info->converged ? "true" : "false", info->residual);
@@ -181,12 +196,16 @@ int cmd_amg_solve(int argc, char **argv)
     hsp_csr *A = NULL;
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;
-    hsp_status s;
+    hsp_resident *M = NULL;
+    hsp_status s = HSP_OK;
     rc = cli_load(&a, 0, &A);
     if (!rc && A->nrows == A->ncols) rc = cli_amg_check_matrix(A, "amg-solve");
     if (!rc) rc = cli_context(&a, &ctx);
-    if (!rc && (s = hsp_amg_setup(ctx, A, &a.amg, &amg)) != HSP_OK) rc = cli_error("amg-solve", s);
+    if (!rc && a.resident) s = hsp_place(ctx, A, &M);
+    if (!rc && s == HSP_OK)
+        s = a.resident ? hsp_amg_setup_resident(ctx, M, &a.amg, &amg) : hsp_amg_setup(ctx, A, &a.amg, &amg);
+    if (!rc && s != HSP_OK) rc = cli_error("amg-solve", s);
     if (!rc) rc = solve(&a, ctx, A, amg);
-    hsp_amg_free(amg), hsp_context_free(ctx), hsp_csr_free(A);
+    hsp_amg_free(amg), hsp_resident_free(M), hsp_context_free(ctx), hsp_csr_free(A);
     return rc;
 }

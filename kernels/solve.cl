@@ -40,7 +40,7 @@ __kernel void hsp_diagonals(long n, __global const long *arp, __global const int
 /* The vector steps (src/amg/amg_device.h's HSP_VEC_*), over n entries:
  * STEP: s = c z.w + a v (v read only where a != 0), v = s where has_v,
  * u += s; UPDATE: u += a w, v -= a z, part: v.v; DIRECTION: u = w + a u;
- * DOT: part: w.z; COPY: u = w. */
+ * DOT: part: w.z; COPY: u = w; ZERO: u = 0. */
 __kernel void hsp_vector(int op, long n, VT a, VT c, __global VT *u, __global VT *v, __global const VT *w,
                          __global const VT *z, int has_v, __global VT *part, __local VT *l)
 {
@@ -59,8 +59,10 @@ __kernel void hsp_vector(int op, long n, VT a, VT c, __global VT *u, __global VT
             u[i] = w[i] + a * u[i];
         } else if (op == 3) {
             sum = w[i] * z[i];
-        } else {
+        } else if (op == 4) {
             u[i] = w[i];
+        } else {
+            u[i] = 0;
         }
     }
     if (op == 1 || op == 3) group_reduce(sum, 0, l, part);

@@ -631,9 +631,11 @@ typedef enum {
                                       PyAMG's jacobi (withrho) */
     HSP_SMOOTHER_L1_JACOBI = 2,    /* x += D_l1^-1 (b - A x), d_i = sum_j |a_ij| (hypre's l1 scaling):
                                       convergent on any SPD A, no eigenvalue bound needed */
-    HSP_SMOOTHER_CHEBYSHEV = 3     /* a Chebyshev polynomial in D^-1 A of chebyshev_degree over
+    HSP_SMOOTHER_CHEBYSHEV = 3,    /* a Chebyshev polynomial in D^-1 A of chebyshev_degree over
                                       [rho / 30, 1.1 rho], rho = rho(D^-1 A) (PyAMG's bounds and
                                       degree; PyAMG's is in A unscaled): degree products with A a sweep */
+    HSP_SMOOTHER_AUTO = 4          /* GAUSS_SEIDEL on the CPU threads; CHEBYSHEV where a device
+                                      holds the hierarchy (Gauss-Seidel's sweep is sequential) */
 } hsp_smoother;
 
 /* The outer iteration: CG preconditioned by one cycle (the hierarchy's cycle is
@@ -649,7 +651,7 @@ typedef struct {
                               default 100 */
     hsp_accel accel;       /* default HSP_ACCEL_CG */
     hsp_cycle cycle;       /* default HSP_CYCLE_V */
-    hsp_smoother smoother; /* default HSP_SMOOTHER_GAUSS_SEIDEL */
+    hsp_smoother smoother; /* default HSP_SMOOTHER_AUTO */
     int pre, post;         /* sweeps before and after the coarse correction, 0 to 100; default 1, 1
                               (a Gauss-Seidel sweep is symmetric: forward and backward) */
     double jacobi_omega;   /* HSP_SMOOTHER_JACOBI's weight over rho(D^-1 A), in (0, 2); default 1
@@ -671,12 +673,19 @@ typedef struct {
     int history_size;
     int history_len;  /* entries written: iterations + 1, at most history_size */
     double ms_solve;  /* the solve's time, the hierarchy's first-solve preparation included */
+    hsp_smoother smoother; /* the smoother it ran (AUTO resolved) */
+    int on_device;    /* 1: its steps ran on the device that holds the hierarchy */
 } hsp_amg_solve_info;
 
-/* Solve A x = b, A level 0's, by the hierarchy (a resident one whose levels are
- * home: hsp_amg_home first; a solve on the device comes later).  b and x: level
- * 0's nrows values in A's precision (float or double); the vectors of the cycles
- * and of CG, the residual norms and CG's scalars are double.  o NULL: the
+/* Solve A x = b, A level 0's, by the hierarchy.  b and x: level 0's nrows values
+ * in A's precision (float or double).  A hierarchy of hsp_amg_setup (or a resident
+ * one on a device that uses host arrays in place) is solved on the CPU threads:
+ * the vectors of the cycles and of CG are double.  A resident hierarchy whose
+ * levels a device with memory of its own made (hsp_amg_setup_resident) is solved
+ * there: its vectors, of A's precision, stay on the device; what crosses is b and
+ * x once, the coarsest level's vector each cycle (at most 5000 values) and a few
+ * numbers an iteration (its dot products); Gauss-Seidel is refused there
+ * (HSP_ERR_UNSUPPORTED).  Residual norms and CG's scalars are double.  o NULL: the
  * defaults; info NULL or filled (its history and history_size the caller's).
  * The first solve of a hierarchy (and the first after a re-setup) prepares what
  * every solve uses: each level's inverted diagonal, rho(D^-1 A) where the

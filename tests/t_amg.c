@@ -874,7 +874,7 @@ static void device_vector(hsp_device *dev, hsp_precision p, int op, int with_d)
         } else if (op == HSP_VEC_DOT) {
             sum += x[0] * x[1], smag += fabs(x[0] * x[1]);
         } else {
-            want[0][i] = x[1];
+            want[0][i] = op == HSP_VEC_COPY ? x[1] : 0;
         }
         scale[i] = 4; /* every value here is below 4 in magnitude */
     }
@@ -889,7 +889,7 @@ static void device_vector(hsp_device *dev, hsp_precision p, int op, int with_d)
         free(got);
     }
     if (op == HSP_VEC_UPDATE || op == HSP_VEC_DOT) e = fmax(e, fabs(out - sum) / (smag + 1e-300));
-    static const char *const names[] = {"step", "update", "direction", "dot", "copy"};
+    static const char *const names[] = {"step", "update", "direction", "dot", "copy", "zero"};
     tap_ok(e <= (p == HSP_DOUBLE ? 1e-14 : 1e-5), "device vector %s%s, %s, %d entries: the vectors and the sum as "
            "worked out here (largest error %.2g)", names[op], op == HSP_VEC_STEP ? (with_d ? " with d" : " without d") : "",
            p == HSP_DOUBLE ? "double" : "float", N, e);
@@ -910,7 +910,7 @@ static void test_device_solve_steps(void)
         for (int c_is = 0; c_is < 3; c_is++) device_spmv(dev, A, c_is == 1 ? -1 : 0.5, c_is);
         hsp_csr_free(A);
         device_diagonals(dev, prec);
-        for (int op = HSP_VEC_STEP; op <= HSP_VEC_COPY; op++) device_vector(dev, prec, op, 1);
+        for (int op = HSP_VEC_STEP; op <= HSP_VEC_ZERO; op++) device_vector(dev, prec, op, 1);
         device_vector(dev, prec, HSP_VEC_STEP, 0);
     }
 }

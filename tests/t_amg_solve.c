@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "amg/amg.h"
+#include "amg/amg_device.h"
 #include "amg/solve.h"
+#include "core/internal.h"
+#include "device/context.h"
 #include "ref.h"
 #include "tap.h"
 
@@ -531,7 +534,7 @@ static void test_errors(void)
         case 1: o.maxiter = -1; break;
         case 2: o.accel = 7; break;
         case 3: o.cycle = 2; break;
-        case 4: o.smoother = 4; break;
+        case 4: o.smoother = 5; break;
         case 5: o.pre = 101; break;
         case 6: o.jacobi_omega = 2; break;
         case 7: o.chebyshev_degree = 0; break;
@@ -600,6 +603,131 @@ static void test_errors(void)
     free(b), free(x), hsp_amg_free(amg), hsp_csr_free(A);
 }
 
+/* Does the context's device hold hierarchies of its own (memory of its own)? */
+static int ctx_device_holds(void)
+{
+    return ctx->device->amg != NULL;
+}
+
+/* One solve of A x = b (b: the kind 1 pattern) by amg with o: the status, x, info. */
+static hsp_status solve_once(hsp_amg *amg, const hsp_csr *A, const hsp_amg_solve_options *o, void **x,
+                             hsp_amg_solve_info *info)
+{
+    void *b = vector(A->precision, A->nrows, 1, 1);
+    *x = vector(A->precision, A->nrows, 0, 0);
+    hsp_status s = hsp_amg_solve(ctx, amg, b, *x, o, info);
+    free(b);
+    return s;
+}
+
+/* One cycle (hsp_amg_apply, Chebyshev) of the device's hierarchy against the
+ * same on the CPU threads: the largest difference against the largest entry. */
+static void device_apply(hsp_amg *dev_amg, hsp_amg *host_amg, const hsp_csr *A)
+{
+    hsp_precision p = A->precision;
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    o.smoother = HSP_SMOOTHER_CHEBYSHEV;
+    void *r = vector(p, A->nrows, 1, 1), *zd = vector(p, A->nrows, 0, 0), *zh = vector(p, A->nrows, 0, 0);
+    hsp_status sd = hsp_amg_apply(ctx, dev_amg, r, zd, &o), sh = hsp_amg_apply(ctx, host_amg, r, zh, &o);
+    double diff = 0, most = 0;
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double d = p == HSP_DOUBLE ? ((double *)zd)[i] : ((float *)zd)[i];
+        double h = p == HSP_DOUBLE ? ((double *)zh)[i] : ((float *)zh)[i];
+        diff = fmax(diff, fabs(d - h)), most = fmax(most, fabs(h));
+    }
+    tap_ok(sd == HSP_OK && sh == HSP_OK && most > 0 && diff <= (p == HSP_DOUBLE ? 1e-10 : 1e-4) * most,
+           "device apply, %d rows %s: one cycle as the CPU threads' (largest difference %.2g of %.2g)", A->nrows,
+           p == HSP_DOUBLE ? "double" : "float", diff, most);
+    free(r), free(zd), free(zh);
+}
+
+/* The device's hierarchy set up again for A with its diagonal raised by a
+ * half (values only, on the device), then a solve of that A converging; *MB:
+ * that A placed, level 0 of the hierarchy now (the caller frees it after). */
+static void device_resetup(hsp_amg *dev_amg, const hsp_csr *A, hsp_resident **out)
+{
+    hsp_csr *B = NULL;
+    hsp_resident *MB = NULL;
+    hsp_csr_convert(A, A->precision, &B);
+    for (int32_t i = 0; i < B->nrows; i++)
+        for (int64_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++)
+            if (B->colidx[k] == i) hsp_csr_set_value(B, k, hsp_csr_value(B, k) + 0.5);
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    o.tol = A->precision == HSP_DOUBLE ? 1e-8 : 1e-5;
+    hsp_amg_solve_info info = {0};
+    void *x = NULL, *b = vector(A->precision, A->nrows, 1, 1);
+    hsp_status s = hsp_place(ctx, B, &MB);
+    if (s == HSP_OK) s = hsp_amg_resetup_resident(ctx, dev_amg, MB);
+    if (s == HSP_OK) s = solve_once(dev_amg, B, &o, &x, &info);
+    double rel = s == HSP_OK ? relres(B, b, x) : NAN;
+    tap_ok(s == HSP_OK && info.on_device && rel <= o.tol * 1.01, "device re-setup, then a solve of the new A: %d "
+           "iterations, |b - Ax|/|b| = %.3g here %s", info.iterations, rel, s ? hsp_errmsg() : "");
+    free(x), free(b);
+    hsp_csr_free(B);
+    *out = MB;
+}
+
+/* The solve where a device with memory of its own holds the hierarchy
+ * (hsp_amg_setup_resident): every smoother it runs, V and W, CG and none,
+ * against the same solve of hsp_amg_setup's hierarchy on the CPU threads:
+ * converged by the residual worked out here, on the device, in as many
+ * iterations (one more or less: the device's vectors are of A's precision,
+ * the threads' double); Gauss-Seidel refused, x untouched. */
+static void test_device(const char *spec, hsp_precision p)
+{
+    hsp_csr *A = NULL;
+    hsp_resident *M = NULL, *MB = NULL;
+    hsp_amg *dev_amg = NULL, *host_amg = NULL;
+    hsp_amg_options ao;
+    hsp_amg_options_init(&ao);
+    ao.coarse_size = 60;
+    hsp_generate(spec, 1, p, &A);
+    hsp_status s = hsp_place(ctx, A, &M);
+    if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, M, &ao, &dev_amg);
+    if (s == HSP_OK) s = hsp_amg_setup(ctx, A, &ao, &host_amg);
+    const char *pname = p == HSP_DOUBLE ? "double" : "float";
+    if (!tap_ok(s == HSP_OK, "device solve, %s %s: hierarchies set up %s", spec, pname, s ? hsp_errmsg() : ""))
+        goto done;
+    for (int sm = HSP_SMOOTHER_JACOBI; sm <= HSP_SMOOTHER_AUTO; sm++)
+        for (int way = 0; way < 3; way++) {
+            hsp_amg_solve_options o;
+            hsp_amg_solve_options_init(&o);
+            o.smoother = (hsp_smoother)sm, o.tol = p == HSP_DOUBLE ? 1e-8 : 1e-5;
+            o.accel = way == 2 ? HSP_ACCEL_NONE : HSP_ACCEL_CG, o.cycle = way == 1 ? HSP_CYCLE_W : HSP_CYCLE_V;
+            hsp_amg_solve_info di = {0}, hi = {0};
+            void *xd = NULL, *xh = NULL;
+            hsp_amg_solve_options on_host = o; /* auto: chebyshev on the device, so here too */
+            if (sm == HSP_SMOOTHER_AUTO) on_host.smoother = HSP_SMOOTHER_CHEBYSHEV;
+            hsp_status sd = solve_once(dev_amg, A, &o, &xd, &di), sh = solve_once(host_amg, A, &on_host, &xh, &hi);
+            void *b = vector(p, A->nrows, 1, 1);
+            double rd = sd == HSP_OK ? relres(A, b, xd) : NAN;
+            int close = abs(di.iterations - hi.iterations) <= 1;
+            tap_ok(sd == HSP_OK && sh == HSP_OK && di.on_device && !hi.on_device && di.converged &&
+                       rd <= o.tol * 1.01 && close && di.smoother == on_host.smoother,
+                   "device solve, %s %s, %s %s %c: %d iterations on the device, %d on the CPU threads; "
+                   "|b - Ax|/|b| = %.3g here (tol %g) %s", spec, pname, sm == HSP_SMOOTHER_AUTO ? "auto" :
+                   smoother_name[sm], way == 2 ? "none" : "cg", way == 1 ? 'W' : 'V', di.iterations, hi.iterations,
+                   rd, o.tol, sd ? hsp_errmsg() : "");
+            free(b), free(xd), free(xh);
+        }
+    hsp_amg_solve_options gs;
+    hsp_amg_solve_options_init(&gs);
+    gs.smoother = HSP_SMOOTHER_GAUSS_SEIDEL;
+    void *x = NULL;
+    s = solve_once(dev_amg, A, &gs, &x, NULL);
+    int zeros = 1;
+    for (int32_t i = 0; x && i < A->nrows; i++) zeros &= (p == HSP_DOUBLE ? ((double *)x)[i] : ((float *)x)[i]) == 0;
+    tap_ok(s == HSP_ERR_UNSUPPORTED && zeros && strstr(hsp_errmsg(), "gauss-seidel"),
+           "device solve, %s %s: gauss-seidel refused, x untouched: %s", spec, pname, hsp_errmsg());
+    free(x);
+    device_apply(dev_amg, host_amg, A);
+    device_resetup(dev_amg, A, &MB);
+done:
+    hsp_amg_free(dev_amg), hsp_amg_free(host_amg), hsp_resident_free(M), hsp_resident_free(MB), hsp_csr_free(A);
+}
+
 int main(void)
 {
     hsp_options one;
@@ -619,6 +747,13 @@ int main(void)
     test_large_coarse();
     test_random();
     test_errors();
+    if (ctx_device_holds()) {
+        test_device("poisson2d5:64", HSP_DOUBLE);
+        test_device("poisson3d7:16", HSP_DOUBLE);
+        test_device("poisson2d5:64", HSP_FLOAT);
+    } else {
+        tap_skip("the device uses host arrays in place: its hierarchies solve on the CPU threads", "device solve");
+    }
     hsp_context_free(ctx), hsp_context_free(ctx1);
     return tap_done();
 }

@@ -51,8 +51,8 @@ typedef struct hsp_amg_device {
  * dinv}: u = c dinv.r + a d (d read only where a != 0; d NULL where a is
  * 0), d = u where given, x += u; UPDATE, {x, r, p, q}: x += a p, r -= a q,
  * *out = r.r; DIRECTION, {p, z}: p = z + a p; DOT, {u, v}: *out = u.v;
- * COPY, {y, x}: y = x. */
-enum { HSP_VEC_STEP, HSP_VEC_UPDATE, HSP_VEC_DIRECTION, HSP_VEC_DOT, HSP_VEC_COPY };
+ * COPY, {y, x}: y = x; ZERO, {x}: x = 0. */
+enum { HSP_VEC_STEP, HSP_VEC_UPDATE, HSP_VEC_DIRECTION, HSP_VEC_DOT, HSP_VEC_COPY, HSP_VEC_ZERO };
 
 /* The passes of Lanczos step j on S = |D|^-1/2 A |D|^-1/2 (similar to
  * D^-1 A), over vectors v, w, prev, with scalars alpha (HSP_LZ_ALPHA + j)

@@ -71,6 +71,7 @@ static hsp_status prolongator(hsp_context *ctx, hsp_amg *amg, int l, double rho)
     double t = hsp_now_ms();
     hsp_stats st;
     hsp_status s = hsp_radius_held(dev, csr(v->rA), held(v->rA), &rho);
+    amg->state->level[l].rho = rho; /* for the solve's smoothers */
     if (s == HSP_OK) s = hsp_multiply_resident(ctx, v->rA, T, &P, &st);
     if (s == HSP_OK) hsp_amg_sides(v, &st, 1);
     v->rP = P;
@@ -186,6 +187,7 @@ static hsp_status device_values(hsp_context *ctx, hsp_amg *amg, int l)
     double rho, t = hsp_now_ms();
     hsp_status s = dev->amg->radius(dev, csr(A), held(A), &rho);
     if (s == HSP_OK) s = hsp_radius_held(dev, csr(A), held(A), &rho);
+    ls->rho = rho;
     if (s == HSP_OK) s = hsp_resident_numeric(dev, P, A, ls->rT);
     if (s == HSP_OK) s = smooth(dev, amg, l, rho);
     if (s == HSP_OK && csr(P)->nnz) s = dev->amg->transpose_values(dev, csr(P), held(P), held(R));

@@ -8,10 +8,19 @@
 #include <string.h>
 #include "amg/aggregate.h"
 #include "amg/amg.h"
+#include "amg/amg_device.h"
 #include "amg/solve.h"
 #include "core/internal.h"
 #include "core/pool.h"
 #include "device/context.h"
+
+/* A level's vectors, k = 0 to NVEC - 1: dinv, l1inv, x, b, t, d. */
+enum { NVEC = 6 };
+static void **vector_at(hsp_solve_level *v, int k)
+{
+    void **const at[NVEC] = {&v->dinv, &v->l1inv, &v->x, &v->b, &v->t, &v->d};
+    return at[k];
+}
 
 void hsp_solve_data_free(hsp_amg_solve_data *sd)
 {
@@ -19,9 +28,12 @@ void hsp_solve_data_free(hsp_amg_solve_data *sd)
     for (int l = 0; l < sd->nlevels; l++) {
         hsp_solve_level *v = &sd->level[l];
         free(v->A.cut), free(v->R.cut), free(v->P.cut), free(v->ghost);
-        free(v->dinv), free(v->l1inv), free(v->x), free(v->b), free(v->t), free(v->d);
+        for (int k = 0; k < NVEC; k++)
+            if (sd->dev) sd->dev->drop(sd->dev, *vector_at(v, k));
+            else free(*vector_at(v, k));
     }
     hsp_dense_factor_free(&sd->coarse);
+    free(sd->coarse_b), free(sd->coarse_io);
     free(sd);
 }
 
@@ -52,31 +64,74 @@ static hsp_status make_level(hsp_context *ctx, const hsp_amg *amg, int l, hsp_so
     if (s == HSP_OK && l + 1 < amg->nlevels) s = hsp_rows_cut(ctx, a->R, &v->R);
     if (s == HSP_OK && l + 1 < amg->nlevels) s = hsp_rows_cut(ctx, a->P, &v->P);
     if (s != HSP_OK) return s;
-    v->dinv = malloc(bytes), v->l1inv = malloc(bytes), v->x = malloc(bytes), v->b = malloc(bytes);
-    v->t = malloc(bytes), v->d = malloc(bytes);
-    if (!v->dinv || !v->l1inv || !v->x || !v->b || !v->t || !v->d)
-        return hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d (%d rows)", l, a->A->nrows);
+    for (int k = 0; k < NVEC; k++)
+        if (!(*vector_at(v, k) = malloc(bytes)))
+            return hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d (%d rows)", l, a->A->nrows);
     v->rho = amg->state->level[l].rho;
     s = hsp_rows_diagonals(ctx, v);
     if (s != HSP_OK) return hsp_fail(s, "level %d: %s", l, hsp_errmsg());
     return ghosts(v);
 }
 
-/* The solve data of amg for ctx's threads, the coarsest level factored where it is small enough. */
+/* A matrix the device holds, as the solve reads it (no parts). */
+static void held_rows(const hsp_resident *M, hsp_rows *r)
+{
+    r->M = hsp_resident_csr(M), r->held = hsp_resident_held(M);
+}
+
+/* Level l's matrices and vectors where dev holds the hierarchy: the vectors
+ * zeros of its precision held there, the diagonals' made there. */
+static hsp_status make_device_level(hsp_device *dev, const hsp_amg *amg, int l, hsp_solve_level *v)
+{
+    const hsp_amg_level *a = &amg->level[l];
+    held_rows(a->rA, &v->A);
+    if (l + 1 < amg->nlevels) held_rows(a->rR, &v->R), held_rows(a->rP, &v->P);
+    size_t bytes = (size_t)v->A.M->nrows * hsp_value_size(v->A.M->precision);
+    void *zeros = calloc(bytes ? bytes : 1, 1);
+    hsp_status s = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d", l);
+    for (int k = 0; k < NVEC && s == HSP_OK; k++) s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, vector_at(v, k));
+    free(zeros);
+    v->rho = amg->state->level[l].rho;
+    return s == HSP_OK ? dev->amg->diagonals(dev, v->A.M, v->A.held, v->dinv, v->l1inv) : s;
+}
+
+/* The coarsest level's dense factor, and for a device solve its vectors' room on the host
+ * (its A brought home for it alone). */
+static hsp_status make_coarse(const hsp_amg *amg, hsp_amg_solve_data *sd)
+{
+    const hsp_amg_level *last = &amg->level[amg->nlevels - 1];
+    const hsp_csr *A = sd->dev ? hsp_resident_csr(last->rA) : last->A, *home = NULL;
+    if (A->nrows > HSP_DENSE_MAX) return HSP_OK;
+    if (!sd->dev) return hsp_dense_factorize(A, &sd->coarse);
+    hsp_status s = hsp_resident_host((hsp_resident *)last->rA, &home);
+    if (s == HSP_OK) s = hsp_dense_factorize(home, &sd->coarse);
+    sd->coarse_b = malloc(((size_t)A->nrows + 1) * sizeof *sd->coarse_b);
+    sd->coarse_io = malloc(((size_t)A->nrows + 1) * hsp_value_size(A->precision));
+    return s == HSP_OK && (!sd->coarse_b || !sd->coarse_io)
+               ? hsp_fail(HSP_ERR_NOMEM, "no memory for the coarsest level's vectors") : s;
+}
+
+/* The solve data of amg for ctx: on its device where that holds the levels,
+ * else for its threads; the coarsest level factored where it is small enough. */
 static hsp_status make(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data *sd)
 {
     hsp_status s = HSP_OK;
     sd->nthreads = hsp_pool_size(ctx->pool);
-    for (int l = 0; s == HSP_OK && l < amg->nlevels; l++) s = make_level(ctx, amg, l, &sd->level[l]), sd->nlevels++;
-    const hsp_csr *last = amg->level[amg->nlevels - 1].A;
-    if (s == HSP_OK && last->nrows <= HSP_DENSE_MAX) s = hsp_dense_factorize(last, &sd->coarse);
-    return s;
+    sd->dev = amg->state->on_device ? ctx->device : NULL;
+    sd->precision = amg->level[0].rA ? hsp_resident_csr(amg->level[0].rA)->precision : amg->level[0].A->precision;
+    for (int l = 0; s == HSP_OK && l < amg->nlevels; l++, sd->nlevels++)
+        s = sd->dev ? make_device_level(sd->dev, amg, l, &sd->level[l]) : make_level(ctx, amg, l, &sd->level[l]);
+    return s == HSP_OK ? make_coarse(amg, sd) : s;
 }
 
-/* rho(D^-1 A) of level v, by the setup's Lanczos steps. */
-static hsp_status estimate_rho(hsp_context *ctx, hsp_solve_level *v)
+/* rho(D^-1 A) of level v, by the setup's Lanczos steps (on the device that holds it). */
+static hsp_status estimate_rho(hsp_context *ctx, hsp_amg_solve_data *sd, hsp_solve_level *v)
 {
     const hsp_csr *A = v->A.M;
+    if (sd->dev) {
+        hsp_status s = sd->dev->amg->radius(sd->dev, A, v->A.held, &v->rho);
+        return s == HSP_OK ? hsp_radius_held(sd->dev, A, v->A.held, &v->rho) : s;
+    }
     int64_t *where = malloc(((size_t)A->nrows + 1) * sizeof *where);
     if (!where) return hsp_fail(HSP_ERR_NOMEM, "no memory for a level's diagonal (%d rows)", A->nrows);
     hsp_status s = hsp_diagonal(A, where);
@@ -102,40 +157,66 @@ hsp_status hsp_solve_data(hsp_context *ctx, hsp_amg *amg, const hsp_amg_solve_op
         amg->state->solve = sd;
     }
     int smoothed = sd->coarse.n ? sd->nlevels - 1 : sd->nlevels; /* levels that smooth */
-    int needs_rho = o->smoother == HSP_SMOOTHER_JACOBI || o->smoother == HSP_SMOOTHER_CHEBYSHEV;
+    sd->ctx = ctx, sd->status = HSP_OK;
+    hsp_smoother smoother = hsp_smoother_of(o, sd);
+    if (sd->dev && smoother == HSP_SMOOTHER_GAUSS_SEIDEL)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "the smoother gauss-seidel runs on the CPU threads only, and this "
+                        "hierarchy is on device %s: take jacobi, l1-jacobi, chebyshev or auto (chebyshev there), "
+                        "or set the hierarchy up with hsp_amg_setup", sd->dev->description);
+    int needs_rho = smoother == HSP_SMOOTHER_JACOBI || smoother == HSP_SMOOTHER_CHEBYSHEV;
     for (int l = 0; needs_rho && s == HSP_OK && l < smoothed; l++)
-        if (!(sd->level[l].rho > 0)) s = estimate_rho(ctx, &sd->level[l]);
-    sd->ctx = ctx;
+        if (!(sd->level[l].rho > 0)) s = estimate_rho(ctx, sd, &sd->level[l]);
     *out = sd;
     return s;
 }
 
-/* The cycle at level l on its A x = b, x improved in place (zero: x is 0). */
-static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, int l, double *x, const double *b,
-                        int zero)
+/* x = A^-1 b on the coarsest level by its dense factor; where a device
+ * holds the vectors, b is read home and x written back (its few values cross,
+ * nothing else of a cycle does). */
+static void coarse_solve(hsp_amg_solve_data *sd, void *x, void *b)
 {
-    hsp_solve_level *v = &sd->level[l], *next = &sd->level[l + 1];
-    hsp_context *ctx = sd->ctx;
-    if (l == sd->nlevels - 1 && sd->coarse.n) {
+    hsp_device *dev = sd->dev;
+    int32_t n = sd->coarse.n;
+    if (!dev) {
         hsp_dense_solve(&sd->coarse, b, x);
         return;
     }
-    if (l == sd->nlevels - 1) { /* too large to factor */
-        hsp_smooth(ctx, o, v, x, b, o->pre + o->post > 0 ? o->pre + o->post : 1, zero);
-        return;
-    }
-    hsp_smooth(ctx, o, v, x, b, o->pre, zero);
-    const double *r = b;
-    if (!zero || o->pre) hsp_rows_spmv(ctx, &v->A, x, b, -1, v->t, NULL), r = v->t;
-    hsp_rows_spmv(ctx, &v->R, r, NULL, 1, next->b, NULL);
-    memset(next->x, 0, (size_t)next->A.M->nrows * sizeof *next->x);
-    int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;
-    for (int k = 0; k < visits; k++) level_cycle(sd, o, l + 1, next->x, next->b, k == 0);
-    hsp_rows_spmv(ctx, &v->P, next->x, x, 1, x, NULL);
-    hsp_smooth(ctx, o, v, x, b, o->post, 0);
+    size_t bytes = (size_t)n * hsp_value_size(sd->precision);
+    if (sd->status == HSP_OK) sd->status = dev->home(dev, b, 1, (void *[]){sd->coarse_io}, &bytes);
+    if (sd->status != HSP_OK) return;
+    for (int32_t i = 0; i < n; i++)
+        sd->coarse_b[i] = sd->precision == HSP_DOUBLE ? ((double *)sd->coarse_io)[i] : ((float *)sd->coarse_io)[i];
+    hsp_dense_solve(&sd->coarse, sd->coarse_b, sd->coarse_b);
+    for (int32_t i = 0; i < n; i++)
+        if (sd->precision == HSP_DOUBLE) ((double *)sd->coarse_io)[i] = sd->coarse_b[i];
+        else ((float *)sd->coarse_io)[i] = (float)sd->coarse_b[i];
+    sd->status = dev->put(dev, x, 1, (const void *[]){sd->coarse_io}, &bytes);
 }
 
-void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, double *x, const double *b, int zero)
+/* The cycle at level l on its A x = b, x improved in place (zero: x is 0). */
+static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, int l, void *x, void *b, int zero)
+{
+    hsp_solve_level *v = &sd->level[l], *next = &sd->level[l + 1];
+    if (l == sd->nlevels - 1 && sd->coarse.n) {
+        coarse_solve(sd, x, b);
+        return;
+    }
+    if (l == sd->nlevels - 1) { /* too large to factor */
+        hsp_smooth(sd, o, v, x, b, o->pre + o->post > 0 ? o->pre + o->post : 1, zero);
+        return;
+    }
+    hsp_smooth(sd, o, v, x, b, o->pre, zero);
+    void *r = b;
+    if (!zero || o->pre) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL), r = v->t;
+    hsp_solve_spmv(sd, &v->R, r, NULL, 1, next->b, NULL);
+    hsp_solve_zero(sd, next->A.M->nrows, next->x);
+    int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;
+    for (int k = 0; k < visits; k++) level_cycle(sd, o, l + 1, next->x, next->b, k == 0);
+    hsp_solve_spmv(sd, &v->P, next->x, x, 1, x, NULL);
+    hsp_smooth(sd, o, v, x, b, o->post, 0);
+}
+
+void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, void *x, void *b, int zero)
 {
     level_cycle(sd, o, 0, x, b, zero);
 }

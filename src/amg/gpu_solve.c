@@ -85,7 +85,8 @@ static void vec_roles(int op, void *const v[4], void *r[4])
                                   [HSP_VEC_UPDATE] = {0, 1, 2, 3},
                                   [HSP_VEC_DIRECTION] = {0, -1, 1, -1},
                                   [HSP_VEC_DOT] = {-1, -1, 0, 1},
-                                  [HSP_VEC_COPY] = {0, -1, 1, -1}};
+                                  [HSP_VEC_COPY] = {0, -1, 1, -1},
+                                  [HSP_VEC_ZERO] = {0, -1, -1, -1}};
     for (int k = 0; k < 4; k++) r[k] = role[op][k] >= 0 ? v[role[op][k]] : NULL;
     if (!r[0]) r[0] = v[0]; /* DOT writes no u: any array serves */
 }

@@ -82,7 +82,7 @@ static void diag_part(void *arg, int tid, int64_t p)
             if (A->colidx[k] == i) d = hsp_entry(A, k, dbl);
         }
         if (d == 0 && j->first_bad[p] < 0) j->first_bad[p] = i;
-        j->v->dinv[i] = 1 / d, j->v->l1inv[i] = 1 / l1;
+        ((double *)j->v->dinv)[i] = 1 / d, ((double *)j->v->l1inv)[i] = 1 / l1;
     }
 }
 

@@ -71,48 +71,49 @@ static void gs_part(void *arg, int tid, int64_t p)
         for (int32_t i = lo; i < hi; i++) gs_row(g, i, lo, hi, 0, 0);
 }
 
-/* One sweep, forward or backward, the other parts' values from before it (the ghost rows' in v->t). */
+/* One sweep, forward or backward, the other parts' values from before it (the ghost rows' in v->t);
+ * on the CPU threads only. */
 static void gauss_seidel(hsp_context *ctx, hsp_solve_level *v, double *x, const double *b, int backward)
 {
-    gs_job j = {&v->A, x, b, v->t, v->dinv, backward};
-    for (int64_t k = 0; k < v->nghost; k++) v->t[v->ghost[k]] = x[v->ghost[k]];
+    double *old = v->t;
+    gs_job j = {&v->A, x, b, old, v->dinv, backward};
+    for (int64_t k = 0; k < v->nghost; k++) old[v->ghost[k]] = x[v->ghost[k]];
     hsp_pool_chunks(ctx->pool, v->A.nparts, gs_part, &j);
 }
 
 /* x += c dinv (b - A x) (from x = 0 where zero: no product). */
-static void jacobi(hsp_context *ctx, hsp_solve_level *v, double *x, const double *b, const double *dinv, double c,
-                   int zero)
+static void jacobi(hsp_amg_solve_data *sd, hsp_solve_level *v, void *x, void *b, void *dinv, double c, int zero)
 {
-    if (!zero) hsp_rows_spmv(ctx, &v->A, x, b, -1, v->t, NULL);
-    hsp_vec_step(ctx, v->A.M->nrows, x, NULL, zero ? b : v->t, dinv, 0, c);
+    if (!zero) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL);
+    hsp_solve_step(sd, v->A.M->nrows, x, NULL, zero ? b : v->t, dinv, 0, c);
 }
 
 /* x += p(D^-1 A) D^-1 (b - A x), p of the degree that makes the error's polynomial
  * the Chebyshev one over [rho / 30, 1.1 rho] (the iteration of Saad's Algorithm 12.1). */
-static void chebyshev(hsp_context *ctx, hsp_solve_level *v, int degree, double *x, const double *b, int zero)
+static void chebyshev(hsp_amg_solve_data *sd, hsp_solve_level *v, int degree, void *x, void *b, int zero)
 {
     double lo = v->rho / 30, hi = 1.1 * v->rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2;
     double sigma = theta / delta, rho = 1 / sigma;
     int32_t n = v->A.M->nrows;
-    if (!zero) hsp_rows_spmv(ctx, &v->A, x, b, -1, v->t, NULL);
-    hsp_vec_step(ctx, n, x, v->d, zero ? b : v->t, v->dinv, 0, 1 / theta);
+    if (!zero) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL);
+    hsp_solve_step(sd, n, x, v->d, zero ? b : v->t, v->dinv, 0, 1 / theta);
     for (int k = 1; k < degree; k++) {
         double next = 1 / (2 * sigma - rho);
-        hsp_rows_spmv(ctx, &v->A, x, b, -1, v->t, NULL);
-        hsp_vec_step(ctx, n, x, v->d, v->t, v->dinv, next * rho, 2 * next / delta);
+        hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL);
+        hsp_solve_step(sd, n, x, v->d, v->t, v->dinv, next * rho, 2 * next / delta);
         rho = next;
     }
 }
 
-void hsp_smooth(hsp_context *ctx, const hsp_amg_solve_options *o, hsp_solve_level *v, double *x, const double *b,
+void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
                 int sweeps, int zero)
 {
-    for (int s = 0; s < sweeps; s++, zero = 0) switch (o->smoother) {
+    for (int s = 0; s < sweeps; s++, zero = 0) switch (hsp_smoother_of(o, sd)) {
         case HSP_SMOOTHER_GAUSS_SEIDEL:
-            gauss_seidel(ctx, v, x, b, 0), gauss_seidel(ctx, v, x, b, 1);
+            gauss_seidel(sd->ctx, v, x, b, 0), gauss_seidel(sd->ctx, v, x, b, 1);
             break;
-        case HSP_SMOOTHER_JACOBI: jacobi(ctx, v, x, b, v->dinv, o->jacobi_omega / v->rho, zero); break;
-        case HSP_SMOOTHER_L1_JACOBI: jacobi(ctx, v, x, b, v->l1inv, 1, zero); break;
-        case HSP_SMOOTHER_CHEBYSHEV: chebyshev(ctx, v, o->chebyshev_degree, x, b, zero); break;
+        case HSP_SMOOTHER_JACOBI: jacobi(sd, v, x, b, v->dinv, o->jacobi_omega / v->rho, zero); break;
+        case HSP_SMOOTHER_L1_JACOBI: jacobi(sd, v, x, b, v->l1inv, 1, zero); break;
+        default: chebyshev(sd, v, o->chebyshev_degree, x, b, zero); break;
         }
 }

@@ -16,7 +16,7 @@ void hsp_amg_solve_options_init(hsp_amg_solve_options *o)
 {
     if (!o) return;
     o->tol = 1e-8, o->maxiter = 100, o->accel = HSP_ACCEL_CG, o->cycle = HSP_CYCLE_V;
-    o->smoother = HSP_SMOOTHER_GAUSS_SEIDEL, o->pre = 1, o->post = 1, o->jacobi_omega = 1, o->chebyshev_degree = 3;
+    o->smoother = HSP_SMOOTHER_AUTO, o->pre = 1, o->post = 1, o->jacobi_omega = 1, o->chebyshev_degree = 3;
     o->x0 = 0;
 }
 
@@ -30,7 +30,7 @@ static hsp_status check_options(const char *fn, const hsp_amg_solve_options *o)
         return hsp_fail(HSP_ERR_ARG, "%s: accel = %d: give HSP_ACCEL_CG or HSP_ACCEL_NONE", fn, (int)o->accel);
     if (o->cycle != HSP_CYCLE_V && o->cycle != HSP_CYCLE_W)
         return hsp_fail(HSP_ERR_ARG, "%s: cycle = %d: give HSP_CYCLE_V or HSP_CYCLE_W", fn, (int)o->cycle);
-    if (o->smoother < HSP_SMOOTHER_GAUSS_SEIDEL || o->smoother > HSP_SMOOTHER_CHEBYSHEV)
+    if (o->smoother < HSP_SMOOTHER_GAUSS_SEIDEL || o->smoother > HSP_SMOOTHER_AUTO)
         return hsp_fail(HSP_ERR_ARG, "%s: smoother = %d: give an hsp_smoother", fn, (int)o->smoother);
     if (o->pre < 0 || o->pre > 100 || o->post < 0 || o->post > 100)
         return hsp_fail(HSP_ERR_ARG, "%s: pre = %d, post = %d: give 0 to 100 sweeps each", fn, o->pre, o->post);
@@ -42,15 +42,17 @@ static hsp_status check_options(const char *fn, const hsp_amg_solve_options *o)
     return HSP_OK;
 }
 
-/* Every level's matrices on the host, else an error naming fn. */
+/* Every level's matrices on the host, or on the device that made them,
+ * else an error naming fn. */
 static hsp_status check_hierarchy(const char *fn, const hsp_amg *amg)
 {
     if (!amg->state || amg->nlevels < 1) return hsp_fail(HSP_ERR_ARG, "%s: amg is not a set-up hierarchy", fn);
+    if (amg->state->on_device) return HSP_OK; /* the solve runs there */
     for (int l = 0; l < amg->nlevels; l++) {
         const hsp_amg_level *v = &amg->level[l];
         if (!v->A || (l + 1 < amg->nlevels && (!v->P || !v->R)))
             return hsp_fail(HSP_ERR_ARG, "%s: level %d of the resident hierarchy is not on the host: call "
-                            "hsp_amg_home first (the solve runs on the CPU threads)", fn, l);
+                            "hsp_amg_home first", fn, l);
     }
     return HSP_OK;
 }
@@ -79,13 +81,20 @@ static hsp_status check_finite(const char *fn, const char *what, const void *v, 
     return HSP_OK;
 }
 
-/* A solve's vectors (level 0's rows) and figures. */
+/* Level 0's A: the host's, or the shape of the one a device holds. */
+static const hsp_csr *level0(const hsp_amg *amg)
+{
+    return amg->state->on_device ? hsp_resident_csr(amg->level[0].rA) : amg->level[0].A;
+}
+
+/* A solve's vectors (level 0's rows: double arrays, or held by the device
+ * that holds the hierarchy, of its precision) and figures. */
+enum { X, B, R, Z, P, Q, NVEC };
 typedef struct {
-    hsp_context *ctx;
     hsp_amg_solve_data *sd;
     const hsp_amg_solve_options *o;
     int32_t n;
-    double *x, *b, *r, *z, *p, *q;
+    void *v[NVEC];
     double normb;
     hsp_amg_solve_info info;
 } solver;
@@ -93,7 +102,7 @@ typedef struct {
 /* r = b - A x; returns |r| / |b|. */
 static double residual(solver *s)
 {
-    return sqrt(hsp_rows_spmv(s->ctx, &s->sd->level[0].A, s->x, s->b, -1, s->r, s->r)) / s->normb;
+    return sqrt(hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[X], s->v[B], -1, s->v[R], s->v[R])) / s->normb;
 }
 
 /* The relative residual after iteration it (0: the initial one) into the history. */
@@ -106,9 +115,9 @@ static void record(solver *s, int it, double rel)
 /* z = M r, one cycle from zero; returns r.z. */
 static double precondition(solver *s)
 {
-    memset(s->z, 0, (size_t)s->n * sizeof *s->z);
-    hsp_cycle_run(s->sd, s->o, s->z, s->r, 1);
-    return hsp_vec_dot(s->ctx, s->n, s->r, s->z);
+    hsp_solve_zero(s->sd, s->n, s->v[Z]);
+    hsp_cycle_run(s->sd, s->o, s->v[Z], s->v[R], 1);
+    return hsp_solve_dot(s->sd, s->n, s->v[R], s->v[Z]);
 }
 
 /* The cycles alone from x until the residual is at most tol or maxiter. */
@@ -116,12 +125,12 @@ static hsp_status stationary(solver *s)
 {
     double rel = residual(s);
     record(s, 0, rel);
-    for (int it = 1; rel > s->o->tol && it <= s->o->maxiter; it++) {
-        hsp_cycle_run(s->sd, s->o, s->x, s->b, it == 1 && !s->o->x0);
+    for (int it = 1; rel > s->o->tol && it <= s->o->maxiter && !s->sd->status; it++) {
+        hsp_cycle_run(s->sd, s->o, s->v[X], s->v[B], it == 1 && !s->o->x0);
         record(s, it, rel = residual(s));
     }
     s->info.residual = rel;
-    return HSP_OK;
+    return s->sd->status;
 }
 
 /* CG preconditioned by a cycle from x; where its recurrence says converged,
@@ -131,24 +140,60 @@ static hsp_status pcg(solver *s)
     double rel = residual(s), rz = 0;
     int exact = 1;
     record(s, 0, rel);
-    if (rel > s->o->tol && s->o->maxiter > 0) rz = precondition(s), hsp_vec_copy(s->ctx, s->n, s->z, s->p);
+    if (rel > s->o->tol && s->o->maxiter > 0) rz = precondition(s), hsp_solve_copy(s->sd, s->n, s->v[Z], s->v[P]);
     for (int it = 1; rel > s->o->tol && it <= s->o->maxiter; it++) {
+        if (s->sd->status) return s->sd->status;
         if (!(rz > 0))
             return hsp_fail(HSP_ERR_ARG, "hsp_amg_solve: CG broke down at iteration %d: r.Mr = %g: the cycle is not "
                             "positive definite (A not SPD?)", it, rz);
-        double pq = hsp_rows_spmv(s->ctx, &s->sd->level[0].A, s->p, NULL, 1, s->q, s->p);
+        double pq = hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[P], NULL, 1, s->v[Q], s->v[P]);
+        if (s->sd->status) return s->sd->status;
         if (!(pq > 0))
             return hsp_fail(HSP_ERR_ARG, "hsp_amg_solve: CG broke down at iteration %d: p.Ap = %g: A is not "
                             "positive definite", it, pq);
-        rel = sqrt(hsp_vec_update(s->ctx, s->n, rz / pq, s->p, s->q, s->x, s->r)) / s->normb, exact = 0;
+        rel = sqrt(hsp_solve_update(s->sd, s->n, rz / pq, s->v[P], s->v[Q], s->v[X], s->v[R])) / s->normb, exact = 0;
         if (rel <= s->o->tol) rel = residual(s), exact = 1;
         record(s, it, rel);
         if (rel <= s->o->tol || it == s->o->maxiter) break;
         double next = precondition(s);
-        hsp_vec_direction(s->ctx, s->n, s->z, next / rz, s->p);
+        hsp_solve_direction(s->sd, s->n, s->v[Z], next / rz, s->v[P]);
         rz = next;
     }
     s->info.residual = exact ? rel : residual(s);
+    return s->sd->status;
+}
+
+/* The solve's vectors: b and x (x0 where given) from the caller's, the others
+ * zero; on the CPU threads double arrays, else held by the device. */
+static hsp_status vectors_new(solver *s, const void *b, const void *x)
+{
+    hsp_device *dev = s->sd->dev;
+    size_t bytes = (size_t)s->n * (dev ? hsp_value_size(s->sd->precision) : sizeof(double));
+    void *zeros = calloc(bytes ? bytes : 1, 1);
+    hsp_status e = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of %d rows", s->n);
+    for (int k = 0; k < NVEC && e == HSP_OK; k++) {
+        const void *from = k == B ? b : k == X && s->o->x0 ? x : zeros;
+        if (dev) e = dev->hold(dev, 1, (const void *[]){from}, &bytes, &s->v[k]);
+        else if (!(s->v[k] = calloc(bytes ? bytes : 1, 1))) e = hsp_fail(HSP_ERR_NOMEM, "no memory for the solve");
+        else if (from != zeros) to_double(from, s->sd->precision, s->n, s->v[k]);
+    }
+    free(zeros);
+    return e;
+}
+
+static void vectors_free(solver *s)
+{
+    for (int k = 0; k < NVEC; k++)
+        if (s->sd->dev) s->sd->dev->drop(s->sd->dev, s->v[k]);
+        else free(s->v[k]);
+}
+
+/* x from the solve's into the caller's. */
+static hsp_status vector_out(solver *s, void *x)
+{
+    size_t bytes = (size_t)s->n * hsp_value_size(s->sd->precision);
+    if (s->sd->dev) return s->sd->dev->home(s->sd->dev, s->v[X], 1, (void *[]){x}, &bytes);
+    from_double(s->v[X], s->sd->precision, s->n, x);
     return HSP_OK;
 }
 
@@ -157,24 +202,19 @@ static hsp_status solve(hsp_context *ctx, hsp_amg *amg, const void *b, void *x, 
                         hsp_amg_solve_info *info)
 {
     double start = hsp_now_ms();
-    const hsp_csr *A = amg->level[0].A;
-    solver s = {.ctx = ctx, .o = o, .n = A->nrows};
+    solver s = {.o = o, .n = level0(amg)->nrows};
     if (info) s.info.history = info->history, s.info.history_size = info->history_size;
     hsp_status e = hsp_solve_data(ctx, amg, o, &s.sd);
     if (e != HSP_OK) return hsp_fail(e, "hsp_amg_solve: %s", hsp_errmsg());
-    double *v = malloc(((size_t)s.n * 6 + 1) * sizeof *v);
-    if (!v) return hsp_fail(HSP_ERR_NOMEM, "hsp_amg_solve: no memory for the vectors of %d rows", s.n);
-    s.x = v, s.b = v + s.n, s.r = v + 2 * (size_t)s.n, s.z = v + 3 * (size_t)s.n, s.p = v + 4 * (size_t)s.n;
-    s.q = v + 5 * (size_t)s.n;
-    to_double(b, A->precision, s.n, s.b);
-    if (o->x0) to_double(x, A->precision, s.n, s.x);
-    else memset(s.x, 0, (size_t)s.n * sizeof *s.x);
-    s.normb = sqrt(hsp_vec_dot(ctx, s.n, s.b, s.b));
-    if (s.normb == 0) memset(s.x, 0, (size_t)s.n * sizeof *s.x), record(&s, 0, 0); /* x = 0 solves it */
-    else e = o->accel == HSP_ACCEL_CG ? pcg(&s) : stationary(&s);
-    if (e == HSP_OK) from_double(s.x, A->precision, s.n, x);
-    free(v);
+    e = vectors_new(&s, b, x);
+    if (e == HSP_OK) s.normb = sqrt(hsp_solve_dot(s.sd, s.n, s.v[B], s.v[B]));
+    if (e == HSP_OK && s.normb == 0) hsp_solve_zero(s.sd, s.n, s.v[X]), record(&s, 0, 0); /* x = 0 solves it */
+    else if (e == HSP_OK) e = o->accel == HSP_ACCEL_CG ? pcg(&s) : stationary(&s);
+    if (e == HSP_OK) e = s.sd->status;
+    if (e == HSP_OK) e = vector_out(&s, x);
+    vectors_free(&s);
     s.info.converged = s.info.residual <= o->tol, s.info.ms_solve = hsp_now_ms() - start;
+    s.info.smoother = hsp_smoother_of(o, s.sd), s.info.on_device = s.sd->dev != NULL;
     if (e == HSP_OK && info) *info = s.info;
     return e;
 }
@@ -187,13 +227,30 @@ hsp_status hsp_amg_solve(hsp_context *ctx, hsp_amg *amg, const void *b, void *x,
     if (!o) hsp_amg_solve_options_init(&defaults), o = &defaults;
     hsp_status e = check_options("hsp_amg_solve", o);
     if (e == HSP_OK) e = check_hierarchy("hsp_amg_solve", amg);
-    const hsp_csr *A = e == HSP_OK ? amg->level[0].A : NULL;
+    const hsp_csr *A = e == HSP_OK ? level0(amg) : NULL;
     if (e == HSP_OK) e = check_finite("hsp_amg_solve", "b", b, A->precision, A->nrows);
     if (e == HSP_OK && o->x0) e = check_finite("hsp_amg_solve", "x (the initial guess)", x, A->precision, A->nrows);
     if (e != HSP_OK) return e;
     hsp_context_lock(ctx);
     e = solve(ctx, amg, b, x, o, info);
     hsp_context_unlock(ctx);
+    return e;
+}
+
+/* z = M r by one cycle on sd's level 0 (its b and x), r and z the caller's. */
+static hsp_status apply(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, const void *r, void *z)
+{
+    hsp_solve_level *v = &sd->level[0];
+    int32_t n = v->A.M->nrows;
+    size_t bytes = (size_t)n * hsp_value_size(sd->precision);
+    hsp_device *dev = sd->dev;
+    hsp_status e = dev ? dev->put(dev, v->b, 1, (const void *[]){r}, &bytes) : HSP_OK;
+    if (!dev) to_double(r, sd->precision, n, v->b);
+    hsp_solve_zero(sd, n, v->x);
+    if (e == HSP_OK) hsp_cycle_run(sd, o, v->x, v->b, 1);
+    if (e == HSP_OK) e = sd->status;
+    if (e == HSP_OK && dev) e = dev->home(dev, v->x, 1, (void *[]){z}, &bytes);
+    else if (e == HSP_OK) from_double(v->x, sd->precision, n, z);
     return e;
 }
 
@@ -207,16 +264,9 @@ hsp_status hsp_amg_apply(hsp_context *ctx, hsp_amg *amg, const void *r, void *z,
     if (e == HSP_OK) e = check_hierarchy("hsp_amg_apply", amg);
     if (e != HSP_OK) return e;
     hsp_context_lock(ctx);
-    const hsp_csr *A = amg->level[0].A;
     e = hsp_solve_data(ctx, amg, o, &sd);
     if (e != HSP_OK) e = hsp_fail(e, "hsp_amg_apply: %s", hsp_errmsg());
-    else {
-        hsp_solve_level *v = &sd->level[0];
-        to_double(r, A->precision, A->nrows, v->b);
-        memset(v->x, 0, (size_t)A->nrows * sizeof *v->x);
-        hsp_cycle_run(sd, o, v->x, v->b, 1);
-        from_double(v->x, A->precision, A->nrows, z);
-    }
+    else e = apply(sd, o, r, z);
     hsp_context_unlock(ctx);
     return e;
 }

@@ -1,7 +1,10 @@
 /* solve.h: the AMG solve's parts (private): what a hierarchy keeps for its
- * solves, the row kernels on the CPU threads, the smoothers, the cycle and
- * the coarsest level's dense factor.  Vectors are double; a matrix's values
- * are read in its precision. */
+ * solves, the row kernels on the CPU threads, the steps where the vectors
+ * are, the smoothers, the cycle and the coarsest level's dense factor.  On
+ * the CPU threads vectors are double and a matrix's values are read in its
+ * precision; for a hierarchy a device holds, every step but the coarsest
+ * level's runs there on vectors of the hierarchy's precision that it holds
+ * (void *: a double array, or a held one). */
 #ifndef HSP_SOLVE_H
 #define HSP_SOLVE_H
 #include "hspgemm.h"
@@ -16,6 +19,7 @@ typedef struct {
     const hsp_csr *M;
     int64_t nparts;
     int64_t *cut; /* part p: rows cut[p] .. cut[p + 1] - 1 */
+    void *held;   /* a device solve: M's arrays the device holds (no parts) */
 } hsp_rows;
 
 /* A dense LU or Cholesky factor of the coarsest level's A. */
@@ -30,19 +34,25 @@ typedef struct {
     hsp_rows A, R, P;   /* R, P: none on the coarsest level */
     int32_t *ghost;     /* the rows whose x a part of A's rows other than their own reads, */
     int64_t nghost;     /* ascending: Gauss-Seidel keeps their values from before a sweep */
-    double *dinv;       /* 1 / a_ii */
-    double *l1inv;      /* 1 / sum_j |a_ij| */
+    void *dinv;         /* 1 / a_ii */
+    void *l1inv;        /* 1 / sum_j |a_ij| */
     double rho;         /* rho(D^-1 A): the setup's, else estimated when a smoother needs it; 0 until */
-    double *x, *b;      /* the level's iterate and right side (level 0's for hsp_amg_apply) */
-    double *t, *d;      /* a residual; Chebyshev's step */
+    void *x, *b;        /* the level's iterate and right side (level 0's for hsp_amg_apply) */
+    void *t, *d;        /* a residual; Chebyshev's step */
 } hsp_solve_level;
 
 /* What the solves of a hierarchy keep, made by the first (amg.h's state holds it). */
 typedef struct hsp_amg_solve_data {
     int nlevels, nthreads;
     hsp_context *ctx;   /* of the solve running (its pool) */
+    struct hsp_device *dev;  /* the device that holds the levels and runs the steps, or NULL: the
+                                CPU threads */
+    hsp_precision precision; /* of a device's vectors: the hierarchy's */
+    hsp_status status;  /* a device's first error in the solve running (solve_ops.c) */
     hsp_solve_level level[HSP_AMG_MAX_LEVELS];
     hsp_dense_factor coarse;
+    double *coarse_b;   /* a device solve: the coarsest level's b and x on the host, and room */
+    void *coarse_io;    /* for them in the hierarchy's precision */
 } hsp_amg_solve_data;
 
 /* ---- row kernels (kernels.c) ---- */
@@ -84,9 +94,24 @@ double hsp_vec_dot(hsp_context *ctx, int32_t n, const double *u, const double *v
 /* y = x. */
 void hsp_vec_copy(hsp_context *ctx, int32_t n, const double *x, double *y);
 
+/* ---- the steps where the vectors are (solve_ops.c): the CPU threads' above, or the device's ---- */
+double hsp_solve_spmv(hsp_amg_solve_data *sd, const hsp_rows *r, void *x, void *c, double s, void *y, void *w);
+void hsp_solve_step(hsp_amg_solve_data *sd, int32_t n, void *x, void *d, void *r, void *dinv, double a, double c);
+double hsp_solve_update(hsp_amg_solve_data *sd, int32_t n, double a, void *p, void *q, void *x, void *r);
+void hsp_solve_direction(hsp_amg_solve_data *sd, int32_t n, void *z, double beta, void *p);
+double hsp_solve_dot(hsp_amg_solve_data *sd, int32_t n, void *u, void *v);
+void hsp_solve_copy(hsp_amg_solve_data *sd, int32_t n, void *x, void *y);
+void hsp_solve_zero(hsp_amg_solve_data *sd, int32_t n, void *x);
+
 /* ---- smoothers (smooth.c) ---- */
+/* The smoother o asks for, AUTO resolved: Gauss-Seidel on the CPU threads, Chebyshev on a device. */
+static inline hsp_smoother hsp_smoother_of(const hsp_amg_solve_options *o, const hsp_amg_solve_data *sd)
+{
+    if (o->smoother != HSP_SMOOTHER_AUTO) return o->smoother;
+    return sd->dev ? HSP_SMOOTHER_CHEBYSHEV : HSP_SMOOTHER_GAUSS_SEIDEL;
+}
 /* sweeps of the smoother on level v's A x = b (x zero where zero is nonzero: first sweep shortened). */
-void hsp_smooth(hsp_context *ctx, const hsp_amg_solve_options *o, hsp_solve_level *v, double *x, const double *b,
+void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
                 int sweeps, int zero);
 
 /* ---- the cycle and the hierarchy's solve data (cycle.c) ---- */
@@ -95,7 +120,7 @@ hsp_status hsp_solve_data(hsp_context *ctx, hsp_amg *amg, const hsp_amg_solve_op
 /* Free sd (NULL: nothing). */
 void hsp_solve_data_free(hsp_amg_solve_data *sd);
 /* One cycle on level 0's A x = b, x improved in place (zero: x is 0 on entry). */
-void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, double *x, const double *b, int zero);
+void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, void *x, void *b, int zero);
 
 /* ---- the coarsest level (coarse.c) ---- */
 /* A's dense factor: Cholesky, else LU with partial pivoting; an error where A is singular. */

@@ -32,10 +32,11 @@ struct hsp_device {
      * dense matrices), NULL where the device uses host arrays in place: hold
      * copies n (at most HSP_HELD_MAX) host arrays of the bytes given into
      * arrays of the device's own, *held; home reads the first n back into
-     * host (bytes as held); drop frees them; finish waits for all work
-     * launched on them. */
+     * host (bytes as held), put writes them from host; drop frees them;
+     * finish waits for all work launched on them. */
     hsp_status (*hold)(hsp_device *dev, int n, const void *const *host, const size_t *bytes, void **held);
     hsp_status (*home)(hsp_device *dev, void *held, int n, void *const *host, const size_t *bytes);
+    hsp_status (*put)(hsp_device *dev, void *held, int n, const void *const *host, const size_t *bytes);
     void (*drop)(hsp_device *dev, void *held);
     hsp_status (*finish)(hsp_device *dev);
     /* What each feature runs on the device, declared by the feature (Ginkgo's

@@ -43,6 +43,16 @@ static hsp_status gpu_home(hsp_device *dev, void *held, int n, void *const *host
     return gpu_noted(dev, s);
 }
 
+/* The first n resident arrays written from host arrays. */
+static hsp_status gpu_held_put(hsp_device *dev, void *held, int n, const void *const *host, const size_t *bytes)
+{
+    gpu *g = dev->state;
+    gpu_held *h = held;
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < n && s == HSP_OK; k++) s = gpu_array_write(g, &h->a[k], host[k], bytes[k]);
+    return gpu_noted(dev, s);
+}
+
 /* Close the device; a lost one keeps every array and table the GPU was given. */
 static void gpu_destroy(hsp_device *dev)
 {
@@ -87,5 +97,5 @@ void gpu_device_ready(hsp_device *dev)
     dev->host_realloc = g->host_arrays;
     dev->async = 1;
     dev->finish = gpu_finish;
-    if (!g->host_arrays) dev->hold = gpu_hold, dev->home = gpu_home, dev->drop = gpu_drop;
+    if (!g->host_arrays) dev->hold = gpu_hold, dev->home = gpu_home, dev->put = gpu_held_put, dev->drop = gpu_drop;
 }
