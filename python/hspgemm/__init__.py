@@ -1432,7 +1432,7 @@ class Solver:
         maxiter = min(_count(maxiter, "maxiter"), _INT32_MAX)
         tol = _option(tol, "tol", float)
         info = _call(self.hierarchy._core.solve, bv, x, tol, maxiter, _ACCELS[accel], x0 is not None,
-                     min(maxiter, 1 << 20) + 1, options)
+                     min(max(maxiter, 0), 1 << 20) + 1, options)
         self.timings.update(solve_ms=info["ms_solve"], iterations=info["iterations"], residual=info["residual"],
                             converged=info["converged"])
         if residuals is not None:
