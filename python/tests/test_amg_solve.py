@@ -215,10 +215,15 @@ def test_hierarchy_given(poisson):
         hspgemm.amg_solver(h, coarse_size=10)
     with pytest.raises(hspgemm.ArgumentError, match="set up already"):
         hspgemm.amg_solver(h, resident=True)
-    # a re-setup: the solve takes the new values
+    # a re-setup: the solve takes the new values, and so do the levels copied anew when read
+    A1 = h.levels[1].A.copy()
     hspgemm.amg_resetup(h, 3 * A)
     x = s.solve(b, tol=1e-8, accel="cg")
     assert rel_residual(3 * A, x, b) <= 1e-8
+    np.testing.assert_allclose(h.levels[1].A.toarray(), 3 * A1.toarray(), rtol=1e-12)
+    rows = "/".join(str(level.A.shape[0]) for level in h.levels)
+    assert f"({rows} rows)" in repr(s) and f"({rows} rows)" in repr(h)
+    assert s.grid_complexity() == pytest.approx(sum(L.A.shape[0] for L in h.levels) / A.shape[0])
 
 
 @pytest.mark.parametrize("kw,call,error,match", [
