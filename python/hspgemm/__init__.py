@@ -1345,7 +1345,8 @@ class Solver:
     timings : dict
         setup_ms (the hierarchy's setup), and of the last solve: solve_ms (the library's, the
         first solve's preparation of the levels included), iterations, residual (the final
-        |b - A x| / |b|, recomputed from x) and converged (None before the first solve).
+        |b - A x| / |b|, recomputed from the library's double x: a float32 x returned rounds
+        it, about 1e-7 of |b| more) and converged (None before the first solve).
     """
     hierarchy: Hierarchy
     timings: dict[str, Any]
@@ -1525,7 +1526,8 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         As amg_setup's.
     presmoother, postsmoother : PyAMG's smoother, optional
         "gauss_seidel" or "block_gauss_seidel" with {"sweep": "symmetric"} (the default, once; on
-        several threads hybrid: Gauss-Seidel within each thread's rows), "jacobi" with {"omega": w}
+        several threads hybrid: Gauss-Seidel within each thread's rows; pointwise, so PyAMG's
+        block_gauss_seidel where the blocks are 1 x 1, as with the default B), "jacobi" with {"omega": w}
         (w / rho(D^-1 A), PyAMG's withrho; default 1), "l1_jacobi" (hspgemm's: D_l1^-1, no
         eigenvalue needed) or "chebyshev" with {"degree": k} (default 3; over [rho/30, 1.1 rho] of
         D^-1 A where PyAMG's is of A), each with {"iterations": n}: the sweeps before and after
