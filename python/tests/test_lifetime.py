@@ -77,7 +77,9 @@ Y = ctx.spmm(P, np.ones((A.shape[1], 3)))
 
 
 @needs_pocl
-@pytest.mark.parametrize("ending", ["", "del ctx\ndel M\ndel s\n", "del s, h\ntry:\n    M @ b\nexcept hspgemm.ArgumentError as e:\n    assert 'closed' in str(e)\n"],
+@pytest.mark.parametrize("ending", ["", "del ctx\ndel M\ndel s\n",
+                                    "del s, h\ntry:\n    M @ b\nexcept hspgemm.ArgumentError as e:\n"
+                                    "    assert 'closed' in str(e)\n"],
                          ids=["at-exit", "context-deleted-first", "solver-deleted-first"])
 def test_solver_outliving_its_context(warm_pocl, ending, child_process):
     """amg_solver over a resident hierarchy made on PoCL with buffers in a with block: solved
