@@ -41,13 +41,14 @@ except ImportError as e:
                       "in the repository) and import it from another folder") from None
 
 __all__ = ["matmul", "spmm", "rap", "Prepared", "transpose", "generate", "devices", "release_memory", "Context",
-           "amg_setup", "amg_resetup", "pyamg_solver", "Hierarchy", "Level",
+           "amg_setup", "amg_resetup", "pyamg_solver", "amg_solver", "Solver", "Hierarchy", "Level",
            "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
            "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from pyamg.multilevel import MultilevelSolver
+    from scipy.sparse.linalg import LinearOperator
 
 # the types of the annotations: what the functions take as a matrix, a product's figures, a
 # PyAMG smoother
@@ -402,13 +403,14 @@ class Hierarchy:
     Attributes
     ----------
     levels : list of Level
-        csr_arrays copied from the library's (level 0's A is the matrix given).
+        csr_arrays copied from the library's (level 0's A is the matrix given), at the first
+        reading of levels after the setup or a re-setup (a solver that never reads them copies
+        nothing: about 0.3 s of poisson2d5:1024's).
     ms_total : float
         The setup's ms.
     device : str
         The device that ran its finest level's products.
     """
-    levels: list[Level]
     ms_total: float
     device: str
 
@@ -418,14 +420,23 @@ class Hierarchy:
         self._read()
 
     def _read(self):
-        """levels, ms_total and device from the library's hierarchy (copies)."""
+        """ms_total and device from the library's hierarchy; levels to be copied anew when read."""
         info = self._core.info()
         self.ms_total, self.device = info["ms_total"], info["device"]
-        self.levels = []
-        for k in range(info["nlevels"]):
-            A, P, R, nagg, ms = self._core.level(k)
-            self.levels.append(Level(self._A0 if k == 0 else _copy_of(A), None if P is None else _copy_of(P),
-                                     None if R is None else _copy_of(R), nagg, ms))
+        self._nlevels = info["nlevels"]
+        self._levels: list[Level] | None = None
+
+    @property
+    def levels(self) -> list[Level]:
+        """The levels (list of Level), copied from the library's at the first reading."""
+        if self._levels is None:
+            levels = []
+            for k in range(self._nlevels):
+                A, P, R, nagg, ms = self._core.level(k)
+                levels.append(Level(self._A0 if k == 0 else _copy_of(A), None if P is None else _copy_of(P),
+                                    None if R is None else _copy_of(R), nagg, ms))
+            self._levels = levels
+        return self._levels
 
     def operator_complexity(self) -> float:
         """The sum of the levels' entries over level 0's.
@@ -436,9 +447,13 @@ class Hierarchy:
         """
         return sum(level.A.nnz for level in self.levels) / self.levels[0].A.nnz
 
+    def _rows(self) -> list[int]:
+        """Each level's rows, read without copying the levels."""
+        return [self._A0.shape[0]] + [self._core.level(k)[0][0] for k in range(1, self._nlevels)]
+
     def __repr__(self) -> str:
-        rows = "/".join(str(level.A.shape[0]) for level in self.levels)
-        return f"<hspgemm.Hierarchy: {len(self.levels)} levels ({rows} rows), device {self.device}>"
+        rows = self._rows()
+        return f"<hspgemm.Hierarchy: {len(rows)} levels ({'/'.join(map(str, rows))} rows), device {self.device}>"
 
 
 # what an option of each type takes, for the messages of _option
@@ -1112,7 +1127,7 @@ def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
         Another shape.
     """
     M = _check_sparse(A, "A")
-    A0 = hierarchy.levels[0].A
+    A0 = hierarchy._A0
     if M.shape != A0.shape:
         raise ShapeError(f"A is {M.shape[0]} x {M.shape[1]} but the hierarchy's is {A0.shape[0]} x {A0.shape[1]}")
     C = _canonical(M, A0.dtype.type, "A")
@@ -1255,3 +1270,304 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
     ml = MultilevelSolver(levels, coarse_solver=coarse_solver)
     change_smoothers(ml, presmoother, postsmoother)
     return ml
+
+
+# the smoothers of amg_solver by PyAMG's names (hspgemm's "l1_jacobi" has none there): hsp_smoother's
+# number, and each one's keywords with what they take (None: any value of the kind _smoothing checks)
+_SMOOTHERS: dict[str, tuple[int, dict[str, Any]]] = {
+    "gauss_seidel": (0, {"sweep": "symmetric"}),
+    "block_gauss_seidel": (0, {"sweep": "symmetric", "blocksize": 1}),
+    "jacobi": (1, {"omega": None, "withrho": True}),
+    "l1_jacobi": (2, {}),
+    "chebyshev": (3, {"degree": None, "lower_bound": 1.0 / 30.0, "upper_bound": 1.1}),
+}
+_CYCLES = {"V": 0, "W": 1}
+_ACCELS = {"cg": 0, None: 1}
+# the coarse solvers of PyAMG that solve the coarsest level exactly, as the library's factor does
+_DIRECT_SOLVERS = ("pinv", "pinv2", "lu", "splu", "cholesky")
+
+
+def _smoother_of(value, name):
+    """(smoother number, omega, degree, iterations) of one PyAMG smoother: "name" or ("name",
+    {keywords}); ArgumentError naming what is taken for anything else."""
+    method, kw = (value, {}) if isinstance(value, str) else value if (
+        isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict)
+    ) else (None, {})
+    if method not in _SMOOTHERS:
+        raise ArgumentError(f"{name} = {value!r}: give one of {', '.join(repr(s) for s in _SMOOTHERS)}, alone or "
+                            "with a dict of its keywords, e.g. ('gauss_seidel', {'sweep': 'symmetric', "
+                            "'iterations': 2}), ('jacobi', {'omega': 2/3}), ('chebyshev', {'degree': 3})")
+    number, takes = _SMOOTHERS[method]
+    kw = dict(kw)
+    iterations = _count(kw.pop("iterations", 1), f"{name}'s iterations")
+    if number == 0 and kw.get("sweep", "forward") != "symmetric":  # PyAMG's default sweep is forward
+        raise ArgumentError(f"{name} = {value!r}: hspgemm's Gauss-Seidel sweeps forward then backward: give "
+                            f"('{method}', {{'sweep': 'symmetric'}}) (PyAMG's own default smoother)")
+    for key, v in kw.items():
+        if key not in takes:
+            raise ArgumentError(f"{name} = {value!r}: {method} takes {sorted([*takes, 'iterations'])}, not {key!r}")
+        if takes[key] is not None and v != takes[key]:
+            raise ArgumentError(f"{name} = {value!r}: hspgemm's {method} has {key}={takes[key]!r} only")
+    omega = _option(kw.get("omega", 1.0), f"{name}'s omega", float) if number == 1 else 1.0
+    degree = _count(kw.get("degree", 3), f"{name}'s degree") if number == 3 else 3
+    return number, float(omega), degree, iterations
+
+
+def _smoothing(presmoother, postsmoother):
+    """(smoother, pre, post, omega, degree) of PyAMG's presmoother and postsmoother (None: symmetric
+    Gauss-Seidel once; a postsmoother None is the presmoother), which must be one method with the same
+    keywords but their iterations (the cycle is symmetric so: CG takes it as its preconditioner)."""
+    default = ("gauss_seidel", {"sweep": "symmetric"})
+    pre = _one_per_level(default if presmoother is None else presmoother, "presmoother",
+                         lambda v: _smoother_of(v, "presmoother"))
+    post = pre if postsmoother is None else _one_per_level(postsmoother, "postsmoother",
+                                                           lambda v: _smoother_of(v, "postsmoother"))
+    if pre[:3] != post[:3]:
+        raise ArgumentError(f"presmoother = {presmoother!r}, postsmoother = {postsmoother!r}: hspgemm smooths "
+                            "with one method before and after the coarse correction (the cycle symmetric): give "
+                            "the same method and keywords (their iterations may differ)")
+    return pre[0], pre[3], post[3], pre[1], pre[2]
+
+
+class Solver:
+    """An AMG solver of A x = b run by libhspgemm (hsp_amg_solve), made by amg_solver: PyAMG's
+    MultilevelSolver where it means the same (solve, aspreconditioner, levels,
+    operator_complexity, grid_complexity), the cycles, smoothers and CG in the library on the
+    hierarchy's context's CPU threads.
+
+    It keeps its Hierarchy, and so the context that made it, alive; after that context is
+    closed its solves raise ArgumentError.
+
+    Attributes
+    ----------
+    hierarchy : Hierarchy
+        The levels it cycles over.
+    timings : dict
+        setup_ms (the hierarchy's setup), and of the last solve: solve_ms (the library's, the
+        first solve's preparation of the levels included), iterations, residual (the final
+        |b - A x| / |b|, recomputed from the library's double x: a float32 x returned rounds
+        it, about 1e-7 of |b| more) and converged (None before the first solve).
+    """
+    hierarchy: Hierarchy
+    timings: dict[str, Any]
+
+    def __init__(self, hierarchy: Hierarchy, smoothing: tuple[int, int, int, float, int]) -> None:
+        self.hierarchy = hierarchy
+        self._smoothing = smoothing
+        self.timings = {"setup_ms": hierarchy.ms_total, "solve_ms": None, "iterations": None, "residual": None,
+                        "converged": None}
+
+    @property
+    def levels(self) -> list[Level]:
+        """The hierarchy's levels (list of Level; level 0's A is the matrix given)."""
+        return self.hierarchy.levels
+
+    def _options(self, cycle):
+        """The _core tuple of a cycle's options: (cycle, smoother, pre, post, omega, degree)."""
+        name = str(cycle).upper()
+        if name not in _CYCLES:
+            raise ArgumentError(f"cycle = {cycle!r}: give 'V' or 'W' (PyAMG's 'F' and 'AMLI' are not in hspgemm)")
+        smoother, pre, post, omega, degree = self._smoothing
+        return (_CYCLES[name], smoother, pre, post, omega, degree)
+
+    def _vector(self, v, name, copy=False):
+        """v as the contiguous one-dimensional array of level 0's size and the hierarchy's dtype that
+        _core reads; ShapeError where it is not of shape (n,) or (n, 1)."""
+        A = self.hierarchy._A0
+        n = A.shape[0]
+        v = np.asarray(v)
+        if v.shape not in ((n,), (n, 1)):
+            raise ShapeError(f"{name} is {'x'.join(map(str, v.shape)) or 'a scalar'}: give {n} values (A is "
+                             f"{n} x {n})")
+        if np.iscomplexobj(v) or not (np.issubdtype(v.dtype, np.number) or v.dtype == np.bool_):
+            raise TypeError(f"{name}: real values, not {v.dtype}")
+        out = np.ascontiguousarray(v.reshape(n), dtype=A.dtype)
+        return out.copy() if copy and (out is v or np.shares_memory(out, v)) else out
+
+    def solve(self, b: "ArrayLike", x0: "ArrayLike | None" = None, tol: float = 1e-5, maxiter: int | None = 100,
+              cycle: str = "V", accel: str | None = None, callback: None = None, residuals: list | None = None,
+              cycles_per_level: int = 1, return_info: bool = False) -> "np.ndarray | tuple[np.ndarray, int]":
+        """Solve A x = b (PyAMG's MultilevelSolver.solve: its keywords and defaults).
+
+        Parameters
+        ----------
+        b : array of shape (n,) or (n, 1)
+            The right side, taken in the hierarchy's precision.
+        x0 : array of shape (n,) or (n, 1), optional
+            The initial guess (not changed); None: zero.
+        tol : float, default 1e-5
+            Stop at |b - A x| <= tol |b| (PyAMG's relative residual; CG's from its recurrence, the
+            last recomputed from x).
+        maxiter : int or None, default 100
+            At most this many iterations (0: the initial residual only); None: PyAMG CG's
+            1.3 n + 2.
+        cycle : {"V", "W"}, default "V"
+            The cycle of each iteration (or of each preconditioning with accel="cg").
+        accel : {None, "cg"}, default None
+            None: the cycles alone (stationary); "cg": CG preconditioned by one cycle.  Other
+            Krylov methods: use aspreconditioner() with them.
+        callback : None
+            Taken for PyAMG's signature only: the iterations run in the library without calls
+            back (residuals gives the history); anything but None raises ArgumentError.
+        residuals : list, optional
+            Filled as PyAMG fills it (its old contents replaced): |b - A x| before the first
+            iteration and after each, not relative: iterations + 1 norms.
+        cycles_per_level : int, default 1
+            PyAMG's (for its F-cycle); 1 only.
+        return_info : bool, default False
+            Return (x, info) as PyAMG: info 0 where converged, else the iterations made.
+
+        Returns
+        -------
+        x : ndarray of the hierarchy's dtype, of b's shape
+        info : int
+            Where return_info is True.
+
+        Raises
+        ------
+        ArgumentError
+            An unknown cycle or accel, a callback, an option out of range, b or x0 not finite, or
+            CG's breakdown (A or the cycle not positive definite); the hierarchy's context closed.
+        ShapeError
+            b or x0 not of level 0's size.
+        """
+        if callback is not None:
+            raise ArgumentError("callback: hspgemm's iterations run in the library, without calls back: give None "
+                                "(residuals= gives the history)")
+        if cycles_per_level != 1:
+            raise ArgumentError(f"cycles_per_level = {cycles_per_level!r}: 1 only (PyAMG's F-cycle is not in hspgemm)")
+        if (accel if isinstance(accel, str) or accel is None else object()) not in _ACCELS:
+            raise ArgumentError(f"accel = {accel!r}: give 'cg' or None (other Krylov methods: aspreconditioner())")
+        options = self._options(cycle)
+        bv = self._vector(b, "b")
+        x = np.zeros_like(bv) if x0 is None else self._vector(x0, "x0", copy=True)
+        n = bv.shape[0]
+        if maxiter is None:
+            maxiter = int(1.3 * n) + 2
+        maxiter = min(_count(maxiter, "maxiter"), _INT32_MAX)
+        tol = _option(tol, "tol", float)
+        info = _call(self.hierarchy._core.solve, bv, x, tol, maxiter, _ACCELS[accel], x0 is not None,
+                     min(max(maxiter, 0), 1 << 20) + 1, options)
+        self.timings.update(solve_ms=info["ms_solve"], iterations=info["iterations"], residual=info["residual"],
+                            converged=info["converged"])
+        if residuals is not None:
+            normb = float(np.linalg.norm(bv.astype(np.float64)))
+            residuals[:] = [h * normb for h in info["history"]]
+        x = x.reshape(np.shape(b))
+        if return_info:
+            return x, 0 if info["converged"] else max(info["iterations"], 1)
+        return x
+
+    def aspreconditioner(self, cycle: str = "V") -> "LinearOperator":
+        """One cycle from zero as a scipy LinearOperator (hsp_amg_apply per product), PyAMG's
+        aspreconditioner: M for scipy.sparse.linalg.cg(A, b, M=...) and other Krylov methods.
+
+        Parameters
+        ----------
+        cycle : {"V", "W"}, default "V"
+
+        Returns
+        -------
+        scipy.sparse.linalg.LinearOperator
+            Of shape A's and the hierarchy's dtype; symmetric positive definite where A is.
+        """
+        from scipy.sparse.linalg import LinearOperator
+        options = self._options(cycle)
+        core = self.hierarchy._core
+
+        A = self.hierarchy._A0
+
+        def matvec(r):
+            z = np.empty(A.shape[0], dtype=A.dtype)
+            _call(core.apply, self._vector(r, "r"), z, options)
+            return z.reshape(np.shape(r))
+        return LinearOperator(A.shape, matvec=matvec, rmatvec=matvec, dtype=A.dtype)
+
+    def operator_complexity(self) -> float:
+        """The sum of the levels' entries over level 0's (PyAMG's operator_complexity).
+
+        Returns
+        -------
+        float
+        """
+        return self.hierarchy.operator_complexity()
+
+    def grid_complexity(self) -> float:
+        """The sum of the levels' rows over level 0's (PyAMG's grid_complexity).
+
+        Returns
+        -------
+        float
+        """
+        rows = self.hierarchy._rows()
+        return sum(rows) / rows[0]
+
+    def __repr__(self) -> str:
+        rows = self.hierarchy._rows()
+        return (f"<hspgemm.Solver: {len(rows)} levels ({'/'.join(map(str, rows))} rows), device "
+                f"{self.hierarchy.device}>")
+
+
+def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], threads: int = _DEFAULTS["threads"],
+               resident: bool = False, presmoother: _Smoother | None = None, postsmoother: _Smoother | None = None,
+               coarse_solver: str = "pinv", **options: Any) -> Solver:
+    """An AMG solver of A x = b whose setup, cycles and CG run in libhspgemm: the one line to change
+    from pyamg.smoothed_aggregation_solver(A, ...), its solve and aspreconditioner as PyAMG's.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix or array, or Hierarchy
+        Square, symmetric positive definite for accel="cg", no zero on its diagonal; or a
+        Hierarchy of amg_setup (no setup options then).
+    device, threads : optional
+        As amg_setup's: the context of the setup (its products) and of every solve (its CPU
+        threads; a resident hierarchy is brought home and solved there too).
+    resident : bool, default False
+        As amg_setup's.
+    presmoother, postsmoother : PyAMG's smoother, optional
+        "gauss_seidel" or "block_gauss_seidel" with {"sweep": "symmetric"} (the default, once; on
+        several threads hybrid: Gauss-Seidel within each thread's rows; pointwise, so PyAMG's
+        block_gauss_seidel where the blocks are 1 x 1, as with the default B), "jacobi" with {"omega": w}
+        (w / rho(D^-1 A), PyAMG's withrho; default 1), "l1_jacobi" (hspgemm's: D_l1^-1, no
+        eigenvalue needed) or "chebyshev" with {"degree": k} (default 3; over [rho/30, 1.1 rho] of
+        D^-1 A where PyAMG's is of A), each with {"iterations": n}: the sweeps before and after
+        the coarse correction.  One method for both (a postsmoother None is the presmoother); one
+        setting for every level (a PyAMG list of equal entries is taken).
+    coarse_solver : str, default "pinv"
+        The coarsest level is factored (Cholesky, else LU; a coarsest level of more than 5000
+        rows is smoothed instead): PyAMG's direct solvers ("pinv", "pinv2", "lu", "splu",
+        "cholesky") are taken as that.
+    **options
+        amg_setup's (theta, omega, max_levels, coarse_size, order, precision, B, block, grow,
+        methods) or PyAMG's keywords of pyamg_solver (max_coarse, strength, smooth, aggregate,
+        symmetry, improve_candidates, ...).  The defaults stay amg_setup's: coarse_size 1000
+        where PyAMG's max_coarse is 10, no improve_candidates.
+
+    Returns
+    -------
+    Solver
+
+    Raises
+    ------
+    ArgumentError
+        A smoother, coarse solver or option hspgemm does not have (the message says what is taken).
+    """
+    smoothing = _smoothing(presmoother, postsmoother)
+    if not isinstance(coarse_solver, str) or coarse_solver not in _DIRECT_SOLVERS:
+        raise ArgumentError(f"coarse_solver = {coarse_solver!r}: hspgemm factors the coarsest level: give one of "
+                            f"{', '.join(map(repr, _DIRECT_SOLVERS))} (PyAMG's direct solvers) or leave it")
+    if isinstance(A, Hierarchy):
+        given = {k for k, v in (("device", device != _DEFAULTS["device"]),
+                                ("threads", threads != _DEFAULTS["threads"]), ("resident", resident)) if v}
+        if options or given:
+            raise ArgumentError(f"options {sorted(set(options) | given)} with a Hierarchy: it is set up already")
+        return Solver(A, smoothing)
+    opts, improve = _pyamg_options(A, options)
+    unknown = set(opts) - set(amg_setup.__kwdefaults__)
+    if unknown:
+        raise ArgumentError(f"amg_solver: unknown option(s) {sorted(unknown)}: give amg_setup's ("
+                            f"{', '.join(amg_setup.__kwdefaults__)}), presmoother, postsmoother, coarse_solver "
+                            f"or PyAMG's {sorted(_PYAMG_NAMES)}, B, aggregate, symmetry, improve_candidates")
+    if improve is not None:
+        opts["B"] = _improved(A, opts.get("B"), improve)
+    return Solver(amg_setup(A, device=device, threads=threads, resident=resident, **opts), smoothing)

@@ -764,7 +764,115 @@ static PyObject *hierarchy_resetup(Hierarchy *h, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Options of a solve or an apply from (cycle, smoother, pre, post, omega,
+ * degree): the enums' numbers, checked by the library. */
+static int solve_options_parse(PyObject *t, hsp_amg_solve_options *o)
+{
+    int cycle, smoother;
+    hsp_amg_solve_options_init(o);
+    if (!PyArg_ParseTuple(t, "iiiidi;solve options are (cycle, smoother, pre, post, omega, degree)", &cycle,
+                          &smoother, &o->pre, &o->post, &o->jacobi_omega, &o->chebyshev_degree))
+        return -1;
+    o->cycle = (hsp_cycle)cycle, o->smoother = (hsp_smoother)smoother;
+    return 0;
+}
+
+/* The buffers of a solve's right side (read) and solution (written): each of
+ * level 0's rows, in its precision.  0, or -1 with an exception (none held). */
+static int vectors_in(Hierarchy *h, PyObject *in, PyObject *out, Py_buffer *b, Py_buffer *x)
+{
+    const hsp_csr *A = h->amg ? h->amg->level[0].A : NULL;
+    if (!A) return PyErr_SetString(PyExc_RuntimeError, "the hierarchy has no levels"), -1;
+    Py_ssize_t size = A->precision == HSP_DOUBLE ? 8 : 4;
+    const char *letter = size == 8 ? "d" : "f";
+    if (PyObject_GetBuffer(in, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    if (PyObject_GetBuffer(out, x, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+        return PyBuffer_Release(b), -1;
+    for (int k = 0; k < 2; k++) {
+        Py_buffer *v = k ? x : b;
+        const char *f = v->format ? v->format : "B";
+        if (*f == '<' || *f == '=' || *f == '@') f++;
+        if (v->itemsize != size || strcmp(f, letter) || v->len != (Py_ssize_t)A->nrows * size) {
+            PyErr_Format(PyExc_ValueError, "%s: give %d values of %s", k ? "x" : "b", (int)A->nrows,
+                         size == 8 ? "float64" : "float32");
+            return PyBuffer_Release(b), PyBuffer_Release(x), -1;
+        }
+    }
+    if (b->buf == x->buf) {
+        PyErr_SetString(PyExc_ValueError, "b and x: give two arrays");
+        return PyBuffer_Release(b), PyBuffer_Release(x), -1;
+    }
+    return 0;
+}
+
+/* solve(b, x, tol, maxiter, accel, x0, history_size, (options)) -> {iterations,
+ * converged, residual, history, ms_solve}: x solved in place (hsp_amg_solve). */
+static PyObject *hierarchy_solve(Hierarchy *h, PyObject *args)
+{
+    PyObject *in, *out, *opt;
+    hsp_amg_solve_options o;
+    hsp_amg_solve_info info;
+    double tol;
+    int maxiter, accel, x0, nhist;
+    Py_buffer b, x;
+    if (!PyArg_ParseTuple(args, "OOdiipiO", &in, &out, &tol, &maxiter, &accel, &x0, &nhist, &opt)
+        || solve_options_parse(opt, &o) < 0)
+        return NULL;
+    if (nhist < 1) return PyErr_SetString(PyExc_ValueError, "history_size: give 1 or more"), NULL;
+    o.tol = tol, o.maxiter = maxiter, o.accel = (hsp_accel)accel, o.x0 = x0;
+    double *history = PyMem_Calloc((size_t)nhist, sizeof *history);
+    if (!history) return PyErr_NoMemory();
+    if (vectors_in(h, in, out, &b, &x) < 0) return PyMem_Free(history), NULL;
+    memset(&info, 0, sizeof info);
+    info.history = history, info.history_size = nhist;
+    if (context_enter(h->context) < 0) {
+        PyBuffer_Release(&b), PyBuffer_Release(&x), PyMem_Free(history);
+        return NULL;
+    }
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_amg_solve(h->context->ctx, h->amg, b.buf, x.buf, &o, &info);
+    PyThread_release_lock(h->context->lock);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&b), PyBuffer_Release(&x);
+    PyObject *result = NULL, *list = NULL;
+    if (s != HSP_OK) raise_status(s);
+    else if (PyErr_CheckSignals() == 0 && (list = PyList_New(info.history_len))) {
+        for (int k = 0; k < info.history_len; k++) PyList_SET_ITEM(list, k, PyFloat_FromDouble(history[k]));
+        result = Py_BuildValue("{s:i,s:O,s:d,s:O,s:d}", "iterations", info.iterations, "converged",
+                               info.converged ? Py_True : Py_False, "residual", info.residual, "history", list,
+                               "ms_solve", info.ms_solve);
+    }
+    Py_XDECREF(list);
+    PyMem_Free(history);
+    return result;
+}
+
+/* apply(r, z, (options)): z = M r, one cycle (hsp_amg_apply). */
+static PyObject *hierarchy_apply(Hierarchy *h, PyObject *args)
+{
+    PyObject *in, *out, *opt;
+    hsp_amg_solve_options o;
+    Py_buffer r, z;
+    if (!PyArg_ParseTuple(args, "OOO", &in, &out, &opt) || solve_options_parse(opt, &o) < 0
+        || vectors_in(h, in, out, &r, &z) < 0)
+        return NULL;
+    if (context_enter(h->context) < 0) return PyBuffer_Release(&r), PyBuffer_Release(&z), NULL;
+    hsp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = hsp_amg_apply(h->context->ctx, h->amg, r.buf, z.buf, &o);
+    PyThread_release_lock(h->context->lock);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&r), PyBuffer_Release(&z);
+    if (s != HSP_OK) return raise_status(s);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef hierarchy_methods[] = {
+    {"solve", (PyCFunction)hierarchy_solve, METH_VARARGS,
+     "solve(b, x, tol, maxiter, accel, x0, history_size, (cycle, smoother, pre, post, omega, degree)) -> info"},
+    {"apply", (PyCFunction)hierarchy_apply, METH_VARARGS,
+     "apply(r, z, (cycle, smoother, pre, post, omega, degree)): z = M r, one cycle"},
     {"level", (PyCFunction)hierarchy_level, METH_VARARGS, "level(k) -> (A, P, R, naggregates, timings)"},
     {"info", (PyCFunction)hierarchy_info, METH_NOARGS, "info() -> {nlevels, ms_total, device}"},
     {"resetup", (PyCFunction)hierarchy_resetup, METH_VARARGS, "resetup(A): new values of the same pattern"},

@@ -76,6 +76,33 @@ Y = ctx.spmm(P, np.ones((A.shape[1], 3)))
 {ending}print("done")""", child_process)
 
 
+@needs_pocl
+@pytest.mark.parametrize("ending", ["", "del ctx\ndel M\ndel s\n",
+                                    "del s, h\ntry:\n    M @ b\nexcept hspgemm.ArgumentError as e:\n"
+                                    "    assert 'closed' in str(e)\n"],
+                         ids=["at-exit", "context-deleted-first", "solver-deleted-first"])
+def test_solver_outliving_its_context(warm_pocl, ending, child_process):
+    """amg_solver over a resident hierarchy made on PoCL with buffers in a with block: solved
+    there, refused after the block (closed), then deleted after its context, before it or at the
+    interpreter's exit; its preconditioner keeps the hierarchy too."""
+    run_scenario(f"""
+import hspgemm, numpy as np
+A = hspgemm.generate("poisson2d5:40")
+b = np.ones(A.shape[0])
+with hspgemm.Context(device="{warm_pocl},nosvm") as ctx:
+    h = ctx.amg_setup(A, coarse_size=40, resident=True)
+    s = hspgemm.amg_solver(h)
+    M = s.aspreconditioner()
+    x = s.solve(b, tol=1e-8, accel="cg")
+    assert np.linalg.norm(b - A @ x) <= 1e-8 * np.linalg.norm(b)
+try:
+    s.solve(b)
+    raise SystemExit("solved on a closed context")
+except hspgemm.ArgumentError as e:
+    assert "closed" in str(e), e
+{ending}print("done")""", child_process)
+
+
 @pytest.mark.parametrize("device", ["cpu"] + ([POCL] if POCL else []))
 def test_objects_after_close(device):
     """After close(): the context takes no call, nor a hierarchy's re-setup on it (a clear error);
