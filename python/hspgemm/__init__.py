@@ -1281,6 +1281,7 @@ _SMOOTHERS: dict[str, tuple[int, dict[str, Any]]] = {
     "l1_jacobi": (2, {}),
     "chebyshev": (3, {"degree": None, "lower_bound": 1.0 / 30.0, "upper_bound": 1.1}),
 }
+_AUTO_SMOOTHER = 4  # hsp_smoother's AUTO: Gauss-Seidel on the CPU threads, Chebyshev on a device
 _CYCLES = {"V": 0, "W": 1}
 _ACCELS = {"cg": 0, None: 1}
 # the coarse solvers of PyAMG that solve the coarsest level exactly, as the library's factor does
@@ -1314,9 +1315,12 @@ def _smoother_of(value, name):
 
 
 def _smoothing(presmoother, postsmoother):
-    """(smoother, pre, post, omega, degree) of PyAMG's presmoother and postsmoother (None: symmetric
-    Gauss-Seidel once; a postsmoother None is the presmoother), which must be one method with the same
-    keywords but their iterations (the cycle is symmetric so: CG takes it as its preconditioner)."""
+    """(smoother, pre, post, omega, degree) of PyAMG's presmoother and postsmoother (both None: the
+    library's default, once each: symmetric Gauss-Seidel on the CPU threads, Chebyshev on a device that
+    holds the hierarchy; a postsmoother None is the presmoother), which must be one method with the
+    same keywords but their iterations (the cycle is symmetric so: CG takes it as its preconditioner)."""
+    if presmoother is None and postsmoother is None:
+        return _AUTO_SMOOTHER, 1, 1, 1.0, 3
     default = ("gauss_seidel", {"sweep": "symmetric"})
     pre = _one_per_level(default if presmoother is None else presmoother, "presmoother",
                          lambda v: _smoother_of(v, "presmoother"))
@@ -1332,8 +1336,9 @@ def _smoothing(presmoother, postsmoother):
 class Solver:
     """An AMG solver of A x = b run by libhspgemm (hsp_amg_solve), made by amg_solver: PyAMG's
     MultilevelSolver where it means the same (solve, aspreconditioner, levels,
-    operator_complexity, grid_complexity), the cycles, smoothers and CG in the library on the
-    hierarchy's context's CPU threads.
+    operator_complexity, grid_complexity), the cycles, smoothers and CG in the library: on the
+    hierarchy's context's CPU threads, or on its device where that made and holds the hierarchy
+    (amg_solver(..., resident=True) on a GPU with memory of its own).
 
     It keeps its Hierarchy, and so the context that made it, alive; after that context is
     closed its solves raise ArgumentError.
@@ -1355,7 +1360,7 @@ class Solver:
         self.hierarchy = hierarchy
         self._smoothing = smoothing
         self.timings = {"setup_ms": hierarchy.ms_total, "solve_ms": None, "iterations": None, "residual": None,
-                        "converged": None}
+                        "converged": None, "smoother": None, "on_device": None}
 
     @property
     def levels(self) -> list[Level]:
@@ -1449,7 +1454,7 @@ class Solver:
         info = _call(self.hierarchy._core.solve, bv, x, tol, maxiter, _ACCELS[accel], x0 is not None,
                      min(max(maxiter, 0), 1 << 20) + 1, options)
         self.timings.update(solve_ms=info["ms_solve"], iterations=info["iterations"], residual=info["residual"],
-                            converged=info["converged"])
+                            converged=info["converged"], smoother=info["smoother"], on_device=info["on_device"])
         if residuals is not None:
             normb = float(np.linalg.norm(bv.astype(np.float64)))
             residuals[:] = [h * normb for h in info["history"]]
@@ -1521,7 +1526,7 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         Hierarchy of amg_setup (no setup options then).
     device, threads : optional
         As amg_setup's: the context of the setup (its products) and of every solve (its CPU
-        threads; a resident hierarchy is brought home and solved there too).
+        threads; a resident hierarchy on a device with memory of its own is solved there).
     resident : bool, default False
         As amg_setup's.
     presmoother, postsmoother : PyAMG's smoother, optional

@@ -204,19 +204,25 @@ def _buffer_devices():
 
 @pytest.mark.parametrize("device", ["cpu"] + _buffer_devices())
 def test_resident_hierarchy_solves_as_the_host_one(poisson, device):
-    """A resident hierarchy (made on the device, brought home) solved on the context's threads: on
-    cpu the host's solve exactly; on a device with buffers (P's rho estimated there) within one
-    iteration."""
+    """A resident hierarchy: on cpu (host arrays in place) solved on the threads as the host's, exactly;
+    on a device with buffers (memory of its own) solved there, by default with Chebyshev, in as many
+    iterations (one more or less) as the host's hierarchy with Chebyshev on the threads."""
     A, b = poisson
-    host = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE)
+    on_device = device != "cpu"
+    host = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE, presmoother="chebyshev" if on_device else None)
     resident = hspgemm.amg_solver(A, coarse_size=30, device=device, resident=True)
     x, y = host.solve(b, tol=1e-8, accel="cg"), resident.solve(b, tol=1e-8, accel="cg")
     assert rel_residual(A, y, b) <= 1e-8
-    if device == "cpu":
+    assert resident.timings["on_device"] == on_device and not host.timings["on_device"]
+    assert resident.timings["smoother"] == ("chebyshev" if on_device else "gauss_seidel")
+    if not on_device:
         assert host.timings["iterations"] == resident.timings["iterations"]
         np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-12)
     else:
         assert abs(host.timings["iterations"] - resident.timings["iterations"]) <= 1
+    with pytest.raises(hspgemm.UnsupportedError if on_device else AssertionError, match="gauss-seidel"):
+        hspgemm.amg_solver(resident.hierarchy, presmoother=("gauss_seidel", {"sweep": "symmetric"})).solve(b)
+        raise AssertionError("gauss-seidel ran on the CPU threads")
 
 
 def test_hierarchy_given(poisson):
