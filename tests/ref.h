@@ -45,4 +45,8 @@ hsp_context *ref_context(void);
 hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow,
                     hsp_precision precision, uint64_t seed);
 
+/* A x = b (A square, dense enough to store) by Gaussian elimination with
+ * partial pivoting: the AMG tests' coarsest-level reference. */
+void ref_dense_solve(const hsp_csr *A, const double *b, double *x);
+
 #endif

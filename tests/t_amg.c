@@ -53,42 +53,12 @@ static void jacobi(const hsp_csr *A, const double *b, double *x, double *r, int 
     }
 }
 
-/* A x = b by Gaussian elimination with partial pivoting (the coarsest level). */
-static void dense_solve(const hsp_csr *A, const double *b, double *x)
-{
-    int n = A->nrows;
-    double *M = calloc((size_t)n * (n + 1), sizeof *M);
-    for (int i = 0; i < n; i++) {
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) M[i * (n + 1) + A->colidx[k]] = hsp_csr_value(A, k);
-        M[i * (n + 1) + n] = b[i];
-    }
-    for (int c = 0; c < n; c++) {
-        int p = c;
-        for (int i = c + 1; i < n; i++)
-            if (fabs(M[i * (n + 1) + c]) > fabs(M[p * (n + 1) + c])) p = i;
-        for (int j = 0; j <= n; j++) {
-            double t = M[c * (n + 1) + j];
-            M[c * (n + 1) + j] = M[p * (n + 1) + j], M[p * (n + 1) + j] = t;
-        }
-        for (int i = c + 1; i < n; i++) {
-            double f = M[i * (n + 1) + c] / M[c * (n + 1) + c];
-            for (int j = c; j <= n; j++) M[i * (n + 1) + j] -= f * M[c * (n + 1) + j];
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double s = M[i * (n + 1) + n];
-        for (int j = i + 1; j < n; j++) s -= M[i * (n + 1) + j] * x[j];
-        x[i] = s / M[i * (n + 1) + i];
-    }
-    free(M);
-}
-
 /* One V(2,2) cycle on level l for A_l x = b. */
 static void vcycle(const hsp_amg *amg, int l, const double *b, double *x)
 {
     const hsp_amg_level *v = &amg->level[l];
     if (l == amg->nlevels - 1) {
-        dense_solve(v->A, b, x);
+        ref_dense_solve(v->A, b, x);
         return;
     }
     int32_t n = v->A->nrows, nc = v->P->ncols;
