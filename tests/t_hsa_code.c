@@ -131,8 +131,8 @@ static void check_expected(const hsp_code_object *co, const char *what)
  * and medium rows by hash, several a work-group or one, medium rows too large
  * for it and long rows that fit in local memory by ESC, the other long rows
  * dense; bins on the device for resident products), and ESC for several
- * rows a work-group (esc, esc, auto), and a resident hierarchy's steps on a
- * device with memory of its own: none takes scratch memory (on an APU,
+ * rows a work-group (esc, esc, auto), and a resident hierarchy's steps and
+ * its solve's on a device with memory of its own: none takes scratch memory (on an APU,
  * system memory) and each at most 64 VGPRs, for at least 4 waves a SIMD on
  * gfx90c (256 VGPRs a lane).  (hsp_merge, the paper's method for long rows,
  * runs only when asked for.) */
@@ -147,7 +147,7 @@ static void check_resources(const hsp_code_object *co, const char *what)
         "hsp_identity",   "hsp_numeric",    "hsp_tr_values",    "hsp_same_pattern", "hsp_numeric_rows",
         "hsp_rmerge",     "hsp_hash_rows_count", "hsp_hash_count", "hsp_part_scan", "hsp_bin_scan",
         "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes", "hsp_spmm_gather", "hsp_lz_start", "hsp_lz_multiply",
-        "hsp_lz_orthogonalize", "hsp_lz_advance", "hsp_lz_sum"};
+        "hsp_lz_orthogonalize", "hsp_lz_advance", "hsp_lz_sum", "hsp_spmv", "hsp_diagonals", "hsp_vector"};
     hsp_kernel_meta *read = NULL;
     int nread = 0;
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);
