@@ -307,9 +307,8 @@ int cmd_spmm(int argc, char **argv);
 int cmd_rap(int argc, char **argv);
 int cmd_amg_setup(int argc, char **argv);
 int cmd_amg_solve(int argc, char **argv);
-/* The options of amg-solve (cmd_amg_solve.c) into a; an error message, NULL
- * when applied, or "" when name is none of them. */
-const char *cli_apply_solve_option(cli_args *a, const char *name, const char *v);
+/* hsp_smoother's names, by value, as --smoother takes them (options.c). */
+extern const char *const cli_smoother_names[5];
 /* Refuse, before a set-up, an A it cannot take (no rows, a row without a
  * nonzero diagonal entry), the message naming command; 1 when refused. */
 int cli_amg_check_matrix(const hsp_csr *A, const char *command);

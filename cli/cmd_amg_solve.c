@@ -41,58 +41,6 @@ static const char allowed[] = "theta,omega,levels,coarse,order,device,threads,pr
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
                               "maxiter,accel,cycle,smoother,pre,post,jacobi-omega,degree,resident";
 
-/* hsp_smoother's names, by value */
-static const char *const smoother_names[] = {"gs", "jacobi", "l1-jacobi", "chebyshev", "auto"};
-
-/* A whole number of text in [lo, hi] into *out; 0 when it is one. */
-static int whole(const char *text, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < lo || v > hi) return 1;
-    *out = (int)v;
-    return 0;
-}
-
-/* A finite number of text above lo (below hi) into *out; 0 when it is one. */
-static int number(const char *text, double lo, double hi, double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !(v > lo && v < hi)) return 1;
-    *out = v;
-    return 0;
-}
-
-const char *cli_apply_solve_option(cli_args *a, const char *name, const char *v)
-{
-    hsp_amg_solve_options *o = &a->solve;
-    if (!strcmp(name, "rhs")) a->rhs = v;
-    else if (!strcmp(name, "tol")) {
-        if (number(v, -1e-300, INFINITY, &o->tol)) return "--tol takes a number >= 0";
-    } else if (!strcmp(name, "maxiter")) {
-        if (whole(v, 0, 1000000000, &o->maxiter)) return "--maxiter takes a count from 0";
-    } else if (!strcmp(name, "accel")) {
-        if (strcmp(v, "cg") && strcmp(v, "none")) return "--accel takes cg or none";
-        o->accel = strcmp(v, "cg") ? HSP_ACCEL_NONE : HSP_ACCEL_CG;
-    } else if (!strcmp(name, "cycle")) {
-        if (strcmp(v, "V") && strcmp(v, "W") && strcmp(v, "v") && strcmp(v, "w")) return "--cycle takes V or W";
-        o->cycle = *v == 'W' || *v == 'w' ? HSP_CYCLE_W : HSP_CYCLE_V;
-    } else if (!strcmp(name, "smoother")) {
-        int k = 0;
-        while (k < 5 && strcmp(v, smoother_names[k])) k++;
-        if (k == 5) return "--smoother takes auto, gs, jacobi, l1-jacobi or chebyshev";
-        o->smoother = (hsp_smoother)k;
-    } else if (!strcmp(name, "pre") || !strcmp(name, "post")) {
-        if (whole(v, 0, 100, name[1] == 'r' ? &o->pre : &o->post)) return "--pre and --post take 0 to 100 sweeps";
-    } else if (!strcmp(name, "jacobi-omega")) {
-        if (number(v, 0, 2, &o->jacobi_omega)) return "--jacobi-omega takes a number in (0, 2)";
-    } else if (!strcmp(name, "degree")) {
-        if (whole(v, 1, 16, &o->chebyshev_degree)) return "--degree takes 1 to 16";
-    } else return "";
-    return NULL;
-}
-
 /* b: --rhs's file (A's rows x 1) or ones, in A's precision, into *b (malloc'd). */
 static int right_side(const cli_args *a, const hsp_csr *A, void **b)
 {
@@ -136,7 +84,7 @@ static void print_text(const cli_args *a, const hsp_amg *amg, const hsp_amg_solv
     printf("; set-up %.2f ms\n", amg->ms_total);
     printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
            ? "CG preconditioned by" : "stationary", o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
-           smoother_names[info->smoother], o->tol, a->rhs ? a->rhs : "ones",
+           cli_smoother_names[info->smoother], o->tol, a->rhs ? a->rhs : "ones",
            info->on_device ? amg->device : "the CPU threads");
     printf("iteration  |b - Ax| / |b|\n");
     for (int k = 0; k < len; k++) printf("%9d  %.3e\n", k, info->history[k]);
@@ -155,7 +103,7 @@ static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
            (long long)A->nnz, A->precision == HSP_DOUBLE ? "double" : "float", amg->nlevels);
     printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,"
            "\"on_device\":%s,", o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
-           smoother_names[info->smoother], o->pre, o->post, o->tol, info->on_device ? "true" : "false");
+           cli_smoother_names[info->smoother], o->pre, o->post, o->tol, info->on_device ? "true" : "false");
     printf("\"setup_ms\":%.3f,\"solve_ms\":%.3f,\"total_ms\":%.3f,\"iterations\":%d,\"converged\":%s,"
            "\"residual\":%.6e,\"history\":[", amg->ms_total, info->ms_solve, amg->ms_total + info->ms_solve,
            info->iterations, info->converged ? "true" : "false", info->residual);

@@ -2,6 +2,7 @@
  * operands, and small helpers. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,45 @@ const char *cli_order_name(hsp_rap_order order)
     return order == HSP_RAP_RA_P ? "ra-p" : "r-ap";
 }
 
+const char *const cli_smoother_names[5] = {"gs", "jacobi", "l1-jacobi", "chebyshev", "auto"};
+
+/* The options of amg-solve's solve; returns an error message, NULL when
+ * applied, or "" when name is none of them. */
+static const char *apply_solve_option(cli_args *a, const char *name, const char *v)
+{
+    hsp_amg_solve_options *o = &a->solve;
+    int64_t n;
+    double x;
+    if (!strcmp(name, "rhs")) a->rhs = v;
+    else if (!strcmp(name, "tol")) {
+        if (parse_double(v, 0, DBL_MAX, &o->tol)) return "--tol takes a number >= 0";
+    } else if (!strcmp(name, "maxiter")) {
+        if (parse_int(v, 0, 1000000000, &n)) return "--maxiter takes a count from 0";
+        o->maxiter = (int)n;
+    } else if (!strcmp(name, "accel")) {
+        if (strcmp(v, "cg") && strcmp(v, "none")) return "--accel takes cg or none";
+        o->accel = strcmp(v, "cg") ? HSP_ACCEL_NONE : HSP_ACCEL_CG;
+    } else if (!strcmp(name, "cycle")) {
+        if (strcmp(v, "V") && strcmp(v, "W") && strcmp(v, "v") && strcmp(v, "w")) return "--cycle takes V or W";
+        o->cycle = *v == 'W' || *v == 'w' ? HSP_CYCLE_W : HSP_CYCLE_V;
+    } else if (!strcmp(name, "smoother")) {
+        int k = 0;
+        while (k < 5 && strcmp(v, cli_smoother_names[k])) k++;
+        if (k == 5) return "--smoother takes auto, gs, jacobi, l1-jacobi or chebyshev";
+        o->smoother = (hsp_smoother)k;
+    } else if (!strcmp(name, "pre") || !strcmp(name, "post")) {
+        if (parse_int(v, 0, 100, &n)) return "--pre and --post take 0 to 100 sweeps";
+        *(name[1] == 'r' ? &o->pre : &o->post) = (int)n;
+    } else if (!strcmp(name, "jacobi-omega")) {
+        if (parse_double(v, 0, 2, &x) || !(x > 0 && x < 2)) return "--jacobi-omega takes a number in (0, 2)";
+        o->jacobi_omega = x;
+    } else if (!strcmp(name, "degree")) {
+        if (parse_int(v, 1, 16, &n)) return "--degree takes 1 to 16";
+        o->chebyshev_degree = (int)n;
+    } else return "";
+    return NULL;
+}
+
 /* The options of rap and amg-setup; returns an error message, NULL when
  * applied, or "" when name is none of them. */
 static const char *apply_amg_option(cli_args *a, const char *name, const char *v)
@@ -77,7 +117,7 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
     } else if (!strcmp(name, "coarse")) {
         if (parse_int(v, 1, INT32_MAX, &n)) return "--coarse takes a row count from 1";
         a->amg.coarse_size = (int32_t)n;
-    } else return cli_apply_solve_option(a, name, v);
+    } else return apply_solve_option(a, name, v);
     return NULL;
 }
 

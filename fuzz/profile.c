@@ -9,13 +9,16 @@
 #include "spgemm/bins.h"
 #include "device/device.h"
 #include "spgemm/profile.h"
+#include "spgemm/spgemm_device.h"
 
 /* The device the profiles are read for: every method on every group. */
 static hsp_device *fuzz_device(void)
 {
     static hsp_device dev;
+    static hsp_spgemm_device spgemm;
     snprintf(dev.description, sizeof dev.description, "fuzz device");
-    for (int g = 0; g < HSP_NMETHODGROUPS; g++) dev.methods[g] = dev.exact[g] = 0xfe;
+    for (int g = 0; g < HSP_NMETHODGROUPS; g++) spgemm.methods[g] = spgemm.exact[g] = 0xfe;
+    dev.spgemm = &spgemm;
     return &dev;
 }
 
