@@ -89,7 +89,8 @@ static hsp_status make_device_level(hsp_device *dev, const hsp_amg *amg, int l, 
     size_t bytes = (size_t)v->A.M->nrows * hsp_value_size(v->A.M->precision);
     void *zeros = calloc(bytes ? bytes : 1, 1);
     hsp_status s = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d", l);
-    for (int k = 0; k < NVEC && s == HSP_OK; k++) s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, vector_at(v, k));
+    for (int k = 0; k < NVEC && s == HSP_OK; k++)
+        s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, vector_at(v, k));
     free(zeros);
     v->rho = amg->state->level[l].rho;
     return s == HSP_OK ? dev->amg->diagonals(dev, v->A.M, v->A.held, v->dinv, v->l1inv) : s;
@@ -184,12 +185,9 @@ static void coarse_solve(hsp_amg_solve_data *sd, void *x, void *b)
     size_t bytes = (size_t)n * hsp_value_size(sd->precision);
     if (sd->status == HSP_OK) sd->status = dev->home(dev, b, 1, (void *[]){sd->coarse_io}, &bytes);
     if (sd->status != HSP_OK) return;
-    for (int32_t i = 0; i < n; i++)
-        sd->coarse_b[i] = sd->precision == HSP_DOUBLE ? ((double *)sd->coarse_io)[i] : ((float *)sd->coarse_io)[i];
+    hsp_vec_to_double(sd->coarse_io, sd->precision, n, sd->coarse_b);
     hsp_dense_solve(&sd->coarse, sd->coarse_b, sd->coarse_b);
-    for (int32_t i = 0; i < n; i++)
-        if (sd->precision == HSP_DOUBLE) ((double *)sd->coarse_io)[i] = sd->coarse_b[i];
-        else ((float *)sd->coarse_io)[i] = (float)sd->coarse_b[i];
+    hsp_vec_from_double(sd->coarse_b, sd->precision, n, sd->coarse_io);
     sd->status = dev->put(dev, x, 1, (const void *[]){sd->coarse_io}, &bytes);
 }
 

@@ -420,15 +420,6 @@ static hsp_status lanczos_read(gpu *g, int dbl, lz_work *z, double *scalars)
     return s;
 }
 
-/* scalars[at] = the sum of the first nparts work-groups' sums, by one work-group. */
-static hsp_status lanczos_sum(gpu *g, int dbl, lz_work *z, int64_t nparts, int64_t at)
-{
-    size_t size = gpu_pow2_group(g, dbl, GK_LZ_SUM);
-    gpu_arg a[] = {gpu_val(&nparts, sizeof nparts), gpu_array_arg(&z->a[LZ_PART]), gpu_array_arg(&z->a[LZ_SCALARS]),
-                   gpu_val(&at, sizeof at), gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
-    return g->ops->launch(g, dbl, GK_LZ_SUM, a, 5, 1, size);
-}
-
 static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **work, int pass, int step,
                           double *scalars)
 {
@@ -468,7 +459,8 @@ static hsp_status lanczos(hsp_device *dev, const hsp_csr *A, void *held, void **
                             gpu_array_arg(&x[LZ_SCALE]), gpu_array_arg(&x[LZ_W]), gpu_array_arg(&x[LZ_V]),
                             gpu_array_arg(&x[LZ_PREV]), gpu_array_arg(&x[LZ_U])}};
     if (n) s = g->ops->launch(g, dbl, kernels[pass], a[pass], nargs[pass], ngroups, size);
-    if (s == HSP_OK && sum_at >= 0) s = lanczos_sum(g, dbl, z, (int64_t)ngroups, sum_at);
+    if (s == HSP_OK && sum_at >= 0)
+        s = gpu_parts_add(g, dbl, &z->a[LZ_PART], (int64_t)ngroups, &z->a[LZ_SCALARS], sum_at);
     return gpu_noted(dev, s);
 }
 

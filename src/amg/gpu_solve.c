@@ -7,6 +7,14 @@
 #include "core/internal.h"
 #include "amg/gpu_amg.h"
 
+hsp_status gpu_parts_add(gpu *g, int dbl, gpu_array *part, int64_t nparts, gpu_array *into, int64_t at)
+{
+    size_t size = gpu_pow2_group(g, dbl, GK_LZ_SUM);
+    gpu_arg a[] = {gpu_val(&nparts, sizeof nparts), gpu_array_arg(part), gpu_array_arg(into), gpu_val(&at, sizeof at),
+                   gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
+    return g->ops->launch(g, dbl, GK_LZ_SUM, a, 5, 1, size);
+}
+
 /* The sum of a launch's parts: a work-group's part each, then their sum at
  * part[ngroups] (hsp_lz_sum), read into *out. */
 typedef struct {
@@ -27,12 +35,10 @@ static hsp_status parts_new(gpu *g, int dbl, int kernel, int64_t n, const double
 /* *out: the sum of the parts, read back (the parts freed either way). */
 static hsp_status parts_sum(gpu *g, int dbl, hsp_status s, sum_parts *p, double *out)
 {
-    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_pow2_group(g, dbl, GK_LZ_SUM);
+    size_t vs = dbl ? sizeof(double) : sizeof(float);
     int64_t at = p->ngroups;
-    gpu_arg a[] = {gpu_val(&p->ngroups, sizeof p->ngroups), gpu_array_arg(&p->part), gpu_array_arg(&p->part),
-                   gpu_val(&at, sizeof at), gpu_local(size * vs)};
     gpu_vt_value v = {0};
-    if (s == HSP_OK && p->ngroups) s = g->ops->launch(g, dbl, GK_LZ_SUM, a, 5, 1, size);
+    if (s == HSP_OK && p->ngroups) s = gpu_parts_add(g, dbl, &p->part, p->ngroups, &p->part, at);
     if (s == HSP_OK && p->ngroups) s = g->ops->finish(g);
     if (s == HSP_OK && p->ngroups) s = gpu_array_read_at(g, &p->part, (size_t)at * vs, dbl ? (void *)&v.d : &v.f, vs);
     *out = dbl ? v.d : v.f;

@@ -45,6 +45,18 @@ static void spmv_part(void *arg, int tid, int64_t p)
     j->partial[p] = dot;
 }
 
+void hsp_vec_to_double(const void *v, hsp_precision p, int32_t n, double *out)
+{
+    for (int32_t i = 0; i < n; i++) out[i] = p == HSP_DOUBLE ? ((const double *)v)[i] : ((const float *)v)[i];
+}
+
+void hsp_vec_from_double(const double *in, hsp_precision p, int32_t n, void *v)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (p == HSP_DOUBLE) ((double *)v)[i] = in[i];
+        else ((float *)v)[i] = (float)in[i];
+}
+
 /* The sum of n partial sums, in order. */
 static double total(const double *partial, int64_t n)
 {

@@ -57,20 +57,6 @@ static hsp_status check_hierarchy(const char *fn, const hsp_amg *amg)
     return HSP_OK;
 }
 
-/* n values of precision p at v, as doubles into out. */
-static void to_double(const void *v, hsp_precision p, int32_t n, double *out)
-{
-    for (int32_t i = 0; i < n; i++) out[i] = p == HSP_DOUBLE ? ((const double *)v)[i] : ((const float *)v)[i];
-}
-
-/* n doubles into v, of precision p. */
-static void from_double(const double *in, hsp_precision p, int32_t n, void *v)
-{
-    for (int32_t i = 0; i < n; i++)
-        if (p == HSP_DOUBLE) ((double *)v)[i] = in[i];
-        else ((float *)v)[i] = (float)in[i];
-}
-
 /* Are the n values of v (precision p) finite?  Else an error naming fn, what and the entry. */
 static hsp_status check_finite(const char *fn, const char *what, const void *v, hsp_precision p, int32_t n)
 {
@@ -175,7 +161,7 @@ static hsp_status vectors_new(solver *s, const void *b, const void *x)
         const void *from = k == B ? b : k == X && s->o->x0 ? x : zeros;
         if (dev) e = dev->hold(dev, 1, (const void *[]){from}, &bytes, &s->v[k]);
         else if (!(s->v[k] = calloc(bytes ? bytes : 1, 1))) e = hsp_fail(HSP_ERR_NOMEM, "no memory for the solve");
-        else if (from != zeros) to_double(from, s->sd->precision, s->n, s->v[k]);
+        else if (from != zeros) hsp_vec_to_double(from, s->sd->precision, s->n, s->v[k]);
     }
     free(zeros);
     return e;
@@ -193,7 +179,7 @@ static hsp_status vector_out(solver *s, void *x)
 {
     size_t bytes = (size_t)s->n * hsp_value_size(s->sd->precision);
     if (s->sd->dev) return s->sd->dev->home(s->sd->dev, s->v[X], 1, (void *[]){x}, &bytes);
-    from_double(s->v[X], s->sd->precision, s->n, x);
+    hsp_vec_from_double(s->v[X], s->sd->precision, s->n, x);
     return HSP_OK;
 }
 
@@ -245,12 +231,12 @@ static hsp_status apply(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, 
     size_t bytes = (size_t)n * hsp_value_size(sd->precision);
     hsp_device *dev = sd->dev;
     hsp_status e = dev ? dev->put(dev, v->b, 1, (const void *[]){r}, &bytes) : HSP_OK;
-    if (!dev) to_double(r, sd->precision, n, v->b);
+    if (!dev) hsp_vec_to_double(r, sd->precision, n, v->b);
     hsp_solve_zero(sd, n, v->x);
     if (e == HSP_OK) hsp_cycle_run(sd, o, v->x, v->b, 1);
     if (e == HSP_OK) e = sd->status;
     if (e == HSP_OK && dev) e = dev->home(dev, v->x, 1, (void *[]){z}, &bytes);
-    else if (e == HSP_OK) from_double(v->x, sd->precision, n, z);
+    else if (e == HSP_OK) hsp_vec_from_double(v->x, sd->precision, n, z);
     return e;
 }
 

@@ -93,6 +93,9 @@ void hsp_vec_direction(hsp_context *ctx, int32_t n, const double *z, double beta
 double hsp_vec_dot(hsp_context *ctx, int32_t n, const double *u, const double *v);
 /* y = x. */
 void hsp_vec_copy(hsp_context *ctx, int32_t n, const double *x, double *y);
+/* n values of precision p at v as doubles into out; and n doubles into v, of precision p. */
+void hsp_vec_to_double(const void *v, hsp_precision p, int32_t n, double *out);
+void hsp_vec_from_double(const double *in, hsp_precision p, int32_t n, void *v);
 
 /* ---- the steps where the vectors are (solve_ops.c): the CPU threads' above, or the device's ---- */
 double hsp_solve_spmv(hsp_amg_solve_data *sd, const hsp_rows *r, void *x, void *c, double s, void *y, void *w);
