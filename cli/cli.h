@@ -312,6 +312,12 @@ extern const char *const cli_smoother_names[5];
 /* Refuse, before a set-up, an A it cannot take (no rows, a row without a
  * nonzero diagonal entry), the message naming command; 1 when refused. */
 int cli_amg_check_matrix(const hsp_csr *A, const char *command);
+/* amg-setup's and amg-solve's A and its hierarchy (cmd_amg.c): A's declared
+ * rows checked, A loaded and checked, the context made, the hierarchy set up
+ * (with --resident: A placed, in *ms_place, and the hierarchy resident);
+ * the exit status, the error said as command's. */
+int cli_amg_hierarchy(const cli_args *a, const char *command, hsp_csr **A, hsp_context **ctx, hsp_resident **M,
+                      hsp_amg **amg, double *ms_place);
 int cmd_options(int argc, char **argv);
 /* "r-ap" or "ra-p". */
 const char *cli_order_name(hsp_rap_order order);

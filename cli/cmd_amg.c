@@ -160,6 +160,20 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const cli_args *a, h
     return s == HSP_OK ? hsp_amg_setup_resident(ctx, *M, &a->amg, amg) : s;
 }
 
+int cli_amg_hierarchy(const cli_args *a, const char *command, hsp_csr **A, hsp_context **ctx, hsp_resident **M,
+                      hsp_amg **amg, double *ms_place)
+{
+    int64_t rows = 0, cols;
+    hsp_status s;
+    cli_declared_shape(a, 0, &rows, &cols);
+    if (cli_check_rows(a, command, rows > a->amg.coarse_size && a->amg.max_levels > 1 ? rows : 0, 0)) return 1;
+    int rc = cli_load(a, 0, A);
+    if (!rc && (*A)->nrows == (*A)->ncols) rc = cli_amg_check_matrix(*A, command); /* not square: the set-up says */
+    if (!rc) rc = cli_context(a, ctx);
+    if (!rc && (s = setup(*ctx, *A, a, M, amg, ms_place)) != HSP_OK) rc = cli_error(command, s);
+    return rc;
+}
+
 /* Every level of a resident hierarchy home, timed into *ms. */
 static int bring_home(hsp_amg *amg, double *ms)
 {
@@ -176,19 +190,12 @@ int cmd_amg_setup(int argc, char **argv)
     if (rc) return rc == 1 ? 0 : rc;
     if (a.noperands != 1) return cli_usage_error(a.name, "takes one matrix, %d given", a.noperands);
     if (a.write_levels && (rc = level_dir(a.write_levels))) return rc;
-    int64_t rows = 0, cols;
-    cli_declared_shape(&a, 0, &rows, &cols);
-    if (cli_check_rows(&a, "amg-setup", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0, 0)) return 1;
     hsp_csr *A = NULL;
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;
     hsp_resident *M = NULL;
     double ms_place = 0, ms_home = 0;
-    hsp_status s = HSP_OK;
-    rc = cli_load(&a, 0, &A);
-    if (!rc && A->nrows == A->ncols) rc = cli_amg_check_matrix(A, "amg-setup"); /* (one not square: the set-up says so) */
-    if (!rc) rc = cli_context(&a, &ctx);
-    if (!rc && (s = setup(ctx, A, &a, &M, &amg, &ms_place)) != HSP_OK) rc = cli_error("amg-setup", s);
+    rc = cli_amg_hierarchy(&a, "amg-setup", &A, &ctx, &M, &amg, &ms_place);
     if (amg) {
         printf("smoothed aggregation, theta %g, omega %g, order %s, %s%s\n", a.amg.theta, a.amg.omega,
                cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",

@@ -138,21 +138,12 @@ int cmd_amg_solve(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_solve, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (a.noperands != 1) return cli_usage_error(a.name, "takes one matrix, %d given", a.noperands);
-    int64_t rows = 0, cols;
-    cli_declared_shape(&a, 0, &rows, &cols);
-    if (cli_check_rows(&a, "amg-solve", rows > a.amg.coarse_size && a.amg.max_levels > 1 ? rows : 0, 0)) return 1;
     hsp_csr *A = NULL;
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;
     hsp_resident *M = NULL;
-    hsp_status s = HSP_OK;
-    rc = cli_load(&a, 0, &A);
-    if (!rc && A->nrows == A->ncols) rc = cli_amg_check_matrix(A, "amg-solve");
-    if (!rc) rc = cli_context(&a, &ctx);
-    if (!rc && a.resident) s = hsp_place(ctx, A, &M);
-    if (!rc && s == HSP_OK)
-        s = a.resident ? hsp_amg_setup_resident(ctx, M, &a.amg, &amg) : hsp_amg_setup(ctx, A, &a.amg, &amg);
-    if (!rc && s != HSP_OK) rc = cli_error("amg-solve", s);
+    double ms_place = 0;
+    rc = cli_amg_hierarchy(&a, "amg-solve", &A, &ctx, &M, &amg, &ms_place);
     if (!rc) rc = solve(&a, ctx, A, amg);
     hsp_amg_free(amg), hsp_resident_free(M), hsp_context_free(ctx), hsp_csr_free(A);
     return rc;
