@@ -4,18 +4,31 @@
  * the smoothers and of CG; the sums a step gives are a part per work-group
  * (group_reduce, amg.cl), added into one value by hsp_lz_sum. */
 
-/* y = c + s A x over A's m rows (c not read without has_c; c may be y);
- * with has_w, part: the work-group's part of y.w. */
+/* y = c + s A x over A's m rows (c not read without has_c; c may be y),
+ * a team of `team` work-items a row (a power of two dividing the
+ * work-group: consecutive items read consecutive entries), its sum added in
+ * l; with has_w, part: the work-group's part of y.w. */
 __kernel void hsp_spmv(long m, __global const long *arp, __global const int *acol, __global const VT *aval,
                        __global const VT *x, VT s, __global const VT *c, int has_c, __global VT *y,
-                       __global const VT *w, int has_w, __global VT *part, __local VT *l)
+                       __global const VT *w, int has_w, int team, __global VT *part, __local VT *l)
 {
-    long i = get_global_id(0);
-    VT dot = 0;
-    if (i < m) {
-        VT t = 0;
-        for (long k = arp[i]; k < arp[i + 1]; k++) t += aval[k] * x[acol[k]];
-        VT yi = (has_c ? c[i] : 0) + s * t;
+    int t = get_local_id(0), lane = t & (team - 1);
+    long i = get_global_id(0) / team;
+    VT sum = 0, dot = 0;
+    if (i < m)
+        for (long k = arp[i] + lane; k < arp[i + 1]; k += team) sum += aval[k] * x[acol[k]];
+    if (team > 1) { /* the same for every item of the work-group */
+        l[t] = sum;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int d = team / 2; d > 0; d /= 2) {
+            if (lane < d) l[t] += l[t + d];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        sum = l[t];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (i < m && lane == 0) {
+        VT yi = (has_c ? c[i] : 0) + s * sum;
         y[i] = yi;
         if (has_w) dot = yi * w[i];
     }

@@ -52,25 +52,37 @@ static gpu_arg vec_arg(void *const v[], int k)
     return gpu_array_arg(&h->a[0]);
 }
 
+/* The work-items a row of M gets: the power of two at most its mean row
+ * length, at most 32 and the work-group's size (a warp reads a run of
+ * entries in one go where a row a work-item would read 32 runs). */
+static int spmv_team(const hsp_csr *M, size_t group)
+{
+    int64_t mean = M->nrows ? M->nnz / M->nrows : 0;
+    int team = 1;
+    while (team < 32 && (size_t)team * 2 <= group && team * 2 <= mean) team *= 2;
+    return team;
+}
+
 hsp_status gpu_spmv(hsp_device *dev, const hsp_csr *M, void *held_m, double s, void *x, void *c, void *y, void *w,
                     double *yw)
 {
     gpu *g = dev->state;
     int dbl = M->precision == HSP_DOUBLE, has_c = c != NULL, has_w = w != NULL;
     const gpu_held *a = held_m;
-    int64_t m = M->nrows;
+    int team = spmv_team(M, gpu_pow2_group(g, dbl, GK_SPMV));
+    int64_t m = M->nrows, items = m * team;
     void *const v[] = {y, x, c, w};
     gpu_vt_value vs;
     sum_parts p = {0};
-    hsp_status st = parts_new(g, dbl, GK_SPMV, m, yw, &p);
+    hsp_status st = parts_new(g, dbl, GK_SPMV, items, yw, &p);
     if (st != HSP_OK) return gpu_noted(dev, st);
     gpu_arg args[] = {gpu_val(&m, sizeof m),       gpu_array_arg(&a->a[0]),   gpu_array_arg(&a->a[1]),
                       gpu_array_arg(&a->a[2]),     vec_arg(v, 1),             gpu_vt(dbl, s, &vs),
                       vec_arg(v, 2),               gpu_val(&has_c, sizeof has_c), vec_arg(v, 0),
-                      vec_arg(v, 3),               gpu_val(&has_w, sizeof has_w),
+                      vec_arg(v, 3),               gpu_val(&has_w, sizeof has_w), gpu_val(&team, sizeof team),
                       has_w ? gpu_array_arg(&p.part) : vec_arg(v, 0),
                       gpu_local(p.size * (dbl ? sizeof(double) : sizeof(float)))};
-    if (m) st = g->ops->launch(g, dbl, GK_SPMV, args, 13, (size_t)p.ngroups, p.size);
+    if (m) st = g->ops->launch(g, dbl, GK_SPMV, args, 14, (size_t)p.ngroups, p.size);
     return gpu_noted(dev, yw ? parts_sum(g, dbl, st, &p, yw) : st);
 }
 
