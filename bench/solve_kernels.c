@@ -1,6 +1,7 @@
 /* solve_kernels.c: solve-kernels, the bandwidth of the AMG solve's kernels
- * on a device with memory of its own: a copy of a vector (the bandwidth the
- * card gives a streaming kernel), y = A x by the solve's SpMV (its bytes:
+ * on a device with memory of its own: a copy of a vector as long as makes
+ * the SpMV's bytes (the bandwidth the card gives a streaming kernel of that
+ * size), y = A x by the solve's SpMV (its bytes:
  * A's row pointers, columns and values, x once and y), and the time of a
  * dot product read back (a round trip).  The SpMV's share of the copy's
  * bandwidth is the figure the AMG solve's kernels are judged by. */
@@ -16,7 +17,8 @@ static const char usage[] =
     "usage: solve-kernels [--device=D] [--repeat=R] [--precision=double|float] SPEC...\n"
     "For each generated matrix SPEC (hspgemm gen's specs), on device D (default opencl:0;\n"
     "one with memory of its own), R times each (default 200) after a warm-up: a copy\n"
-    "y = x of A's rows, y = A x by the AMG solve's SpMV, and a dot product read back.\n"
+    "y = x moving as many bytes as the SpMV, y = A x by the AMG solve's SpMV, and a dot\n"
+    "product of A's rows read back.\n"
     "Prints their GB/s (bytes each must move over the time), the SpMV's share of the\n"
     "copy's, and the dot's microseconds.\n";
 
@@ -40,8 +42,8 @@ static double time_step(hsp_device *dev, int r, hsp_status (*step)(hsp_device *,
 
 typedef struct {
     const hsp_resident *A;
-    void *x, *y;
-    int32_t n;
+    void *x, *y, *from, *to; /* from, to: the copy's, of ncopy entries */
+    int32_t n, ncopy;
     hsp_precision p;
     double dot;
 } operands;
@@ -49,8 +51,8 @@ typedef struct {
 static hsp_status copy_step(hsp_device *dev, void *what)
 {
     operands *o = what;
-    void *const v[4] = {o->y, o->x, NULL, NULL};
-    return dev->amg->vector(dev, HSP_VEC_COPY, o->n, o->p, 0, 0, v, NULL);
+    void *const v[4] = {o->to, o->from, NULL, NULL};
+    return dev->amg->vector(dev, HSP_VEC_COPY, o->ncopy, o->p, 0, 0, v, NULL);
 }
 
 static hsp_status spmv_step(hsp_device *dev, void *what)
@@ -75,21 +77,24 @@ static int run(hsp_context *ctx, const args *a, const char *spec)
     hsp_status s = hsp_generate(spec, 1, a->precision, &A);
     if (s == HSP_OK) s = hsp_place(ctx, A, (hsp_resident **)&o.A);
     size_t vs = hsp_value_size(a->precision), bytes = A ? (size_t)A->nrows * vs : 0;
-    void *ones = calloc(bytes + 1, 1);
-    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){ones}, &bytes, &o.x);
-    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){ones}, &bytes, &o.y);
+    double spmv_bytes = A ? (double)A->nnz * (double)(vs + sizeof(int32_t)) +
+                            (double)(A->nrows + 1) * sizeof(int64_t) + 2.0 * (double)bytes : 0;
+    o.ncopy = (int32_t)(spmv_bytes / 2 / (double)vs);
+    size_t cbytes = (size_t)o.ncopy * vs;
+    void *zeros = calloc((bytes > cbytes ? bytes : cbytes) + 1, 1);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, &o.x);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, &o.y);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &cbytes, &o.from);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &cbytes, &o.to);
     if (s != HSP_OK) return fprintf(stderr, "solve-kernels: %s: %s\n", spec, hsp_errmsg()), 1;
     o.n = A->nrows;
     double copy = time_step(dev, a->repeat, copy_step, &o), spmv = time_step(dev, a->repeat, spmv_step, &o);
-    double dot = time_step(dev, a->repeat / 10 + 1, dot_step, &o);
-    double copy_bytes = 2.0 * (double)bytes;
-    double spmv_bytes = (double)A->nnz * (double)(vs + sizeof(int32_t)) + (double)(A->nrows + 1) * sizeof(int64_t) +
-                        2.0 * (double)bytes;
+    double dot = time_step(dev, a->repeat / 10 + 1, dot_step, &o), copy_bytes = 2.0 * (double)cbytes;
     printf("%-18s %9d %10lld %9.1f %9.1f %6.1f%% %9.1f %9.4f %9.4f\n", spec, A->nrows, (long long)A->nnz,
            copy_bytes / copy / 1e6, spmv_bytes / spmv / 1e6, 100 * (spmv_bytes / spmv) / (copy_bytes / copy),
            dot * 1e3, copy, spmv);
-    dev->drop(dev, o.x), dev->drop(dev, o.y);
-    hsp_resident_free((hsp_resident *)o.A), hsp_csr_free(A), free(ones);
+    dev->drop(dev, o.x), dev->drop(dev, o.y), dev->drop(dev, o.from), dev->drop(dev, o.to);
+    hsp_resident_free((hsp_resident *)o.A), hsp_csr_free(A), free(zeros);
     return 0;
 }
 
