@@ -43,9 +43,10 @@ static double time_step(hsp_device *dev, int r, hsp_status (*step)(hsp_device *,
 typedef struct {
     const hsp_resident *A;
     void *x, *y, *from, *to; /* from, to: the copy's, of ncopy entries */
+    hsp_vec_sums sums;       /* the dot's parts and sum */
     int32_t n, ncopy;
     hsp_precision p;
-    double dot;
+    unsigned char dot[sizeof(double)]; /* the sum read back, of the precision */
 } operands;
 
 static hsp_status copy_step(hsp_device *dev, void *what)
@@ -65,7 +66,9 @@ static hsp_status dot_step(hsp_device *dev, void *what)
 {
     operands *o = what;
     void *const v[4] = {o->x, o->y, NULL, NULL};
-    return dev->amg->vector(dev, HSP_VEC_DOT, o->n, o->p, 0, 0, v, &o->dot);
+    size_t bytes = hsp_value_size(o->p);
+    hsp_status s = dev->amg->vector(dev, HSP_VEC_DOT, o->n, o->p, 0, 0, v, &o->sums);
+    return s == HSP_OK ? dev->home(dev, o->sums.sums, 1, (void *[]){o->dot}, &bytes) : s;
 }
 
 /* Times spec's kernels on ctx's device and prints a line. */
@@ -86,6 +89,9 @@ static int run(hsp_context *ctx, const args *a, const char *spec)
     if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, &o.y);
     if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &cbytes, &o.from);
     if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &cbytes, &o.to);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, &o.sums.parts);
+    if (s == HSP_OK) s = dev->hold(dev, 1, (const void *[]){zeros}, &(size_t){vs}, &o.sums.sums);
+    o.sums.num = -1;
     if (s != HSP_OK) return fprintf(stderr, "solve-kernels: %s: %s\n", spec, hsp_errmsg()), 1;
     o.n = A->nrows;
     double copy = time_step(dev, a->repeat, copy_step, &o), spmv = time_step(dev, a->repeat, spmv_step, &o);
@@ -94,6 +100,7 @@ static int run(hsp_context *ctx, const args *a, const char *spec)
            copy_bytes / copy / 1e6, spmv_bytes / spmv / 1e6, 100 * (spmv_bytes / spmv) / (copy_bytes / copy),
            dot * 1e3, copy, spmv);
     dev->drop(dev, o.x), dev->drop(dev, o.y), dev->drop(dev, o.from), dev->drop(dev, o.to);
+    dev->drop(dev, o.sums.parts), dev->drop(dev, o.sums.sums);
     hsp_resident_free((hsp_resident *)o.A), hsp_csr_free(A), free(zeros);
     return 0;
 }

@@ -50,15 +50,18 @@ __kernel void hsp_diagonals(long n, __global const long *arp, __global const int
     l1inv[i] = 1 / sum;
 }
 
-/* The vector steps (src/amg/amg_device.h's HSP_VEC_*), over n entries:
- * STEP: s = c z.w + a v (v read only where a != 0), v = s where has_v,
- * u += s; UPDATE: u += a w, v -= a z, part: v.v; DIRECTION: u = w + a u;
- * DOT: part: w.z; COPY: u = w; ZERO: u = 0. */
+/* The vector steps (src/amg/amg_device.h's HSP_VEC_*), over n entries,
+ * a being sums[num] / sums[den] where num >= 0 (CG's alpha and beta, kept
+ * on the device): STEP: s = c z.w + a v (v read only where a != 0), v = s
+ * where has_v, u += s; UPDATE: u += a w, v -= a z, part: v.v; DIRECTION:
+ * u = w + a u; DOT: part: w.z; COPY: u = w; ZERO: u = 0. */
 __kernel void hsp_vector(int op, long n, VT a, VT c, __global VT *u, __global VT *v, __global const VT *w,
-                         __global const VT *z, int has_v, __global VT *part, __local VT *l)
+                         __global const VT *z, int has_v, __global VT *part, __global const VT *sums, int num,
+                         int den, __local VT *l)
 {
     long i = get_global_id(0);
     VT sum = 0;
+    if (num >= 0) a = sums[num] / sums[den];
     if (i < n) {
         if (op == 0) {
             VT s = c * z[i] * w[i] + (a != 0 ? a * v[i] : 0);

@@ -756,6 +756,35 @@ static double worst(const void *got, hsp_precision p, const double *want, const 
     return e;
 }
 
+/* Parts (room for n items' work-groups) and sums held on dev for a solve
+ * step: {3 a, 3, 0}: its coefficient a as sums[0] / sums[1] (num 0, den 1;
+ * num -1 where take_a is 0), its sum into sums[2]. */
+static hsp_vec_sums sums_of(hsp_device *dev, int64_t n, hsp_precision p, double a, int take_a)
+{
+    hsp_vec_sums into = {NULL, NULL, 2, take_a ? 0 : -1, 1};
+    double three[3] = {3 * a, 3, 0};
+    float three_f[3] = {(float)(3 * a), 3, 0};
+    size_t bytes = 3 * hsp_value_size(p), pbytes = (size_t)(n + 64) * hsp_value_size(p);
+    void *zeros = calloc((size_t)n + 64, sizeof(double));
+    if (dev->hold(dev, 1, (const void *[]){zeros}, &pbytes, &into.parts) != HSP_OK ||
+        dev->hold(dev, 1, (const void *[]){p == HSP_DOUBLE ? (void *)three : (void *)three_f}, &bytes,
+                  &into.sums) != HSP_OK)
+        tap_diag("hold: %s", hsp_errmsg());
+    free(zeros);
+    return into;
+}
+
+/* The sum a step gave into `into` (NaN where it cannot be read); its arrays dropped. */
+static double sums_read(hsp_device *dev, hsp_vec_sums *into, hsp_precision p)
+{
+    dvec s = {dev, p, 3, into->sums};
+    void *got = dvec_home(&s);
+    double v = got ? at(got, p, 2) : NAN;
+    dev->drop(dev, into->parts), dev->drop(dev, into->sums);
+    free(got);
+    return v;
+}
+
 /* y = c + s A x (c: none, another vector, or y itself) and y.w on the
  * device (amg_device.h's spmv) against the host's, for a random A with
  * empty and long rows: the worst entry's error against the sum of its terms'
@@ -766,13 +795,15 @@ static void device_spmv(hsp_device *dev, const hsp_csr *A, double s, int c_is)
     hsp_resident *R = NULL;
     dvec x = dvec_of(dev, A->ncols, p, wave), c = dvec_of(dev, A->nrows, p, ramp), y = dvec_of(dev, A->nrows, p, ramp);
     dvec w = dvec_of(dev, A->nrows, p, wave);
-    double *want = malloc((size_t)A->nrows * sizeof *want), *mag = malloc((size_t)A->nrows * sizeof *mag), yw = 0;
+    double *want = malloc((size_t)A->nrows * sizeof *want), *mag = malloc((size_t)A->nrows * sizeof *mag), yw = NAN;
+    hsp_vec_sums into = sums_of(dev, 8 * (int64_t)A->nrows, p, 0, 0);
     double dot = 0, dmag = 0;
     hsp_status st = hsp_place(ctx, A, &R);
     if (st == HSP_OK)
         st = dev->amg->spmv(dev, hsp_resident_csr(R), hsp_resident_held(R), s, x.held,
-                            c_is == 0 ? NULL : c_is == 1 ? c.held : y.held, y.held, w.held, &yw);
+                            c_is == 0 ? NULL : c_is == 1 ? c.held : y.held, y.held, w.held, &into);
     if (st != HSP_OK) tap_diag("spmv: %s", hsp_errmsg());
+    if (st == HSP_OK) yw = sums_read(dev, &into, p);
     for (int32_t i = 0; i < A->nrows; i++) {
         double sum = 0, m = 0, ci = c_is ? ramp(i) : 0;
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
@@ -828,7 +859,9 @@ static void device_vector(hsp_device *dev, hsp_precision p, int op, int with_d)
     const double a = op == HSP_VEC_STEP && !with_d ? 0 : 0.75, c = -1.25;
     double (*f[4])(int64_t) = {wave, ramp, bump, wave};
     dvec v[4];
-    double want[4][N], scale[N], out = 0, sum = 0, smag = 0;
+    double want[4][N], scale[N], out = NAN, sum = 0, smag = 0;
+    int take_a = op == HSP_VEC_UPDATE || op == HSP_VEC_DIRECTION; /* as CG's alpha and beta: sums[0] / sums[1] */
+    hsp_vec_sums into = sums_of(dev, N, p, a, take_a);
     for (int k = 0; k < 4; k++) v[k] = dvec_of(dev, N, p, f[k]);
     for (int64_t i = 0; i < N; i++) {
         double x[4];
@@ -850,7 +883,8 @@ static void device_vector(hsp_device *dev, hsp_precision p, int op, int with_d)
     }
     if (op == HSP_VEC_STEP && !with_d) dev->drop(dev, v[1].held), v[1].held = NULL;
     void *held[4] = {v[0].held, v[1].held, v[2].held, v[3].held};
-    hsp_status st = dev->amg->vector(dev, op, N, p, a, c, held, &out);
+    hsp_status st = dev->amg->vector(dev, op, N, p, take_a ? 0 : a, c, held, &into);
+    if (st == HSP_OK) out = sums_read(dev, &into, p);
     double e = st == HSP_OK ? 0 : INFINITY;
     for (int k = 0; k < 4 && st == HSP_OK; k++) {
         if (!v[k].held) continue;

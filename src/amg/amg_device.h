@@ -7,6 +7,16 @@
 
 #include "device/device.h"
 
+/* Where a solve step's sum goes, on the device: its work-groups' parts into
+ * parts (held, of the level's precision: a value for every 8 items of the
+ * launch, at least), added there into sums[at] (held, likewise); and, where
+ * num >= 0, the step's a is sums[num] / sums[den] (CG's alpha and beta,
+ * which the host never reads). */
+typedef struct hsp_vec_sums {
+    void *parts, *sums;
+    int at, num, den;
+} hsp_vec_sums;
+
 /* On matrices the device holds (held: what dev->hold made, or a product's
  * C): tentative aggregates A's nodes over its strong connections (theta;
  * zeros: A's stored zeros count, as level 0's) into *naggs aggregates (0:
@@ -36,21 +46,23 @@ typedef struct hsp_amg_device {
                           double *scalars);
     /* The solve's steps, on vectors of the level's precision held as one
      * array each (dev->hold): spmv makes y = c + s M x (c NULL: 0; c may
-     * be y) and, where w is not NULL, *yw = y.w; diagonals holds 1 / a_ii
-     * in dinv and 1 / sum_j |a_ij| in l1inv; vector runs step op
-     * (HSP_VEC_*, below) over n entries. */
+     * be y) and, where w is not NULL, sums y.w into `into` (below);
+     * diagonals holds 1 / a_ii in dinv and 1 / sum_j |a_ij| in l1inv;
+     * vector runs step op (HSP_VEC_*, below) over n entries, its sum (where
+     * it gives one) into `into`, its a taken there where into->num >= 0.
+     * Nothing is read back: the host reads the sums when it needs them. */
     hsp_status (*spmv)(hsp_device *dev, const hsp_csr *M, void *held_m, double s, void *x, void *c, void *y,
-                       void *w, double *yw);
+                       void *w, const hsp_vec_sums *into);
     hsp_status (*diagonals)(hsp_device *dev, const hsp_csr *A, void *held_a, void *dinv, void *l1inv);
     hsp_status (*vector)(hsp_device *dev, int op, int64_t n, hsp_precision precision, double a, double c,
-                         void *const v[4], double *out);
+                         void *const v[4], const hsp_vec_sums *into);
 } hsp_amg_device;
 
 /* The solve's vector steps over n entries, v[] the vectors named (the CPU
  * threads run the same on double vectors: solve.h): STEP, v = {x, d, r,
  * dinv}: u = c dinv.r + a d (d read only where a != 0; d NULL where a is
  * 0), d = u where given, x += u; UPDATE, {x, r, p, q}: x += a p, r -= a q,
- * *out = r.r; DIRECTION, {p, z}: p = z + a p; DOT, {u, v}: *out = u.v;
+ * sum r.r; DIRECTION, {p, z}: p = z + a p; DOT, {u, v}: sum u.v;
  * COPY, {y, x}: y = x; ZERO, {x}: x = 0. */
 enum { HSP_VEC_STEP, HSP_VEC_UPDATE, HSP_VEC_DIRECTION, HSP_VEC_DOT, HSP_VEC_COPY, HSP_VEC_ZERO };
 

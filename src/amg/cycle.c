@@ -32,6 +32,7 @@ void hsp_solve_data_free(hsp_amg_solve_data *sd)
             if (sd->dev) sd->dev->drop(sd->dev, *vector_at(v, k));
             else free(*vector_at(v, k));
     }
+    if (sd->dev) sd->dev->drop(sd->dev, sd->parts), sd->dev->drop(sd->dev, sd->sums);
     hsp_dense_factor_free(&sd->coarse);
     free(sd->coarse_b), free(sd->coarse_io);
     free(sd);
@@ -112,6 +113,21 @@ static hsp_status make_coarse(const hsp_amg *amg, hsp_amg_solve_data *sd)
                ? hsp_fail(HSP_ERR_NOMEM, "no memory for the coarsest level's vectors") : s;
 }
 
+/* A device's parts and sums of the solve's steps (amg_device.h's
+ * hsp_vec_sums): a part for every 8 items of a launch over level 0's rows
+ * (a team of up to 8 items a row, work-groups of 8 items or more), zeros. */
+static hsp_status make_sums(hsp_amg_solve_data *sd)
+{
+    size_t vs = hsp_value_size(sd->precision), bytes = ((size_t)sd->level[0].A.M->nrows + 64) * vs;
+    size_t nsums = HSP_NSCALARS * vs;
+    void *zeros = calloc(bytes, 1);
+    hsp_status s = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's sums");
+    if (s == HSP_OK) s = sd->dev->hold(sd->dev, 1, (const void *[]){zeros}, &bytes, &sd->parts);
+    if (s == HSP_OK) s = sd->dev->hold(sd->dev, 1, (const void *[]){zeros}, &nsums, &sd->sums);
+    free(zeros);
+    return s;
+}
+
 /* The solve data of amg for ctx: on its device where that holds the levels,
  * else for its threads; the coarsest level factored where it is small enough. */
 static hsp_status make(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data *sd)
@@ -122,6 +138,7 @@ static hsp_status make(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data 
     sd->precision = amg->level[0].rA ? hsp_resident_csr(amg->level[0].rA)->precision : amg->level[0].A->precision;
     for (int l = 0; s == HSP_OK && l < amg->nlevels; l++, sd->nlevels++)
         s = sd->dev ? make_device_level(sd->dev, amg, l, &sd->level[l]) : make_level(ctx, amg, l, &sd->level[l]);
+    if (s == HSP_OK && sd->dev) s = make_sums(sd);
     return s == HSP_OK ? make_coarse(amg, sd) : s;
 }
 
@@ -205,12 +222,12 @@ static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, 
     }
     hsp_smooth(sd, o, v, x, b, o->pre, zero);
     void *r = b;
-    if (!zero || o->pre) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL), r = v->t;
-    hsp_solve_spmv(sd, &v->R, r, NULL, 1, next->b, NULL);
+    if (!zero || o->pre) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0), r = v->t;
+    hsp_solve_spmv(sd, &v->R, r, NULL, 1, next->b, NULL, 0);
     hsp_solve_zero(sd, next->A.M->nrows, next->x);
     int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;
     for (int k = 0; k < visits; k++) level_cycle(sd, o, l + 1, next->x, next->b, k == 0);
-    hsp_solve_spmv(sd, &v->P, next->x, x, 1, x, NULL);
+    hsp_solve_spmv(sd, &v->P, next->x, x, 1, x, NULL, 0);
     hsp_smooth(sd, o, v, x, b, o->post, 0);
 }
 

@@ -17,9 +17,9 @@ hsp_status gpu_parts_add(gpu *g, int dbl, gpu_array *part, int64_t nparts, gpu_a
 /* The solve's steps (gpu_solve.c, kernels/solve.cl): amg_device.h's spmv,
  * diagonals and vector. */
 hsp_status gpu_spmv(hsp_device *dev, const hsp_csr *M, void *held_m, double s, void *x, void *c, void *y, void *w,
-                    double *yw);
+                    const hsp_vec_sums *into);
 hsp_status gpu_diagonals(hsp_device *dev, const hsp_csr *A, void *held_a, void *dinv, void *l1inv);
 hsp_status gpu_vector(hsp_device *dev, int op, int64_t n, hsp_precision precision, double a, double c,
-                      void *const v[4], double *out);
+                      void *const v[4], const hsp_vec_sums *into);
 
 #endif

@@ -2,7 +2,8 @@
  * resident hierarchy (kernels/solve.cl): a level's matrix times a vector,
  * its diagonal's inverses, the smoothers' and CG's vector steps.  Vectors
  * are held as one array each; a step's sum is a part per work-group, added
- * on the device into one value, which alone is read back. */
+ * on the device into the solve's sums, which the host reads when it needs
+ * them (amg_device.h's hsp_vec_sums). */
 #include "device/gpu.h"
 #include "core/internal.h"
 #include "amg/gpu_amg.h"
@@ -15,34 +16,27 @@ hsp_status gpu_parts_add(gpu *g, int dbl, gpu_array *part, int64_t nparts, gpu_a
     return g->ops->launch(g, dbl, GK_LZ_SUM, a, 5, 1, size);
 }
 
-/* The sum of a launch's parts: a work-group's part each, then their sum at
- * part[ngroups] (hsp_lz_sum), read into *out. */
-typedef struct {
-    gpu_array part;
-    int64_t ngroups;
-    size_t size; /* the launch's work-group */
-} sum_parts;
-
-/* Room for the parts of kernel's launch over n items (none where out is NULL). */
-static hsp_status parts_new(gpu *g, int dbl, int kernel, int64_t n, const double *out, sum_parts *p)
+/* The work-groups of a launch of kernel over n items, and their size. */
+static int64_t groups(gpu *g, int dbl, int kernel, int64_t n, size_t *size)
 {
-    p->size = gpu_pow2_group(g, dbl, kernel);
-    p->ngroups = (n + (int64_t)p->size - 1) / (int64_t)p->size;
-    return out ? gpu_array_new(g, &p->part, ((size_t)p->ngroups + 1) * (dbl ? sizeof(double) : sizeof(float)))
-               : HSP_OK;
+    *size = gpu_pow2_group(g, dbl, kernel);
+    return (n + (int64_t)*size - 1) / (int64_t)*size;
 }
 
-/* *out: the sum of the parts, read back (the parts freed either way). */
-static hsp_status parts_sum(gpu *g, int dbl, hsp_status s, sum_parts *p, double *out)
+/* The parts of into (NULL: none), or an error where ngroups do not fit. */
+static hsp_status parts_fit(const hsp_vec_sums *into, int64_t ngroups, int dbl)
 {
-    size_t vs = dbl ? sizeof(double) : sizeof(float);
-    int64_t at = p->ngroups;
-    gpu_vt_value v = {0};
-    if (s == HSP_OK && p->ngroups) s = gpu_parts_add(g, dbl, &p->part, p->ngroups, &p->part, at);
-    if (s == HSP_OK && p->ngroups) s = g->ops->finish(g);
-    if (s == HSP_OK && p->ngroups) s = gpu_array_read_at(g, &p->part, (size_t)at * vs, dbl ? (void *)&v.d : &v.f, vs);
-    *out = dbl ? v.d : v.f;
-    return gpu_done(g, s, &p->part, 1);
+    const gpu_held *p = into ? into->parts : NULL;
+    if (!p || (size_t)ngroups * (dbl ? sizeof(double) : sizeof(float)) <= p->a[0].bytes) return HSP_OK;
+    return hsp_fail(HSP_ERR_DEVICE, "the solve's parts hold %zu bytes, not a part of each of %lld work-groups",
+                    p->a[0].bytes, (long long)ngroups);
+}
+
+/* The launch's ngroups parts added into into->sums[into->at], on the device. */
+static hsp_status parts_into(gpu *g, int dbl, hsp_status s, const hsp_vec_sums *into, int64_t ngroups)
+{
+    gpu_held *p = into->parts, *sums = into->sums;
+    return s == HSP_OK ? gpu_parts_add(g, dbl, &p->a[0], ngroups, &sums->a[0], into->at) : s;
 }
 
 /* Vector k's array, or, where it is NULL, the first's (read by no item). */
@@ -53,37 +47,37 @@ static gpu_arg vec_arg(void *const v[], int k)
 }
 
 /* The work-items a row of M gets: the power of two at most its mean row
- * length, at most 32 and the work-group's size (a warp reads a run of
- * entries in one go where a row a work-item would read 32 runs). */
-static int spmv_team(const hsp_csr *M, size_t group)
+ * length over 3.5 (double) or 6 (float), at most 8 and the work-group.
+ * On an H200 (bench/solve-kernels; doc/performance.md) one a row is fastest up to
+ * 5 entries a row, and a team of 2 to 8 from 7 to 65: more items share a
+ * row's run of entries, fewer leave too little to do each. */
+static int spmv_team(const hsp_csr *M, int dbl, size_t group)
 {
-    int64_t mean = M->nrows ? M->nnz / M->nrows : 0;
+    double mean = M->nrows ? (double)M->nnz / M->nrows : 0, per = dbl ? 3.5 : 6;
     int team = 1;
-    while (team < 32 && (size_t)team * 2 <= group && team * 2 <= mean) team *= 2;
+    while (team < 8 && (size_t)team * 2 <= group && team * 2 * per <= mean) team *= 2;
     return team;
 }
 
 hsp_status gpu_spmv(hsp_device *dev, const hsp_csr *M, void *held_m, double s, void *x, void *c, void *y, void *w,
-                    double *yw)
+                    const hsp_vec_sums *into)
 {
     gpu *g = dev->state;
     int dbl = M->precision == HSP_DOUBLE, has_c = c != NULL, has_w = w != NULL;
     const gpu_held *a = held_m;
-    int team = spmv_team(M, gpu_pow2_group(g, dbl, GK_SPMV));
-    int64_t m = M->nrows, items = m * team;
-    void *const v[] = {y, x, c, w};
+    size_t size;
+    int team = spmv_team(M, dbl, gpu_pow2_group(g, dbl, GK_SPMV));
+    int64_t m = M->nrows, ngroups = groups(g, dbl, GK_SPMV, m * team, &size);
+    void *const v[] = {y, x, c, w, has_w ? into->parts : y};
     gpu_vt_value vs;
-    sum_parts p = {0};
-    hsp_status st = parts_new(g, dbl, GK_SPMV, items, yw, &p);
-    if (st != HSP_OK) return gpu_noted(dev, st);
+    hsp_status st = parts_fit(has_w ? into : NULL, ngroups, dbl);
     gpu_arg args[] = {gpu_val(&m, sizeof m),       gpu_array_arg(&a->a[0]),   gpu_array_arg(&a->a[1]),
                       gpu_array_arg(&a->a[2]),     vec_arg(v, 1),             gpu_vt(dbl, s, &vs),
                       vec_arg(v, 2),               gpu_val(&has_c, sizeof has_c), vec_arg(v, 0),
                       vec_arg(v, 3),               gpu_val(&has_w, sizeof has_w), gpu_val(&team, sizeof team),
-                      has_w ? gpu_array_arg(&p.part) : vec_arg(v, 0),
-                      gpu_local(p.size * (dbl ? sizeof(double) : sizeof(float)))};
-    if (m) st = g->ops->launch(g, dbl, GK_SPMV, args, 14, (size_t)p.ngroups, p.size);
-    return gpu_noted(dev, yw ? parts_sum(g, dbl, st, &p, yw) : st);
+                      vec_arg(v, 4),               gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
+    if (st == HSP_OK && m) st = g->ops->launch(g, dbl, GK_SPMV, args, 14, (size_t)ngroups, size);
+    return gpu_noted(dev, has_w && m ? parts_into(g, dbl, st, into, ngroups) : st);
 }
 
 hsp_status gpu_diagonals(hsp_device *dev, const hsp_csr *A, void *held_a, void *dinv, void *l1inv)
@@ -110,21 +104,22 @@ static void vec_roles(int op, void *const v[4], void *r[4])
 }
 
 hsp_status gpu_vector(hsp_device *dev, int op, int64_t n, hsp_precision precision, double a, double c,
-                      void *const v[4], double *out)
+                      void *const v[4], const hsp_vec_sums *into)
 {
     gpu *g = dev->state;
     int dbl = precision == HSP_DOUBLE, has_v = op != HSP_VEC_STEP || v[1] != NULL;
-    int sums = op == HSP_VEC_UPDATE || op == HSP_VEC_DOT;
-    void *r[4];
+    int sums = op == HSP_VEC_UPDATE || op == HSP_VEC_DOT, num = into ? into->num : -1, den = into ? into->den : 0;
+    void *r[6];
+    size_t size;
+    int64_t ngroups = groups(g, dbl, GK_VECTOR, n, &size);
     gpu_vt_value va, vc;
-    sum_parts p = {0};
     vec_roles(op, v, r);
-    hsp_status s = parts_new(g, dbl, GK_VECTOR, n, sums ? out : NULL, &p);
-    if (s != HSP_OK) return gpu_noted(dev, s);
+    r[4] = sums ? into->parts : r[0], r[5] = into ? into->sums : r[0];
+    hsp_status s = parts_fit(sums ? into : NULL, ngroups, dbl);
     gpu_arg args[] = {gpu_val(&op, sizeof op), gpu_val(&n, sizeof n), gpu_vt(dbl, a, &va), gpu_vt(dbl, c, &vc),
                       vec_arg(r, 0), vec_arg(r, 1), vec_arg(r, 2), vec_arg(r, 3), gpu_val(&has_v, sizeof has_v),
-                      sums ? gpu_array_arg(&p.part) : vec_arg(r, 0),
-                      gpu_local(p.size * (dbl ? sizeof(double) : sizeof(float)))};
-    if (n) s = g->ops->launch(g, dbl, GK_VECTOR, args, 11, (size_t)p.ngroups, p.size);
-    return gpu_noted(dev, sums ? parts_sum(g, dbl, s, &p, out) : s);
+                      vec_arg(r, 4), vec_arg(r, 5), gpu_val(&num, sizeof num), gpu_val(&den, sizeof den),
+                      gpu_local(size * (dbl ? sizeof(double) : sizeof(float)))};
+    if (s == HSP_OK && n) s = g->ops->launch(g, dbl, GK_VECTOR, args, 14, (size_t)ngroups, size);
+    return gpu_noted(dev, sums && n ? parts_into(g, dbl, s, into, ngroups) : s);
 }

@@ -84,7 +84,7 @@ static void gauss_seidel(hsp_context *ctx, hsp_solve_level *v, double *x, const 
 /* x += c dinv (b - A x) (from x = 0 where zero: no product). */
 static void jacobi(hsp_amg_solve_data *sd, hsp_solve_level *v, void *x, void *b, void *dinv, double c, int zero)
 {
-    if (!zero) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL);
+    if (!zero) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0);
     hsp_solve_step(sd, v->A.M->nrows, x, NULL, zero ? b : v->t, dinv, 0, c);
 }
 
@@ -95,11 +95,11 @@ static void chebyshev(hsp_amg_solve_data *sd, hsp_solve_level *v, int degree, vo
     double lo = v->rho / 30, hi = 1.1 * v->rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2;
     double sigma = theta / delta, rho = 1 / sigma;
     int32_t n = v->A.M->nrows;
-    if (!zero) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL);
+    if (!zero) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0);
     hsp_solve_step(sd, n, x, v->d, zero ? b : v->t, v->dinv, 0, 1 / theta);
     for (int k = 1; k < degree; k++) {
         double next = 1 / (2 * sigma - rho);
-        hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL);
+        hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0);
         hsp_solve_step(sd, n, x, v->d, v->t, v->dinv, next * rho, 2 * next / delta);
         rho = next;
     }

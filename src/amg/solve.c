@@ -82,13 +82,22 @@ typedef struct {
     int32_t n;
     void *v[NVEC];
     double normb;
+    double scalar[HSP_NSCALARS]; /* as last read */
     hsp_amg_solve_info info;
 } solver;
+
+/* The solve's scalars (HSP_S_*), read from where they are. */
+static const double *scalars(solver *s)
+{
+    hsp_solve_read(s->sd, s->scalar);
+    return s->scalar;
+}
 
 /* r = b - A x; returns |r| / |b|. */
 static double residual(solver *s)
 {
-    return sqrt(hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[X], s->v[B], -1, s->v[R], s->v[R])) / s->normb;
+    hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[X], s->v[B], -1, s->v[R], s->v[R], HSP_S_RR);
+    return sqrt(scalars(s)[HSP_S_RR]) / s->normb;
 }
 
 /* The relative residual after iteration it (0: the initial one) into the history. */
@@ -98,12 +107,12 @@ static void record(solver *s, int it, double rel)
     s->info.iterations = it;
 }
 
-/* z = M r, one cycle from zero; returns r.z. */
-static double precondition(solver *s)
+/* z = M r, one cycle from zero, and r.z into the scalar at. */
+static void precondition(solver *s, int at)
 {
     hsp_solve_zero(s->sd, s->n, s->v[Z]);
     hsp_cycle_run(s->sd, s->o, s->v[Z], s->v[R], 1);
-    return hsp_solve_dot(s->sd, s->n, s->v[R], s->v[Z]);
+    hsp_solve_dot(s->sd, s->n, s->v[R], s->v[Z], at);
 }
 
 /* The cycles alone from x until the residual is at most tol or maxiter. */
@@ -119,31 +128,54 @@ static hsp_status stationary(solver *s)
     return s->sd->status;
 }
 
-/* CG preconditioned by a cycle from x; where its recurrence says converged,
- * the residual is recomputed from x (and CG goes on from it where it is not). */
+/* An error where CG's scalars say it broke down at iteration it (rz: r.Mr, the one used). */
+static hsp_status breakdown(solver *s, int it, int rz)
+{
+    const double *v = s->scalar;
+    if (s->sd->status) return s->sd->status;
+    if (!(v[rz] > 0))
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_solve: CG broke down at iteration %d: r.Mr = %g: the cycle is not "
+                        "positive definite (A not SPD?)", it, v[rz]);
+    if (!(v[HSP_S_PQ] > 0))
+        return hsp_fail(HSP_ERR_ARG, "hsp_amg_solve: CG broke down at iteration %d: p.Ap = %g: A is not positive "
+                        "definite", it, v[HSP_S_PQ]);
+    return HSP_OK;
+}
+
+/* Will the residual after this iteration still be above tol, by the last
+ * iteration's reduction (before: the residual before rel; 0: none)?  Then
+ * the next cycle runs before the scalars are read. */
+static int goes_on(double tol, double rel, double before)
+{
+    return rel * (before > 0 ? rel / before : 1) > tol;
+}
+
+/* CG preconditioned by a cycle from x, its scalars (alpha = rz / pq, beta =
+ * rz' / rz) used where the vectors are: an iteration reads them once, after
+ * the next cycle where the residual is not expected below tol (else the cycle
+ * waits for the read, so that the last iteration runs none in vain).  Where
+ * its recurrence says converged, the residual is recomputed from x (and CG
+ * goes on from it where it is not). */
 static hsp_status pcg(solver *s)
 {
-    double rel = residual(s), rz = 0;
-    int exact = 1;
+    double rel = residual(s), before = 0;
+    int exact = 1, rz = HSP_S_RZ0, next = HSP_S_RZ1;
     record(s, 0, rel);
-    if (rel > s->o->tol && s->o->maxiter > 0) rz = precondition(s), hsp_solve_copy(s->sd, s->n, s->v[Z], s->v[P]);
+    if (rel > s->o->tol && s->o->maxiter > 0) precondition(s, rz), hsp_solve_copy(s->sd, s->n, s->v[Z], s->v[P]);
     for (int it = 1; rel > s->o->tol && it <= s->o->maxiter; it++) {
-        if (s->sd->status) return s->sd->status;
-        if (!(rz > 0))
-            return hsp_fail(HSP_ERR_ARG, "hsp_amg_solve: CG broke down at iteration %d: r.Mr = %g: the cycle is not "
-                            "positive definite (A not SPD?)", it, rz);
-        double pq = hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[P], NULL, 1, s->v[Q], s->v[P]);
-        if (s->sd->status) return s->sd->status;
-        if (!(pq > 0))
-            return hsp_fail(HSP_ERR_ARG, "hsp_amg_solve: CG broke down at iteration %d: p.Ap = %g: A is not "
-                            "positive definite", it, pq);
-        rel = sqrt(hsp_solve_update(s->sd, s->n, rz / pq, s->v[P], s->v[Q], s->v[X], s->v[R])) / s->normb, exact = 0;
-        if (rel <= s->o->tol) rel = residual(s), exact = 1;
+        hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[P], NULL, 1, s->v[Q], s->v[P], HSP_S_PQ);
+        hsp_solve_update(s->sd, s->n, rz, HSP_S_PQ, s->v[P], s->v[Q], s->v[X], s->v[R], HSP_S_RR);
+        int ahead = goes_on(s->o->tol, rel, before);
+        if (ahead) precondition(s, next);
+        hsp_status e = breakdown(s, it, (scalars(s), rz));
+        if (e != HSP_OK) return e;
+        before = rel, rel = sqrt(s->scalar[HSP_S_RR]) / s->normb, exact = 0;
+        if (rel <= s->o->tol) rel = residual(s), exact = 1, ahead = 0; /* r anew: its z too */
         record(s, it, rel);
         if (rel <= s->o->tol || it == s->o->maxiter) break;
-        double next = precondition(s);
-        hsp_solve_direction(s->sd, s->n, s->v[Z], next / rz, s->v[P]);
-        rz = next;
+        if (!ahead) precondition(s, next);
+        hsp_solve_direction(s->sd, s->n, s->v[Z], next, rz, s->v[P]);
+        rz = next, next = HSP_S_RZ0 + HSP_S_RZ1 - rz;
     }
     s->info.residual = exact ? rel : residual(s);
     return s->sd->status;
@@ -193,7 +225,7 @@ static hsp_status solve(hsp_context *ctx, hsp_amg *amg, const void *b, void *x, 
     hsp_status e = hsp_solve_data(ctx, amg, o, &s.sd);
     if (e != HSP_OK) return hsp_fail(e, "hsp_amg_solve: %s", hsp_errmsg());
     e = vectors_new(&s, b, x);
-    if (e == HSP_OK) s.normb = sqrt(hsp_solve_dot(s.sd, s.n, s.v[B], s.v[B]));
+    if (e == HSP_OK) hsp_solve_dot(s.sd, s.n, s.v[B], s.v[B], HSP_S_BB), s.normb = sqrt(scalars(&s)[HSP_S_BB]);
     if (e == HSP_OK && s.normb == 0) hsp_solve_zero(s.sd, s.n, s.v[X]), record(&s, 0, 0); /* x = 0 solves it */
     else if (e == HSP_OK) e = o->accel == HSP_ACCEL_CG ? pcg(&s) : stationary(&s);
     if (e == HSP_OK) e = s.sd->status;

@@ -29,6 +29,11 @@ typedef struct {
     int32_t *perm; /* LU's row of each pivot; NULL for Cholesky */
 } hsp_dense_factor;
 
+/* The solve's sums, kept where its vectors are (a device adds them there and
+ * the host reads them all at once: CG's scalars cost one read an iteration):
+ * r.r, p.Ap, r.z of this iteration and the next, b.b. */
+enum { HSP_S_RR, HSP_S_PQ, HSP_S_RZ0, HSP_S_RZ1, HSP_S_BB, HSP_NSCALARS };
+
 /* A level as the solve uses it. */
 typedef struct {
     hsp_rows A, R, P;   /* R, P: none on the coarsest level */
@@ -49,6 +54,8 @@ typedef struct hsp_amg_solve_data {
                                 CPU threads */
     hsp_precision precision; /* of a device's vectors: the hierarchy's */
     hsp_status status;  /* a device's first error in the solve running (solve_ops.c) */
+    double scalar[HSP_NSCALARS]; /* the solve's sums (HSP_S_*) on the CPU threads */
+    void *parts, *sums;          /* a device's: its steps' parts and sums (amg_device.h's hsp_vec_sums) */
     hsp_solve_level level[HSP_AMG_MAX_LEVELS];
     hsp_dense_factor coarse;
     double *coarse_b;   /* a device solve: the coarsest level's b and x on the host, and room */
@@ -98,13 +105,19 @@ void hsp_vec_to_double(const void *v, hsp_precision p, int32_t n, double *out);
 void hsp_vec_from_double(const double *in, hsp_precision p, int32_t n, void *v);
 
 /* ---- the steps where the vectors are (solve_ops.c): the CPU threads' above, or the device's ---- */
-double hsp_solve_spmv(hsp_amg_solve_data *sd, const hsp_rows *r, void *x, void *c, double s, void *y, void *w);
+/* Their sums go to the scalar at (HSP_S_*); a step's coefficient from the
+ * scalars is num / den.  hsp_solve_read gives all the scalars (a device's:
+ * one read, after its steps so far). */
+void hsp_solve_spmv(hsp_amg_solve_data *sd, const hsp_rows *r, void *x, void *c, double s, void *y, void *w, int at);
 void hsp_solve_step(hsp_amg_solve_data *sd, int32_t n, void *x, void *d, void *r, void *dinv, double a, double c);
-double hsp_solve_update(hsp_amg_solve_data *sd, int32_t n, double a, void *p, void *q, void *x, void *r);
-void hsp_solve_direction(hsp_amg_solve_data *sd, int32_t n, void *z, double beta, void *p);
-double hsp_solve_dot(hsp_amg_solve_data *sd, int32_t n, void *u, void *v);
+/* x += (num / den) p, r -= (num / den) q; r.r at at. */
+void hsp_solve_update(hsp_amg_solve_data *sd, int32_t n, int num, int den, void *p, void *q, void *x, void *r, int at);
+/* p = z + (num / den) p. */
+void hsp_solve_direction(hsp_amg_solve_data *sd, int32_t n, void *z, int num, int den, void *p);
+void hsp_solve_dot(hsp_amg_solve_data *sd, int32_t n, void *u, void *v, int at);
 void hsp_solve_copy(hsp_amg_solve_data *sd, int32_t n, void *x, void *y);
 void hsp_solve_zero(hsp_amg_solve_data *sd, int32_t n, void *x);
+void hsp_solve_read(hsp_amg_solve_data *sd, double scalar[HSP_NSCALARS]);
 
 /* ---- smoothers (smooth.c) ---- */
 /* The smoother o asks for, AUTO resolved: Gauss-Seidel on the CPU threads, Chebyshev on a device. */
