@@ -8,8 +8,8 @@
 #include "device/device.h"
 
 /* Where a solve step's sum goes, on the device: its work-groups' parts into
- * parts (held, of the level's precision: a value for every 8 items of the
- * launch, at least), added there into sums[at] (held, likewise); and, where
+ * parts (held, of the level's precision: a value for each work-group of
+ * the launch), added there into sums[at] (held, likewise); and, where
  * num >= 0, the step's a is sums[num] / sums[den] (CG's alpha and beta,
  * which the host never reads). */
 typedef struct hsp_vec_sums {

@@ -114,11 +114,13 @@ static hsp_status make_coarse(const hsp_amg *amg, hsp_amg_solve_data *sd)
 }
 
 /* A device's parts and sums of the solve's steps (amg_device.h's
- * hsp_vec_sums): a part for every 8 items of a launch over level 0's rows
- * (a team of up to 8 items a row, work-groups of 8 items or more), zeros. */
+ * hsp_vec_sums), zeros: a part for every 64 items of a launch over level 0's
+ * rows with a team of 8 items a row (the most; the devices' work-groups
+ * have 64 items or more, and a launch of more groups than the parts hold
+ * fails with an error). */
 static hsp_status make_sums(hsp_amg_solve_data *sd)
 {
-    size_t vs = hsp_value_size(sd->precision), bytes = ((size_t)sd->level[0].A.M->nrows + 64) * vs;
+    size_t vs = hsp_value_size(sd->precision), bytes = ((size_t)sd->level[0].A.M->nrows / 8 + 64) * vs;
     size_t nsums = HSP_NSCALARS * vs;
     void *zeros = calloc(bytes, 1);
     hsp_status s = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's sums");
