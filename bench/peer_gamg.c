@@ -150,9 +150,8 @@ static PetscErrorCode gamg_solve(gamg_peer *p, double *x, solve_run *run)
 }
 
 /* solve_fn over gamg_solve; PETSc's error was printed by print_error. */
-static int gamg_run(void *peer, const double *b, double *x, solve_run *run)
+static int gamg_run(void *peer, double *x, solve_run *run)
 {
-    (void)b; /* p->b holds the ones */
     return gamg_solve(peer, x, run) != 0;
 }
 

@@ -168,18 +168,16 @@ static void print_line(const solve_args *a, const solve_report *report, double *
 
 int solve_bench(const solve_args *a, const hsp_csr *A, solve_fn fn, void *peer, const solve_report *report)
 {
-    size_t n = (size_t)A->nrows, runs = (size_t)a->repeat;
-    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *times = malloc(3 * runs * sizeof *times);
+    size_t runs = (size_t)a->repeat;
+    double *x = malloc((size_t)A->nrows * sizeof *x), *times = malloc(3 * runs * sizeof *times);
     double *ms[3] = {times, times + runs, times + 2 * runs};
     solve_run run = {0};
-    int failed = !b || !x || !times ? solve_fail("out of memory", NULL) : 0;
-    for (size_t i = 0; !failed && i < n; i++) b[i] = 1;
+    int failed = !x || !times ? solve_fail("out of memory", NULL) : 0;
     for (int k = -1; !failed && k < a->repeat; k++) { /* k = -1: the warm-up */
-        memset(x, 0, n * sizeof *x);
-        failed = fn(peer, b, x, &run);
+        failed = fn(peer, x, &run);
         if (k >= 0) ms[0][k] = run.setup_ms, ms[1][k] = run.solve_ms, ms[2][k] = run.setup_ms + run.solve_ms;
     }
     if (!failed) print_line(a, report, ms, &run, true_relres(A, x));
-    free(b), free(x), free(times);
+    free(x), free(times);
     return failed;
 }

@@ -31,9 +31,9 @@ typedef struct {
     double complexity; /* operator complexity: the entries of all levels' matrices over A's */
 } solve_run;
 
-/* The peer's run: a fresh setup and a solve of A x = b from x = 0 (x has n entries, b = ones),
- * timed apart.  0 when done (converged or not), else 1 after a message (solve_fail). */
-typedef int (*solve_fn)(void *peer, const double *b, double *x, solve_run *run);
+/* The peer's run: a fresh setup and a solve of A x = ones from x = 0, timed apart, the solution
+ * copied into x (n values).  0 when done (converged or not), else 1 after a message (solve_fail). */
+typedef int (*solve_fn)(void *peer, double *x, solve_run *run);
 
 /* What the JSON line says of the peer: its name, version and the options it solved with. */
 typedef struct {
