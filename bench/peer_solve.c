@@ -159,8 +159,10 @@ static void print_line(const solve_args *a, const solve_report *report, double *
     peer_print_times("setup_ms", ms[0], a->repeat);
     peer_print_times("solve_ms", ms[1], a->repeat);
     peer_print_times("total_ms", ms[2], a->repeat);
-    printf(",\"iterations\":%d,\"relres\":%.6e,\"converged\":%s", last->iterations, relres,
-           relres <= a->tol ? "true" : "false");
+    printf(",\"iterations\":%d,\"relres\":", last->iterations);
+    if (isfinite(relres)) printf("%.6e", relres);
+    else fputs("null", stdout); /* JSON has no NaN: a solve that broke down */
+    printf(",\"converged\":%s", relres <= a->tol ? "true" : "false");
     if (last->levels > 0) printf(",\"levels\":%d", last->levels);
     if (last->complexity > 0) printf(",\"complexity\":%.6f", last->complexity);
     printf(",\"options\":\"%s\"}\n", report->options);
