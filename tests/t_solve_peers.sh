@@ -1,10 +1,11 @@
 #!/bin/sh
 # t_solve_peers.sh: the AMG solve peers of bench --suite=solve (bench/peer_hypre, bench/peer_gamg)
 # by their contract (bench/README.md), as TAP: --version; Poisson 2D and 3D solved to 1e-8 (the
-# JSON line parsed: runs, times, iterations, true relative residual, levels); a maxiter too small
-# reported as not converged, exit 0; bad files and options refused with a message; PyAMG's 2D
-# elasticity solved as a system with --block=2 and its rigid-body modes (under $HSPGEMM_PYTHON, else
-# /opt/hspgemm-python/bin/python3: skipped where it lacks PyAMG).  A peer not built is skipped.
+# JSON line parsed: runs, times, iterations, true relative residual, levels, one thread); a maxiter
+# too small reported as not converged, exit 0; --help; bad files and options refused with a
+# message; PyAMG's 2D elasticity solved as a system with --block=2 and its rigid-body modes (under
+# $HSPGEMM_PYTHON, else /opt/hspgemm-python/bin/python3: skipped where it lacks PyAMG).  A peer not
+# built is skipped.
 b=${top_builddir:-.}
 src=${top_srcdir:-.}
 . "$src/tests/tap.sh"
@@ -14,7 +15,7 @@ if [ "$(id -u)" = 0 ]; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 fi
-TESTS_PER_PEER=8
+TESTS_PER_PEER=9
 echo "1..$((2 * TESTS_PER_PEER))"
 
 # line FILE RUNS TOL CONVERGED: 0 when FILE's one line is the contract's JSON of RUNS runs, converged
@@ -80,13 +81,15 @@ for name in peer_hypre peer_gamg; do
     run timeout 120 "$peer" --version
     ok "$([ $rc = 0 ] && version_line "$tmp/out" || echo 1)" "$name --version"
     for problem in p2:poisson2d5:40 p3:poisson3d7:12; do
-        run timeout 120 "$peer" --solve --repeat=2 "$tmp/${problem%%:*}.mtx"
-        ok "$(line "$tmp/out" 2 1e-8 true)" "$name ${problem#*:}: converged to 1e-8, 2 runs, times and levels"
+        run timeout 120 "$peer" --solve --repeat=2 --threads=2 "$tmp/${problem%%:*}.mtx"
+        ok "$(line "$tmp/out" 2 1e-8 true)" "$name ${problem#*:}: converged to 1e-8, 2 runs, times and levels, 1 thread"
     done
     run timeout 120 "$peer" --solve --maxiter=2 --tol=1e-10 "$tmp/p3.mtx"
     ok "$([ $rc = 0 ] && line "$tmp/out" 3 1e-10 false || echo 1)" "$name --maxiter=2: not converged, exit 0"
     run timeout 120 "$peer" --solve "$tmp/missing.mtx"
     ok "$(err_line)" "$name: a missing file fails with one line ($(cat "$tmp/err"))"
+    run timeout 120 "$peer" --help
+    ok "$([ $rc = 0 ] && has "^usage: $name --solve" "$tmp/out" || echo 1)" "$name --help: the usage on stdout, exit 0"
     run timeout 120 "$peer" --solve --tol=fast "$tmp/p2.mtx"
     ok "$([ $rc = 2 ] && has "'--tol=fast'" "$tmp/err" || echo 1)" "$name: --tol=fast refused (exit $rc)"
     run timeout 120 "$peer" --solve --block=2 --nullspace="$tmp/short.mtx" "$tmp/p2.mtx"
