@@ -32,9 +32,9 @@ static const char usage[] =
     "  " DEFAULTS ".\n"
     "--block=K: K rows a node, nodal systems AMG (NumFunctions K, Nodal 4); --nullspace=B.mtx: the\n"
     "near-nullspace candidates, an n x k Matrix Market array file, given to BoomerAMG as interpolation\n"
-    "vectors (InterpVecVariant 2) with --block=K of K > 1, else not used.  One MPI rank, one thread: --threads is taken and reported as 1.\n"
-    "MPI_Init is called without mpiexec; as root, Open MPI needs OMPI_ALLOW_RUN_AS_ROOT=1 and\n"
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.  Prints one JSON line:\n"
+    "vectors (InterpVecVariant 2) with --block=K of K > 1, else not used.  One MPI rank, one thread:\n"
+    "--threads is taken and reported as 1.  MPI_Init is called without mpiexec; as root, Open MPI needs\n"
+    "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.  Prints one JSON line:\n"
     "{\"peer\":\"hypre\",\"version\":...,\"setup_ms_median\":...,\"solve_ms_median\":...,\"total_ms_median\":...,\n"
     " \"iterations\":...,\"relres\":...,\"converged\":...,\"levels\":...,\"complexity\":...,\"options\":...}\n";
 

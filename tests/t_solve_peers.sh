@@ -96,7 +96,8 @@ for name in peer_hypre peer_gamg; do
     ok "$(err_line)" "$name: candidates of the wrong length fail with one line ($(cat "$tmp/err"))"
     if [ "$elasticity" = ok ]; then
         run timeout 120 "$peer" --solve --block=2 --nullspace="$tmp/elB.mtx" "$tmp/el.mtx"
-        ok "$([ $rc = 0 ] && line "$tmp/out" 3 1e-8 true || echo 1)" "$name 2D elasticity (PyAMG's, 16 x 16), --block=2, rigid-body modes"
+        ok "$([ $rc = 0 ] && line "$tmp/out" 3 1e-8 true || echo 1)" \
+            "$name 2D elasticity (PyAMG's, 16 x 16), --block=2, rigid-body modes"
     else
         skip "$name 2D elasticity" "no python with PyAMG at $py"
     fi
