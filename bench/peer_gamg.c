@@ -8,9 +8,11 @@
 #include "peer_solve.h"
 
 /* PETSc 3.18's PCGAMG defaults, as -ksp_view shows them */
-#define DEFAULTS "smoothed aggregation (agg), 1 smoothing step of the prolongator, threshold -1, square graph " \
-                 "on level 1, Chebyshev(2) smoothing with Jacobi on each level, LU on the coarsest"
-#define KRYLOV "KSPCG, unpreconditioned norm, rtol tol, atol 0"
+#define AGGREGATION "smoothed aggregation (agg), 1 smoothing step of the prolongator, threshold -1, " \
+                    "square graph on level 1"
+#define SMOOTHING "Chebyshev(2) smoothing with Jacobi on each level, LU on the coarsest"
+#define DEFAULTS AGGREGATION ", " SMOOTHING
+#define KRYLOV "KSPCG to the unpreconditioned relative residual (rtol --tol, atol 0)"
 #define BLOCK "; --block: MatSetBlockSize K"
 #define NULLSPACE "; --nullspace: the candidates orthonormalized, MatSetNearNullSpace"
 
@@ -22,7 +24,7 @@ static const char usage[] =
     "||b - A x||_2 / ||b||_2 <= X (default 1e-8: KSP's unpreconditioned norm) or N iterations (default\n"
     "200); one untimed warm-up, then R timed runs (default 3), each a fresh KSP set up (KSPSetUp) and\n"
     "solved (KSPSolve).  PCGAMG as PETSc sets it by default:\n"
-    "  " DEFAULTS ".\n"
+    "  " AGGREGATION ",\n  " SMOOTHING ".\n"
     "--block=K: MatSetBlockSize(K); --nullspace=B.mtx: the near-nullspace candidates, an n x k Matrix\n"
     "Market array file, orthonormalized and given as MatSetNearNullSpace.  One MPI rank, one thread:\n"
     "--threads is taken and reported as 1.  PETSc reads its options from PETSC_OPTIONS only (e.g.\n"

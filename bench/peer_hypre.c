@@ -12,9 +12,10 @@
 #include "peer_solve.h"
 
 /* hypre 2.26's BoomerAMG defaults, as its par_amg.c sets them (HYPRE_BoomerAMGCreate) */
-#define DEFAULTS "HMIS coarsening (10), extended+i interpolation (6) of at most 4 entries a row, strength 0.25, " \
-                 "l1 Gauss-Seidel forward (13) down and backward (14) up, 1 sweep, Gaussian elimination on the " \
-                 "coarsest level (9), max coarse 9"
+#define COARSENING "HMIS coarsening (10), extended+i interpolation (6) of at most 4 entries a row, strength 0.25"
+#define SMOOTHING "l1 Gauss-Seidel forward (13) down and backward (14) up, 1 sweep"
+#define COARSEST "Gaussian elimination on the coarsest level (9), max coarse 9"
+#define DEFAULTS COARSENING ", " SMOOTHING ", " COARSEST
 #define PRECOND "one V-cycle a PCG iteration (MaxIter 1, Tol 0); PCG TwoNorm 1"
 /* with --block=K: hypre's nodal systems AMG */
 #define NODAL "; --block: NumFunctions K, nodal coarsening on the blocks' row-sum norms (Nodal 4)"
@@ -29,7 +30,7 @@ static const char usage[] =
     "Solves A x = b, b = ones, x0 = 0, by hypre's PCG preconditioned with one BoomerAMG V-cycle to\n"
     "||b - A x||_2 / ||b||_2 <= X (default 1e-8) or N iterations (default 200); one untimed warm-up, then\n"
     "R timed runs (default 3), each a fresh setup and solve.  BoomerAMG as hypre sets it by default:\n"
-    "  " DEFAULTS ".\n"
+    "  " COARSENING ",\n  " SMOOTHING ",\n  " COARSEST ".\n"
     "--block=K: K rows a node, nodal systems AMG (NumFunctions K, Nodal 4); --nullspace=B.mtx: the\n"
     "near-nullspace candidates, an n x k Matrix Market array file, given to BoomerAMG as interpolation\n"
     "vectors (InterpVecVariant 2) with --block=K of K > 1, else not used.  One MPI rank, one thread:\n"
