@@ -57,28 +57,27 @@ static PetscErrorCode make_matrix(const hsp_csr *A, PetscInt block, Mat *M)
     PetscFunctionReturn(0);
 }
 
-/* The candidates, orthonormalized, as A's near nullspace. */
-static PetscErrorCode set_near_nullspace(Mat A, const hsp_dense *B)
+/* The k orthonormal candidates Q (n x k, column-major) as A's near nullspace. */
+static PetscErrorCode set_near_nullspace(Mat A, const double *Q, int k)
 {
-    double *Q = solve_orthonormal(B);
     Vec *vectors;
+    PetscInt n;
     MatNullSpace space;
 
     PetscFunctionBegin;
-    PetscCheck(Q, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "bad near-nullspace candidates");
-    PetscCall(PetscMalloc1(B->ncols, &vectors));
-    for (int j = 0; j < B->ncols; j++) {
+    PetscCall(MatGetLocalSize(A, &n, NULL));
+    PetscCall(PetscMalloc1(k, &vectors));
+    for (int j = 0; j < k; j++) {
         PetscScalar *values;
         PetscCall(MatCreateVecs(A, &vectors[j], NULL));
         PetscCall(VecGetArrayWrite(vectors[j], &values));
-        for (int32_t i = 0; i < B->nrows; i++) values[i] = Q[(int64_t)j * B->nrows + i];
+        for (PetscInt i = 0; i < n; i++) values[i] = Q[(int64_t)j * n + i];
         PetscCall(VecRestoreArrayWrite(vectors[j], &values));
     }
-    free(Q);
-    PetscCall(MatNullSpaceCreate(PETSC_COMM_SELF, PETSC_FALSE, B->ncols, vectors, &space));
+    PetscCall(MatNullSpaceCreate(PETSC_COMM_SELF, PETSC_FALSE, k, vectors, &space));
     PetscCall(MatSetNearNullSpace(A, space));
     PetscCall(MatNullSpaceDestroy(&space));
-    for (int j = 0; j < B->ncols; j++) PetscCall(VecDestroy(&vectors[j]));
+    for (int j = 0; j < k; j++) PetscCall(VecDestroy(&vectors[j]));
     PetscCall(PetscFree(vectors));
     PetscFunctionReturn(0);
 }
@@ -168,12 +167,13 @@ static PetscErrorCode print_error(MPI_Comm comm, int line, const char *function,
     return n;
 }
 
-/* The system in PETSc's objects: A (blocks and near nullspace as asked), b (ones) and x. */
-static PetscErrorCode make_system(gamg_peer *p, const solve_system *s)
+/* The system in PETSc's objects: A (its blocks, and the orthonormal candidates Q as its near
+ * nullspace where given), b (ones) and x. */
+static PetscErrorCode make_system(gamg_peer *p, const solve_system *s, const double *Q)
 {
     PetscFunctionBegin;
     PetscCall(make_matrix(s->A, p->args->block, &p->A));
-    if (s->B.values) PetscCall(set_near_nullspace(p->A, &s->B));
+    if (Q) PetscCall(set_near_nullspace(p->A, Q, s->B.ncols));
     PetscCall(MatCreateVecs(p->A, &p->x, &p->b));
     PetscCall(VecSet(p->b, 1));
     PetscFunctionReturn(0);
@@ -203,8 +203,11 @@ static int bench(const solve_args *args)
     if (solve_read(args, &s)) return 1;
     version_text(version, sizeof version);
     solve_report report = {.peer = "gamg", .version = version, .options = options_text(args)};
-    int rc = make_system(&p, &s) != 0;
+    double *Q = s.B.values ? solve_orthonormal(&s.B) : NULL;
+    int rc = s.B.values && !Q;
+    if (!rc) rc = make_system(&p, &s, Q) != 0;
     if (!rc) rc = solve_bench(args, s.A, gamg_run, &p, &report);
+    free(Q);
     VecDestroy(&p.x), VecDestroy(&p.b), MatDestroy(&p.A);
     solve_system_free(&s);
     return rc;
