@@ -146,10 +146,23 @@ all_mutants() {
     mutant solve-ghost-first src/amg/smooth.c 'for (int64_t k = 0; k < v->nghost; k++)' \
         'for (int64_t k = 1; k < v->nghost; k++)' 'tests/t_amg_solve'
     # the coarse correction prolonged at half its size
-    mutant solve-prolong-half src/amg/cycle.c 'hsp_rows_spmv(ctx, &v->P, next->x, x, 1, x, NULL);' \
-        'hsp_rows_spmv(ctx, &v->P, next->x, x, 0.5, x, NULL);' 'tests/t_amg_solve'
+    mutant solve-prolong-half src/amg/cycle.c 'hsp_solve_spmv(sd, &v->P, next->x, x, 1, x, NULL, 0);' \
+        'hsp_solve_spmv(sd, &v->P, next->x, x, 0.5, x, NULL, 0);' 'tests/t_amg_solve'
     # CG's new direction keeps half the old one's share
-    mutant solve-cg-beta src/amg/solve.c 'next / rz, s->p);' 'next / rz / 2, s->p);' 'tests/t_amg_solve'
+    mutant solve-cg-beta src/amg/solve_ops.c 'hsp_vec_direction(sd->ctx, n, z, sd->scalar[num] / sd->scalar[den], p);' \
+        'hsp_vec_direction(sd->ctx, n, z, sd->scalar[num] / sd->scalar[den] / 2, p);' 'tests/t_amg_solve'
+    # the device SpMV's team adds each item's sum to its own where it should add its partner's
+    mutant solve-spmv-team-sum kernels/solve.cl 'if (lane < d) l[t] += l[t + d];' 'if (lane < d) l[t] += l[t];' \
+        'tests/t_amg@nosvm.dev tests/t_amg_solve@nosvm.dev'
+    # the device SpMV's items of a row skip every other run of entries
+    mutant solve-spmv-stride kernels/solve.cl 'k < arp[i + 1]; k += team) sum' 'k < arp[i + 1]; k += 2 * team) sum' \
+        'tests/t_amg@nosvm.dev tests/t_amg_solve@nosvm.dev'
+    # CG's alpha and beta on the device the other way up
+    mutant solve-device-coefficient kernels/solve.cl 'if (num >= 0) a = sums[num] / sums[den];' \
+        'if (num >= 0) a = sums[den] / sums[num];' 'tests/t_amg@nosvm.dev tests/t_amg_solve@nosvm.dev'
+    # the device smoother's step replaces x where it should add to it
+    mutant solve-device-step kernels/solve.cl '            u[i] += s;' '            u[i] = s;' \
+        'tests/t_amg@nosvm.dev tests/t_amg_solve@nosvm.dev'
     # the coarsest level's LU solve leaves out the first row swap
     mutant solve-lu-first-swap src/amg/coarse.c 'for (int32_t c = 0; f->perm && c < n; c++) {' \
         'for (int32_t c = 1; f->perm && c < n; c++) {' 'tests/t_amg_solve'
