@@ -46,14 +46,16 @@ static gpu_arg vec_arg(void *const v[], int k)
     return gpu_array_arg(&h->a[0]);
 }
 
-/* The work-items a row of M gets: the power of two at most its mean row
- * length over 3.5 (double) or 6 (float), at most 8 and the work-group.
- * On an H200 (bench/solve-kernels; doc/performance.md) one a row is fastest up to
- * 5 entries a row, and a team of 2 to 8 from 7 to 65: more items share a
- * row's run of entries, fewer leave too little to do each. */
+/* The work-items a row of M gets: the largest power of two t with t per at
+ * most its mean row length (1 to 8, and at most the work-group), per 3.4 in
+ * double (a 7-point stencil's 6.9 entries a row take 2, a 27-point one's
+ * 26.5 take 4) and 6 in float.  On an H200 (bench/solve-kernels;
+ * doc/performance.md) one a row is fastest up to 5 entries a row (9 in
+ * float), a team of 2 to 8 from 7 to 65: more items share a row's run of
+ * entries, fewer leave too little to do each. */
 static int spmv_team(const hsp_csr *M, int dbl, size_t group)
 {
-    double mean = M->nrows ? (double)M->nnz / M->nrows : 0, per = dbl ? 3.5 : 6;
+    double mean = M->nrows ? (double)M->nnz / M->nrows : 0, per = dbl ? 3.4 : 6;
     int team = 1;
     while (team < 8 && (size_t)team * 2 <= group && team * 2 * per <= mean) team *= 2;
     return team;
