@@ -28,6 +28,8 @@ typedef struct {
     int resetup;          /* amg-setup: --resetup */
     hsp_amg_solve_options solve; /* amg-solve: --tol, --maxiter, --cycle, --smoother, ... */
     const char *rhs;      /* amg-solve: --rhs=FILE */
+    const char *nullspace; /* amg-setup, amg-solve, bench: --nullspace=B.mtx or none (NULL when not given) */
+    int32_t block;        /* the same: --block=K, rows a node (0 when not given) */
     int stats;            /* 0 none, 1 table, 2 json */
     int repeat;           /* 0 when not given */
     int64_t rows;         /* tune: --rows=N, 0 when not given */
@@ -317,7 +319,17 @@ int cli_amg_check_matrix(const hsp_csr *A, const char *command);
  * (with --resident: A placed, in *ms_place, and the hierarchy resident);
  * the exit status, the error said as command's. */
 int cli_amg_hierarchy(const cli_args *a, const char *command, hsp_csr **A, hsp_context **ctx, hsp_resident **M,
-                      hsp_amg **amg, double *ms_place);
+                      hsp_amg **amg, double *ms_place, char *note, size_t len);
+/* The near-nullspace of A's set-up into o (nullspace.c): --nullspace=B.mtx
+ * (A's rows x 1 to 16, checked), none, or (not given) for spec
+ * "elasticity2d:N" the rigid-body modes of its grid (3 candidates, 2 rows a
+ * node, as PyAMG's linear_elasticity gives them); --block=K (must divide A's
+ * rows).  *B: the candidates (free it after the set-up), NULL when none; note:
+ * a line saying which.  0, else the exit status after the error (2: bad usage). */
+int cli_nullspace(const cli_args *a, const char *spec, const hsp_csr *A, const char *command, hsp_amg_options *o,
+                  double **B, char *note, size_t len);
+/* Write o's B (rows x o->nullspace) as a Matrix Market array file: 0, else -1. */
+int cli_write_nullspace(const char *path, const hsp_amg_options *o, int32_t rows);
 int cmd_options(int argc, char **argv);
 /* "r-ap" or "ra-p". */
 const char *cli_order_name(hsp_rap_order order);
