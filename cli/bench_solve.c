@@ -90,7 +90,8 @@ static hsp_status time_ours(hsp_context *ctx, const hsp_csr *A, const hsp_amg_op
     solve_figures *f = &row->f[OURS];
     int n = a->repeat;
     double *b = malloc((size_t)A->nrows * sizeof *b), *x = malloc((size_t)A->nrows * sizeof *x);
-    double *ms = malloc((size_t)n * 3 * sizeof *ms), *setup = ms, *solve = ms ? ms + n : NULL, *total = ms ? ms + 2 * n : NULL;
+    double *ms = malloc((size_t)n * 3 * sizeof *ms), *setup = ms, *solve = ms ? ms + n : NULL;
+    double *total = ms ? ms + 2 * n : NULL;
     hsp_resident *M = NULL;
     hsp_amg_solve_info info = {0};
     hsp_status s = b && x && ms ? HSP_OK : HSP_ERR_NOMEM;

@@ -28,6 +28,7 @@ typedef struct {
     int resetup;          /* amg-setup: --resetup */
     hsp_amg_solve_options solve; /* amg-solve: --tol, --maxiter, --cycle, --smoother, ... */
     const char *rhs;      /* amg-solve: --rhs=FILE */
+    int maxiter_given;    /* --maxiter was given (bench --suite=solve's default is 200, the peers') */
     const char *nullspace; /* amg-setup, amg-solve, bench: --nullspace=B.mtx or none (NULL when not given) */
     int32_t block;        /* the same: --block=K, rows a node (0 when not given) */
     int stats;            /* 0 none, 1 table, 2 json */
@@ -197,7 +198,9 @@ int cli_check_product(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, char
 
 /* The bench peers (peers.c).  Each suite takes some: the products and the
  * Galerkin products the first four, the AMG setup PyAMG. */
-enum { CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_HYPRE, CLI_GAMG, CLI_NPEERS, CLI_CMD_LEN = 8192 };
+enum {
+    CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_HYPRE, CLI_GAMG, CLI_NPEERS, CLI_CMD_LEN = 8192
+};
 #define CLI_PRODUCT_PEERS (1u << CLI_GRAPHBLAS | 1u << CLI_SCIPY | 1u << CLI_CUSPARSE | 1u << CLI_MKL)
 #define CLI_AMG_PEERS (1u << CLI_PYAMG)
 /* The solve suite's: PyAMG (two variants), hypre BoomerAMG and PETSc GAMG, each run

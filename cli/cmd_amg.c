@@ -40,7 +40,8 @@ static const char usage_amg[] =
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --precision=float|double, --seed=N, --quiet   as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "theta,omega,levels,coarse,order,nullspace,block,resetup,write-levels,device,threads,precision,"
+static const char allowed[] = "theta,omega,levels,coarse,order,nullspace,block,"
+                              "resetup,write-levels,device,threads,precision,"
                               "methods,profile,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";
 
 /* The table of levels; order says where R = P^T was formed. */

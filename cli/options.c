@@ -72,7 +72,7 @@ static const char *apply_solve_option(cli_args *a, const char *name, const char 
         if (parse_double(v, 0, DBL_MAX, &o->tol)) return "--tol takes a number >= 0";
     } else if (!strcmp(name, "maxiter")) {
         if (parse_int(v, 0, 1000000000, &n)) return "--maxiter takes a count from 0";
-        o->maxiter = (int)n;
+        o->maxiter = (int)n, a->maxiter_given = 1;
     } else if (!strcmp(name, "accel")) {
         if (strcmp(v, "cg") && strcmp(v, "none")) return "--accel takes cg or none";
         o->accel = strcmp(v, "cg") ? HSP_ACCEL_NONE : HSP_ACCEL_CG;
