@@ -235,9 +235,11 @@ static void csv_text(FILE *f, const char *s)
 static void csv_program(FILE *f, const cli_args *a, const solve_row *r, int g)
 {
     const solve_figures *p = &r->f[g];
-    fprintf(f, "\"%s\",%s,%d,%lld,\"%s\",%d,%d,%g,%d,%d", r->name, program_name[g], r->rows, (long long)r->nnz,
-            g == OURS ? r->device : "", g == OURS ? a->lib.threads : 1, a->resident && g == OURS, a->solve.tol,
-            a->solve.maxiter, p->total.runs);
+    const hsp_amg_solve_options *o = &a->solve;
+    fprintf(f, "\"%s\",%s,%d,%lld,\"%s\",%d,%d,%g,%d,%c,%d,%d,%s,%d", r->name, program_name[g], r->rows,
+            (long long)r->nnz, g == OURS ? r->device : "", g == OURS ? a->lib.threads : 1, a->resident && g == OURS,
+            o->tol, o->maxiter, o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
+            g == OURS && p->total.runs > 0 ? cli_smoother_names[r->smoother] : "", p->total.runs);
     cli_csv_times(f, &p->setup), cli_csv_times(f, &p->solve), cli_csv_times(f, &p->total);
     fprintf(f, ",%.4f", cli_spread(&p->total));
     if (p->total.runs > 0) fprintf(f, ",%d,%.6e,%d,%d", p->iterations, p->relres, p->converged, p->levels);
@@ -251,8 +253,8 @@ static int write_csv(const char *path, const cli_args *a, const solve_row *rows,
 {
     FILE *f = fopen(path, "w");
     if (!f) return perror(path), 1;
-    fprintf(f, "problem,program,rows,nnz,device,threads,resident,tol,maxiter,runs,setup_ms,setup_ms_min,setup_ms_max,"
-               "solve_ms,solve_ms_min,solve_ms_max,total_ms,total_ms_min,total_ms_max,spread,iterations,relres,"
+    fprintf(f, "problem,program,rows,nnz,device,threads,resident,tol,maxiter,cycle,pre,post,smoother,runs,setup_ms,setup_ms_min,"
+               "setup_ms_max,solve_ms,solve_ms_min,solve_ms_max,total_ms,total_ms_min,total_ms_max,spread,iterations,relres,"
                "converged,levels,complexity,x,nullspace,error\n");
     for (int r = 0; r < n; r++)
         for (int g = 0; g < PROGRAMS; g++)
