@@ -162,12 +162,12 @@ static int bench_problem(hsp_context *ctx, const cli_args *a, const cli_peers *p
         row->rows = A->nrows, row->nnz = A->nnz;
         cli_status_line("bench: %s: hspgemm", spec);
         s = time_ours(ctx, A, &o, a, row);
-        time_peers(p, A, &o, row); /* also where ours failed: the row says both */
     }
     if (s != HSP_OK) {
         snprintf(row->f[OURS].why, sizeof row->f[OURS].why, "%s: %s", hsp_strerror(s), hsp_errmsg());
         fprintf(stderr, "\nhspgemm: bench: %s: %s\n", spec, row->f[OURS].why);
     } else if (rc) snprintf(row->f[OURS].why, sizeof row->f[OURS].why, "its near-nullspace (see above)");
+    if (A && !rc) time_peers(p, A, &o, row); /* also where ours failed: the row says both */
     free(B), hsp_csr_free(A);
     return s != HSP_OK || rc;
 }
@@ -277,17 +277,20 @@ int cli_bench_solve(cli_args *a, const char *const *given, const cli_peers *p, c
     cli_status_line("%s", "");
     hsp_context_free(ctx);
     const hsp_amg_solve_options *o = &a->solve;
+    const solve_row *ran = rows;
+    while (ran < rows + n - 1 && !ran->device[0]) ran++; /* the first problem ours ran */
+    const char *device = n && ran->device[0] ? ran->device : "-";
     printf("%s, time to solution: set-up + CG preconditioned by %c(%d,%d) cycles, smoother %s, to |b - Ax| / |b| <= %g "
            "(maxiter %d), b = ones, x0 = 0; set-up theta %g, omega %g, coarse %d, levels %d; double, device %s%s, %d "
            "threads (the peers: one); %d runs of each after a warm-up\n",
            cli_version(), o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
-           cli_smoother_names[n && rows[0].device[0] ? rows[0].smoother : o->smoother],
+           cli_smoother_names[n && ran->device[0] ? ran->smoother : o->smoother],
            o->tol, o->maxiter, a->amg.theta, a->amg.omega, a->amg.coarse_size, a->amg.max_levels,
-           n && rows[0].device[0] ? rows[0].device : "-", a->resident ? " (resident)" : "", a->lib.threads, a->repeat);
+           device, a->resident ? " (resident)" : "", a->lib.threads, a->repeat);
     print_rows(rows, n);
     printf("medians of the runs; spread: (q3 - q1) / median of the totals; x: the program's total / hspgemm's; relres: "
            "|b - Ax| / |b| of its last run (ours computed here by a plain product; the peers' by themselves)\n");
-    cli_run_info run = {a->suite, n && rows[0].device[0] ? rows[0].device : "", !failed, why, NULL};
+    cli_run_info run = {a->suite, strcmp(device, "-") ? device : "", !failed, why, NULL};
     if (write_csv(csv, a, rows, n) || cli_write_meta(csv, a, p, &run)) return 1;
     printf("wrote %s and its description beside it (.json)%s\n", csv,
            failed ? "; hspgemm failed on some problems (their rows say why)" : "");
