@@ -254,8 +254,8 @@ static int write_csv(const char *path, const cli_args *a, const solve_row *rows,
     FILE *f = fopen(path, "w");
     if (!f) return perror(path), 1;
     fprintf(f, "problem,program,rows,nnz,device,threads,resident,tol,maxiter,cycle,pre,post,smoother,runs,"
-               "setup_ms,setup_ms_min,setup_ms_max,solve_ms,solve_ms_min,solve_ms_max,total_ms,total_ms_min,total_ms_max,"
-               "spread,iterations,relres,converged,levels,complexity,x,nullspace,error\n");
+               "setup_ms,setup_ms_min,setup_ms_max,solve_ms,solve_ms_min,solve_ms_max,total_ms,total_ms_min,"
+               "total_ms_max,spread,iterations,relres,converged,levels,complexity,x,nullspace,error\n");
     for (int r = 0; r < n; r++)
         for (int g = 0; g < PROGRAMS; g++)
             if (rows[r].f[g].total.runs > 0 || rows[r].f[g].why[0]) csv_program(f, a, &rows[r], g);
