@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli.h"
 
 static const char *const suite_amg[] = {"poisson2d5:1024", "poisson2d9:1024", "poisson3d7:101", "poisson3d27:101",
@@ -38,15 +37,16 @@ static double complexity(const amg_figures *f)
     return f->nlevels && f->nnz[0] ? sum / (double)f->nnz[0] : 0;
 }
 
-/* Our setup of A repeat times after a warm-up: the times, the levels, the device. */
-static hsp_status time_ours(hsp_context *ctx, const hsp_csr *A, const cli_args *a, amg_row *b)
+/* Our setup of A with options o repeat times after a warm-up: the times, the levels, the device. */
+static hsp_status time_ours(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, const cli_args *a,
+                            amg_row *b)
 {
     amg_figures *f = &b->ours;
     double *ms = malloc((size_t)a->repeat * sizeof *ms);
     hsp_status s = ms ? HSP_OK : HSP_ERR_NOMEM;
     for (int k = 0; s == HSP_OK && k <= a->repeat; k++) { /* run 0 is the warm-up */
         hsp_amg *amg = NULL;
-        s = hsp_amg_setup(ctx, A, &a->amg, &amg);
+        s = hsp_amg_setup(ctx, A, o, &amg);
         if (s == HSP_OK && k) ms[k - 1] = amg->ms_total;
         if (s == HSP_OK && !k) f->first = amg->ms_total;
         for (int l = 0; s == HSP_OK && l < amg->nlevels; l++)
@@ -76,21 +76,16 @@ static int json_array(const char *line, const char *key, int64_t *x)
     return n;
 }
 
-/* PyAMG's figures for A, by the peer in cmd on A written to a temporary file;
- * f->t.runs stays 0 when it fails. */
-static void time_pyamg(const char *cmd, const hsp_csr *A, const char *name, amg_figures *f)
+/* PyAMG's figures for A (and o's near-nullspace), by the peer in cmd on A
+ * written to a temporary file; f->t.runs stays 0 when it fails. */
+static void time_pyamg(const char *cmd, const hsp_csr *A, const hsp_amg_options *o, const char *name,
+                       amg_figures *f)
 {
-    char dir[] = "/tmp/hspgemm-amg-XXXXXX", path[64], line[4096] = "", *full = NULL;
-    if (!mkdtemp(dir)) return;
-    snprintf(path, sizeof path, "%s/A.mtx", dir);
-    cli_status_line("bench: %s: writing %s", name, path);
-    FILE *p = NULL;
-    if (hsp_mm_write(path, A) == HSP_OK && asprintf(&full, "%s '%s'", cmd, path) >= 0) {
-        cli_status_line("bench: %s: pyamg", name);
-        p = popen(full, "r");
-    }
-    int got = p && fgets(line, sizeof line, p) != NULL;
-    if (p && pclose(p) == 0 && got && strstr(line, "\"ms_median\":")) {
+    char dir[CLI_TEMP_DIR], files[256], line[4096] = "", *full = NULL;
+    if (cli_peer_files(name, A, o, dir, files, sizeof files)) return;
+    cli_status_line("bench: %s: pyamg", name);
+    if (asprintf(&full, "%s %s", cmd, files) >= 0 && cli_peer_line(full, line, sizeof line) == 0 &&
+        strstr(line, "\"ms_median\":")) {
         f->t = cli_json_times(line, "ms");
         f->nlevels = json_array(line, "rows", f->rows);
         if (json_array(line, "nnz", f->nnz) != f->nlevels) f->nlevels = 0;
@@ -99,7 +94,8 @@ static void time_pyamg(const char *cmd, const hsp_csr *A, const char *name, amg_
         fprintf(stderr, "\nhspgemm: bench: pyamg failed on %s\n", name);
         f->failed = 1;
     }
-    free(full), unlink(path), rmdir(dir);
+    free(full);
+    cli_peer_files_remove(dir);
 }
 
 /* "65536/11008/1237" into buf: the rows of each level. */
@@ -177,15 +173,19 @@ int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, con
     if (s != HSP_OK) return cli_error("context", s);
     for (int q = 0; specs[q] && n < CLI_MAX_OPERANDS && s == HSP_OK; q++) {
         hsp_csr *A = NULL;
+        hsp_amg_options o = a->amg;
+        double *B = NULL;
+        char note[CLI_MSG];
         amg_row *b = memset(&rows[n], 0, sizeof rows[n]);
         b->name = specs[q];
         cli_status_line("bench: %s: generating", specs[q]);
         s = hsp_generate(specs[q], a->seed, HSP_DOUBLE, &A);
-        if (s == HSP_OK) cli_status_line("bench: %s: hspgemm", specs[q]), s = time_ours(ctx, A, a, b);
-        if (s == HSP_OK && p->cmd[CLI_PYAMG][0]) time_pyamg(p->cmd[CLI_PYAMG], A, specs[q], &b->pyamg);
+        if (s == HSP_OK && cli_nullspace(a, specs[q], A, "bench", &o, &B, note, sizeof note)) s = HSP_ERR_ARG;
+        if (s == HSP_OK) cli_status_line("bench: %s: hspgemm", specs[q]), s = time_ours(ctx, A, &o, a, b);
+        if (s == HSP_OK && p->cmd[CLI_PYAMG][0]) time_pyamg(p->cmd[CLI_PYAMG], A, &o, specs[q], &b->pyamg);
         if (s == HSP_OK) n++;
         else snprintf(why, sizeof why, "%s: %s: %s", specs[q], hsp_strerror(s), hsp_errmsg()), cli_error(specs[q], s);
-        hsp_csr_free(A);
+        free(B), hsp_csr_free(A);
     }
     cli_status_line("%s", "");
     hsp_context_free(ctx);

@@ -28,6 +28,9 @@ typedef struct {
     int resetup;          /* amg-setup: --resetup */
     hsp_amg_solve_options solve; /* amg-solve: --tol, --maxiter, --cycle, --smoother, ... */
     const char *rhs;      /* amg-solve: --rhs=FILE */
+    int maxiter_given;    /* --maxiter was given (bench --suite=solve's default is 200, the peers') */
+    const char *nullspace; /* amg-setup, amg-solve, bench: --nullspace=B.mtx or none (NULL when not given) */
+    int32_t block;        /* the same: --block=K, rows a node (0 when not given) */
     int stats;            /* 0 none, 1 table, 2 json */
     int repeat;           /* 0 when not given */
     int64_t rows;         /* tune: --rows=N, 0 when not given */
@@ -195,9 +198,14 @@ int cli_check_product(const hsp_csr *A, const hsp_csr *B, const hsp_csr *C, char
 
 /* The bench peers (peers.c).  Each suite takes some: the products and the
  * Galerkin products the first four, the AMG setup PyAMG. */
-enum { CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_NPEERS, CLI_CMD_LEN = 8192 };
+enum {
+    CLI_GRAPHBLAS, CLI_SCIPY, CLI_CUSPARSE, CLI_MKL, CLI_PYAMG, CLI_HYPRE, CLI_GAMG, CLI_NPEERS, CLI_CMD_LEN = 8192
+};
 #define CLI_PRODUCT_PEERS (1u << CLI_GRAPHBLAS | 1u << CLI_SCIPY | 1u << CLI_CUSPARSE | 1u << CLI_MKL)
 #define CLI_AMG_PEERS (1u << CLI_PYAMG)
+/* The solve suite's: PyAMG (two variants), hypre BoomerAMG and PETSc GAMG, each run
+ * with --solve (bench/README.md: "Solve peers"). */
+#define CLI_SOLVE_PEERS (1u << CLI_PYAMG | 1u << CLI_HYPRE | 1u << CLI_GAMG)
 #define CLI_SPMM_PEERS (1u << CLI_SCIPY | 1u << CLI_CUSPARSE | 1u << CLI_MKL)
 extern const char *const cli_peer_name[CLI_NPEERS];
 /* What one peer reported on one matrix: its times host to host, device-only
@@ -240,6 +248,16 @@ const char *cli_find_python(const char *module);
  * with the options extra and their files; results into result. */
 void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char *extra, const cli_peers *p,
                    cli_peer_result result[CLI_NPEERS]);
+/* Write A (and o's B, when given) to a new temporary directory dir (of
+ * CLI_TEMP_DIR bytes) for a peer, and into args its arguments: --block=K
+ * where o's block > 1, --nullspace='B.mtx' where o has B, then 'A.mtx';
+ * 0, else -1 (nothing left).  cli_peer_files_remove removes them. */
+enum { CLI_TEMP_DIR = 32 };
+int cli_peer_files(const char *name, const hsp_csr *A, const hsp_amg_options *o, char *dir, char *args, size_t len);
+void cli_peer_files_remove(const char *dir);
+/* Run a peer's command line, its first line of output into line and its
+ * first line of errors said on stderr when it fails; its exit status. */
+int cli_peer_line(const char *cmd, char *line, size_t len);
 /* A status line on stderr when it is a terminal ("" clears it). */
 void cli_status_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -287,6 +305,11 @@ int cli_bench_realloc(cli_args *a, const cli_peers *p, const char *csv);
  * paper's four Poisson problems or the given generator specs. */
 int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, const char *csv);
 
+/* `hspgemm bench --suite=solve|solve-quick` (bench_solve.c): time to solution,
+ * amg-setup + amg-solve (CG to --tol, b = ones) against the solve peers, on
+ * its problems or the given generator specs. */
+int cli_bench_solve(cli_args *a, const char *const *given, const cli_peers *p, const char *csv);
+
 /* `hspgemm bench --suite=spmm` (bench_spmm.c): hsp_spmm against MKL and
  * scipy over the matrices given (the default suite) and L columns of B. */
 int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, const char *csv);
@@ -317,7 +340,17 @@ int cli_amg_check_matrix(const hsp_csr *A, const char *command);
  * (with --resident: A placed, in *ms_place, and the hierarchy resident);
  * the exit status, the error said as command's. */
 int cli_amg_hierarchy(const cli_args *a, const char *command, hsp_csr **A, hsp_context **ctx, hsp_resident **M,
-                      hsp_amg **amg, double *ms_place);
+                      hsp_amg **amg, double *ms_place, char *note, size_t len);
+/* The near-nullspace of A's set-up into o (nullspace.c): --nullspace=B.mtx
+ * (A's rows x 1 to 16, checked), none, or (not given) for spec
+ * "elasticity2d:N" the rigid-body modes of its grid (3 candidates, 2 rows a
+ * node, as PyAMG's linear_elasticity gives them); --block=K (must divide A's
+ * rows).  *B: the candidates (free it after the set-up), NULL when none; note:
+ * a line saying which.  0, else the exit status after the error (2: bad usage). */
+int cli_nullspace(const cli_args *a, const char *spec, const hsp_csr *A, const char *command, hsp_amg_options *o,
+                  double **B, char *note, size_t len);
+/* Write o's B (rows x o->nullspace) as a Matrix Market array file: 0, else -1. */
+int cli_write_nullspace(const char *path, const hsp_amg_options *o, int32_t rows);
 int cmd_options(int argc, char **argv);
 /* "r-ap" or "ra-p". */
 const char *cli_order_name(hsp_rap_order order);

@@ -3,6 +3,7 @@
  * level's A and P written to a directory. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,13 @@ static const char usage_amg[] =
     "  --levels=N            at most N levels, the finest included (default 10)\n"
     "  --coarse=N            stop at a level of at most N rows (default 1000)\n"
     "  --order=r-ap|ra-p     the Galerkin products as R*(A*P) (default) or (R*A)*P\n"
+    "  --nullspace=B.mtx     near-nullspace candidates (PyAMG's B): a Matrix Market array\n"
+    "                        file of A's rows and 1 to 16 columns; none: the constant vector.\n"
+    "                        Default: the constant vector, but for --gen=elasticity2d:N the\n"
+    "                        3 rigid-body modes of its grid (as PyAMG's linear_elasticity),\n"
+    "                        2 rows a node.  Not with --resident on a GPU (unsupported there)\n"
+    "  --block=K             K rows a node (PyAMG's BSR block size; must divide A's rows;\n"
+    "                        default 1, 2 for elasticity2d's rigid-body modes)\n"
     "  --resetup             then rebuild with the same patterns and new values (A's, each\n"
     "                        times 1.01), computing values only, and print both times\n"
     "  --write-levels=DIR    write A0.mtx, P0.mtx, A1.mtx, ... into DIR (made, with its\n"
@@ -32,7 +40,8 @@ static const char usage_amg[] =
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --precision=float|double, --seed=N, --quiet   as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "theta,omega,levels,coarse,order,resetup,write-levels,device,threads,precision,"
+static const char allowed[] = "theta,omega,levels,coarse,order,nullspace,block,"
+                              "resetup,write-levels,device,threads,precision,"
                               "methods,profile,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";
 
 /* The table of levels; order says where R = P^T was formed. */
@@ -148,29 +157,33 @@ static int resetup(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A, hsp_residen
     return s == HSP_OK ? 0 : cli_error("re-setup", s);
 }
 
-/* The hierarchy of A; with --resident, of A placed on the device (*M,
- * the time of placing it in *ms_place). */
-static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const cli_args *a, hsp_resident **M, hsp_amg **amg,
-                        double *ms_place)
+/* The hierarchy of A with the options o; with --resident, of A placed on
+ * the device (*M, the time of placing it in *ms_place). */
+static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const cli_args *a, const hsp_amg_options *o,
+                        hsp_resident **M, hsp_amg **amg, double *ms_place)
 {
-    if (!a->resident) return hsp_amg_setup(ctx, A, &a->amg, amg);
+    if (!a->resident) return hsp_amg_setup(ctx, A, o, amg);
     double t0 = cli_now_ms();
     hsp_status s = hsp_place(ctx, A, M);
     *ms_place = cli_now_ms() - t0;
-    return s == HSP_OK ? hsp_amg_setup_resident(ctx, *M, &a->amg, amg) : s;
+    return s == HSP_OK ? hsp_amg_setup_resident(ctx, *M, o, amg) : s;
 }
 
 int cli_amg_hierarchy(const cli_args *a, const char *command, hsp_csr **A, hsp_context **ctx, hsp_resident **M,
-                      hsp_amg **amg, double *ms_place)
+                      hsp_amg **amg, double *ms_place, char *note, size_t len)
 {
     int64_t rows = 0, cols;
+    hsp_amg_options o = a->amg;
+    double *B = NULL;
     hsp_status s;
     cli_declared_shape(a, 0, &rows, &cols);
     if (cli_check_rows(a, command, rows > a->amg.coarse_size && a->amg.max_levels > 1 ? rows : 0, 0)) return 1;
     int rc = cli_load(a, 0, A);
     if (!rc && (*A)->nrows == (*A)->ncols) rc = cli_amg_check_matrix(*A, command); /* not square: the set-up says */
+    if (!rc) rc = cli_nullspace(a, a->operand_is_gen[0] ? a->operand[0] : NULL, *A, command, &o, &B, note, len);
     if (!rc) rc = cli_context(a, ctx);
-    if (!rc && (s = setup(*ctx, *A, a, M, amg, ms_place)) != HSP_OK) rc = cli_error(command, s);
+    if (!rc && (s = setup(*ctx, *A, a, &o, M, amg, ms_place)) != HSP_OK) rc = cli_error(command, s);
+    free(B);
     return rc;
 }
 
@@ -195,11 +208,13 @@ int cmd_amg_setup(int argc, char **argv)
     hsp_amg *amg = NULL;
     hsp_resident *M = NULL;
     double ms_place = 0, ms_home = 0;
-    rc = cli_amg_hierarchy(&a, "amg-setup", &A, &ctx, &M, &amg, &ms_place);
+    char note[CLI_MSG];
+    rc = cli_amg_hierarchy(&a, "amg-setup", &A, &ctx, &M, &amg, &ms_place, note, sizeof note);
     if (amg) {
         printf("smoothed aggregation, theta %g, omega %g, order %s, %s%s\n", a.amg.theta, a.amg.omega,
                cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",
                a.resident ? ", resident" : "");
+        printf("%s\n", note);
         print_levels(amg, a.amg.order, "");
         double first_ms = amg->ms_total;
         if (a.resident && (rc = bring_home(amg, &ms_home)) == 0)

@@ -34,10 +34,12 @@ static const char usage_solve[] =
     "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
     "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
     "  --stats=json          one JSON line on stdout instead of the text\n"
-    "  --theta, --omega, --levels, --coarse, --order   the set-up's, as for amg-setup\n"
+    "  --theta, --omega, --levels, --coarse, --order, --nullspace, --block\n"
+    "                        the set-up's, as for amg-setup (elasticity2d: its rigid-body modes)\n"
     "  --precision=float|double, --seed=N, --quiet     as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "theta,omega,levels,coarse,order,device,threads,precision,methods,profile,grow,seed,"
+static const char allowed[] = "theta,omega,levels,coarse,order,nullspace,block,"
+                              "device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
                               "maxiter,accel,cycle,smoother,pre,post,jacobi-omega,degree,resident";
 
@@ -96,7 +98,7 @@ static void print_text(const cli_args *a, const hsp_amg *amg, const hsp_amg_solv
 
 /* The solve's figures as one JSON line. */
 static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, const hsp_amg_solve_info *info,
-                       int len)
+                       int len, const char *note)
 {
     const hsp_amg_solve_options *o = &a->solve;
     printf("{\"command\":\"amg-solve\",\"rows\":%d,\"nnz\":%lld,\"precision\":\"%s\",\"levels\":%d,", A->nrows,
@@ -104,6 +106,7 @@ static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
     printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,"
            "\"on_device\":%s,", o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
            cli_smoother_names[info->smoother], o->pre, o->post, o->tol, info->on_device ? "true" : "false");
+    printf("\"nullspace\":"), cli_json_string(stdout, note), printf(",");
     printf("\"setup_ms\":%.3f,\"solve_ms\":%.3f,\"total_ms\":%.3f,\"iterations\":%d,\"converged\":%s,"
            "\"residual\":%.6e,\"history\":[", amg->ms_total, info->ms_solve, amg->ms_total + info->ms_solve,
            info->iterations, info->converged ? "true" : "false", info->residual);
@@ -112,7 +115,7 @@ static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
 }
 
 /* Solve on ctx by amg, print, write x; the exit status. */
-static int solve(const cli_args *a, hsp_context *ctx, const hsp_csr *A, hsp_amg *amg)
+static int solve(const cli_args *a, hsp_context *ctx, const hsp_csr *A, hsp_amg *amg, const char *note)
 {
     void *b = NULL;
     int rc = right_side(a, A, &b);
@@ -124,8 +127,8 @@ static int solve(const cli_args *a, hsp_context *ctx, const hsp_csr *A, hsp_amg 
     if (!rc && (!x || !info.history)) rc = cli_error("amg-solve", HSP_ERR_NOMEM);
     hsp_status s = rc ? HSP_OK : hsp_amg_solve(ctx, amg, b, x, &a->solve, &info);
     if (!rc && s != HSP_OK) rc = cli_error("amg-solve", s);
-    if (!rc && a->stats == 2) print_json(a, A, amg, &info, info.history_len);
-    else if (!rc) print_text(a, amg, &info, info.history_len);
+    if (!rc && a->stats == 2) print_json(a, A, amg, &info, info.history_len, note);
+    else if (!rc) printf("%s\n", note), print_text(a, amg, &info, info.history_len);
     hsp_dense X = {A->nrows, 1, A->nrows, HSP_COL_MAJOR, A->precision, x};
     if (!rc && a->output && (s = hsp_mm_write_dense(a->output, &X)) != HSP_OK) rc = cli_error(a->output, s);
     free(b), free(x), free(info.history);
@@ -143,8 +146,9 @@ int cmd_amg_solve(int argc, char **argv)
     hsp_amg *amg = NULL;
     hsp_resident *M = NULL;
     double ms_place = 0;
-    rc = cli_amg_hierarchy(&a, "amg-solve", &A, &ctx, &M, &amg, &ms_place);
-    if (!rc) rc = solve(&a, ctx, A, amg);
+    char note[CLI_MSG];
+    rc = cli_amg_hierarchy(&a, "amg-solve", &A, &ctx, &M, &amg, &ms_place, note, sizeof note);
+    if (!rc) rc = solve(&a, ctx, A, amg, note);
     hsp_amg_free(amg), hsp_resident_free(M), hsp_context_free(ctx), hsp_csr_free(A);
     return rc;
 }

@@ -12,11 +12,14 @@
 #include "cli.h"
 
 static const char usage_bench[] =
-"usage: hspgemm bench [--suite=default|paper|quick|graph|galerkin|galerkin-paper|realloc|amg|spmm] [--repeat=N]\n"
+"usage: hspgemm bench [--suite=default|paper|quick|graph|galerkin|galerkin-paper|realloc|amg|spmm|solve|\n"
+    "                     solve-quick] [--repeat=N]\n"
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--mem-limit=SIZE]  [--resident] [--unsorted] [--deterministic]\n"
     "                     [--cols=L] [--blocks=N] [--gen=SPEC ...]\n"
+    "                     [--tol=X] [--maxiter=N] [--smoother=S] [--cycle=C] [--pre=N] [--post=N]\n"
+    "                     [--jacobi-omega=X] [--degree=N] [--nullspace=B.mtx|none] [--block=K]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
@@ -33,7 +36,8 @@ static const char usage_bench[] =
     "hspgemm's C has sorted rows, the peers' (scipy, MKL) not; with --unsorted hspgemm\n"
     "leaves them unsorted too (hsp_options.unsorted; the check sorts the warm-up's C first).\n"
     "--peers: auto (the default) runs each peer of the suite that can run here; none; or a\n"
-    "list (graphblas,scipy,cusparse,mkl; pyamg for --suite=amg; scipy,cusparse,mkl for --suite=spmm),\n"
+    "list (graphblas,scipy,cusparse,mkl; pyamg for --suite=amg; scipy,cusparse,mkl for --suite=spmm;\n"
+    "pyamg,hypre,gamg for --suite=solve),\n"
     "each of which must run here (cuSPARSE needs a CUDA GPU).  Arguments, peers, files and\n"
     "the output paths are\n"
     "checked before the first product (exit status 2 on a mistake); a failure later keeps\n"
@@ -74,7 +78,28 @@ static const char usage_bench[] =
     "           smoothed_aggregation_solver with the same options (bench/peer_pyamg.py, run by a\n"
     "           python3 with pyamg) on poisson2d5:1024, poisson2d9:1024, poisson3d7:101,\n"
     "           poisson3d27:101 (or the --gen problems): setup times (default 5 setups),\n"
-    "           levels and operator complexities; CSV default bench-amg.csv\n"
+    "           levels and operator complexities; CSV default bench-amg.csv.  --nullspace\n"
+    "           and --block as for amg-setup (elasticity2d: its rigid-body modes), for each problem\n"
+    "  solve    time to solution: 'hspgemm amg-setup' + 'amg-solve' (CG preconditioned by one\n"
+    "           cycle, b = ones, x0 = 0, to --tol (default 1e-8) or --maxiter (default 200,\n"
+    "           the solve peers' default: aniso2d:1024 takes 122 iterations);\n"
+    "           --smoother, --cycle, --pre, --post, --jacobi-omega, --degree as for amg-solve,\n"
+    "           these and --tol, --maxiter refused with the other suites; with --resident the set-up\n"
+    "           and solve on the device, A placed before the timing) on poisson2d5:1024,\n"
+    "           poisson2d9:1024, poisson3d7:101, poisson3d27:101, aniso2d:1024 and\n"
+    "           elasticity2d:512 (or the --gen problems; --nullspace and --block as for\n"
+    "           amg-setup, for each problem), against the solve peers run with --solve:\n"
+    "           PyAMG twice (pyamg: its default smoothed_aggregation_solver; pyamg-ours: our\n"
+    "           set-up options, no improvement of the candidates, a Cholesky coarse solve),\n"
+    "           hypre BoomerAMG (bench/peer_hypre) and PETSc GAMG (bench/peer_gamg), each with\n"
+    "           PCG to the same tol: per program the setup, solve and total medians (default\n"
+    "           3 runs after a warm-up), the spread of the totals, iterations, the relative\n"
+    "           residual (ours computed by a plain product on the host) and total / ours; the\n"
+    "           geometric mean over each peer; CSV default bench-solve.csv, a row a program\n"
+    "           and problem (column program; a problem where hspgemm fails gets a row\n"
+    "           saying why, and the exit status is 1 at the end)\n"
+    "  solve-quick  the same on poisson2d5:128, poisson2d9:128, poisson3d7:24, poisson3d27:24,\n"
+    "           aniso2d:128 and elasticity2d:64 (seconds)\n"
     "Peers run from bench/ in the build tree, $HSPGEMM_PEER_DIR, or the install's\n"
     "libexec directory; scipy and PyAMG under $HSPGEMM_PYTHON, /opt/hspgemm-python/bin/python3,\n"
     "python3 or /usr/bin/python3.\n";
@@ -412,6 +437,21 @@ static int check_rows(const cli_args *a)
     return 0;
 }
 
+/* Refuse the solve's options (--tol, --smoother, ...) but with --suite=solve, and
+ * --nullspace and --block but with it or --suite=amg: 2 after saying so, else 0. */
+static int amg_options_used(const cli_args *a, int amg, int solve)
+{
+    hsp_amg_solve_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    hsp_amg_solve_options_init(&defaults);
+    if (!solve && memcmp(&defaults, &a->solve, sizeof defaults))
+        return cli_usage_error(a->name, "--tol, --maxiter, --smoother, --cycle, --pre, --post, --jacobi-omega and "
+                               "--degree are options of --suite=solve");
+    if (!solve && !amg && (a->nullspace || a->block))
+        return cli_usage_error(a->name, "--nullspace and --block are options of --suite=solve and --suite=amg");
+    return 0;
+}
+
 /* The products suites (default, paper, quick, or --gen matrices). */
 static int bench_products(const cli_args *a, const char *const *specs, const cli_peers *p, const char *csv)
 {
@@ -435,19 +475,22 @@ int cmd_bench(int argc, char **argv)
     cli_peers peers;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,blocks",
+                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,blocks,tol,"
+                       "maxiter,smoother,cycle,pre,post,jacobi-omega,degree,nullspace,block",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);
     int galerkin = a.suite && (!strcmp(a.suite, "galerkin") || !strcmp(a.suite, "galerkin-paper"));
     int realloc_suite = a.suite && !strcmp(a.suite, "realloc"), amg = a.suite && !strcmp(a.suite, "amg");
     int spmm = a.suite && !strcmp(a.suite, "spmm");
+    int solve = a.suite && (!strcmp(a.suite, "solve") || !strcmp(a.suite, "solve-quick"));
     int graph = a.suite && !strcmp(a.suite, "graph"), files = files_at(&a) < a.noperands;
     const char *const *specs = suite_specs(&a);
     char shown[CLI_SHOWN + 4];
-    if (!specs && !galerkin && !realloc_suite && !amg)
+    if (!specs && !galerkin && !realloc_suite && !amg && !solve)
         return cli_usage_error(a.name, "unknown suite '%s' (the suites: default, paper, quick, graph, galerkin, "
-                               "galerkin-paper, realloc, amg, spmm)", cli_shown(a.suite, shown));
+                               "galerkin-paper, realloc, amg, spmm, solve, solve-quick)", cli_shown(a.suite, shown));
+    if ((rc = amg_options_used(&a, amg, solve))) return rc;
     if (files && !realloc_suite && !graph)
         return cli_usage_error(a.name, "--suite=%s takes no file (%s): files go with --suite=graph or realloc; the "
                                "others take --gen=SPEC", a.suite ? a.suite : "default",
@@ -456,19 +499,23 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error(a.name, "--suite=realloc runs no peers (it times hspgemm's two grow modes)");
     if ((a.cols || a.lib.spmm_blocks) && !spmm)
         return cli_usage_error(a.name, "--%s is an option of --suite=spmm", a.cols ? "cols=L" : "blocks=N");
-    if (!a.repeat) a.repeat = amg ? 5 : 7;
+    if (!a.repeat) a.repeat = amg ? 5 : solve ? 3 : 7;
+    if (solve && !a.maxiter_given) a.solve.maxiter = 200; /* the solve peers' default (bench/README.md) */
     if (!a.lib.threads) a.lib.threads = hsp_cpu_count();
     const char *csv = a.csv ? a.csv : galerkin ? "bench-galerkin.csv" : realloc_suite ? "bench-realloc.csv"
                                     : amg      ? "bench-amg.csv"
                                     : spmm     ? "bench-spmm.csv"
+                                    : solve    ? "bench-solve.csv"
                                                : "bench.csv";
     if ((rc = check_files(&a)) || (rc = cli_check_output(csv)) || (rc = check_rows(&a)) || (rc = cli_check_device(&a)))
         return rc;
-    unsigned allowed = realloc_suite ? 0 : amg ? CLI_AMG_PEERS : spmm ? CLI_SPMM_PEERS : CLI_PRODUCT_PEERS;
+    unsigned allowed = realloc_suite ? 0 : amg ? CLI_AMG_PEERS : spmm ? CLI_SPMM_PEERS : solve ? CLI_SOLVE_PEERS
+                                                                                           : CLI_PRODUCT_PEERS;
     if ((rc = cli_peers_choose(&a, allowed, &peers))) return rc;
     if (galerkin) return cli_bench_galerkin(&a, a.noperands ? specs : NULL, &peers, csv);
     if (realloc_suite) return cli_bench_realloc(&a, &peers, csv);
     if (amg) return cli_bench_amg(&a, a.noperands ? specs : NULL, &peers, csv);
     if (spmm) return cli_bench_spmm(&a, specs, &peers, csv);
+    if (solve) return cli_bench_solve(&a, a.noperands ? specs : NULL, &peers, csv);
     return bench_products(&a, specs, &peers, csv);
 }

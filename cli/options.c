@@ -72,7 +72,7 @@ static const char *apply_solve_option(cli_args *a, const char *name, const char 
         if (parse_double(v, 0, DBL_MAX, &o->tol)) return "--tol takes a number >= 0";
     } else if (!strcmp(name, "maxiter")) {
         if (parse_int(v, 0, 1000000000, &n)) return "--maxiter takes a count from 0";
-        o->maxiter = (int)n;
+        o->maxiter = (int)n, a->maxiter_given = 1;
     } else if (!strcmp(name, "accel")) {
         if (strcmp(v, "cg") && strcmp(v, "none")) return "--accel takes cg or none";
         o->accel = strcmp(v, "cg") ? HSP_ACCEL_NONE : HSP_ACCEL_CG;
@@ -114,6 +114,10 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
     } else if (!strcmp(name, "levels")) {
         if (parse_int(v, 1, HSP_AMG_MAX_LEVELS, &n)) return "--levels takes 1 to 32";
         a->amg.max_levels = (int)n;
+    } else if (!strcmp(name, "nullspace")) a->nullspace = v;
+    else if (!strcmp(name, "block")) {
+        if (parse_int(v, 1, HSP_AMG_MAX_NULLSPACE, &n)) return "--block takes 1 to 16 rows a node";
+        a->block = (int32_t)n;
     } else if (!strcmp(name, "coarse")) {
         if (parse_int(v, 1, INT32_MAX, &n)) return "--coarse takes a row count from 1";
         a->amg.coarse_size = (int32_t)n;

@@ -1,5 +1,5 @@
 /* peers.c: running the peer programs of bench/ (GraphBLAS, scipy, cuSPARSE,
- * oneMKL, PyAMG) for the bench commands: finding them, asking each whether it
+ * oneMKL, PyAMG, hypre BoomerAMG, PETSc GAMG) for the bench commands: finding them, asking each whether it
  * can run here, their command lines, writing the operands to a temporary
  * directory, and reading the JSON line each prints. */
 #include <limits.h>
@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include "cli.h"
 
-const char *const cli_peer_name[CLI_NPEERS] = {"graphblas", "scipy", "cusparse", "mkl", "pyamg"};
+const char *const cli_peer_name[CLI_NPEERS] = {"graphblas", "scipy", "cusparse", "mkl", "pyamg", "hypre", "gamg"};
 static const char *const peer_file[CLI_NPEERS] = {"peer_graphblas", "peer_scipy.py", "peer_cusparse", "peer_mkl",
-                                                  "peer_pyamg.py"};
+                                                  "peer_pyamg.py", "peer_hypre", "peer_gamg"};
 /* The module a Python peer needs. */
-static const char *const peer_module[CLI_NPEERS] = {NULL, "scipy", NULL, NULL, "pyamg"};
+static const char *const peer_module[CLI_NPEERS] = {NULL, "scipy", NULL, NULL, "pyamg", NULL, NULL};
 
 void cli_status_line(const char *fmt, ...)
 {
@@ -199,11 +199,15 @@ int cli_peers_choose(const cli_args *a, unsigned allowed, cli_peers *p)
         if (!p->cmd[k][0] && !automatic)
             fprintf(stderr, "hspgemm: bench: peer %s cannot run here: %s (--peers=auto runs those that can)\n",
                     cli_peer_name[k], why), bad = 1;
+        if (p->cmd[k][0] && allowed == CLI_SOLVE_PEERS) /* the solve suite */
+            snprintf(p->cmd[k] + strlen(p->cmd[k]), CLI_CMD_LEN - strlen(p->cmd[k]),
+                     " --solve --tol=%.17g --maxiter=%d --threads=%d --repeat=%d", a->solve.tol, a->solve.maxiter,
+                     a->lib.threads, a->repeat);
         if (p->cmd[k][0] && k == CLI_PYAMG)
             snprintf(p->cmd[k] + strlen(p->cmd[k]), CLI_CMD_LEN - strlen(p->cmd[k]),
                      " --theta=%.17g --omega=%.17g --levels=%d --coarse=%d --repeat=%d", a->amg.theta, a->amg.omega,
                      a->amg.max_levels, a->amg.coarse_size, a->repeat);
-        else if (p->cmd[k][0])
+        else if (p->cmd[k][0] && k < CLI_PYAMG)
             snprintf(p->cmd[k] + strlen(p->cmd[k]), CLI_CMD_LEN - strlen(p->cmd[k]),
                      " --threads=%d --repeat=%d --precision=%s", a->lib.threads, a->repeat,
                      a->precision == HSP_DOUBLE ? "double" : "float");
@@ -260,4 +264,38 @@ void cli_run_peers(const char *name, const hsp_csr *const *M, int n, const char 
     }
     for (int w = 0; w < written; w++) unlink(path[w]);
     rmdir(dir);
+}
+
+int cli_peer_files(const char *name, const hsp_csr *A, const hsp_amg_options *o, char *dir, char *args, size_t len)
+{
+    char path[64];
+    size_t at = 0;
+    snprintf(dir, CLI_TEMP_DIR, "/tmp/hspgemm-peer-XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    args[0] = '\0';
+    if (o->block > 1) at += (size_t)snprintf(args, len, "--block=%d ", o->block);
+    snprintf(path, sizeof path, "%s/B.mtx", dir);
+    if (o->B && cli_write_nullspace(path, o, A->nrows)) return cli_peer_files_remove(dir), -1;
+    if (o->B) at += (size_t)snprintf(args + at, len - at, "--nullspace='%s' ", path);
+    snprintf(path, sizeof path, "%s/A.mtx", dir);
+    cli_status_line("bench: %s: writing %s", name, path);
+    if (hsp_mm_write(path, A) != HSP_OK) return cli_peer_files_remove(dir), -1;
+    snprintf(args + at, len - at, "'%s'", path);
+    return 0;
+}
+
+void cli_peer_files_remove(const char *dir)
+{
+    char path[64];
+    const char *files[] = {"A.mtx", "B.mtx"};
+    for (int k = 0; k < 2; k++) snprintf(path, sizeof path, "%s/%s", dir, files[k]), unlink(path);
+    rmdir(dir);
+}
+
+int cli_peer_line(const char *cmd, char *line, size_t len)
+{
+    char err[200];
+    int rc = run_command(cmd, line, len, err, sizeof err);
+    if (rc != 0 && err[0]) fprintf(stderr, "\n%s\n", err);
+    return rc;
 }

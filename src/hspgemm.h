@@ -125,6 +125,10 @@ hsp_status hsp_mm_write(const char *path, const hsp_csr *A);
 
 /* Make a matrix from a spec "KIND:ARG[,ARG]", deterministic for a seed:
  *   poisson2d5:N  poisson2d9:N  poisson3d7:N  poisson3d27:N   (grid side N)
+ *   aniso2d:N      (N x N grid: PyAMG's rotated anisotropic diffusion, Q1 elements,
+ *                   epsilon 0.001, theta pi/3: diffusion_stencil_2d on stencil_grid)
+ *   elasticity2d:N (PyAMG's linear_elasticity((N, N)): Q1 plane strain, E 1e5, nu 0.3,
+ *                   2 N^2 rows, u_x and u_y of each node, whole 2x2 blocks stored)
  *   rmat:SCALE,EDGEFACTOR   (2^SCALE rows, Graph500 probabilities)
  *   random:N,PER_ROW        (N x N, PER_ROW <= N distinct random columns a row)
  *   band:N,HALFWIDTH        (N x N, |i-j| <= HALFWIDTH) */

@@ -430,6 +430,58 @@ if python=$(for p in "${HSPGEMM_PYTHON:-}" /opt/hspgemm-python/bin/python3 pytho
 else
     skip "bench --suite=amg against PyAMG" "no python3 with pyamg (build-aux/install-peer-python.sh)"
 fi
+# column NAME FILE: the values of CSV column NAME (by its header), one a line.
+column() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$2"; }
+run "$hsp" bench --suite=solve-quick --repeat=1 --peers=none --threads=2 --csv="$tmp/s.csv"
+[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/s.csv")" -eq 7 ] && [ "$(column program "$tmp/s.csv" | sort -u)" = hspgemm ] &&
+    [ "$(column problem "$tmp/s.csv" | tr -d '"' | tr '\n' ' ')" = \
+      "poisson2d5:128 poisson2d9:128 poisson3d7:24 poisson3d27:24 aniso2d:128 elasticity2d:64 " ] &&
+    head -1 "$tmp/s.csv" | grep -q "^problem,program,.*,setup_ms,.*,solve_ms,.*,total_ms,.*,iterations,relres,"
+ok $? "bench --suite=solve-quick: a CSV row for hspgemm on each of its six problems, with its columns"
+[ "$(column relres "$tmp/s.csv" | awk '$1 == "" || $1 + 0 > 1e-8' | wc -l)" -eq 0 ] &&
+    [ "$(column converged "$tmp/s.csv" | sort -u)" = 1 ] && grep -q "^elasticity2d:64 .*hspgemm " "$tmp/out" &&
+    grep -q "rigid-body modes of elasticity2d:64" "$tmp/out" && [ -s "$tmp/s.json" ]
+ok $? "and every problem converged to relres <= 1e-8 (elasticity by its rigid-body modes); the JSON beside it"
+if [ -n "$python" ]; then
+    run env HSPGEMM_PEER_DIR="${top_srcdir:-.}/bench" "$hsp" bench --suite=solve --gen=poisson2d5:40 \
+        --gen=elasticity2d:12 --repeat=1 --peers=pyamg --csv="$tmp/sp.csv"
+    [ $rc -eq 0 ] && [ "$(column program "$tmp/sp.csv" | tr '\n' ' ')" = \
+                       "hspgemm pyamg pyamg-ours hspgemm pyamg pyamg-ours " ] &&
+        [ "$(column relres "$tmp/sp.csv" | awk '$1 == "" || $1 + 0 > 1e-8' | wc -l)" -eq 0 ] &&
+        grep -q "^  *pyamg-ours  .*x  relres" "$tmp/out" && grep -q "speedup over pyamg-ours" "$tmp/out"
+    ok $? "bench --suite=solve --peers=pyamg: rows for PyAMG's default solver and PyAMG with our options ($python)"
+else
+    skip "bench --suite=solve against PyAMG" "no python3 with pyamg (build-aux/install-peer-python.sh)"
+fi
+run "$hsp" bench --suite=solve-quick --smoother=sor --peers=none --csv="$tmp/bad.csv"
+[ $rc -eq 2 ] && grep -q "smoother takes auto" "$tmp/err" && [ ! -e "$tmp/bad.csv" ]
+ok $? "bench --suite=solve refuses a bad --smoother (status 2, no CSV)"
+run "$hsp" bench --suite=quick --tol=1e-6 --peers=none --csv="$tmp/bad.csv"
+[ $rc -eq 2 ] && grep -q "options of --suite=solve" "$tmp/err"; ok $? "a solve option on a products suite is refused"
+run "$hsp" bench --suite=solve-quick --peers=mkl --csv="$tmp/bad.csv"
+[ $rc -eq 2 ] && grep -q "not a peer of this suite" "$tmp/err"; ok $? "a products peer on the solve suite is refused"
+run "$hsp" bench --suite=solve --gen=poisson2d5:20 --gen=poisson2d5:30 --nullspace="$tmp/none.mtx" --peers=none \
+    --repeat=1 --csv="$tmp/sn.csv"
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/sn.csv")" -eq 3 ] && grep -q "none.mtx" "$tmp/err" &&
+    grep -q "^poisson2d5:30 .*near-nullspace" "$tmp/out"
+ok $? "bench --suite=solve: a problem that fails gets a row saying why, the suite goes on, status 1"
+
+# --nullspace and --block: B checked against A before the set-up.
+printf '%%%%MatrixMarket matrix array real general\n3 1\n1\n1\n1\n' >"$tmp/b3.mtx"
+run "$hsp" amg-solve --gen=poisson2d5:10 --nullspace="$tmp/b3.mtx"
+[ $rc -eq 1 ] && grep -q "is 3 x 1: give A's 100 rows" "$tmp/err"; ok $? "amg-solve: a B of the wrong rows is refused"
+printf '%%%%MatrixMarket matrix array real general\n100 0\n' >"$tmp/b0.mtx"
+run "$hsp" amg-setup --gen=poisson2d5:10 --nullspace="$tmp/b0.mtx"
+[ $rc -eq 1 ] && grep -q "is 100 x 0: give A's 100 rows and 1 to 16 columns" "$tmp/err"
+ok $? "amg-setup: a B of no columns is refused"
+run "$hsp" amg-solve --gen=poisson2d5:10 --nullspace="$tmp/missing.mtx"
+[ $rc -eq 1 ] && grep -q "amg-solve: --nullspace: .*missing.mtx" "$tmp/err"; ok $? "amg-solve: a missing B file is said"
+run "$hsp" amg-solve --gen=poisson2d5:10 --block=3
+[ $rc -eq 2 ] && grep -q "block=3 does not divide A's 100 rows" "$tmp/err"
+ok $? "a --block that does not divide A's rows is refused"
+run "$hsp" amg-solve --gen=elasticity2d:8 --nullspace=none
+[ $rc -eq 0 ] && grep -q "near-nullspace: the constant vector" "$tmp/out"
+ok $? "amg-solve --gen=elasticity2d --nullspace=none sets up on the constant vector"
 run "$hsp" bench --suite=galerkin --gen=poisson2d5:40 --coarse=50 --repeat=1 --peers=mkl --csv="$tmp/mg.csv"
     [ $rc -eq 0 ] && ! grep -q "differs" "$tmp/out" && grep -q "^  *mkl  .*x" "$tmp/out" &&
         [ -n "$(tail -1 "$tmp/mg.csv" | cut -d, -f"$(head -1 "$tmp/mg.csv" | tr , '\n' | grep -n '^mkl_ms$' | cut -d: -f1)")" ]
@@ -512,7 +564,7 @@ ok $? "hspgemm.h and README give the device aggregation's chunks of rows as the 
 run "$hsp" --version
 [ $rc -eq 0 ] && grep -q "^hspgemm [0-9][0-9.]* (commit " "$tmp/out"; ok $? "--version names the version and the commit"
 run "$hsp" bench --help
-ok "$(has "suite=.*|amg|spmm\]" "$tmp/out")" "bench's usage line names --suite=amg and spmm"
+ok "$(has "suite=.*|amg|spmm|solve|" "$tmp/out")" "bench's usage line names --suite=amg, spmm and solve"
 run "$hsp" bench --suite=quick --peers=mkl,scpiy --csv="$tmp/typo.csv"
 [ $rc -eq 2 ] && grep -q "'scpiy' is no peer" "$tmp/err" && [ ! -e "$tmp/typo.csv" ]
 ok $? "a misspelled peer is refused (status 2, no CSV)"

@@ -59,6 +59,50 @@ static void test_poisson(void)
     }
 }
 
+/* The largest |A v| over the rows of nodes with all 9 neighbours (dofs rows a
+ * node, x fast), v of each node (x, y) from mode(x, y, dof), over max |a_ij|. */
+static double interior_residual(const hsp_csr *A, int n, int dofs, double (*mode)(int, int, int))
+{
+    double worst = 0, big = 0;
+    for (int64_t p = 0; p < A->nnz; p++) big = fmax(big, fabs(hsp_csr_value(A, p)));
+    for (int32_t i = 0; i < A->nrows; i++) {
+        int node = i / dofs, x = node % n, y = node / n;
+        if (x == 0 || y == 0 || x == n - 1 || y == n - 1) continue;
+        double sum = 0;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+            int j = A->colidx[p] / dofs;
+            sum += hsp_csr_value(A, p) * mode(j % n, j / n, A->colidx[p] % dofs);
+        }
+        worst = fmax(worst, fabs(sum));
+    }
+    return big > 0 ? worst / big : 1;
+}
+static double shift_x(int x, int y, int dof) { return (void)x, (void)y, dof == 0; }
+static double shift_y(int x, int y, int dof) { return (void)x, (void)y, dof == 1; }
+static double rotation(int x, int y, int dof) { return dof ? x : -y; }
+
+/* aniso2d and elasticity2d: shapes, symmetry and their kernels on the
+ * interior (constants; translations and the rotation) - PyAMG's own values
+ * are checked entry for entry by t_gen_pyamg.sh. */
+static void test_pde_kinds(void)
+{
+    hsp_csr *A = NULL;
+    hsp_status s = hsp_generate("aniso2d:6", 1, HSP_DOUBLE, &A);
+    tap_ok(s == HSP_OK && hsp_csr_check(A) == HSP_OK && A->nrows == 36 && A->nnz == 16 * 16,
+           "aniso2d:6: valid, 36 rows, (3n - 2)^2 entries");
+    tap_ok(A && symmetric(A), "aniso2d:6: symmetric");
+    tap_ok(A && interior_residual(A, 6, 1, shift_x) < 1e-14, "aniso2d:6: interior rows sum to zero");
+    hsp_csr_free(A), A = NULL;
+    s = hsp_generate("elasticity2d:6", 1, HSP_DOUBLE, &A);
+    tap_ok(s == HSP_OK && hsp_csr_check(A) == HSP_OK && A->nrows == 72 && A->nnz == 4 * 16 * 16,
+           "elasticity2d:6: valid, 72 rows, whole 2x2 blocks of (3n - 2)^2 node pairs");
+    tap_ok(A && symmetric(A), "elasticity2d:6: symmetric");
+    tap_ok(A && interior_residual(A, 6, 2, shift_x) < 1e-14 && interior_residual(A, 6, 2, shift_y) < 1e-14 &&
+               interior_residual(A, 6, 2, rotation) < 1e-13,
+           "elasticity2d:6: the rigid-body modes are its kernel on the interior");
+    hsp_csr_free(A);
+}
+
 static void test_random_kinds(void)
 {
     hsp_csr *A = NULL, *B = NULL, *C = NULL, *F = NULL;
@@ -109,6 +153,8 @@ static void test_errors(void)
         {"band:0,3", "positive", HSP_ERR_ARG},
         {"band:-5,3", "positive", HSP_ERR_ARG},
         {"poisson3d27:100000", "too many rows", HSP_ERR_OVERFLOW},
+        {"elasticity2d:40000", "too many rows", HSP_ERR_OVERFLOW},
+        {"aniso2d:2,2", "takes 1", HSP_ERR_ARG},
         {"rmat:40,8", "SCALE must be 1..30", HSP_ERR_OVERFLOW},
         {"random:3000000000,2", "too many", HSP_ERR_OVERFLOW},
     };
@@ -125,6 +171,7 @@ static void test_errors(void)
 int main(void)
 {
     test_poisson();
+    test_pde_kinds();
     test_random_kinds();
     test_errors();
     return tap_done();

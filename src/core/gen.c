@@ -1,7 +1,9 @@
 /* gen.c: generated test matrices, deterministic for a seed: Poisson stencils
- * on 2D and 3D grids, R-MAT graphs, uniformly random rows and bands. */
+ * on 2D and 3D grids, PyAMG's rotated anisotropic diffusion and 2D linear
+ * elasticity (Q1 elements), R-MAT graphs, uniformly random rows and bands. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
@@ -81,6 +83,100 @@ static hsp_status poisson3d7(const int64_t *a, uint64_t s, hsp_precision p, hsp_
 static hsp_status poisson3d27(const int64_t *a, uint64_t s, hsp_precision p, hsp_csr **o)
 {
     return stencil(3, 1, a, s, p, o);
+}
+
+/* Q1 (bilinear) elements on the unit-spaced grid: G[a][b] = the sum over the
+ * elements holding node P = (0, 0) and node Q = (dx, dy) of the integral of
+ * d_a phi_P * d_b phi_Q (a, b: 0 for x, 1 for y).  phi is a product of 1D hats
+ * L0 = 1 - t, L1 = t, whose integrals over [0, 1] are: L_i' L_j' = +-1 (same,
+ * other), L_i L_j = 1/3 or 1/6, L_i' L_j = (i ? 1 : -1) / 2. */
+static void q1_gradients(int dx, int dy, double G[2][2])
+{
+    memset(G, 0, 4 * sizeof G[0][0]);
+    for (int ex = -1; ex <= 0; ex++)
+        for (int ey = -1; ey <= 0; ey++) { /* the element's lower-left node, relative to P */
+            int px = -ex, py = -ey, qx = dx - ex, qy = dy - ey; /* local corners, 0 or 1 */
+            if (qx < 0 || qx > 1 || qy < 0 || qy > 1) continue;
+            double stiff_x = px == qx ? 1 : -1, stiff_y = py == qy ? 1 : -1;
+            double mass_x = px == qx ? 1.0 / 3 : 1.0 / 6, mass_y = py == qy ? 1.0 / 3 : 1.0 / 6;
+            double slope_px = px ? 0.5 : -0.5, slope_qx = qx ? 0.5 : -0.5;
+            double slope_py = py ? 0.5 : -0.5, slope_qy = qy ? 0.5 : -0.5;
+            G[0][0] += stiff_x * mass_y;
+            G[1][1] += mass_x * stiff_y;
+            G[0][1] += slope_px * slope_qy; /* int L_px' L_qx dx * int L_py L_qy' dy */
+            G[1][0] += slope_qx * slope_py;
+        }
+}
+
+/* The grid of side n whose nodes each hold dofs rows (1 or 2) and couple to
+ * their 3x3 neighbours by the dofs x dofs block value(dx, dy, block): every
+ * block of a neighbour inside the grid is stored whole, exact zeros too (as
+ * PyAMG's stencil_grid drops none of a nonzero stencil, and its BSR matrices
+ * keep whole blocks); x_fast: node (x, y) is row y n + x, else x n + y. */
+static hsp_status node_grid(int64_t n, int dofs, int x_fast, void (*value)(int, int, double *),
+                            hsp_precision p, hsp_csr **out)
+{
+    int64_t rows = n * n * dofs;
+    if (n > 30000) return hsp_fail(HSP_ERR_OVERFLOW, "a grid of side %lld has too many rows", (long long)n);
+    hsp_status s = make_matrix(rows, rows, rows * 9 * dofs, p, out);
+    if (s != HSP_OK) return s;
+    hsp_csr *A = *out;
+    double block[9][4];
+    for (int d = 0; d < 9; d++) value(d / 3 - 1, d % 3 - 1, block[d]); /* d: (dx + 1) * 3 + dy + 1 */
+    int64_t k = 0;
+    for (int64_t slow = 0; slow < n; slow++)
+        for (int64_t fast = 0; fast < n; fast++)
+            for (int r = 0; r < dofs; r++) {
+                for (int64_t ds = -1; ds <= 1; ds++)
+                    for (int64_t df = -1; df <= 1; df++) {
+                        if (slow + ds < 0 || slow + ds >= n || fast + df < 0 || fast + df >= n) continue;
+                        int64_t dx = x_fast ? df : ds, dy = x_fast ? ds : df, node = (slow + ds) * n + fast + df;
+                        for (int c = 0; c < dofs; c++) {
+                            A->colidx[k] = (int32_t)(node * dofs + c);
+                            hsp_csr_set_value(A, k++, block[(dx + 1) * 3 + dy + 1][r * dofs + c]);
+                        }
+                    }
+                A->rowptr[(slow * n + fast) * dofs + r + 1] = k;
+            }
+    A->nnz = k;
+    return HSP_OK;
+}
+
+/* PyAMG's rotated anisotropic diffusion, -div Q diag(1, eps) Q^T grad u with
+ * Q the rotation by theta, by Q1 elements (diffusion_stencil_2d(epsilon, theta,
+ * type='FE') on stencil_grid((N, N))): eps 0.001 and theta pi/3, the values of
+ * PyAMG's examples (Examples/Diffusion/demo_anisotropic_convergence.py). */
+static void aniso_value(int dx, int dy, double *v)
+{
+    const double eps = 0.001, c = cos(M_PI / 3), s = sin(M_PI / 3);
+    double G[2][2], kxx = c * c + eps * s * s, kyy = s * s + eps * c * c, kxy = (1 - eps) * c * s;
+    q1_gradients(dx, dy, G);
+    v[0] = kxx * G[0][0] + kxy * (G[0][1] + G[1][0]) + kyy * G[1][1];
+}
+static hsp_status aniso2d(const int64_t *a, uint64_t seed, hsp_precision p, hsp_csr **o)
+{
+    (void)seed;
+    return node_grid(a[0], 1, 0, aniso_value, p, o);
+}
+
+/* PyAMG's linear_elasticity((N, N)): plane strain by Q1 elements on the N x N
+ * interior nodes of a unit grid clamped at its edges, E 1e5, nu 0.3 (its
+ * defaults); 2 rows a node (u_x, u_y).  Row (node P, a), column (node Q, b):
+ * the integral of lambda d_a phi_P d_b phi_Q + mu (delta_ab grad phi_P . grad
+ * phi_Q + d_b phi_P d_a phi_Q). */
+static void elasticity_value(int dx, int dy, double *v)
+{
+    const double E = 1e5, nu = 0.3, lambda = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 + 2 * nu);
+    double G[2][2];
+    q1_gradients(dx, dy, G);
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            v[a * 2 + b] = lambda * G[a][b] + mu * ((a == b) * (G[0][0] + G[1][1]) + G[b][a]);
+}
+static hsp_status elasticity2d(const int64_t *a, uint64_t seed, hsp_precision p, hsp_csr **o)
+{
+    (void)seed;
+    return node_grid(a[0], 2, 1, elasticity_value, p, o);
 }
 
 /* band:N,HALFWIDTH: every |i - j| <= HALFWIDTH, values in [0.5, 1.5). */
@@ -193,6 +289,7 @@ static const struct {
 } kinds[] = {
     {"poisson2d5", 1, "N", poisson2d5},   {"poisson2d9", 1, "N", poisson2d9},
     {"poisson3d7", 1, "N", poisson3d7},   {"poisson3d27", 1, "N", poisson3d27},
+    {"aniso2d", 1, "N", aniso2d},         {"elasticity2d", 1, "N", elasticity2d},
     {"rmat", 2, "SCALE,EDGEFACTOR", rmat}, {"random", 2, "N,PER_ROW", random_rows},
     {"band", 2, "N,HALFWIDTH", band},
 };
@@ -235,5 +332,5 @@ hsp_status hsp_generate(const char *spec, uint64_t seed, hsp_precision precision
         return kinds[k].build(arg, seed, precision, out);
     }
     return hsp_fail(HSP_ERR_ARG, "'%.*s%s': unknown generator (poisson2d5, poisson2d9, poisson3d7, "
-                    "poisson3d27, rmat, random, band)", HSP_SHOWN(spec));
+                    "poisson3d27, aniso2d, elasticity2d, rmat, random, band)", HSP_SHOWN(spec));
 }
