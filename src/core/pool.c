@@ -6,6 +6,12 @@
  * microseconds (more in a virtual machine).  The workers are bound to CPUs
  * other than the caller's (bind_workers).
  *
+ * Each thread's part of a run is taken once, by its worker or, where the
+ * worker has not come to it when the caller is done with its own, by the
+ * caller: a worker that another process keeps off its CPU costs a run no
+ * more than that part done on one thread, where waiting for it could take
+ * the scheduler's time slice (milliseconds) each run.
+ *
  * After fork() the child has only the thread that forked: a pool made
  * before has no workers there, and its lock may have been held by one of
  * them.  A run in the child finds that from the count of forks (a
@@ -25,7 +31,8 @@ struct hsp_pool {
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
     atomic_uint_fast64_t generation;
-    atomic_int pending, stop;
+    atomic_uint_fast64_t *taken; /* the generation whose part of each thread was last taken */
+    atomic_int running, stop;    /* running: workers inside a run */
     hsp_pool_fn fn;
     void *arg;
     int bound_beside; /* the caller's CPU the workers are bound beside; -1: not bound */
@@ -97,7 +104,28 @@ static void bind_workers(hsp_pool *pool, int cpu)
     }
 }
 
-/* A worker: wait for a new generation, run the posted function, report. */
+/* Take thread tid's part of run gen: 1 where no one has yet. */
+static int take(hsp_pool *pool, int tid, uint64_t gen)
+{
+    uint_fast64_t was = atomic_load(&pool->taken[tid]);
+    while (was < gen)
+        if (atomic_compare_exchange_weak(&pool->taken[tid], &was, gen)) return 1;
+    return 0;
+}
+
+/* Worker tid's part of run gen, where the caller has not taken it. */
+static void join_run(hsp_pool *pool, int tid, uint64_t gen)
+{
+    atomic_fetch_add(&pool->running, 1);
+    if (take(pool, tid, gen)) pool->fn(pool->arg, tid);
+    if (atomic_fetch_sub(&pool->running, 1) == 1) {
+        pthread_mutex_lock(&pool->lock);
+        pthread_cond_signal(&pool->done);
+        pthread_mutex_unlock(&pool->lock);
+    }
+}
+
+/* A worker: wait for a new generation, run its part of it. */
 static void *worker_main(void *p)
 {
     worker_arg *w = p;
@@ -114,12 +142,7 @@ static void *worker_main(void *p)
         pthread_mutex_unlock(&pool->lock);
         if (atomic_load(&pool->stop)) break;
         seen = atomic_load(&pool->generation);
-        pool->fn(pool->arg, tid);
-        if (atomic_fetch_sub(&pool->pending, 1) == 1) {
-            pthread_mutex_lock(&pool->lock);
-            pthread_cond_signal(&pool->done);
-            pthread_mutex_unlock(&pool->lock);
-        }
+        join_run(pool, tid, seen);
     }
     return NULL;
 }
@@ -149,7 +172,8 @@ static hsp_status start_workers(hsp_pool *pool)
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
-    atomic_store(&pool->generation, 0), atomic_store(&pool->pending, 0), atomic_store(&pool->stop, 0);
+    atomic_store(&pool->generation, 0), atomic_store(&pool->running, 0), atomic_store(&pool->stop, 0);
+    for (int t = 0; t < pool->nthreads; t++) atomic_store(&pool->taken[t], 0);
     pool->forks = atomic_load(&forks), pool->workers = 0, pool->bound_beside = -1;
     for (int t = 0; t < pool->nthreads - 1; t++) {
         worker_arg *w = malloc(sizeof *w);
@@ -172,7 +196,9 @@ hsp_status hsp_pool_create(int nthreads, int unbound, hsp_pool **out)
         return hsp_fail(HSP_ERR_ARG, "thread count %d outside 1..4096", nthreads);
     pthread_once(&forks_counted, count_forks);
     hsp_pool *pool = calloc(1, sizeof *pool);
-    if (!pool || !(pool->threads = calloc((size_t)nthreads, sizeof *pool->threads))) {
+    if (!pool || !(pool->threads = calloc((size_t)nthreads, sizeof *pool->threads)) ||
+        !(pool->taken = calloc((size_t)nthreads, sizeof *pool->taken))) {
+        if (pool) free(pool->threads);
         free(pool);
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the thread pool");
     }
@@ -197,7 +223,7 @@ void hsp_pool_free(hsp_pool *pool)
 {
     if (!pool) return;
     if (forked(pool)) { /* a child's: no worker to stop, and a lock they may have held */
-        free(pool->threads);
+        free(pool->threads), free(pool->taken);
         free(pool);
         return;
     }
@@ -205,7 +231,7 @@ void hsp_pool_free(hsp_pool *pool)
     pthread_mutex_destroy(&pool->lock);
     pthread_cond_destroy(&pool->wake);
     pthread_cond_destroy(&pool->done);
-    free(pool->threads);
+    free(pool->threads), free(pool->taken);
     free(pool);
 }
 
@@ -226,14 +252,14 @@ void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg)
     pthread_mutex_lock(&pool->lock);
     pool->fn = fn;
     pool->arg = arg;
-    atomic_store(&pool->pending, pool->nthreads - 1);
-    atomic_fetch_add(&pool->generation, 1);
+    uint64_t gen = atomic_fetch_add(&pool->generation, 1) + 1;
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
-    fn(arg, 0);
-    for (int k = 0; k < SPINS && atomic_load(&pool->pending) > 0; k++) spin_pause(k);
+    for (int tid = 0; tid < pool->nthreads; tid++) /* the caller's part, then those no worker came to */
+        if (take(pool, tid, gen)) fn(arg, tid);
+    for (int k = 0; k < SPINS && atomic_load(&pool->running) > 0; k++) spin_pause(k);
     pthread_mutex_lock(&pool->lock);
-    while (atomic_load(&pool->pending) > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    while (atomic_load(&pool->running) > 0) pthread_cond_wait(&pool->done, &pool->lock);
     pthread_mutex_unlock(&pool->lock);
 }
 
