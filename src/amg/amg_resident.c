@@ -2,7 +2,9 @@
  * Where the device uses host arrays in place it is hsp_amg_setup's over the
  * matrix's own arrays, each level's matrices then wrapped as resident ones.
  * On a device with memory of its own every step runs there (dev->amg
- * and resident products): what crosses is sizes and a few numbers a step.  Each
+ * and resident products): what crosses is sizes and a few numbers a step;
+ * but with candidates or blocks each level's aggregates and T are the
+ * host's (host_tentative), its A brought home and T placed there.  Each
  * level keeps T and the first product of R*A*P there, so that a re-setup
  * with new values computes values only, there too. */
 #include <stdlib.h>
