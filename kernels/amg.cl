@@ -392,7 +392,7 @@ __kernel void hsp_sa_tentative(long n, __global const int *agg, int weighted, __
 }
 
 /* P = T - (w / a_ii) (A*T) row by row, over A*T in prp, pcol, pval (which
- * holds T's pattern, as a_ii is not zero; a row of T has one entry or none). */
+ * holds T's pattern, as a_ii is not zero; a row of T has one entry a candidate, or none). */
 __kernel void hsp_sa_smooth(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
                             VT w, __global const long *prp, __global const int *pcol, __global VT *pval,
                             __global const long *trp, __global const int *tcol, __global const VT *tval)

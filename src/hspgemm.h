@@ -598,9 +598,12 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
  * then made there too, in the CPU's greedy order within chunks of 2^21 rows:
  * a level of at most that many rows gets the CPU's aggregates, a larger one
  * slightly fewer (README: "Matrices resident on the device").
- * There, B, nullspace > 1 or block > 1 (o) are refused (HSP_ERR_UNSUPPORTED):
- * set such a hierarchy up with hsp_amg_setup.  o NULL: the defaults; *out
- * is NULL after any failure. */
+ * There, with B, nullspace > 1 or block > 1 (o), each level's strength,
+ * aggregates, T and next candidates are made on the host as hsp_amg_setup
+ * makes them, from the level's A brought home (hsp_resident_host, level 0's
+ * too), and T is placed on the device; rho, A*T, P, R and R*A*P are made
+ * there, and a re-setup runs there alone.  o NULL: the defaults; *out is
+ * NULL after any failure. */
 hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out);
 /* Every level's A, P and R of a resident hierarchy on the host (brought home
  * from the device where it holds them; level 0's A by hsp_resident_host of

@@ -43,6 +43,9 @@ all_mutants() {
         'tests/t_multiply@bufsvm.dev tests/t_multiply@nosvm.dev'
     # the prolongator's smoothing weight halved
     mutant amg-omega-half src/amg/amg.c 'double w = omega / rho;' 'double w = omega / rho / 2;' 'tests/t_amg'
+    # a resident hierarchy's coarse levels fit the caller's candidates, not the R of the level before
+    mutant resident-coarse-candidates src/amg/amg_resident.c 'device_level(ctx, amg, l, l ? B : o->B, &next)' \
+        'device_level(ctx, amg, l, o->B, &next)' 'tests/t_amg@nosvm.dev'
     # a long row that grows keeps all but its last entry
     mutant grow-drops-last src/spgemm/rows_impl.h 'hsp_job_grow(job, o->buf, need, used)' \
         'hsp_job_grow(job, o->buf, need, used - 1)' 'tests/t_multiply'

@@ -304,8 +304,9 @@ static void test_poisson(const char *spec, hsp_rap_order order, int resident, do
     hsp_amg_free(amg), hsp_resident_free(M), hsp_csr_free(A);
 }
 
-/* Do two hierarchies have the same levels, values to rounding? */
-static int same_levels(const hsp_amg *x, const hsp_amg *y)
+/* Do two hierarchies have the same levels, values within tol of each other's
+ * (relative, 1 for small ones)? */
+static int levels_within(const hsp_amg *x, const hsp_amg *y, double tol)
 {
     int ok = x->nlevels == y->nlevels;
     for (int l = 1; ok && l < x->nlevels; l++) {
@@ -313,9 +314,15 @@ static int same_levels(const hsp_amg *x, const hsp_amg *y)
         ok = a->nnz == b->nnz && !memcmp(a->rowptr, b->rowptr, ((size_t)a->nrows + 1) * sizeof *a->rowptr);
         for (int64_t k = 0; ok && k < a->nnz; k++)
             ok = a->colidx[k] == b->colidx[k] &&
-                 fabs(hsp_csr_value(a, k) - hsp_csr_value(b, k)) <= 1e-10 * (1 + fabs(hsp_csr_value(b, k)));
+                 fabs(hsp_csr_value(a, k) - hsp_csr_value(b, k)) <= tol * (1 + fabs(hsp_csr_value(b, k)));
     }
     return ok;
+}
+
+/* Do two hierarchies have the same levels, values to rounding? */
+static int same_levels(const hsp_amg *x, const hsp_amg *y)
+{
+    return levels_within(x, y, 1e-10);
 }
 
 /* Do two hierarchies have the same levels' shapes and the same patterns of
@@ -378,38 +385,47 @@ static void level_sizes(const hsp_amg *amg, char *buf, size_t len)
                  (long long)amg->level[l].A->nnz);
 }
 
-/* The resident hierarchy of A at theta (levels of up to 2^21 rows, where the
- * device's root search takes the host's order whole) has the host's levels
- * (rows and entries) and aggregates at every level, also where some or all
- * nodes have no strong connection (in no aggregate; where none has, one
- * empty aggregate: a coarse level of one row) and, with rho estimated by the
- * same Lanczos steps, the host's levels to rounding; two resident set-ups
- * the same levels, and a resident re-setup with A's values again too. */
-static void host_and_resident(const char *what, const hsp_csr *A, double theta)
+/* The resident hierarchy of A and options o (levels of up to 2^21 rows,
+ * where the device's root search takes the host's order whole) has the
+ * host's levels (rows and entries) and aggregates at every level, also where
+ * some or all nodes have no strong connection (in no aggregate; where none
+ * has, one empty aggregate: a coarse level of one row) and, with rho
+ * estimated by the same Lanczos steps, the host's levels to rounding (of A's
+ * precision); two resident set-ups the same levels, and a resident re-setup
+ * with A's values again too. */
+static void resident_as_host(const char *what, const hsp_csr *A, const hsp_amg_options *o)
 {
     hsp_amg *host = NULL, *res[2] = {NULL, NULL};
     hsp_resident *M[2] = {NULL, NULL};
-    hsp_amg_options o;
     char why[128] = "", sizes[2][160] = {"", ""};
-    hsp_amg_options_init(&o);
-    o.coarse_size = 50, o.theta = theta;
-    int ok = A && setup(A, &o, 0, NULL, &host) == HSP_OK;
-    for (int r = 0; r < 2 && ok; r++) ok = setup(A, &o, 1, &M[r], &res[r]) == HSP_OK;
+    double theta = o->theta, tol = A && A->precision == HSP_FLOAT ? 1e-4 : 1e-10;
+    int ok = A && setup(A, o, 0, NULL, &host) == HSP_OK;
+    for (int r = 0; r < 2 && ok; r++) ok = setup(A, o, 1, &M[r], &res[r]) == HSP_OK;
     if (tap_ok(ok, "%s, theta %g: host and two resident set-ups %s", what, theta, ok ? "" : hsp_errmsg())) {
         level_sizes(res[0], sizes[0], sizeof sizes[0]), level_sizes(host, sizes[1], sizeof sizes[1]);
         tap_ok(!strcmp(sizes[0], sizes[1]), "%s, theta %g: resident levels (rows/entries) %s, the host's %s", what,
                theta, sizes[0], sizes[1]);
         tap_ok(same_aggregates(res[0], host, why, sizeof why), "%s, theta %g: the resident hierarchy has the host's "
                "%d levels and aggregates (P's patterns) %s", what, theta, host->nlevels, why);
-        tap_ok(same_levels(res[0], host), "%s, theta %g: the resident levels are the host's, values to rounding", what,
+        tap_ok(levels_within(res[0], host, tol), "%s, theta %g: the resident levels are the host's, values to "
+               "rounding", what, theta);
+        tap_ok(levels_within(res[0], res[1], tol), "%s, theta %g: two resident set-ups give the same levels", what,
                theta);
-        tap_ok(same_levels(res[0], res[1]), "%s, theta %g: two resident set-ups give the same levels", what, theta);
         ok = resetup(res[1], A, 1, &M[1]) == HSP_OK;
-        tap_ok(ok && same_levels(res[1], host), "%s, theta %g: a resident re-setup gives the host's levels again %s",
-               what, theta, ok ? "" : hsp_errmsg());
+        tap_ok(ok && levels_within(res[1], host, tol), "%s, theta %g: a resident re-setup gives the host's levels "
+               "again %s", what, theta, ok ? "" : hsp_errmsg());
     }
     for (int r = 0; r < 2; r++) hsp_amg_free(res[r]), hsp_resident_free(M[r]);
     hsp_amg_free(host);
+}
+
+/* resident_as_host of A at theta, the coarsest level of at most 50 rows. */
+static void host_and_resident(const char *what, const hsp_csr *A, double theta)
+{
+    hsp_amg_options o;
+    hsp_amg_options_init(&o);
+    o.coarse_size = 50, o.theta = theta;
+    resident_as_host(what, A, &o);
 }
 
 /* host_and_resident on spec, its rows shuffled or not (shuffled, a decision
@@ -677,8 +693,9 @@ static void test_candidates(void)
     hsp_resident *M = NULL;
     hsp_status s = hsp_place(ctx, A, &M);
     if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, M, &o, &amg);
-    tap_ok(s == HSP_OK ? !amg->state->on_device : s == HSP_ERR_UNSUPPORTED && !amg && strstr(hsp_errmsg(), "B"),
-           "resident with B: %s", s == HSP_OK ? "the host's setup over A's arrays" : hsp_errmsg());
+    tap_ok(s == HSP_OK && amg->nlevels >= 3, "resident with B: %d levels (%s) %s", s == HSP_OK ? amg->nlevels : 0,
+           s == HSP_OK && amg->state->on_device ? "T on the host, the products on the device"
+                                               : "the host's setup over A's arrays", s == HSP_OK ? "" : hsp_errmsg());
     hsp_amg_free(amg), hsp_resident_free(M);
     free(B), free(one), hsp_csr_free(A);
 }
@@ -919,6 +936,208 @@ static void test_device_solve_steps(void)
     }
 }
 
+/* Triplets of a matrix being built. */
+typedef struct {
+    int32_t *rows, *cols;
+    double *vals;
+    int64_t nnz;
+} triplets;
+
+/* A spring of stiffness 1 and direction (c, s) between nodes a and b, two
+ * rows each: d d^T on their diagonal blocks, -d d^T off them. */
+static void spring(triplets *t, int32_t a, int32_t b, double c, double s)
+{
+    const int32_t node[2] = {a, b};
+    const double d[2] = {c, s};
+    for (int u = 0; u < 2; u++)
+        for (int v = 0; v < 2; v++)
+            for (int r = 0; r < 2; r++)
+                for (int q = 0; q < 2; q++) {
+                    t->rows[t->nnz] = 2 * node[u] + r, t->cols[t->nnz] = 2 * node[v] + q;
+                    t->vals[t->nnz++] = (u == v ? 1 : -1) * d[r] * d[q];
+                }
+}
+
+/* 2D linear elasticity's kind of system on n x n nodes (two displacements a
+ * node, block 2): springs along the grid's edges and both diagonals of each
+ * cell (whose kernel is the rigid-body modes), the nodes of column 0 held to
+ * the ground (A is then SPD); *B: the three rigid-body modes (the two
+ * translations, the rotation), 2 n^2 rows of 3. */
+static hsp_csr *elasticity(int32_t n, hsp_precision p, double **B)
+{
+    int32_t nodes = n * n;
+    double h = sqrt(0.5);
+    triplets t = {malloc(70 * (size_t)nodes * sizeof(int32_t)), malloc(70 * (size_t)nodes * sizeof(int32_t)),
+                  malloc(70 * (size_t)nodes * sizeof(double)), 0};
+    hsp_csr *A = NULL, *F = NULL;
+    *B = malloc(6 * (size_t)nodes * sizeof **B);
+    for (int32_t y = 0; y < n; y++)
+        for (int32_t x = 0; x < n; x++) {
+            int32_t i = y * n + x;
+            if (x + 1 < n) spring(&t, i, i + 1, 1, 0);
+            if (y + 1 < n) spring(&t, i, i + n, 0, 1);
+            if (x + 1 < n && y + 1 < n) spring(&t, i, i + n + 1, h, h), spring(&t, i + 1, i + n, -h, h);
+            for (int r = 0; x == 0 && r < 2; r++) /* column 0 held to the ground */
+                t.rows[t.nnz] = t.cols[t.nnz] = 2 * i + r, t.vals[t.nnz++] = 1;
+            const double modes[6] = {1, 0, -y, 0, 1, x};
+            memcpy(*B + 6 * (size_t)i, modes, sizeof modes);
+        }
+    hsp_csr_from_triplets(2 * nodes, 2 * nodes, t.nnz, t.rows, t.cols, t.vals, HSP_DOUBLE, &A);
+    free(t.rows), free(t.cols), free(t.vals);
+    if (A && p == HSP_FLOAT) hsp_csr_convert(A, p, &F), hsp_csr_free(A), A = F;
+    return A;
+}
+
+/* A with every diagonal entry 1.5 times its own (the same pattern). */
+static hsp_csr *stiffer_diagonal(const hsp_csr *A)
+{
+    hsp_csr *C = NULL;
+    hsp_csr_convert(A, A->precision, &C);
+    for (int32_t i = 0; C && i < C->nrows; i++)
+        for (int64_t k = C->rowptr[i]; k < C->rowptr[i + 1]; k++)
+            if (C->colidx[k] == i) hsp_csr_set_value(C, k, 1.5 * hsp_csr_value(C, k));
+    return C;
+}
+
+/* A resident re-setup of A's hierarchy (options o) with new values of A's
+ * pattern gives the host's re-setup's levels (which differ from A's). */
+static void resident_values_anew(const char *what, const hsp_csr *A, const hsp_amg_options *o)
+{
+    hsp_amg *host = NULL, *res = NULL, *before = NULL;
+    hsp_resident *M = NULL;
+    hsp_csr *C = stiffer_diagonal(A);
+    double tol = A->precision == HSP_FLOAT ? 1e-4 : 1e-10;
+    int ok = C && setup(A, o, 0, NULL, &host) == HSP_OK && setup(A, o, 0, NULL, &before) == HSP_OK &&
+             setup(A, o, 1, &M, &res) == HSP_OK && host->nlevels > 2;
+    ok = ok && hsp_amg_resetup(ctx, host, C) == HSP_OK && resetup(res, C, 1, &M) == HSP_OK;
+    tap_ok(ok && levels_within(res, host, tol) && !levels_within(res, before, tol),
+           "%s: a resident re-setup with a stiffer diagonal gives the host re-setup's %d levels %s", what,
+           ok ? host->nlevels : 0, ok ? "" : hsp_errmsg());
+    hsp_amg_free(host), hsp_amg_free(before), hsp_amg_free(res), hsp_resident_free(M), hsp_csr_free(C);
+}
+
+/* x of n values of precision p as doubles (a new array). */
+static double *as_doubles(const void *x, hsp_precision p, int32_t n)
+{
+    double *d = malloc((size_t)n * sizeof *d);
+    for (int32_t i = 0; i < n; i++) d[i] = at(x, p, i);
+    return d;
+}
+
+/* |x|, of n values. */
+static double norm(const double *x, int32_t n)
+{
+    double s = 0;
+    for (int32_t i = 0; i < n; i++) s += x[i] * x[i];
+    return sqrt(s);
+}
+
+/* The solve of A x = b by A's resident hierarchy (options o; on a device of
+ * its own, there, its smoother auto: Chebyshev) converges to tol by a
+ * residual computed here, within 2 iterations of the host hierarchy's solve
+ * with the same smoother. */
+static void resident_solve(const char *what, const hsp_csr *A, const hsp_amg_options *o)
+{
+    hsp_amg *host = NULL, *res = NULL;
+    hsp_resident *M = NULL;
+    hsp_amg_solve_options so;
+    hsp_amg_solve_info ri = {0}, hi = {0};
+    hsp_precision p = A->precision;
+    void *b = vector(A->nrows, p, wave), *x = vector(A->nrows, p, ramp);
+    double *bd = as_doubles(b, p, A->nrows), *r = malloc((size_t)A->nrows * sizeof *r), *xd = NULL, rel = 1;
+    hsp_amg_solve_options_init(&so);
+    so.tol = p == HSP_DOUBLE ? 1e-8 : 1e-4; /* a float x's rounding times A's condition: 2e-5 for elasticity */
+    int ok = setup(A, o, 0, NULL, &host) == HSP_OK && setup(A, o, 1, &M, &res) == HSP_OK;
+    ok = ok && hsp_amg_solve(ctx, res, b, x, &so, &ri) == HSP_OK;
+    if (ok) xd = as_doubles(x, p, A->nrows), rel = residual(A, bd, xd, r) / norm(bd, A->nrows);
+    so.smoother = ri.smoother;
+    ok = ok && hsp_amg_solve(ctx, host, b, x, &so, &hi) == HSP_OK;
+    tap_ok(ok && ri.converged && rel <= so.tol * 1.01 && abs(ri.iterations - hi.iterations) <= 2 &&
+               ri.on_device == res->state->on_device && (!ri.on_device || ri.smoother == HSP_SMOOTHER_CHEBYSHEV),
+           "%s: the resident solve (%s, smoother %d) takes %d iterations, the host's %d; |b - Ax|/|b| = %.3g here "
+           "(tol %g) %s", what, ri.on_device ? "on the device" : "on the CPU threads", (int)ri.smoother,
+           ri.iterations, hi.iterations, rel, so.tol, ok ? "" : hsp_errmsg());
+    hsp_amg_free(host), hsp_amg_free(res), hsp_resident_free(M);
+    free(b), free(x), free(bd), free(xd), free(r);
+}
+
+/* The elasticity system (block 2, its 3 rigid-body modes) and a scalar
+ * problem with two candidates (the constant and x): on a device of its own
+ * their aggregates and T are the host's, the products there; the levels,
+ * a re-setup and the solve as the host hierarchy's. */
+static void test_systems(hsp_precision p)
+{
+    const char *pname = p == HSP_DOUBLE ? "double" : "float";
+    double *modes = NULL;
+    hsp_csr *E = elasticity(24, p, &modes), *A = NULL;
+    hsp_amg_options o;
+    char what[96];
+    hsp_amg_options_init(&o);
+    o.coarse_size = 20, o.B = modes, o.nullspace = 3, o.block = 2;
+    snprintf(what, sizeof what, "elasticity 24x24 nodes, 3 modes (%s)", pname);
+    resident_as_host(what, E, &o);
+    resident_values_anew(what, E, &o);
+    resident_solve(what, E, &o);
+    o.theta = 1; /* no strong connection: one aggregate of no node, P = 0 */
+    resident_as_host(what, E, &o);
+    o.theta = 0;
+    hsp_generate("poisson2d5:40", 1, p, &A);
+    double *B = malloc(2 * (size_t)A->nrows * sizeof *B);
+    for (int32_t i = 0; i < A->nrows; i++) B[2 * i] = 1, B[2 * i + 1] = i % 40;
+    o.B = B, o.nullspace = 2, o.block = 1;
+    snprintf(what, sizeof what, "poisson2d5:40, constant and x (%s)", pname);
+    resident_as_host(what, A, &o);
+    resident_values_anew(what, A, &o);
+    resident_solve(what, A, &o);
+    free(modes), free(B), hsp_csr_free(E), hsp_csr_free(A);
+}
+
+/* The message of the last error without the name of the set-up that gave it. */
+static const char *reason(void)
+{
+    const char *m = hsp_errmsg(), *colon = strstr(m, ": ");
+    return !strncmp(m, "hsp_amg_setup", strlen("hsp_amg_setup")) && colon ? colon + 2 : m;
+}
+
+/* A resident set-up of E (options o) fails as the host's does, with its
+ * message, the candidates untouched. */
+static void fails_as_host(const char *what, const hsp_csr *E, const hsp_amg_options *o)
+{
+    hsp_amg *host = NULL, *res = NULL;
+    hsp_resident *M = NULL;
+    size_t bytes = (size_t)E->nrows * (size_t)o->nullspace * sizeof *o->B;
+    double *copy = malloc(bytes);
+    char want[256];
+    memcpy(copy, o->B, bytes);
+    hsp_status sh = hsp_amg_setup(ctx, E, o, &host);
+    snprintf(want, sizeof want, "%s", reason());
+    hsp_status sr = hsp_place(ctx, E, &M);
+    if (sr == HSP_OK) sr = hsp_amg_setup_resident(ctx, M, o, &res);
+    tap_ok(sh != HSP_OK && sr == sh && !host && !res && !strcmp(reason(), want) && !memcmp(copy, o->B, bytes),
+           "resident elasticity, %s: %s (the host's: %s)", what, hsp_errmsg(), want);
+    hsp_resident_free(M), free(copy);
+}
+
+/* Bad candidates, a block that does not divide the rows and a zero on the
+ * diagonal: a resident set-up's errors are the host's. */
+static void test_system_errors(void)
+{
+    double *modes = NULL;
+    hsp_csr *E = elasticity(16, HSP_DOUBLE, &modes);
+    hsp_amg_options o;
+    hsp_amg_options_init(&o);
+    o.coarse_size = 20, o.B = modes, o.nullspace = 3, o.block = 2;
+    modes[3 * 41 + 2] = NAN;
+    fails_as_host("a NaN candidate", E, &o);
+    modes[3 * 41 + 2] = 1, o.block = 5;
+    fails_as_host("block 5 on 512 rows", E, &o);
+    o.block = 2;
+    for (int64_t k = E->rowptr[7]; k < E->rowptr[8]; k++)
+        if (E->colidx[k] == 7) ((double *)E->values)[k] = 0;
+    fails_as_host("a zero on the diagonal", E, &o);
+    free(modes), hsp_csr_free(E);
+}
+
 int main(void)
 {
     if (!tap_ok((ctx = ref_context()) != NULL, "a context on %s", ref_device())) return tap_done();
@@ -953,6 +1172,9 @@ int main(void)
     test_isolated();
     test_candidates();
     test_errors();
+    test_systems(HSP_DOUBLE);
+    test_systems(HSP_FLOAT);
+    test_system_errors();
     test_device_solve_steps();
     hsp_context_free(ctx);
     return tap_done();

@@ -798,8 +798,9 @@ class Context:
             As matmul's.
         resident : bool, default False
             A placed on the device and every level made there (on a device with memory of its own
-            the aggregation too, hsp_amg_setup_resident; B and block > 1 are then refused:
-            UnsupportedError), then brought home.
+            the aggregation too, hsp_amg_setup_resident; with B or block > 1 the aggregates and T
+            are made on the host from each level's A brought home, the products there), then
+            brought home.
         B : array of shape (n,) or (n, k), optional
             The near-nullspace candidates (k <= 16; PyAMG's B, e.g. the rigid-body modes of
             pyamg.gallery.linear_elasticity): T fits them on each aggregate by a QR (PyAMG's
@@ -1240,7 +1241,7 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
     The defaults stay amg_setup's (coarse_size 1000 where PyAMG's max_coarse is 10, and no
     improve_candidates): with those of PyAMG given, level 1 is PyAMG's (P to rounding but for rho's
     estimate) and at theta 0 so is level 2's size; later levels may differ by a few per cent (see
-    amg_setup).  resident=True with B on a device with memory of its own raises UnsupportedError."""
+    amg_setup)."""
     try:
         from pyamg.multilevel import MultilevelSolver
         from pyamg.relaxation.smoothing import change_smoothers

@@ -77,11 +77,8 @@ static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, level_stat
     return HSP_OK;
 }
 
-/* Aggregates, T and the next level's candidates (*Bc) of level l, its A
- * and candidates B given, its nodes of block rows; *naggs 0 when it does
- * not coarsen. */
-static hsp_status aggregate_level(const hsp_csr *A, const hsp_amg_options *o, int l, int32_t block, const double *B,
-                                  level_state *s, int32_t *naggs, double **Bc)
+hsp_status hsp_amg_aggregate_level(const hsp_csr *A, const hsp_amg_options *o, int l, int32_t block,
+                                   const double *B, level_state *s, int32_t *naggs, double **Bc)
 {
     hsp_graph S = {0, NULL, NULL};
     int32_t nodes = A->nrows / block;
@@ -172,8 +169,8 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
         int32_t block = l ? o->nullspace : o->block;
         double *next = NULL, t = hsp_now_ms();
         if (amg->level[l].A->nrows / block <= o->coarse_size) break;
-        e = aggregate_level(amg->level[l].A, o, l, block, l ? B : o->B, &amg->state->level[l],
-                            &amg->level[l].naggregates, &next);
+        e = hsp_amg_aggregate_level(amg->level[l].A, o, l, block, l ? B : o->B, &amg->state->level[l],
+                                    &amg->level[l].naggregates, &next);
         free(B), B = next;
         amg->level[l].ms_aggregate = hsp_now_ms() - t;
         if (e != HSP_OK || !amg->level[l].naggregates) break;

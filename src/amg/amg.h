@@ -38,6 +38,12 @@ hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t
 /* *rho lowered to the Lanczos estimate of rho(D^-1 A) where it is below,
  * by dev's passes over A, which it holds in held (its diagonal checked). */
 hsp_status hsp_radius_held(struct hsp_device *dev, const hsp_csr *A, void *held, double *rho);
+/* Level l's diagonal (s->diag), aggregates (s->agg), T (s->T) and the next
+ * level's candidates (*Bc), its A and candidates B given (B NULL: the
+ * constant), its nodes of block rows, as hsp_amg_setup makes them on the
+ * host; *naggs 0 when it does not coarsen. */
+hsp_status hsp_amg_aggregate_level(const hsp_csr *A, const hsp_amg_options *o, int l, int32_t block,
+                                   const double *B, level_state *s, int32_t *naggs, double **Bc);
 /* Add the device's and the CPU threads' times of n products (stats) to v's. */
 void hsp_amg_sides(hsp_amg_level *v, const hsp_stats *stats, int n);
 /* hsp_amg_resetup of a hierarchy whose levels are host matrices. */

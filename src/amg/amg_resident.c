@@ -2,7 +2,9 @@
  * Where the device uses host arrays in place it is hsp_amg_setup's over the
  * matrix's own arrays, each level's matrices then wrapped as resident ones.
  * On a device with memory of its own every step runs there (dev->amg
- * and resident products): what crosses is sizes and a few numbers a step.  Each
+ * and resident products): what crosses is sizes and a few numbers a step;
+ * but with candidates or blocks each level's aggregates and T are the
+ * host's (host_tentative), its A brought home and T placed there.  Each
  * level keeps T and the first product of R*A*P there, so that a re-setup
  * with new values computes values only, there too. */
 #include <stdlib.h>
@@ -100,23 +102,59 @@ static hsp_status galerkin(hsp_context *ctx, hsp_amg *amg, int l)
     return HSP_OK;
 }
 
-/* Level l's aggregates, T, P, R and the next level's A, on the device. */
-static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l)
+/* Do the options carry candidates or nodes of several rows?  Such levels
+ * are aggregated on the host (host_tentative). */
+static int systems(const hsp_amg_options *o)
+{
+    return o->B || o->nullspace != 1 || o->block != 1;
+}
+
+/* Level l's aggregates and T on the device, with *rho a bound of rho(D^-1 A). */
+static hsp_status device_tentative(hsp_context *ctx, hsp_amg *amg, int l, double *rho)
 {
     hsp_device *dev = ctx->device;
     hsp_amg_level *v = &amg->level[l];
     const hsp_csr *A = csr(v->rA);
     void *held_t = NULL;
     int64_t tnnz = 0;
-    double rho = 0, t = hsp_now_ms();
     const void *prev = l ? held(amg->state->level[l - 1].rT) : NULL; /* the weights of A's nodes */
     hsp_status s = dev->amg->tentative(dev, A, held(v->rA), amg->state->options.theta, l == 0, prev, &held_t,
-                                       &v->naggregates, &tnnz, &rho);
+                                       &v->naggregates, &tnnz, rho);
+    if (s != HSP_OK || !v->naggregates) return s;
+    amg->state->level[l].rT = hsp_resident_held_new(ctx, A->nrows, v->naggregates, tnnz, A->precision, held_t);
+    return amg->state->level[l].rT ? HSP_OK : HSP_ERR_NOMEM;
+}
+
+/* Level l's aggregates, T and the next level's candidates (*Bc) made on the
+ * host as hsp_amg_setup makes them, from its A brought home and its
+ * candidates B (the QRs need the whole aggregate in order); T then placed
+ * on the device, and *rho Gershgorin's bound of rho(D^-1 A) there. */
+static hsp_status host_tentative(hsp_context *ctx, hsp_amg *amg, int l, const double *B, double **Bc, double *rho)
+{
+    const hsp_amg_options *o = &amg->state->options;
+    hsp_amg_level *v = &amg->level[l];
+    level_state made = {0};
+    const hsp_csr *A = NULL;
+    hsp_status s = hsp_resident_host((hsp_resident *)v->rA, &A);
+    if (s == HSP_OK)
+        s = hsp_amg_aggregate_level(A, o, l, l ? o->nullspace : o->block, B, &made, &v->naggregates, Bc);
+    if (s == HSP_OK && v->naggregates) s = hsp_place(ctx, made.T, &amg->state->level[l].rT);
+    if (s == HSP_OK && v->naggregates) s = ctx->device->amg->radius(ctx->device, csr(v->rA), held(v->rA), rho);
+    free(made.diag), free(made.agg), hsp_csr_free(made.T); /* a re-setup needs T's resident copy only */
+    return s;
+}
+
+/* Level l's aggregates, T (B: its candidates, *Bc: the next level's), P, R
+ * and the next level's A. */
+static hsp_status device_level(hsp_context *ctx, hsp_amg *amg, int l, const double *B, double **Bc)
+{
+    hsp_amg_level *v = &amg->level[l];
+    double rho = 0, t = hsp_now_ms();
+    hsp_status s = systems(&amg->state->options) ? host_tentative(ctx, amg, l, B, Bc, &rho)
+                                                 : device_tentative(ctx, amg, l, &rho);
     v->ms_aggregate = hsp_now_ms() - t;
     if (s != HSP_OK || !v->naggregates) return s;
-    level_state *ls = &amg->state->level[l];
-    ls->rT = hsp_resident_held_new(ctx, A->nrows, v->naggregates, tnnz, A->precision, held_t);
-    s = ls->rT ? prolongator(ctx, amg, l, rho) : HSP_ERR_NOMEM;
+    s = prolongator(ctx, amg, l, rho);
     return s == HSP_OK ? galerkin(ctx, amg, l) : s;
 }
 
@@ -135,7 +173,8 @@ static hsp_status host_levels(hsp_context *ctx, const hsp_resident *A, const hsp
     return s;
 }
 
-/* The levels made on the device. */
+/* The levels made on the device (their aggregates on the host where the
+ * options carry candidates or blocks: device_level). */
 static hsp_status device_levels(hsp_context *ctx, const hsp_resident *A, const hsp_amg_options *o, hsp_amg **out)
 {
     hsp_amg *amg = calloc(1, sizeof *amg);
@@ -146,9 +185,15 @@ static hsp_status device_levels(hsp_context *ctx, const hsp_resident *A, const h
     amg->state->options = *o, amg->state->on_device = 1;
     amg->level[0].rA = A, amg->nlevels = 1;
     hsp_status s = HSP_OK;
-    for (int l = 0; s == HSP_OK && l + 1 < o->max_levels && l + 1 == amg->nlevels && csr(amg->level[l].rA)->nrows >
-                                                                                         o->coarse_size; l++)
-        s = device_level(ctx, amg, l);
+    double *B = NULL; /* the candidates of level l > 0 (level 0's: o->B) */
+    for (int l = 0; s == HSP_OK && l + 1 < o->max_levels && l + 1 == amg->nlevels; l++) {
+        double *next = NULL;
+        if (csr(amg->level[l].rA)->nrows / (l ? o->nullspace : o->block) <= o->coarse_size) break;
+        s = device_level(ctx, amg, l, l ? B : o->B, &next);
+        free(B), B = next;
+    }
+    free(B);
+    amg->state->options.B = NULL; /* the caller's B is read during the setup only */
     amg->ms_total = hsp_now_ms() - start;
     return s;
 }
@@ -161,9 +206,6 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     if (!o) hsp_amg_options_init(&defaults), o = &defaults;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
-    if (s == HSP_OK && ctx->device->amg && (o->B || o->nullspace != 1 || o->block != 1))
-        s = hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_setup_resident: B, nullspace > 1 or block > 1 on %s (a device with "
-                     "memory of its own): set the hierarchy up with hsp_amg_setup", ctx->device->description);
     hsp_context_lock(ctx);
     if (s == HSP_OK) s = ctx->device->amg ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     hsp_context_unlock(ctx);
