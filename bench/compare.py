@@ -4,13 +4,15 @@
 usage: compare.py A.csv B.csv
 
 For each row both runs hold (a matrix; a matrix and precision for realloc; a
-problem, level and order for galerkin; a problem for amg) it prints hspgemm's
-median [least-largest] time in A and in B and their ratio B/A, with a '*' where
-the two ranges do not overlap; then the same for the speedup over each peer
-that both runs hold (realloc: copy's time and the speedup copy/realloc; amg:
-PyAMG).  Rows in one run only are listed after.  The first lines name each
-run's command, commit, date and device, from the JSON beside its CSV.  Exit
-status 0; 2 on bad usage or a file that cannot be read or is of no known kind.
+problem, level and order for galerkin; a problem for amg; a problem and program
+for solve) it prints hspgemm's median [least-largest] time in A and in B and
+their ratio B/A, with a '*' where the two ranges do not overlap; then the same
+for the speedup over each peer that both runs hold (realloc: copy's time and
+the speedup copy/realloc; amg: PyAMG).  solve: each program's total, setup and
+solve ms, and x (its total / hspgemm's, from the CSV).  Rows in one run only
+are listed after.  The first lines name each run's command, commit, date and
+device, from the JSON beside its CSV.  Exit status 0; 2 on bad usage or a file
+that cannot be read or is of no known kind.
 Needs doc.py, beside this script."""
 import os
 import sys
@@ -35,7 +37,8 @@ def fmt_range(figure, fmt, row, label):
     """FIGURE (median, least, largest) of ROW as 'median [least-largest]'; 'failed' or '-'
     without one, as the row's failed column says of the peer LABEL names."""
     if figure is None:
-        return "failed" if label.split()[0] in doc.failed_peers(row) else "-"
+        failed = label.split()[0] in doc.failed_peers(row) or row.get("error")
+        return "failed" if failed else "-"
     text = fmt(figure[0])
     if figure[1] is not None and figure[2] is not None:
         text += " [%s-%s]" % (fmt(figure[1]), fmt(figure[2]))

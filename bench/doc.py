@@ -10,7 +10,7 @@ A table sits between two marker lines:
     ...lines this script writes...
     <!-- end bench-table -->
 
-KIND is products, resident, realloc, galerkin or amg; GLOB, relative to the
+KIND is products, resident, realloc, galerkin, amg or solve; GLOB, relative to the
 Markdown file's folder, names one or more CSVs, runs of one command.  The lines
 between the markers are replaced by the table, a line of summary figures and an
 italic line naming the command, commits, machine, dates and number of runs.
@@ -36,17 +36,19 @@ USAGE = "usage: doc.py [--check] FILE.md ..."
 # The kind of CSV each --suite writes.
 SUITE_KIND = {"default": "products", "paper": "products", "quick": "products",
               "galerkin": "galerkin", "galerkin-paper": "galerkin",
-              "realloc": "realloc", "amg": "amg"}
+              "realloc": "realloc", "amg": "amg", "solve": "solve", "solve-quick": "solve"}
 
 # The columns without which a CSV of each kind is of no use (the rest may be absent).
 NEEDED = {"products": ("matrix", "ms"),
           "realloc": ("matrix", "precision", "ms_realloc", "ms_copy"),
           "galerkin": ("problem", "level", "order", "ms"),
-          "amg": ("problem", "ms", "pyamg_ms")}
+          "amg": ("problem", "ms", "pyamg_ms"),
+          "solve": ("problem", "program", "total_ms")}
 
 # The columns that name a row, per kind: rows of two runs with these equal are the same.
 KEY = {"products": ("matrix",), "realloc": ("matrix", "precision"),
-       "galerkin": ("problem", "level", "order"), "amg": ("problem",)}
+       "galerkin": ("problem", "level", "order"), "amg": ("problem",),
+       "solve": ("problem", "program")}
 
 # Peers of a products or galerkin run: the name in the `failed` column, the label
 # and the column of its median time.
@@ -71,7 +73,7 @@ GIB = MIB * 1024.0
 
 START = re.compile(r"^<!--\s*bench-table\s+(\S+)\s+(\S+)\s*-->$")
 END = re.compile(r"^<!--\s*end\s+bench-table\s*-->$")
-TABLE_KINDS = ("products", "resident", "realloc", "galerkin", "amg")
+TABLE_KINDS = ("products", "resident", "realloc", "galerkin", "amg", "solve")
 
 
 class BenchError(Exception):
@@ -107,6 +109,8 @@ def kind_of_header(header):
     """The kind of CSV whose first line holds HEADER, None when it is none of them."""
     if "ms_realloc" in header:
         return "realloc"
+    if "program" in header and "total_ms" in header:
+        return "solve"
     if "problem" in header and "pyamg_ms" in header:
         return "amg"
     if "problem" in header and "order" in header:
@@ -126,7 +130,7 @@ def kind_of(path, meta, header):
     kind = kind_of_header(header)
     if kind is None:
         raise BenchError("%s: not a CSV of hspgemm bench (no JSON beside it, and its header"
-                         " is none of products, realloc, galerkin or amg)" % path)
+                         " is none of products, realloc, galerkin, amg or solve)" % path)
     return kind
 
 
@@ -306,6 +310,11 @@ def measures(runs):
     if kind == "amg":
         return [("hspgemm ms", lambda r: timing(r, "ms")),
                 ("pyamg x", lambda r: ratio(timing(r, "pyamg_ms"), timing(r, "ms")))]
+    if kind == "solve":
+        return [("total ms", lambda r: timing(r, "total_ms")),
+                ("setup ms", lambda r: timing(r, "setup_ms")),
+                ("solve ms", lambda r: timing(r, "solve_ms")),
+                ("x", lambda r: None if number(r, "x") is None else (number(r, "x"), None, None))]
     peers = PRODUCT_PEERS if kind == "products" else GALERKIN_PEERS
     found = [("hspgemm ms", lambda r: timing(r, "ms"))]
     for peer in peers_with_values(runs, peers):
@@ -564,6 +573,81 @@ def both(ours, theirs):
     return "%s; PyAMG %s" % (ours or "-", theirs)
 
 
+def solve_programs(runs):
+    """The programs of solve RUNS in the order they first appear, hspgemm first."""
+    programs = keys_in_order(runs, lambda r: r["program"])
+    return sorted(programs, key=lambda p: p != "hspgemm")
+
+
+def solve_x(rows, problem, program):
+    """PROGRAM's total ms on PROBLEM over hspgemm's, in one run's ROWS by key; None where
+    either has none."""
+    theirs, ours = rows.get((problem, program)), rows.get((problem, "hspgemm"))
+    if not theirs or not ours:
+        return None
+    return ratio(timing(theirs, "total_ms"), timing(ours, "total_ms"))
+
+
+def solve_geomean(rows, problems, program):
+    """The geometric mean over PROBLEMS of PROGRAM's x in one run's ROWS by key."""
+    return geomean([x[0] for x in (solve_x(rows, q, program) for q in problems) if x])
+
+
+def solve_coverage(by_key, problems, program):
+    """' (n of N problems)' where PROGRAM has an x on only n of the N PROBLEMS in the runs'
+    rows BY_KEY (the most of any run); '' where it has one on all."""
+    n = max(sum(solve_x(rows, q, program) is not None for q in problems) for rows in by_key)
+    return "" if n == len(problems) else " (%d of %d problems)" % (n, len(problems))
+
+
+def iterations_cell(rows):
+    """The median iteration count over ROWS (one per run, None where absent), saying where a
+    run did not converge or the program failed."""
+    its = median_of(rows, "iterations")
+    if its is None:
+        return "failed" if any(r and r.get("error") for r in rows) else "-"
+    unconverged = sum(1 for r in rows if r and r.get("converged") == "0")
+    if not unconverged:
+        return "%g" % its
+    ran = sum(1 for r in rows if r and number(r, "iterations") is not None)
+    return "%g not converged" % its + ("" if unconverged == ran else " in %d of %d runs" % (unconverged, ran))
+
+
+def total_cell(rows):
+    """The total ms (setup + solve) across ROWS (one per run), 'failed' where a program's
+    row says why it has none."""
+    figures = [timing(r, "total_ms") if r else None for r in rows]
+    if any(figures):
+        return fmt_across(figures, fmt_ms)
+    return "failed" if any(r and r.get("error") for r in rows) else "-"
+
+
+def solve_table(runs):
+    """The lines of a solve table: per problem each program's iterations and time to solution,
+    each peer's over hspgemm's, and their geometric means."""
+    programs = solve_programs(runs)
+    peers = [p for p in programs if p != "hspgemm"]
+    header = ["problem"]
+    for p in programs:
+        header += [p + " it", p + " ms"] + ([p + " x"] if p in peers else [])
+    by_key = [rows_by_key(run) for run in runs]
+    problems = keys_in_order(runs, lambda r: r["problem"])
+    body = []
+    for problem in problems:
+        cells = [problem]
+        for p in programs:
+            rows = rows_of(runs, (problem, p))
+            cells += [iterations_cell(rows), total_cell(rows)]
+            if p in peers:
+                cells.append(fmt_across([solve_x(keyed, problem, p) for keyed in by_key], fmt_x))
+        body.append(cells)
+    means = ["%s %s%s" % (p, fmt_per_run([solve_geomean(keyed, problems, p) for keyed in by_key], runs),
+                          solve_coverage(by_key, problems, p)) for p in peers]
+    return table_lines(header, body) + [
+        "", "it: iterations; ms: setup + solve; x: the peer's ms / hspgemm's. Geometric mean of x "
+        "over the problems: %s." % ("; ".join(means) or "no peer ran")]
+
+
 # ---- the line that says where the figures come from -----------------------------------------
 
 def distinct(values):
@@ -666,9 +750,9 @@ def provenance(runs):
 # ---- the Markdown files ---------------------------------------------------------------------
 
 TABLES = {"products": products_table, "resident": resident_table, "realloc": realloc_table,
-          "galerkin": galerkin_table, "amg": amg_table}
+          "galerkin": galerkin_table, "amg": amg_table, "solve": solve_table}
 CSV_KIND = {"products": "products", "resident": "products", "realloc": "realloc",
-            "galerkin": "galerkin", "amg": "amg"}
+            "galerkin": "galerkin", "amg": "amg", "solve": "solve"}
 
 
 def table_for(md_path, lineno, kind, pattern):

@@ -10,7 +10,8 @@ its timed runs).  products: per matrix, hspgemm's speedup over each peer that ra
 speedup of realloc over copy in float and in double, beside the paper's figures
 (on an A10-7850K APU) as lines.  galerkin: per problem and order, the sum over
 the levels of hspgemm's ms and each peer's.  amg: per problem, the setup ms of
-hspgemm and of PyAMG.  Under the title: the device, threads, precision, commit
+hspgemm and of PyAMG.  solve: per problem, the time to solution (setup + solve
+ms, log scale) of hspgemm and of each peer that ran.  Under the title: the device, threads, precision, commit
 and date, from the JSON beside each CSV.  OUT is by default the first CSV's name
 with .svg; the same CSVs give the same file byte for byte.  Exit status 2 on bad
 usage, a file that cannot be read or a missing matplotlib.  Needs doc.py, beside
@@ -27,7 +28,8 @@ USAGE = "usage: plot.py [-o OUT.svg] [--title=T] FILE.csv [FILE.csv ...]"
 TITLES = {"products": "hspgemm's speedup over each peer (peer ms / hspgemm ms)",
           "realloc": "Growing long rows: speedup of realloc over copy (copy ms / realloc ms)",
           "galerkin": "Galerkin product R·A·P: ms, summed over the levels",
-          "amg": "AMG setup: ms"}
+          "amg": "AMG setup: ms",
+          "solve": "AMG time to solution: ms (setup + solve to 1e-8)"}
 
 
 class UsageError(Exception):
@@ -124,8 +126,22 @@ def amg_series(runs):
     return [k[0] for k in keys], series
 
 
+def solve_series(runs):
+    """Groups (problems) and series (hspgemm, each peer that ran) of total ms to solution."""
+    problems = doc.keys_in_order(runs, lambda r: r["problem"])
+    series = []
+    for program in doc.solve_programs(runs):
+        figures = []
+        for problem in problems:
+            rows = per_run_rows(runs, (problem, program))
+            figures.append(doc.across([doc.timing(r, "total_ms") if r else None for r in rows]))
+        if any(figures):
+            series.append((program, figures))
+    return problems, series
+
+
 SERIES = {"products": products_series, "realloc": realloc_series,
-          "galerkin": galerkin_series, "amg": amg_series}
+          "galerkin": galerkin_series, "amg": amg_series, "solve": solve_series}
 
 
 # ---- the caption ---------------------------------------------------------------------------
@@ -138,13 +154,22 @@ def from_runs(runs, field, column):
     return ", ".join(values) or "?"
 
 
+def peer_threads(runs):
+    """', peers N' for solve RUNS: the threads the peers ran on (their rows'); '' otherwise."""
+    if runs[0]["kind"] != "solve":
+        return ""
+    counts = doc.distinct(r.get("threads", "") for run in runs for r in run["rows"]
+                          if r["program"] != "hspgemm")
+    return ", peers %s" % ", ".join(counts) if counts else ""
+
+
 def caption(runs):
     """The line under the title: device, threads, precision, commit and date of RUNS."""
     kind = runs[0]["kind"]
     precision = ("float and double" if kind == "realloc"
                  else from_runs(runs, "precision", "precision"))
     parts = ["device: " + doc.device_text(runs),
-             "threads: " + from_runs(runs, "threads", "threads"),
+             "threads: " + from_runs(runs, "threads", "threads") + peer_threads(runs),
              precision,
              "commit " + from_runs(runs, "commit", "commit"),
              from_runs(runs, "date", "date")]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t_bench_scripts.sh: bench/doc.py, bench/compare.py and bench/plot.py on the
-# hand-written runs in tests/data/bench, and README.md's tables against the
+# runs in tests/data/bench (hand-written; solve.csv a real run), and README.md's tables against the
 # runs in doc/bench, as TAP.  Python: $HSPGEMM_PLOT_PYTHON,
 # else /usr/bin/python3 (plot.py's tests are skipped where it lacks matplotlib).
 src="${top_srcdir:-.}"
@@ -9,7 +9,7 @@ data="$src/tests/data/bench"
 py="${HSPGEMM_PLOT_PYTHON:-/usr/bin/python3}"
 . "$src/tests/tap.sh"
 
-echo "1..22"
+echo "1..29"
 
 # is STATUS WANTED: 0 when the two are equal.
 is() { [ "$1" -eq "$2" ]; echo $?; }
@@ -24,6 +24,9 @@ sed '/^<!-- bench-table /,/^<!-- end bench-table -->/{/^<!--/!d;}' "$data/tables
 run "$py" "$bench/doc.py" "$tmp/d/tables.md"
 ok $rc "doc.py regenerates the fixture's tables"
 cmp -s "$tmp/d/tables.md" "$data/tables.md"; ok $? "and writes the committed tables.md"
+grep -q '^| aniso2d:128 | 51 | 95.3 (95.3-95.3) | 51 | 1180 (1180-1180) | 12.38 (12.38-12.38) |' "$tmp/d/tables.md" &&
+    grep -q 'over the problems: pyamg 9.55x; pyamg-ours 9.52x; hypre 0.47x; gamg 1.00x\.$' "$tmp/d/tables.md"
+ok $? "the solve table: iterations, ms and x per program, the geometric means hspgemm bench printed"
 run "$py" "$bench/doc.py" --check "$data/tables.md"
 ok $rc "doc.py --check passes on the committed tables.md"
 
@@ -66,10 +69,29 @@ ok "$(has '^poisson2d5:400 .* 1\.34  \*$' "$tmp/out")" "marks the times whose ra
 grep '^band:100000,4 ' "$tmp/out" | grep -q '\*'; [ $? -ne 0 ]
 ok $? "and not those that overlap"
 
+run "$py" "$bench/compare.py" "$data/solve.csv" "$data/solve.csv"
+ok $rc "compare.py on two solve runs"
+rows=$(sed -n '/^total ms /,/^$/p' "$tmp/out" | grep -c '^aniso2d:128 [a-z-]* .* 1\.00$')
+ok "$(is "$rows" 5)" "prints a row per problem and program (the same run: B/A 1.00)"
+run "$py" "$bench/compare.py" "$data/solve.csv" "$data/amg.csv"
+ok "$(is $rc 2)" "compare.py exits 2 on a solve run and an amg run"
+ok "$(has 'solve.csv is a run of kind solve, .*amg.csv of kind amg' "$tmp/err")" "and says why"
+
+# What make bench-doc does with a solve block, on a scratch copy of README.md and doc/bench.
+mkdir "$tmp/r" "$tmp/r/doc"
+cp -R "$src/doc/bench" "$tmp/r/doc/"
+cp "$data/solve.csv" "$tmp/r/doc/bench/solve-vm-1.csv"
+cp "$data/solve.json" "$tmp/r/doc/bench/solve-vm-1.json"
+marker='<!-- bench-table solve doc/bench/solve-vm-[0-9].csv -->'
+printf '%s\n\n%s\n%s\n' "$(cat "$src/README.md")" "$marker" '<!-- end bench-table -->' >"$tmp/r/README.md"
+run "$py" "$bench/doc.py" "$tmp/r/README.md"
+[ $rc -eq 0 ] && grep -q '^| elasticity2d:64 | 9 | 522 (522-522) |' "$tmp/r/README.md"
+ok $? "doc.py fills a solve block in a copy of README.md"
+
 # plot.py: an SVG for each kind, the same on a second run.
 if "$py" -c 'import matplotlib' 2>/dev/null; then
     bad=0
-    for set in "products-1.csv products-2.csv" resident.csv realloc.csv galerkin.csv amg.csv; do
+    for set in "products-1.csv products-2.csv" resident.csv realloc.csv galerkin.csv amg.csv solve.csv; do
         files=""
         for f in $set; do files="$files $data/$f"; done
         # shellcheck disable=SC2086
@@ -86,10 +108,14 @@ if "$py" -c 'import matplotlib' 2>/dev/null; then
     cp "$data/amg.csv" "$data/amg.json" "$tmp/d/"
     run "$py" "$bench/plot.py" "$tmp/d/amg.csv"
     [ $rc -eq 0 ] && [ -s "$tmp/d/amg.svg" ]; ok $? "plot.py writes FILE.svg by default"
+    run "$py" "$bench/plot.py" -o "$tmp/r/doc/bench/solve-vm.svg" "$tmp/r/doc/bench/"solve-vm-[0-9].csv
+    [ $rc -eq 0 ] && grep -q 'AMG time to solution' "$tmp/r/doc/bench/solve-vm.svg"
+    ok $? "plot.py draws the solve runs as make bench-doc names them"
 else
     skip "plot.py writes an SVG for each kind" "no matplotlib"
     skip "the same byte for byte on two runs" "no matplotlib"
     skip "plot.py writes FILE.svg by default" "no matplotlib"
+    skip "plot.py draws the solve runs as make bench-doc names them" "no matplotlib"
 fi
 
 # The README's tables of figures are those its committed runs (doc/bench) give.
@@ -98,5 +124,5 @@ run "$py" "$bench/doc.py" --check "$src/README.md"
 ok $? "README.md's tables of figures agree with their CSVs in doc/bench (make bench-doc regenerates them)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out" "$tmp/err"
 
-[ $n -eq 22 ] || { echo "# ran $n tests, planned 22"; fail=1; }
+[ $n -eq 29 ] || { echo "# ran $n tests, planned 29"; fail=1; }
 exit $fail
