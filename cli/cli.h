@@ -331,8 +331,7 @@ int cmd_rap(int argc, char **argv);
 int cmd_amg_setup(int argc, char **argv);
 int cmd_amg_solve(int argc, char **argv);
 /* hsp_smoother's names, by value, as --smoother takes them (options.c). */
-enum { CLI_SMOOTHERS = HSP_SMOOTHER_GAUSS_SEIDEL_FB + 1 };
-extern const char *const cli_smoother_names[CLI_SMOOTHERS];
+extern const char *const cli_smoother_names[5];
 /* Refuse, before a set-up, an A it cannot take (no rows, a row without a
  * nonzero diagonal entry), the message naming command; 1 when refused. */
 int cli_amg_check_matrix(const hsp_csr *A, const char *command);

@@ -58,7 +58,7 @@ const char *cli_order_name(hsp_rap_order order)
     return order == HSP_RAP_RA_P ? "ra-p" : "r-ap";
 }
 
-const char *const cli_smoother_names[CLI_SMOOTHERS] = {"gs", "jacobi", "l1-jacobi", "chebyshev", "auto", "gs-fb"};
+const char *const cli_smoother_names[5] = {"gs", "jacobi", "l1-jacobi", "chebyshev", "auto"};
 
 /* The options of amg-solve's solve; returns an error message, NULL when
  * applied, or "" when name is none of them. */
@@ -81,8 +81,8 @@ static const char *apply_solve_option(cli_args *a, const char *name, const char 
         o->cycle = *v == 'W' || *v == 'w' ? HSP_CYCLE_W : HSP_CYCLE_V;
     } else if (!strcmp(name, "smoother")) {
         int k = 0;
-        while (k < CLI_SMOOTHERS && strcmp(v, cli_smoother_names[k])) k++;
-        if (k == CLI_SMOOTHERS) return "--smoother takes auto, gs, gs-fb, jacobi, l1-jacobi or chebyshev";
+        while (k < 5 && strcmp(v, cli_smoother_names[k])) k++;
+        if (k == 5) return "--smoother takes auto, gs, jacobi, l1-jacobi or chebyshev";
         o->smoother = (hsp_smoother)k;
     } else if (!strcmp(name, "pre") || !strcmp(name, "post")) {
         if (parse_int(v, 0, 100, &n)) return "--pre and --post take 0 to 100 sweeps";

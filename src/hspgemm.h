@@ -641,12 +641,8 @@ typedef enum {
     HSP_SMOOTHER_CHEBYSHEV = 3,    /* a Chebyshev polynomial in D^-1 A of chebyshev_degree over
                                       [rho / 30, 1.1 rho], rho = rho(D^-1 A) (PyAMG's bounds and
                                       degree; PyAMG's is in A unscaled): degree products with A a sweep */
-    HSP_SMOOTHER_AUTO = 4,         /* GAUSS_SEIDEL on the CPU threads; CHEBYSHEV where a device
+    HSP_SMOOTHER_AUTO = 4          /* GAUSS_SEIDEL on the CPU threads; CHEBYSHEV where a device
                                       holds the hierarchy (Gauss-Seidel's sweep is sequential) */
-    HSP_SMOOTHER_GAUSS_SEIDEL_FB = 5 /* Gauss-Seidel as above, but forward sweeps before the coarse
-                                      correction and backward ones after (hypre's order): the cycle
-                                      stays symmetric with half the symmetric sweeps' work (a
-                                      coarsest level too large to factor gets symmetric sweeps) */
 } hsp_smoother;
 
 /* The outer iteration: CG preconditioned by one cycle (the hierarchy's cycle is

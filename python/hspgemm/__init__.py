@@ -1276,14 +1276,13 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
 # the smoothers of amg_solver by PyAMG's names (hspgemm's "l1_jacobi" has none there): hsp_smoother's
 # number, and each one's keywords with what they take (None: any value of the kind _smoothing checks)
 _SMOOTHERS: dict[str, tuple[int, dict[str, Any]]] = {
-    "gauss_seidel": (0, {"sweep": None}),
-    "block_gauss_seidel": (0, {"sweep": None, "blocksize": 1}),
+    "gauss_seidel": (0, {"sweep": "symmetric"}),
+    "block_gauss_seidel": (0, {"sweep": "symmetric", "blocksize": 1}),
     "jacobi": (1, {"omega": None, "withrho": True}),
     "l1_jacobi": (2, {}),
     "chebyshev": (3, {"degree": None, "lower_bound": 1.0 / 30.0, "upper_bound": 1.1}),
 }
 _AUTO_SMOOTHER = 4  # hsp_smoother's AUTO: Gauss-Seidel on the CPU threads, Chebyshev on a device
-_GAUSS_SEIDEL_FB = 5  # hsp_smoother's: forward Gauss-Seidel sweeps before the coarse correction, backward after
 _CYCLES = {"V": 0, "W": 1}
 _ACCELS = {"cg": 0, None: 1}
 # the coarse solvers of PyAMG that solve the coarsest level exactly, as the library's factor does
@@ -1291,9 +1290,8 @@ _DIRECT_SOLVERS = ("pinv", "pinv2", "lu", "splu", "cholesky")
 
 
 def _smoother_of(value, name):
-    """(smoother number, omega, degree, iterations, sweep) of one PyAMG smoother: "name" or ("name",
-    {keywords}); sweep is Gauss-Seidel's ("symmetric", "forward" or "backward"), else None;
-    ArgumentError naming what is taken for anything else."""
+    """(smoother number, omega, degree, iterations) of one PyAMG smoother: "name" or ("name",
+    {keywords}); ArgumentError naming what is taken for anything else."""
     method, kw = (value, {}) if isinstance(value, str) else value if (
         isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict)
     ) else (None, {})
@@ -1304,9 +1302,9 @@ def _smoother_of(value, name):
     number, takes = _SMOOTHERS[method]
     kw = dict(kw)
     iterations = _count(kw.pop("iterations", 1), f"{name}'s iterations")
-    sweep = kw.pop("sweep", "forward") if number == 0 else None  # PyAMG's default sweep is forward
-    if sweep not in (None, "symmetric", "forward", "backward"):
-        raise ArgumentError(f"{name} = {value!r}: Gauss-Seidel's sweep is 'symmetric', 'forward' or 'backward'")
+    if number == 0 and kw.get("sweep", "forward") != "symmetric":  # PyAMG's default sweep is forward
+        raise ArgumentError(f"{name} = {value!r}: hspgemm's Gauss-Seidel sweeps forward then backward: give "
+                            f"('{method}', {{'sweep': 'symmetric'}}) (PyAMG's own default smoother)")
     for key, v in kw.items():
         if key not in takes:
             raise ArgumentError(f"{name} = {value!r}: {method} takes {sorted([*takes, 'iterations'])}, not {key!r}")
@@ -1314,7 +1312,7 @@ def _smoother_of(value, name):
             raise ArgumentError(f"{name} = {value!r}: hspgemm's {method} has {key}={takes[key]!r} only")
     omega = _option(kw.get("omega", 1.0), f"{name}'s omega", float) if number == 1 else 1.0
     degree = _count(kw.get("degree", 3), f"{name}'s degree") if number == 3 else 3
-    return number, float(omega), degree, iterations, sweep
+    return number, float(omega), degree, iterations
 
 
 def _smoothing(presmoother, postsmoother):
@@ -1329,14 +1327,11 @@ def _smoothing(presmoother, postsmoother):
                          lambda v: _smoother_of(v, "presmoother"))
     post = pre if postsmoother is None else _one_per_level(postsmoother, "postsmoother",
                                                            lambda v: _smoother_of(v, "postsmoother"))
-    sweeps = (pre[4], post[4])
-    if pre[:3] != post[:3] or sweeps not in ((None, None), ("symmetric", "symmetric"), ("forward", "backward")):
+    if pre[:3] != post[:3]:
         raise ArgumentError(f"presmoother = {presmoother!r}, postsmoother = {postsmoother!r}: hspgemm smooths "
                             "with one method before and after the coarse correction (the cycle symmetric): give "
-                            "the same method and keywords (their iterations may differ), Gauss-Seidel's sweeps "
-                            "'symmetric' both, or 'forward' before and 'backward' after")
-    number = _GAUSS_SEIDEL_FB if sweeps == ("forward", "backward") else pre[0]
-    return number, pre[3], post[3], pre[1], pre[2]
+                            "the same method and keywords (their iterations may differ)")
+    return pre[0], pre[3], post[3], pre[1], pre[2]
 
 
 class Solver:
@@ -1542,9 +1537,7 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         (w / rho(D^-1 A), PyAMG's withrho; default 1), "l1_jacobi" (hspgemm's: D_l1^-1, no
         eigenvalue needed) or "chebyshev" with {"degree": k} (default 3; over [rho/30, 1.1 rho] of
         D^-1 A where PyAMG's is of A), each with {"iterations": n}: the sweeps before and after
-        the coarse correction; Gauss-Seidel's {"sweep": "forward"} before and {"sweep":
-        "backward"} after is hypre's order (the cycle still symmetric, half the symmetric sweeps'
-        work).  One method for both (a postsmoother None is the presmoother); one
+        the coarse correction.  One method for both (a postsmoother None is the presmoother); one
         setting for every level (a PyAMG list of equal entries is taken).
     coarse_solver : str, default "pinv"
         The coarsest level is factored (Cholesky, else LU; a coarsest level of more than 5000

@@ -839,13 +839,10 @@ static PyObject *hierarchy_solve(Hierarchy *h, PyObject *args)
     if (s != HSP_OK) raise_status(s);
     else if (PyErr_CheckSignals() == 0 && (list = PyList_New(info.history_len))) {
         for (int k = 0; k < info.history_len; k++) PyList_SET_ITEM(list, k, PyFloat_FromDouble(history[k]));
-        static const char *const smoothers[] = {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev", "auto",
-                                                "gauss_seidel_fb"};
+        static const char *const smoothers[] = {"gauss_seidel", "jacobi", "l1_jacobi", "chebyshev"};
         result = Py_BuildValue("{s:i,s:O,s:d,s:O,s:d,s:s,s:O}", "iterations", info.iterations, "converged",
                                info.converged ? Py_True : Py_False, "residual", info.residual, "history", list,
-                               "ms_solve", info.ms_solve, "smoother",
-                               smoothers[(size_t)info.smoother < sizeof smoothers / sizeof *smoothers ? info.smoother : 0],
-                               "on_device",
+                               "ms_solve", info.ms_solve, "smoother", smoothers[info.smoother & 3], "on_device",
                                info.on_device ? Py_True : Py_False);
     }
     Py_XDECREF(list);

@@ -55,19 +55,6 @@ def test_solves_to_tolerance(poisson, dtype, tol, smoother, accel, cycle):
         assert all(later < earlier for earlier, later in zip(residuals, residuals[1:]))
 
 
-def test_forward_backward_gauss_seidel(poisson):
-    """PyAMG's forward sweep before and backward after: hspgemm's gauss-seidel-fb, a symmetric cycle
-    that CG takes; the other way round is refused."""
-    A, b = poisson
-    s = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE, presmoother=("gauss_seidel", {"sweep": "forward"}),
-                           postsmoother=("gauss_seidel", {"sweep": "backward"}))
-    x = s.solve(b, tol=1e-8, accel="cg")
-    assert rel_residual(A, x, b) <= 1e-8 and s.timings["smoother"] == "gauss_seidel_fb"
-    with pytest.raises(hspgemm.ArgumentError, match="'forward' before and 'backward' after"):
-        hspgemm.amg_solver(A, presmoother=("gauss_seidel", {"sweep": "backward"}),
-                           postsmoother=("gauss_seidel", {"sweep": "forward"}))
-
-
 def test_x0_and_relative_tolerance(poisson):
     A, b = poisson
     s = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE)

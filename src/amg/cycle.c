@@ -179,8 +179,8 @@ hsp_status hsp_solve_data(hsp_context *ctx, hsp_amg *amg, const hsp_amg_solve_op
     int smoothed = sd->coarse.n ? sd->nlevels - 1 : sd->nlevels; /* levels that smooth */
     sd->ctx = ctx, sd->status = HSP_OK;
     hsp_smoother smoother = hsp_smoother_of(o, sd);
-    if (sd->dev && (smoother == HSP_SMOOTHER_GAUSS_SEIDEL || smoother == HSP_SMOOTHER_GAUSS_SEIDEL_FB))
-        return hsp_fail(HSP_ERR_UNSUPPORTED, "the smoothers gauss-seidel and gauss-seidel-fb run on the CPU threads only, and this "
+    if (sd->dev && smoother == HSP_SMOOTHER_GAUSS_SEIDEL)
+        return hsp_fail(HSP_ERR_UNSUPPORTED, "the smoother gauss-seidel runs on the CPU threads only, and this "
                         "hierarchy is on device %s: take jacobi, l1-jacobi, chebyshev or auto (chebyshev there), "
                         "or set the hierarchy up with hsp_amg_setup", sd->dev->description);
     int needs_rho = smoother == HSP_SMOOTHER_JACOBI || smoother == HSP_SMOOTHER_CHEBYSHEV;
@@ -219,10 +219,10 @@ static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, 
         return;
     }
     if (l == sd->nlevels - 1) { /* too large to factor */
-        hsp_smooth(sd, o, v, x, b, o->pre + o->post > 0 ? o->pre + o->post : 1, zero, HSP_ALONE);
+        hsp_smooth(sd, o, v, x, b, o->pre + o->post > 0 ? o->pre + o->post : 1, zero);
         return;
     }
-    hsp_smooth(sd, o, v, x, b, o->pre, zero, HSP_PRE);
+    hsp_smooth(sd, o, v, x, b, o->pre, zero);
     void *r = b;
     if (!zero || o->pre) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0), r = v->t;
     hsp_solve_spmv(sd, &v->R, r, NULL, 1, next->b, NULL, 0);
@@ -230,7 +230,7 @@ static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, 
     int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;
     for (int k = 0; k < visits; k++) level_cycle(sd, o, l + 1, next->x, next->b, k == 0);
     hsp_solve_spmv(sd, &v->P, next->x, x, 1, x, NULL, 0);
-    hsp_smooth(sd, o, v, x, b, o->post, 0, HSP_POST);
+    hsp_smooth(sd, o, v, x, b, o->post, 0);
 }
 
 void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, void *x, void *b, int zero)

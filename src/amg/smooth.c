@@ -106,13 +106,9 @@ static void chebyshev(hsp_amg_solve_data *sd, hsp_solve_level *v, int degree, vo
 }
 
 void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
-                int sweeps, int zero, int at)
+                int sweeps, int zero)
 {
     for (int s = 0; s < sweeps; s++, zero = 0) switch (hsp_smoother_of(o, sd)) {
-        case HSP_SMOOTHER_GAUSS_SEIDEL_FB: /* alone: symmetric sweeps */
-            if (at != HSP_POST) gauss_seidel(sd->ctx, v, x, b, 0);
-            if (at != HSP_PRE) gauss_seidel(sd->ctx, v, x, b, 1);
-            break;
         case HSP_SMOOTHER_GAUSS_SEIDEL:
             gauss_seidel(sd->ctx, v, x, b, 0), gauss_seidel(sd->ctx, v, x, b, 1);
             break;

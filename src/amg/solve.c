@@ -30,7 +30,7 @@ static hsp_status check_options(const char *fn, const hsp_amg_solve_options *o)
         return hsp_fail(HSP_ERR_ARG, "%s: accel = %d: give HSP_ACCEL_CG or HSP_ACCEL_NONE", fn, (int)o->accel);
     if (o->cycle != HSP_CYCLE_V && o->cycle != HSP_CYCLE_W)
         return hsp_fail(HSP_ERR_ARG, "%s: cycle = %d: give HSP_CYCLE_V or HSP_CYCLE_W", fn, (int)o->cycle);
-    if (o->smoother < HSP_SMOOTHER_GAUSS_SEIDEL || o->smoother > HSP_SMOOTHER_GAUSS_SEIDEL_FB)
+    if (o->smoother < HSP_SMOOTHER_GAUSS_SEIDEL || o->smoother > HSP_SMOOTHER_AUTO)
         return hsp_fail(HSP_ERR_ARG, "%s: smoother = %d: give an hsp_smoother", fn, (int)o->smoother);
     if (o->pre < 0 || o->pre > 100 || o->post < 0 || o->post > 100)
         return hsp_fail(HSP_ERR_ARG, "%s: pre = %d, post = %d: give 0 to 100 sweeps each", fn, o->pre, o->post);

@@ -126,13 +126,9 @@ static inline hsp_smoother hsp_smoother_of(const hsp_amg_solve_options *o, const
     if (o->smoother != HSP_SMOOTHER_AUTO) return o->smoother;
     return sd->dev ? HSP_SMOOTHER_CHEBYSHEV : HSP_SMOOTHER_GAUSS_SEIDEL;
 }
-/* Where a level's sweeps are: before the coarse correction, after it, or alone (a coarsest level too
- * large to factor). */
-enum { HSP_PRE, HSP_POST, HSP_ALONE };
-/* sweeps of the smoother on level v's A x = b at `at` (x zero where zero is nonzero: first sweep
- * shortened). */
+/* sweeps of the smoother on level v's A x = b (x zero where zero is nonzero: first sweep shortened). */
 void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
-                int sweeps, int zero, int at);
+                int sweeps, int zero);
 
 /* ---- the cycle and the hierarchy's solve data (cycle.c) ---- */
 /* amg's solve data for ctx and o (made or completed; kept in amg's state). */
