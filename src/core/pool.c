@@ -10,7 +10,7 @@
  * worker has not come to it when the caller is done with its own, by the
  * caller: a worker that another process keeps off its CPU costs a run no
  * more than that part done on one thread, where waiting for it could take
- * the scheduler's time slice (milliseconds) each run.
+ * the scheduler's time slice (milliseconds) each run (doc/performance.md).
  *
  * After fork() the child has only the thread that forked: a pool made
  * before has no workers there, and its lock may have been held by one of
