@@ -80,21 +80,17 @@ static void held_rows(const hsp_resident *M, hsp_rows *r)
     r->M = hsp_resident_csr(M), r->held = hsp_resident_held(M);
 }
 
-/* Level l's matrices and vectors where dev holds the hierarchy: the vectors
- * zeros of its precision held there, the diagonals' made there. */
-static hsp_status make_device_level(hsp_device *dev, const hsp_amg *amg, int l, hsp_solve_level *v)
+/* Level l's matrices and vectors where sd's device holds the hierarchy: the
+ * vectors zeros of its precision made there, the diagonals' made there. */
+static hsp_status make_device_level(hsp_amg_solve_data *sd, const hsp_amg *amg, int l, hsp_solve_level *v)
 {
     const hsp_amg_level *a = &amg->level[l];
     held_rows(a->rA, &v->A);
     if (l + 1 < amg->nlevels) held_rows(a->rR, &v->R), held_rows(a->rP, &v->P);
-    size_t bytes = (size_t)v->A.M->nrows * hsp_value_size(v->A.M->precision);
-    void *zeros = calloc(bytes ? bytes : 1, 1);
-    hsp_status s = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d", l);
-    for (int k = 0; k < NVEC && s == HSP_OK; k++)
-        s = dev->hold(dev, 1, (const void *[]){zeros}, &bytes, vector_at(v, k));
-    free(zeros);
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < NVEC && s == HSP_OK; k++) s = hsp_solve_vector(sd, v->A.M->nrows, NULL, vector_at(v, k));
     v->rho = amg->state->level[l].rho;
-    return s == HSP_OK ? dev->amg->diagonals(dev, v->A.M, v->A.held, v->dinv, v->l1inv) : s;
+    return s == HSP_OK ? sd->dev->amg->diagonals(sd->dev, v->A.M, v->A.held, v->dinv, v->l1inv) : s;
 }
 
 /* The coarsest level's dense factor, and for a device solve its vectors' room on the host
@@ -120,14 +116,8 @@ static hsp_status make_coarse(const hsp_amg *amg, hsp_amg_solve_data *sd)
  * fails with an error). */
 static hsp_status make_sums(hsp_amg_solve_data *sd)
 {
-    size_t vs = hsp_value_size(sd->precision), bytes = ((size_t)sd->level[0].A.M->nrows / 8 + 64) * vs;
-    size_t nsums = HSP_NSCALARS * vs;
-    void *zeros = calloc(bytes, 1);
-    hsp_status s = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's sums");
-    if (s == HSP_OK) s = sd->dev->hold(sd->dev, 1, (const void *[]){zeros}, &bytes, &sd->parts);
-    if (s == HSP_OK) s = sd->dev->hold(sd->dev, 1, (const void *[]){zeros}, &nsums, &sd->sums);
-    free(zeros);
-    return s;
+    hsp_status s = hsp_solve_vector(sd, sd->level[0].A.M->nrows / 8 + 64, NULL, &sd->parts);
+    return s == HSP_OK ? hsp_solve_vector(sd, HSP_NSCALARS, NULL, &sd->sums) : s;
 }
 
 /* The solve data of amg for ctx: on its device where that holds the levels,
@@ -139,7 +129,7 @@ static hsp_status make(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data 
     sd->dev = amg->state->on_device ? ctx->device : NULL;
     sd->precision = amg->level[0].rA ? hsp_resident_csr(amg->level[0].rA)->precision : amg->level[0].A->precision;
     for (int l = 0; s == HSP_OK && l < amg->nlevels; l++, sd->nlevels++)
-        s = sd->dev ? make_device_level(sd->dev, amg, l, &sd->level[l]) : make_level(ctx, amg, l, &sd->level[l]);
+        s = sd->dev ? make_device_level(sd, amg, l, &sd->level[l]) : make_level(ctx, amg, l, &sd->level[l]);
     if (s == HSP_OK && sd->dev) s = make_sums(sd);
     return s == HSP_OK ? make_coarse(amg, sd) : s;
 }

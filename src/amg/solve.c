@@ -185,17 +185,9 @@ static hsp_status pcg(solver *s)
  * zero; on the CPU threads double arrays, else held by the device. */
 static hsp_status vectors_new(solver *s, const void *b, const void *x)
 {
-    hsp_device *dev = s->sd->dev;
-    size_t bytes = (size_t)s->n * (dev ? hsp_value_size(s->sd->precision) : sizeof(double));
-    void *zeros = calloc(bytes ? bytes : 1, 1);
-    hsp_status e = zeros ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of %d rows", s->n);
-    for (int k = 0; k < NVEC && e == HSP_OK; k++) {
-        const void *from = k == B ? b : k == X && s->o->x0 ? x : zeros;
-        if (dev) e = dev->hold(dev, 1, (const void *[]){from}, &bytes, &s->v[k]);
-        else if (!(s->v[k] = calloc(bytes ? bytes : 1, 1))) e = hsp_fail(HSP_ERR_NOMEM, "no memory for the solve");
-        else if (from != zeros) hsp_vec_to_double(from, s->sd->precision, s->n, s->v[k]);
-    }
-    free(zeros);
+    hsp_status e = HSP_OK;
+    for (int k = 0; k < NVEC && e == HSP_OK; k++)
+        e = hsp_solve_vector(s->sd, s->n, k == B ? b : k == X && s->o->x0 ? x : NULL, &s->v[k]);
     return e;
 }
 

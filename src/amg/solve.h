@@ -118,6 +118,9 @@ void hsp_solve_dot(hsp_amg_solve_data *sd, int32_t n, void *u, void *v, int at);
 void hsp_solve_copy(hsp_amg_solve_data *sd, int32_t n, void *x, void *y);
 void hsp_solve_zero(hsp_amg_solve_data *sd, int32_t n, void *x);
 void hsp_solve_read(hsp_amg_solve_data *sd, double scalar[HSP_NSCALARS]);
+/* *v: n values where the vectors are, from (the caller's, of the hierarchy's precision), or zeros
+ * where from is NULL (made there: nothing crosses to a device). */
+hsp_status hsp_solve_vector(hsp_amg_solve_data *sd, int32_t n, const void *from, void **v);
 
 /* ---- smoothers (smooth.c) ---- */
 /* The smoother o asks for, AUTO resolved: Gauss-Seidel on the CPU threads, Chebyshev on a device. */

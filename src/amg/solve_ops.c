@@ -4,6 +4,7 @@
  * and its sums, which stay there until hsp_solve_read).  A device's first
  * error is kept in the solve data; the steps after it do nothing and the
  * scalars read are 0, and the solve returns it. */
+#include <stdlib.h>
 #include <string.h>
 #include "amg/amg_device.h"
 #include "amg/solve.h"
@@ -73,6 +74,21 @@ void hsp_solve_zero(hsp_amg_solve_data *sd, int32_t n, void *x)
 {
     if (!sd->dev) memset(x, 0, (size_t)n * sizeof(double));
     else on_device(sd, HSP_VEC_ZERO, n, 0, 0, (void *[]){x, NULL, NULL, NULL}, sums_at(sd, 0, -1, 0));
+}
+
+hsp_status hsp_solve_vector(hsp_amg_solve_data *sd, int32_t n, const void *from, void **v)
+{
+    size_t bytes = (size_t)n * (sd->dev ? hsp_value_size(sd->precision) : sizeof(double));
+    *v = NULL;
+    if (!sd->dev) {
+        if (!(*v = calloc(bytes ? bytes : 1, 1))) return hsp_fail(HSP_ERR_NOMEM, "no memory for a solve's vector");
+        if (from) hsp_vec_to_double(from, sd->precision, n, *v);
+        return HSP_OK;
+    }
+    hsp_status s = sd->dev->hold(sd->dev, 1, (const void *[]){from}, &bytes, v);
+    if (s == HSP_OK && !from && n) s = sd->dev->amg->vector(sd->dev, HSP_VEC_ZERO, n, sd->precision, 0, 0,
+                                                           (void *[]){*v, NULL, NULL, NULL}, NULL);
+    return s;
 }
 
 void hsp_solve_read(hsp_amg_solve_data *sd, double scalar[HSP_NSCALARS])

@@ -31,7 +31,8 @@ struct hsp_device {
     /* Resident arrays (hspgemm.h: resident matrices, a prepared A, resident
      * dense matrices), NULL where the device uses host arrays in place: hold
      * copies n (at most HSP_HELD_MAX) host arrays of the bytes given into
-     * arrays of the device's own, *held; home reads the first n back into
+     * arrays of the device's own, *held (a host NULL: that array's bytes are
+     * left as the device's memory had them, nothing crosses); home reads the first n back into
      * host (bytes as held), put writes them from host; drop frees them;
      * finish waits for all work launched on them. */
     hsp_status (*hold)(hsp_device *dev, int n, const void *const *host, const size_t *bytes, void **held);

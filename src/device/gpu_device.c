@@ -26,7 +26,7 @@ static hsp_status gpu_hold(hsp_device *dev, int n, const void *const *host, cons
     hsp_status s = h ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for resident arrays");
     for (int k = 0; k < n && s == HSP_OK; k++) {
         s = gpu_array_new(g, &h->a[k], bytes[k]);
-        if (s == HSP_OK) s = gpu_array_write(g, &h->a[k], host[k], bytes[k]);
+        if (s == HSP_OK && host[k]) s = gpu_array_write(g, &h->a[k], host[k], bytes[k]);
     }
     if (s != HSP_OK) gpu_drop(dev, h), h = NULL;
     *held = h;
