@@ -56,18 +56,24 @@ static hsp_status ghosts(hsp_solve_level *v)
     return v->ghost ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory for the parts of a level of %d rows", A->nrows);
 }
 
+/* Level l's work vectors of n rows, zeros where the vectors are (sd's device or its threads). */
+static hsp_status level_vectors(hsp_amg_solve_data *sd, int l, int32_t n, hsp_solve_level *v)
+{
+    hsp_status s = HSP_OK;
+    for (int k = 0; k < NVEC && s == HSP_OK; k++) s = hsp_solve_vector(sd, n, NULL, vector_at(v, k));
+    return s == HSP_OK ? s : hsp_fail(s, "the solve's vectors of level %d (%d rows): %s", l, n, hsp_errmsg());
+}
+
 /* Level l's parts, diagonals, work vectors and the setup's rho (0 where it made none). */
-static hsp_status make_level(hsp_context *ctx, const hsp_amg *amg, int l, hsp_solve_level *v)
+static hsp_status make_level(hsp_context *ctx, hsp_amg_solve_data *sd, const hsp_amg *amg, int l,
+                             hsp_solve_level *v)
 {
     const hsp_amg_level *a = &amg->level[l];
-    size_t bytes = ((size_t)a->A->nrows + 1) * sizeof(double);
     hsp_status s = hsp_rows_cut(ctx, a->A, &v->A);
     if (s == HSP_OK && l + 1 < amg->nlevels) s = hsp_rows_cut(ctx, a->R, &v->R);
     if (s == HSP_OK && l + 1 < amg->nlevels) s = hsp_rows_cut(ctx, a->P, &v->P);
+    if (s == HSP_OK) s = level_vectors(sd, l, a->A->nrows, v);
     if (s != HSP_OK) return s;
-    for (int k = 0; k < NVEC; k++)
-        if (!(*vector_at(v, k) = malloc(bytes)))
-            return hsp_fail(HSP_ERR_NOMEM, "no memory for the solve's vectors of level %d (%d rows)", l, a->A->nrows);
     v->rho = amg->state->level[l].rho;
     s = hsp_rows_diagonals(ctx, v);
     if (s != HSP_OK) return hsp_fail(s, "level %d: %s", l, hsp_errmsg());
@@ -87,8 +93,7 @@ static hsp_status make_device_level(hsp_amg_solve_data *sd, const hsp_amg *amg, 
     const hsp_amg_level *a = &amg->level[l];
     held_rows(a->rA, &v->A);
     if (l + 1 < amg->nlevels) held_rows(a->rR, &v->R), held_rows(a->rP, &v->P);
-    hsp_status s = HSP_OK;
-    for (int k = 0; k < NVEC && s == HSP_OK; k++) s = hsp_solve_vector(sd, v->A.M->nrows, NULL, vector_at(v, k));
+    hsp_status s = level_vectors(sd, l, v->A.M->nrows, v);
     v->rho = amg->state->level[l].rho;
     return s == HSP_OK ? sd->dev->amg->diagonals(sd->dev, v->A.M, v->A.held, v->dinv, v->l1inv) : s;
 }
@@ -129,7 +134,7 @@ static hsp_status make(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data 
     sd->dev = amg->state->on_device ? ctx->device : NULL;
     sd->precision = amg->level[0].rA ? hsp_resident_csr(amg->level[0].rA)->precision : amg->level[0].A->precision;
     for (int l = 0; s == HSP_OK && l < amg->nlevels; l++, sd->nlevels++)
-        s = sd->dev ? make_device_level(sd, amg, l, &sd->level[l]) : make_level(ctx, amg, l, &sd->level[l]);
+        s = sd->dev ? make_device_level(sd, amg, l, &sd->level[l]) : make_level(ctx, sd, amg, l, &sd->level[l]);
     if (s == HSP_OK && sd->dev) s = make_sums(sd);
     return s == HSP_OK ? make_coarse(amg, sd) : s;
 }
