@@ -163,6 +163,35 @@ static void test_pyamg_count(void)
     hsp_amg_free(amg), hsp_amg_free(amg1), hsp_csr_free(A);
 }
 
+/* poisson2d5:64 at theta 0.5, where no connection is strong (|a_ij| = 1 < 0.5 * 4):
+ * no aggregates, so a coarsest level of one empty row, as PyAMG's; its dense
+ * solve gives 0 there (PyAMG's pinv), the cycle is the smoother's alone, and
+ * CG converges (`hspgemm amg-solve --gen=poisson2d5:64 --theta=0.5 --coarse=10
+ * --threads=1`, b = ones: PyAMG 5.4.1's 43 iterations; 41 with this b). */
+static void test_no_aggregates(void)
+{
+    hsp_csr *A = NULL;
+    hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &A);
+    hsp_amg_options ao;
+    hsp_amg_options_init(&ao);
+    ao.coarse_size = 10, ao.theta = 0.5;
+    hsp_amg *amg = NULL, *amg1 = NULL;
+    hsp_status s = hsp_amg_setup(ctx, A, &ao, &amg);
+    if (s == HSP_OK) s = hsp_amg_setup(ctx1, A, &ao, &amg1);
+    if (!tap_ok(s == HSP_OK && amg->nlevels == 2 && amg->level[1].A->nrows == 1 && amg->level[1].A->nnz == 0,
+                "poisson2d5:64, theta 0.5: levels 4096 1, the coarsest empty (PyAMG's) %s", s ? hsp_errmsg() : ""))
+        goto done;
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    check_solve("poisson2d5:64, theta 0.5 (no aggregates), the threads of the device", amg, &o, 50);
+    hsp_context *keep = ctx;
+    ctx = ctx1;
+    check_solve("poisson2d5:64, theta 0.5 (no aggregates), one thread", amg1, &o, 50);
+    ctx = keep;
+done:
+    hsp_amg_free(amg), hsp_amg_free(amg1), hsp_csr_free(A);
+}
+
 /* The parts of level 0's rows amg's solves use (0 before the first). */
 static int parts(const hsp_amg *amg)
 {
@@ -562,14 +591,24 @@ static void test_errors(void)
     o.x0 = 0, o.accel = HSP_ACCEL_NONE;
     if (sing) check_solve("one level of [1 4 0; 3 1 2; 0 2 1] (LU, rows swapped), stationary", sing, &o, 1);
     hsp_amg_free(sing), hsp_csr_free(N);
-    /* one level (no set-up check of its diagonal): a zero on it refused by the solve */
+    /* one level, factored: the zeros on its diagonal need no smoother */
     hsp_csr_from_triplets(2, 2, 2, (const int32_t[]){0, 1}, (const int32_t[]){1, 0}, (const double[]){1, 1},
                           HSP_DOUBLE, &N);
     sing = setup(ctx, N, 100);
-    s = sing ? hsp_amg_solve(ctx, sing, b, x, NULL, NULL) : HSP_ERR_ARG;
-    tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "row 0 of A has no nonzero diagonal") && untouched(x, 2, 7),
-           "a zero on a one-level hierarchy's diagonal refused, x untouched: %s", hsp_errmsg());
+    if (sing) check_solve("one level of [0 1; 1 0] (LU, rows swapped), stationary", sing, &o, 1);
     hsp_amg_free(sing), hsp_csr_free(N);
+    /* one level too large to factor (no set-up check of its diagonal): a zero on it refused by the solve */
+    int32_t big = HSP_DENSE_MAX + 1;
+    hsp_generate("band:5001,1", 1, HSP_DOUBLE, &N);
+    for (int64_t k = N->rowptr[0]; k < N->rowptr[1]; k++) ((double *)N->values)[k] = N->colidx[k] == 0 ? 0 : 1;
+    sing = N && N->nrows == big ? setup(ctx, N, big) : NULL;
+    double *bb = calloc(big, sizeof *bb), *xb = calloc(big, sizeof *xb);
+    for (int32_t i = 0; i < big; i++) xb[i] = 7, bb[i] = 1;
+    s = sing ? hsp_amg_solve(ctx, sing, bb, xb, NULL, NULL) : HSP_ERR_ARG;
+    tap_ok(s == HSP_ERR_ARG && strstr(hsp_errmsg(), "row 0 of A has no nonzero diagonal") && untouched(xb, big, 7),
+           "a zero on the diagonal of a one-level hierarchy of %d rows (smoothed) refused, x untouched: %s", big,
+           hsp_errmsg());
+    free(bb), free(xb), hsp_amg_free(sing), hsp_csr_free(N);
     free(b), free(x), hsp_amg_free(amg), hsp_csr_free(A);
 }
 
@@ -698,6 +737,34 @@ done:
     hsp_amg_free(dev_amg), hsp_amg_free(host_amg), hsp_resident_free(M), hsp_resident_free(MB), hsp_csr_free(A);
 }
 
+/* theta 0.5 on poisson2d5:64 where the device holds the hierarchy: the same two
+ * levels as the host's, the coarsest empty, and the solve converges there. */
+static void test_no_aggregates_device(hsp_precision p)
+{
+    hsp_csr *A = NULL;
+    hsp_resident *M = NULL;
+    hsp_amg *amg = NULL;
+    hsp_amg_options ao;
+    hsp_amg_options_init(&ao);
+    ao.coarse_size = 10, ao.theta = 0.5;
+    hsp_generate("poisson2d5:64", 1, p, &A);
+    hsp_status s = hsp_place(ctx, A, &M);
+    if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, M, &ao, &amg);
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    o.tol = p == HSP_DOUBLE ? 1e-8 : 1e-5;
+    hsp_amg_solve_info info = {0};
+    void *x = NULL;
+    if (s == HSP_OK) s = solve_once(amg, A, &o, &x, &info);
+    void *b = vector(p, A->nrows, 1, 1);
+    double r = s == HSP_OK ? relres(A, b, x) : NAN;
+    tap_ok(s == HSP_OK && amg->nlevels == 2 && info.on_device && info.converged && r <= o.tol * 1.01,
+           "device solve, poisson2d5:64 %s, theta 0.5 (no aggregates): %d levels, %d iterations, |b - Ax|/|b| = "
+           "%.3g %s", p == HSP_DOUBLE ? "double" : "float", amg ? amg->nlevels : 0, info.iterations, r,
+           s ? hsp_errmsg() : "");
+    free(b), free(x), hsp_amg_free(amg), hsp_resident_free(M), hsp_csr_free(A);
+}
+
 int main(void)
 {
     hsp_options one;
@@ -707,6 +774,7 @@ int main(void)
                 "a context on %s, and one of one thread on cpu", ref_device()))
         return tap_done();
     test_pyamg_count();
+    test_no_aggregates();
     test_matrix("poisson2d5:64", HSP_DOUBLE);
     test_matrix("poisson3d7:16", HSP_DOUBLE);
     test_matrix("poisson2d5:64", HSP_FLOAT);
@@ -721,6 +789,8 @@ int main(void)
         test_device("poisson2d5:64", HSP_DOUBLE);
         test_device("poisson3d7:16", HSP_DOUBLE);
         test_device("poisson2d5:64", HSP_FLOAT);
+        test_no_aggregates_device(HSP_DOUBLE);
+        test_no_aggregates_device(HSP_FLOAT);
     } else {
         tap_skip("the device uses host arrays in place: its hierarchies solve on the CPU threads", "device solve");
     }

@@ -2,7 +2,8 @@
  * once (per setup or re-setup), by Cholesky where A is symmetric and its
  * pivots stay positive, else by LU with partial pivoting; a pivot below
  * 1e-13 of A's largest entry (Cholesky: of its own diagonal entry) fails
- * the factor, and LU's failing means A is singular. */
+ * the factor, and LU's failing means A is singular.  Rows and columns of
+ * zeros alone are left out (their unknowns solved as 0). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,21 @@ static double densify(const hsp_csr *A, double *f)
             amax = fmax(amax, fabs(f[(size_t)i * n + A->colidx[k]]));
         }
     return amax;
+}
+
+/* f's empty rows (row and column of zeros) into f->empty, each given a 1 on
+ * the diagonal so that the factor is of A's other rows beside an identity. */
+static hsp_status mark_empty(hsp_dense_factor *f, int32_t n)
+{
+    f->nempty = 0;
+    f->empty = malloc((size_t)n * sizeof *f->empty + 1);
+    if (!f->empty) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t j = 0;
+        while (j < n && f->f[(size_t)i * n + j] == 0 && f->f[(size_t)j * n + i] == 0) j++;
+        if (j == n) f->empty[f->nempty++] = i, f->f[(size_t)i * n + i] = 1;
+    }
+    return HSP_OK;
 }
 
 /* Is the dense f symmetric to rounding (amax its largest entry)? */
@@ -102,14 +118,17 @@ static int lu(double *f, int32_t n, int32_t *perm, double amax)
 hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f)
 {
     int32_t n = A->nrows;
-    f->n = 0, f->perm = NULL;
+    f->n = 0, f->perm = NULL, f->empty = NULL;
     f->f = malloc((size_t)n * n * sizeof *f->f + 1);
     if (!f->f) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
     double amax = densify(A, f->f);
+    hsp_status s = mark_empty(f, n);
+    if (s != HSP_OK) return s;
     if (symmetric(f->f, n, amax) && cholesky(f->f, n)) return f->n = n, HSP_OK;
     f->perm = malloc((size_t)n * sizeof *f->perm + 1);
     if (!f->perm) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
     densify(A, f->f);
+    for (int32_t e = 0; e < f->nempty; e++) f->f[(size_t)f->empty[e] * n + f->empty[e]] = 1;
     if (!lu(f->f, n, f->perm, amax))
         return hsp_fail(HSP_ERR_ARG, "the coarsest level's A (%d x %d) is singular: LU with partial pivoting found "
                         "a pivot below %g of its largest entry", n, n, PIVOT_TOL);
@@ -139,10 +158,11 @@ void hsp_dense_solve(const hsp_dense_factor *f, const double *b, double *x)
             for (int32_t k = 0; k < i; k++) x[k] -= row[k] * x[i];
         }
     }
+    for (int32_t e = 0; e < f->nempty; e++) x[f->empty[e]] = 0;
 }
 
 void hsp_dense_factor_free(hsp_dense_factor *f)
 {
-    free(f->f), free(f->perm);
-    f->f = NULL, f->perm = NULL, f->n = 0;
+    free(f->f), free(f->perm), free(f->empty);
+    f->f = NULL, f->perm = NULL, f->empty = NULL, f->n = 0, f->nempty = 0;
 }

@@ -64,6 +64,12 @@ static hsp_status level_vectors(hsp_amg_solve_data *sd, int l, int32_t n, hsp_so
     return s == HSP_OK ? s : hsp_fail(s, "the solve's vectors of level %d (%d rows): %s", l, n, hsp_errmsg());
 }
 
+/* Is level l of amg, of n rows, the coarsest and factored (so never smoothed)? */
+static int factored(const hsp_amg *amg, int l, int32_t n)
+{
+    return l + 1 == amg->nlevels && n <= HSP_DENSE_MAX;
+}
+
 /* Level l's parts, diagonals, work vectors and the setup's rho (0 where it made none). */
 static hsp_status make_level(hsp_context *ctx, hsp_amg_solve_data *sd, const hsp_amg *amg, int l,
                              hsp_solve_level *v)
@@ -75,15 +81,19 @@ static hsp_status make_level(hsp_context *ctx, hsp_amg_solve_data *sd, const hsp
     if (s == HSP_OK) s = level_vectors(sd, l, a->A->nrows, v);
     if (s != HSP_OK) return s;
     v->rho = amg->state->level[l].rho;
-    s = hsp_rows_diagonals(ctx, v);
+    s = factored(amg, l, a->A->nrows) ? HSP_OK : hsp_rows_diagonals(ctx, v);
     if (s != HSP_OK) return hsp_fail(s, "level %d: %s", l, hsp_errmsg());
     return ghosts(v);
 }
 
-/* A matrix the device holds, as the solve reads it (no parts). */
-static void held_rows(const hsp_resident *M, hsp_rows *r)
+/* A matrix the device holds, as the solve reads it (no parts); one whose
+ * entries were the host's alone (an empty P where nothing was aggregated)
+ * is held there first. */
+static hsp_status held_rows(const hsp_resident *M, hsp_rows *r)
 {
+    hsp_status s = hsp_resident_hold((hsp_resident *)M);
     r->M = hsp_resident_csr(M), r->held = hsp_resident_held(M);
+    return s;
 }
 
 /* Level l's matrices and vectors where sd's device holds the hierarchy: the
@@ -91,11 +101,13 @@ static void held_rows(const hsp_resident *M, hsp_rows *r)
 static hsp_status make_device_level(hsp_amg_solve_data *sd, const hsp_amg *amg, int l, hsp_solve_level *v)
 {
     const hsp_amg_level *a = &amg->level[l];
-    held_rows(a->rA, &v->A);
-    if (l + 1 < amg->nlevels) held_rows(a->rR, &v->R), held_rows(a->rP, &v->P);
-    hsp_status s = level_vectors(sd, l, v->A.M->nrows, v);
+    hsp_status s = held_rows(a->rA, &v->A);
+    if (s == HSP_OK && l + 1 < amg->nlevels) s = held_rows(a->rR, &v->R);
+    if (s == HSP_OK && l + 1 < amg->nlevels) s = held_rows(a->rP, &v->P);
+    if (s == HSP_OK) s = level_vectors(sd, l, v->A.M->nrows, v);
     v->rho = amg->state->level[l].rho;
-    return s == HSP_OK ? sd->dev->amg->diagonals(sd->dev, v->A.M, v->A.held, v->dinv, v->l1inv) : s;
+    if (s != HSP_OK || factored(amg, l, v->A.M->nrows)) return s;
+    return sd->dev->amg->diagonals(sd->dev, v->A.M, v->A.held, v->dinv, v->l1inv);
 }
 
 /* The coarsest level's dense factor, and for a device solve its vectors' room on the host
@@ -104,7 +116,7 @@ static hsp_status make_coarse(const hsp_amg *amg, hsp_amg_solve_data *sd)
 {
     const hsp_amg_level *last = &amg->level[amg->nlevels - 1];
     const hsp_csr *A = sd->dev ? hsp_resident_csr(last->rA) : last->A, *home = NULL;
-    if (A->nrows > HSP_DENSE_MAX) return HSP_OK;
+    if (!factored(amg, amg->nlevels - 1, A->nrows)) return HSP_OK;
     if (!sd->dev) return hsp_dense_factorize(A, &sd->coarse);
     hsp_status s = hsp_resident_host((hsp_resident *)last->rA, &home);
     if (s == HSP_OK) s = hsp_dense_factorize(home, &sd->coarse);

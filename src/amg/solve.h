@@ -22,11 +22,16 @@ typedef struct {
     void *held;   /* a device solve: M's arrays the device holds (no parts) */
 } hsp_rows;
 
-/* A dense LU or Cholesky factor of the coarsest level's A. */
+/* A dense LU or Cholesky factor of the coarsest level's A, its empty rows
+ * (row and column all zeros) taken as the identity's and solved as 0: A's
+ * pseudo-inverse there, as PyAMG's coarse solver gives (a level of no
+ * aggregates is one such row). */
 typedef struct {
-    int32_t n;     /* 0: none (the level is smoothed) */
-    double *f;     /* n x n, row by row: L of A = L L^T, or L\U of P A = L U */
-    int32_t *perm; /* LU's row of each pivot; NULL for Cholesky */
+    int32_t n;      /* 0: none (the level is smoothed) */
+    double *f;      /* n x n, row by row: L of A = L L^T, or L\U of P A = L U */
+    int32_t *perm;  /* LU's row of each pivot; NULL for Cholesky */
+    int32_t nempty; /* A's empty rows: empty[0 .. nempty - 1] */
+    int32_t *empty;
 } hsp_dense_factor;
 
 /* The solve's sums, kept where its vectors are (a device adds them there and

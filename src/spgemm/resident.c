@@ -171,6 +171,16 @@ void *hsp_resident_held(const hsp_resident *M)
     return M->held;
 }
 
+hsp_status hsp_resident_hold(hsp_resident *M)
+{
+    hsp_device *dev = M->ctx->device;
+    if (M->held || !dev->hold) return HSP_OK;
+    void *host[3];
+    size_t bytes[3];
+    csr_arrays(M->host, host, bytes);
+    return dev->hold(dev, 3, (const void *const *)host, bytes, &M->held);
+}
+
 void hsp_resident_touched(hsp_resident *M)
 {
     if (M->held) M->home = 0;

@@ -67,6 +67,10 @@ hsp_resident *hsp_resident_held_new(hsp_context *ctx, int32_t nrows, int32_t nco
 const hsp_csr *hsp_resident_csr(const hsp_resident *M);
 /* The device's arrays of M, or NULL where its entries are host arrays. */
 void *hsp_resident_held(const hsp_resident *M);
+/* M's host entries held on its device where it holds none (a product the
+ * device did not make: no entries), so that device kernels can read it; the
+ * context locked. */
+hsp_status hsp_resident_hold(hsp_resident *M);
 /* hsp_rap_resident, the first product (A*P or R*A) kept in *kept unless
  * kept is NULL (for a values-only re-setup). */
 hsp_status hsp_rap_resident_kept(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A,
