@@ -9,7 +9,7 @@ data="$src/tests/data/bench"
 py="${HSPGEMM_PLOT_PYTHON:-/usr/bin/python3}"
 . "$src/tests/tap.sh"
 
-echo "1..29"
+echo "1..32"
 
 # is STATUS WANTED: 0 when the two are equal.
 is() { [ "$1" -eq "$2" ]; echo $?; }
@@ -118,11 +118,36 @@ else
     skip "plot.py draws the solve runs as make bench-doc names them" "no matplotlib"
 fi
 
+# amgx_solve.sh --parse: logs of amgx_capi as it prints them (4 repeats; one failed run).
+mkdir -p "$tmp/amgx/logs"
+{
+    echo "Matrix A is scalar and has 4096 rows"
+    for t in "0.09 0.5" "0.03 0.2" "0.01 0.4" "0.02 0.3"; do
+        set -- $t
+        printf '         Total Iterations: 12\n         Final Residual: \t\t   5.0e-07\n'
+        printf 'Total Time: 1\n    setup: %s s\n    solve: %s s\n    solve(per iteration): 0.01 s\n' "$1" "$2"
+    done
+} >"$tmp/amgx/logs/poisson2d5_64--PCG_AGGREGATION_JACOBI.txt"
+sed 's/5.0e-07/1.0e-05/' "$tmp/amgx/logs/poisson2d5_64--PCG_AGGREGATION_JACOBI.txt" \
+    >"$tmp/amgx/logs/poisson2d5_64--FGMRES_AGGREGATION.txt"
+printf 'Matrix A is scalar and has 4096 rows\nThrust failure: parallel_for failed: x\n***Solver Failed\n' \
+    >"$tmp/amgx/logs/poisson2d5_64--PCG_CLASSICAL_V_JACOBI.txt"
+run sh "$bench/amgx_solve.sh" --parse "$tmp/amgx"
+[ $rc -eq 0 ] && grep -qx '"poisson2d5:64",amgx,"PCG_AGGREGATION_JACOBI",12,20.000,300.000,320.000,7.812e-09,1,""' \
+    "$tmp/amgx/amgx.csv"
+ok $? "amgx_solve.sh --parse: iterations, the medians of the repeats after the first, |r|/|b| and converged"
+grep -qx '"poisson2d5:64",amgx,"FGMRES_AGGREGATION",12,20.000,300.000,320.000,1.563e-07,0,""' "$tmp/amgx/amgx.csv" &&
+    grep -qx '"poisson2d5:64",amgx,"PCG_CLASSICAL_V_JACOBI",,,,,,0,"Thrust failure: parallel_for failed: x"' \
+        "$tmp/amgx/amgx.csv"
+ok $? "a residual above 1e-8 is not converged; a failed run gives AmgX's error and no figures"
+run sh "$bench/amgx_solve.sh"
+ok "$(is $rc 2)" "amgx_solve.sh without arguments exits 2"
+
 # The README's tables of figures are those its committed runs (doc/bench) give.
 run "$py" "$bench/doc.py" --check "$src/README.md"
 [ $rc -eq 0 ] && grep -q "bench-table" "$src/README.md"
 ok $? "README.md's tables of figures agree with their CSVs in doc/bench (make bench-doc regenerates them)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out" "$tmp/err"
 
-[ $n -eq 29 ] || { echo "# ran $n tests, planned 29"; fail=1; }
+[ $n -eq 32 ] || { echo "# ran $n tests, planned 32"; fail=1; }
 exit $fail
