@@ -569,23 +569,66 @@ static PetscErrorCode backend_symbolic(Mat C)
     PetscFunctionReturn(0);
 }
 
+/* Row lengths of the local block M added into len (M's rows). */
+static PetscErrorCode add_lengths(Mat M, PetscInt *len)
+{
+    PetscInt n;
+    const PetscInt *ia, *ja;
+    PetscBool done;
+
+    PetscFunctionBegin;
+    PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCheck(done, PetscObjectComm((PetscObject)M), PETSC_ERR_SUP, "hspgemm: cannot read the rows of a block");
+    for (PetscInt i = 0; i < n; i++) len[i] += ia[i + 1] - ia[i];
+    PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscFunctionReturn(0);
+}
+
+/* Does the MPIAIJ P aggregate, at most one entry in each row on every rank
+ * (PCGAMG's coarsener multiplies its strength graph by such a P)? */
+static PetscErrorCode aggregates(Mat P, PetscBool *yes)
+{
+    Mat block[2];
+    PetscInt m, *len;
+
+    PetscFunctionBegin;
+    PetscCall(MatGetLocalSize(P, &m, NULL));
+    PetscCall(PetscCalloc1(m + 1, &len));
+    PetscCall(MatMPIAIJGetSeqAIJ(P, &block[0], &block[1], NULL));
+    for (int k = 0; k < 2; k++)
+        if (block[k]) PetscCall(add_lengths(block[k], len));
+    *yes = PETSC_TRUE;
+    for (PetscInt i = 0; i < m; i++) *yes = *yes && len[i] <= 1;
+    PetscCall(PetscFree(len));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, yes, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)P)));
+    PetscFunctionReturn(0);
+}
+
 /* A product of an mpiaijhsp: A*B and P^T*A*P of MPIAIJ operands by
  * hsp_petsc_mpi.c, one hspgemm product a rank, unless an algorithm was set
  * (MatProductSetAlgorithm) or -hsp_backend asks for PETSc's "backend"
  * algorithm; that, with its local products of seqaijhsp blocks, for those
  * and for A^T*B (by backend_symbolic); the rest as MPIAIJ does them.
+ * P^T*A*P where P aggregates is PETSc's own, which was faster there
+ * (README.md, "PETSc": the coarsener's graph products on 2 ranks).
  * (PETSc 3.18 may call it twice for one product.) */
 static PetscErrorCode mpi_products(Mat C)
 {
     Mat_Product *product = C->product;
     MatProductType t = product->type;
-    PetscBool by_default, backend = PETSC_FALSE;
+    PetscBool by_default, backend = PETSC_FALSE, ours, aggregating = PETSC_FALSE;
 
     PetscFunctionBegin;
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-hsp_backend", &backend, NULL));
     PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &by_default));
-    if (by_default && !backend && (t == MATPRODUCT_AB || t == MATPRODUCT_PtAP) && is_of(product->A, MATMPIAIJ) &&
-        is_of(product->B, MATMPIAIJ)) {
+    ours = by_default && !backend && (t == MATPRODUCT_AB || t == MATPRODUCT_PtAP) && is_of(product->A, MATMPIAIJ) &&
+           is_of(product->B, MATMPIAIJ);
+    if (ours && t == MATPRODUCT_PtAP) PetscCall(aggregates(product->B, &aggregating));
+    if (aggregating) {
+        PetscCall(mpiaij_products(C));
+        PetscFunctionReturn(0);
+    }
+    if (ours) {
         C->ops->productsymbolic = hsp_petsc_mpi_symbolic;
         PetscFunctionReturn(0);
     }

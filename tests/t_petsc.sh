@@ -32,7 +32,7 @@ for ranks in 1 2 4; do
         "not ok - "*) echo "# $ranks ranks: $line" ;;
         esac
     done
-    check "$([ "$n" = 17 ] && echo 1)" "$ranks ranks: products of aijhsp matrices as PETSc's own ($n of 17 checks)"
+    check "$([ "$n" = 18 ] && echo 1)" "$ranks ranks: products of aijhsp matrices as PETSc's own ($n of 18 checks)"
     for problem in 2d5:48 2d9:48 3d7:14 3d27:14; do
         stencil=${problem%:*} size=${problem#*:}
         for hsp in 1 0; do
@@ -56,7 +56,7 @@ done
 run 2 "$b/tests/t_petsc_products" -hsp_backend >"$tmp/products"
 n=$(grep -c '^ok - ' "$tmp/products")
 [ "$n" = 17 ] || grep -E '^(# |not ok)' "$tmp/products"
-check "$([ "$n" = 17 ] && echo 1)" "2 ranks, -hsp_backend: products of aijhsp matrices as PETSc's own ($n of 17 checks)"
+check "$([ "$n" = 18 ] && echo 1)" "2 ranks, -hsp_backend: products of aijhsp matrices as PETSc's own ($n of 18 checks)"
 # an error on rank 0 alone, not caught: the program ends on both ranks (an
 # exit status other than timeout's), every rank through the plugin's
 # agreement: rank 1 naming rank 0's failure, or, where rank 0's abort ended

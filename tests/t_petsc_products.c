@@ -3,6 +3,7 @@
  * gives it: C = A*P, P^T*A*P and P^T*A (pattern exact, values to
  * rounding), the three again after A's values change (numeric phases by
  * hspgemm's plans),
+ * P^T*A*P of an aggregating P (PETSc's own on several ranks),
  * a product whose operand's pattern changed between the symbolic and the
  * numeric phase (PETSc's error, hspgemm's message inside), and one of bad
  * sizes, and a first product made by one rank alone; reuses with new
@@ -85,6 +86,19 @@ static PetscErrorCode make_p(MatType type, PetscScalar scale, Mat *P)
         PetscCall(MatSetValue(*P, i, i / PER, scale * (0.5 + 0.01 * (i % 5)), INSERT_VALUES));
         if (i % 3 == 0) PetscCall(MatSetValue(*P, i, (i / PER + 1) % nc, scale * 0.25, INSERT_VALUES));
     }
+    PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+}
+
+/* P of PCGAMG's coarsener: one 1 a row, row i in aggregate i / PER. */
+static PetscErrorCode make_aggregating_p(Mat *P)
+{
+    PetscInt N = SIDE * SIDE, first, last;
+
+    PetscFunctionBegin;
+    PetscCall(new_matrix(MATAIJHSP, N, N / PER, 1, P, &first, &last));
+    for (PetscInt i = first; i < last; i++) PetscCall(MatSetValue(*P, i, i / PER, 1.0, INSERT_VALUES));
     PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
     PetscFunctionReturn(0);
@@ -182,6 +196,36 @@ static PetscErrorCode test_products(void)
         PetscCall(MatDestroy(&PtAP[k]));
         PetscCall(MatDestroy(&PtA[k]));
     }
+    PetscFunctionReturn(0);
+}
+
+/* P^T*A*P where P aggregates: by hspgemm on one rank (one pass over A), by
+ * PETSc's own on several (faster there; -hsp_backend: its backend algorithm's
+ * local products by hspgemm); PETSc's values, again after A's change. */
+static PetscErrorCode test_aggregating(void)
+{
+    Mat A, P, C;
+    PetscBool ok, ok2, backend;
+    PetscMPIInt size;
+    PetscInt before = made(1), after;
+
+    PetscFunctionBegin;
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-hsp_backend", &backend));
+    PetscCall(make_a(MATAIJHSP, 8.5, &A));
+    PetscCall(make_aggregating_p(&P));
+    PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+    after = made(1);
+    PetscCall(right(1, A, P, C, &ok));
+    PetscCall(MatScale(A, -2.0));
+    PetscCall(MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C));
+    PetscCall(right(1, A, P, C, &ok2));
+    PetscCall(report(ok && ok2 && (size == 1 || backend ? after > before : after == before),
+                     "P^T*A*P of an aggregating P: PETSc's values, again after A's change, by hspgemm on one rank "
+                     "and PETSc's own on several"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&P));
+    PetscCall(MatDestroy(&C));
     PetscFunctionReturn(0);
 }
 
@@ -460,6 +504,7 @@ int main(int argc, char **argv)
     if (uncaught) PetscCall(test_one_rank_error(PETSC_FALSE));
     PetscCall(test_one_rank());
     PetscCall(test_products());
+    PetscCall(test_aggregating());
     PetscCall(test_errors());
     for (op o = OP_AB; o <= OP_ATB; o++) {
         PetscCall(test_new_operands(o));
