@@ -610,7 +610,7 @@ static PetscErrorCode aggregates(Mat P, PetscBool *yes)
  * algorithm; that, with its local products of seqaijhsp blocks, for those
  * and for A^T*B (by backend_symbolic); the rest as MPIAIJ does them.
  * P^T*A*P where P aggregates is PETSc's own, which was faster there
- * (README.md, "PETSc": the coarsener's graph products on 2 ranks).
+ * (doc/petsc.md: the coarsener's graph products on 2 ranks).
  * (PETSc 3.18 may call it twice for one product.) */
 static PetscErrorCode mpi_products(Mat C)
 {

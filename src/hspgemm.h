@@ -229,7 +229,7 @@ typedef struct {
     int threads;          /* CPU threads; 0 = one per CPU the calling thread may run on
                              (its affinity: taskset, cgroup cpusets, mpiexec's binding) */
     int unbound;          /* nonzero: the pool's threads are left to the scheduler instead
-                             of each bound to a CPU other than the caller's (README "How a
+                             of each bound to a CPU other than the caller's (doc/design.md, "How a
                              product is computed"): for processes that share a machine
                              unbound by their launcher (MPI ranks), whose pools would bind
                              their threads to the same CPUs.  Default 0; HSPGEMM_NO_BIND=1
@@ -284,9 +284,9 @@ typedef struct {
                              take RMerge where they would hash and merge where they would go
                              dense, and a method that adds by atomics (hash, hash2, dense) is an
                              error; plans and resident AMG set-ups sum each row on one
-                             work-item.  Slower on a GPU (README: Deterministic products).
+                             work-item.  Slower on a GPU (doc/devices.md: Deterministic products).
                              Default 0 */
-    const char *profile;  /* a tuned profile (hsp_tune; README: Tuning): the method of
+    const char *profile;  /* a tuned profile (hsp_tune; doc/devices.md: Tuning): the method of
                              each bin of short and medium rows, and of the long rows,
                              that a device takes where method[] leaves the choice to it.
                              NULL (default): the user's profile file,
@@ -738,7 +738,7 @@ int hsp_profile_path(const char *profile, char *path, size_t len);
 /* Time every method ctx's device runs on each bin of short and medium rows,
  * and on its long rows, against the device's own choice: whole products,
  * one bin's method changed at a time, squaring a set of generated matrices
- * (README: Tuning) or t's matrices.  Write the methods that beat the
+ * (doc/devices.md: Tuning) or t's matrices.  Write the methods that beat the
  * device's own by more than 5% in bins of 1024 rows or more, with the times,
  * as the profile's section for the device and precision (other sections of
  * the file are kept); a matrix whose own product fails (too large for the

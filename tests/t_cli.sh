@@ -543,15 +543,15 @@ else
     skip "peer_mkl --spmm=0" "no oneMKL peer"
 fi
 
-# Issue 56: the documentation against the code: README's multiply table has every option of
+# Issue 56: the documentation against the code: doc/cli.md's multiply table has every option of
 # square --help, bench's spmm peers are --help's, the header's chunks of rows are the code's.
 missing=""
 for o in $("$hsp" square --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
     case $o in --help | --gen) continue ;; esac
-    awk '/^Options of `multiply` and `square`:/, /^Generators/' "${top_srcdir:-.}/README.md" | grep -q -- "\`$o" ||
+    awk '/^Options of `multiply` and `square`:/, /^Generators/' "${top_srcdir:-.}/doc/cli.md" | grep -q -- "\`$o" ||
         missing="$missing $o"
 done
-[ -z "$missing" ]; ok $? "README's table of multiply's options has each of square --help's:$missing"
+[ -z "$missing" ]; ok $? "doc/cli.md's table of multiply's options has each of square --help's:$missing"
 "$hsp" bench --help | grep -q "scipy,cusparse,mkl for --suite=spmm" &&
     tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q '`scipy,cusparse,mkl` for *`--suite=spmm`'
 ok $? "README and bench --help name the same peers of --suite=spmm"

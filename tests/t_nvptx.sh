@@ -4,7 +4,7 @@
 # here by clang for nvptx64 with that compiler's macro set, in both
 # precisions: so that a mistake there fails CI rather than a user's GPU.  It
 # compiles only (no GPU here); what the code computes is tested on an NVIDIA
-# device (README, "The opencl device").
+# device (doc/devices.md, "The opencl device").
 . "${top_srcdir:-.}/tests/tap.sh"
 src="${top_srcdir:-.}"
 cc=${NVPTX_CLANG:-$(command -v clang-15 || command -v clang)}

@@ -1,12 +1,13 @@
 #!/bin/sh
 # t_options_cli.sh: the option table (src/options.def) as the command line and
-# the README give it, as TAP: `hspgemm options` lists each option with the
+# the docs give it, as TAP: `hspgemm options` lists each option with the
 # value a command line gives it and the library's default (the Python
 # package's are checked by python/tests: test_options_are_the_library_table);
 # no flag changes a default; every flag of the table is taken and sets its
-# member; README's Python signature and PETSc options say the table's.
+# member; doc/python.md's Python signature and doc/petsc.md's PETSc options say the table's.
 hsp="${top_builddir:-.}/hspgemm"
-readme="${top_srcdir:-.}/README.md"
+python_doc="${top_srcdir:-.}/doc/python.md"
+petsc_doc="${top_srcdir:-.}/doc/petsc.md"
 . "${top_srcdir:-.}/tests/tap.sh"
 
 run "$hsp" options
@@ -45,21 +46,21 @@ run "$hsp" options --threads=5000
 [ $rc -eq 2 ] && grep -q -- "--threads takes 0 (one per CPU the process may run on) to 4096" "$tmp/err"
 ok $? "a flag's value out of its range is refused in the table's words: $(head -1 "$tmp/err")"
 
-# README: the Python Context's signature gives the table's defaults (True,
+# doc/python.md: the Python Context's signature gives the table's defaults (True,
 # False, None and quotes as C's 1, 0, NULL and text).
-sig=$(tr '\n' ' ' <"$readme" | sed -n 's/.*`hspgemm\.Context(\([^)]*\))`.*/\1/p' | tr -d ' ' | tr ',' '\n' | grep =)
+sig=$(tr '\n' ' ' <"$python_doc" | sed -n 's/.*`hspgemm\.Context(\([^)]*\))`.*/\1/p' | tr -d ' ' | tr ',' '\n' | grep =)
 wrong=""
 for kv in $sig; do
     k=${kv%%=*} v=$(echo "${kv#*=}" | sed 's/^True$/1/; s/^False$/0/; s/^None$/NULL/; s/^"\(.*\)"$/\1/; s/^0\.0$/0/')
     want=$(awk -F '\t' -v k="$k" '$5 == k { print $3 }' "$tmp/table")
     [ "$v" = "$want" ] || wrong="$wrong $k=$v (the table: ${want:-none})"
 done
-[ -n "$sig" ] && [ -z "$wrong" ]; ok $? "README's hspgemm.Context(...) defaults are the table's:$wrong"
+[ -n "$sig" ] && [ -z "$wrong" ]; ok $? "doc/python.md's hspgemm.Context(...) defaults are the table's:$wrong"
 absent=""
 for o in $(awk -F '\t' '$6 != "-" { print $6 }' "$tmp/table"); do
-    grep -q -- "\`$o\`" "$readme" || absent="$absent $o"
+    grep -q -- "\`$o\`" "$petsc_doc" || absent="$absent $o"
 done
-[ -z "$absent" ]; ok $? "README names each PETSc option of the table:$absent"
+[ -z "$absent" ]; ok $? "doc/petsc.md names each PETSc option of the table:$absent"
 
 echo "1..$n"
 exit $fail

@@ -821,7 +821,7 @@ class Context:
         improve_candidates=None: its rows, aggregates and T; P but for rho's estimate), and at
         theta 0 so is level 2's size.  Later levels may differ by a few per cent: PyAMG takes a
         coarse node's neighbours in the unsorted order of scipy's product, and at theta > 0 its
-        rho estimate differs (README: "Python", when the levels are PyAMG's).
+        rho estimate differs (doc/python.md: "Python", when the levels are PyAMG's).
         """
         order = _order(order)
         A = _check_sparse(A, "A")

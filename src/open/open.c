@@ -35,7 +35,7 @@ static hsp_status default_timeout(double *seconds)
  * default, or where the sums must be exact and it is not, RMerge, else ESC,
  * else the first exact one the group runs (none: the default, which the
  * caller refuses).  RMerge was faster than ESC on the stencils and band
- * matrices on an H100, even without warp shuffles (README: The opencl device). */
+ * matrices on an H100, even without warp shuffles (doc/devices.md: The opencl device). */
 static hsp_method default_method(const hsp_device *dev, int g, int deterministic)
 {
     unsigned exact = dev->spgemm->exact[g] & dev->spgemm->methods[g];

@@ -16,7 +16,7 @@ typedef struct {
     size_t bytes[WS_COUNT];
 } hsp_workspace;
 
-/* A profile's methods for one device (README: Tuning), per precision (1:
+/* A profile's methods for one device (doc/devices.md, "Tuning"), per precision (1:
  * double): each bin's, or DEFAULT where its group's method holds, and the
  * long rows', or DEFAULT. */
 typedef struct {

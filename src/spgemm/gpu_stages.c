@@ -120,7 +120,7 @@ static int64_t sample_most(const gpu *g, const hsp_job *job)
  * the context nor its profile names their method) when the sampled products
  * rarely meet (not one in ten shares a column with the next B row's): ESC
  * sorts such rows within a warp in about half the time RMerge or hash take,
- * which gain only where products meet (README, "Methods"). */
+ * which gain only where products meet (doc/devices.md, "The opencl device"). */
 static void esc_for_sparse_rows(gpu *g, hsp_job *job)
 {
     if (!sample_most(g, job)) return;
@@ -370,7 +370,7 @@ static void gpu_methods(const gpu *g, int64_t local_mem, hsp_spgemm_device *d)
         if (d->medium_max * (int64_t)(sizeof(int32_t) + sizeof(double)) + 256 * 4 <= local_mem) break;
     /* several rows a work-group, by hash where the device adds in local
      * memory; medium rows by RMerge where it shuffles within warps: the
-     * fastest measured (README, "Methods") */
+     * fastest measured (doc/devices.md, "The opencl device") */
     d->default_method[0] = d->default_method[1] = g->local_add[1] ? HSP_METHOD_HASH : HSP_METHOD_ESC;
     if (g->warp_shuffles) d->default_method[1] = HSP_METHOD_RMERGE;
     d->default_method[2] = HSP_METHOD_AUTO;

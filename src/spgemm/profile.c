@@ -1,4 +1,4 @@
-/* profile.c: tuned profiles (README: Tuning), text files of methods per bin,
+/* profile.c: tuned profiles (doc/devices.md, "Tuning"), text files of methods per bin,
  * a section per device and precision, read when a context takes its device
  * and written by hsp_tune:
  *
@@ -233,7 +233,7 @@ hsp_status hsp_profile_write(const char *option, int dbl, const char *desc, cons
     if (s == HSP_OK && !out) s = hsp_fail(HSP_ERR_IO, "profile %s: %s", tmp, strerror(errno));
     if (out) {
         if (old) copy_other_sections(old, out, dbl, desc);
-        else fputs("# hspgemm profile: methods per bin, by hspgemm tune (README: Tuning)\n", out);
+        else fputs("# hspgemm profile: methods per bin, by hspgemm tune (doc/devices.md: Tuning)\n", out);
         fprintf(out, "device %s %s\n%s", dbl ? "double" : "float", desc, section);
         if (fclose(out) || rename(tmp, path)) {
             s = hsp_fail(HSP_ERR_IO, "profile %s: %s", path, strerror(errno));

@@ -1,5 +1,5 @@
 /* tune.c: hsp_tune, methods per bin chosen by measurement on the context's
- * device (README: Tuning).  Each matrix (the user's, or a generated set) is
+ * device (doc/devices.md, "Tuning").  Each matrix (the user's, or a generated set) is
  * squared with the device's own methods and with each variant: one bin of
  * short or medium rows (or the long rows) given another method that can run
  * there, the rest as the device chooses; the settings take turns run by run.

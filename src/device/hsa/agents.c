@@ -77,7 +77,7 @@ int hsp_hsa_hold(char *why, size_t len)
 {
     if (access("/dev/kfd", R_OK | W_OK) != 0) {
         snprintf(why, len, "no AMD GPU: /dev/kfd is missing or not accessible (the amdgpu driver's "
-                           "compute interface; see README, 'Running on an AMD APU')");
+                           "compute interface; see doc/devices.md, 'Running on an AMD APU')");
         return 0;
     }
     if (hsa_runtime_hold() != HSA_STATUS_SUCCESS) {
