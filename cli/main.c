@@ -19,14 +19,24 @@ static const char usage[] =
     "  devices             the devices --device= takes\n"
     "  tune                time each bin's methods on a GPU device; write a profile\n"
     "  options             the library's options, their defaults and flags\n"
-    "  help                this text\n"
+    "  help [COMMAND]      this text, or COMMAND's options (as COMMAND --help)\n"
     "  --version           the version and the commit this build is from\n\n"
     "A matrix is a Matrix Market file or --gen=KIND:ARG[,ARG], e.g. --gen=poisson3d27:101.\n"
     "'hspgemm COMMAND --help' describes a command's options.\n";
 
+static int dispatch(int argc, char **argv);
+
+/* `hspgemm help COMMAND`: COMMAND --help. */
+static int help_of(const char *cmd)
+{
+    char *args[] = {"hspgemm", (char *)cmd, "--help", NULL};
+    return dispatch(3, args);
+}
+
 /* The subcommand's exit status. */
 static int dispatch(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "help") && strcmp(argv[2], "help")) return help_of(argv[2]);
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
         !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
