@@ -32,7 +32,7 @@ PETSC_INTERN void hsp_petsc_count(int which);
  * memory of every malloc heap (malloc_trim), which a worker's heap keeps
  * otherwise.  With one thread the freed memory is the main heap's, which
  * PETSc takes again: trimming it costs the faults of taking it back
- * (README, PETSc: the figures). */
+ * (doc/petsc.md: the figures). */
 PETSC_INTERN void hsp_petsc_memory_back(void);
 /* What C's values were made from by a symbolic phase: the operands (PETSc's
  * object ids, never reused in a process) and the states of A, B and C then. */

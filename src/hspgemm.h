@@ -301,7 +301,7 @@ typedef struct {
                              transfers go beside the launches of the others
                              (FastSpMM's streams), at most HSP_SPMM_MAX_BLOCKS.  0 or 1
                              (default): none, B sent whole, one launch, C brought back
-                             whole, which was faster on an H100 (README: Sparse times
+                             whole, which was faster on an H100 (doc/library.md: Sparse times
                              dense) */
     double spmm_cpu_share; /* hsp_spmm, hsp_spmm_ellr and hsp_spmm_resident on a device that
                              reads host memory (system SVM, an APU): the share of B's
@@ -309,7 +309,7 @@ typedef struct {
                              while the device makes the rest, at once; 0 (default): the
                              device alone, 1: the CPU threads alone.  `hspgemm spmm
                              --cpu-share=auto` sets it from both sides' measured times
-                             (README: Sparse times dense) */
+                             (doc/library.md: Sparse times dense) */
 } hsp_options;
 #define HSP_SPMM_MAX_BLOCKS 256
 
@@ -597,7 +597,7 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
  * the level's A, P and R stay NULL until hsp_amg_home.  The aggregates are
  * then made there too, in the CPU's greedy order within chunks of 2^21 rows:
  * a level of at most that many rows gets the CPU's aggregates, a larger one
- * slightly fewer (README: "Matrices resident on the device").
+ * slightly fewer (doc/library.md: "Matrices resident on the device").
  * There, with B, nullspace > 1 or block > 1 (o), each level's strength,
  * aggregates, T and next candidates are made on the host as hsp_amg_setup
  * makes them, from the level's A brought home (hsp_resident_host, level 0's
@@ -795,7 +795,7 @@ typedef struct {
  * all of one precision; B is ncols(A) x L and C nrows(A) x L, C's array
  * apart from B's and A's (an overlap is an error).  Where beta is 0, C's old
  * values are not read (a NaN there does not spread).  Runs on the
- * context's CPU threads, rows split by their entries (README: Sparse times
+ * context's CPU threads, rows split by their entries (doc/library.md: Sparse times
  * dense).  stats may be NULL. */
 hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
                     hsp_dense *C, hsp_spmm_stats *stats);

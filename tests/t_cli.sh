@@ -553,12 +553,12 @@ for o in $("$hsp" square --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 done
 [ -z "$missing" ]; ok $? "doc/cli.md's table of multiply's options has each of square --help's:$missing"
 "$hsp" bench --help | grep -q "scipy,cusparse,mkl for --suite=spmm" &&
-    tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q '`scipy,cusparse,mkl` for *`--suite=spmm`'
-ok $? "README and bench --help name the same peers of --suite=spmm"
+    tr '\n' ' ' <"${top_srcdir:-.}/doc/benchmark.md" | grep -q '`scipy,cusparse,mkl` for *`--suite=spmm`'
+ok $? "doc/benchmark.md and bench --help name the same peers of --suite=spmm"
 chunk=$(sed -n 's/.*MIS_CHUNK = 1 << \([0-9]*\).*/\1/p' "${top_srcdir:-.}/src/amg/gpu_amg.c")
 grep -q "chunks of 2^$chunk rows" "${top_srcdir:-.}/src/hspgemm.h" &&
-    tr '\n' ' ' <"${top_srcdir:-.}/README.md" | grep -q "within chunks of 2^$chunk rows"
-ok $? "hspgemm.h and README give the device aggregation's chunks of rows as the code: 2^$chunk"
+    tr '\n' ' ' <"${top_srcdir:-.}/doc/library.md" | grep -q "within chunks of 2^$chunk rows"
+ok $? "hspgemm.h and doc/library.md give the device aggregation's chunks of rows as the code: 2^$chunk"
 
 # The bench's mistakes are refused before the first product, with status 2.
 run "$hsp" --version

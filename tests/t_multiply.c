@@ -526,7 +526,7 @@ static int64_t zero_entries(const hsp_csr *C)
  * device's long bin, up to 6000, whose buffers grow): every method, both
  * grow modes, both precisions; C matches the reference, which keeps a
  * column whatever its sum, and holds each cancelled entry as an explicit
- * zero (README: the pattern of C depends only on A's and B's). */
+ * zero (doc/library.md: the pattern of C depends only on A's and B's). */
 static void test_cancelling_rows(void)
 {
     hsp_context *probe = make_context(1, HSP_GROW_REALLOC, HSP_METHOD_DEFAULT);

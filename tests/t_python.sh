@@ -26,7 +26,8 @@ if ! HSPGEMM_INCLUDE_DIR="$(cd "$src/src" && pwd)" HSPGEMM_LIBRARY_DIR="$(cd "$b
     sed 's/^/# /' "$tmp/build.log"
     exit 0
 fi
-cd "$tmp" && PYTHONPATH="$tmp/site" "$py" -m pytest -q -p no:cacheprovider --junitxml="$tmp/junit.xml" \
+readme="$(cd "$src" && pwd)/README.md"
+cd "$tmp" && HSPGEMM_README="$readme" PYTHONPATH="$tmp/site" "$py" -m pytest -q -p no:cacheprovider --junitxml="$tmp/junit.xml" \
     python/tests >"$tmp/pytest.log" 2>&1
 "$py" - "$tmp/junit.xml" "$tmp/pytest.log" <<'PY'
 """The JUnit XML of pytest as TAP lines; the log as comments of a failure."""

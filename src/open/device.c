@@ -53,7 +53,7 @@ static hsp_status open_named(const char *name, hsp_pool *pool, hsp_device **out)
 #endif
     if (names(name, "opencl") || names(name, "hsa"))
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device '%.*s%s' is not built into this version of hspgemm "
-                        "(devices: " DEVICES "; see README for the packages)", HSP_SHOWN(name));
+                        "(devices: " DEVICES "; see doc/getting-started.md for the packages)", HSP_SHOWN(name));
     return hsp_fail(HSP_ERR_ARG, "unknown device '%.*s%s' (devices: " DEVICES ")", HSP_SHOWN(name));
 }
 

@@ -16,7 +16,7 @@ static void cpu_destroy(hsp_device *dev)
 /* Every method on every group, each exact (a row a thread), dense by default. */
 static void cpu_methods(hsp_spgemm_device *d)
 {
-    d->medium_max = 1024; /* rows up to u = 1024 are medium (README: a long row's buffer cost
+    d->medium_max = 1024; /* rows up to u = 1024 are medium (doc/design.md: a long row's buffer cost
                              poisson3d27:30, u = 729, a third of its time) */
     d->direct = 1;
     for (int g = 0; g < HSP_NMETHODGROUPS; g++) {

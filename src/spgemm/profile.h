@@ -1,4 +1,4 @@
-/* profile.h: tuned profiles, files of methods per bin (private; README:
+/* profile.h: tuned profiles, files of methods per bin (private; doc/devices.md:
  * Tuning). */
 #ifndef HSP_PROFILE_H
 #define HSP_PROFILE_H

@@ -1,0 +1,30 @@
+#!/bin/sh
+# t_readme.sh: README.md's first products run as a reader would run them, as
+# TAP: its shell block (./hspgemm being this build's) and its C program,
+# compiled against this build and checked against `hspgemm square`.  Its
+# Python block runs in the Python package's tests (test_readme.py).
+src="${top_srcdir:-.}"
+build=$(cd "${top_builddir:-.}" && pwd)
+. "$src/tests/tap.sh"
+echo "1..3"
+
+# block LANG: the first ```LANG block after "## First products"
+block() {
+    awk -v lang="$1" '/^## First products/ { on = 1 } on && $0 == "```" lang { inside = 1; next }
+        inside && /^```/ { exit } inside { print }' "$src/README.md"
+}
+block sh | sed "s|\./hspgemm|$build/hspgemm|g" >"$tmp/first.sh"
+(cd "$tmp" && sh -e ./first.sh >"$tmp/sh.out" 2>&1)
+[ $? -eq 0 ] && [ -s "$tmp/C.mtx" ] && grep -q "converged" "$tmp/sh.out"
+ok $? "the README's commands run: C.mtx written, the solve converged"
+[ $? -eq 0 ] || sed 's/^/# /' "$tmp/sh.out" | tail -5
+
+block c >"$tmp/first.c"
+${CC:-cc} -std=c11 -Wall -Werror -I"$src/src" -o "$tmp/first" "$tmp/first.c" -L"$build/.libs" -lhspgemm \
+    -Wl,-rpath,"$build/.libs" 2>"$tmp/cc.err"
+ok $? "the README's C program compiles against hspgemm.h with -Wall -Werror$(head -c 300 "$tmp/cc.err")"
+"$build/hspgemm" gen poisson2d9 30 -o "$tmp/A.mtx" >/dev/null &&
+    "$build/hspgemm" square "$tmp/A.mtx" -o "$tmp/ref.mtx" --quiet >/dev/null &&
+    "$tmp/first" "$tmp/A.mtx" "$tmp/AA.mtx" && close "$tmp/AA.mtx" "$tmp/ref.mtx"
+ok $? "and its A*A of poisson2d9:30 is hspgemm square's"
+exit $fail
