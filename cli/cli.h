@@ -38,6 +38,7 @@ typedef struct {
     hsp_order layout;     /* spmm: --layout=row|col, of a generated B and of C */
     int csr;              /* spmm: --format=csr (A as given, checked each call), else A prepared */
     int quiet;
+    int build;            /* devices: --build */
     int resident;         /* --resident: operands placed on the device before the timing, C left there */
     int cpu_share_auto;   /* spmm --cpu-share=auto: the share from both sides' times alone */
     int digest;           /* --digest: print a digest of C's bits */

@@ -255,6 +255,7 @@ static const char *apply_option(cli_args *a, const char *name, const char *v, ch
     else if (!strcmp(name, "suite")) a->suite = v;
     else if (!strcmp(name, "peers")) a->peers = v;
     else if (!strcmp(name, "quiet")) a->quiet = 1;
+    else if (!strcmp(name, "build")) a->build = 1;
     else if (!strcmp(name, "resident")) a->resident = 1;
     else if (!strcmp(name, "digest")) a->digest = 1;
     else if (!strcmp(name, "precision")) {
@@ -303,7 +304,8 @@ static int is_flag(const char *name)
     const hsp_option_info *t = table_option(name);
     return t ? t->kind == HSP_OPTION_FLAG
              : !strcmp(name, "quiet") || !strcmp(name, "stats") || !strcmp(name, "help") ||
-                   !strcmp(name, "resetup") || !strcmp(name, "resident") || !strcmp(name, "digest");
+                   !strcmp(name, "resetup") || !strcmp(name, "resident") || !strcmp(name, "digest") ||
+                   !strcmp(name, "build");
 }
 
 int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli_args *a)

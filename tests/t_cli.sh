@@ -221,6 +221,18 @@ ok "$(has "^cpu .*host" "$tmp/out")" "devices lists cpu first"
 ok "$(has "\[auto\]" "$tmp/out")" "devices marks what auto picks"
 run "$hsp" devices extra
 [ $rc -eq 2 ]; ok $? "devices with an argument exits 2"
+# devices --build: an OpenCL device opened (its kernels built or found in the cache), a line each
+ocl=$(awk '$1 ~ /^opencl:/ { print $1; exit }' "$tmp/out")
+if [ -n "$ocl" ]; then
+    run "$hsp" devices --build --device="$ocl"
+    [ $rc -eq 0 ] && grep -q "^$ocl .*: kernels ready (" "$tmp/out" && [ "$(wc -l <"$tmp/out")" -eq 1 ]
+    ok $? "devices --build --device=$ocl: kernels ready, one line"
+else
+    skip "devices --build --device=opencl:N" "no OpenCL device here"
+fi
+run "$hsp" devices --build --device=cpu
+[ $rc -eq 2 ] && grep -q "no usable OpenCL device of that name" "$tmp/err"
+ok $? "devices --build --device=cpu: nothing to build, exit status 2"
 
 # hsa without an AMD GPU (every machine here): refused saying why, and auto
 # passes over it and says so; built without hsa, it is refused as such.
