@@ -1051,7 +1051,12 @@ def devices() -> list[dict[str, Any]]:
 
 
 def release_memory() -> None:
-    """Hand the large arrays kept from freed results back to the system (hsp_release_memory)."""
+    """Hand the large arrays kept from freed results back to the system (hsp_release_memory).
+
+    Returns
+    -------
+    None
+    """
     _core.release_memory()
 
 
@@ -1226,22 +1231,51 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
                  postsmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
                  coarse_solver: str | tuple[str, dict[str, Any]] | Callable[..., Any] = "pinv",
                  **options: Any) -> "MultilevelSolver":
-    """A pyamg MultilevelSolver on hspgemm's hierarchy of A (a matrix, set up here with the
-    options of amg_setup, resident=True and device= among them, or a Hierarchy), with PyAMG's
-    smoothers and coarse solver (the defaults of pyamg.smoothed_aggregation_solver), so that
-    ml.solve(b, accel="cg") and ml.aspreconditioner() work as on PyAMG's own hierarchy.  Needs PyAMG.
+    """A pyamg MultilevelSolver on hspgemm's hierarchy of A. Needs PyAMG.
 
-    PyAMG's own keywords are taken where they mean the same: B (the near-nullspace candidates),
-    max_coarse (coarse_size), max_levels, strength ("symmetric" or ("symmetric", {"theta": x})),
-    smooth ("jacobi" or ("jacobi", {"omega": w})), aggregate ("standard"), symmetry ("hermitian"
-    or "symmetric"), improve_candidates (level 0's, relaxed by PyAMG's own code before the setup:
-    PyAMG's default is (("block_gauss_seidel", {"sweep": "symmetric", "iterations": 4}), None),
-    hspgemm's None), BH=None, diagonal_dominance=False and keep=False; a BSR A's square blocks are
-    its nodes (block), as in PyAMG.  Anything else raises ArgumentError saying what is taken.
+    PyAMG's smoothers and coarse solver (the defaults of pyamg.smoothed_aggregation_solver) run
+    on the hierarchy, so that ``ml.solve(b, accel="cg")`` and ``ml.aspreconditioner()`` work as
+    on PyAMG's own.  For the solve in the library instead, see amg_solver.
+
+    Parameters
+    ----------
+    A : sparse matrix or Hierarchy
+        The matrix, set up here with the options of amg_setup (resident=True and device= among
+        them), or a Hierarchy already set up (then no options).
+    presmoother, postsmoother : str, tuple or list
+        PyAMG's smoothers, as ``pyamg.smoothed_aggregation_solver`` takes them (default
+        ``("block_gauss_seidel", {"sweep": "symmetric"})``).
+    coarse_solver : str, tuple or callable
+        PyAMG's coarse solver (default ``"pinv"``).
+    **options
+        amg_setup's keywords, or PyAMG's own where they mean the same: B (the near-nullspace
+        candidates), max_coarse (coarse_size), max_levels, strength (``"symmetric"`` or
+        ``("symmetric", {"theta": x})``), smooth (``"jacobi"`` or ``("jacobi", {"omega": w})``),
+        aggregate (``"standard"``), symmetry (``"hermitian"`` or ``"symmetric"``),
+        improve_candidates (level 0's, relaxed by PyAMG's own code before the setup: PyAMG's
+        default is ``(("block_gauss_seidel", {"sweep": "symmetric", "iterations": 4}), None)``,
+        hspgemm's None), BH=None, diagonal_dominance=False and keep=False; a BSR A's square
+        blocks are its nodes (block), as in PyAMG.
+
+    Returns
+    -------
+    pyamg.multilevel.MultilevelSolver
+        Its levels are hspgemm's.
+
+    Raises
+    ------
+    ArgumentError
+        For any other option, saying what is taken.
+    ImportError
+        Where PyAMG is not installed.
+
+    Notes
+    -----
     The defaults stay amg_setup's (coarse_size 1000 where PyAMG's max_coarse is 10, and no
-    improve_candidates): with those of PyAMG given, level 1 is PyAMG's (P to rounding but for rho's
-    estimate) and at theta 0 so is level 2's size; later levels may differ by a few per cent (see
-    amg_setup)."""
+    improve_candidates): with those of PyAMG given, level 1 is PyAMG's (P to rounding but for
+    rho's estimate) and at theta 0 so is level 2's size; later levels may differ by a few per
+    cent (see amg_setup).
+    """
     try:
         from pyamg.multilevel import MultilevelSolver
         from pyamg.relaxation.smoothing import change_smoothers
