@@ -1,12 +1,13 @@
 #!/bin/sh
 # t_readme.sh: README.md's first products run as a reader would run them, as
 # TAP: its shell block (./hspgemm being this build's) and its C program,
-# compiled against this build and checked against `hspgemm square`.  Its
-# Python block runs in the Python package's tests (test_readme.py).
+# compiled against this build and checked against `hspgemm square`; and the
+# manual's pages each listed by README and distributed.  Its Python block
+# runs in the Python package's tests (test_readme.py).
 src="${top_srcdir:-.}"
 build=$(cd "${top_builddir:-.}" && pwd)
 . "$src/tests/tap.sh"
-echo "1..3"
+echo "1..5"
 
 # block LANG: the first ```LANG block after "## First products"
 block() {
@@ -27,4 +28,14 @@ ok $? "the README's C program compiles against hspgemm.h with -Wall -Werror$(hea
     "$build/hspgemm" square "$tmp/A.mtx" -o "$tmp/ref.mtx" --quiet >/dev/null &&
     "$tmp/first" "$tmp/A.mtx" "$tmp/AA.mtx" && close "$tmp/AA.mtx" "$tmp/ref.mtx"
 ok $? "and its A*A of poisson2d9:30 is hspgemm square's"
+
+# the manual's pages: each in README's table and in the distribution (Makefile.am's DOC_FILES)
+unlisted="" undist=""
+for f in "$src"/doc/*.md; do
+    page="doc/$(basename "$f")"
+    grep -q "^| \[$page\]($page) |" "$src/README.md" || unlisted="$unlisted $page"
+    sed -n '/^DOC_FILES = /,/[^\\]$/p' "$src/Makefile.am" | grep -q -- "$page" || undist="$undist $page"
+done
+[ -z "$unlisted" ]; ok $? "README's table lists every page of doc/:$unlisted"
+[ -z "$undist" ]; ok $? "Makefile.am's DOC_FILES distributes every page of doc/:$undist"
 exit $fail
