@@ -26,8 +26,8 @@ if ! HSPGEMM_INCLUDE_DIR="$(cd "$src/src" && pwd)" HSPGEMM_LIBRARY_DIR="$(cd "$b
     sed 's/^/# /' "$tmp/build.log"
     exit 0
 fi
-readme="$(cd "$src" && pwd)/README.md"
-cd "$tmp" && HSPGEMM_README="$readme" PYTHONPATH="$tmp/site" "$py" -m pytest -q -p no:cacheprovider --junitxml="$tmp/junit.xml" \
+docs="$(cd "$src" && pwd)"
+cd "$tmp" && HSPGEMM_DOCS="$docs" PYTHONPATH="$tmp/site" "$py" -m pytest -q -p no:cacheprovider --junitxml="$tmp/junit.xml" \
     python/tests >"$tmp/pytest.log" 2>&1
 "$py" - "$tmp/junit.xml" "$tmp/pytest.log" <<'PY'
 """The JUnit XML of pytest as TAP lines; the log as comments of a failure."""
