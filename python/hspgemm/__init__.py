@@ -21,6 +21,8 @@ The library works without the GIL; a Ctrl-C during a product is raised as
 KeyboardInterrupt when the product returns.  Errors raise hspgemm.Error
 subclasses carrying the library's message.
 """
+from __future__ import annotations  # signatures in help() name the aliases below, not their expansions
+
 import logging
 import numbers
 import threading
@@ -609,7 +611,7 @@ class Context:
                           spmm_cpu_share=_option(spmm_cpu_share, "spmm_cpu_share", float), pattern=bool(pattern))
         self._unsorted = bool(unsorted)
 
-    def matmul(self, A: _Sparse, B: _Sparse, *, precision: "DTypeLike | None" = None,
+    def matmul(self, A: _Sparse, B: _Sparse, *, precision: DTypeLike | None = None,
                stats: bool = False) -> _CSR | tuple[_CSR, _Stats]:
         """C = A @ B on this context's device and threads.
 
@@ -641,7 +643,7 @@ class Context:
         C = _as_scipy_types(_result(m, self._unsorted, _container(A)), precision, (A, B))
         return (C, st) if stats else C
 
-    def prepare(self, A: _Sparse, *, precision: "DTypeLike | None" = None) -> "Prepared":
+    def prepare(self, A: _Sparse, *, precision: DTypeLike | None = None) -> Prepared:
         """A checked once and copied for Context.spmm (hsp_ellr_from_csr).
 
         The copy is in a form of the library's own (sliced ELLPACK-R, or CSR where a few long rows
@@ -665,8 +667,8 @@ class Context:
         dtype = _dtype(precision, (A,))
         return Prepared(_call(self._ctx.prepare, _operand(A, dtype, "A")), A.shape, dtype)
 
-    def spmm(self, A: "_Sparse | Prepared", X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0,
-             out: np.ndarray | None = None, precision: "DTypeLike | None" = None,
+    def spmm(self, A: _Sparse | Prepared, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0,
+             out: np.ndarray | None = None, precision: DTypeLike | None = None,
              stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
         """alpha * A @ X + beta * out, a sparse A times a dense X, on this context's device.
 
@@ -739,7 +741,7 @@ class Context:
         return (out, st) if stats else out
 
     def rap(self, A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap",
-            precision: "DTypeLike | None" = None,
+            precision: DTypeLike | None = None,
             stats: bool = False) -> _CSR | tuple[_CSR, list[_Stats]]:
         """The Galerkin product R @ A @ P (R = P.T when None) on this context.
 
@@ -774,8 +776,8 @@ class Context:
         return (C, st) if stats else C
 
     def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-                  coarse_size: int = 1000, order: str = "r-ap", precision: "DTypeLike | None" = None,
-                  resident: bool = False, B: "ArrayLike | None" = None, block: int = 1) -> Hierarchy:
+                  coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
+                  resident: bool = False, B: ArrayLike | None = None, block: int = 1) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A, its products on this context.
 
         Parameters
@@ -842,7 +844,7 @@ class Context:
         """
         self._ctx.close()
 
-    def __enter__(self) -> "Context":
+    def __enter__(self) -> Context:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -865,7 +867,7 @@ def _shared_context(device, threads, grow, methods, unsorted=_DEFAULTS["unsorted
 
 def matmul(A: _Sparse, B: _Sparse, *, device: str = _DEFAULTS["device"], threads: int = _DEFAULTS["threads"],
            grow: str = _DEFAULTS["grow"],
-           precision: "DTypeLike | None" = None, methods: str | Sequence[str] | None = None, stats: bool = False,
+           precision: DTypeLike | None = None, methods: str | Sequence[str] | None = None, stats: bool = False,
            unsorted: bool = _DEFAULTS["unsorted"],
            drop_zeros: bool = _DEFAULTS["drop_zeros"]) -> _CSR | tuple[_CSR, _Stats]:
     """C = A @ B in CSR with sorted indices (unless unsorted).
@@ -932,8 +934,8 @@ def matmul(A: _Sparse, B: _Sparse, *, device: str = _DEFAULTS["device"], threads
                                                                                          stats=stats)
 
 
-def spmm(A: _Sparse, X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
-         device: str = _DEFAULTS["device"], threads: int = _DEFAULTS["threads"], precision: "DTypeLike | None" = None,
+def spmm(A: _Sparse, X: ArrayLike, *, alpha: float = 1.0, beta: float = 0.0, out: np.ndarray | None = None,
+         device: str = _DEFAULTS["device"], threads: int = _DEFAULTS["threads"], precision: DTypeLike | None = None,
          stats: bool = False) -> np.ndarray | tuple[np.ndarray, _Stats]:
     """alpha * A @ X + beta * out: a sparse A times a dense X.
 
@@ -970,7 +972,7 @@ def spmm(A: _Sparse, X: "ArrayLike", *, alpha: float = 1.0, beta: float = 0.0, o
 
 
 def rap(A: _Sparse, P: _Sparse, R: _Sparse | None = None, *, order: str = "r-ap", device: str = _DEFAULTS["device"],
-        threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"], precision: "DTypeLike | None" = None,
+        threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"], precision: DTypeLike | None = None,
         methods: str | Sequence[str] | None = None, stats: bool = False,
         drop_zeros: bool = _DEFAULTS["drop_zeros"]) -> _CSR | tuple[_CSR, list[_Stats]]:
     """The Galerkin product R @ A @ P (R = P.T when None) in CSR with sorted indices.
@@ -1060,7 +1062,7 @@ def release_memory() -> None:
     _core.release_memory()
 
 
-def generate(spec: str, seed: int = 1, precision: "DTypeLike" = "float64") -> sp.csr_array:
+def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.csr_array:
     """A generated matrix (hsp_generate; ``hspgemm gen`` takes the same specs).
 
     Parameters
@@ -1081,8 +1083,8 @@ def generate(spec: str, seed: int = 1, precision: "DTypeLike" = "float64") -> sp
 
 
 def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
-              coarse_size: int = 1000, order: str = "r-ap", precision: "DTypeLike | None" = None,
-              resident: bool = False, B: "ArrayLike | None" = None, block: int = 1, device: str = _DEFAULTS["device"],
+              coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
+              resident: bool = False, B: ArrayLike | None = None, block: int = 1, device: str = _DEFAULTS["device"],
               threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"],
               methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A (hsp_amg_setup).
@@ -1230,7 +1232,7 @@ def _improved(A, B, method):
 def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
                  postsmoother: _Smoother = ("block_gauss_seidel", {"sweep": "symmetric"}),
                  coarse_solver: str | tuple[str, dict[str, Any]] | Callable[..., Any] = "pinv",
-                 **options: Any) -> "MultilevelSolver":
+                 **options: Any) -> MultilevelSolver:
     """A pyamg MultilevelSolver on hspgemm's hierarchy of A. Needs PyAMG.
 
     PyAMG's smoothers and coarse solver (the defaults of pyamg.smoothed_aggregation_solver) run
@@ -1424,9 +1426,9 @@ class Solver:
         out = np.ascontiguousarray(v.reshape(n), dtype=A.dtype)
         return out.copy() if copy and (out is v or np.shares_memory(out, v)) else out
 
-    def solve(self, b: "ArrayLike", x0: "ArrayLike | None" = None, tol: float = 1e-5, maxiter: int | None = 100,
+    def solve(self, b: ArrayLike, x0: ArrayLike | None = None, tol: float = 1e-5, maxiter: int | None = 100,
               cycle: str = "V", accel: str | None = None, callback: None = None, residuals: list | None = None,
-              cycles_per_level: int = 1, return_info: bool = False) -> "np.ndarray | tuple[np.ndarray, int]":
+              cycles_per_level: int = 1, return_info: bool = False) -> np.ndarray | tuple[np.ndarray, int]:
         """Solve A x = b (PyAMG's MultilevelSolver.solve: its keywords and defaults).
 
         Parameters
@@ -1498,7 +1500,7 @@ class Solver:
             return x, 0 if info["converged"] else max(info["iterations"], 1)
         return x
 
-    def aspreconditioner(self, cycle: str = "V") -> "LinearOperator":
+    def aspreconditioner(self, cycle: str = "V") -> LinearOperator:
         """One cycle from zero as a scipy LinearOperator (hsp_amg_apply per product), PyAMG's
         aspreconditioner: M for scipy.sparse.linalg.cg(A, b, M=...) and other Krylov methods.
 
