@@ -208,6 +208,7 @@ int cmd_spmm(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_spmm, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (!a.repeat) a.repeat = 1;
+    if (a.layout_both) return cli_usage_error(a.name, "--layout takes row or col (both is bench --suite=spmm's)");
     if (a.resident && a.csr)
         return cli_usage_error(a.name, "--resident multiplies a prepared A: not with --format=csr");
     if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1]))

@@ -3,9 +3,10 @@
  * where that has an spmm (a GPU: gpu_spmm.c).  The operands are
  * checked first (a prepared A was, when prepared); the rows are split into parts
  * of about equal entries, taken by the threads as they come free, and each
- * row of C is made SPMM_WIDE columns at a time (row-major B; SPMM_LC for
- * column-major), so that A's row is read once for that many columns of B
- * (FastSpMM's passes: Ortega et al. 2014). */
+ * row of C is made SPMM_WIDE columns at a time, so that A's row is read
+ * once for that many columns of B (FastSpMM's passes: Ortega et al. 2014);
+ * column-major B of several columns is first copied into a row-major
+ * workspace of the context, where a row of B is one run of memory. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,10 @@
 #include "spmm/ellr.h"
 #include "spmm/spmm_device.h"
 #include "core/internal.h"
+#include "core/scratch.h"
 #include "spmm/spmm.h"
 
-enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8 };
+enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -124,14 +126,56 @@ static void split_part(void *arg, int tid, int64_t p)
     else r->status = r->dev->spmm->multiply(r->dev, r->A, &r->B, r->cpu.alpha, r->cpu.beta, &r->C, r->held, &r->blocks);
 }
 
+/* A row-major copy T of column-major B (its strides step), made on the
+ * pool by chunks of COPY_CHUNK rows. */
+typedef struct {
+    const hsp_dense *B;
+    hsp_dense *T;
+    int64_t step[2];
+} row_copy;
+
+static void copy_part(void *arg, int tid, int64_t p)
+{
+    const row_copy *c = arg;
+    int32_t first = (int32_t)(p * COPY_CHUNK), n = c->B->nrows, last = n - first < COPY_CHUNK ? n : first + COPY_CHUNK;
+    (void)tid;
+    if (c->B->precision == HSP_DOUBLE) spmm_copy_rows_d(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
+    else spmm_copy_rows_f(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
+}
+
+/* r's B, column-major of several columns, replaced by a row-major copy *T
+ * in ctx's first workspace buffer, kept between calls (its pages are not
+ * faulted in again): a row of B is then one run of memory for the row
+ * kernels, where each entry of A read one value of each of L columns, L
+ * cache lines (README: "Sparse times dense"). */
+static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
+{
+    const hsp_dense *B = r->B;
+    hsp_scratch *keep = &ctx->scratch[0];
+    size_t n = (size_t)B->nrows * (size_t)B->ncols;
+    if (hsp_scratch_need(&keep->buf[1], &keep->buf_bytes[1], (n ? n : 1) * hsp_value_size(B->precision)) != HSP_OK)
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for a row-major copy of column-major B (%d x %d)",
+                        B->nrows, B->ncols);
+    *T = (hsp_dense){B->nrows, B->ncols, B->ncols, HSP_ROW_MAJOR, B->precision, keep->buf[1]};
+    row_copy c = {B, T, {r->b_step[0], r->b_step[1]}};
+    hsp_pool_chunks(ctx->pool, ((int64_t)B->nrows + COPY_CHUNK - 1) / COPY_CHUNK, copy_part, &c);
+    r->B = T, r->b_step[0] = B->ncols, r->b_step[1] = 1;
+    return HSP_OK;
+}
+
 /* The product computed by parts on the pool, of about equal entries (and
  * beside them split's device part, where split is not NULL: then r is
- * split->cpu). */
-static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r, split_run *split)
+ * split->cpu); column-major B of several columns read from a row-major
+ * copy. */
+static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
 {
+    hsp_pool *pool = ctx->pool;
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
+    hsp_dense T = {0};
     if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
+    hsp_status s = r->b_step[1] != 1 && r->B->ncols > 1 ? copy_row_major(ctx, r, &T) : HSP_OK;
+    if (s != HSP_OK) return free(r->cut), s;
     /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
     int64_t parts = hsp_split_weighted(r->A->rowptr, m, want, r->cut);
     if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
@@ -168,11 +212,11 @@ static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_
     int32_t dev_cols = r->B->ncols - cpu_cols;
     if (dev->spmm && !cpu_cols) return dev->spmm->multiply(dev, A_dev, r->B, r->alpha, r->beta, r->C, held, blocks);
     *blocks = 0;
-    if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx->pool, r, NULL);
+    if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx, r, NULL);
     split_run sr = {*r, dev, A_dev, columns_of(r->B, 0, dev_cols), columns_of(r->C, 0, dev_cols), held, 0, HSP_OK};
     hsp_dense B = columns_of(r->B, dev_cols, cpu_cols), C = columns_of(r->C, dev_cols, cpu_cols);
     sr.cpu.B = &B, sr.cpu.C = &C;
-    hsp_status s = spmm_on_pool(ctx->pool, &sr.cpu, &sr);
+    hsp_status s = spmm_on_pool(ctx, &sr.cpu, &sr);
     return s != HSP_OK ? s : sr.status;
 }
 

@@ -21,19 +21,6 @@ static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run 
     for (int k = 0; k < w; k++) acc[k] = sum[k];
 }
 
-/* The same for n columns from j0 of B in either order. */
-static inline void SF(spmm_cols)(const spmm_run *r, int32_t i, int32_t j0, int32_t n, VT *restrict acc)
-{
-    const int64_t stride = r->b_step[1], step = hsp_ellr_step(r->A), end = hsp_ellr_end(r->A, i);
-    const int32_t *col = r->A->col;
-    const VT *av = r->A->val, *b = (const VT *)r->B->values + j0 * stride;
-    for (int32_t k = 0; k < n; k++) acc[k] = 0;
-    for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
-        const VT *bp = b + col[p] * r->b_step[0], a = av[p];
-        for (int32_t k = 0; k < n; k++) acc[k] += a * bp[k * stride];
-    }
-}
-
 /* Columns j0 .. j0 + n - 1 of C's row i from the sums acc (inlined with a
  * constant n, the row-major case without beta is a few vector stores). */
 static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run *r, int32_t i, int32_t j0, int32_t n,
@@ -47,6 +34,21 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k];
     else
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
+}
+
+/* Rows first .. last - 1 of column-major B (strides step) into row-major T
+ * of ncols values a row: SPMM_COPY_ROWS rows at a time, each column's run
+ * of them read in order while the block's rows of T stay in cache. */
+static void SF(spmm_copy_rows)(const VT *b, const int64_t step[2], int32_t ncols, VT *restrict t, int32_t first,
+                               int32_t last)
+{
+    for (int32_t i0 = first; i0 < last; i0 += SPMM_COPY_ROWS) {
+        int32_t i1 = last - i0 < SPMM_COPY_ROWS ? last : i0 + SPMM_COPY_ROWS;
+        for (int32_t j = 0; j < ncols; j++) {
+            const VT *bj = b + j * step[1];
+            for (int32_t i = i0; i < i1; i++) t[(int64_t)i * ncols + j] = bj[i * step[0]];
+        }
+    }
 }
 
 /* Rows first .. last - 1 of C where B has one column: a sum a row. */
@@ -108,30 +110,25 @@ SPMM_CLONES static void SF(spmm_slice4)(const spmm_run *r, int32_t i0)
     SF(spmm_slice)(r, i0, 4);
 }
 
-/* Columns j0 .. of C's row i: of row-major B SPMM_WIDE at a time, the last
- * ones 16, 8, 4, then 2 at a time (each a constant, so that the sums stay
- * in vector registers), of column-major B SPMM_LC at a time: each pass
+/* Columns j0 .. of C's row i (B row-major: spmm.c copies column-major B
+ * first): SPMM_WIDE at a time, the last ones 16, 8, 4, 2, then 1 at a time
+ * (each a constant, so that the sums stay in vector registers): each pass
  * reads A's row once for that many columns of B. */
 static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i, int32_t j0)
 {
     int32_t ncols = r->B->ncols;
     VT acc[SPMM_WIDE];
-    if (r->b_step[1] == 1) {
-        for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE)
-            SF(spmm_block)(r, i, j0, SPMM_WIDE, acc), SF(spmm_store)(r, i, j0, SPMM_WIDE, acc);
-        if (ncols - j0 >= 16) SF(spmm_block)(r, i, j0, 16, acc), SF(spmm_store)(r, i, j0, 16, acc), j0 += 16;
-        if (ncols - j0 >= 8) SF(spmm_block)(r, i, j0, 8, acc), SF(spmm_store)(r, i, j0, 8, acc), j0 += 8;
-        if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
-        if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
-    }
-    for (int32_t n; j0 < ncols; j0 += n) { /* column-major B, or row-major's last column */
-        n = ncols - j0 < SPMM_LC ? ncols - j0 : SPMM_LC;
-        SF(spmm_cols)(r, i, j0, n, acc), SF(spmm_store)(r, i, j0, n, acc);
-    }
+    for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE)
+        SF(spmm_block)(r, i, j0, SPMM_WIDE, acc), SF(spmm_store)(r, i, j0, SPMM_WIDE, acc);
+    if (ncols - j0 >= 16) SF(spmm_block)(r, i, j0, 16, acc), SF(spmm_store)(r, i, j0, 16, acc), j0 += 16;
+    if (ncols - j0 >= 8) SF(spmm_block)(r, i, j0, 8, acc), SF(spmm_store)(r, i, j0, 8, acc), j0 += 8;
+    if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
+    if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
+    if (ncols - j0 == 1) SF(spmm_block)(r, i, j0, 1, acc), SF(spmm_store)(r, i, j0, 1, acc);
 }
 
 /* Rows first .. last - 1 of C (one column: spmm_rows_1): a whole slice of
- * ELLPACK-R at once for the first 4 or SPMM_LC columns of row-major B of 4
+ * ELLPACK-R at once for the first 4 or SPMM_LC columns of B of 4
  * to 2 SPMM_LC - 1 columns, other rows and columns one row at a time.
  * Wider B by slices, a block at a time, was no faster overall (README:
  * "Sparse times dense"). */
@@ -139,7 +136,7 @@ SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t 
 {
     int32_t ncols = r->B->ncols;
     int w = ncols >= SPMM_LC ? SPMM_LC : 4; /* a slice's columns */
-    int slices = !r->A->rowptr && r->b_step[1] == 1 && ncols >= 4 && ncols < 2 * SPMM_LC;
+    int slices = !r->A->rowptr && ncols >= 4 && ncols < 2 * SPMM_LC;
     if (ncols == 1) {
         SF(spmm_rows_1)(r, first, last);
         return;
