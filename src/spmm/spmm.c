@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "device/context.h"
 #include "spmm/ellr.h"
 #include "spmm/spmm_device.h"
@@ -17,7 +18,7 @@
 #include "core/scratch.h"
 #include "spmm/spmm.h"
 
-enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
+enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */

@@ -2,22 +2,63 @@
  * type VT, functions named SF(name).  spmm.c includes it once per
  * precision. */
 
-/* Row i's sums for columns j0 .. j0 + w - 1 of row-major B into acc (w at
- * most SPMM_WIDE): called with a constant w, so that once inlined the count is
- * fixed, acc stays in registers and the adds vectorise. */
+/* Eight values of a row of B or C as one vector (GCC's vector extension,
+ * made of the widest registers the clone has), at any value's alignment. */
+typedef VT SF(vec) __attribute__((vector_size(8 * sizeof(VT)), aligned(sizeof(VT))));
+
+/* A row's sums for 8 m columns of row-major B from b (its rows bs apart)
+ * into acc: its n entries at col and val, step apart (m = 1, 2 or 4 and
+ * step constants once inlined).  SPMM_CHAINS / m chains of m vectors of
+ * sums, entry q adding into chain q % chains, so that the adds of
+ * consecutive entries do not wait for each other (README, "Sparse times
+ * dense"). */
+static inline __attribute__((always_inline)) void SF(spmm_vecs)(const int32_t *col, const VT *val, int64_t n,
+                                                              int64_t step, const VT *b, int64_t bs, int m,
+                                                              SF(vec) *restrict acc)
+{
+    const int chains = SPMM_CHAINS / m;
+    SF(vec) sum[SPMM_CHAINS] = {0};
+    int64_t q = 0;
+    for (; q + chains <= n; q += chains)
+#pragma GCC unroll 4
+        for (int c = 0; c < chains; c++) {
+            const SF(vec) *bp = (const SF(vec) *)(b + col[(q + c) * step] * bs);
+            VT a = val[(q + c) * step];
+#pragma GCC unroll 4
+            for (int v = 0; v < m; v++) sum[c * m + v] += a * bp[v];
+        }
+#pragma GCC unroll 4
+    for (int c = 0; c + 1 < chains; c++) /* the last n % chains entries, a chain each */
+        if (q + c < n) {
+            const SF(vec) *bp = (const SF(vec) *)(b + col[(q + c) * step] * bs);
+            VT a = val[(q + c) * step];
+#pragma GCC unroll 4
+            for (int v = 0; v < m; v++) sum[c * m + v] += a * bp[v];
+        }
+#pragma GCC unroll 4
+    for (int v = 0; v < m; v++) {
+        acc[v] = sum[v];
+#pragma GCC unroll 4
+        for (int c = 1; c < chains; c++) acc[v] += sum[c * m + v];
+    }
+}
+
+/* Row i's sums for columns j0 .. j0 + w - 1 of row-major B into acc, w at
+ * most 4 (a constant once inlined: the count is fixed, acc stays in
+ * registers). */
 static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, int w,
                                                                VT *restrict acc)
 {
     const int32_t *col = r->A->col;
     const VT *av = r->A->val, *b = (const VT *)r->B->values + j0;
     int64_t step = hsp_ellr_step(r->A), end = hsp_ellr_end(r->A, i);
-    VT sum[SPMM_WIDE] = {0};
+    VT sum[4] = {0};
     for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
         const VT *bp = b + col[p] * r->b_step[0], a = av[p];
-#pragma GCC unroll 32
+#pragma GCC unroll 8
         for (int k = 0; k < w; k++) sum[k] += a * bp[k];
     }
-#pragma GCC unroll 32
+#pragma GCC unroll 8
     for (int k = 0; k < w; k++) acc[k] = sum[k];
 }
 
@@ -65,90 +106,41 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     }
 }
 
-/* One slot t of a slice's rows (their entries at col, av) into their sums
- * acc, for w columns from b of row-major B: skipping rows that end before t
- * where check is set (w and check constants once inlined: no test in full
- * slots). */
-static inline __attribute__((always_inline)) void SF(spmm_slot)(VT acc[][SPMM_LC], const int32_t *col, const VT *av,
-                                                               const VT *b, int64_t bs, const int32_t *len,
-                                                               int32_t t, int w, int check)
+/* C's row i (B row-major: spmm.c copies column-major B first), its
+ * entries step apart (a constant once inlined): SPMM_WIDE columns at a
+ * time, the last ones 16, 8, 4, 2, then 1 at a time (each a constant, so
+ * that the sums stay in vector registers): each pass reads A's row once
+ * for that many columns of B. */
+static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i, int64_t step)
 {
-#pragma GCC unroll 8
-    for (int q = 0; q < HSP_ELLR_SLICE; q++) {
-        const VT *bp = b + col[q] * bs, x = av[q];
-        if (check && t >= len[q]) continue;
-#pragma GCC unroll 8
-        for (int k = 0; k < w; k++) acc[q][k] += x * bp[k];
-    }
-}
-
-/* Columns 0 .. w - 1 (w at most SPMM_LC) of C's rows i0 .. i0 +
- * HSP_ELLR_SLICE - 1, a whole slice of ELLPACK-R, from row-major B: the
- * slice's rows at once, a slot at a time, so that their sums are
- * independent chains and each slot's entries one read; slots past a row's
- * length (padding) are skipped. */
-static inline __attribute__((always_inline)) void SF(spmm_slice)(const spmm_run *r, int32_t i0, int w)
-{
-    const struct hsp_ellr *a = r->A;
-    const int32_t *len = a->len + i0;
-    int64_t first = a->slice[i0 / HSP_ELLR_SLICE], bs = r->b_step[0];
-    int32_t width = (int32_t)((a->slice[i0 / HSP_ELLR_SLICE + 1] - first) / HSP_ELLR_SLICE), least = width, t = 0;
-    const int32_t *col = a->col + first;
-    const VT *av = (const VT *)a->val + first, *b = r->B->values;
-    VT acc[HSP_ELLR_SLICE][SPMM_LC] = {{0}};
-    for (int q = 0; q < HSP_ELLR_SLICE; q++) least = len[q] < least ? len[q] : least;
-    for (; t < least; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, w, 0);
-    for (; t < width; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, w, 1);
-    for (int q = 0; q < HSP_ELLR_SLICE; q++) SF(spmm_store)(r, i0 + q, 0, w, acc[q]);
-}
-
-/* A slice of 4 columns: a function of its own, so that the slices of 8
- * inlined in spmm_rows keep their sums in registers (both inlined there
- * made those of 8 slower). */
-SPMM_CLONES static void SF(spmm_slice4)(const spmm_run *r, int32_t i0)
-{
-    SF(spmm_slice)(r, i0, 4);
-}
-
-/* Columns j0 .. of C's row i (B row-major: spmm.c copies column-major B
- * first): SPMM_WIDE at a time, the last ones 16, 8, 4, 2, then 1 at a time
- * (each a constant, so that the sums stay in vector registers): each pass
- * reads A's row once for that many columns of B. */
-static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i, int32_t j0)
-{
-    int32_t ncols = r->B->ncols;
+    int32_t j0 = 0;
+    const int32_t ncols = r->B->ncols, *col = r->A->col + hsp_ellr_first(r->A, i);
+    const VT *val = (const VT *)r->A->val + hsp_ellr_first(r->A, i), *b = r->B->values;
+    const int64_t n = hsp_ellr_count(r->A, i), bs = r->b_step[0];
+    SF(vec) vacc[SPMM_WIDE / 8];
     VT acc[SPMM_WIDE];
     for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE)
-        SF(spmm_block)(r, i, j0, SPMM_WIDE, acc), SF(spmm_store)(r, i, j0, SPMM_WIDE, acc);
-    if (ncols - j0 >= 16) SF(spmm_block)(r, i, j0, 16, acc), SF(spmm_store)(r, i, j0, 16, acc), j0 += 16;
-    if (ncols - j0 >= 8) SF(spmm_block)(r, i, j0, 8, acc), SF(spmm_store)(r, i, j0, 8, acc), j0 += 8;
+        SF(spmm_vecs)(col, val, n, step, b + j0, bs, 4, vacc), memcpy(acc, vacc, sizeof vacc),
+            SF(spmm_store)(r, i, j0, SPMM_WIDE, acc);
+    if (ncols - j0 >= 16)
+        SF(spmm_vecs)(col, val, n, step, b + j0, bs, 2, vacc), memcpy(acc, vacc, 2 * sizeof *vacc),
+            SF(spmm_store)(r, i, j0, 16, acc), j0 += 16;
+    if (ncols - j0 >= 8)
+        SF(spmm_vecs)(col, val, n, step, b + j0, bs, 1, vacc), memcpy(acc, vacc, sizeof *vacc),
+            SF(spmm_store)(r, i, j0, 8, acc), j0 += 8;
     if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
     if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
     if (ncols - j0 == 1) SF(spmm_block)(r, i, j0, 1, acc), SF(spmm_store)(r, i, j0, 1, acc);
 }
 
-/* Rows first .. last - 1 of C (one column: spmm_rows_1): a whole slice of
- * ELLPACK-R at once for the first 4 or SPMM_LC columns of B of 4
- * to 2 SPMM_LC - 1 columns, other rows and columns one row at a time.
- * Wider B by slices, a block at a time, was no faster overall (README:
- * "Sparse times dense"). */
+/* Rows first .. last - 1 of C (one column: spmm_rows_1), a row at a time,
+ * its entries one apart (CSR) or HSP_ELLR_SLICE (ELLPACK-R, which the CPU
+ * threads read only beside a device that prepared it: spmm.c's split). */
 SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
-    int32_t ncols = r->B->ncols;
-    int w = ncols >= SPMM_LC ? SPMM_LC : 4; /* a slice's columns */
-    int slices = !r->A->rowptr && ncols >= 4 && ncols < 2 * SPMM_LC;
-    if (ncols == 1) {
-        SF(spmm_rows_1)(r, first, last);
-        return;
-    }
-    for (int32_t i = first; i < last;) {
-        if (slices && i % HSP_ELLR_SLICE == 0 && last - i >= HSP_ELLR_SLICE) {
-            if (w == SPMM_LC) SF(spmm_slice)(r, i, SPMM_LC);
-            else SF(spmm_slice4)(r, i);
-            for (int32_t q = 0; ncols > w && q < HSP_ELLR_SLICE; q++) SF(spmm_row)(r, i + q, w);
-            i += HSP_ELLR_SLICE;
-        } else {
-            SF(spmm_row)(r, i++, 0);
-        }
-    }
+    if (r->B->ncols == 1) SF(spmm_rows_1)(r, first, last);
+    else if (r->A->rowptr)
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1);
+    else
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, HSP_ELLR_SLICE);
 }
