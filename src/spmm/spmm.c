@@ -18,7 +18,7 @@
 #include "core/scratch.h"
 #include "spmm/spmm.h"
 
-enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
+enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -30,6 +30,15 @@ typedef struct {
     int64_t b_step[2], c_step[2];
     int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
 } spmm_run;
+
+/* A row's entries as the row kernels read them: n of them from col and
+ * val (values of the product's precision), and reach, those that may be
+ * read from there (the row's, and in CSR the rows after it). */
+typedef struct {
+    const int32_t *col;
+    const void *val;
+    int64_t n, reach;
+} spmm_entries;
 
 /* The row kernels built for AVX-512, AVX2 and the x86-64 baseline, the
  * widest the CPU runs taken at load time: 8-15% faster than the baseline

@@ -6,35 +6,38 @@
  * made of the widest registers the clone has), at any value's alignment. */
 typedef VT SF(vec) __attribute__((vector_size(8 * sizeof(VT)), aligned(sizeof(VT))));
 
-/* A row's sums for 8 m columns of row-major B from b (its rows bs apart)
- * into acc: its n entries at col and val, step apart (m = 1, 2 or 4 and
- * step constants once inlined).  SPMM_CHAINS / m chains of m vectors of
- * sums, entry q adding into chain q % chains, so that the adds of
- * consecutive entries do not wait for each other (README, "Sparse times
- * dense"). */
-static inline __attribute__((always_inline)) void SF(spmm_vecs)(const int32_t *col, const VT *val, int64_t n,
-                                                              int64_t step, const VT *b, int64_t bs, int m,
-                                                              SF(vec) *restrict acc)
+/* Entry q of row e into its chain's m vectors of sums: a times B's row
+ * col[q step], read from b (its rows bs apart); the row of B that the
+ * entry SPMM_AHEAD on will read is fetched into cache meanwhile, where that
+ * entry is within e's reach (each row's B rows waited out their loads,
+ * power-law rows most: README, "Sparse times dense"). */
+static inline __attribute__((always_inline)) void SF(spmm_entry)(const spmm_entries *e, int64_t q, int64_t step,
+                                                               const VT *b, int64_t bs, int m, SF(vec) *sum)
+{
+    if (q + SPMM_AHEAD < e->reach) __builtin_prefetch(b + e->col[(q + SPMM_AHEAD) * step] * bs);
+    const SF(vec) *bp = (const SF(vec) *)(b + e->col[q * step] * bs);
+    VT a = ((const VT *)e->val)[q * step];
+#pragma GCC unroll 4
+    for (int v = 0; v < m; v++) sum[v] += a * bp[v];
+}
+
+/* Row e's sums for 8 m columns of row-major B from b (its rows bs apart)
+ * into acc, its entries step apart (m = 1, 2 or 4 and step constants once
+ * inlined).  SPMM_CHAINS / m chains of m vectors of sums, entry q adding
+ * into chain q % chains, so that the adds of consecutive entries do not
+ * wait for each other (README, "Sparse times dense"). */
+static inline __attribute__((always_inline)) void SF(spmm_vecs)(const spmm_entries *e, int64_t step, const VT *b,
+                                                              int64_t bs, int m, SF(vec) *restrict acc)
 {
     const int chains = SPMM_CHAINS / m;
     SF(vec) sum[SPMM_CHAINS] = {0};
     int64_t q = 0;
-    for (; q + chains <= n; q += chains)
+    for (; q + chains <= e->n; q += chains)
 #pragma GCC unroll 4
-        for (int c = 0; c < chains; c++) {
-            const SF(vec) *bp = (const SF(vec) *)(b + col[(q + c) * step] * bs);
-            VT a = val[(q + c) * step];
-#pragma GCC unroll 4
-            for (int v = 0; v < m; v++) sum[c * m + v] += a * bp[v];
-        }
+        for (int c = 0; c < chains; c++) SF(spmm_entry)(e, q + c, step, b, bs, m, sum + c * m);
 #pragma GCC unroll 4
     for (int c = 0; c + 1 < chains; c++) /* the last n % chains entries, a chain each */
-        if (q + c < n) {
-            const SF(vec) *bp = (const SF(vec) *)(b + col[(q + c) * step] * bs);
-            VT a = val[(q + c) * step];
-#pragma GCC unroll 4
-            for (int v = 0; v < m; v++) sum[c * m + v] += a * bp[v];
-        }
+        if (q + c < e->n) SF(spmm_entry)(e, q + c, step, b, bs, m, sum + c * m);
 #pragma GCC unroll 4
     for (int v = 0; v < m; v++) {
         acc[v] = sum[v];
@@ -106,41 +109,94 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     }
 }
 
-/* C's row i (B row-major: spmm.c copies column-major B first), its
- * entries step apart (a constant once inlined): SPMM_WIDE columns at a
- * time, the last ones 16, 8, 4, 2, then 1 at a time (each a constant, so
- * that the sums stay in vector registers): each pass reads A's row once
- * for that many columns of B. */
-static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i, int64_t step)
+/* Row i's sums for w columns from j0 of row-major B into acc, its entries
+ * step apart (w and step constants once inlined: 32, 16 and 8 columns as
+ * vectors, 4, 2 and 1 one by one). */
+static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *r, int32_t i, int32_t j0, int w,
+                                                              int64_t step, VT *restrict acc)
 {
-    int32_t j0 = 0;
-    const int32_t ncols = r->B->ncols, *col = r->A->col + hsp_ellr_first(r->A, i);
-    const VT *val = (const VT *)r->A->val + hsp_ellr_first(r->A, i), *b = r->B->values;
-    const int64_t n = hsp_ellr_count(r->A, i), bs = r->b_step[0];
-    SF(vec) vacc[SPMM_WIDE / 8];
-    VT acc[SPMM_WIDE];
-    for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE)
-        SF(spmm_vecs)(col, val, n, step, b + j0, bs, 4, vacc), memcpy(acc, vacc, sizeof vacc),
-            SF(spmm_store)(r, i, j0, SPMM_WIDE, acc);
-    if (ncols - j0 >= 16)
-        SF(spmm_vecs)(col, val, n, step, b + j0, bs, 2, vacc), memcpy(acc, vacc, 2 * sizeof *vacc),
-            SF(spmm_store)(r, i, j0, 16, acc), j0 += 16;
-    if (ncols - j0 >= 8)
-        SF(spmm_vecs)(col, val, n, step, b + j0, bs, 1, vacc), memcpy(acc, vacc, sizeof *vacc),
-            SF(spmm_store)(r, i, j0, 8, acc), j0 += 8;
-    if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
-    if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
-    if (ncols - j0 == 1) SF(spmm_block)(r, i, j0, 1, acc), SF(spmm_store)(r, i, j0, 1, acc);
+    int64_t first = hsp_ellr_first(r->A, i), n = hsp_ellr_count(r->A, i);
+    spmm_entries e = {r->A->col + first, (const VT *)r->A->val + first, n, r->A->rowptr ? r->A->nnz - first : n};
+    SF(vec) v[SPMM_WIDE / 8];
+    if (w < 8) {
+        SF(spmm_block)(r, i, j0, w, acc);
+        return;
+    }
+    SF(spmm_vecs)(&e, step, (const VT *)r->B->values + j0, r->b_step[0], w / 8, v);
+    memcpy(acc, v, (size_t)w * sizeof *acc);
 }
 
-/* Rows first .. last - 1 of C (one column: spmm_rows_1), a row at a time,
- * its entries one apart (CSR) or HSP_ELLR_SLICE (ELLPACK-R, which the CPU
- * threads read only beside a device that prepared it: spmm.c's split). */
+/* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 from the sums acc
+ * (column-major C: each column's h values written together, a cache line
+ * where h is 8, where a row at a time wrote w lines a value each). */
+static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm_run *r, int32_t i0, int h,
+                                                                    int32_t j0, int w,
+                                                                    VT acc[][SPMM_WIDE])
+{
+    int64_t ld = r->c_step[1];
+    VT *c = (VT *)r->C->values + i0 + j0 * ld, alpha = (VT)r->alpha, beta = (VT)r->beta;
+    for (int k = 0; k < w; k++, c += ld)
+        if (beta == 0)
+            for (int q = 0; q < h; q++) c[q] = alpha * acc[q][k];
+        else
+            for (int q = 0; q < h; q++) c[q] = alpha * acc[q][k] + beta * c[q];
+}
+
+/* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 (h 1, or up to
+ * HSP_ELLR_SLICE of column-major C), their entries step apart (w and step
+ * constants once inlined). */
+static inline __attribute__((always_inline)) void SF(spmm_pass)(const spmm_run *r, int32_t i0, int h, int32_t j0,
+                                                              int w, int64_t step)
+{
+    if (h == 1) {
+        VT sums[SPMM_WIDE];
+        SF(spmm_sums)(r, i0, j0, w, step, sums);
+        SF(spmm_store)(r, i0, j0, w, sums);
+        return;
+    }
+    VT acc[HSP_ELLR_SLICE][SPMM_WIDE];
+    for (int q = 0; q < h; q++) SF(spmm_sums)(r, i0 + q, j0, w, step, acc[q]);
+    SF(spmm_store_tile)(r, i0, h, j0, w, acc);
+}
+
+/* C's rows i0 .. i0 + h - 1 (B row-major: spmm.c copies column-major B
+ * first), their entries step apart (a constant once inlined): SPMM_WIDE
+ * columns at a time, the last ones 16, 8, 4, 2, then 1 at a time (each a
+ * constant, so that the sums stay in vector registers): each pass reads
+ * A's row once for that many columns of B. */
+static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i0, int h, int64_t step)
+{
+    int32_t j0 = 0, ncols = r->B->ncols;
+    for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE) SF(spmm_pass)(r, i0, h, j0, SPMM_WIDE, step);
+    if (ncols - j0 >= 16) SF(spmm_pass)(r, i0, h, j0, 16, step), j0 += 16;
+    if (ncols - j0 >= 8) SF(spmm_pass)(r, i0, h, j0, 8, step), j0 += 8;
+    if (ncols - j0 >= 4) SF(spmm_pass)(r, i0, h, j0, 4, step), j0 += 4;
+    if (ncols - j0 >= 2) SF(spmm_pass)(r, i0, h, j0, 2, step), j0 += 2;
+    if (ncols - j0 == 1) SF(spmm_pass)(r, i0, h, j0, 1, step);
+}
+
+/* Rows first .. last - 1 of column-major C of two columns or more,
+ * HSP_ELLR_SLICE at a time (a function of its own: inlined beside the rows
+ * of row-major C it made those slower). */
+SPMM_CLONES static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, int32_t last)
+{
+    const int h = HSP_ELLR_SLICE;
+    if (r->A->rowptr)
+        for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, 1);
+    else
+        for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, HSP_ELLR_SLICE);
+}
+
+/* Rows first .. last - 1 of C (one column: spmm_rows_1; column-major C:
+ * spmm_rows_tiled), a row at a time, their entries one apart (CSR) or
+ * HSP_ELLR_SLICE (ELLPACK-R, which the CPU threads read only beside a
+ * device that prepared it: spmm.c's split). */
 SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
     if (r->B->ncols == 1) SF(spmm_rows_1)(r, first, last);
+    else if (r->c_step[1] != 1) SF(spmm_rows_tiled)(r, first, last);
     else if (r->A->rowptr)
-        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1);
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, 1);
     else
-        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, HSP_ELLR_SLICE);
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, HSP_ELLR_SLICE);
 }
