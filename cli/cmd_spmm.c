@@ -16,8 +16,9 @@ static const char usage_spmm[] =
     "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file (-: stdout)\n"
     "  --cols=L              generate B with L columns (instead of B.mtx)\n"
     "  --layout=row|col      B's (generated) and C's storage: row-major (default) or column-major\n"
-    "  --format=ellr|csr     ellr (default): A prepared once (hsp_ellr_from_csr: ELLPACK-R, or CSR\n"
-    "                        where its padding passes twice its entries), then multiplied;\n"
+    "  --format=ellr|csr     ellr (default): A prepared once (hsp_ellr_from_csr: CSR on the CPU\n"
+    "                        threads; on a GPU ELLPACK-R, or CSR where its padding passes twice\n"
+    "                        its entries), then multiplied;\n"
     "                        csr: A as given, checked in every product (hsp_spmm)\n"
     "  --device=NAME         cpu (default), or a GPU device: opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --resident            A prepared and B and C placed on the device first (hsp_spmm_resident):\n"
@@ -171,7 +172,9 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         if (in.gpu_csr_bytes)
             fprintf(out, "and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
                     in.gpu_csr_bytes / 1048576.0);
-        else if (!a->csr)
+        else if (!a->csr && !in.height && !strcmp(st.device, "cpu"))
+            fprintf(out, "A prepared in CSR, which the CPU threads read: longest row %d\n", in.width);
+        else if (!a->csr && !in.height)
             fprintf(out, "A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
                     HSP_ELLR_MAX_PADDING);
         if (a->cpu_share_auto)

@@ -637,9 +637,9 @@ run "$hsp" spmm "$tmp/sa.mtx"
 [ $rc -eq 2 ] && grep -q "spmm: takes A and either B.mtx" "$tmp/err"
 ok $? "spmm without B or --cols is a usage error"
 run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --stats --repeat=2
-[ $rc -eq 0 ] && grep -q "A read as ellr" "$tmp/out" &&
-    grep -q "A prepared: longest row 5, slices of 8 rows, 1968 slots for 1920 entries (1.02x)" "$tmp/out"
-ok $? "spmm prepares A once (--format=ellr, the default) and says how"
+[ $rc -eq 0 ] && grep -q "A read as csr" "$tmp/out" &&
+    grep -q "A prepared in CSR, which the CPU threads read: longest row 5" "$tmp/out"
+ok $? "spmm prepares A once (--format=ellr, the default; CSR on the CPU threads) and says how"
 run "$hsp" spmm --gen=poisson2d5:20 --cols=4 --stats=json --format=csr
 [ $rc -eq 0 ] && grep -q '"format":"csr"' "$tmp/out" && grep -q '"slots":0' "$tmp/out"
 ok $? "spmm --format=csr reads A as given"

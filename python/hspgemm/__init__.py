@@ -507,8 +507,9 @@ class Prepared:
         Returns
         -------
         dict
-            ``nrows``, ``ncols``; ``format``: "ellr" (sliced ELLPACK-R) or "csr" (where a few
-            long rows would pad ELLPACK-R's slots past twice the entries); ``width``: the longest
+            ``nrows``, ``ncols``; ``format``: "ellr" (sliced ELLPACK-R) or "csr" (on the CPU
+            threads, and where a few long rows would pad ELLPACK-R's slots past twice the
+            entries); ``width``: the longest
             row's entries; ``height``: the rows of a slice (0 in CSR); ``nnz``; ``slots``:
             ELLPACK-R's slots, padding included (0 in CSR); ``bytes`` against ``csr_bytes``, A's
             in CSR; ``precision``: "float" or "double".
@@ -644,8 +645,9 @@ class Context:
     def prepare(self, A: _Sparse, *, precision: "DTypeLike | None" = None) -> "Prepared":
         """A checked once and copied for Context.spmm (hsp_ellr_from_csr).
 
-        The copy is in a form of the library's own (sliced ELLPACK-R, or CSR where a few long rows
-        would pad it too much), which spmm reads again and again without converting or checking A;
+        The copy is in a form of the library's own (sliced ELLPACK-R on a GPU device; CSR on the CPU
+        threads, or where a few long rows would pad ELLPACK-R too much), which spmm reads again and
+        again without converting or checking A;
         A may change or go afterwards.
 
         Parameters
