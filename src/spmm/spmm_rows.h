@@ -32,6 +32,11 @@ static inline __attribute__((always_inline)) void SF(spmm_vecs)(const spmm_entri
     const int chains = SPMM_CHAINS / m;
     SF(vec) sum[SPMM_CHAINS] = {0};
     int64_t q = 0;
+    if (e->n < chains) { /* a short row (most of a power-law matrix's): one chain, nothing to add up */
+        for (; q < e->n; q++) SF(spmm_entry)(e, q, step, b, bs, m, sum);
+        memcpy(acc, sum, (size_t)m * sizeof *acc);
+        return;
+    }
     for (; q + chains <= e->n; q += chains)
 #pragma GCC unroll 4
         for (int c = 0; c < chains; c++) SF(spmm_entry)(e, q + c, step, b, bs, m, sum + c * m);
