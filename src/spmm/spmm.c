@@ -18,7 +18,7 @@
 #include "core/scratch.h"
 #include "spmm/spmm.h"
 
-enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
+enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_NEAR = 4096, SPMM_SAMPLE = 64, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -29,6 +29,7 @@ typedef struct {
     double alpha, beta;
     int64_t b_step[2], c_step[2];
     int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
+    int ahead;                   /* fetch rows of B ahead (scattered_columns) */
 } spmm_run;
 
 /* A row's entries as the row kernels read them: n of them from col and
@@ -104,6 +105,24 @@ static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_de
         return hsp_fail(HSP_ERR_ARG, "hsp_spmm: C's array overlaps %s: give C an array of its own",
                         c0 < b1 && b0 < c1 ? "B's" : "A's values");
     return HSP_OK;
+}
+
+/* Are A's columns scattered: of the entries of SPMM_SAMPLE rows spread over
+ * A, more than a quarter further from the row's own place (scaled to B's
+ * rows) than a sixteenth of B's rows (at least 64, at most SPMM_NEAR)?  The CPU's own prefetch follows the rows
+ * of B that near columns read (stencils, bands: fetching them ahead as
+ * well cost poisson3d27:30 a fifth); scattered ones (random, power-law
+ * rows) the row kernels fetch ahead (README, "Sparse times dense"). */
+static int scattered_columns(const struct hsp_ellr *A)
+{
+    int64_t far = 0, seen = 0, near = A->ncols / 16 < 64 ? 64 : A->ncols / 16 > SPMM_NEAR ? SPMM_NEAR : A->ncols / 16;
+    for (int k = 0; k < SPMM_SAMPLE && A->nrows; k++) {
+        int32_t i = (int32_t)((int64_t)A->nrows * k / SPMM_SAMPLE);
+        int64_t at = (int64_t)i * A->ncols / A->nrows;
+        for (int64_t p = hsp_ellr_first(A, i), end = hsp_ellr_end(A, i); p < end; p += hsp_ellr_step(A), seen++)
+            far += A->col[p] - at > near || at - A->col[p] > near;
+    }
+    return far * 4 > seen;
 }
 
 /* Part p's rows of C. */
@@ -239,7 +258,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     if (s == HSP_OK) s = check_dense(C, "C", A->nrows, B->ncols, A->precision);
     if (s == HSP_OK && !held_bc[1]) s = check_apart(csr, B, C); /* a held C is apart */
     if (s != HSP_OK) return s;
-    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
+    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
     if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (README) */
@@ -249,7 +268,10 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     hsp_context_lock(ctx);
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
-    else s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
+    else {
+        r.ahead = scattered_columns(r.A); /* A is valid now */
+        s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
+    }
     if (s == HSP_OK && stats) {
         *stats = (hsp_spmm_stats){0};
         if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;

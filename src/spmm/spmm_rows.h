@@ -9,8 +9,8 @@ typedef VT SF(vec) __attribute__((vector_size(8 * sizeof(VT)), aligned(sizeof(VT
 /* Entry q of row e into its chain's m vectors of sums: a times B's row
  * col[q step], read from b (its rows bs apart); the row of B that the
  * entry SPMM_AHEAD on will read is fetched into cache meanwhile, where that
- * entry is within e's reach (each row's B rows waited out their loads,
- * power-law rows most: README, "Sparse times dense"). */
+ * entry is within e's reach (0 where A's columns are near: spmm.c's
+ * scattered_columns). */
 static inline __attribute__((always_inline)) void SF(spmm_entry)(const spmm_entries *e, int64_t q, int64_t step,
                                                                const VT *b, int64_t bs, int m, SF(vec) *sum)
 {
@@ -121,7 +121,8 @@ static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *
                                                               int64_t step, VT *restrict acc)
 {
     int64_t first = hsp_ellr_first(r->A, i), n = hsp_ellr_count(r->A, i);
-    spmm_entries e = {r->A->col + first, (const VT *)r->A->val + first, n, r->A->rowptr ? r->A->nnz - first : n};
+    int64_t reach = !r->ahead ? 0 : r->A->rowptr ? r->A->nnz - first : n;
+    spmm_entries e = {r->A->col + first, (const VT *)r->A->val + first, n, reach};
     SF(vec) v[SPMM_WIDE / 8];
     if (w < 8) {
         SF(spmm_block)(r, i, j0, w, acc);
