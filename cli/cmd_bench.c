@@ -480,8 +480,8 @@ int cmd_bench(int argc, char **argv)
     cli_peers peers;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,layout,blocks,tol,"
-                       "maxiter,smoother,cycle,pre,post,jacobi-omega,degree,nullspace,block",
+                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,layout,"
+                       "blocks,tol,maxiter,smoother,cycle,pre,post,jacobi-omega,degree,nullspace,block",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);
@@ -497,7 +497,8 @@ int cmd_bench(int argc, char **argv)
                                "galerkin-paper, realloc, amg, spmm, solve, solve-quick)", cli_shown(a.suite, shown));
     if ((rc = amg_options_used(&a, amg, solve))) return rc;
     if (files && !realloc_suite && !graph && !spmm)
-        return cli_usage_error(a.name, "--suite=%s takes no file (%s): files go with --suite=graph, realloc or spmm; the "
+        return cli_usage_error(a.name, "--suite=%s takes no file (%s): files go with --suite=graph, realloc or spmm; "
+                               "the "
                                "others take --gen=SPEC", a.suite ? a.suite : "default",
                                cli_shown(a.operand[files_at(&a)], shown));
     if (realloc_suite && a.peers && strcmp(a.peers, "none") && strcmp(a.peers, "auto"))

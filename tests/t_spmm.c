@@ -234,12 +234,15 @@ static void prepared(hsp_context *ctx)
         for (int32_t i = s0; i < s0 + 8 && i < 100; i++) ws = A->rowptr[i + 1] - A->rowptr[i] > ws ? A->rowptr[i + 1] - A->rowptr[i] : ws;
         slots += 8 * ws, w = ws > w ? (int32_t)ws : w;
     }
-    int ok = hsp_ellr_from_csr(ctx, A, &E) == HSP_OK && hsp_ellr_from_csr(ctx, L, &F) == HSP_OK, csr = prepares_csr(ctx);
+    int ok = hsp_ellr_from_csr(ctx, A, &E) == HSP_OK && hsp_ellr_from_csr(ctx, L, &F) == HSP_OK;
+    int csr = prepares_csr(ctx);
     if (ok) hsp_ellr_describe(E, &in), hsp_ellr_describe(F, &il);
     int64_t want_bytes = csr ? 101 * 8 + A->nnz * 12 : 14 * 8 + 100 * 4 + slots * 12;
     tap_ok(ok && in.width == w && in.height == (csr ? 0 : 8) && in.slots == (csr ? 0 : slots) && in.nnz == A->nnz &&
-               !strcmp(in.format, csr ? "csr" : "ellr") && in.bytes == want_bytes && in.csr_bytes == 101 * 8 + A->nnz * 12,
-           "rows of 2-6 entries: %s, width %d, slices of %d rows, %lld slots for %lld entries, %lld bytes against CSR's %lld",
+               !strcmp(in.format, csr ? "csr" : "ellr") && in.bytes == want_bytes &&
+               in.csr_bytes == 101 * 8 + A->nnz * 12,
+           "rows of 2-6 entries: %s, width %d, slices of %d rows, %lld slots for %lld entries, %lld bytes against "
+           "CSR's %lld",
            csr ? "csr (the CPU threads)" : "ellr", in.width, in.height, (long long)in.slots, (long long)in.nnz,
            (long long)in.bytes, (long long)in.csr_bytes);
     tap_ok(ok && il.width == 60 && il.height == 0 && il.slots == 0 && il.nnz == L->nnz && !strcmp(il.format, "csr") &&

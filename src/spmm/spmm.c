@@ -18,7 +18,9 @@
 #include "core/scratch.h"
 #include "spmm/spmm.h"
 
-enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_NEAR = 4096, SPMM_SAMPLE = 64, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8, SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };
+enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8 };
+enum { SPMM_NEAR = 4096, SPMM_SAMPLE = 64 };       /* scattered_columns */
+enum { SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };   /* the copy of column-major B */
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -109,10 +111,11 @@ static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_de
 
 /* Are A's columns scattered: of the entries of SPMM_SAMPLE rows spread over
  * A, more than a quarter further from the row's own place (scaled to B's
- * rows) than a sixteenth of B's rows (at least 64, at most SPMM_NEAR)?  The CPU's own prefetch follows the rows
- * of B that near columns read (stencils, bands: fetching them ahead as
- * well cost poisson3d27:30 a fifth); scattered ones (random, power-law
- * rows) the row kernels fetch ahead (README, "Sparse times dense"). */
+ * rows) than a sixteenth of B's rows (at least 64, at most SPMM_NEAR)?
+ * The CPU's own prefetch follows the rows of B that near columns read
+ * (stencils, bands: fetching them ahead as well cost poisson3d27:30 a
+ * fifth); scattered ones (random, power-law rows) the row kernels fetch
+ * ahead (README, "Sparse times dense"). */
 static int scattered_columns(const struct hsp_ellr *A)
 {
     int64_t far = 0, seen = 0, near = A->ncols / 16 < 64 ? 64 : A->ncols / 16 > SPMM_NEAR ? SPMM_NEAR : A->ncols / 16;
@@ -173,8 +176,8 @@ static void copy_part(void *arg, int tid, int64_t p)
 }
 
 /* r's B, column-major of several columns, replaced by a row-major copy *T
- * in ctx's first workspace buffer, kept between calls (its pages are not
- * faulted in again): a row of B is then one run of memory for the row
+ * in a buffer of ctx's first workspace, kept between calls (its pages are
+ * not faulted in again): a row of B is then one run of memory for the row
  * kernels, where each entry of A read one value of each of L columns, L
  * cache lines (README: "Sparse times dense"). */
 static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
