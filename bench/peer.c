@@ -35,12 +35,15 @@ int peer_parse(int argc, char **argv, peer_args *a)
         else if (!strncmp(s, "--spmm=", 7) && a->spmm_cols >= 0) { /* -1: the peer takes no --spmm */
             if ((a->spmm_cols = atoi(s + 7)) < 1) return bad_usage(a, "--spmm=L takes L >= 1, not", s);
         }
+        else if ((!strcmp(s, "--layout=row") || !strcmp(s, "--layout=col")) && a->spmm_cols >= 0)
+            a->col_major = !strcmp(s, "--layout=col");
         else if (s[0] != '-' && nfiles < 3) a->file[nfiles++] = s;
         else return bad_usage(a, s[0] == '-' ? "bad argument" : "too many files at", s);
     }
     a->nfactors = a->spmm_cols > 0 ? 1 : a->order == PEER_AB ? 2 : 3;
     if (a->spmm_cols > 0 && (nfiles != 1 || a->order != PEER_AB))
         return bad_usage(a, "--spmm=L takes one file, A.mtx", NULL);
+    if (a->col_major && !a->spmm_cols) return bad_usage(a, "--layout=col goes with --spmm=L", NULL);
     if (a->order != PEER_AB && nfiles != 3) return bad_usage(a, "--rap takes three files, R.mtx A.mtx P.mtx", NULL);
     if (a->order == PEER_AB && nfiles == 3) return bad_usage(a, "three files need --rap=r-ap or --rap=ra-p", NULL);
     if (!nfiles || a->threads < 1 || a->repeat < 1 || a->repeat > 1000)

@@ -10,13 +10,14 @@ typedef enum { PEER_AB, PEER_R_AP, PEER_RA_P } peer_order;
 
 /* [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]
  * [--threads=N] [--repeat=R] [--precision=float|double] --rap=r-ap|ra-p R.mtx A.mtx P.mtx
- * [--threads=N] [--repeat=R] [--precision=float|double] --spmm=L A.mtx (peers that take it) */
+ * [--threads=N] [--repeat=R] [--precision=float|double] --spmm=L [--layout=row|col] A.mtx (peers that take it) */
 typedef struct {
     const char *name, *usage; /* set by the peer before peer_parse */
     int threads, repeat;      /* defaults set by the peer */
     hsp_precision precision;
     peer_order order;         /* PEER_AB unless --rap is given */
     int spmm_cols;            /* --spmm=L: C = A X for a dense X of L columns (0: not given) */
+    int col_major;            /* --layout=col (with --spmm): X and C column-major, else row-major */
     int nfactors;             /* 2 (A, B), 3 (R, A, P), or 1 (A, with --spmm) */
     const char *file[3];      /* the factors' files; file[1] is file[0] when B is not given */
 } peer_args;

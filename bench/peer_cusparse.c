@@ -18,7 +18,7 @@
 static const char usage[] =
     "usage: peer_cusparse [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
     "       peer_cusparse [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx\n"
-    "       peer_cusparse [same options] --spmm=L A.mtx\n"
+    "       peer_cusparse [same options] --spmm=L [--layout=row|col] A.mtx\n"
     "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
     "cuSPARSE SpGEMM on GPU 0 after a warm-up: from host CSR to host CSR (uploads, products,\n"
     "download, frees) and with the factors already on the device (products only, after untimed\n"
@@ -28,7 +28,8 @@ static const char usage[] =
     "is accepted and ignored (the work runs on the GPU).  Prints {\"peer\":\"cusparse\",...,\n"
     "\"ms_median\":...,\"ms_min\":...,\"ms_device_median\":...,\"ms_device_nopool_median\":...,\n"
     "\"nnz_c\":...,\"peak_device_bytes\":...} (and \"order\" with --rap).\n"
-    "With --spmm=L: C = A X for a dense row-major X of L columns by cusparseSpMM, every CSR\n"
+    "With --spmm=L: C = A X for a dense X of L columns (row-major, or column-major with\n"
+    "--layout=col, C likewise) by cusparseSpMM, every CSR\n"
     "algorithm it has (default, csr_alg1, csr_alg2, csr_alg3; those it refuses for the shape left\n"
     "out), A, X and C on the device, each after its preprocessing (untimed); ms_device is the\n"
     "fastest algorithm's, and ms (host to host) that algorithm's with X uploaded and C\n"

@@ -1,5 +1,6 @@
 /* peer_cusparse_spmm.c: the cuSPARSE peer's SpMM (peer_cusparse --spmm=L):
- * C = A X for a dense row-major X of L columns by cusparseSpMM, with each
+ * C = A X for a dense X of L columns (row-major, or column-major with
+ * --layout=col, C likewise) by cusparseSpMM, with each
  * CSR algorithm cuSPARSE offers for the shape, device-only, then host to
  * host with the fastest: X uploaded and C downloaded each run, A kept on
  * the device as a prepared A is; from pageable host memory (ms), and from
@@ -100,8 +101,10 @@ int cusparse_spmm(const peer_args *a, const hsp_csr *A)
     s.dx = dev_alloc(s.x_bytes, "cudaMalloc(X)"), s.dc = dev_alloc(s.c_bytes, "cudaMalloc(C)");
     to_device(s.dx, x, s.x_bytes, "cudaMemcpy(X) to the device");
     s.a = describe(&d, s.type);
-    sparse_ok(cusparseCreateDnMat(&s.x, A->ncols, L, L, s.dx, s.type, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat");
-    sparse_ok(cusparseCreateDnMat(&s.c, A->nrows, L, L, s.dc, s.type, CUSPARSE_ORDER_ROW), "cusparseCreateDnMat");
+    cusparseOrder_t order = a->col_major ? CUSPARSE_ORDER_COL : CUSPARSE_ORDER_ROW;
+    int64_t ldx = a->col_major ? A->ncols : L, ldc = a->col_major ? A->nrows : L;
+    sparse_ok(cusparseCreateDnMat(&s.x, A->ncols, L, ldx, s.dx, s.type, order), "cusparseCreateDnMat");
+    sparse_ok(cusparseCreateDnMat(&s.c, A->nrows, L, ldc, s.dc, s.type, order), "cusparseCreateDnMat");
     for (int k = 0; k < NALGS; k++) {
         double *t = ms + (size_t)(k + 1) * (size_t)repeat;
         median[k] = time_device(&s, algs[k].alg, repeat, t) ? peer_median(t, repeat) : -1;
@@ -115,8 +118,9 @@ int cusparse_spmm(const peer_args *a, const hsp_csr *A)
     time_host(&s, algs[best].alg, x, c, repeat, pinned);
     cuda_ok(cudaHostUnregister(x), "cudaHostUnregister(X)"), cuda_ok(cudaHostUnregister(c), "cudaHostUnregister(C)");
     printf("{\"peer\":\"cusparse\",\"version\":\"%d.%d.%d\",\"threads\":1,\"precision\":\"%s\",\"runs\":%d,"
-           "\"spmm_cols\":%d,\"alg\":\"%s\",\"alg_ms\":{",
-           version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", repeat, L, algs[best].name);
+           "\"spmm_cols\":%d,\"layout\":\"%s\",\"alg\":\"%s\",\"alg_ms\":{",
+           version / 1000, version % 1000 / 100, version % 100, dbl ? "double" : "float", repeat, L,
+           a->col_major ? "col" : "row", algs[best].name);
     for (int k = 0, first = 1; k < NALGS; k++)
         if (median[k] >= 0) printf("%s\"%s\":%.4f", first ? "" : ",", algs[k].name, median[k]), first = 0;
     printf("}");

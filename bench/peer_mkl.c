@@ -4,9 +4,10 @@
  * prints one JSON line.  MKL leaves the columns of C's rows in any order:
  * ms_median holds no sorting; ms_sorted_median is the same runs with
  * mkl_sparse_order after the product, for C as hspgemm gives it.  With
- * --spmm=L it times C = A X for a dense row-major X of L columns with
- * mkl_sparse_?_mm, after MKL's inspector (mm hint and optimize, untimed, as
- * a user repeating the product would). */
+ * --spmm=L it times C = A X for a dense X of L columns (row-major, or
+ * column-major with --layout=col, C likewise) with mkl_sparse_?_mm, after
+ * MKL's inspector (mm hint and optimize, untimed, as a user repeating the
+ * product would). */
 #include <mkl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,10 @@
 static const char usage[] =
     "usage: peer_mkl [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
     "       peer_mkl [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx\n"
-    "       peer_mkl [same options] --spmm=L A.mtx\n"
+    "       peer_mkl [same options] --spmm=L [--layout=row|col] A.mtx\n"
     "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
-    "mkl_sparse_sp2m, or C = A X for a dense X of L columns (row-major) with mkl_sparse_?_mm,\n"
+    "mkl_sparse_sp2m, or C = A X for a dense X of L columns (row-major, or\n"
+    "column-major with --layout=col; C the same) with mkl_sparse_?_mm,\n"
     "after one warm-up and prints\n"
     "{\"peer\":\"mkl\",...,\"ms_median\":...,\"ms_min\":...,\"nnz_c\":...} (and \"order\" with --rap).\n";
 
@@ -84,20 +86,23 @@ static sparse_status_t time_product(sparse_matrix_t *M, const peer_args *a, doub
 }
 
 /* C = A X, repeat + 1 times (the first a warm-up) into ms, after MKL's
- * inspector for that product; X and C row-major, L columns. */
-static sparse_status_t time_spmm(sparse_matrix_t A, const hsp_csr *F, int L, int repeat, double *ms)
+ * inspector for that product; X and C of L columns, row-major or (col)
+ * column-major, packed. */
+static sparse_status_t time_spmm(sparse_matrix_t A, const hsp_csr *F, int L, int col, int repeat, double *ms)
 {
     struct matrix_descr general = {.type = SPARSE_MATRIX_TYPE_GENERAL};
     int dbl = F->precision == HSP_DOUBLE;
+    sparse_layout_t layout = col ? SPARSE_LAYOUT_COLUMN_MAJOR : SPARSE_LAYOUT_ROW_MAJOR;
+    MKL_INT ldx = col ? F->ncols : L, ldc = col ? F->nrows : L;
     void *X = peer_dense(F->ncols, L, F->precision), *C = peer_dense(F->nrows, L, F->precision);
     sparse_status_t s = X && C ? SPARSE_STATUS_SUCCESS : SPARSE_STATUS_ALLOC_FAILED;
     if (s == SPARSE_STATUS_SUCCESS)
-        s = mkl_sparse_set_mm_hint(A, SPARSE_OPERATION_NON_TRANSPOSE, general, SPARSE_LAYOUT_ROW_MAJOR, L, repeat + 1);
+        s = mkl_sparse_set_mm_hint(A, SPARSE_OPERATION_NON_TRANSPOSE, general, layout, L, repeat + 1);
     if (s == SPARSE_STATUS_SUCCESS || s == SPARSE_STATUS_NOT_SUPPORTED) s = mkl_sparse_optimize(A);
     for (int k = 0; s == SPARSE_STATUS_SUCCESS && k <= repeat; k++) {
         double t0 = peer_now_ms();
-        s = dbl ? mkl_sparse_d_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, SPARSE_LAYOUT_ROW_MAJOR, X, L, L, 0, C, L)
-                : mkl_sparse_s_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, SPARSE_LAYOUT_ROW_MAJOR, X, L, L, 0, C, L);
+        s = dbl ? mkl_sparse_d_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, layout, X, L, ldx, 0, C, ldc)
+                : mkl_sparse_s_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, layout, X, L, ldx, 0, C, ldc);
         ms[k] = peer_now_ms() - t0;
     }
     free(X), free(C);
@@ -132,7 +137,7 @@ int main(int argc, char **argv)
     double *ms = malloc((size_t)(repeat + 1) * sizeof *ms), *sorted = malloc((size_t)(repeat + 1) * sizeof *ms);
     long long nnz = args.spmm_cols ? (long long)F[0]->nrows * args.spmm_cols : 0; /* C's entries */
     if (s == SPARSE_STATUS_SUCCESS && ms && sorted && args.spmm_cols)
-        s = time_spmm(M[0], F[0], args.spmm_cols, repeat, ms);
+        s = time_spmm(M[0], F[0], args.spmm_cols, args.col_major, repeat, ms);
     for (int k = 0; s == SPARSE_STATUS_SUCCESS && ms && sorted && !args.spmm_cols && k <= repeat; k++)
         s = time_product(M, &args, &ms[k], &sorted[k], &nnz); /* run 0 is the warm-up */
     if (s != SPARSE_STATUS_SUCCESS || !ms || !sorted || nnz < 0) return peer_fail("MKL error", NULL);
@@ -141,7 +146,7 @@ int main(int argc, char **argv)
     printf("{\"peer\":\"mkl\",\"version\":\"%d.%d.%d\",\"threads\":%d,\"precision\":\"%s\"%s,\"runs\":%d",
            v.MajorVersion, v.MinorVersion, v.UpdateVersion, args.threads,
            args.precision == HSP_DOUBLE ? "double" : "float", peer_order_json(&args), repeat);
-    if (args.spmm_cols) printf(",\"spmm_cols\":%d", args.spmm_cols);
+    if (args.spmm_cols) printf(",\"spmm_cols\":%d,\"layout\":\"%s\"", args.spmm_cols, args.col_major ? "col" : "row");
     peer_print_times("ms", ms + 1, repeat); /* [0] was the warm-up */
     if (!args.spmm_cols) peer_print_times("ms_sorted", sorted + 1, repeat);
     printf(",\"nnz_c\":%lld}\n", nnz);

@@ -2,8 +2,8 @@
 """peer_scipy.py: the scipy peer of `hspgemm bench`: times C = A @ B, or the
 Galerkin product C = R @ A @ P as two products, on CSR matrices (single-threaded;
 the result's column indices are left unsorted, as scipy leaves them), or with
---spmm=L the product C = A @ X of A and a dense row-major X of L columns, and
-prints one JSON line."""
+--spmm=L the product C = A @ X of A and a dense X of L columns (row-major, or
+column-major with --layout=col: numpy's Fortran order), and prints one JSON line."""
 import json
 import statistics
 import sys
@@ -11,10 +11,10 @@ import time
 
 USAGE = """usage: peer_scipy.py [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]
        peer_scipy.py [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx
-       peer_scipy.py [same options] --spmm=L A.mtx
+       peer_scipy.py [same options] --spmm=L [--layout=row|col] A.mtx
 Times C = A @ B (B = A when absent), or C = R @ A @ P as R @ (A @ P) (r-ap) or
-(R @ A) @ P (ra-p), or C = A @ X for a dense X of L columns (numpy, row-major)
-with --spmm=L, after one warm-up and prints
+(R @ A) @ P (ra-p), or C = A @ X for a dense X of L columns (numpy, row-major, or
+Fortran order with --layout=col) with --spmm=L, after one warm-up and prints
 {"peer":"scipy",...,"ms_median":...,"ms_min":...,"ms_max":...,"ms_q1":...,"ms_q3":...,
 "nnz_c":...} (and "order"
 with --rap); --threads is ignored (scipy's sparse product runs on one thread).
@@ -28,7 +28,7 @@ PRODUCT = {None: lambda A, B: A @ B,
 
 def parse(argv):
     """Options and files from the command line."""
-    opts = {"repeat": 3, "dtype": "float64", "order": None, "files": [], "spmm": 0}
+    opts = {"repeat": 3, "dtype": "float64", "order": None, "files": [], "spmm": 0, "layout": None}
     for a in argv:
         if a == "--help":
             print(USAGE)
@@ -45,6 +45,8 @@ def parse(argv):
             opts["spmm"] = int(a.split("=", 1)[1]) if a[7:].isdigit() else 0
             if opts["spmm"] < 1:
                 sys.exit("peer_scipy: --spmm=L takes L >= 1, not '%s'\n%s" % (a, USAGE))
+        elif a in ("--layout=row", "--layout=col"):
+            opts["layout"] = a.split("=", 1)[1]
         elif a in ("--rap=r-ap", "--rap=ra-p"):
             opts["order"] = a.split("=", 1)[1]
         elif not a.startswith("-") and len(opts["files"]) < 3:
@@ -55,6 +57,8 @@ def parse(argv):
     nfiles = len(opts["files"])
     if opts["spmm"] and (nfiles != 1 or opts["order"]):
         sys.exit("peer_scipy: --spmm=L takes one file, A.mtx\n" + USAGE)
+    if opts["layout"] and not opts["spmm"]:
+        sys.exit("peer_scipy: --layout goes with --spmm=L\n" + USAGE)
     if opts["order"] and nfiles != 3:
         sys.exit("peer_scipy: --rap takes three files, R.mtx A.mtx P.mtx\n" + USAGE)
     if not opts["order"] and nfiles == 3:
@@ -99,6 +103,8 @@ def main():
     if opts["spmm"]:
         import numpy
         X = numpy.random.default_rng(2).uniform(-1, 1, (M[0].shape[1], opts["spmm"])).astype(opts["dtype"])
+        if opts["layout"] == "col":
+            X = numpy.asfortranarray(X)
         M.append(X)
     ms = []
     for run in range(opts["repeat"] + 1):  # run 0 is the warm-up
@@ -113,6 +119,7 @@ def main():
         line["order"] = opts["order"]
     if opts["spmm"]:
         line["spmm_cols"] = opts["spmm"]
+        line["layout"] = opts["layout"] or "row"
     line.update({"runs": opts["repeat"], "ms_median": statistics.median(ms), "ms_min": min(ms),
                  "ms_max": max(ms), "ms_q1": quartiles[0], "ms_q3": quartiles[2],
                  "nnz_c": int(C.size if opts["spmm"] else C.nnz)})

@@ -4,8 +4,9 @@
  * hsp_spmm_resident timed), against MKL (mkl_sparse_?_mm), scipy (A @ X)
  * and cuSPARSE (cusparseSpMM: its device-only time against ours resident,
  * else host to host), for each matrix of the default suite (or the --gen
- * ones) and B of L = 1, 4, 8, 16, 32 and 64 columns (or the --cols=L
- * given), row-major.  hspgemm's runs are split around the peers' as in the
+ * ones and files given) and B of L = 1, 4, 8, 16, 32 and 64 columns (or the
+ * --cols=L given), B and C row-major, column-major or each in turn
+ * (--layout), the peers given the same.  hspgemm's runs are split around the
  * products' bench; its C of the first run is checked against a plain
  * product.  Host to host on a device reached by transfers, where C was made
  * by blocks whose transfers overlap the launches, the same product is also
@@ -22,6 +23,7 @@ enum { NCOLS = sizeof suite_cols / sizeof suite_cols[0] };
 typedef struct {
     const char *name;
     int32_t cols;
+    hsp_order layout; /* of B and C, for every program of the row */
     int64_t nrows, nnz_a;
     hsp_spmm_stats stats; /* of hspgemm's last run */
     cli_times ours;
@@ -30,6 +32,19 @@ typedef struct {
     int right;      /* C of the first run matched the plain product */
     char why[160];  /* else where it did not */
 } spmm_row;
+
+/* --layout's name of order. */
+static const char *layout_name(hsp_order order)
+{
+    return order == HSP_ROW_MAJOR ? "row" : "col";
+}
+
+/* Entry (i, j) of M, in double. */
+static double entry(const hsp_dense *M, int32_t i, int32_t j)
+{
+    int64_t at = M->order == HSP_ROW_MAJOR ? (int64_t)i * M->ld + j : (int64_t)j * M->ld + i;
+    return M->precision == HSP_DOUBLE ? ((const double *)M->values)[at] : ((const float *)M->values)[at];
+}
 
 /* Is C = A B, entry by entry within the precision's rounding of the sum of
  * |a||b| (a plain product in double)?  1 if so, else 0 with why filled. */
@@ -41,13 +56,11 @@ static int check_spmm(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C, 
         for (int32_t k = 0; k < B->ncols; k++) {
             double sum = 0, mag = 0;
             for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-                int64_t at = (int64_t)A->colidx[p] * B->ld + k; /* B row-major */
                 double a = dbl ? ((const double *)A->values)[p] : ((const float *)A->values)[p];
-                double b = dbl ? ((const double *)B->values)[at] : ((const float *)B->values)[at];
+                double b = entry(B, A->colidx[p], k);
                 sum += a * b, mag += fabs(a * b);
             }
-            int64_t at = (int64_t)i * C->ld + k;
-            double c = dbl ? ((const double *)C->values)[at] : ((const float *)C->values)[at];
+            double c = entry(C, i, k);
             if (!(fabs(c - sum) <= tol * mag + 1e-300))
                 return snprintf(why, len, "C(%d,%d) is %.17g, the plain product %.17g", (int)i, (int)k, c, sum), 0;
         }
@@ -124,9 +137,9 @@ static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *
     hsp_ellr *E = NULL;
     double ms[a->repeat];
     int n = 0, before = cli_peers_any(p) ? (a->repeat + 1) / 2 : a->repeat;
-    char extra[32];
-    hsp_status s = cli_dense_random(A->ncols, row->cols, HSP_ROW_MAJOR, A->precision, a->seed + 1, &o.B);
-    if (s == HSP_OK) s = cli_dense_new(A->nrows, row->cols, HSP_ROW_MAJOR, A->precision, &o.C);
+    char extra[48];
+    hsp_status s = cli_dense_random(A->ncols, row->cols, row->layout, A->precision, a->seed + 1, &o.B);
+    if (s == HSP_OK) s = cli_dense_new(A->nrows, row->cols, row->layout, A->precision, &o.C);
     if (s == HSP_OK) s = hsp_ellr_from_csr(ctx, A, &E);
     if (s == HSP_OK && a->resident && (s = hsp_place_dense(ctx, &o.B, &o.rB)) == HSP_OK)
         s = hsp_place_dense(ctx, &o.C, &o.rC);
@@ -134,7 +147,7 @@ static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *
     cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
     if (s == HSP_OK) s = first_run(ctx, A, &o, row);
     if (s == HSP_OK) s = time_runs(ctx, &o, before, ms, &n, row);
-    snprintf(extra, sizeof extra, "--spmm=%d", (int)row->cols);
+    snprintf(extra, sizeof extra, "--spmm=%d --layout=%s", (int)row->cols, layout_name(row->layout));
     if (s == HSP_OK) cli_run_peers(row->name, (const hsp_csr *const *)&A, 1, extra, p, row->peer);
     cli_status_line("bench: %s, L = %d: hspgemm", row->name, (int)row->cols);
     if (s == HSP_OK && before < a->repeat) s = time_runs(ctx, &o, 1, NULL, &n, row); /* the peers ran since */
@@ -146,6 +159,13 @@ static hsp_status time_cols(const cli_args *a, const cli_peers *p, hsp_context *
     return s;
 }
 
+/* The layouts of the run (--layout: row, col, or both in turn); their number. */
+static int run_layouts(const cli_args *a, hsp_order *layouts)
+{
+    layouts[0] = a->layout_both ? HSP_ROW_MAJOR : a->layout, layouts[1] = HSP_COL_MAJOR;
+    return a->layout_both ? 2 : 1;
+}
+
 /* The L of the run: --cols, else the suite's; their number. */
 static int run_cols(const cli_args *a, int32_t *cols)
 {
@@ -154,18 +174,23 @@ static int run_cols(const cli_args *a, int32_t *cols)
     return NCOLS;
 }
 
-/* Matrix spec at every L into rows[*n..]; on failure why says what failed. */
-static int bench_matrix(const cli_args *a, const char *spec, const cli_peers *p, hsp_context *const ctx[2],
-                        spmm_row *rows, int *n, char *why, size_t len)
+/* Matrix spec (a generator, or a file where is_file) at every L and layout
+ * into rows[*n..]; on failure why says what failed. */
+static int bench_matrix(const cli_args *a, const char *spec, int is_file, const cli_peers *p,
+                        hsp_context *const ctx[2], spmm_row *rows, int *n, char *why, size_t len)
 {
     int32_t cols[NCOLS];
-    int ncols = run_cols(a, cols);
+    hsp_order layouts[2];
+    int ncols = run_cols(a, cols), nlayouts = run_layouts(a, layouts);
+    const char *base = strrchr(spec, '/');
     hsp_csr *A = NULL;
-    cli_status_line("bench: %s: generating", spec);
-    hsp_status s = hsp_generate(spec, a->seed, a->precision, &A);
-    for (int c = 0; c < ncols && s == HSP_OK; c++) {
+    cli_status_line("bench: %s: %s", spec, is_file ? "reading" : "generating");
+    hsp_status s = is_file ? hsp_mm_read_limit(spec, a->precision, !a->quiet, cli_read_limit(a), &A)
+                           : hsp_generate(spec, a->seed, a->precision, &A);
+    for (int c = 0; c < ncols * nlayouts && s == HSP_OK; c++) {
         spmm_row *row = &rows[*n];
-        *row = (spmm_row){.name = spec, .cols = cols[c], .nrows = A->nrows, .nnz_a = A->nnz};
+        *row = (spmm_row){.name = is_file && base ? base + 1 : spec, .cols = cols[c / nlayouts],
+                          .layout = layouts[c % nlayouts], .nrows = A->nrows, .nnz_a = A->nnz};
         if ((s = time_cols(a, p, ctx, A, row)) == HSP_OK) ++*n;
     }
     hsp_csr_free(A);
@@ -193,25 +218,28 @@ static double peer_median(const cli_args *a, const spmm_row *row, int k)
     return best;
 }
 
-/* For each L, the geometric mean over the matrices of peer k's median over
- * hspgemm's and the least such ratio (k < 0: the fastest peer's). */
+/* For each L and layout, the geometric mean over the matrices of peer k's
+ * median over hspgemm's and the least such ratio (k < 0: the fastest
+ * peer's). */
 static void print_speedups(const cli_args *a, const spmm_row *rows, int n, int k)
 {
     int32_t cols[NCOLS];
-    for (int c = 0, ncols = run_cols(a, cols); c < ncols; c++) {
+    hsp_order layouts[2];
+    for (int c = 0, ncols = run_cols(a, cols), nl = run_layouts(a, layouts); c < ncols * nl; c++) {
         double logsum = 0, least = 0;
         int counted = 0;
         for (int r = 0; r < n; r++) {
             double theirs = peer_median(a, &rows[r], k);
-            if (rows[r].cols != cols[c] || theirs <= 0) continue;
+            if (rows[r].cols != cols[c / nl] || rows[r].layout != layouts[c % nl] || theirs <= 0) continue;
             double x = theirs / rows[r].ours.median;
             logsum += log(x), counted++;
             if (least == 0 || x < least) least = x;
         }
         if (counted)
-            printf("L = %d: geomean speedup over %s%s %.2fx, least %.2fx (%d matrices)\n", (int)cols[c],
-                   k < 0 ? "the faster peer" : cli_peer_name[k],
-                   k == CLI_CUSPARSE && a->resident ? " (device-only)" : "", exp(logsum / counted), least, counted);
+            printf("L = %d: geomean speedup over %s%s, %s-major: %.2fx, least %.2fx (%d matrices)\n",
+                   (int)cols[c / nl], k < 0 ? "the faster peer" : cli_peer_name[k],
+                   k == CLI_CUSPARSE && a->resident ? " (device-only)" : "",
+                   layouts[c % nl] == HSP_ROW_MAJOR ? "row" : "column", exp(logsum / counted), least, counted);
     }
 }
 
@@ -231,20 +259,22 @@ static void print_table(const cli_args *a, const spmm_row *rows, int n)
     char lead[80], tail[120];
     int flagged = 0, wrong = 0;
     if (!n) return;
-    printf("%s: C = A B, B of L columns, row-major, %s; device %s, %d threads, A prepared untimed, %s; %d runs "
-           "after a warm-up\n", cli_version(), a->precision == HSP_DOUBLE ? "double" : "float", rows[0].stats.device,
+    printf("%s: C = A B, B and C of L columns (layout: row- or column-major, the peers' the same), %s; device %s, "
+           "%d threads, A prepared untimed, %s; %d runs after a warm-up\n", cli_version(),
+           a->precision == HSP_DOUBLE ? "double" : "float", rows[0].stats.device,
            rows[0].stats.threads, a->resident ? "B and C resident (device-only times)" : "host to host", a->repeat);
-    snprintf(lead, sizeof lead, "%-17s %4s %9s", "matrix", "L", "nnz(A)");
+    snprintf(lead, sizeof lead, "%-17s %4s %6s %9s", "matrix", "L", "layout", "nnz(A)");
     cli_print_times_header(lead);
     for (int r = 0; r < n; r++) {
         const spmm_row *row = &rows[r];
-        snprintf(lead, sizeof lead, "%-17s %4d %9lld", row->name, (int)row->cols, (long long)row->nnz_a);
+        snprintf(lead, sizeof lead, "%-17s %4d %6s %9lld", row->name, (int)row->cols, layout_name(row->layout),
+                 (long long)row->nnz_a);
         snprintf(tail, sizeof tail, "%s, A read as %s, %.2f GFlop/s", row->right ? "check ok" : "C is WRONG",
                  row->stats.format, (double)row->stats.flops / (row->ours.median * 1e6));
         cli_print_times(lead, "hspgemm", &row->ours, 0, tail);
         if (!row->right) printf("  %s, L = %d: C is wrong: %s\n", row->name, (int)row->cols, row->why), wrong++;
         flagged += cli_spread(&row->ours) > CLI_SPREAD_BOUND;
-        snprintf(lead, sizeof lead, "%-17s %4s %9s", "", "", "");
+        snprintf(lead, sizeof lead, "%-17s %4s %6s %9s", "", "", "", "");
         if (row->serial.runs > 0) {
             snprintf(tail, sizeof tail, "C in %d blocks above; their transfers %.0f%% hidden", row->stats.blocks,
                      100 * hidden_share(row));
@@ -278,7 +308,7 @@ static int write_csv(const char *path, const spmm_row *rows, int n, int resident
                "scipy_ms,scipy_ms_min,scipy_ms_max,mkl_ms,mkl_ms_min,mkl_ms_max,cusparse_ms,cusparse_ms_min,"
                "cusparse_ms_max,cusparse_device_ms,cusparse_device_ms_min,cusparse_device_ms_max,resident,check,"
                "blocks,no_blocks_ms,no_blocks_ms_min,no_blocks_ms_max,resident_ms,resident_ms_min,resident_ms_max,"
-               "hidden\n");
+               "hidden,layout\n");
     for (int r = 0; r < n; r++) {
         const spmm_row *row = &rows[r];
         fprintf(f, "\"%s\",%d,%lld,%lld,%lld,%d,\"%s\",%s,%d", row->name, (int)row->cols, (long long)row->nrows,
@@ -293,14 +323,14 @@ static int write_csv(const char *path, const spmm_row *rows, int n, int resident
         fprintf(f, ",%d,%s,%d", resident, row->right ? "ok" : "wrong", row->stats.blocks);
         cli_csv_times(f, &row->serial);
         cli_csv_times(f, &row->device);
-        fprintf(f, ",%.4f\n", row->serial.runs > 0 ? hidden_share(row) : 0);
+        fprintf(f, ",%.4f,%s\n", row->serial.runs > 0 ? hidden_share(row) : 0, layout_name(row->layout));
     }
     return fclose(f) != 0;
 }
 
 int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, const char *csv)
 {
-    static spmm_row rows[(CLI_MAX_OPERANDS + 16) * NCOLS];
+    static spmm_row rows[(CLI_MAX_OPERANDS + 16) * NCOLS * 2]; /* 2: both layouts */
     hsp_options o = a->lib;
     hsp_context *ctx[2] = {NULL, NULL}; /* the run's, and one without blocks (host to host) */
     char why[512] = "";
@@ -310,7 +340,8 @@ int cli_bench_spmm(cli_args *a, const char *const *specs, const cli_peers *p, co
     o.spmm_blocks = 1;
     if (s == HSP_OK && !a->resident && a->lib.spmm_blocks > 1) s = hsp_context_create(&o, &ctx[1]);
     if (s != HSP_OK) rc = cli_error("context", s), snprintf(why, sizeof why, "context: %s", hsp_errmsg());
-    for (int k = 0; !rc && specs[k]; k++) rc = bench_matrix(a, specs[k], p, ctx, rows, &n, why, sizeof why);
+    for (int k = 0; !rc && specs[k]; k++)
+        rc = bench_matrix(a, specs[k], a->noperands && !a->operand_is_gen[k], p, ctx, rows, &n, why, sizeof why);
     hsp_context_free(ctx[0]), hsp_context_free(ctx[1]);
     print_table(a, rows, n);
     int wrong = 0;

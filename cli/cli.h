@@ -36,6 +36,7 @@ typedef struct {
     int64_t rows;         /* tune: --rows=N, 0 when not given */
     int32_t cols;         /* spmm: --cols=L, columns of a generated B (0 when not given) */
     hsp_order layout;     /* spmm: --layout=row|col, of a generated B and of C */
+    int layout_both;      /* bench --suite=spmm: --layout=both, each layout in turn */
     int csr;              /* spmm: --format=csr (A as given, checked each call), else A prepared */
     int quiet;
     int build;            /* devices: --build */

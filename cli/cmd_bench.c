@@ -17,7 +17,7 @@ static const char usage_bench[] =
     "                     [--threads=N] [--peers=auto|none|LIST] [--csv=FILE] [--precision=P]\n"
     "                     [--device=NAME] [--methods=M] [--profile=FILE] [--small-nnz=N] [--device-timeout=S]\n"
     "                     [--mem-limit=SIZE]  [--resident] [--unsorted] [--deterministic]\n"
-    "                     [--cols=L] [--blocks=N] [--gen=SPEC ...]\n"
+    "                     [--cols=L] [--layout=row|col|both] [--blocks=N] [--gen=SPEC ...]\n"
     "                     [--tol=X] [--maxiter=N] [--smoother=S] [--cycle=C] [--pre=N] [--post=N]\n"
     "                     [--jacobi-omega=X] [--degree=N] [--nullspace=B.mtx|none] [--block=K]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
@@ -65,15 +65,20 @@ static const char usage_bench[] =
     "           no peers; CSV default bench-realloc.csv\n"
     "  spmm     sparse times dense, C = A B (A prepared: hsp_spmm_ellr on the CPU threads or\n"
     "           --device; with --resident B and C placed first, hsp_spmm_resident), B of L = 1,\n"
-    "           4, 8, 16, 32 and 64 columns (or --cols=L), row-major, for each matrix of the\n"
-    "           default suite (or the --gen ones), against MKL (mkl_sparse_?_mm after its\n"
-    "           inspector), scipy (A @ X) and cuSPARSE (cusparseSpMM, its fastest CSR\n"
-    "           algorithm: device-only against --resident, else host to host); each C checked\n"
-    "           against a plain product; the geometric mean over each peer and the faster one\n"
-    "           per L; CSV default bench-spmm.csv.  With --blocks=N host to host on a device\n"
-    "           reached by transfers, C is made in N blocks (as by 'hspgemm spmm'), and each\n"
-    "           product is also timed without them and resident: the gain of the overlap and\n"
-    "           the share of the transfers it hid\n"
+    "           4, 8, 16, 32 and 64 columns (or --cols=L), for each matrix of the default\n"
+    "           suite (or the --gen ones and Matrix Market files given), against MKL\n"
+    "           (mkl_sparse_?_mm after its inspector), scipy (A @ X) and cuSPARSE\n"
+    "           (cusparseSpMM, its fastest CSR algorithm: device-only against --resident, else\n"
+    "           host to host); B and C row-major, or with --layout=col column-major (a Matrix\n"
+    "           Market array file's order, numpy's Fortran order), or --layout=both: each L\n"
+    "           in both, a row each; every peer gets the same layout (MKL\n"
+    "           SPARSE_LAYOUT_COLUMN_MAJOR, scipy a Fortran-ordered X, cuSPARSE\n"
+    "           CUSPARSE_ORDER_COL); each C checked against a plain product; the geometric\n"
+    "           mean over each peer and the faster one per L and layout; CSV default\n"
+    "           bench-spmm.csv (its last column the layout).  With --blocks=N host to host\n"
+    "           on a device reached by transfers, C is made in N blocks (as by 'hspgemm\n"
+    "           spmm'), and each product is also timed without them and resident: the gain\n"
+    "           of the overlap and the share of the transfers it hid\n"
     "  amg      'hspgemm amg-setup' (--theta, --omega, --coarse, --levels) against PyAMG's\n"
     "           smoothed_aggregation_solver with the same options (bench/peer_pyamg.py, run by a\n"
     "           python3 with pyamg) on poisson2d5:1024, poisson2d9:1024, poisson3d7:101,\n"
@@ -475,8 +480,8 @@ int cmd_bench(int argc, char **argv)
     cli_peers peers;
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,theta,omega,coarse,"
-                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,blocks,tol,"
-                       "maxiter,smoother,cycle,pre,post,jacobi-omega,degree,nullspace,block",
+                       "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,layout,"
+                       "blocks,tol,maxiter,smoother,cycle,pre,post,jacobi-omega,degree,nullspace,block",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);
@@ -491,14 +496,17 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error(a.name, "unknown suite '%s' (the suites: default, paper, quick, graph, galerkin, "
                                "galerkin-paper, realloc, amg, spmm, solve, solve-quick)", cli_shown(a.suite, shown));
     if ((rc = amg_options_used(&a, amg, solve))) return rc;
-    if (files && !realloc_suite && !graph)
-        return cli_usage_error(a.name, "--suite=%s takes no file (%s): files go with --suite=graph or realloc; the "
+    if (files && !realloc_suite && !graph && !spmm)
+        return cli_usage_error(a.name, "--suite=%s takes no file (%s): files go with --suite=graph, realloc or spmm; "
+                               "the "
                                "others take --gen=SPEC", a.suite ? a.suite : "default",
                                cli_shown(a.operand[files_at(&a)], shown));
     if (realloc_suite && a.peers && strcmp(a.peers, "none") && strcmp(a.peers, "auto"))
         return cli_usage_error(a.name, "--suite=realloc runs no peers (it times hspgemm's two grow modes)");
-    if ((a.cols || a.lib.spmm_blocks) && !spmm)
-        return cli_usage_error(a.name, "--%s is an option of --suite=spmm", a.cols ? "cols=L" : "blocks=N");
+    int layout_given = a.layout_both || a.layout != HSP_ROW_MAJOR;
+    if ((a.cols || a.lib.spmm_blocks || layout_given) && !spmm)
+        return cli_usage_error(a.name, "--%s is an option of --suite=spmm",
+                               a.cols ? "cols=L" : a.lib.spmm_blocks ? "blocks=N" : "layout");
     if (!a.repeat) a.repeat = amg ? 5 : solve ? 3 : 7;
     if (solve && !a.maxiter_given) a.solve.maxiter = 200; /* the solve peers' default (bench/README.md) */
     if (!a.lib.threads) a.lib.threads = hsp_cpu_count();

@@ -16,8 +16,9 @@ static const char usage_spmm[] =
     "  -o, --output=FILE     write C (nrows(A) x L) as a Matrix Market array file (-: stdout)\n"
     "  --cols=L              generate B with L columns (instead of B.mtx)\n"
     "  --layout=row|col      B's (generated) and C's storage: row-major (default) or column-major\n"
-    "  --format=ellr|csr     ellr (default): A prepared once (hsp_ellr_from_csr: ELLPACK-R, or CSR\n"
-    "                        where its padding passes twice its entries), then multiplied;\n"
+    "  --format=ellr|csr     ellr (default): A prepared once (hsp_ellr_from_csr: CSR on the CPU\n"
+    "                        threads; on a GPU ELLPACK-R, or CSR where its padding passes twice\n"
+    "                        its entries), then multiplied;\n"
     "                        csr: A as given, checked in every product (hsp_spmm)\n"
     "  --device=NAME         cpu (default), or a GPU device: opencl[:N], hsa[:N] (see 'hspgemm devices')\n"
     "  --resident            A prepared and B and C placed on the device first (hsp_spmm_resident):\n"
@@ -25,7 +26,7 @@ static const char usage_spmm[] =
     "  --blocks=N            on a device reached by transfers (opencl buffers), B and C the host's:\n"
     "                        C made in N blocks of rows (row-major) or columns, the transfers of\n"
     "                        each beside the others' launches; 1 (default): none, B sent whole,\n"
-    "                        C brought back whole (faster on an H100: see README)\n"
+    "                        C brought back whole (faster on an H100: doc/library.md)\n"
     "  --cpu-share=S|auto    on a device that reads host memory (system SVM, an APU): the CPU threads\n"
     "                        make this share of B's columns while the device makes the rest, at once;\n"
     "                        0 (default): the device alone, 1: the CPU threads alone; auto: the\n"
@@ -171,7 +172,9 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         if (in.gpu_csr_bytes)
             fprintf(out, "and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
                     in.gpu_csr_bytes / 1048576.0);
-        else if (!a->csr)
+        else if (!a->csr && !in.height && !strcmp(st.device, "cpu"))
+            fprintf(out, "A prepared in CSR, which the CPU threads read: longest row %d\n", in.width);
+        else if (!a->csr && !in.height)
             fprintf(out, "A prepared in CSR: longest row %d, its padding would pass %g times the entries\n", in.width,
                     HSP_ELLR_MAX_PADDING);
         if (a->cpu_share_auto)
@@ -208,6 +211,7 @@ int cmd_spmm(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_spmm, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (!a.repeat) a.repeat = 1;
+    if (a.layout_both) return cli_usage_error(a.name, "--layout takes row or col (both is bench --suite=spmm's)");
     if (a.resident && a.csr)
         return cli_usage_error(a.name, "--resident multiplies a prepared A: not with --format=csr");
     if (a.noperands != (a.cols ? 1 : 2) || (a.noperands == 2 && a.operand_is_gen[1]))

@@ -277,8 +277,8 @@ static const char *apply_option(cli_args *a, const char *name, const char *v, ch
         if (parse_int(v, 1, 1 << 20, &n)) return "--cols takes 1 to 2^20";
         a->cols = (int32_t)n;
     } else if (!strcmp(name, "layout")) {
-        if (strcmp(v, "row") && strcmp(v, "col")) return "--layout takes row or col";
-        a->layout = strcmp(v, "row") ? HSP_COL_MAJOR : HSP_ROW_MAJOR;
+        if (strcmp(v, "row") && strcmp(v, "col") && strcmp(v, "both")) return "--layout takes row, col or both";
+        a->layout = strcmp(v, "col") ? HSP_ROW_MAJOR : HSP_COL_MAJOR, a->layout_both = !strcmp(v, "both");
     } else if (!strcmp(name, "nonfinite")) {
         if (strcmp(v, "warn") && strcmp(v, "fail") && strcmp(v, "ignore"))
             return "--nonfinite takes warn, fail or ignore";

@@ -796,7 +796,10 @@ typedef struct {
  * apart from B's and A's (an overlap is an error).  Where beta is 0, C's old
  * values are not read (a NaN there does not spread).  Runs on the
  * context's CPU threads, rows split by their entries (doc/library.md: Sparse times
- * dense).  stats may be NULL. */
+ * dense).  There, column-major B of two columns or more is first copied
+ * into a row-major workspace that the context keeps for the next call
+ * (ncols(A) x L values, B's size; freed with the context): a failure to get
+ * it is HSP_ERR_NOMEM, C untouched.  stats may be NULL. */
 hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_dense *B, double beta,
                     hsp_dense *C, hsp_spmm_stats *stats);
 
@@ -805,8 +808,9 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
  * each slice of `height` rows padded to its longest row and stored slot by
  * slot (entry k of the slice's row r at k height + r, so that a slice's rows
  * are read together), with each row's length.  Where that padding would
- * pass HSP_ELLR_MAX_PADDING times A's entries, it keeps A's rows in CSR
- * instead.  Built once by hsp_ellr_from_csr from valid CSR (checked there,
+ * pass HSP_ELLR_MAX_PADDING times A's entries, or where ctx's device is
+ * the CPU threads (which read CSR faster: doc/library.md, Sparse times dense), it
+ * keeps A's rows in CSR instead.  Built once by hsp_ellr_from_csr from valid CSR (checked there,
  * on ctx's threads) into arrays of its own; hsp_spmm_ellr then reads it
  * without another check.  Where ctx's device has memory of its own, the
  * prepared A is copied there too (resident: a product on ctx moves none of
@@ -819,7 +823,7 @@ typedef struct {
     int64_t nnz;                 /* entries */
     int64_t slots;               /* ELLPACK-R's slots, padding included (0 in CSR) */
     char format[8];              /* what it holds: "ellr", or "csr" where the slots would pass
-                                    HSP_ELLR_MAX_PADDING x nnz */
+                                    HSP_ELLR_MAX_PADDING x nnz or ctx is on the CPU threads */
     int64_t bytes, csr_bytes;    /* its memory, and A's in CSR */
     int64_t gpu_csr_bytes;       /* ELLPACK-R prepared on a GPU device: the CSR copy kept
                                     beside it for row-major B of several columns, else 0 */

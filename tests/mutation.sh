@@ -109,14 +109,16 @@ all_mutants() {
         'tests/t_multiply@nosvm.dev tests/t_multiply@bufsvm.dev'
     # a prepared A's entries all land in the first slot of their row
     mutant ellr-slot-step src/spmm/ellr.c 'col[at + q * step] = A->colidx[first + q];' \
-        'col[at + q] = A->colidx[first + q];' 'tests/t_spmm'
+        'col[at + q] = A->colidx[first + q];' 'tests/t_spmm@bufsvm.dev'
     # SpMM's full passes over row-major B leave out their first column
     mutant spmm-pass-first src/spmm/spmm_rows.h 'for (int k = 0; k < w; k++) sum[k] += a * bp[k];' \
         'for (int k = 1; k < w; k++) sum[k] += a * bp[k];' 'tests/t_spmm'
-    # SpMM's slices of ELLPACK-R read their padding slots as entries
-    mutant spmm-slice-padding src/spmm/spmm_rows.h \
-        'for (int q = 0; q < HSP_ELLR_SLICE; q++) least = len[q] < least ? len[q] : least;' \
-        'for (int q = 0; q < 0; q++) least = len[q] < least ? len[q] : least;' 'tests/t_spmm'
+    # SpMM's row-major copy of column-major B leaves out B's last column
+    mutant spmm-copy-last-column src/spmm/spmm_rows.h 'for (int32_t j = 0; j < ncols; j++) {' \
+        'for (int32_t j = 0; j + 1 < ncols; j++) {' 'tests/t_spmm'
+    # SpMM's chains of sums drop a row's last entry where it has n % chains of them left over
+    mutant spmm-chain-rest src/spmm/spmm_rows.h 'for (int c = 0; c + 1 < chains; c++) /* the last' \
+        'for (int c = 0; c + 2 < chains; c++) /* the last' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror
     mutant mmio-skew-mirror src/core/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
         'tests/t_mmio'

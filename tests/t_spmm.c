@@ -2,8 +2,8 @@
  * double: both precisions, B and C in either order with padded leading
  * dimensions, L = 1 and L not a multiple of the columns a pass takes,
  * alpha and beta cases, empty rows and one very long row, rectangular A;
- * beta = 0 ignores C's old values; bad operands (C over B among them) are
- * refused with C untouched. */
+ * column-major B copied by several chunks of rows; beta = 0 ignores C's old
+ * values; bad operands (C over B among them) are refused with C untouched. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,22 +143,35 @@ static int checked_product(hsp_context *ctx, int form, const hsp_csr *A, double 
     return ok;
 }
 
-/* Does a product of A prepared in ELLPACK-R (ellr) read that form?  On a GPU
- * (no threads in the stats) row-major B of several columns reads its CSR
- * copy. */
+/* Does a product of A of rows that ELLPACK-R would pad little (ellr) read
+ * that form?  On the CPU threads alone (stats' device "cpu") A is prepared
+ * in CSR; on a GPU (no threads in the stats) row-major B of several columns
+ * reads its CSR copy. */
 static int read_ellr(int ellr, const hsp_spmm_stats *st, int order_b, int32_t L)
 {
-    return ellr && !(st->threads == 0 && order_b == HSP_ROW_MAJOR && L > 1);
+    return ellr && strcmp(st->device, "cpu") && !(st->threads == 0 && order_b == HSP_ROW_MAJOR && L > 1);
+}
+
+/* Does ctx prepare A in CSR whatever its rows (its device is the CPU
+ * threads, which read CSR faster)? */
+static int prepares_csr(hsp_context *ctx)
+{
+    hsp_csr *A = ref_random(16, 16, 3, 4, HSP_DOUBLE, 3);
+    hsp_ellr *E = NULL;
+    hsp_ellr_info in = {0};
+    if (hsp_ellr_from_csr(ctx, A, &E) == HSP_OK) hsp_ellr_describe(E, &in);
+    hsp_ellr_free(E), hsp_csr_free(A);
+    return !strcmp(in.format, "csr");
 }
 
 /* Every precision, order pair, width and (alpha, beta), of A in form (see
  * product): C checked. */
 static void products(hsp_context *ctx, int form)
 {
-    static const int32_t widths[] = {1, 7, 8, 13, 29, 40};
+    static const int32_t widths[] = {1, 7, 8, 13, 29, 32, 33, 40};
     static const double ab[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}};
-    static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr", "resident, a long row: csr",
-                                  "resident: ellr"};
+    static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr (csr on the CPU threads)",
+                                  "resident, a long row: csr", "resident: ellr (csr on the CPU threads)"};
     int ellr = form == 2 || form == 4;
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
         hsp_csr *A = ellr ? ref_random(300, 200, 4, 12, prec, 7) : operand(300, 200, prec);
@@ -222,11 +235,16 @@ static void prepared(hsp_context *ctx)
         slots += 8 * ws, w = ws > w ? (int32_t)ws : w;
     }
     int ok = hsp_ellr_from_csr(ctx, A, &E) == HSP_OK && hsp_ellr_from_csr(ctx, L, &F) == HSP_OK;
+    int csr = prepares_csr(ctx);
     if (ok) hsp_ellr_describe(E, &in), hsp_ellr_describe(F, &il);
-    tap_ok(ok && in.width == w && in.height == 8 && in.slots == slots && in.nnz == A->nnz && !strcmp(in.format, "ellr") &&
-               in.bytes == 14 * 8 + 100 * 4 + slots * 12 && in.csr_bytes == 101 * 8 + A->nnz * 12,
-           "rows of 2-6 entries: ellr, width %d, slices of %d rows, %lld slots for %lld entries, %lld bytes against CSR's %lld",
-           in.width, in.height, (long long)in.slots, (long long)in.nnz, (long long)in.bytes, (long long)in.csr_bytes);
+    int64_t want_bytes = csr ? 101 * 8 + A->nnz * 12 : 14 * 8 + 100 * 4 + slots * 12;
+    tap_ok(ok && in.width == w && in.height == (csr ? 0 : 8) && in.slots == (csr ? 0 : slots) && in.nnz == A->nnz &&
+               !strcmp(in.format, csr ? "csr" : "ellr") && in.bytes == want_bytes &&
+               in.csr_bytes == 101 * 8 + A->nnz * 12,
+           "rows of 2-6 entries: %s, width %d, slices of %d rows, %lld slots for %lld entries, %lld bytes against "
+           "CSR's %lld",
+           csr ? "csr (the CPU threads)" : "ellr", in.width, in.height, (long long)in.slots, (long long)in.nnz,
+           (long long)in.bytes, (long long)in.csr_bytes);
     tap_ok(ok && il.width == 60 && il.height == 0 && il.slots == 0 && il.nnz == L->nnz && !strcmp(il.format, "csr") &&
                il.bytes == il.csr_bytes,
            "rows of 0-1 entries and a full row of 60 (8 x 60 slots for %lld entries, over %g times): kept in csr",
@@ -266,6 +284,10 @@ static void prepared(hsp_context *ctx)
  * slice of 8, then the rest row by row). */
 static void padding(hsp_context *ctx)
 {
+    if (prepares_csr(ctx)) {
+        tap_skip("the CPU threads prepare A in CSR: no padding", "ELLPACK-R's padding never read");
+        return;
+    }
     hsp_csr *A = ref_random(301, 199, 0, 12, HSP_DOUBLE, 9);
     for (int64_t k = 0; k < A->nnz; k++) A->colidx[k]++;
     A->ncols = 200;
@@ -290,10 +312,10 @@ static void padding(hsp_context *ctx)
  * entries and 4 times the mean): rows 0 and 40 (the first and the last) of
  * 1025 entries (pieces of 32 and one of 1), row 7 of 3000, row 9 of 1024,
  * the others 0 to 6 entries; prepared (read as given on the CPU) and
- * resident, both orders of B, alpha and beta cases, L = 1, 7 and 33. */
+ * resident, both orders of B, alpha and beta cases, L = 1, 7, 8, 32 and 33. */
 static void long_rows(hsp_context *ctx)
 {
-    static const int32_t widths[] = {1, 7, 33};
+    static const int32_t widths[] = {1, 7, 8, 32, 33};
     static const double ab[][2] = {{1, 0}, {-0.5, 2}};
     hsp_csr *R = ref_random(41, 3100, 0, 6, HSP_DOUBLE, 13), *A = NULL;
     int64_t nnz = 0;
@@ -324,6 +346,39 @@ static void long_rows(hsp_context *ctx)
                            ab[k][1], why[0] ? ": " : "", why);
                 }
     hsp_csr_free(A), hsp_csr_free(R);
+}
+
+/* Column-major B of 2 x 4096 + 77 rows (ld 5 past them), which the CPU
+ * threads copy by chunks of 4096 rows in blocks of 64: every chunk and the
+ * short last ones, each precision, L = 2, 8, 9, 33, C in either order, on
+ * contexts of 1 and 2 threads; A's rows 0 to 12 entries over all of B's
+ * rows. */
+static void copied_b(void)
+{
+    static const int32_t widths[] = {2, 8, 9, 33};
+    for (int threads = 1; threads <= 2; threads++) {
+        hsp_options o;
+        hsp_context *ctx = NULL;
+        hsp_options_init(&o);
+        o.device = ref_device(), o.threads = threads;
+        if (!tap_ok(hsp_context_create(&o, &ctx) == HSP_OK, "a context of %d threads", threads)) continue;
+        for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+            hsp_csr *A = ref_random(150, 2 * 4096 + 77, 0, 12, prec, 17);
+            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+                for (int oc = 0; oc < 2; oc++) {
+                    int32_t L = widths[w];
+                    hsp_dense B = dense(A->ncols, L, HSP_COL_MAJOR, 5, prec, 61 + w, 0);
+                    hsp_dense C = dense(150, L, (hsp_order)oc, 1, prec, 67, 0);
+                    char why[160] = "";
+                    tap_ok(checked_product(ctx, 0, A, 1.5, &B, oc ? 0.5 : 0, &C, NULL, why, sizeof why),
+                           "%d threads, %s, B column-major of %d rows (ld + 5), L = %d, C %s%s%s", threads,
+                           prec == HSP_DOUBLE ? "double" : "float", A->ncols, L, oc ? "column-major" : "row-major",
+                           why[0] ? ": " : "", why);
+                }
+            hsp_csr_free(A);
+        }
+        hsp_context_free(ctx);
+    }
 }
 
 /* Call with B and C given; it must fail with want, C untouched. */
@@ -525,6 +580,7 @@ int main(void)
     prepared(ctx);
     resident(ctx);
     long_rows(ctx);
+    copied_b();
     padding(ctx);
     blocks();
     split(ctx);

@@ -509,8 +509,9 @@ class Prepared:
         Returns
         -------
         dict
-            ``nrows``, ``ncols``; ``format``: "ellr" (sliced ELLPACK-R) or "csr" (where a few
-            long rows would pad ELLPACK-R's slots past twice the entries); ``width``: the longest
+            ``nrows``, ``ncols``; ``format``: "ellr" (sliced ELLPACK-R) or "csr" (on the CPU
+            threads, and where a few long rows would pad ELLPACK-R's slots past twice the
+            entries); ``width``: the longest
             row's entries; ``height``: the rows of a slice (0 in CSR); ``nnz``; ``slots``:
             ELLPACK-R's slots, padding included (0 in CSR); ``bytes`` against ``csr_bytes``, A's
             in CSR; ``precision``: "float" or "double".
@@ -542,7 +543,7 @@ class Context:
         The per-row methods of short, medium and long rows: one name or three of "default",
         "heap", "esc", "merge", "hash", "dense", "auto", "rmerge", "hash2"; or "bitmap": matmul
         blocks A and B into 8x8 bitmaps and multiplies them on the GPU device, else the CPU
-        threads (stats["bitmap"] True, stats["blocks_c"] C's blocks; README: Bitmap-blocked
+        threads (stats["bitmap"] True, stats["blocks_c"] C's blocks; doc/library.md: Bitmap-blocked
         matrices).  None: "default".
     mem_limit : int, default 0
         Bytes of temporary and output memory a product may hold; 0: the machine's physical
@@ -646,8 +647,9 @@ class Context:
     def prepare(self, A: _Sparse, *, precision: DTypeLike | None = None) -> Prepared:
         """A checked once and copied for Context.spmm (hsp_ellr_from_csr).
 
-        The copy is in a form of the library's own (sliced ELLPACK-R, or CSR where a few long rows
-        would pad it too much), which spmm reads again and again without converting or checking A;
+        The copy is in a form of the library's own (sliced ELLPACK-R on a GPU device; CSR on the CPU
+        threads, or where a few long rows would pad ELLPACK-R too much), which spmm reads again and
+        again without converting or checking A;
         A may change or go afterwards.
 
         Parameters

@@ -2,7 +2,8 @@
  * rows copied into sliced ELLPACK-R (FastSpMM's ELLPACK-R: Ortega et al. 2014, by
  * slices of HSP_ELLR_SLICE rows, each padded to its own longest row), or into CSR
  * where that padding would cost more than HSP_ELLR_MAX_PADDING times the
- * entries. */
+ * entries or the context's device is the CPU threads, whose row kernels
+ * read CSR faster (doc/library.md, "Sparse times dense"). */
 #include <stdlib.h>
 #include <string.h>
 #include "device/context.h"
@@ -194,7 +195,7 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
     if (s != HSP_OK) return failed_check(s);
     hsp_context_lock(ctx);
     s = hsp_csr_check_rows_pooled(ctx->pool, A);
-    s = s == HSP_OK ? prepare(ctx, A, 0, out) : failed_check(s);
+    s = s == HSP_OK ? prepare(ctx, A, !ctx->device->spmm, out) : failed_check(s); /* the CPU threads read CSR */
     if (s == HSP_OK && ctx->device->spmm && !(*out)->rowptr) /* a GPU's copy in CSR, for row-major B */
         s = prepare(ctx, A, 1, &(*out)->csr);
     hsp_context_unlock(ctx);

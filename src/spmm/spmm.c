@@ -3,19 +3,24 @@
  * where that has an spmm (a GPU: gpu_spmm.c).  The operands are
  * checked first (a prepared A was, when prepared); the rows are split into parts
  * of about equal entries, taken by the threads as they come free, and each
- * row of C is made SPMM_WIDE columns at a time (row-major B; SPMM_LC for
- * column-major), so that A's row is read once for that many columns of B
- * (FastSpMM's passes: Ortega et al. 2014). */
+ * row of C is made SPMM_WIDE columns at a time, so that A's row is read
+ * once for that many columns of B (FastSpMM's passes: Ortega et al. 2014);
+ * column-major B of several columns is first copied into a row-major
+ * workspace of the context, where a row of B is one run of memory. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "device/context.h"
 #include "spmm/ellr.h"
 #include "spmm/spmm_device.h"
 #include "core/internal.h"
+#include "core/scratch.h"
 #include "spmm/spmm.h"
 
-enum { SPMM_LC = 8, SPMM_WIDE = 32, PARTS_PER_THREAD = 8 };
+enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8 };
+enum { SPMM_NEAR = 4096, SPMM_SAMPLE = 64 };       /* scattered_columns */
+enum { SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };   /* the copy of column-major B */
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -26,7 +31,17 @@ typedef struct {
     double alpha, beta;
     int64_t b_step[2], c_step[2];
     int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
+    int ahead;                   /* fetch rows of B ahead (scattered_columns) */
 } spmm_run;
+
+/* A row's entries as the row kernels read them: n of them from col and
+ * val (values of the product's precision), and reach, those that may be
+ * read from there (the row's, and in CSR the rows after it). */
+typedef struct {
+    const int32_t *col;
+    const void *val;
+    int64_t n, reach;
+} spmm_entries;
 
 /* The row kernels built for AVX-512, AVX2 and the x86-64 baseline, the
  * widest the CPU runs taken at load time: 8-15% faster than the baseline
@@ -94,6 +109,25 @@ static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_de
     return HSP_OK;
 }
 
+/* Are A's columns scattered: of the entries of SPMM_SAMPLE rows spread over
+ * A, more than a quarter further from the row's own place (scaled to B's
+ * rows) than a sixteenth of B's rows (at least 64, at most SPMM_NEAR)?
+ * The CPU's own prefetch follows the rows of B that near columns read
+ * (stencils, bands: fetching them ahead as well cost poisson3d27:30 a
+ * fifth); scattered ones (random, power-law rows) the row kernels fetch
+ * ahead (doc/library.md, "Sparse times dense"). */
+static int scattered_columns(const struct hsp_ellr *A)
+{
+    int64_t far = 0, seen = 0, near = A->ncols / 16 < 64 ? 64 : A->ncols / 16 > SPMM_NEAR ? SPMM_NEAR : A->ncols / 16;
+    for (int k = 0; k < SPMM_SAMPLE && A->nrows; k++) {
+        int32_t i = (int32_t)((int64_t)A->nrows * k / SPMM_SAMPLE);
+        int64_t at = (int64_t)i * A->ncols / A->nrows;
+        for (int64_t p = hsp_ellr_first(A, i), end = hsp_ellr_end(A, i); p < end; p += hsp_ellr_step(A), seen++)
+            far += A->col[p] - at > near || at - A->col[p] > near;
+    }
+    return far * 4 > seen;
+}
+
 /* Part p's rows of C. */
 static void spmm_part(void *arg, int tid, int64_t p)
 {
@@ -124,14 +158,56 @@ static void split_part(void *arg, int tid, int64_t p)
     else r->status = r->dev->spmm->multiply(r->dev, r->A, &r->B, r->cpu.alpha, r->cpu.beta, &r->C, r->held, &r->blocks);
 }
 
+/* A row-major copy T of column-major B (its strides step), made on the
+ * pool by chunks of COPY_CHUNK rows. */
+typedef struct {
+    const hsp_dense *B;
+    hsp_dense *T;
+    int64_t step[2];
+} row_copy;
+
+static void copy_part(void *arg, int tid, int64_t p)
+{
+    const row_copy *c = arg;
+    int32_t first = (int32_t)(p * COPY_CHUNK), n = c->B->nrows, last = n - first < COPY_CHUNK ? n : first + COPY_CHUNK;
+    (void)tid;
+    if (c->B->precision == HSP_DOUBLE) spmm_copy_rows_d(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
+    else spmm_copy_rows_f(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
+}
+
+/* r's B, column-major of several columns, replaced by a row-major copy *T
+ * in a buffer of ctx's first workspace, kept between calls (its pages are
+ * not faulted in again): a row of B is then one run of memory for the row
+ * kernels, where each entry of A read one value of each of L columns, L
+ * cache lines (doc/library.md: "Sparse times dense"). */
+static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
+{
+    const hsp_dense *B = r->B;
+    hsp_scratch *keep = &ctx->scratch[0];
+    size_t n = (size_t)B->nrows * (size_t)B->ncols;
+    if (hsp_scratch_need(&keep->buf[1], &keep->buf_bytes[1], (n ? n : 1) * hsp_value_size(B->precision)) != HSP_OK)
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for a row-major copy of column-major B (%d x %d)",
+                        B->nrows, B->ncols);
+    *T = (hsp_dense){B->nrows, B->ncols, B->ncols, HSP_ROW_MAJOR, B->precision, keep->buf[1]};
+    row_copy c = {B, T, {r->b_step[0], r->b_step[1]}};
+    hsp_pool_chunks(ctx->pool, ((int64_t)B->nrows + COPY_CHUNK - 1) / COPY_CHUNK, copy_part, &c);
+    r->B = T, r->b_step[0] = B->ncols, r->b_step[1] = 1;
+    return HSP_OK;
+}
+
 /* The product computed by parts on the pool, of about equal entries (and
  * beside them split's device part, where split is not NULL: then r is
- * split->cpu). */
-static hsp_status spmm_on_pool(hsp_pool *pool, spmm_run *r, split_run *split)
+ * split->cpu); column-major B of several columns read from a row-major
+ * copy. */
+static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
 {
+    hsp_pool *pool = ctx->pool;
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
+    hsp_dense T = {0};
     if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
+    hsp_status s = r->b_step[1] != 1 && r->B->ncols > 1 ? copy_row_major(ctx, r, &T) : HSP_OK;
+    if (s != HSP_OK) return free(r->cut), s;
     /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
     int64_t parts = hsp_split_weighted(r->A->rowptr, m, want, r->cut);
     if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
@@ -168,11 +244,11 @@ static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_
     int32_t dev_cols = r->B->ncols - cpu_cols;
     if (dev->spmm && !cpu_cols) return dev->spmm->multiply(dev, A_dev, r->B, r->alpha, r->beta, r->C, held, blocks);
     *blocks = 0;
-    if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx->pool, r, NULL);
+    if (!dev->spmm || !dev_cols) return spmm_on_pool(ctx, r, NULL);
     split_run sr = {*r, dev, A_dev, columns_of(r->B, 0, dev_cols), columns_of(r->C, 0, dev_cols), held, 0, HSP_OK};
     hsp_dense B = columns_of(r->B, dev_cols, cpu_cols), C = columns_of(r->C, dev_cols, cpu_cols);
     sr.cpu.B = &B, sr.cpu.C = &C;
-    hsp_status s = spmm_on_pool(ctx->pool, &sr.cpu, &sr);
+    hsp_status s = spmm_on_pool(ctx, &sr.cpu, &sr);
     return s != HSP_OK ? s : sr.status;
 }
 
@@ -185,17 +261,20 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     if (s == HSP_OK) s = check_dense(C, "C", A->nrows, B->ncols, A->precision);
     if (s == HSP_OK && !held_bc[1]) s = check_apart(csr, B, C); /* a held C is apart */
     if (s != HSP_OK) return s;
-    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL};
+    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
-    if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (README) */
+    if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (doc/library.md) */
     void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
     int blocks = ctx->options.spmm_blocks;
     int32_t cpu_cols = dev->spmm ? cpu_columns(ctx, B->ncols) : B->ncols;
     hsp_context_lock(ctx);
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
-    else s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
+    else {
+        r.ahead = scattered_columns(r.A); /* A is valid now */
+        s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
+    }
     if (s == HSP_OK && stats) {
         *stats = (hsp_spmm_stats){0};
         if (hsp_mul_overflows(2 * A->nnz, B->ncols, &stats->flops)) stats->flops = INT64_MAX;

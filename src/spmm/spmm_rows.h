@@ -2,36 +2,72 @@
  * type VT, functions named SF(name).  spmm.c includes it once per
  * precision. */
 
-/* Row i's sums for columns j0 .. j0 + w - 1 of row-major B into acc (w at
- * most SPMM_WIDE): called with a constant w, so that once inlined the count is
- * fixed, acc stays in registers and the adds vectorise. */
+/* Eight values of a row of B or C as one vector (GCC's vector extension,
+ * made of the widest registers the clone has), at any value's alignment. */
+typedef VT SF(vec) __attribute__((vector_size(8 * sizeof(VT)), aligned(sizeof(VT))));
+
+/* Entry q of row e into its chain's m vectors of sums: a times B's row
+ * col[q step], read from b (its rows bs apart); the row of B that the
+ * entry SPMM_AHEAD on will read is fetched into cache meanwhile, where that
+ * entry is within e's reach (0 where A's columns are near: spmm.c's
+ * scattered_columns). */
+static inline __attribute__((always_inline)) void SF(spmm_entry)(const spmm_entries *e, int64_t q, int64_t step,
+                                                               const VT *b, int64_t bs, int m, SF(vec) *sum)
+{
+    if (q + SPMM_AHEAD < e->reach) __builtin_prefetch(b + e->col[(q + SPMM_AHEAD) * step] * bs);
+    const SF(vec) *bp = (const SF(vec) *)(b + e->col[q * step] * bs);
+    VT a = ((const VT *)e->val)[q * step];
+#pragma GCC unroll 4
+    for (int v = 0; v < m; v++) sum[v] += a * bp[v];
+}
+
+/* Row e's sums for 8 m columns of row-major B from b (its rows bs apart)
+ * into acc, its entries step apart (m = 1, 2 or 4 and step constants once
+ * inlined).  SPMM_CHAINS / m chains of m vectors of sums, entry q adding
+ * into chain q % chains, so that the adds of consecutive entries do not
+ * wait for each other (doc/library.md, "Sparse times dense"). */
+static inline __attribute__((always_inline)) void SF(spmm_vecs)(const spmm_entries *e, int64_t step, const VT *b,
+                                                              int64_t bs, int m, SF(vec) *restrict acc)
+{
+    const int chains = SPMM_CHAINS / m;
+    SF(vec) sum[SPMM_CHAINS] = {0};
+    int64_t q = 0;
+    if (e->n < chains) { /* a short row (most of a power-law matrix's): one chain, nothing to add up */
+        for (; q < e->n; q++) SF(spmm_entry)(e, q, step, b, bs, m, sum);
+        memcpy(acc, sum, (size_t)m * sizeof *acc);
+        return;
+    }
+    for (; q + chains <= e->n; q += chains)
+#pragma GCC unroll 4
+        for (int c = 0; c < chains; c++) SF(spmm_entry)(e, q + c, step, b, bs, m, sum + c * m);
+#pragma GCC unroll 4
+    for (int c = 0; c + 1 < chains; c++) /* the last n % chains entries, a chain each */
+        if (q + c < e->n) SF(spmm_entry)(e, q + c, step, b, bs, m, sum + c * m);
+#pragma GCC unroll 4
+    for (int v = 0; v < m; v++) {
+        acc[v] = sum[v];
+#pragma GCC unroll 4
+        for (int c = 1; c < chains; c++) acc[v] += sum[c * m + v];
+    }
+}
+
+/* Row i's sums for columns j0 .. j0 + w - 1 of row-major B into acc, w at
+ * most 4 (a constant once inlined: the count is fixed, acc stays in
+ * registers). */
 static inline __attribute__((always_inline)) void SF(spmm_block)(const spmm_run *r, int32_t i, int32_t j0, int w,
                                                                VT *restrict acc)
 {
     const int32_t *col = r->A->col;
     const VT *av = r->A->val, *b = (const VT *)r->B->values + j0;
     int64_t step = hsp_ellr_step(r->A), end = hsp_ellr_end(r->A, i);
-    VT sum[SPMM_WIDE] = {0};
+    VT sum[4] = {0};
     for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
         const VT *bp = b + col[p] * r->b_step[0], a = av[p];
-#pragma GCC unroll 32
+#pragma GCC unroll 8
         for (int k = 0; k < w; k++) sum[k] += a * bp[k];
     }
-#pragma GCC unroll 32
+#pragma GCC unroll 8
     for (int k = 0; k < w; k++) acc[k] = sum[k];
-}
-
-/* The same for n columns from j0 of B in either order. */
-static inline void SF(spmm_cols)(const spmm_run *r, int32_t i, int32_t j0, int32_t n, VT *restrict acc)
-{
-    const int64_t stride = r->b_step[1], step = hsp_ellr_step(r->A), end = hsp_ellr_end(r->A, i);
-    const int32_t *col = r->A->col;
-    const VT *av = r->A->val, *b = (const VT *)r->B->values + j0 * stride;
-    for (int32_t k = 0; k < n; k++) acc[k] = 0;
-    for (int64_t p = hsp_ellr_first(r->A, i); p < end; p += step) {
-        const VT *bp = b + col[p] * r->b_step[0], a = av[p];
-        for (int32_t k = 0; k < n; k++) acc[k] += a * bp[k * stride];
-    }
 }
 
 /* Columns j0 .. j0 + n - 1 of C's row i from the sums acc (inlined with a
@@ -49,6 +85,21 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
 }
 
+/* Rows first .. last - 1 of column-major B (strides step) into row-major T
+ * of ncols values a row: SPMM_COPY_ROWS rows at a time, each column's run
+ * of them read in order while the block's rows of T stay in cache. */
+static void SF(spmm_copy_rows)(const VT *b, const int64_t step[2], int32_t ncols, VT *restrict t, int32_t first,
+                               int32_t last)
+{
+    for (int32_t i0 = first; i0 < last; i0 += SPMM_COPY_ROWS) {
+        int32_t i1 = last - i0 < SPMM_COPY_ROWS ? last : i0 + SPMM_COPY_ROWS;
+        for (int32_t j = 0; j < ncols; j++) {
+            const VT *bj = b + j * step[1];
+            for (int32_t i = i0; i < i1; i++) t[(int64_t)i * ncols + j] = bj[i * step[0]];
+        }
+    }
+}
+
 /* Rows first .. last - 1 of C where B has one column: a sum a row. */
 static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
 {
@@ -63,95 +114,95 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     }
 }
 
-/* One slot t of a slice's rows (their entries at col, av) into their sums
- * acc, for w columns from b of row-major B: skipping rows that end before t
- * where check is set (w and check constants once inlined: no test in full
- * slots). */
-static inline __attribute__((always_inline)) void SF(spmm_slot)(VT acc[][SPMM_LC], const int32_t *col, const VT *av,
-                                                               const VT *b, int64_t bs, const int32_t *len,
-                                                               int32_t t, int w, int check)
+/* Row i's sums for w columns from j0 of row-major B into acc, its entries
+ * step apart (w and step constants once inlined: 32, 16 and 8 columns as
+ * vectors, 4, 2 and 1 one by one). */
+static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *r, int32_t i, int32_t j0, int w,
+                                                              int64_t step, VT *restrict acc)
 {
-#pragma GCC unroll 8
-    for (int q = 0; q < HSP_ELLR_SLICE; q++) {
-        const VT *bp = b + col[q] * bs, x = av[q];
-        if (check && t >= len[q]) continue;
-#pragma GCC unroll 8
-        for (int k = 0; k < w; k++) acc[q][k] += x * bp[k];
-    }
-}
-
-/* Columns 0 .. w - 1 (w at most SPMM_LC) of C's rows i0 .. i0 +
- * HSP_ELLR_SLICE - 1, a whole slice of ELLPACK-R, from row-major B: the
- * slice's rows at once, a slot at a time, so that their sums are
- * independent chains and each slot's entries one read; slots past a row's
- * length (padding) are skipped. */
-static inline __attribute__((always_inline)) void SF(spmm_slice)(const spmm_run *r, int32_t i0, int w)
-{
-    const struct hsp_ellr *a = r->A;
-    const int32_t *len = a->len + i0;
-    int64_t first = a->slice[i0 / HSP_ELLR_SLICE], bs = r->b_step[0];
-    int32_t width = (int32_t)((a->slice[i0 / HSP_ELLR_SLICE + 1] - first) / HSP_ELLR_SLICE), least = width, t = 0;
-    const int32_t *col = a->col + first;
-    const VT *av = (const VT *)a->val + first, *b = r->B->values;
-    VT acc[HSP_ELLR_SLICE][SPMM_LC] = {{0}};
-    for (int q = 0; q < HSP_ELLR_SLICE; q++) least = len[q] < least ? len[q] : least;
-    for (; t < least; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, w, 0);
-    for (; t < width; t++, col += HSP_ELLR_SLICE, av += HSP_ELLR_SLICE) SF(spmm_slot)(acc, col, av, b, bs, len, t, w, 1);
-    for (int q = 0; q < HSP_ELLR_SLICE; q++) SF(spmm_store)(r, i0 + q, 0, w, acc[q]);
-}
-
-/* A slice of 4 columns: a function of its own, so that the slices of 8
- * inlined in spmm_rows keep their sums in registers (both inlined there
- * made those of 8 slower). */
-SPMM_CLONES static void SF(spmm_slice4)(const spmm_run *r, int32_t i0)
-{
-    SF(spmm_slice)(r, i0, 4);
-}
-
-/* Columns j0 .. of C's row i: of row-major B SPMM_WIDE at a time, the last
- * ones 16, 8, 4, then 2 at a time (each a constant, so that the sums stay
- * in vector registers), of column-major B SPMM_LC at a time: each pass
- * reads A's row once for that many columns of B. */
-static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i, int32_t j0)
-{
-    int32_t ncols = r->B->ncols;
-    VT acc[SPMM_WIDE];
-    if (r->b_step[1] == 1) {
-        for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE)
-            SF(spmm_block)(r, i, j0, SPMM_WIDE, acc), SF(spmm_store)(r, i, j0, SPMM_WIDE, acc);
-        if (ncols - j0 >= 16) SF(spmm_block)(r, i, j0, 16, acc), SF(spmm_store)(r, i, j0, 16, acc), j0 += 16;
-        if (ncols - j0 >= 8) SF(spmm_block)(r, i, j0, 8, acc), SF(spmm_store)(r, i, j0, 8, acc), j0 += 8;
-        if (ncols - j0 >= 4) SF(spmm_block)(r, i, j0, 4, acc), SF(spmm_store)(r, i, j0, 4, acc), j0 += 4;
-        if (ncols - j0 >= 2) SF(spmm_block)(r, i, j0, 2, acc), SF(spmm_store)(r, i, j0, 2, acc), j0 += 2;
-    }
-    for (int32_t n; j0 < ncols; j0 += n) { /* column-major B, or row-major's last column */
-        n = ncols - j0 < SPMM_LC ? ncols - j0 : SPMM_LC;
-        SF(spmm_cols)(r, i, j0, n, acc), SF(spmm_store)(r, i, j0, n, acc);
-    }
-}
-
-/* Rows first .. last - 1 of C (one column: spmm_rows_1): a whole slice of
- * ELLPACK-R at once for the first 4 or SPMM_LC columns of row-major B of 4
- * to 2 SPMM_LC - 1 columns, other rows and columns one row at a time.
- * Wider B by slices, a block at a time, was no faster overall (README:
- * "Sparse times dense"). */
-SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
-{
-    int32_t ncols = r->B->ncols;
-    int w = ncols >= SPMM_LC ? SPMM_LC : 4; /* a slice's columns */
-    int slices = !r->A->rowptr && r->b_step[1] == 1 && ncols >= 4 && ncols < 2 * SPMM_LC;
-    if (ncols == 1) {
-        SF(spmm_rows_1)(r, first, last);
+    int64_t first = hsp_ellr_first(r->A, i), n = hsp_ellr_count(r->A, i);
+    int64_t reach = !r->ahead ? 0 : r->A->rowptr ? r->A->nnz - first : n;
+    spmm_entries e = {r->A->col + first, (const VT *)r->A->val + first, n, reach};
+    SF(vec) v[SPMM_WIDE / 8];
+    if (w < 8) {
+        SF(spmm_block)(r, i, j0, w, acc);
         return;
     }
-    for (int32_t i = first; i < last;) {
-        if (slices && i % HSP_ELLR_SLICE == 0 && last - i >= HSP_ELLR_SLICE) {
-            if (w == SPMM_LC) SF(spmm_slice)(r, i, SPMM_LC);
-            else SF(spmm_slice4)(r, i);
-            for (int32_t q = 0; ncols > w && q < HSP_ELLR_SLICE; q++) SF(spmm_row)(r, i + q, w);
-            i += HSP_ELLR_SLICE;
-        } else {
-            SF(spmm_row)(r, i++, 0);
-        }
+    SF(spmm_vecs)(&e, step, (const VT *)r->B->values + j0, r->b_step[0], w / 8, v);
+    memcpy(acc, v, (size_t)w * sizeof *acc);
+}
+
+/* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 from the sums acc
+ * (column-major C: each column's h values written together, a cache line
+ * where h is 8, where a row at a time wrote w lines a value each). */
+static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm_run *r, int32_t i0, int h,
+                                                                    int32_t j0, int w,
+                                                                    VT acc[][SPMM_WIDE])
+{
+    int64_t ld = r->c_step[1];
+    VT *c = (VT *)r->C->values + i0 + j0 * ld, alpha = (VT)r->alpha, beta = (VT)r->beta;
+    for (int k = 0; k < w; k++, c += ld)
+        if (beta == 0)
+            for (int q = 0; q < h; q++) c[q] = alpha * acc[q][k];
+        else
+            for (int q = 0; q < h; q++) c[q] = alpha * acc[q][k] + beta * c[q];
+}
+
+/* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 (h 1, or up to
+ * HSP_ELLR_SLICE of column-major C), their entries step apart (w and step
+ * constants once inlined). */
+static inline __attribute__((always_inline)) void SF(spmm_pass)(const spmm_run *r, int32_t i0, int h, int32_t j0,
+                                                              int w, int64_t step)
+{
+    if (h == 1) {
+        VT sums[SPMM_WIDE];
+        SF(spmm_sums)(r, i0, j0, w, step, sums);
+        SF(spmm_store)(r, i0, j0, w, sums);
+        return;
     }
+    VT acc[HSP_ELLR_SLICE][SPMM_WIDE];
+    for (int q = 0; q < h; q++) SF(spmm_sums)(r, i0 + q, j0, w, step, acc[q]);
+    SF(spmm_store_tile)(r, i0, h, j0, w, acc);
+}
+
+/* C's rows i0 .. i0 + h - 1 (B row-major: spmm.c copies column-major B
+ * first), their entries step apart (a constant once inlined): SPMM_WIDE
+ * columns at a time, the last ones 16, 8, 4, 2, then 1 at a time (each a
+ * constant, so that the sums stay in vector registers): each pass reads
+ * A's row once for that many columns of B. */
+static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i0, int h, int64_t step)
+{
+    int32_t j0 = 0, ncols = r->B->ncols;
+    for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE) SF(spmm_pass)(r, i0, h, j0, SPMM_WIDE, step);
+    if (ncols - j0 >= 16) SF(spmm_pass)(r, i0, h, j0, 16, step), j0 += 16;
+    if (ncols - j0 >= 8) SF(spmm_pass)(r, i0, h, j0, 8, step), j0 += 8;
+    if (ncols - j0 >= 4) SF(spmm_pass)(r, i0, h, j0, 4, step), j0 += 4;
+    if (ncols - j0 >= 2) SF(spmm_pass)(r, i0, h, j0, 2, step), j0 += 2;
+    if (ncols - j0 == 1) SF(spmm_pass)(r, i0, h, j0, 1, step);
+}
+
+/* Rows first .. last - 1 of column-major C of two columns or more,
+ * HSP_ELLR_SLICE at a time (a function of its own: inlined beside the rows
+ * of row-major C it made those slower). */
+SPMM_CLONES static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, int32_t last)
+{
+    const int h = HSP_ELLR_SLICE;
+    if (r->A->rowptr)
+        for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, 1);
+    else
+        for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, HSP_ELLR_SLICE);
+}
+
+/* Rows first .. last - 1 of C (one column: spmm_rows_1; column-major C:
+ * spmm_rows_tiled), a row at a time, their entries one apart (CSR) or
+ * HSP_ELLR_SLICE (ELLPACK-R, which the CPU threads read only beside a
+ * device that prepared it: spmm.c's split). */
+SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
+{
+    if (r->B->ncols == 1) SF(spmm_rows_1)(r, first, last);
+    else if (r->c_step[1] != 1) SF(spmm_rows_tiled)(r, first, last);
+    else if (r->A->rowptr)
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, 1);
+    else
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, HSP_ELLR_SLICE);
 }
