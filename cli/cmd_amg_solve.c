@@ -31,6 +31,10 @@ static const char usage_solve[] =
     "                        and, on one with memory of its own, solve there: the vectors\n"
     "                        stay on it, a few numbers an iteration cross\n"
     "  --pre=N, --post=N     sweeps before and after the coarse correction (default 1, 1)\n"
+    "  --sweep=symmetric|forward-backward\n"
+    "                        gs's sweeps: both ways before and after the coarse correction\n"
+    "                        (default, PyAMG's), or forward before and backward after\n"
+    "                        (hypre's cycle: half the sweeps; doc/amg.md has the figures)\n"
     "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
     "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
     "  --stats=json          one JSON line on stdout instead of the text\n"
@@ -41,7 +45,7 @@ static const char usage_solve[] =
 static const char allowed[] = "theta,omega,levels,coarse,order,nullspace,block,"
                               "device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
-                              "maxiter,accel,cycle,smoother,pre,post,jacobi-omega,degree,resident";
+                              "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,resident";
 
 /* b: --rhs's file (A's rows x 1) or ones, in A's precision, into *b (malloc'd). */
 static int right_side(const cli_args *a, const hsp_csr *A, void **b)
@@ -84,9 +88,12 @@ static void print_text(const cli_args *a, const hsp_amg *amg, const hsp_amg_solv
     printf("smoothed aggregation: %d levels, rows", amg->nlevels);
     for (int l = 0; l < amg->nlevels; l++) printf(" %d", level_rows(amg, l));
     printf("; set-up %.2f ms\n", amg->ms_total);
-    printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
+    printf("%s %c(%d,%d) cycles, smoother %s%s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
            ? "CG preconditioned by" : "stationary", o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
-           cli_smoother_names[info->smoother], o->tol, a->rhs ? a->rhs : "ones",
+           cli_smoother_names[info->smoother],
+           info->smoother == HSP_SMOOTHER_GAUSS_SEIDEL && o->sweep == HSP_SWEEP_FORWARD_BACKWARD ? " forward-backward"
+                                                                                               : "",
+           o->tol, a->rhs ? a->rhs : "ones",
            info->on_device ? amg->device : "the CPU threads");
     printf("iteration  |b - Ax| / |b|\n");
     for (int k = 0; k < len; k++) printf("%9d  %.3e\n", k, info->history[k]);

@@ -84,6 +84,10 @@ static const char *apply_solve_option(cli_args *a, const char *name, const char 
         while (k < 5 && strcmp(v, cli_smoother_names[k])) k++;
         if (k == 5) return "--smoother takes auto, gs, jacobi, l1-jacobi or chebyshev";
         o->smoother = (hsp_smoother)k;
+    } else if (!strcmp(name, "sweep")) {
+        if (strcmp(v, "symmetric") && strcmp(v, "forward-backward"))
+            return "--sweep takes symmetric or forward-backward";
+        o->sweep = strcmp(v, "symmetric") ? HSP_SWEEP_FORWARD_BACKWARD : HSP_SWEEP_SYMMETRIC;
     } else if (!strcmp(name, "pre") || !strcmp(name, "post")) {
         if (parse_int(v, 0, 100, &n)) return "--pre and --post take 0 to 100 sweeps";
         *(name[1] == 'r' ? &o->pre : &o->post) = (int)n;

@@ -645,6 +645,14 @@ typedef enum {
                                       holds the hierarchy (Gauss-Seidel's sweep is sequential) */
 } hsp_smoother;
 
+/* Gauss-Seidel's sweeps in a cycle: symmetric (forward then backward) before and after the
+ * coarse correction, or forward before and backward after, as hypre's cycle: half the sweeps,
+ * and still a symmetric cycle where pre == post.  On the 2-core VM (2 threads, CG to 1e-8,
+ * the solve's ms, symmetric / forward-backward): poisson2d5:1024 601 / 587, poisson2d9:1024
+ * 682 / 597, poisson3d7:101 784 / 778, poisson3d27:101 1104 / 1092, aniso2d:1024 7127 / 5874,
+ * elasticity2d:512 976 / 867 (doc/amg.md). */
+typedef enum { HSP_SWEEP_SYMMETRIC = 0, HSP_SWEEP_FORWARD_BACKWARD = 1 } hsp_sweep;
+
 /* The outer iteration: CG preconditioned by one cycle (the hierarchy's cycle is
  * symmetric: every smoother above is, and the post-smoother is the pre-smoother's
  * adjoint), or the cycles alone (stationary). */
@@ -665,6 +673,7 @@ typedef struct {
                               (PyAMG's: 1 / rho, about 1/2 on a Poisson matrix) */
     int chebyshev_degree;  /* 1 to 16; default 3 (PyAMG's) */
     int x0;                /* 1: x holds the initial guess; 0 (default): start from zero */
+    hsp_sweep sweep;       /* Gauss-Seidel's sweeps; default HSP_SWEEP_SYMMETRIC (PyAMG's) */
 } hsp_amg_solve_options;
 
 /* Fill o with the defaults above (o NULL: nothing). */

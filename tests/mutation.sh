@@ -145,6 +145,10 @@ all_mutants() {
     # the AMG solve's W-cycle visits each coarser level once (a V-cycle)
     mutant solve-w-once src/amg/cycle.c 'int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;' \
         'int visits = 1;' 'tests/t_amg_solve'
+    # forward-backward Gauss-Seidel sweeps forward after the coarse correction too
+    mutant solve-sweep-post-forward src/amg/smooth.c 'if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, 1);' \
+        'if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, halves && at == HSP_SMOOTH_POST ? 0 : 1);' \
+        'tests/t_amg_solve'
     # Chebyshev's later steps take half the residual's share
     mutant solve-chebyshev-step src/amg/smooth.c '2 * next / delta' 'next / delta' 'tests/t_amg_solve'
     # hybrid Gauss-Seidel keeps all ghost rows' values but the first from before a sweep

@@ -21,7 +21,8 @@
 #include "tap.h"
 
 static hsp_context *ctx, *ctx1; /* the device under test's; one thread's */
-static const char *const smoother_name[] = {"gauss-seidel", "jacobi", "l1-jacobi", "chebyshev"};
+static const char *const smoother_name[] = {"gauss-seidel", "jacobi", "l1-jacobi", "chebyshev",
+                                            "gauss-seidel forward-backward"};
 
 /* y = A x. */
 static void spmv(const hsp_csr *A, const double *x, double *y)
@@ -192,6 +193,34 @@ done:
     hsp_amg_free(amg), hsp_amg_free(amg1), hsp_csr_free(A);
 }
 
+/* Gauss-Seidel forward before the coarse correction and backward after: on poisson2d5:64,
+ * coarse_size 10 (PyAMG's levels), b = ones, one thread: PyAMG 5.4.1's 12 iterations with
+ * presmoother ('gauss_seidel', {'sweep': 'forward'}) and postsmoother 'backward' (and its 9
+ * with 'symmetric' both, ours too); the threads of the device converge as well. */
+static void test_sweep(void)
+{
+    hsp_csr *A = NULL;
+    hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &A);
+    hsp_amg *amg1 = setup(ctx1, A, 10), *amg = setup(ctx, A, 10);
+    double *b = vector(HSP_DOUBLE, A->nrows, 0, 1), *x = calloc(A->nrows, sizeof *x); /* b = ones */
+    int its[2] = {-1, -1};
+    for (int w = 0; w < 2 && amg1; w++) {
+        hsp_amg_solve_options o;
+        hsp_amg_solve_options_init(&o);
+        o.sweep = w ? HSP_SWEEP_FORWARD_BACKWARD : HSP_SWEEP_SYMMETRIC;
+        hsp_amg_solve_info info = {0};
+        memset(x, 0, A->nrows * sizeof *x);
+        if (hsp_amg_solve(ctx1, amg1, b, x, &o, &info) == HSP_OK && info.converged) its[w] = info.iterations;
+    }
+    tap_ok(its[0] == 9 && its[1] == 12, "poisson2d5:64, b = ones, one thread: %d iterations symmetric, %d "
+           "forward-backward (PyAMG's 9 and 12)", its[0], its[1]);
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    o.sweep = HSP_SWEEP_FORWARD_BACKWARD;
+    if (amg) check_solve("poisson2d5:64, gauss-seidel forward-backward, the threads of the device", amg, &o, 16);
+    free(b), free(x), hsp_amg_free(amg), hsp_amg_free(amg1), hsp_csr_free(A);
+}
+
 /* The parts of level 0's rows amg's solves use (0 before the first). */
 static int parts(const hsp_amg *amg)
 {
@@ -350,11 +379,12 @@ static void test_apply(const char *spec)
         tap_ok(s == HSP_OK && diff <= 1e-10 * size && parts(amg) == 1, "%s: a hierarchy applied on one thread after "
                "%d parts of its rows is the plain cycle (its solve data made anew)", spec, before);
     }
-    for (int sm = 0; sm < 4 && amg; sm++)
+    for (int sm = 0; sm < 5 && amg; sm++) /* 4: Gauss-Seidel forward before, backward after */
         for (int cyc = 0; cyc < 2; cyc++) {
             hsp_amg_solve_options o;
             hsp_amg_solve_options_init(&o);
-            o.smoother = sm, o.cycle = cyc, o.pre = 2, o.post = 2;
+            o.smoother = sm == 4 ? HSP_SMOOTHER_GAUSS_SEIDEL : sm, o.cycle = cyc, o.pre = 2, o.post = 2;
+            o.sweep = sm == 4 ? HSP_SWEEP_FORWARD_BACKWARD : HSP_SWEEP_SYMMETRIC;
             hsp_status s = hsp_amg_apply(ctx, amg, u, mu, &o);
             if (s == HSP_OK) s = hsp_amg_apply(ctx, amg, v, mv, &o);
             double umv = 0, vmu = 0, umu = 0;
@@ -524,8 +554,8 @@ static void test_errors(void)
     int32_t n = A->nrows;
     double *b = vector(HSP_DOUBLE, n, 1, 1), *x = vector(HSP_DOUBLE, n, 0, 7);
     static const char *const names[] = {"tol", "maxiter", "accel", "cycle", "smoother", "pre", "jacobi_omega",
-                                        "chebyshev_degree", "x0", "post"};
-    for (int k = 0; k < 10 && amg; k++) {
+                                        "chebyshev_degree", "x0", "post", "sweep"};
+    for (int k = 0; k < 11 && amg; k++) {
         hsp_amg_solve_options o;
         hsp_amg_solve_options_init(&o);
         switch (k) {
@@ -539,6 +569,7 @@ static void test_errors(void)
         case 7: o.chebyshev_degree = 0; break;
         case 8: o.x0 = 2; break;
         case 9: o.post = -1; break;
+        case 10: o.sweep = 2; break;
         }
         hsp_status s = hsp_amg_solve(ctx, amg, b, x, &o, NULL);
         hsp_status s2 = hsp_amg_apply(ctx, amg, b, x, &o);
@@ -775,6 +806,7 @@ int main(void)
         return tap_done();
     test_pyamg_count();
     test_no_aggregates();
+    test_sweep();
     test_matrix("poisson2d5:64", HSP_DOUBLE);
     test_matrix("poisson3d7:16", HSP_DOUBLE);
     test_matrix("poisson2d5:64", HSP_FLOAT);

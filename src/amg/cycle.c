@@ -226,10 +226,10 @@ static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, 
         return;
     }
     if (l == sd->nlevels - 1) { /* too large to factor */
-        hsp_smooth(sd, o, v, x, b, o->pre + o->post > 0 ? o->pre + o->post : 1, zero);
+        hsp_smooth(sd, o, v, x, b, o->pre + o->post > 0 ? o->pre + o->post : 1, zero, HSP_SMOOTH_ALONE);
         return;
     }
-    hsp_smooth(sd, o, v, x, b, o->pre, zero);
+    hsp_smooth(sd, o, v, x, b, o->pre, zero, HSP_SMOOTH_PRE);
     void *r = b;
     if (!zero || o->pre) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0), r = v->t;
     hsp_solve_spmv(sd, &v->R, r, NULL, 1, next->b, NULL, 0);
@@ -237,7 +237,7 @@ static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, 
     int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;
     for (int k = 0; k < visits; k++) level_cycle(sd, o, l + 1, next->x, next->b, k == 0);
     hsp_solve_spmv(sd, &v->P, next->x, x, 1, x, NULL, 0);
-    hsp_smooth(sd, o, v, x, b, o->post, 0);
+    hsp_smooth(sd, o, v, x, b, o->post, 0, HSP_SMOOTH_POST);
 }
 
 void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, void *x, void *b, int zero)

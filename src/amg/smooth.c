@@ -106,11 +106,13 @@ static void chebyshev(hsp_amg_solve_data *sd, hsp_solve_level *v, int degree, vo
 }
 
 void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
-                int sweeps, int zero)
+                int sweeps, int zero, hsp_smooth_at at)
 {
+    int halves = o->sweep == HSP_SWEEP_FORWARD_BACKWARD && at != HSP_SMOOTH_ALONE;
     for (int s = 0; s < sweeps; s++, zero = 0) switch (hsp_smoother_of(o, sd)) {
         case HSP_SMOOTHER_GAUSS_SEIDEL:
-            gauss_seidel(sd->ctx, v, x, b, 0), gauss_seidel(sd->ctx, v, x, b, 1);
+            if (!halves || at == HSP_SMOOTH_PRE) gauss_seidel(sd->ctx, v, x, b, 0);
+            if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, 1);
             break;
         case HSP_SMOOTHER_JACOBI: jacobi(sd, v, x, b, v->dinv, o->jacobi_omega / v->rho, zero); break;
         case HSP_SMOOTHER_L1_JACOBI: jacobi(sd, v, x, b, v->l1inv, 1, zero); break;

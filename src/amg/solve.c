@@ -17,7 +17,7 @@ void hsp_amg_solve_options_init(hsp_amg_solve_options *o)
     if (!o) return;
     o->tol = 1e-8, o->maxiter = 100, o->accel = HSP_ACCEL_CG, o->cycle = HSP_CYCLE_V;
     o->smoother = HSP_SMOOTHER_AUTO, o->pre = 1, o->post = 1, o->jacobi_omega = 1, o->chebyshev_degree = 3;
-    o->x0 = 0;
+    o->x0 = 0, o->sweep = HSP_SWEEP_SYMMETRIC;
 }
 
 /* o in range, else an error naming fn and the option. */
@@ -39,6 +39,9 @@ static hsp_status check_options(const char *fn, const hsp_amg_solve_options *o)
     if (o->chebyshev_degree < 1 || o->chebyshev_degree > 16)
         return hsp_fail(HSP_ERR_ARG, "%s: chebyshev_degree = %d: give 1 to 16", fn, o->chebyshev_degree);
     if (o->x0 != 0 && o->x0 != 1) return hsp_fail(HSP_ERR_ARG, "%s: x0 = %d: give 0 or 1", fn, o->x0);
+    if (o->sweep != HSP_SWEEP_SYMMETRIC && o->sweep != HSP_SWEEP_FORWARD_BACKWARD)
+        return hsp_fail(HSP_ERR_ARG, "%s: sweep = %d: give HSP_SWEEP_SYMMETRIC or HSP_SWEEP_FORWARD_BACKWARD", fn,
+                        (int)o->sweep);
     return HSP_OK;
 }
 

@@ -134,9 +134,13 @@ static inline hsp_smoother hsp_smoother_of(const hsp_amg_solve_options *o, const
     if (o->smoother != HSP_SMOOTHER_AUTO) return o->smoother;
     return sd->dev ? HSP_SMOOTHER_CHEBYSHEV : HSP_SMOOTHER_GAUSS_SEIDEL;
 }
+/* Where in the cycle a smoothing is: before the coarse correction, after it, or alone (a
+ * coarsest level too large to factor): o->sweep's forward-backward Gauss-Seidel sweeps
+ * forward before, backward after, and both ways alone. */
+typedef enum { HSP_SMOOTH_PRE, HSP_SMOOTH_POST, HSP_SMOOTH_ALONE } hsp_smooth_at;
 /* sweeps of the smoother on level v's A x = b (x zero where zero is nonzero: first sweep shortened). */
 void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
-                int sweeps, int zero);
+                int sweeps, int zero, hsp_smooth_at at);
 
 /* ---- the cycle and the hierarchy's solve data (cycle.c) ---- */
 /* amg's solve data for ctx and o (made or completed; kept in amg's state). */
