@@ -26,19 +26,32 @@ static double densify(const hsp_csr *A, double *f)
     return amax;
 }
 
-/* f's empty rows (row and column of zeros) into f->empty, each given a 1 on
- * the diagonal so that the factor is of A's other rows beside an identity. */
-static hsp_status mark_empty(hsp_dense_factor *f, int32_t n)
+/* A's empty rows (row and column of zeros: no nonzero entry names them) into
+ * f->empty, by one pass over A's entries. */
+static hsp_status find_empty(const hsp_csr *A, hsp_dense_factor *f)
 {
+    int32_t n = A->nrows;
+    char *used = calloc((size_t)n + 1, 1);
     f->nempty = 0;
     f->empty = malloc((size_t)n * sizeof *f->empty + 1);
-    if (!f->empty) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
-    for (int32_t i = 0; i < n; i++) {
-        int32_t j = 0;
-        while (j < n && f->f[(size_t)i * n + j] == 0 && f->f[(size_t)j * n + i] == 0) j++;
-        if (j == n) f->empty[f->nempty++] = i, f->f[(size_t)i * n + i] = 1;
+    if (!used || !f->empty) {
+        free(used);
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
     }
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (hsp_csr_value(A, k) != 0) used[i] = used[A->colidx[k]] = 1;
+    for (int32_t i = 0; i < n; i++)
+        if (!used[i]) f->empty[f->nempty++] = i;
+    free(used);
     return HSP_OK;
+}
+
+/* f's empty rows given a 1 on the diagonal, so that the factor is of A's
+ * other rows beside an identity. */
+static void fill_empty(hsp_dense_factor *f, int32_t n)
+{
+    for (int32_t e = 0; e < f->nempty; e++) f->f[(size_t)f->empty[e] * n + f->empty[e]] = 1;
 }
 
 /* Is the dense f symmetric to rounding (amax its largest entry)? */
@@ -121,14 +134,15 @@ hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f)
     f->n = 0, f->perm = NULL, f->empty = NULL;
     f->f = malloc((size_t)n * n * sizeof *f->f + 1);
     if (!f->f) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
-    double amax = densify(A, f->f);
-    hsp_status s = mark_empty(f, n);
+    hsp_status s = find_empty(A, f);
     if (s != HSP_OK) return s;
+    double amax = densify(A, f->f);
+    fill_empty(f, n);
     if (symmetric(f->f, n, amax) && cholesky(f->f, n)) return f->n = n, HSP_OK;
     f->perm = malloc((size_t)n * sizeof *f->perm + 1);
     if (!f->perm) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
     densify(A, f->f);
-    for (int32_t e = 0; e < f->nempty; e++) f->f[(size_t)f->empty[e] * n + f->empty[e]] = 1;
+    fill_empty(f, n);
     if (!lu(f->f, n, f->perm, amax))
         return hsp_fail(HSP_ERR_ARG, "the coarsest level's A (%d x %d) is singular: LU with partial pivoting found "
                         "a pivot below %g of its largest entry", n, n, PIVOT_TOL);
