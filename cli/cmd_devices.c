@@ -28,25 +28,25 @@ static int auto_entry(const hsp_device_info *list, int n)
     return 0;
 }
 
-/* Is entry e one --build opens: a usable OpenCL device, the one --device names if any? */
-static int to_build(const cli_args *a, const hsp_device_info *e)
+/* Is entry e one --build opens: a usable OpenCL device, the one named (--device; NULL: any)? */
+static int to_build(const char *named, const hsp_device_info *e)
 {
-    const char *named = a->lib.device;
     size_t n = strlen(e->name);
     if (!e->usable || strncmp(e->name, "opencl", 6)) return 0;
-    return !named || !strcmp(named, "auto") || (!strncmp(named, e->name, n) && (!named[n] || named[n] == ','));
+    return !named || (!strncmp(named, e->name, n) && (!named[n] || named[n] == ','));
 }
 
 /* --build: each device to_build takes opened and closed, its kernels built
  * (or found in the cache); a line each; 1 where one failed. */
 static int build_kernels(const cli_args *a, const hsp_device_info *list, int n)
 {
+    const char *named = a->lib.device && strcmp(a->lib.device, "auto") ? a->lib.device : NULL;
     int failed = 0, opened = 0;
     for (int k = 0; k < n; k++) {
-        if (!to_build(a, &list[k])) continue;
+        if (!to_build(named, &list[k])) continue;
         hsp_options o = a->lib;
         hsp_context *ctx = NULL;
-        o.device = a->lib.device && strcmp(a->lib.device, "auto") ? a->lib.device : list[k].name;
+        o.device = named ? named : list[k].name;
         double start = cli_now_ms();
         hsp_status s = hsp_context_create(&o, &ctx);
         printf("%-10s %s: %s (%.1f s)\n", list[k].name, list[k].description,
@@ -54,9 +54,8 @@ static int build_kernels(const cli_args *a, const hsp_device_info *list, int n)
         hsp_context_free(ctx);
         failed |= s != HSP_OK, opened++;
     }
-    int named = a->lib.device && strcmp(a->lib.device, "auto");
     if (!opened && named) return cli_usage_error("devices", "--build --device=%s: no usable OpenCL device of that name "
-                                                 "(cpu and hsa have no kernels to build)", a->lib.device);
+                                                 "(cpu and hsa have no kernels to build)", named);
     if (!opened) fprintf(stderr, "hspgemm: devices --build: no usable OpenCL device here: nothing to build\n");
     return failed;
 }

@@ -52,7 +52,7 @@ def masked(text):
             for line in text.strip("\n").split("\n")]
 
 
-def run_sh(code, build, where):
+def run_sh(code, where):
     """Run a sh block in where with this build's hspgemm first on the PATH; (ok, output)."""
     env = dict(os.environ, PATH=f"{where}/bin:{os.environ['PATH']}")
     code = code.replace("./hspgemm", "hspgemm")
@@ -60,11 +60,11 @@ def run_sh(code, build, where):
     return r.returncode == 0, r.stdout + r.stderr
 
 
-def run_console(code, build, where):
+def run_console(code, where):
     """Run a console block's $ lines; compare what each prints with the lines shown after it."""
     parts = re.split(r"^\$ (.*)\n", code, flags=re.M)[1:]
     for command, shown in zip(parts[0::2], parts[1::2]):
-        ok, out = run_sh(command, build, where)
+        ok, out = run_sh(command, where)
         if not ok:
             return False, out
         if shown.strip() and masked(out) != masked(shown):
@@ -164,10 +164,10 @@ def main(build, src, files):
             elif b["lang"] == "":
                 tap(False, what + " says what it is (sh, console, c, python or text)")
             elif b["lang"] == "sh":
-                ok, out = run_sh(b["code"], build, where)
+                ok, out = run_sh(b["code"], where)
                 tap(ok, what + " runs", out)
             elif b["lang"] == "console":
-                ok, out = run_console(b["code"], build, where)
+                ok, out = run_console(b["code"], where)
                 tap(ok, what + " prints what it shows (numbers aside)", out)
             elif b["lang"] == "c" and "int main(" in b["code"]:
                 ok, msg = run_program(b, build, src, where)

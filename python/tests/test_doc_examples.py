@@ -3,6 +3,7 @@ followed by "prints" and a text block, what it prints is compared, numbers maske
 the machine).  tests/t_python.sh says where the sources are (HSPGEMM_DOCS); the blocks are read by
 tests/doc_examples.py."""
 import contextlib
+import functools
 import glob
 import importlib.util
 import io
@@ -13,7 +14,9 @@ import pytest
 SRC = os.environ.get("HSPGEMM_DOCS")
 
 
+@functools.cache
 def _examples():
+    """tests/doc_examples.py of the source tree, loaded once."""
     spec = importlib.util.spec_from_file_location("doc_examples", os.path.join(SRC, "tests", "doc_examples.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -62,18 +62,24 @@ static void csr_arrays(const hsp_csr *M, void *host[3], size_t bytes[3])
     bytes[2] = (size_t)M->nnz * hsp_value_size(M->precision);
 }
 
+/* A's three arrays copied to dev, into *held. */
+static hsp_status hold_csr(hsp_device *dev, const hsp_csr *A, void **held)
+{
+    void *host[3];
+    size_t bytes[3];
+    csr_arrays(A, host, bytes);
+    return dev->hold(dev, 3, (const void *const *)host, bytes, held);
+}
+
 /* hsp_place of a valid A on the locked context. */
 static hsp_status place(hsp_context *ctx, const hsp_csr *A, hsp_resident **M)
 {
-    hsp_status s;
     hsp_device *dev = ctx->device;
     if (!dev->hold) return (*M = hsp_resident_new(ctx, (hsp_csr *)A, 1, NULL)) ? HSP_OK : HSP_ERR_NOMEM;
     hsp_csr *H = NULL;
-    void *held = NULL, *host[3];
-    size_t bytes[3];
-    csr_arrays(A, host, bytes);
-    s = host_header(A, &H);
-    if (s == HSP_OK) s = dev->hold(dev, 3, (const void *const *)host, bytes, &held);
+    void *held = NULL;
+    hsp_status s = host_header(A, &H);
+    if (s == HSP_OK) s = hold_csr(dev, A, &held);
     if (s != HSP_OK) {
         hsp_csr_free(H);
         return s;
@@ -174,11 +180,7 @@ void *hsp_resident_held(const hsp_resident *M)
 hsp_status hsp_resident_hold(hsp_resident *M)
 {
     hsp_device *dev = M->ctx->device;
-    if (M->held || !dev->hold) return HSP_OK;
-    void *host[3];
-    size_t bytes[3];
-    csr_arrays(M->host, host, bytes);
-    return dev->hold(dev, 3, (const void *const *)host, bytes, &M->held);
+    return M->held || !dev->hold ? HSP_OK : hold_csr(dev, M->host, &M->held);
 }
 
 void hsp_resident_touched(hsp_resident *M)
