@@ -726,7 +726,7 @@ PetscErrorCode PetscHspgemmRegister(void)
     PetscFunctionBegin;
     if (done) PetscFunctionReturn(0);
     done = PETSC_TRUE;
-    PetscCall(hsp_petsc_count_node_ranks());
+    PetscCall(hsp_petsc_node_share());
     PetscCall(MatRegister(MATSEQAIJHSP, MatCreate_SeqAIJHSP));
     PetscCall(MatRegister(MATMPIAIJHSP, MatCreate_MPIAIJHSP));
     PetscCall(MatRegisterRootName(MATAIJHSP, MATSEQAIJHSP, MATMPIAIJHSP));

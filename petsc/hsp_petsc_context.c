@@ -15,15 +15,42 @@ static hsp_context *context;
 static PetscInt context_threads; /* its CPU threads */
 static PetscInt counts[3];       /* symbolic A*B or A^T*B, symbolic P^T*A*P, numeric */
 static PetscMPIInt node_ranks = 1; /* the ranks on this rank's machine (at registration) */
+static double cpu_share = 1;         /* of the CPUs this rank may run on, its share (at registration) */
 PetscLogEvent hsp_petsc_events[2];
 
-PetscErrorCode hsp_petsc_count_node_ranks(void)
+/* This rank's share of the CPUs it may run on: a CPU that k ranks of the
+ * machine may run on counts 1/k to each.  Ranks that mpiexec left unbound
+ * under taskset -c 0,1 share both CPUs (1 each), ranks bound a core each
+ * have theirs (1 each), ranks unbound on the whole machine share it. */
+static PetscErrorCode share_cpus(MPI_Comm node)
+{
+    cpu_set_t mine, *all;
+    int ranks_on[CPU_SETSIZE] = {0};
+
+    PetscFunctionBegin;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof mine, &mine)) CPU_SET(0, &mine);
+    PetscCall(PetscMalloc1(node_ranks, &all));
+    PetscCallMPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node));
+    for (PetscMPIInt r = 0; r < node_ranks; r++)
+        for (int c = 0; c < CPU_SETSIZE; c++) ranks_on[c] += CPU_ISSET(c, &all[r]) != 0;
+    cpu_share = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mine)) cpu_share += 1.0 / ranks_on[c];
+    PetscCall(PetscFree(all));
+    PetscFunctionReturn(0);
+}
+
+/* At registration (collective on PETSC_COMM_WORLD): the ranks on this
+ * rank's machine and this rank's share of its CPUs. */
+PetscErrorCode hsp_petsc_node_share(void)
 {
     MPI_Comm node;
 
     PetscFunctionBegin;
     PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     PetscCallMPI(MPI_Comm_size(node, &node_ranks));
+    PetscCall(share_cpus(node));
     PetscCallMPI(MPI_Comm_free(&node));
     PetscFunctionReturn(0);
 }
@@ -36,38 +63,41 @@ static PetscErrorCode context_free(void)
     PetscFunctionReturn(0);
 }
 
-/* CPU threads for hspgemm: -hsp_threads, else the cores of this machine
- * shared among its ranks, at most the cores this rank may run on (mpiexec
- * may bind it to one: threads beyond would share it; *bound then says
- * how many it would have had).  Unbound (left to the scheduler) where ranks
- * share the machine and this one may run on more CPUs than its threads:
- * mpiexec did not bind it to a share, and every rank's pool would bind its
- * workers to the same first CPUs.  No collective call: a product may run
- * on some ranks only. */
-static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound, PetscInt *bound)
+/* CPU threads for hspgemm: -hsp_threads, else this rank's share of the
+ * CPUs it may run on (share_cpus), at least 1: more threads than that
+ * would take turns on a CPU with another rank's (2 ranks of 2 threads each
+ * under taskset -c 0,1 did).  *fair is then the cores of this machine
+ * shared among its ranks, where that is more (mpiexec bound the rank to
+ * fewer, or taskset let the ranks run on fewer), else 0.  Unbound (left to
+ * the scheduler) where ranks share the machine and this one may run on
+ * more CPUs than its threads: mpiexec did not bind it to a share, and
+ * every rank's pool would bind its workers to the same first CPUs.  No
+ * collective call: a product may run on some ranks only. */
+static PetscErrorCode threads_of(PetscInt *threads, PetscBool *unbound, PetscInt *fair)
 {
     PetscBool set;
     cpu_set_t mine;
     long cores = sysconf(_SC_NPROCESSORS_ONLN), allowed = cores;
+    PetscInt share = cpu_share >= 1 ? (PetscInt)(cpu_share + 1e-9) : 1;
+    PetscInt machine = cores > node_ranks ? (PetscInt)(cores / node_ranks) : 1;
 
     PetscFunctionBegin;
     if (!sched_getaffinity(0, sizeof mine, &mine)) allowed = CPU_COUNT(&mine);
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_threads", threads, &set));
-    if (!set) *threads = cores > node_ranks ? (PetscInt)(cores / node_ranks) : 1;
-    *bound = !set && *threads > allowed ? *threads : 0;
-    if (*bound) *threads = (PetscInt)allowed;
+    if (!set) *threads = share;
+    *fair = !set && share < machine ? machine : 0;
     *unbound = node_ranks > 1 && allowed > *threads;
     PetscFunctionReturn(0);
 }
 
 /* hspgemm's context, made at the first product from the options:
  * -hsp_device, -hsp_threads, -hsp_small_nnz (hsp_options.small_nnz).  Says
- * so on stderr where mpiexec's binding left the rank fewer CPUs than its
- * share. */
+ * so on stderr where mpiexec's binding or taskset left the rank fewer CPUs
+ * than its share of the machine, and its threads under -info. */
 PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx)
 {
     char device[64] = "cpu";
-    PetscInt threads, small = 0, bound = 0;
+    PetscInt threads, small = 0, fair = 0;
     PetscBool unbound = PETSC_FALSE;
     hsp_options o;
 
@@ -76,17 +106,19 @@ PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx)
     if (context) PetscFunctionReturn(0);
     PetscCall(PetscOptionsGetString(NULL, NULL, "-hsp_device", device, sizeof device, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-hsp_small_nnz", &small, NULL));
-    PetscCall(threads_of(&threads, &unbound, &bound));
-    if (bound)
+    PetscCall(threads_of(&threads, &unbound, &fair));
+    if (fair)
         PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
-                               "hspgemm: this rank may run on %" PetscInt_FMT " CPU(s) of the %" PetscInt_FMT
-                               " that are its share (mpiexec's binding): hspgemm's products use %" PetscInt_FMT
-                               " thread(s); mpiexec --bind-to none, or -hsp_threads, to choose\n",
-                               threads, bound, threads));
+                               "hspgemm: this rank has %" PetscInt_FMT " CPU(s) to itself of the %" PetscInt_FMT
+                               " that are its share of the machine (mpiexec's binding, or taskset): hspgemm's products"
+                               " use %" PetscInt_FMT " thread(s); mpiexec --bind-to none, or -hsp_threads, to choose\n",
+                               threads, fair, threads));
     hsp_options_init(&o);
     o.device = device, o.threads = (int)threads, o.small_nnz = (int64_t)small, o.unbound = unbound;
     HSP_CHECK(comm, hsp_context_create(&o, &context));
     context_threads = threads;
+    PetscCall(PetscInfo(NULL, "hspgemm's context: device %s, %" PetscInt_FMT " thread(s)%s\n", device, threads,
+                        unbound ? ", left to the scheduler" : ""));
     PetscCall(PetscRegisterFinalize(context_free));
     *ctx = context;
     PetscFunctionReturn(0);

@@ -20,7 +20,7 @@ enum { COUNT_AB, COUNT_PTAP, COUNT_NUMERIC };
 
 /* The ranks on this rank's machine counted (at registration: collective on
  * PETSC_COMM_WORLD), which share its cores among their threads. */
-PETSC_INTERN PetscErrorCode hsp_petsc_count_node_ranks(void);
+PETSC_INTERN PetscErrorCode hsp_petsc_node_share(void);
 /* hspgemm's context, made at the first product from the options. */
 PETSC_INTERN PetscErrorCode hsp_petsc_context(MPI_Comm comm, hsp_context **ctx);
 /* One more product of the kind counted (COUNT_AB, ...). */

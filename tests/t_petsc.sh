@@ -101,11 +101,17 @@ check "$([ -n "$want" ] && [ "$want" = "$got" ] && echo 1)" \
     "-help lists the option table's PETSc options ($got), and -hsp_backend, the plugin's own"
 if [ "$(nproc)" -gt 1 ]; then
     run 1 --bind-to core "$b/petsc/hspgemm-gamg" -n 8 >"$tmp/bound"
-    told=$(grep -c "^hspgemm: this rank may run on 1 CPU" "$tmp/bound")
+    told=$(grep -c "^hspgemm: this rank has 1 CPU(s) to itself" "$tmp/bound")
     check "$([ "$told" = 1 ] && echo 1)" "one rank bound to one core: hspgemm says its products use 1 thread"
+    taskset -c 0,1 sh -c "$(command -v timeout) 120 ${MPIEXEC:-mpiexec} --bind-to none -n 2 $b/petsc/hspgemm-gamg -n 8 -info" \
+        >"$tmp/shared" 2>&1
+    one=$(grep -c "hspgemm's context: device cpu, 1 thread(s)" "$tmp/shared")
+    [ "$one" = 2 ] || grep "hspgemm" "$tmp/shared" | sed 's/^/# /'
+    check "$([ "$one" = 2 ] && echo 1)" "2 unbound ranks on 2 CPUs (taskset -c 0,1): 1 thread each, not 2 taking turns"
 else
-    t=$((t + 1))
-    echo "ok $t - # SKIP one CPU: no binding to fewer CPUs than the rank's share"
+    t=$((t + 2))
+    echo "ok $((t - 1)) - # SKIP one CPU: no binding to fewer CPUs than the rank's share"
+    echo "ok $t - # SKIP one CPU: no 2 CPUs for 2 ranks to share"
 fi
 flags=$(PKG_CONFIG_PATH="$b:$b/petsc" pkg-config --cflags --libs hspgemm_petsc 2>&1)
 case "$flags" in
