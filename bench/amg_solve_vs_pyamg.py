@@ -5,8 +5,9 @@ usage: amg_solve_vs_pyamg.py [--hspgemm=PATH] [--runs=N] [--threads=N] [SPEC ...
 
 For each generator SPEC (default poisson2d5:1024 poisson3d7:80), runs in turn,
 N times (default 3) each, alternating:
-  ours       `hspgemm amg-solve --gen=SPEC --stats=json` (its defaults: coarse 1000,
-             CG preconditioned by symmetric Gauss-Seidel V(1,1), b = ones, tol 1e-8);
+  ours       `hspgemm amg-solve --gen=SPEC --stats=json --sweep=symmetric` (its defaults:
+             coarse 1000, CG preconditioned by V(1,1), b = ones, tol 1e-8; PyAMG's
+             symmetric Gauss-Seidel sweeps);
   pyamg      pyamg.smoothed_aggregation_solver(A) with PyAMG's defaults (max_coarse 10,
              improve_candidates), then ml.solve(b, tol=1e-8, accel='cg'), b = ones;
   pyamg-ours PyAMG with our set-up's options (max_coarse 1000, no improvement of the
@@ -36,7 +37,7 @@ def problem(spec):
 
 def ours(hsp, spec, threads):
     """Set-up ms, solve ms and iterations of hspgemm amg-solve."""
-    cmd = [hsp, "amg-solve", "--gen=" + spec, "--stats=json", "--quiet"]
+    cmd = [hsp, "amg-solve", "--gen=" + spec, "--stats=json", "--quiet", "--sweep=symmetric"]
     if threads:
         cmd.append("--threads=%d" % threads)
     d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)

@@ -12,7 +12,8 @@ import time
 USAGE = """usage: peer_pyamg.py [--theta=X] [--omega=X] [--levels=N] [--coarse=N] [--repeat=R]
                      [--block=K] [--nullspace=B.mtx] A.mtx
        peer_pyamg.py --solve [--variant=default|ours] [--tol=X] [--maxiter=N] [--repeat=R]
-                     [--threads=N] [--block=K] [--nullspace=B.mtx] [--theta --omega --levels --coarse] A.mtx
+                     [--threads=N] [--block=K] [--nullspace=B.mtx] [--theta --omega --levels --coarse]
+                     [--sweep=forward-backward|symmetric] A.mtx
 Setup mode: times pyamg.smoothed_aggregation_solver(A) after one warm-up, with the
 strength threshold theta (symmetric), standard aggregation, Jacobi smoothing of
 weight omega (over PyAMG's estimate of rho(D^-1 A)), no improvement of the
@@ -26,14 +27,20 @@ printing setup_ms_*, solve_ms_*, total_ms_* (median, min, max, q1, q3),
 iterations, relres, converged, levels, complexity and options.  The variant
 default is smoothed_aggregation_solver(A, B=B) with PyAMG's defaults; ours takes
 the options of `hspgemm amg-solve`: theta, omega, levels and coarse (default 0,
-4/3, 10, 1000), no improvement of the candidates, a dense Cholesky coarse solve.
+4/3, 10, 1000), no improvement of the candidates, a dense Cholesky coarse solve,
+and its Gauss-Seidel sweeps (--sweep; default forward-backward: presmoother
+('gauss_seidel', {'sweep': 'forward'}), postsmoother 'backward'; symmetric:
+PyAMG's default sweeps on both sides).
 --block=K: A as BSR of K x K blocks (PyAMG's nodes); --nullspace=B.mtx: B, a
 Matrix Market array file of A's rows (both modes).  PyAMG runs on one thread: --threads is
 taken and reported as 1.
 --version prints {"peer":"pyamg","version":...} when pyamg imports."""
 
 DEFAULTS = {"theta": 0.0, "omega": 4.0 / 3.0, "levels": 10, "coarse": 1000, "repeat": 3, "solve": False,
-            "variant": "default", "tol": 1e-8, "maxiter": 200, "threads": 1, "block": 1, "nullspace": None}
+            "variant": "default", "tol": 1e-8, "maxiter": 200, "threads": 1, "block": 1, "nullspace": None,
+            "sweep": "forward-backward"}
+# the presmoother's and postsmoother's Gauss-Seidel sweeps of --sweep
+SWEEPS = {"forward-backward": ("forward", "backward"), "symmetric": ("symmetric", "symmetric")}
 NUMBERS = {"theta": float, "omega": float, "tol": float, "levels": int, "coarse": int, "repeat": int,
            "maxiter": int, "threads": int, "block": int}
 
@@ -55,6 +62,8 @@ def parse(argv):
                 opts["solve"] = True
             elif name == "variant" and value in ("default", "ours"):
                 opts["variant"] = value
+            elif name == "sweep" and value in SWEEPS:
+                opts["sweep"] = value
             elif name == "nullspace" and value:
                 opts["nullspace"] = value
             elif not a.startswith("-"):
@@ -105,8 +114,10 @@ def solver_options(opts):
     kw = {"strength": ("symmetric", {"theta": opts["theta"]}), "aggregate": "standard",
           "smooth": ("jacobi", {"omega": opts["omega"]}), "improve_candidates": None,
           "max_levels": opts["levels"], "max_coarse": opts["coarse"], "coarse_solver": "cholesky"}
-    return kw, ("theta %g, omega %g, levels %d, max_coarse %d, improve_candidates None, coarse cholesky" %
-                (opts["theta"], opts["omega"], opts["levels"], opts["coarse"]))
+    pre, post = SWEEPS[opts["sweep"]]
+    kw.update(presmoother=("gauss_seidel", {"sweep": pre}), postsmoother=("gauss_seidel", {"sweep": post}))
+    return kw, ("theta %g, omega %g, levels %d, max_coarse %d, improve_candidates None, coarse cholesky, "
+                "gauss_seidel %s" % (opts["theta"], opts["omega"], opts["levels"], opts["coarse"], opts["sweep"]))
 
 
 def time_solves(pyamg, np, A, B, opts):

@@ -137,14 +137,18 @@ static const char *without_nullspace(const char *files, char *out, size_t len)
     return out;
 }
 
-/* Each peer that runs, on A (and o's near-nullspace) written once. */
-static void time_peers(const cli_peers *p, const hsp_csr *A, const hsp_amg_options *o, solve_row *row)
+/* Each peer that runs, on A (and o's near-nullspace) written once;
+ * pyamg-ours with Gauss-Seidel's sweeps as ours (sweep). */
+static void time_peers(const cli_peers *p, const hsp_csr *A, const hsp_amg_options *o, hsp_sweep sweep,
+                       solve_row *row)
 {
     char dir[CLI_TEMP_DIR], files[256], blocks[256], line[4096], *cmd = NULL;
     if (!cli_peers_any(p) || cli_peer_files(row->name, A, o, dir, files, sizeof files)) return;
+    const char *ours = sweep == HSP_SWEEP_SYMMETRIC ? " --variant=ours --sweep=symmetric"
+                                                    : " --variant=ours --sweep=forward-backward";
     for (int g = PYAMG; g < PROGRAMS; g++) {
         const char *base = p->cmd[program_peer[g]], *variant = g == PYAMG ? " --variant=default"
-                                                               : g == PYAMG_OURS ? " --variant=ours" : "";
+                                                               : g == PYAMG_OURS ? ours : "";
         const char *args = g == HYPRE ? without_nullspace(files, blocks, sizeof blocks) : files;
         if (!base[0] || asprintf(&cmd, "%s%s %s", base, variant, args) < 0) continue;
         cli_status_line("bench: %s: %s", row->name, program_name[g]);
@@ -179,7 +183,7 @@ static int bench_problem(hsp_context *ctx, const cli_args *a, const cli_peers *p
         snprintf(row->f[OURS].why, sizeof row->f[OURS].why, "%s: %s", hsp_strerror(s), hsp_errmsg());
         fprintf(stderr, "\nhspgemm: bench: %s: %s\n", spec, row->f[OURS].why);
     } else if (rc) snprintf(row->f[OURS].why, sizeof row->f[OURS].why, "its near-nullspace (see above)");
-    if (A && !rc) time_peers(p, A, &o, row); /* also where ours failed: the row says both */
+    if (A && !rc) time_peers(p, A, &o, a->solve.sweep, row); /* also where ours failed: the row says both */
     free(B), hsp_csr_free(A);
     return s != HSP_OK || rc;
 }
@@ -251,7 +255,7 @@ static void csv_program(FILE *f, const cli_args *a, const solve_row *r, int g)
     fprintf(f, "\"%s\",%s,%d,%lld,\"%s\",%d,%d,%g,%d,%c,%d,%d,%s,%d", r->name, program_name[g], r->rows,
             (long long)r->nnz, g == OURS ? r->device : "", g == OURS ? a->lib.threads : 1, a->resident && g == OURS,
             o->tol, o->maxiter, o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
-            g == OURS && p->total.runs > 0 ? cli_smoother_names[r->smoother] : "", p->total.runs);
+            g == OURS && p->total.runs > 0 ? cli_smoother_text(r->smoother, o->sweep) : "", p->total.runs);
     cli_csv_times(f, &p->setup), cli_csv_times(f, &p->solve), cli_csv_times(f, &p->total);
     fprintf(f, ",%.4f", cli_spread(&p->total));
     if (p->total.runs > 0) fprintf(f, ",%d,%.6e,%d,%d", p->iterations, p->relres, p->converged, p->levels);
@@ -296,7 +300,7 @@ int cli_bench_solve(cli_args *a, const char *const *given, const cli_peers *p, c
            "(maxiter %d), b = ones, x0 = 0; set-up theta %g, omega %g, coarse %d, levels %d; double, device %s%s, %d "
            "threads (the peers: one); %d runs of each after a warm-up\n",
            cli_version(), o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
-           cli_smoother_names[n && ran->device[0] ? ran->smoother : o->smoother],
+           cli_smoother_text(n && ran->device[0] ? ran->smoother : o->smoother, o->sweep),
            o->tol, o->maxiter, a->amg.theta, a->amg.omega, a->amg.coarse_size, a->amg.max_levels,
            device, a->resident ? " (resident)" : "", a->lib.threads, a->repeat);
     print_rows(rows, n);

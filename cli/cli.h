@@ -334,6 +334,8 @@ int cmd_amg_setup(int argc, char **argv);
 int cmd_amg_solve(int argc, char **argv);
 /* hsp_smoother's names, by value, as --smoother takes them (options.c). */
 extern const char *const cli_smoother_names[5];
+/* A smoother's name for output: gs with its sweeps ("gs forward-backward"). */
+const char *cli_smoother_text(hsp_smoother smoother, hsp_sweep sweep);
 /* Refuse, before a set-up, an A it cannot take (no rows, a row without a
  * nonzero diagonal entry), the message naming command; 1 when refused. */
 int cli_amg_check_matrix(const hsp_csr *A, const char *command);

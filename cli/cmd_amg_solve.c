@@ -24,17 +24,17 @@ static const char usage_solve[] =
     "  --cycle=V|W           (default V)\n"
     "  --smoother=auto|gs|jacobi|l1-jacobi|chebyshev\n"
     "                        auto (default): gs on the CPU threads, chebyshev on a GPU\n"
-    "                        (--resident); gs: symmetric Gauss-Seidel, hybrid between the\n"
+    "                        (--resident); gs: Gauss-Seidel (--sweep), hybrid between the\n"
     "                        threads' parts of rows; jacobi: weight --jacobi-omega over\n"
     "                        rho(D^-1 A); l1-jacobi; chebyshev: of --degree in D^-1 A\n"
     "  --resident            set the hierarchy up on the device (hsp_amg_setup_resident)\n"
     "                        and, on one with memory of its own, solve there: the vectors\n"
     "                        stay on it, a few numbers an iteration cross\n"
     "  --pre=N, --post=N     sweeps before and after the coarse correction (default 1, 1)\n"
-    "  --sweep=symmetric|forward-backward\n"
-    "                        gs's sweeps: both ways before and after the coarse correction\n"
-    "                        (default, PyAMG's), or forward before and backward after\n"
-    "                        (hypre's cycle: half the sweeps; doc/amg.md has the figures)\n"
+    "  --sweep=forward-backward|symmetric\n"
+    "                        gs's sweeps: forward before the coarse correction and backward\n"
+    "                        after (default, hypre's cycle), or both ways before and after\n"
+    "                        (PyAMG's default: twice the sweeps; doc/amg.md has the figures)\n"
     "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
     "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
     "  --stats=json          one JSON line on stdout instead of the text\n"
@@ -88,12 +88,9 @@ static void print_text(const cli_args *a, const hsp_amg *amg, const hsp_amg_solv
     printf("smoothed aggregation: %d levels, rows", amg->nlevels);
     for (int l = 0; l < amg->nlevels; l++) printf(" %d", level_rows(amg, l));
     printf("; set-up %.2f ms\n", amg->ms_total);
-    printf("%s %c(%d,%d) cycles, smoother %s%s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
+    printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
            ? "CG preconditioned by" : "stationary", o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
-           cli_smoother_names[info->smoother],
-           info->smoother == HSP_SMOOTHER_GAUSS_SEIDEL && o->sweep == HSP_SWEEP_FORWARD_BACKWARD ? " forward-backward"
-                                                                                               : "",
-           o->tol, a->rhs ? a->rhs : "ones",
+           cli_smoother_text(info->smoother, o->sweep), o->tol, a->rhs ? a->rhs : "ones",
            info->on_device ? amg->device : "the CPU threads");
     printf("iteration  |b - Ax| / |b|\n");
     for (int k = 0; k < len; k++) printf("%9d  %.3e\n", k, info->history[k]);
@@ -112,7 +109,7 @@ static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
            (long long)A->nnz, A->precision == HSP_DOUBLE ? "double" : "float", amg->nlevels);
     printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,"
            "\"on_device\":%s,", o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
-           cli_smoother_names[info->smoother], o->pre, o->post, o->tol, info->on_device ? "true" : "false");
+           cli_smoother_text(info->smoother, o->sweep), o->pre, o->post, o->tol, info->on_device ? "true" : "false");
     printf("\"nullspace\":"), cli_json_string(stdout, note), printf(",");
     printf("\"setup_ms\":%.3f,\"solve_ms\":%.3f,\"total_ms\":%.3f,\"iterations\":%d,\"converged\":%s,"
            "\"residual\":%.6e,\"history\":[", amg->ms_total, info->ms_solve, amg->ms_total + info->ms_solve,

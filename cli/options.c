@@ -60,6 +60,12 @@ const char *cli_order_name(hsp_rap_order order)
 
 const char *const cli_smoother_names[5] = {"gs", "jacobi", "l1-jacobi", "chebyshev", "auto"};
 
+const char *cli_smoother_text(hsp_smoother smoother, hsp_sweep sweep)
+{
+    if (smoother != HSP_SMOOTHER_GAUSS_SEIDEL) return cli_smoother_names[smoother];
+    return sweep == HSP_SWEEP_SYMMETRIC ? "gs symmetric" : "gs forward-backward";
+}
+
 /* The options of amg-solve's solve; returns an error message, NULL when
  * applied, or "" when name is none of them. */
 static const char *apply_solve_option(cli_args *a, const char *name, const char *v)

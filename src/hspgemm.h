@@ -627,12 +627,12 @@ void hsp_amg_free(hsp_amg *amg);
 
 /* The smoother of each level but a coarsest one solved directly. */
 typedef enum {
-    HSP_SMOOTHER_GAUSS_SEIDEL = 0, /* a symmetric sweep: forward, then backward (PyAMG's default).  On
+    HSP_SMOOTHER_GAUSS_SEIDEL = 0, /* sweeps forward and backward (hsp_sweep says which when).  On
                                       several threads "hybrid", as hypre's: Gauss-Seidel within each
                                       part of rows (parts of about equal entries, one a thread; a level
                                       of fewer than 16384 entries is one part), Jacobi between the
                                       parts (their values from before the sweep); with one thread it is
-                                      exactly PyAMG's symmetric Gauss-Seidel.  The result depends on
+                                      exactly PyAMG's Gauss-Seidel.  The result depends on
                                       the number of threads, never on their timing */
     HSP_SMOOTHER_JACOBI = 1,       /* x += w D^-1 (b - A x), w = jacobi_omega / rho(D^-1 A), as
                                       PyAMG's jacobi (withrho) */
@@ -645,11 +645,12 @@ typedef enum {
                                       holds the hierarchy (Gauss-Seidel's sweep is sequential) */
 } hsp_smoother;
 
-/* Gauss-Seidel's sweeps in a cycle: symmetric (forward then backward) before and after the
- * coarse correction, or forward before and backward after, as hypre's cycle: half the sweeps,
- * and still a symmetric cycle where pre == post.  On the 2-core VM (2 threads, CG to 1e-8,
- * the solve's ms, symmetric / forward-backward): poisson2d5:1024 601 / 587, poisson2d9:1024
- * 682 / 597, poisson3d7:101 784 / 778, poisson3d27:101 1104 / 1092, aniso2d:1024 7127 / 5874,
+/* Gauss-Seidel's sweeps in a cycle: forward before the coarse correction and backward after,
+ * as hypre's cycle (the default), or symmetric (forward then backward) before and after, as
+ * PyAMG's default smoother: twice the sweeps.  Both make a symmetric cycle where pre == post.
+ * Forward-backward was never the slower on the 2-core VM (2 threads, CG to 1e-8, the solve's
+ * ms, symmetric / forward-backward): poisson2d5:1024 601 / 587, poisson2d9:1024 682 / 597,
+ * poisson3d7:101 784 / 778, poisson3d27:101 1104 / 1092, aniso2d:1024 7127 / 5874,
  * elasticity2d:512 976 / 867 (doc/amg.md). */
 typedef enum { HSP_SWEEP_SYMMETRIC = 0, HSP_SWEEP_FORWARD_BACKWARD = 1 } hsp_sweep;
 
@@ -668,12 +669,12 @@ typedef struct {
     hsp_cycle cycle;       /* default HSP_CYCLE_V */
     hsp_smoother smoother; /* default HSP_SMOOTHER_AUTO */
     int pre, post;         /* sweeps before and after the coarse correction, 0 to 100; default 1, 1
-                              (a Gauss-Seidel sweep is symmetric: forward and backward) */
+                              (a Gauss-Seidel sweep: one way, or both with HSP_SWEEP_SYMMETRIC) */
     double jacobi_omega;   /* HSP_SMOOTHER_JACOBI's weight over rho(D^-1 A), in (0, 2); default 1
                               (PyAMG's: 1 / rho, about 1/2 on a Poisson matrix) */
     int chebyshev_degree;  /* 1 to 16; default 3 (PyAMG's) */
     int x0;                /* 1: x holds the initial guess; 0 (default): start from zero */
-    hsp_sweep sweep;       /* Gauss-Seidel's sweeps; default HSP_SWEEP_SYMMETRIC (PyAMG's) */
+    hsp_sweep sweep;       /* Gauss-Seidel's sweeps; default HSP_SWEEP_FORWARD_BACKWARD (hypre's) */
 } hsp_amg_solve_options;
 
 /* Fill o with the defaults above (o NULL: nothing). */

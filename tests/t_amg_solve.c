@@ -21,8 +21,20 @@
 #include "tap.h"
 
 static hsp_context *ctx, *ctx1; /* the device under test's; one thread's */
-static const char *const smoother_name[] = {"gauss-seidel", "jacobi", "l1-jacobi", "chebyshev",
+/* the smoothers by hsp_smoother's numbers, and 4: Gauss-Seidel forward before, backward after */
+static const char *const smoother_name[] = {"gauss-seidel symmetric", "jacobi", "l1-jacobi", "chebyshev",
                                             "gauss-seidel forward-backward"};
+enum { GS_FORWARD_BACKWARD = 4, SMOOTHERS = 5 };
+
+/* Options of smoother sm of smoother_name, the rest the defaults. */
+static hsp_amg_solve_options options_of(int sm)
+{
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    o.smoother = sm == GS_FORWARD_BACKWARD ? HSP_SMOOTHER_GAUSS_SEIDEL : (hsp_smoother)sm;
+    o.sweep = sm == GS_FORWARD_BACKWARD ? HSP_SWEEP_FORWARD_BACKWARD : HSP_SWEEP_SYMMETRIC;
+    return o;
+}
 
 /* y = A x. */
 static void spmv(const hsp_csr *A, const double *x, double *y)
@@ -126,13 +138,12 @@ static void test_matrix(const char *spec, hsp_precision p)
         hsp_csr_free(A);
         return;
     }
-    for (int sm = 0; sm < 4; sm++)
+    for (int sm = 0; sm < SMOOTHERS; sm++)
         for (int cyc = 0; cyc < 2; cyc++)
             for (int acc = 0; acc < 2; acc++) {
-                hsp_amg_solve_options o;
+                hsp_amg_solve_options o = options_of(sm);
                 char what[128];
-                hsp_amg_solve_options_init(&o);
-                o.smoother = sm, o.cycle = cyc, o.accel = acc, o.maxiter = 200;
+                o.cycle = cyc, o.accel = acc, o.maxiter = 200;
                 o.tol = p == HSP_DOUBLE ? 1e-8 : 1e-5; /* a float x's own rounding: about 1e-7 */
                 snprintf(what, sizeof what, "%s %s, %s, %c-cycle, %s", spec, p ? "double" : "float",
                          smoother_name[sm], cyc ? 'W' : 'V', acc ? "stationary" : "CG");
@@ -141,23 +152,23 @@ static void test_matrix(const char *spec, hsp_precision p)
     hsp_amg_free(amg), hsp_csr_free(A);
 }
 
-/* CG with symmetric Gauss-Seidel V(1,1) on poisson2d5:64, coarse_size 10 (PyAMG's
- * max_coarse: the same level sizes, 4096 704 80 9), in about PyAMG's iterations (PyAMG
- * 5.4.1 to 1e-8 with b = ones: 9, and 9 here; this b: 7 by PyAMG's defaults), on the
- * device's threads (hybrid) and one (exact); at most 12 catches a broken cycle. */
+/* CG with symmetric Gauss-Seidel V(1,1) (PyAMG's default smoother) on poisson2d5:64,
+ * coarse_size 10 (PyAMG's max_coarse: the same level sizes, 4096 704 80 9), in about PyAMG's
+ * iterations (PyAMG 5.4.1 to 1e-8 with b = ones: 9, and 9 here; this b: 7 by PyAMG's
+ * defaults), on the device's threads (hybrid) and one (exact); at most 12 catches a broken
+ * cycle.  The default's (forward-backward) count: test_sweep. */
 static void test_pyamg_count(void)
 {
     hsp_csr *A = NULL;
     hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &A);
     hsp_amg *amg = setup(ctx, A, 10), *amg1 = setup(ctx1, A, 10);
-    hsp_amg_solve_options o;
-    hsp_amg_solve_options_init(&o);
+    hsp_amg_solve_options o = options_of(HSP_SMOOTHER_GAUSS_SEIDEL);
     tap_ok(amg && amg->nlevels == 4 && amg->level[1].A->nrows == 704 && amg->level[3].A->nrows == 9,
            "poisson2d5:64, coarse 10: PyAMG's levels 4096 704 80 9");
-    int it = amg ? check_solve("poisson2d5:64, defaults (CG, symmetric Gauss-Seidel V(1,1))", amg, &o, 12) : -1;
+    int it = amg ? check_solve("poisson2d5:64, CG, symmetric Gauss-Seidel V(1,1)", amg, &o, 12) : -1;
     hsp_context *keep = ctx;
     ctx = ctx1;
-    int it1 = amg1 ? check_solve("poisson2d5:64, defaults, one thread (exact Gauss-Seidel)", amg1, &o, 12) : -1;
+    int it1 = amg1 ? check_solve("poisson2d5:64, symmetric, one thread (exact Gauss-Seidel)", amg1, &o, 12) : -1;
     ctx = keep;
     tap_diag("poisson2d5:64 CG + SGS V(1,1) to 1e-8: %d iterations (threads of the device), %d (one thread)", it,
              it1);
@@ -168,7 +179,8 @@ static void test_pyamg_count(void)
  * no aggregates, so a coarsest level of one empty row, as PyAMG's; its dense
  * solve gives 0 there (PyAMG's pinv), the cycle is the smoother's alone, and
  * CG converges (`hspgemm amg-solve --gen=poisson2d5:64 --theta=0.5 --coarse=10
- * --threads=1`, b = ones: PyAMG 5.4.1's 43 iterations; 41 with this b). */
+ * --threads=1 --sweep=symmetric`, b = ones: PyAMG 5.4.1's 43 iterations with its default
+ * smoother; 41 with this b). */
 static void test_no_aggregates(void)
 {
     hsp_csr *A = NULL;
@@ -182,8 +194,7 @@ static void test_no_aggregates(void)
     if (!tap_ok(s == HSP_OK && amg->nlevels == 2 && amg->level[1].A->nrows == 1 && amg->level[1].A->nnz == 0,
                 "poisson2d5:64, theta 0.5: levels 4096 1, the coarsest empty (PyAMG's) %s", s ? hsp_errmsg() : ""))
         goto done;
-    hsp_amg_solve_options o;
-    hsp_amg_solve_options_init(&o);
+    hsp_amg_solve_options o = options_of(HSP_SMOOTHER_GAUSS_SEIDEL);
     check_solve("poisson2d5:64, theta 0.5 (no aggregates), the threads of the device", amg, &o, 50);
     hsp_context *keep = ctx;
     ctx = ctx1;
@@ -293,13 +304,15 @@ static void plain_chebyshev(const hsp_csr *A, double *x, const double *b, double
     free(dir);
 }
 
-/* One sweep of smoother sm on level v's A x = b (the solve data's parts and rho). */
-static void plain_smooth(const hsp_csr *A, const hsp_solve_level *v, double *x, const double *b, int sm)
+/* One sweep of smoother sm of smoother_name on level v's A x = b (the solve data's parts and
+ * rho), after the coarse correction or before. */
+static void plain_smooth(const hsp_csr *A, const hsp_solve_level *v, double *x, const double *b, int sm, int after)
 {
     switch (sm) {
     case HSP_SMOOTHER_GAUSS_SEIDEL:
         plain_gauss_seidel(A, x, b, &v->A, 0), plain_gauss_seidel(A, x, b, &v->A, 1);
         break;
+    case GS_FORWARD_BACKWARD: plain_gauss_seidel(A, x, b, &v->A, after); break;
     case HSP_SMOOTHER_JACOBI: plain_jacobi(A, x, b, 1 / v->rho, 0); break;
     case HSP_SMOOTHER_L1_JACOBI: plain_jacobi(A, x, b, 1, 1); break;
     default: plain_chebyshev(A, x, b, v->rho); break;
@@ -319,14 +332,14 @@ static void plain_cycle(const hsp_amg *amg, int l, double *x, const double *b, i
     int32_t nc = amg->level[l + 1].A->nrows;
     double *r = malloc(n * sizeof *r), *bc = malloc(nc * sizeof *bc), *xc = calloc(nc, sizeof *xc);
     double *e = malloc(n * sizeof *e);
-    plain_smooth(A, v, x, b, sm);
+    plain_smooth(A, v, x, b, sm, 0);
     spmv(A, x, r);
     for (int32_t i = 0; i < n; i++) r[i] = b[i] - r[i];
     spmv(amg->level[l].R, r, bc);
     for (int k = 0; k < (w && l + 2 < amg->nlevels ? 2 : 1); k++) plain_cycle(amg, l + 1, xc, bc, sm, w);
     spmv(amg->level[l].P, xc, e);
     for (int32_t i = 0; i < n; i++) x[i] += e[i];
-    plain_smooth(A, v, x, b, sm);
+    plain_smooth(A, v, x, b, sm, 1);
     free(r), free(bc), free(xc), free(e);
 }
 
@@ -336,11 +349,10 @@ static void against_plain(const char *spec, hsp_context *c, hsp_amg *amg, const 
                           double *plain)
 {
     int32_t n = amg->level[0].A->nrows;
-    for (int sm = 0; sm < 4; sm++)
+    for (int sm = 0; sm < SMOOTHERS; sm++)
         for (int w = 0; w < 2; w++) {
-            hsp_amg_solve_options o;
-            hsp_amg_solve_options_init(&o);
-            o.smoother = sm, o.cycle = w;
+            hsp_amg_solve_options o = options_of(sm);
+            o.cycle = w;
             hsp_status s = hsp_amg_apply(c, amg, u, mu, &o);
             memset(plain, 0, n * sizeof *plain);
             if (s == HSP_OK) plain_cycle(amg, 0, plain, u, sm, w);
@@ -373,18 +385,16 @@ static void test_apply(const char *spec)
         int before = parts(amg);
         if (s == HSP_OK) s = hsp_amg_apply(ctx1, amg, u, mu, &o);
         memset(plain, 0, n * sizeof *plain);
-        plain_cycle(amg, 0, plain, u, 0, 0);
+        plain_cycle(amg, 0, plain, u, GS_FORWARD_BACKWARD, 0);
         double diff = 0, size = 0;
         for (int32_t i = 0; i < n; i++) diff = fmax(diff, fabs(mu[i] - plain[i])), size = fmax(size, fabs(plain[i]));
         tap_ok(s == HSP_OK && diff <= 1e-10 * size && parts(amg) == 1, "%s: a hierarchy applied on one thread after "
                "%d parts of its rows is the plain cycle (its solve data made anew)", spec, before);
     }
-    for (int sm = 0; sm < 5 && amg; sm++) /* 4: Gauss-Seidel forward before, backward after */
+    for (int sm = 0; sm < SMOOTHERS && amg; sm++)
         for (int cyc = 0; cyc < 2; cyc++) {
-            hsp_amg_solve_options o;
-            hsp_amg_solve_options_init(&o);
-            o.smoother = sm == 4 ? HSP_SMOOTHER_GAUSS_SEIDEL : sm, o.cycle = cyc, o.pre = 2, o.post = 2;
-            o.sweep = sm == 4 ? HSP_SWEEP_FORWARD_BACKWARD : HSP_SWEEP_SYMMETRIC;
+            hsp_amg_solve_options o = options_of(sm);
+            o.cycle = cyc, o.pre = 2, o.post = 2;
             hsp_status s = hsp_amg_apply(ctx, amg, u, mu, &o);
             if (s == HSP_OK) s = hsp_amg_apply(ctx, amg, v, mv, &o);
             double umv = 0, vmu = 0, umu = 0;

@@ -1312,15 +1312,21 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
 
 
 # the smoothers of amg_solver by PyAMG's names (hspgemm's "l1_jacobi" has none there): hsp_smoother's
-# number, and each one's keywords with what they take (None: any value of the kind _smoothing checks)
+# number, and each one's keywords with what they take (None: any value of the kind _smoothing checks;
+# Gauss-Seidel's sweep: one of _SWEEPS)
 _SMOOTHERS: dict[str, tuple[int, dict[str, Any]]] = {
-    "gauss_seidel": (0, {"sweep": "symmetric"}),
-    "block_gauss_seidel": (0, {"sweep": "symmetric", "blocksize": 1}),
+    "gauss_seidel": (0, {"sweep": None}),
+    "block_gauss_seidel": (0, {"sweep": None, "blocksize": 1}),
     "jacobi": (1, {"omega": None, "withrho": True}),
     "l1_jacobi": (2, {}),
     "chebyshev": (3, {"degree": None, "lower_bound": 1.0 / 30.0, "upper_bound": 1.1}),
 }
 _AUTO_SMOOTHER = 4  # hsp_smoother's AUTO: Gauss-Seidel on the CPU threads, Chebyshev on a device
+# PyAMG's Gauss-Seidel sweeps, each with its adjoint (the other side's sweep in a symmetric cycle)
+_SWEEPS = {"forward": "backward", "backward": "forward", "symmetric": "symmetric"}
+# hsp_sweep's numbers by (presmoother's sweep, postsmoother's): the library's two symmetric cycles
+_SWEEP_PAIRS = {("symmetric", "symmetric"): 0, ("forward", "backward"): 1}
+_DEFAULT_SWEEP = 1  # hsp_sweep's FORWARD_BACKWARD, the library's default
 _CYCLES = {"V": 0, "W": 1}
 _ACCELS = {"cg": 0, None: 1}
 # the coarse solvers of PyAMG that solve the coarsest level exactly, as the library's factor does
@@ -1328,8 +1334,9 @@ _DIRECT_SOLVERS = ("pinv", "pinv2", "lu", "splu", "cholesky")
 
 
 def _smoother_of(value, name):
-    """(smoother number, omega, degree, iterations) of one PyAMG smoother: "name" or ("name",
-    {keywords}); ArgumentError naming what is taken for anything else."""
+    """(smoother number, omega, degree, sweep, iterations) of one PyAMG smoother: "name" or ("name",
+    {keywords}), sweep Gauss-Seidel's (PyAMG's default "forward"), else None; ArgumentError naming
+    what is taken for anything else."""
     method, kw = (value, {}) if isinstance(value, str) else value if (
         isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict)
     ) else (None, {})
@@ -1340,9 +1347,9 @@ def _smoother_of(value, name):
     number, takes = _SMOOTHERS[method]
     kw = dict(kw)
     iterations = _count(kw.pop("iterations", 1), f"{name}'s iterations")
-    if number == 0 and kw.get("sweep", "forward") != "symmetric":  # PyAMG's default sweep is forward
-        raise ArgumentError(f"{name} = {value!r}: hspgemm's Gauss-Seidel sweeps forward then backward: give "
-                            f"('{method}', {{'sweep': 'symmetric'}}) (PyAMG's own default smoother)")
+    sweep = kw.pop("sweep", "forward") if number == 0 else None  # PyAMG's default sweep is forward
+    if number == 0 and (not isinstance(sweep, str) or sweep not in _SWEEPS):
+        raise ArgumentError(f"{name} = {value!r}: give Gauss-Seidel's sweep as 'forward', 'backward' or 'symmetric'")
     for key, v in kw.items():
         if key not in takes:
             raise ArgumentError(f"{name} = {value!r}: {method} takes {sorted([*takes, 'iterations'])}, not {key!r}")
@@ -1350,26 +1357,39 @@ def _smoother_of(value, name):
             raise ArgumentError(f"{name} = {value!r}: hspgemm's {method} has {key}={takes[key]!r} only")
     omega = _option(kw.get("omega", 1.0), f"{name}'s omega", float) if number == 1 else 1.0
     degree = _count(kw.get("degree", 3), f"{name}'s degree") if number == 3 else 3
-    return number, float(omega), degree, iterations
+    return number, float(omega), degree, sweep, iterations
+
+
+def _adjoint(smoother):
+    """The smoother of _smoother_of that makes a symmetric cycle with it: Gauss-Seidel's sweep reversed."""
+    return smoother[:3] + (_SWEEPS.get(smoother[3]),) + smoother[4:]
 
 
 def _smoothing(presmoother, postsmoother):
-    """(smoother, pre, post, omega, degree) of PyAMG's presmoother and postsmoother (both None: the
-    library's default, once each: symmetric Gauss-Seidel on the CPU threads, Chebyshev on a device that
-    holds the hierarchy; a postsmoother None is the presmoother), which must be one method with the
-    same keywords but their iterations (the cycle is symmetric so: CG takes it as its preconditioner)."""
+    """(smoother, pre, post, omega, degree, sweep) of PyAMG's presmoother and postsmoother (both None:
+    the library's default, once each: Gauss-Seidel forward before and backward after on the CPU
+    threads, Chebyshev on a device that holds the hierarchy; one None is the other's adjoint), which
+    must be one method with the same keywords but their iterations, Gauss-Seidel's sweeps symmetric on
+    both sides or forward before and backward after (the cycle symmetric so: CG takes it as its
+    preconditioner)."""
     if presmoother is None and postsmoother is None:
-        return _AUTO_SMOOTHER, 1, 1, 1.0, 3
-    default = ("gauss_seidel", {"sweep": "symmetric"})
-    pre = _one_per_level(default if presmoother is None else presmoother, "presmoother",
-                         lambda v: _smoother_of(v, "presmoother"))
-    post = pre if postsmoother is None else _one_per_level(postsmoother, "postsmoother",
-                                                           lambda v: _smoother_of(v, "postsmoother"))
+        return _AUTO_SMOOTHER, 1, 1, 1.0, 3, _DEFAULT_SWEEP
+    pre = None if presmoother is None else _one_per_level(presmoother, "presmoother",
+                                                          lambda v: _smoother_of(v, "presmoother"))
+    post = _adjoint(pre) if postsmoother is None else _one_per_level(postsmoother, "postsmoother",
+                                                                     lambda v: _smoother_of(v, "postsmoother"))
+    pre = _adjoint(post) if pre is None else pre
     if pre[:3] != post[:3]:
         raise ArgumentError(f"presmoother = {presmoother!r}, postsmoother = {postsmoother!r}: hspgemm smooths "
                             "with one method before and after the coarse correction (the cycle symmetric): give "
                             "the same method and keywords (their iterations may differ)")
-    return pre[0], pre[3], post[3], pre[1], pre[2]
+    sweep = _SWEEP_PAIRS.get((pre[3], post[3]), _DEFAULT_SWEEP if pre[0] else None)
+    if sweep is None:
+        raise ArgumentError(f"presmoother = {presmoother!r}, postsmoother = {postsmoother!r}: hspgemm's Gauss-Seidel "
+                            "cycle sweeps forward before the coarse correction and backward after, or symmetric on "
+                            "both sides (the cycle symmetric): give {'sweep': 'forward'} and {'sweep': 'backward'}, "
+                            "or {'sweep': 'symmetric'} for both")
+    return pre[0], pre[4], post[4], pre[1], pre[2], sweep
 
 
 class Solver:
@@ -1395,7 +1415,7 @@ class Solver:
     hierarchy: Hierarchy
     timings: dict[str, Any]
 
-    def __init__(self, hierarchy: Hierarchy, smoothing: tuple[int, int, int, float, int]) -> None:
+    def __init__(self, hierarchy: Hierarchy, smoothing: tuple[int, int, int, float, int, int]) -> None:
         self.hierarchy = hierarchy
         self._smoothing = smoothing
         self.timings = {"setup_ms": hierarchy.ms_total, "solve_ms": None, "iterations": None, "residual": None,
@@ -1407,12 +1427,11 @@ class Solver:
         return self.hierarchy.levels
 
     def _options(self, cycle):
-        """The _core tuple of a cycle's options: (cycle, smoother, pre, post, omega, degree)."""
+        """The _core tuple of a cycle's options: (cycle, smoother, pre, post, omega, degree, sweep)."""
         name = str(cycle).upper()
         if name not in _CYCLES:
             raise ArgumentError(f"cycle = {cycle!r}: give 'V' or 'W' (PyAMG's 'F' and 'AMLI' are not in hspgemm)")
-        smoother, pre, post, omega, degree = self._smoothing
-        return (_CYCLES[name], smoother, pre, post, omega, degree)
+        return (_CYCLES[name],) + self._smoothing
 
     def _vector(self, v, name, copy=False):
         """v as the contiguous one-dimensional array of level 0's size and the hierarchy's dtype that
@@ -1569,14 +1588,16 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
     resident : bool, default False
         As amg_setup's.
     presmoother, postsmoother : PyAMG's smoother, optional
-        "gauss_seidel" or "block_gauss_seidel" with {"sweep": "symmetric"} (the default, once; on
-        several threads hybrid: Gauss-Seidel within each thread's rows; pointwise, so PyAMG's
-        block_gauss_seidel where the blocks are 1 x 1, as with the default B), "jacobi" with {"omega": w}
+        "gauss_seidel" or "block_gauss_seidel" with {"sweep": "forward"} before and {"sweep":
+        "backward"} after (the default, once each: hypre's cycle), or {"sweep": "symmetric"} on both
+        sides (PyAMG's default: twice the sweeps); on several threads hybrid: Gauss-Seidel within
+        each thread's rows; pointwise, so PyAMG's block_gauss_seidel where the blocks are 1 x 1, as
+        with the default B), "jacobi" with {"omega": w}
         (w / rho(D^-1 A), PyAMG's withrho; default 1), "l1_jacobi" (hspgemm's: D_l1^-1, no
         eigenvalue needed) or "chebyshev" with {"degree": k} (default 3; over [rho/30, 1.1 rho] of
         D^-1 A where PyAMG's is of A), each with {"iterations": n}: the sweeps before and after
-        the coarse correction.  One method for both (a postsmoother None is the presmoother); one
-        setting for every level (a PyAMG list of equal entries is taken).
+        the coarse correction.  One method for both (where one is None, the other's adjoint: its
+        sweep reversed); one setting for every level (a PyAMG list of equal entries is taken).
     coarse_solver : str, default "pinv"
         The coarsest level is factored (Cholesky, else LU; a coarsest level of more than 5000
         rows is smoothed instead): PyAMG's direct solvers ("pinv", "pinv2", "lu", "splu",

@@ -765,15 +765,15 @@ static PyObject *hierarchy_resetup(Hierarchy *h, PyObject *args)
 }
 
 /* Options of a solve or an apply from (cycle, smoother, pre, post, omega,
- * degree): the enums' numbers, checked by the library. */
+ * degree, sweep): the enums' numbers, checked by the library. */
 static int solve_options_parse(PyObject *t, hsp_amg_solve_options *o)
 {
-    int cycle, smoother;
+    int cycle, smoother, sweep;
     hsp_amg_solve_options_init(o);
-    if (!PyArg_ParseTuple(t, "iiiidi;solve options are (cycle, smoother, pre, post, omega, degree)", &cycle,
-                          &smoother, &o->pre, &o->post, &o->jacobi_omega, &o->chebyshev_degree))
+    if (!PyArg_ParseTuple(t, "iiiidii;solve options are (cycle, smoother, pre, post, omega, degree, sweep)", &cycle,
+                          &smoother, &o->pre, &o->post, &o->jacobi_omega, &o->chebyshev_degree, &sweep))
         return -1;
-    o->cycle = (hsp_cycle)cycle, o->smoother = (hsp_smoother)smoother;
+    o->cycle = (hsp_cycle)cycle, o->smoother = (hsp_smoother)smoother, o->sweep = (hsp_sweep)sweep;
     return 0;
 }
 

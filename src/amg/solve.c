@@ -17,7 +17,7 @@ void hsp_amg_solve_options_init(hsp_amg_solve_options *o)
     if (!o) return;
     o->tol = 1e-8, o->maxiter = 100, o->accel = HSP_ACCEL_CG, o->cycle = HSP_CYCLE_V;
     o->smoother = HSP_SMOOTHER_AUTO, o->pre = 1, o->post = 1, o->jacobi_omega = 1, o->chebyshev_degree = 3;
-    o->x0 = 0, o->sweep = HSP_SWEEP_SYMMETRIC;
+    o->x0 = 0, o->sweep = HSP_SWEEP_FORWARD_BACKWARD;
 }
 
 /* o in range, else an error naming fn and the option. */
