@@ -146,9 +146,15 @@ all_mutants() {
     mutant solve-w-once src/amg/cycle.c 'int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;' \
         'int visits = 1;' 'tests/t_amg_solve'
     # forward-backward Gauss-Seidel sweeps forward after the coarse correction too
-    mutant solve-sweep-post-forward src/amg/smooth.c 'if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, 1);' \
-        'if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, halves && at == HSP_SMOOTH_POST ? 0 : 1);' \
+    mutant solve-sweep-post-forward src/amg/smooth.c 'if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, 1, 0);' \
+        'if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, halves && at == HSP_SMOOTH_POST ? 0 : 1, 0);' \
         'tests/t_amg_solve'
+    # the residual after a forward sweep from zero leaves out the columns of the parts before
+    mutant solve-zero-residual-parts src/amg/smooth.c 'if (M->colidx[k] > i || M->colidx[k] < lo) sum' \
+        'if (M->colidx[k] > i) sum' 'tests/t_amg_solve'
+    # ... or counts the diagonal in
+    mutant solve-zero-residual-diagonal src/amg/smooth.c 'while (k < last && M->colidx[k] <= i) k++;' \
+        'while (k < last && M->colidx[k] < i) k++;' 'tests/t_amg_solve'
     # Chebyshev's later steps take half the residual's share
     mutant solve-chebyshev-step src/amg/smooth.c '2 * next / delta' 'next / delta' 'tests/t_amg_solve'
     # hybrid Gauss-Seidel keeps all ghost rows' values but the first from before a sweep

@@ -229,9 +229,14 @@ static void level_cycle(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, 
         hsp_smooth(sd, o, v, x, b, o->pre + o->post > 0 ? o->pre + o->post : 1, zero, HSP_SMOOTH_ALONE);
         return;
     }
-    hsp_smooth(sd, o, v, x, b, o->pre, zero, HSP_SMOOTH_PRE);
     void *r = b;
-    if (!zero || o->pre) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0), r = v->t;
+    if (zero && o->pre == 1 && !sd->dev && hsp_smoother_of(o, sd) == HSP_SMOOTHER_GAUSS_SEIDEL &&
+        o->sweep == HSP_SWEEP_FORWARD_BACKWARD) {
+        hsp_smooth_from_zero(sd, v, x, b, v->t), r = v->t;
+    } else {
+        hsp_smooth(sd, o, v, x, b, o->pre, zero, HSP_SMOOTH_PRE);
+        if (!zero || o->pre) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0), r = v->t;
+    }
     hsp_solve_spmv(sd, &v->R, r, NULL, 1, next->b, NULL, 0);
     hsp_solve_zero(sd, next->A.M->nrows, next->x);
     int visits = o->cycle == HSP_CYCLE_W && l + 2 < sd->nlevels ? 2 : 1;

@@ -9,12 +9,14 @@
 #include "core/pool.h"
 #include "device/context.h"
 
-/* A Gauss-Seidel sweep over each part's rows. */
+/* A Gauss-Seidel sweep over each part's rows (from x = 0 where zero: a forward sweep then
+ * reads no column >= i, all 0), or the residual after such a sweep into res. */
 typedef struct {
     const hsp_rows *r;
     double *x;
     const double *b, *old, *dinv;
-    int backward;
+    int backward, zero;
+    double *res;
 } gs_job;
 
 /* x_j as a row of part lo .. hi - 1 reads it: from x in the part, else from before the sweep. */
@@ -35,7 +37,8 @@ static inline __attribute__((always_inline)) void gs_cols(const gs_job *g, int32
     double early = 0, late = 0;
     while (mid < last && M->colidx[mid] < i) mid++; /* the first column >= i */
     if (!backward) {
-        for (k = mid; k < last; k++) early += hsp_entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
+        for (k = g->zero ? last : mid; k < last; k++)
+            early += hsp_entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
         for (k = first; k < mid; k++) late += hsp_entry(M, k, dbl) * value_of(g, M->colidx[k], lo, hi, inside);
     } else {
         if (mid < last && M->colidx[mid] == i) mid++; /* the first column > i */
@@ -71,14 +74,52 @@ static void gs_part(void *arg, int tid, int64_t p)
         for (int32_t i = lo; i < hi; i++) gs_row(g, i, lo, hi, 0, 0);
 }
 
-/* One sweep, forward or backward, the other parts' values from before it (the ghost rows' in v->t);
- * on the CPU threads only. */
-static void gauss_seidel(hsp_context *ctx, hsp_solve_level *v, double *x, const double *b, int backward)
+/* One sweep, forward or backward (from x = 0 where zero), the other parts' values from before it
+ * (the ghost rows' in v->t); on the CPU threads only. */
+static void gauss_seidel(hsp_context *ctx, hsp_solve_level *v, double *x, const double *b, int backward, int zero)
 {
     double *old = v->t;
-    gs_job j = {&v->A, x, b, old, v->dinv, backward};
+    gs_job j = {&v->A, x, b, old, v->dinv, backward, zero && !backward, NULL};
     for (int64_t k = 0; k < v->nghost; k++) old[v->ghost[k]] = x[v->ghost[k]];
     hsp_pool_chunks(ctx->pool, v->A.nparts, gs_part, &j);
+}
+
+/* Row i's residual after a forward sweep from x = 0 in its part lo .. hi - 1: the row's
+ * equation held for the columns < i of the part and i itself, so b_i - (A x)_i is minus the
+ * sum over the columns > i and those of other parts (< lo). */
+static inline __attribute__((always_inline)) double upper_residual(const hsp_csr *M, const double *x, int32_t i,
+                                                                   int32_t lo, int dbl)
+{
+    int64_t first = M->rowptr[i], last = M->rowptr[i + 1], k = first;
+    double sum = 0;
+    if (first < last && M->colidx[first] >= lo) { /* no column of a part before: from the first > i */
+        while (k < last && M->colidx[k] <= i) k++;
+        for (; k < last; k++) sum += hsp_entry(M, k, dbl) * x[M->colidx[k]];
+    } else {
+        for (; k < last; k++)
+            if (M->colidx[k] > i || M->colidx[k] < lo) sum += hsp_entry(M, k, dbl) * x[M->colidx[k]];
+    }
+    return -sum;
+}
+
+/* The residual of part p's rows after gs_part's forward sweep from zero. */
+static void upper_part(void *arg, int tid, int64_t p)
+{
+    const gs_job *g = arg;
+    const hsp_csr *M = g->r->M;
+    int32_t lo = (int32_t)g->r->cut[p], hi = (int32_t)g->r->cut[p + 1];
+    (void)tid;
+    if (M->precision == HSP_DOUBLE)
+        for (int32_t i = lo; i < hi; i++) g->res[i] = upper_residual(M, g->x, i, lo, 1);
+    else
+        for (int32_t i = lo; i < hi; i++) g->res[i] = upper_residual(M, g->x, i, lo, 0);
+}
+
+void hsp_smooth_from_zero(hsp_amg_solve_data *sd, hsp_solve_level *v, double *x, const double *b, double *r)
+{
+    gauss_seidel(sd->ctx, v, x, b, 0, 1);
+    gs_job j = {&v->A, x, b, NULL, NULL, 0, 0, r};
+    hsp_pool_chunks(sd->ctx->pool, v->A.nparts, upper_part, &j);
 }
 
 /* x += c dinv (b - A x) (from x = 0 where zero: no product). */
@@ -111,8 +152,8 @@ void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solv
     int halves = o->sweep == HSP_SWEEP_FORWARD_BACKWARD && at != HSP_SMOOTH_ALONE;
     for (int s = 0; s < sweeps; s++, zero = 0) switch (hsp_smoother_of(o, sd)) {
         case HSP_SMOOTHER_GAUSS_SEIDEL:
-            if (!halves || at == HSP_SMOOTH_PRE) gauss_seidel(sd->ctx, v, x, b, 0);
-            if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, 1);
+            if (!halves || at == HSP_SMOOTH_PRE) gauss_seidel(sd->ctx, v, x, b, 0, zero);
+            if (!halves || at == HSP_SMOOTH_POST) gauss_seidel(sd->ctx, v, x, b, 1, 0);
             break;
         case HSP_SMOOTHER_JACOBI: jacobi(sd, v, x, b, v->dinv, o->jacobi_omega / v->rho, zero); break;
         case HSP_SMOOTHER_L1_JACOBI: jacobi(sd, v, x, b, v->l1inv, 1, zero); break;

@@ -141,6 +141,11 @@ typedef enum { HSP_SMOOTH_PRE, HSP_SMOOTH_POST, HSP_SMOOTH_ALONE } hsp_smooth_at
 /* sweeps of the smoother on level v's A x = b (x zero where zero is nonzero: first sweep shortened). */
 void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
                 int sweeps, int zero, hsp_smooth_at at);
+/* One forward Gauss-Seidel sweep on level v's A x = b from x = 0 (on the CPU threads), and the
+ * residual r = b - A x after it from A's entries right of the diagonal and those of other parts
+ * alone (the sweep made the rest of each row's sum b_i): of each row, the sweep reads the half
+ * left of the diagonal and the residual the other, where a sweep and a product read it twice. */
+void hsp_smooth_from_zero(hsp_amg_solve_data *sd, hsp_solve_level *v, double *x, const double *b, double *r);
 
 /* ---- the cycle and the hierarchy's solve data (cycle.c) ---- */
 /* amg's solve data for ctx and o (made or completed; kept in amg's state). */
