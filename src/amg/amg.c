@@ -43,37 +43,63 @@ void hsp_amg_free(hsp_amg *amg)
     free(amg);
 }
 
-/* Where each entry of T is in P, whose pattern is A*T's and so holds T's
- * (a_ii is nonzero). */
-static void find_t_entries(const hsp_csr *P, const hsp_csr *T, int64_t *t_entry)
+enum { SMOOTH_ROWS = 16384 }; /* rows of a chunk of P's smoothing */
+
+/* P's smoothing over a chunk of rows: where T's entries are in P (find), then P's values. */
+typedef struct {
+    const hsp_csr *A, *T;
+    const int64_t *diag;
+    int64_t *t_entry; /* where each entry of T is in P */
+    hsp_csr *P;
+    double w; /* omega / rho */
+    int find;
+} smooth_job;
+
+/* Where T's entry t of row i is in P, whose pattern is A*T's and so holds T's (a_ii is nonzero). */
+static int64_t find_t_entry(const hsp_csr *P, const hsp_csr *T, int32_t i, int64_t t)
 {
-    for (int32_t i = 0; i < P->nrows; i++)
-        for (int64_t t = T->rowptr[i]; t < T->rowptr[i + 1]; t++) {
-            int64_t lo = P->rowptr[i], hi = P->rowptr[i + 1] - 1;
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (P->colidx[mid] < T->colidx[t]) lo = mid + 1;
-                else hi = mid;
-            }
-            t_entry[t] = lo;
-        }
+    int64_t lo = P->rowptr[i], hi = P->rowptr[i + 1] - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (P->colidx[mid] < T->colidx[t]) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
-/* P = T - (omega / rho) D^-1 (A*T), in place over A*T's values. */
-static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, level_state *s, double omega, hsp_csr *P)
+/* P's rows of the chunk = T's - (w / a_ii) (A*T)'s, in place over A*T's. */
+static void smooth_rows(void *arg, int tid, int64_t chunk)
+{
+    const smooth_job *j = arg;
+    const hsp_csr *P = j->P, *T = j->T;
+    int dbl = P->precision == HSP_DOUBLE;
+    double *pd = P->values;
+    float *pf = P->values;
+    int64_t end = (chunk + 1) * SMOOTH_ROWS < P->nrows ? (chunk + 1) * SMOOTH_ROWS : P->nrows;
+    (void)tid;
+    for (int32_t i = (int32_t)(chunk * SMOOTH_ROWS); i < end; i++) {
+        double scale = -j->w / hsp_entry(j->A, j->diag[i], j->A->precision == HSP_DOUBLE);
+        for (int64_t t = T->rowptr[i]; j->find && t < T->rowptr[i + 1]; t++) j->t_entry[t] = find_t_entry(P, T, i, t);
+        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
+            if (dbl) pd[k] *= scale;
+            else pf[k] = (float)(scale * pf[k]);
+        for (int64_t t = T->rowptr[i]; t < T->rowptr[i + 1]; t++)
+            if (dbl) pd[j->t_entry[t]] += hsp_entry(T, t, 1);
+            else pf[j->t_entry[t]] = (float)(pf[j->t_entry[t]] + hsp_entry(T, t, 0));
+    }
+}
+
+/* P = T - (omega / rho) D^-1 (A*T), in place over A*T's values, on the CPU threads (find: T's
+ * entries in P found first, as s->t_entry). */
+static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, level_state *s, double omega, hsp_csr *P,
+                                  int find)
 {
     double rho;
     hsp_status e = hsp_radius_estimate(ctx, A, s->diag, &rho);
     if (e != HSP_OK) return e;
-    double w = omega / rho;
     s->rho = rho; /* for the solve's smoothers */
-    for (int32_t i = 0; i < P->nrows; i++) {
-        double scale = -w / hsp_csr_value(A, s->diag[i]);
-        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
-            hsp_csr_set_value(P, k, scale * hsp_csr_value(P, k));
-        for (int64_t t = s->T->rowptr[i]; t < s->T->rowptr[i + 1]; t++)
-            hsp_csr_set_value(P, s->t_entry[t], hsp_csr_value(P, s->t_entry[t]) + hsp_csr_value(s->T, t));
-    }
+    smooth_job j = {A, s->T, s->diag, s->t_entry, P, omega / rho, find};
+    hsp_pool_chunks(ctx->pool, ((int64_t)P->nrows + SMOOTH_ROWS - 1) / SMOOTH_ROWS, smooth_rows, &j);
     return HSP_OK;
 }
 
@@ -113,7 +139,7 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
     if (e == HSP_OK) hsp_amg_sides(v, st, 1);
     s->t_entry = e == HSP_OK ? malloc(((size_t)s->T->nnz + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
-    if (e == HSP_OK) find_t_entries(v->P, s->T, s->t_entry), e = smooth_in_place(ctx, v->A, s, o->omega, v->P);
+    if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, o->omega, v->P, 1);
     v->ms_smooth = hsp_now_ms() - t;
     if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, 0, &s->rap, st);
     if (e != HSP_OK) return e;
@@ -228,7 +254,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
         double t = hsp_now_ms();
         e = hsp_diagonal(v->A, s->diag);
         if (e == HSP_OK) e = hsp_plan_numeric(ctx, s->smooth, v->A, s->T, v->P);
-        if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P);
+        if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P, 0);
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
         if (e == HSP_OK) e = hsp_rap_numeric(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
         v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;

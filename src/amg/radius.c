@@ -29,6 +29,7 @@ typedef hsp_status (*lanczos_pass)(void *arg, int pass, int step, double *scalar
 typedef struct {
     hsp_context *ctx;
     const hsp_csr *A;
+    const int64_t *diag;  /* where each row's diagonal entry is */
     int64_t nchunks;
     double *scale;        /* |a_ii|^-1/2 */
     double *prev, *v, *w; /* v_{j-1}, v_j, and S v_j being made */
@@ -194,21 +195,26 @@ static hsp_status lanczos_max(lanczos_pass pass, void *arg, int32_t n, int reads
     return s;
 }
 
-/* Gershgorin's bound of rho(D^-1 A): max_i sum_j |a_ij| / |a_ii|. */
-static double gershgorin(const hsp_csr *A, const int64_t *diag)
+/* scale over the chunk's rows, and its part of Gershgorin's bound of rho(D^-1 A):
+ * max_i sum_j |a_ij| / |a_ii|. */
+static void bound_chunk(void *arg, int tid, int64_t chunk)
 {
+    lanczos *z = arg;
+    const hsp_csr *A = z->A;
     const double *dv = A->values;
     const float *fv = A->values;
+    int32_t last, first = chunk_rows(A, chunk, &last);
     double bound = 0;
-    for (int32_t i = 0; i < A->nrows; i++) {
-        double sum = 0;
+    (void)tid;
+    for (int32_t i = first; i < last; i++) {
+        double sum = 0, d = fabs(A->precision == HSP_DOUBLE ? dv[z->diag[i]] : fv[z->diag[i]]);
         if (A->precision == HSP_DOUBLE)
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) sum += fabs(dv[k]);
         else
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) sum += fabsf(fv[k]);
-        bound = fmax(bound, sum / fabs(hsp_csr_value(A, diag[i])));
+        z->scale[i] = 1 / sqrt(d), bound = fmax(bound, sum / d);
     }
-    return bound;
+    z->partial[chunk] = bound;
 }
 
 hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double *rho)
@@ -216,15 +222,16 @@ hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t
     int32_t n = A->nrows;
     int64_t nchunks = ((int64_t)n + CHUNK_ROWS - 1) / CHUNK_ROWS;
     size_t bytes = (size_t)n * sizeof(double);
-    lanczos z = {ctx, A, nchunks, malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), 0, 0,
+    lanczos z = {ctx, A, diag, nchunks, malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), 0, 0,
                  malloc((size_t)nchunks * sizeof(double))};
     hsp_status s = HSP_OK;
     double ritz = 0;
-    *rho = gershgorin(A, diag);
+    *rho = 0;
     if (n > 0 && (!z.scale || !z.prev || !z.v || !z.w || !z.u || !z.partial)) {
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for the spectral radius of a level of %d rows", n);
     } else if (n > 0) {
-        for (int32_t i = 0; i < n; i++) z.scale[i] = 1 / sqrt(fabs(hsp_csr_value(A, diag[i])));
+        hsp_pool_chunks(ctx->pool, nchunks, bound_chunk, &z);
+        for (int64_t c = 0; c < nchunks; c++) *rho = fmax(*rho, z.partial[c]);
         s = lanczos_max(host_pass, &z, n, 1, &ritz);
     }
     if (ritz > 0 && ritz < *rho) *rho = ritz;
