@@ -42,7 +42,11 @@ all_mutants() {
     mutant single-chunk-offset src/spgemm/stages.c 'r->first + chunk * r->rows_per_chunk' 'r->first + chunk' \
         'tests/t_multiply@bufsvm.dev tests/t_multiply@nosvm.dev'
     # the prolongator's smoothing weight halved
-    mutant amg-omega-half src/amg/amg.c 'double w = omega / rho;' 'double w = omega / rho / 2;' 'tests/t_amg'
+    # a connection on the threshold is weak (PyAMG's is strong)
+    mutant strength-threshold src/amg/aggregate.c 'a2 >= bound * j->norm[c]' 'a2 > bound * j->norm[c]' 'tests/t_amg'
+    # the diagonal's error names the first row of the chunk where a row lacks one
+    mutant diagonal-bad-row src/amg/aggregate.c 'j->bad[c] = i;' 'j->bad[c] = first;' 'tests/t_amg tests/t_amg_solve'
+    mutant amg-omega-half src/amg/amg.c 'P, omega / rho, find};' 'P, omega / rho / 2, find};' 'tests/t_amg'
     # a resident hierarchy's coarse levels fit the caller's candidates, not the R of the level before
     mutant resident-coarse-candidates src/amg/amg_resident.c 'device_level(ctx, amg, l, l ? B : o->B, &next)' \
         'device_level(ctx, amg, l, o->B, &next)' 'tests/t_amg@nosvm.dev'

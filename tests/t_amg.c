@@ -200,7 +200,7 @@ static int smoothed_ok(const hsp_amg *amg, int l, double omega, char *why, size_
     int32_t *w = weights(amg, l, A->nrows);
     hsp_csr *T = tentative_from(amg->state->level[l].agg, w, A->nrows, v->naggregates);
     hsp_csr *AT = T ? ref_multiply(A, T, NULL) : NULL;
-    int ok = AT && diag && hsp_diagonal(A, diag) == HSP_OK && hsp_radius_estimate(ctx, A, diag, &rho) == HSP_OK;
+    int ok = AT && diag && hsp_diagonal(ctx, A, diag) == HSP_OK && hsp_radius_estimate(ctx, A, diag, &rho) == HSP_OK;
     if (ok && !(rho >= 1 && rho <= bound * (1 + 1e-12)))
         snprintf(why, len, "level %d: rho %.6g outside [1, %.6g]", l, rho, bound), ok = 0;
     if (ok && !(P->nrows == AT->nrows && P->ncols == AT->ncols && P->nnz == AT->nnz &&

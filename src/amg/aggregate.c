@@ -3,42 +3,138 @@
  * in three passes (Vanek, Mandel and Brezina) with PyAMG's rules (its
  * symmetric strength, its standard aggregation: the same aggregates for the
  * same matrix), and the tentative prolongator from the near-nullspace
- * candidates (PyAMG's fit_candidates).  Serial and linear in nnz(A). */
+ * candidates (PyAMG's fit_candidates).  Linear in nnz(A); the diagonal and
+ * the strength of single rows on the CPU threads, by chunks of rows, the
+ * rest serial. */
 #include <math.h>
 #include <stdlib.h>
 #include "amg/aggregate.h"
 #include "core/internal.h"
+#include "device/context.h"
 
 /* A node's state during aggregation, beside the aggregates 0, 1, ... */
 enum { AGG_FREE = -1, AGG_ISOLATED = -2 };
+enum { CHUNK = 16384 }; /* rows (nodes) of a chunk on the CPU threads */
 
-hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where)
+/* A pass over chunks of A's rows (nodes) on the threads: the diagonal, its norms, the strength. */
+typedef struct {
+    const hsp_csr *A;
+    int64_t *where;     /* hsp_diagonal's */
+    int32_t *bad;       /* of each chunk, its first row without a nonzero diagonal, or -1 */
+    int32_t block;
+    double *norm;       /* of each node, its diagonal block's Frobenius norm */
+    double theta2;      /* theta^2 */
+    int zeros;
+    hsp_graph *S;       /* counts into rowptr[i + 1] (col NULL), or columns into col */
+} node_job;
+
+/* The rows (nodes) first .. *last - 1 of chunk c of n. */
+static int32_t chunk_of(int64_t c, int32_t n, int32_t *last)
 {
-    for (int32_t i = 0; i < A->nrows; i++) {
+    int64_t end = (c + 1) * CHUNK;
+    *last = end < n ? (int32_t)end : n;
+    return (int32_t)(c * CHUNK);
+}
+
+static int64_t chunks(int32_t n)
+{
+    return ((int64_t)n + CHUNK - 1) / CHUNK;
+}
+
+/* hsp_diagonal over chunk c's rows. */
+static void diagonal_rows(void *arg, int tid, int64_t c)
+{
+    const node_job *j = arg;
+    const hsp_csr *A = j->A;
+    int32_t last, first = chunk_of(c, A->nrows, &last);
+    (void)tid;
+    j->bad[c] = -1;
+    for (int32_t i = first; i < last; i++) {
         int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1];
         while (lo < hi) { /* the first column >= i */
             int64_t mid = lo + (hi - lo) / 2;
             if (A->colidx[mid] < i) lo = mid + 1;
             else hi = mid;
         }
-        if (lo == A->rowptr[i + 1] || A->colidx[lo] != i || hsp_csr_value(A, lo) == 0)
-            return hsp_fail_diagonal(i);
-        where[i] = lo;
+        if (lo == A->rowptr[i + 1] || A->colidx[lo] != i || hsp_csr_value(A, lo) == 0) {
+            j->bad[c] = i;
+            return;
+        }
+        j->where[i] = lo;
     }
-    return HSP_OK;
 }
 
-/* The Frobenius norm of each node's diagonal block into norm (block 1:
- * |a_ii|). */
-static void diagonal_norms(const hsp_csr *A, int32_t block, double *norm)
+hsp_status hsp_diagonal(hsp_context *ctx, const hsp_csr *A, int64_t *where)
 {
-    for (int32_t i = 0; i < A->nrows / block; i++) {
+    int64_t n = chunks(A->nrows);
+    node_job j = {.A = A, .where = where, .bad = malloc(((size_t)n + 1) * sizeof *j.bad)};
+    if (!j.bad) return hsp_fail(HSP_ERR_NOMEM, "no memory for the diagonal of %d rows", A->nrows);
+    hsp_pool_chunks(ctx->pool, n, diagonal_rows, &j);
+    int32_t bad = -1;
+    for (int64_t c = 0; c < n && bad < 0; c++) bad = j.bad[c];
+    free(j.bad);
+    return bad < 0 ? HSP_OK : hsp_fail_diagonal(bad);
+}
+
+/* The Frobenius norm of each node's diagonal block of chunk c into norm (block 1: |a_ii|). */
+static void diagonal_norms(void *arg, int tid, int64_t c)
+{
+    const node_job *j = arg;
+    const hsp_csr *A = j->A;
+    int32_t block = j->block, last, first = chunk_of(c, A->nrows / block, &last);
+    (void)tid;
+    for (int32_t i = first; i < last; i++) {
         double sum = 0;
         for (int32_t r = i * block; r < (i + 1) * block; r++)
             for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++)
                 if (A->colidx[k] / block == i) sum += hsp_csr_value(A, k) * hsp_csr_value(A, k);
-        norm[i] = sqrt(sum);
+        j->norm[i] = sqrt(sum);
     }
+}
+
+/* Row i's strong columns (block 1: A's columns ascending, each once): their count, and
+ * where col is not NULL, the columns into it. */
+static int64_t strong_row(const node_job *j, int32_t i, int32_t *col)
+{
+    const hsp_csr *A = j->A;
+    const double *dv = A->values;
+    const float *fv = A->values;
+    double bound = j->theta2 * j->norm[i];
+    int64_t m = 0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        int32_t c = A->colidx[k];
+        double a = A->precision == HSP_DOUBLE ? dv[k] : fv[k], a2 = a * a;
+        if (c != i && (j->zeros || a2 != 0) && a2 >= bound * j->norm[c]) {
+            if (col) col[m] = c;
+            m++;
+        }
+    }
+    return m;
+}
+
+/* Chunk c's rows' strong columns: their counts into rowptr[i + 1] while S->col is NULL, then
+ * the columns from rowptr[i]. */
+static void strong_rows(void *arg, int tid, int64_t c)
+{
+    const node_job *j = arg;
+    hsp_graph *S = j->S;
+    int32_t last, first = chunk_of(c, S->n, &last);
+    (void)tid;
+    for (int32_t i = first; i < last; i++)
+        if (S->col) strong_row(j, i, S->col + S->rowptr[i]);
+        else S->rowptr[i + 1] = strong_row(j, i, NULL);
+}
+
+/* hsp_strength of single rows on the threads: the counts, their sums, then the columns. */
+static hsp_status strength_rows(hsp_context *ctx, node_job *j)
+{
+    hsp_graph *S = j->S;
+    hsp_pool_chunks(ctx->pool, chunks(S->n), strong_rows, j);
+    for (int32_t i = 0; i < S->n; i++) S->rowptr[i + 1] += S->rowptr[i];
+    S->col = malloc(((size_t)S->rowptr[S->n] + 1) * sizeof *S->col);
+    if (!S->col) return hsp_fail(HSP_ERR_NOMEM, "no memory for the strong connections of %d rows", S->n);
+    hsp_pool_chunks(ctx->pool, chunks(S->n), strong_rows, j);
+    return HSP_OK;
 }
 
 /* The blocks of node i's rows: their node columns in touched[0 .. return)
@@ -61,25 +157,25 @@ static int32_t node_row(const hsp_csr *A, int32_t block, int32_t i, int32_t *mar
     return m;
 }
 
-hsp_status hsp_strength(const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S)
+/* hsp_strength of blocks of rows, on one thread. */
+static hsp_status strength_blocks(const node_job *j)
 {
-    int32_t n = A->nrows / block, *mark = malloc(((size_t)n + 1) * sizeof *mark);
+    const hsp_csr *A = j->A;
+    hsp_graph *S = j->S;
+    int32_t n = S->n, block = j->block, *mark = malloc(((size_t)n + 1) * sizeof *mark);
     int32_t *touched = malloc(((size_t)n + 1) * sizeof *touched);
-    double *norm = malloc(((size_t)n + 1) * sizeof *norm), *norm2 = malloc(((size_t)n + 1) * sizeof *norm2);
-    S->n = n, S->rowptr = malloc(((size_t)n + 1) * sizeof *S->rowptr);
-    S->col = malloc(((size_t)A->nnz + 1) * sizeof *S->col);
+    double *norm = j->norm, *norm2 = malloc(((size_t)n + 1) * sizeof *norm2), theta2 = j->theta2;
+    int zeros = j->zeros;
     hsp_status s = HSP_OK;
-    if (!mark || !touched || !norm || !norm2 || !S->rowptr || !S->col) {
+    S->col = malloc(((size_t)A->nnz + 1) * sizeof *S->col);
+    if (!mark || !touched || !norm2 || !S->col) {
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for the strong connections of %d rows", A->nrows);
         n = 0;
-    } else {
-        diagonal_norms(A, block, norm);
-        S->rowptr[0] = 0;
     }
     for (int32_t i = 0; i < n; i++) mark[i] = -1;
     for (int32_t i = 0; i < n; i++) { /* squares, no root, as PyAMG: a value on the threshold is strong */
         int32_t m = node_row(A, block, i, mark, norm2, touched);
-        double bound = theta * theta * norm[i];
+        double bound = theta2 * norm[i];
         int64_t at = S->rowptr[i];
         for (int32_t t = 0; t < m; t++) {
             int32_t j = touched[t];
@@ -87,7 +183,25 @@ hsp_status hsp_strength(const hsp_csr *A, double theta, int32_t block, int zeros
         }
         S->rowptr[i + 1] = at;
     }
-    free(mark), free(touched), free(norm), free(norm2);
+    free(mark), free(touched), free(norm2);
+    return s;
+}
+
+hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S)
+{
+    int32_t n = A->nrows / block;
+    node_job j = {.A = A, .block = block, .norm = malloc(((size_t)n + 1) * sizeof *j.norm), .theta2 = theta * theta,
+                  .zeros = zeros, .S = S};
+    hsp_status s = HSP_OK;
+    S->n = n, S->rowptr = malloc(((size_t)n + 1) * sizeof *S->rowptr), S->col = NULL;
+    if (!j.norm || !S->rowptr) {
+        s = hsp_fail(HSP_ERR_NOMEM, "no memory for the strong connections of %d rows", A->nrows);
+    } else {
+        S->rowptr[0] = 0;
+        hsp_pool_chunks(ctx->pool, chunks(n), diagonal_norms, &j);
+        s = block == 1 ? strength_rows(ctx, &j) : strength_blocks(&j);
+    }
+    free(j.norm);
     if (s != HSP_OK) hsp_graph_free(S);
     return s;
 }

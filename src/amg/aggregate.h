@@ -5,9 +5,9 @@
 
 #include "hspgemm.h"
 
-/* where[i]: the entry of A's diagonal in row i; HSP_ERR_ARG naming a row
- * without a nonzero one. */
-hsp_status hsp_diagonal(const hsp_csr *A, int64_t *where);
+/* where[i]: the entry of A's diagonal in row i, on ctx's CPU threads; HSP_ERR_ARG naming the
+ * first row without a nonzero one. */
+hsp_status hsp_diagonal(hsp_context *ctx, const hsp_csr *A, int64_t *where);
 
 /* The strong connections between the nodes of a level (a node: block
  * consecutive rows), row by row: node i's are col[rowptr[i] .. rowptr[i + 1]). */
@@ -23,8 +23,8 @@ typedef struct {
  * of A (|a_ij| when block is 1).  With zeros, every block A stores counts
  * (its zeros too: strong at theta 0, as PyAMG takes a matrix's stored
  * entries), else only a nonzero one (a product's exact zeros, which scipy's
- * products leave out). */
-hsp_status hsp_strength(const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S);
+ * products leave out).  On ctx's CPU threads where block is 1, else on one. */
+hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S);
 void hsp_graph_free(hsp_graph *S);
 
 /* The aggregate of a node in no aggregate: one without strong connections. */

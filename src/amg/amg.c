@@ -103,7 +103,7 @@ static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, level_stat
     return HSP_OK;
 }
 
-hsp_status hsp_amg_aggregate_level(const hsp_csr *A, const hsp_amg_options *o, int l, int32_t block,
+hsp_status hsp_amg_aggregate_level(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, int l, int32_t block,
                                    const double *B, level_state *s, int32_t *naggs, double **Bc)
 {
     hsp_graph S = {0, NULL, NULL};
@@ -111,8 +111,8 @@ hsp_status hsp_amg_aggregate_level(const hsp_csr *A, const hsp_amg_options *o, i
     s->diag = malloc(((size_t)A->nrows + 1) * sizeof *s->diag);
     s->agg = malloc(((size_t)nodes + 1) * sizeof *s->agg);
     if (!s->diag || !s->agg) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d rows", A->nrows);
-    hsp_status st = hsp_diagonal(A, s->diag);
-    if (st == HSP_OK) st = hsp_strength(A, o->theta, block, l == 0, &S); /* the caller's stored zeros count */
+    hsp_status st = hsp_diagonal(ctx, A, s->diag);
+    if (st == HSP_OK) st = hsp_strength(ctx, A, o->theta, block, l == 0, &S); /* the caller's stored zeros count */
     if (st == HSP_OK) st = hsp_aggregate(&S, s->agg, naggs);
     hsp_graph_free(&S);
     if (st == HSP_OK && *naggs >= nodes) *naggs = 0; /* nothing to gain */
@@ -195,7 +195,7 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
         int32_t block = l ? o->nullspace : o->block;
         double *next = NULL, t = hsp_now_ms();
         if (amg->level[l].A->nrows / block <= o->coarse_size) break;
-        e = hsp_amg_aggregate_level(amg->level[l].A, o, l, block, l ? B : o->B, &amg->state->level[l],
+        e = hsp_amg_aggregate_level(ctx, amg->level[l].A, o, l, block, l ? B : o->B, &amg->state->level[l],
                                     &amg->level[l].naggregates, &next);
         free(B), B = next;
         amg->level[l].ms_aggregate = hsp_now_ms() - t;
@@ -252,7 +252,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
         hsp_amg_level *v = &amg->level[l];
         level_state *s = &amg->state->level[l];
         double t = hsp_now_ms();
-        e = hsp_diagonal(v->A, s->diag);
+        e = hsp_diagonal(ctx, v->A, s->diag);
         if (e == HSP_OK) e = hsp_plan_numeric(ctx, s->smooth, v->A, s->T, v->P);
         if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P, 0);
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();

@@ -41,9 +41,9 @@ hsp_status hsp_radius_held(struct hsp_device *dev, const hsp_csr *A, void *held,
 /* Level l's diagonal (s->diag), aggregates (s->agg), T (s->T) and the next
  * level's candidates (*Bc), its A and candidates B given (B NULL: the
  * constant), its nodes of block rows, as hsp_amg_setup makes them on the
- * host; *naggs 0 when it does not coarsen. */
-hsp_status hsp_amg_aggregate_level(const hsp_csr *A, const hsp_amg_options *o, int l, int32_t block,
-                                   const double *B, level_state *s, int32_t *naggs, double **Bc);
+ * host (ctx's CPU threads); *naggs 0 when it does not coarsen. */
+hsp_status hsp_amg_aggregate_level(hsp_context *ctx, const hsp_csr *A, const hsp_amg_options *o, int l,
+                                   int32_t block, const double *B, level_state *s, int32_t *naggs, double **Bc);
 /* Add the device's and the CPU threads' times of n products (stats) to v's. */
 void hsp_amg_sides(hsp_amg_level *v, const hsp_stats *stats, int n);
 /* hsp_amg_resetup of a hierarchy whose levels are host matrices. */

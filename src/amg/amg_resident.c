@@ -137,7 +137,7 @@ static hsp_status host_tentative(hsp_context *ctx, hsp_amg *amg, int l, const do
     const hsp_csr *A = NULL;
     hsp_status s = hsp_resident_host((hsp_resident *)v->rA, &A);
     if (s == HSP_OK)
-        s = hsp_amg_aggregate_level(A, o, l, l ? o->nullspace : o->block, B, &made, &v->naggregates, Bc);
+        s = hsp_amg_aggregate_level(ctx, A, o, l, l ? o->nullspace : o->block, B, &made, &v->naggregates, Bc);
     if (s == HSP_OK && v->naggregates) s = hsp_place(ctx, made.T, &amg->state->level[l].rT);
     if (s == HSP_OK && v->naggregates) s = ctx->device->amg->radius(ctx->device, csr(v->rA), held(v->rA), rho);
     free(made.diag), free(made.agg), hsp_csr_free(made.T); /* a re-setup needs T's resident copy only */

@@ -161,7 +161,7 @@ static hsp_status estimate_rho(hsp_context *ctx, hsp_amg_solve_data *sd, hsp_sol
     }
     int64_t *where = malloc(((size_t)A->nrows + 1) * sizeof *where);
     if (!where) return hsp_fail(HSP_ERR_NOMEM, "no memory for a level's diagonal (%d rows)", A->nrows);
-    hsp_status s = hsp_diagonal(A, where);
+    hsp_status s = hsp_diagonal(ctx, A, where);
     if (s == HSP_OK) s = hsp_radius_estimate(ctx, A, where, &v->rho);
     free(where);
     return s;
