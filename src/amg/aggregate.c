@@ -19,7 +19,7 @@ enum { CHUNK = 16384 }; /* rows (nodes) of a chunk on the CPU threads */
 /* A pass over chunks of A's rows (nodes) on the threads: the diagonal, its norms, the strength. */
 typedef struct {
     const hsp_csr *A;
-    int64_t *where;     /* hsp_diagonal's */
+    int64_t *where;     /* hsp_diagonal's: each row's diagonal entry */
     int32_t *bad;       /* of each chunk, its first row without a nonzero diagonal, or -1 */
     int32_t block;
     double *norm;       /* of each node, its diagonal block's Frobenius norm */
@@ -83,7 +83,8 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
     const hsp_csr *A = j->A;
     int32_t block = j->block, last, first = chunk_of(c, A->nrows / block, &last);
     (void)tid;
-    for (int32_t i = first; i < last; i++) {
+    for (int32_t i = first; block == 1 && i < last; i++) j->norm[i] = fabs(hsp_csr_value(A, j->where[i]));
+    for (int32_t i = first; block > 1 && i < last; i++) {
         double sum = 0;
         for (int32_t r = i * block; r < (i + 1) * block; r++)
             for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++)
@@ -187,11 +188,12 @@ static hsp_status strength_blocks(const node_job *j)
     return s;
 }
 
-hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S)
+hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double theta, int32_t block,
+                        int zeros, hsp_graph *S)
 {
     int32_t n = A->nrows / block;
-    node_job j = {.A = A, .block = block, .norm = malloc(((size_t)n + 1) * sizeof *j.norm), .theta2 = theta * theta,
-                  .zeros = zeros, .S = S};
+    node_job j = {.A = A, .where = (int64_t *)diag, .block = block, .norm = malloc(((size_t)n + 1) * sizeof *j.norm),
+                  .theta2 = theta * theta, .zeros = zeros, .S = S};
     hsp_status s = HSP_OK;
     S->n = n, S->rowptr = malloc(((size_t)n + 1) * sizeof *S->rowptr), S->col = NULL;
     if (!j.norm || !S->rowptr) {

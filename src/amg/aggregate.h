@@ -23,8 +23,10 @@ typedef struct {
  * of A (|a_ij| when block is 1).  With zeros, every block A stores counts
  * (its zeros too: strong at theta 0, as PyAMG takes a matrix's stored
  * entries), else only a nonzero one (a product's exact zeros, which scipy's
- * products leave out).  On ctx's CPU threads where block is 1, else on one. */
-hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, double theta, int32_t block, int zeros, hsp_graph *S);
+ * products leave out).  On ctx's CPU threads where block is 1 (diag: hsp_diagonal's entries),
+ * else on one. */
+hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double theta, int32_t block,
+                        int zeros, hsp_graph *S);
 void hsp_graph_free(hsp_graph *S);
 
 /* The aggregate of a node in no aggregate: one without strong connections. */

@@ -112,7 +112,7 @@ hsp_status hsp_amg_aggregate_level(hsp_context *ctx, const hsp_csr *A, const hsp
     s->agg = malloc(((size_t)nodes + 1) * sizeof *s->agg);
     if (!s->diag || !s->agg) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d rows", A->nrows);
     hsp_status st = hsp_diagonal(ctx, A, s->diag);
-    if (st == HSP_OK) st = hsp_strength(ctx, A, o->theta, block, l == 0, &S); /* the caller's stored zeros count */
+    if (st == HSP_OK) st = hsp_strength(ctx, A, s->diag, o->theta, block, l == 0, &S); /* the caller's stored zeros count */
     if (st == HSP_OK) st = hsp_aggregate(&S, s->agg, naggs);
     hsp_graph_free(&S);
     if (st == HSP_OK && *naggs >= nodes) *naggs = 0; /* nothing to gain */
