@@ -157,8 +157,8 @@ all_mutants() {
     mutant solve-zero-residual-parts src/amg/smooth.c 'if (M->colidx[k] > i || M->colidx[k] < lo) sum' \
         'if (M->colidx[k] > i) sum' 'tests/t_amg_solve'
     # ... or counts the diagonal in
-    mutant solve-zero-residual-diagonal src/amg/smooth.c 'while (k < last && M->colidx[k] <= i) k++;' \
-        'while (k < last && M->colidx[k] < i) k++;' 'tests/t_amg_solve'
+    mutant solve-zero-residual-diagonal src/amg/smooth.c 'M->colidx[k - 1] > i; k--)' 'M->colidx[k - 1] >= i; k--)' \
+        'tests/t_amg_solve'
     # Chebyshev's later steps take half the residual's share
     mutant solve-chebyshev-step src/amg/smooth.c '2 * next / delta' 'next / delta' 'tests/t_amg_solve'
     # hybrid Gauss-Seidel keeps all ghost rows' values but the first from before a sweep

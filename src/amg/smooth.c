@@ -92,9 +92,9 @@ static inline __attribute__((always_inline)) double upper_residual(const hsp_csr
 {
     int64_t first = M->rowptr[i], last = M->rowptr[i + 1], k = first;
     double sum = 0;
-    if (first < last && M->colidx[first] >= lo) { /* no column of a part before: from the first > i */
-        while (k < last && M->colidx[k] <= i) k++;
-        for (; k < last; k++) sum += hsp_entry(M, k, dbl) * x[M->colidx[k]];
+    if (first < last && M->colidx[first] >= lo) {
+        /* no column of a part before: the columns > i, from the end (the sweep read the rest) */
+        for (k = last; k > first && M->colidx[k - 1] > i; k--) sum += hsp_entry(M, k - 1, dbl) * x[M->colidx[k - 1]];
     } else {
         for (; k < last; k++)
             if (M->colidx[k] > i || M->colidx[k] < lo) sum += hsp_entry(M, k, dbl) * x[M->colidx[k]];
