@@ -80,6 +80,7 @@ ok "$(has 'solve.csv is a run of kind solve, .*amg.csv of kind amg' "$tmp/err")"
 # What make bench-doc does with a solve block, on a scratch copy of README.md and doc/bench.
 mkdir "$tmp/r" "$tmp/r/doc"
 cp -R "$src/doc/bench" "$tmp/r/doc/"
+rm -f "$tmp/r/doc/bench/solve-vm-"*
 cp "$data/solve.csv" "$tmp/r/doc/bench/solve-vm-1.csv"
 cp "$data/solve.json" "$tmp/r/doc/bench/solve-vm-1.json"
 marker='<!-- bench-table solve doc/bench/solve-vm-[0-9].csv -->'
