@@ -19,7 +19,8 @@ enum { CHUNK = 16384 }; /* rows (nodes) of a chunk on the CPU threads */
 /* A pass over chunks of A's rows (nodes) on the threads: the diagonal, its norms, the strength. */
 typedef struct {
     const hsp_csr *A;
-    int64_t *where;     /* hsp_diagonal's: each row's diagonal entry */
+    int64_t *where;     /* hsp_diagonal's: each row's diagonal entry, found */
+    const int64_t *diag; /* ... and read (the norms of single rows) */
     int32_t *bad;       /* of each chunk, its first row without a nonzero diagonal, or -1 */
     int32_t block;
     double *norm;       /* of each node, its diagonal block's Frobenius norm */
@@ -28,25 +29,12 @@ typedef struct {
     hsp_graph *S;       /* counts into rowptr[i + 1] (col NULL), or columns into col */
 } node_job;
 
-/* The rows (nodes) first .. *last - 1 of chunk c of n. */
-static int32_t chunk_of(int64_t c, int32_t n, int32_t *last)
-{
-    int64_t end = (c + 1) * CHUNK;
-    *last = end < n ? (int32_t)end : n;
-    return (int32_t)(c * CHUNK);
-}
-
-static int64_t chunks(int32_t n)
-{
-    return ((int64_t)n + CHUNK - 1) / CHUNK;
-}
-
 /* hsp_diagonal over chunk c's rows. */
 static void diagonal_rows(void *arg, int tid, int64_t c)
 {
     const node_job *j = arg;
     const hsp_csr *A = j->A;
-    int32_t last, first = chunk_of(c, A->nrows, &last);
+    int32_t last, first = hsp_chunk_rows(c, CHUNK, A->nrows, &last);
     (void)tid;
     j->bad[c] = -1;
     for (int32_t i = first; i < last; i++) {
@@ -66,7 +54,7 @@ static void diagonal_rows(void *arg, int tid, int64_t c)
 
 hsp_status hsp_diagonal(hsp_context *ctx, const hsp_csr *A, int64_t *where)
 {
-    int64_t n = chunks(A->nrows);
+    int64_t n = hsp_row_chunks(A->nrows, CHUNK);
     node_job j = {.A = A, .where = where, .bad = malloc(((size_t)n + 1) * sizeof *j.bad)};
     if (!j.bad) return hsp_fail(HSP_ERR_NOMEM, "no memory for the diagonal of %d rows", A->nrows);
     hsp_pool_chunks(ctx->pool, n, diagonal_rows, &j);
@@ -81,9 +69,9 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
 {
     const node_job *j = arg;
     const hsp_csr *A = j->A;
-    int32_t block = j->block, last, first = chunk_of(c, A->nrows / block, &last);
+    int32_t block = j->block, last, first = hsp_chunk_rows(c, CHUNK, A->nrows / block, &last);
     (void)tid;
-    for (int32_t i = first; block == 1 && i < last; i++) j->norm[i] = fabs(hsp_csr_value(A, j->where[i]));
+    for (int32_t i = first; block == 1 && i < last; i++) j->norm[i] = fabs(hsp_csr_value(A, j->diag[i]));
     for (int32_t i = first; block > 1 && i < last; i++) {
         double sum = 0;
         for (int32_t r = i * block; r < (i + 1) * block; r++)
@@ -119,7 +107,7 @@ static void strong_rows(void *arg, int tid, int64_t c)
 {
     const node_job *j = arg;
     hsp_graph *S = j->S;
-    int32_t last, first = chunk_of(c, S->n, &last);
+    int32_t last, first = hsp_chunk_rows(c, CHUNK, S->n, &last);
     (void)tid;
     for (int32_t i = first; i < last; i++)
         if (S->col) strong_row(j, i, S->col + S->rowptr[i]);
@@ -130,11 +118,11 @@ static void strong_rows(void *arg, int tid, int64_t c)
 static hsp_status strength_rows(hsp_context *ctx, node_job *j)
 {
     hsp_graph *S = j->S;
-    hsp_pool_chunks(ctx->pool, chunks(S->n), strong_rows, j);
+    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, CHUNK), strong_rows, j);
     for (int32_t i = 0; i < S->n; i++) S->rowptr[i + 1] += S->rowptr[i];
     S->col = malloc(((size_t)S->rowptr[S->n] + 1) * sizeof *S->col);
     if (!S->col) return hsp_fail(HSP_ERR_NOMEM, "no memory for the strong connections of %d rows", S->n);
-    hsp_pool_chunks(ctx->pool, chunks(S->n), strong_rows, j);
+    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, CHUNK), strong_rows, j);
     return HSP_OK;
 }
 
@@ -192,7 +180,7 @@ hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag,
                         int zeros, hsp_graph *S)
 {
     int32_t n = A->nrows / block;
-    node_job j = {.A = A, .where = (int64_t *)diag, .block = block, .norm = malloc(((size_t)n + 1) * sizeof *j.norm),
+    node_job j = {.A = A, .diag = diag, .block = block, .norm = malloc(((size_t)n + 1) * sizeof *j.norm),
                   .theta2 = theta * theta, .zeros = zeros, .S = S};
     hsp_status s = HSP_OK;
     S->n = n, S->rowptr = malloc(((size_t)n + 1) * sizeof *S->rowptr), S->col = NULL;
@@ -200,7 +188,7 @@ hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag,
         s = hsp_fail(HSP_ERR_NOMEM, "no memory for the strong connections of %d rows", A->nrows);
     } else {
         S->rowptr[0] = 0;
-        hsp_pool_chunks(ctx->pool, chunks(n), diagonal_norms, &j);
+        hsp_pool_chunks(ctx->pool, hsp_row_chunks(n, CHUNK), diagonal_norms, &j);
         s = block == 1 ? strength_rows(ctx, &j) : strength_blocks(&j);
     }
     free(j.norm);

@@ -75,9 +75,9 @@ static void smooth_rows(void *arg, int tid, int64_t chunk)
     int dbl = P->precision == HSP_DOUBLE;
     double *pd = P->values;
     float *pf = P->values;
-    int64_t end = (chunk + 1) * SMOOTH_ROWS < P->nrows ? (chunk + 1) * SMOOTH_ROWS : P->nrows;
+    int32_t last, first = hsp_chunk_rows(chunk, SMOOTH_ROWS, P->nrows, &last);
     (void)tid;
-    for (int32_t i = (int32_t)(chunk * SMOOTH_ROWS); i < end; i++) {
+    for (int32_t i = first; i < last; i++) {
         double scale = -j->w / hsp_entry(j->A, j->diag[i], j->A->precision == HSP_DOUBLE);
         for (int64_t t = T->rowptr[i]; j->find && t < T->rowptr[i + 1]; t++) j->t_entry[t] = find_t_entry(P, T, i, t);
         for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
@@ -99,7 +99,7 @@ static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, level_stat
     if (e != HSP_OK) return e;
     s->rho = rho; /* for the solve's smoothers */
     smooth_job j = {A, s->T, s->diag, s->t_entry, P, omega / rho, find};
-    hsp_pool_chunks(ctx->pool, ((int64_t)P->nrows + SMOOTH_ROWS - 1) / SMOOTH_ROWS, smooth_rows, &j);
+    hsp_pool_chunks(ctx->pool, hsp_row_chunks(P->nrows, SMOOTH_ROWS), smooth_rows, &j);
     return HSP_OK;
 }
 

@@ -38,14 +38,6 @@ typedef struct {
     double *partial;      /* one sum per chunk */
 } lanczos;
 
-/* The rows of chunk c: the first, and *last one past the end. */
-static int32_t chunk_rows(const hsp_csr *A, int64_t c, int32_t *last)
-{
-    int64_t end = (c + 1) * CHUNK_ROWS;
-    *last = end < A->nrows ? (int32_t)end : A->nrows;
-    return (int32_t)(c * CHUNK_ROWS);
-}
-
 /* Row i of A times u, in A's precision's values. */
 static inline double row_times(const hsp_csr *A, int32_t i, const double *u)
 {
@@ -63,7 +55,7 @@ static inline double row_times(const hsp_csr *A, int32_t i, const double *u)
 static void start_chunk(void *arg, int tid, int64_t chunk)
 {
     lanczos *z = arg;
-    int32_t last, first = chunk_rows(z->A, chunk, &last);
+    int32_t last, first = hsp_chunk_rows(chunk, CHUNK_ROWS, z->A->nrows, &last);
     double norm2 = 0;
     (void)tid;
     for (int32_t i = first; i < last; i++) {
@@ -77,7 +69,7 @@ static void start_chunk(void *arg, int tid, int64_t chunk)
 static void multiply_chunk(void *arg, int tid, int64_t chunk)
 {
     lanczos *z = arg;
-    int32_t last, first = chunk_rows(z->A, chunk, &last);
+    int32_t last, first = hsp_chunk_rows(chunk, CHUNK_ROWS, z->A->nrows, &last);
     double dot = 0;
     (void)tid;
     for (int32_t i = first; i < last; i++) {
@@ -91,7 +83,7 @@ static void multiply_chunk(void *arg, int tid, int64_t chunk)
 static void orthogonalize_chunk(void *arg, int tid, int64_t chunk)
 {
     lanczos *z = arg;
-    int32_t last, first = chunk_rows(z->A, chunk, &last);
+    int32_t last, first = hsp_chunk_rows(chunk, CHUNK_ROWS, z->A->nrows, &last);
     double norm2 = 0;
     (void)tid;
     for (int32_t i = first; i < last; i++) {
@@ -105,7 +97,7 @@ static void orthogonalize_chunk(void *arg, int tid, int64_t chunk)
 static void advance_chunk(void *arg, int tid, int64_t chunk)
 {
     lanczos *z = arg;
-    int32_t last, first = chunk_rows(z->A, chunk, &last);
+    int32_t last, first = hsp_chunk_rows(chunk, CHUNK_ROWS, z->A->nrows, &last);
     (void)tid;
     for (int32_t i = first; i < last; i++)
         z->prev[i] = z->v[i], z->v[i] = z->w[i] / z->beta, z->u[i] = z->scale[i] * z->v[i];
@@ -203,7 +195,7 @@ static void bound_chunk(void *arg, int tid, int64_t chunk)
     const hsp_csr *A = z->A;
     const double *dv = A->values;
     const float *fv = A->values;
-    int32_t last, first = chunk_rows(A, chunk, &last);
+    int32_t last, first = hsp_chunk_rows(chunk, CHUNK_ROWS, A->nrows, &last);
     double bound = 0;
     (void)tid;
     for (int32_t i = first; i < last; i++) {
@@ -220,7 +212,7 @@ static void bound_chunk(void *arg, int tid, int64_t chunk)
 hsp_status hsp_radius_estimate(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double *rho)
 {
     int32_t n = A->nrows;
-    int64_t nchunks = ((int64_t)n + CHUNK_ROWS - 1) / CHUNK_ROWS;
+    int64_t nchunks = hsp_row_chunks(n, CHUNK_ROWS);
     size_t bytes = (size_t)n * sizeof(double);
     lanczos z = {ctx, A, diag, nchunks, malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes), 0, 0,
                  malloc((size_t)nchunks * sizeof(double))};

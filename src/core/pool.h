@@ -25,6 +25,18 @@ void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg);
  * thread is free next (dynamic scheduling), and wait; one chunk or none runs
  * on the caller (tid 0) alone. */
 void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg);
+/* The chunks of size rows that hold n rows. */
+static inline int64_t hsp_row_chunks(int32_t n, int32_t size)
+{
+    return ((int64_t)n + size - 1) / size;
+}
+/* Chunk c of n rows in chunks of size: its first row; *last, one past its end. */
+static inline int32_t hsp_chunk_rows(int64_t c, int32_t size, int32_t n, int32_t *last)
+{
+    int64_t end = (c + 1) * size;
+    *last = end < n ? (int32_t)end : n;
+    return (int32_t)(c * size);
+}
 /* Split n items, of weight given by a prefix array (NULL: one each), into
  * parts of about equal weight for the pool: part p is [cut[p], cut[p + 1]).
  * Returns the parts. */

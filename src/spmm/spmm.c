@@ -169,7 +169,7 @@ typedef struct {
 static void copy_part(void *arg, int tid, int64_t p)
 {
     const row_copy *c = arg;
-    int32_t first = (int32_t)(p * COPY_CHUNK), n = c->B->nrows, last = n - first < COPY_CHUNK ? n : first + COPY_CHUNK;
+    int32_t last, first = hsp_chunk_rows(p, COPY_CHUNK, c->B->nrows, &last);
     (void)tid;
     if (c->B->precision == HSP_DOUBLE) spmm_copy_rows_d(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
     else spmm_copy_rows_f(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
@@ -190,7 +190,7 @@ static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
                         B->nrows, B->ncols);
     *T = (hsp_dense){B->nrows, B->ncols, B->ncols, HSP_ROW_MAJOR, B->precision, keep->buf[1]};
     row_copy c = {B, T, {r->b_step[0], r->b_step[1]}};
-    hsp_pool_chunks(ctx->pool, ((int64_t)B->nrows + COPY_CHUNK - 1) / COPY_CHUNK, copy_part, &c);
+    hsp_pool_chunks(ctx->pool, hsp_row_chunks(B->nrows, COPY_CHUNK), copy_part, &c);
     r->B = T, r->b_step[0] = B->ncols, r->b_step[1] = 1;
     return HSP_OK;
 }
