@@ -23,7 +23,8 @@ typedef struct {
     const char *csv;      /* bench: --csv=FILE */
     const char *suite;    /* bench: --suite=NAME */
     const char *peers;    /* bench: --peers=LIST */
-    hsp_amg_options amg;  /* rap, amg-setup: --order, --theta, --omega, --levels, --coarse */
+    hsp_amg_options amg;  /* rap, amg-setup: --order, --strength, --theta, --omega, --levels, --coarse */
+    int theta_given;      /* --theta was given (else --strength=symmetric's is 0, PyAMG's) */
     const char *write_levels; /* amg-setup: --write-levels DIR */
     int resetup;          /* amg-setup: --resetup */
     hsp_amg_solve_options solve; /* amg-solve: --tol, --maxiter, --cycle, --smoother, ... */

@@ -480,7 +480,7 @@ int cmd_bench(int argc, char **argv)
     cli_args a;
     cli_peers peers;
     int rc = cli_parse(argc, argv,
-                       "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,theta,omega,coarse,"
+                       "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,strength,theta,omega,coarse,"
                        "levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,layout,"
                        "blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,nullspace,block",
                        usage_bench, &a);

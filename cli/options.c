@@ -117,8 +117,12 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
     else if (!strcmp(name, "order")) {
         if (strcmp(v, "r-ap") && strcmp(v, "ra-p")) return "--order takes r-ap (R*(A*P)) or ra-p ((R*A)*P)";
         a->amg.order = strcmp(v, "ra-p") ? HSP_RAP_R_AP : HSP_RAP_RA_P;
+    } else if (!strcmp(name, "strength")) {
+        if (strcmp(v, "classical") && strcmp(v, "symmetric")) return "--strength takes classical or symmetric";
+        a->amg.strength = strcmp(v, "classical") ? HSP_STRENGTH_SYMMETRIC : HSP_STRENGTH_CLASSICAL;
     } else if (!strcmp(name, "theta")) {
         if (parse_double(v, 0, 1e300, &a->amg.theta)) return "--theta takes a number >= 0";
+        a->theta_given = 1;
     } else if (!strcmp(name, "omega")) {
         if (parse_double(v, 1e-300, 1e300, &a->amg.omega)) return "--omega takes a number > 0";
     } else if (!strcmp(name, "levels")) {
@@ -351,6 +355,7 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             return cli_usage_error(a->name, "%s: %s", cli_shown(arg, shown), err);
         }
     }
+    if (a->amg.strength == HSP_STRENGTH_SYMMETRIC && !a->theta_given) a->amg.theta = 0; /* PyAMG's default */
     if (a->resident && (a->lib.bitmap || a->lib.pattern))
         return cli_usage_error(a->name, "--%s: not with --resident (resident products are numeric, in CSR)",
                                a->lib.bitmap ? "methods=bitmap" : "pattern");

@@ -141,19 +141,24 @@ __kernel void hsp_lz_sum(long nparts, __global const VT *part, __global VT *scal
     group_reduce(x, 0, l, scalars + at);
 }
 
-/* strong[k]: entry k (row i, column j != i) has |a_ij|^2 >= theta^2 |a_ii|
- * |a_jj| and, unless zeros (level 0's stored zeros count), a_ij != 0
- * (PyAMG's symmetric strength, as the CPU's). */
+/* strong[k]: entry k (row i, column j != i) is strong, as the CPU's strength
+ * of single rows: classical, a_ij != 0 and |a_ij| >= theta max_{k != i}
+ * |a_ik|; else (symmetric) |a_ij|^2 >= theta^2 |a_ii| |a_jj| and, unless
+ * zeros (level 0's stored zeros count), a_ij != 0. */
 __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
-                            __global const long *where, VT theta, int zeros, __global uchar *strong)
+                            __global const long *where, VT theta, int classical, int zeros, __global uchar *strong)
 {
     long i = get_global_id(0);
     if (i >= n) return;
-    VT aii = aval[where[i]];
+    VT bound = theta * theta * fabs(aval[where[i]]), max2 = 0;
+    for (long k = arp[i]; classical && k < arp[i + 1]; k++)
+        if (acol[k] != i) max2 = fmax(max2, aval[k] * aval[k]);
+    if (classical) bound = theta * theta * max2;
     for (long k = arp[i]; k < arp[i + 1]; k++) {
         int j = acol[k];
         VT a = aval[k];
-        strong[k] = j != i && (zeros || a != 0) && a * a >= theta * theta * fabs(aii) * fabs(aval[where[j]]);
+        VT need = classical ? bound : bound * fabs(aval[where[j]]);
+        strong[k] = j != i && (zeros || a != 0) && a * a >= need;
     }
 }
 

@@ -521,16 +521,25 @@ hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_r
 
 /* ---- Algebraic multigrid setup: smoothed aggregation ------------------------- */
 
+/* How the set-up measures the strength of a connection (hsp_amg_options.strength). */
+typedef enum {
+    HSP_STRENGTH_SYMMETRIC = 0, /* |a_ij| >= theta sqrt(|a_ii a_jj|): PyAMG's smoothed aggregation's */
+    HSP_STRENGTH_CLASSICAL = 1  /* |a_ij| >= theta max_{k != i} |a_ik|: PyAMG's "classical" (norm
+                                   "abs"), hypre's measure in absolute values */
+} hsp_strength_measure;
+
 typedef struct {
-    double theta;        /* strength: a_ij is strong when |a_ij| >= theta sqrt(|a_ii a_jj|), as
-                            in PyAMG's symmetric strength (its aggregation too: a node with no
-                            strong connection joins no aggregate, and where none has one the
-                            next level is one aggregate with P = 0).  Level 0's stored entries
-                            are its connections, explicit zeros too (at theta 0 strong, as
-                            PyAMG takes them); on the coarse levels a product's exact zeros are
-                            none (scipy's products that PyAMG uses drop them).  Nodes of
-                            several rows (block, nullspace) compare the Frobenius norms of
-                            their blocks, as PyAMG does for BSR.  Default 0: every connection */
+    hsp_strength_measure strength; /* default HSP_STRENGTH_CLASSICAL (doc/amg.md: "Strength of
+                            connection" has the figures for it) */
+    double theta;        /* strength's threshold.  A node with no strong connection joins no
+                            aggregate, as in PyAMG's aggregation, and where none has one the next
+                            level is one aggregate with P = 0.  Symmetric: level 0's stored
+                            entries are its connections, explicit zeros too (at theta 0 strong,
+                            as PyAMG takes them); on the coarse levels a product's exact zeros
+                            are none (scipy's products that PyAMG uses drop them).  Classical: a
+                            zero is never strong.  Nodes of several rows (block, nullspace)
+                            compare, as PyAMG does for BSR, the Frobenius norms of their blocks
+                            (symmetric) or their largest |entry| (classical).  Default 0.25 */
     double omega;        /* smoother weight: P = (I - omega / rho D^-1 A) T, rho the spectral
                             radius of D^-1 A as 15 Lanczos steps estimate it, on the CPU
                             threads or, for a resident hierarchy on a device with memory of

@@ -25,6 +25,7 @@ typedef struct {
     int32_t block;
     double *norm;       /* of each node, its diagonal block's Frobenius norm */
     double theta2;      /* theta^2 */
+    int classical;      /* HSP_STRENGTH_CLASSICAL's measure, else the symmetric one */
     int zeros;
     hsp_graph *S;       /* counts into rowptr[i + 1] (col NULL), or columns into col */
 } node_job;
@@ -81,19 +82,32 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
     }
 }
 
+/* The largest a_ik^2 of row i, k != i (classical strength's scale). */
+static double row_max2(const hsp_csr *A, int32_t i)
+{
+    double max2 = 0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        double a = hsp_csr_value(A, k);
+        if (A->colidx[k] != i && a * a > max2) max2 = a * a;
+    }
+    return max2;
+}
+
 /* Row i's strong columns (block 1: A's columns ascending, each once): their count, and
- * where col is not NULL, the columns into it. */
+ * where col is not NULL, the columns into it.  Squares, no roots, as PyAMG: a value on
+ * the threshold is strong. */
 static int64_t strong_row(const node_job *j, int32_t i, int32_t *col)
 {
     const hsp_csr *A = j->A;
     const double *dv = A->values;
     const float *fv = A->values;
-    double bound = j->theta2 * j->norm[i];
+    double bound = j->theta2 * (j->classical ? row_max2(A, i) : j->norm[i]);
     int64_t m = 0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
         int32_t c = A->colidx[k];
         double a = A->precision == HSP_DOUBLE ? dv[k] : fv[k], a2 = a * a;
-        if (c != i && (j->zeros || a2 != 0) && a2 >= bound * j->norm[c]) {
+        double need = j->classical ? bound : bound * j->norm[c];
+        if (c != i && (j->zeros || a2 != 0) && a2 >= need) {
             if (col) col[m] = c;
             m++;
         }
@@ -127,9 +141,10 @@ static hsp_status strength_rows(hsp_context *ctx, node_job *j)
 }
 
 /* The blocks of node i's rows: their node columns in touched[0 .. return)
- * (ascending), the squares of their entries summed in norm2[], the nodes
- * seen marked with i in mark[]. */
-static int32_t node_row(const hsp_csr *A, int32_t block, int32_t i, int32_t *mark, double *norm2, int32_t *touched)
+ * (ascending), the squares of their entries summed in norm2[] (classical:
+ * the largest square), the nodes seen marked with i in mark[]. */
+static int32_t node_row(const hsp_csr *A, int32_t block, int classical, int32_t i, int32_t *mark, double *norm2,
+                        int32_t *touched)
 {
     int32_t m = 0;
     for (int32_t r = i * block; r < (i + 1) * block; r++)
@@ -141,9 +156,23 @@ static int32_t node_row(const hsp_csr *A, int32_t block, int32_t i, int32_t *mar
                 for (; at > 0 && touched[at - 1] > j; at--) touched[at] = touched[at - 1]; /* few, nearly sorted */
                 touched[at] = j, mark[j] = i, norm2[j] = 0;
             }
-            norm2[j] += a * a;
+            norm2[j] = classical ? fmax(norm2[j], a * a) : norm2[j] + a * a;
         }
     return m;
+}
+
+/* The bound a block's norm^2 must reach in node i's row of m blocks: classical, theta^2
+ * times the largest off the diagonal (blocks below 1e-16 set to 0 first, as PyAMG's);
+ * symmetric, theta^2 |A_ii| (times |A_jj| where it is used). */
+static double block_bound(const node_job *j, int32_t i, double *norm2, const int32_t *touched, int32_t m)
+{
+    double max2 = 0;
+    for (int32_t t = 0; j->classical && t < m; t++) {
+        int32_t c = touched[t];
+        if (norm2[c] < 1e-32) norm2[c] = 0;
+        if (c != i && norm2[c] > max2) max2 = norm2[c];
+    }
+    return j->theta2 * (j->classical ? max2 : j->norm[i]);
 }
 
 /* hsp_strength of blocks of rows, on one thread. */
@@ -153,8 +182,7 @@ static hsp_status strength_blocks(const node_job *j)
     hsp_graph *S = j->S;
     int32_t n = S->n, block = j->block, *mark = malloc(((size_t)n + 1) * sizeof *mark);
     int32_t *touched = malloc(((size_t)n + 1) * sizeof *touched);
-    double *norm = j->norm, *norm2 = malloc(((size_t)n + 1) * sizeof *norm2), theta2 = j->theta2;
-    int zeros = j->zeros;
+    double *norm2 = malloc(((size_t)n + 1) * sizeof *norm2);
     hsp_status s = HSP_OK;
     S->col = malloc(((size_t)A->nnz + 1) * sizeof *S->col);
     if (!mark || !touched || !norm2 || !S->col) {
@@ -162,13 +190,14 @@ static hsp_status strength_blocks(const node_job *j)
         n = 0;
     }
     for (int32_t i = 0; i < n; i++) mark[i] = -1;
-    for (int32_t i = 0; i < n; i++) { /* squares, no root, as PyAMG: a value on the threshold is strong */
-        int32_t m = node_row(A, block, i, mark, norm2, touched);
-        double bound = theta2 * norm[i];
+    for (int32_t i = 0; i < n; i++) {
+        int32_t m = node_row(A, block, j->classical, i, mark, norm2, touched);
+        double bound = block_bound(j, i, norm2, touched, m);
         int64_t at = S->rowptr[i];
         for (int32_t t = 0; t < m; t++) {
-            int32_t j = touched[t];
-            if (j != i && (zeros || norm2[j] != 0) && norm2[j] >= bound * norm[j]) S->col[at++] = j;
+            int32_t c = touched[t];
+            double need = j->classical ? bound : bound * j->norm[c];
+            if (c != i && (j->zeros || norm2[c] != 0) && norm2[c] >= need) S->col[at++] = c;
         }
         S->rowptr[i + 1] = at;
     }
@@ -176,12 +205,13 @@ static hsp_status strength_blocks(const node_job *j)
     return s;
 }
 
-hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double theta, int32_t block,
-                        int zeros, hsp_graph *S)
+hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, const hsp_amg_options *o,
+                        int32_t block, int zeros, hsp_graph *S)
 {
     int32_t n = A->nrows / block;
+    int classical = o->strength == HSP_STRENGTH_CLASSICAL;
     node_job j = {.A = A, .diag = diag, .block = block, .norm = malloc(((size_t)n + 1) * sizeof *j.norm),
-                  .theta2 = theta * theta, .zeros = zeros, .S = S};
+                  .theta2 = o->theta * o->theta, .classical = classical, .zeros = zeros && !classical, .S = S};
     hsp_status s = HSP_OK;
     S->n = n, S->rowptr = malloc(((size_t)n + 1) * sizeof *S->rowptr), S->col = NULL;
     if (!j.norm || !S->rowptr) {

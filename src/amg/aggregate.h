@@ -18,15 +18,17 @@ typedef struct {
 } hsp_graph;
 
 /* S: the strong connections of A's nodes of block rows (nrows a multiple of
- * block), PyAMG's symmetric strength: node j != i is strong for i when
- * |A_ij|^2 >= theta^2 |A_ii| |A_jj|, |A_ij| the Frobenius norm of the block
- * of A (|a_ij| when block is 1).  With zeros, every block A stores counts
- * (its zeros too: strong at theta 0, as PyAMG takes a matrix's stored
- * entries), else only a nonzero one (a product's exact zeros, which scipy's
- * products leave out).  On ctx's CPU threads where block is 1 (diag: hsp_diagonal's entries),
- * else on one. */
-hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, double theta, int32_t block,
-                        int zeros, hsp_graph *S);
+ * block) by o's strength and theta.  Symmetric (PyAMG's): node j != i is
+ * strong for i when |A_ij|^2 >= theta^2 |A_ii| |A_jj|, |A_ij| the Frobenius
+ * norm of the block of A (|a_ij| when block is 1); with zeros, every block A
+ * stores counts (its zeros too: strong at theta 0, as PyAMG takes a
+ * matrix's stored entries), else only a nonzero one (a product's exact
+ * zeros, which scipy's products leave out).  Classical (PyAMG's, norm
+ * "abs"): when |A_ij| >= theta max_{k != i} |A_ik| and A_ij != 0, |A_ij| the
+ * largest |entry| of the block.  On ctx's CPU threads where block is 1
+ * (diag: hsp_diagonal's entries), else on one. */
+hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, const hsp_amg_options *o,
+                        int32_t block, int zeros, hsp_graph *S);
 void hsp_graph_free(hsp_graph *S);
 
 /* The aggregate of a node in no aggregate: one without strong connections. */

@@ -18,7 +18,7 @@
 void hsp_amg_options_init(hsp_amg_options *o)
 {
     if (!o) return;
-    o->theta = 0, o->omega = 4.0 / 3.0, o->max_levels = 10, o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
+    o->strength = HSP_STRENGTH_CLASSICAL, o->theta = 0.25, o->omega = 4.0 / 3.0, o->max_levels = 10, o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
     o->B = NULL, o->nullspace = 1, o->block = 1;
 }
 
@@ -112,7 +112,7 @@ hsp_status hsp_amg_aggregate_level(hsp_context *ctx, const hsp_csr *A, const hsp
     s->agg = malloc(((size_t)nodes + 1) * sizeof *s->agg);
     if (!s->diag || !s->agg) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d rows", A->nrows);
     hsp_status st = hsp_diagonal(ctx, A, s->diag);
-    if (st == HSP_OK) st = hsp_strength(ctx, A, s->diag, o->theta, block, l == 0, &S); /* the caller's stored zeros count */
+    if (st == HSP_OK) st = hsp_strength(ctx, A, s->diag, o, block, l == 0, &S); /* the caller's stored zeros count */
     if (st == HSP_OK) st = hsp_aggregate(&S, s->agg, naggs);
     hsp_graph_free(&S);
     if (st == HSP_OK && *naggs >= nodes) *naggs = 0; /* nothing to gain */
@@ -154,6 +154,9 @@ static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
 hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp_amg_options *o)
 {
     if (nrows != ncols) return hsp_fail(HSP_ERR_SHAPE, "%s: A is %d x %d, not square", fn, nrows, ncols);
+    if (o->strength != HSP_STRENGTH_SYMMETRIC && o->strength != HSP_STRENGTH_CLASSICAL)
+        return hsp_fail(HSP_ERR_ARG, "%s: strength = %d: give HSP_STRENGTH_SYMMETRIC or HSP_STRENGTH_CLASSICAL", fn,
+                        (int)o->strength);
     if (!(o->theta >= 0 && o->theta <= 1e300))
         return hsp_fail(HSP_ERR_ARG, "%s: theta = %g: give a number >= 0", fn, o->theta);
     if (!(o->omega > 0 && o->omega <= 1e300))

@@ -18,7 +18,7 @@ typedef struct hsp_vec_sums {
 } hsp_vec_sums;
 
 /* On matrices the device holds (held: what dev->hold made, or a product's
- * C): tentative aggregates A's nodes over its strong connections (theta;
+ * C): tentative aggregates A's nodes over its strong connections (o's strength and theta;
  * zeros: A's stored zeros count, as level 0's) into *naggs aggregates (0:
  * none would coarsen; nodes of no strong connection in none, and where no
  * node has one, one empty aggregate, as the host's) and holds the tentative
@@ -34,7 +34,7 @@ typedef struct hsp_vec_sums {
  * from HSP_LZ_START to HSP_LZ_END.  The device's finish waits for what
  * they launched. */
 typedef struct hsp_amg_device {
-    hsp_status (*tentative)(hsp_device *dev, const hsp_csr *A, void *held, double theta, int zeros,
+    hsp_status (*tentative)(hsp_device *dev, const hsp_csr *A, void *held, const hsp_amg_options *o, int zeros,
                             const void *held_prev, void **held_t, int32_t *naggs, int64_t *tnnz, double *rho);
     hsp_status (*radius)(hsp_device *dev, const hsp_csr *A, void *held, double *rho);
     hsp_status (*smooth)(hsp_device *dev, const hsp_csr *A, void *held_a, void *held_t, double w, const hsp_csr *P,

@@ -118,7 +118,7 @@ static hsp_status device_tentative(hsp_context *ctx, hsp_amg *amg, int l, double
     void *held_t = NULL;
     int64_t tnnz = 0;
     const void *prev = l ? held(amg->state->level[l - 1].rT) : NULL; /* the weights of A's nodes */
-    hsp_status s = dev->amg->tentative(dev, A, held(v->rA), amg->state->options.theta, l == 0, prev, &held_t,
+    hsp_status s = dev->amg->tentative(dev, A, held(v->rA), &amg->state->options, l == 0, prev, &held_t,
                                        &v->naggregates, &tnnz, rho);
     if (s != HSP_OK || !v->naggregates) return s;
     amg->state->level[l].rT = hsp_resident_held_new(ctx, A->nrows, v->naggregates, tnnz, A->precision, held_t);

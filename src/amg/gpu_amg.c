@@ -241,18 +241,20 @@ static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, const gpu_h
  * entries; prev: the T of the level before, or NULL), with w allocated: as
  * the host's, nodes of no strong connection in no aggregate, and where no
  * node has one, one empty aggregate. */
-static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, double theta, int zeros,
+static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, const hsp_amg_options *o, int zeros,
                             const gpu_held *prev, gpu_array *w, gpu_held *t, int32_t *naggs, int64_t *tnnz,
                             double *rho)
 {
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, roots = 0;
+    int classical = o->strength == HSP_STRENGTH_CLASSICAL;
     gpu_vt_value store;
     hsp_status s = diagonal(g, A, h, w, rho);
     gpu_arg strong[] = {gpu_val(&n, sizeof n),      gpu_array_arg(&h->a[0]),    gpu_array_arg(&h->a[1]),
-                        gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), gpu_vt(dbl, theta, &store),
-                        gpu_val(&zeros, sizeof zeros), gpu_array_arg(&w[W_STRONG])};
-    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 8, n);
+                        gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), gpu_vt(dbl, o->theta, &store),
+                        gpu_val(&classical, sizeof classical), gpu_val(&zeros, sizeof zeros),
+                        gpu_array_arg(&w[W_STRONG])};
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 9, n);
     if (s == HSP_OK) s = find_roots(g, A, h, w);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
     *naggs = roots >= n ? 0 : roots ? (int32_t)roots : 1; /* 0: nothing to gain */
@@ -275,7 +277,7 @@ static void work_bytes(const hsp_csr *A, size_t *bytes)
     memcpy(bytes, b, sizeof b);
 }
 
-static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, double theta, int zeros,
+static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, const hsp_amg_options *o, int zeros,
                                const void *held_prev, void **held_t, int32_t *naggs, int64_t *tnnz, double *rho)
 {
     gpu *g = dev->state;
@@ -286,7 +288,7 @@ static hsp_status sa_tentative(hsp_device *dev, const hsp_csr *A, void *held, do
     *held_t = NULL, *naggs = 0, *tnnz = 0;
     work_bytes(A, bytes);
     if (s == HSP_OK) s = gpu_arrays_new(g, w, bytes, W_COUNT);
-    if (s == HSP_OK) s = aggregate(g, A, held, theta, zeros, held_prev, w, t, naggs, tnnz, rho);
+    if (s == HSP_OK) s = aggregate(g, A, held, o, zeros, held_prev, w, t, naggs, tnnz, rho);
     s = gpu_done(g, s, w, W_COUNT);
     if (s == HSP_OK && !*naggs) free(t), t = NULL; /* it would not coarsen */
     return gpu_noted(dev, gpu_held_result(g, s, t, held_t));
