@@ -141,24 +141,35 @@ __kernel void hsp_lz_sum(long nparts, __global const VT *part, __global VT *scal
     group_reduce(x, 0, l, scalars + at);
 }
 
-/* strong[k]: entry k (row i, column j != i) is strong, as the CPU's strength
- * of single rows: classical, a_ij != 0 and |a_ij| >= theta max_{k != i}
- * |a_ik|; else (symmetric) |a_ij|^2 >= theta^2 |a_ii| |a_jj| and, unless
- * zeros (level 0's stored zeros count), a_ij != 0. */
-__kernel void hsp_sa_strong(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
-                            __global const long *where, VT theta, int classical, int zeros, __global uchar *strong)
+/* rmax[i]: the largest a_ik^2 of row i, k != i, below 1e-32 taken as 0 (the
+ * scale of classical strength, as the CPU's). */
+__kernel void hsp_sa_rowmax(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
+                            __global VT *rmax)
 {
     long i = get_global_id(0);
     if (i >= n) return;
-    VT bound = theta * theta * fabs(aval[where[i]]), max2 = 0;
-    for (long k = arp[i]; classical && k < arp[i + 1]; k++)
-        if (acol[k] != i) max2 = fmax(max2, aval[k] * aval[k]);
-    if (classical) bound = theta * theta * max2;
+    VT m = 0;
+    for (long k = arp[i]; k < arp[i + 1]; k++)
+        if (acol[k] != i) m = fmax(m, aval[k] * aval[k]);
+    rmax[i] = m < (VT)1e-32 ? 0 : m;
+}
+
+/* strong[k]: entry k (row i, column j != i) is strong, as the CPU's strength
+ * of single rows: classical, a_ij != 0 and a_ij^2 >= theta^2 max(rmax[i],
+ * rmax[j]); else (symmetric) a_ij^2 >= theta^2 |a_ii| |a_jj| and, unless
+ * zeros (level 0's stored zeros count), a_ij != 0. */
+__kernel void hsp_sa_strong(long n, __global const long *arp, __global const int *acol, __global const VT *aval,
+                            __global const long *where, __global const VT *rmax, VT theta, int classical, int zeros,
+                            __global uchar *strong)
+{
+    long i = get_global_id(0);
+    if (i >= n) return;
+    VT aii = aval[where[i]];
     for (long k = arp[i]; k < arp[i + 1]; k++) {
         int j = acol[k];
         VT a = aval[k];
-        VT need = classical ? bound : bound * fabs(aval[where[j]]);
-        strong[k] = j != i && (zeros || a != 0) && a * a >= need;
+        VT bound = classical ? theta * theta * fmax(rmax[i], rmax[j]) : theta * theta * fabs(aii) * fabs(aval[where[j]]);
+        strong[k] = j != i && (zeros || a != 0) && a * a >= bound;
     }
 }
 

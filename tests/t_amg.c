@@ -419,18 +419,20 @@ static void resident_as_host(const char *what, const hsp_csr *A, const hsp_amg_o
     hsp_amg_free(host);
 }
 
-/* resident_as_host of A at theta, the coarsest level of at most 50 rows. */
-static void host_and_resident(const char *what, const hsp_csr *A, double theta)
+/* resident_as_host of A by strength at theta, the coarsest level of at most 50 rows. */
+static void host_and_resident(const char *what, const hsp_csr *A, hsp_strength_measure strength, double theta)
 {
     hsp_amg_options o;
+    char name[128];
     hsp_amg_options_init(&o);
-    o.coarse_size = 50, o.theta = theta;
-    resident_as_host(what, A, &o);
+    o.coarse_size = 50, o.strength = strength, o.theta = theta;
+    snprintf(name, sizeof name, "%s, %s", what, strength == HSP_STRENGTH_CLASSICAL ? "classical" : "symmetric");
+    resident_as_host(name, A, &o);
 }
 
 /* host_and_resident on spec, its rows shuffled or not (shuffled, a decision
  * on the device waits for nodes of work-groups before and after its own). */
-static void test_host_aggregates(const char *spec, double theta, int shuffle)
+static void test_host_aggregates(const char *spec, hsp_strength_measure strength, double theta, int shuffle)
 {
     hsp_csr *A = NULL;
     char name[64];
@@ -440,7 +442,7 @@ static void test_host_aggregates(const char *spec, double theta, int shuffle)
         hsp_csr_free(A), A = B;
     }
     snprintf(name, sizeof name, "%s%s", spec, shuffle ? " shuffled" : "");
-    host_and_resident(name, A, theta);
+    host_and_resident(name, A, strength, theta);
     hsp_csr_free(A);
 }
 
@@ -496,7 +498,8 @@ static void test_resetup(int resident)
     hsp_amg *amg = NULL, *fresh = NULL;
     hsp_amg_options o;
     hsp_amg_options_init(&o);
-    o.coarse_size = 50;
+    o.coarse_size = 50, o.strength = HSP_STRENGTH_SYMMETRIC, o.theta = 0; /* every entry strong: the aggregates
+                                                                              do not move with the values */
     hsp_generate("poisson2d9:40", 1, HSP_DOUBLE, &A);
     hsp_csr_convert(A, HSP_DOUBLE, &B);
     for (int64_t k = 0; k < B->nnz; k++) ((double *)B->values)[k] *= 2;
@@ -544,10 +547,68 @@ static void test_one_way(void)
     hsp_csr_free(A);
 }
 
-/* The hierarchy of spec at theta has the level sizes PyAMG 5.4.1 gives
- * (pyamg.smoothed_aggregation_solver(A, strength=('symmetric', {'theta':
- * theta}), max_coarse=1000) on the same matrix), each coarse A the reference
- * R*A*P and each P the smoothed T of its aggregates. */
+/* hsp_strength of A (block rows a node) at theta: node i's strong
+ * neighbours, as a string "0:1,2 1:0 2:" */
+static void strong_sets(const hsp_csr *A, hsp_strength_measure strength, double theta, int32_t block, char *out,
+                        size_t len)
+{
+    hsp_amg_options o;
+    hsp_graph S = {0, NULL, NULL};
+    int64_t *diag = malloc((size_t)A->nrows * sizeof *diag);
+    hsp_amg_options_init(&o);
+    o.strength = strength, o.theta = theta;
+    snprintf(out, len, "failed");
+    if (hsp_diagonal(ctx, A, diag) != HSP_OK || hsp_strength(ctx, A, diag, &o, block, 1, &S) != HSP_OK) {
+        free(diag);
+        return;
+    }
+    out[0] = 0;
+    for (int32_t i = 0; i < S.n; i++) {
+        snprintf(out + strlen(out), len - strlen(out), "%s%d:", i ? " " : "", i);
+        for (int64_t k = S.rowptr[i]; k < S.rowptr[i + 1]; k++)
+            snprintf(out + strlen(out), len - strlen(out), "%s%d", k > S.rowptr[i] ? "," : "", S.col[k]);
+    }
+    hsp_graph_free(&S), free(diag);
+}
+
+/* Classical strength by its definition on small matrices: |a_ij| >= theta
+ * max_{k != i} |a_ik| both ways (for i and for j), a zero never strong; of
+ * blocks, a block's largest |entry|; and the symmetric measure beside it. */
+static void test_classical(void)
+{
+    /* row 0's largest is 10: a_02 = -1 is weak for 0 (1 < 2.5), strong for 2 alone (its largest),
+     * so weak; a_13 = 0 stored: never strong; symmetric 0.25 keeps 0-1 (10 >= 0.25 sqrt(20 * 20)) */
+    int32_t r[] = {0, 0, 0, 1, 1, 1, 2, 2, 3, 3}, c[] = {0, 1, 2, 0, 1, 3, 0, 2, 1, 3};
+    double v[] = {20, -10, -1, -10, 20, 0, -1, 2, 0, 1};
+    hsp_csr *A = NULL, *E = NULL;
+    char got[128];
+    hsp_csr_from_triplets(4, 4, 10, r, c, v, HSP_DOUBLE, &A);
+    strong_sets(A, HSP_STRENGTH_CLASSICAL, 0.25, 1, got, sizeof got);
+    tap_ok(!strcmp(got, "0:1 1:0 2: 3:"), "classical 0.25: strong %s (want 0:1 1:0 2: 3:)", got);
+    strong_sets(A, HSP_STRENGTH_CLASSICAL, 0, 1, got, sizeof got);
+    tap_ok(!strcmp(got, "0:1,2 1:0 2:0 3:"), "classical 0: strong %s (want 0:1,2 1:0 2:0 3:, the zero not)", got);
+    strong_sets(A, HSP_STRENGTH_SYMMETRIC, 0.25, 1, got, sizeof got);
+    tap_ok(!strcmp(got, "0:1 1:0 2: 3:"), "symmetric 0.25: strong %s (want 0:1 1:0 2: 3:)", got);
+    strong_sets(A, HSP_STRENGTH_SYMMETRIC, 0, 1, got, sizeof got);
+    tap_ok(!strcmp(got, "0:1,2 1:0,3 2:0 3:1"), "symmetric 0: strong %s (want 0:1,2 1:0,3 2:0 3:1, the zero too)",
+           got);
+    /* 3 nodes of 2 rows: block (0,1) of largest |entry| 4, (0,2) of 1: strong at 0.25 (1 >= 0.25 * 4, on
+     * the threshold), not at 0.5 */
+    int32_t br[] = {0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, bc[] = {0, 2, 4, 1, 3, 5, 0, 2, 1, 3, 0, 4, 1, 5};
+    double bv[] = {8, -4, -1, 8, -1, -1, -4, 8, -1, 8, -1, 8, -1, 8};
+    hsp_csr_from_triplets(6, 6, 14, br, bc, bv, HSP_DOUBLE, &E);
+    strong_sets(E, HSP_STRENGTH_CLASSICAL, 0.5, 2, got, sizeof got);
+    tap_ok(!strcmp(got, "0:1 1:0 2:"), "classical 0.5 of 2x2 blocks: strong %s (want 0:1 1:0 2:)", got);
+    strong_sets(E, HSP_STRENGTH_CLASSICAL, 0.25, 2, got, sizeof got);
+    tap_ok(!strcmp(got, "0:1,2 1:0 2:0"), "classical 0.25 of 2x2 blocks: strong %s (want 0:1,2 1:0 2:0)", got);
+    hsp_csr_free(A), hsp_csr_free(E);
+}
+
+/* The hierarchy of spec by symmetric strength at theta has the level sizes
+ * PyAMG 5.4.1 gives (pyamg.smoothed_aggregation_solver(A, strength=
+ * ('symmetric', {'theta': theta}), max_coarse=1000) on the same matrix),
+ * each coarse A the reference R*A*P and each P the smoothed T of its
+ * aggregates. */
 static void test_theta(const char *spec, double theta, int nlevels, const int32_t *rows)
 {
     hsp_csr *A = NULL;
@@ -555,7 +616,7 @@ static void test_theta(const char *spec, double theta, int nlevels, const int32_
     hsp_amg_options o;
     char sizes[128] = "", why[160] = "";
     hsp_amg_options_init(&o);
-    o.theta = theta;
+    o.strength = HSP_STRENGTH_SYMMETRIC, o.theta = theta;
     hsp_generate(spec, 1, HSP_DOUBLE, &A);
     int ok = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels == nlevels;
     for (int l = 0; amg && l < amg->nlevels; l++) {
@@ -569,14 +630,14 @@ static void test_theta(const char *spec, double theta, int nlevels, const int32_
     hsp_amg_free(amg), hsp_csr_free(A);
 }
 
-/* The aggregate of node i of A's hierarchy at theta (coarse_size 10), or
- * -2 where the setup fails. */
-static int32_t aggregate_of(const hsp_csr *A, double theta, int32_t i)
+/* The aggregate of node i of A's hierarchy by strength at theta (coarse_size
+ * 10), or -2 where the setup fails. */
+static int32_t aggregate_of(const hsp_csr *A, hsp_strength_measure strength, double theta, int32_t i)
 {
     hsp_amg *amg = NULL;
     hsp_amg_options o;
     hsp_amg_options_init(&o);
-    o.coarse_size = 10, o.theta = theta;
+    o.coarse_size = 10, o.strength = strength, o.theta = theta;
     int32_t agg = hsp_amg_setup(ctx, A, &o, &amg) == HSP_OK && amg->nlevels >= 2 ? amg->state->level[0].agg[i] : -2;
     int zero_row = agg != -2;
     for (int64_t k = zero_row ? amg->level[0].P->rowptr[i] : 0; zero_row && k < amg->level[0].P->rowptr[i + 1]; k++)
@@ -587,9 +648,10 @@ static int32_t aggregate_of(const hsp_csr *A, double theta, int32_t i)
 
 /* A Dirichlet row (its diagonal alone) has no strong connection: in no
  * aggregate, its row of T empty, as in PyAMG.  Its row and column cut to
- * explicit zeros instead, those are connections as PyAMG takes a matrix's
- * stored entries: strong at theta 0 (it joins an aggregate), not at 0.25.
- * The resident hierarchies the same. */
+ * explicit zeros instead, those are connections of symmetric strength as
+ * PyAMG takes a matrix's stored entries: strong at theta 0 (it joins an
+ * aggregate), not at 0.25; of classical strength never (as PyAMG's, which
+ * drops them).  The resident hierarchies the same. */
 static void test_isolated(void)
 {
     hsp_csr *A = NULL, *D = NULL;
@@ -607,15 +669,20 @@ static void test_isolated(void)
             rows[kept] = i, cols[kept] = A->colidx[k], vals[kept++] = hsp_csr_value(A, k);
         }
     hsp_csr_from_triplets(A->nrows, A->ncols, kept, rows, cols, vals, HSP_DOUBLE, &D);
-    int32_t alone = aggregate_of(D, 0, dirichlet), zeros = aggregate_of(A, 0, dirichlet);
-    int32_t weak = aggregate_of(A, 0.25, dirichlet);
+    int32_t alone = aggregate_of(D, HSP_STRENGTH_CLASSICAL, 0.25, dirichlet);
+    int32_t zeros = aggregate_of(A, HSP_STRENGTH_SYMMETRIC, 0, dirichlet);
+    int32_t weak = aggregate_of(A, HSP_STRENGTH_SYMMETRIC, 0.25, dirichlet);
+    int32_t classical = aggregate_of(A, HSP_STRENGTH_CLASSICAL, 0, dirichlet);
     tap_ok(alone == HSP_AGG_NONE, "a row of its diagonal alone joins no aggregate; its row of P is 0 (aggregate %d)",
            alone);
     tap_ok(zeros >= 0 && weak == HSP_AGG_NONE, "a row of explicit zeros beside its diagonal joins an aggregate at "
            "theta 0 (%d), none at 0.25 (%d), as PyAMG takes A's stored entries", zeros, weak);
-    host_and_resident("a row of its diagonal alone", D, 0);
-    host_and_resident("a row of explicit zeros", A, 0);
-    host_and_resident("a row of explicit zeros", A, 0.25);
+    tap_ok(classical == HSP_AGG_NONE, "... none of classical strength at theta 0 (%d): a zero is never strong",
+           classical);
+    host_and_resident("a row of its diagonal alone", D, HSP_STRENGTH_CLASSICAL, 0.25);
+    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_SYMMETRIC, 0);
+    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_SYMMETRIC, 0.25);
+    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_CLASSICAL, 0);
     free(rows), free(cols), free(vals), hsp_csr_free(A), hsp_csr_free(D);
 }
 
@@ -1078,9 +1145,9 @@ static void test_systems(hsp_precision p)
     resident_as_host(what, E, &o);
     resident_values_anew(what, E, &o);
     resident_solve(what, E, &o);
-    o.theta = 1; /* no strong connection: one aggregate of no node, P = 0 */
+    o.strength = HSP_STRENGTH_SYMMETRIC, o.theta = 1; /* no strong connection: one aggregate of no node, P = 0 */
     resident_as_host(what, E, &o);
-    o.theta = 0;
+    o.strength = HSP_STRENGTH_CLASSICAL, o.theta = 0.25;
     hsp_generate("poisson2d5:40", 1, p, &A);
     double *B = malloc(2 * (size_t)A->nrows * sizeof *B);
     for (int32_t i = 0; i < A->nrows; i++) B[2 * i] = 1, B[2 * i + 1] = i % 40;
@@ -1148,15 +1215,22 @@ int main(void)
     test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 30, 1.0 / 3, 0.5);
-    test_host_aggregates("poisson2d5:100", 0, 0);
-    test_host_aggregates("poisson2d9:60", 0, 0);
-    test_host_aggregates("poisson3d7:20", 0, 0);
-    test_host_aggregates("poisson3d27:20", 0, 0);
-    test_host_aggregates("poisson2d5:100", 0, 1);
-    test_host_aggregates("poisson3d7:20", 0, 1);
+    test_host_aggregates("poisson2d5:100", HSP_STRENGTH_SYMMETRIC, 0, 0);
+    test_host_aggregates("poisson2d9:60", HSP_STRENGTH_SYMMETRIC, 0, 0);
+    test_host_aggregates("poisson3d7:20", HSP_STRENGTH_SYMMETRIC, 0, 0);
+    test_host_aggregates("poisson3d27:20", HSP_STRENGTH_SYMMETRIC, 0, 0);
+    test_host_aggregates("poisson2d5:100", HSP_STRENGTH_SYMMETRIC, 0, 1);
+    test_host_aggregates("poisson3d7:20", HSP_STRENGTH_SYMMETRIC, 0, 1);
     /* every theta: at 0.25 level 1 has no strong connection (one row next), at
      * 0.5 level 0 has none */
-    for (int k = 0; k < 4; k++) test_host_aggregates("poisson2d5:200", (const double[]){0, 0.08, 0.25, 0.5}[k], 0);
+    for (int k = 0; k < 4; k++)
+        test_host_aggregates("poisson2d5:200", HSP_STRENGTH_SYMMETRIC, (const double[]){0, 0.08, 0.25, 0.5}[k], 0);
+    /* classical (the default): the coarse levels' entries differ in size, so some are weak */
+    for (int k = 0; k < 3; k++)
+        test_host_aggregates("poisson2d5:200", HSP_STRENGTH_CLASSICAL, (const double[]){0.08, 0.25, 0.5}[k], 0);
+    test_host_aggregates("aniso2d:100", HSP_STRENGTH_CLASSICAL, 0.25, 0);
+    test_host_aggregates("poisson3d27:20", HSP_STRENGTH_CLASSICAL, 0.25, 1);
+    test_classical();
     test_long_chain();
     test_one_way();
     test_resetup(0);

@@ -23,7 +23,7 @@ typedef struct {
     const int64_t *diag; /* ... and read (the norms of single rows) */
     int32_t *bad;       /* of each chunk, its first row without a nonzero diagonal, or -1 */
     int32_t block;
-    double *norm;       /* of each node, its diagonal block's Frobenius norm */
+    double *norm;       /* of each node, diagonal_norms' */
     double theta2;      /* theta^2 */
     int classical;      /* HSP_STRENGTH_CLASSICAL's measure, else the symmetric one */
     int zeros;
@@ -65,32 +65,34 @@ hsp_status hsp_diagonal(hsp_context *ctx, const hsp_csr *A, int64_t *where)
     return bad < 0 ? HSP_OK : hsp_fail_diagonal(bad);
 }
 
-/* The Frobenius norm of each node's diagonal block of chunk c into norm (block 1: |a_ii|). */
+/* Of each node of chunk c, into norm: symmetric, its diagonal block's Frobenius norm (block 1:
+ * |a_ii|); classical, the largest square of an entry off its diagonal block (below 1e-32: 0,
+ * as PyAMG drops a block of |entries| below 1e-16). */
 static void diagonal_norms(void *arg, int tid, int64_t c)
 {
     const node_job *j = arg;
     const hsp_csr *A = j->A;
     int32_t block = j->block, last, first = hsp_chunk_rows(c, CHUNK, A->nrows / block, &last);
     (void)tid;
-    for (int32_t i = first; block == 1 && i < last; i++) j->norm[i] = fabs(hsp_csr_value(A, j->diag[i]));
-    for (int32_t i = first; block > 1 && i < last; i++) {
-        double sum = 0;
+    for (int32_t i = first; block == 1 && !j->classical && i < last; i++)
+        j->norm[i] = fabs(hsp_csr_value(A, j->diag[i]));
+    for (int32_t i = first; (block > 1 || j->classical) && i < last; i++) {
+        double sum = 0, max2 = 0;
         for (int32_t r = i * block; r < (i + 1) * block; r++)
-            for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++)
-                if (A->colidx[k] / block == i) sum += hsp_csr_value(A, k) * hsp_csr_value(A, k);
-        j->norm[i] = sqrt(sum);
+            for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
+                double a = hsp_csr_value(A, k);
+                if (A->colidx[k] / block == i) sum += a * a;
+                else max2 = fmax(max2, a * a);
+            }
+        j->norm[i] = !j->classical ? sqrt(sum) : max2 < 1e-32 ? 0 : max2;
     }
 }
 
-/* The largest a_ik^2 of row i, k != i (classical strength's scale). */
-static double row_max2(const hsp_csr *A, int32_t i)
+/* What |A_ij|^2 must reach for j to be strong for i: symmetric, theta^2 |A_ii| |A_jj|;
+ * classical, theta^2 times the larger of the two nodes' largest squares. */
+static double strong_bound(const node_job *j, int32_t i, int32_t c)
 {
-    double max2 = 0;
-    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-        double a = hsp_csr_value(A, k);
-        if (A->colidx[k] != i && a * a > max2) max2 = a * a;
-    }
-    return max2;
+    return j->classical ? j->theta2 * fmax(j->norm[i], j->norm[c]) : j->theta2 * j->norm[i] * j->norm[c];
 }
 
 /* Row i's strong columns (block 1: A's columns ascending, each once): their count, and
@@ -101,13 +103,11 @@ static int64_t strong_row(const node_job *j, int32_t i, int32_t *col)
     const hsp_csr *A = j->A;
     const double *dv = A->values;
     const float *fv = A->values;
-    double bound = j->theta2 * (j->classical ? row_max2(A, i) : j->norm[i]);
     int64_t m = 0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
         int32_t c = A->colidx[k];
         double a = A->precision == HSP_DOUBLE ? dv[k] : fv[k], a2 = a * a;
-        double need = j->classical ? bound : bound * j->norm[c];
-        if (c != i && (j->zeros || a2 != 0) && a2 >= need) {
+        if (c != i && (j->zeros || a2 != 0) && a2 >= strong_bound(j, i, c)) {
             if (col) col[m] = c;
             m++;
         }
@@ -142,7 +142,8 @@ static hsp_status strength_rows(hsp_context *ctx, node_job *j)
 
 /* The blocks of node i's rows: their node columns in touched[0 .. return)
  * (ascending), the squares of their entries summed in norm2[] (classical:
- * the largest square), the nodes seen marked with i in mark[]. */
+ * the largest square, below 1e-32 taken as 0, as PyAMG drops a block of
+ * |entries| below 1e-16), the nodes seen marked with i in mark[]. */
 static int32_t node_row(const hsp_csr *A, int32_t block, int classical, int32_t i, int32_t *mark, double *norm2,
                         int32_t *touched)
 {
@@ -158,21 +159,9 @@ static int32_t node_row(const hsp_csr *A, int32_t block, int classical, int32_t 
             }
             norm2[j] = classical ? fmax(norm2[j], a * a) : norm2[j] + a * a;
         }
+    for (int32_t t = 0; classical && t < m; t++)
+        if (norm2[touched[t]] < 1e-32) norm2[touched[t]] = 0;
     return m;
-}
-
-/* The bound a block's norm^2 must reach in node i's row of m blocks: classical, theta^2
- * times the largest off the diagonal (blocks below 1e-16 set to 0 first, as PyAMG's);
- * symmetric, theta^2 |A_ii| (times |A_jj| where it is used). */
-static double block_bound(const node_job *j, int32_t i, double *norm2, const int32_t *touched, int32_t m)
-{
-    double max2 = 0;
-    for (int32_t t = 0; j->classical && t < m; t++) {
-        int32_t c = touched[t];
-        if (norm2[c] < 1e-32) norm2[c] = 0;
-        if (c != i && norm2[c] > max2) max2 = norm2[c];
-    }
-    return j->theta2 * (j->classical ? max2 : j->norm[i]);
 }
 
 /* hsp_strength of blocks of rows, on one thread. */
@@ -190,14 +179,12 @@ static hsp_status strength_blocks(const node_job *j)
         n = 0;
     }
     for (int32_t i = 0; i < n; i++) mark[i] = -1;
-    for (int32_t i = 0; i < n; i++) {
+    for (int32_t i = 0; i < n; i++) { /* squares, no root, as PyAMG: a value on the threshold is strong */
         int32_t m = node_row(A, block, j->classical, i, mark, norm2, touched);
-        double bound = block_bound(j, i, norm2, touched, m);
         int64_t at = S->rowptr[i];
         for (int32_t t = 0; t < m; t++) {
             int32_t c = touched[t];
-            double need = j->classical ? bound : bound * j->norm[c];
-            if (c != i && (j->zeros || norm2[c] != 0) && norm2[c] >= need) S->col[at++] = c;
+            if (c != i && (j->zeros || norm2[c] != 0) && norm2[c] >= strong_bound(j, i, c)) S->col[at++] = c;
         }
         S->rowptr[i + 1] = at;
     }

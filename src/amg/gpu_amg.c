@@ -22,7 +22,8 @@
  * skip those whose neighbourhood saw none (more: none skipped). */
 enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 8, MIS_REACH = 256 };
 
-/* The temporaries of one aggregation (W_SETTLED, W_CHANGED: a flag and the
+/* The temporaries of one aggregation (W_PART: the diagonal's partial
+ * bounds, then, for classical strength, each row's largest square; W_SETTLED, W_CHANGED: a flag and the
  * last launch with a decision per work-group of hsp_mis_rounds;
  * W_UNDECIDED: a flag, and the reach of a strong connection in rows;
  * W_ROOT: 1 for each root, then for each node in an aggregate; W_AGG: the
@@ -237,7 +238,7 @@ static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, const gpu_h
     return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 8, n) : s;
 }
 
-/* Strength (zeros: A's stored zeros count), roots, aggregates and T (*tnnz
+/* Strength (zeros: A's stored zeros count, of symmetric strength), roots, aggregates and T (*tnnz
  * entries; prev: the T of the level before, or NULL), with w allocated: as
  * the host's, nodes of no strong connection in no aggregate, and where no
  * node has one, one empty aggregate. */
@@ -247,14 +248,17 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, const h
 {
     int dbl = A->precision == HSP_DOUBLE;
     int64_t n = A->nrows, roots = 0;
-    int classical = o->strength == HSP_STRENGTH_CLASSICAL;
+    int classical = o->strength == HSP_STRENGTH_CLASSICAL, stored = zeros && !classical; /* a zero: never, there */
     gpu_vt_value store;
     hsp_status s = diagonal(g, A, h, w, rho);
+    gpu_arg rowmax[] = {gpu_val(&n, sizeof n), gpu_array_arg(&h->a[0]), gpu_array_arg(&h->a[1]),
+                        gpu_array_arg(&h->a[2]), gpu_array_arg(&w[W_PART])};
     gpu_arg strong[] = {gpu_val(&n, sizeof n),      gpu_array_arg(&h->a[0]),    gpu_array_arg(&h->a[1]),
-                        gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), gpu_vt(dbl, o->theta, &store),
-                        gpu_val(&classical, sizeof classical), gpu_val(&zeros, sizeof zeros),
-                        gpu_array_arg(&w[W_STRONG])};
-    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 9, n);
+                        gpu_array_arg(&h->a[2]),    gpu_array_arg(&w[W_WHERE]), gpu_array_arg(&w[W_PART]),
+                        gpu_vt(dbl, o->theta, &store), gpu_val(&classical, sizeof classical),
+                        gpu_val(&stored, sizeof stored), gpu_array_arg(&w[W_STRONG])};
+    if (s == HSP_OK && classical) s = gpu_launch_items(g, dbl, GK_SA_ROWMAX, rowmax, 5, n);
+    if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 10, n);
     if (s == HSP_OK) s = find_roots(g, A, h, w);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
     *naggs = roots >= n ? 0 : roots ? (int32_t)roots : 1; /* 0: nothing to gain */
