@@ -9,13 +9,15 @@ import statistics
 import sys
 import time
 
-USAGE = """usage: peer_pyamg.py [--theta=X] [--omega=X] [--levels=N] [--coarse=N] [--repeat=R]
+USAGE = """usage: peer_pyamg.py [--strength=classical|symmetric] [--theta=X] [--omega=X] [--levels=N] [--coarse=N] [--repeat=R]
                      [--block=K] [--nullspace=B.mtx] A.mtx
        peer_pyamg.py --solve [--variant=default|ours] [--tol=X] [--maxiter=N] [--repeat=R]
-                     [--threads=N] [--block=K] [--nullspace=B.mtx] [--theta --omega --levels --coarse]
+                     [--threads=N] [--block=K] [--nullspace=B.mtx] [--strength --theta --omega --levels --coarse]
                      [--sweep=forward-backward|symmetric] A.mtx
-Setup mode: times pyamg.smoothed_aggregation_solver(A) after one warm-up, with the
-strength threshold theta (symmetric), standard aggregation, Jacobi smoothing of
+Setup mode: times pyamg.smoothed_aggregation_solver(A) after one warm-up, with
+PyAMG's strength measure of that name at threshold theta (default classical, 0.25:
+PyAMG's classical measure takes row i's largest entry alone where hspgemm's takes
+row i's and row j's; symmetric as hspgemm's), standard aggregation, Jacobi smoothing of
 weight omega (over PyAMG's estimate of rho(D^-1 A)), no improvement of the
 candidate vector, at most N levels and a coarsest level of at most N rows, as
 `hspgemm amg-setup` builds it, and prints
@@ -26,8 +28,8 @@ candidate vector, at most N levels and a coarsest level of at most N rows, as
 printing setup_ms_*, solve_ms_*, total_ms_* (median, min, max, q1, q3),
 iterations, relres, converged, levels, complexity and options.  The variant
 default is smoothed_aggregation_solver(A, B=B) with PyAMG's defaults; ours takes
-the options of `hspgemm amg-solve`: theta, omega, levels and coarse (default 0,
-4/3, 10, 1000), no improvement of the candidates, a dense Cholesky coarse solve,
+the options of `hspgemm amg-solve`: strength, theta, omega, levels and coarse
+(default classical, 0.25, 4/3, 10, 1000), no improvement of the candidates, a dense Cholesky coarse solve,
 and its Gauss-Seidel sweeps (--sweep; default forward-backward: presmoother
 ('gauss_seidel', {'sweep': 'forward'}), postsmoother 'backward'; symmetric:
 PyAMG's default sweeps on both sides).
@@ -36,7 +38,7 @@ Matrix Market array file of A's rows (both modes).  PyAMG runs on one thread: --
 taken and reported as 1.
 --version prints {"peer":"pyamg","version":...} when pyamg imports."""
 
-DEFAULTS = {"theta": 0.0, "omega": 4.0 / 3.0, "levels": 10, "coarse": 1000, "repeat": 3, "solve": False,
+DEFAULTS = {"strength": "classical", "theta": 0.25, "omega": 4.0 / 3.0, "levels": 10, "coarse": 1000, "repeat": 3, "solve": False,
             "variant": "default", "tol": 1e-8, "maxiter": 200, "threads": 1, "block": 1, "nullspace": None,
             "sweep": "forward-backward"}
 # the presmoother's and postsmoother's Gauss-Seidel sweeps of --sweep
@@ -62,6 +64,8 @@ def parse(argv):
                 opts["solve"] = True
             elif name == "variant" and value in ("default", "ours"):
                 opts["variant"] = value
+            elif name == "strength" and value in ("classical", "symmetric"):
+                opts["strength"] = value
             elif name == "sweep" and value in SWEEPS:
                 opts["sweep"] = value
             elif name == "nullspace" and value:
@@ -80,7 +84,7 @@ def parse(argv):
 def setup(pyamg, A, B, opts):
     """PyAMG's hierarchy of A (and B) with the options of `hspgemm amg-setup`."""
     return pyamg.smoothed_aggregation_solver(
-        A, B=B, strength=("symmetric", {"theta": opts["theta"]}), aggregate="standard",
+        A, B=B, strength=(opts["strength"], {"theta": opts["theta"]}), aggregate="standard",
         smooth=("jacobi", {"omega": opts["omega"]}), improve_candidates=None,
         max_levels=opts["levels"], max_coarse=opts["coarse"], keep=False)
 
@@ -111,13 +115,14 @@ def solver_options(opts):
     """The keyword arguments of smoothed_aggregation_solver for the variant, and their text."""
     if opts["variant"] == "default":
         return {}, "PyAMG's defaults (smoothed_aggregation_solver(A, B))"
-    kw = {"strength": ("symmetric", {"theta": opts["theta"]}), "aggregate": "standard",
+    kw = {"strength": (opts["strength"], {"theta": opts["theta"]}), "aggregate": "standard",
           "smooth": ("jacobi", {"omega": opts["omega"]}), "improve_candidates": None,
           "max_levels": opts["levels"], "max_coarse": opts["coarse"], "coarse_solver": "cholesky"}
     pre, post = SWEEPS[opts["sweep"]]
     kw.update(presmoother=("gauss_seidel", {"sweep": pre}), postsmoother=("gauss_seidel", {"sweep": post}))
-    return kw, ("theta %g, omega %g, levels %d, max_coarse %d, improve_candidates None, coarse cholesky, "
-                "gauss_seidel %s" % (opts["theta"], opts["omega"], opts["levels"], opts["coarse"], opts["sweep"]))
+    return kw, ("%s strength, theta %g, omega %g, levels %d, max_coarse %d, improve_candidates None, "
+                "coarse cholesky, gauss_seidel %s" % (opts["strength"], opts["theta"], opts["omega"], opts["levels"],
+                                                      opts["coarse"], opts["sweep"]))
 
 
 def time_solves(pyamg, np, A, B, opts):

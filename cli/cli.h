@@ -359,5 +359,7 @@ int cli_write_nullspace(const char *path, const hsp_amg_options *o, int32_t rows
 int cmd_options(int argc, char **argv);
 /* "r-ap" or "ra-p". */
 const char *cli_order_name(hsp_rap_order order);
+/* "classical" or "symmetric", as --strength takes them. */
+const char *cli_strength_name(hsp_strength_measure strength);
 
 #endif

@@ -14,8 +14,13 @@ static const char usage_amg[] =
     "Builds a smoothed-aggregation AMG hierarchy of A (square, nonzero diagonal), A a Matrix\n"
     "Market file or --gen=KIND:ARG, e.g. --gen=poisson3d27:101, and prints per level the rows,\n"
     "entries, aggregates and the time of each step; the products run on the device.\n\n"
-    "  --theta=X             strength: |a_ij| >= X sqrt(|a_ii a_jj|), as PyAMG's symmetric\n"
-    "                        strength over A's stored entries, explicit zeros too (default 0:\n"
+    "  --strength=classical|symmetric\n"
+    "                        classical (default): a_ij is strong when |a_ij| >= theta times\n"
+    "                        the largest |a_ik| off the diagonal of row i and of row j (PyAMG's\n"
+    "                        classical measure both ways; a zero never); symmetric: when |a_ij|\n"
+    "                        >= theta sqrt(|a_ii a_jj|), PyAMG's default for smoothed\n"
+    "                        aggregation, over A's stored entries, explicit zeros too\n"
+    "  --theta=X             the strength's threshold (default 0.25 classical, 0 symmetric:\n"
     "                        every stored entry; a coarse level's exact zeros are none)\n"
     "  --omega=X             Jacobi weight of the smoothed prolongator, over a bound of\n"
     "                        rho(D^-1 A) (default 4/3)\n"
@@ -211,7 +216,8 @@ int cmd_amg_setup(int argc, char **argv)
     char note[CLI_MSG];
     rc = cli_amg_hierarchy(&a, "amg-setup", &A, &ctx, &M, &amg, &ms_place, note, sizeof note);
     if (amg) {
-        printf("smoothed aggregation, theta %g, omega %g, order %s, %s%s\n", a.amg.theta, a.amg.omega,
+        printf("smoothed aggregation, %s strength, theta %g, omega %g, order %s, %s%s\n",
+               cli_strength_name(a.amg.strength), a.amg.theta, a.amg.omega,
                cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",
                a.resident ? ", resident" : "");
         printf("%s\n", note);

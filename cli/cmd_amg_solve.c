@@ -38,7 +38,7 @@ static const char usage_solve[] =
     "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
     "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
     "  --stats=json          one JSON line on stdout instead of the text\n"
-    "  --theta, --omega, --levels, --coarse, --order, --nullspace, --block\n"
+    "  --strength, --theta, --omega, --levels, --coarse, --order, --nullspace, --block\n"
     "                        the set-up's, as for amg-setup (elasticity2d: its rigid-body modes)\n"
     "  --precision=float|double, --seed=N, --quiet     as for 'hspgemm multiply'\n";
 

@@ -58,6 +58,11 @@ const char *cli_order_name(hsp_rap_order order)
     return order == HSP_RAP_RA_P ? "ra-p" : "r-ap";
 }
 
+const char *cli_strength_name(hsp_strength_measure strength)
+{
+    return strength == HSP_STRENGTH_SYMMETRIC ? "symmetric" : "classical";
+}
+
 const char *const cli_smoother_names[5] = {"gs", "jacobi", "l1-jacobi", "chebyshev", "auto"};
 
 const char *cli_smoother_text(hsp_smoother smoother, hsp_sweep sweep)

@@ -205,7 +205,8 @@ int cli_peers_choose(const cli_args *a, unsigned allowed, cli_peers *p)
                      a->lib.threads, a->repeat);
         if (p->cmd[k][0] && k == CLI_PYAMG)
             snprintf(p->cmd[k] + strlen(p->cmd[k]), CLI_CMD_LEN - strlen(p->cmd[k]),
-                     " --theta=%.17g --omega=%.17g --levels=%d --coarse=%d --repeat=%d", a->amg.theta, a->amg.omega,
+                     " --strength=%s --theta=%.17g --omega=%.17g --levels=%d --coarse=%d --repeat=%d",
+                     cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega,
                      a->amg.max_levels, a->amg.coarse_size, a->repeat);
         else if (p->cmd[k][0] && k < CLI_PYAMG)
             snprintf(p->cmd[k] + strlen(p->cmd[k]), CLI_CMD_LEN - strlen(p->cmd[k]),

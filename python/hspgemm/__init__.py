@@ -58,6 +58,7 @@ _Sparse = sp.sparray | sp.spmatrix
 _CSR = sp.csr_array | sp.csr_matrix
 _Stats = dict[str, Any]
 _Smoother = str | tuple[str, dict[str, Any]] | list[str | tuple[str, dict[str, Any]]]
+_Strength = str | tuple[str, dict[str, float]]
 
 
 class Error(Exception):
@@ -777,7 +778,8 @@ class Context:
         C = _as_scipy_types(_result(m, container=_container(P if R is None else R)), precision, operands)
         return (C, st) if stats else C
 
-    def amg_setup(self, A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
+    def amg_setup(self, A: _Sparse, *, strength: _Strength = "classical", theta: float | None = None,
+                  omega: float = 4.0 / 3.0, max_levels: int = 10,
                   coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
                   resident: bool = False, B: ArrayLike | None = None, block: int = 1) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A, its products on this context.
@@ -786,11 +788,16 @@ class Context:
         ----------
         A : scipy.sparse matrix or array
             Square, no zero on its diagonal.
-        theta : float, default 0.0
-            The strength threshold, PyAMG's symmetric rule: a_ij is strong when |a_ij| >=
-            theta sqrt(|a_ii a_jj|); a row with no strong neighbour joins no aggregate, as in PyAMG.
-            A's stored entries are its connections, explicit zeros too (strong at theta 0, as
-            PyAMG takes them); on the coarse levels a product's exact zeros are none.
+        strength : {"classical", "symmetric"} or PyAMG's (name, {"theta": x}), default "classical"
+            How a connection's strength is measured.  Classical: a_ij is strong when |a_ij| >=
+            theta times the largest |a_ik| off the diagonal of row i and of row j (PyAMG's
+            classical measure, taken both ways), a zero never.  Symmetric (PyAMG's default for
+            smoothed aggregation): when |a_ij| >= theta sqrt(|a_ii a_jj|); A's stored entries are
+            its connections, explicit zeros too (strong at theta 0, as PyAMG takes them), and on
+            the coarse levels a product's exact zeros are none.  A row with no strong neighbour
+            joins no aggregate, as in PyAMG.
+        theta : float, optional
+            The threshold: default 0.25 for classical, 0 for symmetric.
         omega : float, default 4/3
             The weight of P = (I - omega/rho D^-1 A) T.
         max_levels, coarse_size : int, default 10, 1000
@@ -821,9 +828,9 @@ class Context:
 
         Notes
         -----
-        Level 1 is PyAMG's (smoothed_aggregation_solver with the same B, theta, max_coarse and
-        improve_candidates=None: its rows, aggregates and T; P but for rho's estimate), and at
-        theta 0 so is level 2's size.  Later levels may differ by a few per cent: PyAMG takes a
+        With strength="symmetric", level 1 is PyAMG's (smoothed_aggregation_solver with the same
+        B, strength, max_coarse and improve_candidates=None: its rows, aggregates and T; P but for
+        rho's estimate), and at theta 0 so is level 2's size.  Later levels may differ by a few per cent: PyAMG takes a
         coarse node's neighbours in the unsorted order of scipy's product, and at theta > 0 its
         rho estimate differs (doc/python.md: "Python", when the levels are PyAMG's).
         """
@@ -832,7 +839,8 @@ class Context:
         dtype = _dtype(precision, (A,))
         C = _canonical(A, dtype, "A")
         cand = _candidates(B, C.shape[0])
-        core = _call(self._ctx.amg_setup, _core_matrix(C), float(theta), float(omega), int(max_levels),
+        measure, theta = _strength_of(strength, theta)
+        core = _call(self._ctx.amg_setup, _core_matrix(C), measure, theta, float(omega), int(max_levels),
                      int(coarse_size), order, bool(resident), cand, 1 if cand is None else cand.shape[1],
                      _count(block, "block"))
         return Hierarchy(core, C)
@@ -1084,7 +1092,8 @@ def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.c
     return _result(_call(_core.generate, spec, int(seed), dtype == np.float64))
 
 
-def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_levels: int = 10,
+def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | None = None,
+              omega: float = 4.0 / 3.0, max_levels: int = 10,
               coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
               resident: bool = False, B: ArrayLike | None = None, block: int = 1, device: str = _DEFAULTS["device"],
               threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"],
@@ -1095,7 +1104,7 @@ def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_l
     ----------
     A : scipy.sparse matrix or array
         Square, no zero on its diagonal.
-    theta, omega, max_levels, coarse_size, order, precision, resident, B, block : optional
+    strength, theta, omega, max_levels, coarse_size, order, precision, resident, B, block : optional
         As Context.amg_setup's.
     device, threads, grow, methods : optional
         As Context's; the module keeps one context per set of options, made at its first use,
@@ -1106,7 +1115,7 @@ def amg_setup(A: _Sparse, *, theta: float = 0.0, omega: float = 4.0 / 3.0, max_l
     Hierarchy
     """
     return _shared_context(device, threads, grow, methods).amg_setup(
-        A, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
+        A, strength=strength, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
         precision=precision, resident=resident, B=B, block=block)
 
 
@@ -1148,7 +1157,10 @@ def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
 
 
 # pyamg.smoothed_aggregation_solver's keywords that mean the same as amg_setup's options here
-_PYAMG_NAMES = {"max_coarse": "coarse_size", "strength": "theta", "smooth": "omega"}
+_PYAMG_NAMES = {"max_coarse": "coarse_size", "smooth": "omega"}
+# hsp_strength_measure's values
+_MEASURES = {"symmetric": 0, "classical": 1}
+_THETA_DEFAULT = {"symmetric": 0.0, "classical": 0.25}
 
 
 def _one_per_level(value, name, parse):
@@ -1159,15 +1171,26 @@ def _one_per_level(value, name, parse):
     return found.pop()
 
 
-def _theta_of(strength):
-    """theta of PyAMG's strength option: "symmetric" or ("symmetric", {"theta": x})."""
-    if strength == "symmetric":
-        return 0.0
-    if (isinstance(strength, tuple) and len(strength) == 2 and strength[0] == "symmetric"
+def _strength_pair(strength):
+    """(name, theta or None) of a strength option: "classical", "symmetric", or PyAMG's
+    (name, {"theta": x})."""
+    if isinstance(strength, str) and strength in _MEASURES:
+        return strength, None
+    if (isinstance(strength, tuple) and len(strength) == 2 and strength[0] in _MEASURES
             and isinstance(strength[1], dict) and set(strength[1]) <= {"theta"}):
-        return float(strength[1].get("theta", 0.0))
-    raise ArgumentError(f"strength = {strength!r}: give 'symmetric' or ('symmetric', {{'theta': x}}), the strength "
-                        "hspgemm computes")
+        theta = strength[1].get("theta")
+        return strength[0], None if theta is None else float(theta)
+    raise ArgumentError(f"strength = {strength!r}: give 'classical' or 'symmetric', or PyAMG's form "
+                        "(name, {'theta': x}), the strength measures hspgemm computes")
+
+
+def _strength_of(strength, theta):
+    """hsp_strength_measure's value and the threshold of strength and theta (None: the measure's default)."""
+    name, given = _strength_pair(strength)
+    if given is not None and theta is not None:
+        raise ArgumentError(f"strength = {strength!r} and theta = {theta!r}: give theta once")
+    theta = given if given is not None else theta
+    return _MEASURES[name], _THETA_DEFAULT[name] if theta is None else float(theta)
 
 
 def _omega_of(smooth):
@@ -1193,7 +1216,8 @@ def _pyamg_options(A, options):
     if "max_coarse" in opts:
         opts["coarse_size"] = opts.pop("max_coarse")
     if "strength" in opts:
-        opts["theta"] = _one_per_level(opts.pop("strength"), "strength", _theta_of)
+        name, theta = _one_per_level(opts.pop("strength"), "strength", _strength_pair)
+        opts["strength"] = name if theta is None else (name, {"theta": theta})
     if "smooth" in opts:
         opts["omega"] = _one_per_level(opts.pop("smooth"), "smooth", _omega_of)
     aggregate = opts.pop("aggregate", "standard")
@@ -1253,8 +1277,9 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
         PyAMG's coarse solver (default ``"pinv"``).
     **options
         amg_setup's keywords, or PyAMG's own where they mean the same: B (the near-nullspace
-        candidates), max_coarse (coarse_size), max_levels, strength (``"symmetric"`` or
-        ``("symmetric", {"theta": x})``), smooth (``"jacobi"`` or ``("jacobi", {"omega": w})``),
+        candidates), max_coarse (coarse_size), max_levels, strength (``"classical"``,
+        ``"symmetric"`` or ``(name, {"theta": x})``; hspgemm's classical measure is PyAMG's taken
+        both ways), smooth (``"jacobi"`` or ``("jacobi", {"omega": w})``),
         aggregate (``"standard"``), symmetry (``"hermitian"`` or ``"symmetric"``),
         improve_candidates (level 0's, relaxed by PyAMG's own code before the setup: PyAMG's
         default is ``(("block_gauss_seidel", {"sweep": "symmetric", "iterations": 4}), None)``,
@@ -1275,9 +1300,10 @@ def pyamg_solver(A: _Sparse | Hierarchy, *, presmoother: _Smoother = ("block_gau
 
     Notes
     -----
-    The defaults stay amg_setup's (coarse_size 1000 where PyAMG's max_coarse is 10, and no
-    improve_candidates): with those of PyAMG given, level 1 is PyAMG's (P to rounding but for
-    rho's estimate) and at theta 0 so is level 2's size; later levels may differ by a few per
+    The defaults stay amg_setup's (classical strength at 0.25 where PyAMG's is symmetric at 0,
+    coarse_size 1000 where PyAMG's max_coarse is 10, and no improve_candidates): with those of
+    PyAMG given, level 1 is PyAMG's (P to rounding but for rho's estimate) and at theta 0 so is
+    level 2's size; later levels may differ by a few per
     cent (see amg_setup).
     """
     try:
@@ -1603,7 +1629,7 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         rows is smoothed instead): PyAMG's direct solvers ("pinv", "pinv2", "lu", "splu",
         "cholesky") are taken as that.
     **options
-        amg_setup's (theta, omega, max_levels, coarse_size, order, precision, B, block, grow,
+        amg_setup's (strength, theta, omega, max_levels, coarse_size, order, precision, B, block, grow,
         methods) or PyAMG's keywords of pyamg_solver (max_coarse, strength, smooth, aggregate,
         symmetry, improve_candidates, ...).  The defaults stay amg_setup's: coarse_size 1000
         where PyAMG's max_coarse is 10, no improve_candidates.

@@ -150,7 +150,7 @@ def test_iterations_as_pyamg(accel, sweeps):
     pyamg = pytest.importorskip("pyamg")
     A = hspgemm.generate("poisson2d5:64")
     b = np.random.default_rng(6).standard_normal(A.shape[0])
-    h = hspgemm.amg_setup(A, coarse_size=10, device=DEVICE, threads=1)
+    h = hspgemm.amg_setup(A, strength="symmetric", coarse_size=10, device=DEVICE, threads=1)  # PyAMG's default
     pre, post = FORWARD_BACKWARD if sweeps is None else sweeps
     ours = hspgemm.amg_solver(h) if sweeps is None else hspgemm.amg_solver(h, presmoother=pre, postsmoother=post)
     same = hspgemm.pyamg_solver(h, presmoother=pre, postsmoother=post)

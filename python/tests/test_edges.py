@@ -310,7 +310,7 @@ def test_stats_name_the_cpu_device_alike():
 def test_amg_theta_level_sizes_as_pyamg(grid, theta):
     pyamg = pytest.importorskip("pyamg")
     A = pyamg.gallery.poisson(grid, format="csr")
-    ours = hspgemm.amg_setup(A, theta=theta, device=DEVICE)
+    ours = hspgemm.amg_setup(A, strength="symmetric", theta=theta, device=DEVICE)
     theirs = pyamg.smoothed_aggregation_solver(A, strength=("symmetric", {"theta": theta}), max_coarse=1000)
     assert [level.A.shape[0] for level in ours.levels] == [level.A.shape[0] for level in theirs.levels]
 
