@@ -65,6 +65,27 @@ hsp_status hsp_diagonal(hsp_context *ctx, const hsp_csr *A, int64_t *where)
     return bad < 0 ? HSP_OK : hsp_fail_diagonal(bad);
 }
 
+/* The largest |a_ik| of a row's entries lo..hi (none: 0). */
+static double max_abs(const hsp_csr *A, int64_t lo, int64_t hi)
+{
+    const double *dv = A->values;
+    const float *fv = A->values;
+    double m = 0;
+    if (A->precision == HSP_DOUBLE)
+        for (int64_t k = lo; k < hi; k++) m = fmax(m, fabs(dv[k]));
+    else
+        for (int64_t k = lo; k < hi; k++) m = fmax(m, fabs(fv[k]));
+    return m;
+}
+
+/* The largest a_ik^2 of row i, k != i (the entries before and after its diagonal entry at
+ * diag), below 1e-32 taken as 0: classical strength's scale of a single row. */
+static double row_max2(const hsp_csr *A, int32_t i, int64_t diag)
+{
+    double m = fmax(max_abs(A, A->rowptr[i], diag), max_abs(A, diag + 1, A->rowptr[i + 1]));
+    return m * m < 1e-32 ? 0 : m * m;
+}
+
 /* Of each node of chunk c, into norm: symmetric, its diagonal block's Frobenius norm (block 1:
  * |a_ii|); classical, the largest square of an entry off its diagonal block (below 1e-32: 0,
  * as PyAMG drops a block of |entries| below 1e-16). */
@@ -74,9 +95,9 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
     const hsp_csr *A = j->A;
     int32_t block = j->block, last, first = hsp_chunk_rows(c, CHUNK, A->nrows / block, &last);
     (void)tid;
-    for (int32_t i = first; block == 1 && !j->classical && i < last; i++)
-        j->norm[i] = fabs(hsp_csr_value(A, j->diag[i]));
-    for (int32_t i = first; (block > 1 || j->classical) && i < last; i++) {
+    for (int32_t i = first; block == 1 && i < last; i++)
+        j->norm[i] = j->classical ? row_max2(A, i, j->diag[i]) : fabs(hsp_csr_value(A, j->diag[i]));
+    for (int32_t i = first; block > 1 && i < last; i++) {
         double sum = 0, max2 = 0;
         for (int32_t r = i * block; r < (i + 1) * block; r++)
             for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
@@ -88,11 +109,12 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
     }
 }
 
-/* What |A_ij|^2 must reach for j to be strong for i: symmetric, theta^2 |A_ii| |A_jj|;
- * classical, theta^2 times the larger of the two nodes' largest squares. */
-static double strong_bound(const node_job *j, int32_t i, int32_t c)
+/* What |A_ij|^2 must reach for j to be strong for i, of the nodes' norms ni and nj:
+ * symmetric, theta^2 |A_ii| |A_jj|; classical, theta^2 times the larger of the two nodes'
+ * largest squares. */
+static inline double strong_bound(int classical, double theta2, double ni, double nj)
 {
-    return j->classical ? j->theta2 * fmax(j->norm[i], j->norm[c]) : j->theta2 * j->norm[i] * j->norm[c];
+    return classical ? theta2 * fmax(ni, nj) : theta2 * ni * nj;
 }
 
 /* Row i's strong columns (block 1: A's columns ascending, each once): their count, and
@@ -103,11 +125,13 @@ static int64_t strong_row(const node_job *j, int32_t i, int32_t *col)
     const hsp_csr *A = j->A;
     const double *dv = A->values;
     const float *fv = A->values;
+    const double theta2 = j->theta2, ni = j->norm[i];
+    const int classical = j->classical;
     int64_t m = 0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
         int32_t c = A->colidx[k];
         double a = A->precision == HSP_DOUBLE ? dv[k] : fv[k], a2 = a * a;
-        if (c != i && (j->zeros || a2 != 0) && a2 >= strong_bound(j, i, c)) {
+        if (c != i && (j->zeros || a2 != 0) && a2 >= strong_bound(classical, theta2, ni, j->norm[c])) {
             if (col) col[m] = c;
             m++;
         }
@@ -184,7 +208,9 @@ static hsp_status strength_blocks(const node_job *j)
         int64_t at = S->rowptr[i];
         for (int32_t t = 0; t < m; t++) {
             int32_t c = touched[t];
-            if (c != i && (j->zeros || norm2[c] != 0) && norm2[c] >= strong_bound(j, i, c)) S->col[at++] = c;
+            if (c != i && (j->zeros || norm2[c] != 0) &&
+                norm2[c] >= strong_bound(j->classical, j->theta2, j->norm[i], j->norm[c]))
+                S->col[at++] = c;
         }
         S->rowptr[i + 1] = at;
     }
