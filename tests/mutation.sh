@@ -46,7 +46,7 @@ all_mutants() {
     mutant strength-threshold src/amg/aggregate.c 'a2 >= strong_bound(classical, theta2, ni, j->norm[c])' \
         'a2 > strong_bound(classical, theta2, ni, j->norm[c])' 'tests/t_amg'
     # classical strength measured one way (PyAMG's: row i's largest alone), not both ways
-    mutant strength-classical-one-way src/amg/aggregate.c 'theta2 * fmax(ni, nj)' 'theta2 * ni' 'tests/t_amg'
+    mutant strength-classical-one-way src/amg/aggregate.c 'theta2 * larger(ni, nj)' 'theta2 * ni' 'tests/t_amg'
     # on the device, classical strength measured by row i's largest alone
     mutant strength-classical-device kernels/amg.cl 'theta * theta * fmax(rmax[i], rmax[j])' \
         'theta * theta * rmax[i]' 'tests/t_amg@nosvm.dev'

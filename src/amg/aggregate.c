@@ -65,6 +65,12 @@ hsp_status hsp_diagonal(hsp_context *ctx, const hsp_csr *A, int64_t *where)
     return bad < 0 ? HSP_OK : hsp_fail_diagonal(bad);
 }
 
+/* The larger of x and y (inlined, where fmax is a call into libm). */
+static inline double larger(double x, double y)
+{
+    return x > y ? x : y;
+}
+
 /* The largest |a_ik| of a row's entries lo..hi (none: 0). */
 static double max_abs(const hsp_csr *A, int64_t lo, int64_t hi)
 {
@@ -72,9 +78,9 @@ static double max_abs(const hsp_csr *A, int64_t lo, int64_t hi)
     const float *fv = A->values;
     double m = 0;
     if (A->precision == HSP_DOUBLE)
-        for (int64_t k = lo; k < hi; k++) m = fmax(m, fabs(dv[k]));
+        for (int64_t k = lo; k < hi; k++) m = larger(m, fabs(dv[k]));
     else
-        for (int64_t k = lo; k < hi; k++) m = fmax(m, fabs(fv[k]));
+        for (int64_t k = lo; k < hi; k++) m = larger(m, fabs(fv[k]));
     return m;
 }
 
@@ -82,7 +88,7 @@ static double max_abs(const hsp_csr *A, int64_t lo, int64_t hi)
  * diag), below 1e-32 taken as 0: classical strength's scale of a single row. */
 static double row_max2(const hsp_csr *A, int32_t i, int64_t diag)
 {
-    double m = fmax(max_abs(A, A->rowptr[i], diag), max_abs(A, diag + 1, A->rowptr[i + 1]));
+    double m = larger(max_abs(A, A->rowptr[i], diag), max_abs(A, diag + 1, A->rowptr[i + 1]));
     return m * m < 1e-32 ? 0 : m * m;
 }
 
@@ -103,7 +109,7 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
             for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
                 double a = hsp_csr_value(A, k);
                 if (A->colidx[k] / block == i) sum += a * a;
-                else max2 = fmax(max2, a * a);
+                else max2 = larger(max2, a * a);
             }
         j->norm[i] = !j->classical ? sqrt(sum) : max2 < 1e-32 ? 0 : max2;
     }
@@ -114,7 +120,7 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
  * largest squares. */
 static inline double strong_bound(int classical, double theta2, double ni, double nj)
 {
-    return classical ? theta2 * fmax(ni, nj) : theta2 * ni * nj;
+    return classical ? theta2 * larger(ni, nj) : theta2 * ni * nj;
 }
 
 /* Row i's strong columns (block 1: A's columns ascending, each once): their count, and
@@ -181,7 +187,7 @@ static int32_t node_row(const hsp_csr *A, int32_t block, int classical, int32_t 
                 for (; at > 0 && touched[at - 1] > j; at--) touched[at] = touched[at - 1]; /* few, nearly sorted */
                 touched[at] = j, mark[j] = i, norm2[j] = 0;
             }
-            norm2[j] = classical ? fmax(norm2[j], a * a) : norm2[j] + a * a;
+            norm2[j] = classical ? larger(norm2[j], a * a) : norm2[j] + a * a;
         }
     for (int32_t t = 0; classical && t < m; t++)
         if (norm2[touched[t]] < 1e-32) norm2[touched[t]] = 0;
