@@ -9,8 +9,8 @@ import statistics
 import sys
 import time
 
-USAGE = """usage: peer_pyamg.py [--strength=classical|symmetric] [--theta=X] [--omega=X] [--levels=N] [--coarse=N] [--repeat=R]
-                     [--block=K] [--nullspace=B.mtx] A.mtx
+USAGE = """usage: peer_pyamg.py [--strength=classical|symmetric] [--theta=X] [--omega=X] [--levels=N]
+                     [--coarse=N] [--repeat=R] [--block=K] [--nullspace=B.mtx] A.mtx
        peer_pyamg.py --solve [--variant=default|ours] [--tol=X] [--maxiter=N] [--repeat=R]
                      [--threads=N] [--block=K] [--nullspace=B.mtx] [--strength --theta --omega --levels --coarse]
                      [--sweep=forward-backward|symmetric] A.mtx
@@ -38,9 +38,9 @@ Matrix Market array file of A's rows (both modes).  PyAMG runs on one thread: --
 taken and reported as 1.
 --version prints {"peer":"pyamg","version":...} when pyamg imports."""
 
-DEFAULTS = {"strength": "classical", "theta": 0.25, "omega": 4.0 / 3.0, "levels": 10, "coarse": 1000, "repeat": 3, "solve": False,
-            "variant": "default", "tol": 1e-8, "maxiter": 200, "threads": 1, "block": 1, "nullspace": None,
-            "sweep": "forward-backward"}
+DEFAULTS = {"strength": "classical", "theta": 0.25, "omega": 4.0 / 3.0, "levels": 10, "coarse": 1000, "repeat": 3,
+            "solve": False, "variant": "default", "tol": 1e-8, "maxiter": 200, "threads": 1, "block": 1,
+            "nullspace": None, "sweep": "forward-backward"}
 # the presmoother's and postsmoother's Gauss-Seidel sweeps of --sweep
 SWEEPS = {"forward-backward": ("forward", "backward"), "symmetric": ("symmetric", "symmetric")}
 NUMBERS = {"theta": float, "omega": float, "tol": float, "levels": int, "coarse": int, "repeat": int,

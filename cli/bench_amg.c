@@ -190,8 +190,7 @@ int cli_bench_amg(cli_args *a, const char *const *given, const cli_peers *p, con
     cli_status_line("%s", "");
     hsp_context_free(ctx);
     printf("%s, amg-setup against PyAMG's smoothed_aggregation_solver: %s strength, theta %g, omega %g, levels %d, "
-           "coarse %d, "
-           "double, device %s, %d threads (PyAMG: one); %d setups of each after a warm-up\n",
+           "coarse %d, double, device %s, %d threads (PyAMG: one); %d setups of each after a warm-up\n",
            cli_version(), cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega, a->amg.max_levels,
            a->amg.coarse_size,
            n ? rows[0].device : "-", a->lib.threads, a->repeat);

@@ -298,11 +298,11 @@ int cli_bench_solve(cli_args *a, const char *const *given, const cli_peers *p, c
     const char *device = n && ran->device[0] ? ran->device : "-";
     printf("%s, time to solution: set-up + CG preconditioned by %c(%d,%d) cycles, smoother %s, to |b - Ax| / |b| <= %g "
            "(maxiter %d), b = ones, x0 = 0; set-up %s strength, theta %g, omega %g, coarse %d, levels %d; double, "
-           "device %s%s, %d "
-           "threads (the peers: one); %d runs of each after a warm-up\n",
+           "device %s%s, %d threads (the peers: one); %d runs of each after a warm-up\n",
            cli_version(), o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
            cli_smoother_text(n && ran->device[0] ? ran->smoother : o->smoother, o->sweep),
-           o->tol, o->maxiter, cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega, a->amg.coarse_size, a->amg.max_levels,
+           o->tol, o->maxiter, cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega, a->amg.coarse_size,
+           a->amg.max_levels,
            device, a->resident ? " (resident)" : "", a->lib.threads, a->repeat);
     print_rows(rows, n);
     printf("medians of the runs; spread: (q3 - q1) / median of the totals; x: the program's total / hspgemm's; relres: "

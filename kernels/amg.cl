@@ -168,7 +168,8 @@ __kernel void hsp_sa_strong(long n, __global const long *arp, __global const int
     for (long k = arp[i]; k < arp[i + 1]; k++) {
         int j = acol[k];
         VT a = aval[k];
-        VT bound = classical ? theta * theta * fmax(rmax[i], rmax[j]) : theta * theta * fabs(aii) * fabs(aval[where[j]]);
+        VT bound = classical ? theta * theta * fmax(rmax[i], rmax[j])
+                             : theta * theta * fabs(aii) * fabs(aval[where[j]]);
         strong[k] = j != i && (zeros || a != 0) && a * a >= bound;
     }
 }

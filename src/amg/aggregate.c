@@ -71,6 +71,13 @@ static inline double larger(double x, double y)
     return x > y ? x : y;
 }
 
+/* A largest square of classical strength, 0 below 1e-32 (PyAMG drops a block of |entries|
+ * below 1e-16). */
+static inline double dropped_below_tiny(double max2)
+{
+    return max2 < 1e-32 ? 0 : max2;
+}
+
 /* The largest |a_ik| of a row's entries lo..hi (none: 0). */
 static double max_abs(const hsp_csr *A, int64_t lo, int64_t hi)
 {
@@ -85,16 +92,16 @@ static double max_abs(const hsp_csr *A, int64_t lo, int64_t hi)
 }
 
 /* The largest a_ik^2 of row i, k != i (the entries before and after its diagonal entry at
- * diag), below 1e-32 taken as 0: classical strength's scale of a single row. */
+ * diag), dropped below tiny: classical strength's scale of a single row. */
 static double row_max2(const hsp_csr *A, int32_t i, int64_t diag)
 {
     double m = larger(max_abs(A, A->rowptr[i], diag), max_abs(A, diag + 1, A->rowptr[i + 1]));
-    return m * m < 1e-32 ? 0 : m * m;
+    return dropped_below_tiny(m * m);
 }
 
 /* Of each node of chunk c, into norm: symmetric, its diagonal block's Frobenius norm (block 1:
- * |a_ii|); classical, the largest square of an entry off its diagonal block (below 1e-32: 0,
- * as PyAMG drops a block of |entries| below 1e-16). */
+ * |a_ii|); classical, the largest square of an entry off its diagonal block, dropped below
+ * tiny. */
 static void diagonal_norms(void *arg, int tid, int64_t c)
 {
     const node_job *j = arg;
@@ -111,7 +118,7 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
                 if (A->colidx[k] / block == i) sum += a * a;
                 else max2 = larger(max2, a * a);
             }
-        j->norm[i] = !j->classical ? sqrt(sum) : max2 < 1e-32 ? 0 : max2;
+        j->norm[i] = j->classical ? dropped_below_tiny(max2) : sqrt(sum);
     }
 }
 
@@ -172,8 +179,8 @@ static hsp_status strength_rows(hsp_context *ctx, node_job *j)
 
 /* The blocks of node i's rows: their node columns in touched[0 .. return)
  * (ascending), the squares of their entries summed in norm2[] (classical:
- * the largest square, below 1e-32 taken as 0, as PyAMG drops a block of
- * |entries| below 1e-16), the nodes seen marked with i in mark[]. */
+ * the largest square, dropped below tiny), the nodes seen marked with i in
+ * mark[]. */
 static int32_t node_row(const hsp_csr *A, int32_t block, int classical, int32_t i, int32_t *mark, double *norm2,
                         int32_t *touched)
 {
@@ -189,8 +196,7 @@ static int32_t node_row(const hsp_csr *A, int32_t block, int classical, int32_t 
             }
             norm2[j] = classical ? larger(norm2[j], a * a) : norm2[j] + a * a;
         }
-    for (int32_t t = 0; classical && t < m; t++)
-        if (norm2[touched[t]] < 1e-32) norm2[touched[t]] = 0;
+    for (int32_t t = 0; classical && t < m; t++) norm2[touched[t]] = dropped_below_tiny(norm2[touched[t]]);
     return m;
 }
 

@@ -18,7 +18,8 @@
 void hsp_amg_options_init(hsp_amg_options *o)
 {
     if (!o) return;
-    o->strength = HSP_STRENGTH_CLASSICAL, o->theta = 0.25, o->omega = 4.0 / 3.0, o->max_levels = 10, o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
+    o->strength = HSP_STRENGTH_CLASSICAL, o->theta = 0.25, o->omega = 4.0 / 3.0, o->max_levels = 10;
+    o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
     o->B = NULL, o->nullspace = 1, o->block = 1;
 }
 

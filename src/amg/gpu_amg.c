@@ -23,8 +23,9 @@
 enum { MIS_CHUNK = 1 << 21, MIS_ORDER_ROUNDS = 4096, MIS_CHECK = 8, MIS_ITERS = 8, MIS_REACH = 256 };
 
 /* The temporaries of one aggregation (W_PART: the diagonal's partial
- * bounds, then, for classical strength, each row's largest square; W_SETTLED, W_CHANGED: a flag and the
- * last launch with a decision per work-group of hsp_mis_rounds;
+ * bounds, then, for classical strength, each row's largest square;
+ * W_SETTLED, W_CHANGED: a flag and the last launch with a decision per
+ * work-group of hsp_mis_rounds;
  * W_UNDECIDED: a flag, and the reach of a strong connection in rows;
  * W_ROOT: 1 for each root, then for each node in an aggregate; W_AGG: the
  * aggregate of each node, or -1). */
@@ -238,8 +239,9 @@ static hsp_status tentative(gpu *g, const hsp_csr *A, int32_t naggs, const gpu_h
     return s == HSP_OK ? gpu_launch_items(g, dbl, GK_SA_TENTATIVE, rows, 8, n) : s;
 }
 
-/* Strength (zeros: A's stored zeros count, of symmetric strength), roots, aggregates and T (*tnnz
- * entries; prev: the T of the level before, or NULL), with w allocated: as
+/* Strength (zeros: A's stored zeros count, of symmetric strength), roots,
+ * aggregates and T (*tnnz entries; prev: the T of the level before, or
+ * NULL), with w allocated: as
  * the host's, nodes of no strong connection in no aggregate, and where no
  * node has one, one empty aggregate. */
 static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, const hsp_amg_options *o, int zeros,
