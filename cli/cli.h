@@ -25,6 +25,7 @@ typedef struct {
     const char *peers;    /* bench: --peers=LIST */
     hsp_amg_options amg;  /* rap, amg-setup: --order, --strength, --theta, --omega, --levels, --coarse */
     int theta_given;      /* --theta was given (else --strength=symmetric's is 0, PyAMG's) */
+    int float_levels_given; /* --float-levels was given (else a solve's is cli_solve_float_levels') */
     const char *write_levels; /* amg-setup: --write-levels DIR */
     int resetup;          /* amg-setup: --resetup */
     hsp_amg_solve_options solve; /* amg-solve: --tol, --maxiter, --cycle, --smoother, ... */
@@ -361,5 +362,8 @@ int cmd_options(int argc, char **argv);
 const char *cli_order_name(hsp_rap_order order);
 /* "classical" or "symmetric", as --strength takes them. */
 const char *cli_strength_name(hsp_strength_measure strength);
+/* The set-up's float_levels for a solve (amg-solve, bench --suite=solve): --float-levels's, else
+ * 1 but with --resident (a GPU's hierarchy stays in A's precision: hsp_amg_options). */
+int cli_solve_float_levels(const cli_args *a);
 
 #endif

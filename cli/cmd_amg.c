@@ -34,6 +34,11 @@ static const char usage_amg[] =
     "                        2 rows a node.  Not with --resident on a GPU (unsupported there)\n"
     "  --block=K             K rows a node (PyAMG's BSR block size; must divide A's rows;\n"
     "                        default 1, 2 for elasticity2d's rigid-body modes)\n"
+    "  --float-levels=yes|no yes: where A is double, make the levels from a float copy of its\n"
+    "                        values: P, R and the coarse levels float, the products and\n"
+    "                        amg-solve's cycles read half the bytes of values (A itself and\n"
+    "                        the solve's residuals stay double; not with --resident on a\n"
+    "                        GPU); default no\n"
     "  --resetup             then rebuild with the same patterns and new values (A's, each\n"
     "                        times 1.01), computing values only, and print both times\n"
     "  --write-levels=DIR    write A0.mtx, P0.mtx, A1.mtx, ... into DIR (made, with its\n"
@@ -45,7 +50,7 @@ static const char usage_amg[] =
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --precision=float|double, --seed=N, --quiet   as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,"
+static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,"
                               "resetup,write-levels,device,threads,precision,"
                               "methods,profile,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";
 

@@ -38,11 +38,14 @@ static const char usage_solve[] =
     "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
     "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
     "  --stats=json          one JSON line on stdout instead of the text\n"
+    "  --float-levels=yes|no the levels made from a float copy of a double A (amg-setup): the\n"
+    "                        cycles read half the bytes of values, CG and the residuals stay\n"
+    "                        double on A (default yes, but no with --resident)\n"
     "  --strength, --theta, --omega, --levels, --coarse, --order, --nullspace, --block\n"
     "                        the set-up's, as for amg-setup (elasticity2d: its rigid-body modes)\n"
     "  --precision=float|double, --seed=N, --quiet     as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,"
+static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,"
                               "device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
                               "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,resident";
@@ -81,11 +84,18 @@ static int32_t level_rows(const hsp_amg *amg, int l)
     return rows;
 }
 
+/* Are the levels float below A, a double A (--float-levels)? */
+static int floats(const cli_args *a, const hsp_csr *A)
+{
+    return a->amg.float_levels && A->precision == HSP_DOUBLE;
+}
+
 /* The solve's figures as text. */
-static void print_text(const cli_args *a, const hsp_amg *amg, const hsp_amg_solve_info *info, int len)
+static void print_text(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, const hsp_amg_solve_info *info,
+                       int len)
 {
     const hsp_amg_solve_options *o = &a->solve;
-    printf("smoothed aggregation: %d levels, rows", amg->nlevels);
+    printf("smoothed aggregation: %d levels%s, rows", amg->nlevels, floats(a, A) ? " (float but A)" : "");
     for (int l = 0; l < amg->nlevels; l++) printf(" %d", level_rows(amg, l));
     printf("; set-up %.2f ms\n", amg->ms_total);
     printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
@@ -110,7 +120,8 @@ static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
     printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,"
            "\"on_device\":%s,", o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
            cli_smoother_text(info->smoother, o->sweep), o->pre, o->post, o->tol, info->on_device ? "true" : "false");
-    printf("\"nullspace\":"), cli_json_string(stdout, note), printf(",");
+    printf("\"float_levels\":%s,\"nullspace\":", floats(a, A) ? "true" : "false");
+    cli_json_string(stdout, note), printf(",");
     printf("\"setup_ms\":%.3f,\"solve_ms\":%.3f,\"total_ms\":%.3f,\"iterations\":%d,\"converged\":%s,"
            "\"residual\":%.6e,\"history\":[", amg->ms_total, info->ms_solve, amg->ms_total + info->ms_solve,
            info->iterations, info->converged ? "true" : "false", info->residual);
@@ -132,7 +143,7 @@ static int solve(const cli_args *a, hsp_context *ctx, const hsp_csr *A, hsp_amg 
     hsp_status s = rc ? HSP_OK : hsp_amg_solve(ctx, amg, b, x, &a->solve, &info);
     if (!rc && s != HSP_OK) rc = cli_error("amg-solve", s);
     if (!rc && a->stats == 2) print_json(a, A, amg, &info, info.history_len, note);
-    else if (!rc) printf("%s\n", note), print_text(a, amg, &info, info.history_len);
+    else if (!rc) printf("%s\n", note), print_text(a, A, amg, &info, info.history_len);
     hsp_dense X = {A->nrows, 1, A->nrows, HSP_COL_MAJOR, A->precision, x};
     if (!rc && a->output && (s = hsp_mm_write_dense(a->output, &X)) != HSP_OK) rc = cli_error(a->output, s);
     free(b), free(x), free(info.history);
@@ -145,6 +156,7 @@ int cmd_amg_solve(int argc, char **argv)
     int rc = cli_parse(argc, argv, allowed, usage_solve, &a);
     if (rc) return rc == 1 ? 0 : rc;
     if (a.noperands != 1) return cli_usage_error(a.name, "takes one matrix, %d given", a.noperands);
+    a.amg.float_levels = cli_solve_float_levels(&a);
     hsp_csr *A = NULL;
     hsp_context *ctx = NULL;
     hsp_amg *amg = NULL;

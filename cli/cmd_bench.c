@@ -20,6 +20,7 @@ static const char usage_bench[] =
     "                     [--cols=L] [--layout=row|col|both] [--blocks=N] [--gen=SPEC ...]\n"
     "                     [--tol=X] [--maxiter=N] [--smoother=S] [--cycle=C] [--pre=N] [--post=N]\n"
     "                     [--jacobi-omega=X] [--degree=N] [--sweep=S] [--nullspace=B.mtx|none] [--block=K]\n"
+    "                     [--float-levels=yes|no]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
@@ -89,7 +90,7 @@ static const char usage_bench[] =
     "           cycle, b = ones, x0 = 0, to --tol (default 1e-8) or --maxiter (default 200,\n"
     "           the solve peers' default: aniso2d:1024 takes 122 iterations);\n"
     "           --smoother, --sweep, --cycle, --pre, --post, --jacobi-omega, --degree as for\n"
-    "           amg-solve,\n"
+    "           amg-solve, --float-levels as for amg-solve (default yes, but no with --resident),\n"
     "           these and --tol, --maxiter refused with the other suites; with --resident the set-up\n"
     "           and solve on the device, A placed before the timing) on poisson2d5:1024,\n"
     "           poisson2d9:1024, poisson3d7:101, poisson3d27:101, aniso2d:1024 and\n"
@@ -443,7 +444,7 @@ static int check_rows(const cli_args *a)
     return 0;
 }
 
-/* Refuse the solve's options (--tol, --smoother, ...) but with --suite=solve, and
+/* Refuse the solve's options (--tol, --smoother, --float-levels, ...) but with --suite=solve, and
  * --nullspace and --block but with it or --suite=amg: 2 after saying so, else 0. */
 static int amg_options_used(const cli_args *a, int amg, int solve)
 {
@@ -453,6 +454,8 @@ static int amg_options_used(const cli_args *a, int amg, int solve)
     if (!solve && memcmp(&defaults, &a->solve, sizeof defaults))
         return cli_usage_error(a->name, "--tol, --maxiter, --smoother, --sweep, --cycle, --pre, --post, "
                                "--jacobi-omega and --degree are options of --suite=solve");
+    if (!solve && a->float_levels_given)
+        return cli_usage_error(a->name, "--float-levels is an option of --suite=solve");
     if (!solve && !amg && (a->nullspace || a->block))
         return cli_usage_error(a->name, "--nullspace and --block are options of --suite=solve and --suite=amg");
     return 0;
@@ -482,7 +485,8 @@ int cmd_bench(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,strength,theta,"
                        "omega,coarse,levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,"
-                       "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,nullspace,block",
+                       "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,nullspace,block,"
+                       "float-levels",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);

@@ -58,6 +58,11 @@ const char *cli_order_name(hsp_rap_order order)
     return order == HSP_RAP_RA_P ? "ra-p" : "r-ap";
 }
 
+int cli_solve_float_levels(const cli_args *a)
+{
+    return a->float_levels_given ? a->amg.float_levels : !a->resident;
+}
+
 const char *cli_strength_name(hsp_strength_measure strength)
 {
     return strength == HSP_STRENGTH_SYMMETRIC ? "symmetric" : "classical";
@@ -119,6 +124,10 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
     int64_t n;
     if (!strcmp(name, "write-levels")) a->write_levels = v;
     else if (!strcmp(name, "resetup")) a->resetup = 1;
+    else if (!strcmp(name, "float-levels")) {
+        if (strcmp(v, "yes") && strcmp(v, "no")) return "--float-levels takes yes or no";
+        a->amg.float_levels = !strcmp(v, "yes"), a->float_levels_given = 1;
+    }
     else if (!strcmp(name, "order")) {
         if (strcmp(v, "r-ap") && strcmp(v, "ra-p")) return "--order takes r-ap (R*(A*P)) or ra-p ((R*A)*P)";
         a->amg.order = strcmp(v, "ra-p") ? HSP_RAP_R_AP : HSP_RAP_RA_P;

@@ -556,6 +556,14 @@ typedef struct {
     const double *B;
     int32_t nullspace;   /* the columns of B (1 to HSP_AMG_MAX_NULLSPACE); default 1 */
     int32_t block;       /* rows per node of level 0 (A's BSR block size in PyAMG); default 1 */
+    int float_levels;    /* 1, where A is double: the levels are made from a float copy of A's
+                            values (over A's own pattern), so that P, R and every coarse A are
+                            float and the set-up's products and the cycles read half the bytes
+                            of values; level 0's A stays the caller's, and hsp_amg_solve's outer
+                            iteration (CG, or the cycles as corrections to b - A x) and its
+                            residuals run on it in double, so the tolerance means what it does
+                            without.  Not for a resident hierarchy on a device with memory of its
+                            own (HSP_ERR_UNSUPPORTED).  Default 0 (doc/amg.md: "Float levels") */
 } hsp_amg_options;
 
 /* Fill o with the defaults above (o NULL: nothing). */

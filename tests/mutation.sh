@@ -53,6 +53,15 @@ all_mutants() {
     # the diagonal's error names the first row of the chunk where a row lacks one
     mutant diagonal-bad-row src/amg/aggregate.c 'j->bad[c] = i;' 'j->bad[c] = first;' 'tests/t_amg tests/t_amg_solve'
     mutant amg-omega-half src/amg/amg.c 'P, omega / rho, find};' 'P, omega / rho / 2, find};' 'tests/t_amg'
+    # float levels: the stationary cycles run from x on the float copy (its solution, not A's)
+    mutant float-levels-stationary src/amg/solve.c 'int corrections = s->sd->op.M != s->sd->level[0].A.M;' \
+        'int corrections = 0;' 'tests/t_amg_solve'
+    # float levels: a re-setup keeps the old float copy of A
+    mutant float-levels-stale src/amg/amg.c 'if (e == HSP_OK) e = float_source(ctx, A, amg->state, &amg->level[0].A);' \
+        'if (e == HSP_OK) amg->level[0].A = amg->state->fine_values ? &amg->state->fine_float : A;' 'tests/t_amg_solve'
+    # float levels: CG's products on the float copy, not the caller's A
+    mutant float-levels-outer src/amg/solve.c 'hsp_solve_spmv(s->sd, &s->sd->op, s->v[P]' \
+        'hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[P]' 'tests/t_amg_solve'
     # a resident hierarchy's coarse levels fit the caller's candidates, not the R of the level before
     mutant resident-coarse-candidates src/amg/amg_resident.c 'device_level(ctx, amg, l, l ? B : o->B, &next)' \
         'device_level(ctx, amg, l, o->B, &next)' 'tests/t_amg@nosvm.dev'

@@ -5,7 +5,8 @@
  * Gauss-Seidel, l1-Jacobi, a dense coarse solve); hsp_amg_apply is
  * symmetric, positive and one stationary cycle; the history, an initial
  * guess, maxiter reached, a one-level hierarchy solved exactly, a re-setup
- * (its coarse factor made anew), a coarsest level too large to factor; a level
+ * (its coarse factor made anew), a coarsest level too large to factor; float
+ * levels (the outer iteration on the caller's double A, a re-setup's copy anew); a level
  * not on the host, bad options, a non-finite b, an indefinite
  * A under CG and a singular coarsest level refused, x untouched. */
 #include <math.h>
@@ -537,6 +538,98 @@ static void test_resetup(void)
     hsp_amg_free(amg), hsp_csr_free(A), hsp_csr_free(B);
 }
 
+/* The hierarchy of A with float_levels f (coarse_size rows at the coarsest; PyAMG's strength). */
+static hsp_amg *setup_levels(const hsp_csr *A, int32_t coarse_size, int f)
+{
+    hsp_amg_options o;
+    hsp_amg *amg = NULL;
+    hsp_amg_options_init(&o);
+    o.coarse_size = coarse_size, o.strength = HSP_STRENGTH_SYMMETRIC, o.theta = 0, o.float_levels = f;
+    if (hsp_amg_setup(ctx, A, &o, &amg) != HSP_OK) tap_diag("setup: %s", hsp_errmsg());
+    return amg;
+}
+
+/* The largest |difference| of two matrices' values of one pattern, over the largest |value| of y. */
+static double values_apart(const hsp_csr *x, const hsp_csr *y)
+{
+    double most = 0, diff = x->nnz == y->nnz ? 0 : INFINITY;
+    for (int64_t k = 0; k < x->nnz && k < y->nnz; k++) {
+        double d = fabs(hsp_csr_value(x, k) - hsp_csr_value(y, k));
+        diff = d > diff ? d : diff, most = fabs(hsp_csr_value(y, k)) > most ? fabs(hsp_csr_value(y, k)) : most;
+    }
+    return most > 0 ? diff / most : diff;
+}
+
+/* float_levels on a double A (named spec; freed): level 0's A the caller's, P, R and the coarse levels float;
+ * CG, W-cycles and the stationary cycles solve to tol by the residual here (the stationary
+ * ones to 1e-11, past the float copy's own solution: they correct from b - A x in double) in
+ * the double levels' iterations, one more or less. */
+static void test_float_levels(const char *spec, hsp_csr *A)
+{
+    hsp_amg *f = setup_levels(A, 100, 1), *d = setup_levels(A, 100, 0);
+    int ok = f && d && f->nlevels == d->nlevels && f->nlevels >= 3 && f->level[0].A == A;
+    for (int l = 0; ok && l < f->nlevels; l++)
+        ok = (l == 0 || f->level[l].A->precision == HSP_FLOAT) &&
+             (l + 1 == f->nlevels || (f->level[l].P->precision == HSP_FLOAT && f->level[l].R->precision == HSP_FLOAT));
+    if (!tap_ok(ok, "float levels, %s: %d levels as the double ones' %d, level 0's A the caller's, the rest float",
+                spec, f ? f->nlevels : 0, d ? d->nlevels : 0))
+        goto done;
+    for (int way = 0; way < 4; way++) {
+        hsp_amg_solve_options o = options_of(way == 1 ? HSP_SMOOTHER_CHEBYSHEV : way == 2 ? HSP_SMOOTHER_JACOBI
+                                                      : way == 3 ? HSP_SMOOTHER_L1_JACOBI : GS_FORWARD_BACKWARD);
+        char what[160];
+        o.cycle = way == 2 ? HSP_CYCLE_W : HSP_CYCLE_V, o.maxiter = 200;
+        o.accel = way == 3 ? HSP_ACCEL_NONE : HSP_ACCEL_CG, o.tol = way == 3 ? 1e-11 : 1e-8;
+        snprintf(what, sizeof what, "float levels, %s, %s %s %c, tol %g: the double levels' solve", spec,
+                 smoother_name[way == 0 ? GS_FORWARD_BACKWARD : o.smoother], way == 3 ? "none" : "cg",
+                 way == 2 ? 'W' : 'V', o.tol);
+        int with_double = check_solve(what, d, &o, 200);
+        snprintf(what, sizeof what, "float levels, %s, %s %s %c, tol %g", spec,
+                 smoother_name[way == 0 ? GS_FORWARD_BACKWARD : o.smoother], way == 3 ? "none" : "cg",
+                 way == 2 ? 'W' : 'V', o.tol);
+        check_solve(what, f, &o, with_double + 1);
+    }
+done:
+    hsp_amg_free(f), hsp_amg_free(d), hsp_csr_free(A);
+}
+
+/* A re-setup of float levels makes the float copy anew: level 1's values those of the double
+ * levels' re-setup (to float's rounding), level 0's A the new one; a float A makes no copy
+ * (the levels as without the option); float_levels out of range refused. */
+static void test_float_resetup(void)
+{
+    hsp_csr *A = NULL, *B = NULL, *F = NULL;
+    hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &A);
+    hsp_csr_convert(A, HSP_DOUBLE, &B);
+    for (int32_t i = 0; i < B->nrows; i++)
+        for (int64_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++)
+            ((double *)B->values)[k] *= B->colidx[k] == i ? 1.5 + 0.5 * sin(i) : 1;
+    hsp_amg *f = setup_levels(A, 100, 1), *d = setup_levels(A, 100, 0);
+    hsp_status s = f && d ? hsp_amg_resetup(ctx, f, B) : HSP_ERR_ARG;
+    if (s == HSP_OK) s = hsp_amg_resetup(ctx, d, B);
+    double apart = s == HSP_OK ? values_apart(f->level[1].A, d->level[1].A) : INFINITY;
+    tap_ok(s == HSP_OK && f->level[0].A == B && apart <= 1e-5, "float levels re-set up for a new A: level 1 "
+           "%.2g from the double levels' (at most 1e-5), level 0's A the new one %s", apart, s ? hsp_errmsg() : "");
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    if (s == HSP_OK) check_solve("float levels after the re-setup (the new A's residual)", f, &o, 20);
+    hsp_amg_free(f), hsp_amg_free(d);
+    hsp_csr_convert(A, HSP_FLOAT, &F);
+    f = setup_levels(F, 100, 1), d = setup_levels(F, 100, 0);
+    tap_ok(f && d && !f->state->fine_values && f->nlevels == d->nlevels && f->level[0].A == F &&
+               values_apart(f->level[1].A, d->level[1].A) == 0,
+           "float levels of a float A: no copy, the levels as without the option");
+    hsp_amg_free(f), hsp_amg_free(d);
+    hsp_amg_options ao;
+    hsp_amg_options_init(&ao);
+    ao.float_levels = 2;
+    hsp_amg *none = NULL;
+    s = hsp_amg_setup(ctx, A, &ao, &none);
+    tap_ok(s == HSP_ERR_ARG && !none && strstr(hsp_errmsg(), "float_levels = 2"), "float_levels = 2 refused: %s",
+           hsp_errmsg());
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(F);
+}
+
 /* A random SPD matrix (an M-matrix) in both precisions. */
 static void test_random(void)
 {
@@ -775,6 +868,14 @@ static void test_device(const char *spec, hsp_precision p)
     free(x);
     device_apply(dev_amg, host_amg, A);
     device_resetup(dev_amg, A, &MB);
+    hsp_amg_options fo = ao;
+    hsp_amg *none = NULL;
+    fo.float_levels = 1;
+    s = hsp_amg_setup_resident(ctx, M, &fo, &none);
+    if (p == HSP_DOUBLE)
+        tap_ok(s == HSP_ERR_UNSUPPORTED && !none && strstr(hsp_errmsg(), "float_levels"),
+               "device solve, %s: float levels refused where the device holds the hierarchy: %s", spec, hsp_errmsg());
+    hsp_amg_free(none);
 done:
     hsp_amg_free(dev_amg), hsp_amg_free(host_amg), hsp_resident_free(M), hsp_resident_free(MB), hsp_csr_free(A);
 }
@@ -827,6 +928,11 @@ int main(void)
     test_resetup();
     test_large_coarse();
     test_random();
+    hsp_csr *P = NULL;
+    hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &P);
+    test_float_levels("poisson2d5:64", P);
+    test_float_levels("random SPD 20000 rows", random_spd(20000, HSP_DOUBLE, 5)); /* values no float holds */
+    test_float_resetup();
     test_errors();
     if (ctx_device_holds()) {
         test_device("poisson2d5:64", HSP_DOUBLE);

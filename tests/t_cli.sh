@@ -389,12 +389,22 @@ for key in setup_ms solve_ms total_ms iterations history residual; do
     ok "$(has "\"$key\":" "$tmp/out")" "amg-solve --stats=json has $key"
 done
 ok "$(has '"converged":true' "$tmp/out")" "amg-solve W(2,2) Chebyshev stationary in float converges"
+ok "$(has '"float_levels":false' "$tmp/out")" "amg-solve of a float A: no float levels (nothing to copy)"
+run "$hsp" amg-solve --gen=poisson3d7:12 --stats=json
+ok "$(has '"float_levels":true' "$tmp/out")" "amg-solve of a double A: float levels by default"
+run "$hsp" amg-solve --gen=poisson3d7:12 --float-levels=no
+ok "$(has "^smoothed aggregation: [0-9]* levels, rows" "$tmp/out")" "amg-solve --float-levels=no: levels of A's precision"
+run "$hsp" amg-solve --gen=poisson3d7:12
+ok "$(has "^smoothed aggregation: [0-9]* levels (float but A), rows" "$tmp/out")" "amg-solve says its levels are float"
+run "$hsp" bench --suite=quick --float-levels=yes
+[ $rc -eq 2 ] && grep -q "option of --suite=solve" "$tmp/err"; ok $? "bench --float-levels: the solve suites' alone"
 run "$hsp" amg-solve --gen=poisson3d7:12 --rhs="$tmp/x.mtx" --maxiter=2 --tol=1e-14
 [ $rc -eq 0 ] && grep -q "NOT converged after 2 iterations" "$tmp/out"
 ok $? "amg-solve --rhs reads b (x of before); maxiter reached is no error"
 run "$hsp" amg-solve --gen=poisson2d5:10 --rhs="$tmp/x.mtx"
 [ $rc -eq 1 ] && grep -q "give 100 x 1" "$tmp/err"; ok $? "amg-solve refuses a b of another length: $(cat "$tmp/err")"
-for bad in --smoother=sor --cycle=F --accel=gmres --tol=-1 --maxiter=-2 --pre=101 --jacobi-omega=2 --degree=0; do
+for bad in --smoother=sor --cycle=F --accel=gmres --tol=-1 --maxiter=-2 --pre=101 --jacobi-omega=2 --degree=0 \
+    --float-levels=maybe; do
     run "$hsp" amg-solve --gen=poisson2d5:10 "$bad"
     [ $rc -eq 2 ]; ok $? "amg-solve $bad exits 2: $(head -1 "$tmp/err")"
 done

@@ -781,7 +781,8 @@ class Context:
     def amg_setup(self, A: _Sparse, *, strength: _Strength = "classical", theta: float | None = None,
                   omega: float = 4.0 / 3.0, max_levels: int = 10,
                   coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
-                  resident: bool = False, B: ArrayLike | None = None, block: int = 1) -> Hierarchy:
+                  resident: bool = False, B: ArrayLike | None = None, block: int = 1,
+                  float_levels: bool = False) -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A, its products on this context.
 
         Parameters
@@ -820,6 +821,12 @@ class Context:
         block : int, default 1
             The rows of a node of level 0 (A's block size, as PyAMG aggregates a BSR matrix's
             blocks), dividing n.
+        float_levels : bool, default False
+            Where A is float64: the levels made from a float32 copy of A's values, so that P, R
+            and the coarse levels are float32 and the products and a solver's cycles read half
+            the bytes of values; level 0's A stays A, and Solver.solve's CG and residuals run on
+            it in float64 (amg_solver's default: doc/amg.md, "Float levels").  Not with resident
+            on a device with memory of its own.
 
         Returns
         -------
@@ -842,7 +849,7 @@ class Context:
         measure, theta = _strength_of(strength, theta)
         core = _call(self._ctx.amg_setup, _core_matrix(C), measure, theta, float(omega), int(max_levels),
                      int(coarse_size), order, bool(resident), cand, 1 if cand is None else cand.shape[1],
-                     _count(block, "block"))
+                     _count(block, "block"), bool(float_levels))
         return Hierarchy(core, C)
 
     def close(self) -> None:
@@ -1095,7 +1102,8 @@ def generate(spec: str, seed: int = 1, precision: DTypeLike = "float64") -> sp.c
 def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | None = None,
               omega: float = 4.0 / 3.0, max_levels: int = 10,
               coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
-              resident: bool = False, B: ArrayLike | None = None, block: int = 1, device: str = _DEFAULTS["device"],
+              resident: bool = False, B: ArrayLike | None = None, block: int = 1, float_levels: bool = False,
+              device: str = _DEFAULTS["device"],
               threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"],
               methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A (hsp_amg_setup).
@@ -1104,7 +1112,7 @@ def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | N
     ----------
     A : scipy.sparse matrix or array
         Square, no zero on its diagonal.
-    strength, theta, omega, max_levels, coarse_size, order, precision, resident, B, block : optional
+    strength, theta, omega, max_levels, coarse_size, order, precision, resident, B, block, float_levels : optional
         As Context.amg_setup's.
     device, threads, grow, methods : optional
         As Context's; the module keeps one context per set of options, made at its first use,
@@ -1116,7 +1124,7 @@ def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | N
     """
     return _shared_context(device, threads, grow, methods).amg_setup(
         A, strength=strength, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
-        precision=precision, resident=resident, B=B, block=block)
+        precision=precision, resident=resident, B=B, block=block, float_levels=float_levels)
 
 
 def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
@@ -1629,10 +1637,12 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         rows is smoothed instead): PyAMG's direct solvers ("pinv", "pinv2", "lu", "splu",
         "cholesky") are taken as that.
     **options
-        amg_setup's (strength, theta, omega, max_levels, coarse_size, order, precision, B, block, grow,
-        methods) or PyAMG's keywords of pyamg_solver (max_coarse, strength, smooth, aggregate,
-        symmetry, improve_candidates, ...).  The defaults stay amg_setup's: coarse_size 1000
-        where PyAMG's max_coarse is 10, no improve_candidates.
+        amg_setup's (strength, theta, omega, max_levels, coarse_size, order, precision, B, block,
+        float_levels, grow, methods) or PyAMG's keywords of pyamg_solver (max_coarse, strength,
+        smooth, aggregate, symmetry, improve_candidates, ...).  The defaults stay amg_setup's
+        (coarse_size 1000 where PyAMG's max_coarse is 10, no improve_candidates) but
+        float_levels: True unless resident (the same iterations, a quarter less time to solution
+        on the problems of doc/amg.md, "Float levels").
 
     Returns
     -------
@@ -1661,4 +1671,5 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
                             f"or PyAMG's {sorted(_PYAMG_NAMES)}, B, aggregate, symmetry, improve_candidates")
     if improve is not None:
         opts["B"] = _improved(A, opts.get("B"), improve)
+    opts.setdefault("float_levels", not resident)
     return Solver(amg_setup(A, device=device, threads=threads, resident=resident, **opts), smoothing)

@@ -632,8 +632,8 @@ static PyObject *context_amg_setup(Context *self, PyObject *args);
 
 static PyMethodDef context_methods[] = {
     {"amg_setup", (PyCFunction)context_amg_setup, METH_VARARGS,
-     "amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block) -> "
-     "Hierarchy"},
+     "amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block, "
+     "float_levels) -> Hierarchy"},
     {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
     {"spmm", (PyCFunction)context_spmm, METH_VARARGS,
@@ -909,8 +909,8 @@ static int candidates_in(PyObject *B, int32_t nrows, Py_buffer *view, hsp_amg_op
     return 0;
 }
 
-/* amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block)
- * -> Hierarchy */
+/* amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block,
+ * float_levels) -> Hierarchy */
 static PyObject *context_amg_setup(Context *self, PyObject *args)
 {
     PyObject *ta, *tb;
@@ -918,8 +918,8 @@ static PyObject *context_amg_setup(Context *self, PyObject *args)
     hsp_amg_options o;
     int order, resident, strength;
     hsp_amg_options_init(&o);
-    if (!PyArg_ParseTuple(args, "OiddiiipOii", &ta, &strength, &o.theta, &o.omega, &o.max_levels, &o.coarse_size,
-                          &order, &resident, &tb, &o.nullspace, &o.block))
+    if (!PyArg_ParseTuple(args, "OiddiiipOiip", &ta, &strength, &o.theta, &o.omega, &o.max_levels, &o.coarse_size,
+                          &order, &resident, &tb, &o.nullspace, &o.block, &o.float_levels))
         return NULL;
     o.strength = (hsp_strength_measure)strength; /* hsp_amg_setup refuses another */
     if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)

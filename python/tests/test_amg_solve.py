@@ -113,14 +113,16 @@ def test_defaults_are_pyamgs(poisson):
     assert {k: v.default for k, v in ours.items()} == {k: v.default for k, v in theirs.items()}
 
 
-def test_preconditioner_in_scipy_cg(poisson):
+@pytest.mark.parametrize("float_levels,rel", [(False, 1e-10), (True, 1e-5)])
+def test_preconditioner_in_scipy_cg(poisson, float_levels, rel):
     A, b = poisson
-    s = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE)
+    s = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE, float_levels=float_levels)
     M = s.aspreconditioner()
     assert M.shape == A.shape
     rng = np.random.default_rng(5)
     u, v = rng.standard_normal((2, A.shape[0]))
-    assert np.dot(M @ u, v) == pytest.approx(np.dot(u, M @ v), rel=1e-10)  # symmetric, so CG's
+    # symmetric, so CG's; float levels to float32's rounding (their Galerkin products' sums)
+    assert np.dot(M @ u, v) == pytest.approx(np.dot(u, M @ v), rel=rel)
     assert np.dot(M @ u, u) > 0
     counts = []
     for M in (s.aspreconditioner(), s.aspreconditioner(cycle="W"), None):
@@ -234,7 +236,8 @@ def test_resident_hierarchy_solves_as_the_host_one(poisson, device):
     iterations (one more or less) as the host's hierarchy with Chebyshev on the threads."""
     A, b = poisson
     on_device = device != "cpu"
-    host = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE, presmoother="chebyshev" if on_device else None)
+    host = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE, presmoother="chebyshev" if on_device else None,
+                              float_levels=False)  # the resident one's default
     resident = hspgemm.amg_solver(A, coarse_size=30, device=device, resident=True)
     x, y = host.solve(b, tol=1e-8, accel="cg"), resident.solve(b, tol=1e-8, accel="cg")
     assert rel_residual(A, y, b) <= 1e-8
@@ -248,6 +251,34 @@ def test_resident_hierarchy_solves_as_the_host_one(poisson, device):
     with pytest.raises(hspgemm.UnsupportedError if on_device else AssertionError, match="gauss-seidel"):
         hspgemm.amg_solver(resident.hierarchy, presmoother=("gauss_seidel", {"sweep": "symmetric"})).solve(b)
         raise AssertionError("gauss-seidel ran on the CPU threads")
+
+
+def test_float_levels():
+    """amg_solver's default: float32 levels below a float64 A (level 0's A itself), solved to tol by
+    the residual in float64 (the cycles alone too, past the float32 copy's own solution), in the
+    iterations of float64 levels, one more or less; amg_setup's default: A's precision."""
+    rng = np.random.default_rng(5)
+    D = sp.diags_array(rng.uniform(0.5, 2.0, 3600))
+    A = sp.csr_array(D @ hspgemm.generate("poisson2d5:60") @ D)  # values float32 does not hold
+    b = rng.standard_normal(A.shape[0])
+    f = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE)
+    d = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE, float_levels=False)
+    assert f.levels[0].A.dtype == np.float64 and f.levels[0].P.dtype == np.float32
+    assert all(level.A.dtype == np.float32 for level in f.levels[1:])
+    assert all(level.A.dtype == np.float64 for level in d.levels)
+    for accel, tol in (("cg", 1e-8), (None, 1e-11)):
+        x = f.solve(b, tol=tol, maxiter=300, accel=accel)
+        assert x.dtype == np.float64 and rel_residual(A, x, b) <= tol
+        d.solve(b, tol=tol, maxiter=300, accel=accel)
+        assert abs(f.timings["iterations"] - d.timings["iterations"]) <= 1
+    assert hspgemm.amg_setup(A, coarse_size=30, device=DEVICE).levels[1].A.dtype == np.float64
+
+
+@pytest.mark.parametrize("device", _buffer_devices())
+def test_float_levels_refused_on_a_device_of_its_own(poisson, device):
+    A, _ = poisson
+    with pytest.raises(hspgemm.UnsupportedError, match="float_levels"):
+        hspgemm.amg_solver(A, device=device, resident=True, float_levels=True)
 
 
 def test_hierarchy_given(poisson):

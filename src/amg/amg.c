@@ -20,7 +20,7 @@ void hsp_amg_options_init(hsp_amg_options *o)
     if (!o) return;
     o->strength = HSP_STRENGTH_CLASSICAL, o->theta = 0.25, o->omega = 4.0 / 3.0, o->max_levels = 10;
     o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
-    o->B = NULL, o->nullspace = 1, o->block = 1;
+    o->B = NULL, o->nullspace = 1, o->block = 1, o->float_levels = 0;
 }
 
 void hsp_amg_free(hsp_amg *amg)
@@ -40,6 +40,7 @@ void hsp_amg_free(hsp_amg *amg)
         hsp_csr_free(s->T), hsp_plan_free(s->smooth), hsp_plan_free(s->rap);
     }
     if (amg->state) hsp_pattern_free(&amg->state->fine), hsp_solve_data_free(amg->state->solve);
+    if (amg->state) free(amg->state->fine_values);
     free(amg->state);
     free(amg);
 }
@@ -101,6 +102,38 @@ static hsp_status smooth_in_place(hsp_context *ctx, const hsp_csr *A, level_stat
     s->rho = rho; /* for the solve's smoothers */
     smooth_job j = {A, s->T, s->diag, s->t_entry, P, omega / rho, find};
     hsp_pool_chunks(ctx->pool, hsp_row_chunks(P->nrows, SMOOTH_ROWS), smooth_rows, &j);
+    return HSP_OK;
+}
+
+enum { CONVERT_ENTRIES = 1 << 20 }; /* entries of a chunk of float_source's conversion */
+
+/* A chunk of float_source's conversion: double values in, floats out. */
+typedef struct {
+    const double *in;
+    float *out;
+    int64_t n;
+} convert_job;
+
+static void convert_chunk(void *arg, int tid, int64_t chunk)
+{
+    const convert_job *j = arg;
+    int64_t end = (chunk + 1) * CONVERT_ENTRIES < j->n ? (chunk + 1) * CONVERT_ENTRIES : j->n;
+    (void)tid;
+    for (int64_t k = chunk * CONVERT_ENTRIES; k < end; k++) j->out[k] = (float)j->in[k];
+}
+
+/* The matrix the levels are made from: A, or with float_levels over a double A its float copy
+ * (st's fine_float, over A's pattern; its values made once and refilled by a re-setup). */
+static hsp_status float_source(hsp_context *ctx, const hsp_csr *A, hsp_amg_state *st, const hsp_csr **source)
+{
+    *source = A;
+    if (!st->options.float_levels || A->precision != HSP_DOUBLE) return HSP_OK;
+    if (!st->fine_values && !(st->fine_values = malloc(((size_t)A->nnz + 1) * sizeof *st->fine_values)))
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for the float copy of A (%lld entries)", (long long)A->nnz);
+    convert_job j = {A->values, st->fine_values, A->nnz};
+    hsp_pool_chunks(ctx->pool, (A->nnz + CONVERT_ENTRIES - 1) / CONVERT_ENTRIES, convert_chunk, &j);
+    st->fine_float = *A, st->fine_float.precision = HSP_FLOAT, st->fine_float.values = st->fine_values;
+    *source = &st->fine_float;
     return HSP_OK;
 }
 
@@ -168,6 +201,8 @@ hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp
         return hsp_fail(HSP_ERR_ARG, "%s: coarse_size = %d: give 1 or more rows", fn, (int)o->coarse_size);
     if (o->order != HSP_RAP_R_AP && o->order != HSP_RAP_RA_P)
         return hsp_fail(HSP_ERR_ARG, "%s: order = %d: give HSP_RAP_R_AP or HSP_RAP_RA_P", fn, (int)o->order);
+    if (o->float_levels != 0 && o->float_levels != 1)
+        return hsp_fail(HSP_ERR_ARG, "%s: float_levels = %d: give 0 or 1", fn, o->float_levels);
     if (o->nullspace < 1 || o->nullspace > HSP_AMG_MAX_NULLSPACE || (!o->B && o->nullspace != 1))
         return hsp_fail(HSP_ERR_ARG, "%s: nullspace = %d: give 1 to %d columns of B (1 where B is NULL)", fn,
                         (int)o->nullspace, HSP_AMG_MAX_NULLSPACE);
@@ -193,7 +228,8 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
     }
     double start = hsp_now_ms();
     amg->state->options = *o, amg->state->options.B = NULL; /* the caller's B is read during the setup only */
-    amg->level[0].A = A, amg->nlevels = 1;
+    amg->nlevels = 1;
+    e = float_source(ctx, A, amg->state, &amg->level[0].A);
     double *B = NULL; /* the candidates of level l > 0 (level 0's: o->B) */
     for (int l = 0; e == HSP_OK && l + 1 < o->max_levels; l++) {
         int32_t block = l ? o->nullspace : o->block;
@@ -207,6 +243,7 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
         e = build_level(ctx, amg, l);
     }
     free(B);
+    amg->level[0].A = A; /* the caller's, whatever the levels were made from */
     if (e == HSP_OK && amg->nlevels > 1) e = hsp_pattern_copy(A, &amg->state->fine);
     amg->ms_total = hsp_now_ms() - start;
     if (e != HSP_OK) {
@@ -251,7 +288,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
     hsp_status e = amg->nlevels > 1 ? hsp_pattern_check(&amg->state->fine, A, "A") : hsp_csr_check(A);
     double start = hsp_now_ms();
     if (e == HSP_OK) hsp_solve_data_free(amg->state->solve), amg->state->solve = NULL; /* new values */
-    if (e == HSP_OK) amg->level[0].A = A;
+    if (e == HSP_OK) e = float_source(ctx, A, amg->state, &amg->level[0].A);
     for (int l = 0; e == HSP_OK && l + 1 < amg->nlevels; l++) {
         hsp_amg_level *v = &amg->level[l];
         level_state *s = &amg->state->level[l];
@@ -264,6 +301,7 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
         v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;
         v->ms_device = 0, v->ms_host = 0, v->ms_wait = 0; /* values by the plans, on the CPU threads */
     }
+    if (amg->level[0].A == &amg->state->fine_float) amg->level[0].A = A; /* the caller's */
     amg->ms_total = hsp_now_ms() - start;
     return e;
 }

@@ -25,6 +25,8 @@ struct hsp_amg_state {
     int on_device;    /* the levels are the device's: no host matrices but those brought home */
     hsp_pattern fine; /* on the host: a copy of the caller's A's pattern, for a re-setup to check
                          (the plans keep none: the other levels are the hierarchy's own) */
+    hsp_csr fine_float;  /* options.float_levels over a double A: A's pattern and fine_values, */
+    float *fine_values;  /* its values in float: the levels' source, the cycles' level 0; else NULL */
     level_state level[HSP_AMG_MAX_LEVELS];
     struct hsp_amg_solve_data *solve; /* what the solves keep (amg/solve.h); NULL until the first,
                                          and again after a re-setup */

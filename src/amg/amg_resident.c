@@ -206,6 +206,10 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
     if (!o) hsp_amg_options_init(&defaults), o = &defaults;
     hsp_amg *amg = NULL;
     hsp_status s = hsp_amg_check("hsp_amg_setup_resident", csr(A)->nrows, csr(A)->ncols, o);
+    if (s == HSP_OK && ctx->device->amg && o->float_levels && csr(A)->precision == HSP_DOUBLE)
+        s = hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_setup_resident: float_levels is for hierarchies the CPU threads "
+                     "solve, and device %s holds this one: set a float A resident instead, or set up with "
+                     "hsp_amg_setup", ctx->device->description);
     hsp_context_lock(ctx);
     if (s == HSP_OK) s = ctx->device->amg ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     hsp_context_unlock(ctx);

@@ -70,12 +70,14 @@ static int factored(const hsp_amg *amg, int l, int32_t n)
     return l + 1 == amg->nlevels && n <= HSP_DENSE_MAX;
 }
 
-/* Level l's parts, diagonals, work vectors and the setup's rho (0 where it made none). */
+/* Level l's parts, diagonals, work vectors and the setup's rho (0 where it made none); level 0's
+ * A the float copy the levels were made from, if any. */
 static hsp_status make_level(hsp_context *ctx, hsp_amg_solve_data *sd, const hsp_amg *amg, int l,
                              hsp_solve_level *v)
 {
     const hsp_amg_level *a = &amg->level[l];
-    hsp_status s = hsp_rows_cut(ctx, a->A, &v->A);
+    const hsp_csr *A = l == 0 && amg->state->fine_values ? &amg->state->fine_float : a->A;
+    hsp_status s = hsp_rows_cut(ctx, A, &v->A);
     if (s == HSP_OK && l + 1 < amg->nlevels) s = hsp_rows_cut(ctx, a->R, &v->R);
     if (s == HSP_OK && l + 1 < amg->nlevels) s = hsp_rows_cut(ctx, a->P, &v->P);
     if (s == HSP_OK) s = level_vectors(sd, l, a->A->nrows, v);
@@ -147,6 +149,8 @@ static hsp_status make(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data 
     sd->precision = amg->level[0].rA ? hsp_resident_csr(amg->level[0].rA)->precision : amg->level[0].A->precision;
     for (int l = 0; s == HSP_OK && l < amg->nlevels; l++, sd->nlevels++)
         s = sd->dev ? make_device_level(sd, amg, l, &sd->level[l]) : make_level(ctx, sd, amg, l, &sd->level[l]);
+    sd->op = sd->level[0].A;
+    if (s == HSP_OK && !sd->dev) sd->op.M = amg->level[0].A;
     if (s == HSP_OK && sd->dev) s = make_sums(sd);
     return s == HSP_OK ? make_coarse(amg, sd) : s;
 }

@@ -99,7 +99,7 @@ static const double *scalars(solver *s)
 /* r = b - A x; returns |r| / |b|. */
 static double residual(solver *s)
 {
-    hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[X], s->v[B], -1, s->v[R], s->v[R], HSP_S_RR);
+    hsp_solve_spmv(s->sd, &s->sd->op, s->v[X], s->v[B], -1, s->v[R], s->v[R], HSP_S_RR);
     return sqrt(scalars(s)[HSP_S_RR]) / s->normb;
 }
 
@@ -118,13 +118,18 @@ static void precondition(solver *s, int at)
     hsp_solve_dot(s->sd, s->n, s->v[R], s->v[Z], at);
 }
 
-/* The cycles alone from x until the residual is at most tol or maxiter. */
+/* The cycles alone from x until the residual is at most tol or maxiter.  Where the cycles' level 0
+ * is a float copy of A (on the CPU threads), each is a correction x += M (b - A x) from the
+ * residual in double: a cycle from x itself would converge to the copy's solution. */
 static hsp_status stationary(solver *s)
 {
     double rel = residual(s);
+    int corrections = s->sd->op.M != s->sd->level[0].A.M;
     record(s, 0, rel);
     for (int it = 1; rel > s->o->tol && it <= s->o->maxiter && !s->sd->status; it++) {
-        hsp_cycle_run(s->sd, s->o, s->v[X], s->v[B], it == 1 && !s->o->x0);
+        if (corrections) /* z = M r; x = z + x */
+            precondition(s, HSP_S_RZ0), hsp_vec_direction(s->sd->ctx, s->n, s->v[Z], 1, s->v[X]);
+        else hsp_cycle_run(s->sd, s->o, s->v[X], s->v[B], it == 1 && !s->o->x0);
         record(s, it, rel = residual(s));
     }
     s->info.residual = rel;
@@ -166,7 +171,7 @@ static hsp_status pcg(solver *s)
     record(s, 0, rel);
     if (rel > s->o->tol && s->o->maxiter > 0) precondition(s, rz), hsp_solve_copy(s->sd, s->n, s->v[Z], s->v[P]);
     for (int it = 1; rel > s->o->tol && it <= s->o->maxiter; it++) {
-        hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[P], NULL, 1, s->v[Q], s->v[P], HSP_S_PQ);
+        hsp_solve_spmv(s->sd, &s->sd->op, s->v[P], NULL, 1, s->v[Q], s->v[P], HSP_S_PQ);
         hsp_solve_update(s->sd, s->n, rz, HSP_S_PQ, s->v[P], s->v[Q], s->v[X], s->v[R], HSP_S_RR);
         int ahead = goes_on(s->o->tol, rel, before);
         if (ahead) precondition(s, next);

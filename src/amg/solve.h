@@ -57,7 +57,9 @@ typedef struct hsp_amg_solve_data {
     hsp_context *ctx;   /* of the solve running (its pool) */
     struct hsp_device *dev;  /* the device that holds the levels and runs the steps, or NULL: the
                                 CPU threads */
-    hsp_precision precision; /* of a device's vectors: the hierarchy's */
+    hsp_precision precision; /* of the caller's vectors (level 0's A), and a device's */
+    hsp_rows op;             /* the outer iteration's A: the caller's (level[0].A its float copy where the
+                                levels are float, its cut shared), or level[0].A itself */
     hsp_status status;  /* a device's first error in the solve running (solve_ops.c) */
     double scalar[HSP_NSCALARS]; /* the solve's sums (HSP_S_*) on the CPU threads */
     void *parts, *sums;          /* a device's: its steps' parts and sums (amg_device.h's hsp_vec_sums) */
