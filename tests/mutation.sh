@@ -59,6 +59,9 @@ all_mutants() {
     # float levels: a re-setup keeps the old float copy of A
     mutant float-levels-stale src/amg/amg.c 'if (e == HSP_OK) e = float_source(ctx, A, amg->state, &amg->level[0].A);' \
         'if (e == HSP_OK) amg->level[0].A = amg->state->fine_values ? &amg->state->fine_float : A;' 'tests/t_amg_solve'
+    # a float coarsest level, symmetric to float's rounding, is taken as nonsymmetric (LU, twice the work)
+    mutant coarse-float-symmetry src/amg/coarse.c '(p == HSP_DOUBLE ? 1e-12 : 1e-5)' \
+        '(p == HSP_DOUBLE ? 1e-12 : 1e-12)' 'tests/t_amg_solve'
     # float levels: CG's products on the float copy, not the caller's A
     mutant float-levels-outer src/amg/solve.c 'hsp_solve_spmv(s->sd, &s->sd->op, s->v[P]' \
         'hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[P]' 'tests/t_amg_solve'

@@ -538,6 +538,17 @@ static void test_resetup(void)
     hsp_amg_free(amg), hsp_csr_free(A), hsp_csr_free(B);
 }
 
+/* D A D of spec's A, D a diagonal of values in [0.5, 2]: SPD, its values none that a float holds. */
+static hsp_csr *scaled_spd(const char *spec)
+{
+    hsp_csr *A = NULL;
+    hsp_generate(spec, 1, HSP_DOUBLE, &A);
+    for (int32_t i = 0; A && i < A->nrows; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            ((double *)A->values)[k] *= (1.25 + 0.75 * sin(1.3 * i)) * (1.25 + 0.75 * sin(1.3 * A->colidx[k]));
+    return A;
+}
+
 /* The hierarchy of A with float_levels f (coarse_size rows at the coarsest; PyAMG's strength). */
 static hsp_amg *setup_levels(const hsp_csr *A, int32_t coarse_size, int f)
 {
@@ -563,7 +574,7 @@ static double values_apart(const hsp_csr *x, const hsp_csr *y)
 /* float_levels on a double A (named spec; freed): level 0's A the caller's, P, R and the coarse levels float;
  * CG, W-cycles and the stationary cycles solve to tol by the residual here (the stationary
  * ones to 1e-11, past the float copy's own solution: they correct from b - A x in double) in
- * the double levels' iterations, one more or less. */
+ * the double levels' iterations, one more or less; the coarsest level factored by Cholesky. */
 static void test_float_levels(const char *spec, hsp_csr *A)
 {
     hsp_amg *f = setup_levels(A, 100, 1), *d = setup_levels(A, 100, 0);
@@ -589,6 +600,9 @@ static void test_float_levels(const char *spec, hsp_csr *A)
                  way == 2 ? 'W' : 'V', o.tol);
         check_solve(what, f, &o, with_double + 1);
     }
+    const hsp_amg_solve_data *sd = f->state->solve;
+    tap_ok(sd && sd->coarse.n > 0 && !sd->coarse.perm, "float levels, %s: the coarsest level (%d rows) by Cholesky, "
+           "symmetric to float's rounding", spec, sd ? sd->coarse.n : 0);
 done:
     hsp_amg_free(f), hsp_amg_free(d), hsp_csr_free(A);
 }
@@ -931,7 +945,7 @@ int main(void)
     hsp_csr *P = NULL;
     hsp_generate("poisson2d5:64", 1, HSP_DOUBLE, &P);
     test_float_levels("poisson2d5:64", P);
-    test_float_levels("random SPD 20000 rows", random_spd(20000, HSP_DOUBLE, 5)); /* values no float holds */
+    test_float_levels("poisson3d7:16 scaled", scaled_spd("poisson3d7:16")); /* values no float holds */
     test_float_resetup();
     test_errors();
     if (ctx_device_holds()) {

@@ -1,5 +1,6 @@
 /* coarse.c: the coarsest level's direct solve: its A made dense and factored
- * once (per setup or re-setup), by Cholesky where A is symmetric and its
+ * once (per setup or re-setup), by Cholesky where A is symmetric (to its
+ * precision's rounding: Cholesky reads its lower triangle) and its
  * pivots stay positive, else by LU with partial pivoting; a pivot below
  * 1e-13 of A's largest entry (Cholesky: of its own diagonal entry) fails
  * the factor, and LU's failing means A is singular.  Rows and columns of
@@ -54,12 +55,14 @@ static void fill_empty(hsp_dense_factor *f, int32_t n)
     for (int32_t e = 0; e < f->nempty; e++) f->f[(size_t)f->empty[e] * n + f->empty[e]] = 1;
 }
 
-/* Is the dense f symmetric to rounding (amax its largest entry)? */
-static int symmetric(const double *f, int32_t n, double amax)
+/* Is the dense f symmetric to the rounding of a Galerkin product in precision p (amax its largest
+ * entry)?  A float level's a_ij and a_ji, sums in other orders, part by about 1e-7 of them. */
+static int symmetric(const double *f, int32_t n, double amax, hsp_precision p)
 {
+    double tol = (p == HSP_DOUBLE ? 1e-12 : 1e-5) * amax;
     for (int32_t i = 0; i < n; i++)
         for (int32_t j = 0; j < i; j++)
-            if (fabs(f[(size_t)i * n + j] - f[(size_t)j * n + i]) > 1e-12 * amax) return 0;
+            if (fabs(f[(size_t)i * n + j] - f[(size_t)j * n + i]) > tol) return 0;
     return 1;
 }
 
@@ -138,7 +141,7 @@ hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f)
     if (s != HSP_OK) return s;
     double amax = densify(A, f->f);
     fill_empty(f, n);
-    if (symmetric(f->f, n, amax) && cholesky(f->f, n)) return f->n = n, HSP_OK;
+    if (symmetric(f->f, n, amax, A->precision) && cholesky(f->f, n)) return f->n = n, HSP_OK;
     f->perm = malloc((size_t)n * sizeof *f->perm + 1);
     if (!f->perm) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
     densify(A, f->f);
