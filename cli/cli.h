@@ -362,6 +362,8 @@ int cmd_options(int argc, char **argv);
 const char *cli_order_name(hsp_rap_order order);
 /* "classical" or "symmetric", as --strength takes them. */
 const char *cli_strength_name(hsp_strength_measure strength);
+/* "auto", "greedy" or "parallel". */
+const char *cli_aggregation_name(hsp_aggregation aggregation);
 /* The set-up's float_levels for a solve (amg-solve, bench --suite=solve): --float-levels's, else
  * 1 but with --resident (a GPU's hierarchy stays in A's precision: hsp_amg_options). */
 int cli_solve_float_levels(const cli_args *a);

@@ -22,6 +22,11 @@ static const char usage_amg[] =
     "                        aggregation, over A's stored entries, explicit zeros too\n"
     "  --theta=X             the strength's threshold (default 0.25 classical, 0 symmetric:\n"
     "                        every stored entry; a coarse level's exact zeros are none)\n"
+    "  --aggregation=auto|greedy|parallel\n"
+    "                        the roots of the aggregates: greedy in the rows' order (PyAMG's),\n"
+    "                        or parallel, in a hashed order that a GPU finds in a few rounds\n"
+    "                        (the same aggregates on the CPU threads); auto (default): greedy,\n"
+    "                        but parallel where --resident aggregates on a GPU\n"
     "  --omega=X             Jacobi weight of the smoothed prolongator, over a bound of\n"
     "                        rho(D^-1 A) (default 4/3)\n"
     "  --levels=N            at most N levels, the finest included (default 10)\n"
@@ -50,7 +55,7 @@ static const char usage_amg[] =
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --precision=float|double, --seed=N, --quiet   as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,"
+static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,"
                               "resetup,write-levels,device,threads,precision,"
                               "methods,profile,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";
 

@@ -41,11 +41,11 @@ static const char usage_solve[] =
     "  --float-levels=yes|no the levels made from a float copy of a double A (amg-setup): the\n"
     "                        cycles read half the bytes of values, CG and the residuals stay\n"
     "                        double on A (default yes, but no with --resident)\n"
-    "  --strength, --theta, --omega, --levels, --coarse, --order, --nullspace, --block\n"
+    "  --strength, --theta, --aggregation, --omega, --levels, --coarse, --order, --nullspace, --block\n"
     "                        the set-up's, as for amg-setup (elasticity2d: its rigid-body modes)\n"
     "  --precision=float|double, --seed=N, --quiet     as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,"
+static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,"
                               "device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
                               "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,resident";

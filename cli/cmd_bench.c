@@ -20,7 +20,7 @@ static const char usage_bench[] =
     "                     [--cols=L] [--layout=row|col|both] [--blocks=N] [--gen=SPEC ...]\n"
     "                     [--tol=X] [--maxiter=N] [--smoother=S] [--cycle=C] [--pre=N] [--post=N]\n"
     "                     [--jacobi-omega=X] [--degree=N] [--sweep=S] [--nullspace=B.mtx|none] [--block=K]\n"
-    "                     [--float-levels=yes|no]\n"
+    "                     [--float-levels=yes|no] [--aggregation=A]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
@@ -84,8 +84,9 @@ static const char usage_bench[] =
     "           smoothed_aggregation_solver with the same options (bench/peer_pyamg.py, run by a\n"
     "           python3 with pyamg) on poisson2d5:1024, poisson2d9:1024, poisson3d7:101,\n"
     "           poisson3d27:101 (or the --gen problems): setup times (default 5 setups),\n"
-    "           levels and operator complexities; CSV default bench-amg.csv.  --nullspace\n"
-    "           and --block as for amg-setup (elasticity2d: its rigid-body modes), for each problem\n"
+    "           levels and operator complexities; CSV default bench-amg.csv.  --nullspace,\n"
+    "           --block and --aggregation as for amg-setup (elasticity2d: its rigid-body modes),\n"
+    "           for each problem\n"
     "  solve    time to solution: 'hspgemm amg-setup' + 'amg-solve' (CG preconditioned by one\n"
     "           cycle, b = ones, x0 = 0, to --tol (default 1e-8) or --maxiter (default 200,\n"
     "           the solve peers' default: aniso2d:1024 takes 122 iterations);\n"
@@ -94,8 +95,8 @@ static const char usage_bench[] =
     "           these and --tol, --maxiter refused with the other suites; with --resident the set-up\n"
     "           and solve on the device, A placed before the timing) on poisson2d5:1024,\n"
     "           poisson2d9:1024, poisson3d7:101, poisson3d27:101, aniso2d:1024 and\n"
-    "           elasticity2d:512 (or the --gen problems; --nullspace and --block as for\n"
-    "           amg-setup, for each problem), against the solve peers run with --solve:\n"
+    "           elasticity2d:512 (or the --gen problems; --nullspace, --block and --aggregation as\n"
+    "           for amg-setup, for each problem), against the solve peers run with --solve:\n"
     "           PyAMG twice (pyamg: its default smoothed_aggregation_solver; pyamg-ours: our\n"
     "           set-up options, no improvement of the candidates, a Cholesky coarse solve),\n"
     "           hypre BoomerAMG (bench/peer_hypre) and PETSc GAMG (bench/peer_gamg), each with\n"
@@ -445,7 +446,7 @@ static int check_rows(const cli_args *a)
 }
 
 /* Refuse the solve's options (--tol, --smoother, --float-levels, ...) but with --suite=solve, and
- * --nullspace and --block but with it or --suite=amg: 2 after saying so, else 0. */
+ * --nullspace, --block and --aggregation but with it or --suite=amg: 2 after saying so, else 0. */
 static int amg_options_used(const cli_args *a, int amg, int solve)
 {
     hsp_amg_solve_options defaults;
@@ -456,8 +457,9 @@ static int amg_options_used(const cli_args *a, int amg, int solve)
                                "--jacobi-omega and --degree are options of --suite=solve");
     if (!solve && a->float_levels_given)
         return cli_usage_error(a->name, "--float-levels is an option of --suite=solve");
-    if (!solve && !amg && (a->nullspace || a->block))
-        return cli_usage_error(a->name, "--nullspace and --block are options of --suite=solve and --suite=amg");
+    if (!solve && !amg && (a->nullspace || a->block || a->amg.aggregation != HSP_AGGREGATION_AUTO))
+        return cli_usage_error(a->name, "--nullspace, --block and --aggregation are options of --suite=solve and "
+                               "--suite=amg");
     return 0;
 }
 
@@ -486,7 +488,7 @@ int cmd_bench(int argc, char **argv)
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,strength,theta,"
                        "omega,coarse,levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,"
                        "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,nullspace,block,"
-                       "float-levels",
+                       "float-levels,aggregation",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);

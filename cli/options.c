@@ -58,6 +58,12 @@ const char *cli_order_name(hsp_rap_order order)
     return order == HSP_RAP_RA_P ? "ra-p" : "r-ap";
 }
 
+const char *cli_aggregation_name(hsp_aggregation aggregation)
+{
+    return aggregation == HSP_AGGREGATION_GREEDY ? "greedy" : aggregation == HSP_AGGREGATION_PARALLEL ? "parallel"
+                                                                                                      : "auto";
+}
+
 int cli_solve_float_levels(const cli_args *a)
 {
     return a->float_levels_given ? a->amg.float_levels : !a->resident;
@@ -134,6 +140,10 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
     } else if (!strcmp(name, "strength")) {
         if (strcmp(v, "classical") && strcmp(v, "symmetric")) return "--strength takes classical or symmetric";
         a->amg.strength = strcmp(v, "classical") ? HSP_STRENGTH_SYMMETRIC : HSP_STRENGTH_CLASSICAL;
+    } else if (!strcmp(name, "aggregation")) {
+        int k = !strcmp(v, "auto") ? 0 : !strcmp(v, "greedy") ? 1 : !strcmp(v, "parallel") ? 2 : -1;
+        if (k < 0) return "--aggregation takes auto, greedy or parallel";
+        a->amg.aggregation = (hsp_aggregation)k;
     } else if (!strcmp(name, "theta")) {
         if (parse_double(v, 0, 1e300, &a->amg.theta)) return "--theta takes a number >= 0";
         a->theta_given = 1;

@@ -528,6 +528,19 @@ typedef enum {
                                    "abs"), hypre's measure in absolute values */
 } hsp_strength_measure;
 
+/* How aggregation picks its roots (nodes whose strong neighbours are free become aggregates with
+ * them; the nodes left join a neighbour's). */
+typedef enum {
+    HSP_AGGREGATION_AUTO = 0,     /* GREEDY, but PARALLEL where a device with memory of its own
+                                     aggregates (hsp_amg_setup_resident) */
+    HSP_AGGREGATION_GREEDY = 1,   /* PyAMG's standard aggregation: the nodes visited in their order.
+                                     A device follows that order in rounds: hundreds on a grid */
+    HSP_AGGREGATION_PARALLEL = 2  /* the nodes visited in the order of a hash of their numbers: the
+                                     roots a device finds in a few rounds of "the largest within
+                                     distance 2"; the CPU threads make the same aggregates (of a
+                                     symmetric A) */
+} hsp_aggregation;
+
 typedef struct {
     hsp_strength_measure strength; /* default HSP_STRENGTH_CLASSICAL (doc/amg.md: "Strength of
                             connection" has the figures for it) */
@@ -556,6 +569,7 @@ typedef struct {
     const double *B;
     int32_t nullspace;   /* the columns of B (1 to HSP_AMG_MAX_NULLSPACE); default 1 */
     int32_t block;       /* rows per node of level 0 (A's BSR block size in PyAMG); default 1 */
+    hsp_aggregation aggregation; /* default HSP_AGGREGATION_AUTO (doc/amg.md: "Aggregation") */
     int float_levels;    /* 1, where A is double: the levels are made from a float copy of A's
                             values (over A's own pattern), so that P, R and every coarse A are
                             float and the set-up's products and the cycles read half the bytes
@@ -612,9 +626,11 @@ hsp_status hsp_amg_setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_optio
  * hsp_amg_setup's hierarchy over A's own arrays, whose host matrices are
  * set too.  On a device with memory of its own every step runs there, and
  * the level's A, P and R stay NULL until hsp_amg_home.  The aggregates are
- * then made there too, in the CPU's greedy order within chunks of 2^21 rows:
- * a level of at most that many rows gets the CPU's aggregates, a larger one
- * slightly fewer (doc/library.md: "Matrices resident on the device").
+ * then made there too, by default in parallel (o->aggregation AUTO: the
+ * aggregates hsp_amg_setup makes with HSP_AGGREGATION_PARALLEL); with
+ * HSP_AGGREGATION_GREEDY in the CPU's order within chunks of 2^21 rows: a
+ * level of at most that many rows gets the CPU's greedy aggregates, a larger
+ * one slightly fewer (doc/library.md: "Matrices resident on the device").
  * There, with B, nullspace > 1 or block > 1 (o), each level's strength,
  * aggregates, T and next candidates are made on the host as hsp_amg_setup
  * makes them, from the level's A brought home (hsp_resident_host, level 0's

@@ -419,20 +419,24 @@ static void resident_as_host(const char *what, const hsp_csr *A, const hsp_amg_o
     hsp_amg_free(host);
 }
 
-/* resident_as_host of A by strength at theta, the coarsest level of at most 50 rows. */
-static void host_and_resident(const char *what, const hsp_csr *A, hsp_strength_measure strength, double theta)
+/* resident_as_host of A by strength at theta and aggregation agg, the coarsest level of at most 50
+ * rows. */
+static void host_and_resident(const char *what, const hsp_csr *A, hsp_strength_measure strength, double theta,
+                              hsp_aggregation agg)
 {
     hsp_amg_options o;
     char name[128];
     hsp_amg_options_init(&o);
-    o.coarse_size = 50, o.strength = strength, o.theta = theta;
-    snprintf(name, sizeof name, "%s, %s", what, strength == HSP_STRENGTH_CLASSICAL ? "classical" : "symmetric");
+    o.coarse_size = 50, o.strength = strength, o.theta = theta, o.aggregation = agg;
+    snprintf(name, sizeof name, "%s, %s, %s", what, strength == HSP_STRENGTH_CLASSICAL ? "classical" : "symmetric",
+             agg == HSP_AGGREGATION_PARALLEL ? "parallel" : "greedy");
     resident_as_host(name, A, &o);
 }
 
 /* host_and_resident on spec, its rows shuffled or not (shuffled, a decision
  * on the device waits for nodes of work-groups before and after its own). */
-static void test_host_aggregates(const char *spec, hsp_strength_measure strength, double theta, int shuffle)
+static void test_host_aggregates(const char *spec, hsp_strength_measure strength, double theta, int shuffle,
+                                 hsp_aggregation agg)
 {
     hsp_csr *A = NULL;
     char name[64];
@@ -442,7 +446,7 @@ static void test_host_aggregates(const char *spec, hsp_strength_measure strength
         hsp_csr_free(A), A = B;
     }
     snprintf(name, sizeof name, "%s%s", spec, shuffle ? " shuffled" : "");
-    host_and_resident(name, A, strength, theta);
+    host_and_resident(name, A, strength, theta, agg);
     hsp_csr_free(A);
 }
 
@@ -571,6 +575,95 @@ static void strong_sets(const hsp_csr *A, hsp_strength_measure strength, double 
     hsp_graph_free(&S), free(diag);
 }
 
+/* The device's priority of node i in parallel aggregation (kernels/amg.cl, hsp_mis_rekey). */
+static uint64_t mis_key(int32_t i)
+{
+    uint32_t h = (uint32_t)i * 0x9e3779b1u;
+    h ^= h >> 15, h *= 0x85ebca77u, h ^= h >> 13;
+    return (uint64_t)(h & 0x3fffffffu) << 32 | (uint32_t)i;
+}
+
+/* The largest of x over i and its neighbours in S. */
+static uint64_t near_max(const hsp_graph *S, const uint64_t *x, int32_t i)
+{
+    uint64_t most = x[i];
+    for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) most = x[S->col[k]] > most ? x[S->col[k]] : most;
+    return most;
+}
+
+/* Parallel aggregation as the device makes it, written here plainly: rounds over every node at
+ * once (a root where its key is the largest within distance 2 of the undecided and roots, out
+ * where a root is there; the states in the keys' top bits: 2 root, 1 undecided, 0 out), roots
+ * numbered in the nodes' order with their neighbours, then each node left joining the aggregate
+ * of its neighbour of largest key that has one. */
+static void rounds_aggregate(const hsp_graph *S, int32_t *agg)
+{
+    int32_t n = S->n, next = 0;
+    uint64_t *key = malloc(((size_t)n + 1) * sizeof *key), *max1 = malloc(((size_t)n + 1) * sizeof *max1);
+    const uint64_t number = ((uint64_t)1 << 62) - 1;
+    for (int32_t i = 0; i < n; i++) key[i] = (S->rowptr[i + 1] > S->rowptr[i] ? (uint64_t)1 << 62 : 0) | mis_key(i);
+    for (int undecided = 1; undecided;) {
+        undecided = 0;
+        for (int32_t i = 0; i < n; i++) max1[i] = near_max(S, key, i);
+        for (int32_t i = 0; i < n; i++) {
+            if (key[i] >> 62 != 1) continue;
+            uint64_t most = near_max(S, max1, i);
+            if (most == key[i]) key[i] = (uint64_t)2 << 62 | (key[i] & number);
+            else if (most >> 62 == 2) key[i] &= number;
+            else undecided = 1;
+        }
+    }
+    int32_t *first = malloc(((size_t)n + 1) * sizeof *first);
+    for (int32_t i = 0; i < n; i++) first[i] = -1;
+    for (int32_t i = 0; i < n; i++)
+        if (key[i] >> 62 == 2) {
+            first[i] = next;
+            for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) first[S->col[k]] = next;
+            next++;
+        }
+    for (int32_t i = 0; i < n; i++) {
+        int32_t best = -1;
+        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && first[i] < 0; k++)
+            if (first[S->col[k]] >= 0 && (best < 0 || mis_key(S->col[k]) > mis_key(best))) best = S->col[k];
+        agg[i] = first[i] >= 0 ? first[i] : best >= 0 ? first[best] : HSP_AGG_NONE;
+    }
+    free(key), free(max1), free(first);
+}
+
+/* hsp_aggregate's parallel aggregation (the roots by a sort of the hashed keys, then greedily) is
+ * rounds_aggregate's, on spec (shuffled or not) by strength at theta, and not the greedy one's. */
+static void test_parallel(const char *spec, hsp_strength_measure strength, double theta, int shuffle)
+{
+    hsp_csr *A = NULL;
+    hsp_generate(spec, 1, HSP_DOUBLE, &A);
+    if (shuffle) {
+        hsp_csr *B = shuffled(A, 11);
+        hsp_csr_free(A), A = B;
+    }
+    hsp_amg_options o;
+    hsp_graph S = {0, NULL, NULL};
+    int64_t *diag = malloc((size_t)A->nrows * sizeof *diag);
+    int32_t *agg = malloc((size_t)A->nrows * sizeof *agg), *ref = malloc((size_t)A->nrows * sizeof *ref);
+    int32_t *greedy = malloc((size_t)A->nrows * sizeof *greedy), naggs = 0, ngreedy = 0, differ = 0, first_bad = -1;
+    hsp_amg_options_init(&o);
+    o.strength = strength, o.theta = theta;
+    hsp_status s = hsp_diagonal(ctx, A, diag);
+    if (s == HSP_OK) s = hsp_strength(ctx, A, diag, &o, 1, 1, &S);
+    if (s == HSP_OK) s = hsp_aggregate(&S, 1, agg, &naggs);
+    if (s == HSP_OK) s = hsp_aggregate(&S, 0, greedy, &ngreedy);
+    if (s == HSP_OK) rounds_aggregate(&S, ref);
+    for (int32_t i = 0; s == HSP_OK && i < A->nrows; i++) {
+        differ += agg[i] != greedy[i];
+        if (agg[i] != ref[i] && first_bad < 0) first_bad = i;
+    }
+    tap_ok(s == HSP_OK && first_bad < 0 && naggs > 1 && differ > 0, "parallel aggregation of %s%s, %s %g: %d "
+           "aggregates, each node's as rounds of the largest key within distance 2 make it (first apart: %d), "
+           "%d nodes' aggregates apart from greedy's %d %s", spec, shuffle ? " shuffled" : "",
+           strength == HSP_STRENGTH_CLASSICAL ? "classical" : "symmetric", theta, naggs, first_bad, differ, ngreedy,
+           s ? hsp_errmsg() : "");
+    hsp_graph_free(&S), free(diag), free(agg), free(ref), free(greedy), hsp_csr_free(A);
+}
+
 /* Classical strength by its definition on small matrices: |a_ij| >= theta
  * max_{k != i} |a_ik| both ways (for i and for j), a zero never strong; of
  * blocks, a block's largest |entry|; and the symmetric measure beside it. */
@@ -679,10 +772,11 @@ static void test_isolated(void)
            "theta 0 (%d), none at 0.25 (%d), as PyAMG takes A's stored entries", zeros, weak);
     tap_ok(classical == HSP_AGG_NONE, "... none of classical strength at theta 0 (%d): a zero is never strong",
            classical);
-    host_and_resident("a row of its diagonal alone", D, HSP_STRENGTH_CLASSICAL, 0.25);
-    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_SYMMETRIC, 0);
-    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_SYMMETRIC, 0.25);
-    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_CLASSICAL, 0);
+    host_and_resident("a row of its diagonal alone", D, HSP_STRENGTH_CLASSICAL, 0.25, HSP_AGGREGATION_GREEDY);
+    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_SYMMETRIC, 0, HSP_AGGREGATION_GREEDY);
+    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_SYMMETRIC, 0.25, HSP_AGGREGATION_GREEDY);
+    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_CLASSICAL, 0, HSP_AGGREGATION_GREEDY);
+    host_and_resident("a row of explicit zeros", A, HSP_STRENGTH_SYMMETRIC, 0, HSP_AGGREGATION_PARALLEL);
     free(rows), free(cols), free(vals), hsp_csr_free(A), hsp_csr_free(D);
 }
 
@@ -1141,6 +1235,7 @@ static void test_systems(hsp_precision p)
     char what[96];
     hsp_amg_options_init(&o);
     o.coarse_size = 20, o.B = modes, o.nullspace = 3, o.block = 2;
+    o.aggregation = HSP_AGGREGATION_PARALLEL; /* a device's default: its aggregates made on the host */
     snprintf(what, sizeof what, "elasticity 24x24 nodes, 3 modes (%s)", pname);
     resident_as_host(what, E, &o);
     resident_values_anew(what, E, &o);
@@ -1151,7 +1246,7 @@ static void test_systems(hsp_precision p)
     hsp_generate("poisson2d5:40", 1, p, &A);
     double *B = malloc(2 * (size_t)A->nrows * sizeof *B);
     for (int32_t i = 0; i < A->nrows; i++) B[2 * i] = 1, B[2 * i + 1] = i % 40;
-    o.B = B, o.nullspace = 2, o.block = 1;
+    o.B = B, o.nullspace = 2, o.block = 1, o.aggregation = HSP_AGGREGATION_GREEDY;
     snprintf(what, sizeof what, "poisson2d5:40, constant and x (%s)", pname);
     resident_as_host(what, A, &o);
     resident_values_anew(what, A, &o);
@@ -1215,22 +1310,33 @@ int main(void)
     test_poisson("poisson2d5:64", HSP_RAP_R_AP, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson2d5:64", HSP_RAP_RA_P, 1, 1.0 / 12, 1.0 / 3, 0.5);
     test_poisson("poisson3d7:16", HSP_RAP_R_AP, 1, 1.0 / 30, 1.0 / 3, 0.5);
-    test_host_aggregates("poisson2d5:100", HSP_STRENGTH_SYMMETRIC, 0, 0);
-    test_host_aggregates("poisson2d9:60", HSP_STRENGTH_SYMMETRIC, 0, 0);
-    test_host_aggregates("poisson3d7:20", HSP_STRENGTH_SYMMETRIC, 0, 0);
-    test_host_aggregates("poisson3d27:20", HSP_STRENGTH_SYMMETRIC, 0, 0);
-    test_host_aggregates("poisson2d5:100", HSP_STRENGTH_SYMMETRIC, 0, 1);
-    test_host_aggregates("poisson3d7:20", HSP_STRENGTH_SYMMETRIC, 0, 1);
+    test_host_aggregates("poisson2d5:100", HSP_STRENGTH_SYMMETRIC, 0, 0, HSP_AGGREGATION_GREEDY);
+    test_host_aggregates("poisson2d9:60", HSP_STRENGTH_SYMMETRIC, 0, 0, HSP_AGGREGATION_GREEDY);
+    test_host_aggregates("poisson3d7:20", HSP_STRENGTH_SYMMETRIC, 0, 0, HSP_AGGREGATION_GREEDY);
+    test_host_aggregates("poisson3d27:20", HSP_STRENGTH_SYMMETRIC, 0, 0, HSP_AGGREGATION_GREEDY);
+    test_host_aggregates("poisson2d5:100", HSP_STRENGTH_SYMMETRIC, 0, 1, HSP_AGGREGATION_GREEDY);
+    test_host_aggregates("poisson3d7:20", HSP_STRENGTH_SYMMETRIC, 0, 1, HSP_AGGREGATION_GREEDY);
     /* every theta: at 0.25 level 1 has no strong connection (one row next), at
      * 0.5 level 0 has none */
     for (int k = 0; k < 4; k++)
-        test_host_aggregates("poisson2d5:200", HSP_STRENGTH_SYMMETRIC, (const double[]){0, 0.08, 0.25, 0.5}[k], 0);
+        test_host_aggregates("poisson2d5:200", HSP_STRENGTH_SYMMETRIC, (const double[]){0, 0.08, 0.25, 0.5}[k], 0,
+                             HSP_AGGREGATION_GREEDY);
     /* classical (the default): the coarse levels' entries differ in size, so some are weak */
     for (int k = 0; k < 3; k++)
-        test_host_aggregates("poisson2d5:200", HSP_STRENGTH_CLASSICAL, (const double[]){0.08, 0.25, 0.5}[k], 0);
-    test_host_aggregates("aniso2d:100", HSP_STRENGTH_CLASSICAL, 0.25, 0);
-    test_host_aggregates("poisson3d27:20", HSP_STRENGTH_CLASSICAL, 0.25, 1);
+        test_host_aggregates("poisson2d5:200", HSP_STRENGTH_CLASSICAL, (const double[]){0.08, 0.25, 0.5}[k], 0,
+                             HSP_AGGREGATION_GREEDY);
+    test_host_aggregates("aniso2d:100", HSP_STRENGTH_CLASSICAL, 0.25, 0, HSP_AGGREGATION_GREEDY);
+    test_host_aggregates("poisson3d27:20", HSP_STRENGTH_CLASSICAL, 0.25, 1, HSP_AGGREGATION_GREEDY);
+    /* parallel aggregation (a device's default): the same roots on the device and the host */
+    test_host_aggregates("poisson2d5:100", HSP_STRENGTH_SYMMETRIC, 0, 0, HSP_AGGREGATION_PARALLEL);
+    test_host_aggregates("poisson3d7:20", HSP_STRENGTH_SYMMETRIC, 0, 1, HSP_AGGREGATION_PARALLEL);
+    test_host_aggregates("poisson2d5:200", HSP_STRENGTH_CLASSICAL, 0.25, 0, HSP_AGGREGATION_PARALLEL);
+    test_host_aggregates("aniso2d:100", HSP_STRENGTH_CLASSICAL, 0.25, 0, HSP_AGGREGATION_PARALLEL);
+    test_host_aggregates("poisson3d27:20", HSP_STRENGTH_CLASSICAL, 0.25, 1, HSP_AGGREGATION_PARALLEL);
     test_classical();
+    test_parallel("poisson2d5:64", HSP_STRENGTH_CLASSICAL, 0.25, 0);
+    test_parallel("poisson3d27:12", HSP_STRENGTH_SYMMETRIC, 0, 1);
+    test_parallel("aniso2d:64", HSP_STRENGTH_CLASSICAL, 0.25, 0);
     test_long_chain();
     test_one_way();
     test_resetup(0);

@@ -840,7 +840,7 @@ static void test_device(const char *spec, hsp_precision p)
     hsp_amg *dev_amg = NULL, *host_amg = NULL;
     hsp_amg_options ao;
     hsp_amg_options_init(&ao);
-    ao.coarse_size = 60;
+    ao.coarse_size = 60, ao.aggregation = HSP_AGGREGATION_PARALLEL; /* the device's default, the host's here */
     hsp_generate(spec, 1, p, &A);
     hsp_status s = hsp_place(ctx, A, &M);
     if (s == HSP_OK) s = hsp_amg_setup_resident(ctx, M, &ao, &dev_amg);

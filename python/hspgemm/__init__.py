@@ -136,6 +136,16 @@ def _order(order):
     return _ORDERS[order]
 
 
+_AGGREGATIONS = {"auto": 0, "greedy": 1, "parallel": 2}  # hsp_aggregation
+
+
+def _aggregation(aggregation):
+    """The library's number of an aggregation, "auto", "greedy" or "parallel"."""
+    if not isinstance(aggregation, str) or aggregation not in _AGGREGATIONS:
+        raise ArgumentError(f"aggregation = {aggregation!r}: give 'auto', 'greedy' or 'parallel'")
+    return _AGGREGATIONS[aggregation]
+
+
 def _library_error(e):
     """The package's exception for a _core.Error(status, name, message)."""
     status, name, message = e.args
@@ -782,7 +792,7 @@ class Context:
                   omega: float = 4.0 / 3.0, max_levels: int = 10,
                   coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
                   resident: bool = False, B: ArrayLike | None = None, block: int = 1,
-                  float_levels: bool = False) -> Hierarchy:
+                  float_levels: bool = False, aggregation: str = "auto") -> Hierarchy:
         """The smoothed-aggregation AMG hierarchy of A, its products on this context.
 
         Parameters
@@ -821,6 +831,11 @@ class Context:
         block : int, default 1
             The rows of a node of level 0 (A's block size, as PyAMG aggregates a BSR matrix's
             blocks), dividing n.
+        aggregation : {"auto", "greedy", "parallel"}, default "auto"
+            The aggregates' roots: greedy in the nodes' order (PyAMG's standard aggregation), or
+            parallel, in a hashed order that a GPU finds in a few rounds (the same aggregates on
+            the CPU threads, of a symmetric A); auto: greedy, but parallel where a device with
+            memory of its own aggregates (resident).
         float_levels : bool, default False
             Where A is float64: the levels made from a float32 copy of A's values, so that P, R
             and the coarse levels are float32 and the products and a solver's cycles read half
@@ -849,7 +864,7 @@ class Context:
         measure, theta = _strength_of(strength, theta)
         core = _call(self._ctx.amg_setup, _core_matrix(C), measure, theta, float(omega), int(max_levels),
                      int(coarse_size), order, bool(resident), cand, 1 if cand is None else cand.shape[1],
-                     _count(block, "block"), bool(float_levels))
+                     _count(block, "block"), bool(float_levels), _aggregation(aggregation))
         return Hierarchy(core, C)
 
     def close(self) -> None:
@@ -1103,7 +1118,7 @@ def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | N
               omega: float = 4.0 / 3.0, max_levels: int = 10,
               coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
               resident: bool = False, B: ArrayLike | None = None, block: int = 1, float_levels: bool = False,
-              device: str = _DEFAULTS["device"],
+              aggregation: str = "auto", device: str = _DEFAULTS["device"],
               threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"],
               methods: str | Sequence[str] | None = None) -> Hierarchy:
     """The smoothed-aggregation AMG hierarchy of A (hsp_amg_setup).
@@ -1112,7 +1127,8 @@ def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | N
     ----------
     A : scipy.sparse matrix or array
         Square, no zero on its diagonal.
-    strength, theta, omega, max_levels, coarse_size, order, precision, resident, B, block, float_levels : optional
+    strength, theta, omega, max_levels, coarse_size, order, precision, resident, B, block, float_levels,
+    aggregation : optional
         As Context.amg_setup's.
     device, threads, grow, methods : optional
         As Context's; the module keeps one context per set of options, made at its first use,
@@ -1124,7 +1140,7 @@ def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | N
     """
     return _shared_context(device, threads, grow, methods).amg_setup(
         A, strength=strength, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
-        precision=precision, resident=resident, B=B, block=block, float_levels=float_levels)
+        precision=precision, resident=resident, B=B, block=block, float_levels=float_levels, aggregation=aggregation)
 
 
 def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:

@@ -633,7 +633,7 @@ static PyObject *context_amg_setup(Context *self, PyObject *args);
 static PyMethodDef context_methods[] = {
     {"amg_setup", (PyCFunction)context_amg_setup, METH_VARARGS,
      "amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block, "
-     "float_levels) -> Hierarchy"},
+     "float_levels, aggregation) -> Hierarchy"},
     {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
     {"spmm", (PyCFunction)context_spmm, METH_VARARGS,
@@ -910,18 +910,19 @@ static int candidates_in(PyObject *B, int32_t nrows, Py_buffer *view, hsp_amg_op
 }
 
 /* amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block,
- * float_levels) -> Hierarchy */
+ * float_levels, aggregation) -> Hierarchy */
 static PyObject *context_amg_setup(Context *self, PyObject *args)
 {
     PyObject *ta, *tb;
     Py_buffer bview = {0};
     hsp_amg_options o;
-    int order, resident, strength;
+    int order, resident, strength, aggregation;
     hsp_amg_options_init(&o);
-    if (!PyArg_ParseTuple(args, "OiddiiipOiip", &ta, &strength, &o.theta, &o.omega, &o.max_levels, &o.coarse_size,
-                          &order, &resident, &tb, &o.nullspace, &o.block, &o.float_levels))
+    if (!PyArg_ParseTuple(args, "OiddiiipOiipi", &ta, &strength, &o.theta, &o.omega, &o.max_levels, &o.coarse_size,
+                          &order, &resident, &tb, &o.nullspace, &o.block, &o.float_levels, &aggregation))
         return NULL;
-    o.strength = (hsp_strength_measure)strength; /* hsp_amg_setup refuses another */
+    o.strength = (hsp_strength_measure)strength; /* hsp_amg_setup refuses another, */
+    o.aggregation = (hsp_aggregation)aggregation; /* and another aggregation */
     if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
         return PyErr_Format(PyExc_ValueError, "unknown order %d", order);
     o.order = (hsp_rap_order)order;

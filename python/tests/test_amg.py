@@ -102,7 +102,8 @@ def test_resident_hierarchy_has_the_hosts_aggregates(device):
     memory of its own), then brought home: the host's level shapes and P patterns, levels that are
     Galerkin products, a re-setup there, and PyAMG's CG on it within one iteration of the host's."""
     A = hspgemm.generate("poisson2d5:40")
-    host = hspgemm.amg_setup(A, coarse_size=40, device=device)
+    agg = "auto" if device == "cpu" else "parallel"  # where the device aggregates, its default
+    host = hspgemm.amg_setup(A, coarse_size=40, device=device, aggregation=agg)
     res = hspgemm.amg_setup(A, coarse_size=40, device=device, resident=True)
     assert [lv.A.shape for lv in res.levels] == [lv.A.shape for lv in host.levels] and len(res.levels) >= 3
     for k, (r, h) in enumerate(zip(res.levels[:-1], host.levels[:-1])):
@@ -259,7 +260,8 @@ def test_resident_candidates(device):
     A = hspgemm.generate("poisson2d5:20")
     B = np.stack([np.ones(400), np.arange(400) % 20], axis=1)
     res = hspgemm.amg_setup(A, B=B, coarse_size=20, device=device, resident=True)
-    host = hspgemm.amg_setup(A, B=B, coarse_size=20, device=device)
+    agg = "auto" if device == "cpu" else "parallel"  # where the device aggregates, its default
+    host = hspgemm.amg_setup(A, B=B, coarse_size=20, device=device, aggregation=agg)
     assert _sizes(res.levels) == _sizes(host.levels) and len(res.levels) >= 3
     for r, h in zip(res.levels[1:], host.levels[1:]):
         np.testing.assert_allclose(dense(r.A), dense(h.A), rtol=1e-10, atol=1e-12)

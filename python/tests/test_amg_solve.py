@@ -237,7 +237,7 @@ def test_resident_hierarchy_solves_as_the_host_one(poisson, device):
     A, b = poisson
     on_device = device != "cpu"
     host = hspgemm.amg_solver(A, coarse_size=30, device=DEVICE, presmoother="chebyshev" if on_device else None,
-                              float_levels=False)  # the resident one's default
+                              float_levels=False, aggregation="parallel" if on_device else "auto")  # resident's
     resident = hspgemm.amg_solver(A, coarse_size=30, device=device, resident=True)
     x, y = host.solve(b, tol=1e-8, accel="cg"), resident.solve(b, tol=1e-8, accel="cg")
     assert rel_residual(A, y, b) <= 1e-8

@@ -12,8 +12,9 @@
 #include "core/internal.h"
 #include "device/context.h"
 
-/* A node's state during aggregation, beside the aggregates 0, 1, ... */
-enum { AGG_FREE = -1, AGG_ISOLATED = -2 };
+/* A node's state during aggregation, beside the aggregates 0, 1, ...; a root and its strong
+ * neighbours of parallel aggregation before they are numbered. */
+enum { AGG_FREE = -1, AGG_ISOLATED = -2, AGG_ROOT = -3, AGG_TAKEN = -4 };
 enum { CHUNK = 16384 }; /* rows (nodes) of a chunk on the CPU threads */
 
 /* A pass over chunks of A's rows (nodes) on the threads: the diagonal, its norms, the strength. */
@@ -275,13 +276,81 @@ static void pass_roots(const hsp_graph *S, int32_t *agg, int32_t *n)
     }
 }
 
-/* Pass 2: a free node joins the aggregate of pass 1 of its first strong
- * neighbour that has one (first[] holds the aggregates after pass 1). */
-static void pass_join(const hsp_graph *S, const int32_t *first, int32_t *agg)
+/* Parallel aggregation's priority of node i (the device's hsp_mis_rekey): a hash of i in bits
+ * 32-61, i below, so that every node's is distinct. */
+static uint64_t hashed_key(int32_t i)
 {
-    for (int32_t i = 0; i < S->n; i++)
-        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && agg[i] == AGG_FREE; k++)
-            if (first[S->col[k]] >= 0) agg[i] = first[S->col[k]];
+    uint32_t h = (uint32_t)i * 0x9e3779b1u;
+    h ^= h >> 15, h *= 0x85ebca77u, h ^= h >> 13;
+    return (uint64_t)(h & 0x3fffffffu) << 32 | (uint32_t)i;
+}
+
+/* The n nodes by ascending hashed_key into order: a stable counting sort of the ascending nodes
+ * by the hash's lower 15 bits, then by its upper 15. */
+static hsp_status hashed_order(int32_t n, int32_t *order)
+{
+    enum { BITS = 15, BUCKETS = 1 << BITS };
+    int32_t *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
+    int64_t *count = malloc((BUCKETS + 1) * sizeof *count);
+    if (!tmp || !count) return free(tmp), free(count), hsp_fail(HSP_ERR_NOMEM, "no memory to order %d nodes", n);
+    for (int32_t i = 0; i < n; i++) tmp[i] = i;
+    for (int pass = 0; pass < 2; pass++) {
+        const int32_t *in = pass ? order : tmp;
+        int32_t *out = pass ? tmp : order;
+        int shift = 32 + BITS * pass;
+        for (int b = 0; b <= BUCKETS; b++) count[b] = 0;
+        for (int32_t i = 0; i < n; i++) count[(hashed_key(in[i]) >> shift & (BUCKETS - 1)) + 1]++;
+        for (int b = 0; b < BUCKETS; b++) count[b + 1] += count[b];
+        for (int32_t i = 0; i < n; i++) out[count[hashed_key(in[i]) >> shift & (BUCKETS - 1)]++] = in[i];
+    }
+    for (int32_t i = 0; i < n; i++) order[i] = tmp[i];
+    free(tmp), free(count);
+    return HSP_OK;
+}
+
+/* Pass 1 of parallel aggregation: the roots that pass_roots makes visiting the nodes by
+ * descending hashed_key (the one maximal distance-2 independent set that the device's rounds of
+ * "the largest key within distance 2" reach, whatever their schedule), numbered and joined by
+ * their strong neighbours in the nodes' order. */
+static hsp_status pass_hashed_roots(const hsp_graph *S, int32_t *agg, int32_t *n)
+{
+    int32_t *order = malloc(((size_t)S->n + 1) * sizeof *order);
+    hsp_status s = order ? hashed_order(S->n, order) : hsp_fail(HSP_ERR_NOMEM, "no memory to order %d nodes", S->n);
+    for (int32_t at = S->n - 1; s == HSP_OK && at >= 0; at--) {
+        int32_t i = order[at];
+        int taken = agg[i] != AGG_FREE;
+        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && !taken; k++) taken = agg[S->col[k]] != AGG_FREE;
+        if (S->rowptr[i] == S->rowptr[i + 1]) {
+            agg[i] = AGG_ISOLATED;
+        } else if (!taken) { /* a root, its neighbours taken; numbered below */
+            agg[i] = AGG_ROOT;
+            for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) agg[S->col[k]] = AGG_TAKEN;
+        }
+    }
+    for (int32_t i = 0; s == HSP_OK && i < S->n; i++)
+        if (agg[i] == AGG_TAKEN) agg[i] = AGG_FREE;
+    for (int32_t i = 0; s == HSP_OK && i < S->n; i++) {
+        if (agg[i] != AGG_ROOT) continue;
+        agg[i] = *n;
+        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) agg[S->col[k]] = *n;
+        ++*n;
+    }
+    free(order);
+    return s;
+}
+
+/* Pass 2: a free node joins the aggregate of pass 1 of a strong neighbour that has one (first[]
+ * holds the aggregates after pass 1): the first in S's order, or in parallel aggregation the one
+ * of largest hashed_key (the device's choice). */
+static void pass_join(const hsp_graph *S, const int32_t *first, int parallel, int32_t *agg)
+{
+    for (int32_t i = 0; i < S->n; i++) {
+        if (agg[i] != AGG_FREE) continue;
+        int32_t best = -1;
+        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && (parallel || best < 0); k++)
+            if (first[S->col[k]] >= 0 && (best < 0 || hashed_key(S->col[k]) > hashed_key(best))) best = S->col[k];
+        if (best >= 0) agg[i] = first[best];
+    }
 }
 
 /* Pass 3: a node still free starts an aggregate with its free strong
@@ -299,15 +368,18 @@ static void pass_rest(const hsp_graph *S, int32_t *agg, int32_t *n)
         if (agg[i] == AGG_ISOLATED) agg[i] = HSP_AGG_NONE;
 }
 
-hsp_status hsp_aggregate(const hsp_graph *S, int32_t *agg, int32_t *naggregates)
+hsp_status hsp_aggregate(const hsp_graph *S, int parallel, int32_t *agg, int32_t *naggregates)
 {
     int32_t *first = malloc(((size_t)S->n + 1) * sizeof *first);
     if (!first) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d nodes", S->n);
     *naggregates = 0;
     for (int32_t i = 0; i < S->n; i++) agg[i] = AGG_FREE;
-    pass_roots(S, agg, naggregates);
+    hsp_status s = HSP_OK;
+    if (parallel) s = pass_hashed_roots(S, agg, naggregates);
+    else pass_roots(S, agg, naggregates);
+    if (s != HSP_OK) return free(first), s;
     for (int32_t i = 0; i < S->n; i++) first[i] = agg[i];
-    pass_join(S, first, agg);
+    pass_join(S, first, parallel, agg);
     pass_rest(S, agg, naggregates);
     if (*naggregates == 0) *naggregates = 1; /* no strong connection at all: one empty aggregate, as PyAMG */
     free(first);

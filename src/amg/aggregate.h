@@ -34,9 +34,11 @@ void hsp_graph_free(hsp_graph *S);
 /* The aggregate of a node in no aggregate: one without strong connections. */
 enum { HSP_AGG_NONE = -1 };
 /* agg[i]: the aggregate of node i (0 .. *naggregates - 1, or HSP_AGG_NONE)
- * over the strong connections S, by PyAMG's standard aggregation; where
- * nothing is strong, one aggregate of no node (PyAMG's). */
-hsp_status hsp_aggregate(const hsp_graph *S, int32_t *agg, int32_t *naggregates);
+ * over the strong connections S, by PyAMG's standard aggregation, its roots
+ * in the nodes' order, or with parallel in the order of a hash of the nodes
+ * (HSP_AGGREGATION_PARALLEL: the device's aggregates where S is symmetric);
+ * where nothing is strong, one aggregate of no node (PyAMG's). */
+hsp_status hsp_aggregate(const hsp_graph *S, int parallel, int32_t *agg, int32_t *naggregates);
 
 /* T, (nnodes * block) x (naggregates * k), and *Bc, the next level's
  * candidates ((naggregates * k) x k, row by row), from the candidates B

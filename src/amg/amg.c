@@ -20,7 +20,7 @@ void hsp_amg_options_init(hsp_amg_options *o)
     if (!o) return;
     o->strength = HSP_STRENGTH_CLASSICAL, o->theta = 0.25, o->omega = 4.0 / 3.0, o->max_levels = 10;
     o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
-    o->B = NULL, o->nullspace = 1, o->block = 1, o->float_levels = 0;
+    o->B = NULL, o->nullspace = 1, o->block = 1, o->aggregation = HSP_AGGREGATION_AUTO, o->float_levels = 0;
 }
 
 void hsp_amg_free(hsp_amg *amg)
@@ -147,7 +147,7 @@ hsp_status hsp_amg_aggregate_level(hsp_context *ctx, const hsp_csr *A, const hsp
     if (!s->diag || !s->agg) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d rows", A->nrows);
     hsp_status st = hsp_diagonal(ctx, A, s->diag);
     if (st == HSP_OK) st = hsp_strength(ctx, A, s->diag, o, block, l == 0, &S); /* the caller's stored zeros count */
-    if (st == HSP_OK) st = hsp_aggregate(&S, s->agg, naggs);
+    if (st == HSP_OK) st = hsp_aggregate(&S, o->aggregation == HSP_AGGREGATION_PARALLEL, s->agg, naggs);
     hsp_graph_free(&S);
     if (st == HSP_OK && *naggs >= nodes) *naggs = 0; /* nothing to gain */
     if (st != HSP_OK || !*naggs) return st;
@@ -201,6 +201,9 @@ hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp
         return hsp_fail(HSP_ERR_ARG, "%s: coarse_size = %d: give 1 or more rows", fn, (int)o->coarse_size);
     if (o->order != HSP_RAP_R_AP && o->order != HSP_RAP_RA_P)
         return hsp_fail(HSP_ERR_ARG, "%s: order = %d: give HSP_RAP_R_AP or HSP_RAP_RA_P", fn, (int)o->order);
+    if (o->aggregation < HSP_AGGREGATION_AUTO || o->aggregation > HSP_AGGREGATION_PARALLEL)
+        return hsp_fail(HSP_ERR_ARG, "%s: aggregation = %d: give HSP_AGGREGATION_AUTO, _GREEDY or _PARALLEL", fn,
+                        (int)o->aggregation);
     if (o->float_levels != 0 && o->float_levels != 1)
         return hsp_fail(HSP_ERR_ARG, "%s: float_levels = %d: give 0 or 1", fn, o->float_levels);
     if (o->nullspace < 1 || o->nullspace > HSP_AMG_MAX_NULLSPACE || (!o->B && o->nullspace != 1))
@@ -227,15 +230,18 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
         return hsp_fail(HSP_ERR_NOMEM, "no memory for an AMG hierarchy");
     }
     double start = hsp_now_ms();
-    amg->state->options = *o, amg->state->options.B = NULL; /* the caller's B is read during the setup only */
+    const double *B0 = o->B; /* the caller's B, read during the setup only */
+    amg->state->options = *o, amg->state->options.B = NULL;
+    amg->state->options.aggregation = hsp_aggregation_of(o, 0);
+    o = &amg->state->options; /* the options kept, the aggregation resolved */
     amg->nlevels = 1;
     e = float_source(ctx, A, amg->state, &amg->level[0].A);
-    double *B = NULL; /* the candidates of level l > 0 (level 0's: o->B) */
+    double *B = NULL; /* the candidates of level l > 0 (level 0's: B0) */
     for (int l = 0; e == HSP_OK && l + 1 < o->max_levels; l++) {
         int32_t block = l ? o->nullspace : o->block;
         double *next = NULL, t = hsp_now_ms();
         if (amg->level[l].A->nrows / block <= o->coarse_size) break;
-        e = hsp_amg_aggregate_level(ctx, amg->level[l].A, o, l, block, l ? B : o->B, &amg->state->level[l],
+        e = hsp_amg_aggregate_level(ctx, amg->level[l].A, o, l, block, l ? B : B0, &amg->state->level[l],
                                     &amg->level[l].naggregates, &next);
         free(B), B = next;
         amg->level[l].ms_aggregate = hsp_now_ms() - t;

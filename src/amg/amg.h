@@ -32,6 +32,12 @@ struct hsp_amg_state {
                                          and again after a re-setup */
 };
 
+/* o's aggregation, AUTO resolved: PARALLEL where a device with memory of its own aggregates. */
+static inline hsp_aggregation hsp_aggregation_of(const hsp_amg_options *o, int on_device)
+{
+    if (o->aggregation != HSP_AGGREGATION_AUTO) return o->aggregation;
+    return on_device ? HSP_AGGREGATION_PARALLEL : HSP_AGGREGATION_GREEDY;
+}
 /* A square A (nrows x ncols) and options in range, else an error naming fn. */
 hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp_amg_options *o);
 /* *rho = rho(D^-1 A), estimated by Lanczos steps on the CPU threads, at most

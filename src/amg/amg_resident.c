@@ -183,6 +183,7 @@ static hsp_status device_levels(hsp_context *ctx, const hsp_resident *A, const h
     if (!amg || !amg->state) return hsp_fail(HSP_ERR_NOMEM, "no memory for an AMG hierarchy");
     double start = hsp_now_ms();
     amg->state->options = *o, amg->state->on_device = 1;
+    amg->state->options.aggregation = hsp_aggregation_of(o, 1);
     amg->level[0].rA = A, amg->nlevels = 1;
     hsp_status s = HSP_OK;
     double *B = NULL; /* the candidates of level l > 0 (level 0's: o->B) */

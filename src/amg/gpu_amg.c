@@ -163,29 +163,41 @@ static hsp_status many_rounds(gpu *g, int dbl, int64_t n, int32_t span, const gp
     return s;
 }
 
+/* Every node's key, undecided where it has a strong connection, else out: in the host's order
+ * within chunks of rows, or with parallel hashed (HSP_AGGREGATION_PARALLEL); no root yet. */
+static hsp_status start_keys(gpu *g, int dbl, int64_t n, const gpu_held *h, gpu_array *w, int parallel)
+{
+    int64_t chunk = MIS_CHUNK;
+    gpu_arg init[] = {gpu_val(&n, sizeof n),   gpu_val(&chunk, sizeof chunk), gpu_array_arg(&h->a[0]),
+                      gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),   gpu_array_arg(&w[W_ROOT])};
+    gpu_arg rekey[] = {gpu_val(&n, sizeof n), gpu_array_arg(&w[W_KEY])};
+    hsp_status s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 6, n);
+    return s == HSP_OK && parallel ? gpu_launch_items(g, dbl, GK_MIS_REKEY, rekey, 2, n) : s;
+}
+
 /* The roots: rounds of the largest key within distance 2 until no node is
  * undecided; w[W_ROOT] gets 1 for each root, w[W_KEY] the final keys.  The
  * keys follow the host's order within chunks of MIS_CHUNK rows, so that a
  * level of at most that many rows gets the host's roots, in rounds as many
  * as the longest chain of that order (for a 2D grid about a third of a row
  * and then a round or so a row: 1368 rounds for poisson2d9:1024); past
- * MIS_ORDER_ROUNDS, the undecided nodes' keys are hashed. */
-static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w)
+ * MIS_ORDER_ROUNDS, the undecided nodes' keys are hashed.  With parallel
+ * they are hashed from the start: a few rounds, the host's parallel roots. */
+static hsp_status find_roots(gpu *g, const hsp_csr *A, const gpu_held *h, gpu_array *w, int parallel)
 {
     int dbl = A->precision == HSP_DOUBLE, sym = 0, done = 0;
     int32_t span = 0;
-    int64_t n = A->nrows, chunk = MIS_CHUNK;
-    gpu_arg init[] = {gpu_val(&n, sizeof n),   gpu_val(&chunk, sizeof chunk), gpu_array_arg(&h->a[0]),
-                      gpu_array_arg(&w[W_STRONG]), gpu_array_arg(&w[W_KEY]),   gpu_array_arg(&w[W_ROOT])};
-    hsp_status s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 6, n);
+    int64_t n = A->nrows;
+    hsp_status s = start_keys(g, dbl, n, h, w, parallel);
     if (s == HSP_OK) s = symmetric(g, dbl, n, h, w, &sym, &span);
     if (s == HSP_OK && sym) s = many_rounds(g, dbl, n, span, h, w, &done);
     /* Where many_rounds stopped short, which nodes it left undecided depends on how its
      * work-groups ran (PoCL 5's threads: 4491 to 4493 rows at level 1 of a 15000-row chain from
      * run to run), and hashing their keys would carry that into the roots: start again in
-     * rounds over every node, which reach the hashing in one state every run. */
-    if (s == HSP_OK && sym && !done) s = gpu_launch_items(g, dbl, GK_MIS_INIT, init, 6, n);
-    if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, 1);
+     * rounds over every node, which reach the hashing in one state every run (hashed already:
+     * past the round that would hash them). */
+    if (s == HSP_OK && sym && !done) s = start_keys(g, dbl, n, h, w, parallel);
+    if (s == HSP_OK && !done) s = full_rounds(g, dbl, n, h, w, parallel ? MIS_ORDER_ROUNDS + 2 : 1);
     return s;
 }
 
@@ -261,7 +273,7 @@ static hsp_status aggregate(gpu *g, const hsp_csr *A, const gpu_held *h, const h
                         gpu_val(&stored, sizeof stored), gpu_array_arg(&w[W_STRONG])};
     if (s == HSP_OK && classical) s = gpu_launch_items(g, dbl, GK_SA_ROWMAX, rowmax, 5, n);
     if (s == HSP_OK) s = gpu_launch_items(g, dbl, GK_SA_STRONG, strong, 10, n);
-    if (s == HSP_OK) s = find_roots(g, A, h, w);
+    if (s == HSP_OK) s = find_roots(g, A, h, w, o->aggregation == HSP_AGGREGATION_PARALLEL);
     if (s == HSP_OK) s = gpu_scan(g, dbl, &w[W_ROOT], &w[W_FIRST], n, &roots);
     *naggs = roots >= n ? 0 : roots ? (int32_t)roots : 1; /* 0: nothing to gain */
     if (s != HSP_OK || !*naggs) return s;
