@@ -54,13 +54,15 @@ all_mutants() {
     mutant diagonal-bad-row src/amg/aggregate.c 'j->bad[c] = i;' 'j->bad[c] = first;' 'tests/t_amg tests/t_amg_solve'
     mutant amg-omega-half src/amg/amg.c 'P, omega / rho, find};' 'P, omega / rho / 2, find};' 'tests/t_amg'
     # parallel aggregation: a node joins its first neighbour's aggregate, not the one of largest key
-    mutant parallel-join-first src/amg/aggregate.c '&& (parallel || best < 0); k++)' '&& best < 0; k++)' \
+    mutant parallel-join-first src/amg/aggregate.c '&& (parallel || best < 0); k++)' \
+        '&& (parallel < 0 || best < 0); k++)' \
         'tests/t_amg'
     # parallel aggregation: the roots visited by ascending keys, not descending
     mutant parallel-ascending src/amg/aggregate.c 'int32_t i = order[at];' 'int32_t i = order[S->n - 1 - at];' \
         'tests/t_amg'
     # on the device, parallel aggregation's keys left in the rows' order (the host's greedy roots)
-    mutant parallel-device-order src/amg/gpu_amg.c 'return s == HSP_OK && parallel ?' 'return s == HSP_OK && 0 ?' \
+    mutant parallel-device-order src/amg/gpu_amg.c 'return s == HSP_OK && parallel ?' \
+        'return s == HSP_OK && parallel && 0 ?' \
         'tests/t_amg@nosvm.dev'
     # float levels: the stationary cycles run from x on the float copy (its solution, not A's)
     mutant float-levels-stationary src/amg/solve.c 'int corrections = s->sd->op.M != s->sd->level[0].A.M;' \
