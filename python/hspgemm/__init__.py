@@ -1657,8 +1657,8 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         float_levels, grow, methods) or PyAMG's keywords of pyamg_solver (max_coarse, strength,
         smooth, aggregate, symmetry, improve_candidates, ...).  The defaults stay amg_setup's
         (coarse_size 1000 where PyAMG's max_coarse is 10, no improve_candidates) but
-        float_levels: True unless resident (the same iterations, a quarter less time to solution
-        on the problems of doc/amg.md, "Float levels").
+        float_levels: True unless resident (the same iterations, 6-21% less time to solution on
+        the problems of doc/amg.md, "Float levels").
 
     Returns
     -------
