@@ -120,11 +120,9 @@ int cli_write_meta(const char *csv, const cli_args *a, const cli_peers *p, const
     fprintf(f, ",\"resident\":%s,\"unsorted\":%s,\"deterministic\":%s,\"repeat\":%d,\"spread_bound\":%g",
             a->resident ? "true" : "false", a->lib.unsorted ? "true" : "false", a->lib.deterministic ? "true" : "false",
             a->repeat, CLI_SPREAD_BOUND);
-    int solves = a->suite && !strncmp(a->suite, "solve", 5); /* solve, solve-quick */
     fprintf(f, ",\"amg\":{\"strength\":\"%s\",\"theta\":%.17g,\"omega\":%.17g,\"levels\":%d,\"coarse\":%d,"
             "\"float_levels\":%s,\"aggregation\":\"%s\"}", cli_strength_name(a->amg.strength), a->amg.theta,
-            a->amg.omega, a->amg.max_levels, a->amg.coarse_size,
-            (solves ? cli_solve_float_levels(a) : a->amg.float_levels) ? "true" : "false",
+            a->amg.omega, a->amg.max_levels, a->amg.coarse_size, a->amg.float_levels ? "true" : "false",
             cli_aggregation_name(a->amg.aggregation));
     write_peers(f, p);
     fprintf(f, ",\"complete\":%s", run->complete ? "true" : "false");

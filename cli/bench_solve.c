@@ -169,7 +169,6 @@ static int bench_problem(hsp_context *ctx, const cli_args *a, const cli_peers *p
     hsp_csr *A = NULL;
     hsp_amg_options o = a->amg;
     double *B = NULL;
-    o.float_levels = cli_solve_float_levels(a);
     memset(row, 0, sizeof *row);
     row->name = spec;
     cli_status_line("bench: %s: generating", spec);
@@ -303,7 +302,7 @@ int cli_bench_solve(cli_args *a, const char *const *given, const cli_peers *p, c
            cli_version(), o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
            cli_smoother_text(n && ran->device[0] ? ran->smoother : o->smoother, o->sweep),
            o->tol, o->maxiter, cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega, a->amg.coarse_size,
-           a->amg.max_levels, cli_solve_float_levels(a) ? " (ours: float levels)" : "",
+           a->amg.max_levels, a->amg.float_levels ? " (ours: float levels)" : "",
            device, a->resident ? " (resident)" : "", a->lib.threads, a->repeat);
     print_rows(rows, n);
     printf("medians of the runs; spread: (q3 - q1) / median of the totals; x: the program's total / hspgemm's; relres: "

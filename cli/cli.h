@@ -25,7 +25,7 @@ typedef struct {
     const char *peers;    /* bench: --peers=LIST */
     hsp_amg_options amg;  /* rap, amg-setup: --order, --strength, --theta, --omega, --levels, --coarse */
     int theta_given;      /* --theta was given (else --strength=symmetric's is 0, PyAMG's) */
-    int float_levels_given; /* --float-levels was given (else a solve's is cli_solve_float_levels') */
+    int float_levels_given; /* --float-levels was given (a solve's default: cli_solve_float_levels) */
     const char *write_levels; /* amg-setup: --write-levels DIR */
     int resetup;          /* amg-setup: --resetup */
     hsp_amg_solve_options solve; /* amg-solve: --tol, --maxiter, --cycle, --smoother, ... */
@@ -364,8 +364,8 @@ const char *cli_order_name(hsp_rap_order order);
 const char *cli_strength_name(hsp_strength_measure strength);
 /* "auto", "greedy" or "parallel". */
 const char *cli_aggregation_name(hsp_aggregation aggregation);
-/* The set-up's float_levels for a solve (amg-solve, bench --suite=solve): --float-levels's, else
- * 1 but with --resident (a GPU's hierarchy stays in A's precision: hsp_amg_options). */
+/* The set-up's float_levels for a solve (amg-solve, bench --suite=solve, each setting it once):
+ * --float-levels's, else 1 but with --resident (a GPU's hierarchy stays in A's precision). */
 int cli_solve_float_levels(const cli_args *a);
 
 #endif

@@ -516,6 +516,7 @@ int cmd_bench(int argc, char **argv)
                                a.cols ? "cols=L" : a.lib.spmm_blocks ? "blocks=N" : "layout");
     if (!a.repeat) a.repeat = amg ? 5 : solve ? 3 : 7;
     if (solve && !a.maxiter_given) a.solve.maxiter = 200; /* the solve peers' default (bench/README.md) */
+    if (solve) a.amg.float_levels = cli_solve_float_levels(&a); /* amg-solve's default */
     if (!a.lib.threads) a.lib.threads = hsp_cpu_count();
     const char *csv = a.csv ? a.csv : galerkin ? "bench-galerkin.csv" : realloc_suite ? "bench-realloc.csv"
                                     : amg      ? "bench-amg.csv"

@@ -58,10 +58,12 @@ const char *cli_order_name(hsp_rap_order order)
     return order == HSP_RAP_RA_P ? "ra-p" : "r-ap";
 }
 
+/* --aggregation's values, by hsp_aggregation's numbers. */
+static const char *const aggregation_names[] = {"auto", "greedy", "parallel"};
+
 const char *cli_aggregation_name(hsp_aggregation aggregation)
 {
-    return aggregation == HSP_AGGREGATION_GREEDY ? "greedy" : aggregation == HSP_AGGREGATION_PARALLEL ? "parallel"
-                                                                                                      : "auto";
+    return aggregation_names[aggregation]; /* the CLI's: parsed, so in range */
 }
 
 int cli_solve_float_levels(const cli_args *a)
@@ -141,7 +143,8 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
         if (strcmp(v, "classical") && strcmp(v, "symmetric")) return "--strength takes classical or symmetric";
         a->amg.strength = strcmp(v, "classical") ? HSP_STRENGTH_SYMMETRIC : HSP_STRENGTH_CLASSICAL;
     } else if (!strcmp(name, "aggregation")) {
-        int k = !strcmp(v, "auto") ? 0 : !strcmp(v, "greedy") ? 1 : !strcmp(v, "parallel") ? 2 : -1;
+        int k = HSP_AGGREGATION_PARALLEL;
+        while (k >= 0 && strcmp(v, aggregation_names[k])) k--;
         if (k < 0) return "--aggregation takes auto, greedy or parallel";
         a->amg.aggregation = (hsp_aggregation)k;
     } else if (!strcmp(name, "theta")) {

@@ -58,7 +58,8 @@ all_mutants() {
         '&& (parallel < 0 || best < 0); k++)' \
         'tests/t_amg'
     # parallel aggregation: the roots visited by ascending keys, not descending
-    mutant parallel-ascending src/amg/aggregate.c 'int32_t i = order[at];' 'int32_t i = order[S->n - 1 - at];' \
+    mutant parallel-ascending src/amg/aggregate.c 'int32_t i = order ? order[at] : at;' \
+        'int32_t i = order ? order[S->n - 1 - at] : at;' \
         'tests/t_amg'
     # on the device, parallel aggregation's keys left in the rows' order (the host's greedy roots)
     mutant parallel-device-order src/amg/gpu_amg.c 'return s == HSP_OK && parallel ?' \

@@ -98,16 +98,23 @@ static hsp_csr *random_spd(int32_t n, hsp_precision p, uint64_t seed)
     return C;
 }
 
-/* The hierarchy of A (coarse_size rows at the coarsest). */
-static hsp_amg *setup(hsp_context *c, const hsp_csr *A, int32_t coarse_size)
+/* The hierarchy of A on c with float_levels f (coarse_size rows at the coarsest). */
+static hsp_amg *setup_levels(hsp_context *c, const hsp_csr *A, int32_t coarse_size, int f)
 {
     hsp_amg_options o;
     hsp_amg *amg = NULL;
     hsp_amg_options_init(&o);
     o.coarse_size = coarse_size, o.strength = HSP_STRENGTH_SYMMETRIC, o.theta = 0; /* PyAMG's default, as the
                                                                                       counts of it here */
+    o.float_levels = f;
     if (hsp_amg_setup(c, A, &o, &amg) != HSP_OK) tap_diag("setup: %s", hsp_errmsg());
     return amg;
+}
+
+/* The hierarchy of A (coarse_size rows at the coarsest), of A's precision. */
+static hsp_amg *setup(hsp_context *c, const hsp_csr *A, int32_t coarse_size)
+{
+    return setup_levels(c, A, coarse_size, 0);
 }
 
 /* Solve A x = b (b: kind 1 pattern) with o; checks convergence, the residual here and the
@@ -549,17 +556,6 @@ static hsp_csr *scaled_spd(const char *spec)
     return A;
 }
 
-/* The hierarchy of A with float_levels f (coarse_size rows at the coarsest; PyAMG's strength). */
-static hsp_amg *setup_levels(const hsp_csr *A, int32_t coarse_size, int f)
-{
-    hsp_amg_options o;
-    hsp_amg *amg = NULL;
-    hsp_amg_options_init(&o);
-    o.coarse_size = coarse_size, o.strength = HSP_STRENGTH_SYMMETRIC, o.theta = 0, o.float_levels = f;
-    if (hsp_amg_setup(ctx, A, &o, &amg) != HSP_OK) tap_diag("setup: %s", hsp_errmsg());
-    return amg;
-}
-
 /* The largest |difference| of two matrices' values of one pattern, over the largest |value| of y. */
 static double values_apart(const hsp_csr *x, const hsp_csr *y)
 {
@@ -577,7 +573,7 @@ static double values_apart(const hsp_csr *x, const hsp_csr *y)
  * the double levels' iterations, one more or less; the coarsest level factored by Cholesky. */
 static void test_float_levels(const char *spec, hsp_csr *A)
 {
-    hsp_amg *f = setup_levels(A, 100, 1), *d = setup_levels(A, 100, 0);
+    hsp_amg *f = setup_levels(ctx, A, 100, 1), *d = setup_levels(ctx, A, 100, 0);
     int ok = f && d && f->nlevels == d->nlevels && f->nlevels >= 3 && f->level[0].A == A;
     for (int l = 0; ok && l < f->nlevels; l++)
         ok = (l == 0 || f->level[l].A->precision == HSP_FLOAT) &&
@@ -618,7 +614,7 @@ static void test_float_resetup(void)
     for (int32_t i = 0; i < B->nrows; i++)
         for (int64_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++)
             ((double *)B->values)[k] *= B->colidx[k] == i ? 1.5 + 0.5 * sin(i) : 1;
-    hsp_amg *f = setup_levels(A, 100, 1), *d = setup_levels(A, 100, 0);
+    hsp_amg *f = setup_levels(ctx, A, 100, 1), *d = setup_levels(ctx, A, 100, 0);
     hsp_status s = f && d ? hsp_amg_resetup(ctx, f, B) : HSP_ERR_ARG;
     if (s == HSP_OK) s = hsp_amg_resetup(ctx, d, B);
     double apart = s == HSP_OK ? values_apart(f->level[1].A, d->level[1].A) : INFINITY;
@@ -629,9 +625,9 @@ static void test_float_resetup(void)
     if (s == HSP_OK) check_solve("float levels after the re-setup (the new A's residual)", f, &o, 20);
     hsp_amg_free(f), hsp_amg_free(d);
     hsp_csr_convert(A, HSP_FLOAT, &F);
-    f = setup_levels(F, 100, 1), d = setup_levels(F, 100, 0);
+    f = setup_levels(ctx, F, 100, 1), d = setup_levels(ctx, F, 100, 0);
     tap_ok(f && d && !f->state->fine_values && f->nlevels == d->nlevels && f->level[0].A == F &&
-               values_apart(f->level[1].A, d->level[1].A) == 0,
+               ref_identical(f->level[1].A, d->level[1].A),
            "float levels of a float A: no copy, the levels as without the option");
     hsp_amg_free(f), hsp_amg_free(d);
     hsp_amg_options ao;

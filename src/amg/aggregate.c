@@ -13,7 +13,7 @@
 #include "device/context.h"
 
 /* A node's state during aggregation, beside the aggregates 0, 1, ...; a root and its strong
- * neighbours of parallel aggregation before they are numbered. */
+ * neighbours in pass 1 before they are numbered. */
 enum { AGG_FREE = -1, AGG_ISOLATED = -2, AGG_ROOT = -3, AGG_TAKEN = -4 };
 enum { CHUNK = 16384 }; /* rows (nodes) of a chunk on the CPU threads */
 
@@ -258,24 +258,6 @@ void hsp_graph_free(hsp_graph *S)
     S->rowptr = NULL, S->col = NULL;
 }
 
-/* Pass 1: a free node with strong neighbours, none of them taken, becomes
- * an aggregate with them; a node with no strong neighbour is isolated. */
-static void pass_roots(const hsp_graph *S, int32_t *agg, int32_t *n)
-{
-    for (int32_t i = 0; i < S->n; i++) {
-        if (agg[i] != AGG_FREE) continue;
-        int taken = 0;
-        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && !taken; k++) taken = agg[S->col[k]] != AGG_FREE;
-        if (S->rowptr[i] == S->rowptr[i + 1]) {
-            agg[i] = AGG_ISOLATED;
-        } else if (!taken) {
-            agg[i] = *n;
-            for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) agg[S->col[k]] = *n;
-            ++*n;
-        }
-    }
-}
-
 /* Parallel aggregation's priority of node i (the device's hsp_mis_rekey): a hash of i in bits
  * 32-61, i below, so that every node's is distinct. */
 static uint64_t hashed_key(int32_t i)
@@ -285,8 +267,8 @@ static uint64_t hashed_key(int32_t i)
     return (uint64_t)(h & 0x3fffffffu) << 32 | (uint32_t)i;
 }
 
-/* The n nodes by ascending hashed_key into order: a stable counting sort of the ascending nodes
- * by the hash's lower 15 bits, then by its upper 15. */
+/* The n nodes by descending hashed_key into order: a stable counting sort of the ascending nodes
+ * by the hash's lower 15 bits, then by its upper 15, read backwards. */
 static hsp_status hashed_order(int32_t n, int32_t *order)
 {
     enum { BITS = 15, BUCKETS = 1 << BITS };
@@ -303,40 +285,37 @@ static hsp_status hashed_order(int32_t n, int32_t *order)
         for (int b = 0; b < BUCKETS; b++) count[b + 1] += count[b];
         for (int32_t i = 0; i < n; i++) out[count[hashed_key(in[i]) >> shift & (BUCKETS - 1)]++] = in[i];
     }
-    for (int32_t i = 0; i < n; i++) order[i] = tmp[i];
+    for (int32_t i = 0; i < n; i++) order[i] = tmp[n - 1 - i];
     free(tmp), free(count);
     return HSP_OK;
 }
 
-/* Pass 1 of parallel aggregation: the roots that pass_roots makes visiting the nodes by
- * descending hashed_key (the one maximal distance-2 independent set that the device's rounds of
- * "the largest key within distance 2" reach, whatever their schedule), numbered and joined by
- * their strong neighbours in the nodes' order. */
-static hsp_status pass_hashed_roots(const hsp_graph *S, int32_t *agg, int32_t *n)
+/* Pass 1: visiting the nodes in order (NULL: their own), a free node with strong neighbours, none
+ * of them taken, becomes a root and they are taken; a node with no strong neighbour is isolated.
+ * The roots are then numbered in the nodes' order, each an aggregate with its neighbours.  In
+ * descending hashed_key this gives the one maximal distance-2 independent set that the device's
+ * rounds of "the largest key within distance 2" reach, whatever their schedule. */
+static void pass_roots(const hsp_graph *S, const int32_t *order, int32_t *agg, int32_t *n)
 {
-    int32_t *order = malloc(((size_t)S->n + 1) * sizeof *order);
-    hsp_status s = order ? hashed_order(S->n, order) : hsp_fail(HSP_ERR_NOMEM, "no memory to order %d nodes", S->n);
-    for (int32_t at = S->n - 1; s == HSP_OK && at >= 0; at--) {
-        int32_t i = order[at];
+    for (int32_t at = 0; at < S->n; at++) {
+        int32_t i = order ? order[at] : at;
         int taken = agg[i] != AGG_FREE;
         for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1] && !taken; k++) taken = agg[S->col[k]] != AGG_FREE;
         if (S->rowptr[i] == S->rowptr[i + 1]) {
             agg[i] = AGG_ISOLATED;
-        } else if (!taken) { /* a root, its neighbours taken; numbered below */
+        } else if (!taken) {
             agg[i] = AGG_ROOT;
             for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) agg[S->col[k]] = AGG_TAKEN;
         }
     }
-    for (int32_t i = 0; s == HSP_OK && i < S->n; i++)
+    for (int32_t i = 0; i < S->n; i++)
         if (agg[i] == AGG_TAKEN) agg[i] = AGG_FREE;
-    for (int32_t i = 0; s == HSP_OK && i < S->n; i++) {
+    for (int32_t i = 0; i < S->n; i++) {
         if (agg[i] != AGG_ROOT) continue;
         agg[i] = *n;
         for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) agg[S->col[k]] = *n;
         ++*n;
     }
-    free(order);
-    return s;
 }
 
 /* Pass 2: a free node joins the aggregate of pass 1 of a strong neighbour that has one (first[]
@@ -370,14 +349,16 @@ static void pass_rest(const hsp_graph *S, int32_t *agg, int32_t *n)
 
 hsp_status hsp_aggregate(const hsp_graph *S, int parallel, int32_t *agg, int32_t *naggregates)
 {
-    int32_t *first = malloc(((size_t)S->n + 1) * sizeof *first);
+    int32_t *first = malloc(((size_t)S->n + 1) * sizeof *first), *order = NULL;
     if (!first) return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d nodes", S->n);
+    if (parallel && (!(order = malloc(((size_t)S->n + 1) * sizeof *order)) || hashed_order(S->n, order) != HSP_OK)) {
+        free(first), free(order);
+        return hsp_fail(HSP_ERR_NOMEM, "no memory to aggregate %d nodes", S->n);
+    }
     *naggregates = 0;
     for (int32_t i = 0; i < S->n; i++) agg[i] = AGG_FREE;
-    hsp_status s = HSP_OK;
-    if (parallel) s = pass_hashed_roots(S, agg, naggregates);
-    else pass_roots(S, agg, naggregates);
-    if (s != HSP_OK) return free(first), s;
+    pass_roots(S, order, agg, naggregates);
+    free(order);
     for (int32_t i = 0; i < S->n; i++) first[i] = agg[i];
     pass_join(S, first, parallel, agg);
     pass_rest(S, agg, naggregates);

@@ -110,11 +110,17 @@ static void record(solver *s, int it, double rel)
     s->info.iterations = it;
 }
 
-/* z = M r, one cycle from zero, and r.z into the scalar at. */
-static void precondition(solver *s, int at)
+/* z = M r, one cycle from zero. */
+static void cycle_from_zero(solver *s)
 {
     hsp_solve_zero(s->sd, s->n, s->v[Z]);
     hsp_cycle_run(s->sd, s->o, s->v[Z], s->v[R], 1);
+}
+
+/* z = M r, and r.z into the scalar at. */
+static void precondition(solver *s, int at)
+{
+    cycle_from_zero(s);
     hsp_solve_dot(s->sd, s->n, s->v[R], s->v[Z], at);
 }
 
@@ -128,7 +134,7 @@ static hsp_status stationary(solver *s)
     record(s, 0, rel);
     for (int it = 1; rel > s->o->tol && it <= s->o->maxiter && !s->sd->status; it++) {
         if (corrections) /* z = M r; x = z + x */
-            precondition(s, HSP_S_RZ0), hsp_vec_direction(s->sd->ctx, s->n, s->v[Z], 1, s->v[X]);
+            cycle_from_zero(s), hsp_vec_direction(s->sd->ctx, s->n, s->v[Z], 1, s->v[X]);
         else hsp_cycle_run(s->sd, s->o, s->v[X], s->v[B], it == 1 && !s->o->x0);
         record(s, it, rel = residual(s));
     }
