@@ -918,6 +918,55 @@ static void test_no_aggregates_device(hsp_precision p)
     free(b), free(x), hsp_amg_free(amg), hsp_resident_free(M), hsp_csr_free(A);
 }
 
+/* A dense n x n matrix as CSR: a_ij = (a smooth-free pattern, symmetric) + shift on the diagonal;
+ * SPD for a shift above n, indefinite where the last diagonal entry is made -n instead. */
+static hsp_csr *dense_matrix(int32_t n, double shift, int indefinite)
+{
+    hsp_csr *A = NULL;
+    if (hsp_csr_create(n, n, (int64_t)n * n, HSP_DOUBLE, &A) != HSP_OK) return NULL;
+    for (int32_t i = 0; i < n; i++) {
+        A->rowptr[i + 1] = (int64_t)(i + 1) * n;
+        for (int32_t j = 0; j < n; j++) {
+            double v = sin(0.7 * (i + 1) * (j + 1)) + (i == j ? shift : 0);
+            A->colidx[(size_t)i * n + j] = j;
+            ((double *)A->values)[(size_t)i * n + j] = indefinite && i == j && i == n - 1 ? -n : v;
+        }
+    }
+    return A;
+}
+
+/* hsp_dense_factorize on one thread and on pools of 2 and 3: Cholesky where A is SPD, the same
+ * bits on any number of threads (each entry the same sums in one order), and x = A^-1 b to
+ * 1e-12 by the residual here; LU where a block past the first meets a negative pivot.  Sizes
+ * around the 64 rows of a parallel block. */
+static void test_dense_factor(void)
+{
+    static const int32_t sizes[] = {1, 7, 63, 64, 65, 200, 700};
+    hsp_pool *pool[2] = {NULL, NULL};
+    int made = hsp_pool_create(2, 1, &pool[0]) == HSP_OK && hsp_pool_create(3, 1, &pool[1]) == HSP_OK;
+    for (size_t k = 0; made && k < sizeof sizes / sizeof *sizes; k++) {
+        for (int indefinite = 0; indefinite < 2 && (!indefinite || sizes[k] > 64); indefinite++) {
+            int32_t n = sizes[k];
+            hsp_csr *A = dense_matrix(n, 2.0 * n, indefinite);
+            hsp_dense_factor f[3];
+            hsp_status s = hsp_dense_factorize(ctx1->pool, A, &f[0]);
+            for (int p = 0; p < 2; p++) s = s == HSP_OK ? hsp_dense_factorize(pool[p], A, &f[p + 1]) : s;
+            double *b = vector(HSP_DOUBLE, n, 1, 1), *x = malloc(n * sizeof *x);
+            int same = s == HSP_OK && !memcmp(f[0].f, f[1].f, (size_t)n * n * sizeof(double)) &&
+                       !memcmp(f[0].f, f[2].f, (size_t)n * n * sizeof(double));
+            if (s == HSP_OK) hsp_dense_solve(&f[2], b, x);
+            double res = s == HSP_OK ? relres(A, b, x) : INFINITY;
+            tap_ok(s == HSP_OK && !f[2].perm == !indefinite && same && res < 1e-12,
+                   "dense factor of %d rows, %s: %s on 1, 2 and 3 threads, the same bits (%s), |b - Ax| / |b| = %.1e",
+                   n, indefinite ? "indefinite" : "SPD", indefinite ? "LU" : "Cholesky", same ? "yes" : "no", res);
+            for (int p = 0; s == HSP_OK && p < 3; p++) hsp_dense_factor_free(&f[p]);
+            free(b), free(x), hsp_csr_free(A);
+        }
+    }
+    tap_ok(made, "pools of 2 and 3 threads for the dense factors");
+    hsp_pool_free(pool[0]), hsp_pool_free(pool[1]);
+}
+
 int main(void)
 {
     hsp_options one;
@@ -935,6 +984,7 @@ int main(void)
     test_apply("poisson2d5:64");
     test_iterations();
     test_one_level();
+    test_dense_factor();
     test_resetup();
     test_large_coarse();
     test_random();

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "amg/solve.h"
 #include "core/internal.h"
+#include "core/pool.h"
 
 #define PIVOT_TOL 1e-13
 
@@ -79,33 +80,72 @@ static double dot(const double *u, const double *v, int32_t n)
     return (s0 + s1) + (s2 + s3);
 }
 
-enum { BLOCK_ROWS = 32 };
+enum { BLOCK_ROWS = 64 };
 
-/* f = L (lower, row by row) of f = L L^T; 0 where a pivot is not positive
- * enough.  Rows go in blocks: each row j of L above is read once for a
- * block's rows rather than once a row, so that a factor larger than the
- * caches is read n / BLOCK_ROWS times instead of n (the first solve of
- * elasticity2d:64, whose coarsest level has 1452 rows: 350 ms -> 125 on
- * one thread of the 2-core VM). */
-static int cholesky(double *f, int32_t n)
+/* A block of rows lo .. hi - 1 of the factor f (n x n), as a parallel step of cholesky sees it. */
+typedef struct {
+    double *f;
+    int32_t n, lo;
+} block_job;
+
+/* Row lo + r's entries left of the block: its solve against L's rows above, which are done. */
+static void block_left(void *arg, int tid, int64_t r)
 {
-    for (int32_t lo = 0; lo < n; lo += BLOCK_ROWS) {
-        int32_t hi = lo + BLOCK_ROWS < n ? lo + BLOCK_ROWS : n;
-        for (int32_t j = 0; j < hi; j++) {
+    const block_job *b = arg;
+    double *row = b->f + (size_t)(b->lo + r) * b->n;
+    (void)tid;
+    for (int32_t j = 0; j < b->lo; j++) {
+        const double *lj = b->f + (size_t)j * b->n;
+        row[j] = (row[j] - dot(row, lj, j)) / lj[j];
+    }
+}
+
+/* Row lo + r's entries in the block less their sums over the columns left of it (block_left's). */
+static void block_inner(void *arg, int tid, int64_t r)
+{
+    const block_job *b = arg;
+    int32_t i = b->lo + (int32_t)r;
+    double *row = b->f + (size_t)i * b->n;
+    (void)tid;
+    for (int32_t j = b->lo; j <= i; j++) row[j] -= dot(row, b->f + (size_t)j * b->n, b->lo);
+}
+
+/* The block's own triangle, rows lo .. hi - 1 (a0: A's diagonal); 0 where a pivot is not positive
+ * enough. */
+static int block_triangle(double *f, int32_t n, int32_t lo, int32_t hi, const double *a0)
+{
+    for (int32_t i = lo; i < hi; i++) {
+        double *row = f + (size_t)i * n;
+        for (int32_t j = lo; j < i; j++) {
             const double *lj = f + (size_t)j * n;
-            for (int32_t i = j > lo ? j : lo; i < hi; i++) {
-                double *row = f + (size_t)i * n;
-                if (i > j) {
-                    row[j] = (row[j] - dot(row, lj, j)) / lj[j];
-                    continue;
-                }
-                double s = row[i] - dot(row, row, i);
-                if (!(s > PIVOT_TOL * row[i])) return 0;
-                row[i] = sqrt(s);
-            }
+            row[j] = (row[j] - dot(row + lo, lj + lo, j - lo)) / lj[j];
         }
+        double s = row[i] - dot(row + lo, row + lo, i - lo);
+        if (!(s > PIVOT_TOL * a0[i])) return 0;
+        row[i] = sqrt(s);
     }
     return 1;
+}
+
+/* f = L (lower, row by row) of f = L L^T on the pool's threads: HSP_OK, else HSP_ERR_ARG where a
+ * pivot is not positive enough (not an error: LU follows) or HSP_ERR_NOMEM.  Rows go in blocks: the rows of a block take their entries left of it
+ * each by itself, in parallel, and the block's triangle follows on one thread; each entry is the
+ * same sums in the same order on any number of threads. */
+static hsp_status cholesky(hsp_pool *pool, double *f, int32_t n)
+{
+    double *a0 = malloc(((size_t)n + 1) * sizeof *a0);
+    int ok = 1;
+    if (!a0) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
+    for (int32_t i = 0; i < n; i++) a0[i] = f[(size_t)i * n + i];
+    for (int32_t lo = 0; lo < n && ok; lo += BLOCK_ROWS) {
+        int32_t hi = lo + BLOCK_ROWS < n ? lo + BLOCK_ROWS : n;
+        block_job b = {f, n, lo};
+        hsp_pool_chunks(pool, hi - lo, block_left, &b);
+        hsp_pool_chunks(pool, hi - lo, block_inner, &b);
+        ok = block_triangle(f, n, lo, hi, a0);
+    }
+    free(a0);
+    return ok ? HSP_OK : HSP_ERR_ARG;
 }
 
 /* f = L\U of P f = L U, perm[c] the row swapped with row c at step c; 0 where a pivot
@@ -131,7 +171,7 @@ static int lu(double *f, int32_t n, int32_t *perm, double amax)
     return 1;
 }
 
-hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f)
+hsp_status hsp_dense_factorize(hsp_pool *pool, const hsp_csr *A, hsp_dense_factor *f)
 {
     int32_t n = A->nrows;
     f->n = 0, f->perm = NULL, f->empty = NULL;
@@ -141,7 +181,8 @@ hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f)
     if (s != HSP_OK) return s;
     double amax = densify(A, f->f);
     fill_empty(f, n);
-    if (symmetric(f->f, n, amax, A->precision) && cholesky(f->f, n)) return f->n = n, HSP_OK;
+    s = symmetric(f->f, n, amax, A->precision) ? cholesky(pool, f->f, n) : HSP_ERR_ARG;
+    if (s != HSP_ERR_ARG) return f->n = s == HSP_OK ? n : 0, s;
     f->perm = malloc((size_t)n * sizeof *f->perm + 1);
     if (!f->perm) return hsp_fail(HSP_ERR_NOMEM, "no memory for the dense factor of the coarsest level (%d rows)", n);
     densify(A, f->f);

@@ -114,14 +114,14 @@ static hsp_status make_device_level(hsp_amg_solve_data *sd, const hsp_amg *amg, 
 
 /* The coarsest level's dense factor, and for a device solve its vectors' room on the host
  * (its A brought home for it alone). */
-static hsp_status make_coarse(const hsp_amg *amg, hsp_amg_solve_data *sd)
+static hsp_status make_coarse(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data *sd)
 {
     const hsp_amg_level *last = &amg->level[amg->nlevels - 1];
     const hsp_csr *A = sd->dev ? hsp_resident_csr(last->rA) : last->A, *home = NULL;
     if (!factored(amg, amg->nlevels - 1, A->nrows)) return HSP_OK;
-    if (!sd->dev) return hsp_dense_factorize(A, &sd->coarse);
+    if (!sd->dev) return hsp_dense_factorize(ctx->pool, A, &sd->coarse);
     hsp_status s = hsp_resident_host((hsp_resident *)last->rA, &home);
-    if (s == HSP_OK) s = hsp_dense_factorize(home, &sd->coarse);
+    if (s == HSP_OK) s = hsp_dense_factorize(ctx->pool, home, &sd->coarse);
     sd->coarse_b = malloc(((size_t)A->nrows + 1) * sizeof *sd->coarse_b);
     sd->coarse_io = malloc(((size_t)A->nrows + 1) * hsp_value_size(A->precision));
     return s == HSP_OK && (!sd->coarse_b || !sd->coarse_io)
@@ -152,7 +152,7 @@ static hsp_status make(hsp_context *ctx, const hsp_amg *amg, hsp_amg_solve_data 
     sd->op = sd->level[0].A;
     if (s == HSP_OK && !sd->dev) sd->op.M = amg->level[0].A;
     if (s == HSP_OK && sd->dev) s = make_sums(sd);
-    return s == HSP_OK ? make_coarse(amg, sd) : s;
+    return s == HSP_OK ? make_coarse(ctx, amg, sd) : s;
 }
 
 /* rho(D^-1 A) of level v, by the setup's Lanczos steps (on the device that holds it). */

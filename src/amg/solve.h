@@ -8,6 +8,7 @@
 #ifndef HSP_SOLVE_H
 #define HSP_SOLVE_H
 #include "hspgemm.h"
+#include "core/pool.h"
 
 enum {
     HSP_DENSE_MAX = 5000,      /* a coarsest level of more rows is smoothed, not factored */
@@ -158,8 +159,9 @@ void hsp_solve_data_free(hsp_amg_solve_data *sd);
 void hsp_cycle_run(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, void *x, void *b, int zero);
 
 /* ---- the coarsest level (coarse.c) ---- */
-/* A's dense factor: Cholesky, else LU with partial pivoting; an error where A is singular. */
-hsp_status hsp_dense_factorize(const hsp_csr *A, hsp_dense_factor *f);
+/* A's dense factor: Cholesky (on the pool's threads), else LU with partial pivoting; an error where
+ * A is singular. */
+hsp_status hsp_dense_factorize(hsp_pool *pool, const hsp_csr *A, hsp_dense_factor *f);
 /* x = A^-1 b by f (x may be b). */
 void hsp_dense_solve(const hsp_dense_factor *f, const double *b, double *x);
 void hsp_dense_factor_free(hsp_dense_factor *f);
