@@ -36,7 +36,9 @@ static const char usage_solve[] =
     "                        after (default, hypre's cycle), or both ways before and after\n"
     "                        (PyAMG's default: twice the sweeps; doc/amg.md has the figures)\n"
     "  --jacobi-omega=X      in (0, 2) (default 1: PyAMG's 1 / rho)\n"
-    "  --degree=N            Chebyshev's degree, 1 to 16 (default 3)\n"
+    "  --degree=N            Chebyshev's degree, 1 to 16 (default 2)\n"
+    "  --chebyshev-lower=X   Chebyshev's interval [X rho, 1.1 rho], X in (0, 1.1) (default 0.2;\n"
+    "                        PyAMG's 1/30)\n"
     "  --stats=json          one JSON line on stdout instead of the text\n"
     "  --float-levels=yes|no the levels made from a float copy of a double A (amg-setup): the\n"
     "                        cycles read half the bytes of values, CG and the residuals stay\n"
@@ -48,7 +50,7 @@ static const char usage_solve[] =
 static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,"
                               "device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
-                              "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,resident";
+                              "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,chebyshev-lower,resident";
 
 /* b: --rhs's file (A's rows x 1) or ones, in A's precision, into *b (malloc'd). */
 static int right_side(const cli_args *a, const hsp_csr *A, void **b)

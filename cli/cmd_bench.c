@@ -19,8 +19,8 @@ static const char usage_bench[] =
     "                     [--mem-limit=SIZE]  [--resident] [--unsorted] [--deterministic]\n"
     "                     [--cols=L] [--layout=row|col|both] [--blocks=N] [--gen=SPEC ...]\n"
     "                     [--tol=X] [--maxiter=N] [--smoother=S] [--cycle=C] [--pre=N] [--post=N]\n"
-    "                     [--jacobi-omega=X] [--degree=N] [--sweep=S] [--nullspace=B.mtx|none] [--block=K]\n"
-    "                     [--float-levels=yes|no] [--aggregation=A]\n"
+    "                     [--jacobi-omega=X] [--degree=N] [--chebyshev-lower=X] [--sweep=S]\n"
+    "                     [--nullspace=B.mtx|none] [--block=K] [--float-levels=yes|no] [--aggregation=A]\n"
     "Squares each matrix of a suite (or the --gen matrices given) with hspgemm and with\n"
     "each peer, and prints for each the median, least and largest time of N runs (default\n"
     "7) after a warm-up, their spread, nnz(C), GFlop/s, the ratio to hspgemm's time, and,\n"
@@ -90,8 +90,9 @@ static const char usage_bench[] =
     "  solve    time to solution: 'hspgemm amg-setup' + 'amg-solve' (CG preconditioned by one\n"
     "           cycle, b = ones, x0 = 0, to --tol (default 1e-8) or --maxiter (default 200,\n"
     "           the solve peers' default: aniso2d:1024 takes 122 iterations);\n"
-    "           --smoother, --sweep, --cycle, --pre, --post, --jacobi-omega, --degree as for\n"
-    "           amg-solve, --float-levels as for amg-solve (default yes, but no with --resident),\n"
+    "           --smoother, --sweep, --cycle, --pre, --post, --jacobi-omega, --degree,\n"
+    "           --chebyshev-lower as for amg-solve, --float-levels as for amg-solve (default yes,\n"
+    "           but no with --resident),\n"
     "           these and --tol, --maxiter refused with the other suites; with --resident the set-up\n"
     "           and solve on the device, A placed before the timing) on poisson2d5:1024,\n"
     "           poisson2d9:1024, poisson3d7:101, poisson3d27:101, aniso2d:1024 and\n"
@@ -454,7 +455,7 @@ static int amg_options_used(const cli_args *a, int amg, int solve)
     hsp_amg_solve_options_init(&defaults);
     if (!solve && memcmp(&defaults, &a->solve, sizeof defaults))
         return cli_usage_error(a->name, "--tol, --maxiter, --smoother, --sweep, --cycle, --pre, --post, "
-                               "--jacobi-omega and --degree are options of --suite=solve");
+                               "--jacobi-omega, --degree and --chebyshev-lower are options of --suite=solve");
     if (!solve && a->float_levels_given)
         return cli_usage_error(a->name, "--float-levels is an option of --suite=solve");
     if (!solve && !amg && (a->nullspace || a->block || a->amg.aggregation != HSP_AGGREGATION_AUTO))
@@ -487,7 +488,7 @@ int cmd_bench(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,strength,theta,"
                        "omega,coarse,levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,"
-                       "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,nullspace,block,"
+                       "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,chebyshev-lower,nullspace,block,"
                        "float-levels,aggregation",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;

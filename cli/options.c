@@ -121,6 +121,9 @@ static const char *apply_solve_option(cli_args *a, const char *name, const char 
     } else if (!strcmp(name, "degree")) {
         if (parse_int(v, 1, 16, &n)) return "--degree takes 1 to 16";
         o->chebyshev_degree = (int)n;
+    } else if (!strcmp(name, "chebyshev-lower")) {
+        if (parse_double(v, 0, 1.1, &x) || !(x > 0 && x < 1.1)) return "--chebyshev-lower takes a number in (0, 1.1)";
+        o->chebyshev_lower = x;
     } else return "";
     return NULL;
 }

@@ -672,8 +672,8 @@ typedef enum {
     HSP_SMOOTHER_L1_JACOBI = 2,    /* x += D_l1^-1 (b - A x), d_i = sum_j |a_ij| (hypre's l1 scaling):
                                       convergent on any SPD A, no eigenvalue bound needed */
     HSP_SMOOTHER_CHEBYSHEV = 3,    /* a Chebyshev polynomial in D^-1 A of chebyshev_degree over
-                                      [rho / 30, 1.1 rho], rho = rho(D^-1 A) (PyAMG's bounds and
-                                      degree; PyAMG's is in A unscaled): degree products with A a sweep */
+                                      [chebyshev_lower rho, 1.1 rho], rho = rho(D^-1 A) (PyAMG's is
+                                      in A unscaled): degree products with A a sweep */
     HSP_SMOOTHER_AUTO = 4          /* GAUSS_SEIDEL on the CPU threads; CHEBYSHEV where a device
                                       holds the hierarchy (Gauss-Seidel's sweep is sequential) */
 } hsp_smoother;
@@ -705,7 +705,9 @@ typedef struct {
                               (a Gauss-Seidel sweep: one way, or both with HSP_SWEEP_SYMMETRIC) */
     double jacobi_omega;   /* HSP_SMOOTHER_JACOBI's weight over rho(D^-1 A), in (0, 2); default 1
                               (PyAMG's: 1 / rho, about 1/2 on a Poisson matrix) */
-    int chebyshev_degree;  /* 1 to 16; default 3 (PyAMG's) */
+    int chebyshev_degree;  /* 1 to 16; default 2 (PyAMG's 3: doc/amg.md, "Chebyshev's interval") */
+    double chebyshev_lower; /* the interval's lower end over rho, in (0, 1.1); default 0.2 (PyAMG's
+                               1/30: fewer iterations at 0.2 at degrees 2 and 3, doc/amg.md) */
     int x0;                /* 1: x holds the initial guess; 0 (default): start from zero */
     hsp_sweep sweep;       /* Gauss-Seidel's sweeps; default HSP_SWEEP_FORWARD_BACKWARD (hypre's) */
 } hsp_amg_solve_options;

@@ -295,13 +295,16 @@ static void plain_gauss_seidel(const hsp_csr *A, double *x, const double *b, con
     free(old);
 }
 
-/* Chebyshev's polynomial of degree 3 in D^-1 A over [rho / 30, 1.1 rho] (Saad's Algorithm 12.1). */
+/* Chebyshev's polynomial in D^-1 A of the default options' degree over [their lower rho, 1.1 rho]
+ * (Saad's Algorithm 12.1). */
 static void plain_chebyshev(const hsp_csr *A, double *x, const double *b, double rho)
 {
     int32_t n = A->nrows;
-    double lo = rho / 30, hi = 1.1 * rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
+    hsp_amg_solve_options o;
+    hsp_amg_solve_options_init(&o);
+    double lo = o.chebyshev_lower * rho, hi = 1.1 * rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2, sigma = theta / delta;
     double rk = 1 / sigma, *dir = calloc(n, sizeof *dir), d, l1;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < o.chebyshev_degree; k++) {
         double next = 1 / (2 * sigma - rk);
         for (int32_t i = 0; i < n; i++) {
             double r = (b[i] - row(A, i, x, &d, &l1)) / d;
@@ -668,8 +671,9 @@ static void test_errors(void)
     int32_t n = A->nrows;
     double *b = vector(HSP_DOUBLE, n, 1, 1), *x = vector(HSP_DOUBLE, n, 0, 7);
     static const char *const names[] = {"tol", "maxiter", "accel", "cycle", "smoother", "pre", "jacobi_omega",
-                                        "chebyshev_degree", "x0", "post", "sweep"};
-    for (int k = 0; k < 11 && amg; k++) {
+                                        "chebyshev_degree", "x0", "post", "sweep", "chebyshev_lower",
+                                        "chebyshev_lower", "chebyshev_lower"};
+    for (int k = 0; k < 14 && amg; k++) {
         hsp_amg_solve_options o;
         hsp_amg_solve_options_init(&o);
         switch (k) {
@@ -684,6 +688,9 @@ static void test_errors(void)
         case 8: o.x0 = 2; break;
         case 9: o.post = -1; break;
         case 10: o.sweep = 2; break;
+        case 11: o.chebyshev_lower = 0; break;
+        case 12: o.chebyshev_lower = 1.1; break;
+        case 13: o.chebyshev_lower = NAN; break;
         }
         hsp_status s = hsp_amg_solve(ctx, amg, b, x, &o, NULL);
         hsp_status s2 = hsp_amg_apply(ctx, amg, b, x, &o);

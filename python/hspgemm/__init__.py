@@ -1369,7 +1369,7 @@ _SMOOTHERS: dict[str, tuple[int, dict[str, Any]]] = {
     "block_gauss_seidel": (0, {"sweep": None, "blocksize": 1}),
     "jacobi": (1, {"omega": None, "withrho": True}),
     "l1_jacobi": (2, {}),
-    "chebyshev": (3, {"degree": None, "lower_bound": 1.0 / 30.0, "upper_bound": 1.1}),
+    "chebyshev": (3, {"degree": None, "lower_bound": None, "upper_bound": 1.1}),
 }
 _AUTO_SMOOTHER = 4  # hsp_smoother's AUTO: Gauss-Seidel on the CPU threads, Chebyshev on a device
 # PyAMG's Gauss-Seidel sweeps, each with its adjoint (the other side's sweep in a symmetric cycle)
@@ -1384,8 +1384,9 @@ _DIRECT_SOLVERS = ("pinv", "pinv2", "lu", "splu", "cholesky")
 
 
 def _smoother_of(value, name):
-    """(smoother number, omega, degree, sweep, iterations) of one PyAMG smoother: "name" or ("name",
-    {keywords}), sweep Gauss-Seidel's (PyAMG's default "forward"), else None; ArgumentError naming
+    """(smoother number, omega, degree, lower, sweep, iterations) of one PyAMG smoother: "name" or
+    ("name", {keywords}), degree and lower Chebyshev's (PyAMG's defaults 3 and 1/30; else 0, the
+    library's), sweep Gauss-Seidel's (PyAMG's default "forward"), else None; ArgumentError naming
     what is taken for anything else."""
     method, kw = (value, {}) if isinstance(value, str) else value if (
         isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict)
@@ -1406,40 +1407,43 @@ def _smoother_of(value, name):
         if takes[key] is not None and v != takes[key]:
             raise ArgumentError(f"{name} = {value!r}: hspgemm's {method} has {key}={takes[key]!r} only")
     omega = _option(kw.get("omega", 1.0), f"{name}'s omega", float) if number == 1 else 1.0
-    degree = _count(kw.get("degree", 3), f"{name}'s degree") if number == 3 else 3
-    return number, float(omega), degree, sweep, iterations
+    degree = _count(kw.get("degree", 3), f"{name}'s degree") if number == 3 else 0
+    lower = _option(kw.get("lower_bound", 1.0 / 30.0), f"{name}'s lower_bound", float) if number == 3 else 0.0
+    if number == 3 and not 0 < lower < 1.1:
+        raise ArgumentError(f"{name} = {value!r}: give chebyshev's lower_bound in (0, 1.1) (of rho(D^-1 A))")
+    return number, float(omega), degree, lower, sweep, iterations
 
 
 def _adjoint(smoother):
     """The smoother of _smoother_of that makes a symmetric cycle with it: Gauss-Seidel's sweep reversed."""
-    return smoother[:3] + (_SWEEPS.get(smoother[3]),) + smoother[4:]
+    return smoother[:4] + (_SWEEPS.get(smoother[4]),) + smoother[5:]
 
 
 def _smoothing(presmoother, postsmoother):
-    """(smoother, pre, post, omega, degree, sweep) of PyAMG's presmoother and postsmoother (both None:
+    """(smoother, pre, post, omega, degree, lower, sweep) of PyAMG's presmoother and postsmoother (both None:
     the library's default, once each: Gauss-Seidel forward before and backward after on the CPU
     threads, Chebyshev on a device that holds the hierarchy; one None is the other's adjoint), which
     must be one method with the same keywords but their iterations, Gauss-Seidel's sweeps symmetric on
     both sides or forward before and backward after (the cycle symmetric so: CG takes it as its
     preconditioner)."""
     if presmoother is None and postsmoother is None:
-        return _AUTO_SMOOTHER, 1, 1, 1.0, 3, _DEFAULT_SWEEP
+        return _AUTO_SMOOTHER, 1, 1, 1.0, 0, 0.0, _DEFAULT_SWEEP  # 0: the library's Chebyshev
     pre = None if presmoother is None else _one_per_level(presmoother, "presmoother",
                                                           lambda v: _smoother_of(v, "presmoother"))
     post = _adjoint(pre) if postsmoother is None else _one_per_level(postsmoother, "postsmoother",
                                                                      lambda v: _smoother_of(v, "postsmoother"))
     pre = _adjoint(post) if pre is None else pre
-    if pre[:3] != post[:3]:
+    if pre[:4] != post[:4]:
         raise ArgumentError(f"presmoother = {presmoother!r}, postsmoother = {postsmoother!r}: hspgemm smooths "
                             "with one method before and after the coarse correction (the cycle symmetric): give "
                             "the same method and keywords (their iterations may differ)")
-    sweep = _SWEEP_PAIRS.get((pre[3], post[3]), _DEFAULT_SWEEP if pre[0] else None)
+    sweep = _SWEEP_PAIRS.get((pre[4], post[4]), _DEFAULT_SWEEP if pre[0] else None)
     if sweep is None:
         raise ArgumentError(f"presmoother = {presmoother!r}, postsmoother = {postsmoother!r}: hspgemm's Gauss-Seidel "
                             "cycle sweeps forward before the coarse correction and backward after, or symmetric on "
                             "both sides (the cycle symmetric): give {'sweep': 'forward'} and {'sweep': 'backward'}, "
                             "or {'sweep': 'symmetric'} for both")
-    return pre[0], pre[4], post[4], pre[1], pre[2], sweep
+    return pre[0], pre[5], post[5], pre[1], pre[2], pre[3], sweep
 
 
 class Solver:
@@ -1465,7 +1469,7 @@ class Solver:
     hierarchy: Hierarchy
     timings: dict[str, Any]
 
-    def __init__(self, hierarchy: Hierarchy, smoothing: tuple[int, int, int, float, int, int]) -> None:
+    def __init__(self, hierarchy: Hierarchy, smoothing: tuple[int, int, int, float, int, float, int]) -> None:
         self.hierarchy = hierarchy
         self._smoothing = smoothing
         self.timings = {"setup_ms": hierarchy.ms_total, "solve_ms": None, "iterations": None, "residual": None,
@@ -1477,7 +1481,7 @@ class Solver:
         return self.hierarchy.levels
 
     def _options(self, cycle):
-        """The _core tuple of a cycle's options: (cycle, smoother, pre, post, omega, degree, sweep)."""
+        """The _core tuple of a cycle's options: (cycle, smoother, pre, post, omega, degree, lower, sweep)."""
         name = str(cycle).upper()
         if name not in _CYCLES:
             raise ArgumentError(f"cycle = {cycle!r}: give 'V' or 'W' (PyAMG's 'F' and 'AMLI' are not in hspgemm)")
@@ -1644,9 +1648,10 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         each thread's rows; pointwise, so PyAMG's block_gauss_seidel where the blocks are 1 x 1, as
         with the default B), "jacobi" with {"omega": w}
         (w / rho(D^-1 A), PyAMG's withrho; default 1), "l1_jacobi" (hspgemm's: D_l1^-1, no
-        eigenvalue needed) or "chebyshev" with {"degree": k} (default 3; over [rho/30, 1.1 rho] of
-        D^-1 A where PyAMG's is of A), each with {"iterations": n}: the sweeps before and after
-        the coarse correction.  One method for both (where one is None, the other's adjoint: its
+        eigenvalue needed) or "chebyshev" with {"degree": k, "lower_bound": f} (PyAMG's defaults 3
+        and 1/30: over [f rho, 1.1 rho] of D^-1 A where PyAMG's is of A; the default smoothers on
+        a device: degree 2 over [rho/5, 1.1 rho]), each with {"iterations": n}: the sweeps before
+        and after the coarse correction.  One method for both (where one is None, the other's adjoint: its
         sweep reversed); one setting for every level (a PyAMG list of equal entries is taken).
     coarse_solver : str, default "pinv"
         The coarsest level is factored (Cholesky, else LU; a coarsest level of more than 5000

@@ -766,15 +766,19 @@ static PyObject *hierarchy_resetup(Hierarchy *h, PyObject *args)
 }
 
 /* Options of a solve or an apply from (cycle, smoother, pre, post, omega,
- * degree, sweep): the enums' numbers, checked by the library. */
+ * degree, lower, sweep): the enums' numbers, checked by the library; a degree
+ * or lower of 0, the library's default. */
 static int solve_options_parse(PyObject *t, hsp_amg_solve_options *o)
 {
-    int cycle, smoother, sweep;
+    int cycle, smoother, sweep, degree;
+    double lower;
     hsp_amg_solve_options_init(o);
-    if (!PyArg_ParseTuple(t, "iiiidii;solve options are (cycle, smoother, pre, post, omega, degree, sweep)", &cycle,
-                          &smoother, &o->pre, &o->post, &o->jacobi_omega, &o->chebyshev_degree, &sweep))
+    if (!PyArg_ParseTuple(t, "iiiididi;solve options are (cycle, smoother, pre, post, omega, degree, lower, sweep)",
+                          &cycle, &smoother, &o->pre, &o->post, &o->jacobi_omega, &degree, &lower, &sweep))
         return -1;
     o->cycle = (hsp_cycle)cycle, o->smoother = (hsp_smoother)smoother, o->sweep = (hsp_sweep)sweep;
+    if (degree) o->chebyshev_degree = degree;
+    if (lower != 0) o->chebyshev_lower = lower;
     return 0;
 }
 

@@ -129,11 +129,13 @@ static void jacobi(hsp_amg_solve_data *sd, hsp_solve_level *v, void *x, void *b,
     hsp_solve_step(sd, v->A.M->nrows, x, NULL, zero ? b : v->t, dinv, 0, c);
 }
 
-/* x += p(D^-1 A) D^-1 (b - A x), p of the degree that makes the error's polynomial
- * the Chebyshev one over [rho / 30, 1.1 rho] (the iteration of Saad's Algorithm 12.1). */
-static void chebyshev(hsp_amg_solve_data *sd, hsp_solve_level *v, int degree, void *x, void *b, int zero)
+/* x += p(D^-1 A) D^-1 (b - A x), p of o's degree that makes the error's polynomial
+ * the Chebyshev one over [o's lower rho, 1.1 rho] (the iteration of Saad's Algorithm 12.1). */
+static void chebyshev(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solve_level *v, void *x, void *b,
+                      int zero)
 {
-    double lo = v->rho / 30, hi = 1.1 * v->rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2;
+    int degree = o->chebyshev_degree;
+    double lo = o->chebyshev_lower * v->rho, hi = 1.1 * v->rho, theta = (hi + lo) / 2, delta = (hi - lo) / 2;
     double sigma = theta / delta, rho = 1 / sigma;
     int32_t n = v->A.M->nrows;
     if (!zero) hsp_solve_spmv(sd, &v->A, x, b, -1, v->t, NULL, 0);
@@ -157,6 +159,6 @@ void hsp_smooth(hsp_amg_solve_data *sd, const hsp_amg_solve_options *o, hsp_solv
             break;
         case HSP_SMOOTHER_JACOBI: jacobi(sd, v, x, b, v->dinv, o->jacobi_omega / v->rho, zero); break;
         case HSP_SMOOTHER_L1_JACOBI: jacobi(sd, v, x, b, v->l1inv, 1, zero); break;
-        default: chebyshev(sd, v, o->chebyshev_degree, x, b, zero); break;
+        default: chebyshev(sd, o, v, x, b, zero); break;
         }
 }

@@ -16,8 +16,8 @@ void hsp_amg_solve_options_init(hsp_amg_solve_options *o)
 {
     if (!o) return;
     o->tol = 1e-8, o->maxiter = 100, o->accel = HSP_ACCEL_CG, o->cycle = HSP_CYCLE_V;
-    o->smoother = HSP_SMOOTHER_AUTO, o->pre = 1, o->post = 1, o->jacobi_omega = 1, o->chebyshev_degree = 3;
-    o->x0 = 0, o->sweep = HSP_SWEEP_FORWARD_BACKWARD;
+    o->smoother = HSP_SMOOTHER_AUTO, o->pre = 1, o->post = 1, o->jacobi_omega = 1, o->chebyshev_degree = 2;
+    o->chebyshev_lower = 0.2, o->x0 = 0, o->sweep = HSP_SWEEP_FORWARD_BACKWARD;
 }
 
 /* o in range, else an error naming fn and the option. */
@@ -38,6 +38,8 @@ static hsp_status check_options(const char *fn, const hsp_amg_solve_options *o)
         return hsp_fail(HSP_ERR_ARG, "%s: jacobi_omega = %g: give a number in (0, 2)", fn, o->jacobi_omega);
     if (o->chebyshev_degree < 1 || o->chebyshev_degree > 16)
         return hsp_fail(HSP_ERR_ARG, "%s: chebyshev_degree = %d: give 1 to 16", fn, o->chebyshev_degree);
+    if (!(o->chebyshev_lower > 0 && o->chebyshev_lower < 1.1))
+        return hsp_fail(HSP_ERR_ARG, "%s: chebyshev_lower = %g: give a number in (0, 1.1)", fn, o->chebyshev_lower);
     if (o->x0 != 0 && o->x0 != 1) return hsp_fail(HSP_ERR_ARG, "%s: x0 = %d: give 0 or 1", fn, o->x0);
     if (o->sweep != HSP_SWEEP_SYMMETRIC && o->sweep != HSP_SWEEP_FORWARD_BACKWARD)
         return hsp_fail(HSP_ERR_ARG, "%s: sweep = %d: give HSP_SWEEP_SYMMETRIC or HSP_SWEEP_FORWARD_BACKWARD", fn,
