@@ -74,6 +74,12 @@ all_mutants() {
     # a float coarsest level, symmetric to float's rounding, is taken as nonsymmetric (LU, twice the work)
     mutant coarse-float-symmetry src/amg/coarse.c '(p == HSP_DOUBLE ? 1e-12 : 1e-5)' \
         '(p == HSP_DOUBLE ? 1e-12 : 1e-12)' 'tests/t_amg_solve'
+    # Chebyshev's interval PyAMG's whatever chebyshev_lower says
+    mutant chebyshev-lower-ignored src/amg/smooth.c 'double lo = o->chebyshev_lower * v->rho,' \
+        'double lo = (o->chebyshev_lower > 0) * v->rho / 30,' 'tests/t_amg_solve'
+    # the dense Cholesky's block rows leave out the last column left of the block
+    mutant cholesky-block-inner src/amg/coarse.c 'row[j] -= dot(row, b->f + (size_t)j * b->n, b->lo);' \
+        'row[j] -= dot(row, b->f + (size_t)j * b->n, b->lo - (b->lo > 0));' 'tests/t_amg_solve'
     # float levels: CG's products on the float copy, not the caller's A
     mutant float-levels-outer src/amg/solve.c 'hsp_solve_spmv(s->sd, &s->sd->op, s->v[P]' \
         'hsp_solve_spmv(s->sd, &s->sd->level[0].A, s->v[P]' 'tests/t_amg_solve'

@@ -404,7 +404,7 @@ ok $? "amg-solve --rhs reads b (x of before); maxiter reached is no error"
 run "$hsp" amg-solve --gen=poisson2d5:10 --rhs="$tmp/x.mtx"
 [ $rc -eq 1 ] && grep -q "give 100 x 1" "$tmp/err"; ok $? "amg-solve refuses a b of another length: $(cat "$tmp/err")"
 for bad in --smoother=sor --cycle=F --accel=gmres --tol=-1 --maxiter=-2 --pre=101 --jacobi-omega=2 --degree=0 \
-    --float-levels=maybe; do
+    --chebyshev-lower=0 --chebyshev-lower=1.1 --float-levels=maybe; do
     run "$hsp" amg-solve --gen=poisson2d5:10 "$bad"
     [ $rc -eq 2 ]; ok $? "amg-solve $bad exits 2: $(head -1 "$tmp/err")"
 done
