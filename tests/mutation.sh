@@ -74,6 +74,12 @@ all_mutants() {
     # a float coarsest level, symmetric to float's rounding, is taken as nonsymmetric (LU, twice the work)
     mutant coarse-float-symmetry src/amg/coarse.c '(p == HSP_DOUBLE ? 1e-12 : 1e-5)' \
         '(p == HSP_DOUBLE ? 1e-12 : 1e-12)' 'tests/t_amg_solve'
+    # the checks over a run of entries miss a column out of range
+    mutant check-run-range src/core/csr.c 'out |= (uint32_t)at[p] >= ncols,' 'out |= (uint32_t)at[p] > ncols + ncols,' \
+        'tests/t_csr'
+    # the checks over a run of entries take descents anywhere (unsorted rows, duplicates pass)
+    mutant check-run-descents src/core/csr.c 'return !bad && descents == starts;' \
+        'return !bad && descents >= starts;' 'tests/t_csr'
     # Chebyshev's interval PyAMG's whatever chebyshev_lower says
     mutant chebyshev-lower-ignored src/amg/smooth.c 'double lo = o->chebyshev_lower * v->rho,' \
         'double lo = (o->chebyshev_lower > 0) * v->rho / 30,' 'tests/t_amg_solve'

@@ -1,6 +1,8 @@
 /* t_csr.c: creating, checking, converting and building CSR matrices. */
 #include <stdlib.h>
 #include <string.h>
+#include "core/internal.h"
+#include "core/pool.h"
 #include "ref.h"
 #include "tap.h"
 
@@ -47,6 +49,58 @@ static void test_check(void)
     }
     tap_ok(hsp_csr_check(NULL) == HSP_ERR_ARG, "check refuses NULL");
     hsp_csr_free(A);
+}
+
+/* Is A valid by a plain row-by-row reading: pointers in order within nnz, columns in range and
+ * strictly increasing in each row? */
+static int plain_valid(const hsp_csr *A)
+{
+    for (int32_t i = 0; i < A->nrows; i++) {
+        if (A->rowptr[i + 1] < A->rowptr[i] || A->rowptr[i] < 0 || A->rowptr[i + 1] > A->nnz) return 0;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
+            if (A->colidx[p] < 0 || A->colidx[p] >= A->ncols || (p > A->rowptr[i] && A->colidx[p] <= A->colidx[p - 1]))
+                return 0;
+    }
+    return 1;
+}
+
+/* One fault planted in a copy of A at a random entry or row (kind k of 6; some leave A valid:
+ * a row's first column made any column below the second), hsp_csr_check and the pooled check
+ * (16 parts on 3 threads) agreeing with plain_valid; on matrices with empty rows, a long row
+ * and rows of one entry, so that faults fall at rows' starts and ends and at the parts' seams. */
+static void test_check_random(void)
+{
+    hsp_pool *pool = NULL;
+    int trials = 0, agree = 0, invalid = 0;
+    uint64_t seed = 88172645463325252ull;
+    hsp_pool_create(3, 1, &pool);
+    for (int m = 0; m < 4 && pool; m++) {
+        hsp_csr *A = ref_random(300 + 37 * m, 60, 0, m == 3 ? 1 : 8, HSP_DOUBLE, 11 + m);
+        for (int t = 0; t < 300 && A && A->nnz > 2; t++, trials++) {
+            hsp_csr *B = ref_copy(A);
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            int64_t p = (int64_t)(seed % (uint64_t)A->nnz);
+            int32_t i = (int32_t)((seed >> 20) % (uint64_t)A->nrows);
+            switch ((seed >> 40) % 6) {
+            case 0: B->colidx[p] = p ? B->colidx[p - 1] : -1; break; /* a duplicate, or the row before's last */
+            case 1: B->colidx[p] = (seed >> 50) & 1 ? -1 : B->ncols; break;
+            case 2: if (p + 1 < B->nnz) B->colidx[p] = B->colidx[p + 1], B->colidx[p + 1] = A->colidx[p]; break;
+            case 3: if (B->rowptr[i + 1] > B->rowptr[i]) B->colidx[B->rowptr[i]] = 0; break;
+            case 4: if (i > 0 && i < B->nrows) B->rowptr[i] = B->rowptr[i - 1] - 1 - (int64_t)((seed >> 33) % 3); break;
+            default: if (i > 0 && i < B->nrows) B->rowptr[i] = B->rowptr[i + 1] + 1; break;
+            }
+            int valid = plain_valid(B);
+            hsp_status s1 = hsp_csr_check(B), s2 = hsp_csr_check_rows_pooled(pool, B);
+            agree += (s1 == HSP_OK) == valid && (s2 == HSP_OK) == valid;
+            invalid += !valid;
+            hsp_csr_free(B);
+        }
+        hsp_csr_free(A);
+    }
+    tap_ok(pool && trials == 1200 && agree == trials && invalid > 600,
+           "checks of %d matrices with a planted fault (%d invalid by a plain reading): %d agree", trials, invalid,
+           agree);
+    hsp_pool_free(pool);
 }
 
 static void test_triplets(void)
@@ -116,6 +170,7 @@ static void test_kept_arrays(void)
 int main(void)
 {
     test_check();
+    test_check_random();
     test_triplets();
     test_convert();
     test_kept_arrays();
