@@ -45,9 +45,11 @@ typedef struct {
 
 /* The row kernels built for AVX-512, AVX2 and the x86-64 baseline, the
  * widest the CPU runs taken at load time: 8-15% faster than the baseline
- * alone on an AVX-512 CPU (doc/performance.md, "Figures behind the
- * code").  Not under ThreadSanitizer, whose runtime
- * is not started when the loader runs the clones' resolver. */
+ * alone on an AVX-512 CPU; their multiplies and adds fused where the CPU has
+ * FMA (-ffp-contract=fast: 4-20% at L = 32; the last bits then differ from a
+ * CPU without) (doc/performance.md, "Figures behind the code").  Not under
+ * ThreadSanitizer, whose runtime is not started when the loader runs the
+ * clones' resolver. */
 #if defined(__SANITIZE_THREAD__)
 #define SPMM_TSAN 1
 #elif defined(__has_feature)
@@ -56,7 +58,7 @@ typedef struct {
 #endif
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(SPMM_TSAN)
-#define SPMM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define SPMM_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=fast")))
 #else
 #define SPMM_CLONES
 #endif
