@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "amg/aggregate.h"
+#include "amg/solve.h"
 #include "core/internal.h"
 #include "device/context.h"
 
@@ -115,7 +116,7 @@ static void diagonal_norms(void *arg, int tid, int64_t c)
         double sum = 0, max2 = 0;
         for (int32_t r = i * block; r < (i + 1) * block; r++)
             for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
-                double a = hsp_csr_value(A, k);
+                double a = hsp_entry(A, k, A->precision == HSP_DOUBLE);
                 if (A->colidx[k] / block == i) sum += a * a;
                 else max2 = larger(max2, a * a);
             }
@@ -189,7 +190,7 @@ static int32_t node_row(const hsp_csr *A, int32_t block, int classical, int32_t 
     for (int32_t r = i * block; r < (i + 1) * block; r++)
         for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; k++) {
             int32_t j = A->colidx[k] / block;
-            double a = hsp_csr_value(A, k);
+            double a = hsp_entry(A, k, A->precision == HSP_DOUBLE);
             if (mark[j] != i) {
                 int32_t at = m++;
                 for (; at > 0 && touched[at - 1] > j; at--) touched[at] = touched[at - 1]; /* few, nearly sorted */
