@@ -50,7 +50,8 @@ static const char usage_solve[] =
 static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,"
                               "device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
-                              "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,chebyshev-lower,resident";
+                              "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,chebyshev-lower,"
+                              "resident";
 
 /* b: --rhs's file (A's rows x 1) or ones, in A's precision, into *b (malloc'd). */
 static int right_side(const cli_args *a, const hsp_csr *A, void **b)

@@ -488,8 +488,8 @@ int cmd_bench(int argc, char **argv)
     int rc = cli_parse(argc, argv,
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,strength,theta,"
                        "omega,coarse,levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,"
-                       "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,chebyshev-lower,nullspace,block,"
-                       "float-levels,aggregation",
+                       "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,chebyshev-lower,"
+                       "nullspace,block,float-levels,aggregation",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);

@@ -128,9 +128,10 @@ static int block_triangle(double *f, int32_t n, int32_t lo, int32_t hi, const do
 }
 
 /* f = L (lower, row by row) of f = L L^T on the pool's threads: HSP_OK, else HSP_ERR_ARG where a
- * pivot is not positive enough (not an error: LU follows) or HSP_ERR_NOMEM.  Rows go in blocks: the rows of a block take their entries left of it
- * each by itself, in parallel, and the block's triangle follows on one thread; each entry is the
- * same sums in the same order on any number of threads. */
+ * pivot is not positive enough (not an error: LU follows) or HSP_ERR_NOMEM.  Rows go in blocks:
+ * the rows of a block take their entries left of it each by itself, in parallel, and the block's
+ * triangle follows on one thread; each entry is the same sums in the same order on any number of
+ * threads. */
 static hsp_status cholesky(hsp_pool *pool, double *f, int32_t n)
 {
     double *a0 = malloc(((size_t)n + 1) * sizeof *a0);
