@@ -118,8 +118,6 @@ static hsp_status check_span(const hsp_csr *A, int32_t i)
     return HSP_OK;
 }
 
-static hsp_status rows_one_by_one(const hsp_csr *A, int32_t first, int32_t last);
-
 enum { PASS_BLOCK = 1 << 16 }; /* entries counted in 32 bits at a time */
 
 /* Over entries begin .. end - 1 of c: the columns out of [0, ncols) (bad) and the descents, a
@@ -142,15 +140,14 @@ descents_of(const int32_t *c, int64_t begin, int64_t end, uint32_t ncols, int32_
 /* Do rows first .. last - 1 pass the checks, taken over their run of entries at once rather than
  * row by row: row pointers never decreasing within A's entries, every column in [0, ncols), and
  * every descent at the first entry of a row.  No branch an entry: the SpMM of a 5-entry stencil
- * spent a quarter of its time in the checks row by row (doc/performance.md).  Where it says no,
- * hsp_csr_check_rows finds the fault. */
+ * spent a quarter of its time in the checks row by row (doc/performance.md).  Where it says no
+ * (or the run has fewer than two entries), hsp_csr_check_rows reads the rows one by one. */
 static int rows_pass(const hsp_csr *A, int32_t first, int32_t last)
 {
     const int64_t *rp = A->rowptr;
     const int32_t *c = A->colidx;
     int64_t begin = rp[first], end = rp[last], starts = 0;
-    if (begin < 0 || end > A->nnz || end < begin) return 0;
-    if (end - begin < 2) return rows_one_by_one(A, first, last) == HSP_OK; /* a descent needs two */
+    if (begin < 0 || end > A->nnz || end - begin < 2) return 0; /* a descent needs two: row by row */
     int32_t bad = 0;
     int64_t descents = descents_of(c, begin, end, (uint32_t)A->ncols, &bad);
     for (int32_t i = first; i < last; i++) { /* k: row i's first entry, kept in the run where it is not */
