@@ -67,7 +67,8 @@ int cli_nullspace(const cli_args *a, const char *spec, const hsp_csr *A, const c
     if (a->nullspace && strcmp(a->nullspace, "none")) {
         rc = read_candidates(a->nullspace, A->nrows, command, B, &k);
         if (!rc) snprintf(note, len, "near-nullspace: %d candidates from %s", k, a->nullspace);
-    } else if (!a->nullspace && side > 0 && (int64_t)A->nrows == 2 * side * side) {
+    } else if (!a->nullspace && side > 0 && (int64_t)A->nrows == 2 * side * side
+               && o->coarsening == HSP_COARSEN_AGGREGATION) { /* classical AMG takes none */
         k = 3, block = a->block ? a->block : 2;
         if (!(*B = rigid_body_modes(side))) return cli_error(command, HSP_ERR_NOMEM);
         snprintf(note, len, "near-nullspace: the 3 rigid-body modes of %s (--nullspace=none: the constant vector)",

@@ -145,6 +145,9 @@ static const char *apply_amg_option(cli_args *a, const char *name, const char *v
     } else if (!strcmp(name, "strength")) {
         if (strcmp(v, "classical") && strcmp(v, "symmetric")) return "--strength takes classical or symmetric";
         a->amg.strength = strcmp(v, "classical") ? HSP_STRENGTH_SYMMETRIC : HSP_STRENGTH_CLASSICAL;
+    } else if (!strcmp(name, "coarsening")) {
+        if (strcmp(v, "aggregation") && strcmp(v, "classical")) return "--coarsening takes aggregation or classical";
+        a->amg.coarsening = strcmp(v, "classical") ? HSP_COARSEN_AGGREGATION : HSP_COARSEN_CLASSICAL;
     } else if (!strcmp(name, "aggregation")) {
         int k = HSP_AGGREGATION_PARALLEL;
         while (k >= 0 && strcmp(v, aggregation_names[k])) k--;
@@ -385,7 +388,8 @@ int cli_parse(int argc, char **argv, const char *allowed, const char *usage, cli
             return cli_usage_error(a->name, "%s: %s", cli_shown(arg, shown), err);
         }
     }
-    if (a->amg.strength == HSP_STRENGTH_SYMMETRIC && !a->theta_given) a->amg.theta = 0; /* PyAMG's default */
+    if (a->amg.strength == HSP_STRENGTH_SYMMETRIC && a->amg.coarsening == HSP_COARSEN_AGGREGATION && !a->theta_given)
+        a->amg.theta = 0; /* PyAMG's default */
     if (a->resident && (a->lib.bitmap || a->lib.pattern))
         return cli_usage_error(a->name, "--%s: not with --resident (resident products are numeric, in CSR)",
                                a->lib.bitmap ? "methods=bitmap" : "pattern");

@@ -541,6 +541,19 @@ typedef enum {
                                      symmetric A) */
 } hsp_aggregation;
 
+/* How the set-up coarsens (hsp_amg_options.coarsening). */
+typedef enum {
+    HSP_COARSEN_AGGREGATION = 0, /* smoothed aggregation (PyAMG's smoothed_aggregation_solver): every
+                                option below */
+    HSP_COARSEN_CLASSICAL = 1 /* classical (Ruge-Stueben) AMG as hypre's BoomerAMG on one process:
+                                strong couplings -a_ij >= theta max_k -a_ik (signs as a_ii's
+                                opposite), Ruge and Stueben's first-pass C/F splitting, extended+i
+                                interpolation truncated to 4 entries a row; for scalar problems
+                                (B NULL, block 1) on the host (hsp_amg_setup, or a resident A of a
+                                device that uses host arrays in place); strength, omega and
+                                aggregation unused (doc/amg.md: "Classical AMG") */
+} hsp_amg_coarsening;
+
 typedef struct {
     hsp_strength_measure strength; /* default HSP_STRENGTH_CLASSICAL (doc/amg.md: "Strength of
                             connection" has the figures for it) */
@@ -578,6 +591,7 @@ typedef struct {
                             residuals run on it in double, so the tolerance means what it does
                             without.  Not for a resident hierarchy on a device with memory of its
                             own (HSP_ERR_UNSUPPORTED).  Default 0 (doc/amg.md: "Float levels") */
+    hsp_amg_coarsening coarsening; /* default HSP_COARSEN_AGGREGATION */
 } hsp_amg_options;
 
 /* Fill o with the defaults above (o NULL: nothing). */
@@ -595,7 +609,7 @@ typedef struct {
     /* a resident hierarchy's (hsp_amg_setup_resident) A, P and R, resident;
      * level 0's A is the caller's; NULL in a hierarchy of hsp_amg_setup */
     const hsp_resident *rA, *rP, *rR;
-    int32_t naggregates; /* P has naggregates x nullspace columns */
+    int32_t naggregates; /* P has naggregates x nullspace columns (classical: its C points) */
     double ms_aggregate; /* strength of connection, aggregation, tentative T */
     double ms_smooth;    /* A*T and P = (I - w D^-1 A) T */
     double ms_transpose; /* R = P^T, on a CPU thread beside A*P in the order R*(A*P) */

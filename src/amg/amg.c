@@ -1,4 +1,5 @@
-/* amg.c: the setup of a smoothed-aggregation AMG hierarchy.  Per level: the
+/* amg.c: the setup of an AMG hierarchy on the host.  Classical AMG's P is
+ * classical.c's; smoothed aggregation's is made here.  Per level: the
  * CPU aggregates (aggregate.c) and builds the tentative T; the device
  * computes A*T, from which P = T - (omega / rho) D^-1 A T is made in place
  * (rho estimated by radius.c);
@@ -10,6 +11,7 @@
 #include <string.h>
 #include "amg/aggregate.h"
 #include "amg/amg.h"
+#include "amg/classical.h"
 #include "amg/solve.h"
 #include "device/context.h"
 #include "core/internal.h"
@@ -21,6 +23,7 @@ void hsp_amg_options_init(hsp_amg_options *o)
     o->strength = HSP_STRENGTH_CLASSICAL, o->theta = 0.25, o->omega = 4.0 / 3.0, o->max_levels = 10;
     o->coarse_size = 1000, o->order = HSP_RAP_R_AP;
     o->B = NULL, o->nullspace = 1, o->block = 1, o->aggregation = HSP_AGGREGATION_AUTO, o->float_levels = 0;
+    o->coarsening = HSP_COARSEN_AGGREGATION;
 }
 
 void hsp_amg_free(hsp_amg *amg)
@@ -159,24 +162,47 @@ void hsp_amg_sides(hsp_amg_level *v, const hsp_stats *stats, int n)
     for (int k = 0; k < n; k++) v->ms_device += stats[k].ms_device, v->ms_host += stats[k].ms_host;
 }
 
-/* The products of level l: P, R and the next level's A. */
-static hsp_status build_level(hsp_context *ctx, hsp_amg *amg, int l)
+/* Level l's P by smoothing T: A*T, then P = T - (omega / rho) D^-1 A T in place. */
+static hsp_status smoothed_p(hsp_context *ctx, hsp_amg *amg, int l)
 {
     hsp_amg_level *v = &amg->level[l];
     level_state *s = &amg->state->level[l];
-    const hsp_amg_options *o = &amg->state->options;
-    hsp_stats st[2];
-    hsp_csr *next = NULL;
+    hsp_stats st;
     double t = hsp_now_ms();
-    hsp_status e = hsp_multiply_planned(ctx, v->A, s->T, &v->P, 0, &s->smooth, st);
-    if (e == HSP_OK && l == 0) memcpy(amg->device, st[0].device, sizeof amg->device); /* not a small level's */
-    if (e == HSP_OK) hsp_amg_sides(v, st, 1);
+    hsp_status e = hsp_multiply_planned(ctx, v->A, s->T, &v->P, 0, &s->smooth, &st);
+    if (e == HSP_OK && l == 0) memcpy(amg->device, st.device, sizeof amg->device); /* not a small level's */
+    if (e == HSP_OK) hsp_amg_sides(v, &st, 1);
     s->t_entry = e == HSP_OK ? malloc(((size_t)s->T->nnz + 1) * sizeof *s->t_entry) : NULL;
     if (e == HSP_OK && !s->t_entry) e = hsp_fail(HSP_ERR_NOMEM, "no memory for level %d", l);
-    if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, o->omega, v->P, 1);
+    if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P, 1);
     v->ms_smooth = hsp_now_ms() - t;
-    if (e == HSP_OK) e = hsp_rap_run(ctx, NULL, v->A, v->P, o->order, &next, 0, &s->rap, st);
+    return e;
+}
+
+/* Level l's C/F splitting (s->agg) and P of classical AMG (amg/classical.c), on the host. */
+static hsp_status classical_p(hsp_context *ctx, hsp_amg *amg, int l)
+{
+    hsp_amg_level *v = &amg->level[l];
+    level_state *s = &amg->state->level[l];
+    s->diag = malloc(((size_t)v->A->nrows + 1) * sizeof *s->diag);
+    s->agg = malloc(((size_t)v->A->nrows + 1) * sizeof *s->agg);
+    if (!s->diag || !s->agg) return hsp_fail(HSP_ERR_NOMEM, "no memory to split %d rows", v->A->nrows);
+    hsp_status e = hsp_diagonal(ctx, v->A, s->diag);
+    if (e == HSP_OK) e = hsp_classical_level(ctx, v->A, s->diag, amg->state->options.theta, s->agg, &v->naggregates,
+                                             &v->P);
+    return e;
+}
+
+/* The next level's A = R*A*P of level l's A and P, R = P^T kept as level l's. */
+static hsp_status galerkin(hsp_context *ctx, hsp_amg *amg, int l)
+{
+    hsp_amg_level *v = &amg->level[l];
+    level_state *s = &amg->state->level[l];
+    hsp_stats st[2];
+    hsp_csr *next = NULL;
+    hsp_status e = hsp_rap_run(ctx, NULL, v->A, v->P, amg->state->options.order, &next, 0, &s->rap, st);
     if (e != HSP_OK) return e;
+    if (!amg->device[0]) memcpy(amg->device, st[0].device, sizeof amg->device);
     v->R = hsp_rap_transpose(s->rap, &v->ms_transpose, &v->ms_wait);
     v->ms_rap[0] = st[0].ms_total, v->ms_rap[1] = st[1].ms_total;
     hsp_amg_sides(v, st, 2);
@@ -212,6 +238,11 @@ hsp_status hsp_amg_check(const char *fn, int32_t nrows, int32_t ncols, const hsp
     if (o->block < 1 || nrows % o->block)
         return hsp_fail(HSP_ERR_ARG, "%s: block = %d: give a number of rows per node that divides the %d rows", fn,
                         (int)o->block, nrows);
+    if (o->coarsening != HSP_COARSEN_AGGREGATION && o->coarsening != HSP_COARSEN_CLASSICAL)
+        return hsp_fail(HSP_ERR_ARG, "%s: coarsening = %d: give HSP_COARSEN_AGGREGATION or HSP_COARSEN_CLASSICAL", fn,
+                        (int)o->coarsening);
+    if (o->coarsening == HSP_COARSEN_CLASSICAL && (o->B || o->block != 1))
+        return hsp_fail(HSP_ERR_ARG, "%s: classical AMG is for scalar problems: give B NULL and block 1", fn);
     for (int64_t i = 0; o->B && i < (int64_t)nrows * o->nullspace; i++)
         if (!isfinite(o->B[i]))
             return hsp_fail(HSP_ERR_ARG, "%s: B[%lld][%lld] = %g: give finite candidates", fn,
@@ -241,12 +272,14 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
         int32_t block = l ? o->nullspace : o->block;
         double *next = NULL, t = hsp_now_ms();
         if (amg->level[l].A->nrows / block <= o->coarse_size) break;
-        e = hsp_amg_aggregate_level(ctx, amg->level[l].A, o, l, block, l ? B : B0, &amg->state->level[l],
-                                    &amg->level[l].naggregates, &next);
+        if (o->coarsening == HSP_COARSEN_CLASSICAL) e = classical_p(ctx, amg, l);
+        else e = hsp_amg_aggregate_level(ctx, amg->level[l].A, o, l, block, l ? B : B0, &amg->state->level[l],
+                                         &amg->level[l].naggregates, &next);
         free(B), B = next;
         amg->level[l].ms_aggregate = hsp_now_ms() - t;
+        if (e == HSP_OK && amg->level[l].naggregates && o->coarsening == HSP_COARSEN_AGGREGATION) e = smoothed_p(ctx, amg, l);
         if (e != HSP_OK || !amg->level[l].naggregates) break;
-        e = build_level(ctx, amg, l);
+        e = galerkin(ctx, amg, l);
     }
     free(B);
     amg->level[0].A = A; /* the caller's, whatever the levels were made from */
@@ -300,8 +333,9 @@ hsp_status hsp_amg_resetup_host(hsp_context *ctx, hsp_amg *amg, const hsp_csr *A
         level_state *s = &amg->state->level[l];
         double t = hsp_now_ms();
         e = hsp_diagonal(ctx, v->A, s->diag);
-        if (e == HSP_OK) e = hsp_plan_numeric(ctx, s->smooth, v->A, s->T, v->P);
-        if (e == HSP_OK) e = smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P, 0);
+        if (e == HSP_OK && !s->T) e = hsp_classical_values(ctx, v->A, s->diag, amg->state->options.theta, s->agg, v->P);
+        if (e == HSP_OK && s->T) e = hsp_plan_numeric(ctx, s->smooth, v->A, s->T, v->P);
+        if (e == HSP_OK && s->T) e = smooth_in_place(ctx, v->A, s, amg->state->options.omega, v->P, 0);
         v->ms_smooth = hsp_now_ms() - t, t = hsp_now_ms();
         if (e == HSP_OK) e = hsp_rap_numeric(ctx, s->rap, NULL, v->A, v->P, (hsp_csr *)amg->level[l + 1].A);
         v->ms_rap[0] = hsp_now_ms() - t, v->ms_rap[1] = 0, v->ms_aggregate = 0, v->ms_transpose = 0;

@@ -211,6 +211,9 @@ hsp_status hsp_amg_setup_resident(hsp_context *ctx, const hsp_resident *A, const
         s = hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_setup_resident: float_levels is for hierarchies the CPU threads "
                      "solve, and device %s holds this one: set a float A resident instead, or set up with "
                      "hsp_amg_setup", ctx->device->description);
+    if (s == HSP_OK && ctx->device->amg && o->coarsening == HSP_COARSEN_CLASSICAL)
+        s = hsp_fail(HSP_ERR_UNSUPPORTED, "hsp_amg_setup_resident: classical AMG is set up on the host, and device %s "
+                     "holds A: set up with hsp_amg_setup, or use smoothed aggregation", ctx->device->description);
     hsp_context_lock(ctx);
     if (s == HSP_OK) s = ctx->device->amg ? device_levels(ctx, A, o, &amg) : host_levels(ctx, A, o, &amg);
     hsp_context_unlock(ctx);
