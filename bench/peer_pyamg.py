@@ -13,7 +13,7 @@ USAGE = """usage: peer_pyamg.py [--strength=classical|symmetric] [--theta=X] [--
                      [--coarse=N] [--repeat=R] [--block=K] [--nullspace=B.mtx] A.mtx
        peer_pyamg.py --solve [--variant=default|ours] [--tol=X] [--maxiter=N] [--repeat=R]
                      [--threads=N] [--block=K] [--nullspace=B.mtx] [--strength --theta --omega --levels --coarse]
-                     [--sweep=forward-backward|symmetric] A.mtx
+                     [--sweep=forward-backward|symmetric] [--coarsening=aggregation|classical] A.mtx
 Setup mode: times pyamg.smoothed_aggregation_solver(A) after one warm-up, with
 PyAMG's strength measure of that name at threshold theta (default classical, 0.25:
 PyAMG's classical measure takes row i's largest entry alone where hspgemm's takes
@@ -32,7 +32,10 @@ the options of `hspgemm amg-solve`: strength, theta, omega, levels and coarse
 (default classical, 0.25, 4/3, 10, 1000), no improvement of the candidates, a dense Cholesky coarse solve,
 and its Gauss-Seidel sweeps (--sweep; default forward-backward: presmoother
 ('gauss_seidel', {'sweep': 'forward'}), postsmoother 'backward'; symmetric:
-PyAMG's default sweeps on both sides).
+PyAMG's default sweeps on both sides).  --coarsening=classical (variant ours): PyAMG's
+ruge_stuben_solver instead, strength classical at theta, Ruge-Stueben splitting
+(first pass) and its classical interpolation (PyAMG has no extended+i, hspgemm's
+and hypre's), max_coarse and levels, the same coarse solve and sweeps.
 --block=K: A as BSR of K x K blocks (PyAMG's nodes); --nullspace=B.mtx: B, a
 Matrix Market array file of A's rows (both modes).  PyAMG runs on one thread: --threads is
 taken and reported as 1.
@@ -40,7 +43,7 @@ taken and reported as 1.
 
 DEFAULTS = {"strength": "classical", "theta": 0.25, "omega": 4.0 / 3.0, "levels": 10, "coarse": 1000, "repeat": 3,
             "solve": False, "variant": "default", "tol": 1e-8, "maxiter": 200, "threads": 1, "block": 1,
-            "nullspace": None, "sweep": "forward-backward"}
+            "nullspace": None, "sweep": "forward-backward", "coarsening": "aggregation"}
 # the presmoother's and postsmoother's Gauss-Seidel sweeps of --sweep
 SWEEPS = {"forward-backward": ("forward", "backward"), "symmetric": ("symmetric", "symmetric")}
 NUMBERS = {"theta": float, "omega": float, "tol": float, "levels": int, "coarse": int, "repeat": int,
@@ -66,6 +69,8 @@ def parse(argv):
                 opts["variant"] = value
             elif name == "strength" and value in ("classical", "symmetric"):
                 opts["strength"] = value
+            elif name == "coarsening" and value in ("aggregation", "classical"):
+                opts["coarsening"] = value
             elif name == "sweep" and value in SWEEPS:
                 opts["sweep"] = value
             elif name == "nullspace" and value:
@@ -115,11 +120,16 @@ def solver_options(opts):
     """The keyword arguments of smoothed_aggregation_solver for the variant, and their text."""
     if opts["variant"] == "default":
         return {}, "PyAMG's defaults (smoothed_aggregation_solver(A, B))"
-    kw = {"strength": (opts["strength"], {"theta": opts["theta"]}), "aggregate": "standard",
-          "smooth": ("jacobi", {"omega": opts["omega"]}), "improve_candidates": None,
-          "max_levels": opts["levels"], "max_coarse": opts["coarse"], "coarse_solver": "cholesky"}
     pre, post = SWEEPS[opts["sweep"]]
-    kw.update(presmoother=("gauss_seidel", {"sweep": pre}), postsmoother=("gauss_seidel", {"sweep": post}))
+    kw = {"max_levels": opts["levels"], "max_coarse": opts["coarse"], "coarse_solver": "cholesky",
+          "presmoother": ("gauss_seidel", {"sweep": pre}), "postsmoother": ("gauss_seidel", {"sweep": post})}
+    if opts["coarsening"] == "classical":
+        kw.update(strength=("classical", {"theta": opts["theta"]}), CF="RS", interpolation="classical")
+        return kw, ("ruge_stuben_solver: classical strength, theta %g, RS splitting, classical interpolation, "
+                    "levels %d, max_coarse %d, coarse cholesky, gauss_seidel %s" %
+                    (opts["theta"], opts["levels"], opts["coarse"], opts["sweep"]))
+    kw.update(strength=(opts["strength"], {"theta": opts["theta"]}), aggregate="standard",
+              smooth=("jacobi", {"omega": opts["omega"]}), improve_candidates=None)
     return kw, ("%s strength, theta %g, omega %g, levels %d, max_coarse %d, improve_candidates None, "
                 "coarse cholesky, gauss_seidel %s" % (opts["strength"], opts["theta"], opts["omega"], opts["levels"],
                                                       opts["coarse"], opts["sweep"]))
@@ -133,7 +143,8 @@ def time_solves(pyamg, np, A, B, opts):
     for run in range(opts["repeat"] + 1):  # run 0 is the warm-up
         res = []
         t0 = time.perf_counter()
-        ml = pyamg.smoothed_aggregation_solver(A, B=B, keep=False, **kw)
+        ml = (pyamg.ruge_stuben_solver(A, keep=False, **kw) if "CF" in kw
+              else pyamg.smoothed_aggregation_solver(A, B=B, keep=False, **kw))
         t1 = time.perf_counter()
         x, info = ml.solve(b, tol=opts["tol"], accel="cg", maxiter=opts["maxiter"], residuals=res,
                            return_info=True)

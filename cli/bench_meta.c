@@ -121,9 +121,9 @@ int cli_write_meta(const char *csv, const cli_args *a, const cli_peers *p, const
             a->resident ? "true" : "false", a->lib.unsorted ? "true" : "false", a->lib.deterministic ? "true" : "false",
             a->repeat, CLI_SPREAD_BOUND);
     fprintf(f, ",\"amg\":{\"strength\":\"%s\",\"theta\":%.17g,\"omega\":%.17g,\"levels\":%d,\"coarse\":%d,"
-            "\"float_levels\":%s,\"aggregation\":\"%s\"}", cli_strength_name(a->amg.strength), a->amg.theta,
-            a->amg.omega, a->amg.max_levels, a->amg.coarse_size, a->amg.float_levels ? "true" : "false",
-            cli_aggregation_name(a->amg.aggregation));
+            "\"float_levels\":%s,\"aggregation\":\"%s\",\"coarsening\":\"%s\"}", cli_strength_name(a->amg.strength),
+            a->amg.theta, a->amg.omega, a->amg.max_levels, a->amg.coarse_size, a->amg.float_levels ? "true" : "false",
+            cli_aggregation_name(a->amg.aggregation), cli_coarsening_name(a->amg.coarsening));
     write_peers(f, p);
     fprintf(f, ",\"complete\":%s", run->complete ? "true" : "false");
     member(f, "error", run->error, 0);

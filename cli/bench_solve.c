@@ -138,14 +138,16 @@ static const char *without_nullspace(const char *files, char *out, size_t len)
 }
 
 /* Each peer that runs, on A (and o's near-nullspace) written once;
- * pyamg-ours with Gauss-Seidel's sweeps as ours (sweep). */
+ * pyamg-ours with Gauss-Seidel's sweeps as ours (sweep), and classical where o is. */
 static void time_peers(const cli_peers *p, const hsp_csr *A, const hsp_amg_options *o, hsp_sweep sweep,
                        solve_row *row)
 {
     char dir[CLI_TEMP_DIR], files[256], blocks[256], line[4096], *cmd = NULL;
     if (!cli_peers_any(p) || cli_peer_files(row->name, A, o, dir, files, sizeof files)) return;
-    const char *ours = sweep == HSP_SWEEP_SYMMETRIC ? " --variant=ours --sweep=symmetric"
-                                                    : " --variant=ours --sweep=forward-backward";
+    char ours[96];
+    snprintf(ours, sizeof ours, " --variant=ours --sweep=%s%s",
+             sweep == HSP_SWEEP_SYMMETRIC ? "symmetric" : "forward-backward",
+             o->coarsening == HSP_COARSEN_CLASSICAL ? " --coarsening=classical" : "");
     for (int g = PYAMG; g < PROGRAMS; g++) {
         const char *base = p->cmd[program_peer[g]], *variant = g == PYAMG ? " --variant=default"
                                                                : g == PYAMG_OURS ? ours : "";
@@ -297,11 +299,12 @@ int cli_bench_solve(cli_args *a, const char *const *given, const cli_peers *p, c
     while (ran < rows + n - 1 && !ran->device[0]) ran++; /* the first problem ours ran */
     const char *device = n && ran->device[0] ? ran->device : "-";
     printf("%s, time to solution: set-up + CG preconditioned by %c(%d,%d) cycles, smoother %s, to |b - Ax| / |b| <= %g "
-           "(maxiter %d), b = ones, x0 = 0; set-up %s strength, theta %g, omega %g, coarse %d, levels %d; double%s, "
+           "(maxiter %d), b = ones, x0 = 0; set-up %s, %s strength, theta %g, omega %g, coarse %d, levels %d; double%s, "
            "device %s%s, %d threads (the peers: one); %d runs of each after a warm-up\n",
            cli_version(), o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
            cli_smoother_text(n && ran->device[0] ? ran->smoother : o->smoother, o->sweep),
-           o->tol, o->maxiter, cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega, a->amg.coarse_size,
+           o->tol, o->maxiter, a->amg.coarsening == HSP_COARSEN_CLASSICAL ? "classical (extended+i)" : "smoothed "
+           "aggregation", cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega, a->amg.coarse_size,
            a->amg.max_levels, a->amg.float_levels ? " (ours: float levels)" : "",
            device, a->resident ? " (resident)" : "", a->lib.threads, a->repeat);
     print_rows(rows, n);

@@ -71,6 +71,11 @@ int cli_solve_float_levels(const cli_args *a)
     return a->float_levels_given ? a->amg.float_levels : !a->resident;
 }
 
+const char *cli_coarsening_name(hsp_amg_coarsening coarsening)
+{
+    return coarsening == HSP_COARSEN_CLASSICAL ? "classical" : "aggregation";
+}
+
 const char *cli_strength_name(hsp_strength_measure strength)
 {
     return strength == HSP_STRENGTH_SYMMETRIC ? "symmetric" : "classical";

@@ -146,6 +146,17 @@ def _aggregation(aggregation):
     return _AGGREGATIONS[aggregation]
 
 
+_COARSENINGS = {"aggregation": 0, "classical": 1}  # hsp_amg_coarsening
+
+
+def _coarsening(coarsening):
+    """The library's number of a coarsening, "aggregation" or "classical"."""
+    if not isinstance(coarsening, str) or coarsening not in _COARSENINGS:
+        raise ArgumentError(f"coarsening = {coarsening!r}: give 'aggregation' (smoothed aggregation) or "
+                            "'classical' (Ruge-Stueben)")
+    return _COARSENINGS[coarsening]
+
+
 def _library_error(e):
     """The package's exception for a _core.Error(status, name, message)."""
     status, name, message = e.args
@@ -792,8 +803,9 @@ class Context:
                   omega: float = 4.0 / 3.0, max_levels: int = 10,
                   coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
                   resident: bool = False, B: ArrayLike | None = None, block: int = 1,
-                  float_levels: bool = False, aggregation: str = "auto") -> Hierarchy:
-        """The smoothed-aggregation AMG hierarchy of A, its products on this context.
+                  float_levels: bool = False, aggregation: str = "auto",
+                  coarsening: str = "aggregation") -> Hierarchy:
+        """The AMG hierarchy of A (smoothed aggregation, or classical), its products on this context.
 
         Parameters
         ----------
@@ -842,6 +854,14 @@ class Context:
             the bytes of values; level 0's A stays A, and Solver.solve's CG and residuals run on
             it in float64 (amg_solver's default: doc/amg.md, "Float levels").  Not with resident
             on a device with memory of its own.
+        coarsening : {"aggregation", "classical"}, default "aggregation"
+            Smoothed aggregation (PyAMG's smoothed_aggregation_solver), or classical AMG as hypre's
+            BoomerAMG on one process (pyamg.ruge_stuben_solver's kind): -a_ij >= theta max_k -a_ik
+            strong (signs as a_ii's opposite; strength unused, theta's default 0.25), Ruge and
+            Stueben's first-pass C/F splitting and extended+i interpolation truncated to 4 entries
+            a row, on the host (not resident on a device with memory of its own), for scalar
+            problems (no B, block 1); omega and aggregation unused.  Fewer iterations on
+            anisotropic problems (doc/amg.md, "Classical AMG").
 
         Returns
         -------
@@ -861,10 +881,11 @@ class Context:
         dtype = _dtype(precision, (A,))
         C = _canonical(A, dtype, "A")
         cand = _candidates(B, C.shape[0])
-        measure, theta = _strength_of(strength, theta)
+        classical = _coarsening(coarsening)
+        measure, theta = _strength_of("classical" if classical and theta is None else strength, theta)
         core = _call(self._ctx.amg_setup, _core_matrix(C), measure, theta, float(omega), int(max_levels),
                      int(coarse_size), order, bool(resident), cand, 1 if cand is None else cand.shape[1],
-                     _count(block, "block"), bool(float_levels), _aggregation(aggregation))
+                     _count(block, "block"), bool(float_levels), _aggregation(aggregation), classical)
         return Hierarchy(core, C)
 
     def close(self) -> None:
@@ -1118,17 +1139,17 @@ def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | N
               omega: float = 4.0 / 3.0, max_levels: int = 10,
               coarse_size: int = 1000, order: str = "r-ap", precision: DTypeLike | None = None,
               resident: bool = False, B: ArrayLike | None = None, block: int = 1, float_levels: bool = False,
-              aggregation: str = "auto", device: str = _DEFAULTS["device"],
+              aggregation: str = "auto", coarsening: str = "aggregation", device: str = _DEFAULTS["device"],
               threads: int = _DEFAULTS["threads"], grow: str = _DEFAULTS["grow"],
               methods: str | Sequence[str] | None = None) -> Hierarchy:
-    """The smoothed-aggregation AMG hierarchy of A (hsp_amg_setup).
+    """The AMG hierarchy of A (hsp_amg_setup): smoothed aggregation, or classical.
 
     Parameters
     ----------
     A : scipy.sparse matrix or array
         Square, no zero on its diagonal.
     strength, theta, omega, max_levels, coarse_size, order, precision, resident, B, block, float_levels,
-    aggregation : optional
+    aggregation, coarsening : optional
         As Context.amg_setup's.
     device, threads, grow, methods : optional
         As Context's; the module keeps one context per set of options, made at its first use,
@@ -1140,7 +1161,8 @@ def amg_setup(A: _Sparse, *, strength: _Strength = "classical", theta: float | N
     """
     return _shared_context(device, threads, grow, methods).amg_setup(
         A, strength=strength, theta=theta, omega=omega, max_levels=max_levels, coarse_size=coarse_size, order=order,
-        precision=precision, resident=resident, B=B, block=block, float_levels=float_levels, aggregation=aggregation)
+        precision=precision, resident=resident, B=B, block=block, float_levels=float_levels, aggregation=aggregation,
+        coarsening=coarsening)
 
 
 def amg_resetup(hierarchy: Hierarchy, A: _Sparse) -> Hierarchy:
@@ -1659,7 +1681,8 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         "cholesky") are taken as that.
     **options
         amg_setup's (strength, theta, omega, max_levels, coarse_size, order, precision, B, block,
-        float_levels, grow, methods) or PyAMG's keywords of pyamg_solver (max_coarse, strength,
+        float_levels, aggregation, coarsening, grow, methods; coarsening="classical" for
+        pyamg.ruge_stuben_solver's kind of hierarchy) or PyAMG's keywords of pyamg_solver (max_coarse, strength,
         smooth, aggregate, symmetry, improve_candidates, ...).  The defaults stay amg_setup's
         (coarse_size 1000 where PyAMG's max_coarse is 10, no improve_candidates) but
         float_levels: True unless resident (the same iterations, 6-21% less time to solution on

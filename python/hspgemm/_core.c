@@ -633,7 +633,7 @@ static PyObject *context_amg_setup(Context *self, PyObject *args);
 static PyMethodDef context_methods[] = {
     {"amg_setup", (PyCFunction)context_amg_setup, METH_VARARGS,
      "amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block, "
-     "float_levels, aggregation) -> Hierarchy"},
+     "float_levels, aggregation, coarsening) -> Hierarchy"},
     {"multiply", (PyCFunction)context_multiply, METH_VARARGS,
      "multiply(A, B, stats=False) -> (C, stats or None); matrices as (nrows, ncols, indptr, indices, data)"},
     {"spmm", (PyCFunction)context_spmm, METH_VARARGS,
@@ -914,19 +914,20 @@ static int candidates_in(PyObject *B, int32_t nrows, Py_buffer *view, hsp_amg_op
 }
 
 /* amg_setup(A, strength, theta, omega, max_levels, coarse_size, order, resident, B, nullspace, block,
- * float_levels, aggregation) -> Hierarchy */
+ * float_levels, aggregation, coarsening) -> Hierarchy */
 static PyObject *context_amg_setup(Context *self, PyObject *args)
 {
     PyObject *ta, *tb;
     Py_buffer bview = {0};
     hsp_amg_options o;
-    int order, resident, strength, aggregation;
+    int order, resident, strength, aggregation, coarsening;
     hsp_amg_options_init(&o);
-    if (!PyArg_ParseTuple(args, "OiddiiipOiipi", &ta, &strength, &o.theta, &o.omega, &o.max_levels, &o.coarse_size,
-                          &order, &resident, &tb, &o.nullspace, &o.block, &o.float_levels, &aggregation))
+    if (!PyArg_ParseTuple(args, "OiddiiipOiipii", &ta, &strength, &o.theta, &o.omega, &o.max_levels, &o.coarse_size,
+                          &order, &resident, &tb, &o.nullspace, &o.block, &o.float_levels, &aggregation, &coarsening))
         return NULL;
     o.strength = (hsp_strength_measure)strength; /* hsp_amg_setup refuses another, */
-    o.aggregation = (hsp_aggregation)aggregation; /* and another aggregation */
+    o.aggregation = (hsp_aggregation)aggregation; /* another aggregation */
+    o.coarsening = (hsp_amg_coarsening)coarsening; /* and another coarsening */
     if (order != HSP_RAP_R_AP && order != HSP_RAP_RA_P)
         return PyErr_Format(PyExc_ValueError, "unknown order %d", order);
     o.order = (hsp_rap_order)order;
