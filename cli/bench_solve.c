@@ -299,12 +299,12 @@ int cli_bench_solve(cli_args *a, const char *const *given, const cli_peers *p, c
     while (ran < rows + n - 1 && !ran->device[0]) ran++; /* the first problem ours ran */
     const char *device = n && ran->device[0] ? ran->device : "-";
     printf("%s, time to solution: set-up + CG preconditioned by %c(%d,%d) cycles, smoother %s, to |b - Ax| / |b| <= %g "
-           "(maxiter %d), b = ones, x0 = 0; set-up %s, %s strength, theta %g, omega %g, coarse %d, levels %d; double%s, "
-           "device %s%s, %d threads (the peers: one); %d runs of each after a warm-up\n",
+           "(maxiter %d), b = ones, x0 = 0; set-up %s, %s strength, theta %g, omega %g, coarse %d, levels %d; "
+           "double%s, device %s%s, %d threads (the peers: one); %d runs of each after a warm-up\n",
            cli_version(), o->cycle == HSP_CYCLE_W ? 'W' : 'V', o->pre, o->post,
            cli_smoother_text(n && ran->device[0] ? ran->smoother : o->smoother, o->sweep),
-           o->tol, o->maxiter, a->amg.coarsening == HSP_COARSEN_CLASSICAL ? "classical (extended+i)" : "smoothed "
-           "aggregation", cli_strength_name(a->amg.strength), a->amg.theta, a->amg.omega, a->amg.coarse_size,
+           o->tol, o->maxiter, cli_coarsening_text(a->amg.coarsening), cli_strength_name(a->amg.strength),
+           a->amg.theta, a->amg.omega, a->amg.coarse_size,
            a->amg.max_levels, a->amg.float_levels ? " (ours: float levels)" : "",
            device, a->resident ? " (resident)" : "", a->lib.threads, a->repeat);
     print_rows(rows, n);

@@ -366,6 +366,8 @@ const char *cli_strength_name(hsp_strength_measure strength);
 const char *cli_aggregation_name(hsp_aggregation aggregation);
 /* --coarsening's name of a coarsening. */
 const char *cli_coarsening_name(hsp_amg_coarsening coarsening);
+/* "smoothed aggregation" or "classical AMG", as the commands print a hierarchy's kind. */
+const char *cli_coarsening_text(hsp_amg_coarsening coarsening);
 /* The set-up's float_levels for a solve (amg-solve, bench --suite=solve, each setting it once):
  * --float-levels's, else 1 but with --resident (a GPU's hierarchy stays in A's precision). */
 int cli_solve_float_levels(const cli_args *a);

@@ -11,9 +11,10 @@
 
 static const char usage_amg[] =
     "usage: hspgemm amg-setup A [OPTIONS]\n"
-    "Builds a smoothed-aggregation AMG hierarchy of A (square, nonzero diagonal), A a Matrix\n"
-    "Market file or --gen=KIND:ARG, e.g. --gen=poisson3d27:101, and prints per level the rows,\n"
-    "entries, aggregates and the time of each step; the products run on the device.\n\n"
+    "Builds an AMG hierarchy of A (square, nonzero diagonal; smoothed aggregation, or classical\n"
+    "by --coarsening), A a Matrix Market file or --gen=KIND:ARG, e.g. --gen=poisson3d27:101, and\n"
+    "prints per level the rows, entries, aggregates (C points) and the time of each step; the\n"
+    "products run on the device.\n\n"
     "  --strength=classical|symmetric\n"
     "                        classical (default): a_ij is strong when |a_ij| >= theta times\n"
     "                        the largest |a_ik| off the diagonal of row i and of row j (PyAMG's\n"
@@ -22,6 +23,13 @@ static const char usage_amg[] =
     "                        aggregation, over A's stored entries, explicit zeros too\n"
     "  --theta=X             the strength's threshold (default 0.25 classical, 0 symmetric:\n"
     "                        every stored entry; a coarse level's exact zeros are none)\n"
+    "  --coarsening=aggregation|classical\n"
+    "                        aggregation (default): smoothed aggregation, the options here;\n"
+    "                        classical: Ruge-Stueben AMG as hypre's BoomerAMG (-a_ij >= theta\n"
+    "                        max_k -a_ik strong, theta 0.25 by default, first-pass C/F\n"
+    "                        splitting, extended+i interpolation of at most 4 entries a row;\n"
+    "                        --strength, --omega, --aggregation unused; scalar problems only,\n"
+    "                        not with --resident on a device with memory of its own)\n"
     "  --aggregation=auto|greedy|parallel\n"
     "                        the roots of the aggregates: greedy in the rows' order (PyAMG's),\n"
     "                        or parallel, in a hashed order that a GPU finds in a few rounds\n"
@@ -100,7 +108,7 @@ int cli_amg_check_matrix(const hsp_csr *A, const char *command)
         while (k < A->rowptr[i + 1] && !(A->colidx[k] == i && hsp_csr_value(A, k) != 0)) k++;
         if (k == A->rowptr[i + 1]) {
             fprintf(stderr, "hspgemm: %s: row %d of A (counted from 1, as in a Matrix Market file) has no "
-                    "nonzero diagonal entry: smoothed aggregation needs one in every row\n", command, i + 1);
+                    "nonzero diagonal entry: AMG needs one in every row\n", command, i + 1);
             return 1;
         }
     }
@@ -227,7 +235,11 @@ int cmd_amg_setup(int argc, char **argv)
     char note[CLI_MSG];
     rc = cli_amg_hierarchy(&a, "amg-setup", &A, &ctx, &M, &amg, &ms_place, note, sizeof note);
     if (amg) {
-        printf("smoothed aggregation, %s strength, theta %g, omega %g, order %s, %s%s\n",
+        if (a.amg.coarsening == HSP_COARSEN_CLASSICAL)
+            printf("classical AMG (Ruge-Stueben splitting, extended+i interpolation), theta %g, order %s, %s%s\n",
+                   a.amg.theta, cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",
+                   a.resident ? ", resident" : "");
+        else printf("smoothed aggregation, %s strength, theta %g, omega %g, order %s, %s%s\n",
                cli_strength_name(a.amg.strength), a.amg.theta, a.amg.omega,
                cli_order_name(a.amg.order), amg->nlevels > 1 ? amg->device : "no products",
                a.resident ? ", resident" : "");

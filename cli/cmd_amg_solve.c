@@ -10,7 +10,7 @@
 
 static const char usage_solve[] =
     "usage: hspgemm amg-solve A [OPTIONS]\n"
-    "Builds the smoothed-aggregation hierarchy of A (square, nonzero diagonal; a Matrix Market\n"
+    "Builds the AMG hierarchy of A (square, nonzero diagonal; a Matrix Market\n"
     "file or --gen=KIND:ARG) as amg-setup does, then solves A x = b by it on the CPU threads\n"
     "and prints the set-up's and the solve's times, the iterations, the relative residual\n"
     "|b - Ax| / |b| after each and the time to solution (set-up + solve).\n\n"
@@ -43,8 +43,9 @@ static const char usage_solve[] =
     "  --float-levels=yes|no the levels made from a float copy of a double A (amg-setup): the\n"
     "                        cycles read half the bytes of values, CG and the residuals stay\n"
     "                        double on A (default yes, but no with --resident)\n"
-    "  --strength, --theta, --aggregation, --omega, --levels, --coarse, --order, --nullspace, --block\n"
-    "                        the set-up's, as for amg-setup (elasticity2d: its rigid-body modes)\n"
+    "  --strength, --theta, --aggregation, --omega, --levels, --coarse, --order, --nullspace, --block,\n"
+    "  --coarsening          the set-up's, as for amg-setup (elasticity2d: its rigid-body modes,\n"
+    "                        but with --coarsening=classical, for anisotropic problems)\n"
     "  --precision=float|double, --seed=N, --quiet     as for 'hspgemm multiply'\n";
 
 static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,coarsening,"
@@ -98,7 +99,8 @@ static void print_text(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
                        int len)
 {
     const hsp_amg_solve_options *o = &a->solve;
-    printf("smoothed aggregation: %d levels%s, rows", amg->nlevels, floats(a, A) ? " (float but A)" : "");
+    printf("%s: %d levels%s, rows", cli_coarsening_text(a->amg.coarsening), amg->nlevels,
+           floats(a, A) ? " (float but A)" : "");
     for (int l = 0; l < amg->nlevels; l++) printf(" %d", level_rows(amg, l));
     printf("; set-up %.2f ms\n", amg->ms_total);
     printf("%s %c(%d,%d) cycles, smoother %s, tol %g, b %s; on %s\n", o->accel == HSP_ACCEL_CG
@@ -123,7 +125,8 @@ static void print_json(const cli_args *a, const hsp_csr *A, const hsp_amg *amg, 
     printf("\"accel\":\"%s\",\"cycle\":\"%c\",\"smoother\":\"%s\",\"pre\":%d,\"post\":%d,\"tol\":%g,"
            "\"on_device\":%s,", o->accel == HSP_ACCEL_CG ? "cg" : "none", o->cycle == HSP_CYCLE_W ? 'W' : 'V',
            cli_smoother_text(info->smoother, o->sweep), o->pre, o->post, o->tol, info->on_device ? "true" : "false");
-    printf("\"float_levels\":%s,\"nullspace\":", floats(a, A) ? "true" : "false");
+    printf("\"coarsening\":\"%s\",\"float_levels\":%s,\"nullspace\":", cli_coarsening_name(a->amg.coarsening),
+           floats(a, A) ? "true" : "false");
     cli_json_string(stdout, note), printf(",");
     printf("\"setup_ms\":%.3f,\"solve_ms\":%.3f,\"total_ms\":%.3f,\"iterations\":%d,\"converged\":%s,"
            "\"residual\":%.6e,\"history\":[", amg->ms_total, info->ms_solve, amg->ms_total + info->ms_solve,

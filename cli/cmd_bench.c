@@ -91,7 +91,8 @@ static const char usage_bench[] =
     "           cycle, b = ones, x0 = 0, to --tol (default 1e-8) or --maxiter (default 200,\n"
     "           the solve peers' default: aniso2d:1024 takes 122 iterations);\n"
     "           --smoother, --sweep, --cycle, --pre, --post, --jacobi-omega, --degree,\n"
-    "           --chebyshev-lower as for amg-solve, --float-levels as for amg-solve (default yes,\n"
+    "           --chebyshev-lower, --coarsening as for amg-solve (with --coarsening=classical\n"
+    "           pyamg-ours is PyAMG's ruge_stuben_solver), --float-levels as for amg-solve (default yes,\n"
     "           but no with --resident),\n"
     "           these and --tol, --maxiter refused with the other suites; with --resident the set-up\n"
     "           and solve on the device, A placed before the timing) on poisson2d5:1024,\n"
@@ -446,7 +447,7 @@ static int check_rows(const cli_args *a)
     return 0;
 }
 
-/* Refuse the solve's options (--tol, --smoother, --float-levels, ...) but with --suite=solve, and
+/* Refuse the solve's options (--tol, --smoother, --float-levels, --coarsening, ...) but with --suite=solve, and
  * --nullspace, --block and --aggregation but with it or --suite=amg: 2 after saying so, else 0. */
 static int amg_options_used(const cli_args *a, int amg, int solve)
 {
@@ -458,6 +459,9 @@ static int amg_options_used(const cli_args *a, int amg, int solve)
                                "--jacobi-omega, --degree and --chebyshev-lower are options of --suite=solve");
     if (!solve && a->float_levels_given)
         return cli_usage_error(a->name, "--float-levels is an option of --suite=solve");
+    if (!solve && a->amg.coarsening != HSP_COARSEN_AGGREGATION)
+        return cli_usage_error(a->name, "--coarsening is an option of --suite=solve (the other suites' peers "
+                               "build smoothed-aggregation hierarchies)");
     if (!solve && !amg && (a->nullspace || a->block || a->amg.aggregation != HSP_AGGREGATION_AUTO))
         return cli_usage_error(a->name, "--nullspace, --block and --aggregation are options of --suite=solve and "
                                "--suite=amg");

@@ -76,6 +76,11 @@ const char *cli_coarsening_name(hsp_amg_coarsening coarsening)
     return coarsening == HSP_COARSEN_CLASSICAL ? "classical" : "aggregation";
 }
 
+const char *cli_coarsening_text(hsp_amg_coarsening coarsening)
+{
+    return coarsening == HSP_COARSEN_CLASSICAL ? "classical AMG" : "smoothed aggregation";
+}
+
 const char *cli_strength_name(hsp_strength_measure strength)
 {
     return strength == HSP_STRENGTH_SYMMETRIC ? "symmetric" : "classical";

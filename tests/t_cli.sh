@@ -398,6 +398,19 @@ run "$hsp" amg-solve --gen=poisson3d7:12
 ok "$(has "^smoothed aggregation: [0-9]* levels (float but A), rows" "$tmp/out")" "amg-solve says its levels are float"
 run "$hsp" bench --suite=quick --float-levels=yes
 [ $rc -eq 2 ] && grep -q "option of --suite=solve" "$tmp/err"; ok $? "bench --float-levels: the solve suites' alone"
+run "$hsp" amg-solve --gen=aniso2d:64 --coarsening=classical --coarse=20 --stats=json
+ok "$(has '"coarsening":"classical"' "$tmp/out")" "amg-solve --coarsening=classical says so"
+ok "$(has '"converged":true' "$tmp/out")" "amg-solve --coarsening=classical converges on aniso2d:64"
+run "$hsp" amg-setup --gen=aniso2d:64 --coarsening=classical --coarse=20
+ok "$(has "^classical AMG (Ruge-Stueben splitting, extended+i interpolation), theta 0.25" "$tmp/out")" \
+    "amg-setup --coarsening=classical: theta 0.25 by default"
+run "$hsp" amg-setup --gen=elasticity2d:8 --coarsening=classical --coarse=20
+ok "$(has "near-nullspace: the constant vector" "$tmp/out")" "classical AMG of elasticity2d: no rigid-body modes"
+run "$hsp" amg-setup --gen=poisson2d5:16 --coarsening=ruge
+[ $rc -eq 2 ] && grep -q "coarsening takes aggregation or classical" "$tmp/err"; ok $? "--coarsening=ruge refused"
+run "$hsp" bench --suite=amg --coarsening=classical
+[ $rc -eq 2 ] && grep -q "coarsening is an option of --suite=solve" "$tmp/err"; ok $? \
+    "bench --coarsening: the solve suites' alone"
 run "$hsp" amg-solve --gen=poisson3d7:12 --rhs="$tmp/x.mtx" --maxiter=2 --tol=1e-14
 [ $rc -eq 0 ] && grep -q "NOT converged after 2 iterations" "$tmp/out"
 ok $? "amg-solve --rhs reads b (x of before); maxiter reached is no error"

@@ -277,7 +277,8 @@ static hsp_status setup(hsp_context *ctx, const hsp_csr *A, const hsp_amg_option
                                          &amg->level[l].naggregates, &next);
         free(B), B = next;
         amg->level[l].ms_aggregate = hsp_now_ms() - t;
-        if (e == HSP_OK && amg->level[l].naggregates && o->coarsening == HSP_COARSEN_AGGREGATION) e = smoothed_p(ctx, amg, l);
+        if (e == HSP_OK && amg->level[l].naggregates && o->coarsening == HSP_COARSEN_AGGREGATION)
+            e = smoothed_p(ctx, amg, l);
         if (e != HSP_OK || !amg->level[l].naggregates) break;
         e = galerkin(ctx, amg, l);
     }

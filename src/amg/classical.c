@@ -180,8 +180,8 @@ static hsp_status split_points(const hsp_graph *S, int32_t *cf, int32_t *nc)
         e = hsp_fail(HSP_ERR_OVERFLOW, "%d points of %lld strong couplings: too many to split", S->n,
                      (long long)S->rowptr[S->n]);
     if (e == HSP_OK && !((b.head = malloc(((size_t)most + 1) * sizeof *b.head))
-                         && (b.point = malloc((size_t)entries * sizeof *b.point))
-                         && (b.below = malloc((size_t)entries * sizeof *b.below))
+                         && (b.point = hsp_alloc((size_t)entries * sizeof *b.point))
+                         && (b.below = hsp_alloc((size_t)entries * sizeof *b.below))
                          && (b.measure = malloc(((size_t)S->n + 1) * sizeof *b.measure))))
         e = hsp_fail(HSP_ERR_NOMEM, "no memory to split %d points", S->n);
     if (e == HSP_OK) {
@@ -189,7 +189,7 @@ static hsp_status split_points(const hsp_graph *S, int32_t *cf, int32_t *nc)
         split(S, &T, &b, cf, nc);
     }
     hsp_graph_free(&T);
-    free(b.head), free(b.point), free(b.below), free(b.measure);
+    free(b.head), hsp_free_large(b.point), hsp_free_large(b.below), free(b.measure);
     return e;
 }
 
@@ -324,24 +324,22 @@ static void interpolate_rows(void *arg, int tid, int64_t c)
         else first_row(j, tid, i);
 }
 
-/* Each thread's marks (none set: -1) and room for the largest interpolatory set of S. */
+/* Each thread's marks (none set: -1) and room for an interpolatory set of S: a point's strong
+ * couplings and theirs, at most m (m + 1) of the m most a point has. */
 static hsp_status scratch_new(hsp_context *ctx, row_job *j)
 {
     const hsp_graph *S = j->S;
     int threads = hsp_pool_size(ctx->pool);
-    int64_t most = 0;
-    for (int32_t i = 0; i < S->n; i++) {
-        int64_t m = S->rowptr[i + 1] - S->rowptr[i];
-        for (int64_t k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) m += S->rowptr[S->col[k] + 1] - S->rowptr[S->col[k]];
-        most = m > most ? m : most;
-    }
+    int64_t m = 0;
+    for (int32_t i = 0; i < S->n; i++) m = S->rowptr[i + 1] - S->rowptr[i] > m ? S->rowptr[i + 1] - S->rowptr[i] : m;
+    size_t most = (size_t)(m * (m + 1) + 1), marks = ((size_t)S->n + 1) * sizeof **j->slot;
     j->slot = calloc((size_t)threads, sizeof *j->slot), j->set = calloc((size_t)threads, sizeof *j->set);
     j->w = calloc((size_t)threads, sizeof *j->w);
     int ok = j->slot && j->set && j->w;
     for (int t = 0; ok && t < threads; t++) {
-        ok = (j->slot[t] = malloc(((size_t)S->n + 1) * sizeof **j->slot)) && (j->set[t] = malloc(((size_t)most + 1) * sizeof **j->set))
-             && (j->w[t] = malloc(((size_t)most + 1) * sizeof **j->w));
-        if (ok) memset(j->slot[t], 0xff, ((size_t)S->n + 1) * sizeof **j->slot);
+        ok = (j->slot[t] = hsp_alloc(marks)) && (j->set[t] = malloc(most * sizeof **j->set))
+             && (j->w[t] = malloc(most * sizeof **j->w));
+        if (ok) memset(j->slot[t], 0xff, marks);
     }
     return ok ? HSP_OK : hsp_fail(HSP_ERR_NOMEM, "no memory to interpolate %d points", S->n);
 }
@@ -349,7 +347,7 @@ static hsp_status scratch_new(hsp_context *ctx, row_job *j)
 static void scratch_free(hsp_context *ctx, row_job *j)
 {
     for (int t = 0; t < hsp_pool_size(ctx->pool); t++) {
-        if (j->slot) free(j->slot[t]);
+        if (j->slot) hsp_free_large(j->slot[t]);
         if (j->set) free(j->set[t]);
         if (j->w) free(j->w[t]);
     }
@@ -361,8 +359,8 @@ static hsp_status interpolation(hsp_context *ctx, row_job *j, int32_t nc, hsp_cs
 {
     int32_t n = j->A->nrows;
     size_t slots = (size_t)n * HSP_CLASSICAL_P_MAX + 1;
-    j->count = malloc(((size_t)n + 1) * sizeof *j->count), j->pcol = malloc(slots * sizeof *j->pcol);
-    j->pval = malloc(slots * sizeof *j->pval);
+    j->count = malloc(((size_t)n + 1) * sizeof *j->count), j->pcol = hsp_alloc(slots * sizeof *j->pcol);
+    j->pval = hsp_alloc(slots * sizeof *j->pval);
     hsp_status e = j->count && j->pcol && j->pval ? scratch_new(ctx, j)
                                                    : hsp_fail(HSP_ERR_NOMEM, "no memory to interpolate %d points", n);
     if (e == HSP_OK) hsp_pool_chunks(ctx->pool, hsp_row_chunks(n, ROWS), interpolate_rows, j);
@@ -370,15 +368,16 @@ static hsp_status interpolation(hsp_context *ctx, row_job *j, int32_t nc, hsp_cs
     for (int32_t i = 0; e == HSP_OK && i < n; i++) nnz += j->count[i];
     if (e == HSP_OK) e = hsp_csr_create(n, nc, nnz, j->A->precision, P);
     for (int32_t i = 0; e == HSP_OK && i < n; i++) {
-        int64_t at = (*P)->rowptr[i];
+        int64_t at = (*P)->rowptr[i], from = (int64_t)i * HSP_CLASSICAL_P_MAX;
         (*P)->rowptr[i + 1] = at + j->count[i];
-        for (int32_t p = 0; p < j->count[i]; p++) {
-            (*P)->colidx[at + p] = j->pcol[(int64_t)i * HSP_CLASSICAL_P_MAX + p];
-            hsp_csr_set_value(*P, at + p, j->pval[(int64_t)i * HSP_CLASSICAL_P_MAX + p]);
-        }
+        for (int32_t p = 0; p < j->count[i]; p++) (*P)->colidx[at + p] = j->pcol[from + p];
+        if ((*P)->precision == HSP_DOUBLE)
+            memcpy((double *)(*P)->values + at, j->pval + from, j->count[i] * sizeof(double));
+        for (int32_t p = 0; (*P)->precision == HSP_FLOAT && p < j->count[i]; p++)
+            ((float *)(*P)->values)[at + p] = (float)j->pval[from + p];
     }
     scratch_free(ctx, j);
-    free(j->count), free(j->pcol), free(j->pval);
+    free(j->count), hsp_free_large(j->pcol), hsp_free_large(j->pval);
     return e;
 }
 
