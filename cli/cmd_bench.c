@@ -493,7 +493,7 @@ int cmd_bench(int argc, char **argv)
                        "suite,repeat,threads,peers,csv,precision,device,methods,profile,seed,gen,quiet,strength,theta,"
                        "omega,coarse,levels,small-nnz,device-timeout,mem-limit,resident,unsorted,deterministic,cols,"
                        "layout,blocks,tol,maxiter,smoother,sweep,cycle,pre,post,jacobi-omega,degree,chebyshev-lower,"
-                       "nullspace,block,float-levels,aggregation",
+                       "nullspace,block,float-levels,aggregation,coarsening",
                        usage_bench, &a);
     if (rc) return rc == 1 ? 0 : rc;
     keep_command(argc, argv, &a);

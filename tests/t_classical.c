@@ -243,7 +243,8 @@ static void test_solve(const char *what, hsp_csr *A, int most)
         ref_dense_solve(A, bd, ref);
         for (int32_t i = 0; i < n; i++) err = fmax(err, fabs(xd[i] - ref[i])), norm = fmax(norm, fabs(ref[i]));
     }
-    int ok = s == HSP_OK && info.converged && sqrt(rr / bb) <= o.tol * 1.001 && info.iterations <= most
+    /* the solve's residual is of its own x, in double: a float x's rounding may add to it */
+    int ok = s == HSP_OK && info.converged && sqrt(rr / bb) <= o.tol * (dbl ? 1.001 : 3) && info.iterations <= most
              && err <= (dbl ? 1e-5 : 1e-2) * norm;
     tap_ok(ok, "%s %s: CG by classical V-cycles, %d levels, %d iterations (at most %d), |b - Ax|/|b| = %.2g here%s",
            what, dbl ? "double" : "float", amg ? amg->nlevels : 0, info.iterations, most, sqrt(rr / bb),
