@@ -519,7 +519,7 @@ hsp_status hsp_rap_reuse(hsp_context *ctx, hsp_plan *plan, const hsp_csr *R, con
 hsp_status hsp_rap_resident(hsp_context *ctx, const hsp_resident *R, const hsp_resident *A, const hsp_resident *P,
                             hsp_rap_order order, hsp_resident **C, hsp_stats stats[2]);
 
-/* ---- Algebraic multigrid setup: smoothed aggregation ------------------------- */
+/* ---- Algebraic multigrid setup: smoothed aggregation or classical ------------- */
 
 /* How the set-up measures the strength of a connection (hsp_amg_options.strength). */
 typedef enum {
