@@ -234,3 +234,26 @@ void ref_dense_solve(const hsp_csr *A, const double *b, double *x)
     }
     free(M);
 }
+
+hsp_csr *ref_spd_of(hsp_csr *B, double add, double shift, int odd, hsp_precision p)
+{
+    int32_t n = B->nrows;
+    int64_t m = 2 * B->nnz + n, k = 0;
+    int32_t *rows = malloc(m * sizeof *rows), *cols = malloc(m * sizeof *cols);
+    double *vals = malloc(m * sizeof *vals), *diag = calloc(n, sizeof *diag);
+    hsp_csr *A = NULL, *C = NULL;
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t e = B->rowptr[i]; e < B->rowptr[i + 1]; e++) {
+            int32_t j = B->colidx[e];
+            double v = fabs(hsp_csr_value(B, e)) + add;
+            if (j == i || (odd && (i % 17 == 5 || j % 17 == 5))) continue;
+            v = odd && e % 5 == 3 ? -v / 4 : v;
+            rows[k] = i, cols[k] = j, vals[k++] = -v, rows[k] = j, cols[k] = i, vals[k++] = -v;
+            diag[i] += fabs(v), diag[j] += fabs(v);
+        }
+    for (int32_t i = 0; i < n; i++) rows[k] = cols[k] = i, vals[k++] = diag[i] + shift;
+    hsp_csr_from_triplets(n, n, k, rows, cols, vals, HSP_DOUBLE, &A); /* duplicates added */
+    hsp_csr_convert(A, p, &C);
+    hsp_csr_free(A), hsp_csr_free(B), free(rows), free(cols), free(vals), free(diag);
+    return C;
+}

@@ -45,6 +45,13 @@ hsp_context *ref_context(void);
 hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow,
                     hsp_precision precision, uint64_t seed);
 
+/* A symmetric matrix of precision p from the off-diagonal entries of B (square, double): each
+ * b_ij gives -(|b_ij| + add) at (i, j) and (j, i) (with odd, every entry k % 5 == 3 gives
+ * +(|b_ij| + add) / 4 instead, and rows i % 17 == 5 keep their diagonal alone), the diagonal
+ * the sum of its row's |couplings| + shift: symmetric positive definite for shift > 0, an
+ * M-matrix without odd.  B is freed. */
+hsp_csr *ref_spd_of(hsp_csr *B, double add, double shift, int odd, hsp_precision p);
+
 /* A x = b (A square, dense enough to store) by Gaussian elimination with
  * partial pivoting: the AMG tests' coarsest-level reference. */
 void ref_dense_solve(const hsp_csr *A, const double *b, double *x);

@@ -78,24 +78,7 @@ static void *vector(hsp_precision p, int32_t n, int kind, double scale)
 /* A symmetric diagonally dominant matrix with a random pattern: SPD, an M-matrix. */
 static hsp_csr *random_spd(int32_t n, hsp_precision p, uint64_t seed)
 {
-    hsp_csr *B = ref_random(n, n, 2, 6, HSP_DOUBLE, seed), *A = NULL;
-    int64_t m = 2 * B->nnz + n, k = 0;
-    int32_t *rows = malloc(m * sizeof *rows), *cols = malloc(m * sizeof *cols);
-    double *vals = malloc(m * sizeof *vals), *diag = calloc(n, sizeof *diag);
-    for (int32_t i = 0; i < n; i++)
-        for (int64_t e = B->rowptr[i]; e < B->rowptr[i + 1]; e++) {
-            int32_t j = B->colidx[e];
-            double v = fabs(hsp_csr_value(B, e));
-            if (j == i) continue;
-            rows[k] = i, cols[k] = j, vals[k++] = -v, rows[k] = j, cols[k] = i, vals[k++] = -v;
-            diag[i] += v, diag[j] += v;
-        }
-    for (int32_t i = 0; i < n; i++) rows[k] = cols[k] = i, vals[k++] = diag[i] + 0.01;
-    hsp_csr_from_triplets(n, n, k, rows, cols, vals, HSP_DOUBLE, &A);
-    hsp_csr *C = NULL;
-    hsp_csr_convert(A, p, &C);
-    hsp_csr_free(A), hsp_csr_free(B), free(rows), free(cols), free(vals), free(diag);
-    return C;
+    return ref_spd_of(ref_random(n, n, 2, 6, HSP_DOUBLE, seed), 0, 0.01, 0, p);
 }
 
 /* The hierarchy of A on c with float_levels f (coarse_size rows at the coarsest). */

@@ -158,28 +158,11 @@ static hsp_amg *classical(const hsp_csr *A, int32_t coarse_size)
     return amg;
 }
 
-/* A random symmetric M-matrix-like A of n rows: couplings -|v|, a few +|v|/4 (so that the
- * signs matter), the diagonal their absolute sum + shift; empty rows (diagonal only) too. */
+/* A random symmetric A of n rows: couplings -|v|, a few +|v|/4 (so that the signs matter),
+ * rows of their diagonal alone; the diagonal their absolute sum + shift. */
 static hsp_csr *random_m(int32_t n, hsp_precision p, uint64_t seed, double shift)
 {
-    hsp_csr *B = ref_random(n, n, 0, 7, HSP_DOUBLE, seed), *A = NULL, *C = NULL;
-    int64_t m = 2 * B->nnz + n, k = 0;
-    int32_t *rows = malloc(m * sizeof *rows), *cols = malloc(m * sizeof *cols);
-    double *vals = malloc(m * sizeof *vals), *diag = calloc(n, sizeof *diag);
-    for (int32_t i = 0; i < n; i++)
-        for (int64_t e = B->rowptr[i]; e < B->rowptr[i + 1]; e++) {
-            int32_t j = B->colidx[e];
-            double v = fabs(hsp_csr_value(B, e)) + 0.05;
-            if (j == i || i % 17 == 5 || j % 17 == 5) continue; /* rows 5, 22, ...: diagonal only */
-            v = e % 5 == 3 ? -v / 4 : v;
-            rows[k] = i, cols[k] = j, vals[k++] = -v, rows[k] = j, cols[k] = i, vals[k++] = -v;
-            diag[i] += fabs(v), diag[j] += fabs(v);
-        }
-    for (int32_t i = 0; i < n; i++) rows[k] = cols[k] = i, vals[k++] = diag[i] + shift;
-    hsp_csr_from_triplets(n, n, k, rows, cols, vals, HSP_DOUBLE, &A); /* duplicates added */
-    hsp_csr_convert(A, p, &C);
-    hsp_csr_free(A), hsp_csr_free(B), free(rows), free(cols), free(vals), free(diag);
-    return C;
+    return ref_spd_of(ref_random(n, n, 0, 7, HSP_DOUBLE, seed), 0.05, shift, 1, p);
 }
 
 /* -A (a negative diagonal): the same strength, splitting and P. */
