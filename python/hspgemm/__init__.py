@@ -43,7 +43,8 @@ except ImportError as e:
                       "in the repository) and import it from another folder") from None
 
 __all__ = ["matmul", "spmm", "rap", "Prepared", "transpose", "generate", "devices", "release_memory", "Context",
-           "amg_setup", "amg_resetup", "pyamg_solver", "amg_solver", "Solver", "Hierarchy", "Level",
+           "amg_setup", "amg_resetup", "pyamg_solver", "amg_solver", "ruge_stuben_solver", "Solver", "Hierarchy",
+           "Level",
            "Error", "ArgumentError", "OutOfMemoryError", "ShapeError", "InvalidMatrixError",
            "SizeOverflowError", "FileError", "ParseError", "DeviceError", "UnsupportedError"]
 __version__ = "0.1.0"
@@ -882,7 +883,10 @@ class Context:
         C = _canonical(A, dtype, "A")
         cand = _candidates(B, C.shape[0])
         classical = _coarsening(coarsening)
-        measure, theta = _strength_of("classical" if classical and theta is None else strength, theta)
+        measure, threshold = _strength_of(strength, theta)
+        if classical and theta is None and _strength_pair(strength)[1] is None:
+            threshold = _THETA_DEFAULT["classical"]  # classical AMG's, whatever the measure's
+        theta = threshold
         core = _call(self._ctx.amg_setup, _core_matrix(C), measure, theta, float(omega), int(max_levels),
                      int(coarse_size), order, bool(resident), cand, 1 if cand is None else cand.shape[1],
                      _count(block, "block"), bool(float_levels), _aggregation(aggregation), classical)
@@ -1717,3 +1721,49 @@ def amg_solver(A: _Sparse | Hierarchy, *, device: str = _DEFAULTS["device"], thr
         opts["B"] = _improved(A, opts.get("B"), improve)
     opts.setdefault("float_levels", not resident)
     return Solver(amg_setup(A, device=device, threads=threads, resident=resident, **opts), smoothing)
+
+
+# PyAMG's ruge_stuben_solver keywords hspgemm takes as given by default: its splitting and interpolation
+_RS_CF = ("RS", ("RS", {}), ("RS", {"second_pass": False}))
+_RS_INTERPOLATION = ("classical", "standard", "extended+i")
+
+
+def ruge_stuben_solver(A: _Sparse, *, CF: Any = "RS", interpolation: str = "classical",
+                       **options: Any) -> Solver:
+    """amg_solver(A, coarsening="classical", ...): the one line to change from
+    pyamg.ruge_stuben_solver(A, ...), a classical (Ruge-Stueben) hierarchy as hypre's BoomerAMG
+    makes it, set up, cycled and solved in libhspgemm.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix or array
+        Square, symmetric positive definite for accel="cg", no zero on its diagonal.
+    CF : {"RS", ("RS", {"second_pass": False})}, default "RS"
+        PyAMG's splitting: Ruge and Stueben's first pass (the one hspgemm computes, with
+        hypre's order among equal counts).
+    interpolation : {"classical", "standard", "extended+i"}, default "classical"
+        Taken for PyAMG's names; hspgemm interpolates by extended+i (hypre's default: distance
+        two through strong F neighbours, 4 entries a row), which takes fewer iterations than
+        PyAMG's classical interpolation (doc/amg.md, "Classical AMG").
+    **options
+        amg_solver's (device, threads, presmoother, postsmoother, coarse_solver, theta or PyAMG's
+        strength=("classical", {"theta": x}), max_levels, max_coarse or coarse_size,
+        float_levels, ...); the defaults stay amg_solver's (coarse_size 1000 where PyAMG's
+        max_coarse is 10; Gauss-Seidel forward before the coarse correction and backward after).
+
+    Returns
+    -------
+    Solver
+
+    Raises
+    ------
+    ArgumentError
+        Another splitting or interpolation, B or block (scalar problems only), or an option
+        amg_solver does not take.
+    """
+    if not any(CF == c for c in _RS_CF):
+        raise ArgumentError(f"CF = {CF!r}: hspgemm splits by Ruge and Stueben's first pass: give 'RS'")
+    if interpolation not in _RS_INTERPOLATION:
+        raise ArgumentError(f"interpolation = {interpolation!r}: hspgemm interpolates by extended+i: give one of "
+                            f"{', '.join(map(repr, _RS_INTERPOLATION))}")
+    return amg_solver(A, coarsening="classical", **options)

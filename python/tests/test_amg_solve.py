@@ -436,3 +436,24 @@ def test_classical_refusals(poisson):
     for device in _buffer_devices():
         with pytest.raises(hspgemm.UnsupportedError, match="classical"):
             hspgemm.amg_setup(A, device=device, resident=True, coarsening="classical")
+
+
+def test_ruge_stuben_solver():
+    """hspgemm.ruge_stuben_solver(A) is amg_solver(A, coarsening="classical"), PyAMG's keywords taken
+    (strength's theta reaches the set-up); another splitting or interpolation refused."""
+    A = hspgemm.generate("aniso2d:64")
+    b = np.ones(A.shape[0])
+    rs = hspgemm.ruge_stuben_solver(A, device=DEVICE, CF="RS", interpolation="classical", max_coarse=50)
+    cl = hspgemm.amg_solver(A, device=DEVICE, coarsening="classical", coarse_size=50)
+    x, y = rs.solve(b, tol=1e-8, accel="cg"), cl.solve(b, tol=1e-8, accel="cg")
+    assert rel_residual(A, x, b) <= 1e-8 and rs.timings["iterations"] == cl.timings["iterations"]
+    np.testing.assert_array_equal(x, y)
+    loose = hspgemm.ruge_stuben_solver(A, device=DEVICE, strength=("classical", {"theta": 0.5}),
+                                       max_coarse=50)  # level 2: 542 rows -> 1008
+    assert [lv.A.shape for lv in loose.levels] != [lv.A.shape for lv in rs.levels]
+    with pytest.raises(hspgemm.ArgumentError, match="CF"):
+        hspgemm.ruge_stuben_solver(A, CF="CLJP")
+    with pytest.raises(hspgemm.ArgumentError, match="interpolation"):
+        hspgemm.ruge_stuben_solver(A, interpolation="direct")
+    with pytest.raises(hspgemm.ArgumentError, match="scalar"):
+        hspgemm.ruge_stuben_solver(A, B=np.ones((A.shape[0], 2)))
