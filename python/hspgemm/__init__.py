@@ -821,7 +821,7 @@ class Context:
             the coarse levels a product's exact zeros are none.  A row with no strong neighbour
             joins no aggregate, as in PyAMG.
         theta : float, optional
-            The threshold: default 0.25 for classical, 0 for symmetric.
+            The threshold: default 0.25 for classical, 0 for symmetric (coarsening="classical": 0.25).
         omega : float, default 4/3
             The weight of P = (I - omega/rho D^-1 A) T.
         max_levels, coarse_size : int, default 10, 1000
