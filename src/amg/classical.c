@@ -27,7 +27,7 @@ typedef struct {
     double theta;
     hsp_graph *S;         /* strength: counts into rowptr[i + 1] (col NULL), or columns into col */
     const int32_t *cf;    /* interpolation: each point's coarse number, or FINE */
-    const int32_t *cpts;  /* the fine point of each coarse number */
+    const int32_t *cpts;  /* re-setup: the fine point of each coarse number */
     int64_t **slot;       /* per thread: (row << 32 | place) of each point in the row's set */
     int32_t **set;        /* per thread: the fine points of the row's interpolatory set */
     double **w;           /* per thread: their weights */
@@ -35,7 +35,6 @@ typedef struct {
     int32_t *pcol;
     double *pval;
     hsp_csr *P;           /* re-setup: P's pattern, whose values are made anew */
-    int *failed;          /* a thread found no memory for its scratch */
 } row_job;
 
 static inline double value(const hsp_csr *A, int64_t k)
