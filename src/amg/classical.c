@@ -104,7 +104,7 @@ typedef struct {
     int32_t *head, *tail; /* of each measure: its first and last entry, or -1 */
     int32_t *point;       /* of each entry */
     int32_t *next;        /* of each entry: the entry queued after it on its queue, or -1 */
-    int32_t *measure;     /* of each point */
+    int32_t *measure;     /* of each point while undecided; -1 once decided (read with its entry) */
     int32_t top;          /* no queue above it holds an entry */
     int32_t used;         /* entries */
 } buckets;
@@ -120,7 +120,7 @@ static void bucket_push(buckets *b, int32_t i, int32_t measure)
 }
 
 /* The undecided point of the largest measure, the first queued there (-1 when none above 0). */
-static int32_t bucket_take(buckets *b, const int32_t *cf)
+static int32_t bucket_take(buckets *b)
 {
     while (b->top > 0) {
         int32_t e = b->head[b->top];
@@ -131,7 +131,7 @@ static int32_t bucket_take(buckets *b, const int32_t *cf)
         b->head[b->top] = b->next[e];
         if (b->next[e] < 0) b->tail[b->top] = -1;
         int32_t i = b->point[e];
-        if (cf[i] == UNDECIDED && b->measure[i] == b->top) return i;
+        if (b->measure[i] == b->top) return i;
     }
     return -1;
 }
@@ -147,14 +147,15 @@ static void split(const hsp_graph *S, const hsp_graph *T, buckets *b, int32_t *c
     int32_t n = S->n;
     b->top = 0, b->used = 0;
     for (int32_t i = 0; i < n; i++) cf[i] = UNDECIDED, bucket_push(b, i, (int32_t)(T->rowptr[i + 1] - T->rowptr[i]));
-    for (int32_t i; (i = bucket_take(b, cf)) >= 0;) {
-        cf[i] = 0;
+    int32_t *measure = b->measure; /* >= 0: undecided, in one array with the measures it is read with */
+    for (int32_t i; (i = bucket_take(b)) >= 0;) {
+        cf[i] = 0, measure[i] = -1;
         for (int64_t k = T->rowptr[i]; k < T->rowptr[i + 1]; k++) {
             int32_t f = T->col[k];
-            if (cf[f] != UNDECIDED) continue;
-            cf[f] = FINE;
+            if (measure[f] < 0) continue;
+            cf[f] = FINE, measure[f] = -1;
             for (int64_t q = S->rowptr[f]; q < S->rowptr[f + 1]; q++)
-                if (cf[S->col[q]] == UNDECIDED) bucket_push(b, S->col[q], b->measure[S->col[q]] + 1);
+                if (measure[S->col[q]] >= 0) bucket_push(b, S->col[q], measure[S->col[q]] + 1);
         }
     }
     for (int32_t i = 0; i < n; i++) {
