@@ -64,7 +64,8 @@ static const char usage_amg[] =
     "                        with --resetup the re-setup runs there too, values only\n"
     "  --precision=float|double, --seed=N, --quiet   as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,coarsening,"
+static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,"
+                              "coarsening,"
                               "resetup,write-levels,device,threads,precision,"
                               "methods,profile,grow,seed,quiet,gen,small-nnz,device-timeout,mem-limit,resident,deterministic";
 

@@ -48,7 +48,8 @@ static const char usage_solve[] =
     "                        but with --coarsening=classical, for anisotropic problems)\n"
     "  --precision=float|double, --seed=N, --quiet     as for 'hspgemm multiply'\n";
 
-static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,coarsening,"
+static const char allowed[] = "strength,theta,omega,levels,coarse,order,nullspace,block,float-levels,aggregation,"
+                              "coarsening,"
                               "device,threads,precision,methods,profile,grow,seed,"
                               "quiet,gen,small-nnz,device-timeout,mem-limit,deterministic,o,output,stats,rhs,tol,"
                               "maxiter,accel,cycle,smoother,sweep,pre,post,jacobi-omega,degree,chebyshev-lower,"

@@ -29,7 +29,7 @@ typedef struct {
     double theta2;      /* theta^2 */
     int classical;      /* HSP_STRENGTH_CLASSICAL's measure, else the symmetric one */
     int zeros;
-    hsp_graph *S;       /* counts into rowptr[i + 1] (col NULL), or columns into col */
+    hsp_graph *S;       /* the strong connections being made */
 } node_job;
 
 /* hsp_diagonal over chunk c's rows. */
@@ -135,8 +135,9 @@ static inline double strong_bound(int classical, double theta2, double ni, doubl
 /* Row i's strong columns (block 1: A's columns ascending, each once): their count, and
  * where col is not NULL, the columns into it.  Squares, no roots, as PyAMG: a value on
  * the threshold is strong. */
-static int64_t strong_row(const node_job *j, int32_t i, int32_t *col)
+static int64_t strong_row(const void *arg, int32_t i, int32_t *col)
 {
+    const node_job *j = arg;
     const hsp_csr *A = j->A;
     const double *dv = A->values;
     const float *fv = A->values;
@@ -154,28 +155,35 @@ static int64_t strong_row(const node_job *j, int32_t i, int32_t *col)
     return m;
 }
 
-/* Chunk c's rows' strong columns: their counts into rowptr[i + 1] while S->col is NULL, then
- * the columns from rowptr[i]. */
-static void strong_rows(void *arg, int tid, int64_t c)
+/* A graph filled on the threads (hsp_graph_fill): its rows' rule. */
+typedef struct {
+    hsp_graph *S;
+    hsp_graph_row row;
+    const void *arg;
+} fill_job;
+
+/* Chunk c's rows: their counts into rowptr[i + 1] while S->col is NULL, then the columns from
+ * rowptr[i]. */
+static void fill_rows(void *arg, int tid, int64_t c)
 {
-    const node_job *j = arg;
+    const fill_job *j = arg;
     hsp_graph *S = j->S;
     int32_t last, first = hsp_chunk_rows(c, CHUNK, S->n, &last);
     (void)tid;
     for (int32_t i = first; i < last; i++)
-        if (S->col) strong_row(j, i, S->col + S->rowptr[i]);
-        else S->rowptr[i + 1] = strong_row(j, i, NULL);
+        if (S->col) j->row(j->arg, i, S->col + S->rowptr[i]);
+        else S->rowptr[i + 1] = j->row(j->arg, i, NULL);
 }
 
-/* hsp_strength of single rows on the threads: the counts, their sums, then the columns. */
-static hsp_status strength_rows(hsp_context *ctx, node_job *j)
+hsp_status hsp_graph_fill(hsp_context *ctx, hsp_graph *S, hsp_graph_row row, const void *arg)
 {
-    hsp_graph *S = j->S;
-    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, CHUNK), strong_rows, j);
+    fill_job j = {S, row, arg};
+    S->col = NULL;
+    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, CHUNK), fill_rows, &j);
     for (int32_t i = 0; i < S->n; i++) S->rowptr[i + 1] += S->rowptr[i];
     S->col = malloc(((size_t)S->rowptr[S->n] + 1) * sizeof *S->col);
     if (!S->col) return hsp_fail(HSP_ERR_NOMEM, "no memory for the strong connections of %d rows", S->n);
-    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, CHUNK), strong_rows, j);
+    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, CHUNK), fill_rows, &j);
     return HSP_OK;
 }
 
@@ -246,7 +254,7 @@ hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag,
     } else {
         S->rowptr[0] = 0;
         hsp_pool_chunks(ctx->pool, hsp_row_chunks(n, CHUNK), diagonal_norms, &j);
-        s = block == 1 ? strength_rows(ctx, &j) : strength_blocks(&j);
+        s = block == 1 ? hsp_graph_fill(ctx, S, strong_row, &j) : strength_blocks(&j);
     }
     free(j.norm);
     if (s != HSP_OK) hsp_graph_free(S);

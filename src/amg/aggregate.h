@@ -30,6 +30,12 @@ typedef struct {
 hsp_status hsp_strength(hsp_context *ctx, const hsp_csr *A, const int64_t *diag, const hsp_amg_options *o,
                         int32_t block, int zeros, hsp_graph *S);
 void hsp_graph_free(hsp_graph *S);
+/* Row i of a graph by the rule arg: its count of columns, and where col is not NULL, the
+ * columns into it. */
+typedef int64_t (*hsp_graph_row)(const void *arg, int32_t i, int32_t *col);
+/* S's columns by row on ctx's threads, S->n rows, S->rowptr the caller's (n + 1 long,
+ * rowptr[0] = 0): the counts, their sums, then the columns (malloc'd into S->col). */
+hsp_status hsp_graph_fill(hsp_context *ctx, hsp_graph *S, hsp_graph_row row, const void *arg);
 
 /* The aggregate of a node in no aggregate: one without strong connections. */
 enum { HSP_AGG_NONE = -1 };

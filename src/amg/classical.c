@@ -43,8 +43,9 @@ static inline double value(const hsp_csr *A, int64_t k)
 }
 
 /* Row i's strong couplings: their count, and where col is not NULL, the columns into it. */
-static int64_t strong_row(const row_job *j, int32_t i, int32_t *col)
+static int64_t strong_row(const void *arg, int32_t i, int32_t *col)
 {
+    const row_job *j = arg;
     const hsp_csr *A = j->A;
     double sign = value(A, j->diag[i]) > 0 ? -1 : 1, most = 0;
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
@@ -58,29 +59,13 @@ static int64_t strong_row(const row_job *j, int32_t i, int32_t *col)
     return m;
 }
 
-static void strong_rows(void *arg, int tid, int64_t c)
-{
-    const row_job *j = arg;
-    hsp_graph *S = j->S;
-    int32_t last, first = hsp_chunk_rows(c, ROWS, S->n, &last);
-    (void)tid;
-    for (int32_t i = first; i < last; i++)
-        if (S->col) strong_row(j, i, S->col + S->rowptr[i]);
-        else S->rowptr[i + 1] = strong_row(j, i, NULL);
-}
-
-/* S: the strong couplings of A's rows, on the threads (counts, their sums, the columns). */
+/* S: the strong couplings of A's rows, on the threads. */
 static hsp_status strength(hsp_context *ctx, row_job *j, hsp_graph *S)
 {
     S->n = j->A->nrows, S->col = NULL, S->rowptr = calloc((size_t)S->n + 1, sizeof *S->rowptr);
     if (!S->rowptr) return hsp_fail(HSP_ERR_NOMEM, "no memory for the strong couplings of %d rows", S->n);
     j->S = S;
-    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, ROWS), strong_rows, j);
-    for (int32_t i = 0; i < S->n; i++) S->rowptr[i + 1] += S->rowptr[i];
-    S->col = malloc(((size_t)S->rowptr[S->n] + 1) * sizeof *S->col);
-    if (!S->col) return hsp_fail(HSP_ERR_NOMEM, "no memory for the strong couplings of %d rows", S->n);
-    hsp_pool_chunks(ctx->pool, hsp_row_chunks(S->n, ROWS), strong_rows, j);
-    return HSP_OK;
+    return hsp_graph_fill(ctx, S, strong_row, j);
 }
 
 /* T = S^T: the points that depend strongly on each point. */
@@ -169,8 +154,8 @@ static void split(const hsp_graph *S, const hsp_graph *T, buckets *b, int32_t *c
         if (cf[i] >= 0) cf[i] = (*nc)++;
 }
 
-/* The splitting of S: stacks as high as any measure can grow (twice a point's dependents:
- * each may become F once), then split's. */
+/* The splitting of S: queues for every measure a point can reach (twice its dependents: each
+ * may become F once), then split's. */
 static hsp_status split_points(const hsp_graph *S, int32_t *cf, int32_t *nc)
 {
     hsp_graph T = {0, NULL, NULL};
