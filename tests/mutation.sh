@@ -176,6 +176,9 @@ all_mutants() {
     # SpMM's chains of sums drop a row's last entry where it has n % chains of them left over
     mutant spmm-chain-rest src/spmm/spmm_rows.h 'for (int c = 0; c + 1 < chains; c++) /* the last' \
         'for (int c = 0; c + 2 < chains; c++) /* the last' 'tests/t_spmm'
+
+    mutant spmm-vecs-beta src/spmm/spmm_rows.h 'ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];' \
+        'ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * sum[v];' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror
     mutant mmio-skew-mirror src/core/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
         'tests/t_mmio'

@@ -168,7 +168,7 @@ static int prepares_csr(hsp_context *ctx)
  * product): C checked. */
 static void products(hsp_context *ctx, int form)
 {
-    static const int32_t widths[] = {1, 7, 8, 13, 29, 32, 33, 40};
+    static const int32_t widths[] = {1, 7, 8, 13, 16, 29, 32, 33, 40};
     static const double ab[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}};
     static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr (csr on the CPU threads)",
                                   "resident, a long row: csr", "resident: ellr (csr on the CPU threads)"};

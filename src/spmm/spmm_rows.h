@@ -132,6 +132,28 @@ static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *
     memcpy(acc, v, (size_t)w * sizeof *acc);
 }
 
+/* Row-major C's rows first .. last - 1 where B has w columns (8, 16 or
+ * 32: one pass, a constant once inlined), A in CSR: the operands read from
+ * r once for the run of rows, not a row at a time beside the passes of
+ * other widths (15-20% faster at L = 8: doc/performance.md, "Figures
+ * behind the code"). */
+static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_run *r, int32_t first, int32_t last,
+                                                                   int w)
+{
+    const int64_t *rowptr = r->A->rowptr, nnz = r->A->nnz;
+    const VT *b = r->B->values, alpha = (VT)r->alpha, beta = (VT)r->beta;
+    VT *c = r->C->values;
+    int64_t bs = r->b_step[0], cs = r->c_step[0];
+    for (int32_t i = first; i < last; i++) {
+        int64_t p = rowptr[i];
+        spmm_entries e = {r->A->col + p, (const VT *)r->A->val + p, rowptr[i + 1] - p, r->ahead ? nnz - p : 0};
+        SF(vec) sum[SPMM_WIDE / 8], *ci = (SF(vec) *)(c + i * cs);
+        SF(spmm_vecs)(&e, 1, b, bs, w / 8, sum);
+#pragma GCC unroll 4
+        for (int v = 0; v < w / 8; v++) ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];
+    }
+}
+
 /* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 from the sums acc
  * (column-major C: each column's h values written together, a cache line
  * where h is 8, where a row at a time wrote w lines a value each). */
@@ -201,6 +223,9 @@ SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t 
 {
     if (r->B->ncols == 1) SF(spmm_rows_1)(r, first, last);
     else if (r->c_step[1] != 1) SF(spmm_rows_tiled)(r, first, last);
+    else if (r->A->rowptr && r->B->ncols == 8) SF(spmm_rows_vecs)(r, first, last, 8);
+    else if (r->A->rowptr && r->B->ncols == 16) SF(spmm_rows_vecs)(r, first, last, 16);
+    else if (r->A->rowptr && r->B->ncols == SPMM_WIDE) SF(spmm_rows_vecs)(r, first, last, SPMM_WIDE);
     else if (r->A->rowptr)
         for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, 1);
     else
