@@ -3,10 +3,9 @@
  * first = rows[i / step] + i % step, and len[i] entries where lengths, else
  * rows[i + 1] - rows[i]; in CSR step is 1 and rows the row pointers, in
  * sliced ELLPACK-R step is the slice's rows, rows where each slice begins and
- * len each row's entries; the pieces of long rows are rows of step 1 and
- * their lengths.  Rows of more than skip entries are left to those pieces:
- * their C is beta C here, and hsp_spmm_gather adds alpha times the sum of
- * their pieces.  B and C are dense, entry (i, j) at i s0 + j s1.  A launch
+ * len each row's entries.  Rows of more than skip entries (long: CSR only)
+ * are left to hsp_spmm_pieces, a work-group a piece of such a row, launched
+ * before.  B and C are dense, entry (i, j) at i s0 + j s1.  A launch
  * makes the block of C of nrows x ncols entries from (row0, col0) on (the
  * whole of C, or one block of a product whose transfers overlap it).
  * hsp_spmm: a work-item an entry of C, or two neighbours in a row of C where
@@ -59,14 +58,14 @@ int spmm_place(int nrows, int ncols, int along_rows, int lanes, long *i, long *j
     return g < (long)nrows * ncols;
 }
 
-/* Where row i's entries begin (*first), and how many it has (none where
- * more than skip: its pieces take them). */
+/* Where row i's entries begin (*first), and how many it has; -1 where
+ * more than skip (a long row: a work-group of its own makes its C). */
 long spmm_row(long i, long step, __global const long *rows, __global const int *len, int lengths, long skip,
               long *first)
 {
     long at, slice = div_rem(i, step, &at), count = lengths ? (long)len[i] : rows[i + 1] - rows[i];
     *first = rows[slice] + at;
-    return count > skip ? 0 : count;
+    return count > skip ? -1 : count;
 }
 
 /* alpha sum + beta *cij into *cij (C unread where beta is 0). */
@@ -75,15 +74,17 @@ void spmm_write(__global VT *cij, VT alpha, VT sum, VT beta)
     *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;
 }
 
-/* This work-item's share of its entry of C. */
+/* This work-item's share of its entry of C (none of a long row's). */
 void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
     long i, j;
-    int lane, unit, lid = get_local_id(0), live = spmm_place(nrows, ncols, along_rows, lanes, &i, &j, &lane, &unit);
+    int lane, unit, lid = get_local_id(0);
+    int live = spmm_place(nrows, ncols, along_rows, lanes, &i, &j, &lane, &unit);
     VT sum = 0;
     i += row0, j += col0;
     if (live) {
         long first, count = spmm_row(i, step, rows, len, lengths, skip, &first);
+        live = count >= 0;
         for (long p = first + lane * step; p < first + count * step; p += lanes * step)
             sum += val[p] * b[col[p] * bs0 + j * bs1];
     }
@@ -110,6 +111,7 @@ void spmm_pair(HSP_SPMM_ARGS)
     long second = j + 1 < ncols ? bs1 : 0;
     i += row0, j += col0;
     long count = spmm_row(i, step, rows, len, lengths, skip, &first);
+    if (count < 0) return;
     __global const VT *bj = b + j * bs1;
     VT s0 = 0, s1 = 0;
     for (long p = first; p < first + count * step; p += step) {
@@ -120,6 +122,73 @@ void spmm_pair(HSP_SPMM_ARGS)
     __global VT *cij = c + i * cs0 + j * cs1;
     spmm_write(cij, alpha, s0, beta);
     if (second) spmm_write(cij + cs1, alpha, s1, beta);
+}
+
+/* The pieces of long rows: piece g (of piece entries each) is of long row
+ * piece_row[g], which is A's row long_row[r] and has pieces long_first[r]
+ * .. long_first[r + 1] - 1; part holds a piece's sums, count how many of a
+ * row's pieces are done (0 between launches). */
+#define HSP_SPMM_PIECES                                                                                        \
+    long piece, __global const int *piece_row, __global const int *long_row, __global const int *long_first,  \
+        volatile __global int *count, __global VT *part
+
+/* Columns j0 .. j0 + cols - 1 of entries [p0, p1) of a row, summed by the
+ * work-group: lanes items a column (a power of two, cols x lanes at most
+ * the group), each every lanes-th entry, their sums added in local memory;
+ * lane 0's item of a column returns the sum (the others 0). */
+VT spmm_group_sum(int ncols, long p0, long p1, __global const int *col, __global const VT *val, __global const VT *b,
+                  long bs0, long bs1, long j0, int cols, int lanes, __local VT *lsum)
+{
+    int lid = get_local_id(0), lane = lid / cols;
+    long j = j0 + lid - lane * cols;
+    VT sum = 0;
+    if (lane < lanes && j < ncols)
+        for (long p = p0 + lane; p < p1; p += lanes) sum += val[p] * b[col[p] * bs0 + j * bs1];
+    lsum[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int apart = lanes / 2; apart > 0; apart /= 2) {
+        if (lane < apart) lsum[lid] += lsum[lid + apart * cols];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    sum = lane == 0 ? lsum[lid] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE); /* lsum is the next call's */
+    return sum;
+}
+
+/* The pieces of A's long rows, a work-group each (piece g, group g): a
+ * piece's sums of every column of C, in passes of as many columns as the
+ * group holds; a row of one piece writes its C, the others' pieces their
+ * sums to part, and the group that finishes a row's last piece adds them
+ * up, in order, into C (hsp_spmm leaves long rows alone).  A kernel of its
+ * own: Intel's CPU runtime crashed running these barriers beside another
+ * kernel's. */
+__kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global const int *col, __global const VT *val,
+                              __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
+                              VT beta, HSP_SPMM_PIECES, __local VT *lsum)
+{
+    int g = get_group_id(0), lid = get_local_id(0), size = get_local_size(0), r = piece_row[g];
+    int first = long_first[r], n = long_first[r + 1] - first, cols = ncols < size ? ncols : size, lanes = 1;
+    long i = long_row[r], p0 = rows[i] + (g - first) * piece, p1 = min(p0 + piece, rows[i + 1]);
+    while (lanes * 2 * cols <= size) lanes *= 2;
+    for (long j0 = 0; j0 < ncols; j0 += cols) {
+        VT sum = spmm_group_sum(ncols, p0, p1, col, val, b, bs0, bs1, j0, cols, lanes, lsum);
+        long j = j0 + lid;
+        if (lid < cols && j < ncols && n == 1) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+        else if (lid < cols && j < ncols) part[g * (long)ncols + j] = sum;
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the sums reach memory before the count */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) lsum[0] = n > 1 && atomic_inc(&count[r]) == n - 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lsum[0] != 0) { /* the row's last piece */
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        for (long j = lid; j < ncols; j += size) {
+            VT sum = 0;
+            for (int q = first; q < first + n; q++) sum += ((volatile __global VT *)part)[q * (long)ncols + j];
+            spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+        }
+        if (lid == 0) count[r] = 0;
+    }
 }
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)
@@ -134,18 +203,4 @@ __kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
     spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
               lanes, lsum);
-}
-
-/* The long rows' entries of C: c += alpha times the sum of the row's
- * pieces, each summed by hsp_spmm into a row of p (ncols values), in order.
- * A work-item an entry. */
-__kernel void hsp_spmm_gather(int nlong, int ncols, __global const int *long_row, __global const int *long_first,
-                              __global const VT *p, __global VT *c, long cs0, long cs1, VT alpha)
-{
-    long g = get_global_id(0);
-    if (g >= (long)nlong * ncols) return;
-    int r = (int)(g / ncols), j = (int)(g - (long)r * ncols);
-    VT sum = 0;
-    for (int q = long_first[r]; q < long_first[r + 1]; q++) sum += p[(long)q * ncols + j];
-    c[long_row[r] * cs0 + j * cs1] += alpha * sum;
 }

@@ -148,8 +148,8 @@ all_mutants() {
     mutant agg-join-last kernels/amg.cl 'near[j] >= 0 && (best < 0 || key[j] > key[best])' \
         'near[j] >= 0 && (best < 0 || key[j] < key[best])' 'tests/t_amg@nosvm.dev'
     # the sum of a long row's pieces leaves out its first piece
-    mutant spmm-gather-first kernels/spmm.cl 'for (int q = long_first[r]; q < long_first[r + 1]; q++)' \
-        'for (int q = long_first[r] + 1; q < long_first[r + 1]; q++)' 'tests/t_spmm@nosvm.dev'
+    mutant spmm-pieces-first kernels/spmm.cl 'for (int q = first; q < first + n; q++) sum +=' \
+        'for (int q = first + 1; q < first + n; q++) sum +=' 'tests/t_spmm@nosvm.dev'
     # stage 2's scan of the bins' figures drops the stretches of work-groups before each
     mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
         'base[g * nbins + b] = (int)before;' 'tests/t_resident@nosvm.dev'

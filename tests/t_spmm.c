@@ -65,18 +65,28 @@ static int matches(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C0, co
     return 1;
 }
 
-/* A of nrows x ncols: random rows of 0 to 12 entries, and row 3 full. */
+/* Row i's entries in operand: row 3 full, row 7 every fifth column (on a
+ * GPU, past 64 entries, a row of several pieces and one of one), the others
+ * R's. */
+static int64_t operand_row(const hsp_csr *R, int32_t i)
+{
+    return i == 3 ? R->ncols : i == 7 ? (R->ncols + 4) / 5 : R->rowptr[i + 1] - R->rowptr[i];
+}
+
+/* A of nrows x ncols: random rows of 0 to 12 entries, row 3 full and row 7
+ * every fifth column. */
 static hsp_csr *operand(int32_t nrows, int32_t ncols, hsp_precision prec)
 {
     hsp_csr *R = ref_random(nrows, ncols, 0, 12, prec, 7), *A = NULL;
-    int64_t nnz = R->nnz - (R->rowptr[4] - R->rowptr[3]) + ncols;
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < nrows; i++) nnz += operand_row(R, i);
     hsp_csr_create(nrows, ncols, nnz, prec, &A);
     size_t vs = prec == HSP_DOUBLE ? 8 : 4;
     for (int32_t i = 0, at_ = 0; i < nrows; i++) {
-        int64_t n = i == 3 ? ncols : R->rowptr[i + 1] - R->rowptr[i];
+        int64_t n = operand_row(R, i), made = i == 3 || i == 7;
         for (int64_t k = 0; k < n; k++) {
-            A->colidx[at_ + k] = i == 3 ? (int32_t)k : R->colidx[R->rowptr[i] + k];
-            memcpy((char *)A->values + (at_ + k) * vs, (char *)R->values + (i == 3 ? k % R->nnz : R->rowptr[i] + k) * vs, vs);
+            A->colidx[at_ + k] = made ? (int32_t)(i == 3 ? k : 5 * k) : R->colidx[R->rowptr[i] + k];
+            memcpy((char *)A->values + (at_ + k) * vs, (char *)R->values + (made ? k % R->nnz : R->rowptr[i] + k) * vs, vs);
         }
         at_ += (int32_t)n, A->rowptr[i + 1] = at_;
     }
@@ -174,13 +184,13 @@ static void products(hsp_context *ctx, int form)
                                   "resident, a long row: csr", "resident: ellr (csr on the CPU threads)"};
     int ellr = form == 2 || form == 4;
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
-        hsp_csr *A = ellr ? ref_random(300, 200, 4, 12, prec, 7) : operand(300, 200, prec);
+        hsp_csr *A = ellr ? ref_random(300, 600, 4, 12, prec, 7) : operand(300, 600, prec);
         for (int ob = 0; ob < 2; ob++)
             for (int oc = 0; oc < 2; oc++)
                 for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
                     for (size_t k = 0; k < sizeof ab / sizeof *ab; k++) {
                         int32_t L = widths[w];
-                        hsp_dense B = dense(200, L, (hsp_order)ob, 3, prec, 11 + w, 0);
+                        hsp_dense B = dense(A->ncols, L, (hsp_order)ob, 3, prec, 11 + w, 0);
                         hsp_dense C = dense(300, L, (hsp_order)oc, 2, prec, 29 + k, 0);
                         hsp_spmm_stats st = {0};
                         char why[160] = "";

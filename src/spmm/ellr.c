@@ -115,22 +115,22 @@ static hsp_status cut_long_rows(hsp_ellr *E)
         if (n > most) nlong++, npieces += (n + HSP_ELLR_PIECE - 1) / HSP_ELLR_PIECE;
     }
     if (!nlong || npieces > INT32_MAX) return HSP_OK; /* the kernels count pieces in 32 bits */
-    int64_t *piece = malloc((size_t)npieces * sizeof *piece);
-    int32_t *len = malloc((size_t)npieces * sizeof *len), *row = malloc((size_t)nlong * sizeof *row);
-    int32_t *first = malloc((size_t)(nlong + 1) * sizeof *first);
-    E->own[4] = piece, E->own[5] = len, E->own[6] = row, E->own[7] = first;
-    if (!piece || !len || !row || !first) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its long rows");
+    int32_t *piece_row = malloc((size_t)npieces * sizeof *piece_row), *row = malloc((size_t)nlong * sizeof *row);
+    int32_t *first = malloc((size_t)(nlong + 1) * sizeof *first), *zeros = calloc((size_t)nlong, sizeof *zeros);
+    E->own[4] = piece_row, E->own[5] = zeros, E->own[6] = row, E->own[7] = first;
+    if (!piece_row || !zeros || !row || !first)
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its long rows");
     int64_t q = 0;
     int32_t r = 0;
     for (int32_t i = 0; i < E->nrows; i++) {
-        int64_t end = E->rowptr[i + 1];
-        if (end - E->rowptr[i] <= most) continue;
-        row[r] = i, first[r++] = (int32_t)q;
-        for (int64_t p = E->rowptr[i]; p < end; p += HSP_ELLR_PIECE, q++)
-            piece[q] = p, len[q] = (int32_t)(end - p < HSP_ELLR_PIECE ? end - p : HSP_ELLR_PIECE);
+        int64_t n = hsp_ellr_count(E, i);
+        if (n <= most) continue;
+        row[r] = i, first[r] = (int32_t)q;
+        for (int64_t k = 0; k < n; k += HSP_ELLR_PIECE) piece_row[q++] = r;
+        r++;
     }
     first[r] = (int32_t)q;
-    E->long_entries = most, E->nlong = nlong, E->npieces = npieces, E->piece = piece, E->piece_len = len;
+    E->long_entries = most, E->nlong = nlong, E->npieces = npieces, E->piece_row = piece_row, E->zeros = zeros;
     E->long_row = row;
     E->long_first = first;
     return HSP_OK;

@@ -18,12 +18,13 @@
 #define HSP_ELLR_SLICE 8
 
 /* In CSR prepared on a GPU device, rows of more than HSP_ELLR_LONG entries
- * and 4 times the mean row are also cut into pieces of HSP_ELLR_PIECE entries, which a GPU sums apart
- * and then adds up (gpu_spmm.c): one work-item's walk down a row of
+ * and 4 times the mean row are long: cut into pieces of HSP_ELLR_PIECE
+ * entries, a work-group each, whose sums the group that finishes a row's
+ * last piece adds up (kernels/spmm.cl): one work-item's walk down a row of
  * thousands of entries (rmat's hubs) held up the whole product.  These
  * limits were the fastest of those tried (doc/performance.md, "Figures
  * behind the code"). */
-#define HSP_ELLR_PIECE 32
+#define HSP_ELLR_PIECE 128
 #define HSP_ELLR_LONG 64
 
 /* The rows of a group of hsp_ellr's reach. */
@@ -41,9 +42,9 @@ struct hsp_ellr {
     int64_t long_entries;  /* CSR: rows of more entries are long (ellr.c)... */
     int32_t nlong;         /* ... and there are nlong of them */
     int64_t npieces;       /* their pieces, in row order */
-    const int64_t *piece;  /* where each piece's entries begin */
-    const int32_t *piece_len; /* and how many it has */
+    const int32_t *piece_row; /* the long row (0 .. nlong - 1) of each piece */
     const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
+    const int32_t *zeros;  /* nlong zeros: the device's count of each long row's pieces done */
     const int32_t *reach;  /* prepared on a GPU device with memory of its own: reach[g], one
                               past the largest column of rows 0 to the last of group g of
                               HSP_ELLR_REACH rows (the rows of B a block of C's rows reads);
@@ -83,9 +84,9 @@ static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
 }
 
 /* The arrays of a, as a device holds them (rows or slices, lengths,
- * columns, values; no lengths in CSR; then the pieces of long rows, their
- * lengths, the long rows and their first pieces, empty where there are
- * none), and their bytes. */
+ * columns, values; no lengths in CSR; then the long row of each piece, the
+ * counts of pieces done, the long rows and their first pieces, empty where
+ * there are none), and their bytes. */
 enum { HSP_ELLR_ARRAYS = 8 };
 static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HSP_ELLR_ARRAYS],
                                    size_t bytes[HSP_ELLR_ARRAYS])
@@ -96,8 +97,8 @@ static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HS
     bytes[0] = (size_t)(ellr ? nslices + 1 : (int64_t)a->nrows + 1) * sizeof(int64_t);
     bytes[1] = ellr ? (size_t)a->nrows * sizeof(int32_t) : 0;
     bytes[2] = (size_t)slots * sizeof(int32_t), bytes[3] = (size_t)slots * hsp_value_size(a->precision);
-    host[4] = a->piece, host[5] = a->piece_len, host[6] = a->long_row, host[7] = a->long_first;
-    bytes[4] = (size_t)a->npieces * sizeof(int64_t), bytes[5] = (size_t)a->npieces * sizeof(int32_t);
+    host[4] = a->piece_row, host[5] = a->zeros, host[6] = a->long_row, host[7] = a->long_first;
+    bytes[4] = (size_t)a->npieces * sizeof(int32_t), bytes[5] = (size_t)a->nlong * sizeof(int32_t);
     bytes[6] = (size_t)a->nlong * sizeof(int32_t), bytes[7] = a->nlong ? (size_t)(a->nlong + 1) * sizeof(int32_t) : 0;
 }
 

@@ -91,7 +91,7 @@ typedef struct {
 } spmm_block;
 
 /* One launch over block k of C's entries, along its rows where B is
- * row-major; a: A's rows, lengths, columns and values, then B's and C's
+ * row-major; a: A's arrays (hsp_ellr_arrays' order), then B's and C's
  * (a[ARR_B], a[ARR_C]); rows of more than skip entries left to their
  * pieces. */
 static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
@@ -119,36 +119,31 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                      : g->ops->launch(g, dbl, GK_SPMM, args, 20, groups, size);
 }
 
+/* A's long rows (CSR) into C: their pieces, a work-group each, whose sums
+ * (in GA_SPMM_P) the group that finishes a row's last piece adds up. */
+static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, double beta, const hsp_dense *B,
+                            const hsp_dense *C, const gpu_array *const *a)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_PIECES, 256);
+    int32_t ncols = C->ncols;
+    int64_t piece = HSP_ELLR_PIECE, bs[2], cs[2];
+    float alpha_f = (float)alpha, beta_f = (float)beta;
+    hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
+    hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
+    gpu_arg args[] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
+                      gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
+                      gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                      gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
+                      gpu_val(&piece, sizeof piece), gpu_array_arg(a[4]), gpu_array_arg(a[6]), gpu_array_arg(a[7]),
+                      gpu_array_arg(a[5]), gpu_array_arg(&g->a[GA_SPMM_P]), gpu_local(size * vs)};
+    return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 19, (size_t)A->npieces, size) : s;
+}
+
 /* The whole of C as one block. */
 static spmm_block whole(const hsp_dense *C)
 {
     return (spmm_block){0, 0, C->nrows, C->ncols};
-}
-
-/* A's long rows: each piece summed into a row of GA_SPMM_P (a launch over
- * the pieces as rows of their own), then alpha times the pieces' sums added
- * to the rows' C, which the first launch left at beta C. */
-static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, const hsp_dense *C,
-                            const gpu_array *const *a)
-{
-    int dbl = A->precision == HSP_DOUBLE;
-    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_GATHER, 256);
-    int32_t ncols = C->ncols, nlong = A->nlong;
-    struct hsp_ellr pieces = {.nrows = (int32_t)A->npieces, .ncols = A->ncols, .width = HSP_ELLR_PIECE,
-                              .nnz = A->npieces * HSP_ELLR_PIECE, .precision = A->precision, .rowptr = A->piece, .len = A->piece_len};
-    hsp_dense P = {(int32_t)A->npieces, ncols, ncols, HSP_ROW_MAJOR, A->precision, NULL};
-    hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
-    const gpu_array *pa[NARR] = {a[4], a[5], a[2], a[3], NULL, NULL, NULL, NULL, a[ARR_B], &g->a[GA_SPMM_P]};
-    if (s == HSP_OK) s = launch(g, &pieces, B, 1, 0, &P, pa, INT64_MAX, whole(&P));
-    int64_t cs[2];
-    float alpha_f = (float)alpha;
-    hsp_dense_steps(C, cs);
-    gpu_arg args[] = {gpu_val(&nlong, sizeof nlong), gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[6]),
-                      gpu_array_arg(a[7]), gpu_array_arg(&g->a[GA_SPMM_P]), gpu_array_arg(a[ARR_C]),
-                      gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
-                      gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs)};
-    size_t groups = (size_t)(((int64_t)nlong * ncols + (int64_t)size - 1) / (int64_t)size);
-    return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_GATHER, args, 9, groups, size) : s;
 }
 
 /* The blocks C is made in: asked (0: one), at most C's rows (row-major) or
@@ -228,7 +223,6 @@ static hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_
 {
     gpu *g = dev->state;
     const gpu_array *a[NARR];
-    int64_t skip = A->nlong ? A->long_entries : INT64_MAX;
     if (A->precision == HSP_DOUBLE && !g->fp64)
         return hsp_fail(HSP_ERR_UNSUPPORTED, "device %s has no double precision (%s): use float or another device",
                         dev->description, g->no_fp64);
@@ -243,8 +237,8 @@ static hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_
     if (s == HSP_OK && n > 1) return gpu_noted(dev, by_blocks(g, A, B, alpha, beta, C, a, n));
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0 || has_gaps(C), &a[ARR_C]);
-    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, skip, whole(C));
-    if (s == HSP_OK && A->nlong && C->ncols) s = long_rows(g, A, B, alpha, C, a);
+    if (s == HSP_OK && A->nlong && C->ncols) s = long_rows(g, A, alpha, beta, B, C, a);
+    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, A->nlong ? A->long_entries : INT64_MAX, whole(C));
     if (s == HSP_OK && !held[2]) s = gpu_download(g, GA_SPMM_C, C->values, hsp_dense_bytes(C));
     if (s == HSP_OK && held[2]) s = g->ops->finish(g); /* C is done when the call returns */
     return gpu_noted(dev, s);

@@ -111,9 +111,10 @@ static hsp_status check_apart(const hsp_csr *A, const hsp_dense *B, const hsp_de
     return HSP_OK;
 }
 
-/* Are A's columns scattered: of the entries of SPMM_SAMPLE rows spread over
- * A, more than a quarter further from the row's own place (scaled to B's
- * rows) than a sixteenth of B's rows (at least 64, at most SPMM_NEAR)?
+/* Are A's columns scattered: of the first SPMM_SAMPLE entries of
+ * SPMM_SAMPLE rows spread over A, more than a quarter further from the
+ * row's own place (scaled to B's rows) than a sixteenth of B's rows (at
+ * least 64, at most SPMM_NEAR)?
  * The CPU's own prefetch follows the rows of B that near columns read
  * (stencils, bands: fetching them ahead as well cost poisson3d27:30 a
  * fifth); scattered ones (random, power-law rows) the row kernels fetch
@@ -124,7 +125,8 @@ static int scattered_columns(const struct hsp_ellr *A)
     for (int k = 0; k < SPMM_SAMPLE && A->nrows; k++) {
         int32_t i = (int32_t)((int64_t)A->nrows * k / SPMM_SAMPLE);
         int64_t at = (int64_t)i * A->ncols / A->nrows;
-        for (int64_t p = hsp_ellr_first(A, i), end = hsp_ellr_end(A, i); p < end; p += hsp_ellr_step(A), seen++)
+        int64_t step = hsp_ellr_step(A), end = hsp_ellr_end(A, i), p = hsp_ellr_first(A, i);
+        for (int q = 0; q < SPMM_SAMPLE && p < end; q++, p += step, seen++)
             far += A->col[p] - at > near || at - A->col[p] > near;
     }
     return far * 4 > seen;
@@ -274,7 +276,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     if (csr && (s = hsp_csr_check_rows_pooled(ctx->pool, csr)) != HSP_OK) /* a prepared A was checked */
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
     else {
-        r.ahead = scattered_columns(r.A); /* A is valid now */
+        r.ahead = cpu_cols && scattered_columns(r.A); /* A is valid now; for the CPU threads' rows only */
         s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
     }
     if (s == HSP_OK && stats) {
