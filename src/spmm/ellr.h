@@ -24,7 +24,7 @@
  * thousands of entries (rmat's hubs) held up the whole product.  These
  * limits were the fastest of those tried (doc/performance.md, "Figures
  * behind the code"). */
-#define HSP_ELLR_PIECE 128
+#define HSP_ELLR_PIECE 256
 #define HSP_ELLR_LONG 64
 
 /* The rows of a group of hsp_ellr's reach. */
