@@ -83,6 +83,18 @@ static int child(hsp_context *ctx)
     return ok;
 }
 
+/* Forks while another thread takes the allocation cache's lock: each
+ * child must allocate.  Not under AddressSanitizer: there a child hung at
+ * times inside the sanitizer's allocator, whose own lock the other thread
+ * held at the fork (1 run in about 30 of CI's), and the cache keeps
+ * nothing; the plain build runs it. */
+#ifdef __SANITIZE_ADDRESS__
+static void races(void)
+{
+    tap_skip("AddressSanitizer's allocator may be held by the other thread at a fork",
+             "forks while another thread takes the allocation cache's lock");
+}
+#else
 static atomic_int racing;
 
 /* Large blocks through the allocation cache, again and again (its lock
@@ -107,6 +119,25 @@ static int allocates(hsp_context *unused)
     return p != NULL;
 }
 
+static void races(void)
+{
+    char why[128];
+    pthread_t thread;
+    int hung = 0, failed = 0;
+    atomic_store(&racing, 1);
+    pthread_create(&thread, NULL, churn, NULL);
+    for (int k = 0; k < RACES; k++) {
+        in_child(allocates, NULL, RACE_SECONDS, why, sizeof why);
+        hung += strstr(why, "hung") != NULL, failed += why[0] != 0;
+        if (hung) break; /* once is enough: each costs RACE_SECONDS */
+    }
+    atomic_store(&racing, 0);
+    pthread_join(thread, NULL);
+    tap_ok(!failed, "forks while another thread takes the allocation cache's lock: each child allocates "
+                    "(%d of %d failed, %d hung)", failed, RACES, hung);
+}
+#endif
+
 int main(void)
 {
     char why[128];
@@ -122,19 +153,7 @@ int main(void)
     tap_ok(ctx && right(ctx), "the parent's context still multiplies after the fork");
     hsp_context_free(ctx);
 
-    pthread_t thread;
-    int hung = 0, failed = 0;
-    atomic_store(&racing, 1);
-    pthread_create(&thread, NULL, churn, NULL);
-    for (int k = 0; k < RACES; k++) {
-        in_child(allocates, NULL, RACE_SECONDS, why, sizeof why);
-        hung += strstr(why, "hung") != NULL, failed += why[0] != 0;
-        if (hung) break; /* once is enough: each costs RACE_SECONDS */
-    }
-    atomic_store(&racing, 0);
-    pthread_join(thread, NULL);
-    tap_ok(!failed, "forks while another thread takes the allocation cache's lock: each child allocates "
-                    "(%d of %d failed, %d hung)", failed, RACES, hung);
+    races();
     hsp_csr_free(A), hsp_csr_free(ref), free(mag);
     return tap_done();
 }
