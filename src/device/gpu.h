@@ -82,8 +82,8 @@ enum { GA_ARP, GA_ACOL, GA_AVAL, GA_BRP, GA_BCOL, GA_BVAL, GA_UB, GA_ROWS, GA_SL
        /* long rows by the dense method (gpu_dense.c): their entries up to each window */
        GA_WEND,
        /* sparse times dense (gpu_spmm.c): A's arrays (ellr.h's hsp_ellr_arrays, from GA_SPMM_A); B; C;
-          the sums of long rows' pieces */
-       GA_SPMM_A, GA_SPMM_B = GA_SPMM_A + HSP_HELD_MAX, GA_SPMM_C, GA_SPMM_P, GA_COUNT };
+          the sums of long rows' pieces, and each long row's count of pieces done (0 between launches) */
+       GA_SPMM_A, GA_SPMM_B = GA_SPMM_A + HSP_HELD_MAX, GA_SPMM_C, GA_SPMM_P, GA_SPMM_DONE, GA_COUNT };
 
 /* An array the kernels use: host-visible memory at ptr (SVM, a fine-grained
  * pool, or a host array used in place when owned is 0), or a back-end handle

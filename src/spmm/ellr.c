@@ -116,9 +116,9 @@ static hsp_status cut_long_rows(hsp_ellr *E)
     }
     if (!nlong || npieces > INT32_MAX) return HSP_OK; /* the kernels count pieces in 32 bits */
     int32_t *piece_row = malloc((size_t)npieces * sizeof *piece_row), *row = malloc((size_t)nlong * sizeof *row);
-    int32_t *first = malloc((size_t)(nlong + 1) * sizeof *first), *zeros = calloc((size_t)nlong, sizeof *zeros);
-    E->own[4] = piece_row, E->own[5] = zeros, E->own[6] = row, E->own[7] = first;
-    if (!piece_row || !zeros || !row || !first)
+    int32_t *first = malloc((size_t)(nlong + 1) * sizeof *first);
+    E->own[4] = piece_row, E->own[5] = row, E->own[6] = first;
+    if (!piece_row || !row || !first)
         return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its long rows");
     int64_t q = 0;
     int32_t r = 0;
@@ -130,7 +130,7 @@ static hsp_status cut_long_rows(hsp_ellr *E)
         r++;
     }
     first[r] = (int32_t)q;
-    E->long_entries = most, E->nlong = nlong, E->npieces = npieces, E->piece_row = piece_row, E->zeros = zeros;
+    E->long_entries = most, E->nlong = nlong, E->npieces = npieces, E->piece_row = piece_row;
     E->long_row = row;
     E->long_first = first;
     return HSP_OK;
@@ -141,7 +141,7 @@ static hsp_status find_reach(hsp_ellr *E)
 {
     int64_t groups = ((int64_t)E->nrows + HSP_ELLR_REACH - 1) / HSP_ELLR_REACH;
     int32_t *reach = malloc((size_t)(groups ? groups : 1) * sizeof *reach), most = 0;
-    if (!(E->own[8] = reach)) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its reach");
+    if (!(E->own[7] = reach)) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its reach");
     for (int32_t i = 0; i < E->nrows; i++) {
         int32_t last = hsp_ellr_count(E, i) ? E->col[hsp_ellr_end(E, i) - hsp_ellr_step(E)] : -1;
         if (last >= most) most = last + 1;

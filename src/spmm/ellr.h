@@ -44,12 +44,11 @@ struct hsp_ellr {
     int64_t npieces;       /* their pieces, in row order */
     const int32_t *piece_row; /* the long row (0 .. nlong - 1) of each piece */
     const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
-    const int32_t *zeros;  /* nlong zeros: the device's count of each long row's pieces done */
     const int32_t *reach;  /* prepared on a GPU device with memory of its own: reach[g], one
                               past the largest column of rows 0 to the last of group g of
                               HSP_ELLR_REACH rows (the rows of B a block of C's rows reads);
                               else NULL */
-    void *own[9];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
+    void *own[8];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
     hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
     void *held;            /* where ctx's device has memory of its own: its copy of the
                               arrays there (hsp_ellr_arrays' order), else NULL */
@@ -85,9 +84,9 @@ static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
 
 /* The arrays of a, as a device holds them (rows or slices, lengths,
  * columns, values; no lengths in CSR; then the long row of each piece, the
- * counts of pieces done, the long rows and their first pieces, empty where
- * there are none), and their bytes. */
-enum { HSP_ELLR_ARRAYS = 8 };
+ * long rows and their first pieces, empty where there are none), and their
+ * bytes. */
+enum { HSP_ELLR_ARRAYS = 7 };
 static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HSP_ELLR_ARRAYS],
                                    size_t bytes[HSP_ELLR_ARRAYS])
 {
@@ -97,9 +96,9 @@ static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HS
     bytes[0] = (size_t)(ellr ? nslices + 1 : (int64_t)a->nrows + 1) * sizeof(int64_t);
     bytes[1] = ellr ? (size_t)a->nrows * sizeof(int32_t) : 0;
     bytes[2] = (size_t)slots * sizeof(int32_t), bytes[3] = (size_t)slots * hsp_value_size(a->precision);
-    host[4] = a->piece_row, host[5] = a->zeros, host[6] = a->long_row, host[7] = a->long_first;
+    host[4] = a->piece_row, host[5] = a->long_row, host[6] = a->long_first;
     bytes[4] = (size_t)a->npieces * sizeof(int32_t), bytes[5] = (size_t)a->nlong * sizeof(int32_t);
-    bytes[6] = (size_t)a->nlong * sizeof(int32_t), bytes[7] = a->nlong ? (size_t)(a->nlong + 1) * sizeof(int32_t) : 0;
+    bytes[6] = a->nlong ? (size_t)(a->nlong + 1) * sizeof(int32_t) : 0;
 }
 
 /* A view of CSR A (its arrays, not copied). */

@@ -119,6 +119,22 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                      : g->ops->launch(g, dbl, GK_SPMM, args, 20, groups, size);
 }
 
+/* The device's counts of each long row's pieces done, for nlong rows: the
+ * kernel leaves them 0; zeroed where the array is made (or grown), so that
+ * a prepared A stays read-only. */
+static hsp_status pieces_done(gpu *g, int dbl, int32_t nlong)
+{
+    gpu_array *x = &g->a[GA_SPMM_DONE];
+    size_t bytes = (size_t)nlong * sizeof(int32_t);
+    if (x->owned && bytes <= x->bytes) return HSP_OK;
+    hsp_status s = gpu_reserve(g, GA_SPMM_DONE, bytes);
+    int64_t n = (int64_t)(x->bytes / sizeof(int32_t));
+    gpu_arg zero[] = {gpu_val(&n, sizeof n), gpu_array_arg(x)};
+    if (s == HSP_OK && (s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, n)) != HSP_OK)
+        gpu_release(g, GA_SPMM_DONE); /* not zeroed: made anew next time */
+    return s;
+}
+
 /* A's long rows (CSR) into C: their pieces, a work-group each, whose sums
  * (in GA_SPMM_P) the group that finishes a row's last piece adds up. */
 static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, double beta, const hsp_dense *B,
@@ -131,12 +147,13 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
+    if (s == HSP_OK) s = pieces_done(g, dbl, A->nlong);
     gpu_arg args[] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
                       gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
                       gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                       gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
-                      gpu_val(&piece, sizeof piece), gpu_array_arg(a[4]), gpu_array_arg(a[6]), gpu_array_arg(a[7]),
-                      gpu_array_arg(a[5]), gpu_array_arg(&g->a[GA_SPMM_P]), gpu_local(size * vs)};
+                      gpu_val(&piece, sizeof piece), gpu_array_arg(a[4]), gpu_array_arg(a[5]), gpu_array_arg(a[6]),
+                      gpu_array_arg(&g->a[GA_SPMM_DONE]), gpu_array_arg(&g->a[GA_SPMM_P]), gpu_local(size * vs)};
     return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 19, (size_t)A->npieces, size) : s;
 }
 
