@@ -5,6 +5,7 @@
  * column-major B copied by several chunks of rows; beta = 0 ignores C's old
  * values; bad operands (C over B among them) are refused with C untouched. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,6 +509,53 @@ static hsp_context *spmm_context(int blocks, double cpu_share)
     return ctx;
 }
 
+/* One thread's products on its own context with a prepared A shared by
+ * another thread at the same time. */
+typedef struct {
+    hsp_context *ctx;
+    const hsp_csr *A;
+    const hsp_ellr *E;
+    int right;
+    char why[160];
+} shared_job;
+
+static void *shared_products(void *arg)
+{
+    shared_job *j = arg;
+    j->right = j->ctx != NULL;
+    for (int k = 0; k < 20 && j->right; k++) {
+        hsp_dense B = dense(j->A->ncols, 8, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 61 + k, 0);
+        hsp_dense C = dense(j->A->nrows, 8, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 67, 0);
+        hsp_status s = hsp_spmm_ellr(j->ctx, 1, j->E, &B, 0, &C, NULL);
+        j->right = s == HSP_OK && matches(j->A, &B, &C, &C, 1, 0, j->why, sizeof j->why);
+        if (s != HSP_OK) snprintf(j->why, sizeof j->why, "%s", hsp_errmsg());
+        free(B.values), free(C.values);
+    }
+    return NULL;
+}
+
+/* One prepared A with long rows (prepared on the first of two contexts)
+ * multiplied by two threads at once, each on its own context: a product
+ * only reads a prepared A (a GPU's counts of long rows' pieces done are
+ * its own). */
+static void shared_prepared(void)
+{
+    hsp_csr *A = operand(300, 600, HSP_DOUBLE);
+    shared_job job[2] = {{spmm_context(0, 0), A, NULL, 0, ""}, {spmm_context(0, 0), A, NULL, 0, ""}};
+    hsp_ellr *E = NULL;
+    pthread_t thread[2];
+    if (job[0].ctx && hsp_ellr_from_csr(job[0].ctx, A, &E) == HSP_OK) {
+        job[0].E = job[1].E = E;
+        for (int t = 0; t < 2; t++) pthread_create(&thread[t], NULL, shared_products, &job[t]);
+        for (int t = 0; t < 2; t++) pthread_join(thread[t], NULL);
+    }
+    tap_ok(E && job[0].right && job[1].right, "one prepared A, two threads on two contexts at once: 20 products "
+           "each right%s%s", job[0].why[0] || job[1].why[0] ? ": " : "", job[0].why[0] ? job[0].why : job[1].why);
+    hsp_ellr_free(E);
+    for (int t = 0; t < 2; t++) hsp_context_free(job[t].ctx);
+    hsp_csr_free(A);
+}
+
 /* Products by blocks (options.spmm_blocks): on a device whose memory is
  * reached by transfers (buffers), n blocks of C (at most its rows or columns) whose transfers overlap
  * the launches, each waiting for the rows of B its rows of A reach (a band:
@@ -594,6 +642,7 @@ int main(void)
     padding(ctx);
     blocks();
     split(ctx);
+    shared_prepared();
     edges(ctx);
     errors(ctx);
     hsp_context_free(ctx);
