@@ -3,7 +3,8 @@
  * dimensions, L = 1 and L not a multiple of the columns a pass takes,
  * alpha and beta cases, empty rows and one very long row, rectangular A;
  * column-major B copied by several chunks of rows; beta = 0 ignores C's old
- * values; bad operands (C over B among them) are refused with C untouched. */
+ * values; one prepared A multiplied by two threads on two contexts at once;
+ * bad operands (C over B among them) are refused with C untouched. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -114,15 +114,22 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
     }
 }
 
+/* A row's n entries of r's A from first, as the row kernels read them: B's
+ * rows may be fetched ahead (where r does) up to A's end in CSR (the rows
+ * after it too), to the row's end in ELLPACK-R. */
+static inline __attribute__((always_inline)) spmm_entries SF(row_entries)(const spmm_run *r, int64_t first, int64_t n)
+{
+    int64_t reach = !r->ahead ? 0 : r->A->rowptr ? r->A->nnz - first : n;
+    return (spmm_entries){r->A->col + first, (const VT *)r->A->val + first, n, reach};
+}
+
 /* Row i's sums for w columns from j0 of row-major B into acc, its entries
  * step apart (w and step constants once inlined: 32, 16 and 8 columns as
  * vectors, 4, 2 and 1 one by one). */
 static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *r, int32_t i, int32_t j0, int w,
                                                               int64_t step, VT *restrict acc)
 {
-    int64_t first = hsp_ellr_first(r->A, i), n = hsp_ellr_count(r->A, i);
-    int64_t reach = !r->ahead ? 0 : r->A->rowptr ? r->A->nnz - first : n;
-    spmm_entries e = {r->A->col + first, (const VT *)r->A->val + first, n, reach};
+    spmm_entries e = SF(row_entries)(r, hsp_ellr_first(r->A, i), hsp_ellr_count(r->A, i));
     SF(vec) v[SPMM_WIDE / 8];
     if (w < 8) {
         SF(spmm_block)(r, i, j0, w, acc);
@@ -140,13 +147,12 @@ static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *
 static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_run *r, int32_t first, int32_t last,
                                                                    int w)
 {
-    const int64_t *rowptr = r->A->rowptr, nnz = r->A->nnz;
-    const VT *b = r->B->values, alpha = (VT)r->alpha, beta = (VT)r->beta;
-    VT *c = r->C->values;
+    const int64_t *rowptr = r->A->rowptr;
+    const VT *b = r->B->values;
+    VT *c = r->C->values, alpha = (VT)r->alpha, beta = (VT)r->beta;
     int64_t bs = r->b_step[0], cs = r->c_step[0];
     for (int32_t i = first; i < last; i++) {
-        int64_t p = rowptr[i];
-        spmm_entries e = {r->A->col + p, (const VT *)r->A->val + p, rowptr[i + 1] - p, r->ahead ? nnz - p : 0};
+        spmm_entries e = SF(row_entries)(r, rowptr[i], rowptr[i + 1] - rowptr[i]);
         SF(vec) sum[SPMM_WIDE / 8], *ci = (SF(vec) *)(c + i * cs);
         SF(spmm_vecs)(&e, 1, b, bs, w / 8, sum);
 #pragma GCC unroll 4
