@@ -125,6 +125,11 @@ double peer_now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+int peer_warming(double start, int runs)
+{
+    return runs == 0 || (runs < PEER_WARM_RUNS && peer_now_ms() - start < PEER_WARM_MS);
+}
+
 static int compare_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;

@@ -46,6 +46,12 @@ const char *peer_order_json(const peer_args *a);
 void *peer_dense(int64_t nrows, int cols, hsp_precision precision);
 /* Milliseconds of a monotonic clock. */
 double peer_now_ms(void);
+/* The peers' warm-up, as hspgemm's bench warms up (cli/cli.h: CLI_WARM_MS):
+ * untimed runs until PEER_WARM_MS have passed since start, at least one and
+ * at most PEER_WARM_RUNS; whether to run again after runs of them. */
+#define PEER_WARM_MS 50.0
+enum { PEER_WARM_RUNS = 100 };
+int peer_warming(double start, int runs);
 /* Sort the n times; their median (ms[0] is then the least). */
 double peer_median(double *ms, int n);
 /* The JSON members ,"KEY_median":M,"KEY_min":m,"KEY_max":x,"KEY_q1":a,"KEY_q3":b

@@ -186,7 +186,7 @@ static double time_host(const gemm *g, const csr32 *h, int64_t nnz_c)
     return ms;
 }
 
-/* The device-only runs into ms[0..repeat) after untimed ones (WARM_MS, at least one:
+/* The device-only runs into ms[0..repeat) after untimed ones (PEER_WARM_MS, at least one:
  * the GPU back at its clocks, as hspgemm's bench warms up), the host factors h uploaded
  * once, with the pool or without; nnz(C). */
 static int64_t run_device(const gemm *g, const csr32 *h, int repeat, int pool, double *ms)
@@ -196,7 +196,7 @@ static int64_t run_device(const gemm *g, const csr32 *h, int repeat, int pool, d
     dev_pooled(pool);
     int64_t nnz = 0;
     double warm = 0;
-    for (int n = 0; n == 0 || (n < WARM_RUNS && warm < WARM_MS); n++) warm += time_device(g, f, &nnz);
+    for (int n = 0; n == 0 || (n < PEER_WARM_RUNS && warm < PEER_WARM_MS); n++) warm += time_device(g, f, &nnz);
     for (int k = 0; k < repeat; k++) ms[k] = time_device(g, f, &nnz);
     dev_pooled(0);
     free_factors(g, f);

@@ -8,9 +8,6 @@
 #include "hspgemm.h"
 #include "peer.h"
 
-#define WARM_MS 50.0 /* untimed device-only runs before the timed ones (cli/cli.h: CLI_WARM_MS) */
-#define WARM_RUNS 100
-
 /* A CSR matrix with 32-bit row offsets, its arrays on the host or on the device. */
 typedef struct {
     int32_t nrows, ncols;

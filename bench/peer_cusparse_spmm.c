@@ -52,12 +52,12 @@ static cusparseStatus_t prepare(spmm *s, cusparseSpMMAlg_t alg)
     return multiply(s, alg);
 }
 
-/* Device-only runs of alg into ms after untimed ones (WARM_MS); 0 where cuSPARSE refused it. */
+/* Device-only runs of alg into ms after untimed ones (PEER_WARM_MS); 0 where cuSPARSE refused it. */
 static int time_device(spmm *s, cusparseSpMMAlg_t alg, int repeat, double *ms)
 {
     if (prepare(s, alg) != CUSPARSE_STATUS_SUCCESS) return 0;
     double warm = 0;
-    for (int k = 0; k < WARM_RUNS && warm < WARM_MS; k++) {
+    for (int k = 0; k < PEER_WARM_RUNS && warm < PEER_WARM_MS; k++) {
         double t0 = synced_ms();
         sparse_ok(multiply(s, alg), "cusparseSpMM");
         warm += synced_ms() - t0;

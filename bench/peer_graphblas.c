@@ -14,7 +14,7 @@ static const char usage[] =
     "usage: peer_graphblas [--threads=N] [--repeat=R] [--precision=float|double] A.mtx [B.mtx]\n"
     "       peer_graphblas [same options] --rap=r-ap|ra-p R.mtx A.mtx P.mtx\n"
     "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
-    "GrB_mxm + GrB_Matrix_wait after one warm-up and prints\n"
+    "GrB_mxm + GrB_Matrix_wait after untimed runs for 50 ms (at least one) and prints\n"
     "{\"peer\":\"graphblas\",...,\"ms_median\":...,\"ms_min\":...,\"nnz_c\":...} (and \"order\" with --rap).\n";
 
 /* A GraphBLAS copy of a CSR matrix (built from its triplets). */
@@ -96,15 +96,16 @@ int main(int argc, char **argv)
     if (info == GrB_SUCCESS) info = GxB_Global_Option_set(GxB_NTHREADS, threads);
     for (int k = 0; info == GrB_SUCCESS && k < n; k++)
         info = peer_shared(M, k) ? (G[k] = G[k - 1], GrB_SUCCESS) : to_graphblas(M[k], &G[k]);
-    double *ms = malloc((size_t)(repeat + 1) * sizeof *ms);
+    double *ms = malloc((size_t)repeat * sizeof *ms), untimed, start = peer_now_ms();
     GrB_Index nvals = 0;
-    for (int k = 0; info == GrB_SUCCESS && ms && k <= repeat; k++) /* run 0 is the warm-up */
-        info = time_product(G, &args, type, &ms[k], &nvals);
+    for (int k = 0; info == GrB_SUCCESS && ms && peer_warming(start, k); k++)
+        info = time_product(G, &args, type, &untimed, &nvals);
+    for (int k = 0; info == GrB_SUCCESS && ms && k < repeat; k++) info = time_product(G, &args, type, &ms[k], &nvals);
     if (info != GrB_SUCCESS || !ms) return peer_fail("GraphBLAS error", NULL);
     printf("{\"peer\":\"graphblas\",\"version\":\"%d.%d.%d\",\"threads\":%d,\"precision\":\"%s\"%s,\"runs\":%d",
            GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR, GxB_IMPLEMENTATION_SUB, threads,
            prec == HSP_DOUBLE ? "double" : "float", peer_order_json(&args), repeat);
-    peer_print_times("ms", ms + 1, repeat); /* ms[0] was the warm-up */
+    peer_print_times("ms", ms, repeat);
     printf(",\"nnz_c\":%llu}\n", (unsigned long long)nvals);
     free(ms);
     for (int k = 0; k < n; k++)

@@ -22,7 +22,7 @@ static const char usage[] =
     "Times C = A*B (B = A when absent), or C = R*A*P as R*(A*P) (r-ap) or (R*A)*P (ra-p), with\n"
     "mkl_sparse_sp2m, or C = A X for a dense X of L columns (row-major, or\n"
     "column-major with --layout=col; C the same) with mkl_sparse_?_mm,\n"
-    "after one warm-up and prints\n"
+    "after untimed runs for 50 ms (at least one) and prints\n"
     "{\"peer\":\"mkl\",...,\"ms_median\":...,\"ms_min\":...,\"nnz_c\":...} (and \"order\" with --rap).\n";
 
 /* An MKL handle over a CSR matrix, whose row pointers it copies into MKL_INT
@@ -85,9 +85,18 @@ static sparse_status_t time_product(sparse_matrix_t *M, const peer_args *a, doub
     return s;
 }
 
-/* C = A X, repeat + 1 times (the first a warm-up) into ms, after MKL's
- * inspector for that product; X and C of L columns, row-major or (col)
- * column-major, packed. */
+/* C = A X by mkl_sparse_?_mm, with A's hint and layout as time_spmm gives them. */
+static sparse_status_t spmm_once(sparse_matrix_t A, int dbl, sparse_layout_t layout, const void *X, int L,
+                                 MKL_INT ldx, void *C, MKL_INT ldc)
+{
+    struct matrix_descr general = {.type = SPARSE_MATRIX_TYPE_GENERAL};
+    return dbl ? mkl_sparse_d_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, layout, X, L, ldx, 0, C, ldc)
+               : mkl_sparse_s_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, layout, X, L, ldx, 0, C, ldc);
+}
+
+/* C = A X, repeat times into ms after the warm-up (peer_warming), after
+ * MKL's inspector for that product; X and C of L columns, row-major or
+ * (col) column-major, packed. */
 static sparse_status_t time_spmm(sparse_matrix_t A, const hsp_csr *F, int L, int col, int repeat, double *ms)
 {
     struct matrix_descr general = {.type = SPARSE_MATRIX_TYPE_GENERAL};
@@ -99,10 +108,12 @@ static sparse_status_t time_spmm(sparse_matrix_t A, const hsp_csr *F, int L, int
     if (s == SPARSE_STATUS_SUCCESS)
         s = mkl_sparse_set_mm_hint(A, SPARSE_OPERATION_NON_TRANSPOSE, general, layout, L, repeat + 1);
     if (s == SPARSE_STATUS_SUCCESS || s == SPARSE_STATUS_NOT_SUPPORTED) s = mkl_sparse_optimize(A);
-    for (int k = 0; s == SPARSE_STATUS_SUCCESS && k <= repeat; k++) {
+    double start = peer_now_ms();
+    for (int n = 0; s == SPARSE_STATUS_SUCCESS && peer_warming(start, n); n++)
+        s = spmm_once(A, dbl, layout, X, L, ldx, C, ldc);
+    for (int k = 0; s == SPARSE_STATUS_SUCCESS && k < repeat; k++) {
         double t0 = peer_now_ms();
-        s = dbl ? mkl_sparse_d_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, layout, X, L, ldx, 0, C, ldc)
-                : mkl_sparse_s_mm(SPARSE_OPERATION_NON_TRANSPOSE, 1, A, general, layout, X, L, ldx, 0, C, ldc);
+        s = spmm_once(A, dbl, layout, X, L, ldx, C, ldc);
         ms[k] = peer_now_ms() - t0;
     }
     free(X), free(C);
@@ -134,12 +145,15 @@ int main(int argc, char **argv)
     sparse_status_t s = SPARSE_STATUS_SUCCESS;
     for (int k = 0; s == SPARSE_STATUS_SUCCESS && k < n; k++)
         s = peer_shared(F, k) ? (M[k] = M[k - 1], SPARSE_STATUS_SUCCESS) : to_mkl(F[k], &rows[k], &M[k]);
-    double *ms = malloc((size_t)(repeat + 1) * sizeof *ms), *sorted = malloc((size_t)(repeat + 1) * sizeof *ms);
+    double *ms = malloc((size_t)repeat * sizeof *ms), *sorted = malloc((size_t)repeat * sizeof *ms), untimed[2];
     long long nnz = args.spmm_cols ? (long long)F[0]->nrows * args.spmm_cols : 0; /* C's entries */
     if (s == SPARSE_STATUS_SUCCESS && ms && sorted && args.spmm_cols)
         s = time_spmm(M[0], F[0], args.spmm_cols, args.col_major, repeat, ms);
-    for (int k = 0; s == SPARSE_STATUS_SUCCESS && ms && sorted && !args.spmm_cols && k <= repeat; k++)
-        s = time_product(M, &args, &ms[k], &sorted[k], &nnz); /* run 0 is the warm-up */
+    double start = peer_now_ms();
+    for (int k = 0; s == SPARSE_STATUS_SUCCESS && ms && sorted && !args.spmm_cols && peer_warming(start, k); k++)
+        s = time_product(M, &args, &untimed[0], &untimed[1], &nnz);
+    for (int k = 0; s == SPARSE_STATUS_SUCCESS && ms && sorted && !args.spmm_cols && k < repeat; k++)
+        s = time_product(M, &args, &ms[k], &sorted[k], &nnz);
     if (s != SPARSE_STATUS_SUCCESS || !ms || !sorted || nnz < 0) return peer_fail("MKL error", NULL);
     MKLVersion v;
     mkl_get_version(&v);
@@ -147,8 +161,8 @@ int main(int argc, char **argv)
            v.MajorVersion, v.MinorVersion, v.UpdateVersion, args.threads,
            args.precision == HSP_DOUBLE ? "double" : "float", peer_order_json(&args), repeat);
     if (args.spmm_cols) printf(",\"spmm_cols\":%d,\"layout\":\"%s\"", args.spmm_cols, args.col_major ? "col" : "row");
-    peer_print_times("ms", ms + 1, repeat); /* [0] was the warm-up */
-    if (!args.spmm_cols) peer_print_times("ms_sorted", sorted + 1, repeat);
+    peer_print_times("ms", ms, repeat);
+    if (!args.spmm_cols) peer_print_times("ms_sorted", sorted, repeat);
     printf(",\"nnz_c\":%lld}\n", nnz);
     free(ms), free(sorted);
     for (int k = 0; k < n; k++)

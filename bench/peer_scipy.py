@@ -14,11 +14,16 @@ USAGE = """usage: peer_scipy.py [--threads=N] [--repeat=R] [--precision=float|do
        peer_scipy.py [same options] --spmm=L [--layout=row|col] A.mtx
 Times C = A @ B (B = A when absent), or C = R @ A @ P as R @ (A @ P) (r-ap) or
 (R @ A) @ P (ra-p), or C = A @ X for a dense X of L columns (numpy, row-major, or
-Fortran order with --layout=col) with --spmm=L, after one warm-up and prints
+Fortran order with --layout=col) with --spmm=L, after untimed runs for 50 ms
+(at least one) and prints
 {"peer":"scipy",...,"ms_median":...,"ms_min":...,"ms_max":...,"ms_q1":...,"ms_q3":...,
 "nnz_c":...} (and "order"
 with --rap); --threads is ignored (scipy's sparse product runs on one thread).
 --version prints {"peer":"scipy","version":...} when scipy imports."""
+
+# The warm-up, as hspgemm's bench and the other peers warm up (bench/peer.h):
+# untimed runs until WARM_MS have passed, at least one and at most WARM_RUNS.
+WARM_MS, WARM_RUNS = 50.0, 100
 
 # The product of the factors in each order: A*B, or R*A*P as two products.
 PRODUCT = {None: lambda A, B: A @ B,
@@ -106,12 +111,15 @@ def main():
         if opts["layout"] == "col":
             X = numpy.asfortranarray(X)
         M.append(X)
+    start, runs = time.perf_counter(), 0
+    while runs == 0 or (runs < WARM_RUNS and (time.perf_counter() - start) * 1e3 < WARM_MS):
+        product(*M)
+        runs += 1
     ms = []
-    for run in range(opts["repeat"] + 1):  # run 0 is the warm-up
+    for run in range(opts["repeat"]):
         t0 = time.perf_counter()
         C = product(*M)
         ms.append((time.perf_counter() - t0) * 1e3)
-    ms = ms[1:]
     quartiles = statistics.quantiles(ms, n=4, method="inclusive") if len(ms) > 1 else ms * 3
     line = {"peer": "scipy", "version": scipy.__version__, "threads": 1,
             "precision": "double" if opts["dtype"] == "float64" else "float"}
