@@ -131,6 +131,32 @@ int ref_identical(const hsp_csr *A, const hsp_csr *B)
            !memcmp(A->values, B->values, (size_t)A->nnz * vsize);
 }
 
+
+/* Row i's entries in ref_long_rows' matrix over R. */
+static int64_t long_rows_row(const hsp_csr *R, int32_t i)
+{
+    return i == 3 ? R->ncols : i == 7 ? (R->ncols + 4) / 5 : R->rowptr[i + 1] - R->rowptr[i];
+}
+
+hsp_csr *ref_long_rows(int32_t nrows, int32_t ncols, hsp_precision precision)
+{
+    hsp_csr *R = ref_random(nrows, ncols, 0, 12, precision, 7), *A = NULL;
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < nrows; i++) nnz += long_rows_row(R, i);
+    need(hsp_csr_create(nrows, ncols, nnz, precision, &A) == HSP_OK ? A : NULL);
+    size_t vs = precision == HSP_DOUBLE ? 8 : 4;
+    for (int32_t i = 0, at = 0; i < nrows; i++) {
+        int64_t n = long_rows_row(R, i), made = i == 3 || i == 7;
+        for (int64_t k = 0; k < n; k++) {
+            A->colidx[at + k] = made ? (int32_t)(i == 3 ? k : 5 * k) : R->colidx[R->rowptr[i] + k];
+            memcpy((char *)A->values + (at + k) * vs, (char *)R->values + (made ? k % R->nnz : R->rowptr[i] + k) * vs,
+                   vs);
+        }
+        at += (int32_t)n, A->rowptr[i + 1] = at;
+    }
+    hsp_csr_free(R);
+    return A;
+}
 /* splitmix64: a small, good, seedable generator for test data. */
 static uint64_t next_random(uint64_t *state)
 {

@@ -45,6 +45,11 @@ hsp_context *ref_context(void);
 hsp_csr *ref_random(int32_t nrows, int32_t ncols, int32_t minrow, int32_t maxrow,
                     hsp_precision precision, uint64_t seed);
 
+/* A nrows x ncols of random rows of 0 to 12 entries (ref_random's, seed 7)
+ * but row 3, full, and row 7, every fifth column: on a GPU, past 64
+ * entries, rows of several pieces and of one (kernels/spmm.cl). */
+hsp_csr *ref_long_rows(int32_t nrows, int32_t ncols, hsp_precision precision);
+
 /* A symmetric matrix of precision p from the off-diagonal entries of B (square, double): each
  * b_ij gives -(|b_ij| + add) at (i, j) and (j, i) (with odd, every entry k % 5 == 3 gives
  * +(|b_ij| + add) / 4 instead, and rows i % 17 == 5 keep their diagonal alone), the diagonal

@@ -328,7 +328,10 @@ static long next_point(long n, long total)
 typedef struct {
     hsp_csr *A, *B, *P, *S, *G; /* A*B has long rows; P tall for R = P^T; S square for AMG; G
                                    aggregates S's rows (one pass of hsp_rap) */
-    hsp_csr *copy[5];
+    hsp_csr *W;             /* SpMM's A: rows long enough for a GPU's pieces (ref_long_rows) */
+    hsp_csr *copy[6];
+    hsp_dense X, Y;         /* SpMM's B: X column-major, Y row-major of 8 columns */
+    hsp_dense dense_copy[2];
     char path[64];          /* a Matrix Market file with duplicates and unsorted rows */
 } fixture;
 
@@ -434,6 +437,56 @@ static hsp_status call_amg(hsp_context *ctx, const fixture *f, hsp_csr **out)
     return s;
 }
 
+/* A dense nrows x ncols of order, from values (NULL: zeros); the test's own memory. */
+static hsp_dense dense(int32_t nrows, int32_t ncols, hsp_order order, const double *values)
+{
+    size_t n = (size_t)nrows * (size_t)ncols;
+    hsp_dense M = {nrows, ncols, order == HSP_ROW_MAJOR ? ncols : nrows, order, HSP_DOUBLE, calloc(n, sizeof(double))};
+    if (M.values && values) memcpy(M.values, values, n * sizeof(double));
+    return M;
+}
+
+/* The entries of C[0] and C[1] (as many rows), C[1]'s columns after C[0]'s, as CSR. */
+static hsp_csr *side_by_side(const hsp_dense C[2])
+{
+    int32_t n0 = C[0].ncols, n1 = C[1].ncols;
+    hsp_csr *M = NULL;
+    if (hsp_csr_create(C[0].nrows, n0 + n1, (int64_t)C[0].nrows * (n0 + n1), HSP_DOUBLE, &M) != HSP_OK) return NULL;
+    for (int32_t i = 0, at = 0; i < C[0].nrows; i++) {
+        for (int32_t j = 0; j < n0 + n1; j++, at++) {
+            const hsp_dense *c = &C[j >= n0];
+            int64_t jj = j >= n0 ? j - n0 : j, k = c->order == HSP_ROW_MAJOR ? i * c->ld + jj : jj * c->ld + i;
+            M->colidx[at] = j;
+            ((double *)M->values)[at] = ((const double *)c->values)[k];
+        }
+        M->rowptr[i + 1] = at;
+    }
+    return M;
+}
+
+/* C = W X by hsp_ellr_from_csr and hsp_spmm_ellr (column-major X: on the
+ * CPU threads read from a row-major copy; long rows: pieces on a GPU), and
+ * W Y with Y and C resident (hsp_place_dense, hsp_spmm_resident,
+ * hsp_dense_resident_home); *out holds both Cs' entries. */
+static hsp_status call_spmm(hsp_context *ctx, const fixture *f, hsp_csr **out)
+{
+    hsp_ellr *E = NULL;
+    hsp_dense_resident *RY = NULL, *RC = NULL;
+    hsp_dense C[2] = {dense(f->W->nrows, f->X.ncols, HSP_COL_MAJOR, NULL),
+                      dense(f->W->nrows, f->Y.ncols, HSP_ROW_MAJOR, NULL)};
+    hsp_status s = C[0].values && C[1].values ? hsp_ellr_from_csr(ctx, f->W, &E) : HSP_ERR_NOMEM;
+    if (s == HSP_OK) s = hsp_spmm_ellr(ctx, 1.0, E, &f->X, 0.0, &C[0], NULL);
+    if (s == HSP_OK) s = hsp_place_dense(ctx, &f->Y, &RY);
+    if (s == HSP_OK) s = hsp_place_dense(ctx, &C[1], &RC);
+    if (s == HSP_OK) s = hsp_spmm_resident(ctx, 1.0, E, RY, 0.0, RC, NULL);
+    if (s == HSP_OK) s = hsp_dense_resident_home(RC, &C[1]);
+    hsp_dense_resident_free(RY), hsp_dense_resident_free(RC), hsp_ellr_free(E);
+    disarm(); /* the copy into *out is not under test */
+    if (s == HSP_OK) *out = side_by_side(C);
+    free(C[0].values), free(C[1].values);
+    return s;
+}
+
 /* A context on the opencl device (its kernels built or loaded), and a product on it. */
 static hsp_status call_context(hsp_context *ctx, const fixture *f, hsp_csr **out)
 {
@@ -462,9 +515,13 @@ static hsp_context *context(const char *device, hsp_grow grow)
 
 static int operands_intact(const fixture *f)
 {
-    const hsp_csr *M[5] = {f->A, f->B, f->P, f->S, f->G};
-    for (int k = 0; k < 5; k++)
+    const hsp_csr *M[6] = {f->A, f->B, f->P, f->S, f->G, f->W};
+    const hsp_dense *D[2] = {&f->X, &f->Y};
+    for (int k = 0; k < 6; k++)
         if (!ref_identical(M[k], f->copy[k])) return 0;
+    for (int k = 0; k < 2; k++)
+        if (memcmp(D[k]->values, f->dense_copy[k].values, (size_t)D[k]->nrows * (size_t)D[k]->ncols * sizeof(double)))
+            return 0;
     return 1;
 }
 
@@ -567,7 +624,8 @@ static void walk_device_calls(int kind, const char *device, const fixture *f)
                  {"hsp_rap and hsp_rap_reuse", call_rap},
                  {"hsp_rap of an aggregating P", call_rap_aggregate},
                  {"hsp_amg_setup and hsp_amg_resetup", call_amg},
-                 {"hsp_bitmap_from_csr, hsp_bitmap_multiply and hsp_bitmap_to_csr", call_bitmap}};
+                 {"hsp_bitmap_from_csr, hsp_bitmap_multiply and hsp_bitmap_to_csr", call_bitmap},
+                 {"hsp_ellr_from_csr, hsp_spmm_ellr and hsp_spmm_resident", call_spmm}};
     char name[128];
     for (int g = 0; g < 2; g++) {
         snprintf(name, sizeof name, "hsp_multiply on %s, grow=%s", device, g ? "copy" : "realloc");
@@ -605,8 +663,14 @@ int main(void)
     hsp_generate("poisson2d5:12", 1, HSP_DOUBLE, &f.S); /* 144 rows */
     f.P = ref_random(144, 40, 1, 3, HSP_DOUBLE, 13);
     f.G = ref_random(144, 40, 0, 1, HSP_DOUBLE, 14);
-    const hsp_csr *M[5] = {f.A, f.B, f.P, f.S, f.G};
-    for (int k = 0; k < 5; k++) hsp_csr_convert(M[k], HSP_DOUBLE, &f.copy[k]);
+    f.W = ref_long_rows(40, 600, HSP_DOUBLE);
+    const hsp_csr *M[6] = {f.A, f.B, f.P, f.S, f.G, f.W};
+    for (int k = 0; k < 6; k++) hsp_csr_convert(M[k], HSP_DOUBLE, &f.copy[k]);
+    hsp_csr *values = ref_random(1, 600 * 9, 600 * 9, 600 * 9, HSP_DOUBLE, 15); /* one full row: 5400 values */
+    f.X = dense(600, 9, HSP_COL_MAJOR, values->values), f.Y = dense(600, 8, HSP_ROW_MAJOR, values->values);
+    f.dense_copy[0] = dense(600, 9, HSP_COL_MAJOR, f.X.values);
+    f.dense_copy[1] = dense(600, 8, HSP_ROW_MAJOR, f.Y.values);
+    hsp_csr_free(values);
     if (!tap_ok(f.S && f.copy[3] && write_file(&f, f.path), "operands and their file made")) return tap_done();
     walk(FAULT_ALLOC, "hsp_mm_read", call_read, &f, NULL, HSP_GROW_REALLOC);
     walk(FAULT_ALLOC, "hsp_mm_read in float", call_read_float, &f, NULL, HSP_GROW_REALLOC);
@@ -622,7 +686,8 @@ int main(void)
     walk(FAULT_OPENCL, "hsp_context_create on opencl and a product", call_context, &f, NULL, HSP_GROW_REALLOC);
 #endif
     unlink(f.path);
-    for (int k = 0; k < 5; k++) hsp_csr_free(f.copy[k]), hsp_csr_free((hsp_csr *)M[k]);
+    for (int k = 0; k < 6; k++) hsp_csr_free(f.copy[k]), hsp_csr_free((hsp_csr *)M[k]);
+    free(f.X.values), free(f.Y.values), free(f.dense_copy[0].values), free(f.dense_copy[1].values);
     return tap_done();
 }
 #endif

@@ -67,35 +67,6 @@ static int matches(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C0, co
     return 1;
 }
 
-/* Row i's entries in operand: row 3 full, row 7 every fifth column (on a
- * GPU, past 64 entries, a row of several pieces and one of one), the others
- * R's. */
-static int64_t operand_row(const hsp_csr *R, int32_t i)
-{
-    return i == 3 ? R->ncols : i == 7 ? (R->ncols + 4) / 5 : R->rowptr[i + 1] - R->rowptr[i];
-}
-
-/* A of nrows x ncols: random rows of 0 to 12 entries, row 3 full and row 7
- * every fifth column. */
-static hsp_csr *operand(int32_t nrows, int32_t ncols, hsp_precision prec)
-{
-    hsp_csr *R = ref_random(nrows, ncols, 0, 12, prec, 7), *A = NULL;
-    int64_t nnz = 0;
-    for (int32_t i = 0; i < nrows; i++) nnz += operand_row(R, i);
-    hsp_csr_create(nrows, ncols, nnz, prec, &A);
-    size_t vs = prec == HSP_DOUBLE ? 8 : 4;
-    for (int32_t i = 0, at_ = 0; i < nrows; i++) {
-        int64_t n = operand_row(R, i), made = i == 3 || i == 7;
-        for (int64_t k = 0; k < n; k++) {
-            A->colidx[at_ + k] = made ? (int32_t)(i == 3 ? k : 5 * k) : R->colidx[R->rowptr[i] + k];
-            memcpy((char *)A->values + (at_ + k) * vs, (char *)R->values + (made ? k % R->nnz : R->rowptr[i] + k) * vs, vs);
-        }
-        at_ += (int32_t)n, A->rowptr[i + 1] = at_;
-    }
-    hsp_csr_free(R);
-    return A;
-}
-
 /* hsp_spmm_resident of prepared E and B and C placed, C brought home. */
 static hsp_status resident_product(hsp_context *ctx, const hsp_ellr *E, double alpha, const hsp_dense *B,
                                    double beta, hsp_dense *C, hsp_spmm_stats *st)
@@ -186,7 +157,7 @@ static void products(hsp_context *ctx, int form)
                                   "resident, a long row: csr", "resident: ellr (csr on the CPU threads)"};
     int ellr = form == 2 || form == 4;
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
-        hsp_csr *A = ellr ? ref_random(300, 600, 4, 12, prec, 7) : operand(300, 600, prec);
+        hsp_csr *A = ellr ? ref_random(300, 600, 4, 12, prec, 7) : ref_long_rows(300, 600, prec);
         for (int ob = 0; ob < 2; ob++)
             for (int oc = 0; oc < 2; oc++)
                 for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
@@ -210,7 +181,7 @@ static void products(hsp_context *ctx, int form)
 /* beta = 0: C's old values (NaN) are not read; empty shapes. */
 static void edges(hsp_context *ctx)
 {
-    hsp_csr *A = operand(50, 40, HSP_DOUBLE);
+    hsp_csr *A = ref_long_rows(50, 40, HSP_DOUBLE);
     hsp_dense B = dense(40, 5, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 3, 0), C = dense(50, 5, HSP_COL_MAJOR, 0, HSP_DOUBLE, 0, 1);
     int clean = hsp_spmm(ctx, 1, A, &B, 0, &C, NULL) == HSP_OK;
     for (int32_t i = 0; clean && i < 50; i++)
@@ -409,7 +380,7 @@ static void refused(hsp_context *ctx, const hsp_csr *A, const hsp_dense *B, hsp_
 /* Bad operands. */
 static void errors(hsp_context *ctx)
 {
-    hsp_csr *A = operand(30, 20, HSP_DOUBLE);
+    hsp_csr *A = ref_long_rows(30, 20, HSP_DOUBLE);
     hsp_dense B = dense(20, 4, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 5, 0), C = dense(30, 4, HSP_ROW_MAJOR, 0, HSP_DOUBLE, 6, 0);
     hsp_dense Bshort = B, Cwide = C, Bfloat = B, Blow = B, Bnone = B, Border = B;
     Bshort.nrows = 19, Cwide.ncols = 5, Bfloat.precision = HSP_FLOAT, Blow.ld = 3, Bnone.values = NULL;
@@ -541,7 +512,7 @@ static void *shared_products(void *arg)
  * its own). */
 static void shared_prepared(void)
 {
-    hsp_csr *A = operand(300, 600, HSP_DOUBLE);
+    hsp_csr *A = ref_long_rows(300, 600, HSP_DOUBLE);
     shared_job job[2] = {{spmm_context(0, 0), A, NULL, 0, ""}, {spmm_context(0, 0), A, NULL, 0, ""}};
     hsp_ellr *E = NULL;
     pthread_t thread[2];
@@ -612,7 +583,8 @@ static void split(hsp_context *plain)
                 for (int oc = 0; oc < 2; oc++) {
                     hsp_precision prec = (ob + oc + form) % 2 ? HSP_FLOAT : HSP_DOUBLE;
                     int32_t L = form % 2 ? 9 : 2, want = on_cpu ? L : shared ? (int32_t)(shares[n] * L + 0.5) : 0;
-                    hsp_csr *A = form == 2 || form == 4 ? ref_random(300, 200, 4, 12, prec, 7) : operand(300, 200, prec);
+                    hsp_csr *A = form == 2 || form == 4 ? ref_random(300, 200, 4, 12, prec, 7)
+                                                        : ref_long_rows(300, 200, prec);
                     hsp_dense B = dense(200, L, (hsp_order)ob, 1, prec, 51, 0), C = dense(300, L, (hsp_order)oc, 2, prec, 53, 0);
                     hsp_spmm_stats st = {0};
                     char why[160] = "";
