@@ -41,7 +41,9 @@ static const char usage_spmm[] =
     "  --nonfinite=warn|fail|ignore   C holds inf or nan: as for 'hspgemm multiply'\n"
     "  --mem-limit=SIZE      refuse, before reading them, A, B and C that need more memory\n"
     "                        (bytes, or 512M, 4G; default: the memory available)\n"
-    "  --quiet               no progress display\n";
+    "  --quiet               no progress display\n"
+    "environment: HSPGEMM_CPU_VECTORS=256|128 caps the CPU threads' vectors at that many bits\n"
+    "(default: the widest the CPU runs: 512 with AVX-512, 256 with AVX2 and FMA, else 128)\n";
 
 /* A dense nrows x ncols matrix in layout, packed, its values zero (shared
  * with bench --suite=spmm). */

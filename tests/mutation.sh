@@ -173,10 +173,13 @@ all_mutants() {
     # SpMM's row-major copy of column-major B leaves out B's last column
     mutant spmm-copy-last-column src/spmm/spmm_rows.h 'for (int32_t j = 0; j < ncols; j++) {' \
         'for (int32_t j = 0; j + 1 < ncols; j++) {' 'tests/t_spmm'
+    # the row kernels of vectors narrower than 8 values store only the first 8 columns' vectors of a row
+    mutant spmm-vecs-width src/spmm/spmm_rows.h 'for (int v = 0; v < w / VL; v++) ci[v] =' \
+        'for (int v = 0; v < w / 8; v++) ci[v] =' 'tests/t_spmm'
     # SpMM's chains of sums drop a row's last entry where it has n % chains of them left over
     mutant spmm-chain-rest src/spmm/spmm_rows.h 'for (int c = 0; c + 1 < chains; c++) /* the last' \
         'for (int c = 0; c + 2 < chains; c++) /* the last' 'tests/t_spmm'
-
+    # SpMM's rows of 8, 16 or 32 columns of row-major C add beta times their sums for beta C
     mutant spmm-vecs-beta src/spmm/spmm_rows.h 'ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];' \
         'ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * sum[v];' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror

@@ -3,7 +3,9 @@
  * dimensions, L = 1 and L not a multiple of the columns a pass takes,
  * alpha and beta cases, empty rows and one very long row, rectangular A;
  * column-major B copied by several chunks of rows; beta = 0 ignores C's old
- * values; one prepared A multiplied by two threads on two contexts at once;
+ * values; on the cpu device the row kernels of 256- and 128-bit vectors too
+ * (HSPGEMM_CPU_VECTORS); one prepared A multiplied by two threads on two
+ * contexts at once;
  * bad operands (C over B among them) are refused with C untouched. */
 #include <math.h>
 #include <pthread.h>
@@ -148,14 +150,16 @@ static int prepares_csr(hsp_context *ctx)
 }
 
 /* Every precision, order pair, width and (alpha, beta), of A in form (see
- * product): C checked. */
-static void products(hsp_context *ctx, int form)
+ * product): C checked; the CPU threads' vectors at most cap bits (NULL: as
+ * wide as the CPU runs). */
+static void products(hsp_context *ctx, int form, const char *cap)
 {
     static const int32_t widths[] = {1, 7, 8, 13, 16, 29, 32, 33, 40};
     static const double ab[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}};
     static const char *forms[] = {"CSR", "prepared, a long row: csr", "prepared: ellr (csr on the CPU threads)",
                                   "resident, a long row: csr", "resident: ellr (csr on the CPU threads)"};
     int ellr = form == 2 || form == 4;
+    if (cap) setenv("HSPGEMM_CPU_VECTORS", cap, 1);
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
         hsp_csr *A = ellr ? ref_random(300, 600, 4, 12, prec, 7) : ref_long_rows(300, 600, prec);
         for (int ob = 0; ob < 2; ob++)
@@ -170,12 +174,14 @@ static void products(hsp_context *ctx, int form)
                         int ok = checked_product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, &st, why, sizeof why) &&
                                  st.flops == 2 * A->nnz * L && !strcmp(st.format, read_ellr(ellr, &st, ob, L) ? "ellr" : "csr")
                                  && (!st.cpu_cols || strstr(st.device, "cpu")); /* hsp_stats' name of the CPU threads */
-                        tap_ok(ok, "A %s, %s, B %s, C %s, L = %d, alpha %g, beta %g: C = alpha A B + beta C%s%s",
+                        tap_ok(ok, "A %s, %s, B %s, C %s, L = %d, alpha %g, beta %g%s%s: C = alpha A B + beta C%s%s",
                                forms[form], prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
-                               oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], why[0] ? ": " : "", why);
+                               oc ? "column-major" : "row-major", L, ab[k][0], ab[k][1], cap ? ", vectors of bits " : "",
+                               cap ? cap : "", why[0] ? ": " : "", why);
                     }
         hsp_csr_free(A);
     }
+    if (cap) unsetenv("HSPGEMM_CPU_VECTORS");
 }
 
 /* beta = 0: C's old values (NaN) are not read; empty shapes. */
@@ -607,7 +613,9 @@ int main(void)
 {
     hsp_context *ctx = ref_context();
     if (!tap_ok(ctx != NULL, "a context on %s", ref_device())) return tap_done();
-    for (int form = 0; form < 5; form++) products(ctx, form);
+    for (int form = 0; form < 5; form++) products(ctx, form, NULL);
+    for (int form = 0; form < 3 && !strcmp(ref_device(), "cpu"); form += 2) /* the narrower vectors' row kernels */
+        for (int cap = 256; cap >= 128; cap /= 2) products(ctx, form, cap == 256 ? "256" : "128");
     prepared(ctx);
     resident(ctx);
     long_rows(ctx);

@@ -32,6 +32,7 @@ typedef struct {
     int64_t b_step[2], c_step[2];
     int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
     int ahead;                   /* fetch rows of B ahead (scattered_columns) */
+    const struct spmm_kernels *k; /* the row kernels (kernels_for) */
 } spmm_run;
 
 /* A row's entries as the row kernels read them: n of them from col and
@@ -43,36 +44,63 @@ typedef struct {
     int64_t n, reach;
 } spmm_entries;
 
-/* The row kernels built for AVX-512, AVX2 and the x86-64 baseline, the
- * widest the CPU runs taken at load time: 8-15% faster than the baseline
- * alone on an AVX-512 CPU; their multiplies and adds fused where the CPU has
- * FMA (-ffp-contract=fast: 4-20% at L = 32; the last bits then differ from a
- * CPU without) (doc/performance.md, "Figures behind the code").  Not under
- * ThreadSanitizer, whose runtime is not started when the loader runs the
- * clones' resolver. */
-#if defined(__SANITIZE_THREAD__)
-#define SPMM_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SPMM_TSAN 1
-#endif
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(SPMM_TSAN)
-#define SPMM_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=fast")))
-#else
-#define SPMM_CLONES
-#endif
+/* A compact row-major copy T of B (its strides step), made on the pool by
+ * chunks of COPY_CHUNK rows by the kernels k. */
+typedef struct spmm_kernels spmm_kernels;
+typedef struct {
+    const hsp_dense *B;
+    hsp_dense *T;
+    int64_t step[2];
+    const spmm_kernels *k;
+} row_copy;
 
-#define VT float
-#define SF(name) name##_f
-#include "spmm/spmm_rows.h"
-#undef VT
-#undef SF
-#define VT double
-#define SF(name) name##_d
-#include "spmm/spmm_rows.h"
-#undef VT
-#undef SF
+/* The row kernels of one precision and width of vector: C's rows first ..
+ * last - 1, and the copy of column-major B's. */
+struct spmm_kernels {
+    void (*rows)(const spmm_run *r, int32_t first, int32_t last);
+    void (*copy)(const row_copy *c, int32_t first, int32_t last);
+};
+
+/* The row kernels built for vectors of 512 bits (AVX-512), 256 (AVX2 and
+ * FMA) and 128 (the x86-64 baseline; the only width elsewhere), each
+ * product taking the widest the CPU runs (kernels_for): each width its own
+ * vector type, since a vector wider than the target's registers lives in
+ * memory (the 512-bit kernels built for AVX2 took 6.9 times the AVX-512
+ * build's time, the baseline's 2.9 times).  Multiplies and adds fused
+ * where the target has FMA (-ffp-contract=fast: 4-20% at L = 32; the last
+ * bits then differ from a CPU without) (doc/performance.md, "Figures behind
+ * the code"). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SPMM_X86 1
+#define SPMM_BYTES 64
+#define SPMM_TARGET __attribute__((target("avx512f,fma"), optimize("fp-contract=fast")))
+#define SPMM_ISA(name) name##_512
+#include "spmm/spmm_widths.h"
+#define SPMM_BYTES 32
+#define SPMM_TARGET __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#define SPMM_ISA(name) name##_256
+#include "spmm/spmm_widths.h"
+#endif
+#define SPMM_BYTES 16
+#define SPMM_TARGET __attribute__((optimize("fp-contract=fast")))
+#define SPMM_ISA(name) name##_128
+#include "spmm/spmm_widths.h"
+
+/* The kernels of precision p of the widest vectors the CPU runs, at most
+ * HSPGEMM_CPU_VECTORS bits (512, 256 or 128: to compare or test the
+ * narrower ones). */
+static const spmm_kernels *kernels_for(hsp_precision p)
+{
+    const char *cap = getenv("HSPGEMM_CPU_VECTORS");
+    int bits = cap ? atoi(cap) : 512, dbl = p == HSP_DOUBLE;
+#ifdef SPMM_X86
+    if (bits >= 512 && __builtin_cpu_supports("avx512f")) return dbl ? &kernels_d_512 : &kernels_f_512;
+    if (bits >= 256 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return dbl ? &kernels_d_256 : &kernels_f_256;
+#endif
+    (void)bits;
+    return dbl ? &kernels_d_128 : &kernels_f_128;
+}
 
 /* Check dense operand M (named name): its layout, and the shape and
  * precision the product needs. */
@@ -137,8 +165,7 @@ static void spmm_part(void *arg, int tid, int64_t p)
 {
     spmm_run *r = arg;
     (void)tid;
-    if (r->A->precision == HSP_DOUBLE) spmm_rows_d(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
-    else spmm_rows_f(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
+    r->k->rows(r, (int32_t)r->cut[p], (int32_t)r->cut[p + 1]);
 }
 
 /* A product split between a device that reads host memory and the CPU
@@ -162,21 +189,12 @@ static void split_part(void *arg, int tid, int64_t p)
     else r->status = r->dev->spmm->multiply(r->dev, r->A, &r->B, r->cpu.alpha, r->cpu.beta, &r->C, r->held, &r->blocks);
 }
 
-/* A row-major copy T of column-major B (its strides step), made on the
- * pool by chunks of COPY_CHUNK rows. */
-typedef struct {
-    const hsp_dense *B;
-    hsp_dense *T;
-    int64_t step[2];
-} row_copy;
-
 static void copy_part(void *arg, int tid, int64_t p)
 {
     const row_copy *c = arg;
     int32_t last, first = hsp_chunk_rows(p, COPY_CHUNK, c->B->nrows, &last);
     (void)tid;
-    if (c->B->precision == HSP_DOUBLE) spmm_copy_rows_d(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
-    else spmm_copy_rows_f(c->B->values, c->step, c->B->ncols, c->T->values, first, last);
+    c->k->copy(c, first, last);
 }
 
 /* r's B, column-major of several columns, replaced by a row-major copy *T
@@ -193,7 +211,7 @@ static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for a row-major copy of column-major B (%d x %d)",
                         B->nrows, B->ncols);
     *T = (hsp_dense){B->nrows, B->ncols, B->ncols, HSP_ROW_MAJOR, B->precision, keep->buf[1]};
-    row_copy c = {B, T, {r->b_step[0], r->b_step[1]}};
+    row_copy c = {B, T, {r->b_step[0], r->b_step[1]}, r->k};
     hsp_pool_chunks(ctx->pool, hsp_row_chunks(B->nrows, COPY_CHUNK), copy_part, &c);
     r->B = T, r->b_step[0] = B->ncols, r->b_step[1] = 1;
     return HSP_OK;
@@ -265,7 +283,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     if (s == HSP_OK) s = check_dense(C, "C", A->nrows, B->ncols, A->precision);
     if (s == HSP_OK && !held_bc[1]) s = check_apart(csr, B, C); /* a held C is apart */
     if (s != HSP_OK) return s;
-    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0};
+    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0, kernels_for(A->precision)};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
     if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (doc/library.md) */

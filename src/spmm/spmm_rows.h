@@ -1,10 +1,11 @@
-/* spmm_rows.h: rows of C = alpha A B + beta C in one precision: values of
- * type VT, functions named SF(name).  spmm.c includes it once per
- * precision. */
+/* spmm_rows.h: rows of C = alpha A B + beta C in one precision and one
+ * width of vector: values of type VT, VL of them a vector, functions named
+ * SF(name), the entry points built for SPMM_TARGET.  spmm_widths.h includes
+ * it once per precision, spmm.c that once per width. */
 
-/* Eight values of a row of B or C as one vector (GCC's vector extension,
- * made of the widest registers the clone has), at any value's alignment. */
-typedef VT SF(vec) __attribute__((vector_size(8 * sizeof(VT)), aligned(sizeof(VT))));
+/* VL values of a row of B or C as one vector (GCC's vector extension, as
+ * wide as the target's registers), at any value's alignment. */
+typedef VT SF(vec) __attribute__((vector_size(VL * sizeof(VT)), aligned(sizeof(VT))));
 
 /* Entry q of row e into its chain's m vectors of sums: a times B's row
  * col[q step], read from b (its rows bs apart); the row of B that the
@@ -17,24 +18,28 @@ static inline __attribute__((always_inline)) void SF(spmm_entry)(const spmm_entr
     if (q + SPMM_AHEAD < e->reach) __builtin_prefetch(b + e->col[(q + SPMM_AHEAD) * step] * bs);
     const SF(vec) *bp = (const SF(vec) *)(b + e->col[q * step] * bs);
     VT a = ((const VT *)e->val)[q * step];
-#pragma GCC unroll 4
+#pragma GCC unroll 16
     for (int v = 0; v < m; v++) sum[v] += a * bp[v];
 }
 
-/* Row e's sums for 8 m columns of row-major B from b (its rows bs apart)
- * into acc, its entries step apart (m = 1, 2 or 4 and step constants once
- * inlined).  SPMM_CHAINS / m chains of m vectors of sums, entry q adding
- * into chain q % chains, so that the adds of consecutive entries do not
- * wait for each other (doc/library.md, "Sparse times dense"). */
+/* Row e's sums for VL m columns of row-major B from b (its rows bs apart)
+ * into acc, its entries step apart (m, a power of two up to SPMM_WIDE / VL,
+ * and step constants once inlined).  SPMM_CHAINS / m chains (at least one)
+ * of m vectors of sums, entry q adding into chain q % chains, so that the
+ * adds of consecutive entries do not wait for each other (doc/library.md,
+ * "Sparse times dense"). */
 static inline __attribute__((always_inline)) void SF(spmm_vecs)(const spmm_entries *e, int64_t step, const VT *b,
                                                               int64_t bs, int m, SF(vec) *restrict acc)
 {
-    const int chains = SPMM_CHAINS / m;
-    SF(vec) sum[SPMM_CHAINS] = {0};
+    const int chains = m < SPMM_CHAINS ? SPMM_CHAINS / m : 1;
+    SF(vec) sum[SPMM_WIDE / VL > SPMM_CHAINS ? SPMM_WIDE / VL : SPMM_CHAINS];
     int64_t q = 0;
+#pragma GCC unroll 16
+    for (int k = 0; k < chains * m; k++) sum[k] = (SF(vec)){0}; /* element by element: kept in registers */
     if (e->n < chains) { /* a short row (most of a power-law matrix's): one chain, nothing to add up */
         for (; q < e->n; q++) SF(spmm_entry)(e, q, step, b, bs, m, sum);
-        memcpy(acc, sum, (size_t)m * sizeof *acc);
+#pragma GCC unroll 16
+        for (int v = 0; v < m; v++) acc[v] = sum[v];
         return;
     }
     for (; q + chains <= e->n; q += chains)
@@ -43,7 +48,7 @@ static inline __attribute__((always_inline)) void SF(spmm_vecs)(const spmm_entri
 #pragma GCC unroll 4
     for (int c = 0; c + 1 < chains; c++) /* the last n % chains entries, a chain each */
         if (q + c < e->n) SF(spmm_entry)(e, q + c, step, b, bs, m, sum + c * m);
-#pragma GCC unroll 4
+#pragma GCC unroll 16
     for (int v = 0; v < m; v++) {
         acc[v] = sum[v];
 #pragma GCC unroll 4
@@ -85,12 +90,16 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
 }
 
-/* Rows first .. last - 1 of column-major B (strides step) into row-major T
- * of ncols values a row: SPMM_COPY_ROWS rows at a time, each column's run
- * of them read in order while the block's rows of T stay in cache. */
-static void SF(spmm_copy_rows)(const VT *b, const int64_t step[2], int32_t ncols, VT *restrict t, int32_t first,
-                               int32_t last)
+/* Rows first .. last - 1 of c's column-major B (strides c->step) into its
+ * row-major T of B's columns a row: SPMM_COPY_ROWS rows at a time, each
+ * column's run of them read in order while the block's rows of T stay in
+ * cache. */
+SPMM_TARGET static void SF(spmm_copy_rows)(const row_copy *c, int32_t first, int32_t last)
 {
+    const VT *b = c->B->values;
+    const int64_t *step = c->step;
+    VT *restrict t = c->T->values;
+    int32_t ncols = c->B->ncols;
     for (int32_t i0 = first; i0 < last; i0 += SPMM_COPY_ROWS) {
         int32_t i1 = last - i0 < SPMM_COPY_ROWS ? last : i0 + SPMM_COPY_ROWS;
         for (int32_t j = 0; j < ncols; j++) {
@@ -124,18 +133,18 @@ static inline __attribute__((always_inline)) spmm_entries SF(row_entries)(const 
 }
 
 /* Row i's sums for w columns from j0 of row-major B into acc, its entries
- * step apart (w and step constants once inlined: 32, 16 and 8 columns as
- * vectors, 4, 2 and 1 one by one). */
+ * step apart (w and step constants once inlined: from VL columns up as
+ * vectors, fewer one by one). */
 static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *r, int32_t i, int32_t j0, int w,
                                                               int64_t step, VT *restrict acc)
 {
     spmm_entries e = SF(row_entries)(r, hsp_ellr_first(r->A, i), hsp_ellr_count(r->A, i));
-    SF(vec) v[SPMM_WIDE / 8];
-    if (w < 8) {
+    SF(vec) v[SPMM_WIDE / VL];
+    if (w < VL) {
         SF(spmm_block)(r, i, j0, w, acc);
         return;
     }
-    SF(spmm_vecs)(&e, step, (const VT *)r->B->values + j0, r->b_step[0], w / 8, v);
+    SF(spmm_vecs)(&e, step, (const VT *)r->B->values + j0, r->b_step[0], w / VL, v);
     memcpy(acc, v, (size_t)w * sizeof *acc);
 }
 
@@ -153,10 +162,10 @@ static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_
     int64_t bs = r->b_step[0], cs = r->c_step[0];
     for (int32_t i = first; i < last; i++) {
         spmm_entries e = SF(row_entries)(r, rowptr[i], rowptr[i + 1] - rowptr[i]);
-        SF(vec) sum[SPMM_WIDE / 8], *ci = (SF(vec) *)(c + i * cs);
-        SF(spmm_vecs)(&e, 1, b, bs, w / 8, sum);
-#pragma GCC unroll 4
-        for (int v = 0; v < w / 8; v++) ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];
+        SF(vec) sum[SPMM_WIDE / VL], *ci = (SF(vec) *)(c + i * cs);
+        SF(spmm_vecs)(&e, 1, b, bs, w / VL, sum);
+#pragma GCC unroll 16
+        for (int v = 0; v < w / VL; v++) ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];
     }
 }
 
@@ -212,7 +221,7 @@ static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r
 /* Rows first .. last - 1 of column-major C of two columns or more,
  * HSP_ELLR_SLICE at a time (a function of its own: inlined beside the rows
  * of row-major C it made those slower). */
-SPMM_CLONES static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, int32_t last)
+SPMM_TARGET static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, int32_t last)
 {
     const int h = HSP_ELLR_SLICE;
     if (r->A->rowptr)
@@ -225,7 +234,7 @@ SPMM_CLONES static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, in
  * spmm_rows_tiled), a row at a time, their entries one apart (CSR) or
  * HSP_ELLR_SLICE (ELLPACK-R, which the CPU threads read only beside a
  * device that prepared it: spmm.c's split). */
-SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
+SPMM_TARGET static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
     if (r->B->ncols == 1) SF(spmm_rows_1)(r, first, last);
     else if (r->c_step[1] != 1) SF(spmm_rows_tiled)(r, first, last);
@@ -237,3 +246,6 @@ SPMM_CLONES static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t 
     else
         for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, HSP_ELLR_SLICE);
 }
+
+/* This precision's and width's kernels (spmm.c: spmm_kernels). */
+static const spmm_kernels SF(kernels) = {SF(spmm_rows), SF(spmm_copy_rows)};
