@@ -170,9 +170,12 @@ all_mutants() {
     # SpMM's full passes over row-major B leave out their first column
     mutant spmm-pass-first src/spmm/spmm_rows.h 'for (int k = 0; k < w; k++) sum[k] += a * bp[k];' \
         'for (int k = 1; k < w; k++) sum[k] += a * bp[k];' 'tests/t_spmm'
-    # SpMM's row-major copy of column-major B leaves out B's last column
-    mutant spmm-copy-last-column src/spmm/spmm_rows.h 'for (int32_t j = 0; j < ncols; j++) {' \
-        'for (int32_t j = 0; j + 1 < ncols; j++) {' 'tests/t_spmm'
+    # SpMM's row-major copy of column-major B leaves out B's last column where the columns are not whole vectors
+    mutant spmm-copy-last-column src/spmm/spmm_rows.h 'for (; j < ncols; j++)' 'for (; j + 1 < ncols; j++)' \
+        'tests/t_spmm'
+    # the copy's transposes leave the second row of each pair of rows as it was in one stage
+    mutant spmm-copy-transpose src/spmm/spmm_rows.h '#define SPMM_HIGH(e, d) ((e) & (d) ? VL + (e) : (e) | (d))' \
+        '#define SPMM_HIGH(e, d) ((e) & (d) ? VL + (e) : (e))' 'tests/t_spmm'
     # the row kernels of vectors narrower than 8 values store only the first 8 columns' vectors of a row
     mutant spmm-vecs-width src/spmm/spmm_rows.h 'for (int v = 0; v < w / VL; v++) ci[v] =' \
         'for (int v = 0; v < w / 8; v++) ci[v] =' 'tests/t_spmm'

@@ -6,7 +6,7 @@
 #include "core/internal.h"
 #include "core/scratch.h"
 
-enum { ARENA_BLOCK = 8 << 20 };
+enum { ARENA_BLOCK = 8 << 20, CACHE_LINE = 64 };
 /* A region's ranges: the machine's memory, at most 64 GiB (address space
  * only: pages come as rows touch them). */
 #define REGION_MAX ((size_t)64 << 30)
@@ -21,7 +21,8 @@ hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes)
 {
     if (bytes <= *have) return HSP_OK;
     size_t want = bytes + bytes / 2;
-    void *q = malloc(want);
+    void *q = NULL;
+    if (posix_memalign(&q, CACHE_LINE, want)) q = NULL;
     if (!q) return hsp_fail(HSP_ERR_NOMEM, "no memory for a workspace of %zu bytes", want);
     free(*p);
     *p = q;

@@ -90,22 +90,73 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
 }
 
-/* Rows first .. last - 1 of c's column-major B (strides c->step) into its
- * row-major T of B's columns a row: SPMM_COPY_ROWS rows at a time, each
- * column's run of them read in order while the block's rows of T stay in
- * cache. */
+/* VL x VL values, m[k] the k-th row, transposed in place for the copy of
+ * column-major B: one stage a bit of the index, each swapping that bit of
+ * the row's index with the column's, in shuffles of two rows
+ * (SF(swap_bit)). */
+#if VL == 8
+#define SPMM_LANES(f, d) {f(0, d), f(1, d), f(2, d), f(3, d), f(4, d), f(5, d), f(6, d), f(7, d)}
+#elif VL == 4
+#define SPMM_LANES(f, d) {f(0, d), f(1, d), f(2, d), f(3, d)}
+#else
+#define SPMM_LANES(f, d) {f(0, d), f(1, d)}
+#endif
+#define SPMM_LOW(e, d) ((e) & (d) ? VL + ((e) ^ (d)) : (e))   /* row r's value e from rows r, r | d */
+#define SPMM_HIGH(e, d) ((e) & (d) ? VL + (e) : (e) | (d))    /* row r | d's */
+typedef VI SF(lanes) __attribute__((vector_size(VL * sizeof(VT))));
+
+/* Stage d (a constant once inlined, so that the shuffles' lanes are). */
+static inline __attribute__((always_inline)) void SF(swap_bit)(SF(vec) *m, int d)
+{
+    const SF(lanes) low = SPMM_LANES(SPMM_LOW, d), high = SPMM_LANES(SPMM_HIGH, d);
+#pragma GCC unroll 8
+    for (int k = 0; k < VL; k++)
+        if (!(k & d)) {
+            SF(vec) x = m[k], y = m[k | d];
+            m[k] = __builtin_shuffle(x, y, low), m[k | d] = __builtin_shuffle(x, y, high);
+        }
+}
+
+static inline __attribute__((always_inline)) void SF(transpose)(SF(vec) *m)
+{
+#if VL >= 8
+    SF(swap_bit)(m, 4);
+#endif
+#if VL >= 4
+    SF(swap_bit)(m, 2);
+#endif
+    SF(swap_bit)(m, 1);
+}
+#undef SPMM_LANES
+#undef SPMM_LOW
+#undef SPMM_HIGH
+
+/* Rows first .. last - 1 of c's column-major B (rows 1 apart, columns
+ * c->ld) into its row-major T of B's columns a row: SPMM_COPY_ROWS rows at
+ * a time, each VL columns' runs of them read in order while the block's
+ * rows of T stay in cache, VL x VL values transposed at once (the last rows
+ * and columns a value at a time). */
 SPMM_TARGET static void SF(spmm_copy_rows)(const row_copy *c, int32_t first, int32_t last)
 {
     const VT *b = c->B->values;
-    const int64_t *step = c->step;
     VT *restrict t = c->T->values;
-    int32_t ncols = c->B->ncols;
+    int64_t ld = c->ld, ncols = c->B->ncols;
     for (int32_t i0 = first; i0 < last; i0 += SPMM_COPY_ROWS) {
-        int32_t i1 = last - i0 < SPMM_COPY_ROWS ? last : i0 + SPMM_COPY_ROWS;
-        for (int32_t j = 0; j < ncols; j++) {
-            const VT *bj = b + j * step[1];
-            for (int32_t i = i0; i < i1; i++) t[(int64_t)i * ncols + j] = bj[i * step[0]];
+        int32_t i1 = last - i0 < SPMM_COPY_ROWS ? last : i0 + SPMM_COPY_ROWS, j = 0, i;
+        for (; j + VL <= ncols; j += VL) {
+            for (i = i0; i + VL <= i1; i += VL) {
+                SF(vec) m[VL];
+#pragma GCC unroll 8
+                for (int k = 0; k < VL; k++) m[k] = *(const SF(vec) *)(b + (j + k) * ld + i);
+                SF(transpose)(m);
+#pragma GCC unroll 8
+                for (int k = 0; k < VL; k++) *(SF(vec) *)(t + (i + k) * ncols + j) = m[k];
+            }
+            for (; i < i1; i++)
+                for (int k = 0; k < VL; k++) t[i * ncols + j + k] = b[(j + k) * ld + i];
         }
+        for (; j < ncols; j++)
+            for (i = i0; i < i1; i++) t[i * ncols + j] = b[j * ld + i];
     }
 }
 
