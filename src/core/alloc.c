@@ -144,14 +144,21 @@ void *hsp_alloc(size_t bytes)
     void *p = bytes >= LARGE ? cache_find(bytes) : NULL;
     if (p) return p;
     p = malloc(bytes ? bytes : 1);
+    if (p) hsp_advise_huge(p, bytes);
+    return p;
+}
+
+void hsp_advise_huge(void *p, size_t bytes)
+{
 #ifdef MADV_HUGEPAGE
-    if (p && bytes >= LARGE) {
+    if (bytes >= LARGE) {
         uintptr_t start = ((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
         uintptr_t end = ((uintptr_t)p + bytes) & ~(uintptr_t)(PAGE - 1);
         madvise((void *)start, end - start, MADV_HUGEPAGE);
     }
+#else
+    (void)p, (void)bytes;
 #endif
-    return p;
 }
 
 void hsp_free_large(void *p)

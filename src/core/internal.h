@@ -38,6 +38,10 @@ static inline int hsp_add_overflows(int64_t a, int64_t b, int64_t *out)
  * kept by hsp_free_large where one fits); free() or hsp_free_large releases
  * the block. */
 void *hsp_alloc(size_t bytes);
+/* Advise the whole pages of a block of bytes at p to be huge (fewer misses of
+ * the TLB, a few hundred times fewer faults at first touch), where it is
+ * large (4 MiB or more) and the system has the advice. */
+void hsp_advise_huge(void *p, size_t bytes);
 /* The machine's physical memory in bytes (0 if unknown), and the memory
  * limit of options o: its mem_limit, else the machine's memory. */
 int64_t hsp_physical_memory(void);

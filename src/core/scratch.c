@@ -23,6 +23,7 @@ hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes)
     size_t want = bytes + bytes / 2;
     void *q = NULL;
     if (posix_memalign(&q, CACHE_LINE, want)) q = NULL;
+    if (q) hsp_advise_huge(q, want);
     if (!q) return hsp_fail(HSP_ERR_NOMEM, "no memory for a workspace of %zu bytes", want);
     free(*p);
     *p = q;
@@ -113,9 +114,7 @@ hsp_region *hsp_region_get(hsp_scratch *s)
     }
     if (r->base[0] && r->base[1]) {
         r->reserved = bytes, r->top[0] = r->top[1] = 0;
-#ifdef MADV_HUGEPAGE
-        for (int k = 0; k < 2; k++) madvise(r->base[k], bytes, MADV_HUGEPAGE); /* fewer, larger page faults */
-#endif
+        for (int k = 0; k < 2; k++) hsp_advise_huge(r->base[k], bytes);
         return r;
     }
     for (int k = 0; k < 2; k++)

@@ -46,7 +46,8 @@ typedef struct hsp_scratch {
 } hsp_scratch;
 
 /* Make *p hold at least bytes, from a cache line on (rows of 64 bytes in
- * the workspace then take one line each, not two; contents are not kept). */
+ * the workspace then take one line each, not two) and on huge pages where
+ * large (hsp_advise_huge); contents are not kept. */
 hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes);
 /* Make the dense accumulator cover n columns of values of either precision. */
 hsp_status hsp_scratch_dense(hsp_scratch *s, int64_t n);

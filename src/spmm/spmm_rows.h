@@ -93,43 +93,38 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
 /* VL x VL values, m[k] the k-th row, transposed in place for the copy of
  * column-major B: one stage a bit of the index, each swapping that bit of
  * the row's index with the column's, in shuffles of two rows
- * (SF(swap_bit)). */
+ * (SPMM_SWAP_BIT, d a constant: the shuffles' lanes must be). */
 #if VL == 8
-#define SPMM_LANES(f, d) {f(0, d), f(1, d), f(2, d), f(3, d), f(4, d), f(5, d), f(6, d), f(7, d)}
+#define SPMM_LANES(f, d) f(0, d), f(1, d), f(2, d), f(3, d), f(4, d), f(5, d), f(6, d), f(7, d)
 #elif VL == 4
-#define SPMM_LANES(f, d) {f(0, d), f(1, d), f(2, d), f(3, d)}
+#define SPMM_LANES(f, d) f(0, d), f(1, d), f(2, d), f(3, d)
 #else
-#define SPMM_LANES(f, d) {f(0, d), f(1, d)}
+#define SPMM_LANES(f, d) f(0, d), f(1, d)
 #endif
-#define SPMM_LOW(e, d) ((e) & (d) ? VL + ((e) ^ (d)) : (e))   /* row r's value e from rows r, r | d */
-#define SPMM_HIGH(e, d) ((e) & (d) ? VL + (e) : (e) | (d))    /* row r | d's */
-typedef VI SF(lanes) __attribute__((vector_size(VL * sizeof(VT))));
-
-/* Stage d (a constant once inlined, so that the shuffles' lanes are). */
-static inline __attribute__((always_inline)) void SF(swap_bit)(SF(vec) *m, int d)
-{
-    const SF(lanes) low = SPMM_LANES(SPMM_LOW, d), high = SPMM_LANES(SPMM_HIGH, d);
-#pragma GCC unroll 8
-    for (int k = 0; k < VL; k++)
-        if (!(k & d)) {
-            SF(vec) x = m[k], y = m[k | d];
-            m[k] = __builtin_shuffle(x, y, low), m[k | d] = __builtin_shuffle(x, y, high);
+#define SPMM_LOW(e, d) ((e) & (d) ? VL + ((e) ^ (d)) : (e))   /* row k's value e from rows k, k | d */
+#define SPMM_HIGH(e, d) ((e) & (d) ? VL + (e) : (e) | (d))    /* row k | d's */
+#define SPMM_SWAP_BIT(m, d)                                                                   \
+    _Pragma("GCC unroll 8") for (int k = 0; k < VL; k++)                                      \
+        if (!(k & (d))) {                                                                     \
+            SF(vec) x = m[k], y = m[k | (d)];                                                 \
+            m[k] = __builtin_shufflevector(x, y, SPMM_LANES(SPMM_LOW, d));                    \
+            m[k | (d)] = __builtin_shufflevector(x, y, SPMM_LANES(SPMM_HIGH, d));             \
         }
-}
 
 static inline __attribute__((always_inline)) void SF(transpose)(SF(vec) *m)
 {
 #if VL >= 8
-    SF(swap_bit)(m, 4);
+    SPMM_SWAP_BIT(m, 4)
 #endif
 #if VL >= 4
-    SF(swap_bit)(m, 2);
+    SPMM_SWAP_BIT(m, 2)
 #endif
-    SF(swap_bit)(m, 1);
+    SPMM_SWAP_BIT(m, 1)
 }
 #undef SPMM_LANES
 #undef SPMM_LOW
 #undef SPMM_HIGH
+#undef SPMM_SWAP_BIT
 
 /* Rows first .. last - 1 of c's column-major B (rows 1 apart, columns
  * c->ld) into its row-major T of B's columns a row: SPMM_COPY_ROWS rows at

@@ -1,25 +1,20 @@
 /* spmm_widths.h: the row kernels (spmm_rows.h) of one width of vector,
  * SPMM_BYTES, in both precisions: VL values a vector (at most 8 floats,
- * the 8 columns of the narrowest vector pass), VI an integer of a value's
- * size (the lanes of a shuffle), functions named
+ * the 8 columns of the narrowest vector pass), functions named
  * SPMM_ISA(name_f) and SPMM_ISA(name_d), built for SPMM_TARGET.  spmm.c
  * includes it once per width; it undefines the three. */
 #define VT float
-#define VI int32_t
 #define VL (SPMM_BYTES / 4 < 8 ? SPMM_BYTES / 4 : 8)
 #define SF(name) SPMM_ISA(name##_f)
 #include "spmm/spmm_rows.h"
 #undef VT
-#undef VI
 #undef VL
 #undef SF
 #define VT double
-#define VI int64_t
 #define VL (SPMM_BYTES / 8)
 #define SF(name) SPMM_ISA(name##_d)
 #include "spmm/spmm_rows.h"
 #undef VT
-#undef VI
 #undef VL
 #undef SF
 #undef SPMM_BYTES
