@@ -10,10 +10,12 @@ A table sits between two marker lines:
     ...lines this script writes...
     <!-- end bench-table -->
 
-KIND is products, resident, realloc, galerkin, amg or solve; GLOB, relative to the
-Markdown file's folder, names one or more CSVs, runs of one command.  The lines
-between the markers are replaced by the table, a line of summary figures and an
-italic line naming the command, commits, machine, dates and number of runs.
+KIND is products, resident, realloc, galerkin, amg, solve or spmm (per matrix, L
+and layout: hspgemm's ms, each peer's, cuSPARSE's device-only in a resident run,
+and the fastest peer's over hspgemm's); GLOB, relative to the Markdown file's
+folder, names one or more CSVs, runs of one command.  The lines between the
+markers are replaced by the table, a line of summary figures and an italic line
+naming the command, commits, machine, dates and number of runs.
 With --check nothing is written: the script prints a unified diff for each file
 whose tables differ from what the CSVs give and exits 1 (0 when all agree).
 Exit status 2: bad usage, a file that cannot be read, an unknown KIND, a GLOB
@@ -36,19 +38,21 @@ USAGE = "usage: doc.py [--check] FILE.md ..."
 # The kind of CSV each --suite writes.
 SUITE_KIND = {"default": "products", "paper": "products", "quick": "products",
               "galerkin": "galerkin", "galerkin-paper": "galerkin",
-              "realloc": "realloc", "amg": "amg", "solve": "solve", "solve-quick": "solve"}
+              "realloc": "realloc", "amg": "amg", "solve": "solve", "solve-quick": "solve",
+              "spmm": "spmm"}
 
 # The columns without which a CSV of each kind is of no use (the rest may be absent).
 NEEDED = {"products": ("matrix", "ms"),
           "realloc": ("matrix", "precision", "ms_realloc", "ms_copy"),
           "galerkin": ("problem", "level", "order", "ms"),
           "amg": ("problem", "ms", "pyamg_ms"),
-          "solve": ("problem", "program", "total_ms")}
+          "solve": ("problem", "program", "total_ms"),
+          "spmm": ("matrix", "cols", "ms")}
 
 # The columns that name a row, per kind: rows of two runs with these equal are the same.
 KEY = {"products": ("matrix",), "realloc": ("matrix", "precision"),
        "galerkin": ("problem", "level", "order"), "amg": ("problem",),
-       "solve": ("problem", "program")}
+       "solve": ("problem", "program"), "spmm": ("matrix", "cols", "layout")}
 
 # Peers of a products or galerkin run: the name in the `failed` column, the label
 # and the column of its median time.
@@ -62,6 +66,10 @@ GALERKIN_PEERS = (("graphblas", "graphblas", "graphblas_ms"),
                   ("cusparse", "cusparse", "cusparse_ms"),
                   ("cusparse", "cusparse device", "cusparse_device_ms"),
                   ("mkl", "mkl", "mkl_ms"))
+# Peers of an spmm run (cusparse device-only where the run is resident, see peer_column).
+SPMM_PEERS = (("scipy", "scipy", "scipy_ms"),
+              ("mkl", "mkl", "mkl_ms"),
+              ("cusparse", "cusparse", "cusparse_ms"))
 
 # The paper's realloc-over-copy figures (Liu and Vinter, section 5.6).
 PAPER_DEVICE = "AMD A10-7850K APU"
@@ -73,7 +81,7 @@ GIB = MIB * 1024.0
 
 START = re.compile(r"^<!--\s*bench-table\s+(\S+)\s+(\S+)\s*-->$")
 END = re.compile(r"^<!--\s*end\s+bench-table\s*-->$")
-TABLE_KINDS = ("products", "resident", "realloc", "galerkin", "amg", "solve")
+TABLE_KINDS = ("products", "resident", "realloc", "galerkin", "amg", "solve", "spmm")
 
 
 class BenchError(Exception):
@@ -115,6 +123,8 @@ def kind_of_header(header):
         return "amg"
     if "problem" in header and "order" in header:
         return "galerkin"
+    if "matrix" in header and "cols" in header:
+        return "spmm"
     if "matrix" in header and "ms" in header:
         return "products"
     return None
@@ -130,7 +140,7 @@ def kind_of(path, meta, header):
     kind = kind_of_header(header)
     if kind is None:
         raise BenchError("%s: not a CSV of hspgemm bench (no JSON beside it, and its header"
-                         " is none of products, realloc, galerkin, amg or solve)" % path)
+                         " is none of products, realloc, galerkin, amg, solve or spmm)" % path)
     return kind
 
 
@@ -167,6 +177,8 @@ def read_run(path):
     for row in rows:
         if "matrix" in row:
             row["matrix"] = os.path.basename(row["matrix"]) or row["matrix"]
+        if kind == "spmm" and not row.get("layout"):
+            row["layout"] = "row"  # runs from before --layout: row-major
     return {"path": path, "meta": meta, "kind": kind, "header": header, "rows": rows}
 
 
@@ -315,7 +327,7 @@ def measures(runs):
                 ("setup ms", lambda r: timing(r, "setup_ms")),
                 ("solve ms", lambda r: timing(r, "solve_ms")),
                 ("x", lambda r: None if number(r, "x") is None else (number(r, "x"), None, None))]
-    peers = PRODUCT_PEERS if kind == "products" else GALERKIN_PEERS
+    peers = {"products": PRODUCT_PEERS, "spmm": SPMM_PEERS}.get(kind, GALERKIN_PEERS)
     found = [("hspgemm ms", lambda r: timing(r, "ms"))]
     for peer in peers_with_values(runs, peers):
         found.append((peer_label(runs, peer) + " x",
@@ -418,15 +430,16 @@ def peer_cell(rows, peer, label):
     return "-"
 
 
-def faster_peer_geomean(run, peers):
-    """The geometric mean over RUN's rows of the fastest peer's time over hspgemm's."""
-    best = []
-    for row in run["rows"]:
-        x = [peer_speedup(row, p[2]) for p in peers]
-        x = [f[0] for f in x if f is not None]
-        if x:
-            best.append(min(x))
-    return geomean(best)
+def faster_peer(row, peers):
+    """The speedup over hspgemm in ROW of the fastest of PEERS (the least median), None if
+    none has a time."""
+    got = [f for f in (peer_speedup(row, p[2]) for p in peers) if f is not None]
+    return min(got, key=lambda f: f[0]) if got else None
+
+
+def faster_peer_geomean(rows, peers):
+    """The geometric mean over ROWS (of one run) of the fastest peer's time over hspgemm's."""
+    return geomean([f[0] for f in (faster_peer(r, peers) for r in rows) if f])
 
 
 def products_table(runs):
@@ -441,7 +454,7 @@ def products_table(runs):
                     + [peer_cell(rows, p, peer_label(runs, p)) for p in peers])
     lines = table_lines(header, body)
     if peers:
-        means = [faster_peer_geomean(run, peers) for run in runs]
+        means = [faster_peer_geomean(run["rows"], peers) for run in runs]
         lines += ["", "Geometric mean of x over the faster peer: %s." % fmt_per_run(means, runs)]
     return lines
 
@@ -469,6 +482,53 @@ def resident_table(runs):
                                      for r in run["rows"]) if f]) for run in runs]
     return table_lines(header, body) + [
         "", "Geometric mean of x (cuSPARSE device-only / hspgemm): %s." % fmt_per_run(means, runs)]
+
+
+def spmm_table(runs):
+    """The lines of an spmm table: per matrix, L and layout hspgemm's ms, each peer's and the
+    fastest peer's over hspgemm's, then their geometric means."""
+    peers = peers_with_values(runs, SPMM_PEERS)
+    header = ["matrix", "L", "layout", "hspgemm ms"] + [peer_label(runs, p) + " ms" for p in peers]
+    body = []
+    for key in keys_in_order(runs, lambda r: row_key("spmm", r)):
+        rows = rows_of(runs, key)
+        cells = list(key) + [fmt_across([timing(r, "ms") if r else None for r in rows], fmt_ms)]
+        for p in peers:
+            cells.append(fmt_across([timing(r, peer_column(r, p[2])) if r else None for r in rows], fmt_ms))
+        if peers:
+            cells.append(fmt_across(spmm_x(rows, peers), fmt_x))
+        body.append(cells)
+    if not peers:
+        return table_lines(header, body)
+    return table_lines(header + ["x faster peer"], body) + ["", spmm_summary(runs, peers)]
+
+
+def spmm_x(rows, peers):
+    """The fastest of PEERS' time over hspgemm's in each of ROWS (one per run, None where absent)."""
+    return [faster_peer(r, peers) if r else None for r in rows]
+
+
+def spmm_group(row):
+    """The L and layout of an spmm ROW: the rows a line of geometric means is over."""
+    return row_key("spmm", row)[1:]
+
+
+def spmm_summary(runs, peers):
+    """The line of the geometric means over the matrices of x faster peer, one per run, and the
+    least x (median over the runs), per L and layout."""
+    keys = keys_in_order(runs, lambda r: row_key("spmm", r))
+    parts = []
+    for group in keys_in_order(runs, spmm_group):
+        means = [faster_peer_geomean([r for r in run["rows"] if spmm_group(r) == group], peers)
+                 for run in runs]
+        xs = [(across(spmm_x(rows_of(runs, k), peers)), k[0]) for k in keys if k[1:] == group]
+        least = min([(x[0], matrix) for x, matrix in xs if x], default=None)
+        text = "L=%s, %s: %s" % (group[0], group[1], fmt_per_run(means, runs))
+        if least:
+            text += ", least %sx (%s)" % (fmt_x(least[0]), least[1])
+        parts.append(text)
+    return ("Geometric mean over the matrices of x, the faster peer's ms / hspgemm's: %s."
+            % "; ".join(parts))
 
 
 def median_of(rows, col):
@@ -750,9 +810,9 @@ def provenance(runs):
 # ---- the Markdown files ---------------------------------------------------------------------
 
 TABLES = {"products": products_table, "resident": resident_table, "realloc": realloc_table,
-          "galerkin": galerkin_table, "amg": amg_table, "solve": solve_table}
+          "galerkin": galerkin_table, "amg": amg_table, "solve": solve_table, "spmm": spmm_table}
 CSV_KIND = {"products": "products", "resident": "products", "realloc": "realloc",
-            "galerkin": "galerkin", "amg": "amg", "solve": "solve"}
+            "galerkin": "galerkin", "amg": "amg", "solve": "solve", "spmm": "spmm"}
 
 
 def table_for(md_path, lineno, kind, pattern):

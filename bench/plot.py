@@ -232,12 +232,14 @@ def paper_lines(ax):
 
 def draw(runs, title, out):
     """Draw RUNS (of one kind) with TITLE into the SVG file OUT."""
+    kind = runs[0]["kind"]
+    if kind not in SERIES:
+        raise doc.BenchError("no plot for %s runs" % kind)
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "hspgemm-bench"
     import matplotlib.pyplot as plt
 
-    kind = runs[0]["kind"]
     groups, series = SERIES[kind](runs)
     fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(groups) + 4.0), 4.8))
     draw_bars(ax, groups, series)

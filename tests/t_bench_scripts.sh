@@ -1,15 +1,16 @@
 #!/bin/sh
 # t_bench_scripts.sh: bench/doc.py, bench/compare.py and bench/plot.py on the
-# runs in tests/data/bench (hand-written; solve.csv a real run), and the tables of README.md and doc/benchmark.md against the
-# runs in doc/bench, as TAP.  Python: $HSPGEMM_PLOT_PYTHON,
-# else /usr/bin/python3 (plot.py's tests are skipped where it lacks matplotlib).
+# runs in tests/data/bench (hand-written; solve.csv a real run, spmm-gpu.csv three rows of one),
+# and the tables of README.md and doc/benchmark.md against the runs in doc/bench, as TAP.
+# Python: $HSPGEMM_PLOT_PYTHON, else /usr/bin/python3 (plot.py's tests are skipped where it
+# lacks matplotlib).
 src="${top_srcdir:-.}"
 bench="$src/bench"
 data="$src/tests/data/bench"
 py="${HSPGEMM_PLOT_PYTHON:-/usr/bin/python3}"
 . "$src/tests/tap.sh"
 
-echo "1..32"
+echo "1..33"
 
 # is STATUS WANTED: 0 when the two are equal.
 is() { [ "$1" -eq "$2" ]; echo $?; }
@@ -27,6 +28,11 @@ cmp -s "$tmp/d/tables.md" "$data/tables.md"; ok $? "and writes the committed tab
 grep -q '^| aniso2d:128 | 51 | 95.3 (95.3-95.3) | 51 | 1180 (1180-1180) | 12.38 (12.38-12.38) |' "$tmp/d/tables.md" &&
     grep -q 'over the problems: pyamg 9.55x; pyamg-ours 9.52x; hypre 0.47x; gamg 1.00x\.$' "$tmp/d/tables.md"
 ok $? "the solve table: iterations, ms and x per program, the geometric means hspgemm bench printed"
+t="$tmp/d/tables.md"
+grep -q '^| rmat:14,8 | 8 | col | 0.25 (.*) | 0.80 (.*) | 0.34 (0.34-0.34), 1 of 2 runs | 2.30 (1.31-3.29) |$' "$t" &&
+    grep -q ': L=8, row: 1.33x, 1.34x (one per run), least 1.30x (poisson2d5:400); L=8, col: 1.19x, 1.57x' "$t" &&
+    grep -q '^| poisson2d5:400 | 8 | row | 0.026 (0.023-0.026) | 0.049 (0.048-0.050) | 1.93 (1.84-2.16) |$' "$t"
+ok $? "the spmm tables: ms of each program (cuSPARSE device-only if resident), x faster peer, its geometric means"
 run "$py" "$bench/doc.py" --check "$data/tables.md"
 ok $rc "doc.py --check passes on the committed tables.md"
 
@@ -150,5 +156,5 @@ run "$py" "$bench/doc.py" --check "$src/README.md" "$src/doc/benchmark.md"
 ok $? "README.md's and doc/benchmark.md's tables of figures agree with their CSVs in doc/bench (make bench-doc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out" "$tmp/err"
 
-[ $n -eq 32 ] || { echo "# ran $n tests, planned 32"; fail=1; }
+[ $n -eq 33 ] || { echo "# ran $n tests, planned 33"; fail=1; }
 exit $fail
