@@ -4,8 +4,9 @@
  * rows[i + 1] - rows[i]; in CSR step is 1 and rows the row pointers, in
  * sliced ELLPACK-R step is the slice's rows, rows where each slice begins and
  * len each row's entries.  Rows of more than skip entries (long: CSR only)
- * are left to hsp_spmm_pieces, a work-group a piece of such a row, launched
- * before.  B and C are dense, entry (i, j) at i s0 + j s1.  A launch
+ * are made by pieces, a work-group a piece of such a row: the first
+ * work-groups of hsp_spmm_both (hsp_spmm's pairs along rows after them), or
+ * hsp_spmm_pieces launched before.  B and C are dense, entry (i, j) at i s0 + j s1.  A launch
  * makes the block of C of nrows x ncols entries from (row0, col0) on (the
  * whole of C, or one block of a product whose transfers overlap it).
  * hsp_spmm: a work-item an entry of C, or two neighbours in a row of C where
@@ -101,12 +102,13 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 }
 
 /* Row-major B and C: entries (i, j) and (i, j + 1) of C, j = 2 k for this
- * work-item's k-th pair of row i (the last pair of an odd row one entry):
+ * work-item's k-th pair of row i, item the work-item's place among those
+ * of pairs (the last pair of an odd row one entry):
  * each entry of A read once for both (faster than one entry or four a
  * work-item on an H100: doc/performance.md, "Figures behind the code"). */
-void spmm_pair(HSP_SPMM_ARGS)
+void spmm_pair(HSP_SPMM_ARGS, long item)
 {
-    long pairs = (ncols + 1) / 2, k, i = div_rem(get_global_id(0), pairs, &k), j = 2 * k, first;
+    long pairs = (ncols + 1) / 2, k, i = div_rem(item, pairs, &k), j = 2 * k, first;
     if (i >= nrows) return;
     long second = j + 1 < ncols ? bs1 : 0;
     i += row0, j += col0;
@@ -159,14 +161,13 @@ VT spmm_group_sum(int ncols, long p0, long p1, __global const int *col, __global
  * piece's sums of every column of C, in passes of as many columns as the
  * group holds; a row of one piece writes its C, the others' pieces their
  * sums to part, and the group that finishes a row's last piece adds them
- * up, in order, into C (hsp_spmm leaves long rows alone).  A kernel of its
- * own: Intel's CPU runtime crashed running these barriers beside another
- * kernel's. */
-__kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global const int *col, __global const VT *val,
-                              __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
-                              VT beta, HSP_SPMM_PIECES, __local VT *lsum)
+ * up, in order, into C (hsp_spmm leaves long rows alone): work-group g's
+ * piece, g of the pieces. */
+void spmm_pieces(int g, int ncols, __global const long *rows, __global const int *col, __global const VT *val,
+                 __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
+                 VT beta, HSP_SPMM_PIECES, __local VT *lsum)
 {
-    int g = get_group_id(0), lid = get_local_id(0), size = get_local_size(0), r = piece_row[g];
+    int lid = get_local_id(0), size = get_local_size(0), r = piece_row[g];
     int first = long_first[r], n = long_first[r + 1] - first, cols = ncols < size ? ncols : size, lanes = 1;
     long i = long_row[r], p0 = rows[i] + (g - first) * piece, p1 = min(p0 + piece, rows[i + 1]);
     while (lanes * 2 * cols <= size) lanes *= 2;
@@ -191,10 +192,36 @@ __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global con
     }
 }
 
+/* The pieces alone, a launch before hsp_spmm's: where the device's compiler
+ * fails on hsp_spmm_both (Intel's CPU runtime crashed there), or the rows
+ * take lanes (hsp_spmm_lanes) or go down C's columns. */
+__kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global const int *col, __global const VT *val,
+                              __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
+                              VT beta, HSP_SPMM_PIECES, __local VT *lsum)
+{
+    spmm_pieces(get_group_id(0), ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, piece, piece_row,
+                long_row, long_first, count, part, lsum);
+}
+
+/* The npieces pieces of the long rows, then hsp_spmm's pairs along rows,
+ * in one launch (a launch less: the two took turns on a GPU, each short).
+ * A work-group's branch is the same for its work-items: the pieces'
+ * barriers are met by all. */
+__kernel void hsp_spmm_both(HSP_SPMM_ARGS, int npieces, HSP_SPMM_PIECES, __local VT *lsum)
+{
+    int g = get_group_id(0);
+    if (g < npieces)
+        spmm_pieces(g, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, piece, piece_row, long_row,
+                    long_first, count, part, lsum);
+    else
+        spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
+                  beta, lengths, skip, get_global_id(0) - (long)npieces * get_local_size(0));
+}
+
 __kernel void hsp_spmm(HSP_SPMM_ARGS)
 {
     if (along_rows) spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
-                              lengths, skip);
+                              lengths, skip, get_global_id(0));
     else spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths,
                    skip, 1, 0);
 }

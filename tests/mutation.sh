@@ -150,6 +150,9 @@ all_mutants() {
     # the sum of a long row's pieces leaves out its first piece
     mutant spmm-pieces-first kernels/spmm.cl 'for (int q = first; q < first + n; q++) sum +=' \
         'for (int q = first + 1; q < first + n; q++) sum +=' 'tests/t_spmm@nosvm.dev'
+    # in the launch of the pieces and the pairs together, the pairs start a work-group early
+    mutant spmm-both-start kernels/spmm.cl 'get_global_id(0) - (long)npieces * get_local_size(0)' \
+        'get_global_id(0) - (long)(npieces - 1) * get_local_size(0)' 'tests/t_spmm@nosvm.dev'
     # stage 2's scan of the bins' figures drops the stretches of work-groups before each
     mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
         'base[g * nbins + b] = (int)before;' 'tests/t_resident@nosvm.dev'

@@ -146,8 +146,9 @@ static void check_resources(const hsp_code_object *co, const char *what)
         "hsp_count_ints", "hsp_agg_weights", "hsp_widen", "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
         "hsp_identity",   "hsp_numeric",    "hsp_tr_values",    "hsp_same_pattern", "hsp_numeric_rows",
         "hsp_rmerge",     "hsp_hash_rows_count", "hsp_hash_count", "hsp_part_scan", "hsp_bin_scan",
-        "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes", "hsp_spmm_pieces", "hsp_lz_start", "hsp_lz_multiply",
-        "hsp_lz_orthogonalize", "hsp_lz_advance", "hsp_lz_sum", "hsp_spmv", "hsp_diagonals", "hsp_vector"};
+        "hsp_arrange_rows", "hsp_spmm", "hsp_spmm_lanes", "hsp_spmm_pieces", "hsp_spmm_both", "hsp_lz_start",
+        "hsp_lz_multiply", "hsp_lz_orthogonalize", "hsp_lz_advance", "hsp_lz_sum", "hsp_spmv", "hsp_diagonals",
+        "hsp_vector"};
     hsp_kernel_meta *read = NULL;
     int nread = 0;
     hsp_status s = hsp_kernel_meta_read(co->start, (size_t)(co->end - co->start), co->target, &read, &nread);

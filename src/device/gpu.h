@@ -97,7 +97,7 @@ typedef struct {
 /* A kernel argument: an array, a value of size bytes at data, or a block of
  * size bytes of local memory. */
 typedef enum { GPU_ARG_ARRAY, GPU_ARG_VALUE, GPU_ARG_LOCAL } gpu_arg_kind;
-enum { GPU_ARGS_MAX = 23 }; /* the most a kernel takes (dense, bm_fill; gpu_kernels.c checks) */
+enum { GPU_ARGS_MAX = 28 }; /* the most a kernel takes (hsp_spmm_both; gpu_kernels.c checks) */
 typedef struct {
     gpu_arg_kind kind;
     const gpu_array *array;
@@ -167,6 +167,9 @@ struct gpu {
     const char *no_fp64;     /* why not, for the message */
     int warp_shuffles;       /* the kernels trade registers within a warp (NVIDIA's OpenCL:
                                 rmerge.cl's PTX shuffles), so RMerge takes no barriers */
+    int pieces_apart;        /* SpMM's long rows' pieces go by a launch of their own, not as
+                                the first work-groups of the rows' (gpu_spmm.c): Intel's CPU
+                                runtime's compiler crashes on hsp_spmm_both */
     int64_t local_mem;       /* local memory of a work-group, bytes */
     gpu_array a[GA_COUNT];
     gpu_array spare[GPU_SPARES]; /* freed arrays kept (counted in device_bytes) */

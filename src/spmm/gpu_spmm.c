@@ -2,12 +2,14 @@
  * kernels/spmm.cl: A's arrays, and the spans of B's and C's entries, go to
  * the device (or are used in place where it reads host arrays; a prepared
  * A's and resident B's and C's are there already), one launch makes C
- * (where A has long rows, two more: their pieces' sums, then those added
- * up), and C's span comes back unless C is resident.  Where B and C are the
+ * (where A has long rows, their pieces are the first work-groups of that
+ * launch, or a launch before it), and C's span comes back unless C is
+ * resident.  Where B and C are the
  * host's and the back end can move data beside its launches, C is made by
  * blocks instead: each block's launch waits only for the part of B its rows
  * reach, and comes back while the next blocks run (FastSpMM's streams,
  * Ortega et al. 2014). */
+#include <string.h>
 #include "spmm/ellr.h"
 #include "device/gpu.h"
 #include "core/internal.h"
@@ -84,6 +86,83 @@ static size_t groups_of(int32_t nrows, int32_t ncols, int along_rows, int32_t *l
     return (size_t)((items + (int64_t)*size - 1) / (int64_t)*size);
 }
 
+/* The device's counts of each long row's pieces done, for nlong rows: the
+ * kernel leaves them 0; zeroed where the array is made (or grown), so that
+ * a prepared A stays read-only. */
+static hsp_status pieces_done(gpu *g, int dbl, int32_t nlong)
+{
+    gpu_array *x = &g->a[GA_SPMM_DONE];
+    size_t bytes = (size_t)nlong * sizeof(int32_t);
+    if (x->owned && bytes <= x->bytes) return HSP_OK;
+    hsp_status s = gpu_reserve(g, GA_SPMM_DONE, bytes);
+    int64_t n = (int64_t)(x->bytes / sizeof(int32_t));
+    gpu_arg zero[] = {gpu_val(&n, sizeof n), gpu_array_arg(x)};
+    if (s == HSP_OK && (s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, n)) != HSP_OK)
+        gpu_release(g, GA_SPMM_DONE); /* not zeroed: made anew next time */
+    return s;
+}
+
+/* Room for the sums of A's long rows' pieces of ncols columns (GA_SPMM_P),
+ * and their counts. */
+static hsp_status pieces_room(gpu *g, const struct hsp_ellr *A, int32_t ncols)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    size_t vs = dbl ? sizeof(double) : sizeof(float);
+    hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
+    return s == HSP_OK ? pieces_done(g, dbl, A->nlong) : s;
+}
+
+/* The last arguments but local memory of both kernels that make A's long
+ * rows' pieces (HSP_SPMM_PIECES in spmm.cl), piece their length, into p. */
+static void piece_args(gpu *g, const gpu_array *const *a, const int64_t *piece, gpu_arg p[6])
+{
+    p[0] = gpu_val(piece, sizeof *piece), p[1] = gpu_array_arg(a[4]), p[2] = gpu_array_arg(a[5]);
+    p[3] = gpu_array_arg(a[6]), p[4] = gpu_array_arg(&g->a[GA_SPMM_DONE]), p[5] = gpu_array_arg(&g->a[GA_SPMM_P]);
+}
+
+/* A's long rows (CSR) into C by a launch of their own: their pieces, a
+ * work-group each, whose sums (in GA_SPMM_P) the group that finishes a
+ * row's last piece adds up. */
+static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, double beta, const hsp_dense *B,
+                            const hsp_dense *C, const gpu_array *const *a)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_PIECES, 256);
+    int32_t ncols = C->ncols;
+    int64_t piece = HSP_ELLR_PIECE, bs[2], cs[2];
+    float alpha_f = (float)alpha, beta_f = (float)beta;
+    hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
+    gpu_arg args[19] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
+                        gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
+                        gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                        gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs),
+                        gpu_val(dbl ? (const void *)&beta : &beta_f, vs)};
+    piece_args(g, a, &piece, args + 12);
+    args[18] = gpu_local(size * vs);
+    return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 19, (size_t)A->npieces, size);
+}
+
+/* The launch of hsp_spmm (its arguments args, nrows x ncols entries of C
+ * along rows, a work-item a pair) with A's long rows' pieces as its first
+ * work-groups (hsp_spmm_both): one launch, where two cost rmat:16,8 13-18%
+ * more at L = 1 and 32 on an H200 (doc/performance.md, "Figures behind the
+ * code"). */
+static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array *const *a, const gpu_arg *args,
+                              int32_t nrows, int32_t ncols)
+{
+    int dbl = A->precision == HSP_DOUBLE;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_BOTH, 256);
+    int32_t lanes = 1, npieces = (int32_t)A->npieces;
+    int64_t piece = HSP_ELLR_PIECE;
+    size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
+    gpu_arg both[28];
+    memcpy(both, args, 20 * sizeof *args);
+    both[20] = gpu_val(&npieces, sizeof npieces);
+    piece_args(g, a, &piece, both + 21);
+    both[27] = gpu_local(size * vs);
+    return g->ops->launch(g, dbl, GK_SPMM_BOTH, both, 28, (size_t)npieces + groups, size);
+}
+
 /* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
 typedef struct {
     int64_t row0, col0;
@@ -92,8 +171,10 @@ typedef struct {
 
 /* One launch over block k of C's entries, along its rows where B is
  * row-major; a: A's arrays (hsp_ellr_arrays' order), then B's and C's
- * (a[ARR_B], a[ARR_C]); rows of more than skip entries left to their
- * pieces. */
+ * (a[ARR_B], a[ARR_C]); rows of more than skip entries (A's long rows,
+ * where skip is not INT64_MAX: k is the whole of C) made by their pieces,
+ * in the same launch where a work-item takes a pair along C's rows and the
+ * device compiles that (not g->pieces_apart), else in a launch before. */
 static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, double alpha, double beta,
                          const hsp_dense *C, const gpu_array *const *a, int64_t skip, spmm_block k)
 {
@@ -115,46 +196,12 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                       gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
                       gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
     if (!nrows || !ncols) return HSP_OK;
+    if (skip != INT64_MAX && lanes == 1 && along_rows && !g->pieces_apart)
+        return with_pieces(g, A, a, args, nrows, ncols);
+    hsp_status s = skip != INT64_MAX ? long_rows(g, A, alpha, beta, B, C, a) : HSP_OK;
+    if (s != HSP_OK) return s;
     return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 22, groups, size)
                      : g->ops->launch(g, dbl, GK_SPMM, args, 20, groups, size);
-}
-
-/* The device's counts of each long row's pieces done, for nlong rows: the
- * kernel leaves them 0; zeroed where the array is made (or grown), so that
- * a prepared A stays read-only. */
-static hsp_status pieces_done(gpu *g, int dbl, int32_t nlong)
-{
-    gpu_array *x = &g->a[GA_SPMM_DONE];
-    size_t bytes = (size_t)nlong * sizeof(int32_t);
-    if (x->owned && bytes <= x->bytes) return HSP_OK;
-    hsp_status s = gpu_reserve(g, GA_SPMM_DONE, bytes);
-    int64_t n = (int64_t)(x->bytes / sizeof(int32_t));
-    gpu_arg zero[] = {gpu_val(&n, sizeof n), gpu_array_arg(x)};
-    if (s == HSP_OK && (s = gpu_launch_items(g, dbl, GK_ZERO_INTS, zero, 2, n)) != HSP_OK)
-        gpu_release(g, GA_SPMM_DONE); /* not zeroed: made anew next time */
-    return s;
-}
-
-/* A's long rows (CSR) into C: their pieces, a work-group each, whose sums
- * (in GA_SPMM_P) the group that finishes a row's last piece adds up. */
-static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, double beta, const hsp_dense *B,
-                            const hsp_dense *C, const gpu_array *const *a)
-{
-    int dbl = A->precision == HSP_DOUBLE;
-    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_PIECES, 256);
-    int32_t ncols = C->ncols;
-    int64_t piece = HSP_ELLR_PIECE, bs[2], cs[2];
-    float alpha_f = (float)alpha, beta_f = (float)beta;
-    hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
-    hsp_status s = gpu_reserve(g, GA_SPMM_P, (size_t)A->npieces * (size_t)ncols * vs);
-    if (s == HSP_OK) s = pieces_done(g, dbl, A->nlong);
-    gpu_arg args[] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
-                      gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
-                      gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
-                      gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
-                      gpu_val(&piece, sizeof piece), gpu_array_arg(a[4]), gpu_array_arg(a[5]), gpu_array_arg(a[6]),
-                      gpu_array_arg(&g->a[GA_SPMM_DONE]), gpu_array_arg(&g->a[GA_SPMM_P]), gpu_local(size * vs)};
-    return s == HSP_OK ? g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 19, (size_t)A->npieces, size) : s;
 }
 
 /* The whole of C as one block. */
@@ -254,7 +301,7 @@ static hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_
     if (s == HSP_OK && n > 1) return gpu_noted(dev, by_blocks(g, A, B, alpha, beta, C, a, n));
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0 || has_gaps(C), &a[ARR_C]);
-    if (s == HSP_OK && A->nlong && C->ncols) s = long_rows(g, A, alpha, beta, B, C, a);
+    if (s == HSP_OK && A->nlong && C->ncols) s = pieces_room(g, A, C->ncols);
     if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, A->nlong ? A->long_entries : INT64_MAX, whole(C));
     if (s == HSP_OK && !held[2]) s = gpu_download(g, GA_SPMM_C, C->values, hsp_dense_bytes(C));
     if (s == HSP_OK && held[2]) s = g->ops->finish(g); /* C is done when the call returns */
