@@ -144,9 +144,9 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
 
 /* The launch of hsp_spmm (its arguments args, nrows x ncols entries of C
  * along rows, a work-item a pair) with A's long rows' pieces as its first
- * work-groups (hsp_spmm_both): one launch, where two cost rmat:16,8 13-18%
- * more at L = 1 and 32 on an H200 (doc/performance.md, "Figures behind the
- * code"). */
+ * work-groups (hsp_spmm_both): one launch, where two took rmat:16,8 5-22%
+ * longer at L = 1 and 32 on an H200 (doc/performance.md, "Figures behind
+ * the code"). */
 static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array *const *a, const gpu_arg *args,
                               int32_t nrows, int32_t ncols)
 {
