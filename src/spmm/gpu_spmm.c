@@ -142,16 +142,21 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
     return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 19, (size_t)A->npieces, size);
 }
 
+/* The work-items of a work-group of hsp_spmm_both: rmat:16,8 took 10-17%
+ * longer with 256 (more lanes a piece, fewer pieces at once), rmat:14,8 at
+ * L = 32 30% longer with 64, on an H200 (doc/performance.md, "Figures
+ * behind the code"). */
+enum { BOTH_GROUP = 128 };
+
 /* The launch of hsp_spmm (its arguments args, nrows x ncols entries of C
  * along rows, a work-item a pair) with A's long rows' pieces as its first
  * work-groups (hsp_spmm_both): one launch, where two took rmat:16,8 5-22%
- * longer at L = 1 and 32 on an H200 (doc/performance.md, "Figures behind
- * the code"). */
+ * longer at L = 1 and 32 on an H200 (doc/performance.md). */
 static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array *const *a, const gpu_arg *args,
                               int32_t nrows, int32_t ncols)
 {
     int dbl = A->precision == HSP_DOUBLE;
-    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_BOTH, 256);
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_BOTH, BOTH_GROUP);
     int32_t lanes = 1, npieces = (int32_t)A->npieces;
     int64_t piece = HSP_ELLR_PIECE;
     size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
