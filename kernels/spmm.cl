@@ -6,9 +6,10 @@
  * len each row's entries.  Rows of more than skip entries (long: CSR only)
  * are made by pieces, a work-group a piece of such a row: the first
  * work-groups of hsp_spmm_both (hsp_spmm's pairs along rows after them), or
- * hsp_spmm_pieces launched before.  B and C are dense, entry (i, j) at i s0 + j s1.  A launch
- * makes the block of C of nrows x ncols entries from (row0, col0) on (the
- * whole of C, or one block of a product whose transfers overlap it).
+ * hsp_spmm_pieces launched before.  B and C are dense, entry (i, j) at
+ * i s0 + j s1.  A launch makes the block of C of nrows x ncols entries from
+ * (row0, col0) on (the whole of C, or one block of a product whose
+ * transfers overlap it).
  * hsp_spmm: a work-item an entry of C, or two neighbours in a row of C where
  * B and C are row-major (A's entry read once for both: FastSpMM's columns a
  * pass); hsp_spmm_lanes:

@@ -21,10 +21,10 @@ hsp_status hsp_scratch_need(void **p, size_t *have, size_t bytes)
 {
     if (bytes <= *have) return HSP_OK;
     size_t want = bytes + bytes / 2;
-    void *q = NULL;
-    if (posix_memalign(&q, CACHE_LINE, want)) q = NULL;
-    if (q) hsp_advise_huge(q, want);
-    if (!q) return hsp_fail(HSP_ERR_NOMEM, "no memory for a workspace of %zu bytes", want);
+    void *q;
+    if (posix_memalign(&q, CACHE_LINE, want))
+        return hsp_fail(HSP_ERR_NOMEM, "no memory for a workspace of %zu bytes", want);
+    hsp_advise_huge(q, want);
     free(*p);
     *p = q;
     *have = want;

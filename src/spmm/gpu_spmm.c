@@ -4,9 +4,8 @@
  * A's and resident B's and C's are there already), one launch makes C
  * (where A has long rows, their pieces are the first work-groups of that
  * launch, or a launch before it), and C's span comes back unless C is
- * resident.  Where B and C are the
- * host's and the back end can move data beside its launches, C is made by
- * blocks instead: each block's launch waits only for the part of B its rows
+ * resident.  Where B and C are the host's and the back end can move data
+ * beside its launches, C is made by blocks instead: each block's launch waits only for the part of B its rows
  * reach, and comes back while the next blocks run (FastSpMM's streams,
  * Ortega et al. 2014). */
 #include <string.h>
@@ -143,9 +142,8 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
 }
 
 /* The work-items of a work-group of hsp_spmm_both: rmat:16,8 took 10-17%
- * longer with 256 (more lanes a piece, fewer pieces at once), rmat:14,8 at
- * L = 32 30% longer with 64, on an H200 (doc/performance.md, "Figures
- * behind the code"). */
+ * longer with 256, rmat:14,8 at L = 32 30% longer with 64, on an H200
+ * (doc/performance.md, "Figures behind the code"). */
 enum { BOTH_GROUP = 128 };
 
 /* The launch of hsp_spmm (its arguments args, nrows x ncols entries of C
