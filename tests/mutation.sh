@@ -250,6 +250,11 @@ all_mutants() {
     # the coarsest level's LU solve leaves out the first row swap
     mutant solve-lu-first-swap src/amg/coarse.c 'for (int32_t c = 0; f->perm && c < n; c++) {' \
         'for (int32_t c = 1; f->perm && c < n; c++) {' 'tests/t_amg_solve'
+    # hsp_pool_chunks gives each thread a range of its own first (its chunks then out of order)
+    mutant pool-chunks-ranges src/core/pool.c 'run_ranges(pool, nchunks, 1, fn, arg);' \
+        'run_ranges(pool, nchunks, pool->nthreads, fn, arg);' 'tests/t_pool tests/t_multiply'
+    # hsp_pool_chunks_kept: every thread starts at the first range, not its own
+    mutant pool-kept-own src/core/pool.c 'int k = (tid + j) % run->ranges;' 'int k = j;' 'tests/t_pool'
 }
 
 # How many times the text $MUT_OLD occurs in file $1.

@@ -69,7 +69,7 @@ double hsp_rows_spmv(hsp_context *ctx, const hsp_rows *r, const double *x, const
                      const double *w)
 {
     spmv_job j = {.r = r, .x = x, .c = c, .w = w, .s = s, .y = y};
-    hsp_pool_chunks(ctx->pool, r->nparts, spmv_part, &j);
+    hsp_pool_chunks_kept(ctx->pool, r->nparts, spmv_part, &j);
     return total(j.partial, r->nparts);
 }
 
@@ -153,7 +153,7 @@ static double vec_run(hsp_context *ctx, vec_job *j)
 {
     int64_t parts = j->n / VEC_PART_ROWS + 1, threads = hsp_pool_size(ctx->pool);
     j->nparts = parts < threads ? parts : threads < MAX_PARTS ? threads : MAX_PARTS;
-    hsp_pool_chunks(ctx->pool, j->nparts, vec_part, j);
+    hsp_pool_chunks_kept(ctx->pool, j->nparts, vec_part, j);
     return total(j->partial, j->nparts);
 }
 

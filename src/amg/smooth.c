@@ -81,7 +81,7 @@ static void gauss_seidel(hsp_context *ctx, hsp_solve_level *v, double *x, const 
     double *old = v->t;
     gs_job j = {&v->A, x, b, old, v->dinv, backward, zero && !backward, NULL};
     for (int64_t k = 0; k < v->nghost; k++) old[v->ghost[k]] = x[v->ghost[k]];
-    hsp_pool_chunks(ctx->pool, v->A.nparts, gs_part, &j);
+    hsp_pool_chunks_kept(ctx->pool, v->A.nparts, gs_part, &j);
 }
 
 /* Row i's residual after a forward sweep from x = 0 in its part lo .. hi - 1: the row's
@@ -119,7 +119,7 @@ void hsp_smooth_from_zero(hsp_amg_solve_data *sd, hsp_solve_level *v, double *x,
 {
     gauss_seidel(sd->ctx, v, x, b, 0, 1);
     gs_job j = {&v->A, x, b, NULL, NULL, 0, 0, r};
-    hsp_pool_chunks(sd->ctx->pool, v->A.nparts, upper_part, &j);
+    hsp_pool_chunks_kept(sd->ctx->pool, v->A.nparts, upper_part, &j);
 }
 
 /* x += c dinv (b - A x) (from x = 0 where zero: no product). */

@@ -12,6 +12,11 @@
  * more than that part done on one thread, where waiting for it could take
  * the scheduler's time slice (milliseconds) each run (doc/performance.md).
  *
+ * A run of chunks takes them from one queue, in order (hsp_pool_chunks), or
+ * each thread from its own range of them first (hsp_pool_chunks_kept), so
+ * that a product repeated on the same operands finds each part's rows in
+ * the cache of the core that made them the time before.
+ *
  * After fork() the child has only the thread that forked: a pool made
  * before has no workers there, and its lock may have been held by one of
  * them.  A run in the child finds that from the count of forks (a
@@ -24,6 +29,13 @@
 #include <unistd.h>
 #include "core/internal.h"
 #include "core/pool.h"
+
+/* The next chunk of a range of a run, on a cache line of its own (a
+ * thread takes from its own range, and from the others' at the end). */
+typedef struct {
+    atomic_llong next;
+    char pad[64 - sizeof(atomic_llong)];
+} cursor;
 
 struct hsp_pool {
     int nthreads;
@@ -40,6 +52,7 @@ struct hsp_pool {
     int workers;      /* workers running: nthreads - 1, or 0 where they could not be started
                          (each run then runs every thread's part on the caller, in turn) */
     unsigned forks;   /* the process's forks when the workers were started */
+    cursor *cursors;  /* a run of chunks': the next chunk of each range (one per thread) */
 };
 
 /* The forks of this process's ancestry so far, counted in each child. */
@@ -197,8 +210,9 @@ hsp_status hsp_pool_create(int nthreads, int unbound, hsp_pool **out)
     pthread_once(&forks_counted, count_forks);
     hsp_pool *pool = calloc(1, sizeof *pool);
     if (!pool || !(pool->threads = calloc((size_t)nthreads, sizeof *pool->threads)) ||
-        !(pool->taken = calloc((size_t)nthreads, sizeof *pool->taken))) {
-        if (pool) free(pool->threads);
+        !(pool->taken = calloc((size_t)nthreads, sizeof *pool->taken)) ||
+        !(pool->cursors = calloc((size_t)nthreads, sizeof *pool->cursors))) {
+        if (pool) free(pool->threads), free(pool->taken);
         free(pool);
         return hsp_fail(HSP_ERR_NOMEM, "no memory for the thread pool");
     }
@@ -223,7 +237,7 @@ void hsp_pool_free(hsp_pool *pool)
 {
     if (!pool) return;
     if (forked(pool)) { /* a child's: no worker to stop, and a lock they may have held */
-        free(pool->threads), free(pool->taken);
+        free(pool->threads), free(pool->taken), free(pool->cursors);
         free(pool);
         return;
     }
@@ -231,7 +245,7 @@ void hsp_pool_free(hsp_pool *pool)
     pthread_mutex_destroy(&pool->lock);
     pthread_cond_destroy(&pool->wake);
     pthread_cond_destroy(&pool->done);
-    free(pool->threads), free(pool->taken);
+    free(pool->threads), free(pool->taken), free(pool->cursors);
     free(pool);
 }
 
@@ -264,32 +278,51 @@ void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg)
 }
 
 typedef struct {
-    atomic_llong next;
+    cursor *cursors;
     int64_t nchunks;
+    int ranges; /* 1: one queue of all chunks; else the threads' own ranges */
     hsp_chunk_fn fn;
     void *arg;
 } chunk_run;
 
-/* Each thread takes the next chunk until none is left. */
+/* The first chunk of range k (k = ranges: one past the last chunk). */
+static int64_t range_start(const chunk_run *run, int k)
+{
+    return run->nchunks * k / run->ranges;
+}
+
+/* Thread tid's chunks: those of its range (range 0 where there is one) in
+ * order, then what is left of the others'. */
 static void run_chunks(void *p, int tid)
 {
     chunk_run *run = p;
-    for (;;) {
-        int64_t c = atomic_fetch_add(&run->next, 1);
-        if (c >= run->nchunks) break;
-        run->fn(run->arg, tid, c);
+    for (int j = 0; j < run->ranges; j++) {
+        int k = (tid + j) % run->ranges;
+        for (int64_t end = range_start(run, k + 1), c; (c = atomic_fetch_add(&run->cursors[k].next, 1)) < end;)
+            run->fn(run->arg, tid, c);
     }
 }
 
-void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg)
+/* nchunks chunks in ranges ranges (1 or the pool's threads) on the pool. */
+static void run_ranges(hsp_pool *pool, int64_t nchunks, int ranges, hsp_chunk_fn fn, void *arg)
 {
     if (nchunks <= 1) { /* no worker woken for it: a wake costs more than a small product on a GPU */
         if (nchunks == 1) fn(arg, 0, 0);
         return;
     }
-    chunk_run run = {.nchunks = nchunks, .fn = fn, .arg = arg};
-    atomic_init(&run.next, 0);
+    chunk_run run = {pool->cursors, nchunks, ranges, fn, arg};
+    for (int k = 0; k < ranges; k++) atomic_store(&run.cursors[k].next, range_start(&run, k));
     hsp_pool_run(pool, run_chunks, &run);
+}
+
+void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg)
+{
+    run_ranges(pool, nchunks, 1, fn, arg);
+}
+
+void hsp_pool_chunks_kept(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg)
+{
+    run_ranges(pool, nchunks, pool->nthreads, fn, arg);
 }
 
 int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut)

@@ -22,9 +22,17 @@ int hsp_pool_size(const hsp_pool *pool);
  * workers again). */
 void hsp_pool_run(hsp_pool *pool, hsp_pool_fn fn, void *arg);
 /* Call fn(arg, tid, c) for c = 0 .. nchunks-1, each chunk taken by whichever
- * thread is free next (dynamic scheduling), and wait; one chunk or none runs
- * on the caller (tid 0) alone. */
+ * thread is free next (dynamic scheduling: a thread's chunks come in
+ * increasing order, which the cpu device's SpGEMM needs), and wait; one
+ * chunk or none runs on the caller (tid 0) alone. */
 void hsp_pool_chunks(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg);
+/* The same, but thread t takes the chunks of its own t-th of them first,
+ * then, once those are taken, what is left of the others': where no thread
+ * falls behind, each makes the same chunks in every run, and a product
+ * repeated on the same operands finds its rows in that core's cache
+ * (doc/performance.md: "Figures behind the code").  A thread's chunks need
+ * not come in increasing order. */
+void hsp_pool_chunks_kept(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void *arg);
 /* The chunks of size rows that hold n rows. */
 static inline int64_t hsp_row_chunks(int32_t n, int32_t size)
 {

@@ -235,7 +235,7 @@ static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
     /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
     int64_t parts = hsp_split_weighted(r->A->rowptr, m, want, r->cut);
     if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
-    else hsp_pool_chunks(pool, parts, spmm_part, r);
+    else hsp_pool_chunks_kept(pool, parts, spmm_part, r);
     free(r->cut);
     return HSP_OK;
 }

@@ -1,0 +1,90 @@
+/* t_pool.c: the pool's runs of chunks.  hsp_pool_chunks: each chunk made
+ * once, and a thread's chunks in increasing order (the cpu device's
+ * one-pass SpGEMM places a thread's chunks in C in the order it made them).
+ * hsp_pool_chunks_kept: each chunk once, and thread t's chunks those of its
+ * own t-th first, then of the t+1-th and on (mod the threads), each range's
+ * in order.  On pools of 1 to 5 threads, with fewer chunks than threads
+ * (ranges of none) and many more. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include "core/pool.h"
+#include "tap.h"
+
+enum { MOST = 1000, THREADS_MOST = 5 };
+
+/* The chunks made in one run: by each chunk, how often; by each thread,
+ * which chunks in the order it made them. */
+typedef struct {
+    atomic_int made[MOST];
+    int64_t order[THREADS_MOST][MOST];
+    int count[THREADS_MOST];
+    int bad_tid;
+} record;
+
+static void note(void *arg, int tid, int64_t c)
+{
+    record *r = arg;
+    if (tid < 0 || tid >= THREADS_MOST) {
+        r->bad_tid = 1;
+        return;
+    }
+    atomic_fetch_add(&r->made[c], 1);
+    r->order[tid][r->count[tid]++] = c;
+}
+
+/* Each of the n chunks made once, by a thread of the pool. */
+static int once_each(const record *r, int64_t n)
+{
+    for (int64_t c = 0; c < n; c++)
+        if (atomic_load(&r->made[c]) != 1) return 0;
+    return !r->bad_tid;
+}
+
+/* The range (of threads ranges) that chunk c of n lies in. */
+static int range_of(int64_t c, int64_t n, int ranges)
+{
+    int k = 0;
+    while (k + 1 < ranges && n * (k + 1) / ranges <= c) k++;
+    return k;
+}
+
+/* Do thread tid's chunks go through the ranges from its own on, in turn
+ * (ranges 1: one range, in increasing order)? */
+static int in_turn(const record *r, int tid, int64_t n, int ranges)
+{
+    for (int q = 1; q < r->count[tid]; q++) {
+        int64_t a = r->order[tid][q - 1], b = r->order[tid][q];
+        int ka = (range_of(a, n, ranges) - tid + ranges) % ranges, kb = (range_of(b, n, ranges) - tid + ranges) % ranges;
+        if (kb < ka || (kb == ka && b <= a)) return 0;
+    }
+    return 1;
+}
+
+static void check(hsp_pool *pool, int threads, int64_t n, int kept)
+{
+    record *r = calloc(1, sizeof *r);
+    int right = r != NULL;
+    for (int round = 0; right && round < 50; round++) { /* the threads meet in many ways */
+        *r = (record){0};
+        for (int64_t c = 0; c < n; c++) atomic_init(&r->made[c], 0);
+        (kept ? hsp_pool_chunks_kept : hsp_pool_chunks)(pool, n, note, r);
+        right = once_each(r, n);
+        for (int t = 0; t < threads && right; t++) right = in_turn(r, t, n, kept ? threads : 1);
+    }
+    tap_ok(right, "%s on %d thread(s), %lld chunks: each once, each thread's %s", kept ? "hsp_pool_chunks_kept" : "hsp_pool_chunks",
+           threads, (long long)n, kept ? "from its own range on, each range in order" : "in increasing order");
+    free(r);
+}
+
+int main(void)
+{
+    static const int64_t counts[] = {0, 1, 2, 3, 4, 7, 16, 40, MOST};
+    for (int threads = 1; threads <= THREADS_MOST; threads++) {
+        hsp_pool *pool = NULL;
+        if (!tap_ok(hsp_pool_create(threads, 1, &pool) == HSP_OK, "a pool of %d thread(s)", threads)) continue;
+        for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
+            for (int kept = 0; kept < 2; kept++) check(pool, threads, counts[k], kept);
+        hsp_pool_free(pool);
+    }
+    return tap_done();
+}
