@@ -107,8 +107,9 @@ const char *peer_order_json(const peer_args *a)
 void *peer_dense(int64_t nrows, int cols, hsp_precision precision)
 {
     size_t n = (size_t)nrows * (size_t)cols, size = precision == HSP_DOUBLE ? 8 : 4;
-    unsigned char *x = malloc(n ? n * size : 1);
+    void *x = NULL;
     uint64_t seed = 2;
+    if (posix_memalign(&x, 64, n ? n * size : 1) != 0) return NULL;
     for (size_t k = 0; x && k < n; k++) {
         seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
         double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;

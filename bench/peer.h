@@ -41,8 +41,10 @@ void peer_free(const peer_args *a, hsp_csr **M);
 /* The JSON member ,"order":"r-ap" or ,"order":"ra-p" of a Galerkin product; "" for A*B. */
 const char *peer_order_json(const peer_args *a);
 /* A dense ncols x L matrix, row-major, values uniform in [-1, 1) from a
- * fixed seed, in the precision (8 or 4 bytes a value); NULL when out of
- * memory.  The bench's SpMM operand: its values do not change the time. */
+ * fixed seed, in the precision (8 or 4 bytes a value), starting on a cache
+ * line (64 bytes), as hspgemm's in the bench; NULL when out of memory.  The
+ * bench's SpMM operand: its values do not change the time, where it starts
+ * in a line does (doc/benchmark.md, "Sparse times dense"). */
 void *peer_dense(int64_t nrows, int cols, hsp_precision precision);
 /* Milliseconds of a monotonic clock. */
 double peer_now_ms(void);

@@ -45,15 +45,19 @@ static const char usage_spmm[] =
     "environment: HSPGEMM_CPU_VECTORS=256|128 caps the CPU threads' vectors at that many bits\n"
     "(default: the widest the CPU runs: 512 with AVX-512, 256 with AVX2 and FMA, else 128)\n";
 
-/* A dense nrows x ncols matrix in layout, packed, its values zero (shared
- * with bench --suite=spmm). */
+/* A dense nrows x ncols matrix in layout, packed, its values zero, starting
+ * on a cache line (shared with bench --suite=spmm, whose peers' start so
+ * too: B 16 bytes past a line, as a large malloc gives it, took up to half
+ * as long again, for MKL as well: doc/benchmark.md). */
 hsp_status cli_dense_new(int32_t nrows, int32_t ncols, hsp_order layout, hsp_precision prec, hsp_dense *M)
 {
-    size_t n = (size_t)nrows * (size_t)ncols;
-    *M = (hsp_dense){nrows, ncols, layout == HSP_ROW_MAJOR ? ncols : nrows, layout, prec,
-                     calloc(n ? n : 1, prec == HSP_DOUBLE ? 8 : 4)};
+    size_t n = (size_t)nrows * (size_t)ncols, bytes = (n ? n : 1) * (prec == HSP_DOUBLE ? 8 : 4);
+    void *values = NULL;
+    *M = (hsp_dense){nrows, ncols, layout == HSP_ROW_MAJOR ? ncols : nrows, layout, prec, NULL};
     if (M->ld < 1) M->ld = 1;
-    return M->values ? HSP_OK : HSP_ERR_NOMEM;
+    if (posix_memalign(&values, 64, bytes) != 0) return HSP_ERR_NOMEM;
+    M->values = memset(values, 0, bytes);
+    return HSP_OK;
 }
 
 /* B of nrows x ncols in layout, values uniform in [-1, 1) from seed. */
