@@ -255,6 +255,9 @@ all_mutants() {
         'run_ranges(pool, nchunks, pool->nthreads, fn, arg);' 'tests/t_pool tests/t_multiply'
     # hsp_pool_chunks_kept: every thread starts at the first range, not its own
     mutant pool-kept-own src/core/pool.c 'int k = (tid + j) % run->ranges;' 'int k = j;' 'tests/t_pool'
+    # the split of rows leaves out each row's own weight where it seeks a cut
+    mutant pool-split-each src/core/pool.c 'prefix[mid] - prefix[0] + each * mid < target' \
+        'prefix[mid] - prefix[0] < target' 'tests/t_pool'
 }
 
 # How many times the text $MUT_OLD occurs in file $1.

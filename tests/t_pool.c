@@ -1,4 +1,5 @@
-/* t_pool.c: the pool's runs of chunks.  hsp_pool_chunks: each chunk made
+/* t_pool.c: the pool's runs of chunks, and the split of weighted rows into
+ * parts (hsp_split_rows).  hsp_pool_chunks: each chunk made
  * once, and a thread's chunks in increasing order (the cpu device's
  * one-pass SpGEMM places a thread's chunks in C in the order it made them).
  * hsp_pool_chunks_kept: each chunk once, and thread t's chunks those of its
@@ -76,8 +77,36 @@ static void check(hsp_pool *pool, int threads, int64_t n, int kept)
     free(r);
 }
 
+/* hsp_split_rows on rows of random lengths (many empty, a few long), each
+ * row weighing each more than its entries: the cuts in order from 0 to n,
+ * and every part's weight within the heaviest row of an equal share. */
+static void test_split(void)
+{
+    enum { N = 3000 };
+    static int64_t prefix[N + 1], cut[65];
+    uint64_t seed = 7;
+    int right = 1;
+    prefix[0] = 5; /* the prefix need not start at 0 */
+    for (int64_t i = 0; i < N; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int64_t len = (seed >> 33) % 4 == 0 ? 0 : (seed >> 40) % 100 == 0 ? 500 : (int64_t)((seed >> 50) % 9);
+        prefix[i + 1] = prefix[i] + len;
+    }
+    for (int64_t each = 0; each <= 8; each += 4)
+        for (int64_t parts = 1; parts <= 64; parts *= 4) {
+            int64_t got = hsp_split_rows(prefix, each, N, parts, cut), total = prefix[N] - prefix[0] + each * N;
+            right = right && got == parts && cut[0] == 0 && cut[got] == N;
+            for (int64_t p = 0; right && p < got; p++) {
+                int64_t w = prefix[cut[p + 1]] - prefix[cut[p]] + each * (cut[p + 1] - cut[p]);
+                right = cut[p] <= cut[p + 1] && w <= total / parts + 500 + each + 1;
+            }
+        }
+    tap_ok(right, "hsp_split_rows: cuts in order, each part within a row of an equal share");
+}
+
 int main(void)
 {
+    test_split();
     static const int64_t counts[] = {0, 1, 2, 3, 4, 7, 16, 40, MOST};
     for (int threads = 1; threads <= THREADS_MOST; threads++) {
         hsp_pool *pool = NULL;

@@ -327,7 +327,12 @@ void hsp_pool_chunks_kept(hsp_pool *pool, int64_t nchunks, hsp_chunk_fn fn, void
 
 int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut)
 {
-    int64_t total = prefix ? prefix[n] - prefix[0] : n;
+    return hsp_split_rows(prefix, 0, n, parts, cut);
+}
+
+int64_t hsp_split_rows(const int64_t *prefix, int64_t each, int64_t n, int64_t parts, int64_t *cut)
+{
+    int64_t total = prefix ? prefix[n] - prefix[0] + each * n : n;
     if (parts > n) parts = n;
     if (parts < 1) parts = 1; /* no items: one empty part, which the pool runs on the caller */
     cut[0] = 0;
@@ -339,7 +344,7 @@ int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int6
         }
         while (lo < hi) { /* first row whose prefix reaches the target */
             int64_t mid = lo + (hi - lo) / 2;
-            if (prefix[mid] - prefix[0] < target) lo = mid + 1;
+            if (prefix[mid] - prefix[0] + each * mid < target) lo = mid + 1;
             else hi = mid;
         }
         cut[p] = lo;

@@ -49,5 +49,8 @@ static inline int32_t hsp_chunk_rows(int64_t c, int32_t size, int32_t n, int32_t
  * parts of about equal weight for the pool: part p is [cut[p], cut[p + 1]).
  * Returns the parts. */
 int64_t hsp_split_weighted(const int64_t *prefix, int64_t n, int64_t parts, int64_t *cut);
+/* The same, each item weighing each more than its share of the prefix
+ * (a row's own cost beside its entries'). */
+int64_t hsp_split_rows(const int64_t *prefix, int64_t each, int64_t n, int64_t parts, int64_t *cut);
 
 #endif

@@ -19,6 +19,13 @@
 #include "spmm/spmm.h"
 
 enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8 };
+/* A row of C costs about as much as this many entries of A (its sums
+ * started and added up, its values stored), when the rows are split among
+ * the threads: wiki-Vote, whose second half of entries lies on twice the
+ * first half's rows, at L = 8 on 2 threads 0.062-0.063 ms split by entries
+ * alone, 0.057, 0.053-0.054 and 0.057-0.058 ms at 2, 4 and 8 (MKL 0.049-0.050);
+ * rmat:16,8 0.61-0.62 -> 0.56-0.58 ms at 4 (doc/performance.md). */
+enum { SPMM_ROW_COST = 4 };
 enum { SPMM_NEAR = 4096, SPMM_SAMPLE = 64 };       /* scattered_columns */
 enum { SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };   /* the copy of column-major B */
 
@@ -232,8 +239,8 @@ static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
         return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
     hsp_status s = r->b_step[1] != 1 && r->B->ncols > 1 ? copy_row_major(ctx, r, &T) : HSP_OK;
     if (s != HSP_OK) return free(r->cut), s;
-    /* by entries in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
-    int64_t parts = hsp_split_weighted(r->A->rowptr, m, want, r->cut);
+    /* by entries and rows in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
+    int64_t parts = hsp_split_rows(r->A->rowptr, SPMM_ROW_COST, m, want, r->cut);
     if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
     else hsp_pool_chunks_kept(pool, parts, spmm_part, r);
     free(r->cut);
