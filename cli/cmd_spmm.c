@@ -43,7 +43,10 @@ static const char usage_spmm[] =
     "                        (bytes, or 512M, 4G; default: the memory available)\n"
     "  --quiet               no progress display\n"
     "environment: HSPGEMM_CPU_VECTORS=256|128 caps the CPU threads' vectors at that many bits\n"
-    "(default: the widest the CPU runs: 512 with AVX-512, 256 with AVX2 and FMA, else 128)\n";
+    "(default: the widest the CPU runs: 512 with AVX-512, 256 with AVX2 and FMA, else 128);\n"
+    "HSPGEMM_SPMM_SLABS=always|never: column-major B on the CPU threads copied by slabs of C's\n"
+    "rows wherever they fit, or never (default: where a copy of all of B would pass a third\n"
+    "of the last-level cache)\n";
 
 /* A dense nrows x ncols matrix in layout, packed, its values zero, starting
  * on a cache line (shared with bench --suite=spmm, whose peers' start so

@@ -179,6 +179,11 @@ all_mutants() {
     # the copy's transposes leave the second row of each pair of rows as it was in one stage
     mutant spmm-copy-transpose src/spmm/spmm_rows.h '#define SPMM_HIGH(e, d) ((e) & (d) ? VL + (e) : (e) | (d))' \
         '#define SPMM_HIGH(e, d) ((e) & (d) ? VL + (e) : (e))' 'tests/t_spmm'
+    # a slab of column-major B leaves out the last row of B that its entries read
+    mutant spmm-slab-last-row src/spmm/spmm.c 'r.k->copy(&c, lo, sr->hi[s] + 1);' 'r.k->copy(&c, lo, sr->hi[s]);' \
+        'tests/t_spmm'
+    # blocks joined into a slab keep the first block's last row of B
+    mutant spmm-slab-join src/spmm/spmm.c 'h = sr->hi[b] > hi ? sr->hi[b] : hi;' 'h = hi;' 'tests/t_spmm'
     # the row kernels of vectors narrower than 8 values store only the first 8 columns' vectors of a row
     mutant spmm-vecs-width src/spmm/spmm_rows.h 'for (int v = 0; v < w / VL; v++) ci[v] =' \
         'for (int v = 0; v < w / 8; v++) ci[v] =' 'tests/t_spmm'

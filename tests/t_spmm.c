@@ -2,7 +2,8 @@
  * double: both precisions, B and C in either order with padded leading
  * dimensions, L = 1 and L not a multiple of the columns a pass takes,
  * alpha and beta cases, empty rows and one very long row, rectangular A;
- * column-major B copied by several chunks of rows; beta = 0 ignores C's old
+ * column-major B copied by several chunks of rows, or by slabs of C's rows;
+ * beta = 0 ignores C's old
  * values; on the cpu device the row kernels of 256- and 128-bit vectors too
  * (HSPGEMM_CPU_VECTORS); one prepared A multiplied by two threads on two
  * contexts at once;
@@ -182,6 +183,55 @@ static void products(hsp_context *ctx, int form, const char *cap)
         hsp_csr_free(A);
     }
     if (cap) unsetenv("HSPGEMM_CPU_VECTORS");
+}
+
+/* Rows lo .. hi - 1 of A emptied in place (the entries after them moved up). */
+static void empty_rows(hsp_csr *A, int32_t lo, int32_t hi)
+{
+    size_t vs = A->precision == HSP_DOUBLE ? 8 : 4;
+    int64_t gone = A->rowptr[hi] - A->rowptr[lo], rest = A->nnz - A->rowptr[hi];
+    memmove(A->colidx + A->rowptr[lo], A->colidx + A->rowptr[hi], (size_t)rest * sizeof *A->colidx);
+    memmove((char *)A->values + A->rowptr[lo] * vs, (char *)A->values + A->rowptr[hi] * vs, (size_t)rest * vs);
+    for (int32_t i = lo + 1; i <= A->nrows; i++) A->rowptr[i] = i <= hi ? A->rowptr[lo] : A->rowptr[i] - gone;
+    A->nnz -= gone;
+}
+
+/* Column-major B by slabs of C's rows (HSPGEMM_SPMM_SLABS=always: every
+ * product whose slabs fit, whatever the cache): near columns (a band,
+ * 2D and 3D stencils: rows of B either side of a slab), slabs of no entries
+ * (a band's empty rows), and a band whose first row also reads B's last
+ * row, so that its slab does not fit at L = 40 and the copy of all of B
+ * makes it; both precisions, C in either order. */
+static void slabs(hsp_context *ctx)
+{
+    static const char *specs[] = {"band:5000,3", "poisson2d5:70", "poisson3d7:17", "band:5000,3"};
+    static const int32_t widths[] = {2, 7, 8, 32, 40};
+    setenv("HSPGEMM_SPMM_SLABS", "always", 1);
+    for (int m = 0; m < 4; m++)
+        for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+            hsp_csr *A = NULL;
+            if (hsp_generate(specs[m], 1, prec, &A) != HSP_OK) {
+                tap_ok(0, "generate %s: %s", specs[m], hsp_errmsg());
+                continue;
+            }
+            if (m == 3) A->colidx[A->rowptr[1] - 1] = A->ncols - 1; /* row 0 reads B's last row too */
+            if (m == 0) empty_rows(A, 100, 900);
+            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+                for (int oc = 0; oc < 2; oc++) {
+                    int32_t L = widths[w];
+                    hsp_dense B = dense(A->ncols, L, HSP_COL_MAJOR, 3, prec, 5 + w, 0);
+                    hsp_dense C = dense(A->nrows, L, (hsp_order)oc, 1, prec, 9 + w, 0);
+                    hsp_spmm_stats st = {0};
+                    char why[160] = "";
+                    int ok = checked_product(ctx, 0, A, 1.5, &B, oc ? 0.5 : 0, &C, &st, why, sizeof why);
+                    tap_ok(ok, "by slabs: A %s%s, %s, B column-major, C %s, L = %d%s%s", specs[m],
+                           m == 3 ? " reading B's last row in row 0" : m == 0 ? " with empty rows" : "",
+                           prec == HSP_DOUBLE ? "double" : "float", oc ? "column-major" : "row-major", L,
+                           why[0] ? ": " : "", why);
+                }
+            hsp_csr_free(A);
+        }
+    unsetenv("HSPGEMM_SPMM_SLABS");
 }
 
 /* beta = 0: C's old values (NaN) are not read; empty shapes. */
@@ -623,6 +673,7 @@ int main(void)
     resident(ctx);
     long_rows(ctx);
     copied_b();
+    if (!strcmp(ref_device(), "cpu")) slabs(ctx);
     padding(ctx);
     blocks();
     split(ctx);

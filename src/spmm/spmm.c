@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "device/context.h"
 #include "spmm/ellr.h"
 #include "spmm/spmm_device.h"
@@ -28,6 +29,7 @@ enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8 };
 enum { SPMM_ROW_COST = 4 };
 enum { SPMM_NEAR = 4096, SPMM_SAMPLE = 64 };       /* scattered_columns */
 enum { SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };   /* the copy of column-major B */
+enum { SLAB_BLOCK = 256, SLAB_BYTES = 1 << 20 };  /* or by slabs: spmm_by_slabs */
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -226,27 +228,6 @@ static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
     return HSP_OK;
 }
 
-/* The product computed by parts on the pool, of about equal entries (and
- * beside them split's device part, where split is not NULL: then r is
- * split->cpu); column-major B of several columns read from a row-major
- * copy. */
-static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
-{
-    hsp_pool *pool = ctx->pool;
-    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
-    hsp_dense T = {0};
-    if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
-        return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
-    hsp_status s = r->b_step[1] != 1 && r->B->ncols > 1 ? copy_row_major(ctx, r, &T) : HSP_OK;
-    if (s != HSP_OK) return free(r->cut), s;
-    /* by entries and rows in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
-    int64_t parts = hsp_split_rows(r->A->rowptr, SPMM_ROW_COST, m, want, r->cut);
-    if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
-    else hsp_pool_chunks_kept(pool, parts, spmm_part, r);
-    free(r->cut);
-    return HSP_OK;
-}
-
 /* Columns [j0, j0 + n) of M: a view of its array. */
 static hsp_dense columns_of(const hsp_dense *M, int32_t j0, int32_t n)
 {
@@ -256,6 +237,155 @@ static hsp_dense columns_of(const hsp_dense *M, int32_t j0, int32_t n)
     V.ncols = n, V.values = (char *)M->values + (size_t)(j0 * step[1]) * hsp_value_size(M->precision);
     return V;
 }
+
+/* Would the copy of all of column-major B, beside B, C and A, pass a
+ * third of the last-level cache (32 MiB where the system does not say)?
+ * HSPGEMM_SPMM_SLABS=always or never answers instead.
+ * This VM's (a 260 MiB L3 shared with other machines) kept poisson2d5:300
+ * at L = 32 (75 MB) and lost poisson2d5:400 (133 MB): the product and the
+ * copy each alone 3 and 2 ms, both 8 ms, by slabs 4.5 ms; by slabs where
+ * the copy stays in cache, poisson3d7:60 at L = 8 took 2.4 ms against 1.9
+ * (the rows of B either side of a slab copied twice). */
+static int copy_spills(const spmm_run *r)
+{
+    const char *slabs = getenv("HSPGEMM_SPMM_SLABS"); /* always, never: to test or compare them */
+    if (slabs && (!strcmp(slabs, "always") || !strcmp(slabs, "never"))) return !strcmp(slabs, "always");
+    const struct hsp_ellr *A = r->A;
+    double vs = (double)hsp_value_size(r->B->precision), L = r->B->ncols;
+    double bytes = (2.0 * A->ncols + A->nrows) * L * vs + (double)A->nnz * (4 + vs) + 8.0 * A->nrows;
+    long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (cache <= 0) cache = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return bytes > (cache > 0 ? (double)cache : 32.0 * (1 << 20)) / 3;
+}
+
+/* A product of column-major B by slabs of C's rows, each thread copying
+ * the rows of B that a slab's entries read (lo .. hi) into a row-major
+ * buffer of its own and making the slab's rows from it while it is in the
+ * core's cache.  The slabs are runs of SLAB_BLOCK rows, as many as keep
+ * their rows of B within SLAB_BYTES and leave PARTS_PER_THREAD slabs a
+ * thread. */
+typedef struct {
+    const spmm_run *r;
+    int64_t n;                 /* blocks, then slabs */
+    int32_t *first, *lo, *hi;  /* each one's first row of C and rows of B (hi < lo: none) */
+    hsp_scratch *scratch;      /* the threads' own: buf[1] holds a slab's rows of B */
+} slab_run;
+
+/* The rows of B that block b's entries read: from each row's first and
+ * last column (a row's columns ascend in a checked CSR). */
+static void block_range(void *arg, int tid, int64_t b)
+{
+    slab_run *sr = arg;
+    const struct hsp_ellr *A = sr->r->A;
+    int32_t last, first = hsp_chunk_rows(b, SLAB_BLOCK, A->nrows, &last), lo = INT32_MAX, hi = -1;
+    (void)tid;
+    for (int32_t i = first; i < last; i++)
+        if (A->rowptr[i + 1] > A->rowptr[i]) {
+            lo = A->col[A->rowptr[i]] < lo ? A->col[A->rowptr[i]] : lo;
+            hi = A->col[A->rowptr[i + 1] - 1] > hi ? A->col[A->rowptr[i + 1] - 1] : hi;
+        }
+    sr->first[b] = first, sr->lo[b] = hi < 0 ? INT32_MAX : lo, sr->hi[b] = hi;
+}
+
+/* The blocks joined into slabs in place, each of rows of B within most
+ * rows and of C within rows (the last slab's end: first[n] = nrows). */
+static void join_blocks(slab_run *sr, int64_t most, int64_t rows)
+{
+    int64_t k = 0;
+    for (int64_t b = 0; b < sr->n; k++) {
+        int32_t first = sr->first[b], lo = sr->lo[b], hi = sr->hi[b];
+        for (b++; b < sr->n && sr->first[b] - first < rows; b++) {
+            int32_t l = sr->lo[b] < lo ? sr->lo[b] : lo, h = sr->hi[b] > hi ? sr->hi[b] : hi;
+            if (h >= l && (int64_t)h - l + 1 > most) break;
+            lo = l, hi = h;
+        }
+        sr->first[k] = first, sr->lo[k] = lo, sr->hi[k] = hi;
+    }
+    sr->n = k, sr->first[k] = sr->r->A->nrows;
+}
+
+/* Slab s: its rows of B copied row-major into the thread's buffer, then its
+ * rows of C.  T, the view that the copy and the row kernels take for B, has
+ * its row i at the buffer's row i - lo (its values pointer lo rows before
+ * the buffer: only rows lo .. hi are read or written), so that neither
+ * kernel changes. */
+static void slab_part(void *arg, int tid, int64_t s)
+{
+    slab_run *sr = arg;
+    spmm_run r = *sr->r;
+    int32_t L = r.B->ncols, lo = sr->hi[s] >= sr->lo[s] ? sr->lo[s] : 0;
+    size_t vs = hsp_value_size(r.B->precision);
+    hsp_dense T = {r.B->nrows, L, L, HSP_ROW_MAJOR, r.B->precision,
+                   (char *)sr->scratch[tid].buf[1] - (size_t)lo * (size_t)L * vs};
+    row_copy c = {r.B, &T, r.b_step[1], r.k};
+    if (sr->hi[s] >= lo) r.k->copy(&c, lo, sr->hi[s] + 1);
+    r.B = &T, r.b_step[0] = L, r.b_step[1] = 1;
+    r.k->rows(&r, sr->first[s], sr->first[s + 1]);
+}
+
+/* Do the slabs' rows of B fit SLAB_BYTES, and each thread's buffer? */
+static int slabs_fit(hsp_context *ctx, slab_run *sr, size_t row_bytes)
+{
+    int64_t widest = 1;
+    for (int64_t s = 0; s < sr->n; s++) {
+        if ((size_t)(sr->hi[s] >= sr->lo[s] ? sr->hi[s] - sr->lo[s] + 1 : 0) * row_bytes > SLAB_BYTES) return 0;
+        widest = sr->hi[s] - sr->lo[s] + 1 > widest ? sr->hi[s] - sr->lo[s] + 1 : widest;
+    }
+    for (int t = 0; t < hsp_pool_size(ctx->pool); t++)
+        if (hsp_scratch_need(&ctx->scratch[t].buf[1], &ctx->scratch[t].buf_bytes[1], (size_t)widest * row_bytes))
+            return 0; /* no buffers: the copy of all of B will say */
+    return 1;
+}
+
+/* r's product by slabs where each slab's rows of B fit SLAB_BYTES (*done
+ * set; near columns: stencils, bands), else nothing done: a copy T of all
+ * of B, written and then read through the last-level cache, took
+ * poisson2d5:400 at L = 32 from 3 + 2 ms (the product, the copy, each
+ * alone) to 8 ms (doc/library.md, "Sparse times dense"). */
+static hsp_status spmm_by_slabs(hsp_context *ctx, spmm_run *r, int *done)
+{
+    int64_t n = hsp_row_chunks(r->A->nrows, SLAB_BLOCK), threads = hsp_pool_size(ctx->pool);
+    size_t row_bytes = (size_t)r->B->ncols * hsp_value_size(r->B->precision), each = (size_t)(n + 1) * sizeof(int32_t);
+    slab_run sr = {r, n, malloc(each), malloc(each), malloc(each), ctx->scratch};
+    *done = 0;
+    if (!sr.first || !sr.lo || !sr.hi) {
+        free(sr.first), free(sr.lo), free(sr.hi);
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its slabs");
+    }
+    hsp_pool_chunks(ctx->pool, n, block_range, &sr);
+    join_blocks(&sr, (int64_t)(SLAB_BYTES / row_bytes), r->A->nrows / (threads * PARTS_PER_THREAD));
+    if ((*done = slabs_fit(ctx, &sr, row_bytes))) hsp_pool_chunks_kept(ctx->pool, sr.n, slab_part, &sr);
+    free(sr.first), free(sr.lo), free(sr.hi);
+    return HSP_OK;
+}
+
+/* The product computed by parts on the pool, of about equal entries (and
+ * beside them split's device part, where split is not NULL: then r is
+ * split->cpu); column-major B of several columns read from a row-major
+ * copy. */
+static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
+{
+    hsp_pool *pool = ctx->pool;
+    int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
+    hsp_dense T = {0};
+    int copy = r->b_step[1] != 1 && r->B->ncols > 1;
+    if (copy && !split && !r->ahead && r->A->rowptr && copy_spills(r)) {
+        int done = 0;
+        hsp_status s = spmm_by_slabs(ctx, r, &done);
+        if (s != HSP_OK || done) return s;
+    }
+    if (!(r->cut = malloc((size_t)(want + 1) * sizeof *r->cut)))
+        return hsp_fail(HSP_ERR_NOMEM, "hsp_spmm: no memory for its parts");
+    hsp_status s = copy ? copy_row_major(ctx, r, &T) : HSP_OK;
+    if (s != HSP_OK) return free(r->cut), s;
+    /* by entries and rows in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
+    int64_t parts = hsp_split_rows(r->A->rowptr, SPMM_ROW_COST, m, want, r->cut);
+    if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
+    else hsp_pool_chunks_kept(pool, parts, spmm_part, r);
+    free(r->cut);
+    return HSP_OK;
+}
+
 
 /* The columns of L that the CPU threads make beside ctx's device: its
  * share of them where the device reads host memory (no hold), else none. */
