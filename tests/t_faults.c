@@ -487,6 +487,22 @@ static hsp_status call_spmm(hsp_context *ctx, const fixture *f, hsp_csr **out)
     return s;
 }
 
+/* C = S Z by hsp_spmm, Z column-major (X's first 144 rows) copied by slabs of
+ * C's rows (HSPGEMM_SPMM_SLABS=always: S's columns are near, its slabs fit;
+ * on the CPU threads). */
+static hsp_status call_spmm_slabs(hsp_context *ctx, const fixture *f, hsp_csr **out)
+{
+    hsp_dense Z = {f->S->ncols, f->X.ncols, f->X.ld, HSP_COL_MAJOR, HSP_DOUBLE, f->X.values};
+    hsp_dense C[2] = {dense(f->S->nrows, Z.ncols, HSP_COL_MAJOR, NULL), dense(f->S->nrows, 1, HSP_ROW_MAJOR, NULL)};
+    setenv("HSPGEMM_SPMM_SLABS", "always", 1);
+    hsp_status s = C[0].values && C[1].values ? hsp_spmm(ctx, 1.0, f->S, &Z, 0.0, &C[0], NULL) : HSP_ERR_NOMEM;
+    unsetenv("HSPGEMM_SPMM_SLABS");
+    disarm(); /* the copy into *out is not under test */
+    if (s == HSP_OK) *out = side_by_side(C);
+    free(C[0].values), free(C[1].values);
+    return s;
+}
+
 /* A context on the opencl device (its kernels built or loaded), and a product on it. */
 static hsp_status call_context(hsp_context *ctx, const fixture *f, hsp_csr **out)
 {
@@ -625,7 +641,8 @@ static void walk_device_calls(int kind, const char *device, const fixture *f)
                  {"hsp_rap of an aggregating P", call_rap_aggregate},
                  {"hsp_amg_setup and hsp_amg_resetup", call_amg},
                  {"hsp_bitmap_from_csr, hsp_bitmap_multiply and hsp_bitmap_to_csr", call_bitmap},
-                 {"hsp_ellr_from_csr, hsp_spmm_ellr and hsp_spmm_resident", call_spmm}};
+                 {"hsp_ellr_from_csr, hsp_spmm_ellr and hsp_spmm_resident", call_spmm},
+                 {"hsp_spmm of column-major B by slabs", call_spmm_slabs}};
     char name[128];
     for (int g = 0; g < 2; g++) {
         snprintf(name, sizeof name, "hsp_multiply on %s, grow=%s", device, g ? "copy" : "realloc");
