@@ -228,16 +228,6 @@ static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
     return HSP_OK;
 }
 
-/* Columns [j0, j0 + n) of M: a view of its array. */
-static hsp_dense columns_of(const hsp_dense *M, int32_t j0, int32_t n)
-{
-    int64_t step[2];
-    hsp_dense V = *M;
-    hsp_dense_steps(M, step);
-    V.ncols = n, V.values = (char *)M->values + (size_t)(j0 * step[1]) * hsp_value_size(M->precision);
-    return V;
-}
-
 /* Would the copy of all of column-major B, beside B, C and A, pass a
  * third of the last-level cache (32 MiB where the system does not say)?
  * HSPGEMM_SPMM_SLABS=always or never answers instead.
@@ -359,10 +349,10 @@ static hsp_status spmm_by_slabs(hsp_context *ctx, spmm_run *r, int *done)
     return HSP_OK;
 }
 
-/* The product computed by parts on the pool, of about equal entries (and
+/* The product computed by parts on the pool, of about equal weight (and
  * beside them split's device part, where split is not NULL: then r is
  * split->cpu); column-major B of several columns read from a row-major
- * copy. */
+ * copy, of all of it or by slabs (spmm_by_slabs). */
 static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
 {
     hsp_pool *pool = ctx->pool;
@@ -386,6 +376,15 @@ static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
     return HSP_OK;
 }
 
+/* Columns [j0, j0 + n) of M: a view of its array. */
+static hsp_dense columns_of(const hsp_dense *M, int32_t j0, int32_t n)
+{
+    int64_t step[2];
+    hsp_dense V = *M;
+    hsp_dense_steps(M, step);
+    V.ncols = n, V.values = (char *)M->values + (size_t)(j0 * step[1]) * hsp_value_size(M->precision);
+    return V;
+}
 
 /* The columns of L that the CPU threads make beside ctx's device: its
  * share of them where the device reads host memory (no hold), else none. */
