@@ -49,13 +49,19 @@ static int range_of(int64_t c, int64_t n, int ranges)
     return k;
 }
 
+/* How many ranges after thread tid's own chunk c's lies (0: its own). */
+static int turn_of(int64_t c, int64_t n, int ranges, int tid)
+{
+    return (range_of(c, n, ranges) - tid + ranges) % ranges;
+}
+
 /* Do thread tid's chunks go through the ranges from its own on, in turn
  * (ranges 1: one range, in increasing order)? */
 static int in_turn(const record *r, int tid, int64_t n, int ranges)
 {
     for (int q = 1; q < r->count[tid]; q++) {
         int64_t a = r->order[tid][q - 1], b = r->order[tid][q];
-        int ka = (range_of(a, n, ranges) - tid + ranges) % ranges, kb = (range_of(b, n, ranges) - tid + ranges) % ranges;
+        int ka = turn_of(a, n, ranges, tid), kb = turn_of(b, n, ranges, tid);
         if (kb < ka || (kb == ka && b <= a)) return 0;
     }
     return 1;
@@ -72,8 +78,9 @@ static void check(hsp_pool *pool, int threads, int64_t n, int kept)
         right = once_each(r, n);
         for (int t = 0; t < threads && right; t++) right = in_turn(r, t, n, kept ? threads : 1);
     }
-    tap_ok(right, "%s on %d thread(s), %lld chunks: each once, each thread's %s", kept ? "hsp_pool_chunks_kept" : "hsp_pool_chunks",
-           threads, (long long)n, kept ? "from its own range on, each range in order" : "in increasing order");
+    tap_ok(right, "%s on %d thread(s), %lld chunks: each once, each thread's %s",
+           kept ? "hsp_pool_chunks_kept" : "hsp_pool_chunks", threads, (long long)n,
+           kept ? "from its own range on, each range in order" : "in increasing order");
     free(r);
 }
 

@@ -359,7 +359,7 @@ static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
     hsp_dense T = {0};
     int copy = r->b_step[1] != 1 && r->B->ncols > 1;
-    if (copy && !split && !r->ahead && r->A->rowptr && copy_spills(r)) {
+    if (copy && !split && !r->ahead && r->A->rowptr && copy_spills(r)) { /* not ahead: A's columns are near */
         int done = 0;
         hsp_status s = spmm_by_slabs(ctx, r, &done);
         if (s != HSP_OK || done) return s;
