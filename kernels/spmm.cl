@@ -5,8 +5,8 @@
  * sliced ELLPACK-R step is the slice's rows, rows where each slice begins and
  * len each row's entries.  Rows of more than skip entries (long: CSR only)
  * are made by pieces, a work-group a piece of such a row: the first
- * work-groups of hsp_spmm_both (hsp_spmm's pairs along rows after them), or
- * hsp_spmm_pieces launched before.  B and C are dense, entry (i, j) at
+ * work-groups of hsp_spmm_both (the other rows along C's rows after them),
+ * or hsp_spmm_pieces launched before.  B and C are dense, entry (i, j) at
  * i s0 + j s1.  A launch makes the block of C of nrows x ncols entries from
  * (row0, col0) on (the whole of C, or one block of a product whose
  * transfers overlap it).
@@ -39,22 +39,24 @@ long div_rem(long x, long d, long *rem)
         long cs0, long cs1, VT alpha, VT beta, int lengths, long skip
 
 /* This work-item's entry (*i, *j) of C, its lane, and how far apart an
- * entry's lanes are in the work-group (*unit); 0 past C's end.  With lanes
+ * entry's lanes are in the work-group (*unit), group the work-group's place
+ * among those of C's rows; 0 past C's end.  With lanes
  * along C's rows, a work-group takes whole rows, lanes x ncols items a row
  * and C's columns fastest (the host makes the work-group a multiple of
  * that), so that the items of a lane read B's rows in whole strides;
  * otherwise (B column-major: one lane along rows goes by pairs, spmm_pair)
  * entries in order down C's columns, an entry's lanes together. */
-int spmm_place(int nrows, int ncols, int along_rows, int lanes, long *i, long *j, int *lane, int *unit)
+int spmm_place(int nrows, int ncols, int along_rows, int lanes, long group, long *i, long *j, int *lane, int *unit)
 {
+    int lid = get_local_id(0);
     if (lanes > 1 && along_rows) {
-        int lid = get_local_id(0), per = lanes * ncols, r = lid / per, rem = lid - r * per;
+        int per = lanes * ncols, r = lid / per, rem = lid - r * per;
         *lane = rem / ncols, *j = rem - *lane * ncols, *unit = ncols;
-        *i = get_group_id(0) * (long)(get_local_size(0) / per) + r;
+        *i = group * (long)(get_local_size(0) / per) + r;
         return *i < nrows;
     }
-    long g = get_global_id(0) >> (31 - clz(lanes)), r, q; /* lanes: a power of two */
-    *lane = get_global_id(0) & (lanes - 1), *unit = 1;
+    long item = group * get_local_size(0) + lid, g = item >> (31 - clz(lanes)), r, q; /* lanes: a power of two */
+    *lane = item & (lanes - 1), *unit = 1;
     q = div_rem(g, nrows, &r);
     *i = r, *j = q;
     return g < (long)nrows * ncols;
@@ -76,12 +78,31 @@ void spmm_write(__global VT *cij, VT alpha, VT sum, VT beta)
     *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;
 }
 
-/* This work-item's share of its entry of C (none of a long row's). */
-void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
+/* sum added up over the lanes of its entry in the work-group (entries
+ * unit items apart, lane the item's: lid = lane unit + the entry's place):
+ * lane 0's item returns the entry's sum (the others 0).  Every work-item
+ * of the group calls it (its barriers). */
+VT lanes_sum(VT sum, int lane, int lanes, int unit, __local VT *lsum)
+{
+    int lid = get_local_id(0);
+    lsum[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int apart = lanes / 2; apart > 0; apart /= 2) {
+        if (lane < apart) lsum[lid] += lsum[lid + apart * unit];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    sum = lane == 0 ? lsum[lid] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE); /* lsum is the next call's */
+    return sum;
+}
+
+/* This work-item's share of its entry of C (none of a long row's), group
+ * as in spmm_place. */
+void spmm_item(HSP_SPMM_ARGS, int lanes, long group, __local VT *lsum)
 {
     long i, j;
-    int lane, unit, lid = get_local_id(0);
-    int live = spmm_place(nrows, ncols, along_rows, lanes, &i, &j, &lane, &unit);
+    int lane, unit;
+    int live = spmm_place(nrows, ncols, along_rows, lanes, group, &i, &j, &lane, &unit);
     VT sum = 0;
     i += row0, j += col0;
     if (live) {
@@ -90,15 +111,7 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
         for (long p = first + lane * step; p < first + count * step; p += lanes * step)
             sum += val[p] * b[col[p] * bs0 + j * bs1];
     }
-    if (lanes > 1) { /* the same for every work-item: the barriers are met by all */
-        lsum[lid] = sum;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int apart = lanes / 2; apart > 0; apart /= 2) {
-            if (lane < apart) lsum[lid] += lsum[lid + apart * unit];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        sum = lsum[lid];
-    }
+    if (lanes > 1) sum = lanes_sum(sum, lane, lanes, unit, lsum); /* lanes: the same for every work-item */
     if (live && lane == 0) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
 }
 
@@ -135,35 +148,34 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
     long piece, __global const int *piece_row, __global const int *long_row, __global const int *long_first,  \
         volatile __global int *count, __global VT *part
 
-/* Columns j0 .. j0 + cols - 1 of entries [p0, p1) of a row, summed by the
- * work-group: lanes items a column (a power of two, cols x lanes at most
- * the group), each every lanes-th entry, their sums added in local memory;
- * lane 0's item of a column returns the sum (the others 0). */
-VT spmm_group_sum(int ncols, long p0, long p1, __global const int *col, __global const VT *val, __global const VT *b,
-                  long bs0, long bs1, long j0, int cols, int lanes, __local VT *lsum)
+/* Column j's share of entries [p0, p1) of a row: every lanes-th entry from
+ * the lane-th. */
+VT spmm_entries_sum(long p0, long p1, int lane, int lanes, __global const int *col, __global const VT *val,
+                    __global const VT *b, long bs0, long bs1, long j)
 {
-    int lid = get_local_id(0), lane = lid / cols;
-    long j = j0 + lid - lane * cols;
     VT sum = 0;
-    if (lane < lanes && j < ncols)
-        for (long p = p0 + lane; p < p1; p += lanes) sum += val[p] * b[col[p] * bs0 + j * bs1];
-    lsum[lid] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int apart = lanes / 2; apart > 0; apart /= 2) {
-        if (lane < apart) lsum[lid] += lsum[lid + apart * cols];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    sum = lane == 0 ? lsum[lid] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE); /* lsum is the next call's */
+    for (long p = p0 + lane; p < p1; p += lanes) sum += val[p] * b[col[p] * bs0 + j * bs1];
+    return sum;
+}
+
+/* Column j's share of the sums of a long row's n pieces from the first in
+ * part: every lanes-th piece from the lane-th (written by other
+ * work-groups: read past the cache). */
+VT spmm_parts_sum(__global VT *part, int first, int n, int lane, int lanes, int ncols, long j)
+{
+    VT sum = 0;
+    for (int q = first + lane; q < first + n; q += lanes) sum += ((volatile __global VT *)part)[q * (long)ncols + j];
     return sum;
 }
 
 /* The pieces of A's long rows, a work-group each (piece g, group g): a
- * piece's sums of every column of C, in passes of as many columns as the
- * group holds; a row of one piece writes its C, the others' pieces their
- * sums to part, and the group that finishes a row's last piece adds them
- * up, in order, into C (hsp_spmm leaves long rows alone): work-group g's
- * piece, g of the pieces. */
+ * piece's sums of every column of C, in passes of cols columns, lanes
+ * work-items a column (a power of two, cols x lanes at most the group),
+ * each every lanes-th entry, added up in local memory; a row of one piece
+ * writes its C, the others' pieces their sums to part, and the group that
+ * finishes a row's last piece adds them up (the same way: its work-items
+ * each every lanes-th piece: one work-item's walk over a hub's pieces took
+ * longer than the pieces) into C (hsp_spmm leaves long rows alone). */
 void spmm_pieces(int g, int ncols, __global const long *rows, __global const int *col, __global const VT *val,
                  __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
                  VT beta, HSP_SPMM_PIECES, __local VT *lsum)
@@ -172,30 +184,32 @@ void spmm_pieces(int g, int ncols, __global const long *rows, __global const int
     int first = long_first[r], n = long_first[r + 1] - first, cols = ncols < size ? ncols : size, lanes = 1;
     long i = long_row[r], p0 = rows[i] + (g - first) * piece, p1 = min(p0 + piece, rows[i + 1]);
     while (lanes * 2 * cols <= size) lanes *= 2;
-    for (long j0 = 0; j0 < ncols; j0 += cols) {
-        VT sum = spmm_group_sum(ncols, p0, p1, col, val, b, bs0, bs1, j0, cols, lanes, lsum);
-        long j = j0 + lid;
-        if (lid < cols && j < ncols && n == 1) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
-        else if (lid < cols && j < ncols) part[g * (long)ncols + j] = sum;
+    int lane = lid / cols, at = lid - lane * cols, mine = lane < lanes; /* those past lanes x cols sum nothing */
+    for (long j0 = 0, j = at; j0 < ncols; j0 += cols, j += cols) {
+        VT sum = mine && j < ncols ? spmm_entries_sum(p0, p1, lane, lanes, col, val, b, bs0, bs1, j) : 0;
+        sum = lanes_sum(sum, lane, lanes, cols, lsum);
+        if (lane == 0 && j < ncols && n == 1) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+        else if (lane == 0 && j < ncols) part[g * (long)ncols + j] = sum;
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the sums reach memory before the count */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (lid == 0) lsum[0] = n > 1 && atomic_inc(&count[r]) == n - 1;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lsum[0] != 0) { /* the row's last piece */
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
-        for (long j = lid; j < ncols; j += size) {
-            VT sum = 0;
-            for (int q = first; q < first + n; q++) sum += ((volatile __global VT *)part)[q * (long)ncols + j];
-            spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
-        }
-        if (lid == 0) count[r] = 0;
+    int last = lsum[0] != 0; /* the row's last piece: the same for every work-item */
+    barrier(CLK_LOCAL_MEM_FENCE); /* lsum is lanes_sum's */
+    if (!last) return;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    for (long j0 = 0, j = at; j0 < ncols; j0 += cols, j += cols) {
+        VT sum = mine && j < ncols ? spmm_parts_sum(part, first, n, lane, lanes, ncols, j) : 0;
+        sum = lanes_sum(sum, lane, lanes, cols, lsum);
+        if (lane == 0 && j < ncols) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
     }
+    if (lid == 0) count[r] = 0;
 }
 
 /* The pieces alone, a launch before hsp_spmm's: where the device's compiler
  * fails on hsp_spmm_both (Intel's CPU runtime crashed there), or the rows
- * take lanes (hsp_spmm_lanes) or go down C's columns. */
+ * go down C's columns. */
 __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global const int *col, __global const VT *val,
                               __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
                               VT beta, HSP_SPMM_PIECES, __local VT *lsum)
@@ -204,19 +218,22 @@ __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global con
                 long_row, long_first, count, part, lsum);
 }
 
-/* The npieces pieces of the long rows, then hsp_spmm's pairs along rows,
- * in one launch (a launch less: the two took turns on a GPU, each short).
- * A work-group's branch is the same for its work-items: the pieces'
- * barriers are met by all. */
-__kernel void hsp_spmm_both(HSP_SPMM_ARGS, int npieces, HSP_SPMM_PIECES, __local VT *lsum)
+/* The npieces pieces of the long rows, then the other rows along C's rows
+ * (pairs where lanes is 1, else hsp_spmm_lanes' items), in one launch (a
+ * launch less: the two took turns on a GPU, each short).  A work-group's
+ * branch is the same for its work-items: the barriers are met by all. */
+__kernel void hsp_spmm_both(HSP_SPMM_ARGS, int npieces, HSP_SPMM_PIECES, int lanes, __local VT *lsum)
 {
     int g = get_group_id(0);
     if (g < npieces)
         spmm_pieces(g, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, piece, piece_row, long_row,
                     long_first, count, part, lsum);
-    else
+    else if (lanes == 1)
         spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
                   beta, lengths, skip, get_global_id(0) - (long)npieces * get_local_size(0));
+    else
+        spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
+                  beta, lengths, skip, lanes, g - npieces, lsum);
 }
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)
@@ -224,11 +241,11 @@ __kernel void hsp_spmm(HSP_SPMM_ARGS)
     if (along_rows) spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
                               lengths, skip, get_global_id(0));
     else spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths,
-                   skip, 1, 0);
+                   skip, 1, get_group_id(0), 0);
 }
 
 __kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
     spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
-              lanes, lsum);
+              lanes, get_group_id(0), lsum);
 }

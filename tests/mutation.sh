@@ -148,8 +148,11 @@ all_mutants() {
     mutant agg-join-last kernels/amg.cl 'near[j] >= 0 && (best < 0 || key[j] > key[best])' \
         'near[j] >= 0 && (best < 0 || key[j] < key[best])' 'tests/t_amg@nosvm.dev'
     # the sum of a long row's pieces leaves out its first piece
-    mutant spmm-pieces-first kernels/spmm.cl 'for (int q = first; q < first + n; q++) sum +=' \
-        'for (int q = first + 1; q < first + n; q++) sum +=' 'tests/t_spmm@nosvm.dev'
+    mutant spmm-pieces-first kernels/spmm.cl 'for (int q = first + lane; q < first + n; q += lanes)' \
+        'for (int q = first + lane + 1; q < first + n; q += lanes)' 'tests/t_spmm@nosvm.dev'
+    # a work-item of the sum of a long row's pieces takes every other of its share
+    mutant spmm-parts-stride kernels/spmm.cl 'for (int q = first + lane; q < first + n; q += lanes)' \
+        'for (int q = first + lane; q < first + n; q += 2 * lanes)' 'tests/t_spmm@nosvm.dev'
     # in the launch of the pieces and the pairs together, the pairs start a work-group early
     mutant spmm-both-start kernels/spmm.cl 'get_global_id(0) - (long)npieces * get_local_size(0)' \
         'get_global_id(0) - (long)(npieces - 1) * get_local_size(0)' 'tests/t_spmm@nosvm.dev'

@@ -248,6 +248,13 @@ static void edges(hsp_context *ctx)
     tap_ok(hsp_spmm(ctx, 1, A, &B0, 0, &C0, NULL) == HSP_OK, "L = 0: nothing to do, no error");
     free(B0.values), free(C0.values);
     hsp_csr_free(A);
+    A = ref_random(50, 400, 100, 200, HSP_DOUBLE, 9); /* prepared, a GPU sums its rows by several lanes an entry */
+    hsp_ellr *P = NULL;
+    B0 = dense(400, 0, HSP_ROW_MAJOR, 1, HSP_DOUBLE, 3, 0), C0 = dense(50, 0, HSP_ROW_MAJOR, 1, HSP_DOUBLE, 0, 0);
+    tap_ok(hsp_ellr_from_csr(ctx, A, &P) == HSP_OK && hsp_spmm_ellr(ctx, 1, P, &B0, 0, &C0, NULL) == HSP_OK,
+           "L = 0, A prepared, rows of 100 to 200 entries: nothing to do, no error");
+    free(B0.values), free(C0.values);
+    hsp_ellr_free(P), hsp_csr_free(A);
     hsp_csr *E = NULL;
     hsp_csr_create(0, 4, 0, HSP_FLOAT, &E);
     hsp_dense BE = dense(4, 3, HSP_ROW_MAJOR, 0, HSP_FLOAT, 1, 0), CE = dense(0, 3, HSP_ROW_MAJOR, 0, HSP_FLOAT, 0, 0);

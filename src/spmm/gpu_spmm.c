@@ -146,24 +146,25 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
  * (doc/performance.md, "Figures behind the code"). */
 enum { BOTH_GROUP = 128 };
 
-/* The launch of hsp_spmm (its arguments args, nrows x ncols entries of C
- * along rows, a work-item a pair) with A's long rows' pieces as its first
- * work-groups (hsp_spmm_both): one launch, where two took rmat:16,8 5-22%
- * longer at L = 1 and 32 on an H200 (doc/performance.md). */
+/* The launch of hsp_spmm or hsp_spmm_lanes (its arguments args, nrows x
+ * ncols entries of C along rows, lanes work-items an entry: 1 takes pairs)
+ * with A's long rows' pieces as its first work-groups (hsp_spmm_both): one
+ * launch, where two took rmat:16,8 5-22% longer at L = 1 and 32 on an H200
+ * (doc/performance.md). */
 static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array *const *a, const gpu_arg *args,
-                              int32_t nrows, int32_t ncols)
+                              int32_t nrows, int32_t ncols, int32_t lanes)
 {
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_BOTH, BOTH_GROUP);
-    int32_t lanes = 1, npieces = (int32_t)A->npieces;
+    int32_t npieces = (int32_t)A->npieces;
     int64_t piece = HSP_ELLR_PIECE;
     size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
-    gpu_arg both[28];
+    gpu_arg both[29];
     memcpy(both, args, 20 * sizeof *args);
     both[20] = gpu_val(&npieces, sizeof npieces);
     piece_args(g, a, &piece, both + 21);
-    both[27] = gpu_local(size * vs);
-    return g->ops->launch(g, dbl, GK_SPMM_BOTH, both, 28, (size_t)npieces + groups, size);
+    both[27] = gpu_val(&lanes, sizeof lanes), both[28] = gpu_local(size * vs);
+    return g->ops->launch(g, dbl, GK_SPMM_BOTH, both, 29, (size_t)npieces + groups, size);
 }
 
 /* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
@@ -184,6 +185,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
     int32_t nrows = k.nrows, ncols = k.ncols, along_rows = B->order == HSP_ROW_MAJOR;
+    if (!nrows || !ncols) return HSP_OK; /* before groups_of, which divides by a row's work-items */
     int32_t lanes = lanes_for(A, size, ncols, skip), lengths = A->len != NULL;
     int64_t step = hsp_ellr_step(A), bs[2], cs[2];
     size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
@@ -198,9 +200,8 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                       gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
                       gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
                       gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
-    if (!nrows || !ncols) return HSP_OK;
-    if (skip != INT64_MAX && lanes == 1 && along_rows && !g->pieces_apart)
-        return with_pieces(g, A, a, args, nrows, ncols);
+    if (skip != INT64_MAX && along_rows && !g->pieces_apart)
+        return with_pieces(g, A, a, args, nrows, ncols, lanes);
     hsp_status s = skip != INT64_MAX ? long_rows(g, A, alpha, beta, B, C, a) : HSP_OK;
     if (s != HSP_OK) return s;
     return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 22, groups, size)
