@@ -4,9 +4,9 @@
  * rows[i + 1] - rows[i]; in CSR step is 1 and rows the row pointers, in
  * sliced ELLPACK-R step is the slice's rows, rows where each slice begins and
  * len each row's entries.  Rows of more than skip entries (long: CSR only)
- * are made by pieces, a work-group a piece of such a row: the first
- * work-groups of hsp_spmm_both (the other rows along C's rows after them),
- * or hsp_spmm_pieces launched before.  B and C are dense, entry (i, j) at
+ * are made by pieces, a work-group a piece of such a row: work-groups of
+ * hsp_spmm_both beside those of the other rows along C's rows, or
+ * hsp_spmm_pieces launched before.  B and C are dense, entry (i, j) at
  * i s0 + j s1.  A launch makes the block of C of nrows x ncols entries from
  * (row0, col0) on (the whole of C, or one block of a product whose
  * transfers overlap it).
@@ -218,22 +218,27 @@ __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global con
                 long_row, long_first, count, part, lsum);
 }
 
-/* The npieces pieces of the long rows, then the other rows along C's rows
- * (pairs where lanes is 1, else hsp_spmm_lanes' items), in one launch (a
- * launch less: the two took turns on a GPU, each short).  A work-group's
- * branch is the same for its work-items: the barriers are met by all. */
-__kernel void hsp_spmm_both(HSP_SPMM_ARGS, int npieces, HSP_SPMM_PIECES, int lanes, __local VT *lsum)
+/* The npieces pieces of the long rows and the other rows along C's rows
+ * (pairs where lanes is 1, else hsp_spmm_lanes' items) in one launch (a
+ * launch less: the two took turns on a GPU, each short): the rows'
+ * work-groups first where rows_first, else the pieces' (so that the part
+ * whose work-items walk the longer start at once and the other fills in
+ * beside it).  A work-group's branch is the same for its work-items: the
+ * barriers are met by all. */
+__kernel void hsp_spmm_both(HSP_SPMM_ARGS, int npieces, HSP_SPMM_PIECES, int lanes, int rows_first,
+                            __local VT *lsum)
 {
-    int g = get_group_id(0);
-    if (g < npieces)
-        spmm_pieces(g, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, piece, piece_row, long_row,
-                    long_first, count, part, lsum);
+    int g = get_group_id(0), row_groups = get_num_groups(0) - npieces;
+    int piece_g = rows_first ? g - row_groups : g, row_g = rows_first ? g : g - npieces;
+    if (piece_g >= 0 && piece_g < npieces)
+        spmm_pieces(piece_g, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, piece, piece_row,
+                    long_row, long_first, count, part, lsum);
     else if (lanes == 1)
         spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
-                  beta, lengths, skip, get_global_id(0) - (long)npieces * get_local_size(0));
+                  beta, lengths, skip, row_g * (long)get_local_size(0) + get_local_id(0));
     else
         spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
-                  beta, lengths, skip, lanes, g - npieces, lsum);
+                  beta, lengths, skip, lanes, row_g, lsum);
 }
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)

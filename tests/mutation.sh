@@ -153,9 +153,12 @@ all_mutants() {
     # a work-item of the sum of a long row's pieces takes every other of its share
     mutant spmm-parts-stride kernels/spmm.cl 'for (int q = first + lane; q < first + n; q += lanes)' \
         'for (int q = first + lane; q < first + n; q += 2 * lanes)' 'tests/t_spmm@nosvm.dev'
-    # in the launch of the pieces and the pairs together, the pairs start a work-group early
-    mutant spmm-both-start kernels/spmm.cl 'get_global_id(0) - (long)npieces * get_local_size(0)' \
-        'get_global_id(0) - (long)(npieces - 1) * get_local_size(0)' 'tests/t_spmm@nosvm.dev'
+    # in the launch of the pieces and the other rows together, pieces first, the rows start a work-group late
+    mutant spmm-both-start kernels/spmm.cl 'row_g = rows_first ? g : g - npieces;' \
+        'row_g = rows_first ? g : g - npieces + 1;' 'tests/t_spmm@nosvm.dev'
+    # the same, rows first: the pieces start a work-group late
+    mutant spmm-both-rows-first kernels/spmm.cl 'int piece_g = rows_first ? g - row_groups : g,' \
+        'int piece_g = rows_first ? g - row_groups - 1 : g,' 'tests/t_spmm@nosvm.dev'
     # stage 2's scan of the bins' figures drops the stretches of work-groups before each
     mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
         'base[g * nbins + b] = (int)before;' 'tests/t_resident@nosvm.dev'

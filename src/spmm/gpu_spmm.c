@@ -2,8 +2,8 @@
  * kernels/spmm.cl: A's arrays, and the spans of B's and C's entries, go to
  * the device (or are used in place where it reads host arrays; a prepared
  * A's and resident B's and C's are there already), one launch makes C
- * (where A has long rows, their pieces are the first work-groups of that
- * launch, or a launch before it), and C's span comes back unless C is
+ * (where A has long rows, their pieces are work-groups of that launch, or
+ * a launch before it), and C's span comes back unless C is
  * resident.  Where B and C are the host's and the back end can move data
  * beside its launches, C is made by blocks instead: each block's launch waits only for the part of B its rows
  * reach, and comes back while the next blocks run (FastSpMM's streams,
@@ -146,25 +146,42 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
  * (doc/performance.md, "Figures behind the code"). */
 enum { BOTH_GROUP = 128 };
 
+/* Do the other rows' work-groups of hsp_spmm_both go before the long rows'
+ * pieces'?  Where a row's work-item (lanes an entry, rows of up to skip
+ * entries) walks more entries than a piece's (the group's size, cols
+ * columns a pass, lanes a column as in spmm_pieces): the part that takes
+ * the longer starts at once.  rmat:16,8 on an H200: at L = 8 0.030-0.031
+ * ms against 0.036-0.037 with the pieces first, at L = 32 0.059-0.062
+ * against 0.051 (doc/performance.md). */
+static int32_t rows_first(int64_t skip, int32_t lanes, int32_t ncols, size_t size)
+{
+    int64_t cols = (size_t)ncols < size ? ncols : (int64_t)size, piece_lanes = 1;
+    while (piece_lanes * 2 * cols <= (int64_t)size) piece_lanes *= 2;
+    return HSP_ELLR_PIECE / piece_lanes < skip / lanes;
+}
+
 /* The launch of hsp_spmm or hsp_spmm_lanes (its arguments args, nrows x
- * ncols entries of C along rows, lanes work-items an entry: 1 takes pairs)
- * with A's long rows' pieces as its first work-groups (hsp_spmm_both): one
- * launch, where two took rmat:16,8 5-22% longer at L = 1 and 32 on an H200
+ * ncols entries of C along rows, rows of up to skip entries, lanes
+ * work-items an entry: 1 takes pairs) with A's long rows' pieces as
+ * work-groups of the same launch (hsp_spmm_both): one launch, where two
+ * took rmat:16,8 5-22% longer at L = 1 and 32 on an H200
  * (doc/performance.md). */
 static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array *const *a, const gpu_arg *args,
-                              int32_t nrows, int32_t ncols, int32_t lanes)
+                              int32_t nrows, int32_t ncols, int64_t skip, int32_t lanes)
 {
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_BOTH, BOTH_GROUP);
     int32_t npieces = (int32_t)A->npieces;
     int64_t piece = HSP_ELLR_PIECE;
     size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
-    gpu_arg both[29];
+    int32_t first = rows_first(skip, lanes, ncols, size);
+    gpu_arg both[30];
     memcpy(both, args, 20 * sizeof *args);
     both[20] = gpu_val(&npieces, sizeof npieces);
     piece_args(g, a, &piece, both + 21);
-    both[27] = gpu_val(&lanes, sizeof lanes), both[28] = gpu_local(size * vs);
-    return g->ops->launch(g, dbl, GK_SPMM_BOTH, both, 29, (size_t)npieces + groups, size);
+    both[27] = gpu_val(&lanes, sizeof lanes), both[28] = gpu_val(&first, sizeof first);
+    both[29] = gpu_local(size * vs);
+    return g->ops->launch(g, dbl, GK_SPMM_BOTH, both, 30, (size_t)npieces + groups, size);
 }
 
 /* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
@@ -201,7 +218,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                       gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
                       gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
     if (skip != INT64_MAX && along_rows && !g->pieces_apart)
-        return with_pieces(g, A, a, args, nrows, ncols, lanes);
+        return with_pieces(g, A, a, args, nrows, ncols, skip, lanes);
     hsp_status s = skip != INT64_MAX ? long_rows(g, A, alpha, beta, B, C, a) : HSP_OK;
     if (s != HSP_OK) return s;
     return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 22, groups, size)
