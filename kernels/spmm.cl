@@ -168,14 +168,14 @@ VT spmm_parts_sum(__global VT *part, int first, int n, int lane, int lanes, int 
     return sum;
 }
 
-/* The pieces of A's long rows, a work-group each (piece g, group g): a
- * piece's sums of every column of C, in passes of cols columns, lanes
- * work-items a column (a power of two, cols x lanes at most the group),
- * each every lanes-th entry, added up in local memory; a row of one piece
- * writes its C, the others' pieces their sums to part, and the group that
- * finishes a row's last piece adds them up (the same way: its work-items
- * each every lanes-th piece: one work-item's walk over a hub's pieces took
- * longer than the pieces) into C (hsp_spmm leaves long rows alone). */
+/* Piece g of A's long rows, by the work-group: the piece's sums of every
+ * column of C, in passes of cols columns, lanes work-items a column (a
+ * power of two, cols x lanes at most the group), each every lanes-th
+ * entry, added up in local memory; a row of one piece writes its C, the
+ * others' pieces their sums to part, and the group that finishes a row's
+ * last piece adds them up the same way (its work-items each every lanes-th
+ * piece, where one work-item a column walked all of a hub's pieces) into C
+ * (hsp_spmm leaves long rows alone). */
 void spmm_pieces(int g, int ncols, __global const long *rows, __global const int *col, __global const VT *val,
                  __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
                  VT beta, HSP_SPMM_PIECES, __local VT *lsum)
@@ -222,7 +222,7 @@ __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global con
  * (pairs where lanes is 1, else hsp_spmm_lanes' items) in one launch (a
  * launch less: the two took turns on a GPU, each short): the rows'
  * work-groups first where rows_first, else the pieces' (so that the part
- * whose work-items walk the longer start at once and the other fills in
+ * whose work-items walk the longer starts at once and the other fills in
  * beside it).  A work-group's branch is the same for its work-items: the
  * barriers are met by all. */
 __kernel void hsp_spmm_both(HSP_SPMM_ARGS, int npieces, HSP_SPMM_PIECES, int lanes, int rows_first,
