@@ -109,8 +109,8 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
 /* ESC's rows of up to 64 products sorted in registers, where work-items
  * trade them within a warp: under NVIDIA's compiler by shuffles and
  * ballots; with HSP_WARP_EMULATE (a test's build on a CPU platform) the
- * same trades through local memory (xi, xv: an int and a value a work-item)
- * with work-group barriers, so that the logic is tested without a GPU.
+ * same trades through local memory (xi: an int a work-item) with
+ * work-group barriers, so that the logic is tested without a GPU.
  * esc_trade: x of work-item lid ^ s; esc_prev: x of work-item lid - 1;
  * esc_heads: the heads h0 + h1 of the row's work-items before this one,
  * and in *total the row's; esc_sync: the work-items see each other's
@@ -120,10 +120,6 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
 int esc_trade(int x, int s, __local int *xi)
 {
     return shuffle_xor(x, s);
-}
-VT esc_trade_vt(VT x, int s, __local VT *xv)
-{
-    return shuffle_xor_vt(x, s);
 }
 int esc_prev(int x, __local int *xi)
 {
@@ -142,25 +138,18 @@ void esc_sync(void)
 }
 #elif defined(HSP_WARP_EMULATE)
 #define HSP_ESC_WARP 1
-/* x of work-item from of the work-group, through buf (one T a work-item). */
-#define LOCAL_FROM(NAME, T)                                \
-    T NAME(T x, int from, __local T *buf)                  \
-    {                                                      \
-        buf[get_local_id(0)] = x;                          \
-        barrier(CLK_LOCAL_MEM_FENCE);                      \
-        T y = buf[from];                                   \
-        barrier(CLK_LOCAL_MEM_FENCE);                      \
-        return y;                                          \
-    }
-LOCAL_FROM(local_from, int)
-LOCAL_FROM(local_from_vt, VT)
+/* x of work-item from of the work-group, through buf (an int a work-item). */
+int local_from(int x, int from, __local int *buf)
+{
+    buf[get_local_id(0)] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int y = buf[from];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return y;
+}
 int esc_trade(int x, int s, __local int *xi)
 {
     return local_from(x, (int)get_local_id(0) ^ s, xi);
-}
-VT esc_trade_vt(VT x, int s, __local VT *xv)
-{
-    return local_from_vt(x, (int)get_local_id(0) ^ s, xv);
 }
 int esc_prev(int x, __local int *xi)
 {
@@ -184,49 +173,56 @@ void esc_sync(void)
 #endif
 
 #ifdef HSP_ESC_WARP
-/* One compare-exchange step of the bitonic network over a row's n2 entries
- * held two a work-item (entry x = 2 lane + e in c[e], v[e]): stage k,
- * distance j; the partner of a distance over one is in work-item lane ^ (j / 2). */
-void esc_warp_step(int c[2], VT v[2], int lane, int n2, int k, int j, __local int *xi, __local VT *xv)
+/* One compare-exchange step of the bitonic network over a row's n2 keys
+ * held two a work-item (key x = 2 lane + e in key[e]): stage k, distance j;
+ * the partner of a distance over one is in work-item lane ^ (j / 2). */
+void esc_warp_step(int key[2], int lane, int n2, int k, int j, __local int *xi)
 {
     if (j == 1) {
         int up = k == n2 || ((2 * lane) & k) == 0;
-        if ((c[0] > c[1]) == up) {
-            int t = c[0];
-            VT u = v[0];
-            c[0] = c[1], v[0] = v[1], c[1] = t, v[1] = u;
+        if ((key[0] > key[1]) == up) {
+            int t = key[0];
+            key[0] = key[1], key[1] = t;
         }
         return;
     }
     for (int e = 0; e < 2; e++) {
-        int x = 2 * lane + e, pc = esc_trade(c[e], j / 2, xi);
-        VT pv = esc_trade_vt(v[e], j / 2, xv);
+        int x = 2 * lane + e, pk = esc_trade(key[e], j / 2, xi);
         int up = k == n2 || (x & k) == 0, lower = (x & j) == 0;
-        if (lower == up ? pc < c[e] : pc > c[e]) c[e] = pc, v[e] = pv;
+        if (lower == up ? pk < key[e] : pk > key[e]) key[e] = pk;
     }
 }
 
 /* hsp_esc_rows for rows of n2 <= 64 products, each within a warp (lane:
- * the work-item's place in its row): the row's products sorted two a
- * work-item in registers by the bitonic network, then the runs' heads
- * counted (esc_heads) and each run summed from the row's segment of
- * lcol/lval (its n2 entries) in sorted order.  xi, xv: the trades' scratch
- * where they go through local memory. */
-void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __local VT *lval, __local int *xi,
-                   __local VT *xv)
+ * the work-item's place in its row): product t (lane and lane + n2 / 2)
+ * keyed by its column and t (column 2^bits + t, n2 = 2^bits: B's columns
+ * fewer than 2^25, gpu_rows.c), its value left in the row's segment of
+ * lval; the keys sorted two a work-item in registers by the bitonic
+ * network (a value a trade, not a column and a value: ties in the order of
+ * t), each value fetched by its key's t, then the runs' heads counted
+ * (esc_heads) and each run summed from the row's segment of lcol/lval (its
+ * n2 entries) in sorted order.  xi: the trades' scratch where they go
+ * through local memory. */
+void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __local VT *lval, __local int *xi)
 {
-    int items = n2 / 2, c[2], h[2], total;
+    int items = n2 / 2, bits = 31 - clz(n2), key[2], c[2], h[2], total;
     VT v[2];
     row_walk w = walk_start(arp, acol, brp, i);
     for (int e = 0; e < 2; e++) {
-        long q = walk_to(&w, acol, brp, lane + e * items);
-        c[e] = q >= 0 ? bcol[q] : INT_MAX, v[e] = q >= 0 ? aval[w.p] * bval[q] : 0;
+        int t = lane + e * items;
+        long q = walk_to(&w, acol, brp, t);
+        key[e] = q >= 0 ? bcol[q] << bits | t : INT_MAX;
+        lval[t] = q >= 0 ? aval[w.p] * bval[q] : 0;
     }
     for (int k = 2; k <= n2; k <<= 1)
-        for (int j = k >> 1; j > 0; j >>= 1) esc_warp_step(c, v, lane, n2, k, j, xi, xv);
+        for (int j = k >> 1; j > 0; j >>= 1) esc_warp_step(key, lane, n2, k, j, xi);
+    esc_sync(); /* every product's value in lval */
+    for (int e = 0; e < 2; e++)
+        c[e] = key[e] == INT_MAX ? INT_MAX : key[e] >> bits, v[e] = key[e] == INT_MAX ? 0 : lval[key[e] & (n2 - 1)];
     int before = esc_prev(c[1], xi);
     h[0] = c[0] != INT_MAX && (lane == 0 || before != c[0]), h[1] = c[1] != INT_MAX && c[1] != c[0];
     int out = esc_heads(h[0], h[1], lane, items, xi, &total);
+    esc_sync(); /* every value fetched before lval is written over */
     for (int e = 0; e < 2; e++) lcol[2 * lane + e] = c[e], lval[2 * lane + e] = v[e];
     esc_sync();
     if (i < 0) return;
@@ -250,7 +246,7 @@ __kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *
 #ifdef HSP_ESC_WARP
     if (n2 <= 64) {
         esc_rows_warp(arp, acol, aval, brp, bcol, bval, rows, first, nrows, slot, tcol, tval, cnt, i, n2, lid % items,
-                      lcol + at, lval + at, lscan, lval);
+                      lcol + at, lval + at, lscan);
         return;
     }
 #endif

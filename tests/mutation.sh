@@ -122,6 +122,12 @@ all_mutants() {
     # ESC's warp-sorted rows: the second entry of a row's first work-item never starts a run
     mutant esc-warp-head kernels/esc.cl 'h[1] = c[1] != INT_MAX && c[1] != c[0];' \
         'h[1] = c[1] != INT_MAX && c[1] != c[0] && lane;' 'tests/t_warp@bufsvm.dev'
+    # ESC's warp rows key each product by its column alone: every value fetched from the row's first
+    mutant esc-key-place kernels/esc.cl 'key[e] = q >= 0 ? bcol[q] << bits | t : INT_MAX;' \
+        'key[e] = q >= 0 ? bcol[q] << bits : INT_MAX;' 'tests/t_warp@bufsvm.dev'
+    # a B too wide for the warp's keys still sorted within a warp
+    mutant esc-key-columns src/spgemm/gpu_rows.c 'job->B->ncols > ESC_KEY_COLUMNS' \
+        'job->B->ncols > 2 * ESC_KEY_COLUMNS + 9' 'tests/t_warp@bufsvm.dev'
     # the device's sample of meeting products counts none (and the host's every one)
     mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
         'tests/t_warp@bufsvm.dev'

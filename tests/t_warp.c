@@ -88,6 +88,30 @@ static void product(hsp_context *ctx, int32_t m, int32_t k, int32_t n, int32_t a
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(again), hsp_csr_free(R), free(mag);
 }
 
+/* A B of more columns than a warp's sort keys hold (2^25 + 7; its entries in
+ * the last 64): its rows of up to 64 products go through local memory
+ * (gpu_rows.c's ESC_KEY_COLUMNS), right against the reference of the
+ * product with B's columns shifted down to 0-63. */
+static void wide_product(hsp_context *ctx, hsp_precision precision)
+{
+    const int32_t n = (1 << 25) + 7;
+    hsp_csr *A = ref_random(200, 40, 1, 8, precision, 51), *B = ref_random(40, 64, 0, 8, precision, 52);
+    hsp_csr *R = NULL, *C = NULL;
+    double *mag = NULL;
+    char why[256] = "";
+    if (A && B) R = ref_multiply(A, B, &mag);
+    for (int64_t q = 0; B && q < B->nnz; q++) B->colidx[q] += n - 64;
+    if (B) B->ncols = n;
+    hsp_status s = R ? hsp_multiply(ctx, A, B, &C, NULL) : HSP_ERR_NOMEM;
+    if (s != HSP_OK) snprintf(why, sizeof why, "%s", hsp_errmsg());
+    int shape = s == HSP_OK && C->ncols == n;
+    for (int64_t p = 0; shape && p < C->nnz; p++) C->colidx[p] -= n - 64;
+    if (shape) C->ncols = 64;
+    tap_ok(shape && ref_compare(C, R, mag, why, sizeof why), "B of %d columns, rows of up to 64 products, %s%s%s", n,
+           precision == HSP_DOUBLE ? "double" : "float", *why ? ": " : "", why);
+    hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(R), free(mag);
+}
+
 /* Do the short and medium bins of up to 64 products that hold rows of the
  * product in st take ESC (want 1) or not (want 0), each of them? */
 static int esc_bins(const hsp_context *ctx, const hsp_stats *st, int want, char *why, size_t len)
@@ -160,6 +184,7 @@ int main(void)
         product(ctx, 257, 24, 40, 1, 8, 8, precision, 21);    /* many products on few columns: long runs */
         product(ctx, 100, 50, 1000, 0, 2, 1, precision, 31);  /* rows of 0-2 products, rectangular */
         product(ctx, 64, 64, 64, 4, 8, 16, precision, 41);    /* medium rows of up to 128 products: either path */
+        wide_product(ctx, precision);
     }
     tap_ok(emulated_builds > 0, "the kernels were built with HSP_WARP_EMULATE (%d builds)", emulated_builds);
     hsp_context_free(ctx);

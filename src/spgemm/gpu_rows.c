@@ -113,6 +113,12 @@ static hsp_status hash_rows(gpu *g, hsp_job *job, int phase, int64_t hi, int row
     return g->ops->launch(g, dbl, GK_HASH, a, ROW_ARGS + 7, (size_t)nrows, size);
 }
 
+/* The most columns of B whose rows of up to 64 products esc.cl sorts within
+ * a warp: each product keyed by its column and its place in the row, in 31
+ * bits (column 64 + place below INT_MAX, which marks padding); wider B's
+ * rows go as rows of 128 (in local memory). */
+#define ESC_KEY_COLUMNS ((1 << 25) - 1)
+
 /* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS; in phase PHASE_COUNT
  * GK_HASH_ROWS_COUNT) for rows of up to hi products (not long), several a
  * work-group where twice the work-group holds a row's n2 entries (esc.cl's
@@ -123,6 +129,7 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int phase, in
 {
     int dbl = job->vsize == 8;
     int32_t n2 = (int32_t)pow2_at_least(hi < 2 ? 2 : hi);
+    if (kernel == GK_ESC_ROWS && n2 < 128 && job->B->ncols > ESC_KEY_COLUMNS) n2 = 128; /* not within a warp */
     size_t size = kernel == GK_HASH_ROWS ? hash_group_size(g, dbl, kernel, GK_HASH_ROWS_COUNT, 128)
                                          : gpu_group_size(g, dbl, kernel, 128);
     *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
