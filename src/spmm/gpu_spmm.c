@@ -155,8 +155,8 @@ enum { BOTH_GROUP = 128 };
  * against 0.051 (doc/performance.md). */
 static int32_t rows_first(int64_t skip, int32_t lanes, int32_t ncols, size_t size)
 {
-    int64_t cols = (size_t)ncols < size ? ncols : (int64_t)size, piece_lanes = 1;
-    while (piece_lanes * 2 * cols <= (int64_t)size) piece_lanes *= 2;
+    int64_t group = (int64_t)size, cols = ncols < group ? ncols : group, piece_lanes = 1;
+    while (piece_lanes * 2 * cols <= group) piece_lanes *= 2;
     return HSP_ELLR_PIECE / piece_lanes < skip / lanes;
 }
 
