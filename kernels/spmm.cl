@@ -96,6 +96,36 @@ VT lanes_sum(VT sum, int lane, int lanes, int unit, __local VT *lsum)
     return sum;
 }
 
+/* The entries of a row whose loads spmm_walk issues together: two, the
+ * fastest of one, two, four and eight on an H200 (hsp_spmm at L = 32 4-10%
+ * faster than one; four and eight slower than one: doc/performance.md). */
+#define SPMM_AHEAD 2
+
+/* Entries p, p + stride, ... before end of a row: their sums with B's
+ * entries at bj + column bs0 into *s0, and with those second past them
+ * into *s1 (second 0: the same sums).  SPMM_AHEAD entries a pass, their loads issued before their
+ * sums, so that the chains (A's column, then B's entry) of the pass
+ * overlap where one entry at a time waited for each in turn; the sums stay
+ * in the entries' order. */
+void spmm_walk(long p, long end, long stride, __global const int *col, __global const VT *val,
+               __global const VT *bj, long bs0, long second, VT *s0, VT *s1)
+{
+    VT t0 = 0, t1 = 0;
+    for (; p + (SPMM_AHEAD - 1) * stride < end; p += SPMM_AHEAD * stride) {
+        __global const VT *bk[SPMM_AHEAD];
+        VT a[SPMM_AHEAD];
+#pragma unroll
+        for (int u = 0; u < SPMM_AHEAD; u++) bk[u] = bj + col[p + u * stride] * bs0, a[u] = val[p + u * stride];
+#pragma unroll
+        for (int u = 0; u < SPMM_AHEAD; u++) t0 += a[u] * bk[u][0], t1 += a[u] * bk[u][second];
+    }
+    for (; p < end; p += stride) {
+        __global const VT *bp = bj + col[p] * bs0;
+        t0 += val[p] * bp[0], t1 += val[p] * bp[second];
+    }
+    *s0 = t0, *s1 = t1;
+}
+
 /* This work-item's share of its entry of C (none of a long row's), group
  * as in spmm_place. */
 void spmm_item(HSP_SPMM_ARGS, int lanes, long group, __local VT *lsum)
@@ -108,8 +138,8 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, long group, __local VT *lsum)
     if (live) {
         long first, count = spmm_row(i, step, rows, len, lengths, skip, &first);
         live = count >= 0;
-        for (long p = first + lane * step; p < first + count * step; p += lanes * step)
-            sum += val[p] * b[col[p] * bs0 + j * bs1];
+        VT same;
+        spmm_walk(first + lane * step, first + count * step, lanes * step, col, val, b + j * bs1, bs0, 0, &sum, &same);
     }
     if (lanes > 1) sum = lanes_sum(sum, lane, lanes, unit, lsum); /* lanes: the same for every work-item */
     if (live && lane == 0) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
@@ -129,12 +159,8 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
     long count = spmm_row(i, step, rows, len, lengths, skip, &first);
     if (count < 0) return;
     __global const VT *bj = b + j * bs1;
-    VT s0 = 0, s1 = 0;
-    for (long p = first; p < first + count * step; p += step) {
-        __global const VT *bp = bj + col[p] * bs0;
-        VT a = val[p];
-        s0 += a * bp[0], s1 += a * bp[second];
-    }
+    VT s0, s1;
+    spmm_walk(first, first + count * step, step, col, val, bj, bs0, second, &s0, &s1);
     __global VT *cij = c + i * cs0 + j * cs1;
     spmm_write(cij, alpha, s0, beta);
     if (second) spmm_write(cij + cs1, alpha, s1, beta);
@@ -153,8 +179,8 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
 VT spmm_entries_sum(long p0, long p1, int lane, int lanes, __global const int *col, __global const VT *val,
                     __global const VT *b, long bs0, long bs1, long j)
 {
-    VT sum = 0;
-    for (long p = p0 + lane; p < p1; p += lanes) sum += val[p] * b[col[p] * bs0 + j * bs1];
+    VT sum, same;
+    spmm_walk(p0 + lane, p1, lanes, col, val, b + j * bs1, bs0, 0, &sum, &same);
     return sum;
 }
 

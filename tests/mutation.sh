@@ -132,14 +132,17 @@ all_mutants() {
     mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
         'tests/t_warp@bufsvm.dev'
     # the SpMM kernel skips each row's first entry
-    mutant spmm-kernel-first kernels/spmm.cl 'for (long p = first + lane * step;' 'for (long p = first + (lane + 1) * step;' \
+    mutant spmm-kernel-first kernels/spmm.cl 'spmm_walk(first + lane * step,' 'spmm_walk(first + (lane + 1) * step,' \
         'tests/t_spmm@nosvm.dev'
     # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
     mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart * unit];' \
         'if (lane < apart) lsum[lid] += lsum[lid + apart * unit - 1];' 'tests/t_spmm@nosvm.dev'
     # a pair of entries of C sums the first column's products into the second
-    mutant spmm-pair-second kernels/spmm.cl 's0 += a * bp[0], s1 += a * bp[second];' \
-        's0 += a * bp[0], s1 += a * bp[0];' 'tests/t_spmm@nosvm.dev'
+    mutant spmm-pair-second kernels/spmm.cl 't0 += a[u] * bk[u][0], t1 += a[u] * bk[u][second];' \
+        't0 += a[u] * bk[u][0], t1 += a[u] * bk[u][0];' 'tests/t_spmm@nosvm.dev'
+    # a row's entries left over past the passes of SPMM_AHEAD lose their last
+    mutant spmm-walk-rest kernels/spmm.cl 'for (; p < end; p += stride) {' 'for (; p + stride < end; p += stride) {' \
+        'tests/t_spmm@nosvm.dev'
     # by blocks, a block's launch waits for B only up to the row before the last its rows reach
     mutant spmm-blocks-reach src/spmm/gpu_spmm.c 'return rows ? byte_of(B, rows - 1,' \
         'return rows > 1 ? byte_of(B, rows - 2,' 'tests/t_spmm@nosvm.dev'
