@@ -354,29 +354,29 @@ static void padding(hsp_context *ctx)
     hsp_csr_free(A);
 }
 
-/* Long rows, which a GPU sums by pieces of 32 (a prepared A; rows past 64
- * entries and 4 times the mean): rows 0 and 40 (the first and the last) of
- * 1025 entries (pieces of 32 and one of 1), row 7 of 3000, row 9 of 1024,
- * the others 0 to 6 entries; prepared (read as given on the CPU) and
- * resident, both orders of B, alpha and beta cases, L = 1, 7, 8, 32 and 33. */
-static void long_rows(hsp_context *ctx)
+/* A of nrows rows over 3100 columns whose rows special[k] have
+ * lengths[k] entries (spread over the columns), the others 0 to 6: each
+ * prepared (read as given on the CPU) and resident, both orders of B, alpha
+ * and beta cases, L = 1, 7, 8, 32 and 33, what says which rows. */
+static void special_rows(hsp_context *ctx, int32_t nrows, const int32_t *special, const int32_t *lengths, int n,
+                         const char *what)
 {
     static const int32_t widths[] = {1, 7, 8, 32, 33};
     static const double ab[][2] = {{1, 0}, {-0.5, 2}};
-    hsp_csr *R = ref_random(41, 3100, 0, 6, HSP_DOUBLE, 13), *A = NULL;
+    hsp_csr *R = ref_random(nrows, 3100, 0, 6, HSP_DOUBLE, 13), *A = NULL;
     int64_t nnz = 0;
-    int32_t len[41];
-    for (int32_t i = 0; i < 41; i++)
-        len[i] = i == 0 || i == 40 ? 1025 : i == 7 ? 3000 : i == 9 ? 1024 : (int32_t)(R->rowptr[i + 1] - R->rowptr[i]);
-    for (int32_t i = 0; i < 41; i++) nnz += len[i];
-    hsp_csr_create(41, 3100, nnz, HSP_DOUBLE, &A);
-    for (int32_t i = 0, at_ = 0; i < 41; i++) {
-        int special = len[i] >= 1024;
-        for (int32_t k = 0; k < len[i]; k++) {
-            A->colidx[at_ + k] = special ? (int32_t)(k * 3100LL / len[i]) : R->colidx[R->rowptr[i] + k];
-            ((double *)A->values)[at_ + k] = special ? 1.0 / (1 + k % 7) : ((double *)R->values)[R->rowptr[i] + k];
+    int32_t *len = malloc((size_t)nrows * sizeof *len);
+    for (int32_t i = 0; i < nrows; i++) len[i] = (int32_t)(R->rowptr[i + 1] - R->rowptr[i]);
+    for (int k = 0; k < n; k++) len[special[k]] = -lengths[k]; /* negative: spread over the columns */
+    for (int32_t i = 0; i < nrows; i++) nnz += abs(len[i]);
+    hsp_csr_create(nrows, 3100, nnz, HSP_DOUBLE, &A);
+    for (int32_t i = 0, at_ = 0; i < nrows; i++) {
+        int32_t count = abs(len[i]);
+        for (int32_t k = 0; k < count; k++) {
+            A->colidx[at_ + k] = len[i] < 0 ? (int32_t)(k * 3100LL / count) : R->colidx[R->rowptr[i] + k];
+            ((double *)A->values)[at_ + k] = len[i] < 0 ? 1.0 / (1 + k % 7) : ((double *)R->values)[R->rowptr[i] + k];
         }
-        at_ += len[i], A->rowptr[i + 1] = at_;
+        at_ += count, A->rowptr[i + 1] = at_;
     }
     for (int form = 1; form <= 3; form += 2)
         for (int ob = 0; ob < 2; ob++)
@@ -384,14 +384,27 @@ static void long_rows(hsp_context *ctx)
                 for (size_t k = 0; k < sizeof ab / sizeof *ab; k++) {
                     int32_t L = widths[w];
                     hsp_dense B = dense(3100, L, (hsp_order)ob, 1, HSP_DOUBLE, 5 + w, 0);
-                    hsp_dense C = dense(41, L, (hsp_order)ob, 0, HSP_DOUBLE, 8 + k, 0);
+                    hsp_dense C = dense(nrows, L, (hsp_order)ob, 0, HSP_DOUBLE, 8 + k, 0);
                     char why[160] = "";
                     tap_ok(checked_product(ctx, form, A, ab[k][0], &B, ab[k][1], &C, NULL, why, sizeof why),
-                           "rows of 1024 to 3000 entries, %s, B %s, L = %d, alpha %g, beta %g%s%s",
+                           "%s, %s, B %s, L = %d, alpha %g, beta %g%s%s", what,
                            form == 1 ? "prepared" : "resident", ob ? "column-major" : "row-major", L, ab[k][0],
                            ab[k][1], why[0] ? ": " : "", why);
                 }
-    hsp_csr_free(A), hsp_csr_free(R);
+    free(len), hsp_csr_free(A), hsp_csr_free(R);
+}
+
+/* Long rows, which a GPU sums by pieces of 256 (a prepared A; rows past 32
+ * or 64 entries and 4 times the mean, ellr.h): rows 0 and 40 (the first and
+ * the last) of 1025 entries (pieces of 256 and one of 1), row 7 of 3000,
+ * row 9 of 1024; then, among 2000 short rows (a mean near 3: the bound is
+ * 32 there), rows of 32 (not long), 33, 64, 65, 256 and 257 entries. */
+static void long_rows(hsp_context *ctx)
+{
+    static const int32_t hubs[] = {0, 40, 7, 9}, hub_len[] = {1025, 1025, 3000, 1024};
+    static const int32_t near[] = {0, 5, 700, 1300, 1999, 1000}, near_len[] = {32, 33, 64, 65, 256, 257};
+    special_rows(ctx, 41, hubs, hub_len, 4, "rows of 1024 to 3000 entries");
+    special_rows(ctx, 2000, near, near_len, 6, "rows of 32, 33, 64, 65, 256, 257 entries among short ones");
 }
 
 /* Column-major B of 2 x 4096 + 77 rows (ld 5 past them), which the CPU

@@ -96,12 +96,14 @@ static hsp_status build(hsp_pool *pool, const hsp_csr *A, int csr_only, hsp_ellr
     return s;
 }
 
-/* The entries past which a row of E is long: HSP_ELLR_LONG, or 4 times the
- * mean row (rows of about one length are not cut). */
+/* The entries past which a row of E is long: HSP_ELLR_LONG (HSP_ELLR_LONG_FEW
+ * for few rows), or 4 times the mean row (rows of about one length are not
+ * cut). */
 static int64_t long_row_entries(const hsp_ellr *E)
 {
     int64_t four_means = E->nrows ? 4 * E->nnz / E->nrows : 0;
-    return four_means > HSP_ELLR_LONG ? four_means : HSP_ELLR_LONG;
+    int64_t least = E->nrows < HSP_ELLR_FEW_ROWS ? HSP_ELLR_LONG_FEW : HSP_ELLR_LONG;
+    return four_means > least ? four_means : least;
 }
 
 /* E's long rows (E in CSR), and their pieces of HSP_ELLR_PIECE entries (the

@@ -18,14 +18,21 @@
 #define HSP_ELLR_SLICE 8
 
 /* In CSR prepared on a GPU device, rows of more than HSP_ELLR_LONG entries
- * and 4 times the mean row are long: cut into pieces of HSP_ELLR_PIECE
- * entries, a work-group each, whose sums the group that finishes a row's
- * last piece adds up (kernels/spmm.cl): one work-item's walk down a row of
- * thousands of entries (rmat's hubs) held up the whole product.  These
- * limits were the fastest of those tried (doc/performance.md, "Figures
- * behind the code"). */
+ * (HSP_ELLR_LONG_FEW where the matrix has fewer than HSP_ELLR_FEW_ROWS
+ * rows) and 4 times the mean row are long: cut into pieces of
+ * HSP_ELLR_PIECE entries, a work-group each, whose sums the group that
+ * finishes a row's last piece adds up (kernels/spmm.cl): one work-item's
+ * walk down a row of thousands of entries (rmat's hubs) held up the whole
+ * product.  Where the rows are too few to fill a GPU, the longest walk sets
+ * the time, and rows past 32 are better cut: on an H200, rmat:16,8's kernel
+ * at L = 1 0.015 ms against 0.022 past 64, rmat:14,8's at L = 8 0.013
+ * against 0.017; rmat:18,8 (2^18 rows) was 10-28% slower so.  These limits
+ * were the fastest of those tried (doc/performance.md, "Figures behind the
+ * code"). */
 #define HSP_ELLR_PIECE 256
 #define HSP_ELLR_LONG 64
+#define HSP_ELLR_LONG_FEW 32
+#define HSP_ELLR_FEW_ROWS (1 << 17)
 
 /* The rows of a group of hsp_ellr's reach. */
 #define HSP_ELLR_REACH 1024
