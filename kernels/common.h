@@ -49,7 +49,7 @@ void local_add(volatile __local VT *p, VT v)
 
 #ifdef __NV_CL_C_VERSION
 /* Warp primitives of NVIDIA GPUs by inline PTX (its OpenCL has no sub-group
- * functions): x from lane ^ s; x from lane - 1 (lane 0 its own); the warp's
+ * functions): x from lane ^ s; x from lane - d (lanes below d their own); the warp's
  * lanes whose yes is set, a bit each; the warp's writes to memory seen by
  * all its lanes.  Every lane of the warp calls each. */
 int shuffle_xor(int x, int s)
@@ -58,10 +58,10 @@ int shuffle_xor(int x, int s)
     asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(y) : "r"(x), "r"(s));
     return y;
 }
-int shuffle_up1(int x)
+int shuffle_up(int x, int d)
 {
     int y;
-    asm volatile("shfl.sync.up.b32 %0, %1, 1, 0, 0xffffffff;" : "=r"(y) : "r"(x));
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(y) : "r"(x), "r"(d));
     return y;
 }
 uint ballot(int yes)

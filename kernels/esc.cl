@@ -11,12 +11,19 @@ typedef struct {
     long p, end, base, b0, nb;
 } row_walk;
 
+/* The walk of A entries p to end (base products before them), at its first
+ * product. */
+row_walk walk_from(__global const int *acol, __global const long *brp, long p, long end, long base)
+{
+    row_walk w = {p, end, base, 0, 0};
+    if (w.p < w.end) w.b0 = brp[acol[w.p]], w.nb = brp[acol[w.p] + 1] - w.b0;
+    return w;
+}
+
 /* The walk of row i (an empty one when i < 0), at its first product. */
 row_walk walk_start(__global const long *arp, __global const int *acol, __global const long *brp, int i)
 {
-    row_walk w = {i >= 0 ? arp[i] : 0, i >= 0 ? arp[i + 1] : 0, 0, 0, 0};
-    if (w.p < w.end) w.b0 = brp[acol[w.p]], w.nb = brp[acol[w.p] + 1] - w.b0;
-    return w;
+    return walk_from(acol, brp, i >= 0 ? arp[i] : 0, i >= 0 ? arp[i + 1] : 0, 0);
 }
 
 /* The B entry of product t (t never less than the last asked for), or -1
@@ -111,7 +118,8 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
  * ballots; with HSP_WARP_EMULATE (a test's build on a CPU platform) the
  * same trades through local memory (xi: an int a work-item) with
  * work-group barriers, so that the logic is tested without a GPU.
- * esc_trade: x of work-item lid ^ s; esc_prev: x of work-item lid - 1;
+ * esc_trade: x of work-item lid ^ s; esc_up: x of work-item lid - d (its
+ * own below d);
  * esc_heads: the heads h0 + h1 of the row's work-items before this one,
  * and in *total the row's; esc_sync: the work-items see each other's
  * writes to local memory. */
@@ -121,9 +129,9 @@ int esc_trade(int x, int s, __local int *xi)
 {
     return shuffle_xor(x, s);
 }
-int esc_prev(int x, __local int *xi)
+int esc_up(int x, int d, __local int *xi)
 {
-    return shuffle_up1(x);
+    return shuffle_up(x, d);
 }
 int esc_heads(int h0, int h1, int lane, int items, __local int *xi, int *total)
 {
@@ -151,10 +159,10 @@ int esc_trade(int x, int s, __local int *xi)
 {
     return local_from(x, (int)get_local_id(0) ^ s, xi);
 }
-int esc_prev(int x, __local int *xi)
+int esc_up(int x, int d, __local int *xi)
 {
     int lid = get_local_id(0);
-    return local_from(x, lid ? lid - 1 : 0, xi);
+    return local_from(x, lid >= d ? lid - d : lid, xi);
 }
 int esc_heads(int h0, int h1, int lane, int items, __local int *xi, int *total)
 {
@@ -193,9 +201,53 @@ void esc_warp_step(int key[2], int lane, int n2, int k, int j, __local int *xi)
     }
 }
 
+/* The products of the row's first items A entries, from p0 (end past the
+ * row), by its work-items together: lane l's entry's B row length, summed
+ * over the lanes up to l (a scan by trades: the same steps for every row)
+ * into ends[l], so that product t < ends[items - 1] (returned) is of the
+ * first entry whose end passes it; an esc_sync after. */
+int esc_entry_ends(__global const int *acol, __global const long *brp, long p0, long end, int lane, int items,
+                   __local int *ends, __local int *xi)
+{
+    long p = p0 + lane;
+    int nb = p < end ? (int)(brp[acol[p] + 1] - brp[acol[p]]) : 0, sum = nb;
+    for (int d = 1; d < items; d <<= 1) {
+        int below = esc_up(sum, d, xi);
+        sum += lane >= d ? below : 0;
+    }
+    ends[lane] = sum;
+    esc_sync();
+    return ends[items - 1];
+}
+
+/* The B entry of the row's product t, and its A entry in *pa: by ends
+ * (esc_entry_ends) where t is of the first items entries (t < covered),
+ * else by a walk from the entry past them. */
+long esc_product(__global const int *acol, __global const long *brp, long p0, long end, int items,
+                 __local const int *ends, int covered, int t, long *pa)
+{
+    if (t >= covered) {
+        row_walk w = walk_from(acol, brp, p0 + items, end, covered);
+        long q = walk_to(&w, acol, brp, t);
+        *pa = w.p;
+        return q;
+    }
+    int lo = 0, hi = items - 1; /* the first entry whose end passes t */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (ends[mid] > t) hi = mid;
+        else lo = mid + 1;
+    }
+    *pa = p0 + lo;
+    return brp[acol[*pa]] + t - (lo ? ends[lo - 1] : 0);
+}
+
 /* hsp_esc_rows for rows of n2 <= 64 products, each within a warp (lane:
- * the work-item's place in its row): product t (lane and lane + n2 / 2)
- * keyed by its column and t (column 2^bits + t, n2 = 2^bits: B's columns
+ * the work-item's place in its row): product t (lane and lane + n2 / 2),
+ * found from the ends of the row's first entries' products (esc_entry_ends:
+ * a work-item's walk over the entries before its product, a chain of
+ * loads an entry, took random:400000,6's launch 0.619 ms against 0.579 on
+ * an H200), keyed by its column and t (column 2^bits + t, n2 = 2^bits: B's columns
  * fewer than 2^25, gpu_rows.c), its value left in the row's segment of
  * lval; the keys sorted two a work-item in registers by the bitonic
  * network (a value a trade, not a column and a value: ties in the order of
@@ -207,19 +259,20 @@ void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __l
 {
     int items = n2 / 2, bits = 31 - clz(n2), key[2], c[2], h[2], total;
     VT v[2];
-    row_walk w = walk_start(arp, acol, brp, i);
+    long p0 = i >= 0 ? arp[i] : 0, end = i >= 0 ? arp[i + 1] : 0, pa;
+    int covered = esc_entry_ends(acol, brp, p0, end, lane, items, lcol, xi); /* lcol: free till the sort's end */
     for (int e = 0; e < 2; e++) {
         int t = lane + e * items;
-        long q = walk_to(&w, acol, brp, t);
+        long q = esc_product(acol, brp, p0, end, items, lcol, covered, t, &pa);
         key[e] = q >= 0 ? bcol[q] << bits | t : INT_MAX;
-        lval[t] = q >= 0 ? aval[w.p] * bval[q] : 0;
+        lval[t] = q >= 0 ? aval[pa] * bval[q] : 0;
     }
     for (int k = 2; k <= n2; k <<= 1)
         for (int j = k >> 1; j > 0; j >>= 1) esc_warp_step(key, lane, n2, k, j, xi);
     esc_sync(); /* every product's value in lval */
     for (int e = 0; e < 2; e++)
         c[e] = key[e] == INT_MAX ? INT_MAX : key[e] >> bits, v[e] = key[e] == INT_MAX ? 0 : lval[key[e] & (n2 - 1)];
-    int before = esc_prev(c[1], xi);
+    int before = esc_up(c[1], 1, xi);
     h[0] = c[0] != INT_MAX && (lane == 0 || before != c[0]), h[1] = c[1] != INT_MAX && c[1] != c[0];
     int out = esc_heads(h[0], h[1], lane, items, xi, &total);
     esc_sync(); /* every value fetched before lval is written over */

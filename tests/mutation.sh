@@ -131,6 +131,12 @@ all_mutants() {
     # the device's sample of meeting products counts none (and the host's every one)
     mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
         'tests/t_warp@bufsvm.dev'
+    # ESC's warp rows: the scan of the entries' B row lengths skips the work-item at each distance
+    mutant esc-entry-scan kernels/esc.cl 'sum += lane >= d ? below : 0;' 'sum += lane > d ? below : 0;' \
+        'tests/t_warp@bufsvm.dev'
+    # ESC's warp rows: the products past the first entries' walk from one entry too far
+    mutant esc-entry-rest kernels/esc.cl 'walk_from(acol, brp, p0 + items, end, covered)' \
+        'walk_from(acol, brp, p0 + items + 1, end, covered)' 'tests/t_warp@bufsvm.dev'
     # the SpMM kernel skips each row's first entry
     mutant spmm-kernel-first kernels/spmm.cl 'spmm_walk(first + lane * step,' 'spmm_walk(first + (lane + 1) * step,' \
         'tests/t_spmm@nosvm.dev'
