@@ -244,12 +244,12 @@ long esc_product(__global const int *acol, __global const long *brp, long p0, lo
 
 /* hsp_esc_rows for rows of n2 <= 64 products, each within a warp (lane:
  * the work-item's place in its row): product t (lane and lane + n2 / 2),
- * found from the ends of the row's first entries' products (esc_entry_ends:
- * a work-item's walk over the entries before its product, a chain of
- * loads an entry, took random:400000,6's launch 0.619 ms against 0.579 on
- * an H200), keyed by its column and t (column 2^bits + t, n2 = 2^bits: B's columns
- * fewer than 2^25, gpu_rows.c), its value left in the row's segment of
- * lval; the keys sorted two a work-item in registers by the bitonic
+ * found from the ends of the row's first entries' products (esc_entry_ends;
+ * a work-item's walk over the entries before its product, a chain of loads
+ * an entry, took random:400000,6's launch 0.619 ms against 0.579 on an
+ * H200), keyed by its column and t (column 2^bits + t, n2 = 2^bits: B's
+ * columns fewer than 2^25, gpu_rows.c), its value left in the row's
+ * segment of lval; the keys sorted two a work-item in registers by the bitonic
  * network (a value a trade, not a column and a value: ties in the order of
  * t), each value fetched by its key's t, then the runs' heads counted
  * (esc_heads) and each run summed from the row's segment of lcol/lval (its

@@ -103,10 +103,10 @@ VT lanes_sum(VT sum, int lane, int lanes, int unit, __local VT *lsum)
 
 /* Entries p, p + stride, ... before end of a row: their sums with B's
  * entries at bj + column bs0 into *s0, and with those second past them
- * into *s1 (second 0: the same sums).  SPMM_AHEAD entries a pass, their loads issued before their
- * sums, so that the chains (A's column, then B's entry) of the pass
- * overlap where one entry at a time waited for each in turn; the sums stay
- * in the entries' order. */
+ * into *s1 (second 0: the same sums).  SPMM_AHEAD entries a pass, their
+ * loads issued before their sums, so that the chains (A's column, then B's
+ * entry) of the pass overlap where one entry at a time waited for each in
+ * turn; the sums stay in the entries' order. */
 void spmm_walk(long p, long end, long stride, __global const int *col, __global const VT *val,
                __global const VT *bj, long bs0, long second, VT *s0, VT *s1)
 {
