@@ -221,15 +221,15 @@ int esc_entry_ends(__global const int *acol, __global const long *brp, long p0, 
 }
 
 /* The B entry of the row's product t, and its A entry in *pa: by ends
- * (esc_entry_ends) where t is of the first items entries (t < covered),
- * else by a walk from the entry past them. */
-long esc_product(__global const int *acol, __global const long *brp, long p0, long end, int items,
-                 __local const int *ends, int covered, int t, long *pa)
+ * (esc_entry_ends) where t is of the first items entries from p0 (t <
+ * covered), else by the walk rest over the entries past them (t never
+ * less than the last it was asked for). */
+long esc_product(__global const int *acol, __global const long *brp, long p0, int items, __local const int *ends,
+                 int covered, int t, row_walk *rest, long *pa)
 {
     if (t >= covered) {
-        row_walk w = walk_from(acol, brp, p0 + items, end, covered);
-        long q = walk_to(&w, acol, brp, t);
-        *pa = w.p;
+        long q = walk_to(rest, acol, brp, t);
+        *pa = rest->p;
         return q;
     }
     int lo = 0, hi = items - 1; /* the first entry whose end passes t */
@@ -261,9 +261,10 @@ void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __l
     VT v[2];
     long p0 = i >= 0 ? arp[i] : 0, end = i >= 0 ? arp[i + 1] : 0, pa;
     int covered = esc_entry_ends(acol, brp, p0, end, lane, items, lcol, xi); /* lcol: free till the sort's end */
+    row_walk rest = walk_from(acol, brp, p0 + items, end, covered);
     for (int e = 0; e < 2; e++) {
         int t = lane + e * items;
-        long q = esc_product(acol, brp, p0, end, items, lcol, covered, t, &pa);
+        long q = esc_product(acol, brp, p0, items, lcol, covered, t, &rest, &pa);
         key[e] = q >= 0 ? bcol[q] << bits | t : INT_MAX;
         lval[t] = q >= 0 ? aval[pa] * bval[q] : 0;
     }

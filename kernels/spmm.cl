@@ -126,6 +126,16 @@ void spmm_walk(long p, long end, long stride, __global const int *col, __global 
     *s0 = t0, *s1 = t1;
 }
 
+/* The sum of entries p, p + stride, ... before end of a row with B's
+ * entries at bj + column bs0 (one column: spmm_walk's first sum). */
+VT spmm_entries_sum(long p, long end, long stride, __global const int *col, __global const VT *val,
+                    __global const VT *bj, long bs0)
+{
+    VT sum, same;
+    spmm_walk(p, end, stride, col, val, bj, bs0, 0, &sum, &same);
+    return sum;
+}
+
 /* This work-item's share of its entry of C (none of a long row's), group
  * as in spmm_place. */
 void spmm_item(HSP_SPMM_ARGS, int lanes, long group, __local VT *lsum)
@@ -138,8 +148,7 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, long group, __local VT *lsum)
     if (live) {
         long first, count = spmm_row(i, step, rows, len, lengths, skip, &first);
         live = count >= 0;
-        VT same;
-        spmm_walk(first + lane * step, first + count * step, lanes * step, col, val, b + j * bs1, bs0, 0, &sum, &same);
+        sum = spmm_entries_sum(first + lane * step, first + count * step, lanes * step, col, val, b + j * bs1, bs0);
     }
     if (lanes > 1) sum = lanes_sum(sum, lane, lanes, unit, lsum); /* lanes: the same for every work-item */
     if (live && lane == 0) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
@@ -174,16 +183,6 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
     long piece, __global const int *piece_row, __global const int *long_row, __global const int *long_first,  \
         volatile __global int *count, __global VT *part
 
-/* Column j's share of entries [p0, p1) of a row: every lanes-th entry from
- * the lane-th. */
-VT spmm_entries_sum(long p0, long p1, int lane, int lanes, __global const int *col, __global const VT *val,
-                    __global const VT *b, long bs0, long bs1, long j)
-{
-    VT sum, same;
-    spmm_walk(p0 + lane, p1, lanes, col, val, b + j * bs1, bs0, 0, &sum, &same);
-    return sum;
-}
-
 /* Column j's share of the sums of a long row's n pieces from the first in
  * part: every lanes-th piece from the lane-th (written by other
  * work-groups: read past the cache). */
@@ -212,7 +211,7 @@ void spmm_pieces(int g, int ncols, __global const long *rows, __global const int
     while (lanes * 2 * cols <= size) lanes *= 2;
     int lane = lid / cols, at = lid - lane * cols, mine = lane < lanes; /* those past lanes x cols sum nothing */
     for (long j0 = 0, j = at; j0 < ncols; j0 += cols, j += cols) {
-        VT sum = mine && j < ncols ? spmm_entries_sum(p0, p1, lane, lanes, col, val, b, bs0, bs1, j) : 0;
+        VT sum = mine && j < ncols ? spmm_entries_sum(p0 + lane, p1, lanes, col, val, b + j * bs1, bs0) : 0;
         sum = lanes_sum(sum, lane, lanes, cols, lsum);
         if (lane == 0 && j < ncols && n == 1) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
         else if (lane == 0 && j < ncols) part[g * (long)ncols + j] = sum;

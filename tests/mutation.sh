@@ -138,7 +138,8 @@ all_mutants() {
     mutant esc-entry-rest kernels/esc.cl 'walk_from(acol, brp, p0 + items, end, covered)' \
         'walk_from(acol, brp, p0 + items + 1, end, covered)' 'tests/t_warp@bufsvm.dev'
     # the SpMM kernel skips each row's first entry
-    mutant spmm-kernel-first kernels/spmm.cl 'spmm_walk(first + lane * step,' 'spmm_walk(first + (lane + 1) * step,' \
+    mutant spmm-kernel-first kernels/spmm.cl 'spmm_entries_sum(first + lane * step,' \
+        'spmm_entries_sum(first + (lane + 1) * step,' \
         'tests/t_spmm@nosvm.dev'
     # the SpMM kernel's lanes of an entry add a neighbour's sum in place of their partner's
     mutant spmm-lanes-sum kernels/spmm.cl 'if (lane < apart) lsum[lid] += lsum[lid + apart * unit];' \
