@@ -175,13 +175,13 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
     if (second) spmm_write(cij + cs1, alpha, s1, beta);
 }
 
-/* The pieces of long rows: piece g (of piece entries each) is of long row
+/* The npieces pieces of long rows: piece g (of piece entries each) is of long row
  * piece_row[g], which is A's row long_row[r] and has pieces long_first[r]
  * .. long_first[r + 1] - 1; part holds a piece's sums, count how many of a
  * row's pieces are done (0 between launches). */
 #define HSP_SPMM_PIECES                                                                                        \
-    long piece, __global const int *piece_row, __global const int *long_row, __global const int *long_first,  \
-        volatile __global int *count, __global VT *part
+    int npieces, long piece, __global const int *piece_row, __global const int *long_row,                     \
+        __global const int *long_first, volatile __global int *count, __global VT *part
 
 /* Column j's share of the sums of a long row's n pieces from the first in
  * part: every lanes-th piece from the lane-th (written by other
@@ -193,43 +193,66 @@ VT spmm_parts_sum(__global VT *part, int first, int n, int lane, int lanes, int 
     return sum;
 }
 
-/* Piece g of A's long rows, by the work-group: the piece's sums of every
- * column of C, in passes of cols columns, lanes work-items a column (a
- * power of two, cols x lanes at most the group), each every lanes-th
- * entry, added up in local memory; a row of one piece writes its C, the
- * others' pieces their sums to part, and the group that finishes a row's
- * last piece adds them up the same way (its work-items each every lanes-th
- * piece, where one work-item a column walked all of a hub's pieces) into C
- * (hsp_spmm leaves long rows alone). */
-void spmm_pieces(int g, int ncols, __global const long *rows, __global const int *col, __global const VT *val,
-                 __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
-                 VT beta, HSP_SPMM_PIECES, __local VT *lsum)
+/* The work-items a column of a long row's piece: a power of two, at most
+ * PIECE_LANES (a work-group of 128 takes four pieces at L = 1, where 128
+ * work-items a piece left 2879 work-groups to rmat:16,8's pieces), cols of
+ * them at most the group's size. */
+#define PIECE_LANES 32
+int piece_lanes(int cols, int size)
 {
-    int lid = get_local_id(0), size = get_local_size(0), r = piece_row[g];
-    int first = long_first[r], n = long_first[r + 1] - first, cols = ncols < size ? ncols : size, lanes = 1;
+    int lanes = 1;
+    while (lanes < PIECE_LANES && lanes * 2 * cols <= size) lanes *= 2;
+    return lanes;
+}
+
+/* The pieces a work-group of spmm_pieces takes for ncols columns. */
+int pieces_a_group(int ncols)
+{
+    int size = get_local_size(0), cols = ncols < size ? ncols : size;
+    return size / (piece_lanes(cols, size) * cols);
+}
+
+/* The pieces of A's long rows in work-group group, per of them (1, or
+ * pieces_a_group: unit = cols x lanes work-items a piece): each piece's
+ * sums of every column of C, in passes of cols columns, lanes work-items a
+ * column, each every lanes-th entry, added up in local memory; a row of
+ * one piece writes its C, the others' pieces their sums to part, and the
+ * piece that finishes a row adds them up the same way (its work-items each
+ * every lanes-th piece, where one work-item a column walked all of a hub's
+ * pieces) into C (hsp_spmm leaves long rows alone).  Every work-item meets
+ * the barriers, those of no piece too.  With per 1 a piece's values are
+ * the group's (the compiler keeps them once a group). */
+void spmm_pieces(int group, int per, int ncols, __global const long *rows, __global const int *col,
+                 __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1,
+                 VT alpha, VT beta, HSP_SPMM_PIECES, __local VT *lsum)
+{
+    int lid = get_local_id(0), size = get_local_size(0), cols = ncols < size ? ncols : size;
+    int lanes = piece_lanes(cols, size), unit = lanes * cols, sub = per > 1 ? lid / unit : 0, g = group * per + sub;
+    int lane = sub < per ? (lid - sub * unit) / cols : lanes, at = lid - sub * unit - lane * cols;
+    int mine = lane < lanes && g < npieces, head = sub < per && lid == sub * unit; /* the piece's first */
+    int r = piece_row[min(g, npieces - 1)], first = long_first[r], n = long_first[r + 1] - first;
     long i = long_row[r], p0 = rows[i] + (g - first) * piece, p1 = min(p0 + piece, rows[i + 1]);
-    while (lanes * 2 * cols <= size) lanes *= 2;
-    int lane = lid / cols, at = lid - lane * cols, mine = lane < lanes; /* those past lanes x cols sum nothing */
     for (long j0 = 0, j = at; j0 < ncols; j0 += cols, j += cols) {
         VT sum = mine && j < ncols ? spmm_entries_sum(p0 + lane, p1, lanes, col, val, b + j * bs1, bs0) : 0;
         sum = lanes_sum(sum, lane, lanes, cols, lsum);
-        if (lane == 0 && j < ncols && n == 1) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
-        else if (lane == 0 && j < ncols) part[g * (long)ncols + j] = sum;
+        if (mine && lane == 0 && j < ncols && n == 1) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+        else if (mine && lane == 0 && j < ncols) part[g * (long)ncols + j] = sum;
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the sums reach memory before the count */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) lsum[0] = n > 1 && atomic_inc(&count[r]) == n - 1;
+    if (head) lsum[sub] = g < npieces && n > 1 && atomic_inc(&count[r]) == n - 1;
     barrier(CLK_LOCAL_MEM_FENCE);
-    int last = lsum[0] != 0; /* the row's last piece: the same for every work-item */
+    int last = mine && lsum[sub] != 0, any = 0; /* the row's last piece; any: the group's */
+    for (int q = 0; q < per; q++) any |= lsum[q] != 0;
     barrier(CLK_LOCAL_MEM_FENCE); /* lsum is lanes_sum's */
-    if (!last) return;
+    if (!any) return;
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     for (long j0 = 0, j = at; j0 < ncols; j0 += cols, j += cols) {
-        VT sum = mine && j < ncols ? spmm_parts_sum(part, first, n, lane, lanes, ncols, j) : 0;
+        VT sum = last && j < ncols ? spmm_parts_sum(part, first, n, lane, lanes, ncols, j) : 0;
         sum = lanes_sum(sum, lane, lanes, cols, lsum);
-        if (lane == 0 && j < ncols) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+        if (last && lane == 0 && j < ncols) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
     }
-    if (lid == 0) count[r] = 0;
+    if (head && last) count[r] = 0;
 }
 
 /* The pieces alone, a launch before hsp_spmm's: where the device's compiler
@@ -239,31 +262,52 @@ __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global con
                               __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
                               VT beta, HSP_SPMM_PIECES, __local VT *lsum)
 {
-    spmm_pieces(get_group_id(0), ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, piece, piece_row,
-                long_row, long_first, count, part, lsum);
+    spmm_pieces(get_group_id(0), pieces_a_group(ncols), ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
+                npieces, piece, piece_row, long_row, long_first, count, part, lsum);
 }
 
-/* The npieces pieces of the long rows and the other rows along C's rows
- * (pairs where lanes is 1, else hsp_spmm_lanes' items) in one launch (a
- * launch less: the two took turns on a GPU, each short): the rows'
- * work-groups first where rows_first, else the pieces' (so that the part
- * whose work-items walk the longer starts at once and the other fills in
- * beside it).  A work-group's branch is the same for its work-items: the
- * barriers are met by all. */
-__kernel void hsp_spmm_both(HSP_SPMM_ARGS, int npieces, HSP_SPMM_PIECES, int lanes, int rows_first,
-                            __local VT *lsum)
+/* The npieces pieces of the long rows, per a work-group, and the other
+ * rows along C's rows (pairs where lanes is 1, else hsp_spmm_lanes' items)
+ * in one launch (a launch less: the two took turns on a GPU, each short):
+ * the rows' work-groups first where rows_first, else the pieces' (so that
+ * the part whose work-items walk the longer starts at once and the other
+ * fills in beside it).  A work-group's branch is the same for its
+ * work-items: the barriers are met by all.  Inlined in both kernels (the
+ * AMDGPU compiler called it from one, with 232 bytes of scratch). */
+__attribute__((always_inline)) void spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_first,
+                                              __local VT *lsum, int per)
 {
-    int g = get_group_id(0), row_groups = get_num_groups(0) - npieces;
-    int piece_g = rows_first ? g - row_groups : g, row_g = rows_first ? g : g - npieces;
-    if (piece_g >= 0 && piece_g < npieces)
-        spmm_pieces(piece_g, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, piece, piece_row,
-                    long_row, long_first, count, part, lsum);
+    int g = get_group_id(0), pieces_g = (npieces + per - 1) / per, row_groups = get_num_groups(0) - pieces_g;
+    int piece_g = rows_first ? g - row_groups : g, row_g = rows_first ? g : g - pieces_g;
+    if (piece_g >= 0 && piece_g < pieces_g)
+        spmm_pieces(piece_g, per, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, npieces, piece,
+                    piece_row, long_row, long_first, count, part, lsum);
     else if (lanes == 1)
         spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
                   beta, lengths, skip, row_g * (long)get_local_size(0) + get_local_id(0));
     else
         spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
                   beta, lengths, skip, lanes, row_g, lsum);
+}
+
+/* spmm_both with a piece a work-group: its values held once a group. */
+__kernel void hsp_spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_first, __local VT *lsum)
+{
+    spmm_both(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
+              lengths, skip, npieces, piece, piece_row, long_row, long_first, count, part, lanes, rows_first, lsum, 1);
+}
+
+/* spmm_both with several pieces a work-group (pieces_a_group), where C has
+ * a column or two: rmat:16,8's 2879 pieces took a work-group of 128 each
+ * at L = 1, most of its work-items idle (most are rows of 33 to 256
+ * entries).  A kernel of its own: its pieces' values, each work-item's,
+ * took registers that hsp_spmm_both's rows missed at L = 8 (rmat:16,8's
+ * kernel 15% slower on an H200). */
+__kernel void hsp_spmm_both_narrow(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_first, __local VT *lsum)
+{
+    spmm_both(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
+              lengths, skip, npieces, piece, piece_row, long_row, long_first, count, part, lanes, rows_first, lsum,
+              pieces_a_group(ncols));
 }
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)

@@ -170,11 +170,14 @@ all_mutants() {
     mutant spmm-parts-stride kernels/spmm.cl 'for (int q = first + lane; q < first + n; q += lanes)' \
         'for (int q = first + lane; q < first + n; q += 2 * lanes)' 'tests/t_spmm@nosvm.dev'
     # in the launch of the pieces and the other rows together, pieces first, the rows start a work-group late
-    mutant spmm-both-start kernels/spmm.cl 'row_g = rows_first ? g : g - npieces;' \
-        'row_g = rows_first ? g : g - npieces + 1;' 'tests/t_spmm@nosvm.dev'
+    mutant spmm-both-start kernels/spmm.cl 'row_g = rows_first ? g : g - pieces_g;' \
+        'row_g = rows_first ? g : g - pieces_g + 1;' 'tests/t_spmm@nosvm.dev'
     # the same, rows first: the pieces start a work-group late
     mutant spmm-both-rows-first kernels/spmm.cl 'int piece_g = rows_first ? g - row_groups : g,' \
         'int piece_g = rows_first ? g - row_groups - 1 : g,' 'tests/t_spmm@nosvm.dev'
+    # a work-group of several pieces (one or two columns) looks only at its first for a row's last piece
+    mutant spmm-pieces-any kernels/spmm.cl 'for (int q = 0; q < per; q++) any |=' 'for (int q = 0; q < 1; q++) any |=' \
+        'tests/t_spmm@nosvm.dev'
     # stage 2's scan of the bins' figures drops the stretches of work-groups before each
     mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
         'base[g * nbins + b] = (int)before;' 'tests/t_resident@nosvm.dev'

@@ -111,34 +111,63 @@ static hsp_status pieces_room(gpu *g, const struct hsp_ellr *A, int32_t ncols)
     return s == HSP_OK ? pieces_done(g, dbl, A->nlong) : s;
 }
 
-/* The last arguments but local memory of both kernels that make A's long
- * rows' pieces (HSP_SPMM_PIECES in spmm.cl), piece their length, into p. */
-static void piece_args(gpu *g, const gpu_array *const *a, const int64_t *piece, gpu_arg p[6])
+/* The arguments of both kernels that make A's long rows' pieces
+ * (HSP_SPMM_PIECES in spmm.cl: npieces of them, piece their length) into p. */
+static void piece_args(gpu *g, const gpu_array *const *a, const int32_t *npieces, const int64_t *piece, gpu_arg p[7])
 {
-    p[0] = gpu_val(piece, sizeof *piece), p[1] = gpu_array_arg(a[4]), p[2] = gpu_array_arg(a[5]);
-    p[3] = gpu_array_arg(a[6]), p[4] = gpu_array_arg(&g->a[GA_SPMM_DONE]), p[5] = gpu_array_arg(&g->a[GA_SPMM_P]);
+    p[0] = gpu_val(npieces, sizeof *npieces), p[1] = gpu_val(piece, sizeof *piece), p[2] = gpu_array_arg(a[4]);
+    p[3] = gpu_array_arg(a[5]), p[4] = gpu_array_arg(a[6]), p[5] = gpu_array_arg(&g->a[GA_SPMM_DONE]);
+    p[6] = gpu_array_arg(&g->a[GA_SPMM_P]);
 }
 
-/* A's long rows (CSR) into C by a launch of their own: their pieces, a
- * work-group each, whose sums (in GA_SPMM_P) the group that finishes a
- * row's last piece adds up. */
+/* The work-items a column of a piece, as spmm.cl's piece_lanes: at most
+ * PIECE_LANES, cols of them at most the group's size.  32 (8 entries each
+ * of a piece of 256) where 128 had left most of a piece's work-items idle
+ * at L = 1: on an H200 the kernel 0.0147-0.0162 -> 0.0143-0.0149 ms on
+ * rmat:16,8, 0.032-0.033 -> 0.028-0.029 on rmat:18,8 (doc/performance.md). */
+enum { PIECE_LANES = 32 };
+static int64_t piece_lanes(int64_t cols, int64_t size)
+{
+    int64_t lanes = 1;
+    while (lanes < PIECE_LANES && lanes * 2 * cols <= size) lanes *= 2;
+    return lanes;
+}
+
+/* The pieces a work-group of size takes for ncols columns where it takes
+ * several (as spmm.cl's pieces_a_group): size / (lanes x cols). */
+static int64_t pieces_a_group(int32_t ncols, size_t size)
+{
+    int64_t group = (int64_t)size, cols = ncols < group ? ncols : group;
+    return group / (piece_lanes(cols, group) * cols);
+}
+
+/* The work-groups that A's pieces take, per a group. */
+static size_t piece_groups(const struct hsp_ellr *A, int64_t per)
+{
+    return (size_t)((A->npieces + per - 1) / per);
+}
+
+/* A's long rows (CSR) into C by a launch of their own: their pieces (a
+ * work-group each, or several where C has a column or two), whose sums (in
+ * GA_SPMM_P) the piece that finishes a row adds up. */
 static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, double beta, const hsp_dense *B,
                             const hsp_dense *C, const gpu_array *const *a)
 {
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_PIECES, 256);
-    int32_t ncols = C->ncols;
+    int32_t ncols = C->ncols, npieces = (int32_t)A->npieces;
     int64_t piece = HSP_ELLR_PIECE, bs[2], cs[2];
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
-    gpu_arg args[19] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
+    gpu_arg args[20] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
                         gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
                         gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                         gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs),
                         gpu_val(dbl ? (const void *)&beta : &beta_f, vs)};
-    piece_args(g, a, &piece, args + 12);
-    args[18] = gpu_local(size * vs);
-    return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 19, (size_t)A->npieces, size);
+    piece_args(g, a, &npieces, &piece, args + 12);
+    args[19] = gpu_local(size * vs);
+    size_t groups = piece_groups(A, pieces_a_group(ncols, size));
+    return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 20, groups, size);
 }
 
 /* The work-items of a work-group of hsp_spmm_both: rmat:16,8 took 10-17%
@@ -155,33 +184,33 @@ enum { BOTH_GROUP = 128 };
  * against 0.051 (doc/performance.md). */
 static int32_t rows_first(int64_t skip, int32_t lanes, int32_t ncols, size_t size)
 {
-    int64_t group = (int64_t)size, cols = ncols < group ? ncols : group, piece_lanes = 1;
-    while (piece_lanes * 2 * cols <= group) piece_lanes *= 2;
-    return HSP_ELLR_PIECE / piece_lanes < skip / lanes;
+    int64_t group = (int64_t)size, cols = ncols < group ? ncols : group;
+    return HSP_ELLR_PIECE / piece_lanes(cols, group) < skip / lanes;
 }
 
 /* The launch of hsp_spmm or hsp_spmm_lanes (its arguments args, nrows x
  * ncols entries of C along rows, rows of up to skip entries, lanes
  * work-items an entry: 1 takes pairs) with A's long rows' pieces as
- * work-groups of the same launch (hsp_spmm_both): one launch, where two
- * took rmat:16,8 5-22% longer at L = 1 and 32 on an H200
- * (doc/performance.md). */
+ * work-groups of the same launch (hsp_spmm_both; hsp_spmm_both_narrow
+ * where a work-group takes several pieces): one launch, where two took
+ * rmat:16,8 5-22% longer at L = 1 and 32 on an H200 (doc/performance.md). */
 static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array *const *a, const gpu_arg *args,
                               int32_t nrows, int32_t ncols, int64_t skip, int32_t lanes)
 {
     int dbl = A->precision == HSP_DOUBLE;
-    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_BOTH, BOTH_GROUP);
+    int kernel = pieces_a_group(ncols, BOTH_GROUP) > 1 ? GK_SPMM_BOTH_NARROW : GK_SPMM_BOTH;
+    size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, kernel, BOTH_GROUP);
     int32_t npieces = (int32_t)A->npieces;
     int64_t piece = HSP_ELLR_PIECE;
     size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
+    int64_t per = kernel == GK_SPMM_BOTH ? 1 : pieces_a_group(ncols, size);
     int32_t first = rows_first(skip, lanes, ncols, size);
     gpu_arg both[30];
     memcpy(both, args, 20 * sizeof *args);
-    both[20] = gpu_val(&npieces, sizeof npieces);
-    piece_args(g, a, &piece, both + 21);
+    piece_args(g, a, &npieces, &piece, both + 20);
     both[27] = gpu_val(&lanes, sizeof lanes), both[28] = gpu_val(&first, sizeof first);
     both[29] = gpu_local(size * vs);
-    return g->ops->launch(g, dbl, GK_SPMM_BOTH, both, 30, (size_t)npieces + groups, size);
+    return g->ops->launch(g, dbl, kernel, both, 30, piece_groups(A, per) + groups, size);
 }
 
 /* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
