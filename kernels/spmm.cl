@@ -175,10 +175,10 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
     if (second) spmm_write(cij + cs1, alpha, s1, beta);
 }
 
-/* The npieces pieces of long rows: piece g (of piece entries each) is of long row
- * piece_row[g], which is A's row long_row[r] and has pieces long_first[r]
- * .. long_first[r + 1] - 1; part holds a piece's sums, count how many of a
- * row's pieces are done (0 between launches). */
+/* The npieces pieces of long rows: piece g (of piece entries each) is of
+ * long row piece_row[g], which is A's row long_row[r] and has pieces
+ * long_first[r] .. long_first[r + 1] - 1; part holds a piece's sums, count
+ * how many of a row's pieces are done (0 between launches). */
 #define HSP_SPMM_PIECES                                                                                        \
     int npieces, long piece, __global const int *piece_row, __global const int *long_row,                     \
         __global const int *long_first, volatile __global int *count, __global VT *part
