@@ -125,6 +125,7 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval,
  * writes to local memory. */
 #if defined(__NV_CL_C_VERSION)
 #define HSP_ESC_WARP 1
+#define ESC_TRADERS 32 /* the work-items that trade with each other: a warp */
 int esc_trade(int x, int s, __local int *xi)
 {
     return shuffle_xor(x, s);
@@ -146,6 +147,7 @@ void esc_sync(void)
 }
 #elif defined(HSP_WARP_EMULATE)
 #define HSP_ESC_WARP 1
+#define ESC_TRADERS ((int)get_local_size(0))
 /* x of work-item from of the work-group, through buf (an int a work-item). */
 int local_from(int x, int from, __local int *buf)
 {
@@ -181,36 +183,53 @@ void esc_sync(void)
 #endif
 
 #ifdef HSP_ESC_WARP
-/* One compare-exchange step of the bitonic network over a row's n2 keys
- * held two a work-item (key x = 2 lane + e in key[e]): stage k, distance j;
- * the partner of a distance over one is in work-item lane ^ (j / 2). */
-void esc_warp_step(int key[2], int lane, int n2, int k, int j, __local int *xi)
+/* One compare-exchange step of the sorting network over keys held two a
+ * work-item (key x = 2 lane + e in key[e]): each key against the one that
+ * work-item lane ^ m holds in place e ^ swap, the work-item whose lane has
+ * bit low clear keeping the smaller; m = 0: its own two keys. */
+void esc_warp_step(int key[2], int lane, int m, int swap, int low, __local int *xi)
 {
-    if (j == 1) {
-        int up = k == n2 || ((2 * lane) & k) == 0;
-        if ((key[0] > key[1]) == up) {
-            int t = key[0];
-            key[0] = key[1], key[1] = t;
-        }
+    if (!m) {
+        int small = min(key[0], key[1]);
+        key[1] = max(key[0], key[1]), key[0] = small;
         return;
     }
-    for (int e = 0; e < 2; e++) {
-        int x = 2 * lane + e, pk = esc_trade(key[e], j / 2, xi);
-        int up = k == n2 || (x & k) == 0, lower = (x & j) == 0;
-        if (lower == up ? pk < key[e] : pk > key[e]) key[e] = pk;
+    int p0 = esc_trade(key[swap], m, xi), p1 = esc_trade(key[1 - swap], m, xi), keep_small = !(lane & low);
+    key[0] = keep_small ? min(key[0], p0) : max(key[0], p0);
+    key[1] = keep_small ? min(key[1], p1) : max(key[1], p1);
+}
+
+/* Sort a row's n2 <= 64 keys (esc_warp_step's layout) whose aligned runs of
+ * k0 / 2 are sorted already: stage k merges the sorted halves of each run
+ * of k, each key first against its mirror in the run (x ^ (k - 1)), then
+ * against x ^ j for j = k / 4 .. 1, always ascending.  The loops unroll
+ * under NVIDIA's compiler (which folds each step's constants); k0 and n2
+ * are the same for all the work-items that trade together. */
+void esc_warp_sort(int key[2], int lane, int n2, int k0, __local int *xi)
+{
+#ifdef HSP_WARP_EMULATE
+#pragma nounroll /* PoCL's compiler takes many minutes over an unrolled network's barriers */
+#else
+#pragma unroll
+#endif
+    for (int k = 2; k <= 64; k <<= 1) {
+        if (k < k0 || k > n2) continue;
+        esc_warp_step(key, lane, k / 2 - 1, 1, k / 4, xi);
+#pragma unroll
+        for (int j = k / 4; j > 0; j >>= 1) esc_warp_step(key, lane, j / 2, 0, j / 2, xi);
     }
 }
 
 /* The products of the row's first items A entries, from p0 (end past the
- * row), by its work-items together: lane l's entry's B row length, summed
- * over the lanes up to l (a scan by trades: the same steps for every row)
- * into ends[l], so that product t < ends[items - 1] (returned) is of the
- * first entry whose end passes it; an esc_sync after. */
+ * row), by its work-items together: lane l's entry's B row length (*nb),
+ * summed over the lanes up to l (a scan by trades: the same steps for every
+ * row) into ends[l], so that product t < ends[items - 1] (returned) is of
+ * the first entry whose end passes it; an esc_sync after. */
 int esc_entry_ends(__global const int *acol, __global const long *brp, long p0, long end, int lane, int items,
-                   __local int *ends, __local int *xi)
+                   __local int *ends, __local int *xi, int *nb)
 {
     long p = p0 + lane;
-    int nb = p < end ? (int)(brp[acol[p] + 1] - brp[acol[p]]) : 0, sum = nb;
+    int sum = *nb = p < end ? (int)(brp[acol[p] + 1] - brp[acol[p]]) : 0;
     for (int d = 1; d < items; d <<= 1) {
         int below = esc_up(sum, d, xi);
         sum += lane >= d ? below : 0;
@@ -242,34 +261,70 @@ long esc_product(__global const int *acol, __global const long *brp, long p0, in
     return brp[acol[*pa]] + t - (lo ? ends[lo - 1] : 0);
 }
 
+/* The run of places each A entry of the row gets (its B row sorted in
+ * them, INT_MAX after): the longest B row of its entries (nb: the
+ * work-item's, esc_entry_ends) to a power of two, where the row has at most
+ * items entries and their runs fit its n2 places; else 1 (its products in
+ * order, one a place). */
+int esc_run_width(int nb, long entries, int items, int n2, __local int *xi)
+{
+    for (int d = items / 2; d > 0; d >>= 1) nb = max(nb, esc_trade(nb, d, xi));
+    int w = nb <= 1 ? 1 : 1 << (32 - clz(nb - 1));
+    return entries <= items && entries * w <= n2 ? w : 1;
+}
+
+/* The least w of the rows that trade together (ESC_TRADERS work-items,
+ * rows of items), whose sorts share their steps. */
+int esc_traders_min(int w, int items, __local int *xi)
+{
+    for (int d = items; d < ESC_TRADERS; d <<= 1) w = min(w, esc_trade(w, d, xi));
+    return w;
+}
+
+/* The B entry at place x of a row whose A entries (from p0) hold runs of w
+ * places (esc_run_width, w > 1): entry x / w's B row's (x mod w)th, or -1
+ * past its B row; its A entry in *pa.  ends: esc_entry_ends'. */
+long esc_run_product(__global const int *acol, __global const long *brp, long p0, __local const int *ends, int w,
+                     int x, long *pa)
+{
+    int entry = x >> (31 - clz(w)), at = x & (w - 1), before = entry ? ends[entry - 1] : 0;
+    *pa = p0 + entry;
+    return at < ends[entry] - before ? brp[acol[*pa]] + at : -1;
+}
+
 /* hsp_esc_rows for rows of n2 <= 64 products, each within a warp (lane:
- * the work-item's place in its row): product t (lane and lane + n2 / 2),
- * found from the ends of the row's first entries' products (esc_entry_ends;
- * a work-item's walk over the entries before its product, a chain of loads
- * an entry, took random:400000,6's launch 0.619 ms against 0.579 on an
- * H200), keyed by its column and t (column 2^bits + t, n2 = 2^bits: B's
- * columns fewer than 2^25, gpu_rows.c), its value left in the row's
- * segment of lval; the keys sorted two a work-item in registers by the bitonic
- * network (a value a trade, not a column and a value: ties in the order of
- * t), each value fetched by its key's t, then the runs' heads counted
+ * the work-item's place in its row): places x = 2 lane and 2 lane + 1
+ * (the sort's order of keys), each holding a product or none.  A row whose entries' B rows fit runs
+ * of w places each (esc_run_width) puts entry r's B row, sorted, at places
+ * r w on; any other its products in order (w = 1), each found from the ends
+ * of the row's first entries' products (esc_entry_ends; a work-item's walk
+ * over the entries before its product, a chain of loads an entry, took
+ * random:400000,6's launch 0.619 ms against 0.579 on an H200).  Each
+ * product is keyed by its column and place (column 2^bits + x, n2 = 2^bits:
+ * B's columns fewer than 2^25, gpu_rows.c), its value left in the row's
+ * segment of lval; the keys sorted two a work-item in registers
+ * (esc_warp_sort, from runs of the least w of the rows that trade together:
+ * a value a trade, not a column and a value; ties in the order of places),
+ * each value fetched by its key's place, then the runs' heads counted
  * (esc_heads) and each run summed from the row's segment of lcol/lval (its
  * n2 entries) in sorted order.  xi: the trades' scratch where they go
  * through local memory. */
 void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __local VT *lval, __local int *xi)
 {
-    int items = n2 / 2, bits = 31 - clz(n2), key[2], c[2], h[2], total;
+    int items = n2 / 2, bits = 31 - clz(n2), key[2], c[2], h[2], total, nb;
     VT v[2];
     long p0 = i >= 0 ? arp[i] : 0, end = i >= 0 ? arp[i + 1] : 0, pa;
-    int covered = esc_entry_ends(acol, brp, p0, end, lane, items, lcol, xi); /* lcol: free till the sort's end */
+    int covered = esc_entry_ends(acol, brp, p0, end, lane, items, lcol, xi, &nb); /* lcol: free till the sort's end */
+    int w = esc_run_width(nb, end - p0, items, n2, xi), k0 = 2 * esc_traders_min(w, items, xi);
     row_walk rest = walk_from(acol, brp, p0 + items, end, covered);
     for (int e = 0; e < 2; e++) {
-        int t = lane + e * items;
-        long q = esc_product(acol, brp, p0, items, lcol, covered, t, &rest, &pa);
-        key[e] = q >= 0 ? bcol[q] << bits | t : INT_MAX;
-        lval[t] = q >= 0 ? aval[pa] * bval[q] : 0;
+        int x = 2 * lane + e;
+        long q = w > 1 ? esc_run_product(acol, brp, p0, lcol, w, x, &pa)
+                       : esc_product(acol, brp, p0, items, lcol, covered, x, &rest, &pa);
+        key[e] = q >= 0 ? bcol[q] << bits | x : INT_MAX;
+        lval[x] = q >= 0 ? aval[pa] * bval[q] : 0;
     }
-    for (int k = 2; k <= n2; k <<= 1)
-        for (int j = k >> 1; j > 0; j >>= 1) esc_warp_step(key, lane, n2, k, j, xi);
+    esc_warp_sort(key, lane, n2, k0, xi);
     esc_sync(); /* every product's value in lval */
     for (int e = 0; e < 2; e++)
         c[e] = key[e] == INT_MAX ? INT_MAX : key[e] >> bits, v[e] = key[e] == INT_MAX ? 0 : lval[key[e] & (n2 - 1)];

@@ -123,7 +123,7 @@ all_mutants() {
     mutant esc-warp-head kernels/esc.cl 'h[1] = c[1] != INT_MAX && c[1] != c[0];' \
         'h[1] = c[1] != INT_MAX && c[1] != c[0] && lane;' 'tests/t_warp@bufsvm.dev'
     # ESC's warp rows key each product by its column alone: every value fetched from the row's first
-    mutant esc-key-place kernels/esc.cl 'key[e] = q >= 0 ? bcol[q] << bits | t : INT_MAX;' \
+    mutant esc-key-place kernels/esc.cl 'key[e] = q >= 0 ? bcol[q] << bits | x : INT_MAX;' \
         'key[e] = q >= 0 ? bcol[q] << bits : INT_MAX;' 'tests/t_warp@bufsvm.dev'
     # a B too wide for the warp's keys still sorted within a warp
     mutant esc-key-columns src/spgemm/gpu_rows.c 'job->B->ncols > ESC_KEY_COLUMNS' \

@@ -67,13 +67,13 @@ static hsp_context *esc_context(void)
     return ctx;
 }
 
-/* C = A*B of random A (m x k, rows of alo..ahi entries) and B (k x n, bhi
- * at most): right against the reference, and the same bits twice. */
-static void product(hsp_context *ctx, int32_t m, int32_t k, int32_t n, int32_t alo, int32_t ahi, int32_t bhi,
-                    hsp_precision precision, uint64_t seed)
+/* C = A*B of random A (m x k, rows of alo..ahi entries) and B (k x n, rows
+ * of blo..bhi): right against the reference, and the same bits twice. */
+static void product(hsp_context *ctx, int32_t m, int32_t k, int32_t n, int32_t alo, int32_t ahi, int32_t blo,
+                    int32_t bhi, hsp_precision precision, uint64_t seed)
 {
     const char *p = precision == HSP_DOUBLE ? "double" : "float";
-    hsp_csr *A = ref_random(m, k, alo, ahi, precision, seed), *B = ref_random(k, n, 0, bhi, precision, seed + 1);
+    hsp_csr *A = ref_random(m, k, alo, ahi, precision, seed), *B = ref_random(k, n, blo, bhi, precision, seed + 1);
     hsp_csr *C = NULL, *again = NULL, *R = NULL;
     double *mag = NULL;
     char why[256] = "";
@@ -82,8 +82,8 @@ static void product(hsp_context *ctx, int32_t m, int32_t k, int32_t n, int32_t a
     if (s == HSP_OK) s = hsp_multiply(ctx, A, B, &again, NULL);
     if (s != HSP_OK) snprintf(why, sizeof why, "%s", hsp_errmsg());
     int right = s == HSP_OK && ref_compare(C, R, mag, why, sizeof why);
-    tap_ok(right, "%d x %d times %d x %d, rows of %d-%d by up to %d, %s: matches the reference%s%s", m, k, k, n, alo,
-           ahi, bhi, p, *why ? ": " : "", why);
+    tap_ok(right, "%d x %d times %d x %d, rows of %d-%d by %d-%d, %s: matches the reference%s%s", m, k, k, n, alo,
+           ahi, blo, bhi, p, *why ? ": " : "", why);
     tap_ok(right && ref_identical(C, again), "the same, run twice: the same bits, %s", p);
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(again), hsp_csr_free(R), free(mag);
 }
@@ -180,10 +180,13 @@ int main(void)
     tap_ok(ctx != NULL, "a context on %s with esc for short and medium rows", ref_device());
     for (int p = 0; ctx && p < 2; p++) {
         hsp_precision precision = p ? HSP_DOUBLE : HSP_FLOAT;
-        product(ctx, 300, 200, 300, 0, 8, 8, precision, 11);  /* up to 64 products a row, few shared columns */
-        product(ctx, 257, 24, 40, 1, 8, 8, precision, 21);    /* many products on few columns: long runs */
-        product(ctx, 100, 50, 1000, 0, 2, 1, precision, 31);  /* rows of 0-2 products, rectangular */
-        product(ctx, 64, 64, 64, 4, 8, 16, precision, 41);    /* medium rows of up to 128 products: either path */
+        product(ctx, 300, 200, 300, 0, 8, 0, 8, precision, 11);  /* up to 64 products a row, few shared columns */
+        product(ctx, 257, 24, 40, 1, 8, 0, 8, precision, 21);    /* many products on few columns: long runs */
+        product(ctx, 100, 50, 1000, 0, 2, 0, 1, precision, 31);  /* rows of 0-2 products, rectangular */
+        product(ctx, 64, 64, 64, 4, 8, 0, 16, precision, 41);    /* medium rows of up to 128 products: either path */
+        product(ctx, 300, 200, 300, 0, 16, 3, 4, precision, 61); /* B rows in runs of 4 places, or not: mixed */
+        product(ctx, 300, 24, 40, 2, 12, 4, 5, precision, 71);   /* the same on few columns: runs meet */
+        product(ctx, 200, 100, 500, 1, 1, 0, 60, precision, 81); /* one B row a row: sorted already, no steps */
         wide_product(ctx, precision);
     }
     tap_ok(emulated_builds > 0, "the kernels were built with HSP_WARP_EMULATE (%d builds)", emulated_builds);
