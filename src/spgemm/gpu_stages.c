@@ -116,21 +116,25 @@ static int64_t sample_most(const gpu *g, const hsp_job *job)
     return g->warp_shuffles && free && !job->dev->deterministic ? WARP_ESC_MAX : 0;
 }
 
-/* Short and medium bins of up to WARP_ESC_MAX products go ESC (where neither
- * the context nor its profile names their method) when the sampled products
- * rarely meet (not one in ten shares a column with the next B row's): ESC
- * sorts such rows within a warp in about half the time RMerge or hash take,
- * which gain only where products meet (doc/devices.md, "The opencl device"). */
+/* Short and medium bins go ESC (where neither the context nor its profile
+ * names their method) by how often the sampled products meet, shared / u
+ * (the columns that the B rows of a row's consecutive entries share, over
+ * its products): bins of up to WARP_ESC_MAX products, which ESC sorts within
+ * a warp, below 2/5 (faster than hash and RMerge on stencils of 0.25 and
+ * 0.32, slower on bands of 0.44 and up); larger bins that would go hash (rows
+ * unlike), sorted in local memory, below 1/10 (R-MAT's rows).  The figures
+ * are in doc/devices.md, "The opencl device". */
 static void esc_for_sparse_rows(gpu *g, hsp_job *job)
 {
     if (!sample_most(g, job)) return;
     if (!job->resident.all_device) hsp_sample_shared(job, WARP_ESC_MAX, &job->sample_u, &job->sample_shared);
-    if (!job->sample_u || job->sample_shared * 10 >= job->sample_u) return;
+    int64_t u = job->sample_u, shared = job->sample_shared;
+    int warp = u && shared * 5 < u * 2, local = u && shared * 10 < u && job->method[1] == HSP_METHOD_HASH;
     const hsp_bins *bins = &job->ctx->engine->bins;
     for (int b = 0; b < bins->nbins; b++) {
         int k = bins->group[b] - HSP_GROUP_SHORT; /* 0 short, 1 medium */
         if ((k == 0 || k == 1) && job->ctx->options.method[k] == HSP_METHOD_DEFAULT && !job->bin_method[b] &&
-            bins->hi[b] <= WARP_ESC_MAX)
+            (bins->hi[b] <= WARP_ESC_MAX ? warp : local))
             job->bin_method[b] = HSP_METHOD_ESC;
     }
 }
