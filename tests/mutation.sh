@@ -137,6 +137,9 @@ all_mutants() {
     # ESC's warp rows: the products past the first entries' walk from one entry too far
     mutant esc-entry-rest kernels/esc.cl 'walk_from(acol, brp, p0 + items, end, covered)' \
         'walk_from(acol, brp, p0 + items + 1, end, covered)' 'tests/t_warp@bufsvm.dev'
+    # ESC's warp rows: the network starts a stage late, as if runs of twice the width were sorted
+    mutant esc-run-start kernels/esc.cl 'k0 = 2 * esc_traders_min(w, items, xi);' \
+        'k0 = 4 * esc_traders_min(w, items, xi);' 'tests/t_warp@bufsvm.dev'
     # the SpMM kernel skips each row's first entry
     mutant spmm-kernel-first kernels/spmm.cl 'spmm_entries_sum(first + lane * step,' \
         'spmm_entries_sum(first + (lane + 1) * step,' \
