@@ -292,23 +292,23 @@ long esc_run_product(__global const int *acol, __global const long *brp, long p0
     return at < ends[entry] - before ? brp[acol[*pa]] + at : -1;
 }
 
-/* hsp_esc_rows for rows of n2 <= 64 products, each within a warp (lane:
- * the work-item's place in its row): places x = 2 lane and 2 lane + 1
- * (the sort's order of keys), each holding a product or none.  A row whose entries' B rows fit runs
- * of w places each (esc_run_width) puts entry r's B row, sorted, at places
- * r w on; any other its products in order (w = 1), each found from the ends
- * of the row's first entries' products (esc_entry_ends; a work-item's walk
- * over the entries before its product, a chain of loads an entry, took
- * random:400000,6's launch 0.619 ms against 0.579 on an H200).  Each
- * product is keyed by its column and place (column 2^bits + x, n2 = 2^bits:
- * B's columns fewer than 2^25, gpu_rows.c), its value left in the row's
- * segment of lval; the keys sorted two a work-item in registers
- * (esc_warp_sort, from runs of the least w of the rows that trade together:
- * a value a trade, not a column and a value; ties in the order of places),
- * each value fetched by its key's place, then the runs' heads counted
- * (esc_heads) and each run summed from the row's segment of lcol/lval (its
- * n2 entries) in sorted order.  xi: the trades' scratch where they go
- * through local memory. */
+/* hsp_esc_rows for rows of n2 <= 64 products, each within a warp (lane: the
+ * work-item's place in its row): places x = 2 lane and 2 lane + 1 (the
+ * sort's order of keys), each holding a product or none.  A row whose
+ * entries' B rows fit runs of w places each (esc_run_width) puts entry r's
+ * B row, sorted, at places r w on; any other its products in order (w = 1),
+ * each found from the ends of the row's first entries' products
+ * (esc_entry_ends; a work-item's walk over the entries before its product,
+ * a chain of loads an entry, took random:400000,6's launch 0.619 ms against
+ * 0.579 on an H200).  Each product is keyed by its column and place (column
+ * 2^bits + x, n2 = 2^bits: B's columns fewer than 2^25, gpu_rows.c), its
+ * value left in the row's segment of lval; the keys sorted two a work-item
+ * in registers (esc_warp_sort, from runs of the least w of the rows that
+ * trade together: a value a trade, not a column and a value; ties in the
+ * order of places), each value fetched by its key's place, then the runs'
+ * heads counted (esc_heads) and each run summed from the row's segment of
+ * lcol/lval (its n2 entries) in sorted order.  xi: the trades' scratch where
+ * they go through local memory. */
 void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __local VT *lval, __local int *xi)
 {
     int items = n2 / 2, bits = 31 - clz(n2), key[2], c[2], h[2], total, nb;
