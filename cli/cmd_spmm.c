@@ -179,8 +179,8 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
                     "%.1f MiB against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
                     in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
         if (in.gpu_csr_bytes)
-            fprintf(out, "and a copy in CSR (%.1f MiB), which the GPU reads for row-major B of several columns\n",
-                    in.gpu_csr_bytes / 1048576.0);
+            fprintf(out, "and a copy in CSR%s (%.1f MiB), which the GPU reads for row-major B of several columns\n",
+                    in.height ? "" : " of its rows by length", in.gpu_csr_bytes / 1048576.0);
         else if (!a->csr && !in.height && !strcmp(st.device, "cpu"))
             fprintf(out, "A prepared in CSR, which the CPU threads read: longest row %d\n", in.width);
         else if (!a->csr && !in.height)

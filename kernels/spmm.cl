@@ -32,11 +32,13 @@ long div_rem(long x, long d, long *rem)
     return q;
 }
 
-/* The arguments of both kernels but lanes and lsum. */
+/* The arguments of both kernels but lanes and lsum (order, ordered: see
+ * spmm_row_at). */
 #define HSP_SPMM_ARGS                                                                                          \
-    int nrows, int ncols, long row0, long col0, int along_rows, long step, __global const long *rows, __global const int *len,     \
-        __global const int *col, __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, \
-        long cs0, long cs1, VT alpha, VT beta, int lengths, long skip
+    int nrows, int ncols, long row0, long col0, int along_rows, long step, __global const long *rows,          \
+        __global const int *len, __global const int *col, __global const VT *val, __global const VT *b, long bs0, \
+        long bs1, __global VT *c, long cs0, long cs1, VT alpha, VT beta, int lengths, long skip,               \
+        __global const int *order, int ordered
 
 /* This work-item's entry (*i, *j) of C, its lane, and how far apart an
  * entry's lanes are in the work-group (*unit), group the work-group's place
@@ -70,6 +72,13 @@ long spmm_row(long i, long step, __global const long *rows, __global const int *
     long at, slice = div_rem(i, step, &at), count = lengths ? (long)len[i] : rows[i + 1] - rows[i];
     *first = rows[slice] + at;
     return count > skip ? -1 : count;
+}
+
+/* C's row of A's row i: order[i] where ordered (A a copy of rows by length,
+ * longest first, so that a warp's rows walk about as far: ellr.c), else i. */
+long spmm_row_at(long i, __global const int *order, int ordered)
+{
+    return ordered ? (long)order[i] : i;
 }
 
 /* alpha sum + beta *cij into *cij (C unread where beta is 0). */
@@ -151,7 +160,7 @@ void spmm_item(HSP_SPMM_ARGS, int lanes, long group, __local VT *lsum)
         sum = spmm_entries_sum(first + lane * step, first + count * step, lanes * step, col, val, b + j * bs1, bs0);
     }
     if (lanes > 1) sum = lanes_sum(sum, lane, lanes, unit, lsum); /* lanes: the same for every work-item */
-    if (live && lane == 0) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+    if (live && lane == 0) spmm_write(c + spmm_row_at(i, order, ordered) * cs0 + j * cs1, alpha, sum, beta);
 }
 
 /* Row-major B and C: entries (i, j) and (i, j + 1) of C, j = 2 k for this
@@ -170,7 +179,7 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
     __global const VT *bj = b + j * bs1;
     VT s0, s1;
     spmm_walk(first, first + count * step, step, col, val, bj, bs0, second, &s0, &s1);
-    __global VT *cij = c + i * cs0 + j * cs1;
+    __global VT *cij = c + spmm_row_at(i, order, ordered) * cs0 + j * cs1;
     spmm_write(cij, alpha, s0, beta);
     if (second) spmm_write(cij + cs1, alpha, s1, beta);
 }
@@ -219,12 +228,13 @@ int pieces_a_group(int ncols)
  * one piece writes its C, the others' pieces their sums to part, and the
  * piece that finishes a row adds them up the same way (its work-items each
  * every lanes-th piece, where one work-item a column walked all of a hub's
- * pieces) into C (hsp_spmm leaves long rows alone).  Every work-item meets
- * the barriers, those of no piece too.  With per 1 a piece's values are
- * the group's (the compiler keeps them once a group). */
+ * pieces) into C (hsp_spmm leaves long rows alone; C's row as
+ * spmm_row_at).  Every work-item meets the barriers, those of no piece
+ * too.  With per 1 a piece's values are the group's (the compiler keeps
+ * them once a group). */
 void spmm_pieces(int group, int per, int ncols, __global const long *rows, __global const int *col,
                  __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1,
-                 VT alpha, VT beta, HSP_SPMM_PIECES, __local VT *lsum)
+                 VT alpha, VT beta, __global const int *order, int ordered, HSP_SPMM_PIECES, __local VT *lsum)
 {
     int lid = get_local_id(0), size = get_local_size(0), cols = ncols < size ? ncols : size;
     int lanes = piece_lanes(cols, size), unit = lanes * cols, sub = per > 1 ? lid / unit : 0, g = group * per + sub;
@@ -232,10 +242,11 @@ void spmm_pieces(int group, int per, int ncols, __global const long *rows, __glo
     int mine = lane < lanes && g < npieces, head = sub < per && lid == sub * unit; /* the piece's first */
     int r = piece_row[min(g, npieces - 1)], first = long_first[r], n = long_first[r + 1] - first;
     long i = long_row[r], p0 = rows[i] + (g - first) * piece, p1 = min(p0 + piece, rows[i + 1]);
+    __global VT *ci = c + spmm_row_at(i, order, ordered) * cs0;
     for (long j0 = 0, j = at; j0 < ncols; j0 += cols, j += cols) {
         VT sum = mine && j < ncols ? spmm_entries_sum(p0 + lane, p1, lanes, col, val, b + j * bs1, bs0) : 0;
         sum = lanes_sum(sum, lane, lanes, cols, lsum);
-        if (mine && lane == 0 && j < ncols && n == 1) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+        if (mine && lane == 0 && j < ncols && n == 1) spmm_write(ci + j * cs1, alpha, sum, beta);
         else if (mine && lane == 0 && j < ncols) part[g * (long)ncols + j] = sum;
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the sums reach memory before the count */
@@ -250,7 +261,7 @@ void spmm_pieces(int group, int per, int ncols, __global const long *rows, __glo
     for (long j0 = 0, j = at; j0 < ncols; j0 += cols, j += cols) {
         VT sum = last && j < ncols ? spmm_parts_sum(part, first, n, lane, lanes, ncols, j) : 0;
         sum = lanes_sum(sum, lane, lanes, cols, lsum);
-        if (last && lane == 0 && j < ncols) spmm_write(c + i * cs0 + j * cs1, alpha, sum, beta);
+        if (last && lane == 0 && j < ncols) spmm_write(ci + j * cs1, alpha, sum, beta);
     }
     if (head && last) count[r] = 0;
 }
@@ -260,10 +271,10 @@ void spmm_pieces(int group, int per, int ncols, __global const long *rows, __glo
  * go down C's columns. */
 __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global const int *col, __global const VT *val,
                               __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
-                              VT beta, HSP_SPMM_PIECES, __local VT *lsum)
+                              VT beta, __global const int *order, int ordered, HSP_SPMM_PIECES, __local VT *lsum)
 {
     spmm_pieces(get_group_id(0), pieces_a_group(ncols), ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
-                npieces, piece, piece_row, long_row, long_first, count, part, lsum);
+                order, ordered, npieces, piece, piece_row, long_row, long_first, count, part, lsum);
 }
 
 /* The npieces pieces of the long rows, per a work-group, and the other
@@ -280,21 +291,22 @@ __attribute__((always_inline)) void spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, in
     int g = get_group_id(0), pieces_g = (npieces + per - 1) / per, row_groups = get_num_groups(0) - pieces_g;
     int piece_g = rows_first ? g - row_groups : g, row_g = rows_first ? g : g - pieces_g;
     if (piece_g >= 0 && piece_g < pieces_g)
-        spmm_pieces(piece_g, per, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, npieces, piece,
-                    piece_row, long_row, long_first, count, part, lsum);
+        spmm_pieces(piece_g, per, ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, order, ordered,
+                    npieces, piece, piece_row, long_row, long_first, count, part, lsum);
     else if (lanes == 1)
         spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
-                  beta, lengths, skip, row_g * (long)get_local_size(0) + get_local_id(0));
+                  beta, lengths, skip, order, ordered, row_g * (long)get_local_size(0) + get_local_id(0));
     else
         spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
-                  beta, lengths, skip, lanes, row_g, lsum);
+                  beta, lengths, skip, order, ordered, lanes, row_g, lsum);
 }
 
 /* spmm_both with a piece a work-group: its values held once a group. */
 __kernel void hsp_spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_first, __local VT *lsum)
 {
     spmm_both(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
-              lengths, skip, npieces, piece, piece_row, long_row, long_first, count, part, lanes, rows_first, lsum, 1);
+              lengths, skip, order, ordered, npieces, piece, piece_row, long_row, long_first, count, part, lanes,
+              rows_first, lsum, 1);
 }
 
 /* spmm_both with several pieces a work-group (pieces_a_group), where C has
@@ -306,20 +318,22 @@ __kernel void hsp_spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_
 __kernel void hsp_spmm_both_narrow(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_first, __local VT *lsum)
 {
     spmm_both(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
-              lengths, skip, npieces, piece, piece_row, long_row, long_first, count, part, lanes, rows_first, lsum,
-              pieces_a_group(ncols));
+              lengths, skip, order, ordered, npieces, piece, piece_row, long_row, long_first, count, part, lanes,
+              rows_first, lsum, pieces_a_group(ncols));
 }
 
 __kernel void hsp_spmm(HSP_SPMM_ARGS)
 {
-    if (along_rows) spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
-                              lengths, skip, get_global_id(0));
-    else spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths,
-                   skip, 1, get_group_id(0), 0);
+    if (along_rows)
+        spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
+                  beta, lengths, skip, order, ordered, get_global_id(0));
+    else
+        spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
+                  beta, lengths, skip, order, ordered, 1, get_group_id(0), 0);
 }
 
 __kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
 {
-    spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta, lengths, skip,
-              lanes, get_group_id(0), lsum);
+    spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
+              lengths, skip, order, ordered, lanes, get_group_id(0), lsum);
 }

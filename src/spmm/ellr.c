@@ -14,7 +14,8 @@
 
 enum { SLICE = HSP_ELLR_SLICE, PARTS_PER_THREAD = 8 };
 
-/* A copy job: A's rows into E's arrays, by parts of rows. */
+/* A copy job: A's rows into E's arrays, by parts of rows (E's row i is A's
+ * row E->order[i] where E has an order, else row i). */
 typedef struct {
     const hsp_csr *A;
     hsp_ellr *E;
@@ -33,7 +34,8 @@ static void fill_part(void *arg, int tid, int64_t p)
     int64_t step = hsp_ellr_step(E);
     (void)tid;
     for (int32_t i = (int32_t)f->cut[p]; i < f->cut[p + 1]; i++) {
-        int64_t first = A->rowptr[i], n = A->rowptr[i + 1] - first, at = hsp_ellr_first(E, i);
+        int32_t from = E->order ? E->order[i] : i;
+        int64_t first = A->rowptr[from], n = A->rowptr[from + 1] - first, at = hsp_ellr_first(E, i);
         if (len) len[i] = (int32_t)n;
         for (int64_t q = 0; q < n; q++) {
             col[at + q * step] = A->colidx[first + q];
@@ -59,6 +61,19 @@ static void slice_starts(const hsp_csr *A, int64_t *slice, int32_t *width)
     slice[(A->nrows + SLICE - 1) / SLICE] = at;
 }
 
+/* E's row pointers in CSR: A's, or where E has an order those of A's rows
+ * in that order. */
+static void csr_rows(hsp_ellr *E, const hsp_csr *A, int64_t *rowptr)
+{
+    if (!E->order) {
+        memcpy(rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof *rowptr);
+        return;
+    }
+    rowptr[0] = 0;
+    for (int32_t i = 0; i < A->nrows; i++)
+        rowptr[i + 1] = rowptr[i] + A->rowptr[E->order[i] + 1] - A->rowptr[E->order[i]];
+}
+
 /* E's arrays for A: sliced ELLPACK-R, or CSR where its padding is too much
  * or csr_only (ELLPACK-R's padding slots, never read, hold column 0 and
  * value 0). */
@@ -76,7 +91,7 @@ static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A, int csr_only)
     E->own[3] = calloc(slots ? slots : 1, vs);
     if (!E->own[0] || (!csr && !E->own[1]) || !E->own[2] || !E->own[3])
         return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for %zu slots", slots);
-    if (csr) memcpy(E->own[0], A->rowptr, (m + 1) * sizeof(int64_t));
+    if (csr) csr_rows(E, A, E->own[0]);
     E->rowptr = csr ? E->own[0] : NULL, E->slice = slice;
     E->len = E->own[1], E->col = E->own[2], E->val = E->own[3];
     return HSP_OK;
@@ -90,7 +105,8 @@ static hsp_status build(hsp_pool *pool, const hsp_csr *A, int csr_only, hsp_ellr
     if (s == HSP_OK && !cut) s = hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its parts");
     if (s == HSP_OK) {
         ellr_fill f = {A, E, cut};
-        hsp_pool_chunks(pool, hsp_split_weighted(A->rowptr, A->nrows, want, cut), fill_part, &f);
+        const int64_t *rows = E->rowptr ? E->rowptr : A->rowptr; /* E's rows' entries, in its order */
+        hsp_pool_chunks(pool, hsp_split_weighted(rows, A->nrows, want, cut), fill_part, &f);
     }
     free(cut);
     return s;
@@ -172,14 +188,33 @@ static hsp_status failed_check(hsp_status s)
     return hsp_fail(s, "hsp_ellr_from_csr: A: %s", hsp_errmsg());
 }
 
+/* The order of A's rows by length, longest first (a counting sort: rows
+ * of one length in A's order), into E's order. */
+static hsp_status order_by_length(const hsp_csr *A, hsp_ellr *E)
+{
+    int64_t most = 0;
+    for (int32_t i = 0; i < A->nrows; i++)
+        most = A->rowptr[i + 1] - A->rowptr[i] > most ? A->rowptr[i + 1] - A->rowptr[i] : most;
+    int32_t *order = malloc((size_t)(A->nrows > 0 ? A->nrows : 1) * sizeof *order);
+    int64_t *at = calloc((size_t)most + 2, sizeof *at); /* at[most - n]: where the next row of n entries goes */
+    E->own[8] = order, E->order = order;
+    if (!order || !at) return free(at), hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its rows' order");
+    for (int32_t i = 0; i < A->nrows; i++) at[most - (A->rowptr[i + 1] - A->rowptr[i]) + 1]++;
+    for (int64_t k = 1; k <= most; k++) at[k] += at[k - 1];
+    for (int32_t i = 0; i < A->nrows; i++) order[at[most - (A->rowptr[i + 1] - A->rowptr[i])]++] = i;
+    free(at);
+    return HSP_OK;
+}
+
 /* A (checked) prepared on the locked context into a new *out, in CSR where
- * csr_only. */
-static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, hsp_ellr **out)
+ * csr_only, its rows by length (order_by_length) where by_length. */
+static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, int by_length, hsp_ellr **out)
 {
     hsp_ellr *E = calloc(1, sizeof *E);
     if (!E) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory");
     *E = hsp_ellr_view(A);
-    hsp_status s = build(ctx->pool, A, csr_only, E);
+    hsp_status s = by_length ? order_by_length(A, E) : HSP_OK;
+    if (s == HSP_OK) s = build(ctx->pool, A, csr_only || by_length, E);
     if (s == HSP_OK && E->rowptr && ctx->device->spmm) s = cut_long_rows(E);
     if (s == HSP_OK && ctx->device->spmm && ctx->device->hold) s = find_reach(E); /* blocks need it */
     if (s == HSP_OK) s = hold(ctx, E);
@@ -197,9 +232,9 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
     if (s != HSP_OK) return failed_check(s);
     hsp_context_lock(ctx);
     s = hsp_csr_check_rows_pooled(ctx->pool, A);
-    s = s == HSP_OK ? prepare(ctx, A, !ctx->device->spmm, out) : failed_check(s); /* the CPU threads read CSR */
-    if (s == HSP_OK && ctx->device->spmm && !(*out)->rowptr) /* a GPU's copy in CSR, for row-major B */
-        s = prepare(ctx, A, 1, &(*out)->csr);
+    s = s == HSP_OK ? prepare(ctx, A, !ctx->device->spmm, 0, out) : failed_check(s); /* the CPU threads read CSR */
+    if (s == HSP_OK && ctx->device->spmm && (!(*out)->rowptr || (*out)->nlong)) /* a GPU's copy, for row-major B */
+        s = prepare(ctx, A, 1, (*out)->rowptr != NULL, &(*out)->csr);
     hsp_context_unlock(ctx);
     if (s != HSP_OK) hsp_ellr_free(*out), *out = NULL;
     return s;
@@ -219,7 +254,7 @@ void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
     info->bytes = (nslices + 1) * (int64_t)sizeof(int64_t) + m * (int64_t)sizeof(int32_t) +
                   slots * (int64_t)(sizeof(int32_t) + vs);
     if (E->rowptr) strcpy(info->format, "csr"), info->bytes = info->csr_bytes;
-    if (E->csr) info->gpu_csr_bytes = info->csr_bytes;
+    if (E->csr) info->gpu_csr_bytes = info->csr_bytes + (E->csr->order ? m * (int64_t)sizeof(int32_t) : 0);
 }
 
 void hsp_ellr_free(hsp_ellr *E)

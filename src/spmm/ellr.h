@@ -51,17 +51,20 @@ struct hsp_ellr {
     int64_t npieces;       /* their pieces, in row order */
     const int32_t *piece_row; /* the long row (0 .. nlong - 1) of each piece */
     const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
+    const int32_t *order;  /* a GPU's copy in CSR of rows by length (csr below): row i of
+                              it is row order[i] of A and of C; else NULL */
     const int32_t *reach;  /* prepared on a GPU device with memory of its own: reach[g], one
                               past the largest column of rows 0 to the last of group g of
                               HSP_ELLR_REACH rows (the rows of B a block of C's rows reads);
                               else NULL */
-    void *own[8];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
+    void *own[9];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
     hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
     void *held;            /* where ctx's device has memory of its own: its copy of the
                               arrays there (hsp_ellr_arrays' order), else NULL */
-    struct hsp_ellr *csr;  /* ELLPACK-R prepared on a GPU device: a copy in CSR, which
-                              that device reads faster with row-major B of several
-                              columns (spmm.c); else NULL */
+    struct hsp_ellr *csr;  /* prepared on a GPU device, a copy in CSR which that device
+                              reads faster with row-major B of several columns (spmm.c):
+                              beside ELLPACK-R, its rows as A's; beside CSR with long rows,
+                              its rows by length, longest first (order; ellr.c); else NULL */
 };
 
 /* Where row i's entries begin, and how many it has. */
@@ -91,9 +94,9 @@ static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
 
 /* The arrays of a, as a device holds them (rows or slices, lengths,
  * columns, values; no lengths in CSR; then the long row of each piece, the
- * long rows and their first pieces, empty where there are none), and their
- * bytes. */
-enum { HSP_ELLR_ARRAYS = 7 };
+ * long rows and their first pieces, empty where there are none; then the
+ * order of the rows, empty where none), and their bytes. */
+enum { HSP_ELLR_ARRAYS = 8 };
 static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HSP_ELLR_ARRAYS],
                                    size_t bytes[HSP_ELLR_ARRAYS])
 {
@@ -106,6 +109,7 @@ static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HS
     host[4] = a->piece_row, host[5] = a->long_row, host[6] = a->long_first;
     bytes[4] = (size_t)a->npieces * sizeof(int32_t), bytes[5] = (size_t)a->nlong * sizeof(int32_t);
     bytes[6] = a->nlong ? (size_t)(a->nlong + 1) * sizeof(int32_t) : 0;
+    host[7] = a->order, bytes[7] = a->order ? (size_t)a->nrows * sizeof(int32_t) : 0;
 }
 
 /* A view of CSR A (its arrays, not copied). */

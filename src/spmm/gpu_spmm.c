@@ -159,15 +159,17 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
     int64_t piece = HSP_ELLR_PIECE, bs[2], cs[2];
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
-    gpu_arg args[20] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
+    int32_t ordered = A->order != NULL;
+    gpu_arg args[22] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
                         gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
                         gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                         gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs),
-                        gpu_val(dbl ? (const void *)&beta : &beta_f, vs)};
-    piece_args(g, a, &npieces, &piece, args + 12);
-    args[19] = gpu_local(size * vs);
+                        gpu_val(dbl ? (const void *)&beta : &beta_f, vs), gpu_array_arg(a[7]),
+                        gpu_val(&ordered, sizeof ordered)};
+    piece_args(g, a, &npieces, &piece, args + 14);
+    args[21] = gpu_local(size * vs);
     size_t groups = piece_groups(A, pieces_a_group(ncols, size));
-    return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 20, groups, size);
+    return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 22, groups, size);
 }
 
 /* The work-items of a work-group of hsp_spmm_both: rmat:16,8 took 10-17%
@@ -205,12 +207,12 @@ static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array 
     size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
     int64_t per = kernel == GK_SPMM_BOTH ? 1 : pieces_a_group(ncols, size);
     int32_t first = rows_first(skip, lanes, ncols, size);
-    gpu_arg both[30];
-    memcpy(both, args, 20 * sizeof *args);
-    piece_args(g, a, &npieces, &piece, both + 20);
-    both[27] = gpu_val(&lanes, sizeof lanes), both[28] = gpu_val(&first, sizeof first);
-    both[29] = gpu_local(size * vs);
-    return g->ops->launch(g, dbl, kernel, both, 30, piece_groups(A, per) + groups, size);
+    gpu_arg both[32];
+    memcpy(both, args, 22 * sizeof *args);
+    piece_args(g, a, &npieces, &piece, both + 22);
+    both[29] = gpu_val(&lanes, sizeof lanes), both[30] = gpu_val(&first, sizeof first);
+    both[31] = gpu_local(size * vs);
+    return g->ops->launch(g, dbl, kernel, both, 32, piece_groups(A, per) + groups, size);
 }
 
 /* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
@@ -232,7 +234,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_LANES, 256);
     int32_t nrows = k.nrows, ncols = k.ncols, along_rows = B->order == HSP_ROW_MAJOR;
     if (!nrows || !ncols) return HSP_OK; /* before groups_of, which divides by a row's work-items */
-    int32_t lanes = lanes_for(A, size, ncols, skip), lengths = A->len != NULL;
+    int32_t lanes = lanes_for(A, size, ncols, skip), lengths = A->len != NULL, ordered = A->order != NULL;
     int64_t step = hsp_ellr_step(A), bs[2], cs[2];
     size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
     float alpha_f = (float)alpha, beta_f = (float)beta;
@@ -244,14 +246,14 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                       gpu_val(&bs[1], sizeof bs[1]), gpu_array_arg(a[ARR_C]),
                       gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                       gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
-                      gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip),
-                      gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
+                      gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip), gpu_array_arg(a[7]),
+                      gpu_val(&ordered, sizeof ordered), gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
     if (skip != INT64_MAX && along_rows && !g->pieces_apart)
         return with_pieces(g, A, a, args, nrows, ncols, skip, lanes);
     hsp_status s = skip != INT64_MAX ? long_rows(g, A, alpha, beta, B, C, a) : HSP_OK;
     if (s != HSP_OK) return s;
-    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 22, groups, size)
-                     : g->ops->launch(g, dbl, GK_SPMM, args, 20, groups, size);
+    return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 24, groups, size)
+                     : g->ops->launch(g, dbl, GK_SPMM, args, 22, groups, size);
 }
 
 /* The whole of C as one block. */
@@ -262,10 +264,11 @@ static spmm_block whole(const hsp_dense *C)
 
 /* The blocks C is made in: asked (0: one), at most C's rows (row-major) or
  * columns; 1 where the transfers cannot go beside the launches (or A has
- * long rows, whose sums come after all its rows). */
+ * long rows, whose sums come after all its rows, or its rows are in an
+ * order of their own, not C's). */
 static int count_blocks(const gpu *g, const struct hsp_ellr *A, const hsp_dense *C, void *const held[3], int asked)
 {
-    if (!g->beside || held[1] || held[2] || A->nlong || asked < 2) return 1;
+    if (!g->beside || held[1] || held[2] || A->nlong || A->order || asked < 2) return 1;
     int32_t most = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
     return asked < most ? asked : most;
 }
