@@ -141,21 +141,48 @@ static int64_t pieces_a_group(int32_t ncols, size_t size)
     return group / (piece_lanes(cols, group) * cols);
 }
 
-/* The work-groups that A's pieces take, per a group. */
-static size_t piece_groups(const struct hsp_ellr *A, int64_t per)
+/* The work-groups that npieces pieces take, per a group. */
+static size_t piece_groups(int32_t npieces, int64_t per)
 {
-    return (size_t)((A->npieces + per - 1) / per);
+    return (size_t)((npieces + per - 1) / per);
 }
 
-/* A's long rows (CSR) into C by a launch of their own: their pieces (a
- * work-group each, or several where C has a column or two), whose sums (in
- * GA_SPMM_P) the piece that finishes a row adds up. */
+/* The pieces of A's rows of more than skip entries: all of them, or where
+ * A's rows are by length (longest first) those of its first long rows. */
+static int32_t pieces_past(const struct hsp_ellr *A, int64_t skip)
+{
+    int32_t lo = 0, hi = A->nlong; /* the first long row of skip entries or fewer: lo */
+    if (!A->order) return (int32_t)A->npieces;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (hsp_ellr_count(A, A->long_row[mid]) > skip) lo = mid + 1;
+        else hi = mid;
+    }
+    return A->long_first[lo];
+}
+
+/* Rows of more entries than this go by pieces in a launch of ncols columns
+ * of C: A's long rows, but where A's rows are by length (so that the rows
+ * past any bound come first, and their pieces too) and C has WIDE_COLUMNS
+ * columns or more, those of up to LANE_ENTRIES go with the short ones (on
+ * an H200 rmat:16,8's kernel at L = 32 0.0349 ms -> 0.0323; at L = 8 slower,
+ * 0.0185 -> 0.0211: doc/performance.md). */
+enum { WIDE_COLUMNS = 32 };
+static int64_t launch_skip(const struct hsp_ellr *A, int32_t ncols)
+{
+    int64_t most = A->order && ncols >= WIDE_COLUMNS ? LANE_ENTRIES : 0;
+    return A->long_entries > most ? A->long_entries : most;
+}
+
+/* A's rows of more than skip entries (CSR) into C by a launch of their own:
+ * their pieces (a work-group each, or several where C has a column or two),
+ * whose sums (in GA_SPMM_P) the piece that finishes a row adds up. */
 static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, double beta, const hsp_dense *B,
-                            const hsp_dense *C, const gpu_array *const *a)
+                            const hsp_dense *C, const gpu_array *const *a, int64_t skip)
 {
     int dbl = A->precision == HSP_DOUBLE;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, GK_SPMM_PIECES, 256);
-    int32_t ncols = C->ncols, npieces = (int32_t)A->npieces;
+    int32_t ncols = C->ncols, npieces = pieces_past(A, skip);
     int64_t piece = HSP_ELLR_PIECE, bs[2], cs[2];
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
@@ -168,7 +195,7 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
                         gpu_val(&ordered, sizeof ordered)};
     piece_args(g, a, &npieces, &piece, args + 14);
     args[21] = gpu_local(size * vs);
-    size_t groups = piece_groups(A, pieces_a_group(ncols, size));
+    size_t groups = piece_groups(npieces, pieces_a_group(ncols, size));
     return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 22, groups, size);
 }
 
@@ -202,7 +229,7 @@ static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array 
     int dbl = A->precision == HSP_DOUBLE;
     int kernel = pieces_a_group(ncols, BOTH_GROUP) > 1 ? GK_SPMM_BOTH_NARROW : GK_SPMM_BOTH;
     size_t vs = dbl ? sizeof(double) : sizeof(float), size = gpu_group_size(g, dbl, kernel, BOTH_GROUP);
-    int32_t npieces = (int32_t)A->npieces;
+    int32_t npieces = pieces_past(A, skip);
     int64_t piece = HSP_ELLR_PIECE;
     size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
     int64_t per = kernel == GK_SPMM_BOTH ? 1 : pieces_a_group(ncols, size);
@@ -212,7 +239,7 @@ static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array 
     piece_args(g, a, &npieces, &piece, both + 22);
     both[29] = gpu_val(&lanes, sizeof lanes), both[30] = gpu_val(&first, sizeof first);
     both[31] = gpu_local(size * vs);
-    return g->ops->launch(g, dbl, kernel, both, 32, piece_groups(A, per) + groups, size);
+    return g->ops->launch(g, dbl, kernel, both, 32, piece_groups(npieces, per) + groups, size);
 }
 
 /* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
@@ -250,7 +277,7 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
                       gpu_val(&ordered, sizeof ordered), gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
     if (skip != INT64_MAX && along_rows && !g->pieces_apart)
         return with_pieces(g, A, a, args, nrows, ncols, skip, lanes);
-    hsp_status s = skip != INT64_MAX ? long_rows(g, A, alpha, beta, B, C, a) : HSP_OK;
+    hsp_status s = skip != INT64_MAX ? long_rows(g, A, alpha, beta, B, C, a, skip) : HSP_OK;
     if (s != HSP_OK) return s;
     return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 24, groups, size)
                      : g->ops->launch(g, dbl, GK_SPMM, args, 22, groups, size);
@@ -355,7 +382,7 @@ static hsp_status gpu_spmm(hsp_device *dev, const struct hsp_ellr *A, const hsp_
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_B, B, held[1], 1, &a[ARR_B]);
     if (s == HSP_OK) s = place_dense(g, GA_SPMM_C, C, held[2], beta != 0 || has_gaps(C), &a[ARR_C]);
     if (s == HSP_OK && A->nlong && C->ncols) s = pieces_room(g, A, C->ncols);
-    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, A->nlong ? A->long_entries : INT64_MAX, whole(C));
+    if (s == HSP_OK) s = launch(g, A, B, alpha, beta, C, a, A->nlong ? launch_skip(A, C->ncols) : INT64_MAX, whole(C));
     if (s == HSP_OK && !held[2]) s = gpu_download(g, GA_SPMM_C, C->values, hsp_dense_bytes(C));
     if (s == HSP_OK && held[2]) s = g->ops->finish(g); /* C is done when the call returns */
     return gpu_noted(dev, s);
