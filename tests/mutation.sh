@@ -181,6 +181,11 @@ all_mutants() {
     # a work-group of several pieces (one or two columns) looks only at its first for a row's last piece
     mutant spmm-pieces-any kernels/spmm.cl 'for (int q = 0; q < per; q++) any |=' 'for (int q = 0; q < 1; q++) any |=' \
         'tests/t_spmm@nosvm.dev'
+    # the copy of A's rows by length writes each row's C at its place in the copy, not A's row
+    mutant spmm-order-row kernels/spmm.cl 'return ordered ? (long)order[i] : i;' 'return i;' 'tests/t_spmm@nosvm.dev'
+    # the copy of rows by length takes its row pointers from A's rows in A's order
+    mutant ellr-order-rows src/spmm/ellr.c 'rowptr[i] + A->rowptr[E->order[i] + 1] - A->rowptr[E->order[i]];' \
+        'rowptr[i] + A->rowptr[i + 1] - A->rowptr[i];' 'tests/t_spmm@nosvm.dev'
     # stage 2's scan of the bins' figures drops the stretches of work-groups before each
     mutant bin-scan-carry kernels/bins.cl 'base[g * nbins + b] = (int)(at + before);' \
         'base[g * nbins + b] = (int)before;' 'tests/t_resident@nosvm.dev'
