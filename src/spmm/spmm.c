@@ -412,6 +412,23 @@ static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_
     return s != HSP_OK ? s : sr.status;
 }
 
+/* The columns of row-major B from which a GPU device reads the copy of
+ * A's rows by length (beside CSR with long rows): on an H200, rmat:16,8's
+ * and rmat:18,8's kernels at L = 2 1-4% slower with it, at L = 4 13-17%
+ * faster (rmat:14,8 13% slower, rmat:15,16 9%), at L = 8 faster but for
+ * rmat:14,8, about level (doc/performance.md). */
+enum { BY_LENGTH_COLUMNS = 4 };
+
+/* The form of prepared A that a GPU device reads for B: A's copy in CSR
+ * for row-major B of two columns or more beside ELLPACK-R, or of
+ * BY_LENGTH_COLUMNS or more beside CSR (rows by length), where each reads
+ * faster (doc/library.md); else A. */
+static const struct hsp_ellr *device_form(const struct hsp_ellr *A, const hsp_dense *B)
+{
+    int32_t least = A->csr && A->csr->order ? BY_LENGTH_COLUMNS : 2;
+    return A->csr && B->order == HSP_ROW_MAJOR && B->ncols >= least ? A->csr : A;
+}
+
 hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
                         const hsp_dense *B, double beta, hsp_dense *C, void *const held_bc[2],
                         hsp_spmm_stats *stats)
@@ -424,7 +441,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0, kernels_for(A->precision)};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
-    if (dev->spmm && A->csr && B->order == HSP_ROW_MAJOR && B->ncols > 1) A = A->csr; /* faster there (doc/library.md) */
+    if (dev->spmm) A = device_form(A, B);
     void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
     int blocks = ctx->options.spmm_blocks;
     int32_t cpu_cols = dev->spmm ? cpu_columns(ctx, B->ncols) : B->ncols;
