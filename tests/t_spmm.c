@@ -644,6 +644,30 @@ static void blocks(void)
     }
 }
 
+/* Blocks asked for a prepared A with long rows (their sums come after all
+ * its rows; on a GPU, from 4 columns of row-major B, a copy of its rows by
+ * length, whose rows are not C's): C made whole, and right, at L = 3, 4
+ * and 8 (as CSR, not prepared, none of its rows is long: blocks). */
+static void blocks_long_rows(void)
+{
+    static const int32_t widths[] = {3, 4, 8};
+    hsp_context *ctx = spmm_context(4, 0);
+    hsp_csr *A = ref_long_rows(300, 600, HSP_DOUBLE);
+    for (int form = 0; form < 2 && ctx; form++)
+        for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+            hsp_dense B = dense(600, widths[w], HSP_ROW_MAJOR, 0, HSP_DOUBLE, 71 + w, 0);
+            hsp_dense C = dense(300, widths[w], HSP_ROW_MAJOR, 0, HSP_DOUBLE, 73, 0);
+            hsp_spmm_stats st = {0};
+            char why[160] = "";
+            int ok = checked_product(ctx, form, A, 1, &B, 0.5, &C, &st, why, sizeof why);
+            tap_ok(ok && (form == 0 || st.blocks <= 1), "4 blocks asked, long rows, %s, L = %d: C right%s (%d blocks)%s%s",
+                   form ? "prepared" : "CSR", widths[w], form ? ", made whole" : "", st.blocks, why[0] ? ": " : "", why);
+        }
+    tap_ok(ctx != NULL, "a context of 4 blocks for long rows");
+    hsp_csr_free(A);
+    hsp_context_free(ctx);
+}
+
 /* The CPU threads beside the device (options.spmm_cpu_share): on a device
  * that reads host memory they make the share of B's last columns (rounded)
  * while it makes the rest; on the cpu device they make all; on a device
@@ -698,6 +722,7 @@ int main(void)
     if (!strcmp(ref_device(), "cpu")) slabs(ctx);
     padding(ctx);
     blocks();
+    blocks_long_rows();
     split(ctx);
     shared_prepared();
     edges(ctx);
