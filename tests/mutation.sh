@@ -181,6 +181,9 @@ all_mutants() {
     # a work-group of several pieces (one or two columns) looks only at its first for a row's last piece
     mutant spmm-pieces-any kernels/spmm.cl 'for (int q = 0; q < per; q++) any |=' 'for (int q = 0; q < 1; q++) any |=' \
         'tests/t_spmm@nosvm.dev'
+    # column-major C's tiles by transposes: each column's 8 sums go to the column after it
+    mutant spmm-tile-transpose src/spmm/spmm_rows.h 'for (int q = 0; q < VL; q++) *(SF(vec) *)(c + q * ld) = alpha * m[q];' \
+        'for (int q = 0; q < VL; q++) *(SF(vec) *)(c + ((q + 1) % VL) * ld) = alpha * m[q];' 'tests/t_spmm'
     # the copy of A's rows by length writes each row's C at its place in the copy, not A's row
     mutant spmm-order-row kernels/spmm.cl 'return ordered ? (long)order[i] : i;' 'return i;' 'tests/t_spmm@nosvm.dev'
     # the copy of rows by length takes its row pointers from A's rows in A's order

@@ -217,14 +217,27 @@ static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_
 
 /* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 from the sums acc
  * (column-major C: each column's h values written together, a cache line
- * where h is 8, where a row at a time wrote w lines a value each). */
+ * where h is 8, where a row at a time wrote w lines a value each); where h
+ * is VL and beta 0, VL columns at a time transposed in registers, a
+ * column's values one store (on an AMD EPYC, Zen 4, poisson3d7:60 at L = 32
+ * 17.3 -> 14.6 ms: doc/performance.md). */
 static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm_run *r, int32_t i0, int h,
                                                                     int32_t j0, int w,
                                                                     VT acc[][SPMM_WIDE])
 {
     int64_t ld = r->c_step[1];
     VT *c = (VT *)r->C->values + i0 + j0 * ld, alpha = (VT)r->alpha, beta = (VT)r->beta;
-    for (int k = 0; k < w; k++, c += ld)
+    int k = 0;
+    if (h == VL && beta == 0)
+        for (; k + VL <= w; k += VL, c += VL * ld) {
+            SF(vec) m[VL];
+#pragma GCC unroll 8
+            for (int q = 0; q < VL; q++) m[q] = *(const SF(vec) *)(acc[q] + k);
+            SF(transpose)(m);
+#pragma GCC unroll 8
+            for (int q = 0; q < VL; q++) *(SF(vec) *)(c + q * ld) = alpha * m[q];
+        }
+    for (; k < w; k++, c += ld)
         if (beta == 0)
             for (int q = 0; q < h; q++) c[q] = alpha * acc[q][k];
         else
