@@ -29,7 +29,12 @@ enum { SPMM_WIDE = 32, SPMM_CHAINS = 4, SPMM_AHEAD = 8, PARTS_PER_THREAD = 8 };
 enum { SPMM_ROW_COST = 4 };
 enum { SPMM_NEAR = 4096, SPMM_SAMPLE = 64 };       /* scattered_columns */
 enum { SPMM_COPY_ROWS = 64, COPY_CHUNK = 4096 };   /* the copy of column-major B */
-enum { SLAB_BLOCK = 256, SLAB_BYTES = 1 << 20 };  /* or by slabs: spmm_by_slabs */
+/* or by slabs (spmm_by_slabs) of rows of B within SLAB_BYTES: 8 MiB, where
+ * 1 MiB (a core's L2) left a 3-D stencil's slabs too narrow for their rows
+ * of B either side, so that all of B was copied (on an AMD EPYC, Zen 4,
+ * 32 MiB of L3: poisson3d7:60 at L = 32 13.8-15.5 -> 11.3-13.0 ms; L = 8
+ * and 16 and the 2-D stencils level: doc/performance.md) */
+enum { SLAB_BLOCK = 256, SLAB_BYTES = 8 << 20 };
 
 /* One product: its operands, the strides of B's and C's entries (row i,
  * column j at i * step[0] + j * step[1]), and its parts of rows. */
@@ -250,8 +255,8 @@ static int copy_spills(const spmm_run *r)
 
 /* A product of column-major B by slabs of C's rows, each thread copying
  * the rows of B that a slab's entries read (lo .. hi) into a row-major
- * buffer of its own and making the slab's rows from it while it is in the
- * core's cache.  The slabs are runs of SLAB_BLOCK rows, as many as keep
+ * buffer of its own and making the slab's rows from it while it is in
+ * cache.  The slabs are runs of SLAB_BLOCK rows, as many as keep
  * their rows of B within SLAB_BYTES and leave PARTS_PER_THREAD slabs a
  * thread. */
 typedef struct {
