@@ -182,8 +182,14 @@ all_mutants() {
     mutant spmm-pieces-any kernels/spmm.cl 'for (int q = 0; q < per; q++) any |=' 'for (int q = 0; q < 1; q++) any |=' \
         'tests/t_spmm@nosvm.dev'
     # column-major C's tiles by transposes: each column's 8 sums go to the column after it
-    mutant spmm-tile-transpose src/spmm/spmm_rows.h 'for (int q = 0; q < VL; q++) *(SF(vec) *)(c + q * ld) = alpha * m[q];' \
-        'for (int q = 0; q < VL; q++) *(SF(vec) *)(c + ((q + 1) % VL) * ld) = alpha * m[q];' 'tests/t_spmm'
+    mutant spmm-tile-transpose src/spmm/spmm_rows.h 'for (int q = 0; q < VL; q++) SF(store_c)(c + q * ld, alpha * m[q], r->stream);' \
+        'for (int q = 0; q < VL; q++) SF(store_c)(c + ((q + 1) % VL) * ld, alpha * m[q], r->stream);' 'tests/t_spmm'
+    # C stored past the caches: the values stored so are twice the sums
+    mutant spmm-stream-value src/spmm/spmm_rows.h '_mm512_stream_pd(c, (__m512d)v);' \
+        '_mm512_stream_pd(c, (__m512d)(v + v));' 'tests/t_spmm'
+    # C stored past the caches where a vector begins half a cache line, not a whole one
+    mutant spmm-stream-line src/spmm/spmm_rows.h 'if (stream && !((uintptr_t)c & 63)) {' \
+        'if (stream && !((uintptr_t)c & 31)) {' 'tests/t_spmm'
     # the copy of A's rows by length writes each row's C at its place in the copy, not A's row
     mutant spmm-order-row kernels/spmm.cl 'return ordered ? (long)order[i] : i;' 'return i;' 'tests/t_spmm@nosvm.dev'
     # the copy of rows by length takes its row pointers from A's rows in A's order
@@ -227,8 +233,8 @@ all_mutants() {
     mutant spmm-chain-rest src/spmm/spmm_rows.h 'for (int c = 0; c + 1 < chains; c++) /* the last' \
         'for (int c = 0; c + 2 < chains; c++) /* the last' 'tests/t_spmm'
     # SpMM's rows of 8, 16 or 32 columns of row-major C add beta times their sums for beta C
-    mutant spmm-vecs-beta src/spmm/spmm_rows.h 'ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];' \
-        'ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * sum[v];' 'tests/t_spmm'
+    mutant spmm-vecs-beta src/spmm/spmm_rows.h 'ci[v] = alpha * sum[v] + beta * ci[v];' \
+        'ci[v] = alpha * sum[v] + beta * sum[v];' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror
     mutant mmio-skew-mirror src/core/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
         'tests/t_mmio'

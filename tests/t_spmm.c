@@ -234,6 +234,59 @@ static void slabs(hsp_context *ctx)
     unsetenv("HSPGEMM_SPMM_SLABS");
 }
 
+/* C stored past the caches (HSPGEMM_SPMM_STREAM=always, as for a C larger
+ * than half the last-level cache) in an array that begins on a cache line
+ * or 8 to 56 bytes past one, its rows or columns lines apart or not: the tiles of
+ * column-major C start at the rows that begin lines, the first rows of a
+ * part before them; B either order (column-major B also by slabs), beta 0
+ * (the stores that skip the caches) and not, both precisions; the bytes
+ * around C untouched. */
+static void streamed(hsp_context *ctx)
+{
+    static const char *specs[] = {"poisson2d5:23", "band:3001,3", "random:1000,9"};
+    static const int32_t widths[] = {2, 8, 9, 16, 32, 40};
+    setenv("HSPGEMM_SPMM_STREAM", "always", 1);
+    for (int m = 0; m < 3; m++)
+        for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+            hsp_csr *A = NULL;
+            if (hsp_generate(specs[m], 1, prec, &A) != HSP_OK) {
+                tap_ok(0, "generate %s: %s", specs[m], hsp_errmsg());
+                continue;
+            }
+            for (int k = 0; k < 24; k++) {
+                int32_t L = widths[k % 6], skew = k < 12 ? 0 : 8 * (k % 7 + 1);
+                hsp_order ob = (hsp_order)(k % 2), oc = (hsp_order)(k / 2 % 2);
+                int32_t pad = k % 3 == 2 ? 3 : oc == HSP_COL_MAJOR ? (8 - A->nrows % 8) % 8 : 0; /* 3: not lines */
+                hsp_dense B = dense(A->ncols, L, ob, 0, prec, 3 + k, 0);
+                hsp_dense C = dense(A->nrows, L, oc, pad, prec, 7 + k, 0);
+                size_t bytes = dense_bytes(&C);
+                char *line = aligned_alloc(64, (bytes + skew + 64 + 63) / 64 * 64), why[160] = "";
+                memset(line, 0x5a, skew), memset(line + skew + bytes, 0x5a, 64);
+                memcpy(line + skew, C.values, bytes), free(C.values), C.values = line + skew;
+                hsp_dense C0 = C;
+                C0.values = malloc(bytes), memcpy(C0.values, C.values, bytes);
+                double beta = k % 4 == 3 ? 0.5 : 0;
+                setenv("HSPGEMM_SPMM_SLABS", k % 4 == 1 ? "always" : "never", 1);
+                hsp_status s = product(ctx, 0, A, 1.5, &B, beta, &C, NULL);
+                int kept = 1;
+                for (size_t b = 0; b < (size_t)skew; b++) kept &= line[b] == 0x5a;
+                for (size_t b = 0; b < 64; b++) kept &= line[skew + bytes + b] == 0x5a;
+                int ok = s == HSP_OK && matches(A, &B, &C0, &C, 1.5, beta, why, sizeof why) &&
+                         gaps_kept(&C0, &C, why, sizeof why) && kept;
+                if (s != HSP_OK) snprintf(why, sizeof why, "%s", hsp_errmsg());
+                else if (!kept) snprintf(why, sizeof why, "bytes around C changed");
+                tap_ok(ok, "stored past the caches: A %s, %s, B %s, C %s %d bytes past a line, ld %lld, "
+                       "L = %d, beta %g%s%s", specs[m], prec == HSP_DOUBLE ? "double" : "float",
+                       ob ? k % 4 == 1 ? "column-major by slabs" : "column-major" : "row-major",
+                       oc ? "column-major" : "row-major", skew, (long long)C.ld,
+                       L, beta, why[0] ? ": " : "", why);
+                free(B.values), free(line), free(C0.values);
+            }
+            hsp_csr_free(A);
+        }
+    unsetenv("HSPGEMM_SPMM_STREAM"), unsetenv("HSPGEMM_SPMM_SLABS");
+}
+
 /* beta = 0: C's old values (NaN) are not read; empty shapes. */
 static void edges(hsp_context *ctx)
 {
@@ -720,6 +773,7 @@ int main(void)
     long_rows(ctx);
     copied_b();
     if (!strcmp(ref_device(), "cpu")) slabs(ctx);
+    if (!strcmp(ref_device(), "cpu")) streamed(ctx);
     padding(ctx);
     blocks();
     blocks_long_rows();

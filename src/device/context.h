@@ -26,6 +26,8 @@ struct hsp_context {
                                              the next candidate (src/open/open.c, which
                                              made the context) */
     struct hsp_scratch *scratch;          /* one per thread */
+    double cache_bytes;                   /* the last-level cache of the CPU that made the
+                                             context (context.c: last_level_cache) */
 };
 
 /* A context of options o (checked) and device timeout, its thread pool and

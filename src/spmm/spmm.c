@@ -46,6 +46,9 @@ typedef struct {
     int64_t b_step[2], c_step[2];
     int64_t *cut;                /* part p: rows cut[p] .. cut[p + 1] - 1 */
     int ahead;                   /* fetch rows of B ahead (scattered_columns) */
+    int stream;                  /* C's lines stored past the caches (streams_c) */
+    int32_t phase;               /* column-major C: its rows that begin cache lines, mod a tile's
+                                    rows (line_phase) */
     const struct spmm_kernels *k; /* the row kernels (kernels_for) */
 } spmm_run;
 
@@ -86,6 +89,7 @@ struct spmm_kernels {
  * the code"). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SPMM_X86 1
+#include <immintrin.h>
 #define SPMM_BYTES 64
 #define SPMM_TARGET __attribute__((target("avx512f,fma"), optimize("fp-contract=fast")))
 #define SPMM_ISA(name) name##_512
@@ -233,6 +237,40 @@ static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
     return HSP_OK;
 }
 
+/* What the environment variable name says: 1 for "always", 0 for "never",
+ * else -1 (the choices below then made by size: to test or compare them). */
+static int forced(const char *name)
+{
+    const char *v = getenv(name);
+    return !v ? -1 : !strcmp(v, "always") ? 1 : !strcmp(v, "never") ? 0 : -1;
+}
+
+/* Is C stored past the caches (non-temporal stores of whole cache lines,
+ * spmm_rows.h's store_c: no line read before it is written), C being more
+ * than half the last-level cache, whose reads of B and A would evict it
+ * before it is read again?  HSPGEMM_SPMM_STREAM=always or never answers
+ * instead.  On this VM's AMD EPYC (Zen 4, 32 MiB of L3) at L = 32,
+ * column-major: poisson2d5:400 6.1-8.1 -> 4.2-5.0 ms, poisson3d7:60
+ * 14.1-15.6 -> 8.8-10.9; row-major: random:150000,8 11.8-12.2 -> 10.0-10.3
+ * (doc/performance.md). */
+static int streams_c(const hsp_context *ctx, const hsp_dense *C)
+{
+    int says = forced("HSPGEMM_SPMM_STREAM");
+    double bytes = (double)C->nrows * C->ncols * (double)hsp_value_size(C->precision);
+    return says >= 0 ? says : bytes > ctx->cache_bytes / 2;
+}
+
+/* The first row of column-major C, mod a tile's HSP_ELLR_SLICE rows, whose
+ * values begin a cache line in each column where C is stored past the
+ * caches, so that tiles from there fill lines (0 where they cannot: A in
+ * ELLPACK-R, whose tiles are its slices, or C's columns not lines apart). */
+static int32_t line_phase(const spmm_run *r)
+{
+    uintptr_t at = (uintptr_t)r->C->values, line = 64, vs = hsp_value_size(r->C->precision);
+    if (!r->stream || r->c_step[1] == 1 || !r->A->rowptr || at % vs || (uintptr_t)r->c_step[1] * vs % line) return 0;
+    return (int32_t)((line - at % line) % line / vs % HSP_ELLR_SLICE);
+}
+
 /* Would the copy of all of column-major B, beside B, C and A, pass a
  * third of the last-level cache (32 MiB where the system does not say)?
  * HSPGEMM_SPMM_SLABS=always or never answers instead.
@@ -241,16 +279,14 @@ static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
  * copy each alone 3 and 2 ms, both 8 ms, by slabs 4.5 ms; by slabs where
  * the copy stays in cache, poisson3d7:60 at L = 8 took 2.4 ms against 1.9
  * (the rows of B either side of a slab copied twice). */
-static int copy_spills(const spmm_run *r)
+static int copy_spills(const hsp_context *ctx, const spmm_run *r)
 {
-    const char *slabs = getenv("HSPGEMM_SPMM_SLABS"); /* always, never: to test or compare them */
-    if (slabs && (!strcmp(slabs, "always") || !strcmp(slabs, "never"))) return !strcmp(slabs, "always");
+    int says = forced("HSPGEMM_SPMM_SLABS");
+    if (says >= 0) return says;
     const struct hsp_ellr *A = r->A;
     double vs = (double)hsp_value_size(r->B->precision), L = r->B->ncols;
     double bytes = (2.0 * A->ncols + A->nrows) * L * vs + (double)A->nnz * (4 + vs) + 8.0 * A->nrows;
-    long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (cache <= 0) cache = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return bytes > (cache > 0 ? (double)cache : 32.0 * (1 << 20)) / 3;
+    return bytes > ctx->cache_bytes / 3;
 }
 
 /* A product of column-major B by slabs of C's rows, each thread copying
@@ -364,7 +400,7 @@ static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
     int64_t want = (int64_t)hsp_pool_size(pool) * PARTS_PER_THREAD, m = r->A->nrows;
     hsp_dense T = {0};
     int copy = r->b_step[1] != 1 && r->B->ncols > 1;
-    if (copy && !split && !r->ahead && r->A->rowptr && copy_spills(r)) { /* not ahead: A's columns are near */
+    if (copy && !split && !r->ahead && r->A->rowptr && copy_spills(ctx, r)) { /* not ahead: A's columns are near */
         int done = 0;
         hsp_status s = spmm_by_slabs(ctx, r, &done);
         if (s != HSP_OK || done) return s;
@@ -375,6 +411,10 @@ static hsp_status spmm_on_pool(hsp_context *ctx, spmm_run *r, split_run *split)
     if (s != HSP_OK) return free(r->cut), s;
     /* by entries and rows in CSR; ELLPACK-R (no row pointers) by rows, whose lengths are alike */
     int64_t parts = hsp_split_rows(r->A->rowptr, SPMM_ROW_COST, m, want, r->cut);
+    for (int64_t p = 1; r->c_step[1] != 1 && p < parts; p++) { /* column-major C: parts of whole tiles */
+        int64_t at = r->cut[p] - (r->cut[p] - r->phase + HSP_ELLR_SLICE) % HSP_ELLR_SLICE;
+        r->cut[p] = at > 0 ? at : 0;
+    }
     if (split) hsp_pool_chunks(pool, parts + 1, split_part, split);
     else hsp_pool_chunks_kept(pool, parts, spmm_part, r);
     free(r->cut);
@@ -443,7 +483,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     if (s == HSP_OK) s = check_dense(C, "C", A->nrows, B->ncols, A->precision);
     if (s == HSP_OK && !held_bc[1]) s = check_apart(csr, B, C); /* a held C is apart */
     if (s != HSP_OK) return s;
-    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0, kernels_for(A->precision)};
+    spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0, 0, 0, kernels_for(A->precision)};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
     if (dev->spmm) A = device_form(A, B);
@@ -455,6 +495,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
     else {
         r.ahead = cpu_cols && scattered_columns(r.A); /* A is valid now; for the CPU threads' rows only */
+        r.stream = cpu_cols && streams_c(ctx, C), r.phase = line_phase(&r);
         s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
     }
     if (s == HSP_OK && stats) {

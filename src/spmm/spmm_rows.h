@@ -90,6 +90,22 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
 }
 
+/* v into C at c: past the caches where stream is set and c begins a cache
+ * line (double in 512-bit vectors: a vector a line, so that no line is
+ * read before it is written), else as any store. */
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(store_c)(VT *c, SF(vec) v, int stream)
+{
+#if defined(SPMM_LINES) && SPMM_LINES
+    if (stream && !((uintptr_t)c & 63)) {
+        _mm512_stream_pd(c, (__m512d)v);
+        return;
+    }
+#else
+    (void)stream;
+#endif
+    *(SF(vec) *)c = v;
+}
+
 /* VL x VL values, m[k] the k-th row, transposed in place for the copy of
  * column-major B: one stage a bit of the index, each swapping that bit of
  * the row's index with the column's, in shuffles of two rows
@@ -199,8 +215,8 @@ static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *
  * r once for the run of rows, not a row at a time beside the passes of
  * other widths (15-20% faster at L = 8: doc/performance.md, "Figures
  * behind the code"). */
-static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_run *r, int32_t first, int32_t last,
-                                                                   int w)
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_run *r, int32_t first,
+                                                                               int32_t last, int w)
 {
     const int64_t *rowptr = r->A->rowptr;
     const VT *b = r->B->values;
@@ -210,8 +226,12 @@ static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_
         spmm_entries e = SF(row_entries)(r, rowptr[i], rowptr[i + 1] - rowptr[i]);
         SF(vec) sum[SPMM_WIDE / VL], *ci = (SF(vec) *)(c + i * cs);
         SF(spmm_vecs)(&e, 1, b, bs, w / VL, sum);
+        if (beta == 0)
 #pragma GCC unroll 16
-        for (int v = 0; v < w / VL; v++) ci[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];
+            for (int v = 0; v < w / VL; v++) SF(store_c)((VT *)(ci + v), alpha * sum[v], r->stream);
+        else
+#pragma GCC unroll 16
+            for (int v = 0; v < w / VL; v++) ci[v] = alpha * sum[v] + beta * ci[v];
     }
 }
 
@@ -221,9 +241,9 @@ static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_
  * is VL and beta 0, VL columns at a time transposed in registers, a
  * column's values one store (on an AMD EPYC, Zen 4, poisson3d7:60 at L = 32
  * 17.3 -> 14.6 ms: doc/performance.md). */
-static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm_run *r, int32_t i0, int h,
-                                                                    int32_t j0, int w,
-                                                                    VT acc[][SPMM_WIDE])
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm_run *r, int32_t i0,
+                                                                                int h, int32_t j0, int w,
+                                                                                VT acc[][SPMM_WIDE])
 {
     int64_t ld = r->c_step[1];
     VT *c = (VT *)r->C->values + i0 + j0 * ld, alpha = (VT)r->alpha, beta = (VT)r->beta;
@@ -235,7 +255,7 @@ static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm
             for (int q = 0; q < VL; q++) m[q] = *(const SF(vec) *)(acc[q] + k);
             SF(transpose)(m);
 #pragma GCC unroll 8
-            for (int q = 0; q < VL; q++) *(SF(vec) *)(c + q * ld) = alpha * m[q];
+            for (int q = 0; q < VL; q++) SF(store_c)(c + q * ld, alpha * m[q], r->stream);
         }
     for (; k < w; k++, c += ld)
         if (beta == 0)
@@ -247,8 +267,8 @@ static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm
 /* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 (h 1, or up to
  * HSP_ELLR_SLICE of column-major C), their entries step apart (w and step
  * constants once inlined). */
-static inline __attribute__((always_inline)) void SF(spmm_pass)(const spmm_run *r, int32_t i0, int h, int32_t j0,
-                                                              int w, int64_t step)
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_pass)(const spmm_run *r, int32_t i0, int h,
+                                                                          int32_t j0, int w, int64_t step)
 {
     if (h == 1) {
         VT sums[SPMM_WIDE];
@@ -266,7 +286,8 @@ static inline __attribute__((always_inline)) void SF(spmm_pass)(const spmm_run *
  * columns at a time, the last ones 16, 8, 4, 2, then 1 at a time (each a
  * constant, so that the sums stay in vector registers): each pass reads
  * A's row once for that many columns of B. */
-static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i0, int h, int64_t step)
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i0, int h,
+                                                                         int64_t step)
 {
     int32_t j0 = 0, ncols = r->B->ncols;
     for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE) SF(spmm_pass)(r, i0, h, j0, SPMM_WIDE, step);
@@ -283,9 +304,11 @@ static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r
 SPMM_TARGET static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, int32_t last)
 {
     const int h = HSP_ELLR_SLICE;
-    if (r->A->rowptr)
-        for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, 1);
-    else
+    if (r->A->rowptr) {
+        int32_t i = first + (r->phase - first % h + h) % h; /* tiles from a row that begins C's lines */
+        if (i > first) SF(spmm_row)(r, first, (i < last ? i : last) - first, 1);
+        for (; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, 1);
+    } else
         for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, HSP_ELLR_SLICE);
 }
 
@@ -304,6 +327,9 @@ SPMM_TARGET static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t 
         for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, 1);
     else
         for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, HSP_ELLR_SLICE);
+#ifdef SPMM_X86
+    if (r->stream) _mm_sfence(); /* the lines stored past the caches are C's before the pool's wait ends */
+#endif
 }
 
 /* This precision's and width's kernels (spmm.c: spmm_kernels). */

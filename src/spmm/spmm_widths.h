@@ -12,11 +12,13 @@
 #undef SF
 #define VT double
 #define VL (SPMM_BYTES / 8)
+#define SPMM_LINES (SPMM_BYTES == 64) /* a vector a cache line: C may be stored past the caches */
 #define SF(name) SPMM_ISA(name##_d)
 #include "spmm/spmm_rows.h"
 #undef VT
 #undef VL
 #undef SF
+#undef SPMM_LINES
 #undef SPMM_BYTES
 #undef SPMM_TARGET
 #undef SPMM_ISA
