@@ -104,6 +104,24 @@ static hsp_method medium_method(gpu *g, const hsp_job *job)
     return HSP_METHOD_HASH;
 }
 
+enum { RMERGE_SHORT_MEAN = 8 }; /* short_method */
+
+/* The short rows' method: RMerge, as the medium rows' where alike, in
+ * place of the device's default hash where the rows are alike and A's
+ * rows hold RMERGE_SHORT_MEAN entries or more on average (RMerge's items a
+ * row: rmerge_width), else as given.  On an H200, resident: the finest
+ * level's A*P of poisson2d9:1024 (rows of 9 entries, 25 products) 1.08 ms
+ * by hash, 0.83 by RMerge; poisson2d5:1024's (5 entries) 0.58 against 0.60
+ * (doc/performance.md). */
+static hsp_method short_method(gpu *g, const hsp_job *job)
+{
+    hsp_method m = job->method[0];
+    int chosen = job->ctx->options.method[0] != HSP_METHOD_DEFAULT || job->dev->deterministic;
+    int64_t rows = job->A->nrows;
+    if (m != HSP_METHOD_HASH || chosen || !g->warp_shuffles || job->A->nnz < RMERGE_SHORT_MEAN * rows) return m;
+    return rows_alike(job) ? HSP_METHOD_RMERGE : m;
+}
+
 enum { WARP_ESC_MAX = 64 }; /* ESC sorts rows of up to this many products within a warp (esc.cl) */
 
 /* Up to how many products the rows are sampled for esc_for_sparse_rows (0:
@@ -144,6 +162,7 @@ static void esc_for_sparse_rows(gpu *g, hsp_job *job)
  * none). */
 static hsp_status start_compute(gpu *g, hsp_job *job)
 {
+    job->method[0] = short_method(g, job);
     job->method[1] = medium_method(g, job);
     esc_for_sparse_rows(g, job);
     size_t m = (size_t)job->A->nrows;
