@@ -389,6 +389,16 @@ def _dense_as_scipy(Y, X, operands):
     return np.asmatrix(Y) if isinstance(X, np.matrix) else Y
 
 
+def _empty_on_line(shape, dtype, order):
+    """np.empty(shape, dtype, order=order) whose first value begins a 64-byte cache line (numpy's
+    large arrays begin 16 bytes past one), so that the library may store a large product past the
+    caches (doc/library.md, "Sparse times dense")."""
+    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(size + 64, np.uint8)
+    skip = -raw.ctypes.data % 64
+    return raw[skip:skip + size].view(dtype).reshape(shape, order=order)
+
+
 def _copy_of(m):
     """A csr_array of copies of a matrix tuple's arrays (a hierarchy's, which a re-setup changes)."""
     nrows, ncols, indptr, indices, data = m
@@ -750,7 +760,7 @@ class Context:
             if beta != 0:
                 raise ArgumentError("beta: give out, the array it scales")
             colmajor = X2.flags.f_contiguous and not X2.flags.c_contiguous
-            out = np.empty(shape, dtype, order="F" if colmajor else "C")
+            out = _empty_on_line(shape, dtype, "F" if colmajor else "C")
         elif not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == dtype and out.flags.writeable
                   and (out.flags.c_contiguous or out.flags.f_contiguous)):
             raise ArgumentError(f"out: give a writable contiguous numpy array of shape {shape} and dtype "

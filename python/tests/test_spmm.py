@@ -26,8 +26,25 @@ def test_against_scipy(dtype, order, L):
     Y = hspgemm.spmm(A, X, device=DEVICE)
     assert Y.dtype == dtype and Y.shape == (120, L)
     assert Y.flags.f_contiguous if order == "F" and L > 1 else Y.flags.c_contiguous
+    assert Y.ctypes.data % 64 == 0  # on a cache line, so that a large product may be stored past the caches
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(Y, A @ X, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("L", [8, 32])
+def test_stored_past_the_caches(monkeypatch, order, L):
+    """C stored past the caches (HSPGEMM_SPMM_STREAM=always, as for a product larger than half the
+    last-level cache): the array made here, and an out that begins 16 bytes past a cache line."""
+    monkeypatch.setenv("HSPGEMM_SPMM_STREAM", "always")
+    A = operand(120, 90, np.float64)
+    X = np.asarray(np.random.default_rng(L).uniform(-1, 1, (90, L)), order=order)
+    np.testing.assert_allclose(hspgemm.spmm(A, X, device=DEVICE), A @ X, rtol=1e-12, atol=1e-12)
+    raw = np.empty(120 * L + 8)
+    skip = (16 - raw.ctypes.data % 64) % 64 // 8
+    out = raw[skip:skip + 120 * L].reshape((120, L), order=order)
+    assert hspgemm.spmm(A, X, out=out, device=DEVICE) is out
+    np.testing.assert_allclose(out, A @ X, rtol=1e-12, atol=1e-12)
 
 
 def test_vector_alpha_beta_out_and_stats():
