@@ -304,11 +304,11 @@ SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_row)(const
 SPMM_TARGET static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, int32_t last)
 {
     const int h = HSP_ELLR_SLICE;
-    if (r->A->rowptr) {
-        int32_t i = first + (r->phase - first % h + h) % h; /* tiles from a row that begins C's lines */
-        if (i > first) SF(spmm_row)(r, first, (i < last ? i : last) - first, 1);
-        for (; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, 1);
-    } else
+    int32_t lead = (r->phase - first % h + h) % h; /* rows before the first tile that begins C's lines */
+    if (r->A->rowptr) /* one call of spmm_row: each is a large inlined body */
+        for (int32_t i = first, next = first + (lead ? lead : h); i < last; i = next, next += h)
+            SF(spmm_row)(r, i, (next < last ? next : last) - i, 1);
+    else
         for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, HSP_ELLR_SLICE);
 }
 
