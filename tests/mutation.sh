@@ -184,6 +184,9 @@ all_mutants() {
     # column-major C's tiles by transposes: each column's 8 sums go to the column after it
     mutant spmm-tile-transpose src/spmm/spmm_rows.h 'for (int q = 0; q < VL; q++) SF(store_c)(c + q * ld, alpha * m[q], r->stream);' \
         'for (int q = 0; q < VL; q++) SF(store_c)(c + ((q + 1) % VL) * ld, alpha * m[q], r->stream);' 'tests/t_spmm'
+    # NVIDIA's short rows by RMerge where A's rows hold 4 entries or more on average, not 8
+    mutant short-rmerge-mean src/spgemm/gpu_stages.c 'enum { RMERGE_SHORT_MEAN = 8 };' \
+        'enum { RMERGE_SHORT_MEAN = 4 };' 'tests/t_warp@bufsvm.dev'
     # C stored past the caches: the values stored so are twice the sums
     mutant spmm-stream-value src/spmm/spmm_rows.h '_mm512_stream_pd(c, (__m512d)v);' \
         '_mm512_stream_pd(c, (__m512d)(v + v));' 'tests/t_spmm'

@@ -10,7 +10,8 @@
  * sampled products meet less than 2 / 5 of the time (random rows, poisson
  * stencils), not where they meet more (bands), and for larger bins of rows
  * unlike whose products rarely meet (R-MAT), not those of a stencil, on the
- * host path and resident.  Run on PoCL as tests/t_warp@bufsvm.dev. */
+ * host path and resident; RMerge for short rows alike where A's rows hold
+ * 8 entries or more on average.  Run on PoCL as tests/t_warp@bufsvm.dev. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -162,6 +163,69 @@ static void nvidia_default(hsp_context *ctx, const char *spec, int esc, int over
     hsp_csr_free(A), hsp_csr_free(C), hsp_csr_free(R), free(mag);
 }
 
+/* A k x k/4 matrix of two entries a row, columns i/4 and its neighbour (the
+ * prolongation of aggregates of four, smoothed), in double. */
+static hsp_csr *aggregates_of_four(int32_t k)
+{
+    hsp_csr *P = NULL;
+    int32_t n = k / 4;
+    if (n < 2 || hsp_csr_create(k, n, 2 * (int64_t)k, HSP_DOUBLE, &P) != HSP_OK) return NULL;
+    for (int32_t i = 0; i < k; i++) {
+        int32_t c = i / 4 + 1 < n ? i / 4 : n - 2;
+        P->rowptr[i + 1] = 2 * (int64_t)(i + 1);
+        P->colidx[2 * i] = c, P->colidx[2 * i + 1] = c + 1;
+        ((double *)P->values)[2 * i] = 0.75, ((double *)P->values)[2 * i + 1] = 0.25;
+    }
+    return P;
+}
+
+/* Do the short bins that hold rows of the product in st take method want,
+ * each of them? */
+static int short_bins(const hsp_context *ctx, const hsp_stats *st, hsp_method want, char *why, size_t len)
+{
+    const hsp_bins *bins = hsp_context_bins(ctx);
+    int seen = 0;
+    for (int b = 0; b < bins->nbins; b++) {
+        if (!st->rows_bin[b] || bins->group[b] != 2) continue;
+        seen++;
+        if (st->bin_method[b] != want) {
+            snprintf(why, len, "bin %d (u %lld): %s", b, (long long)bins->lo[b], hsp_method_name(st->bin_method[b]));
+            return 0;
+        }
+    }
+    if (!seen) snprintf(why, len, "no short rows");
+    return seen > 0;
+}
+
+/* A*P, A generated from spec and P of aggregates of four (short rows, two
+ * products an entry of A, alike), resident (nothing sampled, so no ESC)
+ * with NVIDIA's defaults: right, and the short rows by RMerge where A's
+ * rows hold 8 entries or more on average (gpu_stages.c's short_method),
+ * else by hash. */
+static void nvidia_short(hsp_context *ctx, const char *spec, int rmerge)
+{
+    hsp_csr *A = NULL, *P = NULL, *R = NULL;
+    hsp_resident *held_a = NULL, *held_p = NULL, *held_c = NULL;
+    const hsp_csr *home = NULL;
+    double *mag = NULL;
+    hsp_stats st;
+    char why[256] = "";
+    hsp_status s = hsp_generate(spec, 1, HSP_DOUBLE, &A);
+    if (s == HSP_OK && !(P = aggregates_of_four(A->ncols))) s = HSP_ERR_NOMEM;
+    if (s == HSP_OK && !(R = ref_multiply(A, P, &mag))) s = HSP_ERR_NOMEM;
+    if (s == HSP_OK) s = hsp_place(ctx, A, &held_a);
+    if (s == HSP_OK) s = hsp_place(ctx, P, &held_p);
+    if (s == HSP_OK) s = hsp_multiply_resident(ctx, held_a, held_p, &held_c, &st);
+    if (s == HSP_OK) s = hsp_resident_host(held_c, &home);
+    if (s != HSP_OK) snprintf(why, sizeof why, "%s", hsp_errmsg());
+    int ok = s == HSP_OK && ref_compare(home, R, mag, why, sizeof why) &&
+             short_bins(ctx, &st, rmerge ? HSP_METHOD_RMERGE : HSP_METHOD_HASH, why, sizeof why);
+    tap_ok(ok, "%s times aggregates of four, resident, with NVIDIA's defaults: right, short rows by %s%s%s", spec,
+           rmerge ? "RMerge" : "hash", *why ? ": " : "", why);
+    hsp_resident_free(held_c), hsp_resident_free(held_p), hsp_resident_free(held_a);
+    hsp_csr_free(A), hsp_csr_free(P), hsp_csr_free(R), free(mag);
+}
+
 /* Remove the test's kernel cache. */
 static void remove_cache(const char *dir)
 {
@@ -208,6 +272,8 @@ int main(void)
         nvidia_default(ctx, "band:20000,3", 0, 0);   /* 49 on 13: 0.73 */
         nvidia_default(ctx, "rmat:13,8", 1, 1);      /* rows unlike, whose products rarely meet: hash's by ESC */
         nvidia_default(ctx, "poisson2d9:40", 0, 1);  /* 81 products on 25 */
+        nvidia_short(ctx, "band:2000,4", 1);         /* rows of 9 entries, 18 products */
+        nvidia_short(ctx, "poisson2d5:44", 0);       /* rows of 5 entries or fewer */
     }
     hsp_context_free(ctx);
     remove_cache(cache);
