@@ -22,16 +22,17 @@ mkdir -p "$build/obj"
 lib=$(cd "$src" && find src -name '*.c' ! -path 'src/device/opencl/*' | sort)
 if [ -z "$(find "$build/libfuzzlib.a" 2>/dev/null)" ] \
    || [ -n "$(find "$src/src" "$src/cli" "$src/tests" -newer "$build/libfuzzlib.a" -name '*.[ch]')" ]; then
+    object() { echo "$build/obj/$(echo "$1" | tr / _ | sed 's/\.c$/.o/')"; } # source file $1's
     rm -f "$build"/obj/*.o "$build/libfuzzlib.a"
     ncc=$(nproc 2>/dev/null || echo 1) running=0 # as many compilers at once as CPUs
     for f in $lib tests/ref.c cli/options.c; do
-        $cc $flags -fsanitize=fuzzer-no-link -c "$src/$f" -o "$build/obj/$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" &
+        $cc $flags -fsanitize=fuzzer-no-link -c "$src/$f" -o "$(object "$f")" &
         running=$((running + 1))
         if [ "$running" -ge "$ncc" ]; then wait; running=0; fi
     done
     wait
     for f in $lib tests/ref.c cli/options.c; do # a compiler that failed left no object: stop here
-        [ -f "$build/obj/$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" ] || { echo "fuzz/run.sh: $f did not compile"; exit 1; }
+        [ -f "$(object "$f")" ] || { echo "fuzz/run.sh: $f did not compile"; exit 1; }
     done
     ar rcs "$build/libfuzzlib.a" "$build"/obj/*.o
 fi

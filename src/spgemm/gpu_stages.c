@@ -94,13 +94,19 @@ static int rows_alike(const hsp_job *job)
     return most * 4 >= total * 3;
 }
 
+/* Is group k's method (0 short, 1 medium) the context's own, or the
+ * device deterministic, so that the defaults below leave it as it is? */
+static int method_chosen(const hsp_job *job, int k)
+{
+    return job->ctx->options.method[k] != HSP_METHOD_DEFAULT || job->dev->deterministic;
+}
+
 /* The medium rows' method: RMerge by default only where the rows are alike
  * (else hash); what the context was given, or deterministic, as it is. */
 static hsp_method medium_method(gpu *g, const hsp_job *job)
 {
     hsp_method m = job->method[1];
-    int chosen = job->ctx->options.method[1] != HSP_METHOD_DEFAULT || job->dev->deterministic;
-    if (m != HSP_METHOD_RMERGE || chosen || !g->local_add[job->vsize == 8] || rows_alike(job)) return m;
+    if (m != HSP_METHOD_RMERGE || method_chosen(job, 1) || !g->local_add[job->vsize == 8] || rows_alike(job)) return m;
     return HSP_METHOD_HASH;
 }
 
@@ -116,9 +122,8 @@ enum { RMERGE_SHORT_MEAN = 8 }; /* short_method */
 static hsp_method short_method(gpu *g, const hsp_job *job)
 {
     hsp_method m = job->method[0];
-    int chosen = job->ctx->options.method[0] != HSP_METHOD_DEFAULT || job->dev->deterministic;
-    int64_t rows = job->A->nrows;
-    if (m != HSP_METHOD_HASH || chosen || !g->warp_shuffles || job->A->nnz < RMERGE_SHORT_MEAN * rows) return m;
+    int few = job->A->nnz < RMERGE_SHORT_MEAN * (int64_t)job->A->nrows; /* entries a row of A on average */
+    if (m != HSP_METHOD_HASH || method_chosen(job, 0) || !g->warp_shuffles || few) return m;
     return rows_alike(job) ? HSP_METHOD_RMERGE : m;
 }
 

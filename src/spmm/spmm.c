@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "device/context.h"
 #include "spmm/ellr.h"
 #include "spmm/spmm_device.h"
