@@ -193,6 +193,12 @@ all_mutants() {
     # C stored past the caches where a vector begins half a cache line, not a whole one
     mutant spmm-stream-line src/spmm/spmm_rows.h 'if (stream && !((uintptr_t)c & 63)) {' \
         'if (stream && !((uintptr_t)c & 31)) {' 'tests/t_spmm'
+    # one column of C from the CSR copy of A by lanes whatever the number of A's rows
+    mutant spmm-row-lanes-rows src/spmm/spmm.c 'A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;' \
+        'A->nrows > 0 * dev->compute_units;' 'tests/t_spmm@nosvm.dev'
+    # the OpenCL device's compute units not read (0): no rows are few
+    mutant opencl-compute-units src/device/opencl/opencl.c 'info->compute_units = (int)units;' \
+        'info->compute_units = 0;' 'tests/t_spmm@nosvm.dev'
     # the copy of A's rows by length writes each row's C at its place in the copy, not A's row
     mutant spmm-order-row kernels/spmm.cl 'return ordered ? (long)order[i] : i;' 'return i;' 'tests/t_spmm@nosvm.dev'
     # the copy of rows by length takes its row pointers from A's rows in A's order

@@ -152,7 +152,9 @@ static int prepares_csr(hsp_context *ctx)
 
 /* Every precision, order pair, width and (alpha, beta), of A in form (see
  * product): C checked; the CPU threads' vectors at most cap bits (NULL: as
- * wide as the CPU runs). */
+ * wide as the CPU runs).  One column of C on a GPU device from ELLPACK-R
+ * (HSPGEMM_SPMM_ROW_LANES=never: A's mean row is near the bound of
+ * one_column's choice). */
 static void products(hsp_context *ctx, int form, const char *cap)
 {
     static const int32_t widths[] = {1, 7, 8, 13, 16, 29, 32, 33, 40};
@@ -161,6 +163,7 @@ static void products(hsp_context *ctx, int form, const char *cap)
                                   "resident, a long row: csr", "resident: ellr (csr on the CPU threads)"};
     int ellr = form == 2 || form == 4;
     if (cap) setenv("HSPGEMM_CPU_VECTORS", cap, 1);
+    setenv("HSPGEMM_SPMM_ROW_LANES", "never", 1);
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
         hsp_csr *A = ellr ? ref_random(300, 600, 4, 12, prec, 7) : ref_long_rows(300, 600, prec);
         for (int ob = 0; ob < 2; ob++)
@@ -183,6 +186,43 @@ static void products(hsp_context *ctx, int form, const char *cap)
         hsp_csr_free(A);
     }
     if (cap) unsetenv("HSPGEMM_CPU_VECTORS");
+    unsetenv("HSPGEMM_SPMM_ROW_LANES");
+}
+
+/* One column of C on a GPU device, A prepared in ELLPACK-R: read from its
+ * copy in CSR, several work-items a row, where A's rows are few (300: fewer
+ * than 256 a compute unit of any device) and hold more than 8 entries on
+ * average, or HSPGEMM_SPMM_ROW_LANES says always; else from ELLPACK-R
+ * (40,000 rows: more than 256 a unit of a CPU's OpenCL).  C checked in both
+ * precisions, prepared and resident, alpha and beta. */
+static void one_column(hsp_context *ctx)
+{
+    static const struct {
+        int32_t rows, lo, hi;
+        const char *says;
+        int csr;
+    } cases[] = {{300, 16, 26, NULL, 1},    {300, 2, 8, NULL, 0},      {40000, 10, 14, NULL, 0},
+                 {300, 16, 26, "never", 0}, {300, 2, 8, "always", 1}, {40000, 10, 14, "always", 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+            hsp_csr *A = ref_random(cases[c].rows, 500, cases[c].lo, cases[c].hi, prec, 13 + c);
+            if (cases[c].says) setenv("HSPGEMM_SPMM_ROW_LANES", cases[c].says, 1);
+            for (int form = 2; form <= 4; form += 2) {
+                hsp_dense B = dense(A->ncols, 1, HSP_COL_MAJOR, 0, prec, 3 + c, 0);
+                hsp_dense C = dense(A->nrows, 1, HSP_ROW_MAJOR, 0, prec, 5 + c, 0);
+                hsp_spmm_stats st = {0};
+                char why[160] = "";
+                int ok = checked_product(ctx, form, A, 1.5, &B, form == 4 ? -0.5 : 0, &C, &st, why, sizeof why);
+                tap_ok(ok && st.threads == 0 && !strcmp(st.format, cases[c].csr ? "csr" : "ellr"),
+                       "one column, %s A of %d rows of %d to %d entries, %s%s%s: read as %s (the stats: %s)%s%s",
+                       form == 2 ? "prepared" : "resident", cases[c].rows, cases[c].lo, cases[c].hi,
+                       prec == HSP_DOUBLE ? "double" : "float", cases[c].says ? ", HSPGEMM_SPMM_ROW_LANES=" : "",
+                       cases[c].says ? cases[c].says : "", cases[c].csr ? "csr" : "ellr", st.format,
+                       why[0] ? ": " : "", why);
+            }
+            unsetenv("HSPGEMM_SPMM_ROW_LANES");
+            hsp_csr_free(A);
+        }
 }
 
 /* Rows lo .. hi - 1 of A emptied in place (the entries after them moved up). */
@@ -768,6 +808,7 @@ int main(void)
         products(ctx, 0, narrower[k]);
         products(ctx, 2, narrower[k]);
     }
+    if (strcmp(ref_device(), "cpu")) one_column(ctx);
     prepared(ctx);
     resident(ctx);
     long_rows(ctx);

@@ -22,6 +22,8 @@ struct hsp_device {
     char note[256];             /* what "auto" passed over and why, or "" */
     int wavefront;              /* threads that run in lock step */
     int64_t local_mem;          /* bytes of fast memory per work-group */
+    int compute_units;          /* a GPU's processors that run work-groups at once (0: not
+                                   known, or the CPU threads) */
     int host_realloc;           /* buffers can grow by host realloc */
     int async;                  /* launched work runs while the CPU threads work */
     int lost;                   /* after a failure the device may still write memory it

@@ -171,6 +171,7 @@ struct gpu {
                                 the first work-groups of the rows' (gpu_spmm.c): Intel's CPU
                                 runtime's compiler crashes on hsp_spmm_both */
     int64_t local_mem;       /* local memory of a work-group, bytes */
+    int compute_units;       /* the processors that run work-groups at once (0: not known) */
     gpu_array a[GA_COUNT];
     gpu_array spare[GPU_SPARES]; /* freed arrays kept (counted in device_bytes) */
     uint64_t spare_kept[GPU_SPARES], spares_kept; /* when each was kept: the count of arrays kept then */

@@ -94,6 +94,7 @@ void gpu_device_ready(hsp_device *dev)
 {
     gpu *g = dev->state;
     dev->local_mem = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10;
+    dev->compute_units = g->compute_units;
     dev->host_realloc = g->host_arrays;
     dev->async = 1;
     dev->finish = gpu_finish;

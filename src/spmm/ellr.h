@@ -34,6 +34,12 @@
 #define HSP_ELLR_LONG_FEW 32
 #define HSP_ELLR_FEW_ROWS (1 << 17)
 
+/* On a GPU, C of one column from CSR takes a work-item a row where A's
+ * mean row holds at most HSP_ELLR_LANE_MEAN entries, and more (lanes,
+ * doubled while the mean passes HSP_ELLR_LANE_MEAN a work-item) where it
+ * holds more: gpu_spmm.c's lanes_for. */
+#define HSP_ELLR_LANE_MEAN 8
+
 /* The rows of a group of hsp_ellr's reach. */
 #define HSP_ELLR_REACH 1024
 

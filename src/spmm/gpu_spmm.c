@@ -66,7 +66,8 @@ static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols, i
     int32_t lanes = 1;
     int64_t width = A->width < skip ? A->width : skip;
     while (lanes < MAX_LANES && (size_t)lanes < size && (int64_t)lanes * LANE_ENTRIES < width) lanes *= 2;
-    while (ncols == 1 && A->rowptr && lanes < MAX_LANES && (int64_t)lanes * 8 * A->nrows < A->nnz) lanes *= 2;
+    while (ncols == 1 && A->rowptr && lanes < MAX_LANES && (int64_t)lanes * HSP_ELLR_LANE_MEAN * A->nrows < A->nnz)
+        lanes *= 2;
     return lanes;
 }
 

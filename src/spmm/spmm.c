@@ -463,14 +463,37 @@ static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_
  * rmat:14,8, about level (doc/performance.md). */
 enum { BY_LENGTH_COLUMNS = 4 };
 
-/* The form of prepared A that a GPU device reads for B: A's copy in CSR
- * for row-major B of two columns or more beside ELLPACK-R, or of
- * BY_LENGTH_COLUMNS or more beside CSR (rows by length), where each reads
- * faster (doc/library.md); else A. */
-static const struct hsp_ellr *device_form(const struct hsp_ellr *A, const hsp_dense *B)
+/* The rows a compute unit of the GPU below which one column of C is read
+ * from the copy in CSR of A prepared in ELLPACK-R, several work-items a
+ * row where the mean row passes HSP_ELLR_LANE_MEAN entries, not from
+ * ELLPACK-R, a work-item a row: where the rows leave most of the GPU idle,
+ * each work-item's walk down its row sets the time.  On an H200 (132
+ * units), kernel ms ELLPACK-R / CSR at L = 1: poisson3d27:30 (27,000 rows,
+ * 4 work-items a row) 0.0119-0.0126 / 0.0096-0.0107; with more rows CSR was
+ * slower: band:100000,16 0.0200 / 0.0248, random:100000,16 0.019-0.020 /
+ * 0.024, poisson2d9:300 (90,000) 0.0093-0.0106 / 0.0104-0.0123
+ * (doc/performance.md).  HSPGEMM_SPMM_ROW_LANES=always or never decides
+ * instead. */
+enum { FEW_ROWS_A_UNIT = 256 };
+static int one_column_by_lanes(const hsp_device *dev, const struct hsp_ellr *A)
 {
-    int32_t least = A->csr && A->csr->order ? BY_LENGTH_COLUMNS : 2;
-    return A->csr && B->order == HSP_ROW_MAJOR && B->ncols >= least ? A->csr : A;
+    int says = forced("HSPGEMM_SPMM_ROW_LANES");
+    if (says >= 0) return says;
+    return A->nnz > HSP_ELLR_LANE_MEAN * (int64_t)A->nrows && A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;
+}
+
+/* The form of prepared A that a GPU device reads for B: beside ELLPACK-R,
+ * A's copy in CSR for row-major B of two columns or more, or for one column
+ * where one_column_by_lanes; beside CSR, its copy by length for row-major
+ * B of BY_LENGTH_COLUMNS or more; where each reads faster
+ * (doc/library.md); else A. */
+static const struct hsp_ellr *device_form(const hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B)
+{
+    if (!A->csr) return A;
+    int row_major = B->order == HSP_ROW_MAJOR;
+    if (A->csr->order) return row_major && B->ncols >= BY_LENGTH_COLUMNS ? A->csr : A;
+    if (B->ncols == 1) return one_column_by_lanes(dev, A) ? A->csr : A;
+    return row_major && B->ncols >= 2 ? A->csr : A;
 }
 
 hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
@@ -485,7 +508,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
     spmm_run r = {A, B, C, alpha, beta, {0, 0}, {0, 0}, NULL, 0, 0, 0, kernels_for(A->precision)};
     hsp_dense_steps(B, r.b_step), hsp_dense_steps(C, r.c_step);
     hsp_device *dev = ctx->device;
-    if (dev->spmm) A = device_form(A, B);
+    if (dev->spmm) A = device_form(dev, A, B);
     void *held[3] = {A->ctx == ctx ? A->held : NULL, held_bc[0], held_bc[1]};
     int blocks = ctx->options.spmm_blocks;
     int32_t cpu_cols = dev->spmm ? cpu_columns(ctx, B->ncols) : B->ncols;

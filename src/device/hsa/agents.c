@@ -60,6 +60,7 @@ static hsa_status_t add_agent(hsa_agent_t agent, void *data)
         hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_PRODUCT_NAME, a->product);
         hsa_agent_get_info(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE, &wave);
         hsa_amd_agent_iterate_memory_pools(agent, group_pool, &a->local_mem);
+        hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, &a->compute_units);
         hsa_system_get_info((hsa_system_info_t)HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED, &svm);
         hsa_system_get_info((hsa_system_info_t)HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT, &by_default);
         hsa_agent_get_info(agent, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS, &shared);

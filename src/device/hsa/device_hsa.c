@@ -103,6 +103,7 @@ hsp_status hsp_device_hsa_open(const char *spec, hsp_device **out)
     g->fp64 = 1;
     g->local_add[0] = g->local_add[1] = 1; /* AMDGPU has 64-bit atomics in local memory */
     g->local_mem = st->group_mem;
+    g->compute_units = (int)agent.compute_units;
     if (s != HSP_OK) {
         dev->destroy(dev);
         return s;

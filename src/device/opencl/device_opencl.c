@@ -93,6 +93,7 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
     g->fp64 = info->fp64 && !nofp64;
     g->no_fp64 = "cl_khr_fp64";
     g->local_mem = info->local_mem;
+    g->compute_units = info->compute_units;
     g->warp_shuffles = strstr(info->platform_name, "NVIDIA") != NULL; /* its compiler defines __NV_CL_C_VERSION */
     g->pieces_apart = !info->is_gpu && strstr(info->platform_name, "Intel") != NULL;
     st->context = clCreateContext(NULL, 1, &st->id, NULL, NULL, &err);

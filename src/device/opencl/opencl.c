@@ -57,6 +57,7 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
 {
     cl_device_type type = 0;
     cl_ulong local = 0;
+    cl_uint units = 0;
     cl_device_svm_capabilities svm = 0;
     cl_device_fp_config fp64 = 0;
     memset(info, 0, sizeof *info);
@@ -67,11 +68,13 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
     clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL);
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_group, &info->max_group, NULL);
     clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
     if (clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) != CL_SUCCESS) svm = 0;
     info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
     info->local_mem = (int64_t)local;
+    info->compute_units = (int)units;
     info->fp64 = fp64 != 0;
     info->wavefront = wavefront(id);
     info->svm = svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM   ? OCL_SVM_SYSTEM

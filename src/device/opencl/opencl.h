@@ -61,7 +61,7 @@ typedef struct {
     cl_platform_id platform;
     cl_device_id id;
     char name[128], platform_name[64], platform_version[64], driver_version[32];
-    int is_gpu, fp64, svm, wavefront;
+    int is_gpu, fp64, svm, wavefront, compute_units;
     int64_t local_mem;
     size_t max_group;
 } ocl_info;
