@@ -196,6 +196,9 @@ all_mutants() {
     # one column of C from the CSR copy of A by lanes whatever the number of A's rows
     mutant spmm-row-lanes-rows src/spmm/spmm.c 'A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;' \
         'A->nrows > 0 * dev->compute_units;' 'tests/t_spmm@nosvm.dev'
+    # one column of C from the CSR copy of A where its rows hold more than 8 entries on average, not 16
+    mutant spmm-row-lanes-mean src/spmm/spmm.c 'ROW_LANES_MEAN = 2 * HSP_ELLR_LANE_MEAN };' \
+        'ROW_LANES_MEAN = HSP_ELLR_LANE_MEAN };' 'tests/t_spmm@nosvm.dev'
     # the OpenCL device's compute units not read (0): no rows are few
     mutant opencl-compute-units src/device/opencl/opencl.c 'info->compute_units = (int)units;' \
         'info->compute_units = 0;' 'tests/t_spmm@nosvm.dev'

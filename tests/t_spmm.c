@@ -152,9 +152,7 @@ static int prepares_csr(hsp_context *ctx)
 
 /* Every precision, order pair, width and (alpha, beta), of A in form (see
  * product): C checked; the CPU threads' vectors at most cap bits (NULL: as
- * wide as the CPU runs).  One column of C on a GPU device from ELLPACK-R
- * (HSPGEMM_SPMM_ROW_LANES=never: A's mean row is near the bound of
- * one_column's choice). */
+ * wide as the CPU runs). */
 static void products(hsp_context *ctx, int form, const char *cap)
 {
     static const int32_t widths[] = {1, 7, 8, 13, 16, 29, 32, 33, 40};
@@ -163,7 +161,6 @@ static void products(hsp_context *ctx, int form, const char *cap)
                                   "resident, a long row: csr", "resident: ellr (csr on the CPU threads)"};
     int ellr = form == 2 || form == 4;
     if (cap) setenv("HSPGEMM_CPU_VECTORS", cap, 1);
-    setenv("HSPGEMM_SPMM_ROW_LANES", "never", 1);
     for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
         hsp_csr *A = ellr ? ref_random(300, 600, 4, 12, prec, 7) : ref_long_rows(300, 600, prec);
         for (int ob = 0; ob < 2; ob++)
@@ -186,23 +183,22 @@ static void products(hsp_context *ctx, int form, const char *cap)
         hsp_csr_free(A);
     }
     if (cap) unsetenv("HSPGEMM_CPU_VECTORS");
-    unsetenv("HSPGEMM_SPMM_ROW_LANES");
 }
 
 /* One column of C on a GPU device, A prepared in ELLPACK-R: read from its
  * copy in CSR, several work-items a row, where A's rows are few (300: fewer
- * than 256 a compute unit of any device) and hold more than 8 entries on
- * average, or HSPGEMM_SPMM_ROW_LANES says always; else from ELLPACK-R
- * (40,000 rows: more than 256 a unit of a CPU's OpenCL).  C checked in both
- * precisions, prepared and resident, alpha and beta. */
+ * than 256 a compute unit of any device) and hold more than 16 entries on
+ * average, or HSPGEMM_SPMM_ROW_LANES says always; else from ELLPACK-R (a
+ * mean of 12; 40,000 rows: more than 256 a unit of a CPU's OpenCL).  C
+ * checked in both precisions, prepared and resident, alpha and beta. */
 static void one_column(hsp_context *ctx)
 {
     static const struct {
         int32_t rows, lo, hi;
         const char *says;
         int csr;
-    } cases[] = {{300, 16, 26, NULL, 1},    {300, 2, 8, NULL, 0},      {40000, 10, 14, NULL, 0},
-                 {300, 16, 26, "never", 0}, {300, 2, 8, "always", 1}, {40000, 10, 14, "always", 1}};
+    } cases[] = {{300, 18, 26, NULL, 1},    {300, 10, 14, NULL, 0},      {40000, 18, 22, NULL, 0},
+                 {300, 18, 26, "never", 0}, {300, 10, 14, "always", 1}, {40000, 18, 22, "always", 1}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
             hsp_csr *A = ref_random(cases[c].rows, 500, cases[c].lo, cases[c].hi, prec, 13 + c);

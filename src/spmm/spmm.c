@@ -464,22 +464,23 @@ static hsp_status split_product(hsp_context *ctx, spmm_run *r, const struct hsp_
 enum { BY_LENGTH_COLUMNS = 4 };
 
 /* The rows a compute unit of the GPU below which one column of C is read
- * from the copy in CSR of A prepared in ELLPACK-R, several work-items a
- * row where the mean row passes HSP_ELLR_LANE_MEAN entries, not from
- * ELLPACK-R, a work-item a row: where the rows leave most of the GPU idle,
- * each work-item's walk down its row sets the time.  On an H200 (132
- * units), kernel ms ELLPACK-R / CSR at L = 1: poisson3d27:30 (27,000 rows,
- * 4 work-items a row) 0.0119-0.0126 / 0.0096-0.0107; with more rows CSR was
- * slower: band:100000,16 0.0200 / 0.0248, random:100000,16 0.019-0.020 /
- * 0.024, poisson2d9:300 (90,000) 0.0093-0.0106 / 0.0104-0.0123
- * (doc/performance.md).  HSPGEMM_SPMM_ROW_LANES=always or never decides
- * instead. */
-enum { FEW_ROWS_A_UNIT = 256 };
+ * from the copy in CSR of A prepared in ELLPACK-R, not from ELLPACK-R (a
+ * work-item a row), where the mean row passes ROW_LANES_MEAN entries, so
+ * that the copy takes four work-items a row or more (gpu_spmm.c's
+ * lanes_for): where the rows leave most of the GPU idle, each work-item's
+ * walk down its row sets the time.  On an H200 (132 units), kernel ms
+ * ELLPACK-R / the copy at L = 1: poisson3d27:30 (27,000 rows, 4 work-items
+ * a row) 0.0118-0.0126 / 0.0096-0.0114, band:20000,16 (8) 0.0134-0.0142 /
+ * 0.0100-0.0110; two a row gained nothing (random:20000,16 0.0115 /
+ * 0.0124), and with more rows the copy was slower (band:100000,16 0.0200 /
+ * 0.0248; doc/performance.md).  HSPGEMM_SPMM_ROW_LANES=always or never
+ * decides instead. */
+enum { FEW_ROWS_A_UNIT = 256, ROW_LANES_MEAN = 2 * HSP_ELLR_LANE_MEAN };
 static int one_column_by_lanes(const hsp_device *dev, const struct hsp_ellr *A)
 {
     int says = forced("HSPGEMM_SPMM_ROW_LANES");
     if (says >= 0) return says;
-    return A->nnz > HSP_ELLR_LANE_MEAN * (int64_t)A->nrows && A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;
+    return A->nnz > ROW_LANES_MEAN * (int64_t)A->nrows && A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;
 }
 
 /* The form of prepared A that a GPU device reads for B: beside ELLPACK-R,
