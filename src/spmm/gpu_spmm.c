@@ -59,8 +59,8 @@ enum { LANE_ENTRIES = 64, MAX_LANES = 32 };
  * passes LANE_ENTRIES a work-item, at most MAX_LANES and the work-group's
  * size: a hub of thousands of entries (rmat) held up its work-items and
  * every other row's behind them.  For one column of CSR, doubled too while
- * the mean row passes 8 entries a work-item (twice as fast there:
- * doc/performance.md, "Figures behind the code"). */
+ * the mean row passes HSP_ELLR_LANE_MEAN entries a work-item (twice as
+ * fast there: doc/performance.md, "Figures behind the code"). */
 static int32_t lanes_for(const struct hsp_ellr *A, size_t size, int32_t ncols, int64_t skip)
 {
     int32_t lanes = 1;

@@ -14,7 +14,7 @@ typedef struct {
     char product[64];     /* marketing name */
     int wavefront;
     int64_t local_mem;    /* bytes of group segment */
-    uint32_t compute_units;
+    uint32_t compute_units; /* processors that run work-groups at once */
     int svm, svm_default; /* SVM supported; host memory GPU-accessible by default */
     int shared;           /* the host reaches the GPU's own memory directly (an APU,
                              whose memory is the host's; or a large-BAR card) */
