@@ -46,7 +46,11 @@ static const char usage_spmm[] =
     "(default: the widest the CPU runs: 512 with AVX-512, 256 with AVX2 and FMA, else 128);\n"
     "HSPGEMM_SPMM_SLABS=always|never: column-major B on the CPU threads copied by slabs of C's\n"
     "rows wherever they fit, or never (default: where a copy of all of B would pass a third\n"
-    "of the last-level cache)\n";
+    "of the last-level cache); HSPGEMM_SPMM_STREAM=always|never: C stored past the caches\n"
+    "wherever its cache lines allow, or never (default: where C is more than half the\n"
+    "last-level cache); HSPGEMM_SPMM_ROW_LANES=always|never: a GPU reads one column of C from\n"
+    "the CSR copy of A prepared in ELLPACK-R, several work-items a row, or never (default:\n"
+    "where A has fewer than 256 rows a compute unit and more than 16 entries a row on average)\n";
 
 /* A dense nrows x ncols matrix in layout, packed, its values zero, starting
  * on a cache line (shared with bench --suite=spmm, whose peers' start so
