@@ -182,17 +182,17 @@ all_mutants() {
     mutant spmm-pieces-any kernels/spmm.cl 'for (int q = 0; q < per; q++) any |=' 'for (int q = 0; q < 1; q++) any |=' \
         'tests/t_spmm@nosvm.dev'
     # column-major C's tiles by transposes: each column's 8 sums go to the column after it
-    mutant spmm-tile-transpose src/spmm/spmm_rows.h 'for (int q = 0; q < VL; q++) SF(store_c)(c + q * ld, alpha * m[q], r->stream);' \
-        'for (int q = 0; q < VL; q++) SF(store_c)(c + ((q + 1) % VL) * ld, alpha * m[q], r->stream);' 'tests/t_spmm'
+    mutant spmm-tile-transpose src/spmm/spmm_rows.h 'SF(store_c)(c + q * ld, col, blocks, r->stream);' \
+        'SF(store_c)(c + ((q + 1) % VL) * ld, col, blocks, r->stream);' 'tests/t_spmm'
     # NVIDIA's short rows by RMerge where A's rows hold 4 entries or more on average, not 8
     mutant short-rmerge-mean src/spgemm/gpu_stages.c 'enum { RMERGE_SHORT_MEAN = 8 };' \
         'enum { RMERGE_SHORT_MEAN = 4 };' 'tests/t_warp@bufsvm.dev'
     # C stored past the caches: the values stored so are twice the sums
-    mutant spmm-stream-value src/spmm/spmm_rows.h '_mm512_stream_pd(c, (__m512d)v);' \
-        '_mm512_stream_pd(c, (__m512d)(v + v));' 'tests/t_spmm'
-    # C stored past the caches where a vector begins half a cache line, not a whole one
-    mutant spmm-stream-line src/spmm/spmm_rows.h 'if (stream && !((uintptr_t)c & 63)) {' \
-        'if (stream && !((uintptr_t)c & 31)) {' 'tests/t_spmm'
+    mutant spmm-stream-value src/spmm/spmm_rows.h 'SPMM_STREAM(c + k * VL, v[k]);' \
+        'SPMM_STREAM(c + k * VL, v[k] + v[k]);' 'tests/t_spmm'
+    # C stored past the caches at any value's alignment, not from a cache line's start
+    mutant spmm-stream-line src/spmm/spmm_rows.h 'if (stream && !((uintptr_t)c & 63) && n * sizeof *v % 64 == 0) {' \
+        'if (stream && !((uintptr_t)c & 7)) {' 'tests/t_spmm'
     # one column of C from the CSR copy of A by lanes whatever the number of A's rows
     mutant spmm-row-lanes-rows src/spmm/spmm.c 'A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;' \
         'A->nrows > 0 * dev->compute_units;' 'tests/t_spmm@nosvm.dev'

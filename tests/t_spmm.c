@@ -276,12 +276,14 @@ static void slabs(hsp_context *ctx)
  * column-major C start at the rows that begin lines, the first rows of a
  * part before them; B either order (column-major B also by slabs), beta 0
  * (the stores that skip the caches) and not, both precisions; the bytes
- * around C untouched. */
-static void streamed(hsp_context *ctx)
+ * around C untouched; the CPU threads' vectors at most cap bits (NULL: as
+ * wide as the CPU runs). */
+static void streamed(hsp_context *ctx, const char *cap)
 {
     static const char *specs[] = {"poisson2d5:23", "band:3001,3", "random:1000,9"};
     static const int32_t widths[] = {2, 8, 9, 16, 32, 40};
     setenv("HSPGEMM_SPMM_STREAM", "always", 1);
+    if (cap) setenv("HSPGEMM_CPU_VECTORS", cap, 1);
     for (int m = 0; m < 3; m++)
         for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
             hsp_csr *A = NULL;
@@ -312,15 +314,16 @@ static void streamed(hsp_context *ctx)
                 if (s != HSP_OK) snprintf(why, sizeof why, "%s", hsp_errmsg());
                 else if (!kept) snprintf(why, sizeof why, "bytes around C changed");
                 tap_ok(ok, "stored past the caches: A %s, %s, B %s, C %s %d bytes past a line, ld %lld, "
-                       "L = %d, beta %g%s%s", specs[m], prec == HSP_DOUBLE ? "double" : "float",
+                       "L = %d, beta %g%s%s%s%s", specs[m], prec == HSP_DOUBLE ? "double" : "float",
                        ob ? k % 4 == 1 ? "column-major by slabs" : "column-major" : "row-major",
-                       oc ? "column-major" : "row-major", skew, (long long)C.ld,
-                       L, beta, why[0] ? ": " : "", why);
+                       oc ? "column-major" : "row-major", skew, (long long)C.ld, L, beta,
+                       cap ? ", vectors of bits " : "", cap ? cap : "", why[0] ? ": " : "", why);
                 free(B.values), free(line), free(C0.values);
             }
             hsp_csr_free(A);
         }
     unsetenv("HSPGEMM_SPMM_STREAM"), unsetenv("HSPGEMM_SPMM_SLABS");
+    if (cap) unsetenv("HSPGEMM_CPU_VECTORS");
 }
 
 /* beta = 0: C's old values (NaN) are not read; empty shapes. */
@@ -810,7 +813,7 @@ int main(void)
     long_rows(ctx);
     copied_b();
     if (!strcmp(ref_device(), "cpu")) slabs(ctx);
-    if (!strcmp(ref_device(), "cpu")) streamed(ctx);
+    for (int k = 0; k < 2 && !strcmp(ref_device(), "cpu"); k++) streamed(ctx, k ? narrower[0] : NULL);
     padding(ctx);
     blocks();
     blocks_long_rows();

@@ -90,20 +90,22 @@ static inline __attribute__((always_inline)) void SF(spmm_store)(const spmm_run 
         for (int32_t k = 0; k < n; k++) ci[k * step] = alpha * acc[k] + beta * ci[k * step];
 }
 
-/* v into C at c: past the caches where stream is set and c begins a cache
- * line (double in 512-bit vectors: a vector a line, so that no line is
- * read before it is written), else as any store. */
-SPMM_TARGET static inline __attribute__((always_inline)) void SF(store_c)(VT *c, SF(vec) v, int stream)
+/* The n vectors v into C from c, one after another: past the caches where
+ * stream is set and they fill whole cache lines from a line's start (no
+ * line read before it is written), else as any stores. */
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(store_c)(VT *c, const SF(vec) *v, int n, int stream)
 {
-#if defined(SPMM_LINES) && SPMM_LINES
-    if (stream && !((uintptr_t)c & 63)) {
-        _mm512_stream_pd(c, (__m512d)v);
+#ifdef SPMM_STREAM
+    if (stream && !((uintptr_t)c & 63) && n * sizeof *v % 64 == 0) {
+#pragma GCC unroll 8
+        for (int k = 0; k < n; k++) SPMM_STREAM(c + k * VL, v[k]);
         return;
     }
 #else
     (void)stream;
 #endif
-    *(SF(vec) *)c = v;
+#pragma GCC unroll 8
+    for (int k = 0; k < n; k++) *(SF(vec) *)(c + k * VL) = v[k];
 }
 
 /* VL x VL values, m[k] the k-th row, transposed in place for the copy of
@@ -226,21 +228,40 @@ SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)
         spmm_entries e = SF(row_entries)(r, rowptr[i], rowptr[i + 1] - rowptr[i]);
         SF(vec) sum[SPMM_WIDE / VL], *ci = (SF(vec) *)(c + i * cs);
         SF(spmm_vecs)(&e, 1, b, bs, w / VL, sum);
-        if (beta == 0)
 #pragma GCC unroll 16
-            for (int v = 0; v < w / VL; v++) SF(store_c)((VT *)(ci + v), alpha * sum[v], r->stream);
-        else
-#pragma GCC unroll 16
-            for (int v = 0; v < w / VL; v++) ci[v] = alpha * sum[v] + beta * ci[v];
+        for (int v = 0; v < w / VL; v++) sum[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];
+        SF(store_c)((VT *)ci, sum, w / VL, r->stream && beta == 0);
+    }
+}
+
+/* Columns k .. k + VL - 1 of column-major C's tile of HSP_ELLR_SLICE rows
+ * at c (its columns ld apart) from the sums acc, beta 0: each VL x VL
+ * block transposed in registers, then a column's values stored one vector
+ * after another (8 doubles: a cache line). */
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(store_columns)(const spmm_run *r, VT *c, int64_t ld,
+                                                                              VT acc[][SPMM_WIDE], int k)
+{
+    enum { blocks = HSP_ELLR_SLICE / VL };
+    SF(vec) m[blocks][VL], col[blocks];
+#pragma GCC unroll 8
+    for (int b = 0; b < blocks; b++) {
+#pragma GCC unroll 8
+        for (int q = 0; q < VL; q++) m[b][q] = *(const SF(vec) *)(acc[b * VL + q] + k);
+        SF(transpose)(m[b]);
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < VL; q++) {
+#pragma GCC unroll 8
+        for (int b = 0; b < blocks; b++) col[b] = (VT)r->alpha * m[b][q];
+        SF(store_c)(c + q * ld, col, blocks, r->stream);
     }
 }
 
 /* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 from the sums acc
  * (column-major C: each column's h values written together, a cache line
  * where h is 8, where a row at a time wrote w lines a value each); where h
- * is VL and beta 0, VL columns at a time transposed in registers, a
- * column's values one store (on an AMD EPYC, Zen 4, poisson3d7:60 at L = 32
- * 17.3 -> 14.6 ms: doc/performance.md). */
+ * is 8 and beta 0, VL columns at a time by store_columns (on an AMD EPYC,
+ * Zen 4, poisson3d7:60 at L = 32 17.3 -> 14.6 ms: doc/performance.md). */
 SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_store_tile)(const spmm_run *r, int32_t i0,
                                                                                 int h, int32_t j0, int w,
                                                                                 VT acc[][SPMM_WIDE])
@@ -248,15 +269,8 @@ SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_store_tile
     int64_t ld = r->c_step[1];
     VT *c = (VT *)r->C->values + i0 + j0 * ld, alpha = (VT)r->alpha, beta = (VT)r->beta;
     int k = 0;
-    if (h == VL && beta == 0)
-        for (; k + VL <= w; k += VL, c += VL * ld) {
-            SF(vec) m[VL];
-#pragma GCC unroll 8
-            for (int q = 0; q < VL; q++) m[q] = *(const SF(vec) *)(acc[q] + k);
-            SF(transpose)(m);
-#pragma GCC unroll 8
-            for (int q = 0; q < VL; q++) SF(store_c)(c + q * ld, alpha * m[q], r->stream);
-        }
+    if (h == HSP_ELLR_SLICE && beta == 0)
+        for (; k + VL <= w; k += VL, c += VL * ld) SF(store_columns)(r, c, ld, acc, k);
     for (; k < w; k++, c += ld)
         if (beta == 0)
             for (int q = 0; q < h; q++) c[q] = alpha * acc[q][k];
