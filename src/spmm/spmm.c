@@ -250,8 +250,8 @@ static int forced(const char *name)
  * before it is read again?  HSPGEMM_SPMM_STREAM=always or never answers
  * instead.  On this VM's AMD EPYC (Zen 4, 32 MiB of L3) at L = 32,
  * column-major: poisson2d5:400 6.1-8.1 -> 4.2-5.0 ms, poisson3d7:60
- * 14.1-15.6 -> 8.8-10.9; row-major: random:150000,8 11.8-12.2 -> 10.0-10.3
- * (doc/performance.md). */
+ * 14.1-15.6 -> 8.8-10.9; row-major: random:150000,8 11.8-12.2 -> 10.0-10.3;
+ * on its Zen 3 (AVX2) poisson3d7:60 18.2-26.9 -> 12.2-12.6 (doc/performance.md). */
 static int streams_c(const hsp_context *ctx, const hsp_dense *C)
 {
     int says = forced("HSPGEMM_SPMM_STREAM");
