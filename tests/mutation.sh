@@ -239,14 +239,14 @@ all_mutants() {
     # blocks joined into a slab keep the first block's last row of B
     mutant spmm-slab-join src/spmm/spmm.c 'h = sr->hi[b] > hi ? sr->hi[b] : hi;' 'h = hi;' 'tests/t_spmm'
     # the row kernels of vectors narrower than 8 values store only the first 8 columns' vectors of a row
-    mutant spmm-vecs-width src/spmm/spmm_rows.h 'for (int v = 0; v < w / VL; v++) ci[v] =' \
-        'for (int v = 0; v < w / 8; v++) ci[v] =' 'tests/t_spmm'
+    mutant spmm-vecs-width src/spmm/spmm_rows.h 'SF(store_c)((VT *)ci, sum, w / VL, r->stream && beta == 0);' \
+        'SF(store_c)((VT *)ci, sum, w / 8, r->stream && beta == 0);' 'tests/t_spmm'
     # SpMM's chains of sums drop a row's last entry where it has n % chains of them left over
     mutant spmm-chain-rest src/spmm/spmm_rows.h 'for (int c = 0; c + 1 < chains; c++) /* the last' \
         'for (int c = 0; c + 2 < chains; c++) /* the last' 'tests/t_spmm'
     # SpMM's rows of 8, 16 or 32 columns of row-major C add beta times their sums for beta C
-    mutant spmm-vecs-beta src/spmm/spmm_rows.h 'ci[v] = alpha * sum[v] + beta * ci[v];' \
-        'ci[v] = alpha * sum[v] + beta * sum[v];' 'tests/t_spmm'
+    mutant spmm-vecs-beta src/spmm/spmm_rows.h 'alpha * sum[v] + beta * ci[v];' \
+        'alpha * sum[v] + beta * sum[v];' 'tests/t_spmm'
     # a skew-symmetric file's entries lose their mirror
     mutant mmio-skew-mirror src/core/mmio.c 'if ((b->symmetric || b->skew) && i != j)' 'if (b->symmetric && i != j)' \
         'tests/t_mmio'
