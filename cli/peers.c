@@ -69,7 +69,7 @@ const char *cli_find_python(const char *module)
 double cli_json_number(const char *line, const char *key)
 {
     char pattern[64];
-    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    if (snprintf(pattern, sizeof pattern, "\"%s\":", key) >= (int)sizeof pattern) return -1.0; /* no key so long */
     const char *p = strstr(line, pattern);
     return p ? strtod(p + strlen(pattern), NULL) : -1.0;
 }

@@ -9,7 +9,7 @@ int main(void)
         const char *name = hsp_strerror((hsp_status)s);
         int distinct = 1;
         for (int t = HSP_OK; t < s; t++) distinct &= strcmp(name, hsp_strerror((hsp_status)t)) != 0;
-        tap_ok(name && *name && distinct, "status %d is named '%s'", s, name);
+        tap_ok(name && *name && distinct, "status %d is named '%s'", s, name ? name : "(null)");
     }
     tap_ok(!strcmp(hsp_strerror((hsp_status)99), "unknown status"), "an unknown status is named");
     hsp_csr *A = NULL;

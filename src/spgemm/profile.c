@@ -205,7 +205,7 @@ static void copy_other_sections(FILE *old, FILE *out, int dbl, const char *desc)
     while (fgets(buf, sizeof buf, old)) {
         snprintf(copy, sizeof copy, "%s", buf);
         char *line = trimmed(copy), *args = split(line);
-        const char *d;
+        const char *d = "";
         if (!strcmp(line, "device")) skipping = device_args(args, &d) == dbl && !strcmp(d, desc);
         if (!skipping) fprintf(out, "%s%s", buf, strchr(buf, '\n') ? "" : "\n"); /* a last line ended */
     }

@@ -276,7 +276,7 @@ static void matrix_name(const hsp_tune_options *t, char spec[NSPECS][64], int k,
 {
     if (t->nmatrices && t->names) snprintf(name, len, "%s", t->names[k]);
     else if (t->nmatrices) snprintf(name, len, "matrix %d", k + 1);
-    else snprintf(name, len, "%s", spec[k]);
+    else snprintf(name, len, "%.*s", (int)sizeof spec[k] - 1, spec[k]);
 }
 
 /* The names of the matrices tuned on, for the section's comment. */

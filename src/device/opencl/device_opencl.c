@@ -98,7 +98,7 @@ static hsp_status open_state(gpu *g, ocl_state *st, const ocl_info *info, int no
     g->pieces_apart = !info->is_gpu && strstr(info->platform_name, "Intel") != NULL;
     st->context = clCreateContext(NULL, 1, &st->id, NULL, NULL, &err);
     st->profile = ocl_profile_new();
-    snprintf(st->name, sizeof st->name, "%s", info->name);
+    snprintf(st->name, sizeof st->name, "%.*s", (int)sizeof st->name - 1, info->name); /* cut to fit */
     cl_queue_properties timed[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
     if (err == CL_SUCCESS)
         st->queue = clCreateCommandQueueWithProperties(st->context, st->id, st->profile ? timed : NULL, &err);
