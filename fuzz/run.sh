@@ -16,7 +16,12 @@ command -v "$cc" >/dev/null || { echo "fuzz/run.sh: no $cc (apt-get install clan
 targets=${*:-$(cd "$src/fuzz" && ls *.c | sed 's/\.c$//')}
 flags="-g -std=c11 -pthread -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=undefined
        -I$src/src $(for d in "$src"/src/*/; do printf ' -I%s' "${d%/}"; done) -I$src/cli -I$src/tests"
-ncpu=$(nproc 2>/dev/null || echo 1)
+ncpu=$(nproc 2>/dev/null || echo 1) running=0
+# After starting a job in the background: wait for the jobs once as many run as CPUs.
+throttle() {
+    running=$((running + 1))
+    if [ "$running" -ge "$ncpu" ]; then wait; running=0; fi
+}
 mkdir -p "$build/obj"
 
 # The library, tests/ref.c and the CLI's option parsing, built again when
@@ -26,14 +31,12 @@ if [ -z "$(find "$build/libfuzzlib.a" 2>/dev/null)" ] \
    || [ -n "$(find "$src/src" "$src/cli" "$src/tests" -newer "$build/libfuzzlib.a" -name '*.[ch]')" ]; then
     object() { echo "$build/obj/$(echo "$1" | tr / _ | sed 's/\.c$/.o/')"; } # source file $1's
     rm -f "$build"/obj/*.o "$build/libfuzzlib.a"
-    running=0 # as many compilers at once as CPUs
     for f in $lib tests/ref.c cli/options.c; do
         # no target reaches SpMM, whose kernels (three widths of vector, two precisions, inlined) took
         # clang 300 s at -O1 with the sanitizers on a 2-core AMD EPYC, 29 s at -O0
         opt=$([ "$f" = src/spmm/spmm.c ] && echo -O0 || echo -O1)
         $cc $flags $opt -fsanitize=fuzzer-no-link -c "$src/$f" -o "$(object "$f")" &
-        running=$((running + 1))
-        if [ "$running" -ge "$ncpu" ]; then wait; running=0; fi
+        throttle # as many compilers at once as CPUs
     done
     wait
     for f in $lib tests/ref.c cli/options.c; do # a compiler that failed left no object: stop here
@@ -67,12 +70,10 @@ run_target() {
 
 # The targets as many at once as CPUs (each fuzzer runs on one), their
 # reports then in order.
-running=0
 for t in $targets; do
     rm -f "$build/$t.result"
     run_target "$t" &
-    running=$((running + 1))
-    if [ "$running" -ge "$ncpu" ]; then wait; running=0; fi
+    throttle
 done
 wait
 status=0
