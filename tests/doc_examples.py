@@ -6,8 +6,9 @@
 A block's language says what it is: ``sh`` (commands, run in a scratch folder where ``hspgemm``
 and ``./hspgemm`` are this build's), ``console`` (``$ `` lines run, the lines after each compared
 with what it prints, numbers masked: they vary with the machine), ``c`` (a whole program, with
-``main``, compiled against this build and run with ``A.mtx C.mtx``, its C.mtx, where it writes
-one, A*A as ``hspgemm square`` gives it; or fragments, which a page's
+``main``, compiled against this build and run with ``A.mtx C.mtx``, A.mtx a small matrix made
+anew (not what a sh block before wrote), its C.mtx, where it writes one, A*A as ``hspgemm
+square`` gives it; or fragments, which a page's
 blocks make one program of, in order, inside main), ``python`` (run by the Python package's
 tests, python/tests/test_doc_examples.py, with this module), ``text`` (not code).  A comment
 ``<!-- not run: WHY -->`` before a block makes it a TAP skip saying why; ``<!-- c before: CODE
@@ -102,6 +103,7 @@ def run_program(b, build, src, where):
     ok, msg = compile_c(b["code"], build, src, where, name)
     if not ok:
         return ok, msg
+    small_matrix(where)  # not the one a page's sh block wrote: README's 64,000 rows took 74 s to compare here
     r = subprocess.run([f"{where}/{name}", "A.mtx", "C.mtx"], cwd=where, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(f"{where}/C.mtx"):
         return r.returncode == 0, r.stderr
@@ -128,13 +130,18 @@ def c_program(fragments):
             + body + "    return 0;\n}\n")
 
 
+def small_matrix(where):
+    """A.mtx in the scratch folder: a small matrix (900 rows)."""
+    subprocess.run([f"{where}/bin/hspgemm", "gen", "poisson2d9", "30", "-o", f"{where}/A.mtx"],
+                   check=True, capture_output=True)
+
+
 def setup(build, where):
     """The scratch folder: bin/hspgemm (this build's) and A.mtx, a small matrix."""
     os.makedirs(f"{where}/bin")
     os.symlink(os.path.abspath(f"{build}/.libs/hspgemm") if os.path.exists(f"{build}/.libs/hspgemm")
                else os.path.abspath(f"{build}/hspgemm"), f"{where}/bin/hspgemm")
-    subprocess.run([f"{where}/bin/hspgemm", "gen", "poisson2d9", "30", "-o", f"{where}/A.mtx"],
-                   check=True, capture_output=True, env=dict(os.environ, LD_LIBRARY_PATH=f"{build}/.libs"))
+    small_matrix(where)
 
 
 def main(build, src, files):
