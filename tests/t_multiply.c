@@ -60,9 +60,8 @@ static hsp_context *make_context(int threads, hsp_grow grow, hsp_method method)
 /* Free the kept contexts (at the end of the run). */
 static void free_kept_contexts(void)
 {
-    for (int t = 0; t < 4; t++)
-        for (int g = 0; g < 2; g++)
-            for (int m = 0; m < HSP_NMETHODS; m++) hsp_context_free(kept[t][g][m]);
+    hsp_context **all = &kept[0][0][0];
+    for (size_t k = 0; k < sizeof kept / sizeof *all; k++) hsp_context_free(all[k]);
 }
 
 /* Can the device under test run method on some group? */

@@ -6,17 +6,16 @@
 # library is built with AddressSanitizer (which an interpreter cannot load).
 src="${top_srcdir:-.}"
 build="${top_builddir:-.}"
+. "$src/tests/tap.sh"
 py="${HSPGEMM_PYTHON:-/opt/hspgemm-python/bin/python3}"
 if ! "$py" -c "import numpy, scipy, pytest, setuptools" 2>/dev/null; then
     echo "1..0 # SKIP no Python with numpy, scipy, pytest and setuptools at $py"
     exit 0
 fi
-if ldd "$build/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; then
+if asan_built; then
     echo "1..0 # SKIP libhspgemm is built with AddressSanitizer"
     exit 0
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/python" && (cd "$src/python" && cp -R README.md pyproject.toml setup.py hspgemm tests "$tmp/python") \
     && chmod -R u+w "$tmp/python"
 if ! HSPGEMM_INCLUDE_DIR="$(cd "$src/src" && pwd)" HSPGEMM_LIBRARY_DIR="$(cd "$build/.libs" && pwd)" \

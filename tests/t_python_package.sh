@@ -19,19 +19,17 @@
 # src/spmm/spmm.c alone 14 s).
 src="${top_srcdir:-.}"
 build="${top_builddir:-.}"
+. "$src/tests/tap.sh"
 py="${HSPGEMM_PYTHON:-/opt/hspgemm-python/bin/python3}"
 if ! "$py" -c "import numpy, scipy, setuptools" 2>/dev/null; then
     echo "1..0 # SKIP no Python with numpy, scipy and setuptools at $py"
     exit 0
 fi
-if ldd "$build/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; then
+if asan_built; then
     echo "1..0 # SKIP libhspgemm is built with sanitizers; the wheel (its own copy, without them) is tested without"
     exit 0
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
 copy="$tmp/source"
-n=0
 
 # ok_if WHAT COMMAND...: a TAP line for WHAT, ok where COMMAND succeeds, with its output as comments where not.
 ok_if() {

@@ -18,7 +18,7 @@ fi
 # Built with AddressSanitizer: no leak check of the peers' runs.  Open MPI's MPI_Init and MPI_Finalize
 # leave allocations of its components, which it unloads (dlclose) before LeakSanitizer looks, so that
 # they can be neither named nor suppressed (tests/lsan.supp); the other checks of ASan and UBSan stay.
-if ldd "$b/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; then
+if asan_built; then
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
     export ASAN_OPTIONS
 fi

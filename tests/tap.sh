@@ -20,6 +20,8 @@ run() {
     "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
 }
+# asan_built: 0 when this build's libhspgemm is built with AddressSanitizer.
+asan_built() { ldd "${top_builddir:-.}/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; }
 # has TEXT FILE: 0 when FILE holds TEXT (a grep pattern), else 1, printed.
 has() { grep -q -- "$1" "$2"; echo $?; }
 # close X.mtx Y.mtx: 0 when the two files (as hsp_mm_write writes them) hold
