@@ -43,7 +43,7 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2 3 1\n1 3 1.5\n' >"$tm
 run "$hsp" square "$tmp/rect.mtx"
 [ $rc -eq 1 ]; ok $? "square of a 2 x 3 matrix exits 1"
 ok "$(has "squaring needs a square matrix" "$tmp/err")" "square of a 2 x 3 matrix says it needs a square one"
-if ldd "${top_builddir:-.}/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; then
+if asan_built; then
     skip "a 2147483647 x 2147483647 file is refused within 4 GiB" "AddressSanitizer needs more address space"
     skip "and says how much it needs" "AddressSanitizer needs more address space"
 else
@@ -94,7 +94,7 @@ run "$hsp" info "$tmp/tall.mtx" --mem-limit=100000000 --quiet
 # Issue 56: info and spmm read huge28.mtx until the OOM killer came (the limit was the machine's
 # memory, not what is free, and they had no check before reading): every command that reads a file
 # refuses it from its size line, within the memory available (less under ulimit -v) or --mem-limit.
-if ldd "${top_builddir:-.}/.libs/libhspgemm.so" 2>/dev/null | grep -q libasan; then
+if asan_built; then
     skip "info, spmm and bench refuse huge28.mtx within 4 GiB" "AddressSanitizer needs more address space"
 else
     for cmd in info "spmm --cols=2" "bench --suite=graph --peers=none --csv=$tmp/huge.csv"; do
@@ -219,10 +219,10 @@ run "$hsp" devices
 ok $rc "devices runs"
 ok "$(has "^cpu .*host" "$tmp/out")" "devices lists cpu first"
 ok "$(has "\[auto\]" "$tmp/out")" "devices marks what auto picks"
+ocl=$(awk '$1 ~ /^opencl:/ { print $1; exit }' "$tmp/out") # the first OpenCL device devices lists
 run "$hsp" devices extra
 [ $rc -eq 2 ]; ok $? "devices with an argument exits 2"
 # devices --build: an OpenCL device opened (its kernels built or found in the cache), a line each
-ocl=$(awk '$1 ~ /^opencl:/ { print $1; exit }' "$tmp/out")
 if [ -n "$ocl" ]; then
     run "$hsp" devices --build --device="$ocl"
     [ $rc -eq 0 ] && grep -q "^$ocl .*: kernels ready (" "$tmp/out" && [ "$(wc -l <"$tmp/out")" -eq 1 ]
