@@ -885,9 +885,10 @@ typedef struct {
                                     HSP_ELLR_MAX_PADDING x nnz or ctx is on the CPU threads */
     int64_t bytes, csr_bytes;    /* its memory, and A's in CSR */
     int64_t gpu_csr_bytes;       /* prepared on a GPU device: the CSR copy kept beside it for
-                                    row-major B of several columns (beside ELLPACK-R; beside
-                                    CSR with long rows, its rows by length and their order),
-                                    else 0 */
+                                    row-major B of several columns (beside ELLPACK-R: of
+                                    three or more, or two of rows of 8 entries or fewer on
+                                    average; beside CSR with long rows, its rows by length
+                                    and their order), else 0 */
 } hsp_ellr_info;
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out);
 /* What E holds into *info (E NULL: info zeroed; info NULL: nothing). */

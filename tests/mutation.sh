@@ -199,6 +199,9 @@ all_mutants() {
     # one column of C from the CSR copy of A where its rows hold more than 8 entries on average, not 16
     mutant spmm-row-lanes-mean src/spmm/spmm.c 'ROW_LANES_MEAN = 2 * HSP_ELLR_LANE_MEAN };' \
         'ROW_LANES_MEAN = HSP_ELLR_LANE_MEAN };' 'tests/t_spmm@nosvm.dev'
+    # two columns read from ELLPACK-R only where A's rows hold more than 32 entries on average, not 8
+    mutant spmm-two-columns-ellr src/spmm/spmm.c 'A->nnz > HSP_ELLR_LANE_MEAN * (int64_t)A->nrows;' \
+        'A->nnz > 4 * HSP_ELLR_LANE_MEAN * (int64_t)A->nrows;' 'tests/t_spmm@nosvm.dev'
     # the OpenCL device's compute units not read (0): no rows are few
     mutant opencl-compute-units src/device/opencl/opencl.c 'info->compute_units = (int)units;' \
         'info->compute_units = 0;' 'tests/t_spmm@nosvm.dev'

@@ -185,32 +185,39 @@ static void products(hsp_context *ctx, int form, const char *cap)
     if (cap) unsetenv("HSPGEMM_CPU_VECTORS");
 }
 
-/* One column of C on a GPU device, A prepared in ELLPACK-R: read from its
- * copy in CSR, several work-items a row, where A's rows are few (300: fewer
- * than 256 a compute unit of any device) and hold more than 16 entries on
- * average, or HSPGEMM_SPMM_ROW_LANES says always; else from ELLPACK-R (a
- * mean of 12; 40,000 rows: more than 256 a unit of a CPU's OpenCL).  C
- * checked in both precisions, prepared and resident, alpha and beta. */
-static void one_column(hsp_context *ctx)
+/* One or two columns of C on a GPU device, A prepared in ELLPACK-R.  One
+ * column: read from its copy in CSR, several work-items a row, where A's
+ * rows are few (300: fewer than 256 a compute unit of any device) and hold
+ * more than 16 entries on average, or HSPGEMM_SPMM_ROW_LANES says always;
+ * else from ELLPACK-R (a mean of 12; 40,000 rows: more than 256 a unit of a
+ * CPU's OpenCL).  Two columns of row-major B: from ELLPACK-R where the mean
+ * row passes 8 entries, else from the copy (and from the copy at three
+ * columns).  C checked in both precisions, prepared and resident, alpha and
+ * beta. */
+static void narrow_columns(hsp_context *ctx)
 {
     static const struct {
-        int32_t rows, lo, hi;
+        int32_t rows, lo, hi, cols;
         const char *says;
         int csr;
-    } cases[] = {{300, 18, 26, NULL, 1},    {300, 10, 14, NULL, 0},      {40000, 18, 22, NULL, 0},
-                 {300, 18, 26, "never", 0}, {300, 10, 14, "always", 1}, {40000, 18, 22, "always", 1}};
+    } cases[] = {{300, 18, 26, 1, NULL, 1},    {300, 10, 14, 1, NULL, 0},     {40000, 18, 22, 1, NULL, 0},
+                 {300, 18, 26, 1, "never", 0}, {300, 10, 14, 1, "always", 1}, {40000, 18, 22, 1, "always", 1},
+                 {300, 18, 26, 2, NULL, 0},    {40000, 10, 14, 2, NULL, 0},   {300, 4, 8, 2, NULL, 1},
+                 {300, 18, 26, 3, NULL, 1}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
             hsp_csr *A = ref_random(cases[c].rows, 500, cases[c].lo, cases[c].hi, prec, 13 + c);
+            int32_t L = cases[c].cols;
             if (cases[c].says) setenv("HSPGEMM_SPMM_ROW_LANES", cases[c].says, 1);
             for (int form = 2; form <= 4; form += 2) {
-                hsp_dense B = dense(A->ncols, 1, HSP_COL_MAJOR, 0, prec, 3 + c, 0);
-                hsp_dense C = dense(A->nrows, 1, HSP_ROW_MAJOR, 0, prec, 5 + c, 0);
+                hsp_dense B = dense(A->ncols, L, L == 1 ? HSP_COL_MAJOR : HSP_ROW_MAJOR, 0, prec, 3 + c, 0);
+                hsp_dense C = dense(A->nrows, L, HSP_ROW_MAJOR, 0, prec, 5 + c, 0);
                 hsp_spmm_stats st = {0};
                 char why[160] = "";
                 int ok = checked_product(ctx, form, A, 1.5, &B, form == 4 ? -0.5 : 0, &C, &st, why, sizeof why);
                 tap_ok(ok && st.threads == 0 && !strcmp(st.format, cases[c].csr ? "csr" : "ellr"),
-                       "one column, %s A of %d rows of %d to %d entries, %s%s%s: read as %s (the stats: %s)%s%s",
+                       "%d column%s, %s A of %d rows of %d to %d entries, %s%s%s: read as %s (the stats: %s)%s%s", L,
+                       L > 1 ? "s" : "",
                        form == 2 ? "prepared" : "resident", cases[c].rows, cases[c].lo, cases[c].hi,
                        prec == HSP_DOUBLE ? "double" : "float", cases[c].says ? ", HSPGEMM_SPMM_ROW_LANES=" : "",
                        cases[c].says ? cases[c].says : "", cases[c].csr ? "csr" : "ellr", st.format,
@@ -807,7 +814,7 @@ int main(void)
         products(ctx, 0, narrower[k]);
         products(ctx, 2, narrower[k]);
     }
-    if (strcmp(ref_device(), "cpu")) one_column(ctx);
+    if (strcmp(ref_device(), "cpu")) narrow_columns(ctx);
     prepared(ctx);
     resident(ctx);
     long_rows(ctx);

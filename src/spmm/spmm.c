@@ -483,18 +483,33 @@ static int one_column_by_lanes(const hsp_device *dev, const struct hsp_ellr *A)
     return A->nnz > ROW_LANES_MEAN * (int64_t)A->nrows && A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;
 }
 
+/* Is two columns of C read from ELLPACK-R, not from A's copy in CSR, A's
+ * mean row passing HSP_ELLR_LANE_MEAN entries?  A work-item then takes a
+ * row's pair, a row a work-item as at one column, and the rows of a warp
+ * read their entries side by side in ELLPACK-R's slices where in CSR each
+ * row's lay a row apart.  On an H200, whole ms at L = 2, the copy /
+ * ELLPACK-R: poisson3d27:60 0.073-0.077 / 0.051-0.053, random:100000,16
+ * 0.032-0.035 / 0.029-0.030, band:1000000,6 0.090-0.091 / 0.085-0.088;
+ * poisson2d5:1024 (5 entries a row) 0.048-0.052 / 0.055-0.056; at 3 and 4
+ * columns ELLPACK-R slower (band:1000000,6 0.106-0.113 / 0.123-0.125:
+ * doc/performance.md). */
+static int two_columns_in_ellr(const struct hsp_ellr *A, const hsp_dense *B)
+{
+    return B->ncols == 2 && A->nnz > HSP_ELLR_LANE_MEAN * (int64_t)A->nrows;
+}
+
 /* The form of prepared A that a GPU device reads for B: beside ELLPACK-R,
- * A's copy in CSR for row-major B of two columns or more, or for one column
- * where one_column_by_lanes; beside CSR, its copy by length for row-major
- * B of BY_LENGTH_COLUMNS or more; where each reads faster
- * (doc/library.md); else A. */
+ * A's copy in CSR for row-major B of two columns or more (but two where
+ * two_columns_in_ellr), or for one column where one_column_by_lanes; beside
+ * CSR, its copy by length for row-major B of BY_LENGTH_COLUMNS or more;
+ * where each reads faster (doc/library.md); else A. */
 static const struct hsp_ellr *device_form(const hsp_device *dev, const struct hsp_ellr *A, const hsp_dense *B)
 {
     if (!A->csr) return A;
     int row_major = B->order == HSP_ROW_MAJOR;
     if (A->csr->order) return row_major && B->ncols >= BY_LENGTH_COLUMNS ? A->csr : A;
     if (B->ncols == 1) return one_column_by_lanes(dev, A) ? A->csr : A;
-    return row_major && B->ncols >= 2 ? A->csr : A;
+    return row_major && B->ncols >= 2 && !two_columns_in_ellr(A, B) ? A->csr : A;
 }
 
 hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
