@@ -32,8 +32,8 @@ if [ -z "$(find "$build/libfuzzlib.a" 2>/dev/null)" ] \
     object() { echo "$build/obj/$(echo "$1" | tr / _ | sed 's/\.c$/.o/')"; } # source file $1's
     rm -f "$build"/obj/*.o "$build/libfuzzlib.a"
     for f in $lib tests/ref.c cli/options.c; do
-        # no target reaches SpMM, whose kernels (three widths of vector, two precisions, inlined) took
-        # clang 300 s at -O1 with the sanitizers on a 2-core AMD EPYC, 29 s at -O0
+        # SpMM's kernels (three widths of vector, two precisions, inlined) took clang 300 s at -O1
+        # with the sanitizers on a 2-core AMD EPYC, 29 s at -O0; fuzz/spmm.c's products are small
         opt=$([ "$f" = src/spmm/spmm.c ] && echo -O0 || echo -O1)
         $cc $flags $opt -fsanitize=fuzzer-no-link -c "$src/$f" -o "$(object "$f")" &
         throttle # as many compilers at once as CPUs
