@@ -43,42 +43,6 @@ static hsp_context *context(int k)
     return ctx[k];
 }
 
-/* A rows x cols matrix of the n entries of 3 bytes at e. */
-static hsp_csr *from_entries(int32_t rows, int32_t cols, const uint8_t *e, int64_t n, hsp_precision p)
-{
-    int32_t *r = malloc((size_t)(n + 1) * sizeof *r), *c = malloc((size_t)(n + 1) * sizeof *c);
-    double *v = malloc((size_t)(n + 1) * sizeof *v);
-    hsp_csr *M = NULL;
-    if (!r || !c || !v) fuzz_fail("no memory");
-    for (int64_t k = 0; k < n; k++)
-        r[k] = e[3 * k] % rows, c[k] = e[3 * k + 1] % cols, v[k] = (int8_t)e[3 * k + 2] / 16.0;
-    if (hsp_csr_from_triplets(rows, cols, n, r, c, v, p, &M) != HSP_OK)
-        fuzz_fail("valid triplets refused: %s", hsp_errmsg());
-    free(r), free(c), free(v);
-    return M;
-}
-
-/* A rows x cols matrix of n entries whose row lengths and columns are the
- * bytes at e as they come (3 bytes an entry: a row length, a column, a
- * value); the last row takes the entries left. */
-static hsp_csr *raw(int32_t rows, int32_t cols, const uint8_t *e, int64_t n, hsp_precision p)
-{
-    hsp_csr *M = NULL;
-    if (hsp_csr_create(rows, cols, n, p, &M) != HSP_OK) fuzz_fail("no matrix: %s", hsp_errmsg());
-    M->rowptr[0] = 0;
-    for (int32_t i = 0; i < rows; i++) {
-        int64_t end = M->rowptr[i] + (i < n ? e[3 * i] % 8 : 0);
-        M->rowptr[i + 1] = end < n ? end : n;
-    }
-    M->rowptr[rows] = n;
-    for (int64_t k = 0; k < n; k++) {
-        M->colidx[k] = (int8_t)e[3 * k + 1];
-        if (p == HSP_DOUBLE) ((double *)M->values)[k] = (int8_t)e[3 * k + 2] / 16.0;
-        else ((float *)M->values)[k] = (float)((int8_t)e[3 * k + 2] / 16.0);
-    }
-    return M;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4) return 0;
@@ -86,8 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int choice = data[3], is_raw = choice & 1;
     hsp_precision p = choice & 2 ? HSP_FLOAT : HSP_DOUBLE;
     int64_t entries = (int64_t)(size - 4) / 3, na = entries / 2;
-    hsp_csr *A = is_raw ? raw(m, k, data + 4, na, p) : from_entries(m, k, data + 4, na, p);
-    hsp_csr *B = from_entries(k, n, data + 4 + 3 * na, entries - na, p);
+    hsp_csr *A = is_raw ? fuzz_raw_csr(m, k, data + 4, na, p) : fuzz_entries_csr(m, k, data + 4, na, p);
+    hsp_csr *B = fuzz_entries_csr(k, n, data + 4 + 3 * na, entries - na, p);
     if (is_raw && hsp_csr_check(A) != HSP_OK) {
         hsp_csr *C = (hsp_csr *)A;
         if (hsp_multiply(context(0), A, B, &C, NULL) != HSP_ERR_INVALID_CSR || C)

@@ -7,16 +7,16 @@
  * padding (ld past the least by 0..3) and (alpha, beta); byte 5 what the
  * environment forces: the copy of column-major B by slabs, C stored past
  * the caches, the width of the CPU's vectors.  The rest are A's entries of
- * 3 bytes as fuzz/multiply.c takes them.  B's and C's values are small
- * multiples of 1/4 and A's of 1/16, so that every sum is exact in either
- * precision and C must equal the loop's bit for bit; C's padding must be
- * untouched, and where beta is 0 C's old values are NaN, which must not
- * spread.  An invalid raw A must be refused with C untouched. */
+ * 3 bytes (fuzz.h), 512 at most.  B's and C's values are small multiples of
+ * 1/4 and A's of 1/16, so that every sum is exact in either precision and C
+ * must equal the loop's bit for bit; C's padding must be untouched, and
+ * where beta is 0 C's old values are NaN, which must not spread.  An
+ * invalid raw A must be refused with C untouched. */
 #include <math.h>
 #include <string.h>
 #include "fuzz.h"
 
-enum { MAX_ROWS = 64, MAX_COLS = 40, MAX_ENTRIES = 512 }; /* 512 entries of A: every sum exact in float */
+enum { MAX_ROWS = 64, MAX_COLS = 40, MAX_ENTRIES = 512 }; /* entries of A: every sum exact in float */
 static const double scales[][2] = {{1, 0}, {2.5, -1}, {0, 1}, {-1, 0.5}, {0.5, 0}, {1, 1}, {-2, 0}, {0, 0}};
 static const char *const forced[] = {NULL, "always", "never"};
 static const char *const vectors[] = {NULL, "256", "128"};
@@ -38,37 +38,6 @@ static void force(const char *name, const char *value)
 {
     if (value) setenv(name, value, 1);
     else unsetenv(name);
-}
-
-/* A rows x cols matrix from n entries of 3 bytes at e: through
- * hsp_csr_from_triplets, or raw (row lengths and columns as they come). */
-static hsp_csr *matrix_of(int32_t rows, int32_t cols, const uint8_t *e, int64_t n, hsp_precision p, int is_raw)
-{
-    hsp_csr *M = NULL;
-    if (is_raw) {
-        if (hsp_csr_create(rows, cols, n, p, &M) != HSP_OK) fuzz_fail("no matrix: %s", hsp_errmsg());
-        M->rowptr[0] = 0;
-        for (int32_t i = 0; i < rows; i++) {
-            int64_t end = M->rowptr[i] + (i < n ? e[3 * i] % 8 : 0);
-            M->rowptr[i + 1] = end < n ? end : n;
-        }
-        M->rowptr[rows] = n;
-    } else {
-        int32_t *r = malloc((size_t)(n + 1) * sizeof *r), *c = malloc((size_t)(n + 1) * sizeof *c);
-        double *v = malloc((size_t)(n + 1) * sizeof *v);
-        if (!r || !c || !v) fuzz_fail("no memory");
-        for (int64_t k = 0; k < n; k++) r[k] = e[3 * k] % rows, c[k] = e[3 * k + 1] % cols, v[k] = 0;
-        if (hsp_csr_from_triplets(rows, cols, n, r, c, v, p, &M) != HSP_OK)
-            fuzz_fail("valid triplets refused: %s", hsp_errmsg());
-        free(r), free(c), free(v);
-    }
-    for (int64_t k = 0; k < M->nnz; k++) { /* values by position: exact, and raw columns as they come */
-        double v = (int8_t)e[3 * k + 2] / 16.0;
-        if (is_raw) M->colidx[k] = (int8_t)e[3 * k + 1];
-        if (p == HSP_DOUBLE) ((double *)M->values)[k] = v;
-        else ((float *)M->values)[k] = (float)v;
-    }
-    return M;
 }
 
 /* Entry (i, j) of M's array, and its offset in values. */
@@ -146,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     force("HSPGEMM_SPMM_STREAM", forced[data[5] / 3 % 3]);
     force("HSPGEMM_CPU_VECTORS", vectors[data[5] / 9 % 3]);
     int64_t n = (int64_t)(size - 6) / 3 < MAX_ENTRIES ? (int64_t)(size - 6) / 3 : MAX_ENTRIES;
-    hsp_csr *A = matrix_of(m, k, data + 6, n, p, is_raw);
+    hsp_csr *A = is_raw ? fuzz_raw_csr(m, k, data + 6, n, p) : fuzz_entries_csr(m, k, data + 6, n, p);
     hsp_dense B = dense(k, L, ob, data[4] & 3, p, data[0], 0);
     hsp_dense C = dense(m, L, oc, data[4] >> 2 & 3, p, data[1], beta == 0), C0 = C;
     size_t bytes = (size_t)((oc == HSP_ROW_MAJOR ? m : L) * C.ld) * (p == HSP_DOUBLE ? 8 : 4);
