@@ -40,12 +40,13 @@ static void force(const char *name, const char *value)
     else unsetenv(name);
 }
 
-/* Entry (i, j) of M's array, and its offset in values. */
+/* The place in M's values of entry (i, j). */
 static size_t at(const hsp_dense *M, int64_t i, int64_t j)
 {
     return (size_t)(M->order == HSP_ROW_MAJOR ? i * M->ld + j : j * M->ld + i);
 }
 
+/* M's value at place k, and (set) a value put there. */
 static double get(const hsp_dense *M, size_t k)
 {
     return M->precision == HSP_DOUBLE ? ((double *)M->values)[k] : ((float *)M->values)[k];
@@ -57,14 +58,21 @@ static void set(hsp_dense *M, size_t k, double v)
     else ((float *)M->values)[k] = (float)v;
 }
 
+/* The bytes of M's array, the last line's padding included. */
+static size_t array_bytes(const hsp_dense *M)
+{
+    return (size_t)((M->order == HSP_ROW_MAJOR ? M->nrows : M->ncols) * M->ld) * (M->precision == HSP_DOUBLE ? 8 : 4);
+}
+
 /* A rows x cols dense matrix in order, ld pad past the least: its entries
- * fill(i, j) (NaN: the old C of beta 0), its padding -7 (checked after). */
+ * small multiples of 1/4 from seed (NaN where nan: the old C of beta 0),
+ * its padding -7 (checked after). */
 static hsp_dense dense(int32_t rows, int32_t cols, hsp_order order, int pad, hsp_precision p, int seed, int nan)
 {
-    int64_t ld = (order == HSP_ROW_MAJOR ? cols : rows) + pad, outer = order == HSP_ROW_MAJOR ? rows : cols;
-    hsp_dense M = {rows, cols, ld, order, p, malloc((size_t)(outer * ld) * (p == HSP_DOUBLE ? 8 : 4) + 1)};
-    if (!M.values) fuzz_fail("no memory");
-    for (size_t k = 0; k < (size_t)(outer * ld); k++) set(&M, k, -7);
+    hsp_dense M = {rows, cols, (order == HSP_ROW_MAJOR ? cols : rows) + pad, order, p, NULL};
+    size_t values = array_bytes(&M) / (p == HSP_DOUBLE ? 8 : 4);
+    if (!(M.values = malloc(array_bytes(&M) + 1))) fuzz_fail("no memory");
+    for (size_t k = 0; k < values; k++) set(&M, k, -7);
     for (int32_t i = 0; i < rows; i++)
         for (int32_t j = 0; j < cols; j++) set(&M, at(&M, i, j), nan ? NAN : ((i * 7 + j * 13 + seed) % 17 - 8) / 4.0);
     return M;
@@ -75,7 +83,6 @@ static hsp_dense dense(int32_t rows, int32_t cols, hsp_order order, int pad, hsp
 static void compare(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C0, const hsp_dense *C, double alpha,
                     double beta)
 {
-    int64_t outer = C->order == HSP_ROW_MAJOR ? C->nrows : C->ncols;
     for (int32_t i = 0; i < C->nrows; i++)
         for (int32_t j = 0; j < C->ncols; j++) {
             double sum = 0, want;
@@ -86,7 +93,7 @@ static void compare(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C0, c
             if (get(C, at(C, i, j)) != want)
                 fuzz_fail("C(%d, %d) = %g, the loop gives %g", i, j, get(C, at(C, i, j)), want);
         }
-    for (size_t k = 0; k < (size_t)(outer * C->ld); k++)
+    for (size_t k = 0; k < array_bytes(C) / (C->precision == HSP_DOUBLE ? 8 : 4); k++)
         if (k % (size_t)C->ld >= (size_t)(C->order == HSP_ROW_MAJOR ? C->ncols : C->nrows) && get(C, k) != -7)
             fuzz_fail("C's padding at %zu changed", k);
 }
@@ -118,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hsp_csr *A = is_raw ? fuzz_raw_csr(m, k, data + 6, n, p) : fuzz_entries_csr(m, k, data + 6, n, p);
     hsp_dense B = dense(k, L, ob, data[4] & 3, p, data[0], 0);
     hsp_dense C = dense(m, L, oc, data[4] >> 2 & 3, p, data[1], beta == 0), C0 = C;
-    size_t bytes = (size_t)((oc == HSP_ROW_MAJOR ? m : L) * C.ld) * (p == HSP_DOUBLE ? 8 : 4);
+    size_t bytes = array_bytes(&C);
     if (!(C0.values = malloc(bytes + 1))) fuzz_fail("no memory");
     memcpy(C0.values, C.values, bytes);
     hsp_status s = product(prepared, alpha, A, &B, beta, &C);

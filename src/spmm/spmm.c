@@ -487,8 +487,8 @@ static int one_column_by_lanes(const hsp_device *dev, const struct hsp_ellr *A)
  * Where A's mean row passes HSP_ELLR_LANE_MEAN entries.  A work-item then
  * takes a row's pair, a row a work-item as at one column, and the rows of
  * a warp read their entries side by side in ELLPACK-R's slices, where CSR
- * holds each row's entries a row's length from the next row's.  On an H200, whole ms at L = 2, the copy /
- * ELLPACK-R: poisson3d27:60 0.073-0.077 / 0.051-0.053, random:100000,16
+ * holds each row's entries a row's length from the next row's.  On an
+ * H200, whole ms at L = 2, the copy / ELLPACK-R: poisson3d27:60 0.073-0.077 / 0.051-0.053, random:100000,16
  * 0.032-0.035 / 0.029-0.030, band:1000000,6 0.090-0.091 / 0.085-0.088;
  * poisson2d5:1024 (5 entries a row) 0.048-0.052 / 0.055-0.056; at 3 and 4
  * columns ELLPACK-R slower (band:1000000,6 0.106-0.113 / 0.123-0.125:
