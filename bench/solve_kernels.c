@@ -3,8 +3,10 @@
  * the SpMV's bytes (the bandwidth the card gives a streaming kernel of that
  * size), y = A x by the solve's SpMV (its bytes:
  * A's row pointers, columns and values, x once and y), and the time of a
- * dot product read back (a round trip).  The SpMV's share of the copy's
- * bandwidth is the figure the AMG solve's kernels are judged by. */
+ * dot product read back (a round trip), and a launch of one entry's copy
+ * waited for (the least a product on the device can take).  The SpMV's
+ * share of the copy's bandwidth is the figure the AMG solve's kernels are
+ * judged by. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +14,16 @@
 #include "core/internal.h"
 #include "device/context.h"
 #include "spgemm/spgemm.h"
+#include "peer.h"
 
 static const char usage[] =
     "usage: solve-kernels [--device=D] [--repeat=R] [--precision=double|float] SPEC...\n"
     "For each generated matrix SPEC (hspgemm gen's specs), on device D (default opencl:0;\n"
     "one with memory of its own), R times each (default 200) after a warm-up: a copy\n"
-    "y = x moving as many bytes as the SpMV, y = A x by the AMG solve's SpMV, and a dot\n"
-    "product of A's rows read back.\n"
+    "y = x moving as many bytes as the SpMV, y = A x by the AMG solve's SpMV, a dot\n"
+    "product of A's rows read back, and a copy of one entry waited for launch by launch.\n"
     "Prints their GB/s (bytes each must move over the time), the SpMV's share of the\n"
-    "copy's, and the dot's microseconds.\n";
+    "copy's, the dot's microseconds and the median microseconds of the one-entry copy.\n";
 
 typedef struct {
     const char *device;
@@ -40,6 +43,25 @@ static double time_step(hsp_device *dev, int r, hsp_status (*step)(hsp_device *,
     return (hsp_now_ms() - t0) / r;
 }
 
+/* The median ms of step's launch and the device's finish, each of r runs
+ * timed alone (time_step times a batch: each launch's share of it). */
+static double median_step(hsp_device *dev, int r, hsp_status (*step)(hsp_device *, void *), void *what)
+{
+    double *ms = malloc((size_t)r * sizeof *ms), median;
+    hsp_status s = ms ? step(dev, what) : HSP_ERR_NOMEM;
+    if (s == HSP_OK) s = dev->finish(dev);
+    for (int k = 0; k < r && s == HSP_OK; k++) {
+        double t0 = hsp_now_ms();
+        s = step(dev, what);
+        if (s == HSP_OK) s = dev->finish(dev);
+        ms[k] = hsp_now_ms() - t0;
+    }
+    if (s != HSP_OK) fprintf(stderr, "solve-kernels: %s\n", s == HSP_ERR_NOMEM ? "no memory" : hsp_errmsg()), exit(1);
+    median = peer_median(ms, r);
+    free(ms);
+    return median;
+}
+
 typedef struct {
     const hsp_resident *A;
     void *x, *y, *from, *to; /* from, to: the copy's, of ncopy entries */
@@ -54,6 +76,14 @@ static hsp_status copy_step(hsp_device *dev, void *what)
     operands *o = what;
     void *const v[4] = {o->to, o->from, NULL, NULL};
     return dev->amg->vector(dev, HSP_VEC_COPY, o->ncopy, o->p, 0, 0, v, NULL);
+}
+
+/* The copy of one entry of from into to. */
+static hsp_status one_step(hsp_device *dev, void *what)
+{
+    operands *o = what;
+    void *const v[4] = {o->to, o->from, NULL, NULL};
+    return dev->amg->vector(dev, HSP_VEC_COPY, 1, o->p, 0, 0, v, NULL);
 }
 
 static hsp_status spmv_step(hsp_device *dev, void *what)
@@ -96,9 +126,10 @@ static int run(hsp_context *ctx, const args *a, const char *spec)
     o.n = A->nrows;
     double copy = time_step(dev, a->repeat, copy_step, &o), spmv = time_step(dev, a->repeat, spmv_step, &o);
     double dot = time_step(dev, a->repeat / 10 + 1, dot_step, &o), copy_bytes = 2.0 * (double)cbytes;
-    printf("%-18s %9d %10lld %9.1f %9.1f %6.1f%% %9.1f %9.4f %9.4f\n", spec, A->nrows, (long long)A->nnz,
+    double one = median_step(dev, a->repeat, one_step, &o);
+    printf("%-18s %9d %10lld %9.1f %9.1f %6.1f%% %9.1f %9.1f %9.4f %9.4f\n", spec, A->nrows, (long long)A->nnz,
            copy_bytes / copy / 1e6, spmv_bytes / spmv / 1e6, 100 * (spmv_bytes / spmv) / (copy_bytes / copy),
-           dot * 1e3, copy, spmv);
+           dot * 1e3, one * 1e3, copy, spmv);
     dev->drop(dev, o.x), dev->drop(dev, o.y), dev->drop(dev, o.from), dev->drop(dev, o.to);
     dev->drop(dev, o.sums.parts), dev->drop(dev, o.sums.sums);
     hsp_resident_free((hsp_resident *)o.A), hsp_csr_free(A), free(zeros);
@@ -135,8 +166,8 @@ int main(int argc, char **argv)
     }
     printf("solve-kernels on %s, %s, %d launches each\n", ctx->device->description,
            a.precision == HSP_DOUBLE ? "double" : "float", a.repeat);
-    printf("%-18s %9s %10s %9s %9s %7s %9s %9s %9s\n", "matrix", "rows", "nnz", "copy GB/s", "spmv GB/s", "share",
-           "dot us", "copy ms", "spmv ms");
+    printf("%-18s %9s %10s %9s %9s %7s %9s %9s %9s %9s\n", "matrix", "rows", "nnz", "copy GB/s", "spmv GB/s", "share",
+           "dot us", "launch us", "copy ms", "spmv ms");
     for (int k = first; k < argc; k++) bad |= run(ctx, &a, argv[k]);
     hsp_context_free(ctx);
     return bad;
