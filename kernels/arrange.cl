@@ -27,22 +27,23 @@ __kernel void hsp_arrange(__global const int *rows, long first, long nrows, int 
 
 /* The same copy for every row of up to medium_max products (not long) of a
  * product whose rows are all the device's, in C's order: work-group g takes
- * C's entries of rows [g n, (g + 1) n) (n its size), a work-item an entry in
- * turn, so that C is written in whole strides; each entry finds its row by
- * bisection over the group's row pointers (lcrp, n + 1 of them) and reads
- * C~ from the row's slot (lslot, -1: no copy).  The rows' slots are in row
- * order, so that the reads too are near each other. */
-__kernel void hsp_arrange_rows(long m, long medium_max, __global const long *ub, __global const long *crp,
+ * C's entries of rows [g per, (g + 1) per) (per at most its size, fewer
+ * where C's rows are too few to fill the device otherwise), a work-item an
+ * entry in turn, so that C is written in whole strides; each entry finds
+ * its row by bisection over the group's row pointers (lcrp, per + 1 of
+ * them) and reads C~ from the row's slot (lslot, -1: no copy).  The rows'
+ * slots are in row order, so that the reads too are near each other. */
+__kernel void hsp_arrange_rows(long m, long medium_max, int per, __global const long *ub, __global const long *crp,
                                __global const long *slot, __global const int *tcol, __global const VT *tval,
                                __global int *ccol, __global VT *cval, __local long *lcrp, __local long *lslot)
 {
     int t = get_local_id(0), n = get_local_size(0);
-    long r0 = get_group_id(0) * (long)n, i = r0 + t;
-    lcrp[t] = crp[min(i, m)], lslot[t] = i < m && ub[i] <= medium_max ? slot[i] : -1;
-    if (t == 0) lcrp[n] = crp[min(r0 + n, m)];
+    long r0 = get_group_id(0) * (long)per, i = r0 + t;
+    if (t < per) lcrp[t] = crp[min(i, m)], lslot[t] = i < m && ub[i] <= medium_max ? slot[i] : -1;
+    if (t == 0) lcrp[per] = crp[min(r0 + per, m)];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (long e = lcrp[0] + t; e < lcrp[n]; e += n) {
-        int lo = 0, hi = n - 1; /* the last row k with lcrp[k] <= e */
+    for (long e = lcrp[0] + t; e < lcrp[per]; e += n) {
+        int lo = 0, hi = per - 1; /* the last row k with lcrp[k] <= e */
         while (lo < hi) {
             int mid = (lo + hi + 1) / 2;
             if (lcrp[mid] <= e) lo = mid;

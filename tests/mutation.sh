@@ -216,6 +216,9 @@ all_mutants() {
     # stage 4's copy in C's order takes each entry from the row before its own
     mutant arrange-rows-bisect kernels/arrange.cl 'if (lcrp[mid] <= e) lo = mid;' 'if (lcrp[mid] < e) lo = mid;' \
         'tests/t_resident@nosvm.dev'
+    # stage 4's copy in C's order ends a work-group's entries at its size's rows, not its own (per)
+    mutant arrange-rows-per kernels/arrange.cl 'lcrp[per] = crp[min(r0 + per, m)];' 'lcrp[per] = crp[min(r0 + n, m)];' \
+        'tests/t_resident@nosvm.dev'
     # the scan of the work-groups' row sums drops the stretches before each
     mutant part-scan-carry kernels/bins.cl 'if (j < n) part[j] = at + before;' 'if (j < n) part[j] = before;' \
         'tests/t_resident@nosvm.dev'

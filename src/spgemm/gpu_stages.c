@@ -297,6 +297,21 @@ static hsp_status arrange_launch(gpu *g, hsp_job *job, int64_t first, int64_t en
     return nrows > 0 ? g->ops->launch(g, dbl, GK_ARRANGE, a, 14, groups, size) : HSP_OK;
 }
 
+/* The rows of C a work-group of size copies in arrange_in_order: size, but
+ * fewer where m rows would leave the device's compute units fewer than
+ * ARRANGE_GROUPS_A_UNIT work-groups each, so that few rows of many entries
+ * (an AMG hierarchy's coarse levels) are copied by many work-groups: on an
+ * H200 poisson3d27:12 (1728 rows) took 0.089 ms a launch with 7 work-groups
+ * (doc/performance.md). */
+enum { ARRANGE_GROUPS_A_UNIT = 4 };
+static int32_t arrange_rows_a_group(const gpu *g, int64_t m, size_t size)
+{
+    int64_t groups = (int64_t)ARRANGE_GROUPS_A_UNIT * g->compute_units;
+    if (!groups) return (int32_t)size; /* the units not known */
+    int64_t per = (m + groups - 1) / groups;
+    return (int32_t)(per < 1 ? 1 : per < (int64_t)size ? per : (int64_t)size);
+}
+
 /* The rows of up to medium_max products of a product whose rows are all the
  * device's, from C~ into C in C's order (kernel hsp_arrange_rows).  Its
  * work-groups walk every entry of their rows, the long rows' too, so it pays
@@ -307,11 +322,12 @@ static hsp_status arrange_in_order(gpu *g, hsp_job *job)
     int dbl = job->vsize == 8;
     int64_t m = job->C->nrows, medium = job->medium_max;
     size_t size = gpu_group_size(g, dbl, GK_ARRANGE_ROWS, 256);
-    gpu_arg a[] = {gpu_val(&m, sizeof m),  gpu_val(&medium, sizeof medium), gpu_arr(g, GA_UB),
-                   gpu_arr(g, GA_CRP),     gpu_arr(g, GA_SLOT),            gpu_arr(g, GA_TCOL),
-                   gpu_arr(g, GA_TVAL),    gpu_arr(g, GA_CCOL),            gpu_arr(g, GA_CVAL),
-                   gpu_local((size + 1) * sizeof(int64_t)), gpu_local(size * sizeof(int64_t))};
-    return g->ops->launch(g, dbl, GK_ARRANGE_ROWS, a, 11, ((size_t)m + size - 1) / size, size);
+    int32_t per = arrange_rows_a_group(g, m, size);
+    gpu_arg a[] = {gpu_val(&m, sizeof m),  gpu_val(&medium, sizeof medium), gpu_val(&per, sizeof per),
+                   gpu_arr(g, GA_UB),      gpu_arr(g, GA_CRP),             gpu_arr(g, GA_SLOT),
+                   gpu_arr(g, GA_TCOL),    gpu_arr(g, GA_TVAL),            gpu_arr(g, GA_CCOL),
+                   gpu_arr(g, GA_CVAL),    gpu_local((size + 1) * sizeof(int64_t)), gpu_local(size * sizeof(int64_t))};
+    return g->ops->launch(g, dbl, GK_ARRANGE_ROWS, a, 12, ((size_t)m + (size_t)per - 1) / (size_t)per, size);
 }
 
 /* The rows of C~ and the pool into C: where the device has all rows and
