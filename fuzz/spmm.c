@@ -58,10 +58,16 @@ static void set(hsp_dense *M, size_t k, double v)
     else ((float *)M->values)[k] = (float)v;
 }
 
-/* The bytes of M's array, the last line's padding included. */
+/* The values M's array holds, the last line's padding included. */
+static size_t array_values(const hsp_dense *M)
+{
+    return (size_t)((M->order == HSP_ROW_MAJOR ? M->nrows : M->ncols) * M->ld);
+}
+
+/* The bytes of M's array. */
 static size_t array_bytes(const hsp_dense *M)
 {
-    return (size_t)((M->order == HSP_ROW_MAJOR ? M->nrows : M->ncols) * M->ld) * (M->precision == HSP_DOUBLE ? 8 : 4);
+    return array_values(M) * (M->precision == HSP_DOUBLE ? 8 : 4);
 }
 
 /* A rows x cols dense matrix in order, ld pad past the least: its entries
@@ -70,9 +76,8 @@ static size_t array_bytes(const hsp_dense *M)
 static hsp_dense dense(int32_t rows, int32_t cols, hsp_order order, int pad, hsp_precision p, int seed, int nan)
 {
     hsp_dense M = {rows, cols, (order == HSP_ROW_MAJOR ? cols : rows) + pad, order, p, NULL};
-    size_t values = array_bytes(&M) / (p == HSP_DOUBLE ? 8 : 4);
     if (!(M.values = malloc(array_bytes(&M) + 1))) fuzz_fail("no memory");
-    for (size_t k = 0; k < values; k++) set(&M, k, -7);
+    for (size_t k = 0; k < array_values(&M); k++) set(&M, k, -7);
     for (int32_t i = 0; i < rows; i++)
         for (int32_t j = 0; j < cols; j++) set(&M, at(&M, i, j), nan ? NAN : ((i * 7 + j * 13 + seed) % 17 - 8) / 4.0);
     return M;
@@ -93,7 +98,7 @@ static void compare(const hsp_csr *A, const hsp_dense *B, const hsp_dense *C0, c
             if (get(C, at(C, i, j)) != want)
                 fuzz_fail("C(%d, %d) = %g, the loop gives %g", i, j, get(C, at(C, i, j)), want);
         }
-    for (size_t k = 0; k < array_bytes(C) / (C->precision == HSP_DOUBLE ? 8 : 4); k++)
+    for (size_t k = 0; k < array_values(C); k++)
         if (k % (size_t)C->ld >= (size_t)(C->order == HSP_ROW_MAJOR ? C->ncols : C->nrows) && get(C, k) != -7)
             fuzz_fail("C's padding at %zu changed", k);
 }
