@@ -33,14 +33,17 @@ int main(void)
 
 static int emulated_builds; /* kernel builds given HSP_WARP_EMULATE */
 
-/* The loader's clBuildProgram, with -DHSP_WARP_EMULATE added to the options. */
+/* The loader's clBuildProgram, with -DHSP_WARP_EMULATE and -cl-opt-disable
+ * added to the options: PoCL 3.1 compiled the program in 290 s optimized and
+ * in 18 s unoptimized on the 2-core VM, and the test checks the network's
+ * logic, not its speed. */
 cl_int clBuildProgram(cl_program p, cl_uint n, const cl_device_id *ids, const char *options,
                       void (CL_CALLBACK *notify)(cl_program, void *), void *user)
 {
     static __typeof__(clBuildProgram) *real;
     if (!real) real = (__typeof__(clBuildProgram) *)dlsym(RTLD_NEXT, "clBuildProgram");
     char more[1024];
-    snprintf(more, sizeof more, "%s -DHSP_WARP_EMULATE", options ? options : "");
+    snprintf(more, sizeof more, "%s -DHSP_WARP_EMULATE -cl-opt-disable", options ? options : "");
     emulated_builds++;
     return real(p, n, ids, more, notify, user);
 }
