@@ -28,8 +28,9 @@ int main(void)
 }
 #elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 /* Under a sanitizer the same builds would check the OpenCL compilers again, not
- * hspgemm's code (every device suite builds the kernels through it): Intel's
- * runtime took 98 s of the sanitizer stage on the 2-core VM, 48 s unsanitized. */
+ * hspgemm's code (every device suite builds the kernels through it): this test
+ * took 98 s of the sanitizer stage on the 2-core VM (48 s unsanitized), most of
+ * it Intel's runtime compiling. */
 int main(void)
 {
     printf("1..0 # SKIP the kernels' builds are checked by the build without sanitizers\n");
