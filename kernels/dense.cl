@@ -122,39 +122,89 @@ __kernel void hsp_dense_count(HSP_ROW_ARGS, __global hsp_longrow *lrows, int nco
     lrows[slot[i]].roff = -1, lrows[slot[i]].len = before, lrows[slot[i]].need = 0;
 }
 
+/* The fine windows [v, end) that one span of row k's sums takes: as many
+ * after v as fit span columns while their entries fit the w values (one
+ * window always does: it has at most w columns). */
+int span_end(__global const int *ends, int v, int nwin, int w, int span)
+{
+    int start = v ? ends[v - 1] : 0, e = v + 1;
+    while (e < nwin && (e + 1 - v) * w <= span && ends[e] - start <= w) e++;
+    return e;
+}
+
+/* One walk over the products of row i that fall in columns [c0, c1), a
+ * chunk of A entries at a time: each marks its column in lbits; with
+ * by_column, adds into lval at its column, with by_rank into lval at its
+ * rank among the marked columns (lpre: the marks before each word). */
+void span_walk(__global const long *arp, __global const int *acol, __global const VT *aval,
+               __global const long *brp, __global const int *bcol, __global const VT *bval, int i, int c0,
+               int c1, int by_column, int by_rank, __local VT *lval, __local uint *lbits,
+               __local const int *lpre, __local int *lscan, __local long *llo)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0);
+    for (long p0 = arp[i]; p0 < arp[i + 1]; p0 += lsz) {
+        int total = chunk_spans(acol, brp, bcol, p0 + lid, arp[i + 1], c0, c1, lscan, llo);
+        for (int t = lid; t < total; t += lsz) {
+            long q;
+            int j = chunk_product(t, lscan, llo, &q), c = bcol[q] - c0;
+            uint bit = 1u << (c & 31);
+            if (by_rank) local_add(&lval[lpre[c >> 5] + popcount(lbits[c >> 5] & (bit - 1))], aval[p0 + j] * bval[q]);
+            else atomic_or(&lbits[c >> 5], bit);
+            if (by_column) local_add(&lval[c], aval[p0 + j] * bval[q]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* lpre[x]: the marks of lbits' words before word x, of words in all; each
+ * work-item takes *per words from *x0. */
+void span_ranks(__local const uint *lbits, int words, __local int *lpre, __local int *lscan, int *x0, int *per)
+{
+    int lid = get_local_id(0), found = 0, total;
+    *per = (words + get_local_size(0) - 1) / get_local_size(0), *x0 = lid * *per;
+    int x1 = min(words, *x0 + *per);
+    for (int x = *x0; x < x1; x++) found += popcount(lbits[x]);
+    int before = group_scan(found, lscan, &total);
+    for (int x = *x0; x < x1; x++) lpre[x] = before, before += popcount(lbits[x]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Work-group k n + s (n work-groups a row: the grid over nrows) takes long
- * row k's windows s, s + n, s + 2n, ... (rows as hsp_dense_count's) that
- * hold entries: each window's entries into C, from crp[i] on, after those of
- * the row's earlier windows; lval and lbits hold a window's sums and columns. */
-__kernel void hsp_dense(HSP_ROW_ARGS, int ncols, int w, __global const int *wend, __global const long *crp,
+ * row k's spans s, s + n, s + 2n, ... (rows as hsp_dense_count's) that hold
+ * entries: each span's entries into C, from crp[i] on, after those of the
+ * row's earlier spans.  A span is one window of w columns, whose sums lval
+ * holds by column, or a run of windows of up to span columns whose entries
+ * fit w values, held by their rank among the run's columns (sparse rows of
+ * many windows: one walk of the row's A entries a run, not one a window);
+ * lbits marks the span's columns, lpre counts the marks before each word. */
+__kernel void hsp_dense(HSP_ROW_ARGS, int ncols, int w, int span, __global const int *wend, __global const long *crp,
                         __global int *ccol, __global VT *cval, __local VT *lval, __local uint *lbits,
-                        __local int *lscan, __local long *llo)
+                        __local int *lpre, __local int *lscan, __local long *llo)
 {
     int nwin = (ncols + w - 1) / w, n = get_num_groups(0) / nrows, lid = get_local_id(0), lsz = get_local_size(0);
     long k = get_group_id(0) / n;
-    int i = rows[first + k];
+    int i = rows[first + k], s = 0;
     __global const int *ends = wend + k * nwin;
-    for (int v = get_group_id(0) % n; v < nwin; v += n) {
-        int start = v ? ends[v - 1] : 0, c0 = v * w, c1 = min(ncols, c0 + w);
-        if (start == ends[v]) continue; /* the same in every work-item */
-        for (int x = lid; x < w; x += lsz) lval[x] = 0;
-        for (int x = lid; x < w / 32; x += lsz) lbits[x] = 0;
-        for (long p0 = arp[i]; p0 < arp[i + 1]; p0 += lsz) {
-            int total = chunk_spans(acol, brp, bcol, p0 + lid, arp[i + 1], c0, c1, lscan, llo);
-            for (int t = lid; t < total; t += lsz) {
-                long q;
-                int j = chunk_product(t, lscan, llo, &q), c = bcol[q] - c0;
-                atomic_or(&lbits[c >> 5], 1u << (c & 31));
-                local_add(&lval[c], aval[p0 + j] * bval[q]);
+    for (int v = 0, e; v < nwin; v = e, s++) {
+        e = span_end(ends, v, nwin, w, span);
+        int start = v ? ends[v - 1] : 0, c0 = v * w, c1 = min(ncols, e * w), words = (c1 - c0 + 31) / 32;
+        int one = e == v + 1, x0, per;
+        if (s % n != get_group_id(0) % n || start == ends[e - 1]) continue; /* the same in every work-item */
+        for (int x = lid; x < (one ? c1 - c0 : ends[e - 1] - start); x += lsz) lval[x] = 0;
+        for (int x = lid; x < words; x += lsz) lbits[x] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        span_walk(arp, acol, aval, brp, bcol, bval, i, c0, c1, one, 0, lval, lbits, lpre, lscan, llo);
+        span_ranks(lbits, words, lpre, lscan, &x0, &per);
+        if (!one) span_walk(arp, acol, aval, brp, bcol, bval, i, c0, c1, 0, 1, lval, lbits, lpre, lscan, llo);
+        long out = crp[i] + start;
+        for (int x = x0; x < min(words, x0 + per); x++) {
+            int r = lpre[x];
+            for (uint b = lbits[x]; b; b &= b - 1, r++) {
+                int c = x * 32 + 31 - clz(b & -b);
+                ccol[out + r] = c0 + c, cval[out + r] = lval[one ? c : r];
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
         }
-        int per = w / lsz, x0 = lid * per, found = 0, total; /* each item: per columns in order */
-        for (int x = x0; x < x0 + per; x++) found += (lbits[x >> 5] >> (x & 31)) & 1;
-        long out = crp[i] + start + group_scan(found, lscan, &total);
-        for (int x = x0; x < x0 + per; x++)
-            if ((lbits[x >> 5] >> (x & 31)) & 1) ccol[out] = c0 + x, cval[out++] = lval[x];
-        barrier(CLK_LOCAL_MEM_FENCE); /* before the next window clears lval and lbits */
+        barrier(CLK_LOCAL_MEM_FENCE); /* before the next span clears lval and lbits */
     }
 }
 #endif

@@ -354,6 +354,20 @@ static void check_every_method(const hsp_csr *A, const hsp_csr *B, const char *w
     }
 }
 
+/* Long rows of 51200 products over 160000 columns, about 1100 entries in
+ * each 4096 columns (on a GPU: dense, whose sums take runs of windows that
+ * end where the next window's entries would overflow one window's values),
+ * every method, both precisions. */
+static void test_long_rows_dense_runs(void)
+{
+    for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+        hsp_csr *A = ref_random(8, 64, 64, 64, prec, 63), *B = ref_random(64, 160000, 800, 800, prec, 64);
+        check_every_method(A, B, prec == HSP_DOUBLE ? "long rows, runs of windows ended by entries, double"
+                                                    : "long rows, runs of windows ended by entries, float");
+        hsp_csr_free(A), hsp_csr_free(B);
+    }
+}
+
 /* Long rows of 6400 products over 150 columns (on a GPU: dense, over a
  * narrow span of windows, each of many products), every method. */
 static void test_long_rows_few_columns(void)
@@ -924,6 +938,7 @@ int main(void)
     if (ref_shard(1)) test_million_rows();
     if (ref_shard(2)) test_bins_row_by_row();
     if (ref_shard(1)) test_cancelling_rows();
+    if (ref_shard(1)) test_long_rows_dense_runs();
     if (ref_shard(2)) test_long_rows_few_columns();
     if (ref_shard(2)) test_two_passes();
     if (ref_shard(2)) test_errors();

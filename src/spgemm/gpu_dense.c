@@ -1,8 +1,9 @@
 /* gpu_dense.c: long rows by the dense method on a GPU device
  * (kernels/dense.cl).  Stage 3 counts each row's entries per window of
  * columns, a work-group a row; stage 4, once C's row pointers and arrays
- * exist, sums each (row, window) in local memory straight into C, up to 16
- * work-groups a row taking its windows in turn.  The rows take no pool and
+ * exist, sums each (row, span) in local memory straight into C, up to 16
+ * work-groups a row taking its spans in turn (a span: one window, or a run of
+ * windows whose entries fit one window's values).  The rows take no pool and
  * never grow: their counts are exact. */
 #include "device/gpu.h"
 #include "core/internal.h"
@@ -14,6 +15,12 @@
  * work-groups a row gets for its sums, which take its windows in turn. */
 enum { DENSE_MAX_PAIRS = 1 << 24, DENSE_GROUPS_A_ROW = 16 };
 
+/* The fewest windows a row of C spans for the sums to take runs of windows:
+ * on the H200 runs made rmat:17,4's sums (32 windows a row) 4.49 -> 3.20 ms
+ * and rmat:16,8's (16) faster, and rmat:15,4's (8) and rmat:14,8's (4)
+ * slower: with few windows a row, its windows' work-groups fill the GPU. */
+enum { DENSE_RUNS_FROM = 16 };
+
 /* The work-group size of both dense kernels: a power of two. */
 static size_t dense_group(gpu *g, int dbl)
 {
@@ -24,18 +31,23 @@ static size_t dense_group(gpu *g, int dbl)
 }
 
 /* The window w (columns whose values and bitmap fit in local memory, at
- * least one a work-item) and the count's bitmap of bw columns, for work-groups
- * of size items; 0 when not even the smallest window fits. */
-static void dense_windows(gpu *g, int64_t vsize, size_t size, int32_t *w, int32_t *bw)
+ * least one a work-item), the count's bitmap of bw columns, and the span of
+ * the sums' runs of windows (their bitmap and the marks before each word, up
+ * to 16 windows), for work-groups of size items; 0 when not even the smallest
+ * window fits. */
+static void dense_windows(gpu *g, int64_t vsize, size_t size, int32_t *w, int32_t *bw, int32_t *span)
 {
     int64_t budget = g->local_mem < (64 << 10) ? g->local_mem : 64 << 10, scan = (int64_t)size * (4 + 8);
     int64_t cols = size < 32 ? 32 : (int64_t)size;
-    if (cols * vsize + cols / 8 + scan > budget) {
-        *w = *bw = 0;
+    if (cols * vsize + cols / 4 + scan > budget) {
+        *w = *bw = *span = 0;
         return;
     }
-    while (2 * cols <= 16384 && 2 * cols * vsize + 2 * cols / 8 + scan <= budget) cols *= 2;
+    while (2 * cols <= 16384 && 2 * cols * vsize + 2 * cols / 4 + scan <= budget) cols *= 2;
     *w = (int32_t)cols;
+    while (2 * cols <= 16 * *w && *w * vsize + 2 * cols / 4 + scan <= budget) cols *= 2;
+    *span = (int32_t)cols;
+    cols = *w;
     while (2 * cols <= (1 << 22) && 2 * cols / 8 + 2 * cols / *w * 4 + scan <= budget) cols *= 2;
     *bw = (int32_t)cols;
 }
@@ -50,7 +62,7 @@ int gpu_dense_fits(gpu *g, hsp_job *job, int64_t n)
 {
     int dbl = job->vsize == 8;
     if (!g->local_add[dbl]) return 0;
-    dense_windows(g, job->vsize, dense_group(g, dbl), &g->job->dense_w, &g->job->dense_bw);
+    dense_windows(g, job->vsize, dense_group(g, dbl), &g->job->dense_w, &g->job->dense_bw, &g->job->dense_span);
     return g->job->dense_w > 0 && n * window_count(job, g->job->dense_w) <= DENSE_MAX_PAIRS;
 }
 
@@ -82,13 +94,16 @@ hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
     if (!n) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
+    int32_t span = window_count(job, g->job->dense_w) < DENSE_RUNS_FROM ? g->job->dense_w : g->job->dense_span;
+    int32_t words = span / 32;
     a[ROW_ARGS] = gpu_val(&ncols, sizeof ncols), a[ROW_ARGS + 1] = gpu_val(&g->job->dense_w, sizeof g->job->dense_w);
-    a[ROW_ARGS + 2] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 3] = gpu_arr(g, GA_CRP);
-    a[ROW_ARGS + 4] = gpu_arr(g, GA_CCOL), a[ROW_ARGS + 5] = gpu_arr(g, GA_CVAL);
-    a[ROW_ARGS + 6] = gpu_local((size_t)g->job->dense_w * job->vsize);
-    a[ROW_ARGS + 7] = gpu_local((size_t)g->job->dense_w / 32 * sizeof(uint32_t));
-    a[ROW_ARGS + 8] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 9] = gpu_local(size * sizeof(int64_t));
+    a[ROW_ARGS + 2] = gpu_val(&span, sizeof span);
+    a[ROW_ARGS + 3] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 4] = gpu_arr(g, GA_CRP);
+    a[ROW_ARGS + 5] = gpu_arr(g, GA_CCOL), a[ROW_ARGS + 6] = gpu_arr(g, GA_CVAL);
+    a[ROW_ARGS + 7] = gpu_local((size_t)g->job->dense_w * job->vsize);
+    a[ROW_ARGS + 8] = gpu_local((size_t)words * sizeof(uint32_t)), a[ROW_ARGS + 9] = gpu_local((size_t)words * 4);
+    a[ROW_ARGS + 10] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 11] = gpu_local(size * sizeof(int64_t));
     int64_t nwin = window_count(job, g->job->dense_w);
     size_t groups = (size_t)(n * (nwin < DENSE_GROUPS_A_ROW ? nwin : DENSE_GROUPS_A_ROW));
-    return g->ops->launch(g, dbl, GK_DENSE, a, ROW_ARGS + 10, groups, size);
+    return g->ops->launch(g, dbl, GK_DENSE, a, ROW_ARGS + 12, groups, size);
 }

@@ -29,7 +29,7 @@ typedef struct gpu_job {
     int32_t *longrows;       /* long rows ordered by kernel (methods auto, dense) */
     int long_dense;          /* long rows that ESC does not take go dense, not merge */
     int64_t dense_first, dense_rows; /* those rows: entries of GA_LONGROWS */
-    int32_t dense_w, dense_bw; /* their windows' columns, and the count's bitmap's */
+    int32_t dense_w, dense_bw, dense_span; /* their windows' columns, the count's bitmap's, a run of windows' */
     int64_t *counts;         /* row counts read back */
     gpu_fill fill[HSP_MAX_BINS]; /* launches of hash2 rows, counted, to fill in stage 4 */
     int nfill;
