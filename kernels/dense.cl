@@ -132,18 +132,20 @@ int span_end(__global const int *ends, int v, int nwin, int w, int span)
     return e;
 }
 
-/* One walk over the products of row i that fall in columns [c0, c1), a
- * chunk of A entries at a time: each marks its column in lbits; with
- * by_column, adds into lval at its column, with by_rank into lval at its
- * rank among the marked columns (lpre: the marks before each word). */
-void span_walk(__global const long *arp, __global const int *acol, __global const VT *aval,
-               __global const long *brp, __global const int *bcol, __global const VT *bval, int i, int c0,
-               int c1, int by_column, int by_rank, __local VT *lval, __local uint *lbits,
-               __local const int *lpre, __local int *lscan, __local long *llo)
+/* One walk over the products of A entries [from, end) (row i's, or none)
+ * that fall in columns [c0, c1), a chunk of entries at a time: each marks its
+ * column in lbits; with by_column, adds into lval at its column, with by_rank
+ * into lval at its rank among the marked columns (lpre: the marks before each
+ * word).  Callers pass an empty range rather than skip the call: a barrier
+ * under a branch breaks PoCL's work-group functions. */
+void span_walk(__global const int *acol, __global const VT *aval, __global const long *brp,
+               __global const int *bcol, __global const VT *bval, long from, long end, int c0, int c1,
+               int by_column, int by_rank, __local VT *lval, __local uint *lbits, __local const int *lpre,
+               __local int *lscan, __local long *llo)
 {
     int lid = get_local_id(0), lsz = get_local_size(0);
-    for (long p0 = arp[i]; p0 < arp[i + 1]; p0 += lsz) {
-        int total = chunk_spans(acol, brp, bcol, p0 + lid, arp[i + 1], c0, c1, lscan, llo);
+    for (long p0 = from; p0 < end; p0 += lsz) {
+        int total = chunk_spans(acol, brp, bcol, p0 + lid, end, c0, c1, lscan, llo);
         for (int t = lid; t < total; t += lsz) {
             long q;
             int j = chunk_product(t, lscan, llo, &q), c = bcol[q] - c0;
@@ -156,16 +158,14 @@ void span_walk(__global const long *arp, __global const int *acol, __global cons
     }
 }
 
-/* lpre[x]: the marks of lbits' words before word x, of words in all; each
- * work-item takes *per words from *x0. */
-void span_ranks(__local const uint *lbits, int words, __local int *lpre, __local int *lscan, int *x0, int *per)
+/* lpre[x]: the marks of lbits' words before word x, of words in all. */
+void span_ranks(__local const uint *lbits, int words, __local int *lpre, __local int *lscan)
 {
-    int lid = get_local_id(0), found = 0, total;
-    *per = (words + get_local_size(0) - 1) / get_local_size(0), *x0 = lid * *per;
-    int x1 = min(words, *x0 + *per);
-    for (int x = *x0; x < x1; x++) found += popcount(lbits[x]);
+    int lsz = get_local_size(0), per = (words + lsz - 1) / lsz, x0 = get_local_id(0) * per;
+    int x1 = min(words, x0 + per), found = 0, total;
+    for (int x = x0; x < x1; x++) found += popcount(lbits[x]);
     int before = group_scan(found, lscan, &total);
-    for (int x = *x0; x < x1; x++) lpre[x] = before, before += popcount(lbits[x]);
+    for (int x = x0; x < x1; x++) lpre[x] = before, before += popcount(lbits[x]);
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
@@ -188,19 +188,20 @@ __kernel void hsp_dense(HSP_ROW_ARGS, int ncols, int w, int span, __global const
     for (int v = 0, e; v < nwin; v = e, s++) {
         e = span_end(ends, v, nwin, w, span);
         int start = v ? ends[v - 1] : 0, c0 = v * w, c1 = min(ncols, e * w), words = (c1 - c0 + 31) / 32;
-        int one = e == v + 1, x0, per;
+        int one = e == v + 1;
         if (s % n != get_group_id(0) % n || start == ends[e - 1]) continue; /* the same in every work-item */
         for (int x = lid; x < (one ? c1 - c0 : ends[e - 1] - start); x += lsz) lval[x] = 0;
         for (int x = lid; x < words; x += lsz) lbits[x] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        span_walk(arp, acol, aval, brp, bcol, bval, i, c0, c1, one, 0, lval, lbits, lpre, lscan, llo);
-        span_ranks(lbits, words, lpre, lscan, &x0, &per);
-        if (!one) span_walk(arp, acol, aval, brp, bcol, bval, i, c0, c1, 0, 1, lval, lbits, lpre, lscan, llo);
+        span_walk(acol, aval, brp, bcol, bval, arp[i], arp[i + 1], c0, c1, one, 0, lval, lbits, lpre, lscan, llo);
+        span_ranks(lbits, words, lpre, lscan);
+        span_walk(acol, aval, brp, bcol, bval, one ? arp[i + 1] : arp[i], arp[i + 1], c0, c1, 0, 1, lval, lbits, lpre,
+                  lscan, llo);
         long out = crp[i] + start;
-        for (int x = x0; x < min(words, x0 + per); x++) {
-            int r = lpre[x];
-            for (uint b = lbits[x]; b; b &= b - 1, r++) {
-                int c = x * 32 + 31 - clz(b & -b);
+        for (int y = lid; y < 2 * words; y += lsz) { /* pieces of 16 columns */
+            int r = lpre[y / 2] + (y % 2 ? popcount(lbits[y / 2] & 0xffffu) : 0);
+            for (uint b = (lbits[y / 2] >> (y % 2 * 16)) & 0xffffu; b; b &= b - 1, r++) {
+                int c = y * 16 + 31 - clz(b & -b);
                 ccol[out + r] = c0 + c, cval[out + r] = lval[one ? c : r];
             }
         }
