@@ -1,11 +1,12 @@
 /* bound.cl: stage 1, the upper bound u_i = sum of nnz(B_k) over the entries
- * k of row i of A.  Work-group g of n takes rows g, g + n, g + 2n, ... (at
- * most BOUND_GROUP_MOST), one a work-item, so that rows lying together, as
- * R-MAT's longest do, fall to different groups; a row of more than
- * BOUND_SHORT entries, which would keep its work-item walking while the
- * group's others wait (R-MAT's longest hold thousands), is summed by the
- * whole group instead. */
+ * k of row i of A.  A work-group takes as many rows as it has work-items (at
+ * most BOUND_GROUP_MOST), one each; a row of more than BOUND_SHORT entries,
+ * which would keep its work-item walking while the group's others wait
+ * (R-MAT's longest rows hold thousands, and its long rows lie together), goes
+ * to a team of BOUND_TEAM work-items, the group's teams taking such rows at
+ * once. */
 #define BOUND_SHORT 32
+#define BOUND_TEAM 32
 #define BOUND_GROUP_MOST 256
 
 __kernel void hsp_bound(long m, __global const long *arp, __global const int *acol,
@@ -13,8 +14,9 @@ __kernel void hsp_bound(long m, __global const long *arp, __global const int *ac
 {
     __local long lsum[BOUND_GROUP_MOST];
     __local int llong[BOUND_GROUP_MOST], nlong;
-    int lid = get_local_id(0), lsz = get_local_size(0);
-    long n = get_num_groups(0), i = lid * n + get_group_id(0);
+    int lid = get_local_id(0), lsz = get_local_size(0), team = min(lsz, BOUND_TEAM);
+    int teams = lsz / team, me = lid / team, lane = lid % team;
+    long i = get_global_id(0), first = i - lid;
     if (!lid) nlong = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (i < m && arp[i + 1] - arp[i] > BOUND_SHORT) llong[atomic_inc(&nlong)] = lid;
@@ -24,10 +26,17 @@ __kernel void hsp_bound(long m, __global const long *arp, __global const int *ac
         ub[i] = u;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int k = 0; k < nlong; k++) { /* the same count in every work-item */
-        long r = llong[k] * n + get_group_id(0), u = 0, total;
-        for (long p = arp[r] + lid; p < arp[r + 1]; p += lsz) u += brp[acol[p] + 1] - brp[acol[p]];
-        group_scan_long(u, lsum, &total);
-        if (!lid) ub[r] = total;
+    for (int k = me; k - me < nlong; k += teams) { /* the same rounds in every work-item */
+        long r = me < teams && k < nlong ? first + llong[k] : -1, u = 0;
+        for (long p = r < 0 ? 0 : arp[r] + lane; r >= 0 && p < arp[r + 1]; p += team)
+            u += brp[acol[p] + 1] - brp[acol[p]];
+        lsum[lid] = u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int d = 1; d < team; d *= 2) {
+            if (me < teams && lane % (2 * d) == 0 && lane + d < team) lsum[lid] += lsum[lid + d];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (r >= 0 && !lane) ub[r] = lsum[lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

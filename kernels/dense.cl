@@ -7,7 +7,8 @@
  * the pool); only the windows between the row's first and last columns are
  * scanned.  hsp_dense, a few work-groups a row taking its windows in turn,
  * sums the products that fall in a window in local memory and writes them,
- * in column order, straight into C at the row's place.
+ * in column order, straight into C at the row's place; hsp_dense_runs, for
+ * rows of many windows, takes runs of sparse windows at once.
  *
  * The products of a row are taken a chunk of A entries at a time, one entry
  * a work-item: its B row's entries in the window's columns (a binary search),
@@ -122,6 +123,41 @@ __kernel void hsp_dense_count(HSP_ROW_ARGS, __global hsp_longrow *lrows, int nco
     lrows[slot[i]].roff = -1, lrows[slot[i]].len = before, lrows[slot[i]].need = 0;
 }
 
+/* Work-group k n + s (n work-groups a row: the grid over nrows) takes long
+ * row k's windows s, s + n, s + 2n, ... (rows as hsp_dense_count's) that
+ * hold entries: each window's entries into C, from crp[i] on, after those of
+ * the row's earlier windows; lval and lbits hold a window's sums and columns. */
+__kernel void hsp_dense(HSP_ROW_ARGS, int ncols, int w, __global const int *wend, __global const long *crp,
+                        __global int *ccol, __global VT *cval, __local VT *lval, __local uint *lbits,
+                        __local int *lscan, __local long *llo)
+{
+    int nwin = (ncols + w - 1) / w, n = get_num_groups(0) / nrows, lid = get_local_id(0), lsz = get_local_size(0);
+    long k = get_group_id(0) / n;
+    int i = rows[first + k];
+    __global const int *ends = wend + k * nwin;
+    for (int v = get_group_id(0) % n; v < nwin; v += n) {
+        int start = v ? ends[v - 1] : 0, c0 = v * w, c1 = min(ncols, c0 + w);
+        if (start == ends[v]) continue; /* the same in every work-item */
+        for (int x = lid; x < w; x += lsz) lval[x] = 0;
+        for (int x = lid; x < w / 32; x += lsz) lbits[x] = 0;
+        for (long p0 = arp[i]; p0 < arp[i + 1]; p0 += lsz) {
+            int total = chunk_spans(acol, brp, bcol, p0 + lid, arp[i + 1], c0, c1, lscan, llo);
+            for (int t = lid; t < total; t += lsz) {
+                long q;
+                int j = chunk_product(t, lscan, llo, &q), c = bcol[q] - c0;
+                atomic_or(&lbits[c >> 5], 1u << (c & 31));
+                local_add(&lval[c], aval[p0 + j] * bval[q]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        int per = w / lsz, x0 = lid * per, found = 0, total; /* each item: per columns in order */
+        for (int x = x0; x < x0 + per; x++) found += (lbits[x >> 5] >> (x & 31)) & 1;
+        long out = crp[i] + start + group_scan(found, lscan, &total);
+        for (int x = x0; x < x0 + per; x++)
+            if ((lbits[x >> 5] >> (x & 31)) & 1) ccol[out] = c0 + x, cval[out++] = lval[x];
+        barrier(CLK_LOCAL_MEM_FENCE); /* before the next window clears lval and lbits */
+    }
+}
 /* The fine windows [v, end) that one span of row k's sums takes: as many
  * after v as fit span columns while their entries fit the w values (one
  * window always does: it has at most w columns). */
@@ -169,17 +205,16 @@ void span_ranks(__local const uint *lbits, int words, __local int *lpre, __local
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Work-group k n + s (n work-groups a row: the grid over nrows) takes long
- * row k's spans s, s + n, s + 2n, ... (rows as hsp_dense_count's) that hold
- * entries: each span's entries into C, from crp[i] on, after those of the
- * row's earlier spans.  A span is one window of w columns, whose sums lval
- * holds by column, or a run of windows of up to span columns whose entries
- * fit w values, held by their rank among the run's columns (sparse rows of
- * many windows: one walk of the row's A entries a run, not one a window);
- * lbits marks the span's columns, lpre counts the marks before each word. */
-__kernel void hsp_dense(HSP_ROW_ARGS, int ncols, int w, int span, __global const int *wend, __global const long *crp,
-                        __global int *ccol, __global VT *cval, __local VT *lval, __local uint *lbits,
-                        __local int *lpre, __local int *lscan, __local long *llo)
+/* hsp_dense for rows of many windows: work-group k n + s takes long row k's
+ * spans s, s + n, s + 2n, ... that hold entries, each into C after the row's
+ * earlier spans.  A span is one window of w columns, whose sums lval holds
+ * by column, or a run of windows of up to span columns whose entries fit w
+ * values, held by their rank among the run's columns (sparse rows: one walk
+ * of the row's A entries a run, not one a window); lbits marks the span's
+ * columns, lpre counts the marks before each word. */
+__kernel void hsp_dense_runs(HSP_ROW_ARGS, int ncols, int w, int span, __global const int *wend,
+                             __global const long *crp, __global int *ccol, __global VT *cval, __local VT *lval,
+                             __local uint *lbits, __local int *lpre, __local int *lscan, __local long *llo)
 {
     int nwin = (ncols + w - 1) / w, n = get_num_groups(0) / nrows, lid = get_local_id(0), lsz = get_local_size(0);
     long k = get_group_id(0) / n;

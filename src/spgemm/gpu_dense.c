@@ -21,11 +21,15 @@ enum { DENSE_MAX_PAIRS = 1 << 24, DENSE_GROUPS_A_ROW = 16 };
  * slower: with few windows a row, its windows' work-groups fill the GPU. */
 enum { DENSE_RUNS_FROM = 16 };
 
-/* The work-group size of both dense kernels: a power of two. */
+/* The work-group size of the dense kernels: a power of two. */
 static size_t dense_group(gpu *g, int dbl)
 {
-    size_t most = gpu_group_size(g, dbl, GK_DENSE_COUNT, 256), other = gpu_group_size(g, dbl, GK_DENSE, 256), p = 1;
-    if (other < most) most = other;
+    size_t most = gpu_group_size(g, dbl, GK_DENSE_COUNT, 256), p = 1;
+    int sums[] = {GK_DENSE, GK_DENSE_RUNS};
+    for (int k = 0; k < 2; k++) {
+        size_t other = gpu_group_size(g, dbl, sums[k], 256);
+        if (other < most) most = other;
+    }
     while (2 * p <= most) p *= 2;
     return p;
 }
@@ -85,25 +89,32 @@ hsp_status gpu_dense_count(gpu *g, hsp_job *job, int64_t first, int64_t n)
     return s == HSP_OK ? g->ops->launch(g, dbl, GK_DENSE_COUNT, a, ROW_ARGS + 9, (size_t)n, size) : s;
 }
 
+/* The arguments both sums kernels take after the rows' (hsp_dense_runs:
+ * also span, after w), from a[ROW_ARGS]; returns their count. */
+static int dense_sum_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *ncols, int32_t *span, size_t size)
+{
+    int runs = *span > g->job->dense_w, k = ROW_ARGS;
+    a[k++] = gpu_val(ncols, sizeof *ncols), a[k++] = gpu_val(&g->job->dense_w, sizeof g->job->dense_w);
+    if (runs) a[k++] = gpu_val(span, sizeof *span);
+    a[k++] = gpu_arr(g, GA_WEND), a[k++] = gpu_arr(g, GA_CRP), a[k++] = gpu_arr(g, GA_CCOL);
+    a[k++] = gpu_arr(g, GA_CVAL), a[k++] = gpu_local((size_t)g->job->dense_w * job->vsize);
+    a[k++] = gpu_local((size_t)*span / 32 * sizeof(uint32_t));
+    if (runs) a[k++] = gpu_local((size_t)*span / 32 * sizeof(int32_t));
+    a[k++] = gpu_local(size * sizeof(int32_t)), a[k++] = gpu_local(size * sizeof(int64_t));
+    return k;
+}
+
 hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
 {
     int dbl = job->vsize == 8;
     int32_t ncols = job->B->ncols;
-    int64_t first = g->job->dense_first, n = g->job->dense_rows;
+    int64_t first = g->job->dense_first, n = g->job->dense_rows, nwin = window_count(job, g->job->dense_w);
+    int32_t span = nwin < DENSE_RUNS_FROM ? g->job->dense_w : g->job->dense_span;
     size_t size = dense_group(g, dbl);
     if (!n) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
-    int32_t span = window_count(job, g->job->dense_w) < DENSE_RUNS_FROM ? g->job->dense_w : g->job->dense_span;
-    int32_t words = span / 32;
-    a[ROW_ARGS] = gpu_val(&ncols, sizeof ncols), a[ROW_ARGS + 1] = gpu_val(&g->job->dense_w, sizeof g->job->dense_w);
-    a[ROW_ARGS + 2] = gpu_val(&span, sizeof span);
-    a[ROW_ARGS + 3] = gpu_arr(g, GA_WEND), a[ROW_ARGS + 4] = gpu_arr(g, GA_CRP);
-    a[ROW_ARGS + 5] = gpu_arr(g, GA_CCOL), a[ROW_ARGS + 6] = gpu_arr(g, GA_CVAL);
-    a[ROW_ARGS + 7] = gpu_local((size_t)g->job->dense_w * job->vsize);
-    a[ROW_ARGS + 8] = gpu_local((size_t)words * sizeof(uint32_t)), a[ROW_ARGS + 9] = gpu_local((size_t)words * 4);
-    a[ROW_ARGS + 10] = gpu_local(size * sizeof(int32_t)), a[ROW_ARGS + 11] = gpu_local(size * sizeof(int64_t));
-    int64_t nwin = window_count(job, g->job->dense_w);
+    int na = dense_sum_args(g, job, a, &ncols, &span, size);
     size_t groups = (size_t)(n * (nwin < DENSE_GROUPS_A_ROW ? nwin : DENSE_GROUPS_A_ROW));
-    return g->ops->launch(g, dbl, GK_DENSE, a, ROW_ARGS + 12, groups, size);
+    return g->ops->launch(g, dbl, span > g->job->dense_w ? GK_DENSE_RUNS : GK_DENSE, a, na, groups, size);
 }
