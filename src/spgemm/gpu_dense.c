@@ -108,10 +108,11 @@ hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
 {
     int dbl = job->vsize == 8;
     int32_t ncols = job->B->ncols;
-    int64_t first = g->job->dense_first, n = g->job->dense_rows, nwin = window_count(job, g->job->dense_w);
+    int64_t first = g->job->dense_first, n = g->job->dense_rows;
+    if (!n) return HSP_OK;
+    int64_t nwin = window_count(job, g->job->dense_w);
     int32_t span = nwin < DENSE_RUNS_FROM ? g->job->dense_w : g->job->dense_span;
     size_t size = dense_group(g, dbl);
-    if (!n) return HSP_OK;
     gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
     int na = dense_sum_args(g, job, a, &ncols, &span, size);
