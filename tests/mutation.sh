@@ -113,6 +113,12 @@ all_mutants() {
     # the heap kernel's sift-down never looks at the last cursor
     mutant heap-kernel-bound kernels/heap.cl 'for (int c = 2 * x + 1; c < n; x = c' \
         'for (int c = 2 * x + 1; c < n - 1; x = c' 'tests/t_opencl@bufsvm.dev tests/t_multiply@bufsvm.dev'
+    # stage 1's teams count one product too many in each long row of A
+    mutant bound-team-sum kernels/bound.cl 'if (r >= 0 && !lane) ub[r] = lsum[lid];' \
+        'if (r >= 0 && !lane) ub[r] = lsum[lid] + 1;' 'tests/t_multiply@bufsvm.dev'
+    # the dense runs' sums land one rank too far: each column's sum at the next column's place
+    mutant dense-run-rank kernels/dense.cl 'popcount(lbits[c >> 5] & (bit - 1))' 'popcount(lbits[c >> 5] & bit)' \
+        'tests/t_multiply@bufsvm.dev'
     # RMerge's full rounds each leave out the B row of their first A entry
     mutant rmerge-round-short kernels/rmerge.cl 'from = max(0, to - (w - 1));' 'from = max(0, to - (w - 2));' \
         'tests/t_multiply@nosvm.dev tests/t_multiply@bufsvm.dev'

@@ -73,11 +73,22 @@ static int method_runs(hsp_method method)
     return runs;
 }
 
-/* Multiply and check against the reference; return C (or NULL) for more checks. */
+/* The products of A*B: the lengths of the B rows of A's entries, summed. */
+static int64_t ref_products(const hsp_csr *A, const hsp_csr *B)
+{
+    int64_t u = 0;
+    for (int64_t p = 0; p < A->nnz; p++) u += B->rowptr[A->colidx[p] + 1] - B->rowptr[A->colidx[p]];
+    return u;
+}
+
+/* Multiply and check against the reference, and the flops counted (two a
+ * product: stage 1's bounds, summed); return C (or NULL) for more checks. */
 static hsp_csr *check_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr *B,
                               hsp_stats *st, const char *what)
 {
     hsp_csr *C = NULL;
+    hsp_stats own;
+    if (!st) st = &own;
     hsp_status s = hsp_multiply(ctx, A, B, &C, st);
     if (!tap_ok(s == HSP_OK, "%s: multiply succeeds", what)) {
         tap_diag("%s: %s", hsp_strerror(s), hsp_errmsg());
@@ -90,6 +101,8 @@ static hsp_csr *check_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr 
     int same = valid && R && ref_compare(C, R, mag, why, sizeof why);
     if (!tap_ok(same, "%s: matches the reference (nnz %lld)", what, (long long)C->nnz))
         tap_diag("%s", valid ? why : hsp_errmsg());
+    tap_ok(st->flops == 2 * ref_products(A, B), "%s: %lld flops counted, two a product (%lld)", what,
+           (long long)st->flops, (long long)(2 * ref_products(A, B)));
     hsp_csr_free(R);
     free(mag);
     return C;
