@@ -140,7 +140,7 @@ static void check_resources(const hsp_code_object *co, const char *what)
 {
     static const char *const kernels[] = {
         "hsp_bound",      "hsp_esc",        "hsp_esc_rows",     "hsp_arrange",     "hsp_bin_count",
-        "hsp_bin_place",  "hsp_row_sums",   "hsp_row_scan",     "hsp_dense_count", "hsp_dense",
+        "hsp_bin_place",  "hsp_row_sums",   "hsp_row_scan",     "hsp_dense_count", "hsp_dense",       "hsp_dense_runs",
         "hsp_hash_rows",  "hsp_hash",       "hsp_sa_diag",      "hsp_sa_strong",   "hsp_mis_init",
         "hsp_mis_rekey",  "hsp_mis_max",    "hsp_mis_update", "hsp_mis_rounds", "hsp_mis_symmetric", "hsp_agg_near",     "hsp_agg_far",     "hsp_zero_ints",
         "hsp_count_ints", "hsp_agg_weights", "hsp_widen", "hsp_sa_tentative", "hsp_sa_smooth",   "hsp_tr_scatter",
