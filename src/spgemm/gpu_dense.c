@@ -15,10 +15,11 @@
  * work-groups a row gets for its sums, which take its windows in turn. */
 enum { DENSE_MAX_PAIRS = 1 << 24, DENSE_GROUPS_A_ROW = 16 };
 
-/* The fewest windows a row of C spans for the sums to take runs of windows:
- * on the H200 runs made rmat:17,4's sums (32 windows a row) 4.49 -> 3.20 ms
- * and rmat:16,8's (16) faster, and rmat:15,4's (8) and rmat:14,8's (4)
- * slower: with few windows a row, its windows' work-groups fill the GPU. */
+/* The fewest windows a row of C spans for the sums to take runs of windows
+ * (hsp_dense_runs): on the H200 runs made the sums of rmat:17,4 (32 windows
+ * a row) 4.49 -> 3.05 ms and of rmat:16,8 (16) 3.36 -> 2.88, but those of
+ * rmat:15,4 (8), rmat:14,8 (4) and rmat:15,16 (8) 7-10% slower: with few
+ * windows a row, its windows' work-groups fill the GPU (doc/devices.md). */
 enum { DENSE_RUNS_FROM = 16 };
 
 /* The work-group size of the dense kernels: a power of two. */
