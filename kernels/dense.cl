@@ -158,6 +158,7 @@ __kernel void hsp_dense(HSP_ROW_ARGS, int ncols, int w, __global const int *wend
         barrier(CLK_LOCAL_MEM_FENCE); /* before the next window clears lval and lbits */
     }
 }
+
 /* The fine windows [v, end) that one span of row k's sums takes: as many
  * after v as fit span columns while their entries fit the w values (one
  * window always does: it has at most w columns). */
