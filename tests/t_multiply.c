@@ -101,8 +101,9 @@ static hsp_csr *check_product(hsp_context *ctx, const hsp_csr *A, const hsp_csr 
     int same = valid && R && ref_compare(C, R, mag, why, sizeof why);
     if (!tap_ok(same, "%s: matches the reference (nnz %lld)", what, (long long)C->nnz))
         tap_diag("%s", valid ? why : hsp_errmsg());
-    tap_ok(st->flops == 2 * ref_products(A, B), "%s: %lld flops counted, two a product (%lld)", what,
-           (long long)st->flops, (long long)(2 * ref_products(A, B)));
+    int64_t flops = 2 * ref_products(A, B);
+    tap_ok(st->flops == flops, "%s: %lld flops counted, two a product (%lld)", what, (long long)st->flops,
+           (long long)flops);
     hsp_csr_free(R);
     free(mag);
     return C;

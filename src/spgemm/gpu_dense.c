@@ -90,11 +90,11 @@ hsp_status gpu_dense_count(gpu *g, hsp_job *job, int64_t first, int64_t n)
     return s == HSP_OK ? g->ops->launch(g, dbl, GK_DENSE_COUNT, a, ROW_ARGS + 9, (size_t)n, size) : s;
 }
 
-/* The arguments both sums kernels take after the rows' (hsp_dense_runs:
- * also span, after w), from a[ROW_ARGS]; returns their count. */
-static int dense_sum_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *ncols, int32_t *span, size_t size)
+/* The arguments both sums kernels take after the rows' (with runs,
+ * hsp_dense_runs': also span, after w), from a[ROW_ARGS]; returns their count. */
+static int dense_sum_args(gpu *g, hsp_job *job, gpu_arg *a, int32_t *ncols, int runs, int32_t *span, size_t size)
 {
-    int runs = *span > g->job->dense_w, k = ROW_ARGS;
+    int k = ROW_ARGS;
     a[k++] = gpu_val(ncols, sizeof *ncols), a[k++] = gpu_val(&g->job->dense_w, sizeof g->job->dense_w);
     if (runs) a[k++] = gpu_val(span, sizeof *span);
     a[k++] = gpu_arr(g, GA_WEND), a[k++] = gpu_arr(g, GA_CRP), a[k++] = gpu_arr(g, GA_CCOL);
@@ -113,10 +113,11 @@ hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
     if (!n) return HSP_OK;
     int64_t nwin = window_count(job, g->job->dense_w);
     int32_t span = nwin < DENSE_RUNS_FROM ? g->job->dense_w : g->job->dense_span;
+    int runs = span > g->job->dense_w; /* a span that can hold two windows */
     size_t size = dense_group(g, dbl);
     gpu_arg a[GPU_ARGS_MAX];
     gpu_row_args(g, a, GA_LONGROWS, &first, &n, 0);
-    int na = dense_sum_args(g, job, a, &ncols, &span, size);
+    int na = dense_sum_args(g, job, a, &ncols, runs, &span, size);
     size_t groups = (size_t)(n * (nwin < DENSE_GROUPS_A_ROW ? nwin : DENSE_GROUPS_A_ROW));
-    return g->ops->launch(g, dbl, span > g->job->dense_w ? GK_DENSE_RUNS : GK_DENSE, a, na, groups, size);
+    return g->ops->launch(g, dbl, runs ? GK_DENSE_RUNS : GK_DENSE, a, na, groups, size);
 }
