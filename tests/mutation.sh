@@ -116,6 +116,9 @@ all_mutants() {
     # stage 1's teams count one product too many in each long row of A
     mutant bound-team-sum kernels/bound.cl 'if (r >= 0 && !lane) ub[r] = lsum[lid];' \
         'if (r >= 0 && !lane) ub[r] = lsum[lid] + 1;' 'tests/t_multiply@bufsvm.dev'
+    # stage 1's walk four entries at a time leaves out the fourth B row of each four
+    mutant bound-four-loads kernels/bound.cl 'brp[c2 + 1] - brp[c2] + brp[c3 + 1] - brp[c3];' \
+        'brp[c2 + 1] - brp[c2];' 'tests/t_multiply@bufsvm.dev'
     # the dense runs' sums land one rank too far: each column's sum at the next column's place
     mutant dense-run-rank kernels/dense.cl 'popcount(lbits[c >> 5] & (bit - 1))' 'popcount(lbits[c >> 5] & bit)' \
         'tests/t_multiply@bufsvm.dev'
