@@ -20,9 +20,17 @@
  * dense kernels in double (the host then merges). */
 #ifdef HSP_LOCAL_ADD
 
-/* The first index in [lo, hi) of sorted cols whose column is >= c. */
+/* The first index in [lo, hi) of sorted cols whose column is >= c (hi if
+ * none).  The range's two ends are read first, at once: a B row wholly on
+ * one side of c, as most are where a window spans the row's columns, then
+ * costs no bisection. */
 long lower_bound(__global const int *cols, long lo, long hi, int c)
 {
+    if (lo >= hi) return lo;
+    int first = cols[lo], last = cols[hi - 1];
+    if (first >= c) return lo;
+    if (last < c) return hi;
+    lo++, hi--; /* cols[lo - 1] < c <= cols[hi] */
     while (lo < hi) {
         long mid = (lo + hi) / 2;
         if (cols[mid] < c) lo = mid + 1;

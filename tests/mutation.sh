@@ -116,9 +116,12 @@ all_mutants() {
     # stage 1's teams count one product too many in each long row of A
     mutant bound-team-sum kernels/bound.cl 'if (r >= 0 && !lane) ub[r] = lsum[lid];' \
         'if (r >= 0 && !lane) ub[r] = lsum[lid] + 1;' 'tests/t_multiply@bufsvm.dev'
-    # stage 1's walk four entries at a time leaves out the fourth B row of each four
+    # stage 1's walk four entries at a time counts one product too many in each four
     mutant bound-four-loads kernels/bound.cl 'brp[c2 + 1] - brp[c2] + brp[c3 + 1] - brp[c3];' \
-        'brp[c2 + 1] - brp[c2];' 'tests/t_multiply@bufsvm.dev'
+        'brp[c2 + 1] - brp[c2] + brp[c3 + 1] - brp[c3] + 1;' 'tests/t_multiply@bufsvm.dev'
+    # the dense kernels' search of a B row takes a row whose first column is the window's start as past it
+    mutant dense-bound-ends kernels/dense.cl 'if (first >= c) return lo;' 'if (first > c) return lo;' \
+        'tests/t_multiply@bufsvm.dev'
     # the dense runs' sums land one rank too far: each column's sum at the next column's place
     mutant dense-run-rank kernels/dense.cl 'popcount(lbits[c >> 5] & (bit - 1))' 'popcount(lbits[c >> 5] & bit)' \
         'tests/t_multiply@bufsvm.dev'
