@@ -2,8 +2,12 @@
  * products fit in local memory: one work-group per row (hsp_esc), or several
  * rows of up to 256 products a work-group (hsp_esc_rows).
  * The row's u products are expanded into local memory (padded to n2, a power
- * of two, with INT_MAX columns), sorted by column with a bitonic network and
- * compressed: each column's products summed in sorted order. */
+ * of two, with INT_MAX keys), sorted with a bitonic network and compressed:
+ * each column's products summed in sorted order.  Where B's columns allow
+ * (keyed, gpu_rows.c), a product's key is its column and its place in the
+ * row (column 2^bits + place, n2 = 2^bits) and its value stays at its place
+ * while the keys sort: a step moves 4 bytes an entry, not 4 + 8 in double;
+ * else the key is the column and the value moves with it. */
 
 /* A walk over the products of a row in order: product t is entry b0 + t -
  * base of B, in A entry p's B row of nb entries (p = end past the row). */
@@ -37,74 +41,138 @@ long walk_to(row_walk *w, __global const int *acol, __global const long *brp, lo
     return w->p < w->end ? w->b0 + t - w->base : -1;
 }
 
-/* Expand the products of row i (none when i < 0) into lcol/lval and pad
- * them to n2, product t by work-item t % lanes (lane); then a barrier, which
+/* Expand the products of row i (none when i < 0) into lkey/lval and pad
+ * them to n2, product t by work-item t % lanes (lane): keyed, key
+ * column 2^bits + t (n2 = 2^bits), else the column; then a barrier, which
  * the whole work-group reaches. */
 void esc_expand(__global const long *arp, __global const int *acol, __global const VT *aval,
                 __global const long *brp, __global const int *bcol, __global const VT *bval,
-                int i, int n2, int lane, int lanes, __local int *lcol, __local VT *lval)
+                int i, int n2, int lane, int lanes, int keyed, __local int *lkey, __local VT *lval)
 {
     row_walk w = walk_start(arp, acol, brp, i);
-    int t = lane;
-    for (long q; (q = walk_to(&w, acol, brp, t)) >= 0; t += lanes) lcol[t] = bcol[q], lval[t] = aval[w.p] * bval[q];
-    for (; t < n2; t += lanes) lcol[t] = INT_MAX, lval[t] = 0;
+    int t = lane, bits = keyed ? 31 - clz(n2) : 0;
+    for (long q; (q = walk_to(&w, acol, brp, t)) >= 0; t += lanes)
+        lkey[t] = bcol[q] << bits | (keyed ? t : 0), lval[t] = aval[w.p] * bval[q];
+    for (; t < n2; t += lanes) lkey[t] = INT_MAX, lval[t] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Sort each aligned segment of seg entries of the n entries by column: a
- * bitonic network (its last stage ascending everywhere), n / 2
- * compare-exchanges a step shared by the work-group. */
-void esc_sort(int n, int seg, __local int *lcol, __local VT *lval)
+/* Order entries x < y of the network's step (ascending when up); values
+ * move with their keys unless keyed. */
+void esc_exchange(__local int *lkey, __local VT *lval, int x, int y, int up, int keyed)
 {
-    int lid = get_local_id(0), lsz = get_local_size(0);
-    for (int k = 2; k <= seg; k <<= 1) {
-        for (int j = k >> 1; j > 0; j >>= 1) {
-            for (int p = lid; p < n / 2; p += lsz) {
-                int x = 2 * j * (p / j) + p % j, y = x + j;
-                int up = k == seg || (x & k) == 0;
-                if ((lcol[x] > lcol[y]) == up) {
-                    int c = lcol[x];
-                    VT v = lval[x];
-                    lcol[x] = lcol[y], lval[x] = lval[y];
-                    lcol[y] = c, lval[y] = v;
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
+    int a = lkey[x], b = lkey[y];
+    if ((a > b) != up) return;
+    lkey[x] = b, lkey[y] = a;
+    if (keyed) return;
+    VT v = lval[x];
+    lval[x] = lval[y], lval[y] = v;
+}
+
+/* Steps j = 4, 2, 1 (those below k) of stage k of the network over eight
+ * aligned entries from x0 held in registers (segments of seg). */
+void esc_sort8_stage(int key[8], VT val[8], int x0, int k, int seg)
+{
+#pragma unroll
+    for (int j = 4; j > 0; j >>= 1) {
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            int up = k == seg || ((x0 + e) & k) == 0;
+            if ((e & j) || j >= k || (key[e] > key[e + j]) != up) continue;
+            int c = key[e];
+            VT v = val[e];
+            key[e] = key[e + j], val[e] = val[e + j], key[e + j] = c, val[e + j] = v;
         }
     }
 }
 
-/* Does a run of equal columns start at x, in segments of seg entries? */
-int esc_starts(__local const int *lcol, int x, int seg)
+/* The steps below 8 of stages k0 .. k1 of the network, eight aligned
+ * entries a work-item at a time in registers: one load and store of each
+ * entry and one barrier where three or six steps took a barrier each. */
+void esc_sort8(int n, int seg, int k0, int k1, __local int *lkey, __local VT *lval, int keyed)
 {
-    return lcol[x] != INT_MAX && (x % seg == 0 || lcol[x - 1] != lcol[x]);
+    for (int x0 = 8 * get_local_id(0); x0 < n; x0 += 8 * get_local_size(0)) {
+        int key[8];
+        VT val[8];
+#pragma unroll
+        for (int e = 0; e < 8; e++) key[e] = lkey[x0 + e], val[e] = keyed ? 0 : lval[x0 + e];
+        for (int k = k0; k <= k1; k <<= 1) esc_sort8_stage(key, val, x0, k, seg);
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            lkey[x0 + e] = key[e];
+            if (!keyed) lval[x0 + e] = val[e];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Sort each aligned segment of seg entries of the n entries by key: a
+ * bitonic network (its last stage ascending everywhere), n / 2
+ * compare-exchanges a step shared by the work-group, the steps below 8 in
+ * registers (esc_sort8) where segments hold 8 entries or more; values move
+ * with their keys unless keyed. */
+void esc_sort(int n, int seg, __local int *lkey, __local VT *lval, int keyed)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0), by8 = seg >= 8, low = by8 ? 8 : 1;
+    if (by8) esc_sort8(n, seg, 2, 8, lkey, lval, keyed);
+    for (int k = by8 ? 16 : 2; k <= seg; k <<= 1) {
+        for (int j = k >> 1; j >= low; j >>= 1) {
+            for (int p = lid; p < n / 2; p += lsz) {
+                int x = 2 * j * (p / j) + p % j;
+                esc_exchange(lkey, lval, x, x + j, k == seg || (x & k) == 0, keyed);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (by8) esc_sort8(n, seg, k, k, lkey, lval, keyed);
+    }
+}
+
+/* The column of sorted entry x (keyed by bits: column 2^bits + place; else
+ * the column; padding: past every column), and its value: keyed, at its
+ * place in its segment of seg entries. */
+int esc_col(__local const int *lkey, int x, int bits)
+{
+    return lkey[x] >> bits;
+}
+VT esc_val(__local const int *lkey, __local const VT *lval, int x, int seg, int bits)
+{
+    return bits ? lval[x - x % seg + (lkey[x] & (seg - 1))] : lval[x];
+}
+
+/* Does a run of equal columns start at x, in segments of seg entries? */
+int esc_starts(__local const int *lkey, int x, int seg, int bits)
+{
+    return lkey[x] != INT_MAX && (x % seg == 0 || esc_col(lkey, x - 1, bits) != esc_col(lkey, x, bits));
 }
 
 /* The sum of the values of the run that starts at x and ends by end. */
-VT esc_run_sum(__local const int *lcol, __local const VT *lval, int x, int end)
+VT esc_run_sum(__local const int *lkey, __local const VT *lval, int x, int end, int seg, int bits)
 {
-    VT sum = lval[x];
-    for (int y = x + 1; y < end && lcol[y] == lcol[x]; y++) sum += lval[y];
+    VT sum = esc_val(lkey, lval, x, seg, bits);
+    for (int y = x + 1; y < end && esc_col(lkey, y, bits) == esc_col(lkey, x, bits); y++)
+        sum += esc_val(lkey, lval, y, seg, bits);
     return sum;
 }
 
-/* Rows of up to n2 products: one work-group each.  Long rows (islong) write
- * their result at the start of their pool region and record it in lrows. */
-__kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lscan,
-                      int islong, __global int *pcol, __global VT *pval, __global hsp_longrow *lrows)
+/* Rows of up to n2 products: one work-group each, keyed or not.  Long rows
+ * (islong) write their result at the start of their pool region and record
+ * it in lrows. */
+__kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lkey, __local VT *lval, __local int *lscan, int islong,
+                      __global int *pcol, __global VT *pval, __global hsp_longrow *lrows, int keyed)
 {
     long k = first + get_group_id(0);
-    int i = rows[k], lid = get_local_id(0), lsz = get_local_size(0);
-    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid, lsz, lcol, lval);
-    esc_sort(n2, n2, lcol, lval);
+    int i = rows[k], lid = get_local_id(0), lsz = get_local_size(0), bits = keyed ? 31 - clz(n2) : 0;
+    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid, lsz, keyed, lkey, lval);
+    esc_sort(n2, n2, lkey, lval, keyed);
     int per = (n2 + lsz - 1) / lsz, x0 = min(n2, lid * per), x1 = min(n2, x0 + per), runs = 0, total;
-    for (int x = x0; x < x1; x++) runs += esc_starts(lcol, x, n2);
+    for (int x = x0; x < x1; x++) runs += esc_starts(lkey, x, n2, bits);
     long base = islong ? lrows[slot[i]].off : slot[i];
     __global int *oc = (islong ? pcol : tcol) + base;
     __global VT *ov = (islong ? pval : tval) + base;
     int out = group_scan(runs, lscan, &total);
     for (int x = x0; x < x1; x++)
-        if (esc_starts(lcol, x, n2)) oc[out] = lcol[x], ov[out++] = esc_run_sum(lcol, lval, x, n2);
+        if (esc_starts(lkey, x, n2, bits))
+            oc[out] = esc_col(lkey, x, bits), ov[out++] = esc_run_sum(lkey, lval, x, n2, n2, bits);
     if (lid) return;
     cnt[i] = total;
     if (islong) {
@@ -336,39 +404,40 @@ void esc_rows_warp(HSP_ROW_ARGS, int i, int n2, int lane, __local int *lcol, __l
     esc_sync();
     if (i < 0) return;
     for (int e = 0; e < 2; e++)
-        if (h[e]) tcol[slot[i] + out] = c[e], tval[slot[i] + out++] = esc_run_sum(lcol, lval, 2 * lane + e, n2);
+        if (h[e]) tcol[slot[i] + out] = c[e], tval[slot[i] + out++] = esc_run_sum(lcol, lval, 2 * lane + e, n2, n2, 0);
     if (!lane) cnt[i] = total;
 }
 #endif
 
 /* Short and medium rows of up to n2 <= 2 x the work-group's size products,
- * several a work-group: row r of the group owns entries [r n2, (r + 1) n2)
- * of the local arrays (two per work-item) and the n2 / 2 work-items over
- * them (items).  The bitonic network sorts each row's segment on its own; a
- * scan over the work-group, less its value at the row's first work-item,
- * places each run. */
-__kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval, __local int *lscan)
+ * several a work-group, keyed or not: row r of the group owns entries
+ * [r n2, (r + 1) n2) of the local arrays (two per work-item) and the n2 / 2
+ * work-items over them (items).  The bitonic network sorts each row's
+ * segment on its own; a scan over the work-group, less its value at the
+ * row's first work-item, places each run. */
+__kernel void hsp_esc_rows(HSP_ROW_ARGS, int n2, __local int *lkey, __local VT *lval, __local int *lscan, int keyed)
 {
     int lid = get_local_id(0), lsz = get_local_size(0), items = n2 / 2, r = lid / items, at = r * n2;
     long k = first + get_group_id(0) * (2 * lsz / n2) + r;
-    int i = k < first + nrows ? rows[k] : -1;
+    int i = k < first + nrows ? rows[k] : -1, bits = keyed ? 31 - clz(n2) : 0;
 #ifdef HSP_ESC_WARP
     if (n2 <= 64) {
         esc_rows_warp(arp, acol, aval, brp, bcol, bval, rows, first, nrows, slot, tcol, tval, cnt, i, n2, lid % items,
-                      lcol + at, lval + at, lscan);
+                      lkey + at, lval + at, lscan);
         return;
     }
 #endif
-    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid % items, items, lcol + at, lval + at);
-    esc_sort(2 * lsz, n2, lcol, lval);
+    esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid % items, items, keyed, lkey + at, lval + at);
+    esc_sort(2 * lsz, n2, lkey, lval, keyed);
     int x0 = 2 * lid, runs = 0, total;
-    for (int x = x0; x < x0 + 2; x++) runs += esc_starts(lcol, x, n2);
+    for (int x = x0; x < x0 + 2; x++) runs += esc_starts(lkey, x, n2, bits);
     int out = group_scan(runs, lscan, &total), first_item = r * items; /* lscan: inclusive sums */
     int before = first_item ? lscan[first_item - 1] : 0;
     if (i < 0) return;
     out -= before;
     for (int x = x0; x < x0 + 2; x++)
-        if (esc_starts(lcol, x, n2))
-            tcol[slot[i] + out] = lcol[x], tval[slot[i] + out++] = esc_run_sum(lcol, lval, x, at + n2);
+        if (esc_starts(lkey, x, n2, bits))
+            tcol[slot[i] + out] = esc_col(lkey, x, bits),
+            tval[slot[i] + out++] = esc_run_sum(lkey, lval, x, at + n2, n2, bits);
     if (lid == first_item) cnt[i] = lscan[first_item + items - 1] - before;
 }

@@ -139,7 +139,7 @@ __kernel void hsp_hash(HSP_ROW_ARGS, int n2, __local int *lcol, __local VT *lval
     while (p2 < d) p2 <<= 1;
     for (int x = d + lid; x < p2; x += lsz) lcol[x] = INT_MAX;
     barrier(CLK_LOCAL_MEM_FENCE);
-    esc_sort(p2, p2, lcol, lval);
+    esc_sort(p2, p2, lcol, lval, 0);
     for (int x = lid; x < d; x += lsz) tcol[slot[i] + x] = lcol[x], tval[slot[i] + x] = lval[x];
     if (!lid) cnt[i] = d;
 }

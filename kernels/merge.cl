@@ -123,7 +123,7 @@ __kernel void hsp_merge(HSP_ROW_ARGS, __global int *pcol, __global VT *pval, __g
     while (at.p < arp[i + 1]) {
         cursor next = at;
         int filled = batch_expand(brp, acol, aval, bcol, bval, arp[i + 1], &next, n2, bc, bv);
-        esc_sort(n2, n2, bc, bv);
+        esc_sort(n2, n2, bc, bv, 0);
         long s = batch_compress(filled, bc, bv, lscan);
         if (r + s > st->hcap) { /* the same in every work-item */
             need = r + s;

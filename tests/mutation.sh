@@ -122,6 +122,12 @@ all_mutants() {
     # the dense kernels' search of a B row takes a row whose first column is the window's start as past it
     mutant dense-bound-ends kernels/dense.cl 'if (first >= c) return lo;' 'if (first > c) return lo;' \
         'tests/t_multiply@bufsvm.dev'
+    # ESC's keyed rows fetch each value from the wrong place: the place's top bit dropped
+    mutant esc-keyed-place kernels/esc.cl 'lval[x - x % seg + (lkey[x] & (seg - 1))]' \
+        'lval[x - x % seg + (lkey[x] & (seg / 2 - 1))]' 'tests/t_multiply@bufsvm.dev'
+    # the network's steps in registers sort the last stage's eight-entry blocks in alternate directions
+    mutant esc-sort8-last kernels/esc.cl 'int up = k == seg || ((x0 + e) & k) == 0;' 'int up = ((x0 + e) & k) == 0;' \
+        'tests/t_multiply@bufsvm.dev'
     # the dense runs' sums land one rank too far: each column's sum at the next column's place
     mutant dense-run-rank kernels/dense.cl 'popcount(lbits[c >> 5] & (bit - 1))' 'popcount(lbits[c >> 5] & bit)' \
         'tests/t_multiply@bufsvm.dev'
@@ -138,8 +144,8 @@ all_mutants() {
     mutant esc-key-place kernels/esc.cl 'key[e] = q >= 0 ? bcol[q] << bits | x : INT_MAX;' \
         'key[e] = q >= 0 ? bcol[q] << bits : INT_MAX;' 'tests/t_warp@bufsvm.dev'
     # a B too wide for the warp's keys still sorted within a warp
-    mutant esc-key-columns src/spgemm/gpu_rows.c 'job->B->ncols > ESC_KEY_COLUMNS' \
-        'job->B->ncols > 2 * ESC_KEY_COLUMNS + 9' 'tests/t_warp@bufsvm.dev'
+    mutant esc-key-columns src/spgemm/gpu_rows.c 'return (int64_t)job->B->ncols * n2 <= INT32_MAX;' \
+        'return (int64_t)job->B->ncols * n2 <= 2 * (int64_t)INT32_MAX + 9;' 'tests/t_warp@bufsvm.dev'
     # the device's sample of meeting products counts none (and the host's every one)
     mutant sample-shared-none kernels/bins.cl 'shared += cx == cy, x += cx <= cy' 'shared += 0, x += cx <= cy' \
         'tests/t_warp@bufsvm.dev'

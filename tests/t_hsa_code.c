@@ -203,24 +203,25 @@ static void test_find(const hsp_code_object *co)
            "find: no layouts for a target without a table");
 }
 
-/* Pack hsp_esc's 21 arguments: 15 buffers, 3 values, 3 local blocks. */
+/* Pack hsp_esc's 22 arguments: 15 buffers, 4 values, 3 local blocks. */
 static void test_pack(const hsp_code_object *co)
 {
     const hsp_kernel_info *k = hsp_kernel_find(co, "hsp_esc");
-    hsp_kernarg_value v[ROW_ARGS + 8];
+    hsp_kernarg_value v[ROW_ARGS + 9];
     uint64_t ptr[8];
     int64_t first = 7, nrows = 9;
-    int32_t n2 = 512, islong = 1;
+    int32_t n2 = 512, islong = 1, keyed = 1;
     uint32_t local[3] = {512 * 4, 512 * 8, 256 * 4}, group = 0;
     unsigned char buf[512];
     if (!tap_ok(k && k->kernarg_size <= sizeof buf, "pack: hsp_esc's layout found")) return;
     for (int j = 0; j < 8; j++) ptr[j] = 0x100000000ull * (uint64_t)(j + 1) + 0x40;
-    for (int j = 0; j < ROW_ARGS + 8; j++) v[j] = (hsp_kernarg_value){&ptr[j % 8], 8};
+    for (int j = 0; j < ROW_ARGS + 9; j++) v[j] = (hsp_kernarg_value){&ptr[j % 8], 8};
     v[7] = (hsp_kernarg_value){&first, 8}, v[8] = (hsp_kernarg_value){&nrows, 8};
     v[13] = (hsp_kernarg_value){&n2, 4}, v[17] = (hsp_kernarg_value){&islong, 4};
+    v[21] = (hsp_kernarg_value){&keyed, 4};
     for (int j = 0; j < 3; j++) v[14 + j] = (hsp_kernarg_value){NULL, local[j]};
     memset(buf, 0xee, sizeof buf);
-    int ok = hsp_kernarg_pack(k, v, ROW_ARGS + 8, 100, 256, buf, &group) == HSP_OK;
+    int ok = hsp_kernarg_pack(k, v, ROW_ARGS + 9, 100, 256, buf, &group) == HSP_OK;
     tap_ok(ok && group == k->group_fixed + local[0] + local[1] + local[2],
            "pack: group segment %u bytes = static %u + the three local blocks", group, k->group_fixed);
     int at_offsets = ok, x = 0;
@@ -245,7 +246,7 @@ static void test_pack(const hsp_code_object *co)
     for (uint32_t b = 0; b < k->kernarg_size; b++) zero &= used[b] || buf[b] == 0;
     tap_ok(zero, "pack: padding is zero");
     v[13].size = 8;
-    tap_ok(hsp_kernarg_pack(k, v, ROW_ARGS + 8, 100, 256, buf, &group) == HSP_ERR_ARG &&
+    tap_ok(hsp_kernarg_pack(k, v, ROW_ARGS + 9, 100, 256, buf, &group) == HSP_ERR_ARG &&
                strstr(hsp_errmsg(), "argument 13"), "pack: a value of the wrong size is refused: %s", hsp_errmsg());
     tap_ok(hsp_kernarg_pack(k, v, ROW_ARGS, 100, 256, buf, &group) == HSP_ERR_ARG, "pack: too few values refused");
 }

@@ -94,14 +94,15 @@ static void product(hsp_context *ctx, int32_t m, int32_t k, int32_t n, int32_t a
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(again), hsp_csr_free(R), free(mag);
 }
 
-/* A B of more columns than a warp's sort keys hold (2^25 + 7; its entries in
- * the last 64): its rows of up to 64 products go through local memory
- * (gpu_rows.c's ESC_KEY_COLUMNS), right against the reference of the
- * product with B's columns shifted down to 0-63. */
-static void wide_product(hsp_context *ctx, hsp_precision precision)
+/* A B of n columns (its entries in the last 64), rows of up to 8 ahi
+ * products: with 2^25 + 7, more than a warp's sort keys hold, its rows of up
+ * to 64 products go through local memory unkeyed; with 2^24 - 1, rows of up
+ * to 128 are keyed at the keys' limit (gpu_rows.c's esc_keyed).  Right
+ * against the reference of the product with B's columns shifted down to
+ * 0-63. */
+static void wide_product(hsp_context *ctx, hsp_precision precision, int32_t n, int32_t ahi)
 {
-    const int32_t n = (1 << 25) + 7;
-    hsp_csr *A = ref_random(200, 40, 1, 8, precision, 51), *B = ref_random(40, 64, 0, 8, precision, 52);
+    hsp_csr *A = ref_random(200, 40, 1, ahi, precision, 51), *B = ref_random(40, 64, 0, 8, precision, 52);
     hsp_csr *R = NULL, *C = NULL;
     double *mag = NULL;
     char why[256] = "";
@@ -113,8 +114,8 @@ static void wide_product(hsp_context *ctx, hsp_precision precision)
     int shape = s == HSP_OK && C->ncols == n;
     for (int64_t p = 0; shape && p < C->nnz; p++) C->colidx[p] -= n - 64;
     if (shape) C->ncols = 64;
-    tap_ok(shape && ref_compare(C, R, mag, why, sizeof why), "B of %d columns, rows of up to 64 products, %s%s%s", n,
-           precision == HSP_DOUBLE ? "double" : "float", *why ? ": " : "", why);
+    tap_ok(shape && ref_compare(C, R, mag, why, sizeof why), "B of %d columns, rows of up to %d products, %s%s%s", n,
+           8 * ahi, precision == HSP_DOUBLE ? "double" : "float", *why ? ": " : "", why);
     hsp_csr_free(A), hsp_csr_free(B), hsp_csr_free(C), hsp_csr_free(R), free(mag);
 }
 
@@ -257,7 +258,8 @@ int main(void)
         product(ctx, 300, 200, 300, 0, 16, 3, 4, precision, 61); /* B rows in runs of 4 places, or not: mixed */
         product(ctx, 300, 24, 40, 2, 12, 4, 5, precision, 71);   /* the same on few columns: runs meet */
         product(ctx, 200, 100, 500, 1, 1, 0, 60, precision, 81); /* one B row a row: sorted already, no steps */
-        wide_product(ctx, precision);
+        wide_product(ctx, precision, (1 << 25) + 7, 8);
+        wide_product(ctx, precision, (1 << 24) - 1, 16);
     }
     tap_ok(emulated_builds > 0, "the kernels were built with HSP_WARP_EMULATE (%d builds)", emulated_builds);
     hsp_context_free(ctx);

@@ -51,12 +51,23 @@ static size_t hash_group_size(gpu *g, int dbl, int kernel, int count_kernel, siz
     return size < most ? size : most;
 }
 
+/* Do ESC's rows of n2 products key each product by its column and its place
+ * in the row (esc.cl: column n2 + place in 31 bits, below INT_MAX, which
+ * marks padding)?  Rows of up to 64 products without keys do not sort
+ * within a warp: they go as rows of 128, in local memory. */
+static int32_t esc_keyed(const hsp_job *job, int32_t n2)
+{
+    return (int64_t)job->B->ncols * n2 <= INT32_MAX;
+}
+
 /* The ESC kernel's own arguments (after the row arguments) for rows of up
- * to hi products (long ones when islong); *size is its work-group size, *n2
- * and *islong hold the values the arguments point to. */
-static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t *n2, int32_t *islong, size_t *size)
+ * to hi products (long ones when islong); *size is its work-group size, *n2,
+ * *islong and *keyed hold the values the arguments point to. */
+static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t *n2, int32_t *islong,
+                           int32_t *keyed, size_t *size)
 {
     *n2 = (int32_t)pow2_at_least(hi);
+    *keyed = esc_keyed(job, *n2);
     *size = gpu_group_size(g, job->vsize == 8, GK_ESC, (size_t)(*n2 / 2 < 256 ? *n2 / 2 : 256));
     size_t need = (size_t)*n2 * (sizeof(int32_t) + job->vsize) + *size * sizeof(int32_t);
     if ((int64_t)need > g->local_mem)
@@ -68,6 +79,7 @@ static hsp_status esc_args(gpu *g, hsp_job *job, gpu_arg *a, int64_t hi, int32_t
     a[3] = gpu_local(*size * sizeof(int32_t));
     a[4] = gpu_val(islong, sizeof *islong);
     a[5] = gpu_arr(g, GA_PCOL), a[6] = gpu_arr(g, GA_PVAL), a[7] = gpu_arr(g, GA_LROWS);
+    a[8] = gpu_val(keyed, sizeof *keyed);
     return HSP_OK;
 }
 
@@ -113,12 +125,6 @@ static hsp_status hash_rows(gpu *g, hsp_job *job, int phase, int64_t hi, int row
     return g->ops->launch(g, dbl, GK_HASH, a, ROW_ARGS + 7, (size_t)nrows, size);
 }
 
-/* The most columns of B whose rows of up to 64 products esc.cl sorts within
- * a warp: each product keyed by its column and its place in the row, in 31
- * bits (column 64 + place below INT_MAX, which marks padding); wider B's
- * rows go as rows of 128 (in local memory). */
-#define ESC_KEY_COLUMNS ((1 << 25) - 1)
-
 /* ESC (kernel GK_ESC_ROWS) or hash (GK_HASH_ROWS; in phase PHASE_COUNT
  * GK_HASH_ROWS_COUNT) for rows of up to hi products (not long), several a
  * work-group where twice the work-group holds a row's n2 entries (esc.cl's
@@ -129,7 +135,7 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int phase, in
 {
     int dbl = job->vsize == 8;
     int32_t n2 = (int32_t)pow2_at_least(hi < 2 ? 2 : hi);
-    if (kernel == GK_ESC_ROWS && n2 < 128 && job->B->ncols > ESC_KEY_COLUMNS) n2 = 128; /* not within a warp */
+    if (kernel == GK_ESC_ROWS && n2 < 128 && !esc_keyed(job, 64)) n2 = 128; /* not within a warp */
     size_t size = kernel == GK_HASH_ROWS ? hash_group_size(g, dbl, kernel, GK_HASH_ROWS_COUNT, 128)
                                          : gpu_group_size(g, dbl, kernel, 128);
     *done = (size_t)n2 <= 2 * size && !(size & (size - 1));
@@ -143,7 +149,9 @@ static hsp_status rows_in_groups(gpu *g, hsp_job *job, int kernel, int phase, in
     a[ROW_ARGS + 2] = gpu_local(2 * size * job->vsize), a[ROW_ARGS + 3] = gpu_local(size * sizeof(int32_t));
     a[ROW_ARGS + 4] = gpu_local(size * sizeof(int64_t)), a[ROW_ARGS + 5] = gpu_local(size * sizeof(int32_t));
     a[ROW_ARGS + 6] = gpu_local(size * job->vsize); /* hash: each row's A entries */
-    int nargs = ROW_ARGS + (kernel == GK_HASH_ROWS ? 7 : 4);
+    int32_t keyed = esc_keyed(job, n2);
+    if (kernel == GK_ESC_ROWS) a[ROW_ARGS + 4] = gpu_val(&keyed, sizeof keyed);
+    int nargs = ROW_ARGS + (kernel == GK_HASH_ROWS ? 7 : 5);
     return g->ops->launch(g, dbl, kernel, a, nargs, groups, size);
 }
 
@@ -220,7 +228,7 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
 {
     int dbl = job->vsize == 8;
     gpu_arg a[GPU_ARGS_MAX];
-    int32_t n2 = 0, islong32 = islong;
+    int32_t n2 = 0, islong32 = islong, keyed = 0;
     size_t size = 0, groups = (size_t)nrows;
     int nargs = ROW_ARGS;
     hsp_status s = HSP_OK;
@@ -238,7 +246,7 @@ hsp_status gpu_launch_rows(gpu *g, hsp_job *job, hsp_method m, int64_t hi, int i
     int kernel = m == HSP_METHOD_HEAP ? GK_HEAP + (int)hi : m == HSP_METHOD_ESC ? GK_ESC : GK_MERGE;
     size = gpu_group_size(g, dbl, kernel, 64);
     gpu_row_args(g, a, rows, &first, &nrows, 0);
-    if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &size), nargs += 8;
+    if (m == HSP_METHOD_ESC) s = esc_args(g, job, a + ROW_ARGS, hi, &n2, &islong32, &keyed, &size), nargs += 9;
     if (m == HSP_METHOD_MERGE) merge_args(g, job, a + ROW_ARGS, &n2, &size), nargs += 7;
     if (m == HSP_METHOD_HEAP) groups = (size_t)(nrows + (int64_t)size - 1) / size;
     return s == HSP_OK ? g->ops->launch(g, dbl, kernel, a, nargs, groups, size) : s;
