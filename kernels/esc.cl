@@ -70,8 +70,8 @@ void esc_exchange(__local int *lkey, __local VT *lval, int x, int y, int up, int
 }
 
 /* Steps j = 4, 2, 1 (those below k) of stage k of the network over eight
- * aligned entries from x0 held in registers (segments of seg). */
-void esc_sort8_stage(int key[8], VT val[8], int x0, int k, int seg)
+ * aligned keys from x0 held in registers (segments of seg). */
+void esc_sort8_stage(int key[8], int x0, int k, int seg)
 {
 #pragma unroll
     for (int j = 4; j > 0; j >>= 1) {
@@ -80,41 +80,38 @@ void esc_sort8_stage(int key[8], VT val[8], int x0, int k, int seg)
             int up = k == seg || ((x0 + e) & k) == 0;
             if ((e & j) || j >= k || (key[e] > key[e + j]) != up) continue;
             int c = key[e];
-            VT v = val[e];
-            key[e] = key[e + j], val[e] = val[e + j], key[e + j] = c, val[e + j] = v;
+            key[e] = key[e + j], key[e + j] = c;
         }
     }
 }
 
-/* The steps below 8 of stages k0 .. k1 of the network, eight aligned
- * entries a work-item at a time in registers: one load and store of each
- * entry and one barrier where three or six steps took a barrier each. */
-void esc_sort8(int n, int seg, int k0, int k1, __local int *lkey, __local VT *lval, int keyed)
+/* The steps below 8 of stages k0 .. k1 of the network over keys alone,
+ * eight aligned keys a work-item at a time in registers: one load and store
+ * of each key and one barrier where three or six steps took a barrier each. */
+void esc_sort8(int n, int seg, int k0, int k1, __local int *lkey)
 {
     for (int x0 = 8 * get_local_id(0); x0 < n; x0 += 8 * get_local_size(0)) {
         int key[8];
-        VT val[8];
 #pragma unroll
-        for (int e = 0; e < 8; e++) key[e] = lkey[x0 + e], val[e] = keyed ? 0 : lval[x0 + e];
-        for (int k = k0; k <= k1; k <<= 1) esc_sort8_stage(key, val, x0, k, seg);
+        for (int e = 0; e < 8; e++) key[e] = lkey[x0 + e];
+        for (int k = k0; k <= k1; k <<= 1) esc_sort8_stage(key, x0, k, seg);
 #pragma unroll
-        for (int e = 0; e < 8; e++) {
-            lkey[x0 + e] = key[e];
-            if (!keyed) lval[x0 + e] = val[e];
-        }
+        for (int e = 0; e < 8; e++) lkey[x0 + e] = key[e];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /* Sort each aligned segment of seg entries of the n entries by key: a
  * bitonic network (its last stage ascending everywhere), n / 2
- * compare-exchanges a step shared by the work-group, the steps below 8 in
- * registers (esc_sort8) where segments hold 8 entries or more; values move
- * with their keys unless keyed. */
+ * compare-exchanges a step shared by the work-group; values move with their
+ * keys unless keyed.  Keyed segments of 8 entries or more take the steps
+ * below 8 in registers (esc_sort8); with their values too they were slower
+ * (H200: random:400000,6's product 0.62-0.64 -> 0.66 ms, rmat:15,4's
+ * hsp_esc 0.46 -> 0.61 ms a product, doc/performance.md). */
 void esc_sort(int n, int seg, __local int *lkey, __local VT *lval, int keyed)
 {
-    int lid = get_local_id(0), lsz = get_local_size(0), by8 = seg >= 8, low = by8 ? 8 : 1;
-    if (by8) esc_sort8(n, seg, 2, 8, lkey, lval, keyed);
+    int lid = get_local_id(0), lsz = get_local_size(0), by8 = keyed && seg >= 8, low = by8 ? 8 : 1;
+    if (by8) esc_sort8(n, seg, 2, 8, lkey);
     for (int k = by8 ? 16 : 2; k <= seg; k <<= 1) {
         for (int j = k >> 1; j >= low; j >>= 1) {
             for (int p = lid; p < n / 2; p += lsz) {
@@ -123,7 +120,7 @@ void esc_sort(int n, int seg, __local int *lkey, __local VT *lval, int keyed)
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (by8) esc_sort8(n, seg, k, k, lkey, lval, keyed);
+        if (by8) esc_sort8(n, seg, k, k, lkey);
     }
 }
 
