@@ -85,42 +85,42 @@ void esc_sort8_stage(int key[8], int x0, int k, int seg)
     }
 }
 
-/* The steps below 8 of stages k0 .. k1 of the network over keys alone,
- * eight aligned keys a work-item at a time in registers: one load and store
- * of each key and one barrier where three or six steps took a barrier each. */
-void esc_sort8(int n, int seg, int k0, int k1, __local int *lkey)
+/* The steps below 8 of stages k0 .. k1 of the network over the eight
+ * aligned keys from x0, in registers: one load and store of each key where
+ * three steps (six for stages 2 to 8) took them each. */
+void esc_sort8(__local int *lkey, int x0, int k0, int k1, int seg)
 {
-    for (int x0 = 8 * get_local_id(0); x0 < n; x0 += 8 * get_local_size(0)) {
-        int key[8];
+    int key[8];
 #pragma unroll
-        for (int e = 0; e < 8; e++) key[e] = lkey[x0 + e];
-        for (int k = k0; k <= k1; k <<= 1) esc_sort8_stage(key, x0, k, seg);
+    for (int e = 0; e < 8; e++) key[e] = lkey[x0 + e];
+    for (int k = k0; k <= k1; k <<= 1) esc_sort8_stage(key, x0, k, seg);
 #pragma unroll
-        for (int e = 0; e < 8; e++) lkey[x0 + e] = key[e];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = 0; e < 8; e++) lkey[x0 + e] = key[e];
 }
 
 /* Sort each aligned segment of seg entries of the n entries by key: a
  * bitonic network (its last stage ascending everywhere), n / 2
  * compare-exchanges a step shared by the work-group; values move with their
- * keys unless keyed.  Keyed segments of 8 entries or more take the steps
- * below 8 in registers (esc_sort8); with their values too they were slower
- * (H200: random:400000,6's product 0.62-0.64 -> 0.66 ms, rmat:15,4's
- * hsp_esc 0.46 -> 0.61 ms a product, doc/performance.md). */
+ * keys unless keyed.  Keyed segments of 8 entries or more take each stage's
+ * steps below 8 in registers (esc_sort8; stages 2, 4 and 8 in one pass),
+ * eight keys a work-item: one barrier for those steps.  With their values
+ * too they were slower (H200: random:400000,6's product 0.62-0.64 -> 0.66
+ * ms, rmat:15,4's hsp_esc 0.46 -> 0.61 ms a product, doc/performance.md).
+ * Each step is one loop over pairs or blocks of eight, never a choice of
+ * loops between barriers, which PoCL 5.0's compiler aborts on. */
 void esc_sort(int n, int seg, __local int *lkey, __local VT *lval, int keyed)
 {
-    int lid = get_local_id(0), lsz = get_local_size(0), by8 = keyed && seg >= 8, low = by8 ? 8 : 1;
-    if (by8) esc_sort8(n, seg, 2, 8, lkey);
-    for (int k = by8 ? 16 : 2; k <= seg; k <<= 1) {
-        for (int j = k >> 1; j >= low; j >>= 1) {
-            for (int p = lid; p < n / 2; p += lsz) {
+    int lid = get_local_id(0), lsz = get_local_size(0), by8 = keyed && seg >= 8;
+    for (int k = by8 ? 8 : 2; k <= seg; k <<= 1) {
+        for (int j = k >> 1; j > 0; j = by8 && j == 4 ? 0 : j >> 1) {
+            int in_regs = by8 && j == 4;
+            for (int p = lid; p < (in_regs ? n / 8 : n / 2); p += lsz) {
                 int x = 2 * j * (p / j) + p % j;
-                esc_exchange(lkey, lval, x, x + j, k == seg || (x & k) == 0, keyed);
+                if (in_regs) esc_sort8(lkey, 8 * p, k == 8 ? 2 : k, k, seg);
+                else esc_exchange(lkey, lval, x, x + j, k == seg || (x & k) == 0, keyed);
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (by8) esc_sort8(n, seg, k, k, lkey);
     }
 }
 
