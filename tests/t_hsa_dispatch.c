@@ -255,15 +255,15 @@ static void test_local(void)
     static gpu_array arr = {.ptr = (void *)0x1000};
     const hsp_kernel_info *k = st->kernel[1][GK_ESC].layout;
     int64_t first = 0, nrows = 3;
-    int32_t n2 = 512, islong = 0;
-    gpu_arg a[22];
-    for (int j = 0; j < 22; j++) a[j] = (gpu_arg){GPU_ARG_ARRAY, &arr, NULL, 0};
+    int32_t n2 = 512, islong = 0, keyed = 1;
+    gpu_arg a[23];
+    for (int j = 0; j < 23; j++) a[j] = (gpu_arg){GPU_ARG_ARRAY, &arr, NULL, 0};
     a[7] = (gpu_arg){GPU_ARG_VALUE, NULL, &first, 8}, a[8] = (gpu_arg){GPU_ARG_VALUE, NULL, &nrows, 8};
     a[13] = (gpu_arg){GPU_ARG_VALUE, NULL, &n2, 4}, a[17] = (gpu_arg){GPU_ARG_VALUE, NULL, &islong, 4};
     a[14] = (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, 512 * 4}, a[15] = (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, 512 * 8};
-    a[16] = (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, 256 * 4};
+    a[16] = (gpu_arg){GPU_ARG_LOCAL, NULL, NULL, 256 * 4}, a[21] = (gpu_arg){GPU_ARG_VALUE, NULL, &keyed, 4};
     fake_hsa.nlog = 0;
-    int ok = hsa_launch(&g, 1, GK_ESC, a, 21, 3, 256) == HSP_OK && hsa_finish(&g) == HSP_OK;
+    int ok = hsa_launch(&g, 1, GK_ESC, a, 22, 3, 256) == HSP_OK && hsa_finish(&g) == HSP_OK;
     uint32_t second;
     memcpy(&second, fake_hsa.kernarg[0] + explicit_arg(k, 15)->offset, sizeof second);
     tap_ok(ok && fake_hsa.log[0].group_segment_size == k->group_fixed + 512 * 12 + 256 * 4 &&
@@ -271,14 +271,14 @@ static void test_local(void)
            "local: group segment %u = static %u + three blocks; the second block at %u",
            fake_hsa.log[0].group_segment_size, k->group_fixed, second);
     st->group_mem = 4096;
-    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 21, 3, 256) == HSP_ERR_UNSUPPORTED && strstr(hsp_errmsg(), "group memory"),
+    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 22, 3, 256) == HSP_ERR_UNSUPPORTED && strstr(hsp_errmsg(), "group memory"),
            "local: more group memory than the GPU has is refused: %s", hsp_errmsg());
     st->group_mem = 64 << 10;
     int logged = fake_hsa.nlog;
-    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 20, 3, 256) == HSP_ERR_ARG && strstr(hsp_errmsg(), "hsp_esc takes 21") &&
+    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 21, 3, 256) == HSP_ERR_ARG && strstr(hsp_errmsg(), "hsp_esc takes 22") &&
                fake_hsa.nlog == logged,
            "arguments: one too few refused by the kernel table, nothing dispatched: %s", hsp_errmsg());
-    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 22, 3, 256) == HSP_ERR_ARG && strstr(hsp_errmsg(), "gave 22") &&
+    tap_ok(hsa_launch(&g, 1, GK_ESC, a, 23, 3, 256) == HSP_ERR_ARG && strstr(hsp_errmsg(), "gave 23") &&
                fake_hsa.nlog == logged,
            "arguments: one too many refused, nothing dispatched: %s", hsp_errmsg());
     tap_ok(launch_bound(1, 1u << 31, 256) == HSP_ERR_UNSUPPORTED, "grid: 2^31 groups of 256 refused: %s",
