@@ -7,7 +7,9 @@
  * (keyed, gpu_rows.c), a product's key is its column and its place in the
  * row (column 2^bits + place, n2 = 2^bits) and its value stays at its place
  * while the keys sort: a step moves 4 bytes an entry, not 4 + 8 in double;
- * else the key is the column and the value moves with it. */
+ * else the key is the column and the value moves with it.  hsp_esc's keyed
+ * rows of few A entries merge their entries' B rows, each sorted already,
+ * in place of the sort (esc_merge): the same order of keys. */
 
 /* A walk over the products of a row in order: product t is entry b0 + t -
  * base of B, in A entry p's B row of nb entries (p = end past the row). */
@@ -151,6 +153,85 @@ VT esc_run_sum(__local const int *lkey, __local const VT *lval, int x, int end, 
     return sum;
 }
 
+/* A keyed row of no more A entries than its work-group has work-items
+ * merges its entries' B rows, each in column order already, in place of
+ * the bitonic sort (esc_merge), where each work-item holds at most
+ * ESC_MERGE_PER of the row's places.  On the H200, rmat:15,4's hsp_esc took
+ * 0.112 ms a launch sorting, 0.074 merging (doc/performance.md); merging
+ * only rows of up to 8, 32 or 64 entries gave products within the rounds'
+ * noise of this. */
+#define ESC_MERGE_PER 8
+
+/* lends[e]: the end of A entry e's places in row i (esc_expand lays each
+ * entry's B row after those of the entries before it), for the row's first
+ * k entries (k at most the work-group's size; 0: none): the inclusive sums of
+ * their B rows' lengths, each work-item adding those up to its own (k is
+ * small).  Three barriers, which the whole work-group reaches. */
+void esc_place_ends(__global const long *arp, __global const int *acol, __global const long *brp, int i, int k,
+                    __local int *lends)
+{
+    int lid = get_local_id(0), end = 0;
+    if (lid < k) lends[lid] = (int)(brp[acol[arp[i] + lid] + 1] - brp[acol[arp[i] + lid]]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = 0; e <= lid && e < k; e++) end += lends[e];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < k) lends[lid] = end;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The first place of A entry e (e = k: past the row's places). */
+int esc_place0(__local const int *lends, int e)
+{
+    return e ? lends[e - 1] : 0;
+}
+
+/* The place the key at x moves to in merge round r, where each group of
+ * 2^(r+1) entries merges the sorted places of its two halves: x's place in
+ * its half plus the other half's keys below it (where columns tie, the left
+ * half's keys are the smaller: their places are). */
+int esc_merge_place(__local const int *lkey, __local const int *lends, int k, int r, int x)
+{
+    int key = lkey[x], lo = 0, hi = k - 1;
+    while (lo < hi) { /* the entry whose places hold x */
+        int mid = (lo + hi) / 2;
+        if (lends[mid] > x) hi = mid;
+        else lo = mid + 1;
+    }
+    int g0 = lo >> (r + 1) << (r + 1), m = esc_place0(lends, min(k, g0 + (1 << r)));
+    int a = x < m ? m : esc_place0(lends, g0), b = x < m ? esc_place0(lends, min(k, g0 + (2 << r))) : m;
+    while (a < b) {
+        int mid = (a + b) / 2;
+        if (lkey[mid] < key) a = mid + 1;
+        else b = mid;
+    }
+    return x - m + a;
+}
+
+/* Sort the keys of a row of k entries (lends: esc_place_ends'), each
+ * entry's B row sorted in its places already, by rounds of merges: round r
+ * merges the halves of each group of 2^(r+1) entries, ceil(log2 k) rounds of
+ * two barriers each (the bitonic network takes 45 for 2048 keys, with its
+ * steps below 8 in registers); none where rounds is 0.  Each work-item
+ * holds ESC_MERGE_PER keys and their new places between the barriers. */
+void esc_merge(__local int *lkey, __local const int *lends, int k, int rounds)
+{
+    int lid = get_local_id(0), lsz = get_local_size(0), u = rounds ? lends[k - 1] : 0, key[ESC_MERGE_PER],
+        to[ESC_MERGE_PER];
+    for (int r = 0; r < rounds; r++) {
+#pragma unroll
+        for (int e = 0; e < ESC_MERGE_PER; e++) {
+            int x = lid + e * lsz;
+            to[e] = x < u ? esc_merge_place(lkey, lends, k, r, x) : -1;
+            key[e] = x < u ? lkey[x] : 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int e = 0; e < ESC_MERGE_PER; e++)
+            if (to[e] >= 0) lkey[to[e]] = key[e];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* Rows of up to n2 products: one work-group each, keyed or not.  Long rows
  * (islong) write their result at the start of their pool region and record
  * it in lrows. */
@@ -159,8 +240,12 @@ __kernel void hsp_esc(HSP_ROW_ARGS, int n2, __local int *lkey, __local VT *lval,
 {
     long k = first + get_group_id(0);
     int i = rows[k], lid = get_local_id(0), lsz = get_local_size(0), bits = keyed ? 31 - clz(n2) : 0;
+    long entries = arp[i + 1] - arp[i]; /* merged: the row's entries where it merges, else 0 */
+    int merged = keyed && entries <= lsz && n2 <= ESC_MERGE_PER * lsz ? (int)entries : 0;
     esc_expand(arp, acol, aval, brp, bcol, bval, i, n2, lid, lsz, keyed, lkey, lval);
-    esc_sort(n2, n2, lkey, lval, keyed);
+    esc_place_ends(arp, acol, brp, i, merged, lscan);
+    esc_merge(lkey, lscan, merged, merged > 1 ? 32 - clz(merged - 1) : 0);
+    esc_sort(n2, merged ? 1 : n2, lkey, lval, keyed); /* a row merged or of one entry is sorted */
     int per = (n2 + lsz - 1) / lsz, x0 = min(n2, lid * per), x1 = min(n2, x0 + per), runs = 0, total;
     for (int x = x0; x < x1; x++) runs += esc_starts(lkey, x, n2, bits);
     long base = islong ? lrows[slot[i]].off : slot[i];

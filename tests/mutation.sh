@@ -128,6 +128,12 @@ all_mutants() {
     # the network's steps in registers sort the last stage's eight-entry blocks in alternate directions
     mutant esc-sort8-last kernels/esc.cl 'int up = k == seg || ((x0 + e) & k) == 0;' 'int up = ((x0 + e) & k) == 0;' \
         'tests/t_multiply@bufsvm.dev'
+    # ESC's merges stop a round short: rows of 2^r + 1 to 2^(r+1) entries left in two sorted halves
+    mutant esc-merge-rounds kernels/esc.cl 'merged > 1 ? 32 - clz(merged - 1) : 0' \
+        'merged > 1 ? 31 - clz(merged - 1) : 0' 'tests/t_warp@bufsvm.dev'
+    # ESC's merges end each entry's places where the next entry's end
+    mutant esc-merge-ends kernels/esc.cl 'for (int e = 0; e <= lid && e < k; e++) end += lends[e];' \
+        'for (int e = 0; e <= lid + 1 && e < k; e++) end += lends[e];' 'tests/t_warp@bufsvm.dev'
     # the dense runs' sums land one rank too far: each column's sum at the next column's place
     mutant dense-run-rank kernels/dense.cl 'popcount(lbits[c >> 5] & (bit - 1))' 'popcount(lbits[c >> 5] & bit)' \
         'tests/t_multiply@bufsvm.dev'

@@ -1,6 +1,7 @@
 /* t_warp.c: ESC's rows of up to 64 products sorted in registers (esc.cl's
  * esc_rows_warp), which NVIDIA's compiler builds with warp shuffles, run on
- * a CPU platform: the test wraps the loader's clBuildProgram to add
+ * a CPU platform, and hsp_esc's rows merged by entries (esc_merge) or
+ * sorted: the test wraps the loader's clBuildProgram to add
  * -DHSP_WARP_EMULATE, under which the kernels trade entries through local
  * memory instead (same network, same runs), and takes method esc for short
  * and medium rows.  Every product is checked against the reference, and two
@@ -258,6 +259,9 @@ int main(void)
         product(ctx, 300, 200, 300, 0, 16, 3, 4, precision, 61); /* B rows in runs of 4 places, or not: mixed */
         product(ctx, 300, 24, 40, 2, 12, 4, 5, precision, 71);   /* the same on few columns: runs meet */
         product(ctx, 200, 100, 500, 1, 1, 0, 60, precision, 81); /* one B row a row: sorted already, no steps */
+        /* hsp_esc's merges (rows of up to 256 entries, a work-group's): */
+        product(ctx, 150, 40, 300, 2, 9, 0, 150, precision, 91);    /* few entries, B rows overlapping, some empty */
+        product(ctx, 100, 600, 2000, 200, 320, 1, 3, precision, 95); /* 200-320 entries: merged or sorted */
         wide_product(ctx, precision, (1 << 25) + 7, 8);
         wide_product(ctx, precision, (1 << 24) - 1, 16);
     }
