@@ -165,8 +165,9 @@ VT esc_run_sum(__local const int *lkey, __local const VT *lval, int x, int end, 
 /* lends[e]: the end of A entry e's places in row i (esc_expand lays each
  * entry's B row after those of the entries before it), for the row's first
  * k entries (k at most the work-group's size; 0: none): the inclusive sums of
- * their B rows' lengths, each work-item adding those up to its own (k is
- * small).  Three barriers, which the whole work-group reaches. */
+ * their B rows' lengths, each work-item adding those up to its own (at most
+ * k reads, no barrier between).  Three barriers, which the whole work-group
+ * reaches. */
 void esc_place_ends(__global const long *arp, __global const int *acol, __global const long *brp, int i, int k,
                     __local int *lends)
 {
