@@ -52,6 +52,16 @@ const char *ocl_svm_name(int svm)
     return svm == OCL_SVM_SYSTEM ? "system SVM" : svm == OCL_SVM_BUFFER ? "buffer SVM" : "buffers";
 }
 
+/* Platform p's text what into out (size bytes), cut to fit: asked for
+ * with a buffer too small for it, the query fails and fills nothing (PoCL
+ * 3.1's version is 100 characters long). */
+static void platform_text(cl_platform_id p, cl_platform_info what, char *out, size_t size)
+{
+    char all[1024] = "";
+    clGetPlatformInfo(p, what, sizeof all - 1, all, NULL);
+    snprintf(out, size, "%.*s", (int)size - 1, all);
+}
+
 /* Fill info from device id of platform p. */
 static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
 {
@@ -62,8 +72,8 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
     cl_device_fp_config fp64 = 0;
     memset(info, 0, sizeof *info);
     info->platform = p, info->id = id;
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof info->platform_name - 1, info->platform_name, NULL);
-    clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof info->platform_version - 1, info->platform_version, NULL);
+    platform_text(p, CL_PLATFORM_NAME, info->platform_name, sizeof info->platform_name);
+    platform_text(p, CL_PLATFORM_VERSION, info->platform_version, sizeof info->platform_version);
     clGetDeviceInfo(id, CL_DRIVER_VERSION, sizeof info->driver_version - 1, info->driver_version, NULL);
     clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL);
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
