@@ -2,8 +2,9 @@
  * device without double, the kernel binary cache, rows that overflow many
  * times, the memory and grow mode it reports, the methods it refuses, the
  * device list (each OpenCL device with its platform's version) and what
- * auto picks, and launches with the wrong number of arguments refused.  The multiply suite itself runs on it as
- * tests/t_multiply@bufsvm.dev and @nosvm.dev; tests/t_opencl@bufsvm.dev runs this on PoCL. */
+ * auto picks, and launches with the wrong number of arguments refused.  The
+ * multiply suite itself runs on it as tests/t_multiply@bufsvm.dev and
+ * @nosvm.dev; tests/t_opencl@bufsvm.dev runs this on PoCL. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,11 +34,12 @@ int main(void)
 
 static int emulated_builds; /* kernel builds given HSP_WARP_EMULATE */
 
-/* The major version of PoCL that runs device id (0: another platform). */
+/* The major version of PoCL that runs device id (0: another platform).  The
+ * buffer is large: a query with one too small for the text fills nothing. */
 static int pocl_major(cl_device_id id)
 {
     cl_platform_id platform;
-    char version[256] = "";
+    char version[1024] = "";
     if (clGetDeviceInfo(id, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) != CL_SUCCESS ||
         clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof version - 1, version, NULL) != CL_SUCCESS)
         return 0;
