@@ -63,6 +63,21 @@ static double last_level_cache(void)
     return most > 0 ? most : cache > 0 ? (double)cache : 32.0 * (1 << 20);
 }
 
+/* The last-level cache that the context's threads may count on: at most
+ * CACHE_PER_THREAD a thread (AMD's parts with stacked cache have 12 MiB a
+ * core).  More means a cache shared with cores the system does not show,
+ * as a virtual machine's: this VM's Intel Xeon lists 480 MiB of L3 for its
+ * 2 CPUs, so that the SpMM of column-major poisson2d5:400 at L = 32 copied
+ * all of B and stored C through the caches: 6.2-6.9 ms, against 4.5-4.7 by
+ * slabs and past the caches, as 32 MiB chooses (MKL 5.4;
+ * doc/performance.md). */
+enum { CACHE_PER_THREAD = 16 << 20 };
+static double cache_share(double cache, int threads)
+{
+    double most = (double)threads * CACHE_PER_THREAD;
+    return cache < most ? cache : most;
+}
+
 hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **out)
 {
     hsp_context *ctx = calloc(1, sizeof *ctx);
@@ -76,13 +91,13 @@ hsp_status hsp_context_new(const hsp_options *o, double timeout, hsp_context **o
     if (!ctx->options.grow_start) ctx->options.grow_start = 256;
     if (!ctx->options.small_nnz) ctx->options.small_nnz = 1 << 18;
     ctx->options.device_timeout = timeout;
-    ctx->cache_bytes = last_level_cache();
     if (o->profile && !(ctx->profile_option = strdup(o->profile))) { /* read again at a hand-over */
         pthread_mutex_destroy(&ctx->lock), free(ctx);
         return hsp_fail(HSP_ERR_NOMEM, "no memory for a context");
     }
     ctx->options.profile = ctx->profile_option;
     int nthreads = o->threads ? o->threads : hsp_cpu_count();
+    ctx->cache_bytes = cache_share(last_level_cache(), nthreads);
     size_t scratch_bytes = (size_t)nthreads * sizeof *ctx->scratch;
     hsp_status s = hsp_pool_create(nthreads, o->unbound, &ctx->pool);
     if (s == HSP_OK && !(ctx->scratch = aligned_alloc(_Alignof(hsp_scratch), scratch_bytes)))

@@ -27,7 +27,8 @@ struct hsp_context {
                                              made the context) */
     struct hsp_scratch *scratch;          /* one per thread */
     double cache_bytes;                   /* the last-level cache of the CPU that made the
-                                             context (context.c: last_level_cache) */
+                                             context, at most a share a thread
+                                             (context.c: cache_share) */
 };
 
 /* A context of options o (checked) and device timeout, its thread pool and
