@@ -19,8 +19,12 @@ enum { DENSE_MAX_PAIRS = 1 << 24, DENSE_GROUPS_A_ROW = 16 };
  * (hsp_dense_runs): on the H200 runs made the sums of rmat:17,4 (32 windows
  * a row) 4.49 -> 3.05 ms and of rmat:16,8 (16) 3.36 -> 2.88, but those of
  * rmat:15,4 (8), rmat:14,8 (4) and rmat:15,16 (8) 7-10% slower: with few
- * windows a row, its windows' work-groups fill the GPU (doc/devices.md). */
-enum { DENSE_RUNS_FROM = 16 };
+ * windows a row, its windows' work-groups fill the GPU (doc/devices.md).
+ * Nor past DENSE_RUNS_TO windows: each of a row's work-groups walks all its
+ * windows to find its spans, so that poisson3d27:101's R*A (B of 1030301
+ * columns: 252 windows) took 32 ms in hsp_dense_runs, its Galerkin product
+ * by (R*A)*P 11.7 -> 37 ms (doc/devices.md). */
+enum { DENSE_RUNS_FROM = 16, DENSE_RUNS_TO = 64 };
 
 /* The work-group size of the dense kernels: a power of two. */
 static size_t dense_group(gpu *g, int dbl)
@@ -112,7 +116,7 @@ hsp_status gpu_dense_sums(gpu *g, hsp_job *job)
     int64_t first = g->job->dense_first, n = g->job->dense_rows;
     if (!n) return HSP_OK;
     int64_t nwin = window_count(job, g->job->dense_w);
-    int32_t span = nwin < DENSE_RUNS_FROM ? g->job->dense_w : g->job->dense_span;
+    int32_t span = nwin < DENSE_RUNS_FROM || nwin > DENSE_RUNS_TO ? g->job->dense_w : g->job->dense_span;
     int runs = span > g->job->dense_w; /* a span that can hold two windows */
     size_t size = dense_group(g, dbl);
     gpu_arg a[GPU_ARGS_MAX];
