@@ -23,7 +23,7 @@ enum { DENSE_MAX_PAIRS = 1 << 24, DENSE_GROUPS_A_ROW = 16 };
  * Nor past DENSE_RUNS_TO windows: each of a row's work-groups walks all its
  * windows to find its spans, so that poisson3d27:101's R*A (B of 1030301
  * columns: 252 windows) took 32 ms in hsp_dense_runs, its Galerkin product
- * by (R*A)*P 11.7 -> 37 ms (doc/devices.md). */
+ * by (R*A)*P 11.7 -> 37 ms (doc/performance.md). */
 enum { DENSE_RUNS_FROM = 16, DENSE_RUNS_TO = 64 };
 
 /* The work-group size of the dense kernels: a power of two. */
