@@ -52,13 +52,20 @@ const char *ocl_svm_name(int svm)
     return svm == OCL_SVM_SYSTEM ? "system SVM" : svm == OCL_SVM_BUFFER ? "buffer SVM" : "buffers";
 }
 
-/* Platform p's text what into out (size bytes), cut to fit: asked for
- * with a buffer too small for it, the query fails and fills nothing (PoCL
- * 3.1's version is 100 characters long). */
+/* Platform p's or device id's text what into out (size bytes), cut to
+ * fit: asked for with a buffer too small for it, the query fails and fills
+ * nothing (PoCL 3.1's platform version is 100 characters long). */
 static void platform_text(cl_platform_id p, cl_platform_info what, char *out, size_t size)
 {
     char all[1024] = "";
     clGetPlatformInfo(p, what, sizeof all - 1, all, NULL);
+    snprintf(out, size, "%.*s", (int)size - 1, all);
+}
+
+static void device_text(cl_device_id id, cl_device_info what, char *out, size_t size)
+{
+    char all[1024] = "";
+    clGetDeviceInfo(id, what, sizeof all - 1, all, NULL);
     snprintf(out, size, "%.*s", (int)size - 1, all);
 }
 
@@ -74,8 +81,8 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
     info->platform = p, info->id = id;
     platform_text(p, CL_PLATFORM_NAME, info->platform_name, sizeof info->platform_name);
     platform_text(p, CL_PLATFORM_VERSION, info->platform_version, sizeof info->platform_version);
-    clGetDeviceInfo(id, CL_DRIVER_VERSION, sizeof info->driver_version - 1, info->driver_version, NULL);
-    clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL);
+    device_text(id, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+    device_text(id, CL_DEVICE_NAME, info->name, sizeof info->name);
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
     clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
