@@ -52,20 +52,15 @@ const char *ocl_svm_name(int svm)
     return svm == OCL_SVM_SYSTEM ? "system SVM" : svm == OCL_SVM_BUFFER ? "buffer SVM" : "buffers";
 }
 
-/* Platform p's or device id's text what into out (size bytes), cut to
- * fit: asked for with a buffer too small for it, the query fails and fills
- * nothing (PoCL 3.1's platform version is 100 characters long). */
-static void platform_text(cl_platform_id p, cl_platform_info what, char *out, size_t size)
+/* Device id's text what (where id is given) or platform p's into out (size
+ * bytes), cut to fit: asked for with a buffer too small for it, the query
+ * fails and fills nothing (PoCL 3.1's platform version is 100 characters
+ * long). */
+static void info_text(cl_platform_id p, cl_device_id id, cl_uint what, char *out, size_t size)
 {
     char all[1024] = "";
-    clGetPlatformInfo(p, what, sizeof all - 1, all, NULL);
-    snprintf(out, size, "%.*s", (int)size - 1, all);
-}
-
-static void device_text(cl_device_id id, cl_device_info what, char *out, size_t size)
-{
-    char all[1024] = "";
-    clGetDeviceInfo(id, what, sizeof all - 1, all, NULL);
+    if (id) clGetDeviceInfo(id, what, sizeof all - 1, all, NULL);
+    else clGetPlatformInfo(p, what, sizeof all - 1, all, NULL);
     snprintf(out, size, "%.*s", (int)size - 1, all);
 }
 
@@ -79,10 +74,10 @@ static void describe(cl_platform_id p, cl_device_id id, ocl_info *info)
     cl_device_fp_config fp64 = 0;
     memset(info, 0, sizeof *info);
     info->platform = p, info->id = id;
-    platform_text(p, CL_PLATFORM_NAME, info->platform_name, sizeof info->platform_name);
-    platform_text(p, CL_PLATFORM_VERSION, info->platform_version, sizeof info->platform_version);
-    device_text(id, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
-    device_text(id, CL_DEVICE_NAME, info->name, sizeof info->name);
+    info_text(p, NULL, CL_PLATFORM_NAME, info->platform_name, sizeof info->platform_name);
+    info_text(p, NULL, CL_PLATFORM_VERSION, info->platform_version, sizeof info->platform_version);
+    info_text(p, id, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+    info_text(p, id, CL_DEVICE_NAME, info->name, sizeof info->name);
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
     clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
