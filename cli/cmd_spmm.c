@@ -164,13 +164,13 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
         fprintf(out, "{\"nrows\":%d,\"ncols\":%d,\"nnz_a\":%lld,\"cols_b\":%d,\"precision\":\"%s\",\"layout\":\"%s\","
                 "\"format\":\"%s\",\"threads\":%d,\"device\":\"%s\",\"runs\":%d,\"ms_median\":%.4f,\"ms_min\":%.4f,"
                 "\"ms_max\":%.4f,\"flops\":%lld,\"gflops\":%.3f,\"width\":%d,\"height\":%d,\"slots\":%lld,"
-                "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"gpu_csr_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
+                "\"bytes_a\":%lld,\"csr_bytes_a\":%lld,\"copy_bytes_a\":%lld,\"resident\":%s,\"blocks\":%d,"
                 "\"cpu_share\":%.4f,\"cpu_cols\":%d,\"ms_device_alone\":%.4f,\"ms_cpu_alone\":%.4f,"
                 "\"ms_split_by_rates\":%.4f}\n",
                 A->nrows, A->ncols, (long long)A->nnz, B->ncols, A->precision == HSP_DOUBLE ? "double" : "float",
                 a->layout == HSP_ROW_MAJOR ? "row" : "col", st.format, st.threads, st.device, t.runs, t.median,
                 t.min, t.max, (long long)st.flops, gflops, in.width, in.height, (long long)in.slots,
-                (long long)in.bytes, (long long)in.csr_bytes, (long long)in.gpu_csr_bytes,
+                (long long)in.bytes, (long long)in.csr_bytes, (long long)in.copy_bytes,
                 a->resident ? "true" : "false", st.blocks, a->lib.spmm_cpu_share, st.cpu_cols, alone[0], alone[1],
                 alone[2]);
     else if (a->stats == 1) {
@@ -182,9 +182,13 @@ static int run(cli_args *a, const hsp_csr *A, const hsp_dense *B)
             fprintf(out, "A prepared: longest row %d, slices of %d rows, %lld slots for %lld entries (%.2fx), "
                     "%.1f MiB against %.1f in CSR\n", in.width, in.height, (long long)in.slots, (long long)in.nnz,
                     in.nnz ? (double)in.slots / (double)in.nnz : 1.0, in.bytes / 1048576.0, in.csr_bytes / 1048576.0);
-        if (in.gpu_csr_bytes)
+        if (in.copy_bytes && !strcmp(st.device, "cpu"))
+            fprintf(out, "A prepared in CSR, longest row %d, and a copy of its rows by length (%.1f MiB), which "
+                    "the CPU threads read for C of 1 to 16 columns (row-major past 1)\n", in.width,
+                    in.copy_bytes / 1048576.0);
+        else if (in.copy_bytes)
             fprintf(out, "and a copy in CSR%s (%.1f MiB), which the GPU reads for row-major B of several columns\n",
-                    in.height ? "" : " of its rows by length", in.gpu_csr_bytes / 1048576.0);
+                    in.height ? "" : " of its rows by length", in.copy_bytes / 1048576.0);
         else if (!a->csr && !in.height && !strcmp(st.device, "cpu"))
             fprintf(out, "A prepared in CSR, which the CPU threads read: longest row %d\n", in.width);
         else if (!a->csr && !in.height)

@@ -884,11 +884,14 @@ typedef struct {
     char format[8];              /* what it holds: "ellr", or "csr" where the slots would pass
                                     HSP_ELLR_MAX_PADDING x nnz or ctx is on the CPU threads */
     int64_t bytes, csr_bytes;    /* its memory, and A's in CSR */
-    int64_t gpu_csr_bytes;       /* prepared on a GPU device: the CSR copy kept beside it for
-                                    row-major B of several columns (beside ELLPACK-R: of
-                                    three or more, or two of rows of 8 entries or fewer on
-                                    average; beside CSR with long rows, its rows by length
-                                    and their order), else 0 */
+    int64_t copy_bytes;          /* the CSR copy kept beside it, else 0: prepared on a GPU
+                                    device, for row-major B of several columns (beside
+                                    ELLPACK-R: of three or more, or two of rows of 8 entries
+                                    or fewer on average; beside CSR with long rows, its rows
+                                    by length and their order); on the CPU threads, its rows
+                                    by length and their order, for C of 1 to 16 columns
+                                    (row-major past 1), where A's rows vary in length and
+                                    share few columns with their neighbours (doc/library.md) */
 } hsp_ellr_info;
 hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out);
 /* What E holds into *info (E NULL: info zeroed; info NULL: nothing). */

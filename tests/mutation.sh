@@ -217,6 +217,21 @@ all_mutants() {
     # C stored past the caches at any value's alignment, not from a cache line's start
     mutant spmm-stream-line src/spmm/spmm_rows.h 'if (stream && !((uintptr_t)c & 63) && n * sizeof *v % 64 == 0) {' \
         'if (stream && !((uintptr_t)c & 7)) {' 'tests/t_spmm'
+    # the CPU threads' copy by length: C's rows of 8 to 32 columns stored at the copy's rows, not A's
+    mutant spmm-by-length-row src/spmm/spmm_rows.h '*ci = (SF(vec) *)(c + (order ? order[i] : i) * cs);' \
+        '*ci = (SF(vec) *)(c + i * cs);' 'tests/t_spmm'
+    # ... and of other widths
+    mutant spmm-by-length-pass src/spmm/spmm_rows.h 'SF(spmm_row)(r, i, 1, 1, order ? order[i] : i);' \
+        'SF(spmm_row)(r, i, 1, 1, i);' 'tests/t_spmm'
+    # ... and of one column
+    mutant spmm-by-length-one src/spmm/spmm_rows.h 'SF(spmm_store)(r, order ? order[i] : i, 0, 1, &sum);' \
+        'SF(spmm_store)(r, i, 0, 1, &sum);' 'tests/t_spmm'
+    # each run of rows by length written from the order's start, not its own
+    mutant spmm-by-length-runs src/spmm/ellr.c 'order[first + at[most - length_to(A, i, cap)]++] = i;' \
+        'order[at[most - length_to(A, i, cap)]++] = i;' 'tests/t_spmm'
+    # the copy by length kept where neighbouring rows share many columns, not few
+    mutant spmm-by-length-share src/spmm/ellr.c 'neighbours_share(A) < BY_LENGTH_SHARED;' \
+        'neighbours_share(A) >= 0;' 'tests/t_spmm'
     # one column of C from the CSR copy of A by lanes whatever the number of A's rows
     mutant spmm-row-lanes-rows src/spmm/spmm.c 'A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;' \
         'A->nrows > 0 * dev->compute_units;' 'tests/t_spmm@nosvm.dev'

@@ -6,7 +6,7 @@
  * beta = 0 ignores C's old
  * values; on the cpu device the row kernels of 256- and 128-bit vectors too
  * (HSPGEMM_CPU_VECTORS); one prepared A multiplied by two threads on two
- * contexts at once;
+ * contexts at once; on the CPU threads a copy of A's rows by length;
  * bad operands (C over B among them) are refused with C untouched. */
 #include <math.h>
 #include <pthread.h>
@@ -228,6 +228,75 @@ static void narrow_columns(hsp_context *ctx)
         }
 }
 
+/* The bytes of the copy by length that the CPU threads keep beside A
+ * prepared on ctx (0: none), HSPGEMM_SPMM_BY_LENGTH set to says (NULL: unset). */
+static int64_t by_length_bytes(hsp_context *ctx, const hsp_csr *A, const char *says)
+{
+    hsp_ellr *E = NULL;
+    hsp_ellr_info in = {0};
+    if (says) setenv("HSPGEMM_SPMM_BY_LENGTH", says, 1);
+    if (hsp_ellr_from_csr(ctx, A, &E) == HSP_OK) hsp_ellr_describe(E, &in);
+    unsetenv("HSPGEMM_SPMM_BY_LENGTH");
+    hsp_ellr_free(E);
+    return in.copy_bytes;
+}
+
+/* An n x n band whose row i holds columns i .. i + (i * 7) % 40: lengths
+ * of 1 to 40, each row sharing most of its columns with the rows before. */
+static hsp_csr *ragged_band(int32_t n)
+{
+    int64_t nnz = 0, k = 0;
+    for (int32_t i = 0; i < n; i++) nnz += (i * 7) % 40 + 1 < n - i ? (i * 7) % 40 + 1 : n - i;
+    int32_t *ri = malloc((size_t)nnz * sizeof *ri), *cj = malloc((size_t)nnz * sizeof *cj);
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = i; j <= i + (i * 7) % 40 && j < n; j++) ri[k] = i, cj[k++] = j;
+    hsp_csr *A = NULL;
+    hsp_csr_from_triplets(n, n, nnz, ri, cj, NULL, HSP_DOUBLE, &A);
+    free(ri), free(cj);
+    return A;
+}
+
+/* The CPU threads' copy of A's rows by length (ellr.c's by_length_pays):
+ * kept for rows of many lengths whose neighbours share few columns (R-MAT,
+ * random rows of 0 to 30 entries), not for a stencil's rows of one length
+ * nor for a band of ragged rows; HSPGEMM_SPMM_BY_LENGTH says otherwise.
+ * Then products read from it where it is kept (always): 1300 rows, so
+ * several runs of 512 rows and a short last one, empty rows and two long
+ * ones, both precisions, B and C in either order, L = 1 to 32 (read for 1
+ * in either order, 2 to 16 row-major), alpha and beta. */
+static void by_length(hsp_context *ctx)
+{
+    static const int32_t widths[] = {1, 2, 4, 7, 8, 13, 16, 17, 32};
+    hsp_csr *R = NULL, *S = NULL, *Q = ref_random(2000, 2000, 0, 30, HSP_DOUBLE, 21), *G = ragged_band(3000);
+    hsp_generate("rmat:12,8", 3, HSP_DOUBLE, &R), hsp_generate("poisson2d5:40", 3, HSP_DOUBLE, &S);
+    int64_t copy_r = (int64_t)(R->nrows + 1) * 8 + R->nnz * 12 + (int64_t)R->nrows * 4;
+    tap_ok(by_length_bytes(ctx, R, NULL) == copy_r && by_length_bytes(ctx, Q, NULL) > 0,
+           "R-MAT and random rows of 0 to 30 entries: a copy by length kept (%lld bytes)", (long long)copy_r);
+    tap_ok(!by_length_bytes(ctx, S, NULL) && !by_length_bytes(ctx, G, NULL),
+           "a 2-D stencil and a band of ragged rows: no copy by length");
+    tap_ok(!by_length_bytes(ctx, R, "never") && by_length_bytes(ctx, S, "always") > 0,
+           "HSPGEMM_SPMM_BY_LENGTH=never and always decide instead");
+    hsp_csr_free(R), hsp_csr_free(S), hsp_csr_free(Q), hsp_csr_free(G);
+    setenv("HSPGEMM_SPMM_BY_LENGTH", "always", 1);
+    for (hsp_precision prec = HSP_FLOAT; prec <= HSP_DOUBLE; prec++) {
+        hsp_csr *A = ref_long_rows(1300, 700, prec);
+        for (int k = 0; k < 4; k++)
+            for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+                hsp_order ob = (hsp_order)(k % 2), oc = (hsp_order)(k / 2);
+                int32_t L = widths[w];
+                hsp_dense B = dense(A->ncols, L, ob, 1, prec, 41 + w, 0), C = dense(A->nrows, L, oc, 2, prec, 43 + k, 0);
+                hsp_spmm_stats st = {0};
+                char why[160] = "";
+                tap_ok(checked_product(ctx, 2, A, k ? 2.5 : 1, &B, k ? -1 : 0, &C, &st, why, sizeof why),
+                       "A prepared with its rows by length, %s, B %s, C %s, L = %d, alpha %g, beta %g%s%s",
+                       prec == HSP_DOUBLE ? "double" : "float", ob ? "column-major" : "row-major",
+                       oc ? "column-major" : "row-major", L, k ? 2.5 : 1, k ? -1.0 : 0.0, why[0] ? ": " : "", why);
+            }
+        hsp_csr_free(A);
+    }
+    unsetenv("HSPGEMM_SPMM_BY_LENGTH");
+}
+
 /* Rows lo .. hi - 1 of A emptied in place (the entries after them moved up). */
 static void empty_rows(hsp_csr *A, int32_t lo, int32_t hi)
 {
@@ -404,9 +473,10 @@ static void prepared(hsp_context *ctx)
     ok = ok && hsp_spmm_ellr(ctx, 1, E, &B, 0, &C, &st) == HSP_OK && matches(keep, &B, &C0, &C, 1, 0, why, sizeof why);
     tap_ok(ok, "the prepared A keeps the entries it was given%s%s", *why ? ": " : "", why);
     int gpu = st.threads == 0;
-    tap_ok(in.gpu_csr_bytes == (gpu ? in.csr_bytes : 0) && il.gpu_csr_bytes == (gpu ? il.csr_bytes + 100 * 4 : 0),
-           "a CSR copy beside ELLPACK-R on a GPU alone (%lld bytes), and one of rows by length and their order beside "
-           "CSR with a long row (%lld)", (long long)in.gpu_csr_bytes, (long long)il.gpu_csr_bytes);
+    tap_ok(in.copy_bytes == (gpu ? in.csr_bytes : in.csr_bytes + 100 * 4) && il.copy_bytes == il.csr_bytes + 100 * 4,
+           "a CSR copy beside ELLPACK-R on a GPU (%lld bytes), and one of rows by length and their order beside CSR "
+           "with a long row, and on the CPU threads beside rows of 2 to 6 random columns of 60 (%lld)",
+           (long long)in.copy_bytes, (long long)il.copy_bytes);
     A->colidx[A->rowptr[5]] = 999; /* a column past A's */
     tap_ok(hsp_ellr_from_csr(ctx, A, &G) == HSP_ERR_INVALID_CSR && !G, "an A with a column out of range: refused, no handle (%s)",
            hsp_errmsg());
@@ -819,7 +889,7 @@ int main(void)
     resident(ctx);
     long_rows(ctx);
     copied_b();
-    if (!strcmp(ref_device(), "cpu")) slabs(ctx);
+    if (!strcmp(ref_device(), "cpu")) slabs(ctx), by_length(ctx);
     for (int k = 0; k < 2 && !strcmp(ref_device(), "cpu"); k++) streamed(ctx, k ? narrower[0] : NULL);
     padding(ctx);
     blocks();

@@ -5,12 +5,14 @@
  * entries or the context's device is the CPU threads, whose row kernels
  * read CSR faster (doc/library.md, "Sparse times dense"); on a GPU device
  * with a copy in CSR beside it for row-major B of several columns (of
- * ELLPACK-R; of CSR with long rows, its rows by length). */
+ * ELLPACK-R; of CSR with long rows, its rows by length); on the CPU threads
+ * with a copy of its rows by length where by_length_pays. */
 #include <stdlib.h>
 #include <string.h>
 #include "device/context.h"
 #include "spmm/ellr.h"
 #include "spmm/spmm_device.h"
+#include "spmm/spmm.h"
 #include "core/internal.h"
 #include "core/pool.h"
 
@@ -190,37 +192,121 @@ static hsp_status failed_check(hsp_status s)
     return hsp_fail(s, "hsp_ellr_from_csr: A: %s", hsp_errmsg());
 }
 
-/* The order of A's rows by length, longest first (a counting sort: rows
- * of one length in A's order), into E's order: a GPU's copy of an A with
- * long rows keeps its rows so, so that a warp's rows walk about as far (in
- * A's order rmat's rows of 0 to 32 entries side by side held each warp to
- * its longest: on an H200 rmat:16,8's kernel at L = 8 0.0216 ms against
- * 0.0184 so, doc/performance.md), and the rows past any bound come first. */
-static hsp_status order_by_length(const hsp_csr *A, hsp_ellr *E)
+/* Row i's entries, counted up to cap. */
+static int64_t length_to(const hsp_csr *A, int32_t i, int64_t cap)
+{
+    int64_t n = A->rowptr[i + 1] - A->rowptr[i];
+    return n < cap ? n : cap;
+}
+
+/* Rows first .. last - 1 of A by length, longest first, lengths counted up
+ * to cap, into order[first .. last - 1]: a counting sort (rows of one
+ * length in A's order), at (cap + 2 zeros) its counts. */
+static void sort_rows(const hsp_csr *A, int32_t first, int32_t last, int64_t cap, int64_t *at, int32_t *order)
 {
     int64_t most = 0;
-    for (int32_t i = 0; i < A->nrows; i++)
-        most = A->rowptr[i + 1] - A->rowptr[i] > most ? A->rowptr[i + 1] - A->rowptr[i] : most;
+    for (int32_t i = first; i < last; i++) most = length_to(A, i, cap) > most ? length_to(A, i, cap) : most;
+    memset(at, 0, ((size_t)most + 2) * sizeof *at); /* at[most - n]: where the next row of n entries goes */
+    for (int32_t i = first; i < last; i++) at[most - length_to(A, i, cap) + 1]++;
+    for (int64_t k = 1; k <= most; k++) at[k] += at[k - 1];
+    for (int32_t i = first; i < last; i++) order[first + at[most - length_to(A, i, cap)]++] = i;
+}
+
+/* The order of A's rows by length, longest first, among runs of window
+ * rows (a row's lengths counted up to window), into E's order.  A GPU's
+ * copy of an A with long rows keeps all its rows so (window INT32_MAX), so
+ * that a warp's rows walk about as far (in A's order rmat's rows of 0 to 32
+ * entries side by side held each warp to its longest: on an H200
+ * rmat:16,8's kernel at L = 8 0.0216 ms against 0.0184 so,
+ * doc/performance.md), and the rows past any bound come first; the CPU
+ * threads' by runs of BY_LENGTH_WINDOW rows (by_length_pays), so that the
+ * rows of C a run makes stay near each other in cache. */
+static hsp_status order_by_length(const hsp_csr *A, hsp_ellr *E, int32_t window)
+{
+    int64_t cap = 0;
+    for (int32_t i = 0; i < A->nrows; i++) cap = length_to(A, i, window) > cap ? length_to(A, i, window) : cap;
     int32_t *order = malloc((size_t)(A->nrows > 0 ? A->nrows : 1) * sizeof *order);
-    int64_t *at = calloc((size_t)most + 2, sizeof *at); /* at[most - n]: where the next row of n entries goes */
+    int64_t *at = malloc(((size_t)cap + 2) * sizeof *at);
     E->own[8] = order, E->order = order;
     if (!order || !at) return free(at), hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its rows' order");
-    for (int32_t i = 0; i < A->nrows; i++) at[most - (A->rowptr[i + 1] - A->rowptr[i]) + 1]++;
-    for (int64_t k = 1; k <= most; k++) at[k] += at[k - 1];
-    for (int32_t i = 0; i < A->nrows; i++) order[at[most - (A->rowptr[i + 1] - A->rowptr[i])]++] = i;
+    for (int32_t first = 0; first < A->nrows; first += window)
+        sort_rows(A, first, A->nrows - first > window ? first + window : A->nrows, cap, at, order);
     free(at);
     return HSP_OK;
 }
 
+/* Rows of A in SHARE_RUNS runs of SHARE_ROWS rows spread over it, their
+ * first SHARE_ENTRIES entries each, looked up in the SHARE_BEFORE rows
+ * before theirs (by_length_pays). */
+enum { SHARE_RUNS = 64, SHARE_ROWS = 16, SHARE_ENTRIES = 64, SHARE_BEFORE = 4 };
+
+/* Does row k of A hold column j?  (A checked: a row's columns ascend.) */
+static int row_holds(const hsp_csr *A, int32_t k, int32_t j)
+{
+    int64_t lo = A->rowptr[k], hi = A->rowptr[k + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->colidx[mid] < j) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < A->rowptr[k + 1] && A->colidx[lo] == j;
+}
+
+/* The share of the sampled entries of A (SHARE_RUNS) whose column one of
+ * the SHARE_BEFORE rows before theirs holds too: how much of B's rows that
+ * a row reads its neighbours have just read. */
+static double neighbours_share(const hsp_csr *A)
+{
+    int64_t seen = 0, shared = 0;
+    for (int s = 0; s < SHARE_RUNS; s++)
+        for (int32_t i = (int32_t)((int64_t)A->nrows * s / SHARE_RUNS), n = 0; n < SHARE_ROWS && i < A->nrows; i++, n++)
+            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1] && p < A->rowptr[i] + SHARE_ENTRIES; p++, seen++)
+                for (int32_t k = i - 1; k >= 0 && k >= i - SHARE_BEFORE; k--)
+                    if (row_holds(A, k, A->colidx[p])) {
+                        shared++;
+                        break;
+                    }
+    return seen ? (double)shared / (double)seen : 1;
+}
+
+/* Do the CPU threads keep a copy of A's rows by length (order_by_length)
+ * for C of a few columns (spmm.c's by_length_columns)?  Where the rows'
+ * lengths vary (a standard deviation past BY_LENGTH_SPREAD times the mean)
+ * and a row shares less than BY_LENGTH_SHARED of its columns with the rows
+ * before it, so that reading the rows by length costs no reuse of B's rows
+ * in cache: each row's walk then ends where the branch predictor expects.
+ * On this VM's Xeon (AVX-512), L = 8, 2 threads, ms, A's order / by length:
+ * wiki-Vote 0.068 / 0.052, rmat:14,8 0.113 / 0.077, hep-th 0.035 / 0.022;
+ * memplus (whose rows share 48%: 0.076 / 0.084) and bcsstk33 (88%: 0.217 /
+ * 0.241) were slower so (doc/performance.md).  HSPGEMM_SPMM_BY_LENGTH=always
+ * or never decides instead. */
+enum { BY_LENGTH_WINDOW = 512 };
+#define BY_LENGTH_SPREAD 0.3
+#define BY_LENGTH_SHARED 0.3
+static int by_length_pays(const hsp_csr *A)
+{
+    int says = hsp_spmm_forced("HSPGEMM_SPMM_BY_LENGTH");
+    if (says >= 0) return says;
+    if (A->nrows < 2 || !A->nnz) return 0;
+    double mean = (double)A->nnz / A->nrows, squares = 0;
+    for (int32_t i = 0; i < A->nrows; i++) {
+        double d = (double)(A->rowptr[i + 1] - A->rowptr[i]) - mean;
+        squares += d * d;
+    }
+    return squares / A->nrows > BY_LENGTH_SPREAD * BY_LENGTH_SPREAD * mean * mean &&
+           neighbours_share(A) < BY_LENGTH_SHARED;
+}
+
 /* A (checked) prepared on the locked context into a new *out, in CSR where
- * csr_only, its rows by length (order_by_length) where by_length. */
-static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, int by_length, hsp_ellr **out)
+ * csr_only, its rows by length among runs of window rows where window is
+ * not 0 (order_by_length). */
+static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, int32_t window, hsp_ellr **out)
 {
     hsp_ellr *E = calloc(1, sizeof *E);
     if (!E) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory");
     *E = hsp_ellr_view(A);
-    hsp_status s = by_length ? order_by_length(A, E) : HSP_OK;
-    if (s == HSP_OK) s = build(ctx->pool, A, csr_only || by_length, E);
+    hsp_status s = window ? order_by_length(A, E, window) : HSP_OK;
+    if (s == HSP_OK) s = build(ctx->pool, A, csr_only || window, E);
     if (s == HSP_OK && E->rowptr && ctx->device->spmm) s = cut_long_rows(E);
     if (s == HSP_OK && ctx->device->spmm && ctx->device->hold) s = find_reach(E); /* blocks need it */
     if (s == HSP_OK) s = hold(ctx, E);
@@ -241,7 +327,9 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
     s = s == HSP_OK ? prepare(ctx, A, !ctx->device->spmm, 0, out) : failed_check(s); /* the CPU threads read CSR */
     /* a GPU's copy in CSR for row-major B of several columns: of ELLPACK-R, or of CSR with long rows by length */
     if (s == HSP_OK && ctx->device->spmm && (!(*out)->rowptr || (*out)->nlong))
-        s = prepare(ctx, A, 1, (*out)->rowptr != NULL, &(*out)->csr);
+        s = prepare(ctx, A, 1, (*out)->rowptr ? INT32_MAX : 0, &(*out)->csr);
+    else if (s == HSP_OK && !ctx->device->spmm && by_length_pays(A)) /* the CPU threads' copy by length */
+        s = prepare(ctx, A, 1, BY_LENGTH_WINDOW, &(*out)->csr);
     hsp_context_unlock(ctx);
     if (s != HSP_OK) hsp_ellr_free(*out), *out = NULL;
     return s;
@@ -261,7 +349,7 @@ void hsp_ellr_describe(const hsp_ellr *E, hsp_ellr_info *info)
     info->bytes = (nslices + 1) * (int64_t)sizeof(int64_t) + m * (int64_t)sizeof(int32_t) +
                   slots * (int64_t)(sizeof(int32_t) + vs);
     if (E->rowptr) strcpy(info->format, "csr"), info->bytes = info->csr_bytes;
-    if (E->csr) info->gpu_csr_bytes = info->csr_bytes + (E->csr->order ? m * (int64_t)sizeof(int32_t) : 0);
+    if (E->csr) info->copy_bytes = info->csr_bytes + (E->csr->order ? m * (int64_t)sizeof(int32_t) : 0);
 }
 
 void hsp_ellr_free(hsp_ellr *E)

@@ -57,8 +57,8 @@ struct hsp_ellr {
     int64_t npieces;       /* their pieces, in row order */
     const int32_t *piece_row; /* the long row (0 .. nlong - 1) of each piece */
     const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
-    const int32_t *order;  /* a GPU's copy in CSR of rows by length (csr below): row i of
-                              it is row order[i] of A and of C; else NULL */
+    const int32_t *order;  /* a copy in CSR of rows by length (csr below): row i of it is
+                              row order[i] of A and of C; else NULL */
     const int32_t *reach;  /* prepared on a GPU device with memory of its own: reach[g], one
                               past the largest column of rows 0 to the last of group g of
                               HSP_ELLR_REACH rows (the rows of B a block of C's rows reads);
@@ -70,7 +70,9 @@ struct hsp_ellr {
     struct hsp_ellr *csr;  /* prepared on a GPU device, a copy in CSR which that device
                               reads faster with row-major B of several columns (spmm.c):
                               beside ELLPACK-R, its rows as A's; beside CSR with long rows,
-                              its rows by length, longest first (order; ellr.c); else NULL */
+                              its rows by length, longest first (order; ellr.c); on the CPU
+                              threads, its rows by length where that pays (ellr.c's
+                              by_length_pays), for C of a few columns; else NULL */
 };
 
 /* Where row i's entries begin, and how many it has. */

@@ -236,9 +236,7 @@ static hsp_status copy_row_major(hsp_context *ctx, spmm_run *r, hsp_dense *T)
     return HSP_OK;
 }
 
-/* What the environment variable name says: 1 for "always", 0 for "never",
- * else -1 (the choices below then made by size: to test or compare them). */
-static int forced(const char *name)
+int hsp_spmm_forced(const char *name)
 {
     const char *v = getenv(name);
     return !v ? -1 : !strcmp(v, "always") ? 1 : !strcmp(v, "never") ? 0 : -1;
@@ -254,7 +252,7 @@ static int forced(const char *name)
  * on its Zen 3 (AVX2) poisson3d7:60 18.2-26.9 -> 12.2-12.6 (doc/performance.md). */
 static int streams_c(const hsp_context *ctx, const hsp_dense *C)
 {
-    int says = forced("HSPGEMM_SPMM_STREAM");
+    int says = hsp_spmm_forced("HSPGEMM_SPMM_STREAM");
     double bytes = (double)C->nrows * C->ncols * (double)hsp_value_size(C->precision);
     return says >= 0 ? says : bytes > ctx->cache_bytes / 2;
 }
@@ -280,7 +278,7 @@ static int32_t line_phase(const spmm_run *r)
  * (the rows of B either side of a slab copied twice). */
 static int copy_spills(const hsp_context *ctx, const spmm_run *r)
 {
-    int says = forced("HSPGEMM_SPMM_SLABS");
+    int says = hsp_spmm_forced("HSPGEMM_SPMM_SLABS");
     if (says >= 0) return says;
     const struct hsp_ellr *A = r->A;
     double vs = (double)hsp_value_size(r->B->precision), L = r->B->ncols;
@@ -478,7 +476,7 @@ enum { BY_LENGTH_COLUMNS = 4 };
 enum { FEW_ROWS_A_UNIT = 256, ROW_LANES_MEAN = 2 * HSP_ELLR_LANE_MEAN };
 static int one_column_by_lanes(const hsp_device *dev, const struct hsp_ellr *A)
 {
-    int says = forced("HSPGEMM_SPMM_ROW_LANES");
+    int says = hsp_spmm_forced("HSPGEMM_SPMM_ROW_LANES");
     if (says >= 0) return says;
     return A->nnz > ROW_LANES_MEAN * (int64_t)A->nrows && A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;
 }
@@ -512,6 +510,23 @@ static const struct hsp_ellr *device_form(const hsp_device *dev, const struct hs
     return row_major && B->ncols >= 2 && !two_columns_in_ellr(A, B) ? A->csr : A;
 }
 
+/* The most columns of C for which the CPU threads read prepared A's copy
+ * of rows by length (ellr.c's by_length_pays), C row-major (one column in
+ * either order); past them the rows of B that neighbouring rows share
+ * count more than the walks' ends.  On this VM's Xeon (AVX-512), 2
+ * threads, ms, A's order / by length: wiki-Vote at L = 1 0.047 / 0.036, at
+ * 4 0.079 / 0.053, at 16 0.093 / 0.081, at 32 0.132 / 0.142; Pd at 32
+ * 0.044 / 0.070 (doc/performance.md). */
+enum { BY_LENGTH_MOST_COLUMNS = 16 };
+
+/* The form of prepared A that the CPU threads read for C: its copy by
+ * length where it has one and C's columns are few; else A. */
+static const struct hsp_ellr *cpu_form(const struct hsp_ellr *A, const hsp_dense *C)
+{
+    int few = C->ncols == 1 || (C->order == HSP_ROW_MAJOR && C->ncols <= BY_LENGTH_MOST_COLUMNS);
+    return A->csr && A->csr->order && few ? A->csr : A;
+}
+
 hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A, const hsp_csr *csr,
                         const hsp_dense *B, double beta, hsp_dense *C, void *const held_bc[2],
                         hsp_spmm_stats *stats)
@@ -533,6 +548,7 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
         s = hsp_fail(s, "hsp_spmm: A: %s", hsp_errmsg());
     else {
         r.ahead = cpu_cols && scattered_columns(r.A); /* A is valid now; for the CPU threads' rows only */
+        if (!dev->spmm) r.A = cpu_form(r.A, C);     /* a GPU's copies are the GPU's */
         r.stream = cpu_cols && streams_c(ctx, C), r.phase = line_phase(&r);
         s = split_product(ctx, &r, A, held, cpu_cols, &blocks);
     }

@@ -15,4 +15,8 @@ hsp_status hsp_spmm_run(hsp_context *ctx, double alpha, const struct hsp_ellr *A
                         const hsp_dense *B, double beta, hsp_dense *C, void *const held_bc[2],
                         hsp_spmm_stats *stats);
 
+/* What the environment variable name says: 1 for "always", 0 for "never",
+ * else -1 (SpMM's choices then made by size: to test or compare them). */
+int hsp_spmm_forced(const char *name);
+
 #endif

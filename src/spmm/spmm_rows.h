@@ -173,8 +173,11 @@ SPMM_TARGET static void SF(spmm_copy_rows)(const row_copy *c, int32_t first, int
     }
 }
 
-/* Rows first .. last - 1 of C where B has one column: a sum a row. */
-static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
+/* A's rows first .. last - 1 where B has one column: a sum a row, row i
+ * C's row order[i] (order NULL: row i; a constant once inlined, so that
+ * A's own order costs nothing). */
+static inline __attribute__((always_inline)) void SF(spmm_rows_1_of)(const spmm_run *r, int32_t first, int32_t last,
+                                                                   const int32_t *order)
 {
     const int32_t *col = r->A->col;
     const VT *av = r->A->val, *b = r->B->values;
@@ -183,8 +186,14 @@ static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
         VT sum = 0;
         for (int64_t p = hsp_ellr_first(r->A, i), end = hsp_ellr_end(r->A, i); p < end; p += step)
             sum += av[p] * b[col[p] * bs];
-        SF(spmm_store)(r, i, 0, 1, &sum);
+        SF(spmm_store)(r, order ? order[i] : i, 0, 1, &sum);
     }
+}
+
+static void SF(spmm_rows_1)(const spmm_run *r, int32_t first, int32_t last)
+{
+    if (r->A->order) SF(spmm_rows_1_of)(r, first, last, r->A->order);
+    else SF(spmm_rows_1_of)(r, first, last, NULL);
 }
 
 /* A row's n entries of r's A from first, as the row kernels read them: B's
@@ -212,13 +221,15 @@ static inline __attribute__((always_inline)) void SF(spmm_sums)(const spmm_run *
     memcpy(acc, v, (size_t)w * sizeof *acc);
 }
 
-/* Row-major C's rows first .. last - 1 where B has w columns (8, 16 or
- * 32: one pass, a constant once inlined), A in CSR: the operands read from
+/* A's rows first .. last - 1 where B has w columns (8, 16 or 32: one pass,
+ * a constant once inlined), A in CSR, C row-major, row i C's row order[i]
+ * (order NULL: row i; a constant too): the operands read from
  * r once for the run of rows, not a row at a time beside the passes of
  * other widths (15-20% faster at L = 8: doc/performance.md, "Figures
  * behind the code"). */
 SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)(const spmm_run *r, int32_t first,
-                                                                               int32_t last, int w)
+                                                                               int32_t last, int w,
+                                                                               const int32_t *order)
 {
     const int64_t *rowptr = r->A->rowptr;
     const VT *b = r->B->values;
@@ -226,7 +237,7 @@ SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_rows_vecs)
     int64_t bs = r->b_step[0], cs = r->c_step[0];
     for (int32_t i = first; i < last; i++) {
         spmm_entries e = SF(row_entries)(r, rowptr[i], rowptr[i + 1] - rowptr[i]);
-        SF(vec) sum[SPMM_WIDE / VL], *ci = (SF(vec) *)(c + i * cs);
+        SF(vec) sum[SPMM_WIDE / VL], *ci = (SF(vec) *)(c + (order ? order[i] : i) * cs);
         SF(spmm_vecs)(&e, 1, b, bs, w / VL, sum);
 #pragma GCC unroll 16
         for (int v = 0; v < w / VL; v++) sum[v] = beta == 0 ? alpha * sum[v] : alpha * sum[v] + beta * ci[v];
@@ -278,16 +289,16 @@ SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_store_tile
             for (int q = 0; q < h; q++) c[q] = alpha * acc[q][k] + beta * c[q];
 }
 
-/* Columns j0 .. j0 + w - 1 of C's rows i0 .. i0 + h - 1 (h 1, or up to
- * HSP_ELLR_SLICE of column-major C), their entries step apart (w and step
- * constants once inlined). */
+/* Columns j0 .. j0 + w - 1 of the rows of C that A's rows i0 .. i0 + h - 1
+ * make (h 1: C's row c0; or up to HSP_ELLR_SLICE of column-major C, rows
+ * i0 on), their entries step apart (w and step constants once inlined). */
 SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_pass)(const spmm_run *r, int32_t i0, int h,
-                                                                          int32_t j0, int w, int64_t step)
+                                                                          int32_t j0, int w, int64_t step, int32_t c0)
 {
     if (h == 1) {
         VT sums[SPMM_WIDE];
         SF(spmm_sums)(r, i0, j0, w, step, sums);
-        SF(spmm_store)(r, i0, j0, w, sums);
+        SF(spmm_store)(r, c0, j0, w, sums);
         return;
     }
     VT acc[HSP_ELLR_SLICE][SPMM_WIDE];
@@ -295,21 +306,22 @@ SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_pass)(cons
     SF(spmm_store_tile)(r, i0, h, j0, w, acc);
 }
 
-/* C's rows i0 .. i0 + h - 1 (B row-major: spmm.c copies column-major B
- * first), their entries step apart (a constant once inlined): SPMM_WIDE
+/* The rows of C that A's rows i0 .. i0 + h - 1 make (spmm_pass: c0 where h
+ * is 1; B row-major: spmm.c copies column-major B first), their entries
+ * step apart (a constant once inlined): SPMM_WIDE
  * columns at a time, the last ones 16, 8, 4, 2, then 1 at a time (each a
  * constant, so that the sums stay in vector registers): each pass reads
  * A's row once for that many columns of B. */
 SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_row)(const spmm_run *r, int32_t i0, int h,
-                                                                         int64_t step)
+                                                                         int64_t step, int32_t c0)
 {
     int32_t j0 = 0, ncols = r->B->ncols;
-    for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE) SF(spmm_pass)(r, i0, h, j0, SPMM_WIDE, step);
-    if (ncols - j0 >= 16) SF(spmm_pass)(r, i0, h, j0, 16, step), j0 += 16;
-    if (ncols - j0 >= 8) SF(spmm_pass)(r, i0, h, j0, 8, step), j0 += 8;
-    if (ncols - j0 >= 4) SF(spmm_pass)(r, i0, h, j0, 4, step), j0 += 4;
-    if (ncols - j0 >= 2) SF(spmm_pass)(r, i0, h, j0, 2, step), j0 += 2;
-    if (ncols - j0 == 1) SF(spmm_pass)(r, i0, h, j0, 1, step);
+    for (; j0 + SPMM_WIDE <= ncols; j0 += SPMM_WIDE) SF(spmm_pass)(r, i0, h, j0, SPMM_WIDE, step, c0);
+    if (ncols - j0 >= 16) SF(spmm_pass)(r, i0, h, j0, 16, step, c0), j0 += 16;
+    if (ncols - j0 >= 8) SF(spmm_pass)(r, i0, h, j0, 8, step, c0), j0 += 8;
+    if (ncols - j0 >= 4) SF(spmm_pass)(r, i0, h, j0, 4, step, c0), j0 += 4;
+    if (ncols - j0 >= 2) SF(spmm_pass)(r, i0, h, j0, 2, step, c0), j0 += 2;
+    if (ncols - j0 == 1) SF(spmm_pass)(r, i0, h, j0, 1, step, c0);
 }
 
 /* Rows first .. last - 1 of column-major C of two columns or more,
@@ -321,26 +333,36 @@ SPMM_TARGET static void SF(spmm_rows_tiled)(const spmm_run *r, int32_t first, in
     int32_t lead = (r->phase - first % h + h) % h; /* rows before the first tile that begins C's lines */
     if (r->A->rowptr) /* one call of spmm_row: each is a large inlined body */
         for (int32_t i = first, next = first + (lead ? lead : h); i < last; i = next, next += h)
-            SF(spmm_row)(r, i, (next < last ? next : last) - i, 1);
+            SF(spmm_row)(r, i, (next < last ? next : last) - i, 1, i);
     else
-        for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, HSP_ELLR_SLICE);
+        for (int32_t i = first; i < last; i += h) SF(spmm_row)(r, i, last - i < h ? last - i : h, HSP_ELLR_SLICE, i);
+}
+
+/* A's rows first .. last - 1 in CSR, C row-major, row i C's row order[i]
+ * (order NULL: row i; a constant once inlined), a row at a time. */
+SPMM_TARGET static inline __attribute__((always_inline)) void SF(spmm_rows_csr)(const spmm_run *r, int32_t first,
+                                                                              int32_t last, const int32_t *order)
+{
+    if (r->B->ncols == 8) SF(spmm_rows_vecs)(r, first, last, 8, order);
+    else if (r->B->ncols == 16) SF(spmm_rows_vecs)(r, first, last, 16, order);
+    else if (r->B->ncols == SPMM_WIDE) SF(spmm_rows_vecs)(r, first, last, SPMM_WIDE, order);
+    else
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, 1, order ? order[i] : i);
 }
 
 /* Rows first .. last - 1 of C (one column: spmm_rows_1; column-major C:
- * spmm_rows_tiled), a row at a time, their entries one apart (CSR) or
- * HSP_ELLR_SLICE (ELLPACK-R, which the CPU threads read only beside a
- * device that prepared it: spmm.c's split). */
+ * spmm_rows_tiled), a row at a time, their entries one apart (CSR, its
+ * rows maybe by length: spmm.c's cpu_form) or HSP_ELLR_SLICE (ELLPACK-R,
+ * which the CPU threads read only beside a device that prepared it:
+ * spmm.c's split). */
 SPMM_TARGET static void SF(spmm_rows)(const spmm_run *r, int32_t first, int32_t last)
 {
     if (r->B->ncols == 1) SF(spmm_rows_1)(r, first, last);
     else if (r->c_step[1] != 1) SF(spmm_rows_tiled)(r, first, last);
-    else if (r->A->rowptr && r->B->ncols == 8) SF(spmm_rows_vecs)(r, first, last, 8);
-    else if (r->A->rowptr && r->B->ncols == 16) SF(spmm_rows_vecs)(r, first, last, 16);
-    else if (r->A->rowptr && r->B->ncols == SPMM_WIDE) SF(spmm_rows_vecs)(r, first, last, SPMM_WIDE);
-    else if (r->A->rowptr)
-        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, 1);
+    else if (r->A->order) SF(spmm_rows_csr)(r, first, last, r->A->order);
+    else if (r->A->rowptr) SF(spmm_rows_csr)(r, first, last, NULL);
     else
-        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, HSP_ELLR_SLICE);
+        for (int32_t i = first; i < last; i++) SF(spmm_row)(r, i, 1, HSP_ELLR_SLICE, i);
 #ifdef SPMM_X86
     if (r->stream) _mm_sfence(); /* the lines stored past the caches are C's before the pool's wait ends */
 #endif
