@@ -50,7 +50,10 @@ static const char usage_spmm[] =
     "wherever its cache lines allow, or never (default: where C is more than half the\n"
     "last-level cache); HSPGEMM_SPMM_ROW_LANES=always|never: a GPU reads one column of C from\n"
     "the CSR copy of A prepared in ELLPACK-R, several work-items a row, or never (default:\n"
-    "where A has fewer than 256 rows a compute unit and more than 16 entries a row on average)\n";
+    "where A has fewer than 256 rows a compute unit and more than 16 entries a row on average);\n"
+    "HSPGEMM_SPMM_BY_LENGTH=always|never: the CPU threads keep a copy of prepared A's rows by\n"
+    "length, read for C of 1 to 16 columns, or never (default: where the rows' lengths vary and\n"
+    "a row shares few columns with the rows before it)\n";
 
 /* A dense nrows x ncols matrix in layout, packed, its values zero, starting
  * on a cache line (shared with bench --suite=spmm, whose peers' start so

@@ -547,7 +547,10 @@ class Prepared:
             entries); ``width``: the longest
             row's entries; ``height``: the rows of a slice (0 in CSR); ``nnz``; ``slots``:
             ELLPACK-R's slots, padding included (0 in CSR); ``bytes`` against ``csr_bytes``, A's
-            in CSR; ``precision``: "float" or "double".
+            in CSR; ``copy_bytes``: the CSR copy kept beside it (on a GPU for row-major B of
+            several columns; on the CPU threads of its rows by length, where its rows vary in
+            length and share few columns with their neighbours), else 0; ``precision``: "float"
+            or "double".
         """
         return self._core.info()
 

@@ -542,15 +542,16 @@ static PyObject *prepared_info(Prepared *p, PyObject *unused)
 {
     (void)unused;
     const hsp_ellr_info *i = &p->info;
-    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:L,s:L,s:s,s:L,s:L,s:s}", "nrows", i->nrows, "ncols", i->ncols, "width",
-                         i->width, "height", i->height, "nnz", (long long)i->nnz, "slots", (long long)i->slots,
-                         "format", i->format, "bytes", (long long)i->bytes, "csr_bytes", (long long)i->csr_bytes,
-                         "precision", p->precision == HSP_DOUBLE ? "double" : "float");
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:L,s:L,s:s,s:L,s:L,s:L,s:s}", "nrows", i->nrows, "ncols", i->ncols,
+                         "width", i->width, "height", i->height, "nnz", (long long)i->nnz, "slots",
+                         (long long)i->slots, "format", i->format, "bytes", (long long)i->bytes, "csr_bytes",
+                         (long long)i->csr_bytes, "copy_bytes", (long long)i->copy_bytes, "precision",
+                         p->precision == HSP_DOUBLE ? "double" : "float");
 }
 
 static PyMethodDef prepared_methods[] = {
     {"info", (PyCFunction)prepared_info, METH_NOARGS,
-     "info() -> {nrows, ncols, width, height, nnz, slots, format, bytes, csr_bytes, precision}"},
+     "info() -> {nrows, ncols, width, height, nnz, slots, format, bytes, csr_bytes, copy_bytes, precision}"},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject PreparedType = {
