@@ -219,13 +219,13 @@ all_mutants() {
         'if (stream && !((uintptr_t)c & 7)) {' 'tests/t_spmm'
     # the CPU threads' copy by length: C's rows of 8 to 32 columns stored at the copy's rows, not A's
     mutant spmm-by-length-row src/spmm/spmm_rows.h '*ci = (SF(vec) *)(c + (order ? order[i] : i) * cs);' \
-        '*ci = (SF(vec) *)(c + i * cs);' 'tests/t_spmm'
+        '*ci = (SF(vec) *)(c + (order ? i : i) * cs);' 'tests/t_spmm'
     # ... and of other widths
     mutant spmm-by-length-pass src/spmm/spmm_rows.h 'SF(spmm_row)(r, i, 1, 1, order ? order[i] : i);' \
-        'SF(spmm_row)(r, i, 1, 1, i);' 'tests/t_spmm'
+        'SF(spmm_row)(r, i, 1, 1, order ? i : i);' 'tests/t_spmm'
     # ... and of one column
     mutant spmm-by-length-one src/spmm/spmm_rows.h 'SF(spmm_store)(r, order ? order[i] : i, 0, 1, &sum);' \
-        'SF(spmm_store)(r, i, 0, 1, &sum);' 'tests/t_spmm'
+        'SF(spmm_store)(r, order ? i : i, 0, 1, &sum);' 'tests/t_spmm'
     # each run of rows by length written from the order's start, not its own
     mutant spmm-by-length-runs src/spmm/ellr.c 'order[first + at[most - length_to(A, i, cap)]++] = i;' \
         'order[at[most - length_to(A, i, cap)]++] = i;' 'tests/t_spmm'
