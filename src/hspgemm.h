@@ -869,8 +869,11 @@ hsp_status hsp_spmm(hsp_context *ctx, double alpha, const hsp_csr *A, const hsp_
  * are read together), with each row's length.  Where that padding would
  * pass HSP_ELLR_MAX_PADDING times A's entries, or where ctx's device is
  * the CPU threads (which read CSR faster: doc/library.md, Sparse times dense), it
- * keeps A's rows in CSR instead.  Built once by hsp_ellr_from_csr from valid CSR (checked there,
- * on ctx's threads) into arrays of its own; hsp_spmm_ellr then reads it
+ * keeps A's rows in CSR instead; on the CPU threads, where A's rows vary in
+ * length and share few columns with their neighbours, also a copy of its
+ * rows by length, read for C of 1 to 16 columns (copy_bytes below).  Built
+ * once by hsp_ellr_from_csr from valid CSR (checked there, on ctx's
+ * threads) into arrays of its own; hsp_spmm_ellr then reads it
  * without another check.  Where ctx's device has memory of its own, the
  * prepared A is copied there too (resident: a product on ctx moves none of
  * A), and must be freed before ctx. */
