@@ -328,8 +328,10 @@ hsp_status hsp_ellr_from_csr(hsp_context *ctx, const hsp_csr *A, hsp_ellr **out)
     /* a GPU's copy in CSR for row-major B of several columns: of ELLPACK-R, or of CSR with long rows by length */
     if (s == HSP_OK && ctx->device->spmm && (!(*out)->rowptr || (*out)->nlong))
         s = prepare(ctx, A, 1, (*out)->rowptr ? INT32_MAX : 0, &(*out)->csr);
-    else if (s == HSP_OK && !ctx->device->spmm && by_length_pays(A)) /* the CPU threads' copy by length */
-        s = prepare(ctx, A, 1, BY_LENGTH_WINDOW, &(*out)->csr);
+    else if (s == HSP_OK && !ctx->device->spmm && by_length_pays(A)) {
+        s = prepare(ctx, A, 1, BY_LENGTH_WINDOW, &(*out)->csr); /* the CPU threads' copy by length */
+        if (s == HSP_ERR_NOMEM) s = HSP_OK;                       /* it only saves time: A without it */
+    }
     hsp_context_unlock(ctx);
     if (s != HSP_OK) hsp_ellr_free(*out), *out = NULL;
     return s;
