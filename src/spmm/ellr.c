@@ -41,6 +41,11 @@ static void fill_part(void *arg, int tid, int64_t p)
         int32_t from = E->order ? E->order[i] : i;
         int64_t first = A->rowptr[from], n = A->rowptr[from + 1] - first, at = hsp_ellr_first(E, i);
         if (len) len[i] = (int32_t)n;
+        if (step == 1) { /* CSR: the row in two runs */
+            memcpy(col + at, A->colidx + first, (size_t)n * sizeof *col);
+            memcpy(val + at * vs, (const char *)A->values + first * vs, (size_t)n * vs);
+            continue;
+        }
         for (int64_t q = 0; q < n; q++) {
             col[at + q * step] = A->colidx[first + q];
             memcpy(val + (at + q * step) * vs, (const char *)A->values + (first + q) * vs, vs);
@@ -91,8 +96,10 @@ static hsp_status alloc_arrays(hsp_ellr *E, const hsp_csr *A, int csr_only)
     size_t slots = csr ? (size_t)A->nnz : (size_t)slice[nslices];
     if (csr) free(slice), slice = NULL, E->own[0] = malloc((m + 1) * sizeof(int64_t));
     else E->own[0] = slice, E->own[1] = malloc((m ? m : 1) * sizeof(int32_t));
-    E->own[2] = calloc(slots ? slots : 1, sizeof(int32_t));
-    E->own[3] = calloc(slots ? slots : 1, vs);
+    if (csr) /* every slot written: on huge pages where large (hsp_alloc) */
+        E->own[2] = hsp_alloc((slots ? slots : 1) * sizeof(int32_t)), E->own[3] = hsp_alloc((slots ? slots : 1) * vs);
+    else /* the padding zero */
+        E->own[2] = calloc(slots ? slots : 1, sizeof(int32_t)), E->own[3] = calloc(slots ? slots : 1, vs);
     if (!E->own[0] || (!csr && !E->own[1]) || !E->own[2] || !E->own[3])
         return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for %zu slots", slots);
     if (csr) csr_rows(E, A, E->own[0]);
