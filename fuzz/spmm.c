@@ -6,7 +6,8 @@
  * prepared (hsp_ellr) or not, and B's and C's orders; byte 4 B's and C's
  * padding (ld past the least by 0..3) and (alpha, beta); byte 5 what the
  * environment forces: the copy of column-major B by slabs, C stored past
- * the caches, the width of the CPU's vectors.  The rest are A's entries of
+ * the caches, the width of the CPU's vectors, a prepared A's copy of its
+ * rows by length.  The rest are A's entries of
  * 3 bytes (fuzz.h), 512 at most.  B's and C's values are small multiples of
  * 1/4 and A's of 1/16, so that every sum is exact in either precision and C
  * must equal the loop's bit for bit; C's padding must be untouched, and
@@ -126,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     force("HSPGEMM_SPMM_SLABS", forced[data[5] % 3]);
     force("HSPGEMM_SPMM_STREAM", forced[data[5] / 3 % 3]);
     force("HSPGEMM_CPU_VECTORS", vectors[data[5] / 9 % 3]);
+    force("HSPGEMM_SPMM_BY_LENGTH", forced[data[5] / 27 % 3]);
     int64_t n = (int64_t)(size - 6) / 3 < MAX_ENTRIES ? (int64_t)(size - 6) / 3 : MAX_ENTRIES;
     hsp_csr *A = is_raw ? fuzz_raw_csr(m, k, data + 6, n, p) : fuzz_entries_csr(m, k, data + 6, n, p);
     hsp_dense B = dense(k, L, ob, data[4] & 3, p, data[0], 0);
