@@ -208,7 +208,7 @@ static int64_t length_to(const hsp_csr *A, int32_t i, int64_t cap)
 
 /* Rows first .. last - 1 of A by length, longest first, lengths counted up
  * to cap, into order[first .. last - 1]: a counting sort (rows of one
- * length in A's order), at (cap + 2 zeros) its counts. */
+ * length in A's order), its counts in at (room for cap + 2). */
 static void sort_rows(const hsp_csr *A, int32_t first, int32_t last, int64_t cap, int64_t *at, int32_t *order)
 {
     int64_t most = 0;
@@ -236,8 +236,8 @@ static hsp_status order_by_length(const hsp_csr *A, hsp_ellr *E, int32_t window)
     int64_t *at = malloc(((size_t)cap + 2) * sizeof *at);
     E->own[8] = order, E->order = order;
     if (!order || !at) return free(at), hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its rows' order");
-    for (int32_t first = 0; first < A->nrows; first += window)
-        sort_rows(A, first, A->nrows - first > window ? first + window : A->nrows, cap, at, order);
+    for (int64_t first = 0; first < A->nrows; first += window)
+        sort_rows(A, (int32_t)first, (int32_t)(A->nrows - first > window ? first + window : A->nrows), cap, at, order);
     free(at);
     return HSP_OK;
 }
@@ -277,15 +277,17 @@ static double neighbours_share(const hsp_csr *A)
 }
 
 /* Do the CPU threads keep a copy of A's rows by length (order_by_length)
- * for C of a few columns (spmm.c's by_length_columns)?  Where the rows'
+ * for C of a few columns (spmm.c's cpu_form)?  Where the rows'
  * lengths vary (a standard deviation past BY_LENGTH_SPREAD times the mean)
  * and a row shares less than BY_LENGTH_SHARED of its columns with the rows
  * before it, so that reading the rows by length costs no reuse of B's rows
  * in cache: each row's walk then ends where the branch predictor expects.
- * On this VM's Xeon (AVX-512), L = 8, 2 threads, ms, A's order / by length:
- * wiki-Vote 0.068 / 0.052, rmat:14,8 0.113 / 0.077, hep-th 0.035 / 0.022;
- * memplus (whose rows share 48%: 0.076 / 0.084) and bcsstk33 (88%: 0.217 /
- * 0.241) were slower so (doc/performance.md).  HSPGEMM_SPMM_BY_LENGTH=always
+ * On this VM's Xeon (AVX-512), L = 8, 2 threads, ms, A as given / its rows
+ * sorted by length in a file: wiki-Vote 0.068 / 0.052, rmat:14,8 0.113 /
+ * 0.077, hep-th 0.035 / 0.022; memplus (whose rows share 48%: 0.076 /
+ * 0.084) and bcsstk33 (88%: 0.217 / 0.241) were slower so; the copy as
+ * kept: wiki-Vote 0.065 / 0.050, rmat:14,8 0.109 / 0.090
+ * (doc/performance.md).  HSPGEMM_SPMM_BY_LENGTH=always
  * or never decides instead. */
 enum { BY_LENGTH_WINDOW = 512 };
 #define BY_LENGTH_SPREAD 0.3

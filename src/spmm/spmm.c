@@ -514,9 +514,9 @@ static const struct hsp_ellr *device_form(const hsp_device *dev, const struct hs
  * of rows by length (ellr.c's by_length_pays), C row-major (one column in
  * either order); past them the rows of B that neighbouring rows share
  * count more than the walks' ends.  On this VM's Xeon (AVX-512), 2
- * threads, ms, A's order / by length: wiki-Vote at L = 1 0.047 / 0.036, at
- * 4 0.079 / 0.053, at 16 0.093 / 0.081, at 32 0.132 / 0.142; Pd at 32
- * 0.044 / 0.070 (doc/performance.md). */
+ * threads, ms, A as given / its rows sorted by length in a file: wiki-Vote
+ * at L = 1 0.047 / 0.036, at 4 0.079 / 0.053, at 16 0.093 / 0.081, at 32
+ * 0.132 / 0.142; Pd at 32 0.044 / 0.070 (doc/performance.md). */
 enum { BY_LENGTH_MOST_COLUMNS = 16 };
 
 /* The form of prepared A that the CPU threads read for C: its copy by
