@@ -212,7 +212,10 @@ static int64_t length_to(const hsp_csr *A, int32_t i, int64_t cap)
 static void sort_rows(const hsp_csr *A, int32_t first, int32_t last, int64_t cap, int64_t *at, int32_t *order)
 {
     int64_t most = 0;
-    for (int32_t i = first; i < last; i++) most = length_to(A, i, cap) > most ? length_to(A, i, cap) : most;
+    for (int32_t i = first; i < last; i++) {
+        int64_t n = length_to(A, i, cap);
+        most = n > most ? n : most;
+    }
     memset(at, 0, ((size_t)most + 2) * sizeof *at); /* at[most - n]: where the next row of n entries goes */
     for (int32_t i = first; i < last; i++) at[most - length_to(A, i, cap) + 1]++;
     for (int64_t k = 1; k <= most; k++) at[k] += at[k - 1];
@@ -259,6 +262,14 @@ static int row_holds(const hsp_csr *A, int32_t k, int32_t j)
     return lo < A->rowptr[k + 1] && A->colidx[lo] == j;
 }
 
+/* Does one of the SHARE_BEFORE rows before row i of A hold column j? */
+static int held_before(const hsp_csr *A, int32_t i, int32_t j)
+{
+    for (int32_t k = i - 1; k >= 0 && k >= i - SHARE_BEFORE; k--)
+        if (row_holds(A, k, j)) return 1;
+    return 0;
+}
+
 /* The share of the sampled entries of A (SHARE_RUNS) whose column one of
  * the SHARE_BEFORE rows before theirs holds too: how much of B's rows that
  * a row reads its neighbours have just read. */
@@ -268,11 +279,7 @@ static double neighbours_share(const hsp_csr *A)
     for (int s = 0; s < SHARE_RUNS; s++)
         for (int32_t i = (int32_t)((int64_t)A->nrows * s / SHARE_RUNS), n = 0; n < SHARE_ROWS && i < A->nrows; i++, n++)
             for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1] && p < A->rowptr[i] + SHARE_ENTRIES; p++, seen++)
-                for (int32_t k = i - 1; k >= 0 && k >= i - SHARE_BEFORE; k--)
-                    if (row_holds(A, k, A->colidx[p])) {
-                        shared++;
-                        break;
-                    }
+                shared += held_before(A, i, A->colidx[p]);
     return seen ? (double)shared / (double)seen : 1;
 }
 
