@@ -193,6 +193,16 @@ static int open_bench(int platform, int device, bench *b)
     return err != CL_SUCCESS;
 }
 
+static void close_bench(bench *b, cl_kernel *k, int n)
+{
+    for (int c = 0; c < n; c++)
+        if (k[c]) clReleaseKernel(k[c]);
+    for (int j = 0; j < MOST_ARGS; j++)
+        if (b->arrays[j]) clReleaseMemObject(b->arrays[j]);
+    if (b->queue) clReleaseCommandQueue(b->queue);
+    if (b->context) clReleaseContext(b->context);
+}
+
 int main(int argc, char **argv)
 {
     int platform = 0, device = 0, bad = 0;
@@ -204,12 +214,13 @@ int main(int argc, char **argv)
         else return fputs(usage, strcmp(argv[k], "--help") ? stderr : stdout), strcmp(argv[k], "--help") != 0;
     }
     if (b.repeat < 4 || platform < 0 || device < 0) return fputs(usage, stderr), 1;
-    if (open_bench(platform, device, &b)) return 1;
+    if (open_bench(platform, device, &b)) return close_bench(&b, NULL, 0), 1;
     printf("%-48s %-26s %8s %8s %8s  %s\n", "kernel's arguments", "wait", "enqueue", "wait", "all", "all q1-q3");
     cl_kernel k[NCASES];
     for (int c = 0; c < NCASES; c++) k[c] = make_kernel(&b, cases[c].args), bad |= !k[c];
     for (int c = 0; c < NCASES && !bad; c++) bad |= time_case(&b, k[c], cases[c].what, WAIT_FINISH);
     for (wait_way w = WAIT_EVENT; w <= WAIT_READ && !bad; w++) bad |= time_case(&b, k[0], cases[0].what, w);
     if (!bad) bad |= profiled(&b, k[0]);
+    close_bench(&b, k, NCASES);
     return bad;
 }
