@@ -192,6 +192,24 @@ void spmm_pair(HSP_SPMM_ARGS, long item)
     int npieces, long piece, __global const int *piece_row, __global const int *long_row,                     \
         __global const int *long_first, volatile __global int *count, __global VT *part
 
+/* The kernels' arguments: A's lengths and order are in one array, its index
+ * (src/spmm/ellr.h: lengths from 0 where lengths, order from order_at where
+ * ordered, then the nlong long rows' long_row, long_first and piece_row
+ * from pieces_at), so that a launch takes fewer arrays (NVIDIA's OpenCL spends
+ * 0.2-0.4 us on each: bench/opencl-launch); SPMM_VIEWS and PIECES_VIEWS
+ * name their parts as HSP_SPMM_ARGS and HSP_SPMM_PIECES do. */
+#define HSP_SPMM_KERNEL_ARGS                                                                                   \
+    int nrows, int ncols, long row0, long col0, int along_rows, long step, __global const long *rows,          \
+        __global const int *col, __global const VT *val, __global const VT *b, long bs0, long bs1, __global VT *c, \
+        long cs0, long cs1, VT alpha, VT beta, int lengths, long skip, __global const int *index, long order_at,  \
+        int ordered
+#define HSP_SPMM_KERNEL_PIECES                                                                                 \
+    int npieces, long piece, int nlong, long pieces_at, volatile __global int *count, __global VT *part
+#define SPMM_VIEWS __global const int *len = index, *order = index + order_at
+#define PIECES_VIEWS                                                                                           \
+    __global const int *long_row = index + pieces_at, *long_first = long_row + nlong,                         \
+                       *piece_row = long_first + nlong + 1
+
 /* Column j's share of the sums of a long row's n pieces from the first in
  * part: every lanes-th piece from the lane-th (written by other
  * work-groups: read past the cache). */
@@ -271,8 +289,11 @@ void spmm_pieces(int group, int per, int ncols, __global const long *rows, __glo
  * go down C's columns. */
 __kernel void hsp_spmm_pieces(int ncols, __global const long *rows, __global const int *col, __global const VT *val,
                               __global const VT *b, long bs0, long bs1, __global VT *c, long cs0, long cs1, VT alpha,
-                              VT beta, __global const int *order, int ordered, HSP_SPMM_PIECES, __local VT *lsum)
+                              VT beta, __global const int *index, long order_at, int ordered, HSP_SPMM_KERNEL_PIECES,
+                              __local VT *lsum)
 {
+    __global const int *order = index + order_at;
+    PIECES_VIEWS;
     spmm_pieces(get_group_id(0), pieces_a_group(ncols), ncols, rows, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
                 order, ordered, npieces, piece, piece_row, long_row, long_first, count, part, lsum);
 }
@@ -302,8 +323,11 @@ __attribute__((always_inline)) void spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, in
 }
 
 /* spmm_both with a piece a work-group: its values held once a group. */
-__kernel void hsp_spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_first, __local VT *lsum)
+__kernel void hsp_spmm_both(HSP_SPMM_KERNEL_ARGS, HSP_SPMM_KERNEL_PIECES, int lanes, int rows_first,
+                              __local VT *lsum)
 {
+    SPMM_VIEWS;
+    PIECES_VIEWS;
     spmm_both(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
               lengths, skip, order, ordered, npieces, piece, piece_row, long_row, long_first, count, part, lanes,
               rows_first, lsum, 1);
@@ -315,15 +339,19 @@ __kernel void hsp_spmm_both(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_
  * entries).  A kernel of its own: its pieces' values, each work-item's,
  * took registers that hsp_spmm_both's rows missed at L = 8 (rmat:16,8's
  * kernel 15% slower on an H200). */
-__kernel void hsp_spmm_both_narrow(HSP_SPMM_ARGS, HSP_SPMM_PIECES, int lanes, int rows_first, __local VT *lsum)
+__kernel void hsp_spmm_both_narrow(HSP_SPMM_KERNEL_ARGS, HSP_SPMM_KERNEL_PIECES, int lanes, int rows_first,
+                                     __local VT *lsum)
 {
+    SPMM_VIEWS;
+    PIECES_VIEWS;
     spmm_both(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
               lengths, skip, order, ordered, npieces, piece, piece_row, long_row, long_first, count, part, lanes,
               rows_first, lsum, pieces_a_group(ncols));
 }
 
-__kernel void hsp_spmm(HSP_SPMM_ARGS)
+__kernel void hsp_spmm(HSP_SPMM_KERNEL_ARGS)
 {
+    SPMM_VIEWS;
     if (along_rows)
         spmm_pair(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha,
                   beta, lengths, skip, order, ordered, get_global_id(0));
@@ -332,8 +360,9 @@ __kernel void hsp_spmm(HSP_SPMM_ARGS)
                   beta, lengths, skip, order, ordered, 1, get_group_id(0), 0);
 }
 
-__kernel void hsp_spmm_lanes(HSP_SPMM_ARGS, int lanes, __local VT *lsum)
+__kernel void hsp_spmm_lanes(HSP_SPMM_KERNEL_ARGS, int lanes, __local VT *lsum)
 {
+    SPMM_VIEWS;
     spmm_item(nrows, ncols, row0, col0, along_rows, step, rows, len, col, val, b, bs0, bs1, c, cs0, cs1, alpha, beta,
               lengths, skip, order, ordered, lanes, get_group_id(0), lsum);
 }

@@ -97,7 +97,7 @@ typedef struct {
 /* A kernel argument: an array, a value of size bytes at data, or a block of
  * size bytes of local memory. */
 typedef enum { GPU_ARG_ARRAY, GPU_ARG_VALUE, GPU_ARG_LOCAL } gpu_arg_kind;
-enum { GPU_ARGS_MAX = 32 }; /* the most a kernel takes (hsp_spmm_both; gpu_kernels.c checks) */
+enum { GPU_ARGS_MAX = 31 }; /* the most a kernel takes (hsp_spmm_both; gpu_kernels.c checks) */
 typedef struct {
     gpu_arg_kind kind;
     const gpu_array *array;

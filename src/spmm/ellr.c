@@ -165,6 +165,30 @@ static hsp_status cut_long_rows(hsp_ellr *E)
     return HSP_OK;
 }
 
+/* E's lengths, order and long rows' arrays moved into one array, its index
+ * (own[9]; ellr.h), so that a GPU's launch takes one array for them where
+ * it took five (each costs NVIDIA's OpenCL 0.2-0.4 us a launch:
+ * bench/opencl-launch). */
+static hsp_status pack_index(hsp_ellr *E)
+{
+    int64_t m = E->nrows, nl = E->nlong, part[5] = {E->len ? m : 0, E->order ? m : 0, nl, nl ? nl + 1 : 0, E->npieces};
+    const int32_t *from[5] = {E->len, E->order, E->long_row, E->long_first, E->piece_row};
+    const int32_t **to[5] = {&E->len, &E->order, &E->long_row, &E->long_first, &E->piece_row};
+    static const int owner[5] = {1, 8, 5, 6, 4}; /* own[] of each */
+    int64_t n = part[0] + part[1] + part[2] + part[3] + part[4];
+    if (!n) return HSP_OK;
+    int32_t *index = malloc((size_t)n * sizeof *index), *at = index;
+    if (!index) return hsp_fail(HSP_ERR_NOMEM, "hsp_ellr_from_csr: no memory for its index");
+    for (int k = 0; k < 5; k++) {
+        if (part[k]) memcpy(at, from[k], (size_t)part[k] * sizeof *at);
+        *to[k] = from[k] ? at : NULL;
+        free(E->own[owner[k]]), E->own[owner[k]] = NULL;
+        at += part[k];
+    }
+    E->own[9] = index, E->index = index, E->index_n = n;
+    return HSP_OK;
+}
+
 /* E's reach (ellr.h): a row's columns ascend, so its last is its largest. */
 static hsp_status find_reach(hsp_ellr *E)
 {
@@ -325,6 +349,7 @@ static hsp_status prepare(hsp_context *ctx, const hsp_csr *A, int csr_only, int3
     if (s == HSP_OK) s = build(ctx->pool, A, csr_only || window, E);
     if (s == HSP_OK && E->rowptr && ctx->device->spmm) s = cut_long_rows(E);
     if (s == HSP_OK && ctx->device->spmm && ctx->device->hold) s = find_reach(E); /* blocks need it */
+    if (s == HSP_OK) s = pack_index(E);
     if (s == HSP_OK) s = hold(ctx, E);
     if (s != HSP_OK) hsp_ellr_free(E), E = NULL;
     *out = E;

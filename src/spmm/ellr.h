@@ -59,11 +59,15 @@ struct hsp_ellr {
     const int32_t *long_row, *long_first; /* each long row, and its first piece (one more at the end) */
     const int32_t *order;  /* a copy in CSR of rows by length (csr below): row i of it is
                               row order[i] of A and of C; else NULL */
+    const int32_t *index;  /* len, order and the long rows' long_row, long_first and piece_row
+                              in one array, in that order (ellr.c's pack_index), NULL where
+                              there are none; index_n entries */
+    int64_t index_n;
     const int32_t *reach;  /* prepared on a GPU device with memory of its own: reach[g], one
                               past the largest column of rows 0 to the last of group g of
                               HSP_ELLR_REACH rows (the rows of B a block of C's rows reads);
                               else NULL */
-    void *own[9];          /* the arrays it allocated (NULL for a view of a caller's CSR) */
+    void *own[10];         /* the arrays it allocated (NULL for a view of a caller's CSR) */
     hsp_context *ctx;      /* the context that prepared it (NULL for a view) */
     void *held;            /* where ctx's device has memory of its own: its copy of the
                               arrays there (hsp_ellr_arrays' order), else NULL */
@@ -100,24 +104,31 @@ static inline int64_t hsp_ellr_end(const struct hsp_ellr *a, int32_t i)
     return hsp_ellr_first(a, i) + hsp_ellr_count(a, i) * hsp_ellr_step(a);
 }
 
-/* The arrays of a, as a device holds them (rows or slices, lengths,
- * columns, values; no lengths in CSR; then the long row of each piece, the
- * long rows and their first pieces, empty where there are none; then the
- * order of the rows, empty where none), and their bytes. */
-enum { HSP_ELLR_ARRAYS = 8 };
+/* The arrays of a, as a device holds them (rows or slices; columns;
+ * values; the index: lengths, order and long rows' arrays), and their
+ * bytes.  Four, where each array a launch takes costs NVIDIA's OpenCL
+ * 0.2-0.4 us more (bench/opencl-launch, doc/benchmark.md). */
+enum { HSP_ELLR_ARRAYS = 4 };
 static inline void hsp_ellr_arrays(const struct hsp_ellr *a, const void *host[HSP_ELLR_ARRAYS],
                                    size_t bytes[HSP_ELLR_ARRAYS])
 {
     int ellr = !a->rowptr;
     int64_t nslices = hsp_ellr_nslices(a), slots = ellr ? a->slice[nslices] : a->nnz;
-    host[0] = ellr ? (const void *)a->slice : a->rowptr, host[1] = a->len, host[2] = a->col, host[3] = a->val;
+    host[0] = ellr ? (const void *)a->slice : a->rowptr, host[1] = a->col, host[2] = a->val, host[3] = a->index;
     bytes[0] = (size_t)(ellr ? nslices + 1 : (int64_t)a->nrows + 1) * sizeof(int64_t);
-    bytes[1] = ellr ? (size_t)a->nrows * sizeof(int32_t) : 0;
-    bytes[2] = (size_t)slots * sizeof(int32_t), bytes[3] = (size_t)slots * hsp_value_size(a->precision);
-    host[4] = a->piece_row, host[5] = a->long_row, host[6] = a->long_first;
-    bytes[4] = (size_t)a->npieces * sizeof(int32_t), bytes[5] = (size_t)a->nlong * sizeof(int32_t);
-    bytes[6] = a->nlong ? (size_t)(a->nlong + 1) * sizeof(int32_t) : 0;
-    host[7] = a->order, bytes[7] = a->order ? (size_t)a->nrows * sizeof(int32_t) : 0;
+    bytes[1] = (size_t)slots * sizeof(int32_t), bytes[2] = (size_t)slots * hsp_value_size(a->precision);
+    bytes[3] = (size_t)a->index_n * sizeof(int32_t);
+}
+
+/* Where order, and the long rows' arrays (long_row first), begin in a's
+ * index. */
+static inline int64_t hsp_ellr_order_at(const struct hsp_ellr *a)
+{
+    return a->len ? a->nrows : 0;
+}
+static inline int64_t hsp_ellr_pieces_at(const struct hsp_ellr *a)
+{
+    return hsp_ellr_order_at(a) + (a->order ? a->nrows : 0);
 }
 
 /* A view of CSR A (its arrays, not copied). */

@@ -112,13 +112,15 @@ static hsp_status pieces_room(gpu *g, const struct hsp_ellr *A, int32_t ncols)
     return s == HSP_OK ? pieces_done(g, dbl, A->nlong) : s;
 }
 
-/* The arguments of both kernels that make A's long rows' pieces
- * (HSP_SPMM_PIECES in spmm.cl: npieces of them, piece their length) into p. */
-static void piece_args(gpu *g, const gpu_array *const *a, const int32_t *npieces, const int64_t *piece, gpu_arg p[7])
+/* The arguments of the kernels that make A's long rows' pieces
+ * (HSP_SPMM_KERNEL_PIECES in spmm.cl: npieces of them, piece their length,
+ * their arrays from pieces_at in A's index) into p. */
+static void piece_args(gpu *g, const struct hsp_ellr *A, const int32_t *npieces, const int64_t *piece,
+                       const int64_t *pieces_at, gpu_arg p[6])
 {
-    p[0] = gpu_val(npieces, sizeof *npieces), p[1] = gpu_val(piece, sizeof *piece), p[2] = gpu_array_arg(a[4]);
-    p[3] = gpu_array_arg(a[5]), p[4] = gpu_array_arg(a[6]), p[5] = gpu_array_arg(&g->a[GA_SPMM_DONE]);
-    p[6] = gpu_array_arg(&g->a[GA_SPMM_P]);
+    p[0] = gpu_val(npieces, sizeof *npieces), p[1] = gpu_val(piece, sizeof *piece);
+    p[2] = gpu_val(&A->nlong, sizeof A->nlong), p[3] = gpu_val(pieces_at, sizeof *pieces_at);
+    p[4] = gpu_array_arg(&g->a[GA_SPMM_DONE]), p[5] = gpu_array_arg(&g->a[GA_SPMM_P]);
 }
 
 /* The work-items a column of a piece, as spmm.cl's piece_lanes: at most
@@ -188,13 +190,14 @@ static hsp_status long_rows(gpu *g, const struct hsp_ellr *A, double alpha, doub
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     int32_t ordered = A->order != NULL;
-    gpu_arg args[22] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[2]), gpu_array_arg(a[3]),
+    int64_t order_at = hsp_ellr_order_at(A), pieces_at = hsp_ellr_pieces_at(A);
+    gpu_arg args[22] = {gpu_val(&ncols, sizeof ncols), gpu_array_arg(a[0]), gpu_array_arg(a[1]), gpu_array_arg(a[2]),
                         gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
                         gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                         gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs),
-                        gpu_val(dbl ? (const void *)&beta : &beta_f, vs), gpu_array_arg(a[7]),
-                        gpu_val(&ordered, sizeof ordered)};
-    piece_args(g, a, &npieces, &piece, args + 14);
+                        gpu_val(dbl ? (const void *)&beta : &beta_f, vs), gpu_array_arg(a[3]),
+                        gpu_val(&order_at, sizeof order_at), gpu_val(&ordered, sizeof ordered)};
+    piece_args(g, A, &npieces, &piece, &pieces_at, args + 15);
     args[21] = gpu_local(size * vs);
     size_t groups = piece_groups(npieces, pieces_a_group(ncols, size));
     return g->ops->launch(g, dbl, GK_SPMM_PIECES, args, 22, groups, size);
@@ -224,7 +227,7 @@ static int32_t rows_first(int64_t skip, int32_t lanes, int32_t ncols, size_t siz
  * work-groups of the same launch (hsp_spmm_both; hsp_spmm_both_narrow
  * where a work-group takes several pieces): one launch, where two took
  * rmat:16,8 5-22% longer at L = 1 and 32 on an H200 (doc/performance.md). */
-static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array *const *a, const gpu_arg *args,
+static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_arg *args,
                               int32_t nrows, int32_t ncols, int64_t skip, int32_t lanes)
 {
     int dbl = A->precision == HSP_DOUBLE;
@@ -235,12 +238,13 @@ static hsp_status with_pieces(gpu *g, const struct hsp_ellr *A, const gpu_array 
     size_t groups = groups_of(nrows, ncols, 1, &lanes, &size);
     int64_t per = kernel == GK_SPMM_BOTH ? 1 : pieces_a_group(ncols, size);
     int32_t first = rows_first(skip, lanes, ncols, size);
-    gpu_arg both[32];
+    int64_t pieces_at = hsp_ellr_pieces_at(A);
+    gpu_arg both[31];
     memcpy(both, args, 22 * sizeof *args);
-    piece_args(g, a, &npieces, &piece, both + 22);
-    both[29] = gpu_val(&lanes, sizeof lanes), both[30] = gpu_val(&first, sizeof first);
-    both[31] = gpu_local(size * vs);
-    return g->ops->launch(g, dbl, kernel, both, 32, piece_groups(npieces, per) + groups, size);
+    piece_args(g, A, &npieces, &piece, &pieces_at, both + 22);
+    both[28] = gpu_val(&lanes, sizeof lanes), both[29] = gpu_val(&first, sizeof first);
+    both[30] = gpu_local(size * vs);
+    return g->ops->launch(g, dbl, kernel, both, 31, piece_groups(npieces, per) + groups, size);
 }
 
 /* A block of C: rows [row0, row0 + nrows) and columns [col0, col0 + ncols). */
@@ -263,21 +267,21 @@ static hsp_status launch(gpu *g, const struct hsp_ellr *A, const hsp_dense *B, d
     int32_t nrows = k.nrows, ncols = k.ncols, along_rows = B->order == HSP_ROW_MAJOR;
     if (!nrows || !ncols) return HSP_OK; /* before groups_of, which divides by a row's work-items */
     int32_t lanes = lanes_for(A, size, ncols, skip), lengths = A->len != NULL, ordered = A->order != NULL;
-    int64_t step = hsp_ellr_step(A), bs[2], cs[2];
+    int64_t step = hsp_ellr_step(A), order_at = hsp_ellr_order_at(A), bs[2], cs[2];
     size_t groups = groups_of(nrows, ncols, along_rows, &lanes, &size);
     float alpha_f = (float)alpha, beta_f = (float)beta;
     hsp_dense_steps(B, bs), hsp_dense_steps(C, cs);
     gpu_arg args[] = {gpu_val(&nrows, sizeof nrows), gpu_val(&ncols, sizeof ncols), gpu_val(&k.row0, sizeof k.row0),
                       gpu_val(&k.col0, sizeof k.col0), gpu_val(&along_rows, sizeof along_rows),
                       gpu_val(&step, sizeof step), gpu_array_arg(a[0]), gpu_array_arg(a[1]), gpu_array_arg(a[2]),
-                      gpu_array_arg(a[3]), gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]),
-                      gpu_val(&bs[1], sizeof bs[1]), gpu_array_arg(a[ARR_C]),
-                      gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
+                      gpu_array_arg(a[ARR_B]), gpu_val(&bs[0], sizeof bs[0]), gpu_val(&bs[1], sizeof bs[1]),
+                      gpu_array_arg(a[ARR_C]), gpu_val(&cs[0], sizeof cs[0]), gpu_val(&cs[1], sizeof cs[1]),
                       gpu_val(dbl ? (const void *)&alpha : &alpha_f, vs), gpu_val(dbl ? (const void *)&beta : &beta_f, vs),
-                      gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip), gpu_array_arg(a[7]),
-                      gpu_val(&ordered, sizeof ordered), gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
+                      gpu_val(&lengths, sizeof lengths), gpu_val(&skip, sizeof skip), gpu_array_arg(a[3]),
+                      gpu_val(&order_at, sizeof order_at), gpu_val(&ordered, sizeof ordered),
+                      gpu_val(&lanes, sizeof lanes), gpu_local(size * vs)};
     if (skip != INT64_MAX && along_rows && !g->pieces_apart)
-        return with_pieces(g, A, a, args, nrows, ncols, skip, lanes);
+        return with_pieces(g, A, args, nrows, ncols, skip, lanes);
     hsp_status s = skip != INT64_MAX ? long_rows(g, A, alpha, beta, B, C, a, skip) : HSP_OK;
     if (s != HSP_OK) return s;
     return lanes > 1 ? g->ops->launch(g, dbl, GK_SPMM_LANES, args, 24, groups, size)
