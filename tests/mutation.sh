@@ -232,6 +232,12 @@ all_mutants() {
     # the copy by length kept where neighbouring rows share many columns, not few
     mutant spmm-by-length-share src/spmm/ellr.c 'neighbours_share(A) < BY_LENGTH_SHARED;' \
         'neighbours_share(A) >= 0;' 'tests/t_spmm'
+    # the long rows' arrays looked for in A's index where its order begins (the GPU's copy by length)
+    mutant spmm-index-pieces src/spmm/ellr.h 'return hsp_ellr_order_at(a) + (a->order ? a->nrows : 0);' \
+        'return hsp_ellr_order_at(a) + (a->order ? 0 : a->nrows);' 'tests/t_spmm@nosvm.dev'
+    # A's lengths not copied into its index (ELLPACK-R on a GPU)
+    mutant spmm-index-lengths src/spmm/ellr.c '        if (part[k]) memcpy(at, from[k], (size_t)part[k] * sizeof *at);' \
+        '        if (part[k] && k) memcpy(at, from[k], (size_t)part[k] * sizeof *at);' 'tests/t_spmm@nosvm.dev'
     # one column of C from the CSR copy of A by lanes whatever the number of A's rows
     mutant spmm-row-lanes-rows src/spmm/spmm.c 'A->nrows < FEW_ROWS_A_UNIT * (int64_t)dev->compute_units;' \
         'A->nrows > 0 * dev->compute_units;' 'tests/t_spmm@nosvm.dev'
