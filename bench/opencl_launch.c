@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "peer.h"
 
 static const char usage[] =
     "usage: opencl-launch [--platform=P] [--device=D] [--repeat=R]\n"
@@ -50,22 +50,13 @@ typedef struct {
 
 static double now_us(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+    return peer_now_ms() * 1e3;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* x sorted, and its median and quartiles into q. */
+/* x sorted, and its median and quartiles into q (bench/peer.c's). */
 static void quartiles(double *x, int n, double q[3])
 {
-    qsort(x, (size_t)n, sizeof *x, by_value);
-    q[0] = x[n / 4], q[1] = x[n / 2], q[2] = x[3 * n / 4];
+    q[1] = peer_median(x, n), q[0] = peer_quantile(x, n, 0.25), q[2] = peer_quantile(x, n, 0.75);
 }
 
 /* The OpenCL C of kernel k with the arguments of args (see launch_case). */

@@ -143,8 +143,7 @@ double peer_median(double *ms, int n)
     return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
 }
 
-/* The q-quantile of the n sorted times, interpolated between neighbours. */
-static double quantile(const double *ms, int n, double q)
+double peer_quantile(const double *ms, int n, double q)
 {
     double at = q * (n - 1);
     int k = (int)at;
@@ -155,7 +154,7 @@ void peer_print_times(const char *key, double *ms, int n)
 {
     double median = peer_median(ms, n);
     printf(",\"%s_median\":%.4f,\"%s_min\":%.4f,\"%s_max\":%.4f,\"%s_q1\":%.4f,\"%s_q3\":%.4f", key, median, key,
-           ms[0], key, ms[n - 1], key, quantile(ms, n, 0.25), key, quantile(ms, n, 0.75));
+           ms[0], key, ms[n - 1], key, peer_quantile(ms, n, 0.25), key, peer_quantile(ms, n, 0.75));
 }
 
 int peer_fail(const char *what, const char *detail)

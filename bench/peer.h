@@ -56,6 +56,8 @@ enum { PEER_WARM_RUNS = 100 };
 int peer_warming(double start, int runs);
 /* Sort the n times; their median (ms[0] is then the least). */
 double peer_median(double *ms, int n);
+/* The q-quantile of the n sorted times, interpolated between neighbours. */
+double peer_quantile(const double *ms, int n, double q);
 /* The JSON members ,"KEY_median":M,"KEY_min":m,"KEY_max":x,"KEY_q1":a,"KEY_q3":b
  * (the quartiles) of the n times (sorted) on stdout. */
 void peer_print_times(const char *key, double *ms, int n);
